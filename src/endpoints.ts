@@ -1,0 +1,156 @@
+/**
+ * The endpoints of the Collection API as data (conventions.md, rule 1): every export command is
+ * generated from these rows, never copied. Paths and cursor support are those of api-contract.md §4.
+ */
+import { UsageError } from './errors.js';
+
+/** The name of an id a path template takes. */
+export type IdName = 'taxpayerId' | 'invoiceId';
+
+/** The command-line flag that carries each id. */
+export const ID_FLAGS: Readonly<Record<IdName, string>> = {
+  taxpayerId: '--taxpayer',
+  invoiceId: '--invoice',
+};
+
+/** One endpoint of the contract. */
+export interface Endpoint {
+  /** Stable key, used in checkpoints, the rate-limit cache and `ratelimit` output, e.g. `invoice-line-items`. */
+  readonly key: string;
+  /** The command that exports it, e.g. `line-items` (three endpoints share that command). */
+  readonly command: string;
+  /** Path template with `{taxpayerId}` / `{invoiceId}` placeholders, e.g. `/taxpayers/{taxpayerId}/invoices`. */
+  readonly path: string;
+  /** The ids the template needs, in order. */
+  readonly ids: readonly IdName[];
+  /** Whether cursor pagination (`X-Pagination-Style: cursor`) is supported. */
+  readonly cursor: boolean;
+  /** One-line description for `--help`. */
+  readonly description: string;
+  /** Default columns of the `table` format (dot paths). */
+  readonly tableFields: readonly string[];
+}
+
+const INVOICE_TABLE = ['id', 'type', 'status', 'issuer.rfc', 'receiver.rfc', 'currency', 'total', 'issuedAt'];
+const LINE_ITEM_TABLE = ['id', 'invoice.id', 'description', 'quantity', 'unitAmount', 'totalAmount'];
+
+/** Every endpoint of api-contract.md §4, one row each. */
+export const ENDPOINTS: readonly Endpoint[] = [
+  {
+    key: 'entities',
+    command: 'entities',
+    path: '/entities',
+    ids: [],
+    cursor: false,
+    description: 'Export entities',
+    tableFields: ['id', 'type', 'taxpayer.id', 'taxpayer.name', 'createdAt'],
+  },
+  {
+    key: 'events',
+    command: 'events',
+    path: '/events',
+    ids: [],
+    cursor: false,
+    description: 'Export events (kept by the API for 7 days)',
+    tableFields: ['id', 'type', 'taxpayer.id', 'resource', 'createdAt'],
+  },
+  {
+    key: 'invoices',
+    command: 'invoices',
+    path: '/taxpayers/{taxpayerId}/invoices',
+    ids: ['taxpayerId'],
+    cursor: true,
+    description: "Export a taxpayer's invoices",
+    tableFields: INVOICE_TABLE,
+  },
+  {
+    key: 'taxpayer-line-items',
+    command: 'line-items',
+    path: '/taxpayers/{taxpayerId}/invoices/line-items',
+    ids: ['taxpayerId'],
+    cursor: true,
+    description: "Export line items across a taxpayer's invoices",
+    tableFields: LINE_ITEM_TABLE,
+  },
+  {
+    key: 'taxpayer-invoice-line-items',
+    command: 'line-items',
+    path: '/taxpayers/{taxpayerId}/invoices/{invoiceId}/line-items',
+    ids: ['taxpayerId', 'invoiceId'],
+    cursor: true,
+    description: "Export the line items of one of a taxpayer's invoices",
+    tableFields: LINE_ITEM_TABLE,
+  },
+  {
+    key: 'invoice-line-items',
+    command: 'line-items',
+    path: '/invoices/{invoiceId}/line-items',
+    ids: ['invoiceId'],
+    cursor: true,
+    description: 'Export the line items of one invoice',
+    tableFields: LINE_ITEM_TABLE,
+  },
+  {
+    key: 'payments',
+    command: 'payments',
+    path: '/taxpayers/{taxpayerId}/invoices/payments',
+    ids: ['taxpayerId'],
+    cursor: true,
+    description: "Export the payments of a taxpayer's invoices",
+    tableFields: ['id', 'invoiceUuid', 'installment', 'amount', 'currency', 'outstandingBalance', 'createdAt'],
+  },
+];
+
+/** Ids given on the command line; absent ids are `undefined`. */
+export type Ids = Partial<Record<IdName, string>>;
+
+/** The export commands in table order, without repeats: `entities`, `events`, `invoices`, `line-items`, `payments`. */
+export function exportCommands(): string[] {
+  return [...new Set(ENDPOINTS.map((e) => e.command))];
+}
+
+/**
+ * Picks the endpoint of `command` whose ids are exactly the ids given.
+ * @throws {UsageError} when the command is unknown or no endpoint of it takes that set of ids
+ *   (e.g. `invoices` without `--taxpayer`, `entities --invoice X`).
+ */
+export function resolveEndpoint(command: string, ids: Ids): Endpoint {
+  const candidates = ENDPOINTS.filter((e) => e.command === command);
+  if (candidates.length === 0) throw new UsageError(`unknown command '${command}'`);
+  const given = (Object.keys(ID_FLAGS) as IdName[]).filter((k) => ids[k] !== undefined);
+  const match = candidates.find((e) => e.ids.length === given.length && e.ids.every((id) => given.includes(id)));
+  if (match) return match;
+  const accepted = candidates
+    .map((e) => (e.ids.length === 0 ? 'no ids' : e.ids.map((id) => ID_FLAGS[id]).join(' ')))
+    .join(', or ');
+  const got = given.length === 0 ? 'none' : given.map((id) => ID_FLAGS[id]).join(' ');
+  throw new UsageError(`'${command}' takes ${accepted} (got ${got})`);
+}
+
+/**
+ * Checks one id and percent-encodes it for a path segment (RFC 3986 §3.3).
+ * `.` and `..` are refused because URL parsing would resolve them as dot segments (RFC 3986
+ * §5.2.4) and send the request to another path; so is an empty id.
+ * @throws {UsageError} for an empty id, `.`, `..`, or an id with control characters.
+ */
+export function encodeId(name: IdName, value: string): string {
+  const flag = ID_FLAGS[name];
+  if (value.length === 0) throw new UsageError(`${flag} must not be empty`);
+  if (value === '.' || value === '..') throw new UsageError(`${flag} '${value}' is not a valid id`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(value)) throw new UsageError(`${flag} must not contain control characters`);
+  return encodeURIComponent(value);
+}
+
+/**
+ * Fills an endpoint's path template with percent-encoded ids, e.g.
+ * `buildPath(invoices, {taxpayerId: 'A&B Ñ'})` → `/taxpayers/A%26B%20%C3%91/invoices`.
+ * @throws {UsageError} when an id is missing or invalid (see {@link encodeId}).
+ */
+export function buildPath(endpoint: Endpoint, ids: Ids): string {
+  return endpoint.path.replace(/\{(taxpayerId|invoiceId)\}/g, (_m, name: IdName) => {
+    const value = ids[name];
+    if (value === undefined) throw new UsageError(`${ID_FLAGS[name]} is required`);
+    return encodeId(name, value);
+  });
+}

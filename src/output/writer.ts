@@ -1,0 +1,63 @@
+/**
+ * Output formats. A {@link Formatter} turns pages of items into text; a sink (output/sink.ts) puts the
+ * text on stdout or in a sidecar file. Splitting the two lets the export checkpoint after each page
+ * with the byte length and the formatter's state. STUB: interface fixed; implementation by the output work.
+ */
+
+/** The output formats of cli-spec.md. */
+export type OutputFormat = 'json' | 'ndjson' | 'csv' | 'table';
+
+/** Every {@link OutputFormat}, for help, validation and completion. */
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['json', 'ndjson', 'csv', 'table'];
+
+/** JSON-serialisable state a formatter needs to continue after `--resume`. */
+export type FormatterState = Record<string, unknown>;
+
+/** Options of {@link createFormatter}. */
+export interface FormatterOptions {
+  /** `--fields`: dot paths; columns for csv/table, projection for json/ndjson. */
+  fields?: readonly string[];
+  /** Default table columns of the endpoint, when `--fields` is absent. */
+  tableFields?: readonly string[];
+  /** `--csv-safe`: neutralise formula-leading string cells (OWASP CSV injection). */
+  csvSafe?: boolean;
+  /** Terminal width for `table`, columns. */
+  columns?: number;
+  /** Warnings (e.g. CSV keys first seen after the first page), one line each, for stderr. */
+  warn?: (message: string) => void;
+}
+
+/** Turns pages into text. All text is UTF-8. */
+export interface Formatter {
+  /** Text before the first page (e.g. nothing for NDJSON). Not called on resume. */
+  begin(): string;
+  /** Text of one page (may be empty, e.g. `table` buffers). */
+  page(items: readonly unknown[]): string;
+  /** Text after the last page (e.g. `]` for JSON, the whole table for `table`). */
+  end(): string;
+  /** State to checkpoint after a page; pass it back to {@link createFormatter} on resume. */
+  state(): FormatterState;
+}
+
+/**
+ * Creates the formatter of `format`.
+ * @param resume state from a checkpoint: the formatter continues as if it had written those pages.
+ */
+export function createFormatter(format: OutputFormat, options: FormatterOptions = {}, resume?: FormatterState): Formatter {
+  void format;
+  void options;
+  void resume;
+  throw new Error('not implemented');
+}
+
+/**
+ * The format implied by an `--out` path: `.json` → json, `.ndjson`/`.jsonl` → ndjson, `.csv` → csv,
+ * otherwise (and for stdout) ndjson (cli-spec.md, `--format`).
+ */
+export function formatFromPath(path: string | undefined): OutputFormat {
+  if (path === undefined || path === '-') return 'ndjson';
+  const lower = path.toLowerCase();
+  if (lower.endsWith('.json')) return 'json';
+  if (lower.endsWith('.csv')) return 'csv';
+  return 'ndjson';
+}

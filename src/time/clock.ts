@@ -1,0 +1,146 @@
+/**
+ * Injected time. Everything that waits or measures time (rate-limit waits, retry backoff, the
+ * sandbox's windows, progress rates) takes a {@link Clock}, so tests drive a virtual clock and
+ * never sleep for real (conventions.md, rule 5).
+ */
+
+/** Largest delay a Node timer accepts (2^31 − 1 ms); longer ones fire at once, so we clamp. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** A source of time and of waiting. */
+export interface Clock {
+  /** Wall-clock time, epoch milliseconds (like `Date.now()`); may be skewed against the server. */
+  now(): number;
+  /** Monotonic milliseconds from an arbitrary origin, for durations and rates. */
+  monotonic(): number;
+  /**
+   * Resolves after `ms` milliseconds (clamped to [0, {@link MAX_TIMER_MS}]).
+   * @throws the signal's reason (an `AbortError` DOMException by default) when `signal` aborts first.
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+}
+
+/** The real clock: `Date.now()`, `performance.now()` and `setTimeout`. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  monotonic: () => performance.now(),
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    const delay = Math.min(Math.max(0, ms), MAX_TIMER_MS);
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        reject(abortReason(signal!));
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, delay);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  },
+};
+
+/** A virtual clock for tests and simulations; see {@link createVirtualClock}. */
+export interface VirtualClock extends Clock {
+  /** Moves time forward by `ms`, firing due sleepers in order. */
+  advance(ms: number): void;
+  /** Sets wall-clock time (epoch ms) without firing anything; for skew scenarios. */
+  setNow(epochMs: number): void;
+  /** Number of sleepers not yet woken. */
+  pending(): number;
+}
+
+interface Sleeper {
+  due: number;
+  seq: number;
+  resolve: () => void;
+}
+
+/**
+ * A virtual clock that advances by itself: whenever the event loop has nothing else to do but
+ * sleepers are waiting (checked with `setImmediate`, i.e. after pending microtasks and I/O
+ * callbacks of the current turn), time jumps to the earliest due sleeper and wakes it. Client and
+ * in-process sandbox can share one, so a 10-minute rate-limit wait takes no real time.
+ *
+ * Per-attempt network timeouts stay on real timers (they guard the transport, not the protocol).
+ *
+ * @param startEpochMs initial wall-clock time, epoch ms (default 2024-04-16T18:00:00Z)
+ * @param options.autoAdvance when false, only {@link VirtualClock.advance} moves time
+ */
+export function createVirtualClock(
+  startEpochMs = Date.UTC(2024, 3, 16, 18, 0, 0),
+  options: { autoAdvance?: boolean } = {},
+): VirtualClock {
+  const autoAdvance = options.autoAdvance ?? true;
+  let wall = startEpochMs;
+  let mono = 0;
+  let seq = 0;
+  let scheduled = false;
+  const sleepers: Sleeper[] = [];
+
+  const fireDue = (): void => {
+    sleepers.sort((a, b) => a.due - b.due || a.seq - b.seq);
+    while (sleepers.length > 0 && sleepers[0]!.due <= mono) sleepers.shift()!.resolve();
+  };
+
+  const schedule = (): void => {
+    if (!autoAdvance || scheduled) return;
+    scheduled = true;
+    // Two turns of setImmediate let promise chains started by the last wake-up run first.
+    setImmediate(() =>
+      setImmediate(() => {
+        scheduled = false;
+        if (sleepers.length === 0) return;
+        sleepers.sort((a, b) => a.due - b.due || a.seq - b.seq);
+        const next = sleepers[0]!;
+        if (next.due > mono) {
+          wall += next.due - mono;
+          mono = next.due;
+        }
+        fireDue();
+        if (sleepers.length > 0) schedule();
+      }),
+    );
+  };
+
+  return {
+    now: () => wall,
+    monotonic: () => mono,
+    sleep(ms: number, signal?: AbortSignal): Promise<void> {
+      if (signal?.aborted) return Promise.reject(abortReason(signal));
+      const delay = Math.min(Math.max(0, ms), MAX_TIMER_MS);
+      return new Promise<void>((resolve, reject) => {
+        const sleeper: Sleeper = {
+          due: mono + delay,
+          seq: seq++,
+          resolve: () => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          },
+        };
+        const onAbort = (): void => {
+          const i = sleepers.indexOf(sleeper);
+          if (i >= 0) sleepers.splice(i, 1);
+          reject(abortReason(signal!));
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        sleepers.push(sleeper);
+        schedule();
+      });
+    },
+    advance(ms: number): void {
+      wall += ms;
+      mono += ms;
+      fireDue();
+    },
+    setNow(epochMs: number): void {
+      wall = epochMs;
+    },
+    pending: () => sleepers.length,
+  };
+}
