@@ -4,6 +4,7 @@
  */
 import type { Clock } from '../time/clock.js';
 import { systemClock } from '../time/clock.js';
+import { readFileSync } from 'node:fs';
 
 /**
  * The subset of WHATWG `fetch` the client uses. Production binds undici's fetch to one shared Agent
@@ -55,6 +56,11 @@ export interface Context {
   onSignal: SignalSource;
   /** The tool's version, for `--version` and `User-Agent`. */
   version: string;
+  /**
+   * Ends the process at once with `code` (a second Ctrl-C). Everything else returns its exit code
+   * up to main() instead (conventions.md, rule 9).
+   */
+  forceExit: (code: number) => void;
 }
 
 /**
@@ -96,5 +102,19 @@ export function createSystemContext(version: string): Context {
       };
     },
     version,
+    forceExit: (code) => process.exit(code),
   };
+}
+
+/**
+ * Reads the `version` of the package.json beside `dist/` and `src/` (synchronously: it runs once at
+ * start-up and costs well under a millisecond).
+ */
+export function readPackageVersion(): string {
+  try {
+    const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+    return (JSON.parse(text) as { version?: string }).version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
 }

@@ -1,0 +1,56 @@
+/**
+ * `main(argv, ctx) → exit code`: parse, run, map any error to its exit code and one stderr line.
+ * Nothing here calls `process.exit()`; bin/ sets `process.exitCode` from the result.
+ */
+import type { Context } from './context.js';
+import { createSystemContext, readPackageVersion } from './context.js';
+import { ExitCode, toExitCode } from './exit-codes.js';
+import { CollectionsError } from '../errors.js';
+
+/**
+ * Formats an error as the one stderr line of cli-spec.md: `collections: <what happened>; <hint>`.
+ * Unexpected errors (bugs) get their message only; the stack is shown with `COLLECTIONS_DEBUG=1`.
+ * `secrets` are scrubbed from the text whatever its origin.
+ */
+export function formatError(err: unknown, secrets: readonly string[] = []): string {
+  let text: string;
+  if (err instanceof CollectionsError) {
+    text = err.message + (err.hint ? `; ${err.hint}` : '');
+  } else if (err instanceof Error) {
+    text = `internal error: ${err.message}`;
+  } else {
+    text = `internal error: ${String(err)}`;
+  }
+  for (const secret of secrets) if (secret.length > 0) text = text.split(secret).join('***');
+  return `collections: ${text.replace(/[\r\n]+/g, ' ')}`;
+}
+
+/**
+ * Runs the command line `argv` (without `node` and the script) in `ctx`.
+ * @returns the exit code of cli-spec.md; never throws.
+ */
+export async function main(argv: readonly string[], ctx: Context): Promise<number> {
+  // `--version` is answered without loading commander or anything else (start-up budget).
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    ctx.io.stdout.write(`${ctx.version}\n`);
+    return ExitCode.Ok;
+  }
+  const secrets: string[] = [];
+  try {
+    const { runProgram } = await import('./program.js');
+    return await runProgram(argv, ctx, secrets);
+  } catch (err) {
+    ctx.io.stderr.write(`${formatError(err, secrets)}\n`);
+    if (!(err instanceof CollectionsError) && ctx.env.COLLECTIONS_DEBUG && err instanceof Error && err.stack) {
+      let stack = err.stack;
+      for (const secret of secrets) if (secret.length > 0) stack = stack.split(secret).join('***');
+      ctx.io.stderr.write(`${stack}\n`);
+    }
+    return toExitCode(err);
+  }
+}
+
+/** The production entry point used by bin/collections.js. */
+export async function run(argv: readonly string[]): Promise<number> {
+  return main(argv, createSystemContext(readPackageVersion()));
+}

@@ -1,0 +1,54 @@
+/**
+ * Parsers of option values, shared by the commander program and the config store. Each throws
+ * commander's `InvalidArgumentError`-compatible {@link UsageError} with a one-line message, so a bad
+ * value stops the command before any request is sent or any file is touched (reliability.md rule 8).
+ */
+import { UsageError } from '../errors.js';
+
+/**
+ * Parses a whole number in [min, max] written in decimal (`1000`; not `1.5`, `1e3`, `abc`, ``).
+ * @param name the option, for the message (e.g. `--items-per-page`)
+ * @throws {UsageError} naming the option, the value and the range
+ */
+export function parseIntegerOption(name: string, value: string, min: number, max: number): number {
+  const trimmed = value.trim();
+  const n = /^[+]?\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`;
+    throw new UsageError(`${name} must be a whole number ${range} (got '${value}')`);
+  }
+  return n;
+}
+
+/**
+ * Parses a non-negative number of seconds, decimals allowed (`--max-wait 90`, `--timeout 2.5`).
+ * @returns milliseconds
+ * @throws {UsageError} for negative, non-numeric or non-finite values
+ */
+export function parseSecondsOption(name: string, value: string, min = 0): number {
+  const trimmed = value.trim();
+  const n = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+  if (!Number.isFinite(n) || n < min) {
+    throw new UsageError(`${name} must be a number of seconds${min > 0 ? ` of at least ${min}` : ''} (got '${value}')`);
+  }
+  return Math.round(n * 1000);
+}
+
+/** Query parameters the tool sets itself and `--param` refuses (api-contract.md §8). */
+const RESERVED_PARAMS = new Set(['page', 'itemsperpage']);
+
+/**
+ * Parses one `--param key=value` (value may be empty or contain `=`), e.g.
+ * `issuedAt[after]=2024-01-01` → `['issuedAt[after]', '2024-01-01']`.
+ * @throws {UsageError} without `=`, with an empty key, or for `page` / `itemsPerPage` (set by
+ *   `--page` and `--items-per-page`)
+ */
+export function parseParam(value: string): [string, string] {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new UsageError(`--param takes key=value (got '${value}')`);
+  const key = value.slice(0, eq);
+  if (RESERVED_PARAMS.has(key.toLowerCase())) {
+    throw new UsageError(`--param ${key} is set by ${key.toLowerCase() === 'page' ? '--page' : '--items-per-page'}`);
+  }
+  return [key, value.slice(eq + 1)];
+}

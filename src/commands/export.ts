@@ -1,0 +1,155 @@
+/**
+ * The one generic export command, instantiated per row of the endpoint table (conventions.md rule 1):
+ * validates flags into an {@link ExportPlan} before any request or file is touched, then runs it.
+ */
+import { resolve as resolvePath } from 'node:path';
+import type { Context } from '../cli/context.js';
+import type { ExportFlags } from '../cli/program.js';
+import { buildPath, resolveEndpoint, type Endpoint, type Ids } from '../endpoints.js';
+import { UsageError } from '../errors.js';
+import { formatFromPath, type OutputFormat } from '../output/writer.js';
+import { parseFields } from '../output/fields.js';
+import { sidecarPaths } from '../output/sink.js';
+import { runExport, type ExportPlan } from '../export/run.js';
+import { ExitCode } from '../cli/exit-codes.js';
+import { loadExportSettings } from './export-settings.js';
+
+/** Export defaults when neither a flag nor the profile gives one (cli-spec.md). */
+export const EXPORT_DEFAULTS = {
+  itemsPerPage: 1000,
+  concurrency: 4,
+  retries: 5,
+  timeoutMs: 60_000,
+  maxWaitMs: Number.POSITIVE_INFINITY,
+} as const;
+
+/** Settings that come from flags, environment or profile (see cli/settings.ts). */
+export interface ResolvedExportSettings {
+  apiKey: string;
+  baseUrl: URL;
+  /** Profile defaults for export flags not given on the command line. */
+  defaults: {
+    itemsPerPage?: number;
+    format?: OutputFormat;
+    concurrency?: number;
+    maxWaitMs?: number;
+    retries?: number;
+    timeoutMs?: number;
+  };
+}
+
+/**
+ * Joins the base URL's path prefix and an endpoint path: `https://h/api/` + `/entities` →
+ * `https://h/api/entities`.
+ */
+export function endpointUrl(baseUrl: URL, path: string): URL {
+  const url = new URL(baseUrl.href);
+  url.pathname = baseUrl.pathname.replace(/\/+$/, '') + path;
+  url.search = '';
+  url.hash = '';
+  return url;
+}
+
+/**
+ * Validates flags into a plan. Pure apart from path resolution against `cwd`.
+ * @throws {UsageError} (exit 2) for every invalid combination, before anything is sent or written
+ */
+export function planExport(
+  command: string,
+  flags: ExportFlags,
+  settings: ResolvedExportSettings,
+  cwd: string,
+  resumeCommand: string,
+): ExportPlan {
+  const ids: Ids = {};
+  if (flags.taxpayer !== undefined) ids.taxpayerId = flags.taxpayer;
+  if (flags.invoice !== undefined) ids.invoiceId = flags.invoice;
+  const endpoint: Endpoint = resolveEndpoint(command, ids);
+  const path = buildPath(endpoint, ids);
+
+  const cursor = flags.cursor === true;
+  if (cursor && !endpoint.cursor) throw new UsageError(`--cursor is not supported by ${endpoint.path}; it pages by number only`);
+  if (flags.total && !cursor) throw new UsageError('--total goes with --cursor (offset mode always reports the total)');
+  if (cursor && flags.page !== undefined) throw new UsageError('--page is for offset mode; cursor mode starts at the first page');
+
+  const out = flags.out === undefined || flags.out === '-' ? undefined : resolvePath(cwd, flags.out);
+  const format = (flags.format as OutputFormat | undefined) ?? (out ? formatFromPath(out) : settings.defaults.format ?? 'ndjson');
+  if (flags.resume && !out) throw new UsageError('--resume needs --out FILE (stdout exports have no checkpoint)');
+  if (flags.resume && format === 'table') throw new UsageError('--resume does not work with --format table (it is built at the end); use csv');
+  const fields = flags.fields === undefined ? undefined : parseFields(flags.fields);
+
+  const itemsPerPage = flags.itemsPerPage ?? settings.defaults.itemsPerPage ?? EXPORT_DEFAULTS.itemsPerPage;
+  const firstPage = flags.page ?? 1;
+  const start = endpointUrl(settings.baseUrl, path);
+  const params = flags.param ?? [];
+  for (const [key, value] of params) start.searchParams.append(key, value);
+  start.searchParams.set('itemsPerPage', String(itemsPerPage));
+  if (!cursor) start.searchParams.set('page', String(firstPage));
+
+  const headers: Record<string, string> = {};
+  if (cursor) headers['X-Pagination-Style'] = 'cursor';
+  if (cursor && flags.total) headers['X-Pagination-Enable-Partial'] = '0';
+
+  const csvSafe = flags.csvSafe === true;
+  const fingerprint: Record<string, unknown> = {
+    origin: settings.baseUrl.origin,
+    request: start.pathname + start.search,
+    cursor,
+    total: flags.total === true,
+    format,
+    fields: fields ?? null,
+    csvSafe,
+    maxItems: flags.maxItems ?? null,
+  };
+
+  return {
+    endpoint,
+    baseUrl: settings.baseUrl,
+    start,
+    headers,
+    mode: cursor ? 'cursor' : 'offset',
+    concurrency: cursor ? 1 : flags.concurrency ?? settings.defaults.concurrency ?? EXPORT_DEFAULTS.concurrency,
+    maxItems: flags.maxItems,
+    format,
+    formatter: { fields, tableFields: endpoint.tableFields, csvSafe },
+    files: out ? { target: out, ...sidecarPaths(out) } : undefined,
+    resume: flags.resume === true,
+    fingerprint,
+    apiKey: settings.apiKey,
+    retries: flags.retries ?? settings.defaults.retries ?? EXPORT_DEFAULTS.retries,
+    timeoutMs: flags.timeout ?? settings.defaults.timeoutMs ?? EXPORT_DEFAULTS.timeoutMs,
+    maxWaitMs: flags.maxWait ?? settings.defaults.maxWaitMs ?? EXPORT_DEFAULTS.maxWaitMs,
+    quiet: flags.quiet === true,
+    spinner: flags.progress !== false,
+    verbose: flags.verbose === true,
+    resumeCommand,
+  };
+}
+
+/** Quotes a word for a POSIX shell when needed, for the "resume with" hint. */
+function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Runs export `command` from parsed flags.
+ * @param argv the command line without the key and without `--resume`, for the resume hint
+ * @param secrets receives the API key once known, so error text can scrub it
+ * @returns 0 on success (also when the reader of stdout went away)
+ * @throws {CollectionsError} subclasses mapped to exit codes by main()
+ */
+export async function runExportCommand(
+  command: string,
+  flags: ExportFlags,
+  argv: readonly string[],
+  ctx: Context,
+  secrets: string[],
+): Promise<number> {
+  const settings = await loadExportSettings(flags, ctx);
+  secrets.push(settings.resolved.apiKey);
+  const resumeCommand = ['collections', ...argv].map(shellQuote).join(' ');
+  const plan = planExport(command, flags, settings.resolved, ctx.cwd, resumeCommand);
+  plan.onClientEvent = settings.onClientEvent;
+  await runExport(plan, ctx);
+  return ExitCode.Ok;
+}

@@ -1,0 +1,146 @@
+/**
+ * Progress on stderr: an ora spinner when stderr is a terminal (not with `--quiet`, `--no-progress`
+ * or in CI), plain lines otherwise; `--verbose` request lines; the summary line. Consumes the
+ * client's events. Never prints the API key: nothing here ever sees it.
+ */
+import ora, { type Ora } from 'ora';
+import type { Clock } from '../time/clock.js';
+import type { ClientEvent } from '../http/client.js';
+import type { OutputStream } from '../cli/context.js';
+import { formatCount, formatDuration, formatLocalTime } from './format.js';
+
+/** Options of {@link createProgress}. */
+export interface ProgressOptions {
+  stderr: OutputStream;
+  /** Whether stderr is a terminal. */
+  isTTY: boolean;
+  /** Environment, for `CI` and `NO_COLOR`. */
+  env: Readonly<Record<string, string | undefined>>;
+  clock: Clock;
+  /** `--quiet`: nothing but errors. */
+  quiet: boolean;
+  /** `--no-progress` turns this off: no spinner. */
+  spinner: boolean;
+  /** `--verbose`: one line per request. */
+  verbose: boolean;
+}
+
+/** Counters the summary reports. */
+export interface ProgressStats {
+  items: number;
+  pages: number;
+  requests: number;
+  retries: number;
+  waits: number;
+  /** Total rate-limit wait, ms. */
+  waitMs: number;
+}
+
+/** The progress reporter of one export. */
+export interface Progress {
+  /** Feeds a client event (response, wait, retry). */
+  onClientEvent(event: ClientEvent): void;
+  /** A page was written: cumulative items and pages, total if known. */
+  onPage(items: number, pages: number, totalItems: number | undefined): void;
+  /** A one-line note (a warning, the "resumed" note) that must not tangle with the spinner. */
+  note(line: string): void;
+  /** Stops the spinner and prints the summary (unless quiet). */
+  done(destination: string): void;
+  /** Stops the spinner without a summary (on failure). */
+  stop(): void;
+  /** The counters so far. */
+  readonly stats: ProgressStats;
+}
+
+/** Whether a spinner may be shown: stderr is a terminal, not quiet, not disabled, not CI. */
+export function spinnerEnabled(options: Pick<ProgressOptions, 'isTTY' | 'quiet' | 'spinner' | 'env'>): boolean {
+  const ci = options.env.CI;
+  return options.isTTY && !options.quiet && options.spinner && !(ci !== undefined && ci !== '' && ci !== '0' && ci !== 'false');
+}
+
+/** Creates a {@link Progress}. */
+export function createProgress(options: ProgressOptions): Progress {
+  const { stderr, clock, quiet, verbose } = options;
+  const started = clock.monotonic();
+  const stats: ProgressStats = { items: 0, pages: 0, requests: 0, retries: 0, waits: 0, waitMs: 0 };
+  let total: number | undefined;
+  let waitingUntil: number | undefined;
+  let waitLine = '';
+  const noColor = options.env.NO_COLOR !== undefined && options.env.NO_COLOR !== '';
+  const spinner: Ora | undefined = spinnerEnabled(options)
+    ? ora({ stream: stderr, isEnabled: true, discardStdin: false, color: noColor ? false : 'cyan', text: 'starting…' }).start()
+    : undefined;
+
+  const line = (text: string): void => {
+    if (spinner) {
+      spinner.clear();
+      stderr.write(`${text}\n`);
+      spinner.render();
+    } else {
+      stderr.write(`${text}\n`);
+    }
+  };
+
+  const rate = (): number => {
+    const s = (clock.monotonic() - started) / 1000;
+    return s > 0 ? stats.items / s : 0;
+  };
+
+  const render = (): void => {
+    if (!spinner) return;
+    const pct = total ? ` (${Math.min(100, Math.floor((stats.items / total) * 100))}%)` : '';
+    const of = total ? ` of ${formatCount(total)}` : '';
+    let text = `${formatCount(stats.items)}${of} items${pct} · ${formatCount(stats.pages)} pages · ${formatCount(rate())} items/s`;
+    if (waitingUntil !== undefined && waitingUntil > clock.now()) text += ` · ${waitLine}`;
+    spinner.text = text;
+  };
+
+  return {
+    stats,
+    onClientEvent(event) {
+      if (event.type === 'response') {
+        stats.requests++;
+        if (verbose) {
+          const quota = event.remaining !== undefined ? ` remaining=${event.remaining}${event.limit !== undefined ? `/${event.limit}` : ''}` : '';
+          const rid = event.requestId ? ` X-Request-ID=${event.requestId}` : '';
+          line(`${event.method} ${event.path} ${event.status} ${Math.round(event.ms)}ms${quota}${rid}`);
+        }
+      } else if (event.type === 'wait') {
+        stats.waits++;
+        stats.waitMs += event.ms;
+        waitingUntil = event.until;
+        const quota = event.limit !== undefined ? ` (${event.remaining ?? 0}/${event.limit} left)` : '';
+        const why = event.reason === 'pacing' ? 'rate limit reached' : event.reason === 'retry-after' ? 'server asked to wait' : 'rate limited (429)';
+        waitLine = `${why}${quota}, resuming at ${formatLocalTime(event.until)} (in ${formatDuration(event.ms)})`;
+        if (spinner) render();
+        else if (!quiet) line(`collections: ${waitLine}`);
+      } else if (event.type === 'retry') {
+        stats.retries++;
+        if (verbose || !spinner) {
+          if (!quiet) line(`collections: ${event.reason}; retry ${event.attempt} in ${formatDuration(event.delayMs)}`);
+        }
+      }
+    },
+    onPage(items, pages, totalItems) {
+      stats.items = items;
+      stats.pages = pages;
+      if (totalItems !== undefined) total = totalItems;
+      render();
+    },
+    note(text) {
+      if (!quiet) line(text);
+    },
+    done(destination) {
+      const elapsed = clock.monotonic() - started;
+      const waits = stats.waits > 0 ? `, ${stats.waits} rate-limit wait${stats.waits === 1 ? '' : 's'} (${formatDuration(stats.waitMs)})` : ', no rate-limit waits';
+      const summary =
+        `${formatCount(stats.items)} item${stats.items === 1 ? '' : 's'} to ${destination} in ${formatDuration(elapsed)}` +
+        ` (${formatCount(stats.requests)} request${stats.requests === 1 ? '' : 's'}, ${stats.retries} retr${stats.retries === 1 ? 'y' : 'ies'}${waits})`;
+      if (spinner) spinner.succeed(summary);
+      else if (!quiet) stderr.write(`collections: ${summary}\n`);
+    },
+    stop() {
+      spinner?.stop();
+    },
+  };
+}
