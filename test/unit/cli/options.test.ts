@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { parseIntegerOption, parseParam, parseSecondsOption } from '../../../src/cli/options.js';
+import { UsageError } from '../../../src/errors.js';
+
+describe('parseIntegerOption', () => {
+  it.each([
+    ['1', 1],
+    ['1000', 1000],
+    [' 42 ', 42],
+    ['+7', 7],
+  ])('%j → %d', (value, expected) => {
+    expect(parseIntegerOption('--items-per-page', value, 1, 1000)).toBe(expected);
+  });
+
+  it.each(['0', '1.5', 'abc', '5000', '', '1e3', '-1', '0x10'])('refuses %j with the option name', (value) => {
+    expect(() => parseIntegerOption('--items-per-page', value, 1, 1000)).toThrow(UsageError);
+    expect(() => parseIntegerOption('--items-per-page', value, 1, 1000)).toThrow(/--items-per-page must be a whole number from 1 to 1000/);
+  });
+});
+
+describe('parseSecondsOption', () => {
+  it.each([
+    ['0', 0],
+    ['90', 90_000],
+    ['2.5', 2500],
+  ])('%j → %d ms', (value, ms) => {
+    expect(parseSecondsOption('--max-wait', value)).toBe(ms);
+  });
+
+  it.each(['-1', 'abc', '', 'Infinity', '1s'])('refuses %j', (value) => {
+    expect(() => parseSecondsOption('--max-wait', value)).toThrow(/--max-wait must be a number of seconds/);
+  });
+
+  it('applies a minimum', () => {
+    expect(() => parseSecondsOption('--timeout', '0', 0.001)).toThrow(UsageError);
+  });
+});
+
+describe('parseParam', () => {
+  it.each([
+    ['status=VIGENTE', ['status', 'VIGENTE']],
+    ['issuedAt[after]=2024-01-01', ['issuedAt[after]', '2024-01-01']],
+    ['q=a=b', ['q', 'a=b']],
+    ['empty=', ['empty', '']],
+  ])('%j', (value, pair) => {
+    expect(parseParam(value)).toEqual(pair);
+  });
+
+  it.each(['novalue', '=x', 'page=2', 'itemsPerPage=5', 'ITEMSPERPAGE=5'])('refuses %j', (value) => {
+    expect(() => parseParam(value)).toThrow(UsageError);
+  });
+});
