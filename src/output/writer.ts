@@ -1,8 +1,13 @@
 /**
  * Output formats. A {@link Formatter} turns pages of items into text; a sink (output/sink.ts) puts the
  * text on stdout or in a sidecar file. Splitting the two lets the export checkpoint after each page
- * with the byte length and the formatter's state. STUB: interface fixed; implementation by the output work.
+ * with the byte length and the formatter's state. Each format lives in its own module (ndjson.ts,
+ * json.ts, csv.ts, table.ts); this one is the interface and the registry.
  */
+import { createCsvFormatter } from './csv.js';
+import { createJsonFormatter } from './json.js';
+import { createNdjsonFormatter } from './ndjson.js';
+import { createTableFormatter } from './table.js';
 
 /** The output formats of cli-spec.md. */
 export type OutputFormat = 'json' | 'ndjson' | 'csv' | 'table';
@@ -25,6 +30,8 @@ export interface FormatterOptions {
   columns?: number;
   /** Warnings (e.g. CSV keys first seen after the first page), one line each, for stderr. */
   warn?: (message: string) => void;
+  /** `table` only: rows shown at most (default 1000); the rest are counted in a final line. */
+  tableMaxRows?: number;
 }
 
 /** Turns pages into text. All text is UTF-8. */
@@ -40,14 +47,25 @@ export interface Formatter {
 }
 
 /**
- * Creates the formatter of `format`.
- * @param resume state from a checkpoint: the formatter continues as if it had written those pages.
+ * Creates the formatter of `format`. Every format streams page by page except `table`, which
+ * buffers (at most `tableMaxRows` rows) and writes at `end()`. `state()` is plain JSON that names
+ * its format, e.g. `{ format: 'json', items: 2000 }`.
+ * @param resume state from a checkpoint: the formatter continues as if it had written those pages
+ *   (only `page()` and `end()` are called then, never `begin()`), byte-identically.
+ * @throws {UsageError} (exit 2) when `resume` is the state of another format or is malformed
+ *   ("checkpoint does not match").
  */
 export function createFormatter(format: OutputFormat, options: FormatterOptions = {}, resume?: FormatterState): Formatter {
-  void format;
-  void options;
-  void resume;
-  throw new Error('not implemented');
+  switch (format) {
+    case 'ndjson':
+      return createNdjsonFormatter(options, resume);
+    case 'json':
+      return createJsonFormatter(options, resume);
+    case 'csv':
+      return createCsvFormatter(options, resume);
+    case 'table':
+      return createTableFormatter(options, resume);
+  }
 }
 
 /**

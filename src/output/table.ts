@@ -1,0 +1,157 @@
+/**
+ * `table`: a terminal table drawn with cli-table3, for people, not scripts. The one format that
+ * buffers: rows are kept (at most `tableMaxRows`, default {@link TABLE_MAX_ROWS}) and the table is
+ * written by `end()`, since column widths depend on every row. Columns: `--fields`, else the
+ * endpoint's `tableFields`, else the top-level scalar keys of the first page that has items.
+ * Cells are cut with `…` so every line fits `columns` (default {@link TABLE_DEFAULT_WIDTH});
+ * columns that cannot get even {@link TABLE_MIN_CELL} characters are left out and counted in a
+ * final line. No colours (plain `style`), and control characters in cells become spaces so data
+ * cannot move the cursor or inject terminal escapes.
+ */
+import Table from 'cli-table3';
+import type { Formatter, FormatterOptions, FormatterState } from './writer.js';
+import { splitPath } from './fields.js';
+import { compileAccessor, isPlainObject, toCell } from './flatten.js';
+import { UsageError } from '../errors.js';
+
+/** Rows shown at most; the rest are counted in a final line. */
+export const TABLE_MAX_ROWS = 1000;
+/** Terminal width assumed when none is known, in columns. */
+export const TABLE_DEFAULT_WIDTH = 120;
+/** Narrowest cell content, in characters, before a column is left out. */
+export const TABLE_MIN_CELL = 3;
+
+/** The table formatter's state: the buffered rows (JSON-serialisable, at most `tableMaxRows`). */
+export interface TableState extends FormatterState {
+  format: 'table';
+  /** Column paths, once known. */
+  columns: string[][] | null;
+  /** Buffered rows of cell texts. */
+  rows: string[][];
+  /** Items seen past the row cap. */
+  hidden: number;
+}
+
+// C0 and C1 controls (incl. ESC, CR, LF, TAB) and DEL.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** Cell text fit for a terminal: control characters become spaces. */
+export function plainCell(text: string): string {
+  return text.replace(CONTROL, ' ');
+}
+
+/** Display width estimate: code points (cli-table3 measures wide characters itself and cuts again). */
+function width(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/**
+ * Content widths that fit `total` terminal columns (cli-table3 adds 1 padding each side and one
+ * border character between and around columns). Natural widths are kept when they fit; otherwise
+ * the widest columns are capped at the largest common width that fits (water filling), and the
+ * remainder goes one character at a time to the capped columns from the left.
+ * @param natural widest content of each column, in characters
+ * @param total terminal width, in columns
+ * @returns content widths, one per column kept (columns past the last that fits at
+ *   {@link TABLE_MIN_CELL} are dropped from the right)
+ */
+export function fitWidths(natural: readonly number[], total: number): number[] {
+  const maxColumns = Math.max(1, Math.floor((total - 1) / (TABLE_MIN_CELL + 3)));
+  const kept = natural.slice(0, maxColumns).map((w) => Math.max(1, w));
+  const available = total - 1 - 3 * kept.length;
+  const sum = kept.reduce((a, b) => a + b, 0);
+  if (sum <= available) return kept;
+  let cap = TABLE_MIN_CELL;
+  const used = (c: number): number => kept.reduce((a, w) => a + Math.min(w, c), 0);
+  while (used(cap + 1) <= available) cap++;
+  const out = kept.map((w) => Math.min(w, cap));
+  let spare = available - used(cap);
+  for (let i = 0; i < out.length && spare > 0; i++) {
+    if ((kept[i] as number) > (out[i] as number)) {
+      out[i] = (out[i] as number) + 1;
+      spare--;
+    }
+  }
+  return out;
+}
+
+/** Top-level keys holding a scalar (or null) in at least one item, first-seen order. */
+function scalarKeys(items: readonly unknown[]): string[][] {
+  const keys: string[] = [];
+  const seen = new Set<string>();
+  for (const item of items) {
+    if (!isPlainObject(item)) continue;
+    for (const key of Object.keys(item)) {
+      if (seen.has(key)) continue;
+      const value = item[key];
+      if (typeof value !== 'object' || value === null) {
+        seen.add(key);
+        keys.push(key);
+      }
+    }
+  }
+  return keys.map((k) => [k]);
+}
+
+/**
+ * Creates the table formatter. `page()` returns `''`; `end()` returns the whole table.
+ * @throws {UsageError} when `resume` is not a table state
+ */
+export function createTableFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {
+  const maxRows = options.tableMaxRows ?? TABLE_MAX_ROWS;
+  const total = options.columns !== undefined && options.columns > 0 ? options.columns : TABLE_DEFAULT_WIDTH;
+  const preset = options.fields?.length ? options.fields : options.tableFields?.length ? options.tableFields : undefined;
+  let columns: string[][] | null = preset === undefined ? null : preset.map(splitPath);
+  let rows: string[][] = [];
+  let hidden = 0;
+  if (resume !== undefined) {
+    if (resume.format !== 'table' || !Array.isArray(resume.rows) || typeof resume.hidden !== 'number') {
+      throw new UsageError('checkpoint does not match the output format (expected a table state)');
+    }
+    columns = (resume.columns as string[][] | null) ?? columns;
+    rows = resume.rows as string[][];
+    hidden = resume.hidden;
+  }
+  let accessors = (columns ?? []).map(compileAccessor);
+
+  return {
+    begin: () => '',
+    page(items) {
+      if (items.length === 0) return '';
+      if (columns === null) {
+        columns = scalarKeys(items);
+        accessors = columns.map(compileAccessor);
+      }
+      for (const item of items) {
+        if (rows.length >= maxRows) {
+          hidden++;
+          continue;
+        }
+        rows.push(accessors.map((get) => plainCell(toCell(get(item)))));
+      }
+      return '';
+    },
+    end() {
+      if (columns === null || columns.length === 0) return '';
+      const head = columns.map((p) => plainCell(p.join('.')));
+      const natural = head.map((h, i) => rows.reduce((w, r) => Math.max(w, width(r[i] ?? '')), width(h)));
+      const widths = fitWidths(natural, total);
+      const shown = widths.length;
+      const table = new Table({
+        head: head.slice(0, shown),
+        colWidths: widths.map((w) => w + 2),
+        wordWrap: false,
+        truncate: '…',
+        style: { head: [], border: [] },
+      });
+      for (const r of rows) table.push(r.slice(0, shown));
+      let text = table.toString() + '\n';
+      if (shown < columns.length) text += `… ${columns.length - shown} more columns not shown; use --fields to choose\n`;
+      if (hidden > 0) text += `… ${hidden} more rows not shown; use --format csv\n`;
+      return text;
+    },
+    state: (): TableState => ({ format: 'table', columns, rows, hidden }),
+  };
+}
