@@ -1,0 +1,238 @@
+/**
+ * Where the API key and base URL come from: flag, then environment (`COLLECTIONS_API_KEY`,
+ * `COLLECTIONS_BASE_URL`, `COLLECTIONS_PROFILE`), then the stored profile (cli-spec.md, "Global
+ * options"). There is no built-in base URL.
+ *
+ * Key binding rule (so a key stored for one API is never sent to another, e.g. a production key
+ * to a sandbox or a typo'd host): a key that comes from a stored profile is only used with that
+ * profile's own stored base URL origin (scheme + host + port). If the base URL comes from a flag
+ * or the environment and its origin differs from the profile's stored one (or the profile stores
+ * no base URL), resolution fails with a usage error before anything is sent. There is no override
+ * switch: give the key explicitly for that URL (`COLLECTIONS_API_KEY` or `--api-key`, which shows
+ * intent), or store a profile for the other API (`--profile NAME`). Keys given by flag or
+ * environment are sent to whatever base URL is in effect: the user typed both.
+ */
+import type { Context, IOStreams } from './context.js';
+import { UsageError } from '../errors.js';
+import { createConfigStore, DEFAULT_PROFILE } from '../config/store.js';
+import type { ConfigStore } from '../config/store.js';
+import { parseApiKey, parseBaseUrl, parseProfileName } from '../config/values.js';
+import type { OutputFormat } from '../output/writer.js';
+
+/** The global flags (commander: `--api-key <key>`, `--base-url <url>`, `--profile <name>`). */
+export interface SettingsFlags {
+  apiKey?: string;
+  baseUrl?: string;
+  profile?: string;
+}
+
+/** Where a setting came from. */
+export type SettingSource = 'flag' | 'env' | 'profile';
+
+/** Input of {@link resolveSettings}. */
+export interface ResolveSettingsInput {
+  flags: SettingsFlags;
+  /** The environment (ctx.env). Empty variables count as unset. */
+  env: Readonly<Record<string, string | undefined>>;
+  store: ConfigStore;
+  /** A profile name that overrides `flags.profile` and `COLLECTIONS_PROFILE` (e.g. already resolved). */
+  profile?: string;
+}
+
+/** Export defaults stored in the profile; flags override them, they override built-in defaults. */
+export interface ExportDefaults {
+  /** `items-per-page`, 1–1000. */
+  itemsPerPage?: number;
+  /** `format`. */
+  format?: OutputFormat;
+  /** `concurrency`, 1–16. */
+  concurrency?: number;
+  /** `max-wait`, converted to milliseconds (as `--max-wait` is parsed). */
+  maxWaitMs?: number;
+  /** `retries`, 0–100. */
+  retries?: number;
+  /** `timeout`, converted to milliseconds (as `--timeout` is parsed). */
+  timeoutMs?: number;
+}
+
+/** Resolved settings; key and base URL may be missing (see {@link requireApiSettings}). */
+export interface ResolvedSettings {
+  /** The API key: a secret, never to be printed. */
+  apiKey?: string;
+  baseUrl?: URL;
+  /** The profile in effect. */
+  profile: string;
+  /** Where each value came from (`profile` says `default` when nothing named one). */
+  sources: {
+    apiKey?: SettingSource;
+    baseUrl?: SettingSource;
+    profile: 'flag' | 'env' | 'default';
+  };
+  /** Export defaults stored in the profile. */
+  defaults: ExportDefaults;
+  /** True when the base URL is plain `http:` to a host that is not loopback. */
+  insecureTransport: boolean;
+}
+
+/** Settings with which requests can be sent. */
+export interface ApiSettings extends ResolvedSettings {
+  apiKey: string;
+  baseUrl: URL;
+}
+
+const nonEmpty = (v: string | undefined): string | undefined => (v === undefined || v === '' ? undefined : v);
+
+/**
+ * Whether a URL hostname (as `URL.hostname` spells it) is loopback: `localhost`, 127.0.0.0/8,
+ * `[::1]` or an IPv4-mapped 127.x address. `URL` has already normalised forms like `127.1` or
+ * `0x7f.0.0.1` to dotted decimal.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase();
+  if (h === 'localhost' || h === 'localhost.') return true;
+  if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)) return true;
+  if (h === '[::1]') return true;
+  return /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(h);
+}
+
+/** `--profile NAME` to append to a hint, when the profile is not the default one. */
+function profileArg(profile: string): string {
+  return profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`;
+}
+
+/**
+ * Resolves key, base URL, profile and export defaults with precedence flag > env > profile.
+ * Does not require key or base URL (`ratelimit --cached` needs neither); see {@link requireApiSettings}.
+ * @throws {UsageError} for an invalid profile name, base URL or key (the message never holds the
+ *   key), an invalid stored value, or a stored key paired with a base URL of another origin (the
+ *   key binding rule of this module's comment)
+ */
+export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
+  const { flags, env, store } = input;
+
+  let profile: string;
+  let profileSource: ResolvedSettings['sources']['profile'];
+  const envProfile = nonEmpty(env.COLLECTIONS_PROFILE);
+  if (input.profile !== undefined || flags.profile !== undefined) {
+    profile = parseProfileName((input.profile ?? flags.profile)!);
+    profileSource = 'flag';
+  } else if (envProfile !== undefined) {
+    profile = parseProfileName(envProfile);
+    profileSource = 'env';
+  } else {
+    profile = DEFAULT_PROFILE;
+    profileSource = 'default';
+  }
+
+  const stored = store.getProfile(profile);
+  const sources: ResolvedSettings['sources'] = { profile: profileSource };
+
+  let baseUrl: URL | undefined;
+  const envBase = nonEmpty(env.COLLECTIONS_BASE_URL);
+  if (flags.baseUrl !== undefined) {
+    baseUrl = parseBaseUrl(flags.baseUrl, '--base-url');
+    sources.baseUrl = 'flag';
+  } else if (envBase !== undefined) {
+    baseUrl = parseBaseUrl(envBase, 'COLLECTIONS_BASE_URL');
+    sources.baseUrl = 'env';
+  } else if (stored['base-url'] !== undefined) {
+    baseUrl = parseBaseUrl(stored['base-url'], `base-url of profile '${profile}'`);
+    sources.baseUrl = 'profile';
+  }
+
+  let apiKey: string | undefined;
+  const envKey = nonEmpty(env.COLLECTIONS_API_KEY);
+  if (flags.apiKey !== undefined) {
+    apiKey = parseApiKey(flags.apiKey, '--api-key');
+    sources.apiKey = 'flag';
+  } else if (envKey !== undefined) {
+    apiKey = parseApiKey(envKey, 'COLLECTIONS_API_KEY');
+    sources.apiKey = 'env';
+  } else if (stored['api-key'] !== undefined) {
+    apiKey = stored['api-key'];
+    sources.apiKey = 'profile';
+  }
+
+  if (sources.apiKey === 'profile' && baseUrl !== undefined && sources.baseUrl !== 'profile') {
+    const boundTo = stored['base-url'] === undefined ? undefined : new URL(stored['base-url']).origin;
+    if (boundTo !== baseUrl.origin) {
+      const from = sources.baseUrl === 'flag' ? '--base-url' : 'COLLECTIONS_BASE_URL';
+      throw new UsageError(
+        boundTo === undefined
+          ? `the API key stored in profile '${profile}' has no base URL of its own, so it is not sent to ${baseUrl.origin} (from ${from})`
+          : `the API key stored in profile '${profile}' belongs to ${boundTo}, not ${baseUrl.origin} (from ${from})`,
+        {
+          hint:
+            boundTo === undefined
+              ? `run \`collections config set base-url URL${profileArg(profile)}\`, or give the key for this URL in COLLECTIONS_API_KEY`
+              : 'use a profile stored for that API (--profile NAME), or give its key in COLLECTIONS_API_KEY',
+        },
+      );
+    }
+  }
+
+  const defaults: ExportDefaults = {};
+  if (stored['items-per-page'] !== undefined) defaults.itemsPerPage = stored['items-per-page'];
+  if (stored.format !== undefined) defaults.format = stored.format;
+  if (stored.concurrency !== undefined) defaults.concurrency = stored.concurrency;
+  if (stored['max-wait'] !== undefined) defaults.maxWaitMs = Math.round(stored['max-wait'] * 1000);
+  if (stored.retries !== undefined) defaults.retries = stored.retries;
+  if (stored.timeout !== undefined) defaults.timeoutMs = Math.round(stored.timeout * 1000);
+
+  const insecureTransport = baseUrl !== undefined && baseUrl.protocol === 'http:' && !isLoopbackHost(baseUrl.hostname);
+  const out: ResolvedSettings = { profile, sources, defaults, insecureTransport };
+  if (apiKey !== undefined) out.apiKey = apiKey;
+  if (baseUrl !== undefined) out.baseUrl = baseUrl;
+  return out;
+}
+
+/**
+ * Requires a base URL and a key, and warns (one line, before anything is sent) when the key would
+ * travel in clear text: plain `http:` to a host that is not loopback.
+ * @param warn receives the warning text (no prefix, no newline)
+ * @throws {UsageError} (exit 2) without a base URL (hint: `collections config set base-url URL`)
+ *   or without a key (hint: `collections config set api-key` or COLLECTIONS_API_KEY)
+ */
+export function requireApiSettings(settings: ResolvedSettings, warn: (message: string) => void): ApiSettings {
+  const p = profileArg(settings.profile);
+  if (settings.baseUrl === undefined) {
+    throw new UsageError(`no base URL configured${p ? ` for profile '${settings.profile}'` : ''}`, {
+      hint: `run \`collections config set base-url URL${p}\`, or set COLLECTIONS_BASE_URL or --base-url`,
+    });
+  }
+  if (settings.apiKey === undefined) {
+    throw new UsageError(`no API key configured${p ? ` for profile '${settings.profile}'` : ''}`, {
+      hint: `run \`collections config set api-key${p}\` (it prompts), or set COLLECTIONS_API_KEY`,
+    });
+  }
+  if (settings.insecureTransport) {
+    warn(`${settings.baseUrl.origin} is plain http: the API key will be sent unencrypted; use https`);
+  }
+  return settings as ApiSettings;
+}
+
+/**
+ * {@link resolveSettings} then {@link requireApiSettings}: what every command that sends requests calls.
+ * @throws {UsageError} as both do
+ */
+export function resolveApiSettings(input: ResolveSettingsInput, warn: (message: string) => void): ApiSettings {
+  return requireApiSettings(resolveSettings(input), warn);
+}
+
+/** A warning sink that writes `collections: warning: <message>` as one line on stderr. */
+export function stderrWarner(io: Pick<IOStreams, 'stderr'>): (message: string) => void {
+  return (message) => {
+    io.stderr.write(`collections: warning: ${message.replace(/[\r\n]+/g, ' ')}\n`);
+  };
+}
+
+/**
+ * Opens the config store of a context: folder `ctx.configDir` (set from `COLLECTIONS_CONFIG_DIR`)
+ * or conf's default (an empty value counts as unset), warnings to stderr.
+ * @throws {UsageError} as createConfigStore does
+ */
+export function openConfigStore(ctx: Pick<Context, 'configDir' | 'env' | 'io'>): ConfigStore {
+  // An empty COLLECTIONS_CONFIG_DIR means unset, not the working directory.
+  const configDir = ctx.configDir === '' ? undefined : ctx.configDir;
+  return createConfigStore({ configDir, env: ctx.env, warn: stderrWarner(ctx.io) });
+}

@@ -1,0 +1,197 @@
+/**
+ * The settings a profile can store, and the pure parsers that validate them (`config set`, and
+ * values read back from a hand-edited file). Ranges match the command-line flags of cli-spec.md, so
+ * a stored default can never be something the flag itself would refuse.
+ */
+import { UsageError } from '../errors.js';
+import type { OutputFormat } from '../output/writer.js';
+
+/** The keys of a profile, as typed on the command line (`collections config set KEY VALUE`). */
+export type ConfigKey =
+  | 'api-key'
+  | 'base-url'
+  | 'items-per-page'
+  | 'format'
+  | 'concurrency'
+  | 'max-wait'
+  | 'retries'
+  | 'timeout';
+
+/** Every {@link ConfigKey}, in the order `config list` prints them. */
+export const CONFIG_KEYS: readonly ConfigKey[] = [
+  'base-url',
+  'api-key',
+  'items-per-page',
+  'format',
+  'concurrency',
+  'max-wait',
+  'retries',
+  'timeout',
+];
+
+/**
+ * The values of one profile as stored. Numbers are stored as numbers; `max-wait` and `timeout` in
+ * seconds (like their flags).
+ */
+export interface ProfileValues {
+  /** The API key; a secret: never printed unmasked. */
+  'api-key'?: string;
+  /** The API's base URL (normalised `URL.href`); its origin is where the stored key may be sent. */
+  'base-url'?: string;
+  /** Default of `--items-per-page`, 1 to 1000. */
+  'items-per-page'?: number;
+  /** Default of `--format` when `--out` does not imply one. */
+  format?: OutputFormat;
+  /** Default of `--concurrency`, 1 to 16. */
+  concurrency?: number;
+  /** Default of `--max-wait`, seconds (0 or more). */
+  'max-wait'?: number;
+  /** Default of `--retries`, 0 to 100. */
+  retries?: number;
+  /** Default of `--timeout`, seconds (more than 0). */
+  timeout?: number;
+}
+
+/** The value type of each key. */
+export type ConfigValue = ProfileValues[ConfigKey];
+
+/** Formats accepted by `config set format` (the same as `--format`). */
+const FORMATS: readonly OutputFormat[] = ['json', 'ndjson', 'csv', 'table'];
+
+/**
+ * Parses a key name.
+ * @throws {UsageError} for an unknown key, listing the known ones
+ */
+export function parseConfigKey(name: string): ConfigKey {
+  if ((CONFIG_KEYS as readonly string[]).includes(name)) return name as ConfigKey;
+  throw new UsageError(`unknown config key '${name}'`, { hint: `known keys: ${CONFIG_KEYS.join(', ')}` });
+}
+
+/** Profile names: a letter or digit, then letters, digits, `.`, `_`, `-`; at most 64 characters. */
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/**
+ * Checks a profile name (`--profile`, `COLLECTIONS_PROFILE`). Names are restricted so that they are
+ * safe as JSON keys and in messages.
+ * @throws {UsageError} for an empty or ill-formed name
+ */
+export function parseProfileName(name: string): string {
+  if (PROFILE_NAME.test(name)) return name;
+  throw new UsageError(`invalid profile name '${name.slice(0, 80)}'`, {
+    hint: 'use letters, digits, ".", "_" and "-" (at most 64 characters)',
+  });
+}
+
+/**
+ * Parses a base URL: absolute `http:` or `https:`, no user name or password (they would be sent
+ * along, and `https://good@evil/` is a classic phishing trick), no query or fragment (requests add
+ * their own). A trailing path is kept (e.g. `https://host/api`).
+ * @param source where it came from, for the message (e.g. `--base-url`, `COLLECTIONS_BASE_URL`)
+ * @throws {UsageError} for anything else
+ */
+export function parseBaseUrl(raw: string, source = 'base-url'): URL {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new UsageError(`${source} is not a valid URL (got '${raw.slice(0, 200)}')`, {
+      hint: 'give an absolute http(s) URL, e.g. https://api.example.com',
+    });
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`${source} must be an http or https URL (got '${url.protocol}')`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError(`${source} must not contain a user name or password`);
+  }
+  if (url.search !== '' || url.hash !== '') {
+    throw new UsageError(`${source} must not contain a query or fragment`);
+  }
+  return url;
+}
+
+/**
+ * Checks an API key: not empty, no whitespace or control characters (an HTTP header value cannot
+ * carry line breaks, and a pasted key with a stray space would fail obscurely later). Surrounding
+ * whitespace is trimmed. The message never contains the key.
+ * @throws {UsageError}
+ */
+export function parseApiKey(raw: string, source = 'api-key'): string {
+  const key = raw.trim();
+  if (key.length === 0) throw new UsageError(`${source} must not be empty`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\s\u0000-\u001f\u007f]/.test(key)) {
+    throw new UsageError(`${source} must not contain spaces or control characters`);
+  }
+  if (key.length > 4096) throw new UsageError(`${source} is too long (over 4096 characters)`);
+  return key;
+}
+
+function parseWhole(key: ConfigKey, raw: string, min: number, max: number): number {
+  const trimmed = raw.trim();
+  const n = /^\+?\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`${key} must be a whole number from ${min} to ${max} (got '${raw.slice(0, 80)}')`);
+  }
+  return n;
+}
+
+function parseSeconds(key: ConfigKey, raw: string, positive: boolean): number {
+  const trimmed = raw.trim();
+  const n = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+  if (!Number.isFinite(n) || (positive && n <= 0)) {
+    throw new UsageError(
+      `${key} must be a number of seconds${positive ? ' above 0' : ''} (got '${raw.slice(0, 80)}')`,
+    );
+  }
+  return n;
+}
+
+/**
+ * Parses the text of a value for `key` into what is stored:
+ * `base-url` → normalised href; `api-key` → trimmed key; `items-per-page` 1–1000; `concurrency`
+ * 1–16; `retries` 0–100 (whole numbers); `max-wait` ≥ 0 and `timeout` > 0 seconds (decimals
+ * allowed); `format` one of json, ndjson, csv, table.
+ * @throws {UsageError} for an invalid value (the message quotes it, except for `api-key`)
+ */
+export function parseConfigValue(key: ConfigKey, raw: string): string | number {
+  switch (key) {
+    case 'api-key':
+      return parseApiKey(raw);
+    case 'base-url':
+      return parseBaseUrl(raw).href;
+    case 'items-per-page':
+      return parseWhole(key, raw, 1, 1000);
+    case 'concurrency':
+      return parseWhole(key, raw, 1, 16);
+    case 'retries':
+      return parseWhole(key, raw, 0, 100);
+    case 'max-wait':
+      return parseSeconds(key, raw, false);
+    case 'timeout':
+      return parseSeconds(key, raw, true);
+    case 'format': {
+      const f = raw.trim();
+      if ((FORMATS as readonly string[]).includes(f)) return f;
+      throw new UsageError(`format must be one of ${FORMATS.join(', ')} (got '${raw.slice(0, 80)}')`);
+    }
+  }
+}
+
+/**
+ * Validates a value read back from the config file (which a user may have edited by hand) by
+ * re-parsing its text form.
+ * @throws {UsageError} naming the key and profile, never quoting an API key
+ */
+export function checkStoredValue(key: ConfigKey, value: unknown, profile: string, file: string): string | number {
+  const where = `'${key}' in profile '${profile}' of ${file}`;
+  if (typeof value !== 'string' && typeof value !== 'number') {
+    throw new UsageError(`invalid ${where}`, { hint: `run \`collections config set ${key}\` again` });
+  }
+  try {
+    return parseConfigValue(key, String(value));
+  } catch (err) {
+    const detail = key === 'api-key' || !(err instanceof Error) ? '' : `: ${err.message}`;
+    throw new UsageError(`invalid ${where}${detail}`, { hint: `run \`collections config set ${key}\` again` });
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Scrubbing secrets (the API key) out of text before it reaches a terminal, a log or an error
+ * message (reliability.md rule 9; conventions.md rule 10). Redaction is the last line of defence:
+ * code should not put the key into text in the first place, but error messages from lower layers
+ * (undici, a server echoing a header back) are not under our control.
+ */
+
+/** What a redacted secret is replaced with. */
+export const REDACTED = '****';
+
+/** Secrets shorter than this are not scrubbed: replacing e.g. every `a` would mangle all text. */
+const MIN_SECRET_LENGTH = 4;
+
+/**
+ * The spellings a secret can take in text: as given, percent-encoded (a key that ended up in a
+ * URL, `encodeURIComponent`) and form-encoded (`+` for space). Longest first, so a longer spelling is
+ * replaced before a shorter one that it contains.
+ */
+function spellings(secret: string): string[] {
+  const forms = new Set<string>([secret]);
+  try {
+    forms.add(encodeURIComponent(secret));
+    forms.add(encodeURIComponent(secret).replace(/%20/g, '+'));
+  } catch {
+    // A lone surrogate cannot be percent-encoded; the raw form is still scrubbed.
+  }
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Replaces every occurrence of each secret in `text` with {@link REDACTED}, e.g.
+ * `redact('key abc123xyz rejected', ['abc123xyz'])` → `'key **** rejected'`.
+ * Secrets that are `undefined`, empty or shorter than 4 characters are ignored.
+ * @param text any text (an error message, a stack, a log line)
+ * @param secrets the values to remove
+ * @returns the text without the secrets; the same string when there was nothing to remove
+ */
+export function redact(text: string, secrets: Iterable<string | undefined>): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret === undefined || secret.length < MIN_SECRET_LENGTH) continue;
+    for (const form of spellings(secret)) {
+      if (out.includes(form)) out = out.split(form).join(REDACTED);
+    }
+  }
+  return out;
+}
+
+/**
+ * Scrubs secrets from an error in place: its `message`, its `stack`, and recursively its `cause`
+ * (at most 8 levels, so a cyclic cause chain ends). Non-errors are left alone.
+ * @returns the same value, for chaining
+ */
+export function redactError<T>(err: T, secrets: Iterable<string | undefined>): T {
+  const list = [...secrets];
+  let current: unknown = err;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    const e: Error = current;
+    const message = redact(e.message, list);
+    if (message !== e.message) e.message = message;
+    if (typeof e.stack === 'string') {
+      const stack = redact(e.stack, list);
+      if (stack !== e.stack) e.stack = stack;
+    }
+    current = e.cause;
+  }
+  return err;
+}
+
+/** Keys shorter than this are masked completely: their last 4 characters would be too much of them. */
+const MIN_LENGTH_TO_SHOW_TAIL = 8;
+
+/**
+ * Masks an API key for display (`config get`, `config list`): `****` followed by its last 4
+ * characters (`****abcd`), as GitHub CLI and the AWS CLI do. Keys shorter than 8 characters show
+ * no tail at all (`****`), because 4 characters would be half of such a key.
+ */
+export function maskSecret(secret: string): string {
+  if (secret.length < MIN_LENGTH_TO_SHOW_TAIL) return REDACTED;
+  return `${REDACTED}${secret.slice(-4)}`;
+}
