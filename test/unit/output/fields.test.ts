@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { compileProjection, getPath, parseFields, project } from '../../../src/output/fields.js';
+import { UsageError } from '../../../src/errors.js';
+import { invoiceA, invoiceB } from './samples.js';
+
+describe('parseFields', () => {
+  it.each([
+    ['id', ['id']],
+    ['id,total', ['id', 'total']],
+    [' id , issuer.rfc ,total ', ['id', 'issuer.rfc', 'total']],
+    ['@id,@type', ['@id', '@type']],
+    ['taxes.0.amount', ['taxes.0.amount']],
+    ['receiver.name,issuer.name', ['receiver.name', 'issuer.name']],
+  ])('parses %j', (spec, expected) => {
+    expect(parseFields(spec)).toEqual(expected);
+  });
+
+  it.each([[''], [' '], ['a,,b'], ['a,'], [',a'], ['a, ,b'], ['a.'], ['.a'], ['a..b'], ['a,a'], ['a, a']])(
+    'refuses %j with a UsageError',
+    (spec) => {
+      expect(() => parseFields(spec)).toThrow(UsageError);
+    },
+  );
+
+  it('names the problem in the message', () => {
+    expect(() => parseFields('id,,total')).toThrow(/--fields: empty field name/);
+    expect(() => parseFields('id,id')).toThrow(/'id' is listed twice/);
+  });
+});
+
+describe('getPath', () => {
+  it.each([
+    ['id', invoiceA.id],
+    ['issuer.rfc', 'DMO140312KT5'],
+    [['issuer', 'taxRegime'], 601],
+    ['issuer.blacklistStatus', null],
+    ['receiver.missing', undefined],
+    ['reference.deeper', undefined],
+    ['nothing.at.all', undefined],
+    ['relations.0.type', undefined],
+  ] as const)('reads %j from invoice A', (path, expected) => {
+    expect(getPath(invoiceA, path)).toEqual(expected);
+  });
+
+  it('indexes arrays with numeric segments and never steps into scalars', () => {
+    expect(getPath(invoiceB, 'relations.0.id')).toBe('7a2c91d4');
+    expect(getPath(invoiceB, 'tags.0.name')).toBe('Revisar');
+    expect(getPath(invoiceB, 'reference.x')).toBeUndefined();
+    expect(getPath('a string', 'length')).toBeUndefined();
+    expect(getPath(null, 'a')).toBeUndefined();
+  });
+});
+
+describe('project', () => {
+  it('keeps only the named paths, nested, in the order of the fields', () => {
+    const out = project(invoiceB, ['receiver.name', 'id', 'issuer.rfc', 'receiver.rfc']);
+    expect(out).toEqual({
+      receiver: { name: 'ALEJANDRA GONZÁLEZ MÁRQUEZ', rfc: 'GOMA850614QM2' },
+      id: invoiceB.id,
+      issuer: { rfc: 'DMO140312KT5' },
+    });
+    expect(JSON.stringify(out)).toBe(
+      '{"receiver":{"name":"ALEJANDRA GONZÁLEZ MÁRQUEZ","rfc":"GOMA850614QM2"},"id":"d41b7f20-6c3e-4a9b-b1f5-8e27c9a04d16","issuer":{"rfc":"DMO140312KT5"}}',
+    );
+  });
+
+  it('writes missing values as null so every item has the same shape', () => {
+    expect(project({ id: 1 }, ['id', 'nope', 'a.b'])).toEqual({ id: 1, nope: null, a: { b: null } });
+    expect(project({ a: 'iri-string' }, ['a.b'])).toEqual({ a: { b: null } });
+  });
+
+  it('keeps arrays and objects whole when a field names them, and a parent path wins over its children', () => {
+    expect(project(invoiceB, ['tags'])).toEqual({ tags: invoiceB.tags });
+    expect(project(invoiceA, ['issuer', 'issuer.rfc'])).toEqual({ issuer: invoiceA.issuer });
+    expect(project(invoiceA, ['issuer.rfc', 'issuer'])).toEqual({ issuer: invoiceA.issuer });
+  });
+
+  it('compiles once and projects many items the same way', () => {
+    const p = compileProjection(['total', 'id']);
+    expect([invoiceA, invoiceB].map(p)).toEqual([
+      { total: 23200, id: invoiceA.id },
+      { total: 1160, id: invoiceB.id },
+    ]);
+  });
+});
