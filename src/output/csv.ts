@@ -42,7 +42,9 @@ export interface CsvState extends FormatterState {
   warned: string[][];
 }
 
-const STRINGIFY_OPTIONS = { record_delimiter: 'windows', eof: true } as const;
+// csv-stringify stops quoting lone CR and LF once a record delimiter is given, unless
+// quote_record_delimiter is set; RFC 4180 §2.6 wants any line break inside a field quoted.
+const STRINGIFY_OPTIONS = { record_delimiter: 'windows', eof: true, quote_record_delimiter: true } as const;
 
 /** Encodes rows of cell texts as CSV records, each ending in CRLF. */
 function encode(rows: string[][]): string {
