@@ -1,26 +1,41 @@
 /**
- * Scrubbing secrets (the API key) out of text before it reaches a terminal, a log or an error
- * message (reliability.md rule 9; conventions.md rule 10). Redaction is the last line of defence:
- * code should not put the key into text in the first place, but error messages from lower layers
+ * Keeps the API key out of messages (conventions.md rule 10; reliability.md rule 9): anything the
+ * server or the transport says is passed through {@link redactSecret} / {@link redact} before it
+ * reaches an error, an event, a log line or the terminal. Redaction is the last line of defence:
+ * code should not put the key into text in the first place, but messages from lower layers
  * (undici, a server echoing a header back) are not under our control.
  */
 
-/** What a redacted secret is replaced with. */
-export const REDACTED = '****';
+/** What replaces a secret in text. */
+export const REDACTED = '[REDACTED]';
 
-/** Secrets shorter than this are not scrubbed: replacing e.g. every `a` would mangle all text. */
+/**
+ * Replaces every occurrence of `secret` in `text`, raw and percent-encoded, with {@link REDACTED}.
+ * A server that echoes the key back, or a transport error that quotes a header, cannot leak it.
+ * @param secret secrets shorter than 4 characters are still replaced (an empty one is ignored)
+ */
+export function redactSecret(text: string, secret: string): string {
+  if (secret.length === 0 || text.length === 0) return text;
+  let out = text.split(secret).join(REDACTED);
+  const encoded = encodeURIComponent(secret);
+  if (encoded !== secret) out = out.split(encoded).join(REDACTED);
+  return out;
+}
+
+/** In {@link redact}, shorter secrets are skipped: replacing e.g. every `a` would mangle all text. */
 const MIN_SECRET_LENGTH = 4;
 
 /**
- * The spellings a secret can take in text: as given, percent-encoded (a key that ended up in a
- * URL, `encodeURIComponent`) and form-encoded (`+` for space). Longest first, so a longer spelling is
- * replaced before a shorter one that it contains.
+ * The spellings a secret can take in text: as given, percent-encoded (`encodeURIComponent`, a key
+ * that ended up in a URL) and form-encoded (`+` for space). Longest first, so a longer spelling is
+ * replaced before a shorter one it contains.
  */
 function spellings(secret: string): string[] {
   const forms = new Set<string>([secret]);
   try {
-    forms.add(encodeURIComponent(secret));
-    forms.add(encodeURIComponent(secret).replace(/%20/g, '+'));
+    const encoded = encodeURIComponent(secret);
+    forms.add(encoded);
+    forms.add(encoded.replace(/%20/g, '+'));
   } catch {
     // A lone surrogate cannot be percent-encoded; the raw form is still scrubbed.
   }
@@ -28,9 +43,9 @@ function spellings(secret: string): string[] {
 }
 
 /**
- * Replaces every occurrence of each secret in `text` with {@link REDACTED}, e.g.
- * `redact('key abc123xyz rejected', ['abc123xyz'])` → `'key **** rejected'`.
- * Secrets that are `undefined`, empty or shorter than 4 characters are ignored.
+ * Replaces every occurrence of each secret in `text` (raw, percent- and form-encoded) with
+ * {@link REDACTED}, e.g. `redact('key abc123xyz rejected', ['abc123xyz'])` →
+ * `'key [REDACTED] rejected'`. Secrets that are `undefined` or shorter than 4 characters are ignored.
  * @param text any text (an error message, a stack, a log line)
  * @param secrets the values to remove
  * @returns the text without the secrets; the same string when there was nothing to remove
@@ -47,8 +62,8 @@ export function redact(text: string, secrets: Iterable<string | undefined>): str
 }
 
 /**
- * Scrubs secrets from an error in place: its `message`, its `stack`, and recursively its `cause`
- * (at most 8 levels, so a cyclic cause chain ends). Non-errors are left alone.
+ * Scrubs secrets from an error in place: its `message`, its `stack`, and those of its `cause`
+ * chain (at most 8 levels, so a cyclic chain ends). Non-errors are left alone.
  * @returns the same value, for chaining
  */
 export function redactError<T>(err: T, secrets: Iterable<string | undefined>): T {
@@ -67,15 +82,18 @@ export function redactError<T>(err: T, secrets: Iterable<string | undefined>): T
   return err;
 }
 
+/** What a masked key starts with. */
+export const MASK = '****';
+
 /** Keys shorter than this are masked completely: their last 4 characters would be too much of them. */
 const MIN_LENGTH_TO_SHOW_TAIL = 8;
 
 /**
- * Masks an API key for display (`config get`, `config list`): `****` followed by its last 4
- * characters (`****abcd`), as GitHub CLI and the AWS CLI do. Keys shorter than 8 characters show
- * no tail at all (`****`), because 4 characters would be half of such a key.
+ * Masks an API key for display (`config get`, `config list`): `****` then its last 4 characters
+ * (`****abcd`), as GitHub CLI and the AWS CLI do. Keys shorter than 8 characters show no tail
+ * (`****`): 4 characters would be half of such a key.
  */
 export function maskSecret(secret: string): string {
-  if (secret.length < MIN_LENGTH_TO_SHOW_TAIL) return REDACTED;
-  return `${REDACTED}${secret.slice(-4)}`;
+  if (secret.length < MIN_LENGTH_TO_SHOW_TAIL) return MASK;
+  return `${MASK}${secret.slice(-4)}`;
 }

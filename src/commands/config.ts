@@ -1,0 +1,198 @@
+/**
+ * `collections config set|get|unset|list|path` (cli-spec.md, `config`): stored settings per profile.
+ * Data (values, the path) goes to stdout; confirmations and warnings to stderr. The API key is only
+ * ever shown masked (`****abcd`), and `config set api-key` without a value reads it from standard
+ * input (a hidden prompt on a terminal) so that it stays out of shell history and `ps`.
+ */
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
+import type { Context, IOStreams } from '../cli/context.js';
+import { openConfigStore, stderrWarner } from '../cli/settings.js';
+import type { SettingsFlags } from '../cli/settings.js';
+import { DEFAULT_PROFILE } from '../config/store.js';
+import type { ConfigStore } from '../config/store.js';
+import { CONFIG_KEYS, parseConfigKey, parseProfileName } from '../config/values.js';
+import type { ConfigKey } from '../config/values.js';
+import { InterruptedError, UsageError } from '../errors.js';
+import { maskSecret } from '../http/redact.js';
+
+/** The sub-commands of `config`. */
+export type ConfigAction = 'set' | 'get' | 'unset' | 'list' | 'path';
+
+/** Every {@link ConfigAction}, for commander and completion. */
+export const CONFIG_ACTIONS: readonly ConfigAction[] = ['set', 'get', 'unset', 'list', 'path'];
+
+/** Options of {@link runConfig}: the global flags (only `profile` is used) and, for tests, a store. */
+export interface ConfigOptions extends SettingsFlags {
+  /** A store to use instead of opening the one of `ctx.configDir`. */
+  store?: ConfigStore;
+}
+
+/** Help text of `config` (commander `addHelpText('after', …)`). */
+export const CONFIG_HELP = `
+Keys: ${CONFIG_KEYS.join(', ')}
+
+Settings are stored per profile (--profile NAME or COLLECTIONS_PROFILE; default "default") in a
+file only you can read (mode 0600). A key stored in a profile is only sent to that profile's own
+base URL. \`config set api-key\` without a value prompts for it without echo (or reads one line
+from standard input when it is not a terminal), which keeps the key out of your shell history.
+
+Examples:
+  $ collections config set base-url https://api.example.com
+  $ collections config set api-key
+  $ printf '%s\\n' "$KEY" | collections config set api-key --profile sandbox
+  $ collections config set items-per-page 500
+  $ collections config list
+  $ collections config path`;
+
+/** How a value is displayed: the key masked, everything else as stored. */
+function display(key: ConfigKey, value: string | number): string {
+  return key === 'api-key' ? maskSecret(String(value)) : String(value);
+}
+
+/**
+ * Reads one line from a terminal without echo: readline in terminal mode (which puts the terminal
+ * in raw mode, so the terminal does not echo) with its own echo sent to a muted stream. The prompt
+ * goes to stderr so stdout stays clean.
+ * @throws {InterruptedError} on Ctrl-C; {@link UsageError} on end of input (Ctrl-D) or when the
+ *   terminal cannot be switched to raw mode (typed text would be echoed)
+ */
+export async function promptHidden(io: Pick<IOStreams, 'stdin' | 'stderr'>, prompt: string): Promise<string> {
+  if (typeof io.stdin.setRawMode !== 'function') {
+    throw new UsageError('cannot read the key without echo on this terminal', {
+      hint: "pipe it instead: printf '%s\\n' \"$KEY\" | collections config set api-key",
+    });
+  }
+  io.stderr.write(prompt);
+  const muted = new Writable({
+    write(_chunk, _encoding, callback) {
+      callback();
+    },
+  });
+  const rl = createInterface({ input: io.stdin, output: muted, terminal: true });
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      rl.once('line', resolve);
+      rl.once('SIGINT', () => reject(new InterruptedError('SIGINT', 'cancelled')));
+      rl.once('close', () => reject(new UsageError('no API key entered')));
+    });
+  } finally {
+    rl.close();
+    io.stderr.write('\n');
+  }
+}
+
+/**
+ * Reads the first line of a non-terminal stdin (a pipe or a file), without its line ending.
+ * @returns undefined when stdin is empty
+ */
+export async function readFirstLine(stdin: IOStreams['stdin']): Promise<string | undefined> {
+  const rl = createInterface({ input: stdin, terminal: false, crlfDelay: Infinity });
+  try {
+    for await (const line of rl) return line;
+    return undefined;
+  } finally {
+    rl.close();
+  }
+}
+
+/** Reads the API key for `config set api-key`: hidden prompt on a terminal, else one line. */
+async function readApiKey(io: IOStreams): Promise<string> {
+  const line = io.stdinIsTTY ? await promptHidden(io, 'API key (input hidden): ') : await readFirstLine(io.stdin);
+  if (line === undefined || line.trim() === '') {
+    throw new UsageError('no API key given on standard input', {
+      hint: "type it at the prompt, or pipe it: printf '%s\\n' \"$KEY\" | collections config set api-key",
+    });
+  }
+  return line;
+}
+
+function expectArgs(action: ConfigAction, args: readonly string[], min: number, max: number, usage: string): void {
+  if (args.length < min || args.length > max) {
+    throw new UsageError(`wrong number of arguments for \`config ${action}\``, { hint: `usage: collections config ${usage}` });
+  }
+}
+
+/**
+ * Runs `config <action> [args…]`.
+ * - `set KEY [VALUE]`: validates and stores; `api-key` without VALUE reads stdin (see
+ *   {@link promptHidden}); a key given as an argument is stored with a warning about shell history.
+ * - `get KEY`: prints the value (the API key masked, `****abcd`).
+ * - `unset KEY`: removes it (not an error when it was not set).
+ * - `list`: prints `key=value` lines of the profile (key masked).
+ * - `path`: prints the config file's absolute path.
+ * @param args the positional arguments after the action
+ * @returns 0
+ * @throws {UsageError} (exit 2) for unknown keys, invalid values or profile names, wrong arity, a
+ *   `get` of a key that is not set, or a missing key on stdin; {@link InterruptedError} (130) when
+ *   the prompt is cancelled with Ctrl-C
+ */
+export async function runConfig(
+  action: ConfigAction,
+  args: readonly string[],
+  options: ConfigOptions,
+  ctx: Context,
+): Promise<number> {
+  const { io } = ctx;
+  const profile = parseProfileName(options.profile ?? (ctx.env.COLLECTIONS_PROFILE || DEFAULT_PROFILE));
+  const store = options.store ?? openConfigStore(ctx);
+  const inProfile = `profile '${profile}'`;
+
+  switch (action) {
+    case 'path':
+      expectArgs(action, args, 0, 0, 'path');
+      io.stdout.write(`${store.path}\n`);
+      return 0;
+
+    case 'list': {
+      expectArgs(action, args, 0, 0, 'list');
+      const values = store.getProfile(profile);
+      const lines = CONFIG_KEYS.filter((k) => values[k] !== undefined).map((k) => `${k}=${display(k, values[k]!)}\n`);
+      io.stdout.write(lines.join(''));
+      if (lines.length === 0) {
+        const others = store.profiles();
+        io.stderr.write(`Nothing is stored in ${inProfile}${others.length ? ` (stored profiles: ${others.join(', ')})` : ''}.\n`);
+      }
+      return 0;
+    }
+
+    case 'get': {
+      expectArgs(action, args, 1, 1, 'get KEY');
+      const key = parseConfigKey(args[0]!);
+      const value = store.getProfile(profile)[key];
+      if (value === undefined) {
+        throw new UsageError(`${key} is not set in ${inProfile}`, {
+          hint: `run \`collections config set ${key}${key === 'api-key' ? '' : ' VALUE'}${profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`}\``,
+        });
+      }
+      io.stdout.write(`${display(key, value)}\n`);
+      return 0;
+    }
+
+    case 'unset': {
+      expectArgs(action, args, 1, 1, 'unset KEY');
+      const key = parseConfigKey(args[0]!);
+      const removed = store.unset(profile, key);
+      io.stderr.write(removed ? `Removed ${key} from ${inProfile}.\n` : `${key} was not set in ${inProfile}.\n`);
+      return 0;
+    }
+
+    case 'set': {
+      expectArgs(action, args, 1, 2, 'set KEY [VALUE]');
+      const key = parseConfigKey(args[0]!);
+      let raw = args[1];
+      if (raw === undefined) {
+        if (key !== 'api-key') throw new UsageError(`config set ${key} needs a value`, { hint: `usage: collections config set ${key} VALUE` });
+        raw = await readApiKey(io);
+      } else if (key === 'api-key') {
+        stderrWarner(io)('a key given as an argument stays in your shell history; next time run `collections config set api-key` and paste it at the prompt');
+      }
+      const stored = store.set(profile, key, raw);
+      io.stderr.write(`Saved ${key} ${display(key, stored)} in ${inProfile} (${store.path}).\n`);
+      if (key === 'base-url' && store.getProfile(profile)['api-key'] !== undefined) {
+        io.stderr.write(`The key stored in ${inProfile} will now be sent to ${new URL(String(stored)).origin} only.\n`);
+      }
+      return 0;
+    }
+  }
+}
