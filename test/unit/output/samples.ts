@@ -48,7 +48,7 @@ export function manyInvoices(n: number): Record<string, unknown>[] {
     out.push({
       ...base,
       id: `inv-${i}`,
-      total: i % 5 === 0 ? -i * 1.5 : i * 100.25,
+      total: i % 5 === 0 ? -(i + 1) * 1.5 : i * 100.25,
       reference: i % 7 === 0 ? `ref "${i}", ñ ✓\nline` : base.reference,
       issuer: { ...base.issuer, name: `Emisor ${i} 日本` },
     });
