@@ -1,0 +1,57 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createFormatter } from '../../../src/output/writer.js';
+import type { FormatterOptions, OutputFormat } from '../../../src/output/writer.js';
+import { manyInvoices, paginate } from './samples.js';
+
+/** Pages whose later ones bring new keys (exercises CSV warnings across the resume). */
+function pagesWithLateKeys(): unknown[][] {
+  const pages = paginate(manyInvoices(60), [10, 0, 15, 5, 12, 8]);
+  pages[3] = (pages[3] as Record<string, unknown>[]).map((it) => ({ ...it, late: { key: 'x' } }));
+  return pages;
+}
+
+const cases: [OutputFormat, FormatterOptions][] = [
+  ['ndjson', {}],
+  ['ndjson', { fields: ['id', 'issuer.name'] }],
+  ['json', {}],
+  ['json', { fields: ['total', 'receiver.rfc'] }],
+  ['csv', {}],
+  ['csv', { csvSafe: true }],
+  ['csv', { fields: ['id', 'issuer.name', 'total', 'late.key'] }],
+];
+
+describe.each(cases)('%s %j: a resumed export is byte-identical', (format, options) => {
+  const pages = pagesWithLateKeys();
+
+  const uninterrupted = (): string => {
+    const f = createFormatter(format, { ...options, warn: () => undefined });
+    return f.begin() + pages.map((p) => f.page(p)).join('') + f.end();
+  };
+
+  it.each(Array.from({ length: pages.length + 1 }, (_, k) => k))('stopped after page %i', (k) => {
+    const first = createFormatter(format, { ...options, warn: () => undefined });
+    let text = first.begin();
+    for (const page of pages.slice(0, k)) text += first.page(page);
+    // The state goes through a checkpoint file: only its JSON survives.
+    const saved = JSON.parse(JSON.stringify(first.state())) as Record<string, unknown>;
+    const resumed = createFormatter(format, { ...options, warn: () => undefined }, saved);
+    for (const page of pages.slice(k)) text += resumed.page(page);
+    text += resumed.end();
+    expect(text).toBe(uninterrupted());
+  });
+});
+
+describe('csv warnings across a resume', () => {
+  it('does not repeat a warning given before the checkpoint', () => {
+    const pages = [[{ a: 1 }], [{ a: 2, b: 1 }], [{ a: 3, b: 2, c: 1 }]];
+    const warn1 = vi.fn();
+    const first = createFormatter('csv', { warn: warn1 });
+    first.page(pages[0] as unknown[]);
+    first.page(pages[1] as unknown[]);
+    const warn2 = vi.fn();
+    const resumed = createFormatter('csv', { warn: warn2 }, JSON.parse(JSON.stringify(first.state())));
+    resumed.page(pages[2] as unknown[]);
+    expect(warn1.mock.calls.map((c) => c[0])).toEqual(["csv: new field 'b' not in the header; use --fields to include it"]);
+    expect(warn2.mock.calls.map((c) => c[0])).toEqual(["csv: new field 'c' not in the header; use --fields to include it"]);
+  });
+});
