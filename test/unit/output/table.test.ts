@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { createFormatter } from '../../../src/output/writer.js';
+import type { FormatterOptions } from '../../../src/output/writer.js';
+import { fitWidths, plainCell, TABLE_MIN_CELL } from '../../../src/output/table.js';
+import { invoiceA, invoiceB, manyInvoices, paginate } from './samples.js';
+
+function table(pages: readonly (readonly unknown[])[], options: FormatterOptions = {}): string {
+  const f = createFormatter('table', options);
+  let text = f.begin();
+  for (const p of pages) {
+    const out = f.page(p);
+    expect(out).toBe('');
+    text += out;
+  }
+  return text + f.end();
+}
+
+/** Display width of a line (the test data below is single-width). */
+const width = (line: string): number => [...line].length;
+
+describe('table', () => {
+  it('defaults to the top-level scalar keys of the first page, first-seen order', () => {
+    const text = table([[{ id: 1, nested: { a: 1 }, list: [1] }, { id: 2, name: 'b', nested: null }]]);
+    const head = text.split('\n')[1] as string;
+    expect(head).toMatch(/id.*name.*nested/);
+    expect(head).not.toContain('list');
+  });
+
+  it('uses --fields, then tableFields, as columns (dot paths)', () => {
+    expect(table([[invoiceA]], { fields: ['issuer.rfc', 'total'], tableFields: ['id'] }).split('\n')[1]).toMatch(/issuer\.rfc.*total/);
+    const text = table([[invoiceA]], { tableFields: ['id', 'receiver.name'] });
+    expect(text.split('\n')[1]).toMatch(/id.*receiver\.name/);
+    expect(text).toContain('COMERCIALIZADORA DEL VALLE SA DE CV');
+  });
+
+  it('emits no ANSI escapes, and control characters in data become spaces', () => {
+    const text = table([[{ id: 1, evil: 'a\u001b[31mred\nnext\tcol' }]], { columns: 200 });
+    expect(text).not.toMatch(/\u001b/);
+    expect(text).toContain('a [31mred next col');
+    expect(plainCell('x\r\ny\u009bz')).toBe('x  y z');
+  });
+
+  it.each([40, 60, 80, 120])('fits a terminal of %i columns, cutting cells with …', (columns) => {
+    const items = manyInvoices(20);
+    const text = table(paginate(items, [7]), { columns, fields: ['id', 'issuer.name', 'receiver.name', 'total', 'paymentTermsRaw'] });
+    const lines = text.trimEnd().split('\n');
+    for (const line of lines) expect(width(line)).toBeLessThanOrEqual(columns);
+    if (columns < 100) expect(text).toContain('…');
+  });
+
+  it('keeps natural widths when everything fits', () => {
+    const text = table([[{ a: 'short', b: 'text' }]], { columns: 120 });
+    expect(text).not.toContain('…');
+    expect(text).toContain('│ short │ text │');
+  });
+
+  it('leaves out the columns that cannot fit and says so', () => {
+    const fields = Array.from({ length: 30 }, (_, i) => `c${i}`);
+    const item = Object.fromEntries(fields.map((f) => [f, 'value']));
+    const text = table([[item]], { columns: 60, fields });
+    const shown = Math.floor(59 / (TABLE_MIN_CELL + 3));
+    expect(text).toContain(`… ${30 - shown} more columns not shown; use --fields to choose`);
+    for (const line of text.trimEnd().split('\n')) expect(width(line)).toBeLessThanOrEqual(60);
+  });
+
+  it('caps the rows and says how many were not shown', () => {
+    const items = Array.from({ length: 25 }, (_, i) => ({ id: i }));
+    const text = table(paginate(items, [10, 10]), { tableMaxRows: 10 });
+    expect(text.trimEnd().split('\n').at(-1)).toBe('… 15 more rows not shown; use --format csv');
+    expect(text).toContain('│ 9  │');
+    expect(text).not.toContain('│ 10 │');
+  });
+
+  it('prints nothing for zero items without known columns, a header only with them', () => {
+    expect(table([])).toBe('');
+    expect(table([[]])).toBe('');
+    const text = table([], { tableFields: ['id', 'total'] });
+    expect(text).toMatch(/id.*total/);
+    expect(text.trimEnd().split('\n')).toHaveLength(3);
+  });
+
+  it('continues from its state (buffered rows) after a resume', () => {
+    const f = createFormatter('table', {});
+    f.page([invoiceA]);
+    const g = createFormatter('table', {}, JSON.parse(JSON.stringify(f.state())));
+    g.page([invoiceB]);
+    const h = createFormatter('table', {});
+    h.page([invoiceA]);
+    h.page([invoiceB]);
+    expect(g.end()).toBe(h.end());
+  });
+});
+
+describe('fitWidths', () => {
+  it.each([
+    [[5, 4], 120, [5, 4]],
+    [[50, 50], 50, [22, 21]],
+    [[100, 3, 100], 50, [19, 3, 18]],
+    [[10, 10, 10, 10], 30, [5, 4, 4, 4]],
+  ])('%j in %i columns → %j', (natural, total, expected) => {
+    const out = fitWidths(natural, total);
+    expect(out).toEqual(expected);
+    // content + 2 padding per column + borders (n + 1)
+    expect(out.reduce((a, b) => a + b + 3, 1)).toBeLessThanOrEqual(total);
+  });
+});
