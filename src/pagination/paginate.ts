@@ -1,13 +1,17 @@
 /**
  * Follows `hydra:next` from a first URL, yielding each page once it parsed whole
- * (conventions.md, rule 8). STUB: interface fixed; implementation by the http work.
+ * (conventions.md, rule 8). Every link is resolved against the URL of the page it came from and
+ * checked before anything is sent to it: another origin or a page already fetched (a loop) stops
+ * the export (reliability.md rule 5; cli-spec.md "Links").
  */
 import type { Client, FetchedPage } from '../http/client.js';
+import { UnsafeLinkError } from '../errors.js';
+import { assertSameOrigin, normalizeUrl, resolveSameOrigin } from '../http/origin.js';
 
 /** Options of {@link paginate}. */
 export interface PaginateOptions {
   client: Client;
-  /** The configured base URL: links resolve against it and must keep its origin. */
+  /** The configured base URL: links must keep its origin. */
   baseUrl: URL;
   /** First page to fetch (absolute). */
   start: URL;
@@ -26,11 +30,42 @@ export interface PageStep extends FetchedPage {
 }
 
 /**
- * Yields pages in order until one has no `next`. Callers may `break` at any time.
- * @throws {UnsafeLinkError} when `next` has another origin or was already fetched (a loop),
- *   plus everything {@link Client.getPage} throws.
+ * Resolves a page's `next` link against the page's own URL (so `?page=2`, `/path?page=2` and
+ * absolute links all work) and checks its origin and that it was not fetched before.
+ * @param seen normalised URLs already fetched (see {@link normalizeUrl})
+ * @returns the next URL, or undefined on the last page
+ * @throws {UnsafeLinkError} for another origin, userinfo, a bad URL, or a loop
+ */
+export function resolveNext(fetched: FetchedPage, baseUrl: URL, seen: ReadonlySet<string>): URL | undefined {
+  const link = fetched.page.view?.next;
+  if (link === undefined) return undefined;
+  const next = resolveSameOrigin(link, fetched.url, baseUrl, 'a hydra:next link');
+  if (seen.has(normalizeUrl(next))) {
+    throw new UnsafeLinkError(`the API's hydra:next link loops back to a page already fetched (${next.pathname}${next.search})`, {
+      hint: 'the server returned a looping next link; stopping to avoid duplicate items',
+    });
+  }
+  return next;
+}
+
+/**
+ * Yields pages in order until one has no `next`. Callers may `break` at any time. A page whose
+ * `next` is refused is not yielded: the error comes instead, before any request to the link.
+ * @throws {UnsafeLinkError} when `start` or `next` has another origin or `next` was already fetched
+ *   (a loop), plus everything {@link Client.getPage} throws.
  */
 export async function* paginate(options: PaginateOptions): AsyncGenerator<PageStep, void, void> {
-  void options;
-  throw new Error('not implemented');
+  const { client, baseUrl, headers } = options;
+  assertSameOrigin(options.start, baseUrl, 'the first page');
+  const seen = new Set<string>();
+  for (const s of options.seen ?? []) seen.add(normalizeUrl(s));
+  let url: URL | undefined = options.start;
+  for (let index = 0; url !== undefined; index++) {
+    seen.add(normalizeUrl(url));
+    const fetched = await client.getPage(url, headers);
+    seen.add(normalizeUrl(fetched.url));
+    const next = resolveNext(fetched, baseUrl, seen);
+    yield { ...fetched, index, next };
+    url = next;
+  }
 }

@@ -1,0 +1,174 @@
+/**
+ * Concurrent offset pagination (`--concurrency`, "As fast as Node allows"): after the first page,
+ * the page URLs are known (`page=2…last`), so several can be in flight at once. Pages are still
+ * yielded strictly in order, with bounded buffering, and every request goes through the client's
+ * rate-limit governor, so concurrency never outruns `X-RateLimit-Remaining`.
+ */
+import type { Client, FetchedPage } from '../http/client.js';
+import { assertSameOrigin, isSameOrigin, normalizeUrl } from '../http/origin.js';
+import { paginate, resolveNext, type PageStep } from './paginate.js';
+
+/** Options of {@link fetchOffsetPages}. */
+export interface OffsetPagesOptions {
+  client: Client;
+  /** The configured base URL: every request keeps its origin. */
+  baseUrl: URL;
+  /** First page to fetch (absolute), with its `page` and `itemsPerPage` query parameters. */
+  start: URL;
+  /** Page number of `start` (default: its `page` query parameter, else 1). */
+  firstPage?: number;
+  /** Pages in flight at once (≥ 1); the governor may allow fewer. */
+  concurrency: number;
+  /** Extra headers for every page. */
+  headers?: Record<string, string>;
+  /** Stop after this many pages (default: all). */
+  maxPages?: number;
+}
+
+/**
+ * The `page` query parameter of a URL as a positive integer.
+ * @returns undefined when absent or not a positive integer
+ */
+export function pageNumberOf(url: URL): number | undefined {
+  const v = url.searchParams.get('page');
+  if (v === null || !/^\d{1,15}$/.test(v)) return undefined;
+  const n = Number(v);
+  return n >= 1 ? n : undefined;
+}
+
+/**
+ * A copy of `url` with its `page` query parameter set to `page`. The other parameters are kept
+ * byte for byte (URLSearchParams would re-encode `issuedAt[after]` and spaces), so the server sees
+ * the same filters on every page.
+ */
+export function withPage(url: URL, page: number): URL {
+  const out = new URL(url);
+  const query = out.search.startsWith('?') ? out.search.slice(1) : out.search;
+  const parts = query.length > 0 ? query.split('&') : [];
+  let found = false;
+  const replaced = parts.map((p) => {
+    const key = p.split('=', 1)[0];
+    if (key === 'page') {
+      found = true;
+      return `page=${page}`;
+    }
+    return p;
+  });
+  if (!found) replaced.push(`page=${page}`);
+  out.search = `?${replaced.join('&')}`;
+  return out;
+}
+
+/**
+ * The last page number the first page announces: `hydra:last`'s `page` (same origin and path
+ * only), else `ceil(totalItems / itemsPerPage)` with `itemsPerPage` from the URL or, on a full first
+ * page, from its length.
+ */
+function lastPageOf(first: FetchedPage, baseUrl: URL, start: URL): number | undefined {
+  const lastLink = first.page.view?.last;
+  if (lastLink !== undefined) {
+    let u: URL;
+    try {
+      u = new URL(lastLink, first.url);
+    } catch {
+      return undefined;
+    }
+    if (!isSameOrigin(u, baseUrl) || u.pathname !== first.url.pathname) return undefined;
+    return pageNumberOf(u);
+  }
+  const total = first.page.totalItems;
+  if (total === undefined) return undefined;
+  const param = start.searchParams.get('itemsPerPage');
+  const perPage = param !== null && /^\d+$/.test(param) ? Number(param) : first.page.members.length;
+  if (!(perPage > 0)) return undefined;
+  return Math.max(1, Math.ceil(total / perPage));
+}
+
+/**
+ * Fetches offset pages `first…last` with up to `concurrency` requests in flight, yielding them
+ * strictly in page order. At most `concurrency` pages are in flight or buffered at once (plus the
+ * one the consumer holds). Page URLs are built by setting `page` on the first page's URL, so they
+ * share its origin by construction. When the first page's links do not describe the range
+ * (no `last` nor `totalItems`, or a `next` that is not `page + 1` of the same path), it falls back
+ * to following `next` one page at a time ({@link paginate}). If the last page still has a `next`
+ * (the collection grew), that link is followed the same way. Breaking out of the loop aborts the
+ * requests in flight and starts no more.
+ * @throws everything {@link paginate} and {@link Client.getPage} throw; a failed page is thrown
+ *   once every page before it has been yielded.
+ */
+export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGenerator<PageStep, void, void> {
+  const { client, baseUrl, start, headers } = options;
+  const concurrency = Math.max(1, Math.floor(options.concurrency));
+  const maxPages = options.maxPages ?? Number.POSITIVE_INFINITY;
+  if (!(maxPages >= 1)) return;
+  assertSameOrigin(start, baseUrl, 'the first page');
+  const firstNo = options.firstPage ?? pageNumberOf(start) ?? 1;
+  const first = await client.getPage(start, headers);
+  const seen = new Set([normalizeUrl(start), normalizeUrl(first.url)]);
+  const next = resolveNext(first, baseUrl, seen);
+  if (next === undefined) {
+    yield { ...first, index: 0, next: undefined };
+    return;
+  }
+  const last = lastPageOf(first, baseUrl, start);
+  const agrees = last !== undefined && last > firstNo && next.pathname === first.url.pathname && pageNumberOf(next) === firstNo + 1;
+  if (!agrees || maxPages === 1) {
+    yield { ...first, index: 0, next };
+    if (maxPages === 1) return;
+    let count = 1;
+    for await (const step of paginate({ client, baseUrl, start: next, headers, seen })) {
+      yield { ...step, index: step.index + 1 };
+      if (++count >= maxPages) return;
+    }
+    return;
+  }
+
+  // The first page's own URL (after redirects) carries the filters the server accepted.
+  const template = pageNumberOf(first.url) === firstNo ? first.url : start;
+  const lastToFetch = Math.min(last, firstNo + maxPages - 1);
+  const controller = new AbortController();
+  const pending = new Map<number, Promise<FetchedPage>>();
+  let nextToLaunch = firstNo + 1;
+  const launch = (): void => {
+    while (nextToLaunch <= lastToFetch && pending.size < concurrency) {
+      const n = nextToLaunch++;
+      const p = client.getPage(withPage(template, n), headers, { signal: controller.signal });
+      // Awaited in order later; a failure of a later page must not be an unhandled rejection meanwhile.
+      p.catch(() => undefined);
+      pending.set(n, p);
+    }
+  };
+  try {
+    launch();
+    yield { ...first, index: 0, next: withPage(template, firstNo + 1) };
+    for (let n = firstNo + 1; n <= lastToFetch; n++) {
+      launch();
+      const fetched = await pending.get(n)!;
+      pending.delete(n);
+      launch();
+      if (n < lastToFetch) {
+        yield { ...fetched, index: n - firstNo, next: withPage(template, n + 1) };
+        continue;
+      }
+      if (n < last) {
+        // Stopped by maxPages: the following page exists.
+        yield { ...fetched, index: n - firstNo, next: withPage(template, n + 1) };
+        return;
+      }
+      for (let k = firstNo; k <= n; k++) seen.add(normalizeUrl(withPage(template, k)));
+      seen.add(normalizeUrl(fetched.url));
+      const more = resolveNext(fetched, baseUrl, seen);
+      yield { ...fetched, index: n - firstNo, next: more };
+      if (more === undefined) return;
+      let count = n - firstNo + 1;
+      if (count >= maxPages) return;
+      for await (const step of paginate({ client, baseUrl, start: more, headers, seen })) {
+        yield { ...step, index: count };
+        if (++count >= maxPages) return;
+      }
+      return;
+    }
+  } finally {
+    controller.abort();
+  }
+}
