@@ -5,8 +5,8 @@
  * endpoint's `tableFields`, else the top-level scalar keys of the first page that has items.
  * Cells are cut with `…` so every line fits `columns` (default {@link TABLE_DEFAULT_WIDTH});
  * columns that cannot get even {@link TABLE_MIN_CELL} characters are left out and counted in a
- * final line. No colours (plain `style`), and control characters in cells become spaces so data
- * cannot move the cursor or inject terminal escapes.
+ * final line. No colours (plain `style`), no lines between rows (`compact`), and control
+ * characters in cells become spaces so data cannot move the cursor or inject terminal escapes.
  */
 import Table from 'cli-table3';
 import type { Formatter, FormatterOptions, FormatterState } from './writer.js';
@@ -144,7 +144,7 @@ export function createTableFormatter(options: FormatterOptions = {}, resume?: Fo
         colWidths: widths.map((w) => w + 2),
         wordWrap: false,
         truncate: '…',
-        style: { head: [], border: [] },
+        style: { head: [], border: [], compact: true },
       });
       for (const r of rows) table.push(r.slice(0, shown));
       let text = table.toString() + '\n';
