@@ -1,0 +1,138 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  COMPLETION_SHELLS,
+  EXPORT_OPTIONS,
+  GLOBAL_OPTIONS,
+  defaultCompletionSpec,
+  renderBash,
+  renderFish,
+  renderZsh,
+  runCompletion,
+  type CompletionShell,
+} from '../../../src/commands/completion.js';
+import { CONFIG_KEYS } from '../../../src/config/values.js';
+import { exportCommands } from '../../../src/endpoints.js';
+import { UsageError } from '../../../src/errors.js';
+import { OUTPUT_FORMATS } from '../../../src/output/writer.js';
+import { createTestContext } from '../../helpers/context.js';
+
+const COMMANDS = ['entities', 'events', 'invoices', 'line-items', 'payments', 'ratelimit', 'config', 'sandbox', 'completion'];
+const dir = mkdtempSync(join(tmpdir(), 'collections-completion-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function script(shell: CompletionShell): string {
+  const t = createTestContext();
+  expect(runCompletion(shell, t.ctx)).toBe(0);
+  expect(t.stderr.text()).toBe('');
+  return t.stdout.text();
+}
+
+const hasShell = (name: string): boolean => spawnSync(name, ['-c', 'true']).status === 0;
+
+/** Sources the bash script and asks it to complete `words` (the last one is the word being typed). */
+function completeBash(words: string[]): string[] {
+  const file = join(dir, 'collections.bash');
+  writeFileSync(file, script('bash'));
+  const quoted = words.map((w) => `'${w}'`).join(' ');
+  const out = execFileSync(
+    'bash',
+    ['-c', `source "$1"; COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _collections; printf '%s\\n' "\${COMPREPLY[@]}"`, 'x', file],
+    { encoding: 'utf8' },
+  );
+  return out.split('\n').filter((l) => l !== '');
+}
+
+describe('completion scripts', () => {
+  it('the command list comes from the endpoint table plus the fixed commands', () => {
+    expect(defaultCompletionSpec().map((c) => c.name)).toEqual([...exportCommands(), 'ratelimit', 'config', 'sandbox', 'completion']);
+    expect(defaultCompletionSpec().map((c) => c.name).sort()).toEqual([...COMMANDS].sort());
+  });
+
+  it.each(COMPLETION_SHELLS)('%s: names every command, every format and the global options', (shell) => {
+    const text = script(shell);
+    for (const c of COMMANDS) expect(text).toMatch(new RegExp(`(^|[^a-z-])${c}([^a-z-]|$)`, 'm'));
+    for (const f of OUTPUT_FORMATS) expect(text).toContain(f);
+    for (const o of GLOBAL_OPTIONS) expect(text).toContain(shell === 'fish' ? `-l ${o.long.slice(2)}` : o.long);
+    for (const o of EXPORT_OPTIONS) expect(text).toContain(shell === 'fish' ? `-l ${o.long.slice(2)}` : o.long);
+    for (const k of CONFIG_KEYS) expect(text).toContain(k);
+  });
+
+  it('bash: the script is valid syntax (bash -n)', () => {
+    const file = join(dir, 'syntax.bash');
+    writeFileSync(file, script('bash'));
+    const r = spawnSync('bash', ['-n', file], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+
+  it.runIf(hasShell('zsh'))('zsh: the script is valid syntax (zsh -n)', () => {
+    const file = join(dir, '_collections');
+    writeFileSync(file, script('zsh'));
+    expect(spawnSync('zsh', ['-n', file]).status).toBe(0);
+  });
+
+  it.runIf(hasShell('fish'))('fish: the script is valid syntax (fish -n)', () => {
+    const file = join(dir, 'collections.fish');
+    writeFileSync(file, script('fish'));
+    expect(spawnSync('fish', ['-n', file]).status).toBe(0);
+  });
+
+  it.each([
+    { words: ['collections', ''], expected: COMMANDS, absent: ['--cursor'] },
+    { words: ['collections', 'in'], expected: ['invoices'], absent: ['entities'] },
+    { words: ['collections', 'invoices', '--format', ''], expected: [...OUTPUT_FORMATS], absent: ['invoices'] },
+    { words: ['collections', 'invoices', '-f', 'n'], expected: ['ndjson'], absent: ['json'] },
+    { words: ['collections', 'line-items', '--'], expected: ['--taxpayer', '--invoice', '--cursor', '--api-key', '--no-progress'], absent: [] },
+    { words: ['collections', 'entities', '--'], expected: ['--cursor', '--items-per-page'], absent: ['--taxpayer', '--invoice'] },
+    { words: ['collections', 'ratelimit', '--'], expected: ['--cached', '--json', '--taxpayer'], absent: ['--cursor'] },
+    { words: ['collections', '--profile', 'work', 'config', ''], expected: ['set', 'get', 'unset', 'list', 'path'], absent: ['work'] },
+    { words: ['collections', 'config', 'set', ''], expected: [...CONFIG_KEYS], absent: ['set'] },
+    { words: ['collections', 'config', 'list', ''], expected: [], absent: [...CONFIG_KEYS] },
+    { words: ['collections', 'completion', ''], expected: ['bash', 'zsh', 'fish'], absent: [] },
+  ])('bash completes $words', ({ words, expected, absent }) => {
+    const got = completeBash(words);
+    for (const w of expected) expect(got).toContain(w);
+    for (const w of absent) expect(got).not.toContain(w);
+  });
+
+  it('refuses words that are not plain tokens, so nothing reaches a script unquoted', () => {
+    const spec = [{ name: 'evil$(rm -rf ~)', description: 'x', options: [] }];
+    for (const render of [renderBash, renderZsh, renderFish]) expect(() => render(spec)).toThrow(/plain token/);
+  });
+
+  it('quotes descriptions with apostrophes for zsh and fish', () => {
+    const spec = [{ name: 'invoices', description: "a taxpayer's invoices", options: [{ long: '--x', description: "it's" }] }];
+    expect(renderFish(spec)).toContain(`'a taxpayer'\\''s invoices'`);
+    expect(renderZsh(spec)).not.toMatch(/[^\\]'s invoices/);
+  });
+
+  it('an unknown shell is a usage error', () => {
+    const t = createTestContext();
+    expect(() => runCompletion('powershell' as CompletionShell, t.ctx)).toThrow(UsageError);
+    expect(t.stdout.text()).toBe('');
+  });
+});
+
+describe('completion stays in step with the commander program', () => {
+  it('every option of every command of cli/program.ts is completed, and nothing else', async () => {
+    const { createProgram } = await import('../../../src/cli/program.js');
+    const t = createTestContext();
+    const ctx = { ...t.ctx, version: '0.0.0-test' };
+    // createProgram gained a leading argv parameter while this was written; accept either form.
+    const make = createProgram as unknown as (...args: unknown[]) => ReturnType<typeof createProgram>;
+    const program = make.length >= 4 ? make([], ctx, () => undefined, []) : make(ctx, () => undefined, []);
+    const spec = new Map(defaultCompletionSpec().map((c) => [c.name, c]));
+    const longs = (options: readonly { long?: string }[]): string[] =>
+      options.map((o) => o.long).filter((l): l is string => l !== undefined && l !== '--help' && l !== '--version').sort();
+    expect(longs(program.options)).toEqual(GLOBAL_OPTIONS.map((o) => o.long).sort());
+    for (const cmd of program.commands) {
+      const ours = spec.get(cmd.name());
+      expect(ours, `command ${cmd.name()} is missing from completion`).toBeDefined();
+      expect(longs(cmd.options), `options of ${cmd.name()}`).toEqual(ours!.options.map((o) => o.long).sort());
+    }
+  });
+});
