@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { maskSecret, redact, redactError, redactSecret, REDACTED } from '../../../src/http/redact.js';
+
+const CANARY = 'canary-KEY-0000-do-not-print';
+
+describe('redact', () => {
+  it.each([
+    [`key ${CANARY} rejected`, `key ${REDACTED} rejected`],
+    [`${CANARY}${CANARY}`, `${REDACTED}${REDACTED}`],
+    ['nothing secret here', 'nothing secret here'],
+    [`GET /x?k=${encodeURIComponent('a b/c+d=e')}`, `GET /x?k=${REDACTED}`],
+  ])('%j → %j', (text, expected) => {
+    expect(redact(text, [CANARY, 'a b/c+d=e'])).toBe(expected);
+  });
+
+  it('scrubs the form-encoded spelling too', () => {
+    expect(redact('k=a+b%2Fc', ['a b/c'])).toBe(`k=${REDACTED}`);
+  });
+
+  it('ignores undefined and very short secrets', () => {
+    expect(redact('a cat', [undefined, 'a', ''])).toBe('a cat');
+  });
+
+  it('redactSecret scrubs raw and percent-encoded forms', () => {
+    expect(redactSecret(`x ${encodeURIComponent('k y')} k y`, 'k y')).toBe(`x ${REDACTED} ${REDACTED}`);
+  });
+
+  it('redactError scrubs message, stack and the cause chain', () => {
+    const inner = new Error(`socket said ${CANARY}`);
+    const outer = new Error(`failed: ${CANARY}`, { cause: inner });
+    redactError(outer, [CANARY]);
+    expect(outer.message).toBe(`failed: ${REDACTED}`);
+    expect(outer.stack).not.toContain(CANARY);
+    expect(inner.message).not.toContain(CANARY);
+    expect(inner.stack).not.toContain(CANARY);
+  });
+});
+
+describe('maskSecret', () => {
+  it.each([
+    [CANARY, '****rint'],
+    ['abcdefgh', '****efgh'],
+    ['short', '****'],
+    ['', '****'],
+  ])('%j → %j', (key, masked) => {
+    expect(maskSecret(key)).toBe(masked);
+  });
+});

@@ -1,0 +1,182 @@
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createConfigStore, defaultConfigDir, DIR_MODE, FILE_MODE } from '../../../src/config/store.js';
+import { UsageError } from '../../../src/errors.js';
+
+const CANARY = 'canary-KEY-0000-do-not-print';
+const posix = process.platform !== 'win32';
+
+let root: string;
+let dir: string;
+let warnings: string[];
+const open = () => createConfigStore({ configDir: dir, warn: (m) => warnings.push(m) });
+const mode = (path: string): number => statSync(path).mode & 0o777;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'collections-store-'));
+  dir = join(root, 'nested', 'cfg');
+  warnings = [];
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+describe('file and folder modes', () => {
+  it.runIf(posix).each([0o022, 0o000, 0o077])('folder 0700 and files 0600 under umask %o', (mask) => {
+    const previous = process.umask(mask);
+    try {
+      const store = open();
+      store.set('default', 'api-key', CANARY);
+      store.recordRateLimit('https://api.example.com', 'entities', { limit: 10, remaining: 9, resetAt: 1, observedAt: 1 });
+      expect(mode(dir)).toBe(DIR_MODE);
+      expect(mode(store.path)).toBe(FILE_MODE);
+      expect(mode(store.rateLimitPath)).toBe(FILE_MODE);
+      // A second write (conf writes a temp file and renames it) keeps the mode.
+      store.set('default', 'base-url', 'https://api.example.com');
+      expect(mode(store.path)).toBe(FILE_MODE);
+      expect(warnings).toEqual([]);
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it.runIf(posix)('tightens an existing 0644 file and 0755 folder with one warning line', () => {
+    mkdirSync(dir, { recursive: true });
+    chmodSync(dir, 0o755);
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { 'api-key': CANARY } } }));
+    chmodSync(join(dir, 'config.json'), 0o644);
+    const store = open();
+    expect(mode(dir)).toBe(0o700);
+    expect(mode(store.path)).toBe(0o600);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).not.toContain('\n');
+    expect(warnings[0]).toContain('0644');
+    expect(warnings[0]).toContain('0755');
+    expect(warnings[0]).not.toContain(CANARY);
+    expect(store.getProfile('default')['api-key']).toBe(CANARY);
+    // Once tight, no more warnings.
+    open();
+    expect(warnings).toHaveLength(1);
+  });
+
+  it.runIf(posix)('leaves a private folder and file alone', () => {
+    open().set('default', 'format', 'csv');
+    open();
+    expect(warnings).toEqual([]);
+  });
+});
+
+describe('profiles', () => {
+  it('keeps profiles apart, unsets values and drops empty profiles', () => {
+    const store = open();
+    store.set('default', 'base-url', 'https://api.example.com/v1');
+    store.set('sandbox', 'base-url', 'http://127.0.0.1:8080');
+    store.set('sandbox', 'items-per-page', '50');
+    expect(store.getProfile('default')).toEqual({ 'base-url': 'https://api.example.com/v1' });
+    expect(store.getProfile('sandbox')).toEqual({ 'base-url': 'http://127.0.0.1:8080/', 'items-per-page': 50 });
+    expect(store.profiles()).toEqual(['default', 'sandbox']);
+    expect(store.unset('sandbox', 'items-per-page')).toBe(true);
+    expect(store.unset('sandbox', 'items-per-page')).toBe(false);
+    expect(store.unset('sandbox', 'base-url')).toBe(true);
+    expect(store.profiles()).toEqual(['default']);
+    expect(store.getProfile('nobody')).toEqual({});
+    // Values survive a reopen (they are on disk, not in memory).
+    expect(open().getProfile('default')['base-url']).toBe('https://api.example.com/v1');
+  });
+
+  it('stores numbers as numbers and refuses invalid values without writing', () => {
+    const store = open();
+    expect(store.set('default', 'max-wait', '90.5')).toBe(90.5);
+    expect(() => store.set('default', 'items-per-page', '5000')).toThrow(UsageError);
+    expect(() => store.set('default', 'format', 'xml')).toThrow(UsageError);
+    expect(() => store.set('default', 'base-url', 'ftp://x')).toThrow(UsageError);
+    expect(store.getProfile('default')).toEqual({ 'max-wait': 90.5 });
+  });
+
+  it.each(['', '-x', '__proto__', 'a/b', 'a b', 'x'.repeat(65)])('refuses the profile name %j', (name) => {
+    expect(() => open().set(name, 'format', 'csv')).toThrow(UsageError);
+  });
+
+  it('a profile named like an Object.prototype member is just a profile', () => {
+    const store = open();
+    expect(store.getProfile('constructor')).toEqual({});
+    store.set('constructor', 'format', 'csv');
+    expect(store.getProfile('constructor')).toEqual({ format: 'csv' });
+  });
+});
+
+describe('damaged files', () => {
+  it('a config file that is not JSON is a usage error that does not quote the file', () => {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, 'config.json'), `{"profiles": {"default": {"api-key": "${CANARY}" ,,,`, { mode: 0o600 });
+    let error: unknown;
+    try {
+      open();
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(UsageError);
+    const e = error as UsageError;
+    expect(`${e.message} ${e.hint} ${e.stack}`).not.toContain(CANARY);
+    expect(e.cause).toBeUndefined();
+    expect(e.message).toContain('config.json');
+  });
+
+  it('a hand-edited invalid key is refused without quoting it', () => {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { 'api-key': `${CANARY} with spaces` } } }), {
+      mode: 0o600,
+    });
+    const store = open();
+    expect(() => store.getProfile('default')).toThrow(UsageError);
+    try {
+      store.getProfile('default');
+    } catch (err) {
+      expect(String((err as Error).message)).not.toContain(CANARY);
+    }
+  });
+
+  it('a hand-edited invalid number names the key and value', () => {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { retries: -3 } } }), { mode: 0o600 });
+    expect(() => open().getProfile('default')).toThrow(/retries.*-3/);
+  });
+});
+
+describe('rate-limit cache', () => {
+  it('keeps the newest observation per origin and endpoint, and never the key', () => {
+    const store = open();
+    store.set('default', 'api-key', CANARY);
+    const a = 'https://api.example.com';
+    const b = 'http://127.0.0.1:9999';
+    expect(store.recordRateLimit(a, 'entities', { limit: 60, remaining: 10, resetAt: 5_000, observedAt: 2_000 })).toBe(true);
+    store.recordRateLimit(a, 'entities', { limit: 60, remaining: 50, resetAt: 4_000, observedAt: 1_000 });
+    store.recordRateLimit(a, 'events', { limit: 60, observedAt: 3_000 });
+    store.recordRateLimit(b, 'entities', { limit: 5, remaining: 0, resetAt: 9_000, observedAt: 4_000 });
+    const ofA = store.rateLimits(a).sort((x, y) => x.endpoint.localeCompare(y.endpoint));
+    expect(ofA).toEqual([
+      { origin: a, endpoint: 'entities', limit: 60, remaining: 10, resetAt: 5_000, observedAt: 2_000 },
+      { origin: a, endpoint: 'events', limit: 60, observedAt: 3_000 },
+    ]);
+    expect(store.rateLimits()).toHaveLength(3);
+    expect(readFileSync(store.rateLimitPath, 'utf8')).not.toContain(CANARY);
+  });
+
+  it('an unreadable cache reads as empty and recording reports failure instead of throwing', () => {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, 'ratelimit.json'), 'not json', { mode: 0o600 });
+    const store = open();
+    expect(store.rateLimits()).toEqual([]);
+    expect(store.recordRateLimit('https://x.example', 'entities', { observedAt: 1 })).toBe(false);
+  });
+});
+
+describe('defaultConfigDir (conf and env-paths conventions)', () => {
+  it.each([
+    ['linux', {}, '/home/u/.config/collections-nodejs'],
+    ['linux', { XDG_CONFIG_HOME: '/xdg' }, '/xdg/collections-nodejs'],
+    ['darwin', {}, '/home/u/Library/Preferences/collections-nodejs'],
+  ] as const)('%s %j → %s', (platform, env, expected) => {
+    expect(defaultConfigDir(env, platform, '/home/u')).toBe(expected);
+  });
+});
