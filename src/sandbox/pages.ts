@@ -1,0 +1,210 @@
+/**
+ * Pagination of the sandbox (api-contract.md §8, record-samples.md §6): parsing `page`,
+ * `itemsPerPage` and the cursor parameters, choosing the slice of a collection, building the
+ * `hydra:view` links and rendering the JSON-LD envelope by concatenating cached item bytes.
+ */
+import { firstPositionBelow, type CollectionView } from './collection.js';
+
+/** Default and maximum of `itemsPerPage` (api-contract.md §8). */
+export const DEFAULT_ITEMS_PER_PAGE = 20;
+/** Largest accepted `itemsPerPage`; above it the sandbox answers 400. */
+export const MAX_ITEMS_PER_PAGE = 1000;
+
+/** Query parameters that belong to pagination; every other parameter is kept in the links. */
+const PAGING_PARAMS = new Set(['page', 'id[lt]', 'id[gt]']);
+
+/** What a request asks of pagination. */
+export interface PageQuery {
+  mode: 'offset' | 'cursor';
+  itemsPerPage: number;
+  /** Offset mode: 1-based page number. */
+  page: number;
+  /** Cursor mode: `id[lt]`, the next page's boundary (items older than it). */
+  before: string | undefined;
+  /** Cursor mode: `id[gt]`, the previous page's boundary (items newer than it). */
+  after: string | undefined;
+  /** Cursor mode: include `hydra:totalItems` (`X-Pagination-Enable-Partial: 0`). */
+  withTotal: boolean;
+}
+
+const POSITIVE_INTEGER = /^[0-9]+$/;
+
+/**
+ * Parses the pagination of a request.
+ * @param cursorAllowed whether the endpoint supports cursor mode; `X-Pagination-Style: cursor` is
+ *   ignored elsewhere (api-contract.md §8.3)
+ * @returns the query, or an error message for a 400 (`itemsPerPage` not an integer in 1..1000,
+ *   `page` not an integer ≥ 1)
+ */
+export function parsePageQuery(
+  params: URLSearchParams,
+  cursorAllowed: boolean,
+  header: (name: string) => string | null,
+): PageQuery | { error: string } {
+  const ippText = params.get('itemsPerPage');
+  let itemsPerPage = DEFAULT_ITEMS_PER_PAGE;
+  if (ippText !== null) {
+    const n = POSITIVE_INTEGER.test(ippText) ? Number(ippText) : Number.NaN;
+    if (!(n >= 1 && n <= MAX_ITEMS_PER_PAGE)) {
+      return { error: `itemsPerPage must be an integer between 1 and ${MAX_ITEMS_PER_PAGE}` };
+    }
+    itemsPerPage = n;
+  }
+  const cursor = cursorAllowed && header('x-pagination-style')?.trim().toLowerCase() === 'cursor';
+  let page = 1;
+  const pageText = params.get('page');
+  if (!cursor && pageText !== null) {
+    const n = POSITIVE_INTEGER.test(pageText) ? Number(pageText) : Number.NaN;
+    if (!(n >= 1 && Number.isSafeInteger(n))) return { error: 'page must be a positive integer' };
+    page = n;
+  }
+  return {
+    mode: cursor ? 'cursor' : 'offset',
+    itemsPerPage,
+    page,
+    before: cursor ? (params.get('id[lt]') ?? undefined) : undefined,
+    after: cursor ? (params.get('id[gt]') ?? undefined) : undefined,
+    withTotal: cursor && header('x-pagination-enable-partial')?.trim() === '0',
+  };
+}
+
+/** Relative links of a page's `hydra:view`. */
+export interface PageLinks {
+  view: string;
+  first?: string;
+  last?: string;
+  previous?: string;
+  next?: string;
+}
+
+/** The slice a request gets and its links. */
+export interface PagePlan {
+  mode: 'offset' | 'cursor';
+  /** First position (inclusive) in the view. */
+  start: number;
+  /** Last position (exclusive). */
+  end: number;
+  /** Items in the view. */
+  total: number;
+  /** Whether the envelope carries `hydra:totalItems`. */
+  includeTotal: boolean;
+  /** Offset page number; in cursor mode the page the slice would be at (`floor(start / itemsPerPage) + 1`), for fault scoping. */
+  pageNumber: number;
+  links: PageLinks;
+}
+
+/**
+ * Chooses the slice and links of a page.
+ * @param path the request's path as received (percent-encoded), used in every link
+ * @param params the request's query; non-paging parameters (filters, `itemsPerPage`) are kept in the links
+ */
+export function planPage(view: CollectionView, query: PageQuery, path: string, params: URLSearchParams): PagePlan {
+  const kept = new URLSearchParams();
+  for (const [k, v] of params) if (!PAGING_PARAMS.has(k)) kept.append(k, v);
+  const keptText = kept.toString();
+  const withQuery = (extra: string): string =>
+    extra === '' ? (keptText === '' ? path : `${path}?${keptText}`) : `${path}?${keptText === '' ? '' : `${keptText}&`}${extra}`;
+  const total = view.length;
+  const ipp = query.itemsPerPage;
+
+  if (query.mode === 'offset') {
+    const lastPage = Math.max(1, Math.ceil(total / ipp));
+    const start = Math.min(total, (query.page - 1) * ipp);
+    const end = Math.min(total, start + ipp);
+    const pageLink = (n: number): string => withQuery(`page=${n}`);
+    const links: PageLinks = { view: pageLink(query.page) };
+    // Like the real API, a single page carries no first/last/next (record-samples.md §6).
+    if (lastPage > 1 || query.page > 1) {
+      links.first = pageLink(1);
+      if (query.page > 1) links.previous = pageLink(query.page - 1);
+      if (query.page < lastPage) links.next = pageLink(query.page + 1);
+      links.last = pageLink(lastPage);
+    }
+    return { mode: 'offset', start, end, total, includeTotal: true, pageNumber: query.page, links };
+  }
+
+  let start: number;
+  let end: number;
+  let viewLink: string;
+  if (query.before !== undefined) {
+    start = firstPositionBelow(view, query.before, true);
+    end = Math.min(total, start + ipp);
+    viewLink = withQuery(`id%5Blt%5D=${encodeURIComponent(query.before)}`);
+  } else if (query.after !== undefined) {
+    end = firstPositionBelow(view, query.after, false);
+    start = Math.max(0, end - ipp);
+    viewLink = withQuery(`id%5Bgt%5D=${encodeURIComponent(query.after)}`);
+  } else {
+    start = 0;
+    end = Math.min(total, ipp);
+    viewLink = withQuery('');
+  }
+  const links: PageLinks = { view: viewLink };
+  if (end > start) {
+    // Cursors are the boundary ids themselves, so a page never shifts when items come or go.
+    if (start > 0) links.previous = withQuery(`id%5Bgt%5D=${encodeURIComponent(view.id(start))}`);
+    if (end < total) links.next = withQuery(`id%5Blt%5D=${encodeURIComponent(view.id(end - 1))}`);
+  }
+  return {
+    mode: 'cursor',
+    start,
+    end,
+    total,
+    includeTotal: query.withTotal,
+    pageNumber: Math.floor(start / ipp) + 1,
+    links,
+  };
+}
+
+/** How the envelope is spelled. */
+export interface EnvelopeStyle {
+  /** `hydra:member` etc. (true) or the unprefixed terms of current API Platform (`member`, `view`…). */
+  prefixed: boolean;
+  /** Name of the previous link in cursor mode: the guide's `previous`, or the OpenAPI example's `last`. */
+  cursorPrevious: 'previous' | 'last';
+}
+
+const COMMA = Buffer.from(',');
+
+/**
+ * Renders a collection page as compact JSON-LD (record-samples.md §6) into one Buffer: the
+ * envelope's head and tail around the cached bytes of each member, without re-serialising them.
+ * @param collectionId the collection's `@id` (the request path without query)
+ * @param links the links to write (possibly altered by faults)
+ */
+export function renderPage(
+  view: CollectionView,
+  plan: PagePlan,
+  links: PageLinks,
+  collectionId: string,
+  context: string,
+  style: EnvelopeStyle,
+): Buffer {
+  const p = style.prefixed ? 'hydra:' : '';
+  let head = `{"@context":${JSON.stringify(context)},"@id":${JSON.stringify(collectionId)},"@type":"${p}Collection",`;
+  if (plan.includeTotal) head += `"${p}totalItems":${plan.total},`;
+  head += `"${p}member":[`;
+  let tail = `],"${p}view":{"@id":${JSON.stringify(links.view)},"@type":"${p}PartialCollectionView"`;
+  const add = (name: string, value: string | undefined): void => {
+    if (value !== undefined) tail += `,"${p}${name}":${JSON.stringify(value)}`;
+  };
+  if (plan.mode === 'offset') {
+    add('first', links.first);
+    add('previous', links.previous);
+    add('next', links.next);
+    add('last', links.last);
+  } else {
+    add('first', links.first);
+    add(style.cursorPrevious, links.previous);
+    add('next', links.next);
+    if (style.cursorPrevious !== 'last') add('last', links.last);
+  }
+  tail += '}}';
+  const parts: Buffer[] = [Buffer.from(head)];
+  for (let pos = plan.start; pos < plan.end; pos++) {
+    if (pos > plan.start) parts.push(COMMA);
+    parts.push(view.bytes(pos));
+  }
+  parts.push(Buffer.from(tail));
+  return Buffer.concat(parts);
+}
