@@ -58,9 +58,9 @@ export interface RatelimitRow {
   status: number;
   limit: number | null;
   remaining: number | null;
-  /** When the window resets, ISO 8601 UTC. */
+  /** When the window resets by the server's clock (`X-RateLimit-Reset`), ISO 8601 UTC. */
   reset: string | null;
-  /** Whole seconds until the reset (rounded up, never negative). */
+  /** Whole seconds until the reset (rounded up, never negative), corrected for the local clock's offset from the server's `Date`. */
   resetInSeconds: number | null;
   /** The response's `X-Request-ID`, when sent. */
   requestId?: string;
@@ -192,7 +192,7 @@ function runCached(options: RatelimitOptions, ctx: Context, store: ConfigStore):
     limit: e.limit ?? null,
     remaining: e.remaining ?? null,
     reset: e.resetAt === undefined ? null : new Date(e.resetAt).toISOString(),
-    resetInSeconds: resetSeconds(e.resetAt, now),
+    resetInSeconds: resetSeconds(e.resetLocalAt ?? e.resetAt, now),
     observedAt: new Date(e.observedAt).toISOString(),
     ageSeconds: Math.max(0, Math.floor((now - e.observedAt) / 1000)),
   }));
@@ -210,14 +210,15 @@ function runCached(options: RatelimitOptions, ctx: Context, store: ConfigStore):
       useColour(ctx),
     );
     for (const e of entries) {
-      const passed = e.resetAt !== undefined && e.resetAt <= now;
+      const resetLocal = e.resetLocalAt ?? e.resetAt;
+      const passed = resetLocal !== undefined && resetLocal <= now;
       table.push([
         ...(showOrigin ? [e.origin] : []),
         e.endpoint,
         cell(e.limit),
         cell(e.remaining),
-        e.resetAt === undefined ? '-' : formatLocalTime(e.resetAt, now),
-        e.resetAt === undefined ? '-' : passed ? 'reset since' : formatDuration(e.resetAt - now),
+        resetLocal === undefined ? '-' : formatLocalTime(resetLocal, now),
+        resetLocal === undefined ? '-' : passed ? 'reset since' : formatDuration(resetLocal - now),
         `${formatDuration(now - e.observedAt)} ago`,
       ]);
     }
@@ -316,7 +317,7 @@ export async function runRatelimit(options: RatelimitOptions, ctx: Context): Pro
       limit: rl?.limit ?? null,
       remaining: rl?.remaining ?? null,
       reset: rl?.resetAt === undefined ? null : new Date(rl.resetAt).toISOString(),
-      resetInSeconds: resetSeconds(rl?.resetAt, now),
+      resetInSeconds: resetSeconds(rl?.resetLocalAt ?? rl?.resetAt, now),
     };
     if (result.requestId !== undefined) row.requestId = result.requestId;
     if (result.serverMessage !== undefined && result.status !== 429 && (result.status < 200 || result.status > 299)) {
@@ -335,7 +336,9 @@ export async function runRatelimit(options: RatelimitOptions, ctx: Context): Pro
     useColour(ctx),
   );
   for (const [i, row] of rows.entries()) {
-    const resetAt = answers[i]!.result.rateLimit?.resetAt;
+    // The local-clock instant of the reset (corrected by the server's Date) is what a person's watch shows.
+    const rl = answers[i]!.result.rateLimit;
+    const resetAt = rl?.resetLocalAt ?? rl?.resetAt;
     const status = row.status === 429 ? '429 limited' : row.status === 404 ? '404 not found' : String(row.status);
     table.push([
       row.endpoint,

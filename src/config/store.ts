@@ -40,6 +40,8 @@ export interface RateLimitCacheEntry {
   remaining?: number;
   /** `X-RateLimit-Reset` by the server's clock, epoch ms. */
   resetAt?: number;
+  /** The reset as a local-clock instant, epoch ms (corrected by the server's `Date`), when known. */
+  resetLocalAt?: number;
   /** When the response was received, epoch ms by the local clock. */
   observedAt: number;
 }
@@ -48,7 +50,11 @@ export interface RateLimitCacheEntry {
 export interface RateLimitObservation {
   limit?: number;
   remaining?: number;
+  /** Reset by the server's clock, epoch ms. */
   resetAt?: number;
+  /** Reset by the local clock, epoch ms. */
+  resetLocalAt?: number;
+  /** When the response was received, epoch ms by the local clock. */
   observedAt: number;
 }
 
@@ -276,6 +282,7 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
         if (snapshot.limit !== undefined) entry.limit = snapshot.limit;
         if (snapshot.remaining !== undefined) entry.remaining = snapshot.remaining;
         if (snapshot.resetAt !== undefined) entry.resetAt = snapshot.resetAt;
+        if (snapshot.resetLocalAt !== undefined) entry.resetLocalAt = snapshot.resetLocalAt;
         entries[id] = entry;
         c.set('entries', entries);
         return true;
@@ -301,9 +308,11 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
         const limit = num(value.limit);
         const remaining = num(value.remaining);
         const resetAt = num(value.resetAt);
+        const resetLocalAt = num(value.resetLocalAt);
         if (limit !== undefined) entry.limit = limit;
         if (remaining !== undefined) entry.remaining = remaining;
         if (resetAt !== undefined) entry.resetAt = resetAt;
+        if (resetLocalAt !== undefined) entry.resetLocalAt = resetLocalAt;
         out.push(entry);
       }
       return out;

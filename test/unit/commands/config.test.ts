@@ -1,0 +1,233 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runConfig, type ConfigAction } from '../../../src/commands/config.js';
+import { createConfigStore } from '../../../src/config/store.js';
+import { CollectionsError, InterruptedError, UsageError } from '../../../src/errors.js';
+import { createTestContext, type TestContext, type TestContextOptions } from '../../helpers/context.js';
+
+const CANARY = 'canary-KEY-0000-do-not-print';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'collections-config-cmd-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const context = (options: TestContextOptions = {}): TestContext => createTestContext({ configDir: dir, ...options });
+const stored = (profile = 'default') => createConfigStore({ configDir: dir }).getProfile(profile);
+
+/** Runs a config action; returns the code or the error, and everything printed. */
+async function run(
+  action: ConfigAction,
+  args: string[],
+  options: { profile?: string } = {},
+  t: TestContext = context(),
+): Promise<{ code?: number; error?: unknown; out: string; err: string }> {
+  try {
+    const code = await runConfig(action, args, options, t.ctx);
+    return { code, out: t.stdout.text(), err: t.stderr.text() };
+  } catch (error) {
+    return { error, out: t.stdout.text(), err: t.stderr.text() };
+  }
+}
+
+function expectNoCanary(r: { error?: unknown; out: string; err: string }): void {
+  expect(r.out).not.toContain(CANARY);
+  expect(r.err).not.toContain(CANARY);
+  if (r.error instanceof Error) {
+    expect(r.error.message).not.toContain(CANARY);
+    expect(String(r.error.stack)).not.toContain(CANARY);
+    expect(String((r.error as CollectionsError).hint ?? '')).not.toContain(CANARY);
+  }
+}
+
+/** A fake terminal on stdin: records raw-mode switches. */
+function fakeTty(): PassThrough & { isTTY: boolean; isRaw: boolean; modes: boolean[]; setRawMode(mode: boolean): void } {
+  const s = new PassThrough() as PassThrough & { isTTY: boolean; isRaw: boolean; modes: boolean[]; setRawMode(mode: boolean): void };
+  s.isTTY = true;
+  s.isRaw = false;
+  s.modes = [];
+  s.setRawMode = (mode: boolean) => {
+    s.modes.push(mode);
+    s.isRaw = mode;
+  };
+  return s;
+}
+
+function ttyContext(stdin: NodeJS.ReadableStream): TestContext {
+  const t = context({ stdinIsTTY: true, stderrIsTTY: true });
+  t.ctx.io.stdin = stdin;
+  return t;
+}
+
+describe('config set / get / list / unset / path', () => {
+  it('stores, prints and removes values per profile', async () => {
+    expect((await run('set', ['base-url', 'https://api.example.com'])).code).toBe(0);
+    expect((await run('set', ['items-per-page', '250'], { profile: 'work' })).code).toBe(0);
+    expect(stored()).toEqual({ 'base-url': 'https://api.example.com/' });
+    expect(stored('work')).toEqual({ 'items-per-page': 250 });
+
+    const get = await run('get', ['base-url']);
+    expect(get.out).toBe('https://api.example.com/\n');
+    const list = await run('list', [], { profile: 'work' });
+    expect(list.out).toBe('items-per-page=250\n');
+
+    const unset = await run('unset', ['base-url']);
+    expect(unset.code).toBe(0);
+    expect(unset.out).toBe('');
+    expect(stored()).toEqual({});
+    expect((await run('unset', ['base-url'])).code).toBe(0);
+  });
+
+  it('COLLECTIONS_PROFILE selects the profile; --profile wins over it', async () => {
+    await run('set', ['format', 'csv'], {}, context({ env: { COLLECTIONS_PROFILE: 'env-profile' } }));
+    await run('set', ['format', 'json'], { profile: 'flag-profile' }, context({ env: { COLLECTIONS_PROFILE: 'env-profile' } }));
+    expect(stored('env-profile')).toEqual({ format: 'csv' });
+    expect(stored('flag-profile')).toEqual({ format: 'json' });
+  });
+
+  it('path prints the file path on stdout (and nothing else)', async () => {
+    const r = await run('path', []);
+    expect(r.out).toBe(`${join(dir, 'config.json')}\n`);
+    expect(r.err).toBe('');
+  });
+
+  it('list of an empty profile prints no data and says so on stderr', async () => {
+    await run('set', ['format', 'csv'], { profile: 'other' });
+    const r = await run('list', []);
+    expect(r.out).toBe('');
+    expect(r.err).toContain('other');
+  });
+
+  it.each<[ConfigAction, string[], RegExp]>([
+    ['get', ['nope'], /unknown config key/],
+    ['get', ['format'], /not set/],
+    ['get', [], /wrong number/],
+    ['set', ['format'], /needs a value/],
+    ['set', ['format', 'xml'], /format must be one of/],
+    ['set', ['items-per-page', '0'], /items-per-page/],
+    ['set', ['base-url', 'nope'], /not a valid URL/],
+    ['set', ['a', 'b', 'c'], /wrong number/],
+    ['path', ['extra'], /wrong number/],
+    ['list', ['extra'], /wrong number/],
+  ])('%s %j: usage error (exit 2), nothing on stdout', async (action, args, message) => {
+    const r = await run(action, args);
+    expect(r.error).toBeInstanceOf(UsageError);
+    expect((r.error as UsageError).exitCode).toBe(2);
+    expect((r.error as Error).message).toMatch(message);
+    expect(r.out).toBe('');
+  });
+
+  it('an invalid profile name is a usage error', async () => {
+    const r = await run('set', ['format', 'csv'], { profile: '../x' });
+    expect(r.error).toBeInstanceOf(UsageError);
+  });
+});
+
+describe('the API key', () => {
+  it('set with a value: stored, masked in the confirmation, warned about shell history', async () => {
+    const r = await run('set', ['api-key', CANARY]);
+    expect(r.code).toBe(0);
+    expect(stored()['api-key']).toBe(CANARY);
+    expect(r.out).toBe('');
+    expect(r.err).toContain('****rint');
+    expect(r.err).toMatch(/warning: .*shell history/);
+    expectNoCanary(r);
+  });
+
+  it('get and list mask it to its last 4 characters', async () => {
+    await run('set', ['api-key', CANARY]);
+    await run('set', ['base-url', 'https://api.example.com']);
+    const get = await run('get', ['api-key']);
+    expect(get.out).toBe('****rint\n');
+    const list = await run('list', []);
+    expect(list.out).toBe('base-url=https://api.example.com/\napi-key=****rint\n');
+    expectNoCanary(get);
+    expectNoCanary(list);
+  });
+
+  it('setting the base URL of a profile with a key says where the key will go', async () => {
+    await run('set', ['api-key', CANARY]);
+    const r = await run('set', ['base-url', 'https://api.example.com/v1']);
+    expect(r.err).toContain('https://api.example.com');
+    expectNoCanary(r);
+  });
+
+  it('set without a value reads one line from a non-terminal stdin', async () => {
+    const r = await run('set', ['api-key'], {}, context({ stdinText: `  ${CANARY}\r\nsecond line\n` }));
+    expect(r.code).toBe(0);
+    expect(stored()['api-key']).toBe(CANARY);
+    expect(r.err).not.toMatch(/warning/);
+    expectNoCanary(r);
+  });
+
+  it.each(['', '\n', '   \n'])('an empty stdin (%j) is a usage error and stores nothing', async (text) => {
+    const r = await run('set', ['api-key'], {}, context({ stdinText: text }));
+    expect(r.error).toBeInstanceOf(UsageError);
+    expect(stored()).toEqual({});
+  });
+
+  it('a key with spaces is refused without being quoted', async () => {
+    const r = await run('set', ['api-key'], {}, context({ stdinText: `${CANARY} oops\n` }));
+    expect(r.error).toBeInstanceOf(UsageError);
+    expectNoCanary(r);
+    expect(stored()).toEqual({});
+  });
+
+  it('on a terminal: a hidden prompt on stderr, raw mode on and off, no echo', async () => {
+    const stdin = fakeTty();
+    const t = ttyContext(stdin);
+    const pending = run('set', ['api-key'], {}, t);
+    await new Promise((r) => setImmediate(r));
+    expect(t.stderr.text()).toContain('API key');
+    stdin.write(`${CANARY}\r`);
+    const r = await pending;
+    expect(r.code).toBe(0);
+    expect(stored()['api-key']).toBe(CANARY);
+    expect(stdin.modes[0]).toBe(true);
+    expect(stdin.modes.at(-1)).toBe(false);
+    expect(r.out).toBe('');
+    expectNoCanary(r);
+  });
+
+  it('on a terminal: Ctrl-C cancels (exit 130) and stores nothing', async () => {
+    const stdin = fakeTty();
+    const t = ttyContext(stdin);
+    const pending = run('set', ['api-key'], {}, t);
+    await new Promise((r) => setImmediate(r));
+    stdin.write('canary-KEY-0000');
+    stdin.write('\x03');
+    const r = await pending;
+    expect(r.error).toBeInstanceOf(InterruptedError);
+    expect((r.error as InterruptedError).exitCode).toBe(130);
+    expect(stored()).toEqual({});
+    expect(stdin.modes.at(-1)).toBe(false);
+    expect(r.err).not.toContain('canary-KEY-0000');
+  });
+
+  it('on a terminal that cannot hide input: refused before reading', async () => {
+    const stdin = new PassThrough() as PassThrough & { isTTY: boolean };
+    stdin.isTTY = true;
+    const r = await run('set', ['api-key'], {}, ttyContext(stdin));
+    expect(r.error).toBeInstanceOf(UsageError);
+    expect((r.error as UsageError).hint).toContain('printf');
+    expect(stored()).toEqual({});
+  });
+
+  it('the config file holds the key but no output does', async () => {
+    const results = [
+      await run('set', ['api-key', CANARY]),
+      await run('get', ['api-key']),
+      await run('list', []),
+      await run('path', []),
+      await run('get', ['nope']),
+      await run('unset', ['api-key']),
+      await run('get', ['api-key']),
+    ];
+    for (const r of results) expectNoCanary(r);
+    expect(readFileSync(join(dir, 'config.json'), 'utf8')).not.toContain(CANARY);
+  });
+});
