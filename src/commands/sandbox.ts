@@ -1,0 +1,184 @@
+/**
+ * `collections sandbox` (cli-spec.md, `sandbox`): runs the bundled Collection API on loopback until
+ * Ctrl-C or SIGTERM, and prints its base URL, its key, the taxpayer RFCs and a command to try.
+ * The key printed is the sandbox's own (default `sandbox-key`), never a key of the user.
+ */
+import type { Context } from '../cli/context.js';
+import { UsageError } from '../errors.js';
+import { createSandbox, DEFAULT_SANDBOX_KEY, DEFAULT_SIZES } from '../sandbox/app.js';
+import { parseFaultSpec, type FaultConfig } from '../sandbox/faults.js';
+import { startSandboxServer } from '../sandbox/server.js';
+
+/** Options of {@link runSandbox}; each has a flag in {@link SANDBOX_OPTION_HELP}. */
+export interface SandboxCommandOptions {
+  /** `--port` (default 8787; 0 picks a free port). */
+  port?: number;
+  /** `--host` (default 127.0.0.1). */
+  host?: string;
+  /** `--key`: the accepted API key (default `sandbox-key`). */
+  key?: string;
+  /** `--limit`: requests per window per endpoint (default 60; 0 = unlimited). */
+  limit?: number;
+  /** `--window`: window length, seconds (default 60). */
+  window?: number;
+  /** `--latency`: added to each response, ms (default 0). */
+  latency?: number;
+  /** `--seed` of the generated records (default 1). */
+  seed?: number;
+  /** `--entities` (default 25). */
+  entities?: number;
+  /** `--events` (default 40). */
+  events?: number;
+  /** `--taxpayers` (default 4). */
+  taxpayers?: number;
+  /** `--invoices`: invoices per taxpayer (default 250). */
+  invoices?: number;
+  /** `--line-items`: average line items per invoice (default 3). */
+  lineItems?: number;
+  /** `--payments`: payments per taxpayer (default 120). */
+  payments?: number;
+  /** `--faults`: a fault spec, compact (`status status=503 p=0.1; drip`) or JSON. */
+  faults?: string;
+  /** `--cursor-previous`: name of the previous cursor link, `previous` (default) or `last`. */
+  cursorPrevious?: 'previous' | 'last';
+}
+
+/** One flag of the `sandbox` command, for the commander wiring in cli/program.ts. */
+export interface SandboxOptionHelp {
+  /** Commander flags, e.g. `--port <n>`. */
+  flags: string;
+  /** The {@link SandboxCommandOptions} field it fills. */
+  option: keyof SandboxCommandOptions;
+  description: string;
+  /** Kind of value, so the wiring can parse it: integer, number or string. */
+  type: 'integer' | 'number' | 'string';
+  /** Default shown in help (the runner applies it when the option is undefined). */
+  defaultValue?: string;
+}
+
+/** The flags of `collections sandbox`. */
+export const SANDBOX_OPTION_HELP: readonly SandboxOptionHelp[] = [
+  { flags: '--port <n>', option: 'port', type: 'integer', description: 'port to listen on (0 = any free port)', defaultValue: '8787' },
+  { flags: '--host <host>', option: 'host', type: 'string', description: 'interface to listen on', defaultValue: '127.0.0.1' },
+  { flags: '--key <key>', option: 'key', type: 'string', description: 'API key the sandbox accepts', defaultValue: DEFAULT_SANDBOX_KEY },
+  { flags: '--limit <n>', option: 'limit', type: 'integer', description: 'requests per window, per key and endpoint (0 = no limit)', defaultValue: '60' },
+  { flags: '--window <seconds>', option: 'window', type: 'integer', description: 'rate-limit window length', defaultValue: '60' },
+  { flags: '--latency <ms>', option: 'latency', type: 'integer', description: 'delay added to every response', defaultValue: '0' },
+  { flags: '--seed <n>', option: 'seed', type: 'integer', description: 'seed of the generated records', defaultValue: '1' },
+  { flags: '--entities <n>', option: 'entities', type: 'integer', description: 'entities', defaultValue: String(DEFAULT_SIZES.entities) },
+  { flags: '--events <n>', option: 'events', type: 'integer', description: 'events', defaultValue: String(DEFAULT_SIZES.events) },
+  { flags: '--taxpayers <n>', option: 'taxpayers', type: 'integer', description: 'taxpayers', defaultValue: String(DEFAULT_SIZES.taxpayers) },
+  { flags: '--invoices <n>', option: 'invoices', type: 'integer', description: 'invoices per taxpayer', defaultValue: String(DEFAULT_SIZES.invoicesPerTaxpayer) },
+  { flags: '--line-items <n>', option: 'lineItems', type: 'integer', description: 'average line items per invoice (max 200)', defaultValue: String(DEFAULT_SIZES.lineItemsPerInvoice) },
+  { flags: '--payments <n>', option: 'payments', type: 'integer', description: 'payments per taxpayer', defaultValue: String(DEFAULT_SIZES.paymentsPerTaxpayer) },
+  { flags: '--faults <spec>', option: 'faults', type: 'string', description: "faults to inject, e.g. 'status status=503 p=0.1; drip pages=3' or JSON" },
+  { flags: '--cursor-previous <name>', option: 'cursorPrevious', type: 'string', description: 'name of the previous cursor link: previous or last', defaultValue: 'previous' },
+];
+
+/** Help text of `sandbox` (commander `addHelpText('after', …)`). */
+export const SANDBOX_HELP = `
+The sandbox implements the whole contract on loopback: offset and cursor pagination, totals,
+per-key and per-endpoint rate limits (X-RateLimit-* on every response, 429 past the limit),
+itemsPerPage validation, 401 for a missing or wrong key, 404 for unknown ids. Records are
+generated from the seed, so the same flags give the same data.
+
+Fault kinds for --faults: status, refuse, reset-before-headers, reset-mid-body, truncate,
+invalid-json, html, hang, drip, clock-offset, reset-format, retry-after, remaining-zero,
+permanent-429, unprefixed, absolute-links, foreign-next, redirect, loop-next. Scope each with
+p=<0..1>, requests=<n|a-b|a,b>, pages=<n,…>, endpoint=<key>, times=<n>, fromMs/untilMs=<ms>.
+
+Examples:
+  $ collections sandbox
+  $ collections sandbox --port 0 --limit 10 --window 5 --invoices 100000
+  $ collections sandbox --faults 'status status=503 p=0.2; reset-mid-body requests=5'`;
+
+function checkInteger(name: string, value: number | undefined, min: number, max = Number.MAX_SAFE_INTEGER): void {
+  if (value === undefined) return;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new UsageError(`--${name} must be an integer from ${min}${max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${max}`}`);
+  }
+}
+
+/** Quotes a word for POSIX shells when it holds anything but safe characters (an RFC may hold `&`). */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9._\-/:]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/**
+ * Starts the sandbox server and serves until SIGINT or SIGTERM, then closes it.
+ * @returns 0 after a clean stop
+ * @throws {UsageError} for out-of-range options or a bad fault spec (before anything listens);
+ *   the listen error (e.g. `EADDRINUSE`) when the port is taken
+ */
+export async function runSandbox(options: SandboxCommandOptions, ctx: Context): Promise<number> {
+  checkInteger('port', options.port, 0, 65_535);
+  checkInteger('limit', options.limit, 0);
+  checkInteger('window', options.window, 1);
+  checkInteger('latency', options.latency, 0);
+  checkInteger('seed', options.seed, 0, 2 ** 32 - 1);
+  checkInteger('entities', options.entities, 0);
+  checkInteger('events', options.events, 0);
+  checkInteger('taxpayers', options.taxpayers, 1, 10_000);
+  checkInteger('invoices', options.invoices, 0, 100_000_000);
+  checkInteger('line-items', options.lineItems, 0, 200);
+  checkInteger('payments', options.payments, 0, 100_000_000);
+  if (options.cursorPrevious !== undefined && options.cursorPrevious !== 'previous' && options.cursorPrevious !== 'last') {
+    throw new UsageError('--cursor-previous must be previous or last');
+  }
+  if (options.key !== undefined && options.key.trim() === '') throw new UsageError('--key must not be empty');
+  const faults: FaultConfig | undefined = options.faults === undefined ? undefined : parseFaultSpec(options.faults);
+
+  const host = options.host ?? '127.0.0.1';
+  const limit = options.limit ?? 60;
+  const windowSeconds = options.window ?? 60;
+  const sandbox = createSandbox({
+    apiKey: options.key ?? DEFAULT_SANDBOX_KEY,
+    limit,
+    windowSeconds,
+    latencyMs: options.latency ?? 0,
+    seed: options.seed ?? 1,
+    clock: ctx.clock,
+    sizes: {
+      entities: options.entities,
+      events: options.events,
+      taxpayers: options.taxpayers,
+      invoicesPerTaxpayer: options.invoices,
+      lineItemsPerInvoice: options.lineItems,
+      paymentsPerTaxpayer: options.payments,
+    },
+    ...(faults ? { faults } : {}),
+    ...(options.cursorPrevious ? { cursorPrevious: options.cursorPrevious } : {}),
+  });
+  const server = await startSandboxServer(sandbox, { host, port: options.port ?? 8787 });
+
+  const out = ctx.io.stdout;
+  const rfcs = sandbox.taxpayers();
+  const lines = [
+    `Sandbox Collection API listening on ${server.url}`,
+    `API key: ${sandbox.apiKey}`,
+    `Rate limit: ${limit === 0 ? 'none' : `${limit} requests per ${windowSeconds} s per endpoint`}`,
+    `Taxpayers (${options.invoices ?? DEFAULT_SIZES.invoicesPerTaxpayer} invoices each):`,
+    ...rfcs.map((rfc) => `  ${rfc}`),
+    ...(faults && faults.rules.length > 0 ? [`Faults: ${faults.rules.map((r) => r.kind).join(', ')}`] : []),
+    'Try:',
+    `  collections invoices --taxpayer ${shellWord(rfcs[0]!)} --cursor --base-url ${server.url} --api-key ${shellWord(sandbox.apiKey)}`,
+    'Press Ctrl-C to stop.',
+    '',
+  ];
+  out.write(lines.join('\n'));
+  if (!LOOPBACK.has(host)) {
+    ctx.io.stderr.write(`collections: warning: the sandbox listens on ${host}, reachable from other machines\n`);
+  }
+
+  await new Promise<void>((resolve) => {
+    const off = ctx.onSignal(() => {
+      off();
+      resolve();
+    });
+  });
+  await server.close();
+  ctx.io.stderr.write('collections: sandbox stopped\n');
+  return 0;
+}
