@@ -141,7 +141,7 @@ function useColour(ctx: Context): boolean {
 function newTable(head: string[], colour: boolean): Table.Table {
   return new Table({
     head,
-    style: colour ? { head: ['cyan'], border: ['grey'] } : { head: [], border: [] },
+    style: colour ? { head: ['cyan'], border: ['grey'], compact: true } : { head: [], border: [], compact: true },
   });
 }
 
