@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import { createRateLimitGovernor, createServerClock, type GovernorWait, type ResponseObservation } from '../../../src/http/governor.js';
+import type { RateLimitHeaders } from '../../../src/http/rate-limit.js';
+import { RateLimitError } from '../../../src/errors.js';
+import { createVirtualClock } from '../../../src/time/clock.js';
+
+const T = Date.UTC(2024, 3, 16, 18, 0, 0);
+
+function setup(maxWaitMs?: number) {
+  const clock = createVirtualClock(T);
+  const serverClock = createServerClock();
+  const waits: GovernorWait[] = [];
+  const gov = createRateLimitGovernor({ clock, serverClock, onWait: (w) => waits.push(w), ...(maxWaitMs !== undefined ? { maxWaitMs } : {}) });
+  const obs = (status: number, headers: RateLimitHeaders): ResponseObservation => {
+    serverClock.observe(headers.date, clock.now(), clock.now());
+    return { status, headers, receivedAt: clock.now() };
+  };
+  return { clock, serverClock, gov, waits, obs };
+}
+
+/** Resolves to true if `p` settles within a few event-loop turns. */
+async function settles(p: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void p.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  for (let i = 0; i < 5; i++) await new Promise<void>((r) => setImmediate(r));
+  return done;
+}
+
+describe('rate-limit governor', () => {
+  it('sends one request at a time until the quota is known, then reserves: never more in flight than Remaining', async () => {
+    const { gov, obs, clock } = setup();
+    const first = await gov.acquire();
+    const second = gov.acquire();
+    expect(await settles(second)).toBe(false);
+    first.release(obs(200, { remaining: 3, resetAt: T + 60_000, date: clock.now() }));
+    const p2 = await second;
+    const p3 = await gov.acquire();
+    const p4 = await gov.acquire();
+    expect(gov.state()).toMatchObject({ available: 0, inFlight: 3 });
+    const p5 = gov.acquire();
+    expect(await settles(p5)).toBe(false);
+    // Answers in the window that say less room than reserved lower the estimate; more does not raise it.
+    p2.release(obs(200, { remaining: 2, resetAt: T + 60_000, date: clock.now() }));
+    expect(gov.state().available).toBe(0);
+    p3.release(obs(200, { remaining: 1, resetAt: T + 60_000, date: clock.now() }));
+    p4.release(obs(200, { remaining: 0, resetAt: T + 60_000, date: clock.now() }));
+    // Spent and nothing in flight: p5 waits for the reset by the virtual clock.
+    const granted = await p5;
+    expect(clock.now()).toBe(T + 60_000);
+    expect(granted.afterWait).toBe(true);
+  });
+
+  it('waits for the reset by the server clock (local clock 10 min slow) and reports one wait for many waiters', async () => {
+    const { gov, obs, clock, waits } = setup();
+    const skew = 10 * 60_000;
+    const p = await gov.acquire();
+    p.release(obs(200, { remaining: 0, limit: 60, resetAt: T + skew + 30_000, date: T + skew }));
+    const first = gov.acquire();
+    const second = gov.acquire();
+    const p1 = await first;
+    expect(clock.now()).toBe(T + 30_000);
+    // The new window starts with one request; the second waits for its answer, not for the clock.
+    expect(await settles(second)).toBe(false);
+    p1.release(obs(200, { remaining: 59, limit: 60, resetAt: T + skew + 90_000, date: T + skew + 30_000 }));
+    await second;
+    expect(clock.now()).toBe(T + 30_000);
+    expect(waits).toEqual([{ reason: 'pacing', ms: 30_000, until: T + 30_000, limit: 60, remaining: 0 }]);
+  });
+
+  it('ignores a late answer from the previous window, and a later Reset starts a new window', async () => {
+    const { gov, obs, clock } = setup();
+    const a = await gov.acquire();
+    a.release(obs(200, { remaining: 5, resetAt: T + 60_000, date: T }));
+    const b = await gov.acquire();
+    const c = await gov.acquire();
+    c.release(obs(200, { remaining: 9, resetAt: T + 120_000, date: T }));
+    expect(gov.state()).toMatchObject({ available: 8, resetAt: T + 120_000 });
+    b.release(obs(200, { remaining: 0, resetAt: T + 60_000, date: T }));
+    expect(gov.state()).toMatchObject({ available: 8, resetAt: T + 120_000, inFlight: 0 });
+    void clock;
+  });
+
+  it('a 429 right after a wait makes every later wait 1 s longer (the server rounds its reset down)', async () => {
+    const { gov, obs, clock, serverClock } = setup();
+    const a = await gov.acquire();
+    a.release(obs(200, { remaining: 0, resetAt: T + 10_000, date: T }));
+    const b = await gov.acquire();
+    expect(b.afterWait).toBe(true);
+    expect(clock.now()).toBe(T + 10_000);
+    b.release(obs(429, { remaining: 0, resetAt: T + 10_000, date: T + 9_000 }));
+    expect(serverClock.marginMs).toBe(1000);
+    gov.blockUntil(clock.now() + 1000);
+    const c = await gov.acquire({ afterWait: true });
+    c.release(obs(200, { remaining: 0, resetAt: T + 20_000, date: T + 11_000 }));
+    await gov.acquire();
+    expect(clock.now()).toBe(T + 21_000);
+  });
+
+  it('a 429 not preceded by a wait does not add the margin', () => {
+    const { gov, obs, serverClock } = setup();
+    return gov.acquire().then((p) => {
+      p.release(obs(429, { remaining: 0, resetAt: T + 10_000, date: T }));
+      expect(serverClock.marginMs).toBe(0);
+    });
+  });
+
+  it('refuses a pacing wait longer than maxWait with RateLimitError, without sleeping', async () => {
+    const { gov, obs, clock } = setup(60_000);
+    const p = await gov.acquire();
+    p.release(obs(200, { remaining: 0, resetAt: T + 2 * 3600_000, date: T }));
+    const err = await gov.acquire().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect((err as RateLimitError).resetAt).toBe(T + 2 * 3600_000);
+    expect(clock.now()).toBe(T);
+  });
+
+  it('without rate-limit headers it does not hold requests back', async () => {
+    const { gov, obs } = setup();
+    const p = await gov.acquire();
+    p.release(obs(200, {}));
+    const many = await Promise.all([gov.acquire(), gov.acquire(), gov.acquire()]);
+    expect(many).toHaveLength(3);
+  });
+
+  it('an abort rejects a waiting acquire with the signal reason', async () => {
+    const { gov } = setup();
+    await gov.acquire();
+    const ctrl = new AbortController();
+    const waiting = gov.acquire({ signal: ctrl.signal });
+    ctrl.abort(new Error('stop'));
+    await expect(waiting).rejects.toThrow('stop');
+  });
+
+  it('probes (wait: false) are granted at once and still counted', async () => {
+    const { gov } = setup();
+    await gov.acquire();
+    await gov.acquire({ wait: false });
+    expect(gov.state().inFlight).toBe(2);
+  });
+});
+
+describe('server clock estimate through the governor', () => {
+  it('converges so a pacing wait ends within tens of ms of the reset, never before', async () => {
+    const { gov, clock, serverClock } = setup();
+    const skew = 5 * 60_000 + 321; // server ahead by 5 min 321 ms
+    // Many quick requests (virtual time advances 97 ms between them, 10 ms round trips).
+    for (let i = 0; i < 30; i++) {
+      const p = await gov.acquire();
+      const sentAt = clock.now();
+      clock.advance(10);
+      const receivedAt = clock.now();
+      const date = Math.floor((sentAt + 5 + skew) / 1000) * 1000;
+      serverClock.observe(date, sentAt, receivedAt);
+      p.release({ status: 200, headers: { remaining: i === 29 ? 0 : 100, resetAt: T + skew - 321 + 60_000, date }, receivedAt });
+      clock.advance(87);
+    }
+    await gov.acquire();
+    const serverAtWake = clock.now() + skew;
+    const reset = T + skew - 321 + 60_000;
+    expect(serverAtWake).toBeGreaterThanOrEqual(reset);
+    expect(serverAtWake - reset).toBeLessThanOrEqual(30);
+  });
+});

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import type { Client, FetchedPage } from '../../../src/http/client.js';
+import { paginate, type PageStep } from '../../../src/pagination/paginate.js';
+import { pageNumberOf, withPage } from '../../../src/pagination/offset.js';
+import { UnsafeLinkError } from '../../../src/errors.js';
+
+const BASE = new URL('http://127.0.0.1:4010/');
+
+/** A client whose pages are a map from absolute URL to next link. */
+function fakeClient(links: Record<string, string | undefined>): Client & { fetched: string[] } {
+  const fetched: string[] = [];
+  return {
+    fetched,
+    requests: 0,
+    async getPage(url: URL): Promise<FetchedPage> {
+      fetched.push(url.href);
+      if (!(url.href in links)) throw new Error(`unexpected request to ${url.href}`);
+      const next = links[url.href];
+      return { url, status: 200, page: { members: [url.href], ...(next !== undefined ? { view: { next } } : {}) } };
+    },
+    async probe() {
+      throw new Error('unused');
+    },
+  };
+}
+
+async function run(client: Client, start: string, seen?: string[]): Promise<PageStep[]> {
+  const out: PageStep[] = [];
+  for await (const s of paginate({ client, baseUrl: BASE, start: new URL(start), ...(seen ? { seen } : {}) })) out.push(s);
+  return out;
+}
+
+describe('paginate', () => {
+  it('follows relative, query-only and absolute links against the current page URL', async () => {
+    const client = fakeClient({
+      'http://127.0.0.1:4010/taxpayers/X/invoices?page=1': '/taxpayers/X/invoices?page=2',
+      'http://127.0.0.1:4010/taxpayers/X/invoices?page=2': '?page=3',
+      'http://127.0.0.1:4010/taxpayers/X/invoices?page=3': 'http://127.0.0.1:4010/taxpayers/X/invoices?page=4',
+      'http://127.0.0.1:4010/taxpayers/X/invoices?page=4': undefined,
+    });
+    const steps = await run(client, 'http://127.0.0.1:4010/taxpayers/X/invoices?page=1');
+    expect(steps.map((s) => s.index)).toEqual([0, 1, 2, 3]);
+    expect(steps.map((s) => s.next?.search)).toEqual(['?page=2', '?page=3', '?page=4', undefined]);
+    expect(client.fetched).toHaveLength(4);
+  });
+
+  it.each([
+    ['another host', 'http://evil.example/x?page=2'],
+    ['scheme-relative', '//evil.example/x'],
+    ['userinfo trick', 'http://127.0.0.1:80@evil/x'],
+    ['another port', 'http://127.0.0.1:4011/x'],
+  ])('refuses a next link to %s before requesting it, and does not yield the page', async (_n, link) => {
+    const client = fakeClient({ 'http://127.0.0.1:4010/e?page=1': '/e?page=2', 'http://127.0.0.1:4010/e?page=2': link });
+    const steps: PageStep[] = [];
+    const err = await (async () => {
+      for await (const s of paginate({ client, baseUrl: BASE, start: new URL('http://127.0.0.1:4010/e?page=1') })) steps.push(s);
+    })().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnsafeLinkError);
+    expect(steps.map((s) => s.index)).toEqual([0]);
+    expect(client.fetched).toEqual(['http://127.0.0.1:4010/e?page=1', 'http://127.0.0.1:4010/e?page=2']);
+  });
+
+  it.each([
+    ['to itself', '?page=2'],
+    ['to an earlier page', '/e?page=1'],
+    ['to an earlier page spelled differently', 'HTTP://127.0.0.1:4010/x/../e?page=1#top'],
+  ])('detects a loop %s', async (_n, link) => {
+    const client = fakeClient({ 'http://127.0.0.1:4010/e?page=1': '?page=2', 'http://127.0.0.1:4010/e?page=2': link });
+    await expect(run(client, 'http://127.0.0.1:4010/e?page=1')).rejects.toThrow(/loops back/);
+    expect(client.fetched).toHaveLength(2);
+  });
+
+  it('detects a loop to a page fetched before a resume', async () => {
+    const client = fakeClient({ 'http://127.0.0.1:4010/e?page=3': '/e?page=1' });
+    await expect(run(client, 'http://127.0.0.1:4010/e?page=3', ['http://127.0.0.1:4010/e?page=1'])).rejects.toBeInstanceOf(UnsafeLinkError);
+  });
+
+  it('refuses a start URL of another origin without any request', async () => {
+    const client = fakeClient({});
+    await expect(run(client, 'http://evil.example/e')).rejects.toBeInstanceOf(UnsafeLinkError);
+    expect(client.fetched).toEqual([]);
+  });
+
+  it('lets the caller break without fetching further', async () => {
+    const client = fakeClient({ 'http://127.0.0.1:4010/e?page=1': '?page=2', 'http://127.0.0.1:4010/e?page=2': '?page=3' });
+    for await (const s of paginate({ client, baseUrl: BASE, start: new URL('http://127.0.0.1:4010/e?page=1') })) {
+      if (s.index === 0) break;
+    }
+    expect(client.fetched).toHaveLength(1);
+  });
+});
+
+describe('offset helpers', () => {
+  it.each([
+    ['http://h/e?page=3', 3],
+    ['http://h/e?itemsPerPage=5&page=12', 12],
+    ['http://h/e', undefined],
+    ['http://h/e?page=0', undefined],
+    ['http://h/e?page=x', undefined],
+  ])('pageNumberOf(%s) = %j', (url, expected) => {
+    expect(pageNumberOf(new URL(url))).toBe(expected);
+  });
+
+  it.each([
+    ['replaces page, keeps other parameters byte for byte', 'http://h/e?issuedAt[after]=2024-01-01&page=1&q=a+b', 5, '?issuedAt[after]=2024-01-01&page=5&q=a+b'],
+    ['adds page when absent', 'http://h/e?itemsPerPage=1000', 2, '?itemsPerPage=1000&page=2'],
+    ['no query at all', 'http://h/e', 2, '?page=2'],
+    ['does not touch a parameter that only ends in page', 'http://h/e?perpage=9&page=1', 3, '?perpage=9&page=3'],
+  ])('withPage: %s', (_n, url, page, search) => {
+    expect(withPage(new URL(url), page).search).toBe(search);
+  });
+});
