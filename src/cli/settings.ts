@@ -236,3 +236,29 @@ export function openConfigStore(ctx: Pick<Context, 'configDir' | 'env' | 'io'>):
   const configDir = ctx.configDir === '' ? undefined : ctx.configDir;
   return createConfigStore({ configDir, env: ctx.env, warn: stderrWarner(ctx.io) });
 }
+
+/** Settings plus the store they came from (for recording rate-limit snapshots). */
+export interface LoadedSettings<S extends ResolvedSettings = ResolvedSettings> {
+  settings: S;
+  store: ConfigStore;
+}
+
+/**
+ * Opens the context's store and resolves the settings of `flags` (no key or URL required), e.g.
+ * for `ratelimit --cached`.
+ * @throws {UsageError} as {@link openConfigStore} and {@link resolveSettings} do
+ */
+export function loadSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir' | 'env' | 'io'>): LoadedSettings {
+  const store = openConfigStore(ctx);
+  return { settings: resolveSettings({ flags, env: ctx.env, store }), store };
+}
+
+/**
+ * Opens the context's store and resolves key and base URL for sending requests; the plain-http
+ * warning goes to stderr before anything is sent. What export commands call first.
+ * @throws {UsageError} (exit 2) as {@link resolveApiSettings} does
+ */
+export function loadApiSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir' | 'env' | 'io'>): LoadedSettings<ApiSettings> {
+  const store = openConfigStore(ctx);
+  return { settings: resolveApiSettings({ flags, env: ctx.env, store }, stderrWarner(ctx.io)), store };
+}

@@ -221,3 +221,20 @@ describe('missing and invalid settings', () => {
     expect(isLoopbackHost(host)).toBe(expected);
   });
 });
+
+describe('loadApiSettings / loadSettings (context wiring)', () => {
+  it('reads the store of ctx.configDir, env from ctx.env, and warns on ctx stderr', async () => {
+    const { loadApiSettings, loadSettings } = await import('../../../src/cli/settings.js');
+    const { createTestContext } = await import('../../helpers/context.js');
+    seed('work', { 'base-url': 'http://api.example.com', 'api-key': CANARY });
+    const t = createTestContext({ configDir: root, env: { COLLECTIONS_PROFILE: 'work' } });
+    const { settings, store: opened } = loadApiSettings({}, t.ctx);
+    expect(settings.apiKey).toBe(CANARY);
+    expect(settings.profile).toBe('work');
+    expect(opened.path).toBe(join(root, 'config.json'));
+    expect(t.stderr.text()).toMatch(/^collections: warning: .*plain http.*\n$/);
+    expect(t.stderr.text()).not.toContain(CANARY);
+    expect(loadSettings({ profile: 'nobody' }, t.ctx).settings.apiKey).toBeUndefined();
+    expect(() => loadApiSettings({ profile: 'nobody' }, t.ctx)).toThrow(UsageError);
+  });
+});
