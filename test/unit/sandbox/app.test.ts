@@ -1,0 +1,199 @@
+import { describe, expect, it } from 'vitest';
+import { createSandbox } from '../../../src/sandbox/app.js';
+import { createVirtualClock } from '../../../src/time/clock.js';
+import { get, headers, KEY, parsePage } from './helpers.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const REQUEST_ID = /^Root=1-[0-9a-f]{8}-[0-9a-f]{24}$/;
+
+function sandbox(seed = 1) {
+  return createSandbox({ apiKey: KEY, seed, clock: createVirtualClock(), sizes: { invoicesPerTaxpayer: 40, paymentsPerTaxpayer: 60 } });
+}
+
+describe('errors', () => {
+  it.each([
+    ['no key', {}],
+    ['a wrong key', { 'X-Api-Key': 'nope' }],
+  ])('answers 401 {"message":"Unauthorized"} with %s, without rate-limit headers', async (_name, hdrs) => {
+    const res = await get(sandbox(), '/entities', hdrs as Record<string, string>);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(await res.json()).toEqual({ message: 'Unauthorized' });
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(res.headers.get('x-request-id')).toMatch(REQUEST_ID);
+    expect(res.headers.get('date')).toMatch(/GMT$/);
+  });
+
+  it('takes the key header in any case', async () => {
+    const res = await get(sandbox(), '/entities', { 'x-api-KEY': KEY });
+    expect(res.status).toBe(200);
+  });
+
+  it.each([
+    '/taxpayers/XAXX010101000/invoices',
+    '/invoices/00000000-0000-7000-8000-000000000000/line-items',
+    '/nope',
+    '/entities/',
+    '/taxpayers//invoices',
+  ])('answers 404 {"message":"Not Found"} on %s, with rate-limit headers', async (path) => {
+    const res = await get(sandbox(), path);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(await res.json()).toEqual({ message: 'Not Found' });
+    expect(res.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
+  });
+
+  it("answers 404 for another taxpayer's invoice", async () => {
+    const sb = sandbox();
+    const [a, b] = sb.taxpayers();
+    const invoice = sb.invoiceIds(a!)[0]!;
+    expect((await get(sb, `/taxpayers/${encodeURIComponent(a!)}/invoices/${invoice}/line-items`)).status).toBe(200);
+    expect((await get(sb, `/taxpayers/${encodeURIComponent(b!)}/invoices/${invoice}/line-items`)).status).toBe(404);
+  });
+
+  it.each(['0', '1001', '1.5', 'abc'])('answers 400 with a message for itemsPerPage=%s', async (v) => {
+    const res = await get(sandbox(), `/events?itemsPerPage=${v}`);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { message: string };
+    expect(body.message).toMatch(/itemsPerPage/);
+    expect(res.headers.get('x-ratelimit-limit')).toBe('60');
+  });
+
+  it('answers 405 to other methods', async () => {
+    const sb = sandbox();
+    const res = await sb.handle(new Request('http://sandbox.test/entities', { method: 'POST', headers: headers(), body: '{}' }));
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET');
+  });
+});
+
+describe('records', () => {
+  it('generates RFCs of 12 (companies) and 13 (persons) characters, with & and Ñ among them', () => {
+    const rfcs = sandbox().taxpayers();
+    for (const rfc of rfcs) expect([...rfc].length === 12 || [...rfc].length === 13).toBe(true);
+    expect(rfcs.some((r) => r.includes('&'))).toBe(true);
+    expect(rfcs.some((r) => r.includes('Ñ'))).toBe(true);
+  });
+
+  it('is deterministic per seed and differs between seeds', () => {
+    const path = (sb: ReturnType<typeof sandbox>) => `/taxpayers/${encodeURIComponent(sb.taxpayers()[0]!)}/invoices`;
+    const a = sandbox(7);
+    const b = sandbox(7);
+    const c = sandbox(8);
+    expect(JSON.stringify(a.items(path(a)))).toBe(JSON.stringify(b.items(path(b))));
+    expect(JSON.stringify(a.items(path(a)))).not.toBe(JSON.stringify(c.items(path(c))));
+  });
+
+  it('shapes invoices like the real service, with relative @ids and UUIDv7 ids', async () => {
+    const sb = sandbox();
+    const rfc = sb.taxpayers()[0]!;
+    const page = parsePage(await (await get(sb, `/taxpayers/${rfc}/invoices?itemsPerPage=40`)).json());
+    expect(page.raw['@context']).toBe('/contexts/Invoice');
+    for (const inv of page.members as Array<Record<string, any>>) {
+      expect(inv['@id']).toBe(`/invoices/${inv.id}`);
+      expect(inv['@type']).toBe('Invoice');
+      expect(inv.id).toMatch(UUID);
+      expect(inv.uuid).not.toBe(inv.id);
+      expect([inv.issuer.rfc, inv.receiver.rfc]).toContain(rfc);
+      expect(inv.isIssuer).toBe(inv.issuer.rfc === rfc);
+      expect(typeof inv.total).toBe('number');
+      expect(Array.isArray(inv.relations) && Array.isArray(inv.tags)).toBe(true);
+      expect(['I', 'E', 'P', 'N', 'T']).toContain(inv.type);
+      expect(['VIGENTE', 'CANCELADO']).toContain(inv.status);
+      expect(inv.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(new Date(inv.createdAt).toISOString()).toBe(inv.createdAt);
+    }
+    const names = (sb.items(`/taxpayers/${rfc}/invoices`) as Array<Record<string, any>>).flatMap((i) => [i.issuer.name, i.receiver.name]);
+    expect(names.some((n: string) => /[ÁÉÍÓÚÑ]/.test(n))).toBe(true);
+  });
+
+  it('embeds a subset of the invoice in each line item', async () => {
+    const sb = sandbox();
+    const rfc = sb.taxpayers()[1]!;
+    const invoices = sb.items(`/taxpayers/${rfc}/invoices`) as Array<Record<string, any>>;
+    const inv = invoices[5]!;
+    const items = sb.items(`/invoices/${inv.id}/line-items`) as Array<Record<string, any>>;
+    expect(items.length).toBeGreaterThan(0);
+    for (const li of items) {
+      expect(li['@id']).toBe(`/invoices/line-items/${li.id}`);
+      expect(li.invoice).toEqual({
+        '@id': inv['@id'],
+        '@type': 'Invoice',
+        id: inv.id,
+        uuid: inv.uuid,
+        type: inv.type,
+        issuedAt: inv.issuedAt,
+        total: inv.total,
+        status: inv.status,
+      });
+      expect(li.totalAmount).toBeCloseTo(li.unitAmount * li.quantity, 2);
+    }
+    expect(sb.items(`/taxpayers/${encodeURIComponent(rfc)}/invoices/${inv.id}/line-items`)).toEqual(items);
+  });
+
+  it('writes payments with IRIs, some negative, and entities and events with nested objects', () => {
+    const sb = sandbox();
+    const rfcs = sb.taxpayers();
+    const payments = rfcs.flatMap((r) => sb.items(`/taxpayers/${encodeURIComponent(r)}/invoices/payments`)) as Array<Record<string, any>>;
+    expect(payments.some((p) => p.amount < 0)).toBe(true);
+    expect(payments.some((p) => p.amount > 0)).toBe(true);
+    for (const p of payments.slice(0, 20)) expect(p.invoice).toMatch(/^\/invoices\/[0-9a-f-]{36}$/);
+    const entities = sb.items('/entities') as Array<Record<string, any>>;
+    expect(entities[0]!['@type']).toBe('Link');
+    expect(entities.map((e) => e.taxpayer.id)).toEqual(expect.arrayContaining(rfcs));
+    expect(entities[0]!.credential.rfc).toBe(entities[0]!.taxpayer.id);
+    const events = sb.items('/events') as Array<Record<string, any>>;
+    for (const e of events) {
+      expect(e.data).toHaveProperty('object');
+      expect(e.data).toHaveProperty('changes');
+    }
+  });
+});
+
+describe('response headers and log', () => {
+  it('sends Date from the server clock and a request id on every response', async () => {
+    const clock = createVirtualClock(Date.UTC(2024, 3, 16, 18, 4, 10, 900));
+    const sb = createSandbox({ apiKey: KEY, clock });
+    const res = await get(sb, '/entities');
+    expect(res.headers.get('date')).toBe('Tue, 16 Apr 2024 18:04:10 GMT');
+    expect(res.headers.get('x-request-id')).toMatch(REQUEST_ID);
+    expect(res.headers.get('x-request-id')).toContain(Math.floor(clock.now() / 1000).toString(16));
+  });
+
+  it('sleeps latencyMs on the clock before answering', async () => {
+    const clock = createVirtualClock();
+    const sb = createSandbox({ apiKey: KEY, clock, latencyMs: 750 });
+    const t0 = clock.monotonic();
+    await get(sb, '/entities');
+    expect(clock.monotonic() - t0).toBe(750);
+  });
+
+  it('logs method, path, status, key presence and time, never the key', async () => {
+    const clock = createVirtualClock();
+    const sb = createSandbox({ apiKey: KEY, clock });
+    await get(sb, '/entities?itemsPerPage=3');
+    await get(sb, '/events', {});
+    const log = sb.requests();
+    expect(log).toMatchObject([
+      { number: 1, method: 'GET', url: '/entities?itemsPerPage=3', status: 200, hasApiKey: true, endpoint: 'entities', timeMs: clock.now() },
+      { number: 2, url: '/events', status: 401, hasApiKey: false },
+    ]);
+    expect(JSON.stringify(log)).not.toContain(KEY);
+    expect(sb.stats().byStatus).toEqual({ 200: 1, 401: 1 });
+  });
+
+  it('mutates a collection automatically every n requests', async () => {
+    const sb = createSandbox({ apiKey: KEY, clock: createVirtualClock(), limit: 0, sizes: { invoicesPerTaxpayer: 30 } });
+    const path = `/taxpayers/${sb.taxpayers()[0]}/invoices`;
+    const mutating = createSandbox({
+      apiKey: KEY,
+      clock: createVirtualClock(),
+      limit: 0,
+      sizes: { invoicesPerTaxpayer: 30 },
+      mutations: [{ path, every: 2, insert: 2, remove: 1 }],
+    });
+    for (let i = 0; i < 4; i++) await get(mutating, `${path}?page=${i + 1}`);
+    expect(mutating.items(path)).toHaveLength(30 + 2 * 2 - 2);
+    expect(sb.items(path)).toHaveLength(30);
+  });
+});
