@@ -10,6 +10,8 @@ import { ExitCode } from './exit-codes.js';
 import { ENDPOINTS, exportCommands } from '../endpoints.js';
 import { CollectionsError, UsageError } from '../errors.js';
 import { parseIntegerOption, parseParam, parseSecondsOption } from './options.js';
+import { CONFIG_HELP, COMPLETION_HELP, RATELIMIT_HELP } from './help.js';
+import { SANDBOX_HELP, SANDBOX_OPTION_HELP } from '../commands/sandbox.js';
 
 /** Global flags of every command (cli-spec.md, "Global options"). */
 export interface GlobalFlags {
@@ -29,7 +31,7 @@ export interface ExportFlags extends GlobalFlags {
   itemsPerPage?: number;
   page?: number;
   maxItems?: number;
-  param: Array<[string, string]>;
+  param?: Array<[string, string]>;
   fields?: string;
   csvSafe?: boolean;
   resume?: boolean;
@@ -53,8 +55,8 @@ function arg<T>(parse: (value: string) => T): (value: string) => T {
   };
 }
 
-function collectParam(value: string, previous: Array<[string, string]>): Array<[string, string]> {
-  return [...previous, arg(parseParam)(value)];
+function collectParam(value: string, previous: Array<[string, string]> | undefined): Array<[string, string]> {
+  return [...(previous ?? []), arg(parseParam)(value)];
 }
 
 const KEY_HELP =
@@ -91,7 +93,7 @@ function addExportOptions(cmd: Command, hasIds: { taxpayer: boolean; invoice: bo
     .option('--items-per-page <n>', 'items per request, 1 to 1000 (default 1000)', arg((v) => parseIntegerOption('--items-per-page', v, 1, 1000)))
     .option('--page <n>', 'first page in offset mode (default 1)', arg((v) => parseIntegerOption('--page', v, 1, Number.MAX_SAFE_INTEGER)))
     .option('--max-items <n>', 'stop after exactly n items', arg((v) => parseIntegerOption('--max-items', v, 1, Number.MAX_SAFE_INTEGER)))
-    .option('--param <key=value>', "extra query parameter for the API's filters (repeatable)", collectParam, [] as Array<[string, string]>)
+    .option('--param <key=value>', "extra query parameter for the API's filters (repeatable)", collectParam)
     .option('--fields <a,b.c>', 'columns for csv and table (dot paths); also projects json and ndjson items')
     .option('--csv-safe', 'neutralise spreadsheet formulas in csv string cells (=, +, -, @, tab, CR)')
     .option('--resume', 'continue an interrupted export to the same --out from its checkpoint')
@@ -122,7 +124,6 @@ export function createProgram(
     .option('--base-url <url>', 'API base URL (or COLLECTIONS_BASE_URL, or `collections config set base-url`)')
     .option('--profile <name>', 'stored profile to use (or COLLECTIONS_PROFILE; default "default")')
     .addHelpText('after', EXAMPLES)
-    .showHelpAfterError('(add --help for usage)')
     .exitOverride()
     .configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
@@ -151,6 +152,79 @@ export function createProgram(
       setCode(await runExportCommand(command, flags, argvForResume(argv), ctx, secrets));
     });
   }
+
+  program
+    .command('ratelimit')
+    .description("Show the rate-limit quota of each endpoint (spends one request of each endpoint's quota)")
+    .option('--taxpayer <rfc>', 'also check the endpoints of this taxpayer')
+    .option('--invoice <id>', 'also check the endpoints of this invoice')
+    .option('--json', 'print JSON for scripts')
+    .option('--cached', 'show the last values any command saw, with their age; sends nothing')
+    .addHelpText('after', RATELIMIT_HELP)
+    .action(async (_opts: unknown, self: Command) => {
+      const flags = self.optsWithGlobals<GlobalFlags & { taxpayer?: string; invoice?: string; json?: boolean; cached?: boolean }>();
+      remember(flags);
+      const [{ runRatelimit }, { loadSettings }] = await Promise.all([import('../commands/ratelimit.js'), import('./settings.js')]);
+      const { settings, store } = loadSettings(flags, ctx);
+      if (settings.apiKey) secrets.push(settings.apiKey);
+      setCode(
+        await runRatelimit(
+          {
+            settings,
+            store,
+            ...(flags.taxpayer !== undefined ? { taxpayerId: flags.taxpayer } : {}),
+            ...(flags.invoice !== undefined ? { invoiceId: flags.invoice } : {}),
+            json: flags.json === true,
+            cached: flags.cached === true,
+          },
+          ctx,
+        ),
+      );
+    });
+
+  program
+    .command('config')
+    .description('Show or change stored settings: config set|get|unset|list|path, per --profile')
+    .argument('<action>', 'set, get, unset, list or path')
+    .argument('[args...]', 'key and value (api-key, base-url, items-per-page, format, concurrency, max-wait, retries, timeout)')
+    .addHelpText('after', CONFIG_HELP)
+    .action(async (action: string, args: string[], _opts: unknown, self: Command) => {
+      const flags = self.optsWithGlobals<GlobalFlags>();
+      remember(flags);
+      const { runConfig, CONFIG_ACTIONS } = await import('../commands/config.js');
+      const known = CONFIG_ACTIONS as readonly string[];
+      if (!known.includes(action)) throw new UsageError(`unknown config action '${action}' (use ${known.join(', ')})`);
+      setCode(await runConfig(action as (typeof CONFIG_ACTIONS)[number], args, flags, ctx));
+    });
+
+  program
+    .command('completion')
+    .description('Print a shell completion script (bash, zsh or fish)')
+    .argument('<shell>', 'bash, zsh or fish')
+    .addHelpText('after', COMPLETION_HELP)
+    .action(async (shell: string) => {
+      const { runCompletion, COMPLETION_SHELLS } = await import('../commands/completion.js');
+      const known = COMPLETION_SHELLS as readonly string[];
+      if (!known.includes(shell)) throw new UsageError(`unknown shell '${shell}' (use ${known.join(', ')})`);
+      setCode(runCompletion(shell as (typeof COMPLETION_SHELLS)[number], ctx));
+    });
+
+  const sandbox = program
+    .command('sandbox')
+    .description('Run the bundled Collection API on loopback (prints its base URL and key)');
+  for (const o of SANDBOX_OPTION_HELP) {
+    const parse =
+      o.type === 'integer'
+        ? arg((v) => parseIntegerOption(o.flags.split(' ')[0]!, v, 0, Number.MAX_SAFE_INTEGER))
+        : undefined;
+    const desc = o.defaultValue !== undefined ? `${o.description} (default ${o.defaultValue})` : o.description;
+    if (parse) sandbox.option(o.flags, desc, parse);
+    else sandbox.option(o.flags, desc);
+  }
+  sandbox.addHelpText('after', SANDBOX_HELP).action(async (_opts: unknown, self: Command) => {
+    const { runSandbox } = await import('../commands/sandbox.js');
+    setCode(await runSandbox(self.opts(), ctx));
+  });
 
   return program;
 }

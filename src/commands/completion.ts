@@ -370,9 +370,4 @@ export function runCompletion(shell: CompletionShell, ctx: Context, spec: readon
   return 0;
 }
 
-/** Help text of `completion` (commander `addHelpText('after', …)`). */
-export const COMPLETION_HELP = `
-Examples:
-  $ collections completion bash > ~/.local/share/bash-completion/completions/collections
-  $ collections completion zsh > "\${fpath[1]}/_collections"
-  $ collections completion fish > ~/.config/fish/completions/collections.fish`;
+export { COMPLETION_HELP } from '../cli/help.js';

@@ -28,22 +28,7 @@ export interface ConfigOptions extends SettingsFlags {
   store?: ConfigStore;
 }
 
-/** Help text of `config` (commander `addHelpText('after', …)`). */
-export const CONFIG_HELP = `
-Keys: ${CONFIG_KEYS.join(', ')}
-
-Settings are stored per profile (--profile NAME or COLLECTIONS_PROFILE; default "default") in a
-file only you can read (mode 0600). A key stored in a profile is only sent to that profile's own
-base URL. \`config set api-key\` without a value prompts for it without echo (or reads one line
-from standard input when it is not a terminal), which keeps the key out of your shell history.
-
-Examples:
-  $ collections config set base-url https://api.example.com
-  $ collections config set api-key
-  $ printf '%s\\n' "$KEY" | collections config set api-key --profile sandbox
-  $ collections config set items-per-page 500
-  $ collections config list
-  $ collections config path`;
+export { CONFIG_HELP } from '../cli/help.js';
 
 /** How a value is displayed: the key masked, everything else as stored. */
 function display(key: ConfigKey, value: string | number): string {

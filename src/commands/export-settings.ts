@@ -1,33 +1,34 @@
 /**
  * Resolves the key, base URL and profile defaults of an export (flag, then environment, then the
- * stored profile).
+ * stored profile; cli/settings.ts), and records the rate-limit headers it sees for
+ * `ratelimit --cached`.
  */
 import type { Context } from '../cli/context.js';
 import type { ExportFlags } from '../cli/program.js';
-import type { ClientEvent } from '../http/client.js';
-import { UsageError } from '../errors.js';
+import type { FetchedPage } from '../http/client.js';
+import { loadApiSettings } from '../cli/settings.js';
 import type { ResolvedExportSettings } from './export.js';
 
-/** Resolved settings plus an observer that records rate-limit headers for `ratelimit --cached`. */
+/** Resolved settings plus a recorder of the rate-limit headers of each page. */
 export interface LoadedExportSettings {
   resolved: ResolvedExportSettings;
-  onClientEvent?: (event: ClientEvent) => void;
+  /** Records a page's rate-limit snapshot under `endpointKey` (never throws). */
+  recordRateLimit: (endpointKey: string, page: FetchedPage) => void;
 }
 
 /**
- * Loads the settings of an export.
- * @throws {UsageError} (exit 2) when the key or base URL is missing or invalid
+ * Loads the settings of an export; warns on stderr before anything is sent when the base URL is
+ * plain `http://` to a host other than loopback.
+ * @throws {UsageError} (exit 2) when the key or base URL is missing or invalid, or a stored key
+ *   would be sent to another origin than its profile's
  */
-export async function loadExportSettings(flags: ExportFlags, ctx: Context): Promise<LoadedExportSettings> {
-  const apiKey = flags.apiKey ?? ctx.env.COLLECTIONS_API_KEY;
-  const base = flags.baseUrl ?? ctx.env.COLLECTIONS_BASE_URL;
-  if (!base) throw new UsageError('no base URL', { hint: 'run `collections config set base-url URL`' });
-  if (!apiKey) throw new UsageError('no API key', { hint: 'set COLLECTIONS_API_KEY or run `collections config set api-key`' });
-  let baseUrl: URL;
-  try {
-    baseUrl = new URL(base);
-  } catch {
-    throw new UsageError(`invalid base URL '${base}'`);
-  }
-  return { resolved: { apiKey, baseUrl, defaults: {} } };
+export function loadExportSettings(flags: ExportFlags, ctx: Context): LoadedExportSettings {
+  const { settings, store } = loadApiSettings(flags, ctx);
+  const origin = settings.baseUrl.origin;
+  return {
+    resolved: { apiKey: settings.apiKey, baseUrl: settings.baseUrl, defaults: settings.defaults },
+    recordRateLimit: (endpointKey, page) => {
+      if (page.rateLimit) store.recordRateLimit(origin, endpointKey, page.rateLimit);
+    },
+  };
 }

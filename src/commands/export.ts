@@ -13,6 +13,7 @@ import { sidecarPaths } from '../output/sink.js';
 import { runExport, type ExportPlan } from '../export/run.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { loadExportSettings } from './export-settings.js';
+import type { FetchedPage } from '../http/client.js';
 
 /** Export defaults when neither a flag nor the profile gives one (cli-spec.md). */
 export const EXPORT_DEFAULTS = {
@@ -145,11 +146,17 @@ export async function runExportCommand(
   ctx: Context,
   secrets: string[],
 ): Promise<number> {
-  const settings = await loadExportSettings(flags, ctx);
+  const settings = loadExportSettings(flags, ctx);
   secrets.push(settings.resolved.apiKey);
   const resumeCommand = ['collections', ...argv].map(shellQuote).join(' ');
   const plan = planExport(command, flags, settings.resolved, ctx.cwd, resumeCommand);
-  plan.onClientEvent = settings.onClientEvent;
-  await runExport(plan, ctx);
+  // The last quota seen is recorded once, at the end, for `ratelimit --cached`.
+  let last: FetchedPage | undefined;
+  plan.onPageFetched = (page) => (last = page);
+  try {
+    await runExport(plan, ctx);
+  } finally {
+    if (last) settings.recordRateLimit(plan.endpoint.key, last);
+  }
   return ExitCode.Ok;
 }

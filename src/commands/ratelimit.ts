@@ -14,19 +14,7 @@ import { HttpError } from '../errors.js';
 import { createClient } from '../http/client.js';
 import type { Client, ClientOptions, ProbeResult, RateLimitSnapshot } from '../http/client.js';
 
-/** Help text of `ratelimit` (commander `addHelpText('after', …)`). */
-export const RATELIMIT_HELP = `
-Each check sends one request (itemsPerPage=1) to every endpoint the ids allow, and so spends one
-request of that endpoint's quota. entities and events are always checked; --taxpayer adds invoices,
-taxpayer line items and payments; --invoice adds the invoice's line items; both add the line items
-of that taxpayer's invoice. A 429 is shown, not waited on. --cached sends nothing: it shows the
-last values any command saw, with their age.
-
-Examples:
-  $ collections ratelimit
-  $ collections ratelimit --taxpayer PEIC211118IS0 --invoice 0b3e…
-  $ collections ratelimit --cached
-  $ collections ratelimit --json | jq '.[] | select(.remaining == 0)'`;
+export { RATELIMIT_HELP } from '../cli/help.js';
 
 /** Options of {@link runRatelimit} (commander: `--taxpayer`, `--invoice`, `--json`, `--cached`). */
 export interface RatelimitOptions {

@@ -6,7 +6,7 @@
 import { rm } from 'node:fs/promises';
 import type { Context } from '../cli/context.js';
 import type { Endpoint } from '../endpoints.js';
-import { createClient, type ClientEvent } from '../http/client.js';
+import { createClient, type ClientEvent, type FetchedPage } from '../http/client.js';
 import { paginate, type PageStep } from '../pagination/paginate.js';
 import { fetchOffsetPages } from '../pagination/offset.js';
 import { createFormatter, type FormatterOptions, type OutputFormat } from '../output/writer.js';
@@ -60,8 +60,10 @@ export interface ExportPlan {
   verbose: boolean;
   /** The command line to repeat with `--resume` (no key), for hints. */
   resumeCommand: string;
-  /** Observer of every client event (e.g. the rate-limit cache); optional. */
+  /** Observer of every client event; optional. */
   onClientEvent?: (event: ClientEvent) => void;
+  /** Observer of every page fetched (e.g. the rate-limit cache of `ratelimit --cached`); optional. */
+  onPageFetched?: (page: FetchedPage) => void;
 }
 
 /** What an export did. */
@@ -160,6 +162,7 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
           : paginate({ client, baseUrl: plan.baseUrl, start, headers: plan.headers });
       try {
         for await (const step of steps) {
+          plan.onPageFetched?.(step);
           let members = step.page.members;
           const left = remaining();
           const last = members.length >= left || step.next === undefined;
