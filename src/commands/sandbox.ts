@@ -140,6 +140,7 @@ export async function runSandbox(options: SandboxCommandOptions, ctx: Context): 
     latencyMs: options.latency ?? 0,
     seed: options.seed ?? 1,
     clock: ctx.clock,
+    warmAhead: true,
     sizes: {
       entities: options.entities,
       events: options.events,

@@ -13,7 +13,7 @@
 import { ENDPOINTS, type Endpoint } from '../endpoints.js';
 import type { Clock } from '../time/clock.js';
 import { systemClock } from '../time/clock.js';
-import { createCollectionState, pickFilters, type ByteBudget, type CollectionState } from './collection.js';
+import { createCollectionState, pickFilters, type ByteBudget, type CollectionState, type CollectionView } from './collection.js';
 import { createDataset, type DataSizes, type Dataset } from './data.js';
 import {
   createFaultInjector,
@@ -74,6 +74,12 @@ export interface SandboxOptions {
   mutations?: AutoMutation[];
   /** Bytes of item JSON kept in memory (default 2 GiB); past it, items are rebuilt on each read. */
   cacheBytes?: number;
+  /**
+   * After answering a page, build the next page's items in idle time (setImmediate batches), so a
+   * client reading page k in another process finds page k+1 cached (default false; the
+   * `collections sandbox` command turns it on).
+   */
+  warmAhead?: boolean;
   /** Entries kept in the request log (default 100 000; older ones are dropped). */
   logLimit?: number;
 }
@@ -260,6 +266,22 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const invoiceOwner = new Map<string, number>();
   const mutations = (options.mutations ?? []).map((m) => ({ ...m, key: '', hits: 0, rounds: 0 }));
   let requestCount = 0;
+  const warming = new Set<string>();
+
+  /** Builds (and so caches) `count` items from `from` in batches of 50, one batch per event-loop turn. */
+  const warm = (key: string, view: CollectionView, from: number, count: number): void => {
+    if (warming.has(key) || budget.used >= budget.limitBytes) return;
+    warming.add(key);
+    const end = Math.min(view.length, from + count);
+    let pos = from;
+    const step = (): void => {
+      const stop = Math.min(end, pos + 50);
+      for (; pos < stop; pos++) view.bytes(pos);
+      if (pos < end && budget.used < budget.limitBytes) setImmediate(step);
+      else warming.delete(key);
+    };
+    setImmediate(step);
+  };
 
   const setFaults = (faults: FaultConfig | FaultRule[] | string): void => {
     injector.set(typeof faults === 'string' ? parseFaultSpec(faults) : faults, clock.now());
@@ -428,7 +450,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     const fired = injector.decide({ requestNumber: number, endpoint: route?.endpoint.key, page: undefined, pathAndQuery, nowMs: now });
     return finish(fired, undefined);
 
-    function finish(fired: FaultRule[], view: ReturnType<CollectionState['view']> | undefined): SandboxReply {
+    function finish(fired: FaultRule[], view: CollectionView | undefined): SandboxReply {
       entry.faults = fired.map((r) => r.kind);
       const rule = (kind: FaultKind): FaultRule | undefined => fired.find((r) => r.kind === kind);
       const offset = fired.reduce((sum, r) => (r.kind === 'clock-offset' ? sum + (r.offsetMs ?? 300_000) : sum), 0);
@@ -477,6 +499,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
           }
         }
         body = renderPage(view, plan, links, url.pathname, s.context, { prefixed: !rule('unprefixed'), cursorPrevious });
+        if (options.warmAhead && plan.end < view.length) warm(s.key, view, plan.end, plan.end - plan.start);
         if (rule('html')) {
           contentType = 'text/html; charset=utf-8';
           body = HTML_PAGE;
