@@ -247,7 +247,11 @@ function foreignTarget(target: string, pathAndQuery: string): string {
   return u.pathname === '/' && u.search === '' ? `${u.origin}${pathAndQuery}` : target;
 }
 
-/** Creates a sandbox. */
+/**
+ * Creates a sandbox. Nothing is generated until it is read (see data.ts). Faults apply to
+ * authenticated requests only: a 401 is always an honest 401.
+ * @throws {UsageError} for a bad fault spec; {RangeError} when `windowSeconds` is not > 0
+ */
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const apiKey = options.apiKey ?? DEFAULT_SANDBOX_KEY;
   const clock = options.clock ?? systemClock;
