@@ -1,0 +1,163 @@
+/**
+ * Every endpoint in both of its modes, through the whole CLI in process (main → program → export →
+ * client → in-process sandbox), compared with the sandbox's own item list: none missing, none twice.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main } from '../../src/cli/main.js';
+import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
+import { createSandboxFetch } from '../../src/sandbox/fetch.js';
+import { createVirtualClock } from '../../src/time/clock.js';
+import { createTestContext } from '../helpers/context.js';
+
+// A loopback origin (no socket is opened: the sandbox answers in process), so no plain-http warning.
+const BASE = 'http://127.0.0.1:9';
+let configDir: string;
+
+beforeAll(async () => {
+  configDir = await mkdtemp(join(tmpdir(), 'collections-it-'));
+});
+afterAll(async () => {
+  await rm(configDir, { recursive: true, force: true });
+});
+
+function setup(options: Parameters<typeof createSandbox>[0] = {}): { sandbox: Sandbox; run: (argv: string[]) => Promise<{ code: number; stdout: string; stderr: string; requests: number; statuses: number[] }> } {
+  const clock = createVirtualClock();
+  const sandbox = createSandbox({
+    clock,
+    seed: 7,
+    limit: 4,
+    windowSeconds: 3,
+    sizes: { entities: 23, events: 31, taxpayers: 2, invoicesPerTaxpayer: 37, lineItemsPerInvoice: 3, paymentsPerTaxpayer: 29 },
+    ...options,
+  });
+  const fetch = createSandboxFetch(sandbox, { origin: BASE });
+  const run = async (argv: string[]) => {
+    const t = createTestContext({ fetch, clock, configDir, env: { COLLECTIONS_API_KEY: sandbox.apiKey, COLLECTIONS_BASE_URL: BASE } });
+    const before = sandbox.requests().length;
+    const code = await main(argv, t.ctx);
+    const log = sandbox.requests().slice(before);
+    return { code, stdout: t.stdout.text(), stderr: t.stderr.text(), requests: log.length, statuses: log.map((e) => e.status) };
+  };
+  return { sandbox, run };
+}
+
+const ids = (ndjson: string): string[] =>
+  ndjson
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map((l) => (JSON.parse(l) as { id: string }).id);
+
+describe('every endpoint exports every item exactly once', () => {
+  const { sandbox, run } = setup();
+  const tp = sandbox.taxpayers()[1]!;
+  const invoice = sandbox.invoiceIds(tp)[3]!;
+  const enc = encodeURIComponent;
+
+  const rows: Array<[string, string[], string, boolean]> = [
+    ['entities', [], '/entities', false],
+    ['events', [], '/events', false],
+    ['invoices', ['--taxpayer', tp], `/taxpayers/${enc(tp)}/invoices`, true],
+    ['line-items', ['--taxpayer', tp], `/taxpayers/${enc(tp)}/invoices/line-items`, true],
+    ['line-items', ['--taxpayer', tp, '--invoice', invoice], `/taxpayers/${enc(tp)}/invoices/${invoice}/line-items`, true],
+    ['line-items', ['--invoice', invoice], `/invoices/${invoice}/line-items`, true],
+    ['payments', ['--taxpayer', tp], `/taxpayers/${enc(tp)}/invoices/payments`, true],
+  ];
+
+  const cases = rows.flatMap(([command, args, path, cursor]) => [
+    { command, args, path, mode: 'offset' as const },
+    ...(cursor ? [{ command, args, path, mode: 'cursor' as const }] : []),
+  ]);
+
+  it.each(cases)('$command $args ($mode)', async ({ command, args, path, mode }) => {
+    const expected = (sandbox.items(path) as Array<{ id: string }>).map((i) => i.id);
+    expect(expected.length).toBeGreaterThan(0);
+    // Small pages so every collection spans several pages and several rate-limit windows.
+    const argv = [command, ...args, '--items-per-page', '5', '-q', ...(mode === 'cursor' ? ['--cursor'] : [])];
+    const r = await run(argv);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const got = ids(r.stdout);
+    expect(new Set(got).size).toBe(got.length);
+    expect(got).toEqual(expected);
+    // Pacing on Remaining: 0 — once the client has seen the quota, it never spends a request on a
+    // 429. (Only its very first request may meet a window an earlier run exhausted.)
+    expect(r.statuses.slice(1)).not.toContain(429);
+    const pages = Math.ceil(expected.length / 5);
+    expect(r.requests).toBe(r.statuses[0] === 429 ? pages + 1 : pages);
+  });
+});
+
+describe('cursor mode while items are inserted and deleted', () => {
+  it('loses nothing present throughout and duplicates nothing', async () => {
+    const { sandbox, run } = setup({ limit: 0 });
+    const tp = sandbox.taxpayers()[0]!;
+    const path = `/taxpayers/${encodeURIComponent(tp)}/invoices`;
+    const before = (sandbox.items(path) as Array<{ id: string }>).map((i) => i.id);
+    // Mutate between pages: every request inserts two new invoices and deletes one old one.
+    let n = 0;
+    const removed = new Set<string>();
+    const origReply = sandbox.reply.bind(sandbox);
+    sandbox.reply = async (req, signal) => {
+      const reply = await origReply(req, signal);
+      n++;
+      sandbox.insert(path, 2);
+      const victim = before[before.length - n * 2];
+      if (victim && sandbox.remove(path, victim)) removed.add(victim);
+      return reply;
+    };
+    const r = await run(['invoices', '--taxpayer', tp, '--cursor', '--items-per-page', '4', '-q']);
+    expect(r.code).toBe(0);
+    const got = ids(r.stdout);
+    expect(new Set(got).size).toBe(got.length);
+    const survivors = before.filter((id) => !removed.has(id));
+    expect(removed.size).toBeGreaterThan(0);
+    for (const id of survivors) expect(got).toContain(id);
+  });
+});
+
+describe('errors through the whole CLI', () => {
+  const { sandbox, run } = setup();
+
+  it.each([
+    [['invoices', '--taxpayer', ''], /--taxpayer must not be empty/],
+    [['invoices', '--taxpayer', '..'], /not a valid id/],
+    [['invoices'], /--taxpayer/],
+    [['entities', '--cursor'], /--cursor is not supported/],
+    [['entities', '--items-per-page', '0'], /from 1 to 1000/],
+    [['entities', '--items-per-page', '1.5'], /from 1 to 1000/],
+    [['entities', '--format', 'xml'], /xml/],
+    [['entities', '--param', 'page=2'], /--page/],
+  ])('%j → exit 2, one line, zero requests', async (argv, message) => {
+    const r = await run(argv);
+    expect(r.code).toBe(2);
+    expect(r.requests).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr.startsWith('collections: ')).toBe(true);
+  });
+
+  it('404 for an unknown taxpayer → exit 4 with the server message and X-Request-ID', async () => {
+    const r = await run(['invoices', '--taxpayer', 'XAXX010101000', '-q']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/^collections: not found .*HTTP 404.*Not Found.*X-Request-ID: Root=1-/);
+    expect(r.stdout).toBe('');
+  });
+
+  it('401 for a wrong key → exit 3, and the key is never printed', async () => {
+    const clock = createVirtualClock();
+    const t = createTestContext({
+      fetch: createSandboxFetch(sandbox, { origin: BASE }),
+      clock,
+      configDir,
+      env: { COLLECTIONS_API_KEY: 'canary-KEY-0000-do-not-print', COLLECTIONS_BASE_URL: BASE },
+    });
+    const code = await main(['entities', '-v'], t.ctx);
+    expect(code).toBe(3);
+    expect(t.stderr.text()).toMatch(/API key was rejected/);
+    expect(t.stderr.text() + t.stdout.text()).not.toContain('canary-KEY-0000-do-not-print');
+  });
+});
