@@ -10,8 +10,7 @@ import { ExitCode } from './exit-codes.js';
 import { ENDPOINTS, exportCommands } from '../endpoints.js';
 import { CollectionsError, UsageError } from '../errors.js';
 import { parseIntegerOption, parseParam, parseSecondsOption } from './options.js';
-import { CONFIG_HELP, COMPLETION_HELP, RATELIMIT_HELP } from './help.js';
-import { SANDBOX_HELP, SANDBOX_OPTION_HELP } from '../commands/sandbox.js';
+import { CONFIG_HELP, COMPLETION_HELP, RATELIMIT_HELP, SANDBOX_HELP, SANDBOX_OPTION_HELP } from './help.js';
 
 /** Global flags of every command (cli-spec.md, "Global options"). */
 export interface GlobalFlags {

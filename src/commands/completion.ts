@@ -9,6 +9,7 @@ import { ENDPOINTS, exportCommands, ID_FLAGS } from '../endpoints.js';
 import { UsageError } from '../errors.js';
 import { OUTPUT_FORMATS } from '../output/writer.js';
 import { CONFIG_ACTIONS } from './config.js';
+import { SANDBOX_OPTION_HELP } from '../cli/help.js';
 
 /** The shells a script can be generated for. */
 export type CompletionShell = 'bash' | 'zsh' | 'fish';
@@ -95,18 +96,14 @@ export const RATELIMIT_OPTIONS: readonly CompletionOption[] = [
 ];
 
 /**
- * Options of `sandbox` for completion. The sandbox command itself is declared in cli/program.ts;
- * test/unit/commands/completion.test.ts compares every command of the commander program with
- * {@link defaultCompletionSpec}, so the two cannot drift apart unnoticed.
+ * Options of `sandbox` for completion, derived from the same table the commander program declares
+ * them from (`SANDBOX_OPTION_HELP` in cli/help.ts), so the two cannot drift apart.
  */
-export const SANDBOX_OPTIONS: readonly CompletionOption[] = [
-  { long: '--port', value: 'text', description: 'port on 127.0.0.1 (0 = any free port)' },
-  { long: '--key', value: 'text', description: 'accepted API key' },
-  { long: '--limit', value: 'text', description: 'requests per window per endpoint' },
-  { long: '--window', value: 'text', description: 'rate-limit window, seconds' },
-  { long: '--latency', value: 'text', description: 'latency added to each response, ms' },
-  { long: '--seed', value: 'text', description: 'seed of the generated records' },
-];
+export const SANDBOX_OPTIONS: readonly CompletionOption[] = SANDBOX_OPTION_HELP.map((o) => ({
+  long: o.flags.split(' ')[0]!,
+  value: o.option === 'cursorPrevious' ? (['previous', 'last'] as const) : ('text' as const),
+  description: o.description,
+}));
 
 /** The description of an export command: its endpoint's, or a summary when it has several. */
 function exportDescription(command: string): string {

@@ -6,10 +6,12 @@
 import type { Context } from '../cli/context.js';
 import { UsageError } from '../errors.js';
 import { createSandbox, DEFAULT_SANDBOX_KEY, DEFAULT_SIZES } from '../sandbox/app.js';
+
+export { SANDBOX_HELP, SANDBOX_OPTION_HELP, type SandboxOptionHelp } from '../cli/help.js';
 import { parseFaultSpec, type FaultConfig } from '../sandbox/faults.js';
 import { startSandboxServer } from '../sandbox/server.js';
 
-/** Options of {@link runSandbox}; each has a flag in {@link SANDBOX_OPTION_HELP}. */
+/** Options of {@link runSandbox}; each has a flag in `SANDBOX_OPTION_HELP` (cli/help.ts). */
 export interface SandboxCommandOptions {
   /** `--port` (default 8787; 0 picks a free port). */
   port?: number;
@@ -43,54 +45,8 @@ export interface SandboxCommandOptions {
   cursorPrevious?: 'previous' | 'last';
 }
 
-/** One flag of the `sandbox` command, for the commander wiring in cli/program.ts. */
-export interface SandboxOptionHelp {
-  /** Commander flags, e.g. `--port <n>`. */
-  flags: string;
-  /** The {@link SandboxCommandOptions} field it fills. */
-  option: keyof SandboxCommandOptions;
-  description: string;
-  /** Kind of value, so the wiring can parse it: integer, number or string. */
-  type: 'integer' | 'number' | 'string';
-  /** Default shown in help (the runner applies it when the option is undefined). */
-  defaultValue?: string;
-}
 
-/** The flags of `collections sandbox`. */
-export const SANDBOX_OPTION_HELP: readonly SandboxOptionHelp[] = [
-  { flags: '--port <n>', option: 'port', type: 'integer', description: 'port to listen on (0 = any free port)', defaultValue: '8787' },
-  { flags: '--host <host>', option: 'host', type: 'string', description: 'interface to listen on', defaultValue: '127.0.0.1' },
-  { flags: '--key <key>', option: 'key', type: 'string', description: 'API key the sandbox accepts', defaultValue: DEFAULT_SANDBOX_KEY },
-  { flags: '--limit <n>', option: 'limit', type: 'integer', description: 'requests per window, per key and endpoint (0 = no limit)', defaultValue: '60' },
-  { flags: '--window <seconds>', option: 'window', type: 'integer', description: 'rate-limit window length', defaultValue: '60' },
-  { flags: '--latency <ms>', option: 'latency', type: 'integer', description: 'delay added to every response', defaultValue: '0' },
-  { flags: '--seed <n>', option: 'seed', type: 'integer', description: 'seed of the generated records', defaultValue: '1' },
-  { flags: '--entities <n>', option: 'entities', type: 'integer', description: 'entities', defaultValue: String(DEFAULT_SIZES.entities) },
-  { flags: '--events <n>', option: 'events', type: 'integer', description: 'events', defaultValue: String(DEFAULT_SIZES.events) },
-  { flags: '--taxpayers <n>', option: 'taxpayers', type: 'integer', description: 'taxpayers', defaultValue: String(DEFAULT_SIZES.taxpayers) },
-  { flags: '--invoices <n>', option: 'invoices', type: 'integer', description: 'invoices per taxpayer', defaultValue: String(DEFAULT_SIZES.invoicesPerTaxpayer) },
-  { flags: '--line-items <n>', option: 'lineItems', type: 'integer', description: 'average line items per invoice (max 200)', defaultValue: String(DEFAULT_SIZES.lineItemsPerInvoice) },
-  { flags: '--payments <n>', option: 'payments', type: 'integer', description: 'payments per taxpayer', defaultValue: String(DEFAULT_SIZES.paymentsPerTaxpayer) },
-  { flags: '--faults <spec>', option: 'faults', type: 'string', description: "faults to inject, e.g. 'status status=503 p=0.1; drip pages=3' or JSON" },
-  { flags: '--cursor-previous <name>', option: 'cursorPrevious', type: 'string', description: 'name of the previous cursor link: previous or last', defaultValue: 'previous' },
-];
 
-/** Help text of `sandbox` (commander `addHelpText('after', …)`). */
-export const SANDBOX_HELP = `
-The sandbox implements the whole contract on loopback: offset and cursor pagination, totals,
-per-key and per-endpoint rate limits (X-RateLimit-* on every response, 429 past the limit),
-itemsPerPage validation, 401 for a missing or wrong key, 404 for unknown ids. Records are
-generated from the seed, so the same flags give the same data.
-
-Fault kinds for --faults: status, refuse, reset-before-headers, reset-mid-body, truncate,
-invalid-json, html, hang, drip, clock-offset, reset-format, retry-after, remaining-zero,
-permanent-429, unprefixed, absolute-links, foreign-next, redirect, loop-next. Scope each with
-p=<0..1>, requests=<n|a-b|a,b>, pages=<n,…>, endpoint=<key>, times=<n>, fromMs/untilMs=<ms>.
-
-Examples:
-  $ collections sandbox
-  $ collections sandbox --port 0 --limit 10 --window 5 --invoices 100000
-  $ collections sandbox --faults 'status status=503 p=0.2; reset-mid-body requests=5'`;
 
 function checkInteger(name: string, value: number | undefined, min: number, max = Number.MAX_SAFE_INTEGER): void {
   if (value === undefined) return;

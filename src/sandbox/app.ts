@@ -15,6 +15,9 @@ import type { Clock } from '../time/clock.js';
 import { systemClock } from '../time/clock.js';
 import { createCollectionState, pickFilters, type ByteBudget, type CollectionState, type CollectionView } from './collection.js';
 import { createDataset, type DataSizes, type Dataset } from './data.js';
+import { DEFAULT_SANDBOX_KEY, DEFAULT_SIZES } from './defaults.js';
+
+export { DEFAULT_SANDBOX_KEY, DEFAULT_SIZES };
 import {
   createFaultInjector,
   parseFaultSpec,
@@ -84,18 +87,7 @@ export interface SandboxOptions {
   logLimit?: number;
 }
 
-/** Default collection sizes. */
-export const DEFAULT_SIZES: Readonly<DataSizes> = {
-  entities: 25,
-  events: 40,
-  taxpayers: 4,
-  invoicesPerTaxpayer: 250,
-  lineItemsPerInvoice: 3,
-  paymentsPerTaxpayer: 120,
-};
 
-/** The default accepted API key; not a secret (it is printed by `collections sandbox`). */
-export const DEFAULT_SANDBOX_KEY = 'sandbox-key';
 
 /** A request as the sandbox needs it: any transport can build one cheaply. */
 export interface SandboxRequest {
