@@ -13,6 +13,7 @@ import { sidecarPaths } from '../output/sink.js';
 import { runExport, type ExportPlan } from '../export/run.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { loadExportSettings } from './export-settings.js';
+import type { ExportDefaults } from '../cli/settings.js';
 import type { FetchedPage } from '../http/client.js';
 
 /** Export defaults when neither a flag nor the profile gives one (cli-spec.md). */
@@ -29,14 +30,7 @@ export interface ResolvedExportSettings {
   apiKey: string;
   baseUrl: URL;
   /** Profile defaults for export flags not given on the command line. */
-  defaults: {
-    itemsPerPage?: number;
-    format?: OutputFormat;
-    concurrency?: number;
-    maxWaitMs?: number;
-    retries?: number;
-    timeoutMs?: number;
-  };
+  defaults: ExportDefaults;
 }
 
 /**
