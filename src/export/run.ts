@@ -125,7 +125,13 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
       sink = createStreamSink(ctx.io.stdout);
     }
 
-    const formatter = createFormatter(plan.format, plan.formatter, checkpoint?.formatter);
+    // CSV keys first seen after the header are named on stderr (once each, also across a resume);
+    // the table fits the terminal's width when there is one.
+    const formatter = createFormatter(
+      plan.format,
+      { ...plan.formatter, columns: plan.formatter.columns ?? ctx.io.columns, warn: plan.formatter.warn ?? ((m) => progress.note(`collections: ${m}`)) },
+      checkpoint?.formatter,
+    );
     let items = checkpoint?.items ?? 0;
     let pages = checkpoint?.pages ?? 0;
     let totalItems = checkpoint?.totalItems;

@@ -93,6 +93,8 @@ export function createProgress(options: ProgressOptions): Progress {
     let text = `${formatCount(stats.items)}${of} items${pct} · ${formatCount(stats.pages)} pages · ${formatCount(rate())} items/s`;
     if (waitingUntil !== undefined && waitingUntil > clock.now()) text += ` · ${waitLine}`;
     spinner.text = text;
+    // ora only repaints on its 80 ms tick; a wait is shown at once so it is never missed.
+    if (waitingUntil !== undefined && waitingUntil > clock.now()) spinner.render();
   };
 
   return {
@@ -136,7 +138,9 @@ export function createProgress(options: ProgressOptions): Progress {
       const summary =
         `${formatCount(stats.items)} item${stats.items === 1 ? '' : 's'} to ${destination} in ${formatDuration(elapsed)}` +
         ` (${formatCount(stats.requests)} request${stats.requests === 1 ? '' : 's'}, ${stats.retries} retr${stats.retries === 1 ? 'y' : 'ies'}${waits})`;
-      if (spinner) spinner.succeed(summary);
+      // ora's success symbol is coloured from process-wide state; NO_COLOR in our env wins.
+      if (spinner && noColor) spinner.stopAndPersist({ symbol: '✔', text: summary });
+      else if (spinner) spinner.succeed(summary);
       else if (!quiet) stderr.write(`collections: ${summary}\n`);
     },
     stop() {
