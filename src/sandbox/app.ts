@@ -487,7 +487,15 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
           links.next = loop.to === 'first' ? firstLink(plan, url) : links.view;
         }
         const foreign = rule('foreign-next');
-        if (foreign) links.next = foreignTarget(foreign.url!, links.next ?? links.view);
+        if (foreign) links.next = foreign.link ?? foreignTarget(foreign.url!, links.next ?? links.view);
+        if (rule('relative-links')) {
+          // RFC 3986 §5.2: a reference without a leading slash replaces the last path segment.
+          const folder = url.pathname.slice(0, url.pathname.lastIndexOf('/') + 1);
+          for (const k of ['view', 'first', 'last', 'previous', 'next'] as const) {
+            const v = links[k];
+            if (v !== undefined && v.startsWith(folder) && v.length > folder.length) links[k] = v.slice(folder.length);
+          }
+        }
         if (rule('absolute-links')) {
           for (const k of ['view', 'first', 'last', 'previous', 'next'] as const) {
             const v = links[k];

@@ -44,7 +44,12 @@ export const FAULT_KINDS = [
   'unprefixed',
   /** Absolute links (`http://host:port/…` of the request's own origin). */
   'absolute-links',
-  /** `hydra:next` on another origin: `url` (an origin alone gets the real next path appended). */
+  /** Path-relative links (`invoices?itemsPerPage=10&page=2`, resolved against the page's own URL). */
+  'relative-links',
+  /**
+   * `hydra:next` on another origin: `url` (an origin alone gets the real next path appended), or
+   * `link`, written verbatim (for tricks no absolute URL spells: `//evil/x`, `/\\evil/x`).
+   */
   'foreign-next',
   /** A 302 to `url` (an origin alone gets the request's path appended). */
   'redirect',
@@ -94,6 +99,8 @@ export interface FaultRule extends FaultScope {
   seconds?: number;
   /** `foreign-next`, `redirect`: the other origin or URL. */
   url?: string;
+  /** `foreign-next`: the `hydra:next` value written as is, not parsed (scheme-relative, userinfo, backslash tricks). */
+  link?: string;
   /** `loop-next`: where the looping next points. */
   to?: 'self' | 'first';
 }
@@ -220,8 +227,11 @@ export function validateRule(rule: FaultRule): void {
       throw new UsageError(`fault ${rule.kind}: url must be an absolute URL`);
     }
   }
-  if ((rule.kind === 'foreign-next' || rule.kind === 'redirect') && rule.url === undefined) {
-    throw new UsageError(`fault ${rule.kind} needs url=<absolute URL>`);
+  if (rule.kind === 'foreign-next' && rule.link !== undefined && typeof rule.link !== 'string') {
+    throw new UsageError('fault foreign-next: link must be a string');
+  }
+  if ((rule.kind === 'foreign-next' || rule.kind === 'redirect') && rule.url === undefined && !(rule.kind === 'foreign-next' && rule.link !== undefined)) {
+    throw new UsageError(`fault ${rule.kind} needs url=<absolute URL>${rule.kind === 'foreign-next' ? ' or link=<raw link>' : ''}`);
   }
 }
 
