@@ -11,7 +11,7 @@ import { parsePage, parseServerMessage, PageFormatError, type HydraPage } from '
 import { ApiUnavailableError, HttpError, RateLimitError, UsageError, type HttpErrorDetails } from '../errors.js';
 import { createGovernorRegistry } from './governor.js';
 import { assertSameOrigin, resolveSameOrigin } from './origin.js';
-import { clampTimerMs, parseRateLimitHeaders, planWait, type RateLimitHeaders } from './rate-limit.js';
+import { clampTimerMs, parseRateLimitHeaders, planWait, serverToLocal, type ClockOffset, type RateLimitHeaders } from './rate-limit.js';
 import { redactSecret } from './redact.js';
 import { backoffDelayMs, DEFAULT_RETRIES, describeNetworkError, RetryableFailure } from './retry.js';
 
@@ -171,6 +171,19 @@ function combine(signals: Array<AbortSignal | undefined>): AbortSignal | undefin
 /** Header values fetch accepts (RFC 9110 §5.5 field-value without CR/LF/NUL; printable Latin-1). */
 function isHeaderSafe(value: string): boolean {
   return /^[\t\x20-\x7e\x80-\xff]*$/.test(value);
+}
+
+/**
+ * A response's `Retry-After` as ms to wait from `receivedAt`: delay-seconds as given; an HTTP-date
+ * read on the server's clock (its `Date`, or the offset estimate), like a rate-limit reset.
+ * @returns undefined when there is no (valid) `Retry-After`
+ */
+function retryAfterOf(rl: RateLimitHeaders, receivedAt: number, offset: ClockOffset | undefined): number | undefined {
+  const ra = rl.retryAfter;
+  if (ra === undefined) return undefined;
+  if (ra.kind === 'delay') return ra.ms;
+  const end = offset === undefined && rl.date !== undefined ? receivedAt + (ra.at - rl.date) : serverToLocal(ra.at, offset);
+  return Math.max(0, end - receivedAt);
 }
 
 /** Creates a {@link Client}. */
@@ -390,7 +403,11 @@ export function createClient(options: ClientOptions): Client {
           continue;
         }
         if (status >= 500 && status < 600) {
-          throw new RetryableFailure(`HTTP ${status}${serverMessage ? `: ${serverMessage}` : ''}`, x.requestId === undefined ? {} : { requestId: x.requestId });
+          const retryAfterMs = retryAfterOf(x.rl, x.receivedAt, governors.serverClock.offset);
+          throw new RetryableFailure(`HTTP ${status}${serverMessage ? `: ${serverMessage}` : ''}`, {
+            ...(x.requestId === undefined ? {} : { requestId: x.requestId }),
+            ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+          });
         }
         const details: HttpErrorDetails = { method: 'GET', path: pathOf(x.url), status };
         if (serverMessage !== undefined) details.serverMessage = serverMessage;
@@ -405,7 +422,15 @@ export function createClient(options: ClientOptions): Client {
             { cause: err },
           );
         }
-        const delayMs = backoffDelayMs(retry, random);
+        if (err.retryAfterMs !== undefined && err.retryAfterMs > maxWaitMs) {
+          throw new ApiUnavailableError(
+            `the API could not be read (GET ${pathOf(x?.url ?? url)}): ${err.reason}; it asks to retry in ${Math.ceil(err.retryAfterMs / 1000)} s, longer than the longest wait allowed (${Math.floor(maxWaitMs / 1000)} s)`,
+            { cause: err, hint: 'raise --max-wait, or run again later' },
+          );
+        }
+        // A 5xx's Retry-After is a minimum: retrying sooner only meets the same outage (got and
+        // urllib3 honour it on 503 as well).
+        const delayMs = clampTimerMs(Math.max(backoffDelayMs(retry, random), err.retryAfterMs ?? 0));
         retry++;
         emit({ type: 'retry', attempt: retry, delayMs, reason: err.reason });
         await clock.sleep(delayMs, callerSignal);

@@ -44,12 +44,18 @@ export class RetryableFailure extends Error {
   readonly reason: string;
   /** `X-Request-ID` of the failed response, when there was one. */
   readonly requestId: string | undefined;
+  /**
+   * The server's `Retry-After` on a 5xx (RFC 9110 §10.2.3: how long the service expects to be
+   * unavailable), ms from when the response arrived; the retry waits at least this long.
+   */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(reason: string, options: { cause?: unknown; requestId?: string } = {}) {
+  constructor(reason: string, options: { cause?: unknown; requestId?: string; retryAfterMs?: number } = {}) {
     super(reason, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'RetryableFailure';
     this.reason = reason;
     this.requestId = options.requestId;
+    this.retryAfterMs = options.retryAfterMs;
   }
 }
 
