@@ -17,6 +17,12 @@ import { CollectionsError, InterruptedError, RateLimitError } from '../errors.js
 import type { TerminationSignal } from '../cli/context.js';
 import { formatCount } from '../io/format.js';
 
+/**
+ * How long after the first SIGINT / SIGTERM a repeat of the same signal counts as its echo rather
+ * than a second press, ms. A person cannot press Ctrl-C twice this fast on purpose.
+ */
+export const SIGNAL_ECHO_MS = 250;
+
 /** Where a file export writes. */
 export interface ExportFiles {
   /** The final file (`--out`), absolute. */
@@ -90,16 +96,22 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
     verbose: plan.verbose,
   });
 
-  // Signals: the first stops after the current write; a second exits at once.
+  // Signals: the first stops after the current write; a second exits at once. A repeat of the
+  // first signal within SIGNAL_ECHO_MS is not a second Ctrl-C but the echo of a library that
+  // re-raises the signal it saw so the process dies of it (when-exit, loaded with conf, does
+  // `process.kill(process.pid, signal)`): counted as a second press it would skip the message.
   const controller = new AbortController();
   let stopSignal: TerminationSignal | undefined;
+  let stopAt = 0;
   const unsubscribe = ctx.onSignal((signal) => {
     if (stopSignal !== undefined) {
+      if (signal === stopSignal && ctx.clock.monotonic() - stopAt < SIGNAL_ECHO_MS) return;
       progress.stop();
       ctx.forceExit(signal === 'SIGINT' ? 130 : 143);
       return;
     }
     stopSignal = signal;
+    stopAt = ctx.clock.monotonic();
     controller.abort(new InterruptedError(signal));
   });
 
@@ -231,7 +243,9 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
     }
     throw decorate(err, plan, wrotePage || checkpoint !== undefined);
   } finally {
-    unsubscribe();
+    // Once interrupted, the listener stays for the rest of the process: without it the echo above
+    // (or a late second Ctrl-C) would kill the process by the signal before the message is out.
+    if (stopSignal === undefined) unsubscribe();
   }
 }
 

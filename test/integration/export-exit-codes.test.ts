@@ -6,6 +6,7 @@ import { writeFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toExitCode, ExitCode } from '../../src/cli/exit-codes.js';
 import { OutputError } from '../../src/errors.js';
+import { SIGNAL_ECHO_MS } from '../../src/export/run.js';
 import { CANARY, canaryFree, createWorld, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../e2e/harness.js';
 
 let dir: TempDir;
@@ -196,6 +197,7 @@ describe('exit codes', () => {
         t.ctx.fetch = async (input, init) => {
           if (++calls === 2) {
             t.raise('SIGINT');
+            world.clock.advance(SIGNAL_ECHO_MS + 1);
             t.raise('SIGINT');
             expect(t.forcedExits).toEqual([130]);
           }
@@ -204,7 +206,28 @@ describe('exit codes', () => {
       },
     });
     expect(r.t.forcedExits).toEqual([130]);
-    expect(r.code).toBe(130);
+  });
+
+  it('a repeat of the signal within milliseconds is an echo (when-exit re-raises), not a second Ctrl-C', async () => {
+    let calls = 0;
+    const r = await runInProcess(world, dir, ['entities', '--items-per-page', '5', '--concurrency', '1', '--out', 'e.ndjson'], {
+      onContext: (t) => {
+        const inner = t.ctx.fetch;
+        t.ctx.fetch = async (input, init) => {
+          if (++calls === 2) {
+            t.raise('SIGTERM');
+            t.raise('SIGTERM');
+          }
+          return inner(input, init);
+        };
+      },
+    });
+    expect(r.t.forcedExits).toEqual([]);
+    expect(r.code).toBe(143);
+    expectOneErrorLine(r.lines, /^collections: interrupted by SIGTERM; checkpoint kept; resume with: /);
+    // The listener stays after the export so a late echo cannot kill the process before it exits.
+    r.t.raise('SIGTERM');
+    expect(r.t.forcedExits).toEqual([]);
   });
 });
 
