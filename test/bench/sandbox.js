@@ -1,0 +1,27 @@
+// The sandbox of `npm run bench`, in its own process (forked with an IPC channel by run.js), so the
+// client under test does not share its event loop or CPU time with the server. It is the same
+// sandbox `collections sandbox` serves (dist/sandbox), with its request counters reachable over IPC.
+//
+// Messages in:  { type: 'stats' } → { type: 'stats', stats }; { type: 'stop' } → closes and exits.
+// Message out once listening: { type: 'ready', url, taxpayers }.
+import { createSandbox } from '../../dist/sandbox/app.js';
+import { startSandboxServer } from '../../dist/sandbox/server.js';
+
+const options = JSON.parse(process.argv[2] ?? '{}');
+const sandbox = createSandbox({
+  limit: options.limit ?? 0,
+  windowSeconds: options.window ?? 60,
+  latencyMs: options.latency ?? 0,
+  warmAhead: true,
+  sizes: { taxpayers: 1, invoicesPerTaxpayer: options.invoices ?? 1000 },
+});
+const server = await startSandboxServer(sandbox, { host: '127.0.0.1', port: 0 });
+process.on('message', async (msg) => {
+  if (msg.type === 'stats') process.send({ type: 'stats', stats: sandbox.stats() });
+  if (msg.type === 'stop') {
+    await server.close();
+    process.exit(0);
+  }
+});
+process.on('disconnect', () => process.exit(0));
+process.send({ type: 'ready', url: server.url, taxpayers: sandbox.taxpayers() });
