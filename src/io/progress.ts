@@ -3,6 +3,7 @@
  * or in CI), plain lines otherwise; `--verbose` request lines; the summary line. Consumes the
  * client's events. Never prints the API key: nothing here ever sees it.
  */
+import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import ora, { type Ora } from 'ora';
 import type { Clock } from '../time/clock.js';
 import type { ClientEvent } from '../http/client.js';
@@ -58,6 +59,42 @@ export function spinnerEnabled(options: Pick<ProgressOptions, 'isTTY' | 'quiet' 
   return options.isTTY && !options.quiet && options.spinner && !(ci !== undefined && ci !== '' && ci !== '0' && ci !== 'false');
 }
 
+/** The cursor methods ora calls on its stream (those of `tty.WriteStream`). */
+interface CursorMethods {
+  cursorTo(x: number, y?: number, callback?: () => void): boolean;
+  clearLine(dir: -1 | 0 | 1, callback?: () => void): boolean;
+  moveCursor(dx: number, dy: number, callback?: () => void): boolean;
+}
+
+/** Width assumed when a terminal reports none (a pseudo-terminal without a size reports 0). */
+const FALLBACK_COLUMNS = 80;
+
+/**
+ * The stream ora draws on. A real terminal (`tty.WriteStream`) with a width is used as is. Any other
+ * stream the context says is a terminal (a test's capture, a wrapped stream) gets the cursor methods
+ * ora calls, written as ANSI sequences by node:readline. A terminal that reports 0 columns (`script`,
+ * some container ttys) gets a width of {@link FALLBACK_COLUMNS}: ora divides by the width to count
+ * the lines to clear, and with 0 it clears Infinity lines, writing escape codes forever.
+ */
+function spinnerStream(stream: OutputStream): NodeJS.WritableStream {
+  const hasCursor = typeof (stream as Partial<CursorMethods>).cursorTo === 'function';
+  if (hasCursor && (stream.columns ?? 0) > 0) return stream;
+  const terminal: Pick<NodeJS.WritableStream, 'write' | 'once' | 'removeListener'> & CursorMethods & { isTTY: boolean; columns: number } = {
+    isTTY: true,
+    get columns() {
+      return stream.columns !== undefined && stream.columns > 0 ? stream.columns : FALLBACK_COLUMNS;
+    },
+    write: ((chunk: string, encoding?: BufferEncoding, callback?: (err?: Error | null) => void) =>
+      stream.write(chunk, encoding as BufferEncoding, callback)) as NodeJS.WritableStream['write'],
+    once: (event: string, listener: (...args: unknown[]) => void) => (stream.once(event, listener), terminal as unknown as NodeJS.WritableStream),
+    removeListener: (event: string, listener: (...args: unknown[]) => void) => (stream.removeListener(event, listener), terminal as unknown as NodeJS.WritableStream),
+    cursorTo: (x, y, callback) => cursorTo(stream, x, y, callback),
+    clearLine: (dir, callback) => clearLine(stream, dir, callback),
+    moveCursor: (dx, dy, callback) => moveCursor(stream, dx, dy, callback),
+  };
+  return terminal as unknown as NodeJS.WritableStream;
+}
+
 /** Creates a {@link Progress}. */
 export function createProgress(options: ProgressOptions): Progress {
   const { stderr, clock, quiet, verbose } = options;
@@ -66,9 +103,10 @@ export function createProgress(options: ProgressOptions): Progress {
   let total: number | undefined;
   let waitingUntil: number | undefined;
   let waitLine = '';
+  let lastPaint: number | undefined;
   const noColor = options.env.NO_COLOR !== undefined && options.env.NO_COLOR !== '';
   const spinner: Ora | undefined = spinnerEnabled(options)
-    ? ora({ stream: stderr, isEnabled: true, discardStdin: false, color: noColor ? false : 'cyan', text: 'starting…' }).start()
+    ? ora({ stream: spinnerStream(stderr), isEnabled: true, discardStdin: false, color: noColor ? false : 'cyan', text: 'starting…' }).start()
     : undefined;
 
   const line = (text: string): void => {
@@ -128,6 +166,12 @@ export function createProgress(options: ProgressOptions): Progress {
       stats.pages = pages;
       if (totalItems !== undefined) total = totalItems;
       render();
+      // Repaint at once when the counts change (ora's own tick is 80 ms), at most every 100 ms.
+      const now = clock.monotonic();
+      if (spinner && pages > 0 && (lastPaint === undefined || now - lastPaint >= 100)) {
+        lastPaint = now;
+        spinner.render();
+      }
     },
     note(text) {
       if (!quiet) line(text);

@@ -1,0 +1,111 @@
+/**
+ * Progress on stderr from real in-process exports: the ora spinner on an injected TTY with the
+ * rate-limit wait line (quota state and local resume time), nothing with --quiet, plain lines in
+ * CI, NO_COLOR honoured, the summary line, and --verbose request lines.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CANARY, canaryFree, createWorld, runInProcess, START, tempDir, type SandboxWorld, type TempDir } from '../e2e/harness.js';
+
+let dir: TempDir;
+let world: SandboxWorld;
+beforeEach(() => {
+  dir = tempDir();
+  // 3 requests a minute: 7 pages of 9 need two waits, each until the next whole minute.
+  world = createWorld({ limit: 3, windowSeconds: 60 });
+});
+afterEach(() => dir.remove());
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/;
+// eslint-disable-next-line no-control-regex
+const SGR_COLOUR = /\x1b\[(3\d|9\d|38;[\d;]+)m/;
+// eslint-disable-next-line no-control-regex
+const strip = (s: string): string => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+
+/** `HH:MM:SS` of an instant in this machine's time zone, computed independently of src/io. */
+const localTime = (epochMs: number): string => new Date(epochMs).toLocaleTimeString('en-GB', { hour12: false });
+
+const ARGS = () => ['invoices', '--taxpayer', world.taxpayer, '--cursor', '--items-per-page', '9', '--out', 'x.ndjson'];
+
+describe('progress', () => {
+  it('on a terminal: a spinner that shows the quota and the local time it resumes, then the summary', async () => {
+    const r = await runInProcess(world, dir, ARGS(), { stderrIsTTY: true, columns: 120 });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(ANSI);
+    const text = strip(r.stderr);
+    // The first window ends at the next whole minute of the server clock: START + 60 s.
+    expect(text).toContain(`rate limit reached (0/3 left), resuming at ${localTime(START + 60_000)}`);
+    expect(text).toContain(`resuming at ${localTime(START + 120_000)}`);
+    expect(text).toMatch(/\d+ items · \d+ pages · [\d,]+ items\/s/);
+    expect(text).toMatch(/✔ 60 items to \S*x\.ndjson in .+ \(7 requests, 0 retries, 2 rate-limit waits \(2m 00s\)\)\n$/);
+    expect(canaryFree(r.stderr)).toBe(true);
+  });
+
+  it('shows a percentage when the total is known (--total)', async () => {
+    world = createWorld();
+    const r = await runInProcess(world, dir, [...ARGS(), '--total'], { stderrIsTTY: true, columns: 120 });
+    expect(r.code).toBe(0);
+    expect(strip(r.stderr)).toMatch(/\d+ of 60 items \(\d+%\)/);
+  });
+
+  it('NO_COLOR: no colour codes at all (the spinner still moves)', async () => {
+    const r = await runInProcess(world, dir, ARGS(), { stderrIsTTY: true, columns: 120, env: { NO_COLOR: '1' } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(ANSI);
+    expect(r.stderr).not.toMatch(SGR_COLOUR);
+    expect(strip(r.stderr)).toContain('✔ 60 items to');
+  });
+
+  it('--quiet: nothing at all on stderr', async () => {
+    const r = await runInProcess(world, dir, [...ARGS(), '--quiet'], { stderrIsTTY: true, columns: 120 });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+  });
+
+  it.each([
+    ['CI set on a terminal', { stderrIsTTY: true, env: { CI: 'true' } }],
+    ['--no-progress on a terminal', { stderrIsTTY: true, args: ['--no-progress'] }],
+    ['stderr not a terminal', { stderrIsTTY: false }],
+  ])('%s: no spinner, plain wait lines and the summary', async (_name, o) => {
+    const r = await runInProcess(world, dir, [...ARGS(), ...((o as { args?: string[] }).args ?? [])], {
+      stderrIsTTY: o.stderrIsTTY,
+      env: (o as { env?: Record<string, string> }).env ?? {},
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toMatch(ANSI);
+    expect(r.lines).toEqual([
+      expect.stringMatching(new RegExp(`^collections: rate limit reached \\(0/3 left\\), resuming at ${localTime(START + 60_000)} \\(in 1m 00s\\)$`)),
+      expect.stringMatching(new RegExp(`^collections: rate limit reached \\(0/3 left\\), resuming at ${localTime(START + 120_000)} \\(in 1m 00s\\)$`)),
+      expect.stringMatching(/^collections: 60 items to \S*x\.ndjson in .+ \(7 requests, 0 retries, 2 rate-limit waits \(2m 00s\)\)$/),
+    ]);
+  });
+
+  it('the summary counts retries', async () => {
+    world = createWorld({ faults: [{ kind: 'status', status: 503, pages: 2, times: 2 }] });
+    const r = await runInProcess(world, dir, ARGS());
+    expect(r.code).toBe(0);
+    expect(r.lines.at(-1)).toMatch(/^collections: 60 items to \S+ in \S+ \(9 requests, 2 retries, no rate-limit waits\)$/);
+  });
+
+  it('--verbose: one line per request (method, path, status, ms, quota, X-Request-ID), never the key', async () => {
+    world = createWorld({ limit: 100 });
+    const r = await runInProcess(world, dir, [...ARGS(), '--verbose']);
+    expect(r.code).toBe(0);
+    const requests = r.lines.filter((l) => l.startsWith('GET '));
+    expect(requests).toHaveLength(world.sandbox.requests().length);
+    expect(requests).toHaveLength(7);
+    requests.forEach((line, i) => {
+      expect(line).toMatch(new RegExp(`^GET /taxpayers/${world.taxpayer}/invoices\\?itemsPerPage=9\\S* 200 \\d+ms remaining=${99 - i}/100 X-Request-ID=\\S+$`));
+    });
+    expect(canaryFree(r.stderr)).toBe(true);
+    expect(r.lines.at(-1)).toMatch(/^collections: 60 items to /);
+  });
+
+  it('--verbose with --quiet: request lines are asked for explicitly, but no summary', async () => {
+    world = createWorld({ limit: 100 });
+    const r = await runInProcess(world, dir, [...ARGS(), '--verbose', '--quiet']);
+    expect(r.code).toBe(0);
+    expect(r.lines.filter((l) => !l.startsWith('GET '))).toEqual([]);
+    expect(r.stderr).not.toContain(CANARY);
+  });
+});
