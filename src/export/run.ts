@@ -118,6 +118,10 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
   let sink: Sink | undefined;
   let checkpoint: Checkpoint | undefined;
   let wrotePage = false;
+  // Whether this run started the sidecar afresh: only then may a failure before the first page
+  // clean it up. A --resume that is refused (foreign or corrupt checkpoint, missing partial file)
+  // must leave the interrupted export's sidecar and checkpoint exactly as they were.
+  let freshSidecar = false;
   try {
     // Validate and open the output before any request (reliability.md rule 8).
     if (plan.files) {
@@ -125,11 +129,18 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
         checkpoint = await loadCheckpoint(plan.files.checkpoint, plan.fingerprint);
         if (!checkpoint) progress.note(`collections: no checkpoint for ${plan.files.target}; starting afresh`);
       }
+      if (!checkpoint) {
+        // Starting afresh: a checkpoint left by an earlier run describes bytes this run is about
+        // to overwrite; were it kept, a crash before the first page and a --resume would splice
+        // two exports. (Validation of the paths happens in createFileSink, before it writes.)
+        await removeCheckpoint(plan.files.checkpoint).catch(() => undefined);
+      }
       sink = await createFileSink({
         target: plan.files.target,
         sidecar: plan.files.sidecar,
         resumeAtBytes: checkpoint?.bytes,
       });
+      freshSidecar = !checkpoint;
       if (checkpoint) {
         progress.note(`collections: resuming after ${formatCount(checkpoint.items)} items (${formatCount(checkpoint.pages)} pages)`);
       }
@@ -236,7 +247,7 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
       return { stats: progress.stats, brokenPipe: true };
     }
     await sink?.abort();
-    if (plan.files && !wrotePage && !checkpoint) {
+    if (plan.files && freshSidecar && !wrotePage) {
       // Nothing was written: leave no trace (the spec's "nothing was written" for exits 2-4).
       await rm(plan.files.sidecar, { force: true }).catch(() => undefined);
       await removeCheckpoint(plan.files.checkpoint).catch(() => undefined);
