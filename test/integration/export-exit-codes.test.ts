@@ -2,7 +2,7 @@
  * Every exit code of cli-spec.md, each with its one `collections: ...` stderr line, from real
  * in-process runs of `main()` against the sandbox (signals raised through the test context).
  */
-import { writeFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toExitCode, ExitCode } from '../../src/cli/exit-codes.js';
 import { OutputError } from '../../src/errors.js';
@@ -161,6 +161,28 @@ describe('exit codes', () => {
     expectOneErrorLine(r.lines, pattern);
     expect(world.sandbox.requests()).toHaveLength(0);
     expect(r.t.fetched).toHaveLength(0);
+  });
+
+  it.skipIf(!existsSync('/proc/self'))('7: an unwritable path (/proc, refused even to root): zero requests', async () => {
+    const r = await runInProcess(world, dir, ['entities', '--out', '/proc/collections-export.ndjson']);
+    expect(r.code).toBe(7);
+    expectOneErrorLine(r.lines, /^collections: cannot \S+ \/proc\/collections-export\.ndjson\.part: /);
+    expect(world.sandbox.requests()).toHaveLength(0);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('7: a read-only folder: zero requests, yesterday untouched', async () => {
+    mkdirSync(dir.file('ro'));
+    writeFileSync(dir.file('ro/x.csv'), YESTERDAY);
+    chmodSync(dir.file('ro'), 0o555);
+    try {
+      const r = await runInProcess(world, dir, ['entities', '--out', 'ro/x.csv']);
+      expect(r.code).toBe(7);
+      expectOneErrorLine(r.lines, /not writable/);
+      expect(world.sandbox.requests()).toHaveLength(0);
+      expect(readFileSync(dir.file('ro/x.csv'), 'utf8')).toBe(YESTERDAY);
+    } finally {
+      chmodSync(dir.file('ro'), 0o755);
+    }
   });
 
   it.each([
