@@ -128,17 +128,30 @@ export function resolveEndpoint(command: string, ids: Ids): Endpoint {
 }
 
 /**
- * Checks one id and percent-encodes it for a path segment (RFC 3986 §3.3).
- * `.` and `..` are refused because URL parsing would resolve them as dot segments (RFC 3986
- * §5.2.4) and send the request to another path; so is an empty id.
- * @throws {UsageError} for an empty id, `.`, `..`, or an id with control characters.
+ * Characters no id of the API holds (RFCs are letters, digits, `&` and `Ñ`; other ids are UUIDs),
+ * refused rather than encoded: `/` and `\\` because a server or proxy that decodes `%2F` before
+ * routing would read another path, `?` `#` `%` because they signal a pasted URL or query, and
+ * white space or control characters because they are typing accidents (reliability.md, fault table).
+ */
+// eslint-disable-next-line no-control-regex
+const FORBIDDEN_IN_ID = /[/\\?#%\s\u0000-\u001f\u007f]/u;
+
+/**
+ * Checks one id and percent-encodes it for a path segment (RFC 3986 §3.3), e.g. `D&M750624V8Z` →
+ * `D%26M750624V8Z`. `.` and `..` are refused because URL parsing would resolve them as dot segments
+ * (RFC 3986 §5.2.4) and send the request to another path; so is an empty id, and an id holding
+ * `/`, `\\`, `?`, `#`, `%`, white space or control characters.
+ * @throws {UsageError} naming the flag
  */
 export function encodeId(name: IdName, value: string): string {
   const flag = ID_FLAGS[name];
   if (value.length === 0) throw new UsageError(`${flag} must not be empty`);
   if (value === '.' || value === '..') throw new UsageError(`${flag} '${value}' is not a valid id`);
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(value)) throw new UsageError(`${flag} must not contain control characters`);
+  const bad = FORBIDDEN_IN_ID.exec(value);
+  if (bad) {
+    const shown = /[\s\u0000-\u001f\u007f]/u.test(bad[0]) ? 'white space or control characters' : `'${bad[0]}'`;
+    throw new UsageError(`${flag} must not contain ${shown} (got ${JSON.stringify(value)})`);
+  }
   return encodeURIComponent(value);
 }
 
