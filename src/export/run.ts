@@ -133,7 +133,8 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
         // Starting afresh: a checkpoint left by an earlier run describes bytes this run is about
         // to overwrite; were it kept, a crash before the first page and a --resume would splice
         // two exports. (Validation of the paths happens in createFileSink, before it writes.)
-        await removeCheckpoint(plan.files.checkpoint).catch(() => undefined);
+        // Its temp file is harmless (only a rename makes it a checkpoint) and is left alone.
+        await rm(plan.files.checkpoint, { force: true }).catch(() => undefined);
       }
       sink = await createFileSink({
         target: plan.files.target,
