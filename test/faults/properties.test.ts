@@ -40,7 +40,7 @@ async function recorded(fault: string, mode: string, expected: string, run: () =
 const KEY = 'property-key';
 const ORIGIN = 'http://127.0.0.1:8080';
 const SEED = Number(process.env.FC_SEED ?? 20240416);
-const RUNS = Number(process.env.FC_RUNS ?? 150);
+const RUNS = Number(process.env.FC_RUNS ?? 100);
 
 /** A fault on one request number (so any page fails at most as often as there are faults). */
 const faultArb: fc.Arbitrary<FaultRule> = fc

@@ -99,10 +99,19 @@ describe('limit reached; 429 with Reset and Date', () => {
 
 describe('client clock 5 min fast or 10 min slow', () => {
   it.each([
-    ['5 min fast', 300_000],
-    ['10 min slow', -600_000],
-  ])('client clock %s: waits end within 1.5 s after the reset, never before', async (mode, skew) => {
-    const r = await runInProcess(limited({ args: CURSOR, clientSkewMs: skew, beforeRequest: async ({ sandbox, n }) => (n % 5 === 0 ? spendWindow(sandbox, sandbox.taxpayers()[0]!) : undefined) }));
+    ['client clock 5 min fast', 300_000, ''],
+    ['client clock 10 min slow', -600_000, ''],
+    ['server clock 5 min slow (Date and Reset shifted, windows not)', 0, 'clock-offset offsetMs=-300000'],
+    ['server clock 10 min fast (Date and Reset shifted, windows not)', 0, 'clock-offset offsetMs=600000'],
+  ])('%s: waits end within 1.5 s after the reset, never before', async (mode, skew, faults) => {
+    const r = await runInProcess(
+      limited({
+        args: CURSOR,
+        clientSkewMs: skew,
+        ...(faults ? { faults } : {}),
+        beforeRequest: async ({ sandbox, n }) => (n % 5 === 0 ? spendWindow(sandbox, sandbox.taxpayers()[0]!) : undefined),
+      }),
+    );
     const m = compare(r, cleanCursor);
     const late = lateAfterReset(own(r), WINDOW, LIMIT);
     const worst = Math.max(...late);
