@@ -9,7 +9,7 @@ import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
 import { startSandboxServer, type RunningServer } from '../../src/sandbox/server.js';
 import { runCli } from '../helpers/cli.js';
 import { CANARY, canaryFree, tempDir, type TempDir } from './harness.js';
-import { cliEnv, countResponses, referenceExport, requireBuild, runAndSignal } from './spawn.js';
+import { checkpointPages, cliEnv, referenceExport, requireBuild, runAndSignal, runAndSignalAtCheckpoint } from './spawn.js';
 
 let sandbox: Sandbox;
 let server: RunningServer;
@@ -106,29 +106,27 @@ describe('SIGKILL at any moment', () => {
   it.each(['csv', 'json', 'ndjson'])('a chain of kills and resumes of a %s export ends byte-identical', async (ext) => {
     const out = `killed.${ext}`;
     const args = [...exportArgs('cursor'), '--out', out, '--base-url', server.url];
-    // Moments: before anything is written, then after k responses plus a few ms (mid-write,
-    // between write and checkpoint, mid-request): whatever is on disk, --resume completes it.
+    const checkpoint = dir.file(`${out}.checkpoint.json`);
+    // First a kill 1 ms after spawning (nothing written yet), then kills a few ms after the
+    // checkpoint reaches 2, 5 and 8 of the 12 pages: mid-write, between the write and its
+    // checkpoint, mid-request. Whatever each kill leaves, --resume must complete it exactly.
+    const early = await runAndSignal(args, { cwd: dir.path, env: cliEnv(dir), signal: 'SIGKILL', afterResponses: 0, delayMs: 1 });
+    expect(early.signal).toBe('SIGKILL');
     const moments: Array<[number, number]> = [
-      [0, 1],
-      [1, 0],
-      [1, 7],
-      [2, 13],
-      [1, 21],
+      [2, 0],
+      [5, 7],
+      [8, 17],
     ];
-    let first = true;
-    let killedMidway = 0;
-    for (const [after, delayMs] of moments) {
-      const r = await runAndSignal([...args, ...(first ? [] : ['--resume'])], { cwd: dir.path, env: cliEnv(dir), signal: 'SIGKILL', afterResponses: after, delayMs });
-      if (r.code === 0) break; // finished before the kill
-      expect(r.signal).toBe('SIGKILL');
-      if (dir.has(`${out}.checkpoint.json`)) {
-        first = false;
-        killedMidway++;
-      }
+    let resumeNext = checkpointPages(checkpoint) > 0;
+    for (const [pages, delayMs] of moments) {
+      const r = await runAndSignalAtCheckpoint([...args, ...(resumeNext ? ['--resume'] : [])], { cwd: dir.path, env: cliEnv(dir), signal: 'SIGKILL', checkpoint, pages, delayMs });
+      expect(r.signal, r.stderr).toBe('SIGKILL');
+      expect(checkpointPages(checkpoint)).toBeGreaterThanOrEqual(pages);
+      resumeNext = true;
     }
-    expect(killedMidway).toBeGreaterThanOrEqual(3);
-    const done = await runCli([...args, ...(first ? [] : ['--resume'])], { cwd: dir.path, env: cliEnv(dir) });
+    const done = await runCli([...args, '--resume'], { cwd: dir.path, env: cliEnv(dir) });
     expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toMatch(/^collections: resuming after \d+ items/m);
     expect(dir.read(out).equals(await reference('cursor', ext))).toBe(true);
     expect(dir.has(`${out}.part`) || dir.has(`${out}.checkpoint.json`)).toBe(false);
   });

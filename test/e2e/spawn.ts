@@ -3,7 +3,7 @@
  * the test process, clean reference exports run in process against the same server, and a way to
  * stop a run after its k-th request (`--verbose` prints one stderr line per response).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { main } from '../../src/cli/main.js';
 import { systemClock } from '../../src/time/clock.js';
@@ -37,6 +37,39 @@ export async function referenceExport(baseUrl: string, dir: TempDir, args: reado
 /** Response lines of `--verbose` in a stderr chunk. */
 export function countResponses(chunk: string): number {
   return (chunk.match(/^GET \S+ \d{3} /gm) ?? []).length;
+}
+
+/** Pages recorded in a checkpoint file, 0 when there is none (or it is being replaced). */
+export function checkpointPages(path: string): number {
+  try {
+    return (JSON.parse(readFileSync(path, 'utf8')) as { pages?: number }).pages ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Spawns `collections ...args` and sends `signal` `delayMs` after the checkpoint at `checkpoint`
+ * first records at least `pages` pages (polled every 2 ms): the moment lands anywhere in the
+ * write / fsync / checkpoint / next request cycle of the pages that follow.
+ */
+export function runAndSignalAtCheckpoint(
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string | undefined>; signal: NodeJS.Signals; checkpoint: string; pages: number; delayMs: number },
+): Promise<CliResult> {
+  let timer: NodeJS.Timeout | undefined;
+  return runCli(args, {
+    cwd: options.cwd,
+    env: options.env,
+    onSpawn: (child) => {
+      timer = setInterval(() => {
+        if (checkpointPages(options.checkpoint) >= options.pages) {
+          clearInterval(timer);
+          setTimeout(() => child.kill(options.signal), options.delayMs);
+        }
+      }, 2);
+    },
+  }).finally(() => clearInterval(timer));
 }
 
 /**
