@@ -8,6 +8,7 @@
 import type { FetchLike } from '../cli/context.js';
 import type { Clock } from '../time/clock.js';
 import { parsePage, parseServerMessage, PageFormatError, type HydraPage } from '../pagination/hydra.js';
+import { rememberPageText } from '../pagination/page-text.js';
 import { ApiUnavailableError, HttpError, RateLimitError, UsageError, type HttpErrorDetails } from '../errors.js';
 import { createGovernorRegistry } from './governor.js';
 import { assertSameOrigin, resolveSameOrigin } from './origin.js';
@@ -360,6 +361,8 @@ export function createClient(options: ClientOptions): Client {
             if (err instanceof PageFormatError) throw new RetryableFailure(err.message, { cause: err });
             throw err;
           }
+          // Lets the JSON/NDJSON formatters write items as received instead of serialising them again.
+          rememberPageText(page.members, text);
           const fetched: FetchedPage = { url: x.url, page, status };
           if (x.requestId !== undefined) fetched.requestId = x.requestId;
           const rl = snapshot(x.rl, x.receivedAt);

@@ -5,6 +5,7 @@
  */
 import type { Formatter, FormatterOptions, FormatterState } from './writer.js';
 import { compileProjection } from './fields.js';
+import { receivedItemTexts } from './raw-json.js';
 import { UsageError } from '../errors.js';
 
 /** The NDJSON formatter's checkpointed state: nothing but its name. */
@@ -13,12 +14,20 @@ export interface NdjsonState extends FormatterState {
 }
 
 /**
- * Serialises a page as JSON texts joined by `sep` (one join per page: the hot path).
+ * Serialises a page as JSON texts joined by `sep` (one join per page: the hot path). Unprojected
+ * items of a page whose text the client kept are written as received when that is exactly what
+ * JSON.stringify would give (see raw-json.ts); the others are serialised.
  * @param project optional `--fields` projection
  */
 export function joinJson(items: readonly unknown[], sep: string, project?: (item: unknown) => unknown): string {
+  const received = project === undefined ? receivedItemTexts(items) : undefined;
   const texts = new Array<string>(items.length);
   for (let i = 0; i < items.length; i++) {
+    const raw = received?.[i];
+    if (raw !== undefined) {
+      texts[i] = raw;
+      continue;
+    }
     const item = project === undefined ? items[i] : project(items[i]);
     // JSON.stringify(undefined) is undefined; a JSON page never holds it, but keep the line valid.
     texts[i] = JSON.stringify(item) ?? 'null';
