@@ -107,6 +107,8 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
     if (stopSignal !== undefined) {
       if (signal === stopSignal && ctx.clock.monotonic() - stopAt < SIGNAL_ECHO_MS) return;
       progress.stop();
+      // The last checkpoint is consistent whatever is in flight (SIGKILL-safe), so it is kept.
+      ctx.io.stderr.write(`collections: interrupted again by ${signal}; stopped at once${plan.files ? `; checkpoint kept; resume with: ${plan.resumeCommand} --resume` : ''}\n`);
       ctx.forceExit(signal === 'SIGINT' ? 130 : 143);
       return;
     }

@@ -89,3 +89,32 @@ describe('stdout into a pipe', () => {
     expect(r.stderr).toMatch(/^collections: 1,000 items to stdout in \S+ \(20 requests, 0 retries, no rate-limit waits\)\n$/);
   });
 });
+
+describe('a second Ctrl-C', () => {
+  it('exits 130 at once while the first waits for a write the stalled reader never takes', async () => {
+    let firstAt = 0;
+    let secondAt = 0;
+    let aliveAfterFirst: boolean | undefined;
+    const r = await runCli([...args(), '--base-url', server.url], {
+      cwd: dir.path,
+      env: cliEnv(dir),
+      onSpawn: (child) => {
+        child.stdout!.pause(); // nobody reads: the pipe fills and the export waits to write
+        setTimeout(() => {
+          firstAt = Date.now();
+          child.kill('SIGINT');
+          setTimeout(() => {
+            aliveAfterFirst = child.exitCode === null && child.signalCode === null;
+            secondAt = Date.now();
+            child.kill('SIGINT');
+          }, 600);
+        }, 1200);
+      },
+    });
+    expect(firstAt).toBeGreaterThan(0);
+    expect(aliveAfterFirst).toBe(true);
+    expect(r.code).toBe(130);
+    expect(Date.now() - secondAt).toBeLessThan(1500);
+    expect(r.stderr).toBe('collections: interrupted again by SIGINT; stopped at once\n');
+  });
+});

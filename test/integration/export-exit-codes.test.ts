@@ -228,6 +228,8 @@ describe('exit codes', () => {
       },
     });
     expect(r.t.forcedExits).toEqual([130]);
+    expect(r.lines[0]).toMatch(/^collections: interrupted again by SIGINT; stopped at once; checkpoint kept; resume with: collections entities .*--resume$/);
+    expect(canaryFree(r.stderr)).toBe(true);
   });
 
   it('a repeat of the signal within milliseconds is an echo (when-exit re-raises), not a second Ctrl-C', async () => {
