@@ -20,8 +20,9 @@ const references = new Map<string, Buffer>();
 beforeAll(async () => {
   requireBuild();
   dir = tempDir();
-  // 120 invoices, 12 pages of 10, 25 ms each: slow enough to pick a page, fast enough to finish.
-  sandbox = createSandbox({ apiKey: CANARY, limit: 0, latencyMs: 25, sizes: { taxpayers: 1, invoicesPerTaxpayer: 120, entities: 25 } });
+  // 120 invoices, 12 pages of 10, 40 ms each: slow enough to pick a page (and for a kill to land
+  // before the end even on a loaded machine), fast enough to finish.
+  sandbox = createSandbox({ apiKey: CANARY, limit: 0, latencyMs: 40, sizes: { taxpayers: 1, invoicesPerTaxpayer: 120, entities: 25 } });
   server = await startSandboxServer(sandbox, { port: 0 });
   taxpayer = sandbox.taxpayers()[0]!;
 });
@@ -108,14 +109,14 @@ describe('SIGKILL at any moment', () => {
     const args = [...exportArgs('cursor'), '--out', out, '--base-url', server.url];
     const checkpoint = dir.file(`${out}.checkpoint.json`);
     // First a kill 1 ms after spawning (nothing written yet), then kills a few ms after the
-    // checkpoint reaches 2, 5 and 8 of the 12 pages: mid-write, between the write and its
+    // checkpoint reaches 2, 4 and 7 of the 12 pages: mid-write, between the write and its
     // checkpoint, mid-request. Whatever each kill leaves, --resume must complete it exactly.
     const early = await runAndSignal(args, { cwd: dir.path, env: cliEnv(dir), signal: 'SIGKILL', afterResponses: 0, delayMs: 1 });
     expect(early.signal).toBe('SIGKILL');
     const moments: Array<[number, number]> = [
       [2, 0],
-      [5, 7],
-      [8, 17],
+      [4, 7],
+      [7, 17],
     ];
     let resumeNext = checkpointPages(checkpoint) > 0;
     for (const [pages, delayMs] of moments) {
