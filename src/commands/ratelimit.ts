@@ -11,6 +11,7 @@ import type { ConfigStore, RateLimitCacheEntry } from '../config/store.js';
 import { buildPath, ENDPOINTS } from '../endpoints.js';
 import type { Endpoint, Ids } from '../endpoints.js';
 import { HttpError } from '../errors.js';
+import { formatLocalTime, formatTimeLeft } from '../io/format.js';
 import { createClient } from '../http/client.js';
 import type { Client, ClientOptions, ProbeResult, RateLimitSnapshot } from '../http/client.js';
 
@@ -90,36 +91,8 @@ function probeUrl(baseUrl: URL, path: string): URL {
   return url;
 }
 
-const pad2 = (n: number): string => String(n).padStart(2, '0');
 
-/**
- * Formats an instant in the local time zone: `HH:MM:SS` when it falls on the same local day as
- * `now`, else `YYYY-MM-DD HH:MM:SS`.
- */
-export function formatLocalTime(epochMs: number, now: number): string {
-  const d = new Date(epochMs);
-  const n = new Date(now);
-  const time = `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
-  const sameDay = d.getFullYear() === n.getFullYear() && d.getMonth() === n.getMonth() && d.getDate() === n.getDate();
-  return sameDay ? time : `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ${time}`;
-}
 
-/**
- * Formats a duration for people: `0s`, `42s`, `3m 05s`, `2h 03m`, `1d 02h`. Rounded up to the
- * second, so a wait is never shown shorter than it is; negative durations count as 0.
- * @param ms milliseconds
- */
-export function formatDuration(ms: number): string {
-  const total = Math.max(0, Math.ceil(ms / 1000));
-  if (total < 60) return `${total}s`;
-  const s = total % 60;
-  const m = Math.floor(total / 60) % 60;
-  const h = Math.floor(total / 3600) % 24;
-  const d = Math.floor(total / 86400);
-  if (total < 3600) return `${m}m ${pad2(s)}s`;
-  if (total < 86400) return `${h}h ${pad2(m)}m`;
-  return `${d}d ${pad2(h)}h`;
-}
 
 /** Whether stdout may carry ANSI colours: a terminal, and `NO_COLOR` unset or empty (no-color.org). */
 function useColour(ctx: Context): boolean {
@@ -206,8 +179,8 @@ function runCached(options: RatelimitOptions, ctx: Context, store: ConfigStore):
         cell(e.limit),
         cell(e.remaining),
         resetLocal === undefined ? '-' : formatLocalTime(resetLocal, now),
-        resetLocal === undefined ? '-' : passed ? 'reset since' : formatDuration(resetLocal - now),
-        `${formatDuration(now - e.observedAt)} ago`,
+        resetLocal === undefined ? '-' : passed ? 'reset since' : formatTimeLeft(resetLocal - now),
+        `${formatTimeLeft(now - e.observedAt)} ago`,
       ]);
     }
     ctx.io.stdout.write(`${table.toString()}\n`);
@@ -334,7 +307,7 @@ export async function runRatelimit(options: RatelimitOptions, ctx: Context): Pro
       cell(row.limit ?? undefined),
       cell(row.remaining ?? undefined),
       resetAt === undefined ? '-' : formatLocalTime(resetAt, now),
-      resetAt === undefined ? '-' : formatDuration(resetAt - now),
+      resetAt === undefined ? '-' : formatTimeLeft(resetAt - now),
     ]);
   }
   ctx.io.stdout.write(`${table.toString()}\n`);

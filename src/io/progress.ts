@@ -151,7 +151,7 @@ export function createProgress(options: ProgressOptions): Progress {
         waitingUntil = event.until;
         const quota = event.limit !== undefined ? ` (${event.remaining ?? 0}/${event.limit} left)` : '';
         const why = event.reason === 'pacing' ? 'rate limit reached' : event.reason === 'retry-after' ? 'server asked to wait' : 'rate limited (429)';
-        waitLine = `${why}${quota}, resuming at ${formatLocalTime(event.until)} (in ${formatDuration(event.ms)})`;
+        waitLine = `${why}${quota}, resuming at ${formatLocalTime(event.until, clock.now())} (in ${formatDuration(event.ms)})`;
         if (spinner) render();
         else if (!quiet) line(`collections: ${waitLine}`);
       } else if (event.type === 'retry') {

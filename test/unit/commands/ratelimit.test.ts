@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RATELIMIT_HELP, formatDuration, runRatelimit, selectProbeEndpoints, type RatelimitRow } from '../../../src/commands/ratelimit.js';
+import { RATELIMIT_HELP, runRatelimit, selectProbeEndpoints, type RatelimitRow } from '../../../src/commands/ratelimit.js';
+import { formatTimeLeft } from '../../../src/io/format.js';
 import { resolveSettings, type SettingsFlags } from '../../../src/cli/settings.js';
 import type { FetchLike } from '../../../src/cli/context.js';
 import { createConfigStore, type ConfigStore } from '../../../src/config/store.js';
@@ -88,7 +89,7 @@ describe('selectProbeEndpoints', () => {
   });
 });
 
-describe('formatDuration', () => {
+describe('formatTimeLeft', () => {
   it.each([
     [0, '0s'],
     [-5_000, '0s'],
@@ -99,7 +100,7 @@ describe('formatDuration', () => {
     [2 * 3_600_000 + 3 * 60_000, '2h 03m'],
     [26 * 3_600_000, '1d 02h'],
   ])('%d ms → %s', (ms, text) => {
-    expect(formatDuration(ms)).toBe(text);
+    expect(formatTimeLeft(ms)).toBe(text);
   });
 });
 
