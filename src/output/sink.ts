@@ -134,6 +134,12 @@ export function createStreamSink(stream: OutputStream, name = 'stdout'): Sink {
   };
 }
 
+/**
+ * Bytes a file sink lets wait in its write queue before `write()` waits for them (backpressure):
+ * a few pages of 1000 items.
+ */
+export const FILE_SINK_HIGH_WATER_BYTES = 4 * 1024 * 1024;
+
 /** Options of {@link createFileSink}. */
 export interface FileSinkOptions {
   /** Absolute path of the final file (`--out`). */
@@ -223,10 +229,14 @@ async function syncFolder(folder: string): Promise<void> {
  * target's folder exists and is writable, the target and the sidecar are not folders, and the
  * sidecar's folder is writable. New export: the sidecar is created or truncated. Resume: the sidecar
  * must hold at least `resumeAtBytes`; it is truncated to exactly that and written on from there.
- * Writes go through one FileHandle at explicit positions; `sync()` is fdatasync; `commit()` is
- * fdatasync, close, rename onto the target, fsync the folder; `abort()` closes and keeps the sidecar.
+ * Writes go through one FileHandle at explicit positions, queued (up to
+ * {@link FILE_SINK_HIGH_WATER_BYTES} waiting before `write()` waits too); `bytes` counts what was
+ * accepted; `sync()` waits for the queue, then fdatasync, so a checkpoint taken after it never
+ * counts a byte that is not on disk; `commit()` is the same, then close, rename onto the target,
+ * fsync the folder; `abort()` lets queued writes finish, closes and keeps the sidecar.
  * @throws {OutputError} (exit 7, message naming the path) when a path is unusable or any write,
- *   sync or rename fails (ENOSPC, EACCES, EISDIR…).
+ *   sync or rename fails (ENOSPC, EACCES, EISDIR…); a failed queued write is thrown by the next
+ *   `write()`, `sync()` or `commit()`.
  * @throws {UsageError} (exit 2) on resume when the sidecar is missing or shorter than
  *   `resumeAtBytes`: "checkpoint does not match the partial file".
  */
@@ -285,27 +295,50 @@ export async function createFileSink(options: FileSinkOptions): Promise<Sink> {
     await handle.close();
   };
 
+  // Writes are queued: `write()` hands the bytes to a chain of positional writes and returns while
+  // fewer than FILE_SINK_HIGH_WATER_BYTES wait, so the export formats the next page while this one
+  // reaches the file. An append can stall while the file's last page is under writeback for the
+  // previous page's fdatasync (stable pages); without the queue that stall is the export's.
+  let queue: Promise<void> = Promise.resolve();
+  let queuedBytes = 0;
+  let failure: OutputError | undefined;
+  const writeAt = async (buffer: Buffer, at: number): Promise<void> => {
+    let offset = 0;
+    try {
+      while (offset < buffer.length) {
+        const { bytesWritten } = await handle.write(buffer, offset, buffer.length - offset, at + offset);
+        offset += bytesWritten;
+      }
+    } catch (error) {
+      failure ??= fileError('write', sidecar, error);
+    } finally {
+      queuedBytes -= buffer.length;
+    }
+  };
+  /** Waits for every queued write. @throws {OutputError} the first write error */
+  const drain = async (): Promise<void> => {
+    await queue;
+    if (failure) throw failure;
+  };
+
   return {
     get bytes() {
       return position;
     },
     name,
     async write(text) {
+      if (failure) throw failure;
+      if (closed) throw new OutputError(`cannot write ${sidecar}: the file was already closed`);
       if (text.length === 0) return;
       const buffer = Buffer.from(text, 'utf8');
-      let offset = 0;
-      try {
-        while (offset < buffer.length) {
-          const { bytesWritten } = await handle.write(buffer, offset, buffer.length - offset, position + offset);
-          offset += bytesWritten;
-        }
-      } catch (error) {
-        throw fileError('write', sidecar, error);
-      } finally {
-        position += offset;
-      }
+      const at = position;
+      position += buffer.length;
+      queuedBytes += buffer.length;
+      queue = queue.then(() => (failure ? undefined : writeAt(buffer, at)));
+      if (queuedBytes > FILE_SINK_HIGH_WATER_BYTES) await drain();
     },
     async sync() {
+      await drain();
       try {
         await handle.datasync();
       } catch (error) {
@@ -313,6 +346,7 @@ export async function createFileSink(options: FileSinkOptions): Promise<Sink> {
       }
     },
     async commit() {
+      await drain();
       try {
         await handle.datasync();
         await close();
@@ -327,6 +361,7 @@ export async function createFileSink(options: FileSinkOptions): Promise<Sink> {
       await syncFolder(folder);
     },
     async abort() {
+      await queue;
       await close().catch(() => undefined);
     },
   };

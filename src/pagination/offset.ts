@@ -8,6 +8,12 @@ import type { Client, FetchedPage } from '../http/client.js';
 import { assertSameOrigin, isSameOrigin, normalizeUrl } from '../http/origin.js';
 import { paginate, resolveNext, type PageStep } from './paginate.js';
 
+/**
+ * Fewest pages requested ahead of the consumer once it is the bottleneck: the next one is fetched
+ * and parsed while the current one is written, and one more covers the server's own time.
+ */
+const MIN_WINDOW = 2;
+
 /** Options of {@link fetchOffsetPages}. */
 export interface OffsetPagesOptions {
   client: Client;
@@ -87,7 +93,8 @@ function lastPageOf(first: FetchedPage, baseUrl: URL, start: URL): number | unde
 /**
  * Fetches offset pages `first…last` with up to `concurrency` requests in flight, yielding them
  * strictly in page order. At most `concurrency` pages are in flight or buffered at once (plus the
- * one the consumer holds). Page URLs are built by setting `page` on the first page's URL, so they
+ * one the consumer holds); fewer (down to 2) while parsed pages pile up because the consumer is the
+ * slower side, so the buffer holds what keeps the consumer busy and no more. Page URLs are built by setting `page` on the first page's URL, so they
  * share its origin by construction. When the first page's links do not describe the range
  * (no `last` nor `totalItems`, or a `next` that is not `page + 1` of the same path), it falls back
  * to following `next` one page at a time ({@link paginate}). If the last page still has a `next`
@@ -128,13 +135,19 @@ export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGener
   const lastToFetch = Math.min(last, firstNo + maxPages - 1);
   const controller = new AbortController();
   const pending = new Map<number, Promise<FetchedPage>>();
+  /** Pages of `pending` whose request has settled: parsed pages waiting for the consumer. */
+  const settled = new Set<number>();
   let nextToLaunch = firstNo + 1;
+  let window = concurrency;
   const launch = (): void => {
-    while (nextToLaunch <= lastToFetch && pending.size < concurrency) {
+    while (nextToLaunch <= lastToFetch && pending.size < window) {
       const n = nextToLaunch++;
       const p = client.getPage(withPage(template, n), headers, { signal: controller.signal });
       // Awaited in order later; a failure of a later page must not be an unhandled rejection meanwhile.
-      p.catch(() => undefined);
+      p.then(
+        () => settled.add(n),
+        () => settled.add(n),
+      );
       pending.set(n, p);
     }
   };
@@ -143,8 +156,16 @@ export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGener
     yield { ...first, index: 0, next: withPage(template, firstNo + 1) };
     for (let n = firstNo + 1; n <= lastToFetch; n++) {
       launch();
+      const ready = settled.has(n);
       const fetched = await pending.get(n)!;
       pending.delete(n);
+      settled.delete(n);
+      // Adapt how many pages are requested ahead to who is slower. The consumer waited: the
+      // network or the server is, so use the whole window (latency hiding). Parsed pages were
+      // piling up: the consumer is, so more requests ahead would only buffer parsed pages, which
+      // outlive the young generation and cost old-generation GC and memory for nothing.
+      if (!ready) window = Math.min(concurrency, window + 1);
+      else if (settled.size > 0) window = Math.max(Math.min(MIN_WINDOW, concurrency), window - 1);
       launch();
       if (n < lastToFetch) {
         yield { ...fetched, index: n - firstNo, next: withPage(template, n + 1) };

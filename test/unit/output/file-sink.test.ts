@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFileSink, sidecarPaths } from '../../../src/output/sink.js';
+import { createFileSink, FILE_SINK_HIGH_WATER_BYTES, sidecarPaths } from '../../../src/output/sink.js';
 import { OutputError, UsageError } from '../../../src/errors.js';
 
 let dir: string;
@@ -117,9 +117,49 @@ describe('createFileSink', () => {
     const full = await stat('/dev/full').catch(() => undefined);
     if (full === undefined) return;
     const sink = await createFileSink({ target, sidecar: '/dev/full' });
-    const error = await sink.write('data').catch((e: unknown) => e);
+    // Writes are queued: the failure comes from the next write, sync or commit.
+    const error = await sink
+      .write('data')
+      .then(() => sink.sync())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OutputError);
     expect((error as Error).message).toMatch(/no space left/);
     await sink.abort();
+  });
+
+  describe('write queue', () => {
+    it('counts accepted bytes at once; sync() returns only once every queued byte is in the file, in order', async () => {
+      const sink = await createFileSink({ target, sidecar });
+      const pages = Array.from({ length: 20 }, (_, i) => `${String(i).padStart(3, '0')}:${'é'.repeat(1000)}\n`);
+      let expected = 0;
+      for (const p of pages) {
+        await sink.write(p);
+        expected += Buffer.byteLength(p);
+        expect(sink.bytes).toBe(expected);
+      }
+      await sink.sync();
+      expect(await readFile(sidecar, 'utf8')).toBe(pages.join(''));
+      await sink.commit();
+      expect(await readFile(target, 'utf8')).toBe(pages.join(''));
+    });
+
+    it('applies backpressure: a write that takes the queue past the high-water mark waits until it is written', async () => {
+      const sink = await createFileSink({ target, sidecar });
+      const big = 'x'.repeat(FILE_SINK_HIGH_WATER_BYTES + 1);
+      await sink.write(big);
+      expect((await stat(sidecar)).size).toBe(big.length);
+      await sink.abort();
+    });
+
+    it('reports a failed queued write from the next call and writes nothing after it', async () => {
+      const sink = await createFileSink({ target, sidecar: '/dev/full' }).catch(() => undefined);
+      if (sink === undefined) return; // /dev/full's folder is not writable here (not root)
+      await sink.write('first');
+      const error = await sink.write('second').then(() => sink.sync()).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(OutputError);
+      await expect(sink.write('third')).rejects.toBe(error);
+      await expect(sink.commit()).rejects.toBe(error);
+      await sink.abort();
+    });
   });
 });
