@@ -90,6 +90,8 @@ export interface RateLimitSnapshot {
 export interface RequestOptions {
   /** Aborts this request (and its waits) only, e.g. when a consumer of concurrent pages stops. */
   signal?: AbortSignal;
+  /** Requests the caller will still make to this endpoint after this one, when known (see governor.ts `demand`). */
+  demand?: number;
 }
 
 /** A page fetched and parsed whole. */
@@ -264,10 +266,11 @@ export function createClient(options: ClientOptions): Client {
     callerSignal: AbortSignal | undefined,
     pace: boolean,
     afterWait: boolean,
+    demand?: number,
   ): Promise<Exchange> => {
     let url = start;
     for (let hop = 0; ; hop++) {
-      const permit = await governors.forUrl(url).acquire({ signal: callerSignal, afterWait, wait: pace });
+      const permit = await governors.forUrl(url).acquire({ signal: callerSignal, afterWait, wait: pace, ...(demand !== undefined ? { demand } : {}) });
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = callerSignal === undefined ? timeout : AbortSignal.any([timeout, callerSignal]);
       requests++;
@@ -332,7 +335,7 @@ export function createClient(options: ClientOptions): Client {
     for (;;) {
       let x: Exchange | undefined;
       try {
-        x = await exchange(url, headers, callerSignal, true, afterWait);
+        x = await exchange(url, headers, callerSignal, true, afterWait, call?.demand);
         afterWait = false;
         const { res } = x;
         const status = res.status;

@@ -16,6 +16,13 @@ import {
   type RateLimitHeaders,
 } from './rate-limit.js';
 
+/** Below this uncertainty of the server clock's offset, ms, the governor stops probing it. */
+export const PROBE_PRECISION_MS = 25;
+/** Requests of a window at most that the governor times to probe the server's clock. */
+export const PROBES_PER_WINDOW = 4;
+/** A probe is sent at least this long before the window may end by the server's clock, ms. */
+const PROBE_DEADLINE_MARGIN_MS = 100;
+
 /** What a client knows about the server's clock; shared by all governors of one client. */
 export interface ServerClock {
   /** The offset estimate (`serverTime − localTime`), or undefined before the first `Date`. */
@@ -105,6 +112,12 @@ export interface AcquireOptions {
   afterWait?: boolean;
   /** False: grant at once whatever the window says (`ratelimit` probes); still counted. Default true. */
   wait?: boolean;
+  /**
+   * Requests the caller will still make to this endpoint after this one, when it knows (offset
+   * pages): a window that cannot serve them all may time its last requests to probe the server's
+   * clock at no cost (see createRateLimitGovernor).
+   */
+  demand?: number;
 }
 
 /** The governor's view of its endpoint, for diagnostics and tests. */
@@ -158,6 +171,10 @@ export function createRateLimitGovernor(options: GovernorOptions): RateLimitGove
   let inFlight = 0;
   let blockedUntil = -Infinity;
   let reportedUntil = -Infinity;
+  /** Callers inside `acquire` (waiting for a permit): the demand the window has to serve. */
+  let acquiring = 0;
+  /** Earliest local instant of the next clock probe (see {@link probeDelay}). */
+  let probeNotBefore = -Infinity;
   /** Bumped whenever the window changes, so concurrent sleepers do not reset a window twice. */
   let epoch = 0;
   let waiters: Array<() => void> = [];
@@ -220,6 +237,38 @@ export function createRateLimitGovernor(options: GovernorOptions): RateLimitGove
     }
   };
 
+  /**
+   * How long to hold the next request of this window so that it probes the server's clock
+   * (reliability.md rule 1). `Date` has a resolution of one second, so responses only narrow the
+   * clock offset when one is in flight while the server's clock turns a whole second; requests
+   * sent back to back right after each reset never are, and every wait would end as late as the
+   * first one did. When the window will run out anyway (more callers wait than it has room for,
+   * or the caller says more requests will follow: `demand`), holding its last requests until the
+   * moments the next tick may happen costs no time: the requests after them wait for the reset
+   * whatever happens. (A sequential caller that does not say its demand is never held.) The probes
+   * are spread evenly over the tick's uncertainty, so each window divides it by the number of
+   * probes, and probing stops once it is below {@link PROBE_PRECISION_MS}.
+   * @returns ms to wait before granting (0: grant now)
+   */
+  const probeDelay = (now: number, demand: number): number => {
+    const offset = serverClock.offset;
+    if (offset === undefined || available === undefined || available <= 0 || windowReset === undefined) return 0;
+    const width = offset.high - offset.low;
+    if (!(width > PROBE_PRECISION_MS) || !Number.isFinite(width)) return 0;
+    // Only the window's last requests, and only when more requests than it has room for will follow.
+    if (available > PROBES_PER_WINDOW || Math.max(acquiring - 1, demand) < available) return 0;
+    // The next whole second of the server's clock, and when it may turn by the local clock.
+    const tick = (Math.floor((now + offset.low) / 1000) + 1) * 1000;
+    const earliest = tick - offset.high;
+    const latest = tick - offset.low;
+    const spacing = width / (Math.min(available, PROBES_PER_WINDOW) + 1);
+    const at = Math.max(now, probeNotBefore, earliest + spacing / 2);
+    // A probe must still reach the server in this window; past the tick it learns nothing.
+    if (at > latest || at > windowReset - offset.high - PROBE_DEADLINE_MARGIN_MS) return 0;
+    probeNotBefore = at + spacing;
+    return Math.max(0, Math.ceil(at - now));
+  };
+
   const grant = (afterWait: boolean): Permit => {
     inFlight++;
     if (available !== undefined) available--;
@@ -244,58 +293,23 @@ export function createRateLimitGovernor(options: GovernorOptions): RateLimitGove
       const { signal } = opts;
       let waited = opts.afterWait === true;
       if (opts.wait === false) return grant(waited);
-      for (;;) {
-        if (signal?.aborted) throw abortReason(signal);
-        const now = clock.now();
-        if (blockedUntil > now) {
-          await clock.sleep(blockedUntil - now, signal);
-          waited = true;
-          continue;
-        }
-        if (available === undefined) {
-          if (inFlight === 0) return grant(waited);
-          await waitForRelease(signal);
-          continue;
-        }
-        if (available > 0) return grant(waited);
-        if (inFlight > 0) {
-          // Answers in flight will tell how much room the window has left.
-          await waitForRelease(signal);
-          continue;
-        }
-        const obs = lastObs;
-        const end =
-          obs === undefined
-            ? now
-            : planWait({
-                headers: obs.headers,
-                receivedAt: obs.receivedAt,
-                offset: serverClock.offset,
-                marginMs: serverClock.marginMs,
-                kind: 'pacing',
-              }).until;
-        const startEpoch = epoch;
-        if (end > now) {
-          const ms = end - now;
-          if (ms > maxWaitMs) {
-            throw new RateLimitError(
-              `the rate limit of ${options.name ?? 'this endpoint'} resets in ${Math.ceil(ms / 1000)} s, longer than the longest wait allowed (${Math.floor(maxWaitMs / 1000)} s)`,
-              end,
-              { hint: 'raise --max-wait, or run again after the reset' },
-            );
-          }
-          if (end > reportedUntil + 1) {
-            reportedUntil = end;
-            const wait: GovernorWait = { reason: 'pacing', ms, until: end };
-            if (limit !== undefined) wait.limit = limit;
-            if (obs?.headers.remaining !== undefined) wait.remaining = obs.headers.remaining;
-            options.onWait?.(wait);
-          }
-          await clock.sleep(ms, signal);
-          waited = true;
-        }
-        if (epoch === startEpoch && inFlight === 0 && available !== undefined && available <= 0) resetWindow();
+      acquiring++;
+      let granted: { permit: Permit; hold: number };
+      try {
+        granted = await acquireWaiting(signal, waited, opts.demand ?? 0);
+      } finally {
+        acquiring--;
       }
+      if (granted.hold > 0) {
+        // A clock probe: the slot is taken (others see it gone); only the sending waits for its moment.
+        try {
+          await clock.sleep(granted.hold, signal);
+        } catch (err) {
+          granted.permit.release();
+          throw err;
+        }
+      }
+      return granted.permit;
     },
     blockUntil(localMs: number): void {
       if (localMs > blockedUntil) blockedUntil = localMs;
@@ -303,6 +317,69 @@ export function createRateLimitGovernor(options: GovernorOptions): RateLimitGove
     },
     state: () => ({ limit, available, resetAt: windowReset, inFlight }),
   };
+
+  /**
+   * The waiting part of `acquire` (counted in `acquiring` by its caller).
+   * @returns the permit, and how long to hold the request to probe the server's clock (ms, 0 = none)
+   */
+  async function acquireWaiting(signal: AbortSignal | undefined, afterWait: boolean, demand: number): Promise<{ permit: Permit; hold: number }> {
+    let waited = afterWait;
+    for (;;) {
+      if (signal?.aborted) throw abortReason(signal);
+      const now = clock.now();
+      if (blockedUntil > now) {
+        await clock.sleep(blockedUntil - now, signal);
+        waited = true;
+        continue;
+      }
+      if (available === undefined) {
+        if (inFlight === 0) return { permit: grant(waited), hold: 0 };
+        await waitForRelease(signal);
+        continue;
+      }
+      if (available > 0) {
+        const hold = probeDelay(now, demand);
+        return { permit: grant(waited), hold };
+      }
+      if (inFlight > 0) {
+        // Answers in flight will tell how much room the window has left.
+        await waitForRelease(signal);
+        continue;
+      }
+      const obs = lastObs;
+      const end =
+        obs === undefined
+          ? now
+          : planWait({
+              headers: obs.headers,
+              receivedAt: obs.receivedAt,
+              offset: serverClock.offset,
+              marginMs: serverClock.marginMs,
+              kind: 'pacing',
+            }).until;
+      const startEpoch = epoch;
+      if (end > now) {
+        const ms = end - now;
+        if (ms > maxWaitMs) {
+          throw new RateLimitError(
+            `the rate limit of ${options.name ?? 'this endpoint'} resets in ${Math.ceil(ms / 1000)} s, longer than the longest wait allowed (${Math.floor(maxWaitMs / 1000)} s)`,
+            end,
+            { hint: 'raise --max-wait, or run again after the reset' },
+          );
+        }
+        if (end > reportedUntil + 1) {
+          reportedUntil = end;
+          const wait: GovernorWait = { reason: 'pacing', ms, until: end };
+          if (limit !== undefined) wait.limit = limit;
+          if (obs?.headers.remaining !== undefined) wait.remaining = obs.headers.remaining;
+          options.onWait?.(wait);
+        }
+        await clock.sleep(ms, signal);
+        waited = true;
+      }
+      if (epoch === startEpoch && inFlight === 0 && available !== undefined && available <= 0) resetWindow();
+    }
+  }
 }
 
 /** The governors of one client, by endpoint. */

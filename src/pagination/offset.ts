@@ -10,9 +10,10 @@ import { paginate, resolveNext, type PageStep } from './paginate.js';
 
 /**
  * Fewest pages requested ahead of the consumer once it is the bottleneck: the next one is fetched
- * and parsed while the current one is written, and one more covers the server's own time.
+ * (the server works on it) while the current one is written. Should that not cover the server's
+ * time, the consumer waits and the window grows again.
  */
-const MIN_WINDOW = 2;
+const MIN_WINDOW = 1;
 
 /** Options of {@link fetchOffsetPages}. */
 export interface OffsetPagesOptions {
@@ -93,7 +94,7 @@ function lastPageOf(first: FetchedPage, baseUrl: URL, start: URL): number | unde
 /**
  * Fetches offset pages `first…last` with up to `concurrency` requests in flight, yielding them
  * strictly in page order. At most `concurrency` pages are in flight or buffered at once (plus the
- * one the consumer holds); fewer (down to 2) while parsed pages pile up because the consumer is the
+ * one the consumer holds); fewer (down to 1) while parsed pages pile up because the consumer is the
  * slower side, so the buffer holds what keeps the consumer busy and no more. Page URLs are built by setting `page` on the first page's URL, so they
  * share its origin by construction. When the first page's links do not describe the range
  * (no `last` nor `totalItems`, or a `next` that is not `page + 1` of the same path), it falls back
@@ -142,7 +143,8 @@ export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGener
   const launch = (): void => {
     while (nextToLaunch <= lastToFetch && pending.size < window) {
       const n = nextToLaunch++;
-      const p = client.getPage(withPage(template, n), headers, { signal: controller.signal });
+      // `demand`: the pages after this one, so the governor knows when a window cannot serve them all.
+      const p = client.getPage(withPage(template, n), headers, { signal: controller.signal, demand: lastToFetch - n });
       // Awaited in order later; a failure of a later page must not be an unhandled rejection meanwhile.
       p.then(
         () => settled.add(n),
