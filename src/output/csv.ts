@@ -11,7 +11,7 @@
  * first seen later cannot become columns; each is named once through `warn`. Zero items: no output
  * at all, or the header line alone when `--fields` gave the columns.
  */
-import { stringify } from 'csv-stringify/sync';
+import { createRequire } from 'node:module';
 import type { Formatter, FormatterOptions, FormatterState } from './writer.js';
 import { splitPath } from './fields.js';
 import { addPaths, compileAccessor, createPathTree, findNewPaths, toCell, treeColumns, treeFromPaths, warnedPaths } from './flatten.js';
@@ -43,6 +43,18 @@ export interface CsvState extends FormatterState {
   columns: string[][] | null;
   /** Paths already named in a "new field" warning. */
   warned: string[][];
+}
+
+type CsvStringify = (typeof import('csv-stringify/sync'))['stringify'];
+let loaded: CsvStringify | undefined;
+
+/**
+ * csv-stringify's sync API, loaded on first use with a synchronous `require` (formatters are
+ * synchronous), so exports in other formats do not pay for loading it at start-up.
+ */
+function stringify(...args: Parameters<CsvStringify>): string {
+  loaded ??= (createRequire(import.meta.url)('csv-stringify/sync') as typeof import('csv-stringify/sync')).stringify;
+  return loaded(...args);
 }
 
 /**

@@ -8,7 +8,8 @@
  * final line. No colours (plain `style`), no lines between rows (`compact`), and control
  * characters in cells become spaces so data cannot move the cursor or inject terminal escapes.
  */
-import Table from 'cli-table3';
+import { createRequire } from 'node:module';
+import type CliTable3 from 'cli-table3';
 import type { Formatter, FormatterOptions, FormatterState } from './writer.js';
 import { splitPath } from './fields.js';
 import { compileAccessor, isPlainObject, toCell } from './flatten.js';
@@ -139,6 +140,8 @@ export function createTableFormatter(options: FormatterOptions = {}, resume?: Fo
       const natural = head.map((h, i) => rows.reduce((w, r) => Math.max(w, width(r[i] ?? '')), width(h)));
       const widths = fitWidths(natural, total);
       const shown = widths.length;
+      // Loaded here, on the one call that draws: other formats never pay for it at start-up.
+      const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3;
       const table = new Table({
         head: head.slice(0, shown),
         colWidths: widths.map((w) => w + 2),

@@ -140,6 +140,7 @@ export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGener
   const settled = new Set<number>();
   let nextToLaunch = firstNo + 1;
   let window = concurrency;
+  let readyInARow = 0;
   const launch = (): void => {
     while (nextToLaunch <= lastToFetch && pending.size < window) {
       const n = nextToLaunch++;
@@ -163,11 +164,17 @@ export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGener
       pending.delete(n);
       settled.delete(n);
       // Adapt how many pages are requested ahead to who is slower. The consumer waited: the
-      // network or the server is, so use the whole window (latency hiding). Parsed pages were
-      // piling up: the consumer is, so more requests ahead would only buffer parsed pages, which
-      // outlive the young generation and cost old-generation GC and memory for nothing.
-      if (!ready) window = Math.min(concurrency, window + 1);
-      else if (settled.size > 0) window = Math.max(Math.min(MIN_WINDOW, concurrency), window - 1);
+      // network or the server is, so use the whole window again (latency hiding). A whole window
+      // of pages was ready in time and parsed pages still pile up: the consumer is, so more
+      // requests ahead would only buffer parsed pages, which outlive the young generation and cost
+      // old-generation GC and memory for nothing. (Pages that arrive in a burst after a latency
+      // are ready too, but fewer than a window in a row: that is not a reason to shrink.)
+      if (!ready) {
+        window = concurrency;
+        readyInARow = 0;
+      } else if (++readyInARow > concurrency && settled.size > 0) {
+        window = Math.max(Math.min(MIN_WINDOW, concurrency), window - 1);
+      }
       launch();
       if (n < lastToFetch) {
         yield { ...fetched, index: n - firstNo, next: withPage(template, n + 1) };
