@@ -11,7 +11,7 @@
 // test/bench/tmp/results-quick.md unless --out says otherwise). The benchmark is not part of `npm test`.
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, accessSync, constants } from 'node:fs';
+import { accessSync, closeSync, constants, createReadStream, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, release } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -86,7 +86,7 @@ const median = (xs) => {
  * @returns { ms: wall time from spawn to exit, rssKiB: peak RSS of the process (GNU time's %M:
  *   the largest of the processes it waited for), code, stdout, stderr }
  */
-async function runProcess(cmd, args, { env = {}, rss = true, node = false } = {}) {
+async function runProcess(cmd, args, { env = {}, rss = true, node = false, stdoutFd } = {}) {
   mkdirSync(TMP, { recursive: true });
   const rssFile = join(TMP, `rss-${process.pid}-${Math.random().toString(36).slice(2)}`);
   let file = cmd;
@@ -100,10 +100,10 @@ async function runProcess(cmd, args, { env = {}, rss = true, node = false } = {}
     extraEnv.BENCH_MAXRSS_FILE = rssFile;
   }
   const started = performance.now();
-  const child = spawn(file, fileArgs, { env: { ...process.env, ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(file, fileArgs, { env: { ...process.env, ...env, ...extraEnv }, stdio: ['ignore', stdoutFd ?? 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d) => (stdout = (stdout + d).slice(-20_000)));
+  child.stdout?.setEncoding('utf8').on('data', (d) => (stdout = (stdout + d).slice(-20_000)));
   child.stderr.setEncoding('utf8').on('data', (d) => (stderr = (stderr + d).slice(-20_000)));
   const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
   const code = await new Promise((resolve) => child.on('close', (c, signal) => resolve(c ?? signal)));
@@ -164,15 +164,20 @@ async function startSandbox(options) {
 const CONFIG_DIR = join(TMP, 'config');
 const outFile = (name, ext) => join(TMP, `${name.replace(/[^a-z0-9]+/gi, '-')}.${ext}`);
 
-/** `collections invoices …` against a sandbox, writing `out`. */
-function collections(name, extra, ext = 'ndjson') {
+/**
+ * `collections invoices …` against a sandbox, writing `out` (`--out`: sidecar, fsync and checkpoint
+ * per page, rename at the end), or with `stdout` true its standard output redirected to `out`
+ * (no checkpoint: what the durability of `--out` costs).
+ */
+function collections(name, extra, ext = 'ndjson', stdout = false) {
   return {
     name,
     ext,
     kind: 'node',
+    stdout,
     command: (sb, out) => [
       process.execPath,
-      [BIN, 'invoices', '--taxpayer', sb.rfc, '--base-url', sb.url, '--api-key', KEY, '--out', out, '--quiet', ...extra],
+      [BIN, 'invoices', '--taxpayer', sb.rfc, '--base-url', sb.url, '--api-key', KEY, ...(stdout ? [] : ['--out', out]), '--quiet', ...extra],
     ],
     env: { COLLECTIONS_CONFIG_DIR: CONFIG_DIR },
   };
@@ -236,7 +241,9 @@ async function rotate(scenario, sb, contenders, rounds, { items, before, after }
       rmSync(out, { force: true });
       const context = before ? await before(c) : {};
       const [cmd, args] = c.command(sb, out);
-      const r = await runProcess(cmd, args, { env: c.env, node: c.kind === 'node' });
+      const stdoutFd = c.stdout ? openSync(out, 'w') : undefined;
+      const r = await runProcess(cmd, args, { env: c.env, node: c.kind === 'node', stdoutFd });
+      if (stdoutFd !== undefined) closeSync(stdoutFd);
       const extra = after ? await after(c, r, context) : {};
       const d = await digest(out);
       rmSync(out, { force: true });
@@ -269,6 +276,7 @@ async function throughput() {
       collections('collections offset (default concurrency)', []),
       collections('collections cursor', ['--cursor']),
       minimalLoop('minimal Node loop', 1000),
+      collections('collections offset, stdout > file', [], 'ndjson', true),
     ];
     if (JQ && CURL) contenders.push(curlJq);
     else notes.push(`curl + jq contender skipped: ${JQ ? '' : 'jq'}${!JQ && !CURL ? ' and ' : ''}${CURL ? '' : 'curl'} not on PATH (install jq, e.g. apt-get install jq, to include it)`);
