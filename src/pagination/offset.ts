@@ -15,6 +15,9 @@ import { paginate, resolveNext, type PageStep } from './paginate.js';
  */
 const MIN_WINDOW = 1;
 
+/** Parsed items waiting behind the consumer's page from which the read-ahead shrinks (a 1000-item page). */
+const SHRINK_AT_ITEMS = 1000;
+
 /** Options of {@link fetchOffsetPages}. */
 export interface OffsetPagesOptions {
   client: Client;
@@ -94,7 +97,7 @@ function lastPageOf(first: FetchedPage, baseUrl: URL, start: URL): number | unde
 /**
  * Fetches offset pages `first…last` with up to `concurrency` requests in flight, yielding them
  * strictly in page order. At most `concurrency` pages are in flight or buffered at once (plus the
- * one the consumer holds); fewer (down to 1) while parsed pages pile up because the consumer is the
+ * one the consumer holds); fewer (down to 1) while parsed items pile up because the consumer is the
  * slower side, so the buffer holds what keeps the consumer busy and no more. Page URLs are built by setting `page` on the first page's URL, so they
  * share its origin by construction. When the first page's links do not describe the range
  * (no `last` nor `totalItems`, or a `next` that is not `page + 1` of the same path), it falls back
@@ -140,7 +143,8 @@ export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGener
   const settled = new Set<number>();
   let nextToLaunch = firstNo + 1;
   let window = concurrency;
-  let readyInARow = 0;
+  /** Items of the settled pages not yet consumed. */
+  let settledItems = 0;
   const launch = (): void => {
     while (nextToLaunch <= lastToFetch && pending.size < window) {
       const n = nextToLaunch++;
@@ -148,7 +152,10 @@ export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGener
       const p = client.getPage(withPage(template, n), headers, { signal: controller.signal, demand: lastToFetch - n });
       // Awaited in order later; a failure of a later page must not be an unhandled rejection meanwhile.
       p.then(
-        () => settled.add(n),
+        (f) => {
+          settled.add(n);
+          settledItems += f.page.members.length;
+        },
         () => settled.add(n),
       );
       pending.set(n, p);
@@ -163,18 +170,15 @@ export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGener
       const fetched = await pending.get(n)!;
       pending.delete(n);
       settled.delete(n);
+      settledItems -= fetched.page.members.length;
       // Adapt how many pages are requested ahead to who is slower. The consumer waited: the
-      // network or the server is, so use the whole window again (latency hiding). A whole window
-      // of pages was ready in time and parsed pages still pile up: the consumer is, so more
-      // requests ahead would only buffer parsed pages, which outlive the young generation and cost
-      // old-generation GC and memory for nothing. (Pages that arrive in a burst after a latency
-      // are ready too, but fewer than a window in a row: that is not a reason to shrink.)
-      if (!ready) {
-        window = concurrency;
-        readyInARow = 0;
-      } else if (++readyInARow > concurrency && settled.size > 0) {
-        window = Math.max(Math.min(MIN_WINDOW, concurrency), window - 1);
-      }
+      // network or the server is, so ask for one more (latency hiding). The page was ready and
+      // at least SHRINK_AT_ITEMS parsed items wait behind it: the consumer is, so more requests
+      // ahead would only buffer parsed pages, which outlive the young generation and cost
+      // old-generation GC and memory for nothing. A burst of small pages after a latency is ready
+      // too, but holds few items: no reason to give up latency hiding for it.
+      if (!ready) window = Math.min(concurrency, window + 1);
+      else if (settledItems >= SHRINK_AT_ITEMS) window = Math.max(Math.min(MIN_WINDOW, concurrency), window - 1);
       launch();
       if (n < lastToFetch) {
         yield { ...fetched, index: n - firstNo, next: withPage(template, n + 1) };
