@@ -5,15 +5,15 @@
  */
 import type { Context } from '../cli/context.js';
 import type { ExportFlags } from '../cli/program.js';
-import type { FetchedPage } from '../http/client.js';
+import type { RateLimitSnapshot } from '../http/client.js';
 import { loadApiSettings } from '../cli/settings.js';
 import type { ResolvedExportSettings } from './export.js';
 
 /** Resolved settings plus a recorder of the rate-limit headers of each page. */
 export interface LoadedExportSettings {
   resolved: ResolvedExportSettings;
-  /** Records a page's rate-limit snapshot under `endpointKey` (never throws). */
-  recordRateLimit: (endpointKey: string, page: FetchedPage) => void;
+  /** Records a rate-limit snapshot under `endpointKey` for `ratelimit --cached` (never throws). */
+  recordRateLimit: (endpointKey: string, snapshot: RateLimitSnapshot) => void;
 }
 
 /**
@@ -27,8 +27,8 @@ export function loadExportSettings(flags: ExportFlags, ctx: Context): LoadedExpo
   const origin = settings.baseUrl.origin;
   return {
     resolved: { apiKey: settings.apiKey, baseUrl: settings.baseUrl, defaults: settings.defaults },
-    recordRateLimit: (endpointKey, page) => {
-      if (page.rateLimit) store.recordRateLimit(origin, endpointKey, page.rateLimit);
+    recordRateLimit: (endpointKey, snapshot) => {
+      store.recordRateLimit(origin, endpointKey, snapshot);
     },
   };
 }

@@ -14,7 +14,7 @@ import { runExport, type ExportPlan } from '../export/run.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { loadExportSettings } from './export-settings.js';
 import type { ExportDefaults } from '../cli/settings.js';
-import type { FetchedPage } from '../http/client.js';
+import type { RateLimitSnapshot } from '../http/client.js';
 
 /** Export defaults when neither a flag nor the profile gives one (cli-spec.md). */
 export const EXPORT_DEFAULTS = {
@@ -144,9 +144,12 @@ export async function runExportCommand(
   secrets.push(settings.resolved.apiKey);
   const resumeCommand = ['collections', ...argv].map(shellQuote).join(' ');
   const plan = planExport(command, flags, settings.resolved, ctx.cwd, resumeCommand);
-  // The last quota seen is recorded once, at the end, for `ratelimit --cached`.
-  let last: FetchedPage | undefined;
-  plan.onPageFetched = (page) => (last = page);
+  // The last quota seen is recorded once, at the end, for `ratelimit --cached` (only the headers:
+  // holding the page itself would keep its items alive).
+  let last: RateLimitSnapshot | undefined;
+  plan.onPageFetched = (page) => {
+    if (page.rateLimit) last = page.rateLimit;
+  };
   try {
     await runExport(plan, ctx);
   } finally {

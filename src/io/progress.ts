@@ -4,7 +4,7 @@
  * client's events. Never prints the API key: nothing here ever sees it.
  */
 import { clearLine, cursorTo, moveCursor } from 'node:readline';
-import ora, { type Ora } from 'ora';
+import type { Ora, Options as OraOptions } from 'ora';
 import type { Clock } from '../time/clock.js';
 import type { ClientEvent } from '../http/client.js';
 import type { OutputStream } from '../cli/context.js';
@@ -24,6 +24,11 @@ export interface ProgressOptions {
   spinner: boolean;
   /** `--verbose`: one line per request. */
   verbose: boolean;
+  /**
+   * Makes the spinner (ora's default export). Without it there is no spinner; {@link loadProgress}
+   * imports ora only when a spinner will be shown, so exports to a pipe or a log never load it.
+   */
+  createSpinner?: (options: OraOptions) => Ora;
 }
 
 /** Counters the summary reports. */
@@ -95,7 +100,16 @@ function spinnerStream(stream: OutputStream): NodeJS.WritableStream {
   return terminal as unknown as NodeJS.WritableStream;
 }
 
-/** Creates a {@link Progress}. */
+/**
+ * Creates a {@link Progress}, importing ora first when a spinner will be shown (see
+ * {@link spinnerEnabled}).
+ */
+export async function loadProgress(options: ProgressOptions): Promise<Progress> {
+  const createSpinner = options.createSpinner ?? (spinnerEnabled(options) ? (await import('ora')).default : undefined);
+  return createProgress(createSpinner ? { ...options, createSpinner } : options);
+}
+
+/** Creates a {@link Progress}; a spinner only with `options.createSpinner`. */
 export function createProgress(options: ProgressOptions): Progress {
   const { stderr, clock, quiet, verbose } = options;
   const started = clock.monotonic();
@@ -105,8 +119,8 @@ export function createProgress(options: ProgressOptions): Progress {
   let waitLine = '';
   let lastPaint: number | undefined;
   const noColor = options.env.NO_COLOR !== undefined && options.env.NO_COLOR !== '';
-  const spinner: Ora | undefined = spinnerEnabled(options)
-    ? ora({ stream: spinnerStream(stderr), isEnabled: true, discardStdin: false, color: noColor ? false : 'cyan', text: 'starting…' }).start()
+  const spinner: Ora | undefined = spinnerEnabled(options) && options.createSpinner
+    ? options.createSpinner({ stream: spinnerStream(stderr), isEnabled: true, discardStdin: false, color: noColor ? false : 'cyan', text: 'starting…' }).start()
     : undefined;
 
   const line = (text: string): void => {

@@ -1,3 +1,4 @@
+import ora from 'ora';
 import { describe, expect, it } from 'vitest';
 import { createProgress, spinnerEnabled } from '../../../src/io/progress.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
@@ -39,7 +40,7 @@ describe('createProgress on a terminal', () => {
   it.each([0, 40])('a terminal reporting %i columns: output stays bounded (ora divides by the width)', (columns) => {
     const stderr = new FakeTerminal(columns);
     const clock = createVirtualClock();
-    const progress = createProgress({ stderr, isTTY: true, env: {}, clock, quiet: false, spinner: true, verbose: false });
+    const progress = createProgress({ stderr, isTTY: true, env: {}, clock, quiet: false, spinner: true, verbose: false, createSpinner: ora });
     for (let page = 1; page <= 5; page++) {
       clock.advance(200);
       progress.onPage(page * 10, page, 50);
@@ -53,7 +54,7 @@ describe('createProgress on a terminal', () => {
   it('a stream without cursor methods (a capture marked as a terminal) works', () => {
     const stderr = new CaptureStream(true, 80);
     const clock = createVirtualClock();
-    const progress = createProgress({ stderr, isTTY: true, env: { NO_COLOR: '1' }, clock, quiet: false, spinner: true, verbose: false });
+    const progress = createProgress({ stderr, isTTY: true, env: { NO_COLOR: '1' }, clock, quiet: false, spinner: true, verbose: false, createSpinner: ora });
     progress.onClientEvent({ type: 'wait', reason: 'pacing', ms: 30_000, until: clock.now() + 30_000, limit: 60, remaining: 0 });
     progress.note('collections: a note');
     progress.done('stdout');
