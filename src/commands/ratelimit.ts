@@ -94,16 +94,13 @@ function probeUrl(baseUrl: URL, path: string): URL {
 
 
 
-/** Whether stdout may carry ANSI colours: a terminal, and `NO_COLOR` unset or empty (no-color.org). */
-function useColour(ctx: Context): boolean {
-  return ctx.io.stdoutIsTTY && (ctx.env.NO_COLOR === undefined || ctx.env.NO_COLOR === '');
-}
-
-function newTable(head: string[], colour: boolean): Table.Table {
-  return new Table({
-    head,
-    style: colour ? { head: ['cyan'], border: ['grey'], compact: true } : { head: [], border: [], compact: true },
-  });
+/**
+ * A plain table: no ANSI colours, like the export's `table` format. (cli-table3 decides on colour
+ * from the real process's terminal and environment, not from the Context, so colours would make
+ * the output depend on where it runs.)
+ */
+function newTable(head: string[]): Table.Table {
+  return new Table({ head, style: { head: [], border: [], compact: true } });
 }
 
 const cell = (v: number | undefined): string => (v === undefined ? '-' : String(v));
@@ -166,10 +163,7 @@ function runCached(options: RatelimitOptions, ctx: Context, store: ConfigStore):
     );
   } else {
     const showOrigin = new Set(rows.map((r) => r.origin)).size > 1 || origin === undefined;
-    const table = newTable(
-      [...(showOrigin ? ['origin'] : []), 'endpoint', 'limit', 'remaining', 'reset', 'time left', 'seen'],
-      useColour(ctx),
-    );
+    const table = newTable([...(showOrigin ? ['origin'] : []), 'endpoint', 'limit', 'remaining', 'reset', 'time left', 'seen']);
     for (const e of entries) {
       const resetLocal = e.resetLocalAt ?? e.resetAt;
       const passed = resetLocal !== undefined && resetLocal <= now;
@@ -292,10 +286,7 @@ export async function runRatelimit(options: RatelimitOptions, ctx: Context): Pro
     return 0;
   }
   const showStatus = rows.some((r) => r.status !== 200);
-  const table = newTable(
-    ['endpoint', ...(showStatus ? ['status'] : []), 'limit', 'remaining', 'reset', 'time left'],
-    useColour(ctx),
-  );
+  const table = newTable(['endpoint', ...(showStatus ? ['status'] : []), 'limit', 'remaining', 'reset', 'time left']);
   for (const [i, row] of rows.entries()) {
     // The local-clock instant of the reset (corrected by the server's Date) is what a person's watch shows.
     const rl = answers[i]!.result.rateLimit;
