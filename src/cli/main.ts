@@ -6,11 +6,12 @@ import type { Context } from './context.js';
 import { createSystemContext, readPackageVersion } from './context.js';
 import { ExitCode, toExitCode } from './exit-codes.js';
 import { CollectionsError } from '../errors.js';
+import { redact } from '../http/redact.js';
 
 /**
  * Formats an error as the one stderr line of cli-spec.md: `collections: <what happened>; <hint>`.
  * Unexpected errors (bugs) get their message only; the stack is shown with `COLLECTIONS_DEBUG=1`.
- * `secrets` are scrubbed from the text whatever its origin.
+ * `secrets` are scrubbed from the text whatever its origin (http/redact.ts, also their encoded forms).
  */
 export function formatError(err: unknown, secrets: readonly string[] = []): string {
   let text: string;
@@ -21,8 +22,7 @@ export function formatError(err: unknown, secrets: readonly string[] = []): stri
   } else {
     text = `internal error: ${String(err)}`;
   }
-  for (const secret of secrets) if (secret.length > 0) text = text.split(secret).join('***');
-  return `collections: ${text.replace(/[\r\n]+/g, ' ')}`;
+  return `collections: ${redact(text, secrets).replace(/[\r\n]+/g, ' ')}`;
 }
 
 /**
@@ -42,9 +42,7 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
   } catch (err) {
     ctx.io.stderr.write(`${formatError(err, secrets)}\n`);
     if (!(err instanceof CollectionsError) && ctx.env.COLLECTIONS_DEBUG && err instanceof Error && err.stack) {
-      let stack = err.stack;
-      for (const secret of secrets) if (secret.length > 0) stack = stack.split(secret).join('***');
-      ctx.io.stderr.write(`${stack}\n`);
+      ctx.io.stderr.write(`${redact(err.stack, secrets)}\n`);
     }
     return toExitCode(err);
   }
