@@ -1,9 +1,79 @@
 /**
- * Error classes. Every failure the tool expects is a {@link CollectionsError} carrying the exit
- * code of cli-spec.md; `toExitCode()` in cli/main.ts is the one place that maps errors to codes.
- * Messages never carry the API key or request headers (conventions.md, rule 10).
+ * The ground floor of failures: every failure the user can see is a {@link CollectionsError} with a
+ * stable string {@link ErrorCode} (for scripts and tests) and exactly one exit code, looked up in
+ * {@link EXIT_CODE_OF}, the one table that maps failures to the exit codes of the README ("Exit
+ * codes"). Messages never carry the API key or request headers.
  */
-import { ExitCode } from './cli/exit-codes.js';
+
+/**
+ * The exit codes of the README ("Exit codes"), in the spirit of sysexits but numbered for scripts:
+ * one code per kind of outcome a cron job must tell apart.
+ */
+export const ExitCode = {
+  /** The export is complete. */
+  Ok: 0,
+  /** Unexpected internal error (a bug). */
+  Internal: 1,
+  /** Usage or configuration error, or the API rejected the parameters (400); nothing was written. */
+  Usage: 2,
+  /** The API key was rejected (401 or 403). */
+  Auth: 3,
+  /** Not found (404): unknown taxpayer or invoice. */
+  NotFound: 4,
+  /** A rate-limit wait longer than `--max-wait`; the checkpoint is kept. */
+  RateLimited: 5,
+  /** The API could not be read: network errors or 5xx after retries, unreadable bodies, a cross-origin or looping link. */
+  Unavailable: 6,
+  /** The output could not be written (unwritable path, disk full). */
+  Output: 7,
+  /** Interrupted by SIGINT (128 + 2); the checkpoint is kept. */
+  Sigint: 130,
+  /** Interrupted by SIGTERM (128 + 15); the checkpoint is kept. */
+  Sigterm: 143,
+} as const;
+
+/** One of the values of {@link ExitCode}. */
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/**
+ * Every failure's stable code and its exit code: the one mapping of the README's exit-code table.
+ * A code names what happened; scripts and tests match it instead of the message.
+ */
+export const EXIT_CODE_OF = {
+  /** Bad flags, ids, values or combinations of them. */
+  E_USAGE: ExitCode.Usage,
+  /** Missing or invalid settings (key, base URL, profile, config file). */
+  E_CONFIG: ExitCode.Usage,
+  /** A checkpoint that cannot be resumed (other options, corrupt, missing partial file). */
+  E_CHECKPOINT: ExitCode.Usage,
+  /** The API answered 400: it rejected the parameters. */
+  E_API_REJECTED: ExitCode.Usage,
+  /** The API answered 401 or 403: the key was rejected. */
+  E_AUTH: ExitCode.Auth,
+  /** The API answered 404: unknown taxpayer, invoice or path. */
+  E_NOT_FOUND: ExitCode.NotFound,
+  /** A rate-limit wait longer than `--max-wait`. */
+  E_RATE_LIMIT_WAIT: ExitCode.RateLimited,
+  /** Too many 429s in a row for one request. */
+  E_RATE_LIMIT_REPEATED: ExitCode.RateLimited,
+  /** Network errors, 5xx or unreadable bodies after the retries. */
+  E_API_UNAVAILABLE: ExitCode.Unavailable,
+  /** Another 4xx status the client does not know how to handle. */
+  E_HTTP_UNEXPECTED: ExitCode.Unavailable,
+  /** A link or redirect to another origin, or a link that loops. */
+  E_UNSAFE_LINK: ExitCode.Unavailable,
+  /** The output, checkpoint or another file could not be written. */
+  E_OUTPUT_WRITE: ExitCode.Output,
+  /** Stopped by SIGINT. */
+  E_INTERRUPTED_SIGINT: ExitCode.Sigint,
+  /** Stopped by SIGTERM. */
+  E_INTERRUPTED_SIGTERM: ExitCode.Sigterm,
+  /** A bug: anything that is not a {@link CollectionsError}. */
+  E_INTERNAL: ExitCode.Internal,
+} as const satisfies Record<string, ExitCode>;
+
+/** The stable code of a failure, e.g. `E_RATE_LIMIT_WAIT`; see {@link EXIT_CODE_OF}. */
+export type ErrorCode = keyof typeof EXIT_CODE_OF;
 
 /** Options shared by every {@link CollectionsError}. */
 export interface CollectionsErrorOptions {
@@ -13,25 +83,41 @@ export interface CollectionsErrorOptions {
   hint?: string;
 }
 
-/** Base class: a failure with a message fit for one stderr line and the process exit code. */
+/** Base class: a failure with a message fit for one stderr line, a stable code and its exit code. */
 export class CollectionsError extends Error {
-  /** The process exit code this failure maps to (cli-spec.md, "Exit codes"). */
+  /** The stable code, e.g. `E_OUTPUT_WRITE`. */
+  readonly code: ErrorCode;
+  /** The process exit code, `EXIT_CODE_OF[code]` (README, "Exit codes"). */
   readonly exitCode: ExitCode;
   /** Optional one-line hint. */
   readonly hint: string | undefined;
 
-  constructor(message: string, exitCode: ExitCode, options: CollectionsErrorOptions = {}) {
+  constructor(message: string, code: ErrorCode, options: CollectionsErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
-    this.exitCode = exitCode;
+    this.code = code;
+    this.exitCode = EXIT_CODE_OF[code];
     this.hint = options.hint;
   }
 }
 
+/**
+ * The one mapping from a thrown value to the process exit code: a {@link CollectionsError}'s own
+ * code, else 1 (an unexpected internal error).
+ */
+export function toExitCode(err: unknown): ExitCode {
+  return err instanceof CollectionsError ? err.exitCode : ExitCode.Internal;
+}
+
+/** Options of a {@link UsageError}: which exit-2 code it is (default `E_USAGE`). */
+export interface UsageErrorOptions extends CollectionsErrorOptions {
+  code?: 'E_USAGE' | 'E_CONFIG' | 'E_CHECKPOINT';
+}
+
 /** Bad flags, ids, paths or configuration (exit 2), raised before any request or file write. */
 export class UsageError extends CollectionsError {
-  constructor(message: string, options: CollectionsErrorOptions = {}) {
-    super(message, ExitCode.Usage, options);
+  constructor(message: string, options: UsageErrorOptions = {}) {
+    super(message, options.code ?? 'E_USAGE', options);
   }
 }
 
@@ -49,7 +135,7 @@ export interface HttpErrorDetails {
   requestId?: string;
 }
 
-/** Formats `GET /path: 404 Not Found: server message (X-Request-ID: …)`. */
+/** Formats `what (GET /path: HTTP 404): server message [X-Request-ID: …]`. */
 function describeHttp(d: HttpErrorDetails, what: string): string {
   let s = `${what} (${d.method} ${d.path}: HTTP ${d.status})`;
   if (d.serverMessage) s += `: ${d.serverMessage}`;
@@ -57,29 +143,37 @@ function describeHttp(d: HttpErrorDetails, what: string): string {
   return s;
 }
 
+/** What a status the client does not retry means: the code, the words and the hint. */
+const HTTP_STATUS_MEANING: Readonly<Record<number, { code: ErrorCode; what: string; hint: string }>> = {
+  400: { code: 'E_API_REJECTED', what: 'the API rejected the parameters', hint: 'check --param values' },
+  401: {
+    code: 'E_AUTH',
+    what: 'the API key was rejected',
+    hint: 'set a valid key with `collections config set api-key` or COLLECTIONS_API_KEY',
+  },
+  403: {
+    code: 'E_AUTH',
+    what: 'the API key was rejected',
+    hint: 'set a valid key with `collections config set api-key` or COLLECTIONS_API_KEY',
+  },
+  404: { code: 'E_NOT_FOUND', what: 'not found', hint: 'check the --taxpayer and --invoice ids' },
+};
+
 /**
- * An HTTP status the client does not retry: 400 (exit 2), 401/403 (exit 3), 404 (exit 4),
- * other 4xx (exit 6). 5xx after retries are {@link ApiUnavailableError}.
+ * An HTTP status the client does not retry: 400 (`E_API_REJECTED`, exit 2), 401/403 (`E_AUTH`,
+ * exit 3), 404 (`E_NOT_FOUND`, exit 4), other 4xx (`E_HTTP_UNEXPECTED`, exit 6). 5xx after retries
+ * are {@link ApiUnavailableError}.
  */
 export class HttpError extends CollectionsError {
   /** Method, path, status, server message and request id. */
   readonly details: HttpErrorDetails;
 
   constructor(details: HttpErrorDetails, options: CollectionsErrorOptions = {}) {
-    const { status } = details;
-    const [what, code, hint] =
-      status === 400
-        ? (['the API rejected the parameters', ExitCode.Usage, 'check --param values'] as const)
-        : status === 401 || status === 403
-          ? ([
-              'the API key was rejected',
-              ExitCode.Auth,
-              'set a valid key with `collections config set api-key` or COLLECTIONS_API_KEY',
-            ] as const)
-          : status === 404
-            ? (['not found', ExitCode.NotFound, 'check the --taxpayer and --invoice ids'] as const)
-            : (['unexpected response', ExitCode.Unavailable, undefined] as const);
-    super(describeHttp(details, what), code, { hint: options.hint ?? hint, cause: options.cause });
+    const meaning = HTTP_STATUS_MEANING[details.status];
+    super(describeHttp(details, meaning?.what ?? 'unexpected response'), meaning?.code ?? 'E_HTTP_UNEXPECTED', {
+      hint: options.hint ?? meaning?.hint,
+      cause: options.cause,
+    });
     this.details = details;
   }
 }
@@ -87,15 +181,20 @@ export class HttpError extends CollectionsError {
 /** The API could not be read after retries: network errors, 5xx, unreadable bodies (exit 6). */
 export class ApiUnavailableError extends CollectionsError {
   constructor(message: string, options: CollectionsErrorOptions = {}) {
-    super(message, ExitCode.Unavailable, options);
+    super(message, 'E_API_UNAVAILABLE', options);
   }
 }
 
 /** A `hydra:next` link or redirect to another origin, or a link already fetched (exit 6). */
 export class UnsafeLinkError extends CollectionsError {
   constructor(message: string, options: CollectionsErrorOptions = {}) {
-    super(message, ExitCode.Unavailable, options);
+    super(message, 'E_UNSAFE_LINK', options);
   }
+}
+
+/** Options of a {@link RateLimitError}: which exit-5 code it is (default `E_RATE_LIMIT_WAIT`). */
+export interface RateLimitErrorOptions extends CollectionsErrorOptions {
+  code?: 'E_RATE_LIMIT_WAIT' | 'E_RATE_LIMIT_REPEATED';
 }
 
 /** A rate-limit wait longer than `--max-wait`, or too many 429s for one request (exit 5). */
@@ -103,8 +202,8 @@ export class RateLimitError extends CollectionsError {
   /** When the limit resets, epoch ms by the local clock, if known. */
   readonly resetAt: number | undefined;
 
-  constructor(message: string, resetAt?: number, options: CollectionsErrorOptions = {}) {
-    super(message, ExitCode.RateLimited, options);
+  constructor(message: string, resetAt?: number, options: RateLimitErrorOptions = {}) {
+    super(message, options.code ?? 'E_RATE_LIMIT_WAIT', options);
     this.resetAt = resetAt;
   }
 }
@@ -112,7 +211,7 @@ export class RateLimitError extends CollectionsError {
 /** The output could not be written: unwritable path, a folder, disk full (exit 7). */
 export class OutputError extends CollectionsError {
   constructor(message: string, options: CollectionsErrorOptions = {}) {
-    super(message, ExitCode.Output, options);
+    super(message, 'E_OUTPUT_WRITE', options);
   }
 }
 
@@ -122,7 +221,7 @@ export class InterruptedError extends CollectionsError {
   readonly signal: 'SIGINT' | 'SIGTERM';
 
   constructor(signal: 'SIGINT' | 'SIGTERM', message = `interrupted by ${signal}`, options: CollectionsErrorOptions = {}) {
-    super(message, signal === 'SIGINT' ? ExitCode.Sigint : ExitCode.Sigterm, options);
+    super(message, signal === 'SIGINT' ? 'E_INTERRUPTED_SIGINT' : 'E_INTERRUPTED_SIGTERM', options);
     this.signal = signal;
   }
 }

@@ -2,10 +2,9 @@
  * `main(argv, ctx) → exit code`: parse, run, map any error to its exit code and one stderr line.
  * Nothing here calls `process.exit()`; bin/ sets `process.exitCode` from the result.
  */
-import type { Context } from './context.js';
-import { createSystemContext, readPackageVersion } from './context.js';
-import { ExitCode, toExitCode } from './exit-codes.js';
-import { CollectionsError } from '../errors.js';
+import type { Context, FetchLike } from '../context.js';
+import { createSystemContext, readPackageVersion } from '../context.js';
+import { CollectionsError, ExitCode, toExitCode } from '../errors.js';
 import { redact } from '../http/redact.js';
 
 /**
@@ -50,5 +49,6 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
 
 /** The production entry point used by bin/collections.js. */
 export async function run(argv: readonly string[]): Promise<number> {
-  return main(argv, createSystemContext(readPackageVersion()));
+  const loadTransport = (): Promise<FetchLike> => import('../http/transport.js').then((m) => m.createTransportFetch());
+  return main(argv, createSystemContext(readPackageVersion(), loadTransport));
 }

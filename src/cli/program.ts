@@ -5,10 +5,9 @@
  * lazily so `--help` loads no HTTP, output or config code.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { Context } from './context.js';
-import { ExitCode } from './exit-codes.js';
+import type { Context } from '../context.js';
 import { ENDPOINTS, exportCommands } from '../endpoints.js';
-import { CollectionsError, UsageError } from '../errors.js';
+import { CollectionsError, ExitCode, UsageError } from '../errors.js';
 import { parseIntegerOption, parseParam, parseSecondsOption } from './options.js';
 import { CONFIG_HELP, COMPLETION_HELP, RATELIMIT_HELP, SANDBOX_HELP, SANDBOX_OPTION_HELP } from './help.js';
 

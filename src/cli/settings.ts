@@ -12,7 +12,7 @@
  * intent), or store a profile for the other API (`--profile NAME`). Keys given by flag or
  * environment are sent to whatever base URL is in effect: the user typed both.
  */
-import type { Context, IOStreams } from './context.js';
+import type { Context, IOStreams } from '../context.js';
 import { UsageError } from '../errors.js';
 import { createConfigStore, DEFAULT_PROFILE } from '../config/store.js';
 import type { ConfigStore } from '../config/store.js';
@@ -162,6 +162,7 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
           ? `the API key stored in profile '${profile}' has no base URL of its own, so it is not sent to ${baseUrl.origin} (from ${from})`
           : `the API key stored in profile '${profile}' belongs to ${boundTo}, not ${baseUrl.origin} (from ${from})`,
         {
+          code: 'E_CONFIG',
           hint:
             boundTo === undefined
               ? `run \`collections config set base-url URL${profileArg(profile)}\`, or give the key for this URL in COLLECTIONS_API_KEY`
@@ -197,11 +198,13 @@ export function requireApiSettings(settings: ResolvedSettings, warn: (message: s
   const p = profileArg(settings.profile);
   if (settings.baseUrl === undefined) {
     throw new UsageError(`no base URL configured${p ? ` for profile '${settings.profile}'` : ''}`, {
+      code: 'E_CONFIG',
       hint: `run \`collections config set base-url URL${p}\`, or set COLLECTIONS_BASE_URL or --base-url`,
     });
   }
   if (settings.apiKey === undefined) {
     throw new UsageError(`no API key configured${p ? ` for profile '${settings.profile}'` : ''}`, {
+      code: 'E_CONFIG',
       hint: `run \`collections config set api-key${p}\` (it prompts), or set COLLECTIONS_API_KEY`,
     });
   }

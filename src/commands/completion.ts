@@ -3,7 +3,7 @@
  * from data (the endpoint table, the output formats, the config keys and the option lists below),
  * so a new endpoint or format shows up in completion without editing any script by hand.
  */
-import type { Context } from '../cli/context.js';
+import type { Context } from '../context.js';
 import { CONFIG_KEYS } from '../config/values.js';
 import { ENDPOINTS, exportCommands, ID_FLAGS } from '../endpoints.js';
 import { UsageError } from '../errors.js';

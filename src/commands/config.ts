@@ -6,7 +6,7 @@
  */
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import type { Context, IOStreams } from '../cli/context.js';
+import type { Context, IOStreams } from '../context.js';
 import { openConfigStore, stderrWarner } from '../cli/settings.js';
 import type { SettingsFlags } from '../cli/settings.js';
 import { DEFAULT_PROFILE } from '../config/store.js';

@@ -3,7 +3,7 @@
  * stored profile; cli/settings.ts), and records the rate-limit headers it sees for
  * `ratelimit --cached`.
  */
-import type { Context } from '../cli/context.js';
+import type { Context } from '../context.js';
 import type { ExportFlags } from '../cli/program.js';
 import type { RateLimitSnapshot } from '../http/client.js';
 import { loadApiSettings } from '../cli/settings.js';

@@ -3,15 +3,14 @@
  * validates flags into an {@link ExportPlan} before any request or file is touched, then runs it.
  */
 import { resolve as resolvePath } from 'node:path';
-import type { Context } from '../cli/context.js';
+import type { Context } from '../context.js';
 import type { ExportFlags } from '../cli/program.js';
 import { buildPath, resolveEndpoint, type Endpoint, type Ids } from '../endpoints.js';
-import { UsageError } from '../errors.js';
+import { ExitCode, UsageError } from '../errors.js';
 import { formatFromPath, type OutputFormat } from '../output/writer.js';
 import { parseFields } from '../output/fields.js';
 import { sidecarPaths } from '../output/sink.js';
 import { runExport, type ExportPlan } from '../export/run.js';
-import { ExitCode } from '../cli/exit-codes.js';
 import { loadExportSettings } from './export-settings.js';
 import type { ExportDefaults } from '../cli/settings.js';
 import type { RateLimitSnapshot } from '../http/client.js';

@@ -4,7 +4,7 @@
  * is an answer here, never waited on. `--cached` prints what earlier commands saw and sends nothing.
  */
 import Table from 'cli-table3';
-import type { Context } from '../cli/context.js';
+import type { Context } from '../context.js';
 import { openConfigStore, requireApiSettings, stderrWarner } from '../cli/settings.js';
 import type { ResolvedSettings } from '../cli/settings.js';
 import type { ConfigStore, RateLimitCacheEntry } from '../config/store.js';

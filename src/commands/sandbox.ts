@@ -3,7 +3,7 @@
  * Ctrl-C or SIGTERM, and prints its base URL, its key, the taxpayer RFCs and a command to try.
  * The key printed is the sandbox's own (default `sandbox-key`), never a key of the user.
  */
-import type { Context } from '../cli/context.js';
+import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { createSandbox, DEFAULT_SANDBOX_KEY, DEFAULT_SIZES } from '../sandbox/app.js';
 

@@ -223,7 +223,7 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
   const allProfiles = (): Record<string, ProfileValues> => {
     const raw: unknown = settings.get('profiles');
     if (raw === undefined) return {};
-    if (!isObject(raw)) throw new UsageError(`invalid 'profiles' in ${path}`, { hint: `fix or delete ${path}` });
+    if (!isObject(raw)) throw new UsageError(`invalid 'profiles' in ${path}`, { code: 'E_CONFIG', hint: `fix or delete ${path}` });
     return raw as Record<string, ProfileValues>;
   };
 
@@ -232,7 +232,7 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
     const all = allProfiles();
     if (!Object.hasOwn(all, profile)) return {};
     const stored: unknown = all[profile];
-    if (!isObject(stored)) throw new UsageError(`invalid profile '${profile}' in ${path}`, { hint: `fix or delete ${path}` });
+    if (!isObject(stored)) throw new UsageError(`invalid profile '${profile}' in ${path}`, { code: 'E_CONFIG', hint: `fix or delete ${path}` });
     const out: Record<string, string | number> = {};
     for (const key of CONFIG_KEYS) {
       if (Object.hasOwn(stored, key) && stored[key] !== undefined) {

@@ -64,16 +64,16 @@ export async function loadCheckpoint(path: string, fingerprint: Record<string, u
     text = await readFile(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new UsageError(`cannot read the checkpoint ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new UsageError(`cannot read the checkpoint ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, { code: 'E_CHECKPOINT' });
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new UsageError(`the checkpoint ${path} is corrupt; delete it and the .part file to start afresh`);
+    throw new UsageError(`the checkpoint ${path} is corrupt; delete it and the .part file to start afresh`, { code: 'E_CHECKPOINT' });
   }
   if (!isCheckpoint(value)) {
-    throw new UsageError(`the checkpoint ${path} is corrupt or from another version; delete it and the .part file to start afresh`);
+    throw new UsageError(`the checkpoint ${path} is corrupt or from another version; delete it and the .part file to start afresh`, { code: 'E_CHECKPOINT' });
   }
   const theirs = JSON.stringify(value.fingerprint);
   const ours = JSON.stringify(fingerprint);
@@ -81,7 +81,7 @@ export async function loadCheckpoint(path: string, fingerprint: Record<string, u
     const diff = Object.keys({ ...fingerprint, ...value.fingerprint })
       .filter((k) => JSON.stringify(fingerprint[k]) !== JSON.stringify(value.fingerprint[k]))
       .join(', ');
-    throw new UsageError(`--resume with different options than the interrupted export (${diff}); repeat the original options or delete ${path}`);
+    throw new UsageError(`--resume with different options than the interrupted export (${diff}); repeat the original options or delete ${path}`, { code: 'E_CHECKPOINT' });
   }
   return value;
 }

@@ -4,7 +4,7 @@
  * moment leaves a state `--resume` completes exactly.
  */
 import { rm } from 'node:fs/promises';
-import type { Context } from '../cli/context.js';
+import type { Context } from '../context.js';
 import type { Endpoint } from '../endpoints.js';
 import { createClient, type ClientEvent, type FetchedPage } from '../http/client.js';
 import { paginate, type PageStep } from '../pagination/paginate.js';
@@ -14,7 +14,7 @@ import { BrokenPipeError, createFileSink, createStreamSink, type Sink } from '..
 import { loadCheckpoint, removeCheckpoint, saveCheckpoint, CHECKPOINT_VERSION, type Checkpoint } from './checkpoint.js';
 import { loadProgress, type ProgressStats } from '../io/progress.js';
 import { CollectionsError, InterruptedError, RateLimitError } from '../errors.js';
-import type { TerminationSignal } from '../cli/context.js';
+import type { TerminationSignal } from '../context.js';
 import { formatCount } from '../io/format.js';
 
 /**
@@ -109,7 +109,7 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
       progress.stop();
       // The last checkpoint is consistent whatever is in flight (SIGKILL-safe), so it is kept.
       ctx.io.stderr.write(`collections: interrupted again by ${signal}; stopped at once${plan.files ? `; checkpoint kept; resume with: ${plan.resumeCommand} --resume` : ''}\n`);
-      ctx.forceExit(signal === 'SIGINT' ? 130 : 143);
+      ctx.forceExit(new InterruptedError(signal).exitCode);
       return;
     }
     stopSignal = signal;
@@ -303,7 +303,7 @@ function decorate(err: unknown, plan: ExportPlan, resumable: boolean): unknown {
     return new RateLimitError(err.message, err.resetAt, { hint: resumeHint, cause: err });
   }
   if (resumeHint && err.exitCode === 6) {
-    return new CollectionsError(err.message, err.exitCode, { hint: `${err.hint ? `${err.hint}; ` : ''}${resumeHint}`, cause: err });
+    return new CollectionsError(err.message, err.code, { hint: `${err.hint ? `${err.hint}; ` : ''}${resumeHint}`, cause: err });
   }
   return err;
 }

@@ -5,7 +5,7 @@
  * Hot path: a page (up to 1000 items, ~1 MB) is read as text once and `JSON.parse`d once; nothing
  * here touches individual items.
  */
-import type { FetchLike } from '../cli/context.js';
+import type { FetchLike } from './fetch-like.js';
 import type { Clock } from '../time/clock.js';
 import { parsePage, parseServerMessage, PageFormatError, type HydraPage } from '../pagination/hydra.js';
 import { rememberPageText } from '../pagination/page-text.js';
@@ -388,6 +388,7 @@ export function createClient(options: ClientOptions): Client {
           if (limited >= MAX_RATE_LIMITED_ATTEMPTS) {
             throw new RateLimitError(`rate limited ${limited} times in a row (GET ${path}: HTTP 429)${serverMessage ? `: ${serverMessage}` : ''}`, plan.until, {
               hint: 'another client may be using the same API key; try again later',
+              code: 'E_RATE_LIMIT_REPEATED',
             });
           }
           const needed = plan.until - x.receivedAt;

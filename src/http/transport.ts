@@ -3,7 +3,7 @@
  * undici's fetch bound to it.
  */
 import { Agent, fetch as undiciFetch } from 'undici';
-import type { FetchLike } from '../cli/context.js';
+import type { FetchLike } from './fetch-like.js';
 
 /** Options of the shared Agent. */
 export interface TransportOptions {

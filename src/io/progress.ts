@@ -7,7 +7,7 @@ import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import type { Ora, Options as OraOptions } from 'ora';
 import type { Clock } from '../time/clock.js';
 import type { ClientEvent } from '../http/client.js';
-import type { OutputStream } from '../cli/context.js';
+import type { OutputStream } from '../context.js';
 import { formatCount, formatDuration, formatLocalTime } from './format.js';
 
 /** Options of {@link createProgress}. */

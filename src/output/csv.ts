@@ -97,7 +97,7 @@ export function createCsvFormatter(options: FormatterOptions = {}, resume?: Form
   let tree: PathTree | null = null;
   if (resume !== undefined) {
     if (resume.format !== 'csv' || !(resume.columns === null || isPathList(resume.columns)) || !isPathList(resume.warned)) {
-      throw new UsageError('checkpoint does not match the output format (expected a csv state)');
+      throw new UsageError('checkpoint does not match the output format (expected a csv state)', { code: 'E_CHECKPOINT' });
     }
     columns = resume.columns;
     if (columns !== null && fixed === null) tree = treeFromPaths(columns, resume.warned);

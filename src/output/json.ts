@@ -24,7 +24,7 @@ export function createJsonFormatter(options: FormatterOptions = {}, resume?: For
   let written = 0;
   if (resume !== undefined) {
     if (resume.format !== 'json' || typeof resume.items !== 'number' || !Number.isSafeInteger(resume.items) || resume.items < 0) {
-      throw new UsageError('checkpoint does not match the output format (expected a json state)');
+      throw new UsageError('checkpoint does not match the output format (expected a json state)', { code: 'E_CHECKPOINT' });
     }
     written = resume.items;
   }

@@ -41,7 +41,7 @@ export function joinJson(items: readonly unknown[], sep: string, project?: (item
  */
 export function createNdjsonFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {
   if (resume !== undefined && resume.format !== 'ndjson') {
-    throw new UsageError('checkpoint does not match the output format (expected an ndjson state)');
+    throw new UsageError('checkpoint does not match the output format (expected an ndjson state)', { code: 'E_CHECKPOINT' });
   }
   const project = options.fields !== undefined && options.fields.length > 0 ? compileProjection(options.fields) : undefined;
   return {

@@ -8,7 +8,7 @@ import { constants as fsConstants } from 'node:fs';
 import { access, open, rename, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import type { OutputStream } from '../cli/context.js';
+import type { OutputStream } from '../context.js';
 import { OutputError, UsageError } from '../errors.js';
 
 /** A destination for text. */
@@ -255,17 +255,18 @@ export async function createFileSink(options: FileSinkOptions): Promise<Sink> {
   let position = 0;
   if (resumeAtBytes !== undefined) {
     if (!Number.isSafeInteger(resumeAtBytes) || resumeAtBytes < 0) {
-      throw new UsageError(`checkpoint does not match the partial file ${basename(sidecar)} (bad length ${resumeAtBytes})`);
+      throw new UsageError(`checkpoint does not match the partial file ${basename(sidecar)} (bad length ${resumeAtBytes})`, { code: 'E_CHECKPOINT' });
     }
     if (sidecarInfo === undefined) {
       throw new UsageError(`checkpoint does not match the partial file: ${sidecar} is missing`, {
+        code: 'E_CHECKPOINT',
         hint: 'start again without --resume',
       });
     }
     if (sidecarInfo.size < resumeAtBytes) {
       throw new UsageError(
         `checkpoint does not match the partial file: ${sidecar} has ${sidecarInfo.size} bytes, the checkpoint expects ${resumeAtBytes}`,
-        { hint: 'start again without --resume' },
+        { code: 'E_CHECKPOINT', hint: 'start again without --resume' },
       );
     }
     try {

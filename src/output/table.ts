@@ -109,7 +109,7 @@ export function createTableFormatter(options: FormatterOptions = {}, resume?: Fo
   let hidden = 0;
   if (resume !== undefined) {
     if (resume.format !== 'table' || !Array.isArray(resume.rows) || typeof resume.hidden !== 'number') {
-      throw new UsageError('checkpoint does not match the output format (expected a table state)');
+      throw new UsageError('checkpoint does not match the output format (expected a table state)', { code: 'E_CHECKPOINT' });
     }
     columns = (resume.columns as string[][] | null) ?? columns;
     rows = resume.rows as string[][];

@@ -4,7 +4,7 @@
  * `TypeError('fetch failed')` and a coded cause; a body stream that errors with
  * `TypeError('terminated')`; a body that drips; a promise that never settles until aborted).
  */
-import type { FetchLike } from '../cli/context.js';
+import type { FetchLike } from '../http/fetch-like.js';
 import type { Sandbox, SandboxReply } from './app.js';
 
 /** A request that reached an origin other than the sandbox's (it never reaches the sandbox). */

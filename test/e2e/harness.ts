@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.js';
-import type { FetchLike } from '../../src/cli/context.js';
+import type { FetchLike } from '../../src/context.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/app.js';
 import { createSandboxFetch } from '../../src/sandbox/fetch.js';
 import { createVirtualClock, type VirtualClock } from '../../src/time/clock.js';

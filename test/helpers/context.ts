@@ -3,7 +3,7 @@
  * raised by hand, and a forceExit that records instead of exiting.
  */
 import { PassThrough, Writable } from 'node:stream';
-import type { Context, FetchLike, TerminationSignal } from '../../src/cli/context.js';
+import type { Context, FetchLike, TerminationSignal } from '../../src/context.js';
 import { createVirtualClock, type Clock } from '../../src/time/clock.js';
 
 /** A writable that keeps everything written, as text. */

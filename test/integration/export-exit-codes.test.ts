@@ -4,7 +4,7 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { toExitCode, ExitCode } from '../../src/cli/exit-codes.js';
+import { toExitCode, ExitCode } from '../../src/errors.js';
 import { OutputError } from '../../src/errors.js';
 import { SIGNAL_ECHO_MS } from '../../src/export/run.js';
 import { CANARY, canaryFree, createWorld, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../e2e/harness.js';

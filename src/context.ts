@@ -1,16 +1,15 @@
 /**
- * The {@link Context}: everything below `commands/` gets from it what it would otherwise read from
- * `process` (conventions.md, rule 3). This is the only module besides `bin/` that touches `process`.
+ * The ground floor: the {@link Context}. Everything below `commands/` gets from it what it would
+ * otherwise read from `process` (streams, environment, clock, fetch, signals), so tests can run a
+ * whole command in process with a virtual clock. Besides `cli/main.ts` and `bin/`, this is the only
+ * module that touches `process`.
  */
-import type { Clock } from '../time/clock.js';
-import { systemClock } from '../time/clock.js';
+import type { Clock } from './time/clock.js';
+import { systemClock } from './time/clock.js';
+import type { FetchLike } from './http/fetch-like.js';
 import { readFileSync } from 'node:fs';
 
-/**
- * The subset of WHATWG `fetch` the client uses. Production binds undici's fetch to one shared Agent
- * (http/transport.ts); tests pass `globalThis.fetch` under nock, or a sandbox's handler.
- */
-export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
+export type { FetchLike };
 
 /** A readable stream that may be a terminal. */
 export type InputStream = NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
@@ -21,7 +20,7 @@ export type OutputStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: 
 /** Standard streams plus what is known about them (GitHub CLI's IOStreams). */
 export interface IOStreams {
   stdin: InputStream;
-  /** Data only (conventions.md, rule 4). */
+  /** Data only; progress, warnings and errors go to stderr (README, "Output"). */
   stdout: OutputStream;
   /** Progress, warnings, errors and the summary. */
   stderr: OutputStream;
@@ -32,7 +31,7 @@ export interface IOStreams {
   columns: number | undefined;
 }
 
-/** The termination signals an export handles (cli-spec.md, "Signals and pipes"). */
+/** The termination signals an export handles (README, "Files, checkpoints and `--resume`"). */
 export type TerminationSignal = 'SIGINT' | 'SIGTERM';
 
 /** Subscribes to SIGINT / SIGTERM; returns the function that unsubscribes. */
@@ -58,21 +57,23 @@ export interface Context {
   version: string;
   /**
    * Ends the process at once with `code` (a second Ctrl-C). Everything else returns its exit code
-   * up to main() instead (conventions.md, rule 9).
+   * up to main() instead.
    */
   forceExit: (code: number) => void;
 }
 
 /**
- * Builds the production context from `process`. undici is imported lazily on the first request,
- * so `--help` and `--version` load no HTTP code.
- * @param version the package version (read by bin/ from package.json)
+ * Builds the production context from `process`. The transport is created lazily on the first
+ * request, so `--help` and `--version` load no HTTP code.
+ * @param version the package version (read from package.json by {@link readPackageVersion})
+ * @param loadTransport creates the production fetch (cli/main.ts passes undici's, from
+ *   http/transport.ts); called once, on the first request
  */
-export function createSystemContext(version: string): Context {
+export function createSystemContext(version: string, loadTransport: () => Promise<FetchLike>): Context {
   const { stdin, stdout, stderr } = process;
   let transport: Promise<FetchLike> | undefined;
   const fetch: FetchLike = async (input, init) => {
-    transport ??= import('../http/transport.js').then((m) => m.createTransportFetch());
+    transport ??= loadTransport();
     return (await transport)(input, init);
   };
   return {
@@ -112,7 +113,7 @@ export function createSystemContext(version: string): Context {
  */
 export function readPackageVersion(): string {
   try {
-    const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+    const text = readFileSync(new URL('../package.json', import.meta.url), 'utf8');
     return (JSON.parse(text) as { version?: string }).version ?? '0.0.0';
   } catch {
     return '0.0.0';
