@@ -14,8 +14,7 @@
  * reply.ts (the request handler), respond.ts and fault-table.ts (faults), request-log.ts,
  * mutations.ts and warm.ts. The public types live in types.ts and are re-exported here.
  */
-import type { Clock } from '../time/clock.js';
-import { systemClock } from '../time/clock.js';
+import { systemClock, type Clock } from '../time/clock.js';
 import type { ByteBudget } from './collection.js';
 import { createDataset, type DataSizes } from './data.js';
 import { DEFAULT_SANDBOX_KEY, DEFAULT_SIZES } from './defaults.js';

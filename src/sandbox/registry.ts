@@ -24,6 +24,13 @@ export interface CollectionRegistry {
 /** Remembered invoice owners before the cache is cleared. */
 const MAX_KNOWN_OWNERS = 10_000;
 
+/** Exact-match filters of the collection's generated type (only invoices and events have any). */
+function filtersOf(dataset: Dataset, route: Route, url: URL): ReadonlyMap<string, string> | undefined {
+  const key = route.endpoint.key;
+  const base = key === 'invoices' ? dataset.invoices(0) : key === 'events' ? dataset.events() : undefined;
+  return base ? pickFilters(base, url.searchParams) : undefined;
+}
+
 /**
  * Creates the registry of a dataset.
  * @param budget bytes of item JSON all collections may cache, shared
@@ -100,10 +107,6 @@ export function createCollectionRegistry(dataset: Dataset, budget: ByteBudget, s
       if (!s) throw new Error(`not a sandbox collection: ${path}`);
       return s;
     },
-    filtersFor(route, url) {
-      const key = route.endpoint.key;
-      const base = key === 'invoices' ? dataset.invoices(0) : key === 'events' ? dataset.events() : undefined;
-      return base ? pickFilters(base, url.searchParams) : undefined;
-    },
+    filtersFor: (route, url) => filtersOf(dataset, route, url),
   };
 }

@@ -44,40 +44,49 @@ function unauthorized(nowMs: number, requestId: string): SandboxReply {
 }
 
 /**
+ * The answer a request gets before faults: a 429 past the limit, a 405 for a method other than GET,
+ * a 404 for an unknown path or id, a 400 for bad paging parameters, else a page of the collection.
+ */
+function planAnswer(
+  registry: CollectionRegistry,
+  req: SandboxRequest,
+  url: URL,
+  route: Route | undefined,
+  decision: RateLimitDecision,
+): ResponseDraft {
+  const draft = createDraft(decision);
+  if (decision.limited) {
+    setMessage(draft, 429, 'Too Many Requests');
+    return draft;
+  }
+  if (req.method !== 'GET') {
+    setMessage(draft, 405, 'Method Not Allowed');
+    draft.extra.Allow = 'GET';
+    return draft;
+  }
+  const state = route && registry.resolve(route);
+  if (!route || !state) {
+    setMessage(draft, 404, 'Not Found');
+    return draft;
+  }
+  const query = parsePageQuery(url.searchParams, route.endpoint.cursor, req.header);
+  if ('error' in query) {
+    setMessage(draft, 400, query.error);
+    return draft;
+  }
+  const view = state.view(registry.filtersFor(route, url));
+  const pagePlan = planPage(view, query, url.pathname, url.searchParams);
+  draft.page = { plan: pagePlan, view, state, links: { ...pagePlan.links }, prefixed: true };
+  return draft;
+}
+
+/**
  * Creates the handler behind `Sandbox.reply`: answers one request as the Collection API would.
  * @returns a function that rejects with the clock's abort reason when `signal` aborts during the
  *   latency, and with the mutator's error for a bad mutation path
  */
 export function createReplyHandler(options: ReplyHandlerOptions): (req: SandboxRequest, signal?: AbortSignal) => Promise<SandboxReply> {
   const { apiKey, clock, seed, latencyMs, limiter, injector, registry, log } = options;
-
-  /** The answer the request gets before faults: a page, or a message with its status. */
-  const plan = (req: SandboxRequest, url: URL, route: Route | undefined, decision: RateLimitDecision): ResponseDraft => {
-    const draft = createDraft(decision);
-    if (decision.limited) {
-      setMessage(draft, 429, 'Too Many Requests');
-      return draft;
-    }
-    if (req.method !== 'GET') {
-      setMessage(draft, 405, 'Method Not Allowed');
-      draft.extra.Allow = 'GET';
-      return draft;
-    }
-    const state = route && registry.resolve(route);
-    if (!route || !state) {
-      setMessage(draft, 404, 'Not Found');
-      return draft;
-    }
-    const query = parsePageQuery(url.searchParams, route.endpoint.cursor, req.header);
-    if ('error' in query) {
-      setMessage(draft, 400, query.error);
-      return draft;
-    }
-    const view = state.view(registry.filtersFor(route, url));
-    const pagePlan = planPage(view, query, url.pathname, url.searchParams);
-    draft.page = { plan: pagePlan, view, state, links: { ...pagePlan.links }, prefixed: true };
-    return draft;
-  };
 
   return async (req, signal) => {
     const number = log.next();
@@ -104,7 +113,7 @@ export function createReplyHandler(options: ReplyHandlerOptions): (req: SandboxR
     }
     const route = matchRoute(url.pathname);
     entry.endpoint = route?.endpoint.key;
-    const draft = plan(req, url, route, limiter.hit(key, route?.endpoint.key ?? 'unknown', now));
+    const draft = planAnswer(registry, req, url, route, limiter.hit(key, route?.endpoint.key ?? 'unknown', now));
     const page = draft.page?.plan.pageNumber;
     const fired = injector.decide({ requestNumber: number, endpoint: route?.endpoint.key, page, pathAndQuery, nowMs: now });
     entry.faults = fired.map((r) => r.kind);
