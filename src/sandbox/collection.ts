@@ -60,7 +60,10 @@ export interface CollectionState {
   parse(view: CollectionView, pos: number): unknown;
 }
 
-/** Filterable names this collection knows, from the query parameters; unknown ones are dropped (real-service.md). */
+/**
+ * The filters a request asks of this collection: its filterable names present in the query, with
+ * their values. Other parameters are ignored, as the real service drops unknown filters.
+ */
 export function pickFilters(base: GeneratedCollection, params: URLSearchParams): Map<string, string> {
   const filters = new Map<string, string>();
   for (const name of base.filters) {
@@ -70,9 +73,130 @@ export function pickFilters(base: GeneratedCollection, params: URLSearchParams):
   return filters;
 }
 
+/** The mutable parts of one collection; see {@link createCollectionState}. */
+interface Store {
+  readonly base: GeneratedCollection;
+  readonly budget: ByteBudget;
+  /** Items inserted at run time, oldest first. */
+  readonly inserted: Inserted[];
+  /** Deleted base indexes, sorted descending. */
+  readonly deleted: number[];
+  readonly deletedSet: Set<number>;
+  /** Cached JSON of base items by index. */
+  readonly cache: Array<Buffer | undefined>;
+  /** Filtered views by filter text, valid while `version` matches. */
+  readonly filtered: Map<string, { version: number; refs: Int32Array }>;
+  version: number;
+}
+
+/** JSON of base item `i`, cached while the budget allows. */
+function baseBytes(st: Store, i: number): Buffer {
+  const hit = st.cache[i];
+  if (hit !== undefined) return hit;
+  const buf = Buffer.from(JSON.stringify(st.base.item(i)));
+  if (st.budget.used + buf.length <= st.budget.limitBytes) {
+    st.budget.used += buf.length;
+    st.cache[i] = buf;
+  }
+  return buf;
+}
+
+/** Base index of the p-th (0-based) generated item in API order, skipping deleted ones. */
+function baseAt(st: Store, p: number): number {
+  let idx = st.base.count - 1 - p;
+  for (const d of st.deleted) {
+    if (d >= idx) idx--;
+    else break;
+  }
+  return idx;
+}
+
+/** Binary search on the ascending base ids; -1 when absent. */
+function findBase(base: GeneratedCollection, id: string): number {
+  let lo = 0;
+  let hi = base.count - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = base.id(mid);
+    if (v === id) return mid;
+    if (v < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** Base index of a current (not deleted) generated item, or -1. */
+function baseIndexOfCurrent(st: Store, id: string): number {
+  const i = findBase(st.base, id);
+  return i >= 0 && !st.deletedSet.has(i) ? i : -1;
+}
+
+/** Every current item: inserted ones (newest first), then the generated ones. */
+function fullView(st: Store): CollectionView {
+  const { inserted, base } = st;
+  const n = inserted.length;
+  return {
+    length: n + base.count - st.deleted.length,
+    id: (pos) => (pos < n ? inserted[n - 1 - pos]!.id : base.id(baseAt(st, pos - n))),
+    bytes: (pos) => (pos < n ? inserted[n - 1 - pos]!.bytes : baseBytes(st, baseAt(st, pos - n))),
+  };
+}
+
+/**
+ * The current items whose fields equal the filters (compared as strings). The matching positions
+ * are computed once per filter set and collection version: inserted items as `-(k + 1)`, base
+ * items as their index.
+ */
+function filteredView(st: Store, filters: ReadonlyMap<string, string>): CollectionView {
+  const { inserted, base } = st;
+  const cacheKey = [...filters].map(([k, v]) => `${k}=${v}`).join('&');
+  let entry = st.filtered.get(cacheKey);
+  if (!entry || entry.version !== st.version) {
+    const matches = (obj: JsonObject): boolean => {
+      for (const [k, v] of filters) if (String(obj[k]) !== v) return false;
+      return true;
+    };
+    const refs: number[] = [];
+    for (let k = inserted.length - 1; k >= 0; k--) if (matches(inserted[k]!.obj)) refs.push(-(k + 1));
+    for (let i = base.count - 1; i >= 0; i--) if (!st.deletedSet.has(i) && matches(base.item(i))) refs.push(i);
+    entry = { version: st.version, refs: Int32Array.from(refs) };
+    st.filtered.set(cacheKey, entry);
+  }
+  const refs = entry.refs;
+  return {
+    length: refs.length,
+    id: (pos) => {
+      const r = refs[pos]!;
+      return r < 0 ? inserted[-r - 1]!.id : base.id(r);
+    },
+    bytes: (pos) => {
+      const r = refs[pos]!;
+      return r < 0 ? inserted[-r - 1]!.bytes : baseBytes(st, r);
+    },
+  };
+}
+
+/** Removes an item by id (inserted or generated); false when there is none. */
+function removeItem(st: Store, id: string): boolean {
+  const k = st.inserted.findIndex((x) => x.id === id);
+  if (k >= 0) {
+    st.inserted.splice(k, 1);
+    st.version++;
+    return true;
+  }
+  const i = baseIndexOfCurrent(st, id);
+  if (i < 0) return false;
+  st.deletedSet.add(i);
+  st.deleted.push(i);
+  st.deleted.sort((a, b) => b - a);
+  st.version++;
+  return true;
+}
+
 /**
  * Creates the state of a collection.
  * @param key stable name of the collection (seeds inserted ids), e.g. `invoices:DMO140312KT5`
+ * @param budget bytes of item JSON that may be cached, shared by every collection
  * @param seed the sandbox seed
  */
 export function createCollectionState(
@@ -81,98 +205,21 @@ export function createCollectionState(
   budget: ByteBudget,
   seed: number,
 ): CollectionState {
-  const inserted: Inserted[] = [];
-  /** Deleted base indexes, sorted descending. */
-  const deleted: number[] = [];
-  const deletedSet = new Set<number>();
-  const cache: Array<Buffer | undefined> = [];
-  let version = 0;
+  const st: Store = { base, budget, inserted: [], deleted: [], deletedSet: new Set(), cache: [], filtered: new Map(), version: 0 };
   let serial = 0;
   const keyHash = hashString(key);
-  const filtered = new Map<string, { version: number; refs: Int32Array }>();
-
-  const baseBytes = (i: number): Buffer => {
-    const hit = cache[i];
-    if (hit !== undefined) return hit;
-    const buf = Buffer.from(JSON.stringify(base.item(i)));
-    if (budget.used + buf.length <= budget.limitBytes) {
-      budget.used += buf.length;
-      cache[i] = buf;
-    }
-    return buf;
-  };
-
-  /** Base index of the p-th (0-based) generated item in API order, skipping deleted ones. */
-  const baseAt = (p: number): number => {
-    let idx = base.count - 1 - p;
-    for (const d of deleted) {
-      if (d >= idx) idx--;
-      else break;
-    }
-    return idx;
-  };
-
-  /** Binary search on the ascending base ids; -1 when absent. */
-  const findBase = (id: string): number => {
-    let lo = 0;
-    let hi = base.count - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = base.id(mid);
-      if (v === id) return mid;
-      if (v < id) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
-  };
-
-  const fullView = (): CollectionView => {
-    const n = inserted.length;
-    return {
-      length: n + base.count - deleted.length,
-      id: (pos) => (pos < n ? inserted[n - 1 - pos]!.id : base.id(baseAt(pos - n))),
-      bytes: (pos) => (pos < n ? inserted[n - 1 - pos]!.bytes : baseBytes(baseAt(pos - n))),
-    };
-  };
-
-  const filteredView = (filters: ReadonlyMap<string, string>): CollectionView => {
-    const cacheKey = [...filters].map(([k, v]) => `${k}=${v}`).join('&');
-    let entry = filtered.get(cacheKey);
-    if (!entry || entry.version !== version) {
-      const matches = (obj: JsonObject): boolean => {
-        for (const [k, v] of filters) if (String(obj[k]) !== v) return false;
-        return true;
-      };
-      const refs: number[] = [];
-      for (let k = inserted.length - 1; k >= 0; k--) if (matches(inserted[k]!.obj)) refs.push(-(k + 1));
-      for (let i = base.count - 1; i >= 0; i--) if (!deletedSet.has(i) && matches(base.item(i))) refs.push(i);
-      entry = { version, refs: Int32Array.from(refs) };
-      filtered.set(cacheKey, entry);
-    }
-    const refs = entry.refs;
-    return {
-      length: refs.length,
-      id: (pos) => {
-        const r = refs[pos]!;
-        return r < 0 ? inserted[-r - 1]!.id : base.id(r);
-      },
-      bytes: (pos) => {
-        const r = refs[pos]!;
-        return r < 0 ? inserted[-r - 1]!.bytes : baseBytes(r);
-      },
-    };
-  };
 
   return {
     key,
     context: base.context,
     get version() {
-      return version;
+      return st.version;
     },
-    view: (filters) => (filters && filters.size > 0 ? filteredView(filters) : fullView()),
-    has: (id) => inserted.some((x) => x.id === id) || baseIndexOfCurrent(id) >= 0,
-    baseIndexOf: (id) => baseIndexOfCurrent(id),
+    view: (filters) => (filters && filters.size > 0 ? filteredView(st, filters) : fullView(st)),
+    has: (id) => st.inserted.some((x) => x.id === id) || baseIndexOfCurrent(st, id) >= 0,
+    baseIndexOf: (id) => baseIndexOfCurrent(st, id),
     insert(nowMs) {
+      const { inserted } = st;
       const newest = inserted.length > 0 ? inserted[inserted.length - 1]!.ts : base.count > 0 ? base.timestamp(base.count - 1) : 0;
       const ts = Math.max(Math.floor(nowMs), newest + 1);
       const rng = createRng(hash32(seed, keyHash, serial, 77));
@@ -180,31 +227,12 @@ export function createCollectionState(
       const obj = base.make(id, ts, serial);
       serial++;
       inserted.push({ id, ts, obj, bytes: Buffer.from(JSON.stringify(obj)) });
-      version++;
+      st.version++;
       return id;
     },
-    remove(id) {
-      const k = inserted.findIndex((x) => x.id === id);
-      if (k >= 0) {
-        inserted.splice(k, 1);
-        version++;
-        return true;
-      }
-      const i = baseIndexOfCurrent(id);
-      if (i < 0) return false;
-      deletedSet.add(i);
-      deleted.push(i);
-      deleted.sort((a, b) => b - a);
-      version++;
-      return true;
-    },
+    remove: (id) => removeItem(st, id),
     parse: (view, pos) => JSON.parse(view.bytes(pos).toString('utf8')) as unknown,
   };
-
-  function baseIndexOfCurrent(id: string): number {
-    const i = findBase(id);
-    return i >= 0 && !deletedSet.has(i) ? i : -1;
-  }
 }
 
 /**

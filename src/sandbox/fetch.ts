@@ -5,6 +5,7 @@
  * `TypeError('terminated')`; a body that drips; a promise that never settles until aborted).
  */
 import type { FetchLike } from '../http/fetch-like.js';
+import type { Clock } from '../time/clock.js';
 import type { Sandbox, SandboxReply } from './app.js';
 
 /** A request that reached an origin other than the sandbox's (it never reaches the sandbox). */
@@ -62,6 +63,69 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
   });
 }
 
+/** A body that yields `head`, then fails the way undici reports a reset mid-body. */
+function resetMidBodyStream(head: Buffer): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (head.length > 0) controller.enqueue(new Uint8Array(head));
+    },
+    pull(controller) {
+      controller.error(new TypeError('terminated', { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) }));
+    },
+  });
+}
+
+/** A body that yields `all` in chunks of `chunkBytes`, sleeping `intervalMs` on `clock` between them. */
+function dripStream(
+  all: Buffer,
+  drip: { chunkBytes: number; intervalMs: number },
+  clock: Clock,
+  signal: AbortSignal | undefined,
+): ReadableStream<Uint8Array> {
+  let offset = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (offset >= all.length) {
+        controller.close();
+        return;
+      }
+      if (offset > 0) {
+        try {
+          await clock.sleep(drip.intervalMs, signal);
+        } catch (err) {
+          controller.error(err);
+          return;
+        }
+      }
+      controller.enqueue(new Uint8Array(all.subarray(offset, offset + drip.chunkBytes)));
+      offset += drip.chunkBytes;
+    },
+  });
+}
+
+/**
+ * The `Response` of a sandbox reply, with its network fault acted out: a refused or reset
+ * connection rejects with undici's `fetch failed`, a hang waits for the abort, a reset mid-body or
+ * a drip shapes the body stream.
+ */
+async function toResponse(sandbox: Sandbox, reply: SandboxReply, url: URL, signal: AbortSignal | undefined): Promise<Response> {
+  const net = reply.network;
+  let body: ReadableStream<Uint8Array> | Buffer | null = reply.body;
+  if (net?.kind === 'refuse') throw fetchFailed('ECONNREFUSED', `connect ECONNREFUSED ${url.host}`);
+  if (net?.kind === 'reset-before-headers') throw fetchFailed('ECONNRESET', 'read ECONNRESET');
+  if (net?.kind === 'hang') {
+    await new Promise<never>((_, reject) => {
+      signal?.addEventListener('abort', () => reject(abortReason(signal)), { once: true });
+    });
+  }
+  if (net?.kind === 'reset-mid-body') body = resetMidBodyStream(reply.body.subarray(0, net.afterBytes));
+  else if (net?.kind === 'drip') body = dripStream(reply.body, net, sandbox.clock, signal);
+  const nullBody = reply.status === 204 || reply.status === 304;
+  const response = new Response(nullBody ? null : body, { status: reply.status, headers: reply.headers });
+  Object.defineProperty(response, 'url', { value: url.href });
+  return response;
+}
+
 /**
  * Creates a `fetch` that answers from `sandbox.reply()`. Honours `init.signal` (an abort rejects
  * with the signal's reason, before or after the headers), `redirect: 'manual'` (a 3xx comes back
@@ -86,55 +150,7 @@ export function createSandboxFetch(sandbox: Sandbox, options: SandboxFetchOption
       sandbox.reply({ method, url: url.href, header: (n) => headers.get(n) }, signal),
       signal,
     );
-    return toResponse(reply, url, signal);
-  };
-
-  const toResponse = async (reply: SandboxReply, url: URL, signal: AbortSignal | undefined): Promise<Response> => {
-    const net = reply.network;
-    let body: ReadableStream<Uint8Array> | Buffer | null = reply.body;
-    if (net?.kind === 'refuse') throw fetchFailed('ECONNREFUSED', `connect ECONNREFUSED ${url.host}`);
-    if (net?.kind === 'reset-before-headers') throw fetchFailed('ECONNRESET', 'read ECONNRESET');
-    if (net?.kind === 'hang') {
-      await new Promise<never>((_, reject) => {
-        signal?.addEventListener('abort', () => reject(abortReason(signal)), { once: true });
-      });
-    }
-    if (net?.kind === 'reset-mid-body') {
-      const head = reply.body.subarray(0, net.afterBytes);
-      body = new ReadableStream<Uint8Array>({
-        start(controller) {
-          if (head.length > 0) controller.enqueue(new Uint8Array(head));
-        },
-        pull(controller) {
-          controller.error(new TypeError('terminated', { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) }));
-        },
-      });
-    } else if (net?.kind === 'drip') {
-      let offset = 0;
-      const all = reply.body;
-      body = new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          if (offset >= all.length) {
-            controller.close();
-            return;
-          }
-          if (offset > 0) {
-            try {
-              await sandbox.clock.sleep(net.intervalMs, signal);
-            } catch (err) {
-              controller.error(err);
-              return;
-            }
-          }
-          controller.enqueue(new Uint8Array(all.subarray(offset, offset + net.chunkBytes)));
-          offset += net.chunkBytes;
-        },
-      });
-    }
-    const nullBody = reply.status === 204 || reply.status === 304;
-    const response = new Response(nullBody ? null : body, { status: reply.status, headers: reply.headers });
-    Object.defineProperty(response, 'url', { value: url.href });
-    return response;
+    return toResponse(sandbox, reply, url, signal);
   };
 
   const fetchLike = async (input: string | URL, init: RequestInit = {}): Promise<Response> => {

@@ -1,7 +1,8 @@
 /**
- * The sandbox's rate limiter: fixed windows per API key and per endpoint (api-contract.md §8).
- * Windows are aligned on epoch multiples of their length, so with a whole number of seconds they
- * end on whole seconds and `X-RateLimit-Reset` (epoch seconds) is exact.
+ * The sandbox's rate limiter: fixed windows per API key and per endpoint (the API documentation,
+ * rate limiting; README, The sandbox). Windows are aligned on epoch multiples of their length, so
+ * with a whole number of seconds they end on whole seconds and `X-RateLimit-Reset` (epoch seconds)
+ * is exact.
  */
 
 /** What the limiter says about one request. */

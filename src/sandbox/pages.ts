@@ -1,11 +1,11 @@
 /**
- * Pagination of the sandbox (api-contract.md §8, record-samples.md §6): parsing `page`,
+ * Pagination of the sandbox (the API documentation, pagination): parsing `page`,
  * `itemsPerPage` and the cursor parameters, choosing the slice of a collection, building the
  * `hydra:view` links and rendering the JSON-LD envelope by concatenating cached item bytes.
  */
 import { firstPositionBelow, type CollectionView } from './collection.js';
 
-/** Default and maximum of `itemsPerPage` (api-contract.md §8). */
+/** Default `itemsPerPage` (the API documentation, pagination). */
 export const DEFAULT_ITEMS_PER_PAGE = 20;
 /** Largest accepted `itemsPerPage`; above it the sandbox answers 400. */
 export const MAX_ITEMS_PER_PAGE = 1000;
@@ -32,7 +32,7 @@ const POSITIVE_INTEGER = /^[0-9]+$/;
 /**
  * Parses the pagination of a request.
  * @param cursorAllowed whether the endpoint supports cursor mode; `X-Pagination-Style: cursor` is
- *   ignored elsewhere (api-contract.md §8.3)
+ *   ignored elsewhere (the API documentation, cursor pagination)
  * @returns the query, or an error message for a 400 (`itemsPerPage` not an integer in 1..1000,
  *   `page` not an integer ≥ 1)
  */
@@ -113,7 +113,7 @@ export function planPage(view: CollectionView, query: PageQuery, path: string, p
     const end = Math.min(total, start + ipp);
     const pageLink = (n: number): string => withQuery(`page=${n}`);
     const links: PageLinks = { view: pageLink(query.page) };
-    // Like the real API, a single page carries no first/last/next (record-samples.md §6).
+    // Like the real API, a single page carries no first/last/next (the API documentation's sample pages).
     if (lastPage > 1 || query.page > 1) {
       links.first = pageLink(1);
       if (query.page > 1) links.previous = pageLink(query.page - 1);
@@ -167,8 +167,9 @@ export interface EnvelopeStyle {
 const COMMA = Buffer.from(',');
 
 /**
- * Renders a collection page as compact JSON-LD (record-samples.md §6) into one Buffer: the
- * envelope's head and tail around the cached bytes of each member, without re-serialising them.
+ * Renders a collection page as compact JSON-LD (a Hydra collection, as in the API documentation's
+ * sample pages) into one Buffer: the envelope's head and tail around the cached bytes of each
+ * member, without re-serialising them.
  * @param collectionId the collection's `@id` (the request path without query)
  * @param links the links to write (possibly altered by faults)
  */

@@ -1,6 +1,6 @@
 /**
- * node:http adapter of the sandbox (conventions.md, rule 13: the sandbox is a function first; this
- * only moves bytes). Keep-alive, Content-Length bodies, and the network faults done for real:
+ * node:http adapter of the sandbox (the sandbox is a function first, see app.ts; this only
+ * moves bytes). Keep-alive, Content-Length bodies, and the network faults done for real:
  * the socket destroyed before the headers or mid-body, a request never answered, a slow drip.
  * Also a tiny "evil origin" that records whatever reaches it, to prove the API key never does.
  */

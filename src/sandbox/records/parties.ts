@@ -1,0 +1,59 @@
+/**
+ * Taxpayers and counterparties: seeded RFCs (three letters and a date for companies, four for
+ * persons, then three check characters) that never repeat within a dataset.
+ */
+import { createRng, hash32 } from '../random.js';
+import { ALNUM, COMPANY_REGIMES, LETTERS, PARTY_TEMPLATES, type PartyTemplate } from './tables.js';
+import type { JsonObject, Party } from './types.js';
+import { KIND, pad2 } from './values.js';
+
+/** The template of party `index`: a listed one, or a synthetic company beyond the list. */
+function templateOf(index: number): PartyTemplate {
+  const listed = PARTY_TEMPLATES[index];
+  if (listed) return listed;
+  const l = (k: number): string => LETTERS.charAt(k % 26);
+  return {
+    name: `EMPRESA ${index + 1} SA DE CV`,
+    letters: `E${l(Math.floor(index / 26))}${l(index)}`,
+    regimes: COMPANY_REGIMES,
+  };
+}
+
+/**
+ * Builds party `index` of a seed. Its RFC is redrawn until it is not in `taken`, then added to it,
+ * so the parties of a dataset depend on the order they are built in.
+ * @param taken RFCs already handed out (mutated)
+ */
+export function buildParty(seed: number, index: number, taken: Set<string>): Party {
+  const rng = createRng(hash32(seed, KIND.party, index));
+  const template = templateOf(index);
+  const person = template.letters.length === 4;
+  const year = 1960 + rng.int(62);
+  const month = 1 + rng.int(12);
+  const day = 1 + rng.int(28);
+  const date = `${String(year % 100).padStart(2, '0')}${pad2(month)}${pad2(day)}`;
+  let rfc: string;
+  do {
+    rfc = template.letters + date + rng.pick([...ALNUM]) + rng.pick([...ALNUM]) + rng.pick([...ALNUM]);
+  } while (taken.has(rfc));
+  taken.add(rfc);
+  return {
+    rfc,
+    name: template.name,
+    personType: person ? 'physical' : 'legal',
+    registrationDate: `${year}-${pad2(month)}-${pad2(day)}`,
+    taxRegime: rng.pick(template.regimes),
+  };
+}
+
+/** The embedded `Taxpayer` object of entities and events. */
+export function taxpayerRef(p: Party): JsonObject {
+  return {
+    '@id': `/taxpayers/${p.rfc}`,
+    '@type': 'Taxpayer',
+    id: p.rfc,
+    personType: p.personType,
+    registrationDate: p.registrationDate,
+    name: p.name,
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * Generated payments of a taxpayer's invoices. Each pays a third of a seeded invoice in one of
+ * three installments; amounts are negative for expenses (the API documentation: a payment of an
+ * invoice the taxpayer received and paid is an expense).
+ */
+import { createRng, hash32, uuidV4, type Rng } from '../random.js';
+import { insertedParent } from './line-items.js';
+import type { GeneratedCollection, JsonObject, RecordContext } from './types.js';
+import { DAY, isoDate, KIND, money, newId } from './values.js';
+
+/** Builds a payment of taxpayer `t` with id `id`, created at `ts` (epoch ms). */
+function buildPayment(ctx: RecordContext, t: number, rng: Rng, id: string, ts: number): JsonObject {
+  const inv = ctx.invoices(t);
+  const core = inv.count > 0 ? inv.core(rng.int(inv.count)) : insertedParent(ctx, t);
+  const installment = 1 + rng.int(3);
+  const baseCents = Math.max(100, core.totalCents);
+  const previousCents = Math.round((baseCents * (4 - installment)) / 3);
+  const paidCents = Math.round(baseCents / 3);
+  // Negative for expenses: the taxpayer received the invoice and paid it.
+  const sign = core.isIssuer ? 1 : -1;
+  return {
+    '@id': `/invoices/payments/${id}`,
+    '@type': 'InvoicePayment',
+    id,
+    invoiceUuid: core.uuid,
+    currency: core.currency,
+    exchangeRate: core.exchangeRate,
+    installment,
+    previousBalance: money(previousCents),
+    amount: money(sign * paidCents),
+    outstandingBalance: money(Math.max(0, previousCents - paidCents)),
+    invoice: `/invoices/${core.id}`,
+    batchPayment: `/invoices/batch-payments/${uuidV4(rng)}`,
+    canceledAt: rng.next() < 0.03 ? isoDate(ts + DAY) : null,
+    createdAt: isoDate(ts),
+    updatedAt: isoDate(ts),
+  };
+}
+
+/** The generated payments of taxpayer `t` (uncached: `createDataset` caches them). */
+export function createPaymentCollection(ctx: RecordContext, t: number): GeneratedCollection {
+  const { seed } = ctx;
+  const ts = (k: number): number => ctx.paymentTime(KIND.payment, t, k);
+  const id = (k: number): string => newId(ts(k), createRng(hash32(seed, KIND.payment, t, k, 1)));
+  return {
+    count: ctx.paymentCount,
+    context: '/contexts/InvoicePayment',
+    id,
+    timestamp: ts,
+    item: (k) => buildPayment(ctx, t, createRng(hash32(seed, KIND.payment, t, k, 2)), id(k), ts(k)),
+    make: (newIdValue, tsMs, serial) =>
+      buildPayment(ctx, t, createRng(hash32(seed, KIND.inserted, t, serial, 5)), newIdValue, tsMs),
+    filters: [],
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * The sandbox's collections by route: one {@link CollectionState} per concrete collection (e.g.
+ * the invoices of one taxpayer), created on first use over the generated dataset.
+ */
+import { createCollectionState, pickFilters, type ByteBudget, type CollectionState } from './collection.js';
+import type { Dataset, GeneratedCollection } from './data.js';
+import { matchRoute, type Route } from './routes.js';
+
+/** Finds the state of the collection a route or path names; see {@link createCollectionRegistry}. */
+export interface CollectionRegistry {
+  /** The collection a route names, or undefined for an unknown taxpayer or invoice (a 404). */
+  resolve(route: Route): CollectionState | undefined;
+  /**
+   * The collection a path names (a query is ignored; ids raw or percent-encoded).
+   * @throws {Error} `not a sandbox collection: <path>` when it names none
+   */
+  resolvePath(path: string): CollectionState;
+  /** The invoices of taxpayer `t` (an index into the dataset's taxpayers). */
+  invoicesOf(t: number): CollectionState;
+  /** Exact-match filters of the collection's generated type (only invoices and events have any). */
+  filtersFor(route: Route, url: URL): ReadonlyMap<string, string> | undefined;
+}
+
+/** Remembered invoice owners before the cache is cleared. */
+const MAX_KNOWN_OWNERS = 10_000;
+
+/** Exact-match filters of the collection's generated type (only invoices and events have any). */
+function filtersOf(dataset: Dataset, route: Route, url: URL): ReadonlyMap<string, string> | undefined {
+  const key = route.endpoint.key;
+  const base = key === 'invoices' ? dataset.invoices(0) : key === 'events' ? dataset.events() : undefined;
+  return base ? pickFilters(base, url.searchParams) : undefined;
+}
+
+/**
+ * Creates the registry of a dataset.
+ * @param budget bytes of item JSON all collections may cache, shared
+ * @param seed the sandbox seed (seeds the ids of inserted items)
+ */
+export function createCollectionRegistry(dataset: Dataset, budget: ByteBudget, seed: number): CollectionRegistry {
+  const states = new Map<string, CollectionState>();
+  const invoiceOwner = new Map<string, number>();
+
+  const state = (key: string, make: () => GeneratedCollection): CollectionState => {
+    let s = states.get(key);
+    if (!s) {
+      s = createCollectionState(key, make(), budget, seed);
+      states.set(key, s);
+    }
+    return s;
+  };
+  const invoicesOf = (t: number): CollectionState => state(`invoices:${t}`, () => dataset.invoices(t));
+
+  /** Finds the taxpayer owning a current invoice, or -1. */
+  const ownerOf = (invoiceId: string): number => {
+    const known = invoiceOwner.get(invoiceId);
+    if (known !== undefined && invoicesOf(known).has(invoiceId)) return known;
+    for (let t = 0; t < dataset.taxpayers.length; t++) {
+      if (invoicesOf(t).has(invoiceId)) {
+        if (invoiceOwner.size > MAX_KNOWN_OWNERS) invoiceOwner.clear();
+        invoiceOwner.set(invoiceId, t);
+        return t;
+      }
+    }
+    return -1;
+  };
+
+  /** The line items of an invoice, when it exists and belongs to taxpayer `t` (-1: any taxpayer). */
+  const lineItemsOf = (invoiceId: string, t: number): CollectionState | undefined => {
+    const owner = ownerOf(invoiceId);
+    if (owner < 0 || (t >= 0 && owner !== t)) return undefined;
+    const index = invoicesOf(owner).baseIndexOf(invoiceId);
+    return state(`line-items:${invoiceId}`, () => dataset.invoiceLineItems(owner, index));
+  };
+
+  const resolve = (route: Route): CollectionState | undefined => {
+    let t = -1;
+    if (route.taxpayerId !== undefined) {
+      t = dataset.taxpayerIndex(route.taxpayerId);
+      if (t < 0) return undefined;
+    }
+    switch (route.endpoint.key) {
+      case 'entities':
+        return state('entities', () => dataset.entities());
+      case 'events':
+        return state('events', () => dataset.events());
+      case 'invoices':
+        return invoicesOf(t);
+      case 'taxpayer-line-items':
+        return state(`taxpayer-line-items:${t}`, () => dataset.taxpayerLineItems(t));
+      case 'payments':
+        return state(`payments:${t}`, () => dataset.payments(t));
+      case 'taxpayer-invoice-line-items':
+      case 'invoice-line-items':
+        return lineItemsOf(route.invoiceId!, t);
+      default:
+        return undefined;
+    }
+  };
+
+  return {
+    resolve,
+    invoicesOf,
+    resolvePath(path) {
+      const pathname = new URL(path, 'http://sandbox.invalid').pathname;
+      const route = matchRoute(pathname);
+      const s = route && resolve(route);
+      if (!s) throw new Error(`not a sandbox collection: ${path}`);
+      return s;
+    },
+    filtersFor: (route, url) => filtersOf(dataset, route, url),
+  };
+}

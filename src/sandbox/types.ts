@@ -1,0 +1,144 @@
+/**
+ * Public shapes of the sandbox: its options, the request and reply any transport exchanges with
+ * it, its request log and counters, and the {@link Sandbox} itself. `app.ts` re-exports them all.
+ */
+import type { Clock } from '../time/clock.js';
+import type { FaultConfig, FaultKind, FaultRule, NetworkFault } from './faults.js';
+import type { LimitedWindow } from './limiter.js';
+
+/** An automatic change of a collection while clients page through it. */
+export interface AutoMutation {
+  /** Collection path, e.g. `/taxpayers/DMO140312KT5/invoices` (ids raw or percent-encoded). */
+  path: string;
+  /** After every `every`-th request to that path (any query), mutate. */
+  every: number;
+  /** Items inserted at the front each time (default 1). */
+  insert?: number;
+  /** Existing items deleted each time, at seeded random positions (default 0). */
+  remove?: number;
+}
+
+/** Options of `createSandbox` (app.ts); every field is optional. */
+export interface SandboxOptions {
+  /** Accepted `X-Api-Key` (default `sandbox-key`). */
+  apiKey?: string;
+  /** Requests per window per key and endpoint (default 60; 0 or Infinity = no limit). */
+  limit?: number;
+  /** Window length, seconds (default 60). Windows are fixed and end on whole seconds. */
+  windowSeconds?: number;
+  /** Seed of the generated records (default 1). */
+  seed?: number;
+  /** Collection sizes. */
+  sizes?: {
+    entities?: number;
+    events?: number;
+    /** Taxpayers generated (their RFCs are listed by {@link Sandbox.taxpayers}). */
+    taxpayers?: number;
+    /** Invoices per taxpayer. */
+    invoicesPerTaxpayer?: number;
+    /** Line items per invoice (average). */
+    lineItemsPerInvoice?: number;
+    /** Payments per taxpayer. */
+    paymentsPerTaxpayer?: number;
+  };
+  /** Server clock (default the system clock). */
+  clock?: Clock;
+  /** Latency added to each response, ms, slept on `clock`. */
+  latencyMs?: number;
+  /** Faults to inject from the start: a config, a list of rules, or a spec string (see `parseFaultSpec`). */
+  faults?: FaultConfig | FaultRule[] | string;
+  /** Name of the previous link in cursor mode: `previous` (the guide, default) or `last` (the OpenAPI example). */
+  cursorPrevious?: 'previous' | 'last';
+  /** Automatic inserts/deletes while clients page. */
+  mutations?: AutoMutation[];
+  /** Bytes of item JSON kept in memory (default 2 GiB); past it, items are rebuilt on each read. */
+  cacheBytes?: number;
+  /**
+   * After answering a page, build the next page's items in idle time (setImmediate batches), so a
+   * client reading page k in another process finds page k+1 cached (default false; the
+   * `collections sandbox` command turns it on).
+   */
+  warmAhead?: boolean;
+  /** Entries kept in the request log (default 100 000; older ones are dropped). */
+  logLimit?: number;
+}
+
+/** A request as the sandbox needs it: any transport can build one cheaply. */
+export interface SandboxRequest {
+  method: string;
+  /** Absolute URL (its origin is used for absolute-link faults). */
+  url: string;
+  /** A request header by lower-case name, or null. */
+  header(name: string): string | null;
+}
+
+/** The sandbox's answer before it becomes a `Response` or bytes on a socket. */
+export interface SandboxReply {
+  status: number;
+  /** Response headers (names as sent). */
+  headers: Record<string, string>;
+  /** The whole body. */
+  body: Buffer;
+  /** A network fault the transport must act out instead of (or while) sending this reply. */
+  network?: NetworkFault;
+}
+
+/** One request as the sandbox saw it. */
+export interface RequestLogEntry {
+  /** 1-based request number. */
+  number: number;
+  /** Server clock time (without any clock-offset fault), epoch ms. */
+  timeMs: number;
+  method: string;
+  /** Path and query as received. */
+  url: string;
+  /** Status answered; 0 when a network fault replaced the answer. */
+  status: number;
+  /** Whether an `X-Api-Key` header was present (its value is never logged). */
+  hasApiKey: boolean;
+  /** Endpoint key, when the path matched one. */
+  endpoint: string | undefined;
+  /** Kinds of the faults that fired. */
+  faults: FaultKind[];
+}
+
+/** Counters of a sandbox. */
+export interface SandboxStats {
+  requests: number;
+  /** Answers per status (0 = network fault). */
+  byStatus: Record<number, number>;
+  /** 429s per endpoint and window (from the limiter; permanent-429 faults are counted in byStatus only). */
+  limitedWindows: LimitedWindow[];
+}
+
+/** A running in-process sandbox. */
+export interface Sandbox {
+  /** Answers one request as the Collection API would. Network faults ride along: see `networkFaultOf` (app.ts). */
+  handle(request: Request): Promise<Response>;
+  /** Answers one request without building a `Response` (used by the socket server and the fetch adapter). */
+  reply(request: SandboxRequest, signal?: AbortSignal): Promise<SandboxReply>;
+  /** RFCs of the generated taxpayers. */
+  taxpayers(): string[];
+  /** Current invoice ids of a taxpayer, in API order (newest first); [] for an unknown taxpayer. */
+  invoiceIds(taxpayerId: string): string[];
+  /** The full current item list of a collection path (e.g. `/taxpayers/X/invoices`), in the API's order. */
+  items(path: string): unknown[];
+  /**
+   * Inserts `count` (default 1) new items at the front of a collection.
+   * @returns their ids, newest last
+   * @throws {Error} when the path is not a collection of the sandbox
+   */
+  insert(path: string, count?: number): string[];
+  /** Deletes an item of a collection by id; false when it is not there. @throws {Error} for an unknown collection path */
+  remove(path: string, id: string): boolean;
+  /** Replaces the fault rules (a config, a list, or a spec string); `[]` clears them. */
+  setFaults(faults: FaultConfig | FaultRule[] | string): void;
+  /** The request log, oldest first. */
+  requests(): RequestLogEntry[];
+  /** Counters. */
+  stats(): SandboxStats;
+  /** The accepted API key. */
+  readonly apiKey: string;
+  /** The server clock. */
+  readonly clock: Clock;
+}
