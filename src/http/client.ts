@@ -10,7 +10,8 @@
 import { ApiUnavailableError, HttpError, RateLimitError, type HttpErrorDetails } from '../errors.js';
 import type { Clock } from '../time/clock.js';
 import type { ClientEvent, ClientEventSink } from './events.js';
-import { createExchanger, createRequestHeaders, pathOf, type Exchanger, type HttpExchange, type RateLimitSnapshot } from './exchange.js';
+import { createExchanger, createRequestHeaders, pathOf, type Exchanger, type HttpExchange } from './exchange.js';
+import type { RateLimitSnapshot } from './rate-limit.js';
 import type { FetchLike } from './fetch-like.js';
 import { createGovernorRegistry, type GovernorRegistry } from './governor.js';
 import { assertSameOrigin } from './origin.js';
@@ -18,7 +19,8 @@ import { DEFAULT_RETRIES, RetryableFailure, waitBeforeRetry, type RetryPolicy } 
 import { clampTimerMs, decideWait, describeTooLong } from './wait.js';
 
 export type { ClientEvent } from './events.js';
-export { MAX_REDIRECTS, type RateLimitSnapshot } from './exchange.js';
+export { MAX_REDIRECTS } from './exchange.js';
+export type { RateLimitSnapshot } from './rate-limit.js';
 export { UnreadableBodyError } from './retry.js';
 
 /** Options of {@link createClient}. */

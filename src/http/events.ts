@@ -17,7 +17,7 @@ export type ClientEvent =
       /** Path and query relative to the origin. */
       path: string;
       status: number;
-      /** Duration of the attempt, ms, from sending to the end of the body read. */
+      /** Duration of the attempt, ms: from sending to the end of the body read (to the headers, for a redirect). */
       ms: number;
       limit?: number;
       remaining?: number;

@@ -7,49 +7,19 @@
  */
 import { ApiUnavailableError, HttpError, UsageError } from '../errors.js';
 import type { Clock } from '../time/clock.js';
-import type { ClientEventSink } from './events.js';
+import type { ClientEvent, ClientEventSink } from './events.js';
 import type { FetchLike } from './fetch-like.js';
 import type { GovernorRegistry } from './governor.js';
 import { resolveSameOrigin } from './origin.js';
-import { parseRateLimitHeaders, type RateLimitHeaders } from './rate-limit.js';
+import { parseRateLimitHeaders, snapshotOf, type RateLimitHeaders, type RateLimitSnapshot } from './rate-limit.js';
 import { redactSecret } from './redact.js';
 import { describeNetworkError, RetryableFailure } from './retry.js';
-import type { ServerClock } from './server-clock.js';
 import { parseServerMessage } from './server-message.js';
 
 /** Same-origin redirects followed per request (like fetch's 20, but a collection API needs few). */
 export const MAX_REDIRECTS = 5;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-
-/** Rate-limit headers of a response (the API documentation, rate limiting), with their local reading. */
-export interface RateLimitSnapshot {
-  limit?: number;
-  remaining?: number;
-  /** Reset time by the server's clock, epoch ms. */
-  resetAt?: number;
-  /** When the response was received, epoch ms by the local clock. */
-  observedAt: number;
-  /** The reset as a local-clock instant (epoch ms), corrected by the server's `Date` when it sent one. */
-  resetLocalAt?: number;
-}
-
-/**
- * The snapshot of a response's rate-limit headers, read on the server's clock as known now.
- * @param receivedAt when the response arrived, local ms
- * @returns undefined when the response had none of `X-RateLimit-Limit`, `-Remaining`, `-Reset`
- */
-export function snapshotOf(rl: RateLimitHeaders, receivedAt: number, serverClock: ServerClock): RateLimitSnapshot | undefined {
-  if (rl.limit === undefined && rl.remaining === undefined && rl.resetAt === undefined) return undefined;
-  const s: RateLimitSnapshot = { observedAt: receivedAt };
-  if (rl.limit !== undefined) s.limit = rl.limit;
-  if (rl.remaining !== undefined) s.remaining = rl.remaining;
-  if (rl.resetAt !== undefined) {
-    s.resetAt = rl.resetAt;
-    s.resetLocalAt = serverClock.toLocal(rl.resetAt);
-  }
-  return s;
-}
 
 /** Header values fetch accepts (RFC 9110 §5.5 field-value without CR/LF/NUL; printable Latin-1). */
 function isHeaderSafe(value: string): boolean {
@@ -227,7 +197,7 @@ function failure(options: ExchangeOptions, err: unknown, callerSignal: AbortSign
 }
 
 function emitResponse(options: ExchangeOptions, h: Hop): void {
-  const event: Parameters<ClientEventSink>[0] = {
+  const event: ClientEvent = {
     type: 'response',
     method: 'GET',
     path: pathOf(h.url),

@@ -5,6 +5,7 @@
  *
  * Times: "server ms" are epoch milliseconds by the server's clock (from `Date`, `Reset`).
  */
+import type { ServerClock } from './server-clock.js';
 
 /** Anything with a case-insensitive `get` (a fetch `Headers`). */
 export interface HeaderSource {
@@ -149,4 +150,33 @@ export function parseRateLimitHeaders(headers: HeaderSource): RateLimitHeaders {
   const date = parseHttpDate(headers.get('date'));
   if (date !== undefined) out.date = date;
   return out;
+}
+
+/** Rate-limit headers of a response (the API documentation, rate limiting), with their local reading. */
+export interface RateLimitSnapshot {
+  limit?: number;
+  remaining?: number;
+  /** Reset time by the server's clock, epoch ms. */
+  resetAt?: number;
+  /** When the response was received, epoch ms by the local clock. */
+  observedAt: number;
+  /** The reset as a local-clock instant (epoch ms), corrected by the server's `Date` when it sent one. */
+  resetLocalAt?: number;
+}
+
+/**
+ * The snapshot of a response's rate-limit headers, read on the server's clock as known now.
+ * @param receivedAt when the response arrived, local ms
+ * @returns undefined when the response had none of `X-RateLimit-Limit`, `-Remaining`, `-Reset`
+ */
+export function snapshotOf(rl: RateLimitHeaders, receivedAt: number, serverClock: ServerClock): RateLimitSnapshot | undefined {
+  if (rl.limit === undefined && rl.remaining === undefined && rl.resetAt === undefined) return undefined;
+  const s: RateLimitSnapshot = { observedAt: receivedAt };
+  if (rl.limit !== undefined) s.limit = rl.limit;
+  if (rl.remaining !== undefined) s.remaining = rl.remaining;
+  if (rl.resetAt !== undefined) {
+    s.resetAt = rl.resetAt;
+    s.resetLocalAt = serverClock.toLocal(rl.resetAt);
+  }
+  return s;
 }

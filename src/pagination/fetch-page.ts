@@ -44,8 +44,8 @@ export function parseHydraBody(text: string, response: ResponseHead): HydraPage 
 
 /**
  * GETs one collection page and parses it.
- * @throws everything {@link Client.get} throws (after the retries an unreadable body still gets,
- *   {@link ApiUnavailableError} naming its reason)
+ * @throws everything {@link Client.get} throws; a body that stays unreadable after the retries
+ *   gives ApiUnavailableError (exit 6) naming why, e.g. `invalid JSON`
  */
 export async function fetchPage(client: Client, url: URL, options: PageRequestOptions = {}): Promise<FetchedPage> {
   const res = await client.get(url, { ...options, parse: parseHydraBody });
