@@ -1,55 +1,27 @@
 /**
- * The HTTP client of the Collection API: auth headers, rate-limit waits and pacing, retries with
- * backoff, per-attempt timeouts, same-origin redirects only, and mapping of failures to errors.
+ * The HTTP client of the Collection API, HTTP only (it knows nothing of Hydra or pages): it
+ * composes one request with its redirects (exchange.ts), the per-endpoint pacing (governor.ts),
+ * the waits (wait.ts) and the retries (retry.ts), and maps statuses to errors (README, "Exit
+ * codes"; "Rate limits, retries and safety").
  *
- * Hot path: a page (up to 1000 items, ~1 MB) is read as text once and `JSON.parse`d once; nothing
- * here touches individual items.
+ * Hot path: a page (up to 1000 items, ~1 MB) is read as text once and handed to the caller's
+ * `parse` once; nothing here touches individual items.
  */
-import type { FetchLike } from './fetch-like.js';
+import { ApiUnavailableError, HttpError, RateLimitError, type HttpErrorDetails } from '../errors.js';
 import type { Clock } from '../time/clock.js';
-import { parsePage, parseServerMessage, PageFormatError, type HydraPage } from '../pagination/hydra.js';
-import { rememberPageText } from '../pagination/page-text.js';
-import { ApiUnavailableError, HttpError, RateLimitError, UsageError, type HttpErrorDetails } from '../errors.js';
-import { createGovernorRegistry } from './governor.js';
-import { assertSameOrigin, resolveSameOrigin } from './origin.js';
-import { clampTimerMs, parseRateLimitHeaders, planWait, serverToLocal, type ClockOffset, type RateLimitHeaders } from './rate-limit.js';
-import { redactSecret } from './redact.js';
-import { backoffDelayMs, DEFAULT_RETRIES, describeNetworkError, RetryableFailure } from './retry.js';
+import type { ClientEvent, ClientEventSink } from './events.js';
+import { createExchanger, createRequestHeaders, pathOf, type Exchanger, type HttpExchange } from './exchange.js';
+import type { RateLimitSnapshot } from './rate-limit.js';
+import type { FetchLike } from './fetch-like.js';
+import { createGovernorRegistry, type GovernorRegistry } from './governor.js';
+import { assertSameOrigin } from './origin.js';
+import { DEFAULT_RETRIES, RetryableFailure, waitBeforeRetry, type RetryPolicy } from './retry.js';
+import { clampTimerMs, decideWait, describeTooLong } from './wait.js';
 
-/** What the client reports as it works; progress and `--verbose` consume these. */
-export type ClientEvent =
-  | {
-      type: 'response';
-      method: string;
-      /** Path and query relative to the origin. */
-      path: string;
-      status: number;
-      /** Duration of the attempt, ms. */
-      ms: number;
-      limit?: number;
-      remaining?: number;
-      requestId?: string;
-    }
-  | {
-      type: 'wait';
-      /** `rate-limit`: after a 429; `pacing`: after `Remaining: 0`; `retry-after`: a `Retry-After` header. */
-      reason: 'rate-limit' | 'pacing' | 'retry-after';
-      /** Length of the wait, ms. */
-      ms: number;
-      /** When the wait ends, epoch ms by the local clock. */
-      until: number;
-      limit?: number;
-      remaining?: number;
-    }
-  | {
-      type: 'retry';
-      /** 1 for the first retry. */
-      attempt: number;
-      /** Backoff before the retry, ms. */
-      delayMs: number;
-      /** Why, e.g. `HTTP 503`, `ECONNRESET`, `invalid JSON`. */
-      reason: string;
-    };
+export type { ClientEvent } from './events.js';
+export { MAX_REDIRECTS } from './exchange.js';
+export type { RateLimitSnapshot } from './rate-limit.js';
+export { UnreadableBodyError } from './retry.js';
 
 /** Options of {@link createClient}. */
 export interface ClientOptions {
@@ -74,96 +46,127 @@ export interface ClientOptions {
   signal?: AbortSignal;
 }
 
-/** Rate-limit headers of a response (api-contract.md §8). */
-export interface RateLimitSnapshot {
-  limit?: number;
-  remaining?: number;
-  /** Reset time by the server's clock, epoch ms. */
-  resetAt?: number;
-  /** When the response was received, epoch ms by the local clock. */
-  observedAt: number;
-  /** The reset as a local-clock instant (epoch ms), corrected by the server's `Date` when it sent one. */
-  resetLocalAt?: number;
-}
-
-/** Per-call options of {@link Client.getPage}. */
-export interface RequestOptions {
-  /** Aborts this request (and its waits) only, e.g. when a consumer of concurrent pages stops. */
-  signal?: AbortSignal;
-  /** Requests the caller will still make to this endpoint after this one, when known (see governor.ts `demand`). */
-  demand?: number;
-}
-
-/** A page fetched and parsed whole. */
-export interface FetchedPage {
+/** What every answer of the client says about its response. */
+export interface ResponseInfo {
   /** The final URL (after same-origin redirects). */
   url: URL;
-  page: HydraPage;
   status: number;
+  /** `X-Request-ID`, when sent. */
   requestId?: string;
+  /** The rate-limit headers, when sent. */
   rateLimit?: RateLimitSnapshot;
+}
+
+/**
+ * The HTTP part of a fetched page, under the name `export/run.ts` gives its page observer's
+ * argument. Pagination's `PageStep` extends it; new code should name that or {@link ResponseInfo}.
+ */
+export type FetchedPage = ResponseInfo;
+
+/** What a body parser sees of the response besides the text. */
+export interface ResponseHead {
+  url: URL;
+  status: number;
+  /** The response headers (`Content-Type`…). */
+  headers: Headers;
+  requestId?: string;
+  /** When the headers arrived, local epoch ms. */
+  receivedAt: number;
+}
+
+/**
+ * Parses a 2xx body inside the retry loop. Throw {@link UnreadableBodyError} to have the attempt
+ * retried like a 5xx (its reason names it in the `retry` event and the final error); any other
+ * error ends the request.
+ */
+export type BodyParser<T> = (text: string, response: ResponseHead) => T;
+
+/** Per-call options of {@link Client.get}. */
+export interface GetOptions<T> {
+  /** Extra headers for this request (`X-Pagination-Style`…); cannot replace `X-Api-Key` or `Accept`. */
+  headers?: Record<string, string>;
+  /** Aborts this request (and its waits) only, e.g. when a consumer of concurrent pages stops. */
+  signal?: AbortSignal;
+  /** Requests the caller will still make to this endpoint after this one, when known (see the governor's `demand`). */
+  demand?: number;
+  /** Parses the body (default: the body is the text). */
+  parse?: BodyParser<T>;
+}
+
+/** A 2xx response read whole and parsed. */
+export interface ClientResponse<T> extends ResponseInfo {
+  headers: Headers;
+  /** The body exactly as received (decoded as UTF-8). */
+  text: string;
+  /** When the headers arrived, local epoch ms. */
+  receivedAt: number;
+  /** What `parse` returned (the text itself without one). */
+  body: T;
 }
 
 /** The answer of a quota probe (`ratelimit`): any status, never waited on. */
-export interface ProbeResult {
-  url: URL;
-  status: number;
-  requestId?: string;
-  rateLimit?: RateLimitSnapshot;
+export interface ProbeResult extends ResponseInfo {
+  /** A non-2xx's message from its body, key redacted. */
   serverMessage?: string;
 }
 
 /** The client. */
 export interface Client {
   /**
-   * GETs a collection page (`Accept: application/ld+json`, `X-Api-Key`, plus `headers`), waiting out
-   * rate limits and retrying as configured.
+   * GETs `url` (`Accept: application/ld+json`, `X-Api-Key`, plus headers), waiting out rate limits
+   * and retrying network errors, timeouts, 5xx and unreadable bodies as configured.
    * @throws {HttpError} 400/401/403/404/other 4xx; {@link ApiUnavailableError} after retries;
-   *   {@link RateLimitError} for a wait over maxWait; {@link UnsafeLinkError} for a redirect to another origin.
+   *   {@link RateLimitError} for a wait over maxWait or 5 429s in a row; {@link UnsafeLinkError}
+   *   for a URL or redirect to another origin; the signal's reason when aborted
    */
-  getPage(url: URL, headers?: Record<string, string>, options?: RequestOptions): Promise<FetchedPage>;
+  get<T = string>(url: URL, options?: GetOptions<T>): Promise<ClientResponse<T>>;
   /** One request, no rate-limit wait, no retry on 429; for `ratelimit`. */
   probe(url: URL, headers?: Record<string, string>): Promise<ProbeResult>;
-  /** Requests sent so far (attempts, including retries). */
+  /** Requests sent so far (attempts, including retries and redirect hops). */
   readonly requests: number;
 }
 
-/** Default per-attempt timeout, ms (cli-spec.md `--timeout` 60 s). */
+/** Default per-attempt timeout, ms (README, `--timeout` 60 s). */
 export const DEFAULT_TIMEOUT_MS = 60_000;
-/** Same-origin redirects followed per request (like fetch's 20, but a collection API needs few). */
-export const MAX_REDIRECTS = 5;
 /** Consecutive 429s of one request after which the client gives up with {@link RateLimitError}. */
 export const MAX_RATE_LIMITED_ATTEMPTS = 5;
 
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-
-/** A response received for one hop, with its bookkeeping. */
-interface Exchange {
-  res: Response;
-  url: URL;
-  rl: RateLimitHeaders;
-  requestId: string | undefined;
-  receivedAt: number;
-  /** Monotonic start of the attempt, ms. */
-  startedAt: number;
-  /** The attempt's signal (timeout + caller), which still guards the body read. */
-  signal: AbortSignal;
-  timeout: AbortSignal;
+/** What the functions of one client share. */
+interface Session {
+  baseUrl: URL;
+  clock: Clock;
+  maxWaitMs: number;
+  emit: ClientEventSink;
+  governors: GovernorRegistry;
+  exchanger: Exchanger;
+  headersFor: (extra?: Record<string, string>) => Record<string, string>;
+  signal: AbortSignal | undefined;
+  policy: RetryPolicy;
 }
 
-/** Why an attempt's fetch or body read failed: the caller's abort passes through untouched. */
-function failure(err: unknown, callerSignal: AbortSignal | undefined, timeout: AbortSignal, timeoutMs: number, what: string, apiKey: string): unknown {
-  if (callerSignal?.aborted) return abortReason(callerSignal);
-  if (timeout.aborted) return new RetryableFailure(`timeout after ${formatSeconds(timeoutMs)}${what}`, { cause: err });
-  return new RetryableFailure(redactSecret(describeNetworkError(err), apiKey) + what, { cause: err });
-}
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
-}
-
-function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+/**
+ * Creates a {@link Client}.
+ * @throws {UsageError} when the API key holds characters not allowed in an HTTP header
+ */
+export function createClient(options: ClientOptions): Client {
+  const { baseUrl, apiKey, fetch, clock } = options;
+  const headersFor = createRequestHeaders(apiKey, options.headers);
+  const random = options.random ?? Math.random;
+  const retries = Math.max(0, Math.floor(options.retries ?? DEFAULT_RETRIES));
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxWaitMs = options.maxWaitMs ?? Number.POSITIVE_INFINITY;
+  const emit = options.onEvent ?? ((): void => undefined);
+  const governors = createGovernorRegistry({ clock, maxWaitMs, onWait: (w) => emit({ type: 'wait', ...w }) });
+  const exchanger = createExchanger({ baseUrl, apiKey, fetch, clock, timeoutMs, governors, emit });
+  const policy: RetryPolicy = { retries, maxWaitMs, random, clock, serverClock: governors.serverClock, emit };
+  const session: Session = { baseUrl, clock, maxWaitMs, emit, governors, exchanger, headersFor, signal: options.signal, policy };
+  return {
+    get: (url, call) => getWithRetries(session, url, call),
+    probe: (url, extra) => probeOnce(session, url, extra),
+    get requests() {
+      return exchanger.requests;
+    },
+  };
 }
 
 function combine(signals: Array<AbortSignal | undefined>): AbortSignal | undefined {
@@ -171,307 +174,113 @@ function combine(signals: Array<AbortSignal | undefined>): AbortSignal | undefin
   return s.length === 0 ? undefined : s.length === 1 ? s[0] : AbortSignal.any(s);
 }
 
-/** Header values fetch accepts (RFC 9110 §5.5 field-value without CR/LF/NUL; printable Latin-1). */
-function isHeaderSafe(value: string): boolean {
-  return /^[\t\x20-\x7e\x80-\xff]*$/.test(value);
+async function getWithRetries<T>(s: Session, url: URL, call: GetOptions<T> = {}): Promise<ClientResponse<T>> {
+  assertSameOrigin(url, s.baseUrl, 'a request');
+  const headers = s.headersFor(call.headers);
+  const signal = combine([s.signal, call.signal]);
+  const parse: BodyParser<T> = call.parse ?? ((text) => text as unknown as T);
+  const demand = call.demand !== undefined ? { demand: call.demand } : {};
+  let retry = 0;
+  let limited = 0;
+  let afterWait = false;
+  for (;;) {
+    let x: HttpExchange | undefined;
+    try {
+      x = await s.exchanger.send(url, headers, { signal, pace: true, afterWait, body: 'text', ...demand });
+      afterWait = false;
+      if (x.status >= 200 && x.status < 300) return respond(x, parse);
+      if (x.status !== 429) throw failureOf(x);
+      limited++;
+      await waitOutRateLimit(s, x, limited, signal);
+      afterWait = true;
+    } catch (err) {
+      const attempt = { retry, path: pathOf(x?.url ?? url), signal, ...(x?.requestId !== undefined ? { requestId: x.requestId } : {}) };
+      await waitBeforeRetry(err, attempt, s.policy);
+      retry++;
+    }
+  }
+}
+
+/** A 2xx: parses its text (a thrown {@link UnreadableBodyError} is retried by the caller). */
+function respond<T>(x: HttpExchange, parse: BodyParser<T>): ClientResponse<T> {
+  const text = x.text ?? '';
+  const head: ResponseHead = { url: x.url, status: x.status, headers: x.headers, receivedAt: x.receivedAt };
+  if (x.requestId !== undefined) head.requestId = x.requestId;
+  const body = parse(text, head);
+  const res: ClientResponse<T> = { url: x.url, status: x.status, headers: x.headers, text, receivedAt: x.receivedAt, body };
+  if (x.requestId !== undefined) res.requestId = x.requestId;
+  if (x.rateLimit !== undefined) res.rateLimit = x.rateLimit;
+  return res;
+}
+
+/** A status that is neither 2xx nor 429: a 5xx is retried (honouring its `Retry-After`), the rest fail. */
+function failureOf(x: HttpExchange): RetryableFailure | HttpError {
+  const { status, serverMessage, requestId } = x;
+  if (status >= 500 && status < 600) {
+    return new RetryableFailure(`HTTP ${status}${serverMessage ? `: ${serverMessage}` : ''}`, {
+      ...(requestId === undefined ? {} : { requestId }),
+      response: { headers: x.rateLimitHeaders, receivedAt: x.receivedAt },
+    });
+  }
+  const details: HttpErrorDetails = { method: 'GET', path: pathOf(x.url), status };
+  if (serverMessage !== undefined) details.serverMessage = serverMessage;
+  if (requestId !== undefined) details.requestId = requestId;
+  return new HttpError(details);
 }
 
 /**
- * A response's `Retry-After` as ms to wait from `receivedAt`: delay-seconds as given; an HTTP-date
- * read on the server's clock (its `Date`, or the offset estimate), like a rate-limit reset.
- * @returns undefined when there is no (valid) `Retry-After`
+ * A 429: holds the endpoint until the reset by the server's clock ({@link decideWait}, kind `429`),
+ * reports the wait and sleeps it; waits are not retries.
+ * @param limited 429s in a row of this request, this one included
+ * @throws {RateLimitError} (exit 5) after {@link MAX_RATE_LIMITED_ATTEMPTS} 429s in a row, or when
+ *   the wait exceeds `--max-wait` (without waiting)
  */
-function retryAfterOf(rl: RateLimitHeaders, receivedAt: number, offset: ClockOffset | undefined): number | undefined {
-  const ra = rl.retryAfter;
-  if (ra === undefined) return undefined;
-  if (ra.kind === 'delay') return ra.ms;
-  const end = offset === undefined && rl.date !== undefined ? receivedAt + (ra.at - rl.date) : serverToLocal(ra.at, offset);
-  return Math.max(0, end - receivedAt);
-}
-
-/** Creates a {@link Client}. */
-export function createClient(options: ClientOptions): Client {
-  const { baseUrl, apiKey, fetch, clock } = options;
-  if (!isHeaderSafe(apiKey)) {
-    // Checked here because fetch's own error would quote the header value, i.e. the key.
-    throw new UsageError('the API key contains characters not allowed in an HTTP header', {
-      hint: 'check for a stray newline or quote in the key',
+async function waitOutRateLimit(s: Session, x: HttpExchange, limited: number, signal: AbortSignal | undefined): Promise<void> {
+  const rl = x.rateLimitHeaders;
+  const decision = decideWait({
+    kind: '429',
+    response: { headers: rl, receivedAt: x.receivedAt },
+    attempt: limited,
+    now: s.clock.now(),
+    serverClock: s.governors.serverClock,
+    maxWaitMs: s.maxWaitMs,
+  });
+  const path = pathOf(x.url);
+  if (limited >= MAX_RATE_LIMITED_ATTEMPTS) {
+    throw new RateLimitError(`rate limited ${limited} times in a row (GET ${path}: HTTP 429)${x.serverMessage ? `: ${x.serverMessage}` : ''}`, decision.until, {
+      hint: 'another client may be using the same API key; try again later',
+      code: 'E_RATE_LIMIT_REPEATED',
     });
   }
-  const random = options.random ?? Math.random;
-  const retries = Math.max(0, Math.floor(options.retries ?? DEFAULT_RETRIES));
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const maxWaitMs = options.maxWaitMs ?? Number.POSITIVE_INFINITY;
-  const emit = options.onEvent ?? ((): void => undefined);
-  const governors = createGovernorRegistry({
-    clock,
-    maxWaitMs,
-    onWait: (w) => emit({ type: 'wait', ...w }),
-  });
-  let requests = 0;
-
-  // Built once: extras first, then the two the contract requires (an extra cannot replace the key).
-  const baseHeaders: Record<string, string> = {};
-  for (const [k, v] of Object.entries(options.headers ?? {})) {
-    const lk = k.toLowerCase();
-    if (lk !== 'x-api-key' && lk !== 'accept') baseHeaders[k] = v;
+  if (decision.tooLong) {
+    throw new RateLimitError(`rate limited (GET ${path}: HTTP 429); the limit resets in ${describeTooLong(decision.neededMs, s.maxWaitMs)}`, decision.until, {
+      hint: 'raise --max-wait, or run again after the reset',
+    });
   }
-  baseHeaders['Accept'] = 'application/ld+json';
-  baseHeaders['X-Api-Key'] = apiKey;
+  s.governors.forUrl(x.url).blockUntil(decision.until);
+  const wait: ClientEvent = { type: 'wait', reason: decision.reason === 'retry-after' ? 'retry-after' : 'rate-limit', ms: decision.ms, until: decision.until };
+  if (rl.limit !== undefined) wait.limit = rl.limit;
+  wait.remaining = rl.remaining ?? 0;
+  s.emit(wait);
+  await s.clock.sleep(clampTimerMs(decision.ms), signal);
+}
 
-  const headersFor = (extra: Record<string, string> | undefined): Record<string, string> => {
-    if (extra === undefined) return baseHeaders;
-    const h: Record<string, string> = {};
-    for (const [k, v] of Object.entries(extra)) {
-      const lk = k.toLowerCase();
-      if (lk !== 'x-api-key' && lk !== 'accept') h[k] = v;
+/** `ratelimit`'s probe: one request, any status returned as an answer. */
+async function probeOnce(s: Session, url: URL, extra: Record<string, string> | undefined): Promise<ProbeResult> {
+  assertSameOrigin(url, s.baseUrl, 'a request');
+  const headers = s.headersFor(extra);
+  let x: HttpExchange;
+  try {
+    x = await s.exchanger.send(url, headers, { signal: s.signal, pace: false, afterWait: false, body: 'discard' });
+  } catch (err) {
+    if (err instanceof RetryableFailure) {
+      throw new ApiUnavailableError(`the API could not be read (GET ${pathOf(url)}): ${err.reason}`, { cause: err });
     }
-    return { ...baseHeaders, ...h };
-  };
-
-  const pathOf = (url: URL): string => url.pathname + url.search;
-
-  const emitResponse = (x: Exchange): void => {
-    const event: ClientEvent = {
-      type: 'response',
-      method: 'GET',
-      path: pathOf(x.url),
-      status: x.res.status,
-      ms: Math.max(0, Math.round(clock.monotonic() - x.startedAt)),
-    };
-    if (x.rl.limit !== undefined) event.limit = x.rl.limit;
-    if (x.rl.remaining !== undefined) event.remaining = x.rl.remaining;
-    if (x.requestId !== undefined) event.requestId = x.requestId;
-    emit(event);
-  };
-
-  /** Reads an error response's body for its message; failures give undefined (the status says enough). */
-  const readMessage = async (x: Exchange): Promise<string | undefined> => {
-    try {
-      const text = await x.res.text();
-      const msg = parseServerMessage(x.res.headers.get('content-type'), text);
-      return msg === undefined ? undefined : redactSecret(msg, apiKey);
-    } catch {
-      return undefined;
-    }
-  };
-
-  /**
-   * Sends one GET and follows same-origin redirects (each hop paced and counted as a request).
-   * Returns the first non-redirect response with its body unread.
-   */
-  const exchange = async (
-    start: URL,
-    headers: Record<string, string>,
-    callerSignal: AbortSignal | undefined,
-    pace: boolean,
-    afterWait: boolean,
-    demand?: number,
-  ): Promise<Exchange> => {
-    let url = start;
-    for (let hop = 0; ; hop++) {
-      const permit = await governors.forUrl(url).acquire({ signal: callerSignal, afterWait, wait: pace, ...(demand !== undefined ? { demand } : {}) });
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const signal = callerSignal === undefined ? timeout : AbortSignal.any([timeout, callerSignal]);
-      requests++;
-      const sentAt = clock.now();
-      const startedAt = clock.monotonic();
-      let res: Response;
-      try {
-        res = await fetch(url, { method: 'GET', headers, redirect: 'manual', signal });
-      } catch (err) {
-        permit.release();
-        throw failure(err, callerSignal, timeout, timeoutMs, '', apiKey);
-      }
-      const receivedAt = clock.now();
-      const rl = parseRateLimitHeaders(res.headers);
-      governors.serverClock.observe(rl.date, sentAt, receivedAt);
-      permit.release({ status: res.status, headers: rl, receivedAt });
-      const x: Exchange = {
-        res,
-        url,
-        rl,
-        requestId: res.headers.get('x-request-id') ?? undefined,
-        receivedAt,
-        startedAt,
-        signal,
-        timeout,
-      };
-      if (!REDIRECT_STATUSES.has(res.status)) return x;
-      emitResponse(x);
-      await res.body?.cancel().catch(() => undefined);
-      const location = res.headers.get('location');
-      if (location === null) {
-        throw new HttpError({ method: 'GET', path: pathOf(url), status: res.status, serverMessage: 'redirect without a Location', ...(x.requestId ? { requestId: x.requestId } : {}) });
-      }
-      // Checked before anything is sent there: the key must not leave the origin (reliability.md rule 5).
-      url = resolveSameOrigin(location, url, baseUrl, `a redirect from ${pathOf(x.url)}`);
-      if (hop + 1 > MAX_REDIRECTS) {
-        throw new ApiUnavailableError(`too many redirects (more than ${MAX_REDIRECTS}) from GET ${pathOf(start)}`);
-      }
-      afterWait = false;
-    }
-  };
-
-  const snapshot = (rl: RateLimitHeaders, receivedAt: number): RateLimitSnapshot | undefined => {
-    if (rl.limit === undefined && rl.remaining === undefined && rl.resetAt === undefined) return undefined;
-    const s: RateLimitSnapshot = { observedAt: receivedAt };
-    if (rl.limit !== undefined) s.limit = rl.limit;
-    if (rl.remaining !== undefined) s.remaining = rl.remaining;
-    if (rl.resetAt !== undefined) {
-      s.resetAt = rl.resetAt;
-      s.resetLocalAt = governors.serverClock.toLocal(rl.resetAt);
-    }
-    return s;
-  };
-
-  const getPage = async (url: URL, extra?: Record<string, string>, call?: RequestOptions): Promise<FetchedPage> => {
-    assertSameOrigin(url, baseUrl, 'a request');
-    const headers = headersFor(extra);
-    const callerSignal = combine([options.signal, call?.signal]);
-    let retry = 0;
-    let limited = 0;
-    let afterWait = false;
-    for (;;) {
-      let x: Exchange | undefined;
-      try {
-        x = await exchange(url, headers, callerSignal, true, afterWait, call?.demand);
-        afterWait = false;
-        const { res } = x;
-        const status = res.status;
-        if (status >= 200 && status < 300) {
-          let text: string;
-          try {
-            text = await res.text();
-          } catch (err) {
-            throw failure(err, callerSignal, x.timeout, timeoutMs, ' while reading the body', apiKey);
-          } finally {
-            emitResponse(x);
-          }
-          if ((res.headers.get('content-type') ?? '').toLowerCase().includes('html')) {
-            throw new RetryableFailure('HTML instead of JSON');
-          }
-          let body: unknown;
-          try {
-            body = JSON.parse(text);
-          } catch (err) {
-            throw new RetryableFailure('invalid JSON', { cause: err });
-          }
-          let page: HydraPage;
-          try {
-            page = parsePage(body);
-          } catch (err) {
-            if (err instanceof PageFormatError) throw new RetryableFailure(err.message, { cause: err });
-            throw err;
-          }
-          // Lets the JSON/NDJSON formatters write items as received instead of serialising them again.
-          rememberPageText(page.members, text);
-          const fetched: FetchedPage = { url: x.url, page, status };
-          if (x.requestId !== undefined) fetched.requestId = x.requestId;
-          const rl = snapshot(x.rl, x.receivedAt);
-          if (rl !== undefined) fetched.rateLimit = rl;
-          return fetched;
-        }
-        const serverMessage = await readMessage(x);
-        emitResponse(x);
-        if (status === 429) {
-          limited++;
-          const plan = planWait({
-            headers: x.rl,
-            receivedAt: x.receivedAt,
-            offset: governors.serverClock.offset,
-            marginMs: governors.serverClock.marginMs,
-            kind: '429',
-            attempt: limited,
-          });
-          const path = pathOf(x.url);
-          if (limited >= MAX_RATE_LIMITED_ATTEMPTS) {
-            throw new RateLimitError(`rate limited ${limited} times in a row (GET ${path}: HTTP 429)${serverMessage ? `: ${serverMessage}` : ''}`, plan.until, {
-              hint: 'another client may be using the same API key; try again later',
-              code: 'E_RATE_LIMIT_REPEATED',
-            });
-          }
-          const needed = plan.until - x.receivedAt;
-          if (needed > maxWaitMs) {
-            throw new RateLimitError(
-              `rate limited (GET ${path}: HTTP 429); the limit resets in ${Math.ceil(needed / 1000)} s, longer than the longest wait allowed (${Math.floor(maxWaitMs / 1000)} s)`,
-              plan.until,
-              { hint: 'raise --max-wait, or run again after the reset' },
-            );
-          }
-          governors.forUrl(x.url).blockUntil(plan.until);
-          const ms = Math.max(0, plan.until - clock.now());
-          const wait: ClientEvent = { type: 'wait', reason: plan.reason === 'retry-after' ? 'retry-after' : 'rate-limit', ms, until: plan.until };
-          if (x.rl.limit !== undefined) wait.limit = x.rl.limit;
-          wait.remaining = x.rl.remaining ?? 0;
-          emit(wait);
-          await clock.sleep(clampTimerMs(ms), callerSignal);
-          afterWait = true;
-          continue;
-        }
-        if (status >= 500 && status < 600) {
-          const retryAfterMs = retryAfterOf(x.rl, x.receivedAt, governors.serverClock.offset);
-          throw new RetryableFailure(`HTTP ${status}${serverMessage ? `: ${serverMessage}` : ''}`, {
-            ...(x.requestId === undefined ? {} : { requestId: x.requestId }),
-            ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-          });
-        }
-        const details: HttpErrorDetails = { method: 'GET', path: pathOf(x.url), status };
-        if (serverMessage !== undefined) details.serverMessage = serverMessage;
-        if (x.requestId !== undefined) details.requestId = x.requestId;
-        throw new HttpError(details);
-      } catch (err) {
-        if (!(err instanceof RetryableFailure)) throw err;
-        if (retry >= retries) {
-          const id = err.requestId ?? x?.requestId;
-          throw new ApiUnavailableError(
-            `the API could not be read (GET ${pathOf(x?.url ?? url)}): ${err.reason}${retries > 0 ? ` (after ${retries} ${retries === 1 ? 'retry' : 'retries'})` : ''}${id ? ` [X-Request-ID: ${id}]` : ''}`,
-            { cause: err },
-          );
-        }
-        if (err.retryAfterMs !== undefined && err.retryAfterMs > maxWaitMs) {
-          throw new ApiUnavailableError(
-            `the API could not be read (GET ${pathOf(x?.url ?? url)}): ${err.reason}; it asks to retry in ${Math.ceil(err.retryAfterMs / 1000)} s, longer than the longest wait allowed (${Math.floor(maxWaitMs / 1000)} s)`,
-            { cause: err, hint: 'raise --max-wait, or run again later' },
-          );
-        }
-        // A 5xx's Retry-After is a minimum: retrying sooner only meets the same outage (got and
-        // urllib3 honour it on 503 as well).
-        const delayMs = clampTimerMs(Math.max(backoffDelayMs(retry, random), err.retryAfterMs ?? 0));
-        retry++;
-        emit({ type: 'retry', attempt: retry, delayMs, reason: err.reason });
-        await clock.sleep(delayMs, callerSignal);
-      }
-    }
-  };
-
-  const probe = async (url: URL, extra?: Record<string, string>): Promise<ProbeResult> => {
-    assertSameOrigin(url, baseUrl, 'a request');
-    const headers = headersFor(extra);
-    let x: Exchange;
-    try {
-      x = await exchange(url, headers, options.signal, false, false);
-    } catch (err) {
-      if (err instanceof RetryableFailure) {
-        throw new ApiUnavailableError(`the API could not be read (GET ${pathOf(url)}): ${err.reason}`, { cause: err });
-      }
-      throw err;
-    }
-    const serverMessage = x.res.status >= 200 && x.res.status < 300 ? (await x.res.body?.cancel().catch(() => undefined), undefined) : await readMessage(x);
-    emitResponse(x);
-    const result: ProbeResult = { url: x.url, status: x.res.status };
-    if (x.requestId !== undefined) result.requestId = x.requestId;
-    const rl = snapshot(x.rl, x.receivedAt);
-    if (rl !== undefined) result.rateLimit = rl;
-    if (serverMessage !== undefined) result.serverMessage = serverMessage;
-    return result;
-  };
-
-  return {
-    getPage,
-    probe,
-    get requests() {
-      return requests;
-    },
-  };
+    throw err;
+  }
+  const result: ProbeResult = { url: x.url, status: x.status };
+  if (x.requestId !== undefined) result.requestId = x.requestId;
+  if (x.rateLimit !== undefined) result.rateLimit = x.rateLimit;
+  if (x.serverMessage !== undefined) result.serverMessage = x.serverMessage;
+  return result;
 }

@@ -1,67 +1,18 @@
 /**
- * The rate-limit governor: one per endpoint (limits are per API key and per endpoint,
- * api-contract.md §8), shared by every request of a client in flight. It paces requests so that an
- * honest server never has to answer 429 (reliability.md rule 2): a request is only sent when the
- * window has room for it, counting the requests already in flight (a reservation), and when the
- * window is spent it waits for the reset by the server's clock.
+ * The rate-limit governor: one per endpoint (limits are per API key and per endpoint, the API
+ * documentation, rate limiting), shared by every request of a client in flight. It paces requests
+ * so that an honest server never has to answer 429 (README, "Rate limits, retries and safety":
+ * pace before the 429): a request is only sent when the window has room for it, counting the
+ * requests already in flight (a reservation), and when the window is spent it waits for the reset
+ * by the server's clock. The window model is quota-window.ts; how long to wait is wait.ts.
  */
 import { RateLimitError } from '../errors.js';
 import type { Clock } from '../time/clock.js';
-import {
-  planWait,
-  ROUNDING_MARGIN_MS,
-  serverToLocal,
-  updateClockOffset,
-  type ClockOffset,
-  type RateLimitHeaders,
-} from './rate-limit.js';
+import { QuotaWindow, type ResponseObservation } from './quota-window.js';
+import { createServerClock, type ServerClock } from './server-clock.js';
+import { decideWait, describeTooLong } from './wait.js';
 
-/** Below this uncertainty of the server clock's offset, ms, the governor stops probing it. */
-export const PROBE_PRECISION_MS = 25;
-/** Requests of a window at most that the governor times to probe the server's clock. */
-export const PROBES_PER_WINDOW = 4;
-/** A probe is sent at least this long before the window may end by the server's clock, ms. */
-const PROBE_DEADLINE_MARGIN_MS = 100;
-
-/** What a client knows about the server's clock; shared by all governors of one client. */
-export interface ServerClock {
-  /** The offset estimate (`serverTime − localTime`), or undefined before the first `Date`. */
-  readonly offset: ClockOffset | undefined;
-  /** 0, or {@link ROUNDING_MARGIN_MS} once a request sent right after a wait still got a 429. */
-  readonly marginMs: number;
-  /**
-   * Feeds one response into the offset estimate.
-   * @param dateMs its `Date`, server ms (undefined: nothing learnt)
-   * @param sentAt when the request was sent, local ms
-   * @param receivedAt when the response arrived, local ms
-   */
-  observe(dateMs: number | undefined, sentAt: number, receivedAt: number): void;
-  /** Records that the server rounds its reset down: every later wait gets {@link ROUNDING_MARGIN_MS} more. */
-  noteRoundedDown(): void;
-  /** The local instant (ms) by which the server's clock has certainly reached `serverMs`. */
-  toLocal(serverMs: number): number;
-}
-
-/** Creates a {@link ServerClock} with no knowledge yet. */
-export function createServerClock(): ServerClock {
-  let offset: ClockOffset | undefined;
-  let marginMs = 0;
-  return {
-    get offset() {
-      return offset;
-    },
-    get marginMs() {
-      return marginMs;
-    },
-    observe(dateMs, sentAt, receivedAt) {
-      if (dateMs !== undefined) offset = updateClockOffset(offset, dateMs, sentAt, receivedAt);
-    },
-    noteRoundedDown() {
-      marginMs = ROUNDING_MARGIN_MS;
-    },
-    toLocal: (serverMs) => serverToLocal(serverMs, offset),
-  };
-}
+export { PROBE_PRECISION_MS, PROBES_PER_WINDOW, type ResponseObservation } from './quota-window.js';
 
 /** A pacing wait the governor is about to sleep, for `wait` events. */
 export interface GovernorWait {
@@ -87,18 +38,9 @@ export interface GovernorOptions {
   name?: string;
 }
 
-/** What a response said, fed back through {@link Permit.release}. */
-export interface ResponseObservation {
-  /** HTTP status; a 429 counts as `Remaining: 0`. */
-  status: number;
-  headers: RateLimitHeaders;
-  /** When the response arrived, local ms. */
-  receivedAt: number;
-}
-
 /** The right to send one request; release it when the response headers arrive (or the attempt failed). */
 export interface Permit {
-  /** True when this request is the first after a rate-limit wait (for the rounding check of reliability.md rule 1). */
+  /** True when this request is the first after a rate-limit wait (a 429 on it means the server rounds its reset down). */
   readonly afterWait: boolean;
   /** Returns the slot; idempotent. Pass the response's observation when there was a response. */
   release(observation?: ResponseObservation): void;
@@ -115,7 +57,7 @@ export interface AcquireOptions {
   /**
    * Requests the caller will still make to this endpoint after this one, when it knows (offset
    * pages): a window that cannot serve them all may time its last requests to probe the server's
-   * clock at no cost (see createRateLimitGovernor).
+   * clock at no cost (see QuotaWindow.probeDelay).
    */
   demand?: number;
 }
@@ -150,236 +92,180 @@ function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
 }
 
-/**
- * Creates the governor of one endpoint. The model: `available` = the smallest `Remaining` seen in
- * the current window minus the requests in flight when it was seen, minus the requests granted since.
- * Counting every in-flight request as not yet counted by the server under-estimates, which is the
- * safe side: a request is never sent without room for it, so concurrency cannot produce a burst of
- * 429s. While the state is unknown (no response yet, or a new window), one request at a time goes
- * out to learn it. When nothing is available and nothing is in flight, it sleeps until the reset by
- * the server's clock ({@link planWait}, kind `pacing`), then starts the new window with one request.
- * A response with a later Reset starts a new window; one with an earlier Reset (a late answer from
- * the previous window) changes nothing.
- */
-export function createRateLimitGovernor(options: GovernorOptions): RateLimitGovernor {
-  const { clock, serverClock } = options;
-  const maxWaitMs = options.maxWaitMs ?? Number.POSITIVE_INFINITY;
-  let limit: number | undefined;
-  let available: number | undefined;
-  let windowReset: number | undefined;
-  let lastObs: ResponseObservation | undefined;
-  let inFlight = 0;
-  let blockedUntil = -Infinity;
-  let reportedUntil = -Infinity;
+/** A permit, and how long to hold its request to probe the server's clock (ms, 0 = none). */
+interface Grant {
+  permit: Permit;
+  hold: number;
+}
+
+/** The governor of one endpoint; see {@link createRateLimitGovernor}. */
+class Governor implements RateLimitGovernor {
+  private readonly window: QuotaWindow;
+  private readonly maxWaitMs: number;
+  private inFlight = 0;
+  private blockedUntil = -Infinity;
+  private reportedUntil = -Infinity;
   /** Callers inside `acquire` (waiting for a permit): the demand the window has to serve. */
-  let acquiring = 0;
-  /** Earliest local instant of the next clock probe (see {@link probeDelay}). */
-  let probeNotBefore = -Infinity;
-  /** Bumped whenever the window changes, so concurrent sleepers do not reset a window twice. */
-  let epoch = 0;
-  let waiters: Array<() => void> = [];
+  private acquiring = 0;
+  private waiters: Array<() => void> = [];
 
-  const notify = (): void => {
-    if (waiters.length === 0) return;
-    const ws = waiters;
-    waiters = [];
+  constructor(private readonly options: GovernorOptions) {
+    this.window = new QuotaWindow(options.serverClock);
+    this.maxWaitMs = options.maxWaitMs ?? Number.POSITIVE_INFINITY;
+  }
+
+  async acquire(opts: AcquireOptions = {}): Promise<Permit> {
+    const { signal } = opts;
+    const waited = opts.afterWait === true;
+    if (opts.wait === false) return this.grant(waited);
+    this.acquiring++;
+    let granted: Grant;
+    try {
+      granted = await this.acquireWaiting(signal, waited, opts.demand ?? 0);
+    } finally {
+      this.acquiring--;
+    }
+    if (granted.hold > 0) {
+      // A clock probe: the slot is taken (others see it gone); only the sending waits for its moment.
+      try {
+        await this.options.clock.sleep(granted.hold, signal);
+      } catch (err) {
+        granted.permit.release();
+        throw err;
+      }
+    }
+    return granted.permit;
+  }
+
+  blockUntil(localMs: number): void {
+    if (localMs > this.blockedUntil) this.blockedUntil = localMs;
+    if (localMs > this.reportedUntil) this.reportedUntil = localMs;
+  }
+
+  state(): GovernorState {
+    const w = this.window;
+    return { limit: w.limit, available: w.available, resetAt: w.resetAt, inFlight: this.inFlight };
+  }
+
+  private notify(): void {
+    if (this.waiters.length === 0) return;
+    const ws = this.waiters;
+    this.waiters = [];
     for (const w of ws) w();
-  };
+  }
 
-  const waitForRelease = (signal?: AbortSignal): Promise<void> =>
-    new Promise<void>((resolve, reject) => {
+  private waitForRelease(signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) {
         reject(abortReason(signal));
         return;
       }
       const onAbort = (): void => {
-        waiters = waiters.filter((w) => w !== wake);
+        this.waiters = this.waiters.filter((w) => w !== wake);
         reject(abortReason(signal!));
       };
       const wake = (): void => {
         signal?.removeEventListener('abort', onAbort);
         resolve();
       };
-      waiters.push(wake);
+      this.waiters.push(wake);
       signal?.addEventListener('abort', onAbort, { once: true });
     });
+  }
 
-  const resetWindow = (): void => {
-    epoch++;
-    available = undefined;
-    windowReset = undefined;
-    lastObs = undefined;
-  };
-
-  const observe = (obs: ResponseObservation): void => {
-    const h = obs.headers;
-    if (h.limit !== undefined) limit = h.limit;
-    const remaining = obs.status === 429 ? 0 : h.remaining;
-    if (remaining === undefined) {
-      // A server (or a proxy's error page) that reports no quota: do not hold requests back on it.
-      if (available === undefined && obs.status < 400) available = Number.POSITIVE_INFINITY;
-      return;
-    }
-    const room = remaining - inFlight;
-    const reset = h.resetAt;
-    const newWindow =
-      available === undefined ||
-      available === Number.POSITIVE_INFINITY ||
-      (reset !== undefined && (windowReset === undefined || reset > windowReset));
-    if (newWindow) {
-      epoch++;
-      available = room;
-      windowReset = reset;
-      lastObs = obs;
-    } else if (reset === undefined || reset === windowReset) {
-      if (room < available!) available = room;
-      lastObs = obs;
-    }
-  };
-
-  /**
-   * How long to hold the next request of this window so that it probes the server's clock
-   * (reliability.md rule 1). `Date` has a resolution of one second, so responses only narrow the
-   * clock offset when one is in flight while the server's clock turns a whole second; requests
-   * sent back to back right after each reset never are, and every wait would end as late as the
-   * first one did. When the window will run out anyway (more callers wait than it has room for,
-   * or the caller says more requests will follow: `demand`), holding its last requests until the
-   * moments the next tick may happen costs no time: the requests after them wait for the reset
-   * whatever happens. (A sequential caller that does not say its demand is never held.) The probes
-   * are spread evenly over the tick's uncertainty, so each window divides it by the number of
-   * probes, and probing stops once it is below {@link PROBE_PRECISION_MS}.
-   * @returns ms to wait before granting (0: grant now)
-   */
-  const probeDelay = (now: number, demand: number): number => {
-    const offset = serverClock.offset;
-    if (offset === undefined || available === undefined || available <= 0 || windowReset === undefined) return 0;
-    const width = offset.high - offset.low;
-    if (!(width > PROBE_PRECISION_MS) || !Number.isFinite(width)) return 0;
-    // Only the window's last requests, and only when more requests than it has room for will follow.
-    if (available > PROBES_PER_WINDOW || Math.max(acquiring - 1, demand) < available) return 0;
-    // The next whole second of the server's clock, and when it may turn by the local clock.
-    const tick = (Math.floor((now + offset.low) / 1000) + 1) * 1000;
-    const earliest = tick - offset.high;
-    const latest = tick - offset.low;
-    const spacing = width / (Math.min(available, PROBES_PER_WINDOW) + 1);
-    const at = Math.max(now, probeNotBefore, earliest + spacing / 2);
-    // A probe must still reach the server in this window; past the tick it learns nothing.
-    if (at > latest || at > windowReset - offset.high - PROBE_DEADLINE_MARGIN_MS) return 0;
-    probeNotBefore = at + spacing;
-    return Math.max(0, Math.ceil(at - now));
-  };
-
-  const grant = (afterWait: boolean): Permit => {
-    inFlight++;
-    if (available !== undefined) available--;
+  private grant(afterWait: boolean): Permit {
+    this.inFlight++;
+    this.window.take();
     let released = false;
     return {
       afterWait,
-      release(obs) {
+      release: (obs) => {
         if (released) return;
         released = true;
-        inFlight--;
+        this.inFlight--;
         if (obs !== undefined) {
-          if (obs.status === 429 && afterWait) serverClock.noteRoundedDown();
-          observe(obs);
+          if (obs.status === 429 && afterWait) this.options.serverClock.noteRoundedDown();
+          this.window.observe(obs, this.inFlight);
         }
-        notify();
+        this.notify();
       },
     };
-  };
+  }
 
-  return {
-    async acquire(opts: AcquireOptions = {}): Promise<Permit> {
-      const { signal } = opts;
-      let waited = opts.afterWait === true;
-      if (opts.wait === false) return grant(waited);
-      acquiring++;
-      let granted: { permit: Permit; hold: number };
-      try {
-        granted = await acquireWaiting(signal, waited, opts.demand ?? 0);
-      } finally {
-        acquiring--;
-      }
-      if (granted.hold > 0) {
-        // A clock probe: the slot is taken (others see it gone); only the sending waits for its moment.
-        try {
-          await clock.sleep(granted.hold, signal);
-        } catch (err) {
-          granted.permit.release();
-          throw err;
-        }
-      }
-      return granted.permit;
-    },
-    blockUntil(localMs: number): void {
-      if (localMs > blockedUntil) blockedUntil = localMs;
-      if (localMs > reportedUntil) reportedUntil = localMs;
-    },
-    state: () => ({ limit, available, resetAt: windowReset, inFlight }),
-  };
-
-  /**
-   * The waiting part of `acquire` (counted in `acquiring` by its caller).
-   * @returns the permit, and how long to hold the request to probe the server's clock (ms, 0 = none)
-   */
-  async function acquireWaiting(signal: AbortSignal | undefined, afterWait: boolean, demand: number): Promise<{ permit: Permit; hold: number }> {
+  /** The waiting part of `acquire` (counted in `acquiring` by its caller). */
+  private async acquireWaiting(signal: AbortSignal | undefined, afterWait: boolean, demand: number): Promise<Grant> {
     let waited = afterWait;
     for (;;) {
       if (signal?.aborted) throw abortReason(signal);
-      const now = clock.now();
-      if (blockedUntil > now) {
-        await clock.sleep(blockedUntil - now, signal);
+      const now = this.options.clock.now();
+      if (this.blockedUntil > now) {
+        await this.options.clock.sleep(this.blockedUntil - now, signal);
         waited = true;
         continue;
       }
+      const available = this.window.available;
       if (available === undefined) {
-        if (inFlight === 0) return { permit: grant(waited), hold: 0 };
-        await waitForRelease(signal);
+        if (this.inFlight === 0) return { permit: this.grant(waited), hold: 0 };
+        await this.waitForRelease(signal);
         continue;
       }
       if (available > 0) {
-        const hold = probeDelay(now, demand);
-        return { permit: grant(waited), hold };
+        const hold = this.window.probeDelay(now, demand, this.acquiring);
+        return { permit: this.grant(waited), hold };
       }
-      if (inFlight > 0) {
+      if (this.inFlight > 0) {
         // Answers in flight will tell how much room the window has left.
-        await waitForRelease(signal);
+        await this.waitForRelease(signal);
         continue;
       }
-      const obs = lastObs;
-      const end =
-        obs === undefined
-          ? now
-          : planWait({
-              headers: obs.headers,
-              receivedAt: obs.receivedAt,
-              offset: serverClock.offset,
-              marginMs: serverClock.marginMs,
-              kind: 'pacing',
-            }).until;
-      const startEpoch = epoch;
-      if (end > now) {
-        const ms = end - now;
-        if (ms > maxWaitMs) {
-          throw new RateLimitError(
-            `the rate limit of ${options.name ?? 'this endpoint'} resets in ${Math.ceil(ms / 1000)} s, longer than the longest wait allowed (${Math.floor(maxWaitMs / 1000)} s)`,
-            end,
-            { hint: 'raise --max-wait, or run again after the reset' },
-          );
-        }
-        if (end > reportedUntil + 1) {
-          reportedUntil = end;
-          const wait: GovernorWait = { reason: 'pacing', ms, until: end };
-          if (limit !== undefined) wait.limit = limit;
-          if (obs?.headers.remaining !== undefined) wait.remaining = obs.headers.remaining;
-          options.onWait?.(wait);
-        }
-        await clock.sleep(ms, signal);
-        waited = true;
-      }
-      if (epoch === startEpoch && inFlight === 0 && available !== undefined && available <= 0) resetWindow();
+      if (await this.waitForReset(now, signal)) waited = true;
     }
   }
+
+  /**
+   * The window is spent and nothing is in flight: sleeps until its reset by the server's clock
+   * (a `pacing` wait, reported once per distinct end), then forgets the window so that one request
+   * learns the new one.
+   * @returns true when it slept
+   * @throws {RateLimitError} when the wait would exceed `maxWaitMs`
+   */
+  private async waitForReset(now: number, signal: AbortSignal | undefined): Promise<boolean> {
+    const { clock, serverClock } = this.options;
+    const obs = this.window.last;
+    const decision = obs === undefined ? undefined : decideWait({ kind: 'pacing', response: obs, now, serverClock, maxWaitMs: this.maxWaitMs });
+    const startEpoch = this.window.epoch;
+    let slept = false;
+    if (decision !== undefined && decision.ms > 0) {
+      if (decision.tooLong) {
+        throw new RateLimitError(`the rate limit of ${this.options.name ?? 'this endpoint'} resets in ${describeTooLong(decision.ms, this.maxWaitMs)}`, decision.until, {
+          hint: 'raise --max-wait, or run again after the reset',
+        });
+      }
+      if (decision.until > this.reportedUntil + 1) {
+        this.reportedUntil = decision.until;
+        const wait: GovernorWait = { reason: 'pacing', ms: decision.ms, until: decision.until };
+        if (this.window.limit !== undefined) wait.limit = this.window.limit;
+        if (obs?.headers.remaining !== undefined) wait.remaining = obs.headers.remaining;
+        this.options.onWait?.(wait);
+      }
+      await clock.sleep(decision.ms, signal);
+      slept = true;
+    }
+    const w = this.window;
+    if (w.epoch === startEpoch && this.inFlight === 0 && w.available !== undefined && w.available <= 0) w.reset();
+    return slept;
+  }
+}
+
+/**
+ * Creates the governor of one endpoint. While the window's state is unknown (no response yet, or a
+ * new window), one request at a time goes out to learn it; then requests are granted while the
+ * window has room ({@link QuotaWindow}), so concurrency cannot produce a burst of 429s. When
+ * nothing is available and nothing is in flight, it sleeps until the reset by the server's clock
+ * ({@link decideWait}, kind `pacing`), then starts the new window with one request.
+ */
+export function createRateLimitGovernor(options: GovernorOptions): RateLimitGovernor {
+  return new Governor(options);
 }
 
 /** The governors of one client, by endpoint. */

@@ -1,7 +1,7 @@
 /**
- * The origin guard (reliability.md rule 5): the API key must never leave the configured origin, so
- * every link and redirect target is resolved with `URL` and its scheme, host and port compared with
- * the base URL's before anything is sent to it.
+ * The origin guard (README, "Rate limits, retries and safety": the key stays home): the API key
+ * must never leave the configured origin, so every link and redirect target is resolved with `URL`
+ * and its scheme, host and port compared with the base URL's before anything is sent to it.
  */
 import { UnsafeLinkError } from '../errors.js';
 

@@ -1,13 +1,11 @@
 /**
- * Rate-limit arithmetic, pure (conventions.md rule 7): parsing of `X-RateLimit-*`, `Retry-After`
- * and `Date`, the server-clock offset estimator, and the length of a wait. The client and the
- * governor only sleep on the answers.
+ * Parsing of the rate-limit headers, pure: `X-RateLimit-Limit`, `X-RateLimit-Remaining`,
+ * `X-RateLimit-Reset` (the API documentation, rate limiting), `Retry-After` and `Date` (RFC 9110).
+ * What the values mean for the server's clock is server-clock.ts; how long to wait is wait.ts.
  *
- * Times: "server ms" are epoch milliseconds by the server's clock (from `Date`, `Reset`);
- * "local ms" are epoch milliseconds by the injected Clock's `now()`. Waits are computed from the
- * server's clock (reliability.md rule 1), so a skewed local clock neither wakes early nor sleeps long.
+ * Times: "server ms" are epoch milliseconds by the server's clock (from `Date`, `Reset`).
  */
-import { MAX_TIMER_MS } from '../time/clock.js';
+import type { ServerClock } from './server-clock.js';
 
 /** Anything with a case-insensitive `get` (a fetch `Headers`). */
 export interface HeaderSource {
@@ -99,8 +97,8 @@ export function parseCount(value: string | null | undefined): number | undefined
 const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?$/i;
 
 /**
- * Parses `X-RateLimit-Reset`. The contract says UTC epoch seconds; the real service's 429 schema
- * types it as an ISO date-time (real-service.md), and some servers send epoch milliseconds:
+ * Parses `X-RateLimit-Reset`. The API documentation says UTC epoch seconds; its 429 response schema
+ * types it as an ISO date-time, and some servers send epoch milliseconds:
  * - digits (optionally with a fraction) of up to 12 integer digits: epoch seconds;
  * - 13 or more integer digits: epoch milliseconds;
  * - ISO 8601 date-time (`2024-04-16T18:06:00Z`, offset optional and then UTC);
@@ -154,160 +152,31 @@ export function parseRateLimitHeaders(headers: HeaderSource): RateLimitHeaders {
   return out;
 }
 
-/**
- * What the responses so far say about `offset = serverTime − localTime`, ms: it lies in
- * `[low, high]`. Each response bounds it, since the server's time when it wrote `Date` was in
- * `[Date, Date + 1000)` (Date is rounded down to the second) at some local instant between sending
- * and receiving (reliability.md rule 1).
- */
-export interface ClockOffset {
-  /** Lower bound, ms. Waits use it, so they never end early. */
-  low: number;
-  /** Upper bound, ms. */
-  high: number;
-  /** Responses intersected since the last reset of the estimate. */
-  samples: number;
+/** Rate-limit headers of a response (the API documentation, rate limiting), with their local reading. */
+export interface RateLimitSnapshot {
+  limit?: number;
+  remaining?: number;
+  /** Reset time by the server's clock, epoch ms. */
+  resetAt?: number;
+  /** When the response was received, epoch ms by the local clock. */
+  observedAt: number;
+  /** The reset as a local-clock instant (epoch ms), corrected by the server's `Date` when it sent one. */
+  resetLocalAt?: number;
 }
 
 /**
- * Narrows the clock-offset estimate with one response: its interval is
- * `[Date − receivedAt, Date + 1000 − sentAt]`, intersected with the previous estimate. When the
- * intersection is empty (the server's or the local clock jumped), the estimate restarts from this
- * response alone.
- * @param previous the estimate so far, or undefined
- * @param dateMs the response's `Date`, server ms
- * @param sentAt when the request was sent, local ms
- * @param receivedAt when the response headers arrived, local ms
+ * The snapshot of a response's rate-limit headers, read on the server's clock as known now.
+ * @param receivedAt when the response arrived, local ms
+ * @returns undefined when the response had none of `X-RateLimit-Limit`, `-Remaining`, `-Reset`
  */
-export function updateClockOffset(
-  previous: ClockOffset | undefined,
-  dateMs: number,
-  sentAt: number,
-  receivedAt: number,
-): ClockOffset {
-  const low = dateMs - receivedAt;
-  const high = dateMs + 1000 - Math.min(sentAt, receivedAt);
-  if (previous === undefined) return { low, high, samples: 1 };
-  const l = Math.max(previous.low, low);
-  const h = Math.min(previous.high, high);
-  if (l > h) return { low, high, samples: 1 };
-  return { low: l, high: h, samples: previous.samples + 1 };
-}
-
-/**
- * The local instant by which the server's clock has certainly reached `serverMs`:
- * `serverMs − offset.low`. Without an estimate (no `Date` seen) the local clock is trusted.
- * @returns local ms
- */
-export function serverToLocal(serverMs: number, offset: ClockOffset | undefined): number {
-  return offset === undefined ? serverMs : serverMs - offset.low;
-}
-
-/** The smallest rate-limit wait, ms: zero, past or garbage waits become this (reliability.md rule 3). */
-export const RATE_LIMIT_FLOOR_MS = 1000;
-
-/** The extra wait once the server was seen to round its reset down (reliability.md rule 1), ms. */
-export const ROUNDING_MARGIN_MS = 1000;
-
-/**
- * The floor of the `attempt`-th consecutive 429 of one request: 1 s, 2 s, 4 s… (exponential growth,
- * so a server that keeps answering 429 with a zero wait is not hammered), clamped to timer range.
- * @param attempt 1-based count of consecutive 429s of the same request
- */
-export function floorWaitMs(attempt: number): number {
-  const n = Math.max(1, Math.floor(attempt));
-  return Math.min(RATE_LIMIT_FLOOR_MS * 2 ** Math.min(n - 1, 40), MAX_TIMER_MS);
-}
-
-/** Clamps a delay to a Node timer's range `[0, 2^31 − 1]` ms; longer timers would fire at once. */
-export function clampTimerMs(ms: number): number {
-  if (!(ms > 0)) return 0;
-  return Math.min(ms, MAX_TIMER_MS);
-}
-
-/** Inputs of {@link planWait}. */
-export interface WaitInput {
-  /** The response's parsed headers. */
-  headers: RateLimitHeaders;
-  /** When the response arrived, local ms: waits are measured from here, not from when we sleep. */
-  receivedAt: number;
-  /** The clock-offset estimate including this response (see {@link updateClockOffset}). */
-  offset?: ClockOffset;
-  /** Added to waits derived from Reset or a Retry-After date: 0, or {@link ROUNDING_MARGIN_MS} once the server rounded down. */
-  marginMs?: number;
-  /**
-   * `429`: the response was a 429 (Retry-After honoured, floor grows with `attempt`);
-   * `pacing`: a 2xx with `Remaining: 0` (wait for the reset, 1 s floor when the reset is unusable).
-   */
-  kind: '429' | 'pacing';
-  /** 1-based count of consecutive 429s of the same request (ignored for pacing). */
-  attempt?: number;
-}
-
-/** The answer of {@link planWait}. */
-export interface WaitPlan {
-  /** How long to wait from `receivedAt`, ms, clamped to timer range. */
-  ms: number;
-  /** When the wait ends, local ms (`receivedAt + ms` before clamping: compare it with `--max-wait`). */
-  until: number;
-  /** What set the wait: the Reset (`rate-limit` / `pacing`) or `Retry-After`. */
-  reason: 'rate-limit' | 'pacing' | 'retry-after';
-  /** True when the floor replaced a zero, past, missing or garbage wait. */
-  floored: boolean;
-}
-
-/**
- * How long to wait after a response, from the server's clock (reliability.md rules 1 and 3):
- * - Reset: it ends at the local instant `serverToLocal(Reset, offset)`; with one response that is
- *   `receivedAt + (Reset − Date)`, the wait measured from the response; without `Date`, Reset is
- *   read against the local clock;
- * - `Retry-After` (on a 429): seconds from `receivedAt`, or an HTTP-date read like Reset; the wait
- *   is at least that long (the later of Retry-After and Reset wins);
- * - `marginMs` is added to server-clock instants;
- * - a 429's wait is at least {@link floorWaitMs}(attempt); a pacing wait with no usable future reset
- *   is {@link RATE_LIMIT_FLOOR_MS}.
- */
-export function planWait(input: WaitInput): WaitPlan {
-  const { headers, receivedAt, kind } = input;
-  const margin = input.marginMs ?? 0;
-  const resetReason = kind === 'pacing' ? 'pacing' : 'rate-limit';
-  let end = -Infinity;
-  let reason: WaitPlan['reason'] = resetReason;
-  const toLocal = (serverMs: number): number => {
-    // With no estimate yet but a Date, measure from the response (the same as a one-sample estimate).
-    if (input.offset === undefined && headers.date !== undefined) return receivedAt + (serverMs - headers.date);
-    return serverToLocal(serverMs, input.offset);
-  };
-  if (headers.resetAt !== undefined) {
-    const e = toLocal(headers.resetAt);
-    if (e > receivedAt) end = e + margin;
+export function snapshotOf(rl: RateLimitHeaders, receivedAt: number, serverClock: ServerClock): RateLimitSnapshot | undefined {
+  if (rl.limit === undefined && rl.remaining === undefined && rl.resetAt === undefined) return undefined;
+  const s: RateLimitSnapshot = { observedAt: receivedAt };
+  if (rl.limit !== undefined) s.limit = rl.limit;
+  if (rl.remaining !== undefined) s.remaining = rl.remaining;
+  if (rl.resetAt !== undefined) {
+    s.resetAt = rl.resetAt;
+    s.resetLocalAt = serverClock.toLocal(rl.resetAt);
   }
-  if (kind === '429' && headers.retryAfter !== undefined) {
-    const ra = headers.retryAfter;
-    const e = ra.kind === 'delay' ? receivedAt + ra.ms : toLocal(ra.at) + margin;
-    if (e > receivedAt && e >= end) {
-      end = e;
-      reason = 'retry-after';
-    }
-  }
-  let wait = end - receivedAt;
-  let floored = false;
-  const floor = kind === '429' ? floorWaitMs(input.attempt ?? 1) : RATE_LIMIT_FLOOR_MS;
-  if (!(wait > 0)) {
-    wait = floor;
-    floored = true;
-    reason = resetReason;
-  } else if (kind === '429' && wait < floor) {
-    wait = floor;
-    floored = true;
-  }
-  return { ms: clampTimerMs(wait), until: receivedAt + wait, reason, floored };
-}
-
-/**
- * The simple form of conventions.md rule 7: ms to wait after a 429 received at `receivedAt`
- * (local ms), from the server's clock, with the floor. See {@link planWait}.
- */
-export function waitMs(headers: RateLimitHeaders, receivedAt: number): number {
-  return planWait({ headers, receivedAt, kind: '429', attempt: 1 }).ms;
+  return s;
 }

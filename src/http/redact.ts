@@ -1,9 +1,10 @@
 /**
- * Keeps the API key out of messages (conventions.md rule 10; reliability.md rule 9): anything the
- * server or the transport says is passed through {@link redactSecret} / {@link redact} before it
- * reaches an error, an event, a log line or the terminal. Redaction is the last line of defence:
- * code should not put the key into text in the first place, but messages from lower layers
- * (undici, a server echoing a header back) are not under our control.
+ * Keeps the API key out of messages (README, "Rate limits, retries and safety": the key never
+ * appears in output, errors, `--verbose` lines or checkpoints): anything the server or the
+ * transport says is passed through {@link redactSecret} / {@link redact} before it reaches an
+ * error, an event, a log line or the terminal. Redaction is the last line of defence: code should
+ * not put the key into text in the first place, but messages from lower layers (undici, a server
+ * echoing a header back) are not under our control.
  */
 
 /** What replaces a secret in text. */

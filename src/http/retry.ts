@@ -1,10 +1,16 @@
 /**
- * The retry policy for GETs (reliability.md rule 4): exponential backoff with full jitter
- * ("Exponential Backoff And Jitter", AWS Architecture Blog, 2015), base 1 s, cap 30 s, and the
- * description of what failed for events and the final error.
+ * The retry policy for GETs (README, "Rate limits, retries and safety": retries): exponential
+ * backoff with full jitter ("Exponential Backoff And Jitter", AWS Architecture Blog, 2015), base
+ * 1 s, cap 30 s; what counts as retryable ({@link RetryableFailure}); the description of what
+ * failed for events and the final error; and {@link waitBeforeRetry}, the step between attempts.
  */
+import { ApiUnavailableError } from '../errors.js';
+import type { Clock } from '../time/clock.js';
+import type { ClientEventSink } from './events.js';
+import type { ServerClock } from './server-clock.js';
+import { decideWait, describeTooLong, type ReceivedResponse } from './wait.js';
 
-/** Default number of retries after a failed attempt (cli-spec.md `--retries`). */
+/** Default number of retries after a failed attempt (README, `--retries`). */
 export const DEFAULT_RETRIES = 5;
 /** Backoff base, ms. */
 export const BACKOFF_BASE_MS = 1000;
@@ -45,17 +51,33 @@ export class RetryableFailure extends Error {
   /** `X-Request-ID` of the failed response, when there was one. */
   readonly requestId: string | undefined;
   /**
-   * The server's `Retry-After` on a 5xx (RFC 9110 §10.2.3: how long the service expects to be
-   * unavailable), ms from when the response arrived; the retry waits at least this long.
+   * The 5xx response, when its `Retry-After` (RFC 9110 §10.2.3: how long the service expects to be
+   * unavailable) should set the least delay before the retry.
    */
-  readonly retryAfterMs: number | undefined;
+  readonly response: ReceivedResponse | undefined;
 
-  constructor(reason: string, options: { cause?: unknown; requestId?: string; retryAfterMs?: number } = {}) {
+  constructor(reason: string, options: { cause?: unknown; requestId?: string; response?: ReceivedResponse } = {}) {
     super(reason, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'RetryableFailure';
     this.reason = reason;
     this.requestId = options.requestId;
-    this.retryAfterMs = options.retryAfterMs;
+    this.response = options.response;
+  }
+}
+
+/**
+ * A 2xx body the caller could not use (invalid JSON, HTML, not the expected document). Thrown by
+ * the `parse` callback given to `Client.get`; the client retries it like any other
+ * {@link RetryableFailure}, and the caller never sees a half-read page.
+ */
+export class UnreadableBodyError extends RetryableFailure {
+  /**
+   * @param reason short and free of secrets, e.g. `invalid JSON`; becomes the `retry` event's reason
+   * @param options.cause the parser's error
+   */
+  constructor(reason: string, options: { cause?: unknown } = {}) {
+    super(reason, options);
+    this.name = 'UnreadableBodyError';
   }
 }
 
@@ -85,4 +107,66 @@ export function describeNetworkError(err: unknown): string {
     e = e.cause;
   }
   return message;
+}
+
+/** What {@link waitBeforeRetry} needs from the client. */
+export interface RetryPolicy {
+  /** Retries allowed per request (`--retries`). */
+  retries: number;
+  /** Longest wait accepted, ms (`--max-wait`). */
+  maxWaitMs: number;
+  /** Uniform [0, 1) for the jitter. */
+  random: () => number;
+  clock: Clock;
+  serverClock: ServerClock;
+  emit: ClientEventSink;
+}
+
+/** The attempt that failed. */
+export interface FailedAttempt {
+  /** Retries made so far for this request (0 after the first attempt). */
+  retry: number;
+  /** Path and query of the URL that failed, for the message. */
+  path: string;
+  /** `X-Request-ID` of its response, when it got one. */
+  requestId?: string;
+  /** Aborts the backoff sleep. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Between two attempts of one GET: rethrows what is not a {@link RetryableFailure}; gives up when
+ * the retries are spent or the server asks for a wait over `--max-wait`; else emits a `retry`
+ * event and sleeps the backoff ({@link decideWait}, kind `retry`).
+ * @throws {ApiUnavailableError} (exit 6) `the API could not be read (GET <path>): <reason>…`
+ *   naming the retries made and the last request id, or the `Retry-After` over `--max-wait`
+ * @throws the error itself when it is not retryable; the signal's reason when aborted
+ */
+export async function waitBeforeRetry(err: unknown, attempt: FailedAttempt, policy: RetryPolicy): Promise<void> {
+  if (!(err instanceof RetryableFailure)) throw err;
+  const { retries, maxWaitMs } = policy;
+  const { retry, path } = attempt;
+  if (retry >= retries) {
+    const id = err.requestId ?? attempt.requestId;
+    const after = retries > 0 ? ` (after ${retries} ${retries === 1 ? 'retry' : 'retries'})` : '';
+    throw new ApiUnavailableError(`the API could not be read (GET ${path}): ${err.reason}${after}${id ? ` [X-Request-ID: ${id}]` : ''}`, { cause: err });
+  }
+  // A 5xx's Retry-After is a minimum: retrying sooner only meets the same outage (got and
+  // urllib3 honour it on 503 as well).
+  const decision = decideWait({
+    kind: 'retry',
+    now: policy.clock.now(),
+    serverClock: policy.serverClock,
+    maxWaitMs,
+    ...(err.response === undefined ? {} : { response: err.response }),
+    backoffMs: () => backoffDelayMs(retry, policy.random),
+  });
+  if (decision.tooLong) {
+    throw new ApiUnavailableError(`the API could not be read (GET ${path}): ${err.reason}; it asks to retry in ${describeTooLong(decision.neededMs, maxWaitMs)}`, {
+      cause: err,
+      hint: 'raise --max-wait, or run again later',
+    });
+  }
+  policy.emit({ type: 'retry', attempt: retry + 1, delayMs: decision.ms, reason: err.reason });
+  await policy.clock.sleep(decision.ms, attempt.signal);
 }

@@ -1,6 +1,6 @@
 /**
- * The only module that imports undici (conventions.md, rule 3): one shared keep-alive Agent and
- * undici's fetch bound to it.
+ * The only module that imports undici (so the rest of the code depends on `FetchLike` alone): one
+ * shared keep-alive Agent and undici's fetch bound to it.
  */
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { FetchLike } from './fetch-like.js';

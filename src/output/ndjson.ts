@@ -15,12 +15,13 @@ export interface NdjsonState extends FormatterState {
 
 /**
  * Serialises a page as JSON texts joined by `sep` (one join per page: the hot path). Unprojected
- * items of a page whose text the client kept are written as received when that is exactly what
+ * items of a page whose text is given are written as received when that is exactly what
  * JSON.stringify would give (see raw-json.ts); the others are serialised.
  * @param project optional `--fields` projection
+ * @param pageText the body `items` was parsed from, when `items` is its whole `members` array
  */
-export function joinJson(items: readonly unknown[], sep: string, project?: (item: unknown) => unknown): string {
-  const received = project === undefined ? receivedItemTexts(items) : undefined;
+export function joinJson(items: readonly unknown[], sep: string, project?: (item: unknown) => unknown, pageText?: string): string {
+  const received = project === undefined ? receivedItemTexts(items, pageText) : undefined;
   const texts = new Array<string>(items.length);
   for (let i = 0; i < items.length; i++) {
     const raw = received?.[i];
@@ -46,7 +47,7 @@ export function createNdjsonFormatter(options: FormatterOptions = {}, resume?: F
   const project = options.fields !== undefined && options.fields.length > 0 ? compileProjection(options.fields) : undefined;
   return {
     begin: () => '',
-    page: (items) => (items.length === 0 ? '' : joinJson(items, '\n', project) + '\n'),
+    page: (items, pageText) => (items.length === 0 ? '' : joinJson(items, '\n', project, pageText) + '\n'),
     end: () => '',
     state: (): NdjsonState => ({ format: 'ndjson' }),
   };

@@ -1,7 +1,8 @@
 /**
  * Items as received, without serialising them again (the JSON/NDJSON hot path, issue «As fast as
- * Node allows»). The client keeps the text each page was parsed from (pagination/page-text.ts);
- * this module finds the text of every member in it. JSON.stringify of a parsed item costs more than
+ * Node allows»). Each fetched page carries the text it was parsed from (pagination's
+ * `PageStep.text`), which the export hands to `Formatter.page` with the page's members; this module
+ * finds the text of every member in it. JSON.stringify of a parsed item costs more than
  * JSON.parse did; one scan of the page text that jumps from quote to quote with `indexOf` costs a
  * fraction of that.
  *
@@ -16,8 +17,6 @@
  * key (RFC 8259 §4 says names SHOULD be unique) keeps both, as received, where JSON.parse would keep
  * the last value at the first position.
  */
-import { pageTextOf } from '../pagination/page-text.js';
-
 const QUOTE = 34;
 const BACKSLASH = 92;
 const LBRACE = 123;
@@ -256,11 +255,12 @@ export function rawMemberTexts(text: string, count: number): (string | undefined
 }
 
 /**
- * The received text of each item of a page's members array, when the client kept the page's text
- * (pagination/page-text.ts) and `items` is that very array.
+ * The received text of each item of a page, when the page's text is known.
+ * @param items the whole `members` array parsed from `pageText` (not a slice of it: a shorter
+ *   array gets undefined, as the counts differ)
+ * @param pageText the body `items` was parsed from, or undefined when unknown
  * @returns as {@link rawMemberTexts}, or undefined when the text is unknown
  */
-export function receivedItemTexts(items: readonly unknown[]): (string | undefined)[] | undefined {
-  const text = pageTextOf(items);
-  return text === undefined ? undefined : rawMemberTexts(text, items.length);
+export function receivedItemTexts(items: readonly unknown[], pageText: string | undefined): (string | undefined)[] | undefined {
+  return pageText === undefined ? undefined : rawMemberTexts(pageText, items.length);
 }

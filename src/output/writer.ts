@@ -9,7 +9,7 @@ import { createJsonFormatter } from './json.js';
 import { createNdjsonFormatter } from './ndjson.js';
 import { createTableFormatter } from './table.js';
 
-/** The output formats of cli-spec.md. */
+/** The output formats (README, "Output"). */
 export type OutputFormat = 'json' | 'ndjson' | 'csv' | 'table';
 
 /** Every {@link OutputFormat}, for help, validation and completion. */
@@ -38,8 +38,14 @@ export interface FormatterOptions {
 export interface Formatter {
   /** Text before the first page (e.g. nothing for NDJSON). Not called on resume. */
   begin(): string;
-  /** Text of one page (may be empty, e.g. `table` buffers). */
-  page(items: readonly unknown[]): string;
+  /**
+   * Text of one page (may be empty, e.g. `table` buffers).
+   * @param items the page's items, in order
+   * @param pageText the body the items were parsed from, given only when `items` is exactly the
+   *   whole `members` array parsed from it (never a `--max-items` slice); JSON and NDJSON then write
+   *   items as received where that is byte-identical (output/raw-json.ts), others ignore it
+   */
+  page(items: readonly unknown[], pageText?: string): string;
   /** Text after the last page (e.g. `]` for JSON, the whole table for `table`). */
   end(): string;
   /** State to checkpoint after a page; pass it back to {@link createFormatter} on resume. */
@@ -70,7 +76,7 @@ export function createFormatter(format: OutputFormat, options: FormatterOptions 
 
 /**
  * The format implied by an `--out` path: `.json` → json, `.ndjson`/`.jsonl` → ndjson, `.csv` → csv,
- * otherwise (and for stdout) ndjson (cli-spec.md, `--format`).
+ * otherwise (and for stdout) ndjson (README, `--format`).
  */
 export function formatFromPath(path: string | undefined): OutputFormat {
   if (path === undefined || path === '-') return 'ndjson';

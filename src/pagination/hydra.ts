@@ -1,7 +1,8 @@
 /**
- * Pure parsing of one JSON-LD/Hydra collection page (api-contract.md §2). Accepts the prefixed
- * (`hydra:member`) and unprefixed (`member`) spellings, as API Platform emits both (real-service.md).
- * Also parses the server's error bodies into a one-line message (real-service.md, "Error bodies").
+ * Pure parsing of one JSON-LD/Hydra collection page (Hydra Core Vocabulary: `member`, `totalItems`,
+ * `view` with `first`/`next`/`previous`/`last`). Accepts the prefixed (`hydra:member`) and
+ * unprefixed (`member`) spellings, as API Platform emits both (README, "Rate limits, retries and
+ * safety": links).
  */
 
 /** Links of a page's `hydra:view` (all as they appear in the body: relative or absolute URI strings). */
@@ -27,8 +28,13 @@ export interface HydraPage {
 
 /** The body is not a Hydra collection (retryable: the page is never emitted). */
 export class PageFormatError extends Error {
-  constructor(message: string) {
-    super(message);
+  /**
+   * @param message short, e.g. `invalid JSON` or `not a Hydra collection: …`; becomes the reason of
+   *   the retry
+   * @param options.cause the JSON parser's error, when there was one
+   */
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'PageFormatError';
   }
 }
@@ -99,69 +105,20 @@ export function parsePage(body: unknown): HydraPage {
   return page;
 }
 
-/** Longest server message kept, characters: one stderr line, not a page of HTML. */
-const MAX_MESSAGE_CHARS = 300;
-
-function oneLine(text: string): string | undefined {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  if (flat.length === 0) return undefined;
-  return flat.length > MAX_MESSAGE_CHARS ? `${flat.slice(0, MAX_MESSAGE_CHARS - 1)}…` : flat;
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim().length > 0 ? value : undefined;
-}
-
-function violationsText(value: unknown): string | undefined {
-  if (!Array.isArray(value) || value.length === 0) return undefined;
-  const parts: string[] = [];
-  for (const v of value) {
-    if (!isObject(v)) continue;
-    const message = str(v.message) ?? str(v.title);
-    if (message === undefined) continue;
-    const path = str(v.propertyPath);
-    parts.push(path !== undefined ? `${path}: ${message}` : message);
-  }
-  return parts.length > 0 ? parts.join('; ') : undefined;
-}
-
 /**
- * Extracts the server's own message from an error body (real-service.md, "Error bodies"), as one
- * line of at most 300 characters:
- * - API Platform `ConstraintViolation` (422): its `violations[]` joined as `path: message; …`;
- * - `{"message": "…"}` (400/401/404/429);
- * - a Hydra error (403/422): `hydra:description` or `description`;
- * - RFC 7807 / RFC 9457 problem details (`application/problem+json`): `detail`, else `title`
- *   (also `hydra:title`);
- * - `text/plain`: the text itself.
- * HTML and anything unparseable give undefined (a page of markup is no message).
+ * Parses a 2xx body as a Hydra page: refuses HTML (a proxy's or a maintenance page), then
+ * `JSON.parse`s the text once and {@link parsePage}s it.
  * @param contentType the response's `Content-Type` (may be null)
- * @param bodyText the body as text
+ * @throws {PageFormatError} `HTML instead of JSON`, `invalid JSON` (cause: the SyntaxError), or
+ *   what {@link parsePage} throws
  */
-export function parseServerMessage(contentType: string | null | undefined, bodyText: string): string | undefined {
-  const type = (contentType ?? '').toLowerCase();
-  const trimmed = bodyText.trim();
-  if (trimmed.length === 0) return undefined;
-  if (type.includes('html') || trimmed.startsWith('<')) return undefined;
-  if (type.includes('json') || trimmed.startsWith('{')) {
-    let body: unknown;
-    try {
-      body = JSON.parse(trimmed);
-    } catch {
-      return undefined;
-    }
-    if (!isObject(body)) return typeof body === 'string' ? oneLine(body) : undefined;
-    const found =
-      violationsText(body.violations) ??
-      str(body.message) ??
-      str(body['hydra:description']) ??
-      str(body.description) ??
-      str(body.detail) ??
-      str(body['hydra:title']) ??
-      str(body.title) ??
-      (isObject(body.error) ? str(body.error.message) : str(body.error));
-    return found === undefined ? undefined : oneLine(found);
+export function parsePageText(text: string, contentType: string | null | undefined): HydraPage {
+  if ((contentType ?? '').toLowerCase().includes('html')) throw new PageFormatError('HTML instead of JSON');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (err) {
+    throw new PageFormatError('invalid JSON', { cause: err });
   }
-  if (type.startsWith('text/plain') || type === '') return oneLine(trimmed);
-  return undefined;
+  return parsePage(body);
 }

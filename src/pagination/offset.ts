@@ -4,19 +4,11 @@
  * yielded strictly in order, with bounded buffering, and every request goes through the client's
  * rate-limit governor, so concurrency never outruns `X-RateLimit-Remaining`.
  */
-import type { Client, FetchedPage } from '../http/client.js';
+import type { Client } from '../http/client.js';
 import { assertSameOrigin, isSameOrigin, normalizeUrl } from '../http/origin.js';
+import { fetchPage, type FetchedPage } from './fetch-page.js';
 import { paginate, resolveNext, type PageStep } from './paginate.js';
-
-/**
- * Fewest pages requested ahead of the consumer once it is the bottleneck: the next one is fetched
- * (the server works on it) while the current one is written. Should that not cover the server's
- * time, the consumer waits and the window grows again.
- */
-const MIN_WINDOW = 1;
-
-/** Parsed items waiting behind the consumer's page from which the read-ahead shrinks (a 1000-item page). */
-const SHRINK_AT_ITEMS = 1000;
+import { ReadAhead } from './read-ahead.js';
 
 /** Options of {@link fetchOffsetPages}. */
 export interface OffsetPagesOptions {
@@ -94,17 +86,27 @@ function lastPageOf(first: FetchedPage, baseUrl: URL, start: URL): number | unde
   return Math.max(1, Math.ceil(total / perPage));
 }
 
+/** What the parts of one {@link fetchOffsetPages} run share. */
+interface OffsetRun {
+  client: Client;
+  baseUrl: URL;
+  headers: Record<string, string> | undefined;
+  maxPages: number;
+  /** Normalised URLs fetched so far, for loop detection when `next` links are followed. */
+  seen: Set<string>;
+}
+
 /**
  * Fetches offset pages `first…last` with up to `concurrency` requests in flight, yielding them
  * strictly in page order. At most `concurrency` pages are in flight or buffered at once (plus the
  * one the consumer holds); fewer (down to 1) while parsed items pile up because the consumer is the
- * slower side, so the buffer holds what keeps the consumer busy and no more. Page URLs are built by setting `page` on the first page's URL, so they
- * share its origin by construction. When the first page's links do not describe the range
+ * slower side ({@link ReadAhead}). Page URLs are built by setting `page` on the first page's URL, so
+ * they share its origin by construction. When the first page's links do not describe the range
  * (no `last` nor `totalItems`, or a `next` that is not `page + 1` of the same path), it falls back
  * to following `next` one page at a time ({@link paginate}). If the last page still has a `next`
  * (the collection grew), that link is followed the same way. Breaking out of the loop aborts the
  * requests in flight and starts no more.
- * @throws everything {@link paginate} and {@link Client.getPage} throw; a failed page is thrown
+ * @throws everything {@link paginate} and {@link fetchPage} throw; a failed page is thrown
  *   once every page before it has been yielded.
  */
 export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGenerator<PageStep, void, void> {
@@ -114,9 +116,9 @@ export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGener
   if (!(maxPages >= 1)) return;
   assertSameOrigin(start, baseUrl, 'the first page');
   const firstNo = options.firstPage ?? pageNumberOf(start) ?? 1;
-  const first = await client.getPage(start, headers);
-  const seen = new Set([normalizeUrl(start), normalizeUrl(first.url)]);
-  const next = resolveNext(first, baseUrl, seen);
+  const first = await fetchPage(client, start, { headers });
+  const run: OffsetRun = { client, baseUrl, headers, maxPages, seen: new Set([normalizeUrl(start), normalizeUrl(first.url)]) };
+  const next = resolveNext(first, baseUrl, run.seen);
   if (next === undefined) {
     yield { ...first, index: 0, next: undefined };
     return;
@@ -125,61 +127,56 @@ export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGener
   const agrees = last !== undefined && last > firstNo && next.pathname === first.url.pathname && pageNumberOf(next) === firstNo + 1;
   if (!agrees || maxPages === 1) {
     yield { ...first, index: 0, next };
-    if (maxPages === 1) return;
-    let count = 1;
-    for await (const step of paginate({ client, baseUrl, start: next, headers, seen })) {
-      yield { ...step, index: step.index + 1 };
-      if (++count >= maxPages) return;
-    }
+    yield* followNext(run, next, 1);
     return;
   }
-
   // The first page's own URL (after redirects) carries the filters the server accepted.
   const template = pageNumberOf(first.url) === firstNo ? first.url : start;
-  const lastToFetch = Math.min(last, firstNo + maxPages - 1);
-  const controller = new AbortController();
-  const pending = new Map<number, Promise<FetchedPage>>();
-  /** Pages of `pending` whose request has settled: parsed pages waiting for the consumer. */
-  const settled = new Set<number>();
-  let nextToLaunch = firstNo + 1;
-  let window = concurrency;
-  /** Items of the settled pages not yet consumed. */
-  let settledItems = 0;
-  const launch = (): void => {
-    while (nextToLaunch <= lastToFetch && pending.size < window) {
-      const n = nextToLaunch++;
-      // `demand`: the pages after this one, so the governor knows when a window cannot serve them all.
-      const p = client.getPage(withPage(template, n), headers, { signal: controller.signal, demand: lastToFetch - n });
-      // Awaited in order later; a failure of a later page must not be an unhandled rejection meanwhile.
-      p.then(
-        (f) => {
-          settled.add(n);
-          settledItems += f.page.members.length;
-        },
-        () => settled.add(n),
-      );
-      pending.set(n, p);
-    }
-  };
+  yield* fetchRange(run, first, { firstNo, last, template, concurrency });
+}
+
+/**
+ * Follows `next` links one page at a time from `start`, numbering the pages from `index`, until
+ * there is none or `maxPages` pages were yielded in all.
+ */
+async function* followNext(run: OffsetRun, start: URL, index: number): AsyncGenerator<PageStep, void, void> {
+  let count = index;
+  if (count >= run.maxPages) return;
+  const { client, baseUrl, headers, seen } = run;
+  for await (const step of paginate({ client, baseUrl, start, headers, seen })) {
+    yield { ...step, index: count };
+    if (++count >= run.maxPages) return;
+  }
+}
+
+/** The page range a first page announced. */
+interface PageRange {
+  /** Page number of the first page. */
+  firstNo: number;
+  /** The last page number it announced. */
+  last: number;
+  /** The URL other pages are built from with {@link withPage}. */
+  template: URL;
+  concurrency: number;
+}
+
+/**
+ * Yields the first page, then pages `firstNo + 1…last` (at most `maxPages` in all) fetched ahead
+ * concurrently, in order; then follows a `next` link the last page may still have.
+ */
+async function* fetchRange(run: OffsetRun, first: FetchedPage, range: PageRange): AsyncGenerator<PageStep, void, void> {
+  const { client, baseUrl, headers, seen } = run;
+  const { firstNo, last, template } = range;
+  const lastToFetch = Math.min(last, firstNo + run.maxPages - 1);
+  // `demand`: the pages after this one, so the governor knows when a window cannot serve them all.
+  const fetchNo = (n: number, signal: AbortSignal): Promise<FetchedPage> =>
+    fetchPage(client, withPage(template, n), { headers, signal, demand: lastToFetch - n });
+  const ahead = new ReadAhead(fetchNo, firstNo + 1, lastToFetch, range.concurrency);
   try {
-    launch();
+    ahead.launch();
     yield { ...first, index: 0, next: withPage(template, firstNo + 1) };
     for (let n = firstNo + 1; n <= lastToFetch; n++) {
-      launch();
-      const ready = settled.has(n);
-      const fetched = await pending.get(n)!;
-      pending.delete(n);
-      settled.delete(n);
-      settledItems -= fetched.page.members.length;
-      // Adapt how many pages are requested ahead to who is slower. The consumer waited: the
-      // network or the server is, so ask for one more (latency hiding). The page was ready and
-      // at least SHRINK_AT_ITEMS parsed items wait behind it: the consumer is, so more requests
-      // ahead would only buffer parsed pages, which outlive the young generation and cost
-      // old-generation GC and memory for nothing. A burst of small pages after a latency is ready
-      // too, but holds few items: no reason to give up latency hiding for it.
-      if (!ready) window = Math.min(concurrency, window + 1);
-      else if (settledItems >= SHRINK_AT_ITEMS) window = Math.max(Math.min(MIN_WINDOW, concurrency), window - 1);
-      launch();
+      const fetched = await ahead.take(n);
       if (n < lastToFetch) {
         yield { ...fetched, index: n - firstNo, next: withPage(template, n + 1) };
         continue;
@@ -194,15 +191,10 @@ export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGener
       const more = resolveNext(fetched, baseUrl, seen);
       yield { ...fetched, index: n - firstNo, next: more };
       if (more === undefined) return;
-      let count = n - firstNo + 1;
-      if (count >= maxPages) return;
-      for await (const step of paginate({ client, baseUrl, start: more, headers, seen })) {
-        yield { ...step, index: count };
-        if (++count >= maxPages) return;
-      }
+      yield* followNext(run, more, n - firstNo + 1);
       return;
     }
   } finally {
-    controller.abort();
+    ahead.stop();
   }
 }

@@ -1,12 +1,15 @@
 /**
- * Follows `hydra:next` from a first URL, yielding each page once it parsed whole
- * (conventions.md, rule 8). Every link is resolved against the URL of the page it came from and
- * checked before anything is sent to it: another origin or a page already fetched (a loop) stops
- * the export (reliability.md rule 5; cli-spec.md "Links").
+ * Follows `hydra:next` from a first URL, yielding each page once it parsed whole. Every link is
+ * resolved against the URL of the page it came from and checked before anything is sent to it:
+ * another origin or a page already fetched (a loop) stops the export (README, "Rate limits,
+ * retries and safety": the key stays home; links).
  */
-import type { Client, FetchedPage } from '../http/client.js';
+import type { Client } from '../http/client.js';
 import { UnsafeLinkError } from '../errors.js';
 import { assertSameOrigin, normalizeUrl, resolveSameOrigin } from '../http/origin.js';
+import { fetchPage, type FetchedPage } from './fetch-page.js';
+
+export type { FetchedPage } from './fetch-page.js';
 
 /** Options of {@link paginate}. */
 export interface PaginateOptions {
@@ -21,7 +24,10 @@ export interface PaginateOptions {
   seen?: Iterable<string>;
 }
 
-/** A page plus where to go next. */
+/**
+ * A page plus where to go next: `url` (final, after redirects), `page` (the parsed Hydra page),
+ * `text` (the exact body it was parsed from), `status`, `requestId`, `rateLimit`, `index`, `next`.
+ */
 export interface PageStep extends FetchedPage {
   /** 0-based index of the page in this run. */
   index: number;
@@ -52,7 +58,7 @@ export function resolveNext(fetched: FetchedPage, baseUrl: URL, seen: ReadonlySe
  * Yields pages in order until one has no `next`. Callers may `break` at any time. A page whose
  * `next` is refused is not yielded: the error comes instead, before any request to the link.
  * @throws {UnsafeLinkError} when `start` or `next` has another origin or `next` was already fetched
- *   (a loop), plus everything {@link Client.getPage} throws.
+ *   (a loop), plus everything {@link fetchPage} throws.
  */
 export async function* paginate(options: PaginateOptions): AsyncGenerator<PageStep, void, void> {
   const { client, baseUrl, headers } = options;
@@ -62,7 +68,7 @@ export async function* paginate(options: PaginateOptions): AsyncGenerator<PageSt
   let url: URL | undefined = options.start;
   for (let index = 0; url !== undefined; index++) {
     seen.add(normalizeUrl(url));
-    const fetched = await client.getPage(url, headers);
+    const fetched = await fetchPage(client, url, { headers });
     seen.add(normalizeUrl(fetched.url));
     const next = resolveNext(fetched, baseUrl, seen);
     yield { ...fetched, index, next };

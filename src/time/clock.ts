@@ -1,8 +1,9 @@
 /**
  * Injected time. Everything that waits or measures time (rate-limit waits, retry backoff, the
  * sandbox's windows, progress rates) takes a {@link Clock}, so tests drive a virtual clock and
- * never sleep for real (conventions.md, rule 5).
+ * never sleep for real.
  */
+import { setTimeout } from 'node:timers/promises';
 
 /** Largest delay a Node timer accepts (2^31 − 1 ms); longer ones fire at once, so we clamp. */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -24,24 +25,24 @@ function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
 }
 
-/** The real clock: `Date.now()`, `performance.now()` and `setTimeout`. */
+/**
+ * The real clock: `Date.now()`, `performance.now()` and `node:timers/promises` `setTimeout`. Its
+ * sleep rejects with the signal's own reason (timers/promises would wrap it in an `AbortError`
+ * whose `cause` is the reason), so callers see the same error from both clocks.
+ */
 export const systemClock: Clock = {
   now: () => Date.now(),
   monotonic: () => performance.now(),
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(abortReason(signal));
+  async sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) throw abortReason(signal);
+    // Clamped here: a longer delay would make Node warn and fire after 1 ms.
     const delay = Math.min(Math.max(0, ms), MAX_TIMER_MS);
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        reject(abortReason(signal!));
-      };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, delay);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    try {
+      await setTimeout(delay, undefined, signal === undefined ? undefined : { signal });
+    } catch (err) {
+      if (signal?.aborted) throw abortReason(signal);
+      throw err;
+    }
   },
 };
 

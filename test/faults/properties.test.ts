@@ -72,9 +72,14 @@ const scenarioArb = fc.record({
   faultSeed: fc.integer({ min: 0, max: 1000 }),
 });
 
+/** The ids of every page's members; each page's `text` must be the body its members were parsed from. */
 async function collect(steps: AsyncGenerator<PageStep, void, void>): Promise<string[]> {
   const ids: string[] = [];
-  for await (const step of steps) for (const m of step.page.members) ids.push(String((m as { id: unknown }).id));
+  for await (const step of steps) {
+    const body = JSON.parse(step.text) as Record<string, unknown>;
+    expect(body['hydra:member'] ?? body.member ?? []).toEqual(step.page.members);
+    for (const m of step.page.members) ids.push(String((m as { id: unknown }).id));
+  }
   return ids;
 }
 

@@ -4,7 +4,8 @@
  */
 import nock from 'nock';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
-import { createClient, type ClientEvent, type ClientOptions } from '../../src/http/client.js';
+import { createClient, UnreadableBodyError, type ClientEvent, type ClientOptions } from '../../src/http/client.js';
+import { fetchPage } from '../../src/pagination/fetch-page.js';
 import { paginate } from '../../src/pagination/paginate.js';
 import { createVirtualClock, type VirtualClock } from '../../src/time/clock.js';
 import { ApiUnavailableError, HttpError, RateLimitError, UnsafeLinkError } from '../../src/errors.js';
@@ -60,12 +61,12 @@ describe('rate limits: 429 → wait by the server clock → retry', () => {
     const api = createFakeApi({ clock, skewMs, limit: 2, windowMs: 6 * MIN, total: 1 });
     const scope = route(api, 4);
     const url = new URL('/entities?page=1', BASE);
-    await client.getPage(url);
-    await client.getPage(url);
+    await fetchPage(client, url);
+    await fetchPage(client, url);
     // The third exhausts nothing yet: Remaining 0 after the 2nd makes the client pace, so force a 429
     // by using another client instance that does not know the window is spent.
     const fresh = setup({}, clock);
-    const got = await fresh.client.getPage(url);
+    const got = await fetchPage(fresh.client, url);
     expect(got.page.members).toHaveLength(1);
     expect(scope.isDone()).toBe(true);
     expect(api.log.map((l) => l.status)).toEqual([200, 200, 429, 200]);
@@ -116,7 +117,7 @@ describe('rate limits: 429 → wait by the server clock → retry', () => {
         times.push(clock.now());
         return [200, page([1]), json];
       });
-    await client.getPage(new URL('/entities', BASE));
+    await fetchPage(client, new URL('/entities', BASE));
     expect(scope.isDone()).toBe(true);
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(7000);
     expect(events.find((e) => e.type === 'wait')).toMatchObject({ reason: 'retry-after', ms: 7000 });
@@ -139,7 +140,7 @@ describe('rate limits: 429 → wait by the server clock → retry', () => {
         times.push(clock.now());
         return [200, page([]), json];
       });
-    await client.getPage(new URL('/entities', BASE));
+    await fetchPage(client, new URL('/entities', BASE));
     expect(scope.isDone()).toBe(true);
     expect([times[1]! - times[0]!, times[2]! - times[1]!]).toEqual([1000, 2000]);
   });
@@ -153,7 +154,7 @@ describe('rate limits: 429 → wait by the server clock → retry', () => {
         'X-RateLimit-Remaining': '0',
         'X-RateLimit-Reset': String((T + 2 * 3600_000) / 1000),
       });
-    const err = await client.getPage(new URL('/entities', BASE)).catch((e: unknown) => e);
+    const err = await fetchPage(client, new URL('/entities', BASE)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitError);
     expect((err as RateLimitError).exitCode).toBe(5);
     expect((err as RateLimitError).resetAt).toBe(T + 2 * 3600_000);
@@ -164,7 +165,7 @@ describe('rate limits: 429 → wait by the server clock → retry', () => {
   it('a 429 forever: bounded attempts, then RateLimitError', async () => {
     const { client } = setup();
     const scope = nock(BASE).get('/entities').times(5).reply(429, '{}', { 'X-RateLimit-Remaining': '0' });
-    const err = await client.getPage(new URL('/entities', BASE)).catch((e: unknown) => e);
+    const err = await fetchPage(client, new URL('/entities', BASE)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitError);
     expect(scope.isDone()).toBe(true);
     expect(client.requests).toBe(5);
@@ -188,7 +189,7 @@ describe('retries', () => {
         times.push(clock.now());
         return [200, page([{ a: 1 }]), json];
       });
-    const got = await client.getPage(new URL('/entities', BASE));
+    const got = await fetchPage(client, new URL('/entities', BASE));
     expect(got.page.members).toEqual([{ a: 1 }]);
     expect(scope.isDone()).toBe(true);
     const retries = events.filter((e) => e.type === 'retry');
@@ -208,7 +209,7 @@ describe('retries', () => {
   ])('retries %s', async (_name, body, headers, reason) => {
     const { client, events } = setup();
     const scope = nock(BASE).get('/entities').reply(200, body, headers).get('/entities').reply(200, page([7]), json);
-    const got = await client.getPage(new URL('/entities', BASE));
+    const got = await fetchPage(client, new URL('/entities', BASE));
     expect(got.page.members).toEqual([7]);
     expect(scope.isDone()).toBe(true);
     const retry = events.find((e) => e.type === 'retry');
@@ -221,7 +222,7 @@ describe('retries', () => {
       .get('/entities?page=3')
       .times(3)
       .reply(503, '{"detail":"Maintenance window"}', { 'Content-Type': 'application/problem+json', 'X-Request-ID': 'Root=1-abc' });
-    const err = await client.getPage(new URL('/entities?page=3', BASE)).catch((e: unknown) => e);
+    const err = await fetchPage(client, new URL('/entities?page=3', BASE)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiUnavailableError);
     expect((err as ApiUnavailableError).exitCode).toBe(6);
     expect((err as Error).message).toBe(
@@ -238,7 +239,7 @@ describe('retries', () => {
       .reply(200, page([1]), json)
       .get('/entities')
       .reply(200, page([2]), json);
-    const got = await client.getPage(new URL('/entities', BASE));
+    const got = await fetchPage(client, new URL('/entities', BASE));
     expect(got.page.members).toEqual([2]);
     expect(scope.isDone()).toBe(true);
     expect(events.find((e) => e.type === 'retry')).toMatchObject({ reason: expect.stringContaining('timeout after 0.2 s') });
@@ -257,7 +258,7 @@ describe('errors are not retried', () => {
     const scope = nock(BASE)
       .get('/taxpayers/ABC/invoices?itemsPerPage=5')
       .reply(status, body, { 'Content-Type': 'application/json', 'X-Request-ID': 'Root=1-xyz' });
-    const err = await client.getPage(new URL('/taxpayers/ABC/invoices?itemsPerPage=5', BASE)).catch((e: unknown) => e);
+    const err = await fetchPage(client, new URL('/taxpayers/ABC/invoices?itemsPerPage=5', BASE)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HttpError);
     const e = err as HttpError;
     expect(e.exitCode).toBe(exitCode);
@@ -272,7 +273,7 @@ describe('errors are not retried', () => {
   it('a server that echoes the key gets it redacted', async () => {
     const { client } = setup();
     nock(BASE).get('/entities').reply(401, JSON.stringify({ message: `key ${KEY} is unknown` }), { 'Content-Type': 'application/json' });
-    const err = (await client.getPage(new URL('/entities', BASE)).catch((e: unknown) => e)) as HttpError;
+    const err = (await fetchPage(client, new URL('/entities', BASE)).catch((e: unknown) => e)) as HttpError;
     expect(err.message).not.toContain(KEY);
     expect(err.details.serverMessage).toBe('key [REDACTED] is unknown');
   });
@@ -286,7 +287,7 @@ describe('request headers', () => {
     })
       .get('/entities')
       .reply(200, page([]), json);
-    await client.getPage(new URL('/entities', BASE), { 'X-Pagination-Style': 'cursor' });
+    await fetchPage(client, new URL('/entities', BASE), { headers: { 'X-Pagination-Style': 'cursor' } });
     expect(scope.isDone()).toBe(true);
   });
 });
@@ -318,7 +319,7 @@ describe('the origin guard', () => {
     const scope = nock(BASE).get('/entities').reply(302, '', { Location: location });
     const evil = nock('http://evil.test').get(/.*/).reply(200, page([]), json);
     const other = nock('http://api.test:8080').get(/.*/).reply(200, page([]), json);
-    const err = await client.getPage(new URL('/entities', BASE)).catch((e: unknown) => e);
+    const err = await fetchPage(client, new URL('/entities', BASE)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnsafeLinkError);
     expect((err as UnsafeLinkError).exitCode).toBe(6);
     expect(scope.isDone()).toBe(true);
@@ -333,7 +334,7 @@ describe('the origin guard', () => {
       .reply(301, '', { Location: '/v2/entities' })
       .get('/v2/entities')
       .reply(200, page([1]), json);
-    const got = await client.getPage(new URL('/entities', BASE));
+    const got = await fetchPage(client, new URL('/entities', BASE));
     expect(got.url.href).toBe(`${BASE}/v2/entities`);
     expect(scope.isDone()).toBe(true);
     expect(client.requests).toBe(2);
@@ -342,7 +343,7 @@ describe('the origin guard', () => {
   it('refuses a redirect loop after 5 hops', async () => {
     const { client } = setup();
     const scope = nock(BASE).get('/a').times(6).reply(302, '', { Location: '/a' });
-    await expect(client.getPage(new URL('/a', BASE))).rejects.toBeInstanceOf(ApiUnavailableError);
+    await expect(fetchPage(client, new URL('/a', BASE))).rejects.toBeInstanceOf(ApiUnavailableError);
     expect(scope.isDone()).toBe(true);
   });
 
@@ -396,5 +397,53 @@ describe('probe', () => {
     await expect(client.probe(new URL('/entities', BASE))).rejects.toBeInstanceOf(UnsafeLinkError);
     expect(scope.isDone()).toBe(true);
     expect(evil.isDone()).toBe(false);
+  });
+});
+
+describe('get: the HTTP-only result', () => {
+  it('returns the final URL, status, headers, request id, rate limit and the body text exactly as received', async () => {
+    const { client } = setup();
+    const body = '{ "hydra:member" : [1] }';
+    nock(BASE)
+      .get('/entities')
+      .reply(302, '', { Location: '/v2/entities' })
+      .get('/v2/entities')
+      .reply(200, body, { ...json, 'X-Request-ID': 'r9', 'X-RateLimit-Limit': '10', 'X-RateLimit-Remaining': '9' });
+    const res = await client.get(new URL('/entities', BASE));
+    expect(res.url.href).toBe(`${BASE}/v2/entities`);
+    expect(res).toMatchObject({ status: 200, requestId: 'r9', text: body, body, rateLimit: { limit: 10, remaining: 9, observedAt: T } });
+    expect(res.headers.get('content-type')).toBe('application/ld+json');
+    expect(res.receivedAt).toBe(T);
+  });
+
+  it('retries an UnreadableBodyError thrown by parse, and hands parse the response head', async () => {
+    const { client, events } = setup();
+    nock(BASE).get('/entities').reply(200, 'first', json).get('/entities').reply(200, 'second', json);
+    const seen: string[] = [];
+    const res = await client.get(new URL('/entities', BASE), {
+      parse: (text, head) => {
+        seen.push(`${text} ${head.status} ${head.headers.get('content-type')}`);
+        if (text === 'first') throw new UnreadableBodyError('not yet');
+        return text.length;
+      },
+    });
+    expect(res.body).toBe(6);
+    expect(seen).toEqual(['first 200 application/ld+json', 'second 200 application/ld+json']);
+    expect(events.filter((e) => e.type === 'retry')).toEqual([{ type: 'retry', attempt: 1, delayMs: 500, reason: 'not yet' }]);
+  });
+
+  it('does not retry any other error thrown by parse', async () => {
+    const { client } = setup();
+    const scope = nock(BASE).get('/entities').reply(200, 'x', json);
+    const boom = new Error('boom');
+    await expect(
+      client.get(new URL('/entities', BASE), {
+        parse: () => {
+          throw boom;
+        },
+      }),
+    ).rejects.toBe(boom);
+    expect(scope.isDone()).toBe(true);
+    expect(client.requests).toBe(1);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRateLimitGovernor, createServerClock, type GovernorWait, type ResponseObservation } from '../../../src/http/governor.js';
+import { createRateLimitGovernor, type GovernorWait, type ResponseObservation } from '../../../src/http/governor.js';
+import { createServerClock } from '../../../src/http/server-clock.js';
 import type { RateLimitHeaders } from '../../../src/http/rate-limit.js';
 import { RateLimitError } from '../../../src/errors.js';
 import { createVirtualClock } from '../../../src/time/clock.js';

@@ -1,19 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  clampTimerMs,
-  floorWaitMs,
-  parseCount,
-  parseHttpDate,
-  parseRateLimitHeaders,
-  parseReset,
-  parseRetryAfter,
-  planWait,
-  serverToLocal,
-  updateClockOffset,
-  waitMs,
-  type ClockOffset,
-  type RateLimitHeaders,
-} from '../../../src/http/rate-limit.js';
+import { parseCount, parseHttpDate, parseRateLimitHeaders, parseReset, parseRetryAfter, type RateLimitHeaders } from '../../../src/http/rate-limit.js';
+import { serverToLocal, updateClockOffset, type ClockOffset } from '../../../src/http/server-clock.js';
+import { clampTimerMs, floorWaitMs, planWait, waitMs } from '../../../src/http/wait.js';
 import { MAX_TIMER_MS } from '../../../src/time/clock.js';
 
 const T = Date.UTC(2024, 3, 16, 18, 0, 0); // 2024-04-16T18:00:00Z
@@ -114,7 +102,7 @@ describe('parseRateLimitHeaders', () => {
   });
 });
 
-describe('updateClockOffset (reliability.md rule 1)', () => {
+describe('updateClockOffset', () => {
   it('bounds the offset by [Date − receivedAt, Date + 1000 − sentAt]', () => {
     expect(updateClockOffset(undefined, T, T - 5_100, T - 5_000)).toEqual({ low: 5_000, high: 6_100, samples: 1 });
   });
@@ -282,7 +270,7 @@ describe('planWait', () => {
     }
   });
 
-  it('waitMs is the 429 wait of conventions.md rule 7', () => {
+  it('waitMs is the simple 429 wait', () => {
     expect(waitMs({ date: T, resetAt: T + 6 * MIN }, T + 5 * MIN)).toBe(6 * MIN);
     expect(waitMs({}, T)).toBe(1000);
   });

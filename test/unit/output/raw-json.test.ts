@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { rawMemberTexts, receivedItemTexts } from '../../../src/output/raw-json.js';
-import { rememberPageText } from '../../../src/pagination/page-text.js';
 import { createFormatter } from '../../../src/output/writer.js';
 import { manyInvoices } from './samples.js';
 
@@ -101,25 +100,33 @@ describe('rawMemberTexts', () => {
 });
 
 describe('JSON and NDJSON formatters with the page text', () => {
-  it('write the same bytes with and without the kept text, and fall back for a copy of the array', () => {
+  it('write the same bytes with and without the page text, and fall back without it or for a slice', () => {
     const items = manyInvoices(25);
     const text = JSON.stringify({ 'hydra:member': items, 'hydra:totalItems': 25 });
     const parsed = membersOf(text);
-    rememberPageText(parsed, text);
-    expect(receivedItemTexts(parsed)?.every((t) => t !== undefined)).toBe(true);
-    expect(receivedItemTexts(parsed.slice())).toBeUndefined();
+    expect(receivedItemTexts(parsed, text)?.every((t) => t !== undefined)).toBe(true);
+    expect(receivedItemTexts(parsed.slice(), undefined)).toBeUndefined();
+    expect(receivedItemTexts(parsed.slice(0, 10), text)).toBeUndefined();
     for (const format of ['ndjson', 'json'] as const) {
-      const withText = createFormatter(format).page(parsed);
+      const withText = createFormatter(format).page(parsed, text);
       const without = createFormatter(format).page(JSON.parse(JSON.stringify(parsed)) as unknown[]);
       expect(withText).toBe(without);
+      expect(createFormatter(format).page(parsed.slice(0, 10), text)).toBe(createFormatter(format).page(parsed.slice(0, 10)));
     }
+  });
+
+  it('take the items from the page text, not by serialising them again', () => {
+    // A text whose members differ from the parsed items shows which one was written.
+    const text = '{"hydra:member":[{"from":"text"}]}';
+    expect(createFormatter('ndjson').page([{ from: 'items' }], text)).toBe('{"from":"text"}\n');
+    expect(createFormatter('json').page([{ from: 'items' }], text)).toBe('\n{"from":"text"}');
+    expect(createFormatter('ndjson').page([{ from: 'items' }])).toBe('{"from":"items"}\n');
   });
 
   it('serialise the items that are not canonical and project on --fields from the parsed items', () => {
     const text = '{"hydra:member":[{"id":1,"x":1.50},{"id":2,"x":"\\u00e9"},{"id":3,"x":[1, 2]},{"id":4,"x":null}]}';
     const parsed = membersOf(text);
-    rememberPageText(parsed, text);
-    expect(createFormatter('ndjson').page(parsed)).toBe('{"id":1,"x":1.5}\n{"id":2,"x":"é"}\n{"id":3,"x":[1,2]}\n{"id":4,"x":null}\n');
-    expect(createFormatter('ndjson', { fields: ['id'] }).page(parsed)).toBe('{"id":1}\n{"id":2}\n{"id":3}\n{"id":4}\n');
+    expect(createFormatter('ndjson').page(parsed, text)).toBe('{"id":1,"x":1.5}\n{"id":2,"x":"é"}\n{"id":3,"x":[1,2]}\n{"id":4,"x":null}\n');
+    expect(createFormatter('ndjson', { fields: ['id'] }).page(parsed, text)).toBe('{"id":1}\n{"id":2}\n{"id":3}\n{"id":4}\n');
   });
 });

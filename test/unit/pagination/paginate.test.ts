@@ -1,22 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import type { Client, FetchedPage } from '../../../src/http/client.js';
+import type { BodyParser, Client, ClientResponse, GetOptions } from '../../../src/http/client.js';
 import { paginate, type PageStep } from '../../../src/pagination/paginate.js';
 import { pageNumberOf, withPage } from '../../../src/pagination/offset.js';
 import { UnsafeLinkError } from '../../../src/errors.js';
 
 const BASE = new URL('http://127.0.0.1:4010/');
 
-/** A client whose pages are a map from absolute URL to next link. */
+/** A client whose pages are a map from absolute URL to next link; each page's one member is its URL. */
 function fakeClient(links: Record<string, string | undefined>): Client & { fetched: string[] } {
   const fetched: string[] = [];
   return {
     fetched,
     requests: 0,
-    async getPage(url: URL): Promise<FetchedPage> {
+    async get<T>(url: URL, options: GetOptions<T> = {}): Promise<ClientResponse<T>> {
       fetched.push(url.href);
       if (!(url.href in links)) throw new Error(`unexpected request to ${url.href}`);
       const next = links[url.href];
-      return { url, status: 200, page: { members: [url.href], ...(next !== undefined ? { view: { next } } : {}) } };
+      const text = JSON.stringify({ 'hydra:member': [url.href], ...(next !== undefined ? { 'hydra:view': { 'hydra:next': next } } : {}) });
+      const headers = new Headers({ 'content-type': 'application/ld+json' });
+      const parse = (options.parse ?? ((t: string) => t)) as BodyParser<T>;
+      const body = parse(text, { url, status: 200, headers, receivedAt: 0 });
+      return { url, status: 200, headers, text, receivedAt: 0, body };
     },
     async probe() {
       throw new Error('unused');
@@ -42,6 +46,8 @@ describe('paginate', () => {
     expect(steps.map((s) => s.index)).toEqual([0, 1, 2, 3]);
     expect(steps.map((s) => s.next?.search)).toEqual(['?page=2', '?page=3', '?page=4', undefined]);
     expect(client.fetched).toHaveLength(4);
+    // Each step carries the exact text its page was parsed from.
+    for (const s of steps) expect((JSON.parse(s.text) as { 'hydra:member': unknown[] })['hydra:member']).toEqual(s.page.members);
   });
 
   it.each([

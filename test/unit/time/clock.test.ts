@@ -60,4 +60,21 @@ describe('systemClock', () => {
     controller.abort();
     await expect(p).rejects.toThrow();
   });
+
+  it('rejects with the reason of the signal, aborted before or during the sleep', async () => {
+    const reason = new Error('stop');
+    const during = new AbortController();
+    const p = systemClock.sleep(60_000, during.signal);
+    during.abort(reason);
+    await expect(p).rejects.toBe(reason);
+    await expect(systemClock.sleep(10, AbortSignal.abort(reason))).rejects.toBe(reason);
+    const plain = new AbortController();
+    const q = systemClock.sleep(60_000, plain.signal);
+    plain.abort();
+    await expect(q).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('resolves after a short delay', async () => {
+    await expect(systemClock.sleep(1)).resolves.toBeUndefined();
+  });
 });

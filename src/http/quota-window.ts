@@ -1,0 +1,128 @@
+/**
+ * The governor's model of one endpoint's rate-limit window: how many requests it still has room
+ * for, when it resets, and when to time a request so that it probes the server's clock. Pure
+ * bookkeeping, no waiting (governor.ts waits on it).
+ */
+import type { RateLimitHeaders } from './rate-limit.js';
+import type { ServerClock } from './server-clock.js';
+
+/** Below this uncertainty of the server clock's offset, ms, the governor stops probing it. */
+export const PROBE_PRECISION_MS = 25;
+/** Requests of a window at most that the governor times to probe the server's clock. */
+export const PROBES_PER_WINDOW = 4;
+/** A probe is sent at least this long before the window may end by the server's clock, ms. */
+const PROBE_DEADLINE_MARGIN_MS = 100;
+
+/** What a response said, fed back through the governor's permit. */
+export interface ResponseObservation {
+  /** HTTP status; a 429 counts as `Remaining: 0`. */
+  status: number;
+  headers: RateLimitHeaders;
+  /** When the response arrived, local ms. */
+  receivedAt: number;
+}
+
+/**
+ * One endpoint's window. `available` = the smallest `Remaining` seen in the current window minus
+ * the requests in flight when it was seen, minus the requests granted since. Counting every
+ * in-flight request as not yet counted by the server under-estimates, which is the safe side.
+ * A response with a later Reset starts a new window; one with an earlier Reset (a late answer from
+ * the previous window) changes nothing.
+ */
+export class QuotaWindow {
+  /** Last `X-RateLimit-Limit` seen. */
+  limit: number | undefined;
+  /** Requests that may still be started, net of those in flight; undefined: unknown (one at a time). */
+  available: number | undefined;
+  /** The current window's reset, server ms. */
+  resetAt: number | undefined;
+  /** The last response of the current window that counted, for the wait until its reset. */
+  last: ResponseObservation | undefined;
+  /** Bumped whenever the window changes, so concurrent sleepers do not reset a window twice. */
+  epoch = 0;
+  /** Earliest local instant of the next clock probe (see {@link QuotaWindow.probeDelay}). */
+  private probeNotBefore = -Infinity;
+
+  /** @param serverClock the client's knowledge of the server's clock (read, never changed here) */
+  constructor(private readonly serverClock: ServerClock) {}
+
+  /** Forgets the window (its reset has passed): the next request goes out alone to learn the new one. */
+  reset(): void {
+    this.epoch++;
+    this.available = undefined;
+    this.resetAt = undefined;
+    this.last = undefined;
+  }
+
+  /** Counts a granted request against the window. */
+  take(): void {
+    if (this.available !== undefined) this.available--;
+  }
+
+  /**
+   * Feeds one response into the model.
+   * @param inFlight requests sent and not yet answered, this one excluded
+   */
+  observe(obs: ResponseObservation, inFlight: number): void {
+    const h = obs.headers;
+    if (h.limit !== undefined) this.limit = h.limit;
+    const remaining = obs.status === 429 ? 0 : h.remaining;
+    if (remaining === undefined) {
+      // A server (or a proxy's error page) that reports no quota: do not hold requests back on it.
+      if (this.available === undefined && obs.status < 400) this.available = Number.POSITIVE_INFINITY;
+      return;
+    }
+    const room = remaining - inFlight;
+    const reset = h.resetAt;
+    const newWindow =
+      this.available === undefined ||
+      this.available === Number.POSITIVE_INFINITY ||
+      (reset !== undefined && (this.resetAt === undefined || reset > this.resetAt));
+    if (newWindow) {
+      this.epoch++;
+      this.available = room;
+      this.resetAt = reset;
+      this.last = obs;
+    } else if (reset === undefined || reset === this.resetAt) {
+      if (room < this.available!) this.available = room;
+      this.last = obs;
+    }
+  }
+
+  /**
+   * How long to hold the next request of this window so that it probes the server's clock.
+   * `Date` has a resolution of one second (RFC 9110 §6.6.1), so responses only narrow the clock
+   * offset when one is in flight while the server's clock turns a whole second; requests sent back
+   * to back right after each reset never are, and every wait would end as late as the first one
+   * did. When the window will run out anyway (more callers wait than it has room for, or the
+   * caller says more requests will follow: `demand`), holding its last requests until the moments
+   * the next tick may happen costs no time: the requests after them wait for the reset whatever
+   * happens. (A sequential caller that does not say its demand is never held.) The probes are
+   * spread evenly over the tick's uncertainty, so each window divides it by the number of probes,
+   * and probing stops once it is below {@link PROBE_PRECISION_MS}.
+   * @param now local ms
+   * @param demand requests the caller will still make after this one
+   * @param acquiring callers waiting for a permit, this one included
+   * @returns ms to wait before sending (0: send now)
+   */
+  probeDelay(now: number, demand: number, acquiring: number): number {
+    const offset = this.serverClock.offset;
+    const available = this.available;
+    const windowReset = this.resetAt;
+    if (offset === undefined || available === undefined || available <= 0 || windowReset === undefined) return 0;
+    const width = offset.high - offset.low;
+    if (!(width > PROBE_PRECISION_MS) || !Number.isFinite(width)) return 0;
+    // Only the window's last requests, and only when more requests than it has room for will follow.
+    if (available > PROBES_PER_WINDOW || Math.max(acquiring - 1, demand) < available) return 0;
+    // The next whole second of the server's clock, and when it may turn by the local clock.
+    const tick = (Math.floor((now + offset.low) / 1000) + 1) * 1000;
+    const earliest = tick - offset.high;
+    const latest = tick - offset.low;
+    const spacing = width / (Math.min(available, PROBES_PER_WINDOW) + 1);
+    const at = Math.max(now, this.probeNotBefore, earliest + spacing / 2);
+    // A probe must still reach the server in this window; past the tick it learns nothing.
+    if (at > latest || at > windowReset - offset.high - PROBE_DEADLINE_MARGIN_MS) return 0;
+    this.probeNotBefore = at + spacing;
+    return Math.max(0, Math.ceil(at - now));
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The server's own message in an error body, as one line for the error the user sees (README,
+ * "Exit codes"). API Platform answers errors in several shapes (its `ConstraintViolation`, Hydra
+ * errors, RFC 9457 problem details, a plain `{"message": …}`), so several keys are tried.
+ */
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Longest server message kept, characters: one stderr line, not a page of HTML. */
+const MAX_MESSAGE_CHARS = 300;
+
+function oneLine(text: string): string | undefined {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length === 0) return undefined;
+  return flat.length > MAX_MESSAGE_CHARS ? `${flat.slice(0, MAX_MESSAGE_CHARS - 1)}…` : flat;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim().length > 0 ? value : undefined;
+}
+
+function violationsText(value: unknown): string | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  const parts: string[] = [];
+  for (const v of value) {
+    if (!isObject(v)) continue;
+    const message = str(v.message) ?? str(v.title);
+    if (message === undefined) continue;
+    const path = str(v.propertyPath);
+    parts.push(path !== undefined ? `${path}: ${message}` : message);
+  }
+  return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
+/**
+ * Extracts the server's own message from an error body, as one line of at most 300 characters:
+ * - API Platform `ConstraintViolation` (422): its `violations[]` joined as `path: message; …`;
+ * - `{"message": "…"}` (400/401/404/429);
+ * - a Hydra error (403/422): `hydra:description` or `description`;
+ * - RFC 7807 / RFC 9457 problem details (`application/problem+json`): `detail`, else `title`
+ *   (also `hydra:title`);
+ * - `text/plain`: the text itself.
+ * HTML and anything unparseable give undefined (a page of markup is no message).
+ * @param contentType the response's `Content-Type` (may be null)
+ * @param bodyText the body as text
+ * @returns the message, or undefined when the body holds none; never throws
+ */
+export function parseServerMessage(contentType: string | null | undefined, bodyText: string): string | undefined {
+  const type = (contentType ?? '').toLowerCase();
+  const trimmed = bodyText.trim();
+  if (trimmed.length === 0) return undefined;
+  if (type.includes('html') || trimmed.startsWith('<')) return undefined;
+  if (type.includes('json') || trimmed.startsWith('{')) {
+    let body: unknown;
+    try {
+      body = JSON.parse(trimmed);
+    } catch {
+      return undefined;
+    }
+    if (!isObject(body)) return typeof body === 'string' ? oneLine(body) : undefined;
+    const found =
+      violationsText(body.violations) ??
+      str(body.message) ??
+      str(body['hydra:description']) ??
+      str(body.description) ??
+      str(body.detail) ??
+      str(body['hydra:title']) ??
+      str(body.title) ??
+      (isObject(body.error) ? str(body.error.message) : str(body.error));
+    return found === undefined ? undefined : oneLine(found);
+  }
+  if (type.startsWith('text/plain') || type === '') return oneLine(trimmed);
+  return undefined;
+}

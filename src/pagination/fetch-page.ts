@@ -1,0 +1,56 @@
+/**
+ * One collection page fetched through the HTTP client and parsed as Hydra inside the client's
+ * retry loop: an HTML page, invalid JSON or a 200 that is not a collection is retried like a 5xx
+ * (README, "Rate limits, retries and safety": retries), so a page is only ever returned whole.
+ */
+import type { Client, ResponseHead, ResponseInfo } from '../http/client.js';
+import { UnreadableBodyError } from '../http/client.js';
+import { PageFormatError, parsePageText, type HydraPage } from './hydra.js';
+
+/** A page fetched and parsed whole. */
+export interface FetchedPage extends ResponseInfo {
+  page: HydraPage;
+  /**
+   * The exact body text `page` was parsed from. The JSON and NDJSON formatters take it with the
+   * page's whole `members` array to write items as received instead of serialising them again.
+   */
+  text: string;
+}
+
+/** Per-call options of {@link fetchPage}. */
+export interface PageRequestOptions {
+  /** Extra headers (`X-Pagination-Style`, `X-Pagination-Enable-Partial`). */
+  headers?: Record<string, string>;
+  /** Aborts this request (and its waits) only. */
+  signal?: AbortSignal;
+  /** Requests still to come to this endpoint after this one, when known (offset pages). */
+  demand?: number;
+}
+
+/**
+ * The client's body parser for collection pages: {@link parsePageText}, with its
+ * {@link PageFormatError} turned into the client's retryable {@link UnreadableBodyError} (same
+ * message, so the `retry` event names it: `invalid JSON`, `HTML instead of JSON`, `not a Hydra
+ * collection: …`).
+ */
+export function parseHydraBody(text: string, response: ResponseHead): HydraPage {
+  try {
+    return parsePageText(text, response.headers.get('content-type'));
+  } catch (err) {
+    if (err instanceof PageFormatError) throw new UnreadableBodyError(err.message, { cause: err });
+    throw err;
+  }
+}
+
+/**
+ * GETs one collection page and parses it.
+ * @throws everything {@link Client.get} throws; a body that stays unreadable after the retries
+ *   gives ApiUnavailableError (exit 6) naming why, e.g. `invalid JSON`
+ */
+export async function fetchPage(client: Client, url: URL, options: PageRequestOptions = {}): Promise<FetchedPage> {
+  const res = await client.get(url, { ...options, parse: parseHydraBody });
+  const fetched: FetchedPage = { url: res.url, page: res.body, status: res.status, text: res.text };
+  if (res.requestId !== undefined) fetched.requestId = res.requestId;
+  if (res.rateLimit !== undefined) fetched.rateLimit = res.rateLimit;
+  return fetched;
+}
