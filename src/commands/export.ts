@@ -9,7 +9,7 @@ import { buildPath, resolveEndpoint, type Endpoint, type Ids } from '../endpoint
 import { ExitCode, UsageError } from '../errors.js';
 import { formatFromPath, type OutputFormat } from '../output/writer.js';
 import { parseFields } from '../output/fields.js';
-import { sidecarPaths } from '../output/sink.js';
+import { sidecarPaths } from '../export/sidecar.js';
 import { runExport, type ExportPlan } from '../export/run.js';
 import { loadExportSettings } from './export-settings.js';
 import type { ExportDefaults } from '../cli/settings.js';
