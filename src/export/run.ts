@@ -10,6 +10,7 @@ import { paginate, type PageStep } from '../pagination/paginate.js';
 import { fetchOffsetPages } from '../pagination/offset.js';
 import { createFormatter, type Formatter, type FormatterOptions, type OutputFormat } from '../output/writer.js';
 import { BrokenPipeError } from '../output/stream-sink.js';
+import { loadTableSupport } from '../output/table.js';
 import { loadProgress, type Progress, type ProgressStats } from '../io/progress.js';
 import { createInterrupt, type Interrupt } from './interrupt.js';
 import { openStdout, type Destination } from './destination.js';
@@ -204,6 +205,7 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
     const resumed = out.resumed;
     // CSV keys first seen after the header are named on stderr (once each, also across a resume);
     // the table fits the terminal's width when there is one.
+    if (plan.format === 'table') await loadTableSupport();
     const warn = plan.formatter.warn ?? ((m: string) => progress.note(`collections: ${m}`));
     const formatter = createFormatter(plan.format, { ...plan.formatter, columns: plan.formatter.columns ?? ctx.io.columns, warn }, resumed?.formatter);
     Object.assign(tally, { items: resumed?.items ?? 0, pages: resumed?.pages ?? 0, totalItems: resumed?.totalItems, pending: resumed ? '' : formatter.begin() });
