@@ -1,5 +1,5 @@
 /**
- * The one generic export command, instantiated per row of the endpoint table (conventions.md rule 1):
+ * The one generic export command, instantiated per row of the endpoint table (README, "Commands"):
  * validates flags into an {@link ExportPlan} before any request or file is touched, then runs it.
  */
 import { resolve as resolvePath } from 'node:path';
@@ -15,7 +15,7 @@ import { loadExportSettings } from './export-settings.js';
 import type { ExportDefaults } from '../cli/settings.js';
 import type { RateLimitSnapshot } from '../http/client.js';
 
-/** Export defaults when neither a flag nor the profile gives one (cli-spec.md). */
+/** Export defaults when neither a flag nor the profile gives one (README, "Export options"). */
 export const EXPORT_DEFAULTS = {
   itemsPerPage: 1000,
   concurrency: 4,

@@ -5,7 +5,6 @@
  * completes exactly. The finished sidecar is renamed onto `F` and the checkpoint removed.
  */
 import { rm } from 'node:fs/promises';
-import type { Sink } from '../output/stream-sink.js';
 import { formatCount } from '../io/format.js';
 import { createFileSink } from './file-sink.js';
 import { CHECKPOINT_VERSION, loadCheckpoint, removeCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.js';
@@ -43,13 +42,28 @@ export interface SidecarOptions extends SidecarPaths {
   note: (line: string) => void;
 }
 
+/** The durability chain of a file export, from {@link createDurability}. */
+export interface Durability {
+  /**
+   * Records the checkpoint of the page just written and starts the chain unless it runs.
+   * @throws {OutputError} (exit 7) a failed flush or checkpoint of an earlier page
+   */
+  record(snapshot: Checkpoint): Promise<void>;
+  /** Waits until the chain is idle. @throws {OutputError} (exit 7) its failure, if any */
+  settle(): Promise<void>;
+  /** Waits until the chain is idle; never throws (its failure surfaces through `record`/`settle`). */
+  settleQuietly(): Promise<void>;
+}
+
 /**
  * The durability chain. It runs beside the fetching: each time it finishes, it flushes the sidecar
- * (fsync) and then checkpoints the latest page written, so a checkpoint never counts a byte that is
- * not on disk, while fetching and writing never wait for a disk flush. Under a fast network several
- * pages share one flush.
+ * (`sync`: fdatasync) and then saves the checkpoint of the latest page written, so a checkpoint
+ * never counts a byte that is not on disk, while fetching and writing never wait for a disk flush.
+ * Under a fast network several pages share one flush, and only the latest of them is saved.
+ * @param sync flushes everything written so far (the file sink's `sync()`)
+ * @param save writes a checkpoint durably (export/checkpoint.ts `saveCheckpoint`)
  */
-function createDurability(sink: Sink, checkpointPath: string): Pick<Destination, 'settle'> & { record(snapshot: Checkpoint): Promise<void>; settleQuietly(): Promise<void> } {
+export function createDurability(sync: () => Promise<void>, save: (snapshot: Checkpoint) => Promise<void>): Durability {
   let latest: Checkpoint | undefined;
   let durable: Promise<void> = Promise.resolve();
   let running = false;
@@ -59,8 +73,8 @@ function createDurability(sink: Sink, checkpointPath: string): Pick<Destination,
       while (latest !== undefined) {
         const snapshot = latest;
         latest = undefined;
-        await sink.sync();
-        await saveCheckpoint(checkpointPath, snapshot);
+        await sync();
+        await save(snapshot);
       }
     } finally {
       running = false;
@@ -111,7 +125,7 @@ export async function openSidecar(options: SidecarOptions): Promise<Destination>
   // read and before the sidecar is opened or truncated, and releases it in finish() and abort().
   const sink = await createFileSink({ target: options.target, sidecar: options.sidecar, resumeAtBytes: resumed?.bytes });
   if (resumed) options.note(`collections: resuming after ${formatCount(resumed.items)} items (${formatCount(resumed.pages)} pages)`);
-  const durability = createDurability(sink, options.checkpoint);
+  const durability = createDurability(() => sink.sync(), (checkpoint) => saveCheckpoint(options.checkpoint, checkpoint));
   const snapshot = (mark: PageMark): Checkpoint => ({
     version: CHECKPOINT_VERSION,
     fingerprint: options.fingerprint,

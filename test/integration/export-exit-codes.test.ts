@@ -1,5 +1,5 @@
 /**
- * Every exit code of cli-spec.md, each with its one `collections: ...` stderr line, from real
+ * Every exit code of the README ("Exit codes"), each with its one `collections: ...` stderr line, from real
  * in-process runs of `main()` against the sandbox (signals raised through the test context).
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
