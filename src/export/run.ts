@@ -203,12 +203,13 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
   try {
     out = await openDestination(plan, ctx, progress);
     const resumed = out.resumed;
+    if (plan.format === 'table') await loadTableSupport();
     // CSV keys first seen after the header are named on stderr (once each, also across a resume);
     // the table fits the terminal's width when there is one.
-    if (plan.format === 'table') await loadTableSupport();
     const warn = plan.formatter.warn ?? ((m: string) => progress.note(`collections: ${m}`));
     const formatter = createFormatter(plan.format, { ...plan.formatter, columns: plan.formatter.columns ?? ctx.io.columns, warn }, resumed?.formatter);
-    Object.assign(tally, { items: resumed?.items ?? 0, pages: resumed?.pages ?? 0, totalItems: resumed?.totalItems, pending: resumed ? '' : formatter.begin() });
+    if (resumed) Object.assign(tally, { items: resumed.items, pages: resumed.pages, totalItems: resumed.totalItems });
+    else tally.pending = formatter.begin();
     progress.onPage(tally.items, tally.pages, tally.totalItems);
     client = exportClient(plan, ctx, progress, interrupt.signal);
     const startFrom = resumed ? resumed.next : plan.start.href;
