@@ -1,5 +1,5 @@
 /**
- * The one generic export command, instantiated per row of the endpoint table (conventions.md rule 1):
+ * The one generic export command, instantiated per row of the endpoint table (README, "Commands"):
  * validates flags into an {@link ExportPlan} before any request or file is touched, then runs it.
  */
 import { resolve as resolvePath } from 'node:path';
@@ -9,13 +9,13 @@ import { buildPath, resolveEndpoint, type Endpoint, type Ids } from '../endpoint
 import { ExitCode, UsageError } from '../errors.js';
 import { formatFromPath, type OutputFormat } from '../output/writer.js';
 import { parseFields } from '../output/fields.js';
-import { sidecarPaths } from '../output/sink.js';
+import { sidecarPaths } from '../export/sidecar.js';
 import { runExport, type ExportPlan } from '../export/run.js';
 import { loadExportSettings } from './export-settings.js';
 import type { ExportDefaults } from '../cli/settings.js';
 import type { RateLimitSnapshot } from '../http/client.js';
 
-/** Export defaults when neither a flag nor the profile gives one (cli-spec.md). */
+/** Export defaults when neither a flag nor the profile gives one (README, "Export options"). */
 export const EXPORT_DEFAULTS = {
   itemsPerPage: 1000,
   concurrency: 4,

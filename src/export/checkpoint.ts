@@ -1,7 +1,7 @@
 /**
  * The checkpoint of a file export: after each page is written and flushed, a small JSON file beside
- * the sidecar records what `--resume` needs (reliability.md rule 7). It holds no secret: links,
- * counts, byte length, the options that shape the output and the formatter's state.
+ * the sidecar records what `--resume` needs (README, "Files, checkpoints and `--resume`"). It holds
+ * no secret: links, counts, byte length, the options that shape the output and the formatter's state.
  */
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import type { FormatterState } from '../output/writer.js';

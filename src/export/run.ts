@@ -1,27 +1,21 @@
 /**
- * The export engine: pages → formatter → sink → checkpoint (reliability.md rule 7). A page is the unit
- * of durability: it is written, flushed, and only then recorded in the checkpoint, so a crash at any
- * moment leaves a state `--resume` completes exactly.
+ * The export engine: pages → formatter → destination (README, "Files, checkpoints and `--resume`").
+ * This module is the run loop; signals are in interrupt.ts, the sidecar file, its durability chain
+ * and the checkpoint in sidecar.ts, stdout in destination.ts.
  */
-import { rm } from 'node:fs/promises';
 import type { Context } from '../context.js';
 import type { Endpoint } from '../endpoints.js';
-import { createClient, type ClientEvent, type FetchedPage } from '../http/client.js';
+import { createClient, type Client, type ClientEvent, type FetchedPage, type RateLimitSnapshot } from '../http/client.js';
 import { paginate, type PageStep } from '../pagination/paginate.js';
 import { fetchOffsetPages } from '../pagination/offset.js';
-import { createFormatter, type FormatterOptions, type OutputFormat } from '../output/writer.js';
-import { BrokenPipeError, createFileSink, createStreamSink, type Sink } from '../output/sink.js';
-import { loadCheckpoint, removeCheckpoint, saveCheckpoint, CHECKPOINT_VERSION, type Checkpoint } from './checkpoint.js';
-import { loadProgress, type ProgressStats } from '../io/progress.js';
-import { CollectionsError, InterruptedError, RateLimitError } from '../errors.js';
-import type { TerminationSignal } from '../context.js';
-import { formatCount } from '../io/format.js';
-
-/**
- * How long after the first SIGINT / SIGTERM a repeat of the same signal counts as its echo rather
- * than a second press, ms. A person cannot press Ctrl-C twice this fast on purpose.
- */
-export const SIGNAL_ECHO_MS = 250;
+import { createFormatter, type Formatter, type FormatterOptions, type OutputFormat } from '../output/writer.js';
+import { BrokenPipeError } from '../output/stream-sink.js';
+import { loadTableSupport } from '../output/table.js';
+import { loadProgress, type Progress, type ProgressStats } from '../io/progress.js';
+import { createInterrupt, type Interrupt } from './interrupt.js';
+import { openStdout, type Destination } from './destination.js';
+import { openSidecar } from './sidecar.js';
+import { addResumeHint } from './resume-hint.js';
 
 /** Where a file export writes. */
 export interface ExportFiles {
@@ -72,238 +66,168 @@ export interface ExportPlan {
   onPageFetched?: (page: FetchedPage) => void;
 }
 
-/** What an export did. */
+/** What an export did: what the summary and the rate-limit cache need. */
 export interface ExportResult {
+  /** Items, pages, responses, retries and waits, as counted by the progress reporter. */
   stats: ProgressStats;
-  /** True when stopped early because the reader of stdout went away. */
+  /** True when stopped early because the reader of stdout went away (exit 0). */
   brokenPipe: boolean;
+  /** Requests sent: attempts, including retries and those that got no response (`Client.requests`). */
+  requests: number;
+  /** The rate-limit headers of the last page that had them; undefined when none did. */
+  rateLimit?: RateLimitSnapshot;
+}
+
+/** The running totals of one export, including what was written before a resume. */
+interface Tally {
+  items: number;
+  pages: number;
+  totalItems: number | undefined;
+  /** Formatter text not written yet (`begin()`'s, written with the first page). */
+  pending: string;
+  /** Whether this run wrote a page. */
+  wrotePage: boolean;
+  rateLimit: RateLimitSnapshot | undefined;
+}
+
+/** What the page loop works with. */
+interface Loop {
+  plan: ExportPlan;
+  formatter: Formatter;
+  out: Destination;
+  progress: Progress;
+  interrupt: Interrupt;
+  tally: Tally;
+}
+
+/** Items still to write under `--max-items` (Infinity without it). */
+function remaining(plan: ExportPlan, tally: Tally): number {
+  return plan.maxItems === undefined ? Infinity : plan.maxItems - tally.items;
+}
+
+/** The pages from `start`: numbered pages in parallel in offset mode with concurrency, else the links. */
+function pageSteps(plan: ExportPlan, client: Client, start: URL): AsyncGenerator<PageStep, void, void> {
+  return plan.mode === 'offset' && plan.concurrency > 1
+    ? fetchOffsetPages({ client, baseUrl: plan.baseUrl, start, concurrency: plan.concurrency, headers: plan.headers })
+    : paginate({ client, baseUrl: plan.baseUrl, start, headers: plan.headers });
 }
 
 /**
- * Runs an export to completion.
+ * Writes pages until the last one, `--max-items`, or a signal (checked after each write). Each page
+ * is formatted, written, counted and handed to the destination to make durable.
+ * @throws what the pages, the formatter or the destination throw; an abort after a signal as
+ *   {@link InterruptedError} (see {@link Interrupt.explain}). The destination's durability chain
+ *   may still be running: {@link Destination.abort} waits for it.
+ */
+async function writePages(steps: AsyncGenerator<PageStep, void, void>, loop: Loop): Promise<void> {
+  const { plan, formatter, out, progress, tally } = loop;
+  try {
+    for await (const step of steps) {
+      plan.onPageFetched?.(step);
+      if (step.rateLimit) tally.rateLimit = step.rateLimit;
+      let members = step.page.members;
+      const left = remaining(plan, tally);
+      const last = members.length >= left || step.next === undefined;
+      if (members.length > left) members = members.slice(0, left);
+      if (step.page.totalItems !== undefined) tally.totalItems = step.page.totalItems;
+      const text = tally.pending + formatter.page(members);
+      tally.pending = '';
+      if (text.length > 0) await out.write(text);
+      tally.wrotePage = true;
+      tally.items += members.length;
+      tally.pages += 1;
+      progress.onPage(tally.items, tally.pages, tally.totalItems);
+      const next = last || step.next === undefined ? null : step.next.href;
+      await out.pageWritten({ next, pages: tally.pages, items: tally.items, totalItems: tally.totalItems, formatterState: () => formatter.state() });
+      if (loop.interrupt.stopped !== undefined || last) break;
+    }
+  } catch (err) {
+    throw loop.interrupt.explain(err);
+  }
+}
+
+/** Opens stdout or the sidecar (validating and reading the checkpoint first), before any request. */
+async function openDestination(plan: ExportPlan, ctx: Context, progress: Progress): Promise<Destination> {
+  if (!plan.files) return openStdout(ctx.io.stdout);
+  const { target, sidecar, checkpoint } = plan.files;
+  const note = (line: string): void => progress.note(line);
+  return openSidecar({ target, sidecar, checkpoint, resume: plan.resume, fingerprint: plan.fingerprint, now: () => ctx.clock.now(), note });
+}
+
+/** The client of one export: the plan's limits, the context's transport, progress as observer. */
+function exportClient(plan: ExportPlan, ctx: Context, progress: Progress, signal: AbortSignal): Client {
+  return createClient({
+    baseUrl: plan.baseUrl,
+    apiKey: plan.apiKey,
+    fetch: ctx.fetch,
+    clock: ctx.clock,
+    random: ctx.random,
+    retries: plan.retries,
+    timeoutMs: plan.timeoutMs,
+    maxWaitMs: plan.maxWaitMs,
+    headers: { 'User-Agent': `collections/${ctx.version}` },
+    signal,
+    onEvent: (event) => {
+      progress.onClientEvent(event);
+      plan.onClientEvent?.(event);
+    },
+  });
+}
+
+/**
+ * Runs an export to completion: opens the output before any request, then writes page after page,
+ * each made durable and checkpointed beside the fetching, and publishes the output at the end.
+ * @returns the counts, requests and last rate-limit state; `brokenPipe` when the reader of stdout
+ *   went away (the export ends quietly, exit 0)
  * @throws {CollectionsError} subclasses with their exit codes; {@link InterruptedError} on SIGINT /
  *   SIGTERM after the current write (checkpoint kept); errors after the first page keep the sidecar
- *   and checkpoint for `--resume`.
+ *   and checkpoint for `--resume` and carry the "resume with" hint.
  */
 export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportResult> {
-  const progress = await loadProgress({
-    stderr: ctx.io.stderr,
-    isTTY: ctx.io.stderrIsTTY,
-    env: ctx.env,
-    clock: ctx.clock,
-    quiet: plan.quiet,
-    spinner: plan.spinner,
-    verbose: plan.verbose,
+  const { stderr } = ctx.io;
+  const progress = await loadProgress({ stderr, isTTY: ctx.io.stderrIsTTY, env: ctx.env, clock: ctx.clock, quiet: plan.quiet, spinner: plan.spinner, verbose: plan.verbose });
+  const interrupt = createInterrupt(ctx, (signal) => {
+    progress.stop();
+    // The last checkpoint is consistent whatever is in flight (SIGKILL-safe), so it is kept.
+    stderr.write(`collections: interrupted again by ${signal}; stopped at once${plan.files ? `; checkpoint kept; resume with: ${plan.resumeCommand} --resume` : ''}\n`);
   });
-
-  // Signals: the first stops after the current write; a second exits at once. A repeat of the
-  // first signal within SIGNAL_ECHO_MS is not a second Ctrl-C but the echo of a library that
-  // re-raises the signal it saw so the process dies of it (when-exit, loaded with conf, does
-  // `process.kill(process.pid, signal)`): counted as a second press it would skip the message.
-  const controller = new AbortController();
-  let stopSignal: TerminationSignal | undefined;
-  let stopAt = 0;
-  const unsubscribe = ctx.onSignal((signal) => {
-    if (stopSignal !== undefined) {
-      if (signal === stopSignal && ctx.clock.monotonic() - stopAt < SIGNAL_ECHO_MS) return;
-      progress.stop();
-      // The last checkpoint is consistent whatever is in flight (SIGKILL-safe), so it is kept.
-      ctx.io.stderr.write(`collections: interrupted again by ${signal}; stopped at once${plan.files ? `; checkpoint kept; resume with: ${plan.resumeCommand} --resume` : ''}\n`);
-      ctx.forceExit(new InterruptedError(signal).exitCode);
-      return;
-    }
-    stopSignal = signal;
-    stopAt = ctx.clock.monotonic();
-    controller.abort(new InterruptedError(signal));
+  const tally: Tally = { items: 0, pages: 0, totalItems: undefined, pending: '', wrotePage: false, rateLimit: undefined };
+  let out: Destination | undefined;
+  let client: Client | undefined;
+  const result = (brokenPipe: boolean): ExportResult => ({
+    stats: progress.stats,
+    brokenPipe,
+    requests: client?.requests ?? 0,
+    ...(tally.rateLimit ? { rateLimit: tally.rateLimit } : {}),
   });
-
-  let sink: Sink | undefined;
-  let checkpoint: Checkpoint | undefined;
-  let wrotePage = false;
-  // Whether this run started the sidecar afresh: only then may a failure before the first page
-  // clean it up. A --resume that is refused (foreign or corrupt checkpoint, missing partial file)
-  // must leave the interrupted export's sidecar and checkpoint exactly as they were.
-  let freshSidecar = false;
   try {
-    // Validate and open the output before any request (reliability.md rule 8).
-    if (plan.files) {
-      if (plan.resume) {
-        checkpoint = await loadCheckpoint(plan.files.checkpoint, plan.fingerprint);
-        if (!checkpoint) progress.note(`collections: no checkpoint for ${plan.files.target}; starting afresh`);
-      }
-      if (!checkpoint) {
-        // Starting afresh: a checkpoint left by an earlier run describes bytes this run is about
-        // to overwrite; were it kept, a crash before the first page and a --resume would splice
-        // two exports. (Validation of the paths happens in createFileSink, before it writes.)
-        // Its temp file is harmless (only a rename makes it a checkpoint) and is left alone.
-        await rm(plan.files.checkpoint, { force: true }).catch(() => undefined);
-      }
-      sink = await createFileSink({
-        target: plan.files.target,
-        sidecar: plan.files.sidecar,
-        resumeAtBytes: checkpoint?.bytes,
-      });
-      freshSidecar = !checkpoint;
-      if (checkpoint) {
-        progress.note(`collections: resuming after ${formatCount(checkpoint.items)} items (${formatCount(checkpoint.pages)} pages)`);
-      }
-    } else {
-      sink = createStreamSink(ctx.io.stdout);
-    }
-
+    out = await openDestination(plan, ctx, progress);
+    const resumed = out.resumed;
+    if (plan.format === 'table') await loadTableSupport();
     // CSV keys first seen after the header are named on stderr (once each, also across a resume);
     // the table fits the terminal's width when there is one.
-    const formatter = createFormatter(
-      plan.format,
-      { ...plan.formatter, columns: plan.formatter.columns ?? ctx.io.columns, warn: plan.formatter.warn ?? ((m) => progress.note(`collections: ${m}`)) },
-      checkpoint?.formatter,
-    );
-    let items = checkpoint?.items ?? 0;
-    let pages = checkpoint?.pages ?? 0;
-    let totalItems = checkpoint?.totalItems;
-    let pending = checkpoint ? '' : formatter.begin();
-    progress.onPage(items, pages, totalItems);
-
-    const client = createClient({
-      baseUrl: plan.baseUrl,
-      apiKey: plan.apiKey,
-      fetch: ctx.fetch,
-      clock: ctx.clock,
-      random: ctx.random,
-      retries: plan.retries,
-      timeoutMs: plan.timeoutMs,
-      maxWaitMs: plan.maxWaitMs,
-      headers: { 'User-Agent': `collections/${ctx.version}` },
-      signal: controller.signal,
-      onEvent: (event) => {
-        progress.onClientEvent(event);
-        plan.onClientEvent?.(event);
-      },
-    });
-
-    const startFrom = checkpoint ? checkpoint.next : plan.start.href;
-    const remaining = (): number => (plan.maxItems === undefined ? Infinity : plan.maxItems - items);
-
-    // Durability runs one page behind: while page k is flushed and checkpointed, page k+1 is fetched.
-    // Durability is one chain that runs beside the fetching: each time it finishes, it flushes the
-    // sidecar (fsync) and then checkpoints the latest page written, so a checkpoint never counts a
-    // byte that is not on disk (reliability.md rule 7), while fetching and writing never wait for a
-    // disk flush. Under a fast network several pages share one flush.
-    let latest: Checkpoint | undefined;
-    let durable: Promise<void> = Promise.resolve();
-    let chainRunning = false;
-    const makeDurable = (s: Sink, cp: string): Promise<void> => {
-      chainRunning = true;
-      const run = async (): Promise<void> => {
-        try {
-          while (latest !== undefined) {
-            const snapshot = latest;
-            latest = undefined;
-            await s.sync();
-            await saveCheckpoint(cp, snapshot);
-          }
-        } finally {
-          chainRunning = false;
-        }
-      };
-      return run();
-    };
-    if (startFrom !== null && remaining() > 0) {
-      const start = new URL(startFrom);
-      const steps: AsyncGenerator<PageStep, void, void> =
-        plan.mode === 'offset' && plan.concurrency > 1
-          ? fetchOffsetPages({ client, baseUrl: plan.baseUrl, start, concurrency: plan.concurrency, headers: plan.headers })
-          : paginate({ client, baseUrl: plan.baseUrl, start, headers: plan.headers });
-      try {
-        for await (const step of steps) {
-          plan.onPageFetched?.(step);
-          let members = step.page.members;
-          const left = remaining();
-          const last = members.length >= left || step.next === undefined;
-          if (members.length > left) members = members.slice(0, left);
-          if (step.page.totalItems !== undefined) totalItems = step.page.totalItems;
-          const text = pending + formatter.page(members);
-          pending = '';
-          if (text.length > 0) await sink.write(text);
-          wrotePage = true;
-          items += members.length;
-          pages += 1;
-          progress.onPage(items, pages, totalItems);
-          if (plan.files) {
-            const snapshot: Checkpoint = {
-              version: CHECKPOINT_VERSION,
-              fingerprint: plan.fingerprint,
-              next: last ? null : step.next!.href,
-              pages,
-              items,
-              bytes: sink.bytes,
-              formatter: formatter.state(),
-              ...(totalItems !== undefined ? { totalItems } : {}),
-              updatedAt: new Date(ctx.clock.now()).toISOString(),
-            };
-            latest = snapshot;
-            if (!chainRunning) {
-              // A failed flush or checkpoint surfaces here, on the next page, or at the end.
-              await durable;
-              durable = makeDurable(sink, plan.files.checkpoint);
-            }
-          }
-          if (stopSignal !== undefined) break;
-          if (last) break;
-        }
-      } catch (err) {
-        await durable.catch(() => undefined);
-        if (stopSignal !== undefined && (err instanceof InterruptedError || isAbort(err))) {
-          throw new InterruptedError(stopSignal);
-        }
-        throw err;
-      }
+    const warn = plan.formatter.warn ?? ((m: string) => progress.note(`collections: ${m}`));
+    const formatter = createFormatter(plan.format, { ...plan.formatter, columns: plan.formatter.columns ?? ctx.io.columns, warn }, resumed?.formatter);
+    if (resumed) Object.assign(tally, { items: resumed.items, pages: resumed.pages, totalItems: resumed.totalItems });
+    else tally.pending = formatter.begin();
+    progress.onPage(tally.items, tally.pages, tally.totalItems);
+    client = exportClient(plan, ctx, progress, interrupt.signal);
+    const startFrom = resumed ? resumed.next : plan.start.href;
+    if (startFrom !== null && remaining(plan, tally) > 0) {
+      await writePages(pageSteps(plan, client, new URL(startFrom)), { plan, formatter, out, progress, interrupt, tally });
     }
-    await durable;
-    if (stopSignal !== undefined) throw new InterruptedError(stopSignal);
-
-    await sink.write(pending + formatter.end());
-    await sink.commit();
-    if (plan.files) await removeCheckpoint(plan.files.checkpoint);
-    progress.done(plan.files ? plan.files.target : 'stdout');
-    return { stats: progress.stats, brokenPipe: false };
+    await out.settle();
+    interrupt.throwIfStopped();
+    await out.finish(tally.pending + formatter.end());
+    progress.done(out.name);
+    return result(false);
   } catch (err) {
     progress.stop();
-    if (err instanceof BrokenPipeError) {
-      await sink?.abort();
-      return { stats: progress.stats, brokenPipe: true };
-    }
-    await sink?.abort();
-    if (plan.files && freshSidecar && !wrotePage) {
-      // Nothing was written: leave no trace (the spec's "nothing was written" for exits 2-4).
-      await rm(plan.files.sidecar, { force: true }).catch(() => undefined);
-      await removeCheckpoint(plan.files.checkpoint).catch(() => undefined);
-    }
-    throw decorate(err, plan, wrotePage || checkpoint !== undefined);
+    await out?.abort(tally.wrotePage);
+    if (err instanceof BrokenPipeError) return result(true);
+    const resumable = tally.wrotePage || out?.resumed !== undefined;
+    throw addResumeHint(err, { toFile: plan.files !== undefined, resumable, resumeCommand: plan.resumeCommand });
   } finally {
-    // Once interrupted, the listener stays for the rest of the process: without it the echo above
-    // (or a late second Ctrl-C) would kill the process by the signal before the message is out.
-    if (stopSignal === undefined) unsubscribe();
+    interrupt.release();
   }
-}
-
-function isAbort(err: unknown): boolean {
-  return err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError');
-}
-
-/** Adds the "resume with" hint to failures that keep a checkpoint. */
-function decorate(err: unknown, plan: ExportPlan, resumable: boolean): unknown {
-  if (!(err instanceof CollectionsError)) return err;
-  const resumeHint = plan.files && resumable ? `resume with: ${plan.resumeCommand} --resume` : undefined;
-  if (err instanceof InterruptedError) {
-    const hint = resumeHint ?? (plan.files ? undefined : 'stdout exports cannot resume; use --out FILE');
-    return new InterruptedError(err.signal, `interrupted by ${err.signal}${plan.files ? '; checkpoint kept' : ''}`, { hint });
-  }
-  if (err instanceof RateLimitError && resumeHint) {
-    return new RateLimitError(err.message, err.resetAt, { hint: resumeHint, cause: err });
-  }
-  if (resumeHint && err.exitCode === 6) {
-    return new CollectionsError(err.message, err.code, { hint: `${err.hint ? `${err.hint}; ` : ''}${resumeHint}`, cause: err });
-  }
-  return err;
 }

@@ -1,6 +1,8 @@
 /**
- * Small human formatting helpers for progress, summaries and tables. Pure.
+ * Small human formatting helpers for progress, summaries and tables. Pure. Durations are
+ * pretty-ms's.
  */
+import prettyMilliseconds from 'pretty-ms';
 
 const pad2 = (n: number): string => String(n).padStart(2, '0');
 
@@ -10,17 +12,16 @@ export function formatCount(n: number): string {
 }
 
 /**
- * A duration for people: `850ms`, `12.3s`, `4m 05s`, `2h 03m`.
- * @param ms milliseconds
+ * A duration for people, by pretty-ms: `850ms`, `12.3s`, `1.0s`, `4m 5s`, `2h 3m`, `26h`. Under a
+ * minute, tenths of a second (floored, kept on whole seconds); from a minute on, the two largest
+ * units, whole seconds, hours without days.
+ * @param ms milliseconds (negative or not finite counts as 0)
  */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) ms = 0;
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(1)}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m ${pad2(Math.floor(s % 60))}s`;
-  return `${Math.floor(m / 60)}h ${pad2(m % 60)}m`;
+  return ms < 60_000
+    ? prettyMilliseconds(ms, { keepDecimalsOnWholeSeconds: true })
+    : prettyMilliseconds(ms, { unitCount: 2, secondsDecimalDigits: 0, hideYearAndDays: true });
 }
 
 /**
@@ -39,18 +40,12 @@ export function formatLocalTime(epochMs: number, nowMs?: number): string {
 }
 
 /**
- * Time left, in whole seconds rounded up (a quota resets no earlier than shown): `0s`, `59s`,
- * `4m 05s`, `2h 03m`, `1d 02h`.
+ * Time left, by pretty-ms, in whole seconds rounded up (a quota resets no earlier than shown), the
+ * two largest units: `0s`, `59s`, `1m`, `4m 5s`, `2h 3m`, `1d 2h`.
  * @param ms milliseconds (negative counts as 0)
  */
 export function formatTimeLeft(ms: number): string {
-  const total = Math.max(0, Math.ceil(ms / 1000));
-  if (total < 60) return `${total}s`;
-  const s = total % 60;
-  const m = Math.floor(total / 60) % 60;
-  const h = Math.floor(total / 3600) % 24;
-  const d = Math.floor(total / 86400);
-  if (total < 3600) return `${m}m ${pad2(s)}s`;
-  if (total < 86400) return `${h}h ${pad2(m)}m`;
-  return `${d}d ${pad2(h)}h`;
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  // pretty-ms writes zero as `0ms`; time left is counted in seconds.
+  return seconds === 0 ? '0s' : prettyMilliseconds(seconds * 1000, { unitCount: 2, hideYear: true });
 }

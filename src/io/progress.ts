@@ -109,6 +109,63 @@ export async function loadProgress(options: ProgressOptions): Promise<Progress> 
   return createProgress(createSpinner ? { ...options, createSpinner } : options);
 }
 
+/** A client event of one type. */
+type EventOf<T extends ClientEvent['type']> = Extract<ClientEvent, { type: T }>;
+
+/**
+ * The `--verbose` line of a response: `GET /entities?page=1 200 12ms remaining=5/60 X-Request-ID=r1`
+ * (duration rounded to whole ms; quota and request id only when the response had them).
+ */
+export function formatRequestLine(event: EventOf<'response'>): string {
+  const quota = event.remaining !== undefined ? ` remaining=${event.remaining}${event.limit !== undefined ? `/${event.limit}` : ''}` : '';
+  const rid = event.requestId ? ` X-Request-ID=${event.requestId}` : '';
+  return `${event.method} ${event.path} ${event.status} ${Math.round(event.ms)}ms${quota}${rid}`;
+}
+
+/**
+ * The line of a rate-limit wait: `rate limit reached (0/3 left), resuming at 18:01:00 (in 1m)`,
+ * the resume time local (with the date when it is not today, see {@link formatLocalTime}).
+ * @param nowMs epoch ms now, by the local clock
+ */
+export function formatWaitLine(event: EventOf<'wait'>, nowMs: number): string {
+  const quota = event.limit !== undefined ? ` (${event.remaining ?? 0}/${event.limit} left)` : '';
+  const why = event.reason === 'pacing' ? 'rate limit reached' : event.reason === 'retry-after' ? 'server asked to wait' : 'rate limited (429)';
+  return `${why}${quota}, resuming at ${formatLocalTime(event.until, nowMs)} (in ${formatDuration(event.ms)})`;
+}
+
+/**
+ * The summary of a finished export, without the `collections: ` prefix:
+ * `60 items to x.ndjson in 2.5s (7 requests, 0 retries, 2 rate-limit waits (2m))`.
+ * @param elapsedMs how long the export took, ms
+ */
+export function formatSummary(stats: ProgressStats, destination: string, elapsedMs: number): string {
+  const waits = stats.waits > 0 ? `, ${stats.waits} rate-limit wait${stats.waits === 1 ? '' : 's'} (${formatDuration(stats.waitMs)})` : ', no rate-limit waits';
+  return (
+    `${formatCount(stats.items)} item${stats.items === 1 ? '' : 's'} to ${destination} in ${formatDuration(elapsedMs)}` +
+    ` (${formatCount(stats.requests)} request${stats.requests === 1 ? '' : 's'}, ${stats.retries} retr${stats.retries === 1 ? 'y' : 'ies'}${waits})`
+  );
+}
+
+/**
+ * The spinner's text: `1,200 of 5,000 items (24%) · 12 pages · 480 items/s` (the total and the
+ * percentage only when the total is known).
+ * @param elapsedMs time since the export started, ms (the rate is 0 before any time passed)
+ */
+export function formatStatus(stats: Pick<ProgressStats, 'items' | 'pages'>, total: number | undefined, elapsedMs: number): string {
+  const seconds = elapsedMs / 1000;
+  const rate = seconds > 0 ? stats.items / seconds : 0;
+  const pct = total ? ` (${Math.min(100, Math.floor((stats.items / total) * 100))}%)` : '';
+  const of = total ? ` of ${formatCount(total)}` : '';
+  return `${formatCount(stats.items)}${of} items${pct} · ${formatCount(stats.pages)} pages · ${formatCount(rate)} items/s`;
+}
+
+/** Starts the spinner on stderr when one may be shown and `createSpinner` is given; cyan unless NO_COLOR. */
+function startSpinner(options: ProgressOptions, noColor: boolean): Ora | undefined {
+  if (!spinnerEnabled(options) || !options.createSpinner) return undefined;
+  const stream = spinnerStream(options.stderr);
+  return options.createSpinner({ stream, isEnabled: true, discardStdin: false, color: noColor ? false : 'cyan', text: 'starting…' }).start();
+}
+
 /** Creates a {@link Progress}; a spinner only with `options.createSpinner`. */
 export function createProgress(options: ProgressOptions): Progress {
   const { stderr, clock, quiet, verbose } = options;
@@ -119,9 +176,7 @@ export function createProgress(options: ProgressOptions): Progress {
   let waitLine = '';
   let lastPaint: number | undefined;
   const noColor = options.env.NO_COLOR !== undefined && options.env.NO_COLOR !== '';
-  const spinner: Ora | undefined = spinnerEnabled(options) && options.createSpinner
-    ? options.createSpinner({ stream: spinnerStream(stderr), isEnabled: true, discardStdin: false, color: noColor ? false : 'cyan', text: 'starting…' }).start()
-    : undefined;
+  const spinner = startSpinner(options, noColor);
 
   const line = (text: string): void => {
     if (spinner) {
@@ -133,16 +188,9 @@ export function createProgress(options: ProgressOptions): Progress {
     }
   };
 
-  const rate = (): number => {
-    const s = (clock.monotonic() - started) / 1000;
-    return s > 0 ? stats.items / s : 0;
-  };
-
   const render = (): void => {
     if (!spinner) return;
-    const pct = total ? ` (${Math.min(100, Math.floor((stats.items / total) * 100))}%)` : '';
-    const of = total ? ` of ${formatCount(total)}` : '';
-    let text = `${formatCount(stats.items)}${of} items${pct} · ${formatCount(stats.pages)} pages · ${formatCount(rate())} items/s`;
+    let text = formatStatus(stats, total, clock.monotonic() - started);
     if (waitingUntil !== undefined && waitingUntil > clock.now()) text += ` · ${waitLine}`;
     spinner.text = text;
     // ora only repaints on its 80 ms tick; a wait is shown at once so it is never missed.
@@ -154,18 +202,12 @@ export function createProgress(options: ProgressOptions): Progress {
     onClientEvent(event) {
       if (event.type === 'response') {
         stats.requests++;
-        if (verbose) {
-          const quota = event.remaining !== undefined ? ` remaining=${event.remaining}${event.limit !== undefined ? `/${event.limit}` : ''}` : '';
-          const rid = event.requestId ? ` X-Request-ID=${event.requestId}` : '';
-          line(`${event.method} ${event.path} ${event.status} ${Math.round(event.ms)}ms${quota}${rid}`);
-        }
+        if (verbose) line(formatRequestLine(event));
       } else if (event.type === 'wait') {
         stats.waits++;
         stats.waitMs += event.ms;
         waitingUntil = event.until;
-        const quota = event.limit !== undefined ? ` (${event.remaining ?? 0}/${event.limit} left)` : '';
-        const why = event.reason === 'pacing' ? 'rate limit reached' : event.reason === 'retry-after' ? 'server asked to wait' : 'rate limited (429)';
-        waitLine = `${why}${quota}, resuming at ${formatLocalTime(event.until, clock.now())} (in ${formatDuration(event.ms)})`;
+        waitLine = formatWaitLine(event, clock.now());
         if (spinner) render();
         else if (!quiet) line(`collections: ${waitLine}`);
       } else if (event.type === 'retry') {
@@ -191,11 +233,7 @@ export function createProgress(options: ProgressOptions): Progress {
       if (!quiet) line(text);
     },
     done(destination) {
-      const elapsed = clock.monotonic() - started;
-      const waits = stats.waits > 0 ? `, ${stats.waits} rate-limit wait${stats.waits === 1 ? '' : 's'} (${formatDuration(stats.waitMs)})` : ', no rate-limit waits';
-      const summary =
-        `${formatCount(stats.items)} item${stats.items === 1 ? '' : 's'} to ${destination} in ${formatDuration(elapsed)}` +
-        ` (${formatCount(stats.requests)} request${stats.requests === 1 ? '' : 's'}, ${stats.retries} retr${stats.retries === 1 ? 'y' : 'ies'}${waits})`;
+      const summary = formatSummary(stats, destination, clock.monotonic() - started);
       // ora's success symbol is coloured from process-wide state; NO_COLOR in our env wins.
       if (spinner && noColor) spinner.stopAndPersist({ symbol: '✔', text: summary });
       else if (spinner) spinner.succeed(summary);

@@ -1,6 +1,6 @@
 /**
  * `--fields a,b.c`: parsing, dot-path lookup and the projection of json/ndjson items
- * (cli-spec.md, "Export options"). A dot path names a key at each level of nested objects; a
+ * (README, "Export options" and "Output"). A dot path names a key at each level of nested objects; a
  * numeric segment also indexes an array (`taxes.0.amount`), since arrays are objects in JSON.
  */
 import { UsageError } from '../errors.js';

@@ -1,5 +1,5 @@
 /**
- * Flattening of nested items into cells for csv and table (cli-spec.md, "Formats"): nested objects
+ * Flattening of nested items into cells for csv and table (README, "Output"): nested objects
  * become dot-path columns (`issuer.rfc`), arrays become JSON text, null and missing values an empty
  * cell, booleans `true`/`false`, numbers as JavaScript renders them.
  */

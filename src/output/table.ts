@@ -41,11 +41,28 @@ export function plainCell(text: string): string {
   return text.replace(CONTROL, ' ');
 }
 
-/** Display width estimate: code points (cli-table3 measures wide characters itself and cuts again). */
+/** string-width's measure, once {@link loadTableSupport} has run. */
+let stringWidth: ((text: string) => number) | undefined;
+
+/**
+ * Loads string-width, which `end()` of a table needs, and resolves once it is there. The table is
+ * the one format that measures text, so the others do not pay for it at start-up (it builds an
+ * `Intl.Segmenter`, about 30 ms of CPU); being ESM only, it cannot be required synchronously by
+ * `end()` on every Node 20 (`require` of ESM came with 20.19). The export awaits this before it
+ * creates a table formatter.
+ */
+export async function loadTableSupport(): Promise<void> {
+  stringWidth ??= (await import('string-width')).default;
+}
+
+/**
+ * Display width in terminal columns, by string-width: East Asian wide characters and emoji count 2,
+ * combining marks 0 (cli-table3 measures with its own copy and cuts cells to the widths given).
+ * @throws {Error} (a bug, exit 1) when {@link loadTableSupport} has not completed
+ */
 function width(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
+  if (stringWidth === undefined) throw new Error('table: end() before loadTableSupport() completed');
+  return stringWidth(text);
 }
 
 /**
@@ -97,7 +114,8 @@ function scalarKeys(items: readonly unknown[]): string[][] {
 }
 
 /**
- * Creates the table formatter. `page()` returns `''`; `end()` returns the whole table.
+ * Creates the table formatter. `page()` returns `''`; `end()` returns the whole table and needs
+ * {@link loadTableSupport} to have completed.
  * @throws {UsageError} when `resume` is not a table state
  */
 export function createTableFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {

@@ -1,12 +1,12 @@
 /**
- * Every exit code of cli-spec.md, each with its one `collections: ...` stderr line, from real
+ * Every exit code of the README ("Exit codes"), each with its one `collections: ...` stderr line, from real
  * in-process runs of `main()` against the sandbox (signals raised through the test context).
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toExitCode, ExitCode } from '../../src/errors.js';
 import { OutputError } from '../../src/errors.js';
-import { SIGNAL_ECHO_MS } from '../../src/export/run.js';
+import { SIGNAL_ECHO_MS } from '../../src/export/interrupt.js';
 import { CANARY, canaryFree, createWorld, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../e2e/harness.js';
 
 let dir: TempDir;

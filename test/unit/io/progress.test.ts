@@ -1,6 +1,6 @@
 import ora from 'ora';
 import { describe, expect, it } from 'vitest';
-import { createProgress, spinnerEnabled } from '../../../src/io/progress.js';
+import { createProgress, formatRequestLine, formatStatus, formatSummary, formatWaitLine, spinnerEnabled } from '../../../src/io/progress.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
 import { CaptureStream } from '../../helpers/context.js';
 
@@ -64,5 +64,35 @@ describe('createProgress on a terminal', () => {
     expect(text).not.toMatch(/\x1b\[3\dm/);
     expect(progress.stats.waits).toBe(1);
     expect(progress.stats.waitMs).toBe(30_000);
+  });
+});
+
+describe('progress lines', () => {
+  it('formatRequestLine: method, path, status, whole ms, then quota and request id when known', () => {
+    expect(formatRequestLine({ type: 'response', method: 'GET', path: '/entities?page=1', status: 200, ms: 12.6 })).toBe('GET /entities?page=1 200 13ms');
+    expect(formatRequestLine({ type: 'response', method: 'GET', path: '/e', status: 429, ms: 3, limit: 60, remaining: 0, requestId: 'r1' })).toBe(
+      'GET /e 429 3ms remaining=0/60 X-Request-ID=r1',
+    );
+  });
+
+  it('formatWaitLine: why, quota, local resume time and the wait', () => {
+    const now = new Date(2024, 3, 16, 18, 0, 0).getTime();
+    const until = now + 60_000;
+    expect(formatWaitLine({ type: 'wait', reason: 'pacing', ms: 60_000, until, limit: 3, remaining: 0 }, now)).toBe('rate limit reached (0/3 left), resuming at 18:01:00 (in 1m)');
+    expect(formatWaitLine({ type: 'wait', reason: 'retry-after', ms: 1_500, until }, now)).toBe('server asked to wait, resuming at 18:01:00 (in 1.5s)');
+    expect(formatWaitLine({ type: 'wait', reason: 'rate-limit', ms: 90_000, until, limit: 5 }, now)).toBe('rate limited (429) (0/5 left), resuming at 18:01:00 (in 1m 30s)');
+  });
+
+  it('formatSummary: counts with plurals, the duration and the waits', () => {
+    const stats = { items: 1, pages: 1, requests: 1, retries: 1, waits: 0, waitMs: 0 };
+    expect(formatSummary(stats, 'stdout', 850)).toBe('1 item to stdout in 850ms (1 request, 1 retry, no rate-limit waits)');
+    expect(formatSummary({ ...stats, items: 12_345, requests: 13, retries: 2, waits: 2, waitMs: 120_000 }, 'x.csv', 125_000)).toBe(
+      '12,345 items to x.csv in 2m 5s (13 requests, 2 retries, 2 rate-limit waits (2m))',
+    );
+  });
+
+  it('formatStatus: the total and percentage only when known, items per second', () => {
+    expect(formatStatus({ items: 1_200, pages: 12 }, 5_000, 2_500)).toBe('1,200 of 5,000 items (24%) · 12 pages · 480 items/s');
+    expect(formatStatus({ items: 0, pages: 0 }, undefined, 0)).toBe('0 items · 0 pages · 0 items/s');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PassThrough, Writable } from 'node:stream';
-import { BrokenPipeError, createStreamSink } from '../../../src/output/sink.js';
+import { BrokenPipeError, createStreamSink } from '../../../src/output/stream-sink.js';
 import { OutputError } from '../../../src/errors.js';
 
 /** A writable whose writes fail with the given error code, as stdout does once `head` has exited. */

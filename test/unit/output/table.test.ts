@@ -1,8 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createFormatter } from '../../../src/output/writer.js';
 import type { FormatterOptions } from '../../../src/output/writer.js';
-import { fitWidths, plainCell, TABLE_MIN_CELL } from '../../../src/output/table.js';
+import { fitWidths, loadTableSupport, plainCell, TABLE_MIN_CELL } from '../../../src/output/table.js';
+import stringWidth from 'string-width';
 import { invoiceA, invoiceB, manyInvoices, paginate } from './samples.js';
+
+beforeAll(() => loadTableSupport());
 
 function table(pages: readonly (readonly unknown[])[], options: FormatterOptions = {}): string {
   const f = createFormatter('table', options);
@@ -52,6 +55,15 @@ describe('table', () => {
     const text = table([[{ a: 'short', b: 'text' }]], { columns: 120 });
     expect(text).not.toContain('…');
     expect(text).toContain('│ short │ text │');
+  });
+
+  it('measures wide characters by display width: they are not cut when they fit, lines fit when they do not', () => {
+    const whole = table([[{ city: '東京都', n: 1 }]], { columns: 120 });
+    expect(whole).toContain('│ 東京都 │');
+    expect(whole).not.toContain('…');
+    const cut = table([[{ city: '東京都港区芝公園四丁目', note: 'x'.repeat(30) }]], { columns: 30 });
+    expect(cut).toContain('…');
+    for (const line of cut.trimEnd().split('\n')) expect(stringWidth(line)).toBeLessThanOrEqual(30);
   });
 
   it('leaves out the columns that cannot fit and says so', () => {

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFileSink, FILE_SINK_HIGH_WATER_BYTES, sidecarPaths } from '../../../src/output/sink.js';
+import { createFileSink, FILE_SINK_HIGH_WATER_BYTES } from '../../../src/export/file-sink.js';
+import { sidecarPaths } from '../../../src/export/sidecar.js';
 import { OutputError, UsageError } from '../../../src/errors.js';
 
 let dir: string;

@@ -1,0 +1,101 @@
+/**
+ * File-system helpers of the export's files: errors that name the path and say why in words, a
+ * folder check done before anything is written, and the folder fsync that makes a rename durable.
+ */
+import { constants as fsConstants } from 'node:fs';
+import { access, open, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { OutputError } from '../errors.js';
+
+/**
+ * The `code` of a Node.js system error (`'ENOSPC'`, `'EPIPE'`…).
+ * @returns the code, or undefined when `error` carries no string `code`
+ */
+export function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** One-line reasons for the usual file-system error codes. */
+const REASONS: Record<string, string> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only file system',
+  EISDIR: 'is a folder',
+  ENOTDIR: 'a part of the path is not a folder',
+  ENOENT: 'no such file or folder',
+  EIO: 'input/output error',
+  EFBIG: 'file too large',
+  ENAMETOOLONG: 'name too long',
+};
+
+/**
+ * An {@link OutputError} (exit 7) naming the path and the reason, from a file-system error:
+ * `cannot write /data/x.part: no space left on the device (ENOSPC)`. Codes without a reason above
+ * give the error's own message and no code.
+ * @param action the verb phrase, e.g. `write`, `sync`, `rename the finished export onto`
+ */
+export function fileError(action: string, path: string, error: unknown): OutputError {
+  const code = errorCode(error);
+  const reason = (code && REASONS[code]) ?? (error instanceof Error ? error.message : String(error));
+  return new OutputError(`cannot ${action} ${path}: ${reason}${code && REASONS[code] ? ` (${code})` : ''}`, { cause: error });
+}
+
+/** What `fs.stat` tells about a path. */
+export type FileInfo = Awaited<ReturnType<typeof stat>>;
+
+/**
+ * Stats a path.
+ * @returns undefined when it does not exist (ENOENT)
+ * @throws {OutputError} (exit 7) on any other error, e.g. `cannot check /p: permission denied (EACCES)`
+ */
+export async function statOrUndefined(path: string): Promise<FileInfo | undefined> {
+  try {
+    return await stat(path);
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return undefined;
+    throw fileError('check', path, error);
+  }
+}
+
+/**
+ * Checks that `folder` exists, is a folder and is writable (W_OK and X_OK), before any file in it
+ * is touched.
+ * @param forPath the file that will be written there, named in the message
+ * @throws {OutputError} (exit 7): `cannot write F: folder D does not exist`, `… D is not a folder`,
+ *   `… folder D is not writable`
+ */
+export async function checkFolder(folder: string, forPath: string): Promise<void> {
+  const info = await statOrUndefined(folder);
+  if (info === undefined) throw new OutputError(`cannot write ${forPath}: folder ${folder} does not exist`);
+  if (!info.isDirectory()) throw new OutputError(`cannot write ${forPath}: ${folder} is not a folder`);
+  try {
+    await access(folder, fsConstants.W_OK | fsConstants.X_OK);
+  } catch (error) {
+    throw new OutputError(`cannot write ${forPath}: folder ${folder} is not writable`, { cause: error });
+  }
+}
+
+/** Errors of a folder fsync that mean "this platform or file system does not do that". */
+const FOLDER_SYNC_UNSUPPORTED = new Set(['EINVAL', 'EISDIR', 'EPERM', 'ENOTSUP', 'EBADF', 'EACCES']);
+
+/**
+ * fsyncs a folder so a rename in it survives a crash (as write-file-atomic does; POSIX leaves the
+ * durability of a directory entry to an fsync of the directory). Some platforms refuse to open or
+ * fsync a folder (Windows: EISDIR/EPERM; some file systems: EINVAL, ENOTSUP); durability there
+ * rests on the file system, so those errors are ignored.
+ * @throws {OutputError} (exit 7) on any other error (EIO…)
+ */
+export async function syncFolder(folder: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(folder, 'r');
+    await handle.sync();
+  } catch (error) {
+    if (!FOLDER_SYNC_UNSUPPORTED.has(errorCode(error) ?? '')) throw fileError('sync folder', folder, error);
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}

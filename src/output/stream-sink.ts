@@ -1,0 +1,131 @@
+/**
+ * Where formatted text goes: the {@link Sink} interface, and its stream implementation for stdout.
+ * The file implementation (a sidecar renamed onto `--out` when complete) belongs to the export
+ * engine: export/file-sink.ts.
+ */
+import type { OutputStream } from '../context.js';
+import { OutputError } from '../errors.js';
+
+/** A destination for text: stdout ({@link createStreamSink}) or a sidecar file (export/file-sink.ts). */
+export interface Sink {
+  /** Appends text, respecting backpressure. @throws {OutputError} (exit 7), or {@link BrokenPipeError} on stdout EPIPE. */
+  write(text: string): Promise<void>;
+  /** Makes what was written durable (fsync for files; no-op for stdout). @throws {OutputError} */
+  sync(): Promise<void>;
+  /** Bytes written so far, including what was kept on resume. */
+  readonly bytes: number;
+  /** Finishes: for files, fsync, rename the sidecar onto the target, fsync the folder. @throws {OutputError} */
+  commit(): Promise<void>;
+  /** Stops: closes the file, leaving the sidecar for `--resume`. Never throws. */
+  abort(): Promise<void>;
+  /** Human name of the destination for the summary (`invoices.ndjson`, `stdout`). */
+  readonly name: string;
+}
+
+/** The reader of stdout went away (`| head`): the export ends quietly. */
+export class BrokenPipeError extends Error {
+  constructor() {
+    super('broken pipe');
+    this.name = 'BrokenPipeError';
+  }
+}
+
+/** Error codes meaning the reader left: EPIPE from the OS, ERR_STREAM_DESTROYED once Node closed the stream. */
+const PIPE_GONE = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ECONNRESET']);
+
+/** The string `code` of a stream error (`'EPIPE'`…), if any. */
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Maps a stream error: the reader leaving → {@link BrokenPipeError}, anything else → {@link OutputError}. */
+function streamError(error: unknown, name: string): Error {
+  if (PIPE_GONE.has(errorCode(error) ?? '')) return new BrokenPipeError();
+  const message = error instanceof Error ? error.message : String(error);
+  return new OutputError(`cannot write to ${name}: ${message}`, { cause: error });
+}
+
+/**
+ * Creates a sink on a stream (stdout). `write()` resolves as soon as the stream accepts the text
+ * and waits for `'drain'` when it reports a full buffer; `commit()` waits until the last chunk was
+ * handed to the OS (its write callback ran), so nothing is cut off when the process exits. The
+ * stream is never ended: stdout belongs to the process.
+ * @param name summary name, default `stdout`
+ * @throws (from write/commit) {@link BrokenPipeError} when the reader left (EPIPE,
+ *   ERR_STREAM_DESTROYED), {@link OutputError} (exit 7) for any other stream error.
+ */
+export function createStreamSink(stream: OutputStream, name = 'stdout'): Sink {
+  let bytes = 0;
+  let failure: Error | undefined;
+  let flushed: Promise<void> = Promise.resolve();
+  // Wakes a pending drain wait: a failed write callback or a destroyed stream never emits 'drain'.
+  let wake: (() => void) | undefined;
+  const fail = (error: unknown): void => {
+    failure ??= streamError(error, name);
+    wake?.();
+  };
+  // A listener is always attached: an unhandled 'error' event (EPIPE) would crash the process.
+  stream.on('error', fail);
+
+  const waitDrain = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const onClose = (): void => {
+        failure ??= new BrokenPipeError();
+        done();
+      };
+      const done = (): void => {
+        wake = undefined;
+        stream.off('drain', done);
+        stream.off('close', onClose);
+        resolve();
+      };
+      if (failure || (stream as { destroyed?: boolean }).destroyed === true) {
+        failure ??= new BrokenPipeError();
+        resolve();
+        return;
+      }
+      wake = done;
+      stream.on('drain', done);
+      stream.on('close', onClose);
+    });
+
+  return {
+    get bytes() {
+      return bytes;
+    },
+    name,
+    async write(text) {
+      if (failure) throw failure;
+      if (text.length === 0) return;
+      let ok: boolean;
+      try {
+        let settle!: () => void;
+        flushed = new Promise<void>((resolve) => {
+          settle = resolve;
+        });
+        ok = stream.write(text, (error?: Error | null) => {
+          if (error) fail(error);
+          settle();
+        });
+      } catch (error) {
+        fail(error);
+        throw failure;
+      }
+      bytes += Buffer.byteLength(text);
+      if (!ok) await waitDrain();
+      if (failure) throw failure;
+    },
+    async sync() {
+      if (failure) throw failure;
+    },
+    async commit() {
+      await flushed;
+      if (failure) throw failure;
+    },
+    async abort() {
+      stream.off('error', fail);
+      stream.on('error', () => undefined);
+    },
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * What runExport returns for the summary and the rate-limit cache: the progress counts, the
+ * requests sent, the last rate-limit state seen, and `brokenPipe`.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { planExport } from '../../src/commands/export.js';
+import type { ExportFlags } from '../../src/cli/program.js';
+import { runExport } from '../../src/export/run.js';
+import type { FetchedPage } from '../../src/http/client.js';
+import { createSandboxFetch } from '../../src/sandbox/fetch.js';
+import { createTestContext } from '../helpers/context.js';
+import { BASE, CANARY, createWorld, tempDir, type SandboxWorld, type TempDir } from '../e2e/harness.js';
+
+let dir: TempDir;
+let world: SandboxWorld;
+beforeEach(() => {
+  dir = tempDir();
+  world = createWorld({ limit: 100, windowSeconds: 60 });
+});
+afterEach(() => dir.remove());
+
+function plan(flags: Partial<ExportFlags>) {
+  const settings = { apiKey: CANARY, baseUrl: new URL(BASE), defaults: {} };
+  const full: ExportFlags = { taxpayer: world.taxpayer, cursor: true, itemsPerPage: 7, quiet: true, progress: false, ...flags };
+  return planExport('invoices', full, settings, dir.path, 'collections invoices');
+}
+
+describe('runExport result', () => {
+  it('returns the counts, the requests sent and the rate-limit state of the last page', async () => {
+    const t = createTestContext({ clock: world.clock, cwd: dir.path, fetch: createSandboxFetch(world.sandbox) });
+    const p = plan({ out: 'x.ndjson' });
+    const pages: FetchedPage[] = [];
+    p.onPageFetched = (page) => pages.push(page);
+    const result = await runExport(p, t.ctx);
+    expect(result.brokenPipe).toBe(false);
+    expect(result.stats).toMatchObject({ items: 60, pages: 9, requests: 9, retries: 0, waits: 0 });
+    expect(result.requests).toBe(world.sandbox.requests().length);
+    expect(result.requests).toBe(9);
+    expect(pages).toHaveLength(9);
+    expect(result.rateLimit).toEqual(pages.at(-1)!.rateLimit);
+    expect(result.rateLimit).toMatchObject({ limit: 100, remaining: 91 });
+  });
+
+  it('reports a reader that went away as brokenPipe, with what was fetched until then', async () => {
+    const t = createTestContext({ clock: world.clock, cwd: dir.path, fetch: createSandboxFetch(world.sandbox) });
+    const gone = new Writable({
+      write(_chunk, _enc, cb) {
+        cb(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+      },
+    });
+    t.ctx.io.stdout = gone;
+    const result = await runExport(plan({}), t.ctx);
+    expect(result.brokenPipe).toBe(true);
+    expect(result.requests).toBeGreaterThanOrEqual(1);
+    expect(result.requests).toBe(world.sandbox.requests().length);
+    expect(result.rateLimit?.limit).toBe(100);
+  });
+});
