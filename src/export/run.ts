@@ -5,7 +5,7 @@
  */
 import type { Context } from '../context.js';
 import type { Endpoint } from '../endpoints.js';
-import { createClient, type Client, type ClientEvent, type FetchedPage, type RateLimitSnapshot } from '../http/client.js';
+import { createClient, type Client, type ClientEvent, type RateLimitSnapshot } from '../http/client.js';
 import { paginate, type PageStep } from '../pagination/paginate.js';
 import { fetchOffsetPages } from '../pagination/offset.js';
 import { createFormatter, type Formatter, type FormatterOptions, type OutputFormat } from '../output/writer.js';
@@ -63,7 +63,7 @@ export interface ExportPlan {
   /** Observer of every client event; optional. */
   onClientEvent?: (event: ClientEvent) => void;
   /** Observer of every page fetched (e.g. the rate-limit cache of `ratelimit --cached`); optional. */
-  onPageFetched?: (page: FetchedPage) => void;
+  onPageFetched?: (page: PageStep) => void;
 }
 
 /** What an export did: what the summary and the rate-limit cache need. */
@@ -125,12 +125,13 @@ async function writePages(steps: AsyncGenerator<PageStep, void, void>, loop: Loo
     for await (const step of steps) {
       plan.onPageFetched?.(step);
       if (step.rateLimit) tally.rateLimit = step.rateLimit;
-      let members = step.page.members;
       const left = remaining(plan, tally);
-      const last = members.length >= left || step.next === undefined;
-      if (members.length > left) members = members.slice(0, left);
+      const whole = step.page.members.length <= left;
+      const last = step.page.members.length >= left || step.next === undefined;
+      // The page text goes along only with the whole member array it was parsed from (raw-json.ts).
+      const members = whole ? step.page.members : step.page.members.slice(0, left);
       if (step.page.totalItems !== undefined) tally.totalItems = step.page.totalItems;
-      const text = tally.pending + formatter.page(members);
+      const text = tally.pending + formatter.page(members, whole ? step.text : undefined);
       tally.pending = '';
       if (text.length > 0) await out.write(text);
       tally.wrotePage = true;

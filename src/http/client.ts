@@ -57,12 +57,6 @@ export interface ResponseInfo {
   rateLimit?: RateLimitSnapshot;
 }
 
-/**
- * The HTTP part of a fetched page, under the name `export/run.ts` gives its page observer's
- * argument. Pagination's `PageStep` extends it; new code should name that or {@link ResponseInfo}.
- */
-export type FetchedPage = ResponseInfo;
-
 /** What a body parser sees of the response besides the text. */
 export interface ResponseHead {
   url: URL;

@@ -12,7 +12,7 @@
  * at all, or the header line alone when `--fields` gave the columns.
  */
 import { createRequire } from 'node:module';
-import type { Formatter, FormatterOptions, FormatterState } from './writer.js';
+import type { Formatter, FormatterOptions, FormatterState } from './formatter.js';
 import { splitPath } from './fields.js';
 import { addPaths, compileAccessor, createPathTree, findNewPaths, toCell, treeColumns, treeFromPaths, warnedPaths } from './flatten.js';
 import type { PathTree } from './flatten.js';

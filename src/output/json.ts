@@ -4,7 +4,7 @@
  * projected on `--fields`) preceded by `\n` for the first and `,\n` for the others, then `\n]\n`;
  * zero items give `[]\n`. Only "has an item been written" is needed to continue, so that is the state.
  */
-import type { Formatter, FormatterOptions, FormatterState } from './writer.js';
+import type { Formatter, FormatterOptions, FormatterState } from './formatter.js';
 import { compileProjection } from './fields.js';
 import { joinJson } from './ndjson.js';
 import { UsageError } from '../errors.js';

@@ -3,7 +3,7 @@
  * as received (JSON.stringify of the parsed item, key order kept) or projected on `--fields`.
  * Zero items give empty output. Stateless, so a resumed export continues byte-identically.
  */
-import type { Formatter, FormatterOptions, FormatterState } from './writer.js';
+import type { Formatter, FormatterOptions, FormatterState } from './formatter.js';
 import { compileProjection } from './fields.js';
 import { receivedItemTexts } from './raw-json.js';
 import { UsageError } from '../errors.js';

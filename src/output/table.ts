@@ -10,7 +10,7 @@
  */
 import { createRequire } from 'node:module';
 import type CliTable3 from 'cli-table3';
-import type { Formatter, FormatterOptions, FormatterState } from './writer.js';
+import type { Formatter, FormatterOptions, FormatterState } from './formatter.js';
 import { splitPath } from './fields.js';
 import { compileAccessor, isPlainObject, toCell } from './flatten.js';
 import { UsageError } from '../errors.js';

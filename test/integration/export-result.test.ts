@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { planExport } from '../../src/commands/export.js';
 import type { ExportFlags } from '../../src/cli/program.js';
 import { runExport } from '../../src/export/run.js';
-import type { FetchedPage } from '../../src/http/client.js';
+import type { PageStep } from '../../src/pagination/paginate.js';
 import { createSandboxFetch } from '../../src/sandbox/fetch.js';
 import { createTestContext } from '../helpers/context.js';
 import { BASE, CANARY, createWorld, tempDir, type SandboxWorld, type TempDir } from '../e2e/harness.js';
@@ -30,7 +30,7 @@ describe('runExport result', () => {
   it('returns the counts, the requests sent and the rate-limit state of the last page', async () => {
     const t = createTestContext({ clock: world.clock, cwd: dir.path, fetch: createSandboxFetch(world.sandbox) });
     const p = plan({ out: 'x.ndjson' });
-    const pages: FetchedPage[] = [];
+    const pages: PageStep[] = [];
     p.onPageFetched = (page) => pages.push(page);
     const result = await runExport(p, t.ctx);
     expect(result.brokenPipe).toBe(false);
