@@ -99,22 +99,22 @@ describe('--resume with a corrupt or foreign checkpoint', () => {
   });
 });
 
-describe('disk full, unwritable path, path is a folder', () => {
-  /** Runs an export onto `target` in a fresh folder holding yesterday's file there. */
-  async function onto(setup: (dir: string) => string, outcome: { zeroRequests: boolean }) {
-    let target = '';
-    let mtime = 0;
-    const r = await runScenario({
-      argv: ({ taxpayer }) => ['invoices', '--taxpayer', taxpayer, '--api-key', CANARY, '--base-url', ORIGIN, '--quiet', '--out', target, ...CURSOR],
-      before: ({ dir }) => {
-        target = setup(dir);
-        if (existsSync(target) && statSync(target).isFile()) mtime = statSync(target).mtimeMs;
-      },
-    });
-    const yesterday = existsSync(target) && statSync(target).isFile() ? readFileSync(target, 'utf8') : undefined;
-    return { r, target, yesterday, mtime, zeroRequests: outcome.zeroRequests ? r.requests.length === 0 : true };
-  }
+/** Runs an export onto `target` in a fresh folder holding yesterday's file there. */
+async function onto(setup: (dir: string) => string, outcome: { zeroRequests: boolean }) {
+  let target = '';
+  let mtime = 0;
+  const r = await runScenario({
+    argv: ({ taxpayer }) => ['invoices', '--taxpayer', taxpayer, '--api-key', CANARY, '--base-url', ORIGIN, '--quiet', '--out', target, ...CURSOR],
+    before: ({ dir }) => {
+      target = setup(dir);
+      if (existsSync(target) && statSync(target).isFile()) mtime = statSync(target).mtimeMs;
+    },
+  });
+  const yesterday = existsSync(target) && statSync(target).isFile() ? readFileSync(target, 'utf8') : undefined;
+  return { r, target, yesterday, mtime, zeroRequests: outcome.zeroRequests ? r.requests.length === 0 : true };
+}
 
+describe('disk full, unwritable path, path is a folder', () => {
   it.skipIf(!hasDevFull)('disk full on the first write: exit 7, yesterday’s file untouched, no sidecar left', async () => {
     const { r, target, yesterday, mtime } = await onto((dir) => {
       const t = join(dir, 'out.ndjson');

@@ -63,6 +63,27 @@ export interface FakeApi {
   maxInFlight: number;
 }
 
+/** The Hydra body of page `page` of `url`: its items (`item-<n>`), total and view links. */
+function pageBody(url: URL, page: number, total: number, options: FakeApiOptions): Record<string, unknown> {
+  const base = options.base ?? 'http://api.test';
+  const perPage = Number(url.searchParams.get('itemsPerPage') ?? options.perPage ?? 3);
+  const pages = Math.max(1, Math.ceil(total / perPage));
+  const members = [];
+  for (let i = (page - 1) * perPage; i < Math.min(total, page * perPage); i++) members.push({ id: `item-${i}`, n: i });
+  const link = (p: number): string => {
+    const u = new URL(url);
+    u.searchParams.set('page', String(p));
+    if (options.links === 'absolute') return `${base}${u.pathname}${u.search}`;
+    if (options.links === 'query') return u.search;
+    return `${u.pathname}${u.search}`;
+  };
+  const pre = options.unprefixed ? '' : 'hydra:';
+  const view: Record<string, string> = { '@id': link(page), [`${pre}first`]: link(1), [`${pre}last`]: link(pages) };
+  if (page < pages) view[`${pre}next`] = link(page + 1);
+  if (page > 1) view[`${pre}previous`] = link(page - 1);
+  return { [`${pre}member`]: members, [`${pre}totalItems`]: total, [`${pre}view`]: view };
+}
+
 /**
  * Creates a fake API (defaults: 1000 requests per 60 s window, 10 items, 3 per page, Reset in epoch
  * seconds, relative links with `hydra:` keys, absolute links on `http://api.test`).
@@ -73,7 +94,6 @@ export function createFakeApi(options: FakeApiOptions): FakeApi {
   const limit = options.limit ?? 1000;
   const windowMs = options.windowMs ?? 60_000;
   const total = options.total ?? 10;
-  const base = options.base ?? 'http://api.test';
   let windowStart = -1;
   let used = 0;
   let inFlight = 0;
@@ -111,22 +131,7 @@ export function createFakeApi(options: FakeApiOptions): FakeApi {
       }
       used++;
       headers['X-RateLimit-Remaining'] = String(limit - used);
-      const perPage = Number(url.searchParams.get('itemsPerPage') ?? options.perPage ?? 3);
-      const pages = Math.max(1, Math.ceil(total / perPage));
-      const members = [];
-      for (let i = (page - 1) * perPage; i < Math.min(total, page * perPage); i++) members.push({ id: `item-${i}`, n: i });
-      const link = (p: number): string => {
-        const u = new URL(url);
-        u.searchParams.set('page', String(p));
-        if (options.links === 'absolute') return `${base}${u.pathname}${u.search}`;
-        if (options.links === 'query') return u.search;
-        return `${u.pathname}${u.search}`;
-      };
-      const pre = options.unprefixed ? '' : 'hydra:';
-      const view: Record<string, string> = { '@id': link(page), [`${pre}first`]: link(1), [`${pre}last`]: link(pages) };
-      if (page < pages) view[`${pre}next`] = link(page + 1);
-      if (page > 1) view[`${pre}previous`] = link(page - 1);
-      const body = { [`${pre}member`]: members, [`${pre}totalItems`]: total, [`${pre}view`]: view };
+      const body = pageBody(url, page, total, options);
       return { status: 200, body: JSON.stringify(body), headers: { ...headers, 'Content-Type': 'application/ld+json' } };
     },
     fetch(turns) {
