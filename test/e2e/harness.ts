@@ -3,15 +3,12 @@
  * world lives in test/helpers/world.ts. Delete this file once those suites import it from there.
  */
 export {
-  BASE,
   CANARY,
   canaryFree,
   createWorld,
   runInProcess,
   START,
   tempDir,
-  type InProcessOptions,
-  type RunOutcome,
   type SandboxWorld,
   type TempDir,
 } from '../helpers/world.js';

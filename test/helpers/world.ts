@@ -153,7 +153,7 @@ export interface RunOutcome {
   /** stderr split into lines, the trailing empty one dropped. */
   lines: string[];
   t: TestContext;
-  /** Requests the sandbox logged during the run (on a served world, other clients' ones too). */
+  /** Requests the sandbox logged during the run (a served world's include other clients'; the log keeps the last 100 000). */
   requests: RequestLogEntry[];
   /** Requests to another origin (only a world with `strictOrigin` records them). */
   foreign: ForeignRequest[];
