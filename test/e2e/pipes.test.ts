@@ -2,17 +2,13 @@
  * stdout into a pipe, with the built bin in a real process: a reader that leaves early (`| head`)
  * ends the export quietly with exit 0; a slow reader still gets every byte.
  */
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
-import { startSandboxServer, type RunningServer } from '../../src/sandbox/server.js';
-import { main } from '../../src/cli/main.js';
-import { systemClock } from '../../src/time/clock.js';
-import { BIN, runCli } from '../helpers/cli.js';
-import { createTestContext } from '../helpers/context.js';
-import { CANARY, tempDir, type TempDir } from './harness.js';
-import { cliEnv, requireBuild } from './spawn.js';
+import type { Sandbox } from '../../src/sandbox/app.js';
+import type { RunningServer } from '../../src/sandbox/server.js';
+import { BIN, requireBuild, runCli, runShell } from '../helpers/cli.js';
+import { cliEnv, runInProcess, serveWorld, tempDir, type ServedWorld, type TempDir } from '../helpers/world.js';
 
+let world: ServedWorld;
 let sandbox: Sandbox;
 let server: RunningServer;
 let dir: TempDir;
@@ -23,15 +19,14 @@ const PAGES = 20;
 beforeAll(async () => {
   requireBuild();
   dir = tempDir();
-  sandbox = createSandbox({ apiKey: CANARY, limit: 0, latencyMs: 5, sizes: { taxpayers: 1, invoicesPerTaxpayer: 50 * PAGES } });
-  server = await startSandboxServer(sandbox, { port: 0 });
-  taxpayer = sandbox.taxpayers()[0]!;
-  const t = createTestContext({ fetch: globalThis.fetch, clock: systemClock, cwd: dir.path, configDir: dir.file('config') });
-  expect(await main([...args(), '--base-url', server.url, '--api-key', CANARY, '--quiet'], t.ctx)).toBe(0);
-  reference = t.stdout.text();
+  world = await serveWorld({ latencyMs: 5, sizes: { taxpayers: 1, invoicesPerTaxpayer: 50 * PAGES } });
+  ({ sandbox, server, taxpayer } = world);
+  const r = await runInProcess(world, dir, [...args(), '--quiet']);
+  expect(r.code).toBe(0);
+  reference = r.stdout;
 });
 afterAll(async () => {
-  await server?.close();
+  await world?.close();
   dir?.remove();
 });
 
@@ -43,15 +38,7 @@ describe('stdout into a pipe', () => {
   it('`| head -n 3` under a real shell: exit 0 with pipefail, no stack trace, the export stops early', async () => {
     const before = sandbox.requests().length;
     const script = `set -o pipefail; "${process.execPath}" "${BIN}" ${args().map((a) => `'${a}'`).join(' ')} --base-url ${server.url} | head -n 3`;
-    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn('bash', ['-c', script], { cwd: dir.path, env: { ...process.env, ...(cliEnv(dir) as Record<string, string>) } });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-      child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const result = await runShell(script, { cwd: dir.path, env: cliEnv(dir) });
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     expect(result.stdout.split('\n').slice(0, 3).join('\n')).toBe(reference.split('\n').slice(0, 3).join('\n'));

@@ -3,14 +3,14 @@
  * sandbox served on 127.0.0.1, then `--resume`: the finished file is byte-identical to a clean run.
  */
 import { writeFileSync } from 'node:fs';
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
-import { startSandboxServer, type RunningServer } from '../../src/sandbox/server.js';
-import { runCli } from '../helpers/cli.js';
-import { CANARY, canaryFree, tempDir, type TempDir } from './harness.js';
-import { checkpointPages, cliEnv, referenceExport, requireBuild, runAndSignal, runAndSignalAtCheckpoint } from './spawn.js';
+import type { Sandbox } from '../../src/sandbox/app.js';
+import type { RunningServer } from '../../src/sandbox/server.js';
+import { BIN, requireBuild, runCli, runShell } from '../helpers/cli.js';
+import { CANARY, canaryFree, cliEnv, serveWorld, tempDir, type ServedWorld, type TempDir } from '../helpers/world.js';
+import { checkpointPages, referenceExport, runAndSignal, runAndSignalAtCheckpoint } from './spawn.js';
 
+let world: ServedWorld;
 let sandbox: Sandbox;
 let server: RunningServer;
 let dir: TempDir;
@@ -22,12 +22,11 @@ beforeAll(async () => {
   dir = tempDir();
   // 120 invoices, 12 pages of 10, 40 ms each: slow enough to pick a page (and for a kill to land
   // before the end even on a loaded machine), fast enough to finish.
-  sandbox = createSandbox({ apiKey: CANARY, limit: 0, latencyMs: 40, sizes: { taxpayers: 1, invoicesPerTaxpayer: 120, entities: 25 } });
-  server = await startSandboxServer(sandbox, { port: 0 });
-  taxpayer = sandbox.taxpayers()[0]!;
+  world = await serveWorld({ latencyMs: 40, sizes: { taxpayers: 1, invoicesPerTaxpayer: 120, entities: 25 } });
+  ({ sandbox, server, taxpayer } = world);
 });
 afterAll(async () => {
-  await server?.close();
+  await world?.close();
   dir?.remove();
 });
 
@@ -42,7 +41,7 @@ function exportArgs(mode: 'cursor' | 'offset'): string[] {
 
 async function reference(mode: 'cursor' | 'offset', ext: string): Promise<Buffer> {
   const key = `${mode}.${ext}`;
-  if (!references.has(key)) references.set(key, await referenceExport(server.url, dir, exportArgs(mode), `ref-${mode}.${ext}`));
+  if (!references.has(key)) references.set(key, await referenceExport(world, dir, exportArgs(mode), `ref-${mode}.${ext}`));
   return references.get(key)!;
 }
 
@@ -80,16 +79,7 @@ describe.each([
     // Resume exactly as the hint says (the key comes from the environment there).
     const hint = lines[0]!.replace(/^.*resume with: /, '');
     const requestsBefore = sandbox.requests().length;
-    const resumed = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-      const child = spawn('sh', ['-c', hint.replace(/^collections /, `"${process.execPath}" "${new URL('../../bin/collections.js', import.meta.url).pathname}" `)], {
-        cwd: dir.path,
-        env: { ...process.env, CI: '', COLLECTIONS_CONFIG_DIR: dir.file('config'), COLLECTIONS_API_KEY: CANARY },
-      });
-      let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-      child.on('error', reject);
-      child.on('close', (c) => resolve({ code: c, stderr }));
-    });
+    const resumed = await runShell(hint.replace(/^collections /, `"${process.execPath}" "${BIN}" `), { cwd: dir.path, env: cliEnv(dir) });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(new RegExp(`^collections: resuming after ${checkpoint.items} items \\(${checkpoint.pages} pages\\)$`, 'm'));
     expect(resumed.stderr).toMatch(/^collections: 120 items to .* \(\d+ requests?, 0 retries, no rate-limit waits\)$/m);

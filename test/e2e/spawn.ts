@@ -1,36 +1,21 @@
 /**
- * Helpers of the spawned end-to-end tests: the built bin against a sandbox served on 127.0.0.1 by
- * the test process, clean reference exports run in process against the same server, and a way to
- * stop a run after its k-th request (`--verbose` prints one stderr line per response).
+ * Helpers of the spawned end-to-end tests: clean reference exports run in process against the
+ * served world, and ways to stop a spawned run after its k-th request (`--verbose` prints one
+ * stderr line per response) or once its checkpoint holds k pages.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
-import { main } from '../../src/cli/main.js';
-import { systemClock } from '../../src/time/clock.js';
-import { createTestContext } from '../helpers/context.js';
-import { BIN, runCli, type CliResult } from '../helpers/cli.js';
-import { CANARY, type TempDir } from './harness.js';
-
-/** Fails early, with the fix, when the bin has not been built. */
-export function requireBuild(): void {
-  if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url))) {
-    throw new Error(`${BIN} needs dist/: run \`npm run build\` first (npm test does)`);
-  }
-}
-
-/** Environment of every spawned run: a temp config folder, no CI, the key in the environment. */
-export function cliEnv(dir: TempDir, extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-  return { COLLECTIONS_CONFIG_DIR: dir.file('config'), COLLECTIONS_API_KEY: CANARY, CI: undefined, NO_COLOR: undefined, ...extra };
-}
+import { runCli, type CliResult } from '../helpers/cli.js';
+import { runInProcess, type ServedWorld, type TempDir } from '../helpers/world.js';
 
 /**
- * Runs a clean export in process against a real server (real fetch, real clock) and returns the
- * bytes of `--out`.
+ * Runs a clean export in process against a served world (real fetch, real clock) and returns the
+ * bytes of `--out` (relative to `dir`).
+ * @throws {Error} when the export does not exit 0
  */
-export async function referenceExport(baseUrl: string, dir: TempDir, args: readonly string[], out: string): Promise<Buffer> {
-  const t = createTestContext({ fetch: globalThis.fetch, clock: systemClock, cwd: dir.path, configDir: dir.file('config') });
-  const code = await main([...args, '--out', out, '--base-url', baseUrl, '--api-key', CANARY, '--quiet'], t.ctx);
-  if (code !== 0) throw new Error(`reference export failed (${code}): ${t.stderr.text()}`);
+export async function referenceExport(world: ServedWorld, dir: TempDir, args: readonly string[], out: string): Promise<Buffer> {
+  const r = await runInProcess(world, dir, [...args, '--out', out, '--quiet']);
+  if (r.code !== 0) throw new Error(`reference export failed (${r.code}): ${r.stderr}`);
   return dir.read(out);
 }
 

@@ -2,16 +2,15 @@
  * The built bin under a real pseudo-terminal (`script -qfc`): the spinner shows on a terminal,
  * with the rate-limit wait line (quota state and the local time it resumes), and the summary.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
-import { startSandboxServer, type RunningServer } from '../../src/sandbox/server.js';
-import { BIN } from '../helpers/cli.js';
-import { CANARY, canaryFree, tempDir, type TempDir } from './harness.js';
-import { cliEnv, requireBuild } from './spawn.js';
+import type { Sandbox } from '../../src/sandbox/app.js';
+import type { RunningServer } from '../../src/sandbox/server.js';
+import { BIN, requireBuild, runCommand } from '../helpers/cli.js';
+import { canaryFree, cliEnv, serveWorld, tempDir, type ServedWorld, type TempDir } from '../helpers/world.js';
 
 const SCRIPT = '/usr/bin/script';
+let world: ServedWorld;
 let sandbox: Sandbox;
 let server: RunningServer;
 let dir: TempDir;
@@ -21,27 +20,23 @@ beforeAll(async () => {
   dir = tempDir();
   // 1 request per 1 s window: every answer says Remaining 0, so the second of 2 pages always
   // waits (under a second) for the reset, however slow the machine is.
-  sandbox = createSandbox({ apiKey: CANARY, limit: 1, windowSeconds: 1, sizes: { taxpayers: 1, invoicesPerTaxpayer: 20 } });
-  server = await startSandboxServer(sandbox, { port: 0 });
+  world = await serveWorld({ limit: 1, windowSeconds: 1, sizes: { taxpayers: 1, invoicesPerTaxpayer: 20 } });
+  ({ sandbox, server } = world);
 });
 afterAll(async () => {
-  await server?.close();
+  await world?.close();
   dir?.remove();
 });
 
 /** Runs the bin under `script`, whose output is everything the terminal received. */
-function underPty(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; screen: string }> {
+async function underPty(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; screen: string }> {
   const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const fullEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, ...env })) if (v !== undefined) fullEnv[k] = v;
-  return new Promise((resolve, reject) => {
-    const child = spawn(SCRIPT, ['-qfec', command, '/dev/null'], { cwd: dir.path, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let screen = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (screen += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (screen += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, screen }));
-  });
+  let screen = '';
+  const collect = (c: string): void => {
+    screen += c;
+  };
+  const { code } = await runCommand(SCRIPT, ['-qfec', command, '/dev/null'], { cwd: dir.path, env, stdin: 'ignore', onStdout: collect, onStderr: collect });
+  return { code, screen };
 }
 
 // eslint-disable-next-line no-control-regex

@@ -1,7 +1,8 @@
 /**
- * reliability.md, "Faults to test": checkpoints, the output file, flags and settings. Validation
- * comes before side effects (rule 8): these rows check the exit code AND that no request was sent
- * and no file was touched.
+ * The fault table (README, "Test"; rows in scripts/faults-report.js): checkpoints, the output
+ * file, flags and settings. Validation comes before side effects (README, "Exit codes": exit 2
+ * means nothing was written): these rows check the exit code AND that no request was sent and no
+ * file was touched.
  *
  * Disk full without root tricks: the sidecar (or the checkpoint's temp file) is a symlink to
  * /dev/full, which accepts the open and fails every write with ENOSPC, as a full disk does.
@@ -9,26 +10,22 @@
 import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { createSandbox } from '../../src/sandbox/app.js';
-import { createSandboxFetch } from '../../src/sandbox/fetch.js';
-import { createVirtualClock } from '../../src/time/clock.js';
-import { createTestContext } from '../helpers/context.js';
-import { cleanup, idsOfNdjson, KEY, ORIGIN, report, runInProcess, tempDir, type RunOutcome } from './harness.js';
+import { CANARY, createWorld, idsOfNdjson, removeTempDirs, runInProcess, tempDir } from '../helpers/world.js';
+import { ORIGIN, report, runScenario, type ScenarioOutcome } from './harness.js';
 
 const CURSOR = ['--cursor', '--items-per-page', '10'];
 const YESTERDAY = '{"id":"yesterday"}\n';
 const hasDevFull = process.platform === 'linux' && existsSync('/dev/full');
 
-let clean: RunOutcome;
+let clean: ScenarioOutcome;
 beforeAll(async () => {
-  clean = await runInProcess({ args: CURSOR });
+  clean = await runScenario({ args: CURSOR });
 });
-afterAll(cleanup);
+afterAll(removeTempDirs);
 
 /** Checkpoint and sidecar of an export to `dir/out.ndjson` interrupted by a 503 at page 4. */
 async function interrupted(args: string[] = CURSOR): Promise<{ dir: string; part: Buffer; checkpoint: string }> {
-  const r = await runInProcess({ args: [...args, '--retries', '0'], outFile: 'out.ndjson', faults: 'status pages=4' });
+  const r = await runScenario({ args: [...args, '--retries', '0'], outFile: 'out.ndjson', faults: 'status pages=4' });
   expect(r.code).toBe(6);
   const target = join(r.dir, 'out.ndjson');
   return { dir: r.dir, part: readFileSync(`${target}.part`), checkpoint: readFileSync(`${target}.checkpoint.json`, 'utf8') };
@@ -50,7 +47,7 @@ describe('--resume with a corrupt or foreign checkpoint', () => {
     const target = join(before.dir, 'out.ndjson');
     const tampered = tamper(before.checkpoint);
     writeFileSync(`${target}.checkpoint.json`, tampered);
-    const r = await runInProcess({ argv: ({ taxpayer }) => ['invoices', '--taxpayer', taxpayer, '--api-key', KEY, '--base-url', ORIGIN, '--quiet', '--out', target, '--resume', ...args] });
+    const r = await runScenario({ argv: ({ taxpayer }) => ['invoices', '--taxpayer', taxpayer, '--api-key', CANARY, '--base-url', ORIGIN, '--quiet', '--out', target, '--resume', ...args] });
     const part = existsSync(`${target}.part`) ? readFileSync(`${target}.part`) : undefined;
     const checkpoint = existsSync(`${target}.checkpoint.json`) ? readFileSync(`${target}.checkpoint.json`, 'utf8') : undefined;
     const checks = {
@@ -94,7 +91,7 @@ describe('--resume with a corrupt or foreign checkpoint', () => {
   it('control: the same options resume and give the clean output byte for byte', async () => {
     const before = await interrupted();
     const target = join(before.dir, 'out.ndjson');
-    const r = await runInProcess({ argv: ({ taxpayer }) => ['invoices', '--taxpayer', taxpayer, '--api-key', KEY, '--base-url', ORIGIN, '--quiet', '--out', target, '--resume', ...CURSOR] });
+    const r = await runScenario({ argv: ({ taxpayer }) => ['invoices', '--taxpayer', taxpayer, '--api-key', CANARY, '--base-url', ORIGIN, '--quiet', '--out', target, '--resume', ...CURSOR] });
     expect(r.code).toBe(0);
     expect(r.requests).toHaveLength(7);
     expect(readFileSync(target, 'utf8')).toBe(clean.stdout);
@@ -102,22 +99,22 @@ describe('--resume with a corrupt or foreign checkpoint', () => {
   });
 });
 
-describe('disk full, unwritable path, path is a folder', () => {
-  /** Runs an export onto `target` in a fresh folder holding yesterday's file there. */
-  async function onto(setup: (dir: string) => string, outcome: { zeroRequests: boolean }) {
-    let target = '';
-    let mtime = 0;
-    const r = await runInProcess({
-      argv: ({ taxpayer }) => ['invoices', '--taxpayer', taxpayer, '--api-key', KEY, '--base-url', ORIGIN, '--quiet', '--out', target, ...CURSOR],
-      before: ({ dir }) => {
-        target = setup(dir);
-        if (existsSync(target) && statSync(target).isFile()) mtime = statSync(target).mtimeMs;
-      },
-    });
-    const yesterday = existsSync(target) && statSync(target).isFile() ? readFileSync(target, 'utf8') : undefined;
-    return { r, target, yesterday, mtime, zeroRequests: outcome.zeroRequests ? r.requests.length === 0 : true };
-  }
+/** Runs an export onto `target` in a fresh folder holding yesterday's file there. */
+async function onto(setup: (dir: string) => string, outcome: { zeroRequests: boolean }) {
+  let target = '';
+  let mtime = 0;
+  const r = await runScenario({
+    argv: ({ taxpayer }) => ['invoices', '--taxpayer', taxpayer, '--api-key', CANARY, '--base-url', ORIGIN, '--quiet', '--out', target, ...CURSOR],
+    before: ({ dir }) => {
+      target = setup(dir);
+      if (existsSync(target) && statSync(target).isFile()) mtime = statSync(target).mtimeMs;
+    },
+  });
+  const yesterday = existsSync(target) && statSync(target).isFile() ? readFileSync(target, 'utf8') : undefined;
+  return { r, target, yesterday, mtime, zeroRequests: outcome.zeroRequests ? r.requests.length === 0 : true };
+}
 
+describe('disk full, unwritable path, path is a folder', () => {
   it.skipIf(!hasDevFull)('disk full on the first write: exit 7, yesterday’s file untouched, no sidecar left', async () => {
     const { r, target, yesterday, mtime } = await onto((dir) => {
       const t = join(dir, 'out.ndjson');
@@ -198,13 +195,13 @@ describe('ids, --items-per-page and format: exit 2, zero requests', () => {
     ['--cursor on entities', ['--cursor']],
   ];
   const run = (args: string[], command = 'invoices', out = true) =>
-    runInProcess({
+    runScenario({
       argv: ({ taxpayer, dir }) => [
         args[0] === '--cursor' ? 'entities' : command,
         ...(args[0] === '--taxpayer' || args[0] === '--cursor' ? [] : ['--taxpayer', taxpayer]),
         ...args,
         '--api-key',
-        KEY,
+        CANARY,
         '--base-url',
         ORIGIN,
         ...(out ? ['--out', join(dir, 'out.ndjson')] : []),
@@ -239,10 +236,10 @@ describe('ids, --items-per-page and format: exit 2, zero requests', () => {
 describe('missing key or base URL; plain http:// to a non-loopback host', () => {
   it.each([
     ['missing key', ['--base-url', ORIGIN]],
-    ['missing base URL', ['--api-key', KEY]],
-    ['base URL not a URL', ['--api-key', KEY, '--base-url', 'not a url']],
+    ['missing base URL', ['--api-key', CANARY]],
+    ['base URL not a URL', ['--api-key', CANARY, '--base-url', 'not a url']],
   ])('%s: exit 2, zero requests', async (name, args) => {
-    const r = await runInProcess({ argv: ({ taxpayer }) => ['invoices', '--taxpayer', taxpayer, ...args] });
+    const r = await runScenario({ argv: ({ taxpayer }) => ['invoices', '--taxpayer', taxpayer, ...args] });
     const row = report(
       { fault: 'missing key or base URL; plain `http://` to a non-loopback host', mode: name, expected: 'exit 2', lost: 0, duplicated: 0, early: 0, max429: 0, foreign: 0, exit: r.code, note: r.stderr.trim().slice(13, 80) },
       { exit2: r.code === 2, zeroRequests: r.requests.length === 0, hint: name !== 'missing base URL' || /config set base-url/.test(r.stderr) },
@@ -252,20 +249,19 @@ describe('missing key or base URL; plain http:// to a non-loopback host', () => 
 
   /** An export against `base` answered in process by a sandbox (no real traffic), noting stderr at the first request. */
   async function exportTo(base: string) {
-    const clock = createVirtualClock();
-    const sandbox = createSandbox({ apiKey: KEY, seed: 7, clock, sizes: { taxpayers: 1, invoicesPerTaxpayer: 5 } });
-    const inner = createSandboxFetch(sandbox);
+    const world = createWorld({ seed: 7, sizes: { taxpayers: 1, invoicesPerTaxpayer: 5 }, base });
     let stderrAtFirstRequest: string | undefined;
-    const t = createTestContext({
-      clock,
-      configDir: join(tempDir(), 'config'),
-      fetch: async (input, init) => {
-        stderrAtFirstRequest ??= t.stderr.text();
+    let stderrSoFar = (): string => '';
+    const r = await runInProcess(world, tempDir('collections-faults-'), ['invoices', '--taxpayer', world.taxpayer, '--quiet'], {
+      onContext: (t) => {
+        stderrSoFar = () => t.stderr.text();
+      },
+      wrapFetch: (inner) => async (input, init) => {
+        stderrAtFirstRequest ??= stderrSoFar();
         return inner(input, init);
       },
     });
-    const code = await main(['invoices', '--taxpayer', sandbox.taxpayers()[0]!, '--api-key', KEY, '--base-url', base, '--quiet'], t.ctx);
-    return { code, stderrAtFirstRequest: stderrAtFirstRequest ?? '', stderr: t.stderr.text(), stdout: t.stdout.text() };
+    return { code: r.code, stderrAtFirstRequest: stderrAtFirstRequest ?? '', stderr: r.stderr, stdout: r.stdout };
   }
 
   it.each([
@@ -280,7 +276,7 @@ describe('missing key or base URL; plain http:// to a non-loopback host', () => 
     const warned = /warning: .*plain http.*unencrypted/.test(r.stderrAtFirstRequest);
     const row = report(
       { fault: 'missing key or base URL; plain `http://` to a non-loopback host', mode: `${base} (fetch stub)`, expected: warns ? 'a warning before the key is sent' : 'no warning', lost: 0, duplicated: 0, early: 0, max429: 0, foreign: 0, exit: r.code },
-      { exit0: r.code === 0, warning: warned === warns, complete: idsOfNdjson(r.stdout).length === 5, noKey: !r.stderr.includes(KEY) },
+      { exit0: r.code === 0, warning: warned === warns, complete: idsOfNdjson(r.stdout).length === 5, noKey: !r.stderr.includes(CANARY) },
     );
     expect(row.failed).toEqual([]);
   });

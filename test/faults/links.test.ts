@@ -1,22 +1,24 @@
 /**
- * reliability.md, "Faults to test": links. A `hydra:next` or a redirect that leaves the origin must
+ * The fault table (README, "Test"; rows in scripts/faults-report.js): links. A `hydra:next` or a redirect that leaves the origin must
  * not receive anything (the in-process fetch records every request to another origin, with its
  * headers); a looping next stops at once without duplicates; key styles and link forms do not
  * change a byte of the output; cursor mode survives inserts and deletes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, idsOfNdjson, KEY, lostAndDuplicated, report, runInProcess, type RunOutcome } from './harness.js';
+import { CANARY, idsOfNdjson, removeTempDirs } from '../helpers/world.js';
+import { report, runScenario, type ScenarioOutcome } from './harness.js';
+import { lostAndDuplicated } from './measures.js';
 import type { FaultRule } from '../../src/sandbox/faults.js';
 
 const CURSOR = ['--cursor', '--items-per-page', '10'];
 const OFFSET = ['--items-per-page', '10', '--concurrency', '4'];
 const SEQUENTIAL = ['--items-per-page', '10', '--concurrency', '1'];
 
-let clean: Record<'cursor' | 'offset', RunOutcome>;
+let clean: Record<'cursor' | 'offset', ScenarioOutcome>;
 beforeAll(async () => {
-  clean = { cursor: await runInProcess({ args: CURSOR }), offset: await runInProcess({ args: OFFSET }) };
+  clean = { cursor: await runScenario({ args: CURSOR }), offset: await runScenario({ args: OFFSET }) };
 });
-afterAll(cleanup);
+afterAll(removeTempDirs);
 
 /** Whether `text` is the clean output cut after a whole number of pages (10 items each). */
 function isCleanPrefix(text: string, mode: 'cursor' | 'offset'): boolean {
@@ -45,7 +47,7 @@ describe('hydra:next to another host, port or scheme; //evil/; userinfo tricks; 
     ...nexts.map(([name, rule]) => [name, 'offset, sequential', SEQUENTIAL, { ...rule, pages: 3 }] as const),
   ];
   it.each(cases)('%s (%s): the other origin receives nothing, exit 6', async (name, mode, args, rule) => {
-    const r = await runInProcess({ args: [...args], faults: [rule] });
+    const r = await runScenario({ args: [...args], faults: [rule] });
     const cleanMode = mode === 'cursor' ? 'cursor' : 'offset';
     const { duplicated } = lostAndDuplicated([], idsOfNdjson(r.stdout));
     const row = report(
@@ -66,14 +68,14 @@ describe('hydra:next to another host, port or scheme; //evil/; userinfo tricks; 
         noRequestAfter: r.requests.length === (rule.pages as number),
         prefix: isCleanPrefix(r.stdout, cleanMode),
         refusedClearly: /refusing/.test(r.stderr),
-        noSecrets: !r.stderr.includes(KEY) && !r.stderr.includes('secret'),
+        noSecrets: !r.stderr.includes(CANARY) && !r.stderr.includes('secret'),
       },
     );
     expect(row.failed).toEqual([]);
   });
 
   it('offset, concurrency 4: a bad next on a middle page is never used (pages are built from numbers); the export completes', async () => {
-    const r = await runInProcess({ args: OFFSET, faults: [{ kind: 'foreign-next', url: 'http://evil.test/', pages: 3 }] });
+    const r = await runScenario({ args: OFFSET, faults: [{ kind: 'foreign-next', url: 'http://evil.test/', pages: 3 }] });
     expect(r.foreign).toEqual([]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(clean.offset.stdout);
@@ -89,7 +91,7 @@ describe('next pointing to itself or to an earlier page', () => {
     ['next to the first page', 'offset, sequential', SEQUENTIAL, 'loop-next to=first pages=4'],
   ] as const;
   it.each(cases)('%s (%s): exit 6 at once, no duplicate items', async (name, mode, args, spec) => {
-    const r = await runInProcess({ args: [...args], faults: spec });
+    const r = await runScenario({ args: [...args], faults: spec });
     const page = Number(/pages=(\d+)/.exec(spec)![1]);
     const { duplicated } = lostAndDuplicated([], idsOfNdjson(r.stdout));
     const row = report(
@@ -128,7 +130,7 @@ describe('unprefixed keys, relative or absolute links', () => {
     ].map(([name, spec]) => [name!, mode, spec!] as const),
   );
   it.each(cases)('%s (%s): byte-identical output', async (name, mode, spec) => {
-    const r = await runInProcess({ args: mode === 'cursor' ? CURSOR : OFFSET, faults: spec });
+    const r = await runScenario({ args: mode === 'cursor' ? CURSOR : OFFSET, faults: spec });
     const { lost, duplicated } = lostAndDuplicated(idsOfNdjson(clean[mode].stdout), idsOfNdjson(r.stdout));
     const row = report(
       { fault: 'unprefixed keys, relative or absolute links', mode: `${name}, ${mode}`, expected: 'byte-identical output', lost, duplicated, early: 0, max429: 0, foreign: r.foreign.length, exit: r.code },
@@ -138,8 +140,8 @@ describe('unprefixed keys, relative or absolute links', () => {
   });
 
   it.each(['json', 'csv'])('%s output is byte-identical too (cursor, unprefixed keys and relative links)', async (format) => {
-    const a = await runInProcess({ args: [...CURSOR, '--format', format] });
-    const b = await runInProcess({ args: [...CURSOR, '--format', format], faults: 'unprefixed; relative-links' });
+    const a = await runScenario({ args: [...CURSOR, '--format', format] });
+    const b = await runScenario({ args: [...CURSOR, '--format', format], faults: 'unprefixed; relative-links' });
     expect(b.code).toBe(0);
     expect(b.stdout).toBe(a.stdout);
   });
@@ -153,7 +155,7 @@ describe('items inserted and deleted while paging', () => {
   ] as const;
   it.each(cases)('cursor mode, %s: nothing lost, nothing duplicated', async (name, mutation, faults) => {
     let initial: string[] = [];
-    const r = await runInProcess({
+    const r = await runScenario({
       args: [...CURSOR, '--retries', '8'],
       sandboxFor: (taxpayer) => ({ mutations: [{ path: `/taxpayers/${taxpayer}/invoices`, ...mutation }] }),
       before: ({ sandbox }) => {

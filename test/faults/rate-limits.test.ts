@@ -1,5 +1,5 @@
 /**
- * reliability.md, "Faults to test": the rate-limit rows. Each runs the whole CLI in process against
+ * The fault table (README, "Test"; rows in scripts/faults-report.js): the rate-limit rows. Each runs the whole CLI in process against
  * the sandbox on one virtual clock (a 2-hour wait takes no real time) and compares with the
  * fault-free run of the same seed.
  */
@@ -8,21 +8,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Sandbox } from '../../src/sandbox/app.js';
 import { MAX_RATE_LIMITED_ATTEMPTS } from '../../src/http/client.js';
-import {
-  cleanup,
-  idsOfNdjson,
-  KEY,
-  lateAfterReset,
-  lostAndDuplicated,
-  max429PerWindow,
-  ORIGIN,
-  report,
-  requestsBeforeReset,
-  runInProcess,
-  streakGaps,
-  type InProcessOptions,
-  type RunOutcome,
-} from './harness.js';
+import { CANARY, idsOfNdjson, removeTempDirs } from '../helpers/world.js';
+import { ORIGIN, report, runScenario, type ScenarioOptions, type ScenarioOutcome } from './harness.js';
+import { lateAfterReset, lostAndDuplicated, max429PerWindow, requestsBeforeReset, streakGaps } from './measures.js';
 
 const CURSOR = ['--cursor', '--items-per-page', '10'];
 const OFFSET = ['--items-per-page', '10', '--concurrency', '4'];
@@ -36,33 +24,33 @@ async function spendWindow(sandbox: Sandbox, taxpayer: string): Promise<void> {
     const r = await sandbox.reply({
       method: 'GET',
       url: `${ORIGIN}/taxpayers/${taxpayer}/invoices?itemsPerPage=1&${COMPETITOR}`,
-      header: (n) => (n === 'x-api-key' ? KEY : null),
+      header: (n) => (n === 'x-api-key' ? CANARY : null),
     });
     if (r.status !== 200 || r.headers['X-RateLimit-Remaining'] === '0') return;
   }
 }
 
 /** The export's own requests (the competitor's are left out). */
-const own = (r: RunOutcome) => r.requests.filter((e) => !e.url.includes(COMPETITOR));
+const own = (r: ScenarioOutcome) => r.requests.filter((e) => !e.url.includes(COMPETITOR));
 
-const limited = (extra: Partial<InProcessOptions> = {}): InProcessOptions => ({
+const limited = (extra: Partial<ScenarioOptions> = {}): ScenarioOptions => ({
   sandbox: { limit: LIMIT, windowSeconds: WINDOW },
   before: ({ sandbox }) => spendWindow(sandbox, sandbox.taxpayers()[0]!),
   ...extra,
 });
 
-let cleanCursor: RunOutcome;
-let cleanOffset: RunOutcome;
+let cleanCursor: ScenarioOutcome;
+let cleanOffset: ScenarioOutcome;
 beforeAll(async () => {
-  cleanCursor = await runInProcess({ args: CURSOR });
-  cleanOffset = await runInProcess({ args: OFFSET });
+  cleanCursor = await runScenario({ args: CURSOR });
+  cleanOffset = await runScenario({ args: OFFSET });
   expect(cleanCursor.code).toBe(0);
   expect(idsOfNdjson(cleanCursor.stdout)).toHaveLength(95);
 });
-afterAll(cleanup);
+afterAll(removeTempDirs);
 
 /** The common comparison with a clean run; returns the figures. */
-function compare(r: RunOutcome, clean: RunOutcome, windowSeconds = WINDOW) {
+function compare(r: ScenarioOutcome, clean: ScenarioOutcome, windowSeconds = WINDOW) {
   const log = own(r);
   const { lost, duplicated } = lostAndDuplicated(idsOfNdjson(clean.stdout), idsOfNdjson(r.stdout));
   return {
@@ -87,7 +75,7 @@ describe('limit reached; 429 with Reset and Date', () => {
       { beforeRequest: async ({ sandbox, n }: { sandbox: Sandbox; n: number }) => (n % 4 === 0 ? spendWindow(sandbox, sandbox.taxpayers()[0]!) : undefined) },
     ],
   ] as const)('%s: at most one 429 per window, none before the reset, output identical', async (mode, args, clean, extra) => {
-    const r = await runInProcess(limited({ args: [...args], ...extra }));
+    const r = await runScenario(limited({ args: [...args], ...extra }));
     const m = compare(r, clean());
     const row = report(
       { fault: 'limit reached; 429 with Reset and Date', mode, expected: '≤1 429/window; no request before Reset; identical', ...m },
@@ -104,7 +92,7 @@ describe('client clock 5 min fast or 10 min slow', () => {
     ['server clock 5 min slow (Date and Reset shifted, windows not)', 0, 'clock-offset offsetMs=-300000'],
     ['server clock 10 min fast (Date and Reset shifted, windows not)', 0, 'clock-offset offsetMs=600000'],
   ])('%s: waits end within 1.5 s after the reset, never before', async (mode, skew, faults) => {
-    const r = await runInProcess(
+    const r = await runScenario(
       limited({
         args: CURSOR,
         clientSkewMs: skew,
@@ -135,7 +123,7 @@ describe('Remaining: 0 on a 200', () => {
     ['cursor', CURSOR, () => cleanCursor],
     ['offset, concurrency 4', OFFSET, () => cleanOffset],
   ] as const)('%s: zero 429s; the next request waits for the reset', async (mode, args, clean) => {
-    const r = await runInProcess({ args: [...args], sandbox: { limit: 100, windowSeconds: WINDOW }, faults: 'remaining-zero' });
+    const r = await runScenario({ args: [...args], sandbox: { limit: 100, windowSeconds: WINDOW }, faults: 'remaining-zero' });
     const m = compare(r, clean());
     const early = requestsBeforeReset(own(r), WINDOW, { remainingZero: true });
     const row = report(
@@ -153,7 +141,7 @@ describe('Retry-After seconds or HTTP-date, no Reset', () => {
     ['HTTP-date', 'retry-after format=http-date'],
     ['HTTP-date, 15 s', 'retry-after format=http-date seconds=15'],
   ])('%s: waits at least that long', async (mode, faults) => {
-    const r = await runInProcess(limited({ args: CURSOR, faults }));
+    const r = await runScenario(limited({ args: CURSOR, faults }));
     const m = compare(r, cleanCursor);
     let shortest = Infinity;
     let checked = 0;
@@ -182,7 +170,7 @@ describe('Reset 0, in the past, garbage, in milliseconds, 2 hours away', () => {
     ['Reset garbage', 'garbage'],
   ])('%s: 1 s floor and exponential growth, then complete', async (mode, format) => {
     const windowSeconds = 5;
-    const r = await runInProcess({
+    const r = await runScenario({
       ...limited({ args: CURSOR, faults: `reset-format format=${format}` }),
       sandbox: { limit: LIMIT, windowSeconds },
     });
@@ -207,7 +195,7 @@ describe('Reset 0, in the past, garbage, in milliseconds, 2 hours away', () => {
     ['Reset in milliseconds', 'ms'],
     ['Reset as ISO date', 'iso'],
   ])('%s: understood like epoch seconds', async (mode, format) => {
-    const r = await runInProcess(limited({ args: CURSOR, faults: `reset-format format=${format}` }));
+    const r = await runScenario(limited({ args: CURSOR, faults: `reset-format format=${format}` }));
     const m = compare(r, cleanCursor);
     const row = report(
       { fault: 'Reset 0, in the past, garbage, in milliseconds, 2 hours away', mode, expected: 'ms understood', ...m },
@@ -217,7 +205,7 @@ describe('Reset 0, in the past, garbage, in milliseconds, 2 hours away', () => {
   });
 
   it('Reset 2 hours away with --max-wait 60: exit 5 at once, checkpoint kept with the pages before', async () => {
-    const r = await runInProcess({
+    const r = await runScenario({
       args: [...CURSOR, '--max-wait', '60'],
       outFile: 'out.ndjson',
       sandbox: { limit: LIMIT, windowSeconds: WINDOW },
@@ -236,14 +224,14 @@ describe('Reset 0, in the past, garbage, in milliseconds, 2 hours away', () => {
         pagesKept: part.equals(Buffer.from(cleanCursor.stdout).subarray(0, part.length)) && idsOfNdjson(part.toString('utf8')).length === 30,
         noTarget: r.file === undefined,
         hint: r.stderr.includes('--resume'),
-        noKey: !r.stderr.includes(KEY) && !readFileSync(`${target}.checkpoint.json`, 'utf8').includes(KEY),
+        noKey: !r.stderr.includes(CANARY) && !readFileSync(`${target}.checkpoint.json`, 'utf8').includes(CANARY),
       },
     );
     expect(row.failed).toEqual([]);
   });
 
   it('Reset 2 hours away without --max-wait: waits it out (timers clamped), then completes', async () => {
-    const r = await runInProcess({ args: CURSOR, sandbox: { limit: LIMIT, windowSeconds: WINDOW }, faults: 'reset-format format=far' });
+    const r = await runScenario({ args: CURSOR, sandbox: { limit: LIMIT, windowSeconds: WINDOW }, faults: 'reset-format format=far' });
     const m = compare(r, cleanCursor);
     const row = report(
       { fault: 'Reset 0, in the past, garbage, in milliseconds, 2 hours away', mode: 'Reset 2 hours away, no --max-wait', expected: 'waits, no early retry', ...m, note: `virtual time ${Math.round(r.elapsedMs / 3_600_000)} h` },
@@ -258,7 +246,7 @@ describe('a 429 forever', () => {
     ['stdout', undefined],
     ['--out file', 'out.ndjson'],
   ])('%s: bounded attempts with growing waits, then exit 5', async (mode, outFile) => {
-    const r = await runInProcess({ args: CURSOR, faults: 'permanent-429 requests=2-', ...(outFile ? { outFile } : {}) });
+    const r = await runScenario({ args: CURSOR, faults: 'permanent-429 requests=2-', ...(outFile ? { outFile } : {}) });
     const attempts = r.requests.filter((e) => e.status === 429).length;
     const gaps = streakGaps(r.requests)[0] ?? [];
     const row = report(

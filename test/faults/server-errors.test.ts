@@ -1,5 +1,5 @@
 /**
- * reliability.md, "Faults to test": 5xx, network errors and unreadable bodies, in process (the
+ * The fault table (README, "Test"; rows in scripts/faults-report.js): 5xx, network errors and unreadable bodies, in process (the
  * sandbox's fetch adapter acts out resets and refusals the way undici reports them; the real
  * sockets are in transport.e2e.test.ts). Backoff sleeps on the virtual clock; only the per-attempt
  * timeout of the hang row is a real (200 ms) timer.
@@ -7,22 +7,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanup, idsOfNdjson, KEY, lostAndDuplicated, report, runInProcess, type RunOutcome } from './harness.js';
+import { CANARY, idsOfNdjson, removeTempDirs } from '../helpers/world.js';
+import { report, runScenario, type ScenarioOutcome } from './harness.js';
+import { lostAndDuplicated } from './measures.js';
 
 const CURSOR = ['--cursor', '--items-per-page', '10'];
 const OFFSET = ['--items-per-page', '10', '--concurrency', '4'];
 
-let clean: Record<'cursor' | 'offset', RunOutcome>;
+let clean: Record<'cursor' | 'offset', ScenarioOutcome>;
 beforeAll(async () => {
-  clean = { cursor: await runInProcess({ args: CURSOR }), offset: await runInProcess({ args: OFFSET }) };
+  clean = { cursor: await runScenario({ args: CURSOR }), offset: await runScenario({ args: OFFSET }) };
   expect(idsOfNdjson(clean.cursor.stdout)).toHaveLength(95);
   expect(idsOfNdjson(clean.offset.stdout)).toHaveLength(95);
 });
-afterAll(cleanup);
+afterAll(removeTempDirs);
 
 const argsOf = (mode: 'cursor' | 'offset') => (mode === 'cursor' ? CURSOR : OFFSET);
 
-function figures(r: RunOutcome, mode: 'cursor' | 'offset') {
+function figures(r: ScenarioOutcome, mode: 'cursor' | 'offset') {
   const { lost, duplicated } = lostAndDuplicated(idsOfNdjson(clean[mode].stdout), idsOfNdjson(r.stdout));
   return { lost, duplicated, early: 0, max429: 0, foreign: r.foreign.length, exit: r.code, identical: r.stdout === clean[mode].stdout };
 }
@@ -46,12 +48,12 @@ describe('500/502/503/504 now and then, connection reset, refused for 3 s', () =
   it.each(cases.flatMap(([name, spec]) => (['cursor', 'offset'] as const).map((mode) => [name, mode, spec] as const)))(
     '%s (%s): retried, output identical',
     async (name, mode, spec) => {
-      const r = await runInProcess({ args: [...argsOf(mode), '--retries', '8'], faults: `seed=3; ${spec}` });
+      const r = await runScenario({ args: [...argsOf(mode), '--retries', '8'], faults: `seed=3; ${spec}` });
       const injected = r.requests.filter((e) => e.faults.length > 0).length;
       const m = figures(r, mode);
       const row = report(
         { fault: '500/502/503/504 now and then, connection reset, refused for 3 s', mode: `${name}, ${mode}`, expected: 'retried; output identical', ...m, note: `${injected} faults injected` },
-        { exit0: m.exit === 0, identical: m.identical, injected: injected >= 1, noKeyInStderr: !r.stderr.includes(KEY) },
+        { exit0: m.exit === 0, identical: m.identical, injected: injected >= 1, noKeyInStderr: !r.stderr.includes(CANARY) },
       );
       expect(row.failed).toEqual([]);
     },
@@ -61,7 +63,7 @@ describe('500/502/503/504 now and then, connection reset, refused for 3 s', () =
     ['seconds', 'retryAfter=7'],
     ['an HTTP-date', 'retryAfter=http-date'],
   ])('waits at least a 503 Retry-After in %s before retrying', async (_name, ra) => {
-    const r = await runInProcess({ args: CURSOR, faults: `status status=503 ${ra} requests=2` });
+    const r = await runScenario({ args: CURSOR, faults: `status status=503 ${ra} requests=2` });
     const i = r.responses.findIndex((res) => res.status === 503);
     const failed = r.responses[i]!;
     const due = /^\d+$/.test(failed.retryAfter!) ? failed.at + Number(failed.retryAfter) * 1000 : Date.parse(failed.retryAfter!);
@@ -71,7 +73,7 @@ describe('500/502/503/504 now and then, connection reset, refused for 3 s', () =
   });
 
   it('gives up at once (exit 6) when a 503 Retry-After is longer than --max-wait', async () => {
-    const r = await runInProcess({ args: [...CURSOR, '--max-wait', '60'], faults: 'status status=503 retryAfter=3600 requests=2' });
+    const r = await runScenario({ args: [...CURSOR, '--max-wait', '60'], faults: 'status status=503 retryAfter=3600 requests=2' });
     expect(r.code).toBe(6);
     expect(r.stderr).toMatch(/retry in 3600 s, longer than the longest wait allowed \(60 s\)/);
     expect(r.requests).toHaveLength(2);
@@ -81,7 +83,7 @@ describe('500/502/503/504 now and then, connection reset, refused for 3 s', () =
 
 describe('one page always 503', () => {
   it.each(['cursor', 'offset'] as const)('%s: exit 6 after --retries; earlier pages kept in the checkpoint', async (mode) => {
-    const r = await runInProcess({ args: [...argsOf(mode), '--retries', '3'], outFile: 'out.ndjson', faults: 'status status=503 pages=4' });
+    const r = await runScenario({ args: [...argsOf(mode), '--retries', '3'], outFile: 'out.ndjson', faults: 'status status=503 pages=4' });
     const target = join(r.dir, 'out.ndjson');
     const attempts = r.requests.filter((e) => e.status === 503).length;
     const checkpoint = JSON.parse(readFileSync(`${target}.checkpoint.json`, 'utf8')) as { items: number; bytes: number; next: string };
@@ -123,7 +125,7 @@ describe('truncated body, invalid JSON, HTML 200, headers never sent', () => {
   it.each(cases.flatMap(([name, spec, extra]) => (['cursor', 'offset'] as const).map((mode) => [name, mode, spec, extra] as const)))(
     '%s (%s): retried, nothing from the bad page written',
     async (name, mode, spec, extra) => {
-      const r = await runInProcess({ args: [...argsOf(mode), ...extra], faults: spec });
+      const r = await runScenario({ args: [...argsOf(mode), ...extra], faults: spec });
       const m = figures(r, mode);
       const row = report(
         { fault: 'truncated body, invalid JSON, HTML 200, headers never sent, slow drip', mode: `${name}, ${mode}`, expected: 'retried; nothing from the bad page written', ...m },
@@ -138,7 +140,7 @@ describe('truncated body, invalid JSON, HTML 200, headers never sent', () => {
     ['invalid JSON', 'invalid-json pages=3'],
     ['HTML 200', 'html pages=3'],
   ])('%s on every attempt: exit 6, stdout holds exactly the pages before it', async (name, spec) => {
-    const r = await runInProcess({ args: [...CURSOR, '--retries', '2'], faults: spec });
+    const r = await runScenario({ args: [...CURSOR, '--retries', '2'], faults: spec });
     const row = report(
       {
         fault: 'truncated body, invalid JSON, HTML 200, headers never sent, slow drip',

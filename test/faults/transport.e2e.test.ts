@@ -1,33 +1,30 @@
 /**
- * reliability.md, "Faults to test", where the transport matters: the built CLI (bin/collections.js,
- * `npm run build` first; `npm test` does) against startSandboxServer on 127.0.0.1:0 with real
- * sockets and real time: resets, a request never answered, a slow drip, a port that refuses
- * connections for 3 s, links and redirects to a recorder origin, and a rate limit with a 1 s
- * window. Timeouts and windows are short so the file stays within a few seconds per case.
+ * The fault table (README, "Test"; rows in scripts/faults-report.js), where the transport matters:
+ * the built CLI (bin/collections.js, `npm run build` first; `npm test` does) against a served
+ * world (test/helpers/world.ts: startSandboxServer on 127.0.0.1:0) with real sockets and real time:
+ * resets, a request never answered, a slow drip, a port that refuses connections for 3 s, links
+ * and redirects to a recorder origin, and a rate limit with a 1 s window. Timeouts and windows are
+ * short so the file stays within a few seconds per case.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
+import type { Sandbox } from '../../src/sandbox/app.js';
 import type { FaultRule } from '../../src/sandbox/faults.js';
-import { startRecorderServer, startSandboxServer, type RecorderServer, type RunningServer } from '../../src/sandbox/server.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
-import { idsOfNdjson, lostAndDuplicated, max429PerWindow, report, requestsBeforeReset, SIZES } from './harness.js';
+import { startRecorderServer, type RecorderServer } from '../../src/sandbox/server.js';
+import { requireBuild, runCli, type CliResult } from '../helpers/cli.js';
+import { CANARY, cliEnv, createWorldSandbox, idsOfNdjson, removeTempDirs, serveWorld, tempDir, type ServedWorld, type TempDir } from '../helpers/world.js';
+import { report, SIZES } from './harness.js';
+import { lostAndDuplicated, max429PerWindow, requestsBeforeReset } from './measures.js';
 
-const KEY = 'canary-e2e-key-5d1c';
 const CURSOR = ['--cursor', '--items-per-page', '10'];
-const DIST = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
-const open: RunningServer[] = [];
-let configDir: string;
+const open: Array<ServedWorld | RecorderServer> = [];
+let dir: TempDir;
 let cleanStdout: string;
 
 beforeAll(async () => {
-  if (!existsSync(DIST)) throw new Error('dist/ is missing: run `npm run build` first (npm test and npm run faults do)');
-  configDir = mkdtempSync(join(tmpdir(), 'collections-faults-e2e-'));
+  requireBuild();
+  dir = tempDir('collections-faults-e2e-');
   const { sandbox, server } = await serve();
   const r = await exportFrom(server.url, sandbox);
   expect(r.code).toBe(0);
@@ -37,13 +34,13 @@ beforeAll(async () => {
 afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()));
 });
-afterAll(() => rmSync(configDir, { recursive: true, force: true }));
+afterAll(removeTempDirs);
 
-async function serve(options: { limit?: number; windowSeconds?: number; port?: number } = {}): Promise<{ sandbox: Sandbox; server: RunningServer }> {
-  const sandbox = createSandbox({ apiKey: KEY, seed: 7, sizes: SIZES, limit: options.limit ?? 0, windowSeconds: options.windowSeconds ?? 60 });
-  const server = await startSandboxServer(sandbox, options.port === undefined ? {} : { port: options.port });
-  open.push(server);
-  return { sandbox, server };
+/** A served world of the suite's seed and sizes (no rate limit unless given). */
+async function serve(options: { limit?: number; windowSeconds?: number } = {}): Promise<ServedWorld> {
+  const world = await serveWorld({ seed: 7, sizes: SIZES, limit: options.limit ?? 0, windowSeconds: options.windowSeconds ?? 60 });
+  open.push(world);
+  return world;
 }
 
 async function recorder(): Promise<RecorderServer> {
@@ -52,12 +49,13 @@ async function recorder(): Promise<RecorderServer> {
   return r;
 }
 
-/** Runs the built CLI against `base` (key from the environment, config in a temp folder). */
+/** Runs the built CLI against `base` (key from the environment, config in the suite's temp folder). */
 function exportFrom(base: string, sandbox: Sandbox, extra: string[] = []): Promise<CliResult & { ms: number }> {
   const started = performance.now();
   const quiet = extra.includes('--verbose') ? [] : ['--quiet'];
   return runCli(['invoices', '--taxpayer', sandbox.taxpayers()[0]!, '--base-url', base, ...quiet, ...CURSOR, ...extra], {
-    env: { COLLECTIONS_CONFIG_DIR: configDir, COLLECTIONS_API_KEY: KEY },
+    cwd: dir.path,
+    env: cliEnv(dir),
   }).then((r) => ({ ...r, ms: Math.round(performance.now() - started) }));
 }
 
@@ -93,7 +91,7 @@ describe('connection reset, headers never sent, slow drip, refused for 3 s (real
         exit0: r.code === 0,
         identical: r.stdout === cleanStdout,
         injected: injected >= 1,
-        noKey: !r.stderr.includes(KEY),
+        noKey: !r.stderr.includes(CANARY),
         // The hang and the drip are cut by the 1 s per-attempt timeout, not waited out.
         timedOut: !extra.includes('--timeout') || (r.ms >= 1000 && /timeout after 1 s/.test(r.stderr)),
       },
@@ -103,11 +101,10 @@ describe('connection reset, headers never sent, slow drip, refused for 3 s (real
 
   it('connection refused for 3 s (the server starts late): retried, output identical (e2e)', async () => {
     const port = await freePort();
-    const sandbox = createSandbox({ apiKey: KEY, seed: 7, sizes: SIZES, limit: 0 });
+    const sandbox = createWorldSandbox({ seed: 7, sizes: SIZES });
     const pending = exportFrom(`http://127.0.0.1:${port}`, sandbox, ['--retries', '10']);
     await new Promise((r) => setTimeout(r, 3000));
-    const server = await startSandboxServer(sandbox, { port });
-    open.push(server);
+    open.push(await serveWorld({ sandbox, port }));
     const r = await pending;
     const { lost, duplicated } = lostAndDuplicated(idsOfNdjson(cleanStdout), idsOfNdjson(r.stdout));
     const row = report(
@@ -152,7 +149,7 @@ describe('links and redirects to another origin (a recorder on another port)', (
 
 describe('limit reached; 429 with Reset and Date (real clock, 1 s windows)', () => {
   it('at most one 429 per window, none before the reset, output identical (e2e)', async () => {
-    const sandbox = createSandbox({ apiKey: KEY, seed: 7, sizes: SIZES, limit: 4, windowSeconds: 1 });
+    const sandbox = createWorldSandbox({ seed: 7, sizes: SIZES, limit: 4, windowSeconds: 1 });
     const competitor = (n: number) => `${sandbox.taxpayers()[0]}/invoices?itemsPerPage=1&competitor=${n}`;
     let seen = 0;
     // Another client on the same key spends the window just before the export's 1st and 5th requests
@@ -162,14 +159,14 @@ describe('limit reached; 429 with Reset and Date (real clock, 1 s windows)', () 
       async reply(req, signal) {
         seen++;
         if (seen === 1 || seen === 5) {
-          for (let i = 0; i < 4; i++) await sandbox.reply({ method: 'GET', url: `http://127.0.0.1/taxpayers/${competitor(seen)}`, header: (h) => (h === 'x-api-key' ? KEY : null) });
+          for (let i = 0; i < 4; i++) await sandbox.reply({ method: 'GET', url: `http://127.0.0.1/taxpayers/${competitor(seen)}`, header: (h) => (h === 'x-api-key' ? CANARY : null) });
         }
         return sandbox.reply(req, signal);
       },
     };
-    const server = await startSandboxServer(shared);
-    open.push(server);
-    const r = await exportFrom(server.url, sandbox);
+    const served = await serveWorld({ sandbox: shared });
+    open.push(served);
+    const r = await exportFrom(served.base, sandbox);
     const log = sandbox.requests().filter((e) => !e.url.includes('competitor='));
     const { lost, duplicated } = lostAndDuplicated(idsOfNdjson(cleanStdout), idsOfNdjson(r.stdout));
     const early = requestsBeforeReset(log, 1);

@@ -2,53 +2,41 @@
  * Every endpoint in both of its modes, through the whole CLI in process (main → program → export →
  * client → in-process sandbox), compared with the sandbox's own item list: none missing, none twice.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { main } from '../../src/cli/main.js';
-import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
-import { createSandboxFetch } from '../../src/sandbox/fetch.js';
-import { createVirtualClock } from '../../src/time/clock.js';
-import { createTestContext } from '../helpers/context.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/app.js';
+import { createWorld, idsOfNdjson as ids, removeTempDirs, runInProcess, tempDir, WRONG_KEY, type WorldOptions } from '../helpers/world.js';
 
-// A loopback origin (no socket is opened: the sandbox answers in process), so no plain-http warning.
-const BASE = 'http://127.0.0.1:9';
-let configDir: string;
+afterAll(removeTempDirs);
 
-beforeAll(async () => {
-  configDir = await mkdtemp(join(tmpdir(), 'collections-it-'));
-});
-afterAll(async () => {
-  await rm(configDir, { recursive: true, force: true });
-});
+/** The outcome of one run: the CLI's, plus the requests the sandbox answered meanwhile. */
+interface EndpointRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  requests: number;
+  statuses: number[];
+}
 
-function setup(options: Parameters<typeof createSandbox>[0] = {}): { sandbox: Sandbox; run: (argv: string[]) => Promise<{ code: number; stdout: string; stderr: string; requests: number; statuses: number[] }> } {
-  const clock = createVirtualClock();
-  const sandbox = createSandbox({
-    clock,
+/**
+ * An in-process world (seed 7, 4 requests per 3 s window, small collections; a loopback origin, so
+ * no plain-http warning) whose runs take the key and base URL from the environment.
+ */
+function setup(options: WorldOptions = {}): { sandbox: Sandbox; run: (argv: string[], env?: Record<string, string>) => Promise<EndpointRun> } {
+  const world = createWorld({
     seed: 7,
     limit: 4,
     windowSeconds: 3,
     sizes: { entities: 23, events: 31, taxpayers: 2, invoicesPerTaxpayer: 37, lineItemsPerInvoice: 3, paymentsPerTaxpayer: 29 },
+    strictOrigin: true,
     ...options,
   });
-  const fetch = createSandboxFetch(sandbox, { origin: BASE });
-  const run = async (argv: string[]) => {
-    const t = createTestContext({ fetch, clock, configDir, env: { COLLECTIONS_API_KEY: sandbox.apiKey, COLLECTIONS_BASE_URL: BASE } });
-    const before = sandbox.requests().length;
-    const code = await main(argv, t.ctx);
-    const log = sandbox.requests().slice(before);
-    return { code, stdout: t.stdout.text(), stderr: t.stderr.text(), requests: log.length, statuses: log.map((e) => e.status) };
+  const dir = tempDir('collections-it-');
+  const run = async (argv: string[], env: Record<string, string> = {}): Promise<EndpointRun> => {
+    const r = await runInProcess(world, dir, argv, { connectVia: 'env', env });
+    return { code: r.code, stdout: r.stdout, stderr: r.stderr, requests: r.requests.length, statuses: r.requests.map((e) => e.status) };
   };
-  return { sandbox, run };
+  return { sandbox: world.sandbox, run };
 }
-
-const ids = (ndjson: string): string[] =>
-  ndjson
-    .split('\n')
-    .filter((l) => l.length > 0)
-    .map((l) => (JSON.parse(l) as { id: string }).id);
 
 describe('every endpoint exports every item exactly once', () => {
   const { sandbox, run } = setup();
@@ -119,7 +107,7 @@ describe('cursor mode while items are inserted and deleted', () => {
 });
 
 describe('errors through the whole CLI', () => {
-  const { sandbox, run } = setup();
+  const { run } = setup();
 
   it.each([
     [['invoices', '--taxpayer', ''], /--taxpayer must not be empty/],
@@ -148,16 +136,9 @@ describe('errors through the whole CLI', () => {
   });
 
   it('401 for a wrong key → exit 3, and the key is never printed', async () => {
-    const clock = createVirtualClock();
-    const t = createTestContext({
-      fetch: createSandboxFetch(sandbox, { origin: BASE }),
-      clock,
-      configDir,
-      env: { COLLECTIONS_API_KEY: 'canary-KEY-0000-do-not-print', COLLECTIONS_BASE_URL: BASE },
-    });
-    const code = await main(['entities', '-v'], t.ctx);
-    expect(code).toBe(3);
-    expect(t.stderr.text()).toMatch(/API key was rejected/);
-    expect(t.stderr.text() + t.stdout.text()).not.toContain('canary-KEY-0000-do-not-print');
+    const r = await run(['entities', '-v'], { COLLECTIONS_API_KEY: WRONG_KEY });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/API key was rejected/);
+    expect(r.stderr + r.stdout).not.toContain(WRONG_KEY);
   });
 });

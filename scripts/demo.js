@@ -5,10 +5,10 @@
 import { spawn } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { createSandbox } from '../../dist/sandbox/app.js';
-import { startSandboxServer } from '../../dist/sandbox/server.js';
+import { createSandbox } from '../dist/sandbox/app.js';
+import { startSandboxServer } from '../dist/sandbox/server.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = fileURLToPath(new URL('..', import.meta.url));
 const demoDir = `${root}demo`;
 await mkdir(demoDir, { recursive: true });
 // A config folder of the demo's own, so the demo never touches the user's stored settings.

@@ -26,4 +26,4 @@ process.on('message', async (msg) => {
 process.on('disconnect', () => process.exit(0));
 process.on('SIGTERM', () => process.exit(0));
 if (process.send) process.send({ type: 'ready', url: server.url, taxpayers: sandbox.taxpayers() });
-else process.stdout.write(`${server.url} ${sandbox.taxpayers()[0]}\n`); // started by hand: node test/bench/sandbox.js '{"limit":10}'
+else process.stdout.write(`${server.url} ${sandbox.taxpayers()[0]}\n`); // started by hand: node scripts/bench/sandbox.js '{"limit":10}'

@@ -1,0 +1,44 @@
+// Settings of `npm run bench` (scripts/bench/run.js): paths, command-line arguments, sizes.
+//
+//   node scripts/bench/run.js [--quick] [--only throughput,csv,memory,ratelimit,latency,startup]
+//                             [--rounds N] [--out FILE]
+//
+// --quick: small collections and one round, a smoke run of the harness (results go to
+// test/bench/tmp/results-quick.md unless --out says otherwise).
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository's root folder. */
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** This folder: the contender scripts and the sandbox process. */
+export const HERE = join(ROOT, 'scripts/bench');
+/** Where the results go (README, "Test", links results.md there). */
+export const RESULTS_DIR = join(ROOT, 'test/bench');
+/** Scratch files: outputs, peak-RSS files, the config folder (ignored by git). */
+export const TMP = join(RESULTS_DIR, 'tmp');
+export const BIN = join(ROOT, 'bin/collections.js');
+/** The sandbox's default key (src/sandbox/defaults.ts). */
+export const KEY = 'sandbox-key';
+/** The config folder of every collections run, so none touches the user's settings. */
+export const CONFIG_DIR = join(TMP, 'config');
+
+const argv = process.argv.slice(2);
+const flag = (name) => argv.includes(name);
+const value = (name) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+export const QUICK = flag('--quick');
+/** Scenarios to run (all when undefined). */
+export const ONLY = value('--only')?.split(',').map((s) => s.trim()).filter(Boolean);
+export const ROUNDS = Number(value('--rounds') ?? (QUICK ? 1 : 3));
+export const OUT = value('--out') ?? (QUICK ? join(TMP, 'results-quick.md') : join(RESULTS_DIR, 'results.md'));
+
+/** Sizes: the issue's in a full run, a tenth or less in --quick. */
+export const SIZE = QUICK
+  ? { throughput: 20_000, memory: 100_000, rlPages: 30, latencyPages: 30, startupRounds: 5 }
+  : { throughput: 200_000, memory: 1_000_000, rlPages: 100, latencyPages: 100, startupRounds: 15 };
+export const RL = { limit: 10, windowSeconds: 2, itemsPerPage: 100 };
+export const LATENCY = { ms: 100, itemsPerPage: 100 };
+/** A contender run that takes longer than this is killed and counted as failed. */
+export const RUN_TIMEOUT_MS = 5 * 60_000;

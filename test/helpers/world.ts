@@ -1,0 +1,219 @@
+/**
+ * THE test world of the export suites: a sandbox (answered in process through
+ * `createSandboxFetch` on a virtual clock, or served on 127.0.0.1 by `startSandboxServer` on the
+ * system clock), a temp folder (cwd and config folder, so no real config is touched), and
+ * `main(argv, ctx)` run in it with a captured Context (test/helpers/context.ts). Spawned runs of
+ * the built bin use test/helpers/cli.ts with {@link cliEnv}.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main } from '../../src/cli/main.js';
+import type { FetchLike } from '../../src/context.js';
+import { createSandbox, type RequestLogEntry, type Sandbox, type SandboxOptions } from '../../src/sandbox/app.js';
+import { createSandboxFetch, type ForeignRequest } from '../../src/sandbox/fetch.js';
+import { startSandboxServer, type RunningServer } from '../../src/sandbox/server.js';
+import { createVirtualClock, systemClock, type VirtualClock } from '../../src/time/clock.js';
+import { createTestContext, type TestContext, type TestContextOptions } from './context.js';
+
+/** The canary key of every world: it must appear in no output, file or message, only in `X-Api-Key`. */
+export const CANARY = 'canary-KEY-7f3a-do-not-print';
+/** Another canary, for a key the sandbox rejects (401): it must not be printed either. */
+export const WRONG_KEY = 'canary-KEY-0000-do-not-print';
+/** The key the hand-driven fake API of the client tests accepts (test/helpers/fake-api.ts). */
+export const FAKE_API_KEY = 'canary-KEY-1234';
+/** Base URL of an in-process world (loopback, so no plain-http warning; no socket is opened). */
+export const BASE = 'http://127.0.0.1:9';
+/** Virtual start time of an in-process world, epoch ms (2024-04-16T18:00:00Z). */
+export const START = Date.UTC(2024, 3, 16, 18, 0, 0);
+/** Collection sizes of a world unless its options say otherwise. */
+const DEFAULT_SIZES = { taxpayers: 1, invoicesPerTaxpayer: 60 };
+
+/** A temp folder, removed by {@link TempDir.remove} or {@link removeTempDirs}. */
+export interface TempDir {
+  /** Absolute path of the folder. */
+  path: string;
+  /** Absolute path of a file in it. */
+  file(name: string): string;
+  /** Whether `name` exists in it. */
+  has(name: string): boolean;
+  /** Contents of `name`, as bytes. @throws {Error} ENOENT when it does not exist */
+  read(name: string): Buffer;
+  remove(): void;
+}
+
+const live = new Set<string>();
+
+/** Creates a temp folder under the OS temp folder (removed with its contents by `remove()`). */
+export function tempDir(prefix = 'collections-test-'): TempDir {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  live.add(path);
+  return {
+    path,
+    file: (name) => join(path, name),
+    has: (name) => existsSync(join(path, name)),
+    read: (name) => readFileSync(join(path, name)),
+    remove: () => {
+      rmSync(path, { recursive: true, force: true });
+      live.delete(path);
+    },
+  };
+}
+
+/** Removes every temp folder of this test file not removed yet (for `afterAll`). */
+export function removeTempDirs(): void {
+  for (const path of live) rmSync(path, { recursive: true, force: true });
+  live.clear();
+}
+
+/** Sandbox options of a world: the sandbox's own, its clock excepted (the world chooses it). */
+export type WorldSandboxOptions = Omit<SandboxOptions, 'clock'>;
+
+/**
+ * A sandbox with the world's defaults: keyed with {@link CANARY}, no rate limit, 1 taxpayer with 60
+ * invoices; `options` override each. Without a clock it runs on the system clock.
+ */
+export function createWorldSandbox(options: WorldSandboxOptions = {}, clock?: VirtualClock): Sandbox {
+  return createSandbox({ apiKey: CANARY, limit: 0, sizes: DEFAULT_SIZES, ...(clock ? { clock } : {}), ...options });
+}
+
+/** Options of {@link createWorld}. */
+export interface WorldOptions extends WorldSandboxOptions {
+  /** Virtual start time, epoch ms (default {@link START}). */
+  start?: number;
+  /** Base URL the runs use (default {@link BASE}). */
+  base?: string;
+  /**
+   * Only the base URL's origin is the sandbox: a request elsewhere fails like a refused connection
+   * and is recorded in {@link RunOutcome.foreign}. Default false: every origin is the sandbox.
+   */
+  strictOrigin?: boolean;
+}
+
+/** An in-process world: a sandbox on a virtual clock shared with the runs that use it. */
+export interface SandboxWorld {
+  sandbox: Sandbox;
+  clock: VirtualClock;
+  /** RFC of the first generated taxpayer. */
+  taxpayer: string;
+  /** The key the sandbox accepts. */
+  key: string;
+  /** Base URL of the runs. */
+  base: string;
+  strictOrigin: boolean;
+}
+
+/** Creates an in-process world (see {@link createWorldSandbox} for the sandbox's defaults). */
+export function createWorld(options: WorldOptions = {}): SandboxWorld {
+  const { start = START, base = BASE, strictOrigin = false, ...sandboxOptions } = options;
+  const clock = createVirtualClock(start);
+  const sandbox = createWorldSandbox(sandboxOptions, clock);
+  return { sandbox, clock, taxpayer: sandbox.taxpayers()[0]!, key: sandbox.apiKey, base, strictOrigin };
+}
+
+/** Options of {@link serveWorld}. */
+export interface ServeWorldOptions extends WorldSandboxOptions {
+  /** Port on 127.0.0.1 (default 0: any free port). */
+  port?: number;
+  /** Serve this sandbox instead of a new one (the sandbox options are then ignored). */
+  sandbox?: Sandbox;
+}
+
+/** A world served on 127.0.0.1 over real sockets, on the system clock. */
+export interface ServedWorld {
+  sandbox: Sandbox;
+  server: RunningServer;
+  /** RFC of the first generated taxpayer. */
+  taxpayer: string;
+  key: string;
+  /** The server's URL, e.g. `http://127.0.0.1:40123`. */
+  base: string;
+  /** Stops the server (and every open connection). */
+  close(): Promise<void>;
+}
+
+/** Starts a sandbox (a new one with the world's defaults, or `options.sandbox`) on 127.0.0.1. */
+export async function serveWorld(options: ServeWorldOptions = {}): Promise<ServedWorld> {
+  const { port, sandbox: given, ...sandboxOptions } = options;
+  const sandbox = given ?? createWorldSandbox(sandboxOptions);
+  const server = await startSandboxServer(sandbox, port === undefined ? {} : { port });
+  return { sandbox, server, taxpayer: sandbox.taxpayers()[0]!, key: sandbox.apiKey, base: server.url, close: () => server.close() };
+}
+
+/** Environment of a spawned run in `dir`: its config folder, the key, no CI, no NO_COLOR; `extra` wins. */
+export function cliEnv(dir: TempDir, extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return { COLLECTIONS_CONFIG_DIR: dir.file('config'), COLLECTIONS_API_KEY: CANARY, CI: undefined, NO_COLOR: undefined, ...extra };
+}
+
+/** The outcome of an in-process run. */
+export interface RunOutcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stderr split into lines, the trailing empty one dropped. */
+  lines: string[];
+  t: TestContext;
+  /** Requests the sandbox logged during the run (a served world's include other clients'; the log keeps the last 100 000). */
+  requests: RequestLogEntry[];
+  /** Requests to another origin (only a world with `strictOrigin` records them). */
+  foreign: ForeignRequest[];
+}
+
+/** Options of {@link runInProcess}: the Context's (they override the world's) and these. */
+export interface InProcessOptions extends TestContextOptions {
+  /** Wraps the world's fetch (to observe requests, or to inject a response the sandbox cannot give). */
+  wrapFetch?: (inner: FetchLike) => FetchLike;
+  /** Called with the context before main() runs (e.g. to raise a signal later). */
+  onContext?: (t: TestContext) => void;
+  /**
+   * How the run learns the base URL and key: `argv` (default) appends `--base-url` and `--api-key`,
+   * `env` sets `COLLECTIONS_BASE_URL` and `COLLECTIONS_API_KEY` (under `options.env`), `none` runs
+   * `args` and the env exactly as given.
+   */
+  connectVia?: 'argv' | 'env' | 'none';
+  /** With `connectVia: 'argv'`, leave out `--api-key` (the test passes it another way, or not at all). */
+  noKey?: boolean;
+}
+
+/**
+ * Runs `collections ...args` in process through `main(argv, ctx)` against `world`, in `dir` (cwd
+ * and config folder). An in-process world answers through the sandbox's fetch on the world's
+ * virtual clock; a served one through the real fetch and the system clock.
+ */
+export async function runInProcess(world: SandboxWorld | ServedWorld, dir: TempDir, args: readonly string[], options: InProcessOptions = {}): Promise<RunOutcome> {
+  const served = 'server' in world;
+  const inner = served ? undefined : createSandboxFetch(world.sandbox, world.strictOrigin ? { origin: world.base } : {});
+  const base: FetchLike = inner ?? globalThis.fetch;
+  const fetch = options.wrapFetch ? options.wrapFetch(base) : base;
+  const via = options.connectVia ?? 'argv';
+  const env = via === 'env' ? { COLLECTIONS_API_KEY: world.key, COLLECTIONS_BASE_URL: world.base, ...options.env } : options.env;
+  const clock = served ? systemClock : world.clock;
+  const t = createTestContext({ clock, cwd: dir.path, configDir: dir.file('config'), ...options, env, fetch });
+  options.onContext?.(t);
+  const argv = via === 'argv' ? [...args, '--base-url', world.base, ...(options.noKey ? [] : ['--api-key', world.key])] : [...args];
+  const before = world.sandbox.requests().length;
+  const code = await main(argv, t.ctx);
+  const stderr = t.stderr.text();
+  return {
+    code,
+    stdout: t.stdout.text(),
+    stderr,
+    lines: stderr.split('\n').filter((l, i, a) => !(i === a.length - 1 && l === '')),
+    t,
+    requests: world.sandbox.requests().slice(before),
+    foreign: inner?.foreignRequests ?? [],
+  };
+}
+
+/** Whether the canary key appears in none of the texts or file contents given. */
+export function canaryFree(...texts: Array<string | Buffer>): boolean {
+  return texts.every((t) => !t.toString().includes(CANARY));
+}
+
+/** The `id` of each item of an NDJSON text, in order (as strings). */
+export function idsOfNdjson(text: string): string[] {
+  return text
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map((l) => String((JSON.parse(l) as { id: unknown }).id));
+}
