@@ -10,7 +10,7 @@ import { runExport } from '../../src/export/run.js';
 import type { PageStep } from '../../src/pagination/paginate.js';
 import { createSandboxFetch } from '../../src/sandbox/fetch.js';
 import { createTestContext } from '../helpers/context.js';
-import { BASE, CANARY, createWorld, tempDir, type SandboxWorld, type TempDir } from '../e2e/harness.js';
+import { BASE, CANARY, createWorld, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
 
 let dir: TempDir;
 let world: SandboxWorld;
