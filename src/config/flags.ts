@@ -98,6 +98,7 @@ export interface ExportFlagSpec {
   readonly attribute: keyof ExportFlagValues;
   /** One line for help, without the default. */
   readonly description: string;
+  /** The kind of value it takes, which gives its parser and what completion offers. */
   readonly value: FlagValueSpec;
   /**
    * The built-in default, applied when neither the flag nor the profile gives one, in the unit the

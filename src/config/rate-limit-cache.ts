@@ -41,7 +41,12 @@ export type CacheShape = { entries: Record<string, RateLimitCacheEntry> };
 
 /** The cache's operations (see ConfigStore in store.ts, which exposes them). */
 export interface RateLimitCache {
+  /**
+   * Stores the observation under `<origin> <endpointKey>` unless a newer one is stored.
+   * @returns false when the cache could not be written (never throws)
+   */
   record(origin: string, endpointKey: string, snapshot: RateLimitObservation): boolean;
+  /** The valid entries, of one origin when given; an unreadable cache reads as empty. */
   list(origin?: string): RateLimitCacheEntry[];
 }
 
