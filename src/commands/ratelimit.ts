@@ -8,7 +8,7 @@ import type { Context } from '../context.js';
 import { openConfigStore, requireApiSettings, stderrWarner } from '../config/settings.js';
 import type { ApiSettings, ResolvedSettings } from '../config/settings.js';
 import type { ConfigStore } from '../config/store.js';
-import { buildPath, ENDPOINTS } from '../endpoints.js';
+import { buildPath, ENDPOINTS, ID_SPECS } from '../endpoints.js';
 import type { Endpoint, Ids } from '../endpoints.js';
 import { ExitCode, HttpError } from '../errors.js';
 import { formatLocalTime, formatTimeLeft } from '../io/format.js';
@@ -19,14 +19,13 @@ import { cell, newTable, resetSeconds, runCachedRatelimit } from './ratelimit-ca
 export { RATELIMIT_HELP } from './command-specs.js';
 export type { CachedRatelimitRow } from './ratelimit-cached.js';
 
-/** Options of {@link runRatelimit} (commander: `--taxpayer`, `--invoice`, `--json`, `--cached`). */
-export interface RatelimitOptions {
+/**
+ * Options of {@link runRatelimit} (commander: the id flags of endpoints.ts, `--json`, `--cached`):
+ * the ids given (`taxpayerId` from `--taxpayer <rfc>`, `invoiceId` from `--invoice <id>`) and the rest.
+ */
+export interface RatelimitOptions extends Ids {
   /** Key, base URL and defaults (from resolveSettings); the key and URL are required unless `cached`. */
   settings: ResolvedSettings;
-  /** `--taxpayer <rfc>`. */
-  taxpayerId?: string;
-  /** `--invoice <id>`. */
-  invoiceId?: string;
   /** `--json`: an array of objects on stdout instead of a table. */
   json: boolean;
   /** `--cached`: show the last values seen, send nothing. */
@@ -208,8 +207,7 @@ function liveTable(answers: readonly ProbeAnswer[], rows: readonly RatelimitRow[
  */
 export async function runRatelimit(options: RatelimitOptions, ctx: Context): Promise<number> {
   const ids: Ids = {};
-  if (options.taxpayerId !== undefined) ids.taxpayerId = options.taxpayerId;
-  if (options.invoiceId !== undefined) ids.invoiceId = options.invoiceId;
+  for (const { name } of ID_SPECS) if (options[name] !== undefined) ids[name] = options[name];
   const endpoints = selectProbeEndpoints(ids);
   // Validate every id (README, "Commands": an invalid id is exit 2) before opening or sending anything.
   const paths = endpoints.map((e) => buildPath(e, ids));

@@ -111,12 +111,20 @@ export interface ExportFlagSpec {
   readonly config?: FlagConfigSpec;
 }
 
-/** The formats of `--format` and of `config set format` (the output module's `OUTPUT_FORMATS`, which `--help` must not load). */
+/**
+ * The formats of `--format` and of `config set format`: the output module's `OUTPUT_FORMATS`, which
+ * `--help` must not load (a test keeps the two equal).
+ */
 export const OUTPUT_FORMAT_CHOICES = ['json', 'ndjson', 'csv', 'table'] as const satisfies readonly OutputFormat[];
 
 /** Every export flag, in the order `--help` lists them (after the id flags). */
 export const EXPORT_FLAGS = [
-  { flags: '-o, --out <file>', attribute: 'out', description: 'write to a file (completed atomically); omitted or - means stdout', value: { kind: 'text', files: true } },
+  {
+    flags: '-o, --out <file>',
+    attribute: 'out',
+    description: 'write to a file (completed atomically); omitted or - means stdout',
+    value: { kind: 'text', files: true },
+  },
   {
     flags: '-f, --format <format>',
     attribute: 'format',
@@ -127,7 +135,12 @@ export const EXPORT_FLAGS = [
     config: { key: 'format', setting: 'format', listOrder: 2 },
   },
   { flags: '--cursor', attribute: 'cursor', description: 'cursor pagination (X-Pagination-Style: cursor)', value: { kind: 'switch' } },
-  { flags: '--total', attribute: 'total', description: 'with --cursor, ask for hydra:totalItems so progress shows a percentage (slower)', value: { kind: 'switch' } },
+  {
+    flags: '--total',
+    attribute: 'total',
+    description: 'with --cursor, ask for hydra:totalItems so progress shows a percentage (slower)',
+    value: { kind: 'switch' },
+  },
   {
     flags: '--items-per-page <n>',
     attribute: 'itemsPerPage',
@@ -136,12 +149,43 @@ export const EXPORT_FLAGS = [
     defaultValue: 1000,
     config: { key: 'items-per-page', setting: 'itemsPerPage', listOrder: 1 },
   },
-  { flags: '--page <n>', attribute: 'page', description: 'first page in offset mode', value: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER }, defaultValue: 1 },
-  { flags: '--max-items <n>', attribute: 'maxItems', description: 'stop after exactly n items', value: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER } },
-  { flags: '--param <key=value>', attribute: 'param', description: "extra query parameter for the API's filters (repeatable)", value: { kind: 'pairs' } },
-  { flags: '--fields <a,b.c>', attribute: 'fields', description: 'columns for csv and table (dot paths); also projects json and ndjson items', value: { kind: 'text' } },
-  { flags: '--csv-safe', attribute: 'csvSafe', description: 'neutralise spreadsheet formulas in csv string cells (=, +, -, @, tab, CR)', value: { kind: 'switch' } },
-  { flags: '--resume', attribute: 'resume', description: 'continue an interrupted export to the same --out from its checkpoint', value: { kind: 'switch' } },
+  {
+    flags: '--page <n>',
+    attribute: 'page',
+    description: 'first page in offset mode',
+    value: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER },
+    defaultValue: 1,
+  },
+  {
+    flags: '--max-items <n>',
+    attribute: 'maxItems',
+    description: 'stop after exactly n items',
+    value: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER },
+  },
+  {
+    flags: '--param <key=value>',
+    attribute: 'param',
+    description: "extra query parameter for the API's filters (repeatable)",
+    value: { kind: 'pairs' },
+  },
+  {
+    flags: '--fields <a,b.c>',
+    attribute: 'fields',
+    description: 'columns for csv and table (dot paths); also projects json and ndjson items',
+    value: { kind: 'text' },
+  },
+  {
+    flags: '--csv-safe',
+    attribute: 'csvSafe',
+    description: 'neutralise spreadsheet formulas in csv string cells (=, +, -, @, tab, CR)',
+    value: { kind: 'switch' },
+  },
+  {
+    flags: '--resume',
+    attribute: 'resume',
+    description: 'continue an interrupted export to the same --out from its checkpoint',
+    value: { kind: 'switch' },
+  },
   {
     flags: '--concurrency <n>',
     attribute: 'concurrency',
@@ -177,7 +221,12 @@ export const EXPORT_FLAGS = [
   },
   { flags: '-q, --quiet', attribute: 'quiet', description: 'no progress and no summary', value: { kind: 'switch' } },
   { flags: '--no-progress', attribute: 'progress', description: 'no spinner (the summary stays)', value: { kind: 'switch' } },
-  { flags: '-v, --verbose', attribute: 'verbose', description: 'one stderr line per request: method, path, status, ms, remaining quota, X-Request-ID', value: { kind: 'switch' } },
+  {
+    flags: '-v, --verbose',
+    attribute: 'verbose',
+    description: 'one stderr line per request: method, path, status, ms, remaining quota, X-Request-ID',
+    value: { kind: 'switch' },
+  },
 ] as const satisfies readonly ExportFlagSpec[];
 
 /** The export flags a profile can store a default for. */
@@ -190,9 +239,9 @@ export type ExportConfigKey = ConfigurableFlag['config']['key'];
 export type ConfigKey = 'api-key' | 'base-url' | ExportConfigKey;
 
 /** The export flags with a config key, in {@link FlagConfigSpec.listOrder}. */
-export const CONFIGURABLE_FLAGS: readonly ConfigurableFlag[] = EXPORT_FLAGS.filter(
-  (f): f is ConfigurableFlag => 'config' in f,
-).sort((a, b) => a.config.listOrder - b.config.listOrder);
+export const CONFIGURABLE_FLAGS: readonly ConfigurableFlag[] = EXPORT_FLAGS.filter((f): f is ConfigurableFlag => 'config' in f).sort(
+  (a, b) => a.config.listOrder - b.config.listOrder,
+);
 
 /** Every {@link ConfigKey}, in the order `config list` prints them: base URL, key, then the export defaults. */
 export const CONFIG_KEYS: readonly ConfigKey[] = ['base-url', 'api-key', ...CONFIGURABLE_FLAGS.map((f) => f.config.key)];

@@ -62,7 +62,11 @@ const OPTIONAL_FIELDS = ['limit', 'remaining', 'resetAt', 'resetLocalAt'] as con
  * Copies the optional numbers of `from` onto `entry`, in a fixed order: those that are defined, or
  * with `finiteOnly` (values read back from the file) those that are finite numbers.
  */
-function withNumbers(entry: RateLimitCacheEntry, from: Partial<Record<(typeof OPTIONAL_FIELDS)[number], unknown>>, finiteOnly: boolean): RateLimitCacheEntry {
+function withNumbers(
+  entry: RateLimitCacheEntry,
+  from: Partial<Record<(typeof OPTIONAL_FIELDS)[number], unknown>>,
+  finiteOnly: boolean,
+): RateLimitCacheEntry {
   for (const field of OPTIONAL_FIELDS) {
     const value = finiteOnly ? num(from[field]) : (from[field] as number | undefined);
     if (value !== undefined) entry[field] = value;
