@@ -4,7 +4,8 @@
  */
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
-import { builtInDefault, exportFlag } from '../config/flags.js';
+import { builtInDefault } from '../config/flag-readers.js';
+import { exportFlag } from '../config/flags.js';
 import { buildPath, idsFromFlags, resolveEndpoint, type Endpoint } from '../endpoints.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { formatFromPath, type OutputFormat } from '../output/writer.js';

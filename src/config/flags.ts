@@ -1,14 +1,14 @@
 /**
  * The one table of the export flags ({@link EXPORT_FLAGS}): for each flag its commander spec
  * (flags, description, kind of value, choices, the default shown in help), its built-in default
- * and, for the six that a profile can store, its config key. The commander program
+ * and, for the six that a profile can store, its config key (config/flag-readers.ts turns a row
+ * into its help line, parser and default). The commander program
  * (commands/export-command.ts), the export defaults (commands/export.ts), the config keys and the
  * validation of stored values (config/values.ts) and, through commander, shell completion all read
  * it. It lives in `config/` because the config store sits below the commands and must not import
- * them; it is pure data plus the parsers of config/parse.ts, so `--help` can load it cheaply.
+ * them; it is pure data, so `--help` can load it cheaply.
  */
 import type { OutputFormat } from '../output/writer.js';
-import { parseIntegerOption, parseParam, parseSecondsOption } from './parse.js';
 
 /** The values of the export flags as commander hands them over (undefined = not given). */
 export interface ExportFlagValues {
@@ -259,48 +259,4 @@ export function exportFlag(attribute: keyof ExportFlagValues): ExportFlagSpec {
 /** The flag of a config key, e.g. `max-wait` → `--max-wait <seconds>`; undefined for `api-key` and `base-url`. */
 export function configurableFlag(key: string): ConfigurableFlag | undefined {
   return CONFIGURABLE_FLAGS.find((f) => f.config.key === key);
-}
-
-/**
- * The help line of a flag: its description and, when it has one, its default, e.g.
- * `items per request, 1 to 1000 (default 1000)`, `per request attempt (default 60)` (seconds are
- * shown as typed, not in milliseconds).
- */
-export function flagHelp(spec: ExportFlagSpec): string {
-  let shown = spec.defaultHelp;
-  if (shown === undefined && typeof spec.defaultValue === 'number') {
-    shown = `default ${spec.value.kind === 'seconds' ? spec.defaultValue / 1000 : spec.defaultValue}`;
-  }
-  return shown === undefined ? spec.description : `${spec.description} (${shown})`;
-}
-
-/**
- * The parser of a flag's value (commander calls it with the value and the previous one), or
- * undefined when the value is kept as typed (`switch`, `text`, `choice`: commander checks choices).
- * Integers and seconds are range-checked; seconds come back in milliseconds; `pairs` collect.
- * @throws {UsageError} (from the returned parser) naming the flag, the value and what it takes
- */
-export function flagParser(spec: ExportFlagSpec): ((value: string, previous: unknown) => unknown) | undefined {
-  const name = longFlag(spec);
-  const value = spec.value;
-  switch (value.kind) {
-    case 'integer':
-      return (v) => parseIntegerOption(name, v, value.min, value.max);
-    case 'seconds':
-      return (v) => parseSecondsOption(name, v, value.min);
-    case 'pairs':
-      return (v, previous) => [...((previous as Array<[string, string]> | undefined) ?? []), parseParam(v)];
-    default:
-      return undefined;
-  }
-}
-
-/**
- * The built-in default of a flag (see {@link ExportFlagSpec.defaultValue}).
- * @throws {Error} when the table gives the flag no numeric default (a bug)
- */
-export function builtInDefault(attribute: keyof ExportFlagValues): number {
-  const value = exportFlag(attribute).defaultValue;
-  if (typeof value !== 'number') throw new Error(`no numeric default for ${attribute}`);
-  return value;
 }

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CONFIG_KEYS,
-  CONFIGURABLE_FLAGS,
-  EXPORT_FLAGS,
-  OUTPUT_FORMAT_CHOICES,
-  exportFlag,
-  flagHelp,
-  flagParser,
-  longFlag,
-} from '../../../src/config/flags.js';
+import { flagHelp, flagParser } from '../../../src/config/flag-readers.js';
+import { CONFIG_KEYS, CONFIGURABLE_FLAGS, EXPORT_FLAGS, OUTPUT_FORMAT_CHOICES, exportFlag, longFlag } from '../../../src/config/flags.js';
 import { parseConfigValue, type ConfigKey } from '../../../src/config/values.js';
 import { UsageError } from '../../../src/errors.js';
 import { OUTPUT_FORMATS } from '../../../src/output/writer.js';
