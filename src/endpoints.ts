@@ -1,19 +1,83 @@
 /**
- * The endpoints of the Collection API as data (conventions.md, rule 1): every export command is
- * generated from these rows, never copied. Paths and cursor support are those of api-contract.md §4.
+ * The endpoints of the Collection API as data: every export command is generated from these rows,
+ * never copied, and each id a path takes is described once ({@link ID_SPECS}: its flag, its help
+ * and how messages name it). Paths and cursor support are those of the API documentation
+ * (endpoints and pagination).
  */
 import { UsageError } from './errors.js';
 
 /** The name of an id a path template takes. */
 export type IdName = 'taxpayerId' | 'invoiceId';
 
-/** The command-line flag that carries each id. */
-export const ID_FLAGS: Readonly<Record<IdName, string>> = {
-  taxpayerId: '--taxpayer',
-  invoiceId: '--invoice',
-};
+/** How one id is given on the command line (`--taxpayer <rfc>`) and named in messages and help. */
+export interface IdSpec {
+  /** The placeholder of path templates, e.g. `taxpayerId` (`{taxpayerId}`). */
+  readonly name: IdName;
+  /** The flag, also how messages name the id, e.g. `--taxpayer` (`--taxpayer must not be empty`). */
+  readonly flag: string;
+  /** Commander's attribute of the flag, e.g. `taxpayer` (`flags.taxpayer`). */
+  readonly attribute: 'taxpayer' | 'invoice';
+  /** The value's name in help, e.g. `rfc` (`--taxpayer <rfc>`). */
+  readonly valueName: string;
+  /** Help of the flag on the export commands, e.g. `taxpayer id (RFC)`. */
+  readonly help: string;
+  /** Help of the flag on `ratelimit`, which checks the endpoints the ids open. */
+  readonly probeHelp: string;
+}
 
-/** One endpoint of the contract. */
+/** Every id, in the order flags and messages list them. */
+export const ID_SPECS: readonly IdSpec[] = [
+  {
+    name: 'taxpayerId',
+    flag: '--taxpayer',
+    attribute: 'taxpayer',
+    valueName: 'rfc',
+    help: 'taxpayer id (RFC)',
+    probeHelp: 'also check the endpoints of this taxpayer',
+  },
+  {
+    name: 'invoiceId',
+    flag: '--invoice',
+    attribute: 'invoice',
+    valueName: 'id',
+    help: 'invoice id (UUID)',
+    probeHelp: 'also check the endpoints of this invoice',
+  },
+];
+
+/** The spec of one id. */
+export function idSpec(name: IdName): IdSpec {
+  return ID_SPECS.find((s) => s.name === name)!;
+}
+
+/** The command-line flag that carries each id, e.g. `taxpayerId` → `--taxpayer` (from {@link ID_SPECS}). */
+export const ID_FLAGS: Readonly<Record<IdName, string>> = Object.fromEntries(ID_SPECS.map((s) => [s.name, s.flag])) as Record<
+  IdName,
+  string
+>;
+
+/** Commander flags of an id, e.g. `--taxpayer <rfc>`. */
+export function idOptionFlags(spec: IdSpec): string {
+  return `${spec.flag} <${spec.valueName}>`;
+}
+
+/** Id values as commander hands them over, by attribute (`{ taxpayer: 'ABC' }`); absent = not given. */
+export type IdFlagValues = Partial<Record<IdSpec['attribute'], string>>;
+
+/**
+ * The ids given as flags, by id name: `{ taxpayer: 'ABC' }` → `{ taxpayerId: 'ABC' }`. Values are
+ * not checked here ({@link encodeId} does, when a path is built).
+ */
+export function idsFromFlags(flags: IdFlagValues): Ids {
+  const ids: Ids = {};
+  for (const spec of ID_SPECS) {
+    const value = flags[spec.attribute];
+    if (value !== undefined) ids[spec.name] = value;
+  }
+  return ids;
+}
+
+/** One endpoint of the API. */
 export interface Endpoint {
   /** Stable key, used in checkpoints, the rate-limit cache and `ratelimit` output, e.g. `invoice-line-items`. */
   readonly key: string;
@@ -34,7 +98,7 @@ export interface Endpoint {
 const INVOICE_TABLE = ['id', 'type', 'status', 'issuer.rfc', 'receiver.rfc', 'currency', 'total', 'issuedAt'];
 const LINE_ITEM_TABLE = ['id', 'invoice.id', 'description', 'quantity', 'unitAmount', 'totalAmount'];
 
-/** Every endpoint of api-contract.md §4, one row each. */
+/** Every endpoint of the API documentation, one row each. */
 export const ENDPOINTS: readonly Endpoint[] = [
   {
     key: 'entities',
@@ -109,6 +173,33 @@ export function exportCommands(): string[] {
   return [...new Set(ENDPOINTS.map((e) => e.command))];
 }
 
+/** Descriptions of the export commands that several endpoints share (one endpoint's own would mislead). */
+const SHARED_COMMAND_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  'line-items': 'Export invoice line items (of a taxpayer, of one invoice, or both)',
+};
+
+/** One export command: the rows of {@link ENDPOINTS} that share it. */
+export interface ExportCommandSpec {
+  /** The command, e.g. `line-items`. */
+  readonly name: string;
+  /** One line for `--help`: the endpoint's own, or a summary when several share the command. */
+  readonly description: string;
+  /** Its endpoints, in table order (the ids given pick one, see {@link resolveEndpoint}). */
+  readonly endpoints: readonly Endpoint[];
+  /** The ids any of its endpoints takes, in {@link ID_SPECS} order. */
+  readonly ids: readonly IdSpec[];
+}
+
+/** The spec of every export command, in table order (see {@link exportCommands}). */
+export function exportCommandSpecs(): ExportCommandSpec[] {
+  return exportCommands().map((name) => {
+    const endpoints = ENDPOINTS.filter((e) => e.command === name);
+    const description = SHARED_COMMAND_DESCRIPTIONS[name] ?? endpoints[0]!.description;
+    const ids = ID_SPECS.filter((id) => endpoints.some((e) => e.ids.includes(id.name)));
+    return { name, description, endpoints, ids };
+  });
+}
+
 /**
  * Picks the endpoint of `command` whose ids are exactly the ids given.
  * @throws {UsageError} when the command is unknown or no endpoint of it takes that set of ids
@@ -117,7 +208,7 @@ export function exportCommands(): string[] {
 export function resolveEndpoint(command: string, ids: Ids): Endpoint {
   const candidates = ENDPOINTS.filter((e) => e.command === command);
   if (candidates.length === 0) throw new UsageError(`unknown command '${command}'`);
-  const given = (Object.keys(ID_FLAGS) as IdName[]).filter((k) => ids[k] !== undefined);
+  const given = ID_SPECS.filter((s) => ids[s.name] !== undefined).map((s) => s.name);
   const match = candidates.find((e) => e.ids.length === given.length && e.ids.every((id) => given.includes(id)));
   if (match) return match;
   const accepted = candidates
@@ -131,7 +222,8 @@ export function resolveEndpoint(command: string, ids: Ids): Endpoint {
  * Characters no id of the API holds (RFCs are letters, digits, `&` and `Ñ`; other ids are UUIDs),
  * refused rather than encoded: `/` and `\\` because a server or proxy that decodes `%2F` before
  * routing would read another path, `?` `#` `%` because they signal a pasted URL or query, and
- * white space or control characters because they are typing accidents (reliability.md, fault table).
+ * white space or control characters because they are typing accidents (README, "Choices made where
+ * the spec is silent").
  */
 // eslint-disable-next-line no-control-regex
 const FORBIDDEN_IN_ID = /[/\\?#%\s\u0000-\u001f\u007f]/u;
@@ -161,9 +253,9 @@ export function encodeId(name: IdName, value: string): string {
  * @throws {UsageError} when an id is missing or invalid (see {@link encodeId}).
  */
 export function buildPath(endpoint: Endpoint, ids: Ids): string {
-  return endpoint.path.replace(/\{(taxpayerId|invoiceId)\}/g, (_m, name: IdName) => {
+  return endpoint.path.replace(/\{(\w+)\}/g, (_m, name: IdName) => {
     const value = ids[name];
-    if (value === undefined) throw new UsageError(`${ID_FLAGS[name]} is required`);
+    if (value === undefined) throw new UsageError(`${idSpec(name).flag} is required`);
     return encodeId(name, value);
   });
 }

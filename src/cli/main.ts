@@ -8,7 +8,7 @@ import { CollectionsError, ExitCode, toExitCode } from '../errors.js';
 import { redact } from '../http/redact.js';
 
 /**
- * Formats an error as the one stderr line of cli-spec.md: `collections: <what happened>; <hint>`.
+ * Formats an error as the one stderr line of the README ("Exit codes"): `collections: <what happened>; <hint>`.
  * Unexpected errors (bugs) get their message only; the stack is shown with `COLLECTIONS_DEBUG=1`.
  * `secrets` are scrubbed from the text whatever its origin (http/redact.ts, also their encoded forms).
  */
@@ -26,7 +26,7 @@ export function formatError(err: unknown, secrets: readonly string[] = []): stri
 
 /**
  * Runs the command line `argv` (without `node` and the script) in `ctx`.
- * @returns the exit code of cli-spec.md; never throws.
+ * @returns the exit code (README, "Exit codes"); never throws.
  */
 export async function main(argv: readonly string[], ctx: Context): Promise<number> {
   // `--version` is answered without loading commander or anything else (start-up budget).

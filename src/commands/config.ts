@@ -1,5 +1,5 @@
 /**
- * `collections config set|get|unset|list|path` (cli-spec.md, `config`): stored settings per profile.
+ * `collections config set|get|unset|list|path` (README, "Configuration"): stored settings per profile.
  * Data (values, the path) goes to stdout; confirmations and warnings to stderr. The API key is only
  * ever shown masked (`****abcd`), and `config set api-key` without a value reads it from standard
  * input (a hidden prompt on a terminal) so that it stays out of shell history and `ps`.
@@ -7,28 +7,23 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import type { Context, IOStreams } from '../context.js';
-import { openConfigStore, stderrWarner } from '../cli/settings.js';
-import type { SettingsFlags } from '../cli/settings.js';
+import { openConfigStore, stderrWarner } from '../config/settings.js';
+import type { SettingsFlags } from '../config/settings.js';
 import { DEFAULT_PROFILE } from '../config/store.js';
 import type { ConfigStore } from '../config/store.js';
 import { CONFIG_KEYS, parseConfigKey, parseProfileName } from '../config/values.js';
 import type { ConfigKey } from '../config/values.js';
-import { InterruptedError, UsageError } from '../errors.js';
+import { ExitCode, InterruptedError, UsageError } from '../errors.js';
 import { maskSecret } from '../http/redact.js';
+import type { ConfigAction } from './command-specs.js';
 
-/** The sub-commands of `config`. */
-export type ConfigAction = 'set' | 'get' | 'unset' | 'list' | 'path';
-
-/** Every {@link ConfigAction}, for commander and completion. */
-export const CONFIG_ACTIONS: readonly ConfigAction[] = ['set', 'get', 'unset', 'list', 'path'];
+export { CONFIG_ACTIONS, CONFIG_HELP, type ConfigAction } from './command-specs.js';
 
 /** Options of {@link runConfig}: the global flags (only `profile` is used) and, for tests, a store. */
 export interface ConfigOptions extends SettingsFlags {
   /** A store to use instead of opening the one of `ctx.configDir`. */
   store?: ConfigStore;
 }
-
-export { CONFIG_HELP } from '../cli/help.js';
 
 /** How a value is displayed: the key masked, everything else as stored. */
 function display(key: ConfigKey, value: string | number): string {
@@ -39,6 +34,12 @@ function display(key: ConfigKey, value: string | number): string {
  * Reads one line from a terminal without echo: readline in terminal mode (which puts the terminal
  * in raw mode, so the terminal does not echo) with its own echo sent to a muted stream. The prompt
  * goes to stderr so stdout stays clean.
+ *
+ * Kept rather than replaced by a prompt package (`read`, `password-prompt`, `@inquirer/password`):
+ * those hide the echo by muting an output stream, do not refuse a terminal that cannot switch to
+ * raw mode, and report Ctrl-C in their own way; these lines over `node:readline` keep the behaviour
+ * the tests pin (no echo, refusal without raw mode, Ctrl-C as exit 130, Ctrl-D as a usage error)
+ * with no dependency.
  * @throws {InterruptedError} on Ctrl-C; {@link UsageError} on end of input (Ctrl-D) or when the
  *   terminal cannot be switched to raw mode (typed text would be echoed)
  */
@@ -127,7 +128,7 @@ export async function runConfig(
     case 'path':
       expectArgs(action, args, 0, 0, 'path');
       io.stdout.write(`${store.path}\n`);
-      return 0;
+      return ExitCode.Ok;
 
     case 'list': {
       expectArgs(action, args, 0, 0, 'list');
@@ -138,7 +139,7 @@ export async function runConfig(
         const others = store.profiles();
         io.stderr.write(`Nothing is stored in ${inProfile}${others.length ? ` (stored profiles: ${others.join(', ')})` : ''}.\n`);
       }
-      return 0;
+      return ExitCode.Ok;
     }
 
     case 'get': {
@@ -151,7 +152,7 @@ export async function runConfig(
         });
       }
       io.stdout.write(`${display(key, value)}\n`);
-      return 0;
+      return ExitCode.Ok;
     }
 
     case 'unset': {
@@ -159,7 +160,7 @@ export async function runConfig(
       const key = parseConfigKey(args[0]!);
       const removed = store.unset(profile, key);
       io.stderr.write(removed ? `Removed ${key} from ${inProfile}.\n` : `${key} was not set in ${inProfile}.\n`);
-      return 0;
+      return ExitCode.Ok;
     }
 
     case 'set': {
@@ -177,7 +178,7 @@ export async function runConfig(
       if (key === 'base-url' && store.getProfile(profile)['api-key'] !== undefined) {
         io.stderr.write(`The key stored in ${inProfile} will now be sent to ${new URL(String(stored)).origin} only.\n`);
       }
-      return 0;
+      return ExitCode.Ok;
     }
   }
 }

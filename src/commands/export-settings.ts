@@ -1,13 +1,20 @@
 /**
  * Resolves the key, base URL and profile defaults of an export (flag, then environment, then the
- * stored profile; cli/settings.ts), and records the rate-limit headers it sees for
+ * stored profile; config/settings.ts), and records the rate-limit headers it sees for
  * `ratelimit --cached`.
  */
 import type { Context } from '../context.js';
-import type { ExportFlags } from '../cli/program.js';
 import type { RateLimitSnapshot } from '../http/client.js';
-import { loadApiSettings } from '../cli/settings.js';
-import type { ResolvedExportSettings } from './export.js';
+import { loadApiSettings, type ExportDefaults } from '../config/settings.js';
+import type { SettingsFlags } from '../config/settings.js';
+
+/** Settings that come from flags, environment or profile (see config/settings.ts). */
+export interface ResolvedExportSettings {
+  apiKey: string;
+  baseUrl: URL;
+  /** Profile defaults for export flags not given on the command line. */
+  defaults: ExportDefaults;
+}
 
 /** Resolved settings plus a recorder of the rate-limit headers of each page. */
 export interface LoadedExportSettings {
@@ -22,7 +29,7 @@ export interface LoadedExportSettings {
  * @throws {UsageError} (exit 2) when the key or base URL is missing or invalid, or a stored key
  *   would be sent to another origin than its profile's
  */
-export function loadExportSettings(flags: ExportFlags, ctx: Context): LoadedExportSettings {
+export function loadExportSettings(flags: SettingsFlags, ctx: Context): LoadedExportSettings {
   const { settings, store } = loadApiSettings(flags, ctx);
   const origin = settings.baseUrl.origin;
   return {

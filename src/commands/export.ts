@@ -1,36 +1,37 @@
 /**
- * The one generic export command, instantiated per row of the endpoint table (README, "Commands"):
- * validates flags into an {@link ExportPlan} before any request or file is touched, then runs it.
+ * What an export command does (the commander side is commands/export-command.ts): validates flags
+ * into an {@link ExportPlan} before any request or file is touched, then runs it.
  */
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
-import type { ExportFlags } from '../cli/program.js';
-import { buildPath, resolveEndpoint, type Endpoint, type Ids } from '../endpoints.js';
+import { builtInDefault } from '../config/flag-readers.js';
+import { exportFlag } from '../config/flags.js';
+import { buildPath, idsFromFlags, resolveEndpoint, type Endpoint } from '../endpoints.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { formatFromPath, type OutputFormat } from '../output/writer.js';
 import { parseFields } from '../output/fields.js';
 import { sidecarPaths } from '../export/sidecar.js';
 import { runExport, type ExportPlan } from '../export/run.js';
-import { loadExportSettings } from './export-settings.js';
-import type { ExportDefaults } from '../cli/settings.js';
+import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSettings } from './export-settings.js';
+import type { ExportFlags } from './flags.js';
 import type { RateLimitSnapshot } from '../http/client.js';
 
-/** Export defaults when neither a flag nor the profile gives one (README, "Export options"). */
-export const EXPORT_DEFAULTS = {
-  itemsPerPage: 1000,
-  concurrency: 4,
-  retries: 5,
-  timeoutMs: 60_000,
-  maxWaitMs: Number.POSITIVE_INFINITY,
-} as const;
+export type { ExportFlags, GlobalFlags } from './flags.js';
+export type { ResolvedExportSettings } from './export-settings.js';
 
-/** Settings that come from flags, environment or profile (see cli/settings.ts). */
-export interface ResolvedExportSettings {
-  apiKey: string;
-  baseUrl: URL;
-  /** Profile defaults for export flags not given on the command line. */
-  defaults: ExportDefaults;
-}
+/**
+ * Export defaults when neither a flag nor the profile gives one, from the flag table
+ * (config/flags.ts; README, "Export options"): times in milliseconds, `maxWaitMs` Infinity = no limit.
+ */
+export const EXPORT_DEFAULTS = {
+  itemsPerPage: builtInDefault('itemsPerPage'),
+  firstPage: builtInDefault('page'),
+  concurrency: builtInDefault('concurrency'),
+  retries: builtInDefault('retries'),
+  timeoutMs: builtInDefault('timeout'),
+  maxWaitMs: builtInDefault('maxWait'),
+  format: exportFlag('format').defaultValue as OutputFormat,
+} as const;
 
 /**
  * Joins the base URL's path prefix and an endpoint path: `https://h/api/` + `/entities` →
@@ -55,9 +56,7 @@ export function planExport(
   cwd: string,
   resumeCommand: string,
 ): ExportPlan {
-  const ids: Ids = {};
-  if (flags.taxpayer !== undefined) ids.taxpayerId = flags.taxpayer;
-  if (flags.invoice !== undefined) ids.invoiceId = flags.invoice;
+  const ids = idsFromFlags(flags);
   const endpoint: Endpoint = resolveEndpoint(command, ids);
   const path = buildPath(endpoint, ids);
 
@@ -67,13 +66,13 @@ export function planExport(
   if (cursor && flags.page !== undefined) throw new UsageError('--page is for offset mode; cursor mode starts at the first page');
 
   const out = flags.out === undefined || flags.out === '-' ? undefined : resolvePath(cwd, flags.out);
-  const format = (flags.format as OutputFormat | undefined) ?? (out ? formatFromPath(out) : settings.defaults.format ?? 'ndjson');
+  const format = (flags.format as OutputFormat | undefined) ?? (out ? formatFromPath(out) : settings.defaults.format ?? EXPORT_DEFAULTS.format);
   if (flags.resume && !out) throw new UsageError('--resume needs --out FILE (stdout exports have no checkpoint)');
   if (flags.resume && format === 'table') throw new UsageError('--resume does not work with --format table (it is built at the end); use csv');
   const fields = flags.fields === undefined ? undefined : parseFields(flags.fields);
 
   const itemsPerPage = flags.itemsPerPage ?? settings.defaults.itemsPerPage ?? EXPORT_DEFAULTS.itemsPerPage;
-  const firstPage = flags.page ?? 1;
+  const firstPage = flags.page ?? EXPORT_DEFAULTS.firstPage;
   const start = endpointUrl(settings.baseUrl, path);
   const params = flags.param ?? [];
   for (const [key, value] of params) start.searchParams.append(key, value);
@@ -125,8 +124,27 @@ function shellQuote(word: string): string {
   return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/** A validated export and the settings it came from. */
+export interface PreparedExport {
+  plan: ExportPlan;
+  settings: LoadedExportSettings;
+}
+
 /**
- * Runs export `command` from parsed flags.
+ * Loads the settings of `flags` (flag, environment, profile) and validates everything into a plan;
+ * nothing is sent or written. The API key is pushed to `secrets` as soon as it is known.
+ * @param argv the command line without the key and without `--resume`, for the resume hint
+ * @throws {UsageError} (exit 2) for missing or invalid settings and every invalid flag combination
+ */
+export function prepareExport(command: string, flags: ExportFlags, argv: readonly string[], ctx: Context, secrets: string[]): PreparedExport {
+  const settings = loadExportSettings(flags, ctx);
+  secrets.push(settings.resolved.apiKey);
+  const resumeCommand = ['collections', ...argv].map(shellQuote).join(' ');
+  return { plan: planExport(command, flags, settings.resolved, ctx.cwd, resumeCommand), settings };
+}
+
+/**
+ * Runs export `command` from parsed flags: {@link prepareExport}, then the export.
  * @param argv the command line without the key and without `--resume`, for the resume hint
  * @param secrets receives the API key once known, so error text can scrub it
  * @returns 0 on success (also when the reader of stdout went away)
@@ -139,10 +157,7 @@ export async function runExportCommand(
   ctx: Context,
   secrets: string[],
 ): Promise<number> {
-  const settings = loadExportSettings(flags, ctx);
-  secrets.push(settings.resolved.apiKey);
-  const resumeCommand = ['collections', ...argv].map(shellQuote).join(' ');
-  const plan = planExport(command, flags, settings.resolved, ctx.cwd, resumeCommand);
+  const { plan, settings } = prepareExport(command, flags, argv, ctx, secrets);
   // The last quota seen is recorded once, at the end, for `ratelimit --cached` (only the headers:
   // holding the page itself would keep its items alive).
   let last: RateLimitSnapshot | undefined;

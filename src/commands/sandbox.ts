@@ -1,52 +1,16 @@
 /**
- * `collections sandbox` (cli-spec.md, `sandbox`): runs the bundled Collection API on loopback until
+ * `collections sandbox` (README, "The sandbox"): runs the bundled Collection API on loopback until
  * Ctrl-C or SIGTERM, and prints its base URL, its key, the taxpayer RFCs and a command to try.
  * The key printed is the sandbox's own (default `sandbox-key`), never a key of the user.
  */
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { ExitCode, UsageError } from '../errors.js';
 import { createSandbox, DEFAULT_SANDBOX_KEY, DEFAULT_SIZES } from '../sandbox/app.js';
-
-export { SANDBOX_HELP, SANDBOX_OPTION_HELP, type SandboxOptionHelp } from '../cli/help.js';
 import { parseFaultSpec, type FaultConfig } from '../sandbox/faults.js';
 import { startSandboxServer } from '../sandbox/server.js';
+import type { SandboxCommandOptions } from './sandbox-options.js';
 
-/** Options of {@link runSandbox}; each has a flag in `SANDBOX_OPTION_HELP` (cli/help.ts). */
-export interface SandboxCommandOptions {
-  /** `--port` (default 8787; 0 picks a free port). */
-  port?: number;
-  /** `--host` (default 127.0.0.1). */
-  host?: string;
-  /** `--key`: the accepted API key (default `sandbox-key`). */
-  key?: string;
-  /** `--limit`: requests per window per endpoint (default 60; 0 = unlimited). */
-  limit?: number;
-  /** `--window`: window length, seconds (default 60). */
-  window?: number;
-  /** `--latency`: added to each response, ms (default 0). */
-  latency?: number;
-  /** `--seed` of the generated records (default 1). */
-  seed?: number;
-  /** `--entities` (default 25). */
-  entities?: number;
-  /** `--events` (default 40). */
-  events?: number;
-  /** `--taxpayers` (default 4). */
-  taxpayers?: number;
-  /** `--invoices`: invoices per taxpayer (default 250). */
-  invoices?: number;
-  /** `--line-items`: average line items per invoice (default 3). */
-  lineItems?: number;
-  /** `--payments`: payments per taxpayer (default 120). */
-  payments?: number;
-  /** `--faults`: a fault spec, compact (`status status=503 p=0.1; drip`) or JSON. */
-  faults?: string;
-  /** `--cursor-previous`: name of the previous cursor link, `previous` (default) or `last`. */
-  cursorPrevious?: 'previous' | 'last';
-}
-
-
-
+export { SANDBOX_HELP, SANDBOX_OPTION_HELP, type SandboxCommandOptions, type SandboxOptionHelp } from './sandbox-options.js';
 
 function checkInteger(name: string, value: number | undefined, min: number, max = Number.MAX_SAFE_INTEGER): void {
   if (value === undefined) return;
@@ -137,5 +101,5 @@ export async function runSandbox(options: SandboxCommandOptions, ctx: Context): 
   });
   await server.close();
   ctx.io.stderr.write('collections: sandbox stopped\n');
-  return 0;
+  return ExitCode.Ok;
 }

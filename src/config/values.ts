@@ -1,33 +1,14 @@
 /**
  * The settings a profile can store, and the pure parsers that validate them (`config set`, and
- * values read back from a hand-edited file). Ranges match the command-line flags of cli-spec.md, so
- * a stored default can never be something the flag itself would refuse.
+ * values read back from a hand-edited file). The export defaults among them, their ranges and
+ * choices come from the flag table (config/flags.ts), so a stored default can never be something
+ * the flag itself would refuse.
  */
 import { UsageError } from '../errors.js';
 import type { OutputFormat } from '../output/writer.js';
+import { CONFIG_KEYS, configurableFlag, type ConfigKey } from './flags.js';
 
-/** The keys of a profile, as typed on the command line (`collections config set KEY VALUE`). */
-export type ConfigKey =
-  | 'api-key'
-  | 'base-url'
-  | 'items-per-page'
-  | 'format'
-  | 'concurrency'
-  | 'max-wait'
-  | 'retries'
-  | 'timeout';
-
-/** Every {@link ConfigKey}, in the order `config list` prints them. */
-export const CONFIG_KEYS: readonly ConfigKey[] = [
-  'base-url',
-  'api-key',
-  'items-per-page',
-  'format',
-  'concurrency',
-  'max-wait',
-  'retries',
-  'timeout',
-];
+export { CONFIG_KEYS, type ConfigKey } from './flags.js';
 
 /**
  * The values of one profile as stored. Numbers are stored as numbers; `max-wait` and `timeout` in
@@ -52,11 +33,13 @@ export interface ProfileValues {
   timeout?: number;
 }
 
+/** `true` only when {@link ProfileValues} has exactly the keys of {@link ConfigKey} (which the flag table gives). */
+type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+const profileValuesMatchConfigKeys: SameKeys<keyof ProfileValues, ConfigKey> = true;
+void profileValuesMatchConfigKeys;
+
 /** The value type of each key. */
 export type ConfigValue = ProfileValues[ConfigKey];
-
-/** Formats accepted by `config set format` (the same as `--format`). */
-const FORMATS: readonly OutputFormat[] = ['json', 'ndjson', 'csv', 'table'];
 
 /**
  * Parses a key name.
@@ -149,31 +132,25 @@ function parseSeconds(key: ConfigKey, raw: string, positive: boolean): number {
 
 /**
  * Parses the text of a value for `key` into what is stored:
- * `base-url` → normalised href; `api-key` → trimmed key; `items-per-page` 1–1000; `concurrency`
- * 1–16; `retries` 0–100 (whole numbers); `max-wait` ≥ 0 and `timeout` > 0 seconds (decimals
- * allowed); `format` one of json, ndjson, csv, table.
+ * `base-url` → normalised href; `api-key` → trimmed key; an export default → what its flag's value
+ * spec allows (config/flags.ts): whole numbers in the flag's range (`items-per-page` 1–1000,
+ * `concurrency` 1–16, `retries` 0–100), seconds as typed, decimals allowed (`max-wait` ≥ 0, `timeout`
+ * > 0: a flag minimum above 0 means "above 0" here), or one of the choices (`format`).
  * @throws {UsageError} for an invalid value (the message quotes it, except for `api-key`)
  */
 export function parseConfigValue(key: ConfigKey, raw: string): string | number {
-  switch (key) {
-    case 'api-key':
-      return parseApiKey(raw);
-    case 'base-url':
-      return parseBaseUrl(raw).href;
-    case 'items-per-page':
-      return parseWhole(key, raw, 1, 1000);
-    case 'concurrency':
-      return parseWhole(key, raw, 1, 16);
-    case 'retries':
-      return parseWhole(key, raw, 0, 100);
-    case 'max-wait':
-      return parseSeconds(key, raw, false);
-    case 'timeout':
-      return parseSeconds(key, raw, true);
-    case 'format': {
+  if (key === 'api-key') return parseApiKey(raw);
+  if (key === 'base-url') return parseBaseUrl(raw).href;
+  const value = configurableFlag(key)!.value;
+  switch (value.kind) {
+    case 'integer':
+      return parseWhole(key, raw, value.min, value.max);
+    case 'seconds':
+      return parseSeconds(key, raw, value.min > 0);
+    case 'choice': {
       const f = raw.trim();
-      if ((FORMATS as readonly string[]).includes(f)) return f;
-      throw new UsageError(`format must be one of ${FORMATS.join(', ')} (got '${raw.slice(0, 80)}')`);
+      if ((value.choices as readonly string[]).includes(f)) return f;
+      throw new UsageError(`${key} must be one of ${value.choices.join(', ')} (got '${raw.slice(0, 80)}')`);
     }
   }
 }
@@ -181,17 +158,17 @@ export function parseConfigValue(key: ConfigKey, raw: string): string | number {
 /**
  * Validates a value read back from the config file (which a user may have edited by hand) by
  * re-parsing its text form.
- * @throws {UsageError} naming the key and profile, never quoting an API key
+ * @throws {UsageError} (`E_CONFIG`) naming the key and profile, never quoting an API key
  */
 export function checkStoredValue(key: ConfigKey, value: unknown, profile: string, file: string): string | number {
   const where = `'${key}' in profile '${profile}' of ${file}`;
   if (typeof value !== 'string' && typeof value !== 'number') {
-    throw new UsageError(`invalid ${where}`, { hint: `run \`collections config set ${key}\` again` });
+    throw new UsageError(`invalid ${where}`, { code: 'E_CONFIG', hint: `run \`collections config set ${key}\` again` });
   }
   try {
     return parseConfigValue(key, String(value));
   } catch (err) {
     const detail = key === 'api-key' || !(err instanceof Error) ? '' : `: ${err.message}`;
-    throw new UsageError(`invalid ${where}${detail}`, { hint: `run \`collections config set ${key}\` again` });
+    throw new UsageError(`invalid ${where}${detail}`, { code: 'E_CONFIG', hint: `run \`collections config set ${key}\` again` });
   }
 }

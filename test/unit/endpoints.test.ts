@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { ENDPOINTS, buildPath, encodeId, exportCommands, resolveEndpoint } from '../../src/endpoints.js';
+import {
+  ENDPOINTS,
+  ID_FLAGS,
+  ID_SPECS,
+  buildPath,
+  encodeId,
+  exportCommandSpecs,
+  exportCommands,
+  idOptionFlags,
+  idsFromFlags,
+  resolveEndpoint,
+} from '../../src/endpoints.js';
 import { UsageError } from '../../src/errors.js';
 
 describe('resolveEndpoint', () => {
@@ -59,5 +70,54 @@ describe('buildPath', () => {
   it('names the flag of a missing id', () => {
     expect(() => buildPath(both, { taxpayerId: 'T' })).toThrow(/--invoice is required/);
     expect(() => encodeId('invoiceId', '')).toThrow(/--invoice must not be empty/);
+  });
+});
+
+describe('id specs', () => {
+  it('each id knows its flag, its value name, its help and its commander attribute', () => {
+    expect(ID_SPECS.map((s) => [s.name, idOptionFlags(s), s.attribute, s.help])).toEqual([
+      ['taxpayerId', '--taxpayer <rfc>', 'taxpayer', 'taxpayer id (RFC)'],
+      ['invoiceId', '--invoice <id>', 'invoice', 'invoice id (UUID)'],
+    ]);
+    expect(ID_FLAGS).toEqual({ taxpayerId: '--taxpayer', invoiceId: '--invoice' });
+  });
+
+  it('every placeholder of every path is an id of the table', () => {
+    const names = new Set(ID_SPECS.map((s) => s.name));
+    for (const e of ENDPOINTS) {
+      const placeholders = [...e.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      expect(placeholders).toEqual([...e.ids]);
+      for (const p of placeholders) expect(names.has(p as never)).toBe(true);
+    }
+  });
+
+  it('idsFromFlags maps commander attributes to ids, leaving absent ones out', () => {
+    expect(idsFromFlags({ taxpayer: 'T', invoice: 'I' })).toEqual({ taxpayerId: 'T', invoiceId: 'I' });
+    expect(idsFromFlags({ invoice: '' })).toEqual({ invoiceId: '' });
+    expect(idsFromFlags({})).toEqual({});
+  });
+
+  it('messages name an id by its flag', () => {
+    expect(() => encodeId('invoiceId', '')).toThrow('--invoice must not be empty');
+    expect(() => buildPath(ENDPOINTS.find((e) => e.key === 'invoices')!, {})).toThrow('--taxpayer is required');
+  });
+});
+
+describe('exportCommandSpecs', () => {
+  it('groups the rows of each command with the ids they take', () => {
+    const specs = exportCommandSpecs();
+    expect(specs.map((s) => [s.name, s.endpoints.map((e) => e.key), s.ids.map((i) => i.flag)])).toEqual([
+      ['entities', ['entities'], []],
+      ['events', ['events'], []],
+      ['invoices', ['invoices'], ['--taxpayer']],
+      ['line-items', ['taxpayer-line-items', 'taxpayer-invoice-line-items', 'invoice-line-items'], ['--taxpayer', '--invoice']],
+      ['payments', ['payments'], ['--taxpayer']],
+    ]);
+  });
+
+  it("a command's description is its endpoint's, or a summary when several share it", () => {
+    const byName = new Map(exportCommandSpecs().map((s) => [s.name, s.description]));
+    expect(byName.get('invoices')).toBe("Export a taxpayer's invoices");
+    expect(byName.get('line-items')).toBe('Export invoice line items (of a taxpayer, of one invoice, or both)');
   });
 });

@@ -3,17 +3,19 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { Command } from 'commander';
+import { createProgram } from '../../../src/cli/program.js';
 import {
   COMPLETION_SHELLS,
-  EXPORT_OPTIONS,
-  GLOBAL_OPTIONS,
-  defaultCompletionSpec,
+  completionSpec,
   renderBash,
   renderFish,
   renderZsh,
   runCompletion,
   type CompletionShell,
+  type CompletionSpec,
 } from '../../../src/commands/completion.js';
+import { EXPORT_FLAGS, longFlag } from '../../../src/config/flags.js';
 import { CONFIG_KEYS } from '../../../src/config/values.js';
 import { exportCommands } from '../../../src/endpoints.js';
 import { UsageError } from '../../../src/errors.js';
@@ -24,12 +26,24 @@ const COMMANDS = ['entities', 'events', 'invoices', 'line-items', 'payments', 'r
 const dir = mkdtempSync(join(tmpdir(), 'collections-completion-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** The commander program the scripts are generated from. */
+function program(): Command {
+  const t = createTestContext();
+  return createProgram([], { ...t.ctx, version: '0.0.0-test' }, () => undefined, []);
+}
+
+/** The long flags of the program's global options (the version option is offered before a command only). */
+const GLOBAL_LONGS = ['--api-key', '--base-url', '--profile'];
+
 function script(shell: CompletionShell): string {
   const t = createTestContext();
-  expect(runCompletion(shell, t.ctx)).toBe(0);
+  expect(runCompletion(shell, t.ctx, program())).toBe(0);
   expect(t.stderr.text()).toBe('');
   return t.stdout.text();
 }
+
+/** A spec of the given commands and no global options, for the renderers alone. */
+const specOf = (commands: CompletionSpec['commands']): CompletionSpec => ({ globals: [], rootOnly: [], commands });
 
 const hasShell = (name: string): boolean => spawnSync(name, ['-c', 'true']).status === 0;
 
@@ -47,17 +61,18 @@ function completeBash(words: string[]): string[] {
 }
 
 describe('completion scripts', () => {
-  it('the command list comes from the endpoint table plus the fixed commands', () => {
-    expect(defaultCompletionSpec().map((c) => c.name)).toEqual([...exportCommands(), 'ratelimit', 'config', 'sandbox', 'completion']);
-    expect(defaultCompletionSpec().map((c) => c.name).sort()).toEqual([...COMMANDS].sort());
+  it('the command list comes from the endpoint table plus the fixed commands, in the program\'s order', () => {
+    const names = completionSpec(program()).commands.map((c) => c.name);
+    expect(names).toEqual([...exportCommands(), 'ratelimit', 'config', 'completion', 'sandbox']);
+    expect([...names].sort()).toEqual([...COMMANDS].sort());
   });
 
   it.each(COMPLETION_SHELLS)('%s: names every command, every format and the global options', (shell) => {
     const text = script(shell);
     for (const c of COMMANDS) expect(text).toMatch(new RegExp(`(^|[^a-z-])${c}([^a-z-]|$)`, 'm'));
     for (const f of OUTPUT_FORMATS) expect(text).toContain(f);
-    for (const o of GLOBAL_OPTIONS) expect(text).toContain(shell === 'fish' ? `-l ${o.long.slice(2)}` : o.long);
-    for (const o of EXPORT_OPTIONS) expect(text).toContain(shell === 'fish' ? `-l ${o.long.slice(2)}` : o.long);
+    for (const long of GLOBAL_LONGS) expect(text).toContain(shell === 'fish' ? `-l ${long.slice(2)}` : long);
+    for (const long of EXPORT_FLAGS.map(longFlag)) expect(text).toContain(shell === 'fish' ? `-l ${long.slice(2)}` : long);
     for (const k of CONFIG_KEYS) expect(text).toContain(k);
   });
 
@@ -100,39 +115,64 @@ describe('completion scripts', () => {
   });
 
   it('refuses words that are not plain tokens, so nothing reaches a script unquoted', () => {
-    const spec = [{ name: 'evil$(rm -rf ~)', description: 'x', options: [] }];
+    const spec = specOf([{ name: 'evil$(rm -rf ~)', description: 'x', options: [] }]);
     for (const render of [renderBash, renderZsh, renderFish]) expect(() => render(spec)).toThrow(/plain token/);
   });
 
   it('quotes descriptions with apostrophes for zsh and fish', () => {
-    const spec = [{ name: 'invoices', description: "a taxpayer's invoices", options: [{ long: '--x', description: "it's" }] }];
+    const spec = specOf([{ name: 'invoices', description: "a taxpayer's invoices", options: [{ long: '--x', description: "it's" }] }]);
     expect(renderFish(spec)).toContain(`'a taxpayer'\\''s invoices'`);
     expect(renderZsh(spec)).not.toMatch(/[^\\]'s invoices/);
   });
 
   it('an unknown shell is a usage error', () => {
     const t = createTestContext();
-    expect(() => runCompletion('powershell' as CompletionShell, t.ctx)).toThrow(UsageError);
+    expect(() => runCompletion('powershell' as CompletionShell, t.ctx, program())).toThrow(UsageError);
     expect(t.stdout.text()).toBe('');
   });
 });
 
 describe('completion stays in step with the commander program', () => {
-  it('every option of every command of cli/program.ts is completed, and nothing else', async () => {
-    const { createProgram } = await import('../../../src/cli/program.js');
-    const t = createTestContext();
-    const ctx = { ...t.ctx, version: '0.0.0-test' };
-    // createProgram gained a leading argv parameter while this was written; accept either form.
-    const make = createProgram as unknown as (...args: unknown[]) => ReturnType<typeof createProgram>;
-    const program = make.length >= 4 ? make([], ctx, () => undefined, []) : make(ctx, () => undefined, []);
-    const spec = new Map(defaultCompletionSpec().map((c) => [c.name, c]));
+  it('every option of every command of cli/program.ts is completed, and nothing else', () => {
+    const root = program();
+    const spec = completionSpec(root);
+    const byName = new Map(spec.commands.map((c) => [c.name, c]));
     const longs = (options: readonly { long?: string }[]): string[] =>
       options.map((o) => o.long).filter((l): l is string => l !== undefined && l !== '--help' && l !== '--version').sort();
-    expect(longs(program.options)).toEqual(GLOBAL_OPTIONS.map((o) => o.long).sort());
-    for (const cmd of program.commands) {
-      const ours = spec.get(cmd.name());
+    expect(longs(root.options)).toEqual(spec.globals.map((o) => o.long).sort());
+    expect(spec.globals.map((o) => o.long).sort()).toEqual([...GLOBAL_LONGS].sort());
+    expect(spec.rootOnly.map((o) => o.long)).toEqual(['--version']);
+    expect(spec.commands.map((c) => c.name)).toEqual(root.commands.map((c) => c.name()));
+    for (const cmd of root.commands) {
+      const ours = byName.get(cmd.name());
       expect(ours, `command ${cmd.name()} is missing from completion`).toBeDefined();
       expect(longs(cmd.options), `options of ${cmd.name()}`).toEqual(ours!.options.map((o) => o.long).sort());
     }
+  });
+
+  it.each(COMPLETION_SHELLS)('%s: every long option of every commander command appears in the script', (shell) => {
+    const root = program();
+    const text = script(shell);
+    const all = [root, ...root.commands].flatMap((cmd) => cmd.options.map((o) => o.long!));
+    expect(all.length).toBeGreaterThan(40);
+    for (const long of all) expect(text, long).toContain(shell === 'fish' ? `-l ${long.slice(2)}` : long);
+  });
+
+  it('reads values from the tree: choices, file paths, hinted words, switches and repeatable options', () => {
+    const spec = completionSpec(program());
+    const options = (name: string) => new Map(spec.commands.find((c) => c.name === name)!.options.map((o) => [o.long, o]));
+    const invoices = options('invoices');
+    expect(invoices.get('--format')).toMatchObject({ short: '-f', value: [...OUTPUT_FORMATS] });
+    expect(invoices.get('--out')).toMatchObject({ short: '-o', value: 'file' });
+    expect(invoices.get('--taxpayer')).toMatchObject({ value: 'text' });
+    expect(invoices.get('--param')).toMatchObject({ value: 'text', repeatable: true });
+    expect(invoices.get('--cursor')!.value).toBeUndefined();
+    expect(invoices.get('--no-progress')!.value).toBeUndefined();
+    expect(options('sandbox').get('--cursor-previous')!.value).toEqual(['previous', 'last']);
+    const config = spec.commands.find((c) => c.name === 'config')!;
+    expect(config.positionals).toEqual([
+      { name: 'action', words: ['set', 'get', 'unset', 'list', 'path'] },
+      { name: 'args', words: CONFIG_KEYS, after: ['set', 'get', 'unset'] },
+    ]);
   });
 });

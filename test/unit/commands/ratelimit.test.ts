@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RATELIMIT_HELP, runRatelimit, selectProbeEndpoints, type RatelimitRow } from '../../../src/commands/ratelimit.js';
 import { formatTimeLeft } from '../../../src/io/format.js';
-import { resolveSettings, type SettingsFlags } from '../../../src/cli/settings.js';
+import { resolveSettings, type SettingsFlags } from '../../../src/config/settings.js';
 import type { FetchLike } from '../../../src/context.js';
 import { createConfigStore, type ConfigStore } from '../../../src/config/store.js';
 import { HttpError, UsageError } from '../../../src/errors.js';

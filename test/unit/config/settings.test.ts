@@ -8,7 +8,7 @@ import {
   resolveApiSettings,
   resolveSettings,
   type SettingsFlags,
-} from '../../../src/cli/settings.js';
+} from '../../../src/config/settings.js';
 import { createConfigStore, type ConfigStore } from '../../../src/config/store.js';
 import { UsageError } from '../../../src/errors.js';
 
@@ -224,7 +224,7 @@ describe('missing and invalid settings', () => {
 
 describe('loadApiSettings / loadSettings (context wiring)', () => {
   it('reads the store of ctx.configDir, env from ctx.env, and warns on ctx stderr', async () => {
-    const { loadApiSettings, loadSettings } = await import('../../../src/cli/settings.js');
+    const { loadApiSettings, loadSettings } = await import('../../../src/config/settings.js');
     const { createTestContext } = await import('../../helpers/context.js');
     seed('work', { 'base-url': 'http://api.example.com', 'api-key': CANARY });
     const t = createTestContext({ configDir: root, env: { COLLECTIONS_PROFILE: 'work' } });

@@ -143,6 +143,46 @@ describe('damaged files', () => {
   });
 });
 
+describe('config errors carry the E_CONFIG code (exit 2)', () => {
+  const caught = (fn: () => unknown): UsageError => {
+    try {
+      fn();
+    } catch (err) {
+      expect(err).toBeInstanceOf(UsageError);
+      return err as UsageError;
+    }
+    throw new Error('expected a UsageError');
+  };
+
+  it('a config file that is not JSON', () => {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, 'config.json'), '{', { mode: 0o600 });
+    const e = caught(open);
+    expect([e.code, e.exitCode]).toEqual(['E_CONFIG', 2]);
+  });
+
+  it('a folder that cannot be created', () => {
+    writeFileSync(join(root, 'file'), '');
+    const e = caught(() => createConfigStore({ configDir: join(root, 'file', 'cfg') }));
+    expect(e.message).toMatch(/cannot create the config folder/);
+    expect([e.code, e.exitCode]).toEqual(['E_CONFIG', 2]);
+  });
+
+  it('an invalid stored value', () => {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { timeout: 'soon' } } }), { mode: 0o600 });
+    const e = caught(() => open().getProfile('default'));
+    expect([e.code, e.exitCode]).toEqual(['E_CONFIG', 2]);
+  });
+
+  it('an invalid profile value in the file', () => {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: 'x' } }), { mode: 0o600 });
+    const e = caught(() => open().getProfile('default'));
+    expect([e.code, e.exitCode]).toEqual(['E_CONFIG', 2]);
+  });
+});
+
 describe('rate-limit cache', () => {
   it('keeps the newest observation per origin and endpoint, and never the key', () => {
     const store = open();

@@ -1,7 +1,7 @@
 /**
  * Where the API key and base URL come from: flag, then environment (`COLLECTIONS_API_KEY`,
- * `COLLECTIONS_BASE_URL`, `COLLECTIONS_PROFILE`), then the stored profile (cli-spec.md, "Global
- * options"). There is no built-in base URL.
+ * `COLLECTIONS_BASE_URL`, `COLLECTIONS_PROFILE`), then the stored profile (README, "Set-up").
+ * There is no built-in base URL.
  *
  * Key binding rule (so a key stored for one API is never sent to another, e.g. a production key
  * to a sandbox or a typo'd host): a key that comes from a stored profile is only used with that
@@ -14,10 +14,12 @@
  */
 import type { Context, IOStreams } from '../context.js';
 import { UsageError } from '../errors.js';
-import { createConfigStore, DEFAULT_PROFILE } from '../config/store.js';
-import type { ConfigStore } from '../config/store.js';
-import { parseApiKey, parseBaseUrl, parseProfileName } from '../config/values.js';
-import type { OutputFormat } from '../output/writer.js';
+import { CONFIGURABLE_FLAGS, type ExportDefaults } from './flags.js';
+import { createConfigStore, DEFAULT_PROFILE } from './store.js';
+import type { ConfigStore, ProfileValues } from './store.js';
+import { parseApiKey, parseBaseUrl, parseProfileName } from './values.js';
+
+export type { ExportDefaults } from './flags.js';
 
 /** The global flags (commander: `--api-key <key>`, `--base-url <url>`, `--profile <name>`). */
 export interface SettingsFlags {
@@ -37,22 +39,6 @@ export interface ResolveSettingsInput {
   store: ConfigStore;
   /** A profile name that overrides `flags.profile` and `COLLECTIONS_PROFILE` (e.g. already resolved). */
   profile?: string;
-}
-
-/** Export defaults stored in the profile; flags override them, they override built-in defaults. */
-export interface ExportDefaults {
-  /** `items-per-page`, 1–1000. */
-  itemsPerPage?: number;
-  /** `format`. */
-  format?: OutputFormat;
-  /** `concurrency`, 1–16. */
-  concurrency?: number;
-  /** `max-wait`, converted to milliseconds (as `--max-wait` is parsed). */
-  maxWaitMs?: number;
-  /** `retries`, 0–100. */
-  retries?: number;
-  /** `timeout`, converted to milliseconds (as `--timeout` is parsed). */
-  timeoutMs?: number;
 }
 
 /** Resolved settings; key and base URL may be missing (see {@link requireApiSettings}). */
@@ -93,6 +79,20 @@ export function isLoopbackHost(hostname: string): boolean {
   if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)) return true;
   if (h === '[::1]') return true;
   return /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(h);
+}
+
+/**
+ * The export defaults of a profile's stored values, as the flags parse them: every key of the flag
+ * table (config/flags.ts) that is set, under its `setting` name, seconds converted to milliseconds.
+ */
+function exportDefaults(stored: ProfileValues): ExportDefaults {
+  const defaults: Record<string, unknown> = {};
+  for (const flag of CONFIGURABLE_FLAGS) {
+    const value = stored[flag.config.key];
+    if (value === undefined) continue;
+    defaults[flag.config.setting] = flag.value.kind === 'seconds' ? Math.round(Number(value) * 1000) : value;
+  }
+  return defaults as ExportDefaults;
 }
 
 /** `--profile NAME` to append to a hint, when the profile is not the default one. */
@@ -172,13 +172,7 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
     }
   }
 
-  const defaults: ExportDefaults = {};
-  if (stored['items-per-page'] !== undefined) defaults.itemsPerPage = stored['items-per-page'];
-  if (stored.format !== undefined) defaults.format = stored.format;
-  if (stored.concurrency !== undefined) defaults.concurrency = stored.concurrency;
-  if (stored['max-wait'] !== undefined) defaults.maxWaitMs = Math.round(stored['max-wait'] * 1000);
-  if (stored.retries !== undefined) defaults.retries = stored.retries;
-  if (stored.timeout !== undefined) defaults.timeoutMs = Math.round(stored.timeout * 1000);
+  const defaults = exportDefaults(stored);
 
   const insecureTransport = baseUrl !== undefined && baseUrl.protocol === 'http:' && !isLoopbackHost(baseUrl.hostname);
   const out: ResolvedSettings = { profile, sources, defaults, insecureTransport };

@@ -1,48 +1,43 @@
 /**
- * Help texts of the commands, kept apart from the command modules so that building the commander
- * program (and `--help`) loads none of their code: the command modules re-export them.
+ * What the commander program needs to declare `sandbox`: its options (one table, which the program
+ * and, through commander, completion read), their type and help text, kept apart from
+ * commands/sandbox.ts so that `--help` loads none of the sandbox.
  */
-
-import { CONFIG_KEYS } from '../config/values.js';
-import type { SandboxCommandOptions } from '../commands/sandbox.js';
 import { DEFAULT_SANDBOX_KEY, DEFAULT_SIZES } from '../sandbox/defaults.js';
-/** Help text of `config` (commander `addHelpText('after', …)`). */
-export const CONFIG_HELP = `
-Keys: ${CONFIG_KEYS.join(', ')}
 
-Settings are stored per profile (--profile NAME or COLLECTIONS_PROFILE; default "default") in a
-file only you can read (mode 0600). A key stored in a profile is only sent to that profile's own
-base URL. \`config set api-key\` without a value prompts for it without echo (or reads one line
-from standard input when it is not a terminal), which keeps the key out of your shell history.
-
-Examples:
-  $ collections config set base-url https://api.example.com
-  $ collections config set api-key
-  $ printf '%s\\n' "$KEY" | collections config set api-key --profile sandbox
-  $ collections config set items-per-page 500
-  $ collections config list
-  $ collections config path`;
-
-/** Help text of `ratelimit` (commander `addHelpText('after', …)`). */
-export const RATELIMIT_HELP = `
-Each check sends one request (itemsPerPage=1) to every endpoint the ids allow, and so spends one
-request of that endpoint's quota. entities and events are always checked; --taxpayer adds invoices,
-taxpayer line items and payments; --invoice adds the invoice's line items; both add the line items
-of that taxpayer's invoice. A 429 is shown, not waited on. --cached sends nothing: it shows the
-last values any command saw, with their age.
-
-Examples:
-  $ collections ratelimit
-  $ collections ratelimit --taxpayer PEIC211118IS0 --invoice 0b3e…
-  $ collections ratelimit --cached
-  $ collections ratelimit --json | jq '.[] | select(.remaining == 0)'`;
-
-/** Help text of `completion` (commander `addHelpText('after', …)`). */
-export const COMPLETION_HELP = `
-Examples:
-  $ collections completion bash > ~/.local/share/bash-completion/completions/collections
-  $ collections completion zsh > "\${fpath[1]}/_collections"
-  $ collections completion fish > ~/.config/fish/completions/collections.fish`;
+/** Options of `runSandbox` (commands/sandbox.ts); each has a flag in {@link SANDBOX_OPTION_HELP}. */
+export interface SandboxCommandOptions {
+  /** `--port` (default 8787; 0 picks a free port). */
+  port?: number;
+  /** `--host` (default 127.0.0.1). */
+  host?: string;
+  /** `--key`: the accepted API key (default `sandbox-key`). */
+  key?: string;
+  /** `--limit`: requests per window per endpoint (default 60; 0 = unlimited). */
+  limit?: number;
+  /** `--window`: window length, seconds (default 60). */
+  window?: number;
+  /** `--latency`: added to each response, ms (default 0). */
+  latency?: number;
+  /** `--seed` of the generated records (default 1). */
+  seed?: number;
+  /** `--entities` (default 25). */
+  entities?: number;
+  /** `--events` (default 40). */
+  events?: number;
+  /** `--taxpayers` (default 4). */
+  taxpayers?: number;
+  /** `--invoices`: invoices per taxpayer (default 250). */
+  invoices?: number;
+  /** `--line-items`: average line items per invoice (default 3). */
+  lineItems?: number;
+  /** `--payments`: payments per taxpayer (default 120). */
+  payments?: number;
+  /** `--faults`: a fault spec, compact (`status status=503 p=0.1; drip`) or JSON. */
+  faults?: string;
+  /** `--cursor-previous`: name of the previous cursor link, `previous` (default) or `last`. */
+  cursorPrevious?: 'previous' | 'last';
+}
 
 /** One flag of the `sandbox` command, for the commander wiring in cli/program.ts. */
 export interface SandboxOptionHelp {
@@ -55,6 +50,8 @@ export interface SandboxOptionHelp {
   type: 'integer' | 'number' | 'string';
   /** Default shown in help (the runner applies it when the option is undefined). */
   defaultValue?: string;
+  /** Words completion offers for the value (the runner checks them, with its own message). */
+  words?: readonly string[];
 }
 
 /** The flags of `collections sandbox`. */
@@ -73,7 +70,7 @@ export const SANDBOX_OPTION_HELP: readonly SandboxOptionHelp[] = [
   { flags: '--line-items <n>', option: 'lineItems', type: 'integer', description: 'average line items per invoice (max 200)', defaultValue: String(DEFAULT_SIZES.lineItemsPerInvoice) },
   { flags: '--payments <n>', option: 'payments', type: 'integer', description: 'payments per taxpayer', defaultValue: String(DEFAULT_SIZES.paymentsPerTaxpayer) },
   { flags: '--faults <spec>', option: 'faults', type: 'string', description: "faults to inject, e.g. 'status status=503 p=0.1; drip pages=3' or JSON" },
-  { flags: '--cursor-previous <name>', option: 'cursorPrevious', type: 'string', description: 'name of the previous cursor link: previous or last', defaultValue: 'previous' },
+  { flags: '--cursor-previous <name>', option: 'cursorPrevious', type: 'string', description: 'name of the previous cursor link: previous or last', defaultValue: 'previous', words: ['previous', 'last'] },
 ];
 
 /** Help text of `sandbox` (commander `addHelpText('after', …)`). */

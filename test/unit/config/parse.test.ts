@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseIntegerOption, parseParam, parseSecondsOption } from '../../../src/cli/options.js';
+import { parseIntegerOption, parseParam, parseSecondsOption } from '../../../src/config/parse.js';
 import { UsageError } from '../../../src/errors.js';
 
 describe('parseIntegerOption', () => {

@@ -1,7 +1,8 @@
 /**
- * Parsers of option values, shared by the commander program and the config store. Each throws
- * commander's `InvalidArgumentError`-compatible {@link UsageError} with a one-line message, so a bad
- * value stops the command before any request is sent or any file is touched (reliability.md rule 8).
+ * Pure parsers of option values, used by the flag table (config/flags.ts) that drives both the
+ * commander program and the validation of stored export defaults. Each throws a {@link UsageError}
+ * with a one-line message (the commander wiring turns it into an invalid-argument error), so a bad
+ * value stops the command before any request is sent or any file is touched (README, "Exit codes": 2).
  */
 import { UsageError } from '../errors.js';
 
@@ -34,7 +35,7 @@ export function parseSecondsOption(name: string, value: string, min = 0): number
   return Math.round(n * 1000);
 }
 
-/** Query parameters the tool sets itself and `--param` refuses (api-contract.md §8). */
+/** Query parameters the tool sets itself and `--param` refuses (the API documentation, pagination). */
 const RESERVED_PARAMS = new Set(['page', 'itemsperpage']);
 
 /**

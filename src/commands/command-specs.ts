@@ -1,0 +1,60 @@
+/**
+ * What the commander program needs to declare `ratelimit`, `config` and `completion` (their words
+ * and help texts), kept apart from the command modules so that building the program (and `--help`)
+ * loads none of their code: the command modules re-export them.
+ */
+import { CONFIG_KEYS } from '../config/flags.js';
+
+/** The sub-commands of `config`. */
+export type ConfigAction = 'set' | 'get' | 'unset' | 'list' | 'path';
+
+/** Every {@link ConfigAction}, for commander and completion. */
+export const CONFIG_ACTIONS: readonly ConfigAction[] = ['set', 'get', 'unset', 'list', 'path'];
+
+/** The config actions that take a key as their first argument (completion offers the keys after them). */
+export const CONFIG_KEY_ACTIONS: readonly ConfigAction[] = ['set', 'get', 'unset'];
+
+/** The shells a completion script can be generated for. */
+export type CompletionShell = 'bash' | 'zsh' | 'fish';
+
+/** Every {@link CompletionShell}. */
+export const COMPLETION_SHELLS: readonly CompletionShell[] = ['bash', 'zsh', 'fish'];
+
+/** Help text of `config` (commander `addHelpText('after', …)`). */
+export const CONFIG_HELP = `
+Keys: ${CONFIG_KEYS.join(', ')}
+
+Settings are stored per profile (--profile NAME or COLLECTIONS_PROFILE; default "default") in a
+file only you can read (mode 0600). A key stored in a profile is only sent to that profile's own
+base URL. \`config set api-key\` without a value prompts for it without echo (or reads one line
+from standard input when it is not a terminal), which keeps the key out of your shell history.
+
+Examples:
+  $ collections config set base-url https://api.example.com
+  $ collections config set api-key
+  $ printf '%s\\n' "$KEY" | collections config set api-key --profile sandbox
+  $ collections config set items-per-page 500
+  $ collections config list
+  $ collections config path`;
+
+/** Help text of `ratelimit` (commander `addHelpText('after', …)`). */
+export const RATELIMIT_HELP = `
+Each check sends one request (itemsPerPage=1) to every endpoint the ids allow, and so spends one
+request of that endpoint's quota. entities and events are always checked; --taxpayer adds invoices,
+taxpayer line items and payments; --invoice adds the invoice's line items; both add the line items
+of that taxpayer's invoice. A 429 is shown, not waited on. --cached sends nothing: it shows the
+last values any command saw, with their age.
+
+Examples:
+  $ collections ratelimit
+  $ collections ratelimit --taxpayer PEIC211118IS0 --invoice 0b3e…
+  $ collections ratelimit --cached
+  $ collections ratelimit --json | jq '.[] | select(.remaining == 0)'`;
+
+/** Help text of `completion` (commander `addHelpText('after', …)`). */
+export const COMPLETION_HELP = `
+Examples:
+  $ collections completion bash > ~/.local/share/bash-completion/completions/collections
+  $ collections completion zsh > "\${fpath[1]}/_collections"
+  $ collections completion fish > ~/.config/fish/completions/collections.fish`;
+

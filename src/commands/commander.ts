@@ -1,0 +1,64 @@
+/**
+ * Commander glue shared by the command factories and the program: binding a command to a
+ * {@link Context}, turning our parsers' errors into commander's, and the completion hints that
+ * commander has no field for (a value that names a file, words a positional argument completes to).
+ * Shell completion (commands/completion.ts) is generated from the commander tree plus these hints.
+ */
+import { InvalidArgumentError, type Argument, type Command, type Option } from 'commander';
+import type { Context } from '../context.js';
+
+/**
+ * Makes `cmd` report to the context's streams and throw instead of exiting (commander's
+ * `exitOverride`), with error lines as `collections: <message>` (README, "Exit codes"). The same
+ * settings on the program and on each command: `addCommand` does not copy them.
+ * @returns `cmd`
+ */
+export function bindToContext(cmd: Command, ctx: Pick<Context, 'io'>): Command {
+  return cmd.exitOverride().configureOutput({
+    writeOut: (s) => ctx.io.stdout.write(s),
+    writeErr: (s) => ctx.io.stderr.write(s),
+    outputError: (s, write) => write(`collections: ${s.replace(/^error: /, '')}`),
+  });
+}
+
+/**
+ * Wraps a parser so commander reports its error as an invalid argument (its message after
+ * commander's `option '--x <n>' argument 'v' is invalid.`; exit 2).
+ */
+export function commanderParser<T>(parse: (value: string, previous: T | undefined) => T): (value: string, previous: T | undefined) => T {
+  return (value, previous) => {
+    try {
+      return parse(value, previous);
+    } catch (err) {
+      throw new InvalidArgumentError(err instanceof Error ? err.message : String(err));
+    }
+  };
+}
+
+/** What completion offers for an option's value or a positional argument, beyond commander's `argChoices`. */
+export interface CompletionHint {
+  /** The value is a path: complete file names. */
+  files?: boolean;
+  /** Words to offer, not checked by commander (the command checks them, with its own message). */
+  words?: readonly string[];
+  /** For a positional argument: offer {@link words} only after one of these words. */
+  after?: readonly string[];
+  /** The option may be given more than once. */
+  repeatable?: boolean;
+}
+
+const HINTS = new WeakMap<Option | Argument, CompletionHint>();
+
+/**
+ * Attaches a completion hint to an option or argument, leaving its parsing and help untouched.
+ * @returns `target`
+ */
+export function withCompletion<T extends Option | Argument>(target: T, hint: CompletionHint): T {
+  HINTS.set(target, hint);
+  return target;
+}
+
+/** The completion hint of an option or argument, `{}` when none was attached. */
+export function completionHint(target: Option | Argument): CompletionHint {
+  return HINTS.get(target) ?? {};
+}

@@ -1,0 +1,49 @@
+/**
+ * The one generic export command, built per export command of the endpoint table (rows sharing a
+ * command): its id flags from the id table, every export flag from the flag table, the endpoints in
+ * its help. What it does is the runner's: the program passes one that loads commands/export.ts
+ * lazily (so `--help` loads no HTTP or output code); tests pass their own.
+ */
+import { Command } from 'commander';
+import { EXPORT_FLAGS } from '../config/flags.js';
+import type { Context } from '../context.js';
+import type { Endpoint, ExportCommandSpec } from '../endpoints.js';
+import { idSpec } from '../endpoints.js';
+import { bindToContext } from './commander.js';
+import { exportOption, idOption, type ExportFlags } from './flags.js';
+
+/**
+ * Runs an export command once commander has parsed it.
+ * @param command the export command, e.g. `line-items` (its flags pick the endpoint)
+ * @param flags its flags with the global ones (`optsWithGlobals`)
+ */
+export type ExportRunner = (command: string, flags: ExportFlags) => Promise<void>;
+
+/** Width of the path column of the endpoints list in help. */
+const PATH_COLUMN = 56;
+
+/** The "Endpoints:" text after an export command's help: path, id flags, cursor support. */
+export function endpointsHelp(endpoints: readonly Endpoint[]): string {
+  const lines = endpoints.map((e) => {
+    const flags = e.ids.map((id) => idSpec(id).flag).join(' ');
+    return `  ${e.path.padEnd(PATH_COLUMN)} ${flags}${e.cursor ? '  (--cursor supported)' : ''}`;
+  });
+  return `\nEndpoints:\n${lines.join('\n')}\n`;
+}
+
+/**
+ * Builds the commander command of one export command: `spec.name`, its description, one option per
+ * id its endpoints take (`--taxpayer <rfc>`, `--invoice <id>`), then every row of the flag table.
+ * Parse errors go to `ctx`'s stderr and are thrown (commander's `exitOverride`), never exit.
+ * @param run called with the command name and its parsed flags (global ones included)
+ */
+export function createExportCommand(spec: ExportCommandSpec, ctx: Pick<Context, 'io'>, run: ExportRunner): Command {
+  const cmd = bindToContext(new Command(spec.name), ctx).description(spec.description);
+  for (const id of spec.ids) cmd.addOption(idOption(id));
+  for (const flag of EXPORT_FLAGS) cmd.addOption(exportOption(flag));
+  cmd.addHelpText('after', endpointsHelp(spec.endpoints));
+  cmd.action(async (_opts: unknown, self: Command) => {
+    await run(spec.name, self.optsWithGlobals<ExportFlags>());
+  });
+  return cmd;
+}

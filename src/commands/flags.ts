@@ -1,0 +1,41 @@
+/**
+ * The flags of the commands as commander hands them over, and the commander options built from the
+ * flag table (config/flags.ts) and the id table (endpoints.ts): nothing here repeats a flag by hand.
+ */
+import { Option } from 'commander';
+import { flagHelp, flagParser } from '../config/flag-readers.js';
+import type { ExportFlagSpec, ExportFlagValues } from '../config/flags.js';
+import type { SettingsFlags } from '../config/settings.js';
+import { idOptionFlags, type IdFlagValues, type IdSpec } from '../endpoints.js';
+import { commanderParser, withCompletion } from './commander.js';
+
+/** Global flags of every command (`--api-key <key>`, `--base-url <url>`, `--profile <name>`; README, "Set-up"). */
+export type GlobalFlags = SettingsFlags;
+
+/** Flags of the export commands, as commander hands them over (undefined = not given). */
+export interface ExportFlags extends GlobalFlags, IdFlagValues, ExportFlagValues {}
+
+/**
+ * The commander option of one row of the flag table: its flags, its help line (with the default),
+ * its parser (errors reported as invalid arguments, exit 2) or its choices, and the completion
+ * hints (`--out` completes file names, `--param` may be repeated).
+ */
+export function exportOption(spec: ExportFlagSpec): Option {
+  const option = new Option(spec.flags, flagHelp(spec));
+  const value = spec.value;
+  if (value.kind === 'choice') option.choices(value.choices);
+  const parse = flagParser(spec);
+  if (parse) option.argParser(commanderParser(parse));
+  return withCompletion(option, {
+    ...(value.kind === 'text' && value.files ? { files: true } : {}),
+    ...(value.kind === 'pairs' ? { repeatable: true } : {}),
+  });
+}
+
+/**
+ * The commander option of an id, e.g. `--taxpayer <rfc>`.
+ * @param help its help line: the id's own ({@link IdSpec.help}) on export commands, `probeHelp` on `ratelimit`
+ */
+export function idOption(spec: IdSpec, help: string = spec.help): Option {
+  return new Option(idOptionFlags(spec), help);
+}

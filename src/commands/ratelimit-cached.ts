@@ -1,0 +1,108 @@
+/**
+ * `ratelimit --cached` (README, "Checking the quota"): the last rate-limit headers any command saw,
+ * with their age, from the config store's cache; sends nothing. Also the table helpers that the
+ * live `ratelimit` output shares.
+ */
+import Table from 'cli-table3';
+import type { Context } from '../context.js';
+import type { ConfigStore, RateLimitCacheEntry } from '../config/store.js';
+import { ENDPOINTS } from '../endpoints.js';
+import { ExitCode } from '../errors.js';
+import { formatLocalTime, formatTimeLeft } from '../io/format.js';
+
+/** One row of `ratelimit --cached --json`. */
+export interface CachedRatelimitRow {
+  /** Origin of the API, e.g. `https://api.example.com`. */
+  origin: string;
+  endpoint: string;
+  /** The endpoint's path template, e.g. `/taxpayers/{taxpayerId}/invoices`. */
+  path: string;
+  limit: number | null;
+  remaining: number | null;
+  reset: string | null;
+  resetInSeconds: number | null;
+  /** When the headers were seen, ISO 8601 UTC. */
+  observedAt: string;
+  /** Whole seconds since then. */
+  ageSeconds: number;
+}
+
+/**
+ * A plain table: no ANSI colours, like the export's `table` format. (cli-table3 decides on colour
+ * from the real process's terminal and environment, not from the Context, so colours would make
+ * the output depend on where it runs.)
+ */
+export function newTable(head: string[]): Table.Table {
+  return new Table({ head, style: { head: [], border: [], compact: true } });
+}
+
+/** A table cell of an optional number: `-` when unknown. */
+export const cell = (v: number | undefined): string => (v === undefined ? '-' : String(v));
+
+/** Whole seconds from `now` until `resetAt` (epoch ms), rounded up and never negative; null when unknown. */
+export const resetSeconds = (resetAt: number | undefined, now: number): number | null =>
+  resetAt === undefined ? null : Math.max(0, Math.ceil((resetAt - now) / 1000));
+
+/** What {@link runCachedRatelimit} needs of the `ratelimit` options. */
+export interface CachedRatelimitOptions {
+  /** The configured origin's entries only, when a base URL is known; else every origin's. */
+  baseUrl?: URL;
+  /** `--json`: an array of {@link CachedRatelimitRow} instead of a table. */
+  json: boolean;
+}
+
+/**
+ * Shows the cached observations (`--cached`), sorted by origin then endpoint table order; sends
+ * nothing and needs no key.
+ * @returns 0
+ */
+export function runCachedRatelimit(options: CachedRatelimitOptions, ctx: Context, store: ConfigStore): number {
+  const now = ctx.clock.now();
+  const origin = options.baseUrl?.origin;
+  const order = (e: RateLimitCacheEntry): number => {
+    const i = ENDPOINTS.findIndex((row) => row.key === e.endpoint);
+    return i < 0 ? ENDPOINTS.length : i;
+  };
+  const entries = store
+    .rateLimits(origin)
+    .sort((a, b) => a.origin.localeCompare(b.origin) || order(a) - order(b) || a.endpoint.localeCompare(b.endpoint));
+
+  const rows: CachedRatelimitRow[] = entries.map((e) => ({
+    origin: e.origin,
+    endpoint: e.endpoint,
+    path: ENDPOINTS.find((row) => row.key === e.endpoint)?.path ?? '',
+    limit: e.limit ?? null,
+    remaining: e.remaining ?? null,
+    reset: e.resetAt === undefined ? null : new Date(e.resetAt).toISOString(),
+    resetInSeconds: resetSeconds(e.resetLocalAt ?? e.resetAt, now),
+    observedAt: new Date(e.observedAt).toISOString(),
+    ageSeconds: Math.max(0, Math.floor((now - e.observedAt) / 1000)),
+  }));
+
+  if (options.json) {
+    ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+  } else if (rows.length === 0) {
+    ctx.io.stderr.write(
+      `No rate-limit headers seen yet${origin ? ` for ${origin}` : ''}; \`collections ratelimit\` checks them (one request per endpoint).\n`,
+    );
+  } else {
+    const showOrigin = new Set(rows.map((r) => r.origin)).size > 1 || origin === undefined;
+    const table = newTable([...(showOrigin ? ['origin'] : []), 'endpoint', 'limit', 'remaining', 'reset', 'time left', 'seen']);
+    for (const e of entries) {
+      const resetLocal = e.resetLocalAt ?? e.resetAt;
+      const passed = resetLocal !== undefined && resetLocal <= now;
+      table.push([
+        ...(showOrigin ? [e.origin] : []),
+        e.endpoint,
+        cell(e.limit),
+        cell(e.remaining),
+        resetLocal === undefined ? '-' : formatLocalTime(resetLocal, now),
+        resetLocal === undefined ? '-' : passed ? 'reset since' : formatTimeLeft(resetLocal - now),
+        `${formatTimeLeft(now - e.observedAt)} ago`,
+      ]);
+    }
+    ctx.io.stdout.write(`${table.toString()}\n`);
+  }
+  return ExitCode.Ok;
+}
+

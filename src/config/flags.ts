@@ -1,0 +1,262 @@
+/**
+ * The one table of the export flags ({@link EXPORT_FLAGS}): for each flag its commander spec
+ * (flags, description, kind of value, choices, the default shown in help), its built-in default
+ * and, for the six that a profile can store, its config key (config/flag-readers.ts turns a row
+ * into its help line, parser and default). The commander program
+ * (commands/export-command.ts), the export defaults (commands/export.ts), the config keys and the
+ * validation of stored values (config/values.ts) and, through commander, shell completion all read
+ * it. It lives in `config/` because the config store sits below the commands and must not import
+ * them; it is pure data, so `--help` can load it cheaply.
+ */
+import type { OutputFormat } from '../output/writer.js';
+
+/** The values of the export flags as commander hands them over (undefined = not given). */
+export interface ExportFlagValues {
+  /** `-o, --out <file>`; `-` means stdout. */
+  out?: string;
+  /** `-f, --format <format>`, one of {@link OUTPUT_FORMAT_CHOICES}. */
+  format?: string;
+  /** `--cursor`. */
+  cursor?: boolean;
+  /** `--total`. */
+  total?: boolean;
+  /** `--items-per-page <n>`, 1 to 1000. */
+  itemsPerPage?: number;
+  /** `--page <n>`, 1 or more. */
+  page?: number;
+  /** `--max-items <n>`, 1 or more. */
+  maxItems?: number;
+  /** `--param <key=value>`, repeatable: the pairs in order. */
+  param?: Array<[string, string]>;
+  /** `--fields <a,b.c>`, unparsed. */
+  fields?: string;
+  /** `--csv-safe`. */
+  csvSafe?: boolean;
+  /** `--resume`. */
+  resume?: boolean;
+  /** `--concurrency <n>`, 1 to 16. */
+  concurrency?: number;
+  /** `--max-wait <seconds>`, converted to milliseconds. */
+  maxWait?: number;
+  /** `--retries <n>`, 0 to 100. */
+  retries?: number;
+  /** `--timeout <seconds>`, converted to milliseconds. */
+  timeout?: number;
+  /** `-q, --quiet`. */
+  quiet?: boolean;
+  /** `--no-progress` sets it false; commander defaults it to true. */
+  progress: boolean;
+  /** `-v, --verbose`. */
+  verbose?: boolean;
+}
+
+/** Export defaults stored in the profile; flags override them, they override built-in defaults. */
+export interface ExportDefaults {
+  /** `items-per-page`, 1–1000. */
+  itemsPerPage?: number;
+  /** `format`. */
+  format?: OutputFormat;
+  /** `concurrency`, 1–16. */
+  concurrency?: number;
+  /** `max-wait`, converted to milliseconds (as `--max-wait` is parsed). */
+  maxWaitMs?: number;
+  /** `retries`, 0–100. */
+  retries?: number;
+  /** `timeout`, converted to milliseconds (as `--timeout` is parsed). */
+  timeoutMs?: number;
+}
+
+/**
+ * The kind of value a flag takes, which gives its parser: `switch` (no value), `text` (as typed;
+ * `files` when it names a path, for completion), `integer` (whole number in [min, max]), `seconds`
+ * (decimal seconds ≥ min, parsed to milliseconds), `choice` (one of `choices`, checked by
+ * commander), `pairs` (repeatable `key=value`, collected in order).
+ */
+export type FlagValueSpec =
+  | { readonly kind: 'switch' }
+  | { readonly kind: 'text'; readonly files?: boolean }
+  | { readonly kind: 'integer'; readonly min: number; readonly max: number }
+  | { readonly kind: 'seconds'; readonly min: number }
+  | { readonly kind: 'choice'; readonly choices: readonly string[] }
+  | { readonly kind: 'pairs' };
+
+/** A flag that a profile can store a default for. */
+export interface FlagConfigSpec {
+  /** Its config key (`collections config set KEY VALUE`), e.g. `items-per-page`. */
+  readonly key: string;
+  /** The field of {@link ExportDefaults} the stored value fills (seconds become milliseconds). */
+  readonly setting: keyof ExportDefaults;
+  /** Its place in `config list`, the config help and the "known keys" hint (1 = first after the key and URL). */
+  readonly listOrder: number;
+}
+
+/** One export flag. */
+export interface ExportFlagSpec {
+  /** Commander flags, e.g. `-o, --out <file>` or `--no-progress`. */
+  readonly flags: string;
+  /** Commander's attribute name, e.g. `itemsPerPage` (`--items-per-page`), `progress` (`--no-progress`). */
+  readonly attribute: keyof ExportFlagValues;
+  /** One line for help, without the default. */
+  readonly description: string;
+  /** The kind of value it takes, which gives its parser and what completion offers. */
+  readonly value: FlagValueSpec;
+  /**
+   * The built-in default, applied when neither the flag nor the profile gives one, in the unit the
+   * parser returns (milliseconds for `seconds`); `Infinity` = no limit.
+   */
+  readonly defaultValue?: number | string;
+  /** How help shows the default, when {@link defaultValue} alone would not say it (e.g. `default: no limit`). */
+  readonly defaultHelp?: string;
+  /** Present when a profile can store a default for the flag. */
+  readonly config?: FlagConfigSpec;
+}
+
+/**
+ * The formats of `--format` and of `config set format`: the output module's `OUTPUT_FORMATS`, which
+ * `--help` must not load (a test keeps the two equal).
+ */
+export const OUTPUT_FORMAT_CHOICES = ['json', 'ndjson', 'csv', 'table'] as const satisfies readonly OutputFormat[];
+
+/** Every export flag, in the order `--help` lists them (after the id flags). */
+export const EXPORT_FLAGS = [
+  {
+    flags: '-o, --out <file>',
+    attribute: 'out',
+    description: 'write to a file (completed atomically); omitted or - means stdout',
+    value: { kind: 'text', files: true },
+  },
+  {
+    flags: '-f, --format <format>',
+    attribute: 'format',
+    description: 'output format',
+    value: { kind: 'choice', choices: OUTPUT_FORMAT_CHOICES },
+    defaultValue: 'ndjson',
+    defaultHelp: 'default: from the --out extension, else ndjson',
+    config: { key: 'format', setting: 'format', listOrder: 2 },
+  },
+  { flags: '--cursor', attribute: 'cursor', description: 'cursor pagination (X-Pagination-Style: cursor)', value: { kind: 'switch' } },
+  {
+    flags: '--total',
+    attribute: 'total',
+    description: 'with --cursor, ask for hydra:totalItems so progress shows a percentage (slower)',
+    value: { kind: 'switch' },
+  },
+  {
+    flags: '--items-per-page <n>',
+    attribute: 'itemsPerPage',
+    description: 'items per request, 1 to 1000',
+    value: { kind: 'integer', min: 1, max: 1000 },
+    defaultValue: 1000,
+    config: { key: 'items-per-page', setting: 'itemsPerPage', listOrder: 1 },
+  },
+  {
+    flags: '--page <n>',
+    attribute: 'page',
+    description: 'first page in offset mode',
+    value: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER },
+    defaultValue: 1,
+  },
+  {
+    flags: '--max-items <n>',
+    attribute: 'maxItems',
+    description: 'stop after exactly n items',
+    value: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER },
+  },
+  {
+    flags: '--param <key=value>',
+    attribute: 'param',
+    description: "extra query parameter for the API's filters (repeatable)",
+    value: { kind: 'pairs' },
+  },
+  {
+    flags: '--fields <a,b.c>',
+    attribute: 'fields',
+    description: 'columns for csv and table (dot paths); also projects json and ndjson items',
+    value: { kind: 'text' },
+  },
+  {
+    flags: '--csv-safe',
+    attribute: 'csvSafe',
+    description: 'neutralise spreadsheet formulas in csv string cells (=, +, -, @, tab, CR)',
+    value: { kind: 'switch' },
+  },
+  {
+    flags: '--resume',
+    attribute: 'resume',
+    description: 'continue an interrupted export to the same --out from its checkpoint',
+    value: { kind: 'switch' },
+  },
+  {
+    flags: '--concurrency <n>',
+    attribute: 'concurrency',
+    description: 'pages in flight in offset mode, 1 to 16',
+    value: { kind: 'integer', min: 1, max: 16 },
+    defaultValue: 4,
+    config: { key: 'concurrency', setting: 'concurrency', listOrder: 3 },
+  },
+  {
+    flags: '--max-wait <seconds>',
+    attribute: 'maxWait',
+    description: 'longest single rate-limit wait to accept; past it exit 5, checkpoint kept',
+    value: { kind: 'seconds', min: 0 },
+    defaultValue: Number.POSITIVE_INFINITY,
+    defaultHelp: 'default: no limit',
+    config: { key: 'max-wait', setting: 'maxWaitMs', listOrder: 4 },
+  },
+  {
+    flags: '--retries <n>',
+    attribute: 'retries',
+    description: 'retries after network errors, 5xx or unreadable bodies',
+    value: { kind: 'integer', min: 0, max: 100 },
+    defaultValue: 5,
+    config: { key: 'retries', setting: 'retries', listOrder: 5 },
+  },
+  {
+    flags: '--timeout <seconds>',
+    attribute: 'timeout',
+    description: 'per request attempt',
+    value: { kind: 'seconds', min: 0.001 },
+    defaultValue: 60_000,
+    config: { key: 'timeout', setting: 'timeoutMs', listOrder: 6 },
+  },
+  { flags: '-q, --quiet', attribute: 'quiet', description: 'no progress and no summary', value: { kind: 'switch' } },
+  { flags: '--no-progress', attribute: 'progress', description: 'no spinner (the summary stays)', value: { kind: 'switch' } },
+  {
+    flags: '-v, --verbose',
+    attribute: 'verbose',
+    description: 'one stderr line per request: method, path, status, ms, remaining quota, X-Request-ID',
+    value: { kind: 'switch' },
+  },
+] as const satisfies readonly ExportFlagSpec[];
+
+/** The export flags a profile can store a default for. */
+type ConfigurableFlag = Extract<(typeof EXPORT_FLAGS)[number], { config: FlagConfigSpec }>;
+
+/** The config keys of export defaults: `items-per-page`, `format`, `concurrency`, `max-wait`, `retries`, `timeout`. */
+export type ExportConfigKey = ConfigurableFlag['config']['key'];
+
+/** The keys of a profile, as typed on the command line (`collections config set KEY VALUE`). */
+export type ConfigKey = 'api-key' | 'base-url' | ExportConfigKey;
+
+/** The export flags with a config key, in {@link FlagConfigSpec.listOrder}. */
+export const CONFIGURABLE_FLAGS: readonly ConfigurableFlag[] = EXPORT_FLAGS.filter((f): f is ConfigurableFlag => 'config' in f).sort(
+  (a, b) => a.config.listOrder - b.config.listOrder,
+);
+
+/** Every {@link ConfigKey}, in the order `config list` prints them: base URL, key, then the export defaults. */
+export const CONFIG_KEYS: readonly ConfigKey[] = ['base-url', 'api-key', ...CONFIGURABLE_FLAGS.map((f) => f.config.key)];
+
+/** The long flag of a spec, e.g. `--items-per-page` for `--items-per-page <n>`. */
+export function longFlag(spec: Pick<ExportFlagSpec, 'flags'>): string {
+  return /--[a-z][a-z-]*/.exec(spec.flags)![0];
+}
+
+/** The flag of an attribute. */
+export function exportFlag(attribute: keyof ExportFlagValues): ExportFlagSpec {
+  return EXPORT_FLAGS.find((f) => f.attribute === attribute)!;
+}
+
+/** The flag of a config key, e.g. `max-wait` → `--max-wait <seconds>`; undefined for `api-key` and `base-url`. */
+export function configurableFlag(key: string): ConfigurableFlag | undefined {
+  return CONFIGURABLE_FLAGS.find((f) => f.config.key === key);
+}

@@ -1,0 +1,91 @@
+/**
+ * The config folder: where it is by default, and keeping it and its files private.
+ *
+ * Permissions (README, "Configuration": mode 0600 in a 0700 folder whatever the umask): conf creates
+ * its folder with mode 0777 and its file with 0666, both minus the umask, so with a umask of 0 the
+ * key would be world-readable. The store creates the folder itself with 0700 before conf touches
+ * it, passes `configFileMode: 0o600` to conf (which writes via `atomically`, which chmods the
+ * temporary file to that mode, so the umask cannot widen it), and tightens an existing looser
+ * folder or file with one warning line ({@link secureFiles}).
+ */
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { homedir as osHomedir, platform as osPlatform } from 'node:os';
+import { join } from 'node:path';
+import { UsageError } from '../errors.js';
+
+/** conf's project name; the default folder is `<user config folder>/collections-nodejs`. */
+export const PROJECT_NAME = 'collections';
+/** Mode of the config folder: owner only. */
+export const DIR_MODE = 0o700;
+/** Mode of the config and cache files: owner read/write only. */
+export const FILE_MODE = 0o600;
+
+/**
+ * The folder conf uses by default for project `collections` (env-paths with suffix `nodejs`):
+ * Linux `$XDG_CONFIG_HOME/collections-nodejs` (else `~/.config/…`), macOS
+ * `~/Library/Preferences/collections-nodejs`, Windows `%APPDATA%\collections-nodejs\Config`.
+ *
+ * Computed here rather than by conf so the folder can be created with mode 0700 before conf runs.
+ * Not by calling `env-paths` (conf's own dependency) either: it reads `process.env`, `os.homedir()`
+ * and `process.platform` when loaded, so the environment of the Context (and the platform and home
+ * of tests) could not be passed in; these three lines follow its convention and are tested against it.
+ */
+export function defaultConfigDir(
+  env: Readonly<Record<string, string | undefined>>,
+  platform: NodeJS.Platform = osPlatform(),
+  home: string = osHomedir(),
+): string {
+  const name = `${PROJECT_NAME}-nodejs`;
+  if (platform === 'darwin') return join(home, 'Library', 'Preferences', name);
+  if (platform === 'win32') return join(env.APPDATA || join(home, 'AppData', 'Roaming'), name, 'Config');
+  return join(env.XDG_CONFIG_HOME || join(home, '.config'), name);
+}
+
+const octal = (mode: number): string => `0${(mode & 0o777).toString(8).padStart(3, '0')}`;
+
+const errorCode = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? 'error';
+
+/**
+ * Creates the folder (0700) if needed and tightens the folder and any existing files that others
+ * can read or write. On Windows, which has no POSIX modes (its ACLs on `%APPDATA%` are already per
+ * user), it only creates the folder.
+ * @param files files that hold settings: they must end up private, or this throws
+ * @returns the fixes made, e.g. `/home/a/.config/collections-nodejs from 0755 to 0700`
+ * @throws {UsageError} (`E_CONFIG`) when the folder cannot be created, or a file holding settings
+ *   cannot be made private
+ */
+export function secureFiles(dir: string, files: readonly string[], windows: boolean): string[] {
+  try {
+    mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  } catch (err) {
+    throw new UsageError(`cannot create the config folder ${dir} (${errorCode(err)})`, {
+      code: 'E_CONFIG',
+      hint: 'set COLLECTIONS_CONFIG_DIR to a writable folder',
+    });
+  }
+  if (windows) return [];
+  const fixes: string[] = [];
+  const targets: Array<[string, number, boolean]> = [[dir, DIR_MODE, false], ...files.map((f): [string, number, boolean] => [f, FILE_MODE, true])];
+  for (const [path, wanted, mustFix] of targets) {
+    let mode: number;
+    try {
+      mode = statSync(path).mode;
+    } catch {
+      continue;
+    }
+    if ((mode & 0o077) === 0) continue;
+    try {
+      chmodSync(path, wanted);
+      fixes.push(`${path} from ${octal(mode)} to ${octal(wanted)}`);
+    } catch (err) {
+      if (mustFix) {
+        throw new UsageError(`${path} is readable by others (${octal(mode)}) and could not be made private (${errorCode(err)})`, {
+          code: 'E_CONFIG',
+          hint: `run \`chmod 600 ${path}\``,
+        });
+      }
+      fixes.push(`${path} is ${octal(mode)} and could not be changed (${errorCode(err)})`);
+    }
+  }
+  return fixes;
+}

@@ -1,0 +1,67 @@
+/**
+ * `--help` and `--version` stay cheap: run in their own process (the built CLI, which `npm test`
+ * builds first) with a module hook that logs every module loaded, they load no HTTP, output,
+ * export, pagination or config-store code, nor the libraries behind them (only http/redact.js, the
+ * pure scrubbing of error lines that cli/main.ts needs for any failure).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN } from '../../helpers/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'collections-lazy-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const hooks = join(dir, 'hooks.mjs');
+writeFileSync(
+  hooks,
+  `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(process.env.COLLECTIONS_TEST_MODULE_LOG, result.url + '\\n');
+  return result;
+}
+`,
+);
+const register = join(dir, 'register.mjs');
+writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+
+/** The modules `collections ...args` loads, as URLs. */
+function modulesLoadedBy(args: string[]): string[] {
+  const log = join(dir, `${args.join('_').replace(/[^a-z-]/gi, '') || 'none'}.log`);
+  const r = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, COLLECTIONS_TEST_MODULE_LOG: log, COLLECTIONS_CONFIG_DIR: join(dir, 'config') },
+  });
+  expect(r.status, r.stderr).toBe(0);
+  return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter((l) => l !== '') : [];
+}
+
+/** What `--help` must not load; http/redact.js (pure text scrubbing of error lines, loaded by cli/main.ts) is allowed. */
+const HEAVY = [
+  /\/dist\/(http\/(?!redact\.js)|output|export|pagination|io|sandbox\/(?!defaults))/,
+  /\/dist\/config\/(store|settings|folder|rate-limit-cache)\.js$/,
+  /\/dist\/commands\/(export|ratelimit|ratelimit-cached|config|completion|completion-render|sandbox)\.js$/,
+  /\/node_modules\/(conf|undici|csv-stringify|cli-table3|ora)\//,
+];
+
+describe('lazy imports', () => {
+  it.each([['--help'], ['invoices', '--help'], ['line-items', '--help'], ['config', '--help'], ['sandbox', '--help'], ['--version']].map((args) => ({ args })))(
+    'collections $args loads no HTTP, output or config-store code',
+    ({ args }) => {
+      const loaded = modulesLoadedBy(args);
+      expect(loaded.some((url) => url.endsWith('/dist/cli/main.js'))).toBe(true);
+      const heavy = loaded.filter((url) => HEAVY.some((re) => re.test(url)));
+      expect(heavy).toEqual([]);
+    },
+  );
+
+  it('the hook does see the heavy modules when a command needs them', () => {
+    const loaded = modulesLoadedBy(['config', 'path']);
+    expect(loaded.some((url) => url.endsWith('/dist/config/store.js'))).toBe(true);
+    expect(loaded.some((url) => /\/node_modules\/conf\//.test(url))).toBe(true);
+  });
+});

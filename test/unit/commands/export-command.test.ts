@@ -1,0 +1,68 @@
+import { CommanderError } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { createExportCommand, endpointsHelp } from '../../../src/commands/export-command.js';
+import type { ExportFlags } from '../../../src/commands/flags.js';
+import { EXPORT_FLAGS, longFlag } from '../../../src/config/flags.js';
+import { exportCommandSpecs } from '../../../src/endpoints.js';
+import { createTestContext } from '../../helpers/context.js';
+
+const spec = (name: string) => exportCommandSpecs().find((s) => s.name === name)!;
+
+describe('createExportCommand', () => {
+  it.each(exportCommandSpecs().map((s) => ({ name: s.name, s })))('$name: its id flags, then every flag of the table', ({ s }) => {
+    const cmd = createExportCommand(s, createTestContext().ctx, async () => undefined);
+    expect(cmd.name()).toBe(s.name);
+    expect(cmd.description()).toBe(s.description);
+    expect(cmd.options.map((o) => o.long)).toEqual([...s.ids.map((id) => id.flag), ...EXPORT_FLAGS.map(longFlag)]);
+  });
+
+  it('hands the parsed flags to the runner, values parsed by the table', async () => {
+    const calls: Array<[string, ExportFlags]> = [];
+    const cmd = createExportCommand(spec('line-items'), createTestContext().ctx, async (command, flags) => {
+      calls.push([command, flags]);
+    });
+    await cmd.parseAsync(['--invoice', 'I', '--max-wait', '1.5', '--param', 'a=1', '--param', 'b=2', '--no-progress', '-q'], { from: 'user' });
+    expect(calls).toEqual([
+      [
+        'line-items',
+        {
+          invoice: 'I',
+          maxWait: 1500,
+          param: [
+            ['a', '1'],
+            ['b', '2'],
+          ],
+          progress: false,
+          quiet: true,
+        },
+      ],
+    ]);
+  });
+
+  it('reports a parse error on the context stderr and throws instead of exiting', async () => {
+    const t = createTestContext();
+    let ran = false;
+    const cmd = createExportCommand(spec('entities'), t.ctx, async () => {
+      ran = true;
+    });
+    await expect(cmd.parseAsync(['--concurrency', '0'], { from: 'user' })).rejects.toBeInstanceOf(CommanderError);
+    expect(t.stderr.text()).toBe(
+      "collections: option '--concurrency <n>' argument '0' is invalid. --concurrency must be a whole number from 1 to 16 (got '0')\n",
+    );
+    expect(ran).toBe(false);
+  });
+
+  it('lists the endpoints of the command after its help', () => {
+    expect(endpointsHelp(spec('line-items').endpoints)).toBe(
+      [
+        '',
+        'Endpoints:',
+        '  /taxpayers/{taxpayerId}/invoices/line-items              --taxpayer  (--cursor supported)',
+        '  /taxpayers/{taxpayerId}/invoices/{invoiceId}/line-items  --taxpayer --invoice  (--cursor supported)',
+        '  /invoices/{invoiceId}/line-items                         --invoice  (--cursor supported)',
+        '',
+      ].join('\n'),
+    );
+    expect(endpointsHelp(spec('entities').endpoints)).toBe(`\nEndpoints:\n  ${'/entities'.padEnd(56)} \n`);
+  });
+});
