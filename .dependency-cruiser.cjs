@@ -1,0 +1,153 @@
+// dependency-cruiser rules for src (run: `depcruise src --config .dependency-cruiser.cjs`).
+// The stack, top to bottom: cli → commands → export → {pagination, output} → http → {context, errors, time}.
+// Arrows point down: a module may import its own floor and the floors below it, never one above.
+// `sandbox` stands beside the stack: only `commands/sandbox.ts` starts it, and it reuses only the ground floor.
+// Type-only imports count too (tsPreCompilationDeps), since a type import ties a module to another floor as surely as a value import.
+
+/** The ground floor: shared by every floor, imports nothing above itself. */
+const GROUND = '^src/(context\\.ts|errors\\.ts|endpoints\\.ts|time/|http/fetch-like\\.ts)';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'An import cycle ties its modules into one unit that cannot be tested or moved alone: break it by moving the shared part down a floor.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-orphans',
+      severity: 'error',
+      comment: 'A module of src that nothing imports (and that is not the CLI entry point) is dead code: use it or delete it.',
+      from: { path: '^src/', orphan: true, pathNot: ['^src/cli/main\\.ts$', '\\.d\\.ts$'] },
+      to: {},
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'An import that resolves to no file or installed package fails at run time.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'not-to-dev-dep',
+      severity: 'error',
+      comment: 'src ships in the package; devDependencies are not installed for users, so src may import only dependencies and Node built-ins.',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'ground-errors-time',
+      severity: 'error',
+      comment: 'Ground floor: errors.ts and time/ are imported by every floor, so they import nothing of src but each other.',
+      from: { path: '^src/(errors\\.ts$|time/)' },
+      to: { path: '^src/', pathNot: '^src/(errors\\.ts$|time/)' },
+    },
+    {
+      name: 'ground-context',
+      severity: 'error',
+      comment: 'Ground floor: context.ts (the injected clock, streams and fetch) may import only time/, errors.ts and http/fetch-like.ts.',
+      from: { path: '^src/context\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/(context\\.ts$|errors\\.ts$|time/|http/fetch-like\\.ts$)' },
+    },
+    {
+      name: 'ground-endpoints-fetch-like',
+      severity: 'error',
+      comment: 'Ground floor: endpoints.ts and http/fetch-like.ts are shared by the stack and the sandbox, so they import only errors.ts and time/.',
+      from: { path: '^src/(endpoints\\.ts|http/fetch-like\\.ts)$' },
+      to: { path: '^src/', pathNot: '^src/(endpoints\\.ts$|http/fetch-like\\.ts$|errors\\.ts$|time/)' },
+    },
+    {
+      name: 'http-below-pagination',
+      severity: 'error',
+      comment:
+        'http/ is the floor above the ground: it sends requests and knows nothing of pages, output, the export run, commands, CLI, config, io or the sandbox.',
+      from: { path: '^src/http/' },
+      to: { path: '^src/(pagination|output|export|commands|cli|config|io|sandbox)/' },
+    },
+    {
+      name: 'pagination-below-export',
+      severity: 'error',
+      comment:
+        'pagination/ walks pages over http/ and the ground floor; it knows nothing of output, the export run, commands, CLI, config, io or the sandbox.',
+      from: { path: '^src/pagination/' },
+      to: { path: '^src/(output|export|commands|cli|config|io|sandbox)/' },
+    },
+    {
+      name: 'output-below-export',
+      severity: 'error',
+      comment:
+        'output/ turns items into bytes (io/ and the ground floor only); it knows nothing of pages, HTTP (not even fetch-like.ts), the export run, commands, CLI, config or the sandbox.',
+      from: { path: '^src/output/' },
+      to: { path: '^src/(pagination|http|export|commands|cli|config|sandbox)/' },
+    },
+    {
+      name: 'io-below-output',
+      severity: 'error',
+      comment: 'io/ (file and terminal helpers) serves output/ and the floors above; it imports none of them, nor config/ or the sandbox.',
+      from: { path: '^src/io/' },
+      to: { path: '^src/(pagination|output|export|commands|cli|config|sandbox)/' },
+    },
+    {
+      name: 'config-below-commands',
+      severity: 'error',
+      comment:
+        'config/ stores settings for commands/; it imports none of the export stack (export, output, pagination), commands, CLI or the sandbox.',
+      from: { path: '^src/config/' },
+      to: { path: '^src/(export|commands|cli|sandbox|output|pagination)/' },
+    },
+    {
+      name: 'export-below-commands',
+      severity: 'error',
+      comment:
+        'export/ runs an export from resolved options; commands/ resolves them from config/, so export/ imports no commands, CLI, config or sandbox.',
+      from: { path: '^src/export/' },
+      to: { path: '^src/(commands|cli|sandbox|config)/' },
+    },
+    {
+      name: 'only-top-imports-top',
+      severity: 'error',
+      comment: 'cli/ and commands/ are the top floors: nothing below them imports them.',
+      from: { path: '^src/', pathNot: '^src/(cli|commands)/' },
+      to: { path: '^src/(cli|commands)/' },
+    },
+    {
+      name: 'commands-below-cli',
+      severity: 'error',
+      comment: "commands/ holds each command's behaviour (runX); cli/ parses argv and calls it, never the other way round.",
+      from: { path: '^src/commands/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'sandbox-beside-stack',
+      severity: 'error',
+      comment:
+        'The sandbox stands beside the stack: it may import only sandbox/ and the ground floor it shares with the client (endpoints, time, errors, context, fetch-like).',
+      from: { path: '^src/sandbox/' },
+      to: { path: '^src/', pathNot: ['^src/sandbox/', GROUND] },
+    },
+    {
+      name: 'sandbox-only-from-its-command',
+      severity: 'error',
+      comment: 'Only commands/sandbox.ts starts the sandbox; the export path never imports it (tests may).',
+      from: { path: '^src/', pathNot: '^src/(sandbox/|commands/sandbox\\.ts$)' },
+      to: { path: '^src/sandbox/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+    reporterOptions: {
+      text: { highlightFocused: true },
+    },
+  },
+};
