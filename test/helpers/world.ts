@@ -175,20 +175,35 @@ export interface InProcessOptions extends TestContextOptions {
   noKey?: boolean;
 }
 
+/** Options of {@link worldContext}: the Context's (they override the world's) and a fetch wrapper. */
+export type WorldContextOptions = Pick<InProcessOptions, keyof TestContextOptions | 'wrapFetch'>;
+
+/**
+ * A captured Context in `dir` (cwd and config folder) wired to `world`: an in-process world
+ * answers through the sandbox's fetch on the world's virtual clock (only the base URL's origin with
+ * `strictOrigin`), a served one through the real fetch and the system clock. For runs below
+ * `main()`, e.g. `runExport(plan, t.ctx)`; {@link runInProcess} uses it too.
+ */
+export function worldContext(world: SandboxWorld | ServedWorld, dir: TempDir, options: WorldContextOptions = {}): { t: TestContext; foreign: ForeignRequest[] } {
+  const served = 'server' in world;
+  const inner = served ? undefined : createSandboxFetch(world.sandbox, world.strictOrigin ? { origin: world.base } : {});
+  const base: FetchLike = inner ?? globalThis.fetch;
+  const { wrapFetch, ...contextOptions } = options;
+  const fetch = wrapFetch ? wrapFetch(base) : base;
+  const clock = served ? systemClock : world.clock;
+  const t = createTestContext({ clock, cwd: dir.path, configDir: dir.file('config'), ...contextOptions, fetch });
+  return { t, foreign: inner?.foreignRequests ?? [] };
+}
+
 /**
  * Runs `collections ...args` in process through `main(argv, ctx)` against `world`, in `dir` (cwd
  * and config folder). An in-process world answers through the sandbox's fetch on the world's
  * virtual clock; a served one through the real fetch and the system clock.
  */
 export async function runInProcess(world: SandboxWorld | ServedWorld, dir: TempDir, args: readonly string[], options: InProcessOptions = {}): Promise<RunOutcome> {
-  const served = 'server' in world;
-  const inner = served ? undefined : createSandboxFetch(world.sandbox, world.strictOrigin ? { origin: world.base } : {});
-  const base: FetchLike = inner ?? globalThis.fetch;
-  const fetch = options.wrapFetch ? options.wrapFetch(base) : base;
   const via = options.connectVia ?? 'argv';
   const env = via === 'env' ? { COLLECTIONS_API_KEY: world.key, COLLECTIONS_BASE_URL: world.base, ...options.env } : options.env;
-  const clock = served ? systemClock : world.clock;
-  const t = createTestContext({ clock, cwd: dir.path, configDir: dir.file('config'), ...options, env, fetch });
+  const { t, foreign } = worldContext(world, dir, { ...options, env });
   options.onContext?.(t);
   const argv = via === 'argv' ? [...args, '--base-url', world.base, ...(options.noKey ? [] : ['--api-key', world.key])] : [...args];
   const before = world.sandbox.requests().length;
@@ -201,7 +216,7 @@ export async function runInProcess(world: SandboxWorld | ServedWorld, dir: TempD
     lines: stderr.split('\n').filter((l, i, a) => !(i === a.length - 1 && l === '')),
     t,
     requests: world.sandbox.requests().slice(before),
-    foreign: inner?.foreignRequests ?? [],
+    foreign,
   };
 }
 

@@ -9,7 +9,7 @@ import { fetchPage } from '../../src/pagination/fetch-page.js';
 import { paginate } from '../../src/pagination/paginate.js';
 import { createVirtualClock, type VirtualClock } from '../../src/time/clock.js';
 import { ApiUnavailableError, HttpError, RateLimitError, UnsafeLinkError } from '../../src/errors.js';
-import { createFakeApi, type FakeApi } from './client-fake-api.js';
+import { createFakeApi, type FakeApi } from '../helpers/fake-api.js';
 
 const BASE = 'http://api.test';
 const KEY = 'canary-KEY-1234';

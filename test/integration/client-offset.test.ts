@@ -7,7 +7,7 @@ import { createClient, type ClientEvent } from '../../src/http/client.js';
 import { fetchOffsetPages } from '../../src/pagination/offset.js';
 import type { PageStep } from '../../src/pagination/paginate.js';
 import { createVirtualClock } from '../../src/time/clock.js';
-import { createFakeApi, type FakeApi } from './client-fake-api.js';
+import { createFakeApi, type FakeApi } from '../helpers/fake-api.js';
 import { ApiUnavailableError } from '../../src/errors.js';
 
 const BASE = 'http://api.test';

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toExitCode, ExitCode } from '../../src/errors.js';
 import { OutputError } from '../../src/errors.js';
 import { SIGNAL_ECHO_MS } from '../../src/export/interrupt.js';
-import { CANARY, canaryFree, createWorld, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../e2e/harness.js';
+import { CANARY, canaryFree, createWorld, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
 
 let dir: TempDir;
 let world: SandboxWorld;
@@ -74,12 +74,9 @@ describe('exit codes', () => {
   });
 
   it('2: no base URL, with the hint to set one', async () => {
-    const t = await import('../helpers/context.js');
-    const { main } = await import('../../src/cli/main.js');
-    const ctx = t.createTestContext({ cwd: dir.path, configDir: dir.file('config') });
-    const code = await main(['entities', '--api-key', CANARY], ctx.ctx);
-    expect(code).toBe(2);
-    expectOneErrorLine(ctx.stderr.text().trimEnd().split('\n'), /config set base-url/);
+    const r = await runInProcess(world, dir, ['entities', '--api-key', CANARY], { connectVia: 'none' });
+    expect(r.code).toBe(2);
+    expectOneErrorLine(r.lines, /config set base-url/);
   });
 
   it("2: the API rejects the parameters (400): the server's message and X-Request-ID", async () => {

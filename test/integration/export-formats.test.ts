@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FetchLike } from '../../src/context.js';
-import { createWorld, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../e2e/harness.js';
+import { createWorld, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
 
 let dir: TempDir;
 let world: SandboxWorld;

@@ -4,7 +4,7 @@
  * CI, NO_COLOR honoured, the summary line, and --verbose request lines.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CANARY, canaryFree, createWorld, runInProcess, START, tempDir, type SandboxWorld, type TempDir } from '../e2e/harness.js';
+import { CANARY, canaryFree, createWorld, runInProcess, START, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
 
 let dir: TempDir;
 let world: SandboxWorld;

@@ -5,12 +5,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { planExport } from '../../src/commands/export.js';
-import type { ExportFlags } from '../../src/cli/program.js';
+import type { ExportFlags } from '../../src/commands/flags.js';
 import { runExport } from '../../src/export/run.js';
 import type { PageStep } from '../../src/pagination/paginate.js';
-import { createSandboxFetch } from '../../src/sandbox/fetch.js';
-import { createTestContext } from '../helpers/context.js';
-import { BASE, CANARY, createWorld, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { BASE, CANARY, createWorld, tempDir, worldContext, type SandboxWorld, type TempDir } from '../helpers/world.js';
 
 let dir: TempDir;
 let world: SandboxWorld;
@@ -28,7 +26,7 @@ function plan(flags: Partial<ExportFlags>) {
 
 describe('runExport result', () => {
   it('returns the counts, the requests sent and the rate-limit state of the last page', async () => {
-    const t = createTestContext({ clock: world.clock, cwd: dir.path, fetch: createSandboxFetch(world.sandbox) });
+    const { t } = worldContext(world, dir);
     const p = plan({ out: 'x.ndjson' });
     const pages: PageStep[] = [];
     p.onPageFetched = (page) => pages.push(page);
@@ -43,7 +41,7 @@ describe('runExport result', () => {
   });
 
   it('reports a reader that went away as brokenPipe, with what was fetched until then', async () => {
-    const t = createTestContext({ clock: world.clock, cwd: dir.path, fetch: createSandboxFetch(world.sandbox) });
+    const { t } = worldContext(world, dir);
     const gone = new Writable({
       write(_chunk, _enc, cb) {
         cb(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));

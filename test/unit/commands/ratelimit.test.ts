@@ -1,23 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RATELIMIT_HELP, runRatelimit, selectProbeEndpoints, type RatelimitRow } from '../../../src/commands/ratelimit.js';
-import { formatTimeLeft } from '../../../src/io/format.js';
 import { resolveSettings, type SettingsFlags } from '../../../src/config/settings.js';
 import type { FetchLike } from '../../../src/context.js';
 import { createConfigStore, type ConfigStore } from '../../../src/config/store.js';
 import { HttpError, UsageError } from '../../../src/errors.js';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/app.js';
 import { createSandboxFetch } from '../../../src/sandbox/fetch.js';
-import { createVirtualClock, type VirtualClock } from '../../../src/time/clock.js';
+import type { VirtualClock } from '../../../src/time/clock.js';
 import { createTestContext, type TestContext, type TestContextOptions } from '../../helpers/context.js';
+import { createWorld, tempDir, type TempDir } from '../../helpers/world.js';
 
 const CANARY = 'canary-KEY-0000-do-not-print';
 const BASE = 'http://127.0.0.1:8080';
 const START = Date.UTC(2024, 3, 16, 18, 0, 0);
 
-let dir: string;
+let dir: TempDir;
 let store: ConfigStore;
 let clock: VirtualClock;
 let sandbox: Sandbox;
@@ -25,17 +22,15 @@ let taxpayer: string;
 let invoice: string;
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'collections-ratelimit-'));
-  store = createConfigStore({ configDir: dir });
-  clock = createVirtualClock(START);
-  sandbox = createSandbox({ apiKey: CANARY, limit: 3, windowSeconds: 60, clock, sizes: { taxpayers: 2, invoicesPerTaxpayer: 2 } });
-  taxpayer = sandbox.taxpayers()[0]!;
+  dir = tempDir('collections-ratelimit-');
+  store = createConfigStore({ configDir: dir.path });
+  ({ clock, sandbox, taxpayer } = createWorld({ start: START, base: BASE, apiKey: CANARY, limit: 3, windowSeconds: 60, sizes: { taxpayers: 2, invoicesPerTaxpayer: 2 } }));
   invoice = sandbox.invoiceIds(taxpayer)[0]!;
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => dir.remove());
 
 function context(options: TestContextOptions = {}): TestContext {
-  return createTestContext({ configDir: dir, clock, fetch: createSandboxFetch(sandbox), ...options });
+  return createTestContext({ configDir: dir.path, clock, fetch: createSandboxFetch(sandbox), ...options });
 }
 
 const settings = (flags: SettingsFlags = { apiKey: CANARY, baseUrl: BASE }) => resolveSettings({ flags, env: {}, store });
@@ -86,21 +81,6 @@ describe('selectProbeEndpoints', () => {
     ],
   ])('%j → %j', (ids, keys) => {
     expect(selectProbeEndpoints(ids).map((e) => e.key)).toEqual(keys);
-  });
-});
-
-describe('formatTimeLeft', () => {
-  it.each([
-    [0, '0s'],
-    [-5_000, '0s'],
-    [1, '1s'],
-    [42_000, '42s'],
-    [59_001, '1m'],
-    [185_000, '3m 5s'],
-    [2 * 3_600_000 + 3 * 60_000, '2h 3m'],
-    [26 * 3_600_000, '1d 2h'],
-  ])('%d ms → %s', (ms, text) => {
-    expect(formatTimeLeft(ms)).toBe(text);
   });
 });
 

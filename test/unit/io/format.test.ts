@@ -52,6 +52,19 @@ describe('formatTimeLeft', () => {
   ])('%d ms → %s (whole seconds, rounded up)', (ms, text) => {
     expect(formatTimeLeft(ms)).toBe(text);
   });
+
+  it.each([
+    [0, '0s'],
+    [-5_000, '0s'],
+    [1, '1s'],
+    [42_000, '42s'],
+    [59_001, '1m'],
+    [185_000, '3m 5s'],
+    [2 * 3_600_000 + 3 * 60_000, '2h 3m'],
+    [26 * 3_600_000, '1d 2h'],
+  ])('%d ms → %s', (ms, text) => {
+    expect(formatTimeLeft(ms)).toBe(text);
+  });
 });
 
 describe('formatLocalTime', () => {
