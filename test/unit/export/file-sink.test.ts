@@ -21,12 +21,6 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('sidecarPaths', () => {
-  it('puts the sidecar and the checkpoint next to the target', () => {
-    expect(sidecarPaths('/data/x.csv')).toEqual({ sidecar: '/data/x.csv.part', checkpoint: '/data/x.csv.checkpoint.json' });
-  });
-});
-
 describe('createFileSink', () => {
   it('writes to the sidecar, leaves the target (yesterday\'s export) untouched until commit, then renames', async () => {
     await writeFile(target, 'yesterday\n');

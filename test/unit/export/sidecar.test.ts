@@ -31,6 +31,12 @@ const snapshot = (pages: number): Checkpoint => ({
   updatedAt: '2024-04-16T18:00:00.000Z',
 });
 
+describe('sidecarPaths', () => {
+  it('puts the sidecar and the checkpoint next to the target', () => {
+    expect(sidecarPaths('/data/x.csv')).toEqual({ sidecar: '/data/x.csv.part', checkpoint: '/data/x.csv.checkpoint.json' });
+  });
+});
+
 describe('createDurability', () => {
   it('flushes before each checkpoint, and pages written during a flush share the next one (only the latest is saved)', async () => {
     const log: string[] = [];

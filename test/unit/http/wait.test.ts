@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { RateLimitHeaders } from '../../../src/http/rate-limit.js';
 import { MAX_TIMER_MS } from '../../../src/time/clock.js';
-import { decideWait, describeTooLong } from '../../../src/http/wait.js';
+import { clampTimerMs, decideWait, describeTooLong, floorWaitMs, planWait, waitMs } from '../../../src/http/wait.js';
 
 const T = Date.UTC(2024, 3, 16, 18, 0, 0);
 const MIN = 60_000;
@@ -110,5 +111,143 @@ describe('decideWait: retry', () => {
 describe('describeTooLong', () => {
   it('rounds the wait up and the ceiling down, in seconds', () => {
     expect(describeTooLong(7_200_001, 600_999)).toBe('7201 s, longer than the longest wait allowed (600 s)');
+  });
+});
+
+describe('floorWaitMs and clampTimerMs', () => {
+  it.each([
+    [1, 1000],
+    [2, 2000],
+    [3, 4000],
+    [5, 16_000],
+    [0, 1000],
+    [200, MAX_TIMER_MS],
+  ])('floorWaitMs(%i) = %i', (attempt, expected) => {
+    expect(floorWaitMs(attempt)).toBe(expected);
+  });
+
+  it.each([
+    [-5, 0],
+    [Number.NaN, 0],
+    [1500, 1500],
+    [2 ** 40, MAX_TIMER_MS],
+    [Number.POSITIVE_INFINITY, MAX_TIMER_MS],
+  ])('clampTimerMs(%d) = %d', (ms, expected) => {
+    expect(clampTimerMs(ms)).toBe(expected);
+  });
+});
+
+describe('planWait', () => {
+  const h = (o: RateLimitHeaders): RateLimitHeaders => o;
+  type Row = [string, Parameters<typeof planWait>[0], { ms: number; reason: string; floored: boolean }];
+  it.each<Row>([
+    [
+      'Reset − Date from the response, local clock 5 min fast',
+      { headers: h({ date: T, resetAt: T + 6 * MIN }), receivedAt: T + 5 * MIN, kind: '429' },
+      { ms: 6 * MIN, reason: 'rate-limit', floored: false },
+    ],
+    [
+      'Reset − Date from the response, local clock 10 min slow',
+      { headers: h({ date: T, resetAt: T + 6 * MIN }), receivedAt: T - 10 * MIN, kind: '429' },
+      { ms: 6 * MIN, reason: 'rate-limit', floored: false },
+    ],
+    [
+      'Reset in ms (13 digits) already parsed; with an estimate, ends at reset − low',
+      { headers: h({ date: T, resetAt: T + 30_500 }), receivedAt: T - 2_000, offset: { low: 2_000, high: 2_200, samples: 9 }, kind: 'pacing' },
+      { ms: 30_500, reason: 'pacing', floored: false },
+    ],
+    [
+      'without Date the local clock is the fallback',
+      { headers: h({ resetAt: T + 10_000 }), receivedAt: T, kind: '429' },
+      { ms: 10_000, reason: 'rate-limit', floored: false },
+    ],
+    [
+      'rounding margin adds 1 s',
+      { headers: h({ date: T, resetAt: T + 10_000 }), receivedAt: T, marginMs: 1000, kind: 'pacing' },
+      { ms: 11_000, reason: 'pacing', floored: false },
+    ],
+    [
+      'Reset 0 gets the 1 s floor',
+      { headers: h({ date: T, resetAt: 0 }), receivedAt: T, kind: '429', attempt: 1 },
+      { ms: 1000, reason: 'rate-limit', floored: true },
+    ],
+    [
+      'Reset in the past, third 429 in a row: floor grows to 4 s',
+      { headers: h({ date: T, resetAt: T - 60_000 }), receivedAt: T, kind: '429', attempt: 3 },
+      { ms: 4000, reason: 'rate-limit', floored: true },
+    ],
+    ['garbage (no Reset at all): floor', { headers: h({}), receivedAt: T, kind: '429', attempt: 2 }, { ms: 2000, reason: 'rate-limit', floored: true }],
+    [
+      'a 429 whose reset is 300 ms away still waits the floor',
+      { headers: h({ date: T, resetAt: T + 300 }), receivedAt: T, kind: '429' },
+      { ms: 1000, reason: 'rate-limit', floored: true },
+    ],
+    [
+      'a pacing wait 300 ms away is not floored',
+      { headers: h({ date: T, resetAt: T + 300 }), receivedAt: T, kind: 'pacing' },
+      { ms: 300, reason: 'pacing', floored: false },
+    ],
+    ['pacing with an unusable reset waits 1 s', { headers: h({ date: T, resetAt: T }), receivedAt: T, kind: 'pacing' }, { ms: 1000, reason: 'pacing', floored: true }],
+    [
+      'Retry-After seconds, no Reset',
+      { headers: h({ date: T, retryAfter: { kind: 'delay', ms: 7000 } }), receivedAt: T + 5 * MIN, kind: '429' },
+      { ms: 7000, reason: 'retry-after', floored: false },
+    ],
+    [
+      'Retry-After HTTP-date is read by the server clock',
+      { headers: h({ date: T, retryAfter: { kind: 'date', at: T + 20_000 } }), receivedAt: T - 10 * MIN, kind: '429' },
+      { ms: 20_000, reason: 'retry-after', floored: false },
+    ],
+    [
+      'the later of Retry-After and Reset wins (Retry-After longer)',
+      { headers: h({ date: T, resetAt: T + 5_000, retryAfter: { kind: 'delay', ms: 9000 } }), receivedAt: T, kind: '429' },
+      { ms: 9000, reason: 'retry-after', floored: false },
+    ],
+    [
+      'the later of Retry-After and Reset wins (Reset longer)',
+      { headers: h({ date: T, resetAt: T + 50_000, retryAfter: { kind: 'delay', ms: 9000 } }), receivedAt: T, kind: '429' },
+      { ms: 50_000, reason: 'rate-limit', floored: false },
+    ],
+    [
+      'Retry-After is ignored for pacing',
+      { headers: h({ date: T, resetAt: T + 5_000, retryAfter: { kind: 'delay', ms: 9000 } }), receivedAt: T, kind: 'pacing' },
+      { ms: 5000, reason: 'pacing', floored: false },
+    ],
+  ])('%s', (_n, input, expected) => {
+    const plan = planWait(input);
+    expect({ ms: plan.ms, reason: plan.reason, floored: plan.floored }).toEqual(expected);
+    expect(plan.until).toBe(input.receivedAt + plan.ms);
+  });
+
+  it('a reset two hours away is reported in full in `until` (for --max-wait) and clamped nowhere below the timer limit', () => {
+    const plan = planWait({ headers: { date: T, resetAt: T + 2 * 3600_000 }, receivedAt: T, kind: '429' });
+    expect(plan.ms).toBe(2 * 3600_000);
+    expect(plan.until - T).toBe(2 * 3600_000);
+  });
+
+  it('a reset 30 days away is clamped below 2^31 − 1 ms but `until` keeps the truth', () => {
+    const plan = planWait({ headers: { date: T, resetAt: T + 30 * 86_400_000 }, receivedAt: T, kind: '429' });
+    expect(plan.ms).toBe(MAX_TIMER_MS);
+    expect(plan.until).toBe(T + 30 * 86_400_000);
+  });
+
+  it('is never early against the true server clock, and within 1 s, for any skew and Date phase', () => {
+    for (const skew of [-10 * MIN, -1234, 0, 987, 5 * MIN]) {
+      for (const phase of [0, 1, 250, 999]) {
+        const serverNow = T + phase; // the server's true time when it made the response
+        const date = Math.floor(serverNow / 1000) * 1000;
+        const reset = T + 6 * MIN; // falls on a second
+        const receivedAt = serverNow - skew + 15; // 15 ms later by the local clock
+        const plan = planWait({ headers: { date, resetAt: reset }, receivedAt, kind: '429' });
+        const serverAtWake = plan.until + skew;
+        expect(serverAtWake).toBeGreaterThanOrEqual(reset);
+        expect(serverAtWake - reset).toBeLessThan(1000 + 15);
+      }
+    }
+  });
+
+  it('waitMs is the simple 429 wait', () => {
+    expect(waitMs({ date: T, resetAt: T + 6 * MIN }, T + 5 * MIN)).toBe(6 * MIN);
+    expect(waitMs({}, T)).toBe(1000);
   });
 });

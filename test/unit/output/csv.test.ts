@@ -1,9 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
+import fc from 'fast-check';
 import { parse } from 'csv-parse/sync';
 import { createFormatter } from '../../../src/output/writer.js';
 import type { FormatterOptions } from '../../../src/output/writer.js';
-import { neutraliseFormula } from '../../../src/output/csv.js';
-import { invoiceA, invoiceB, manyInvoices, paginate } from './samples.js';
+import { encodeRecord, neutraliseFormula } from '../../../src/output/csv.js';
+import { invoiceA, invoiceB, manyInvoices, paginate } from '../../fixtures/invoices.js';
 
 /** Formats pages with a fresh CSV formatter (begin, pages, end). */
 function csv(pages: readonly (readonly unknown[])[], options: FormatterOptions = {}): string {
@@ -178,5 +179,19 @@ describe('csv', () => {
     expect(text.endsWith('\r\n')).toBe(true);
     // A lone LF inside a cell is quoted, so a parser that splits records on LF alone still agrees.
     expect(rows(text.replaceAll('\r\n', '\n'))).toHaveLength(251);
+  });
+});
+
+describe('csv records round-trip (RFC 4180, CRLF, line breaks quoted)', () => {
+  it('for any cells, csv-parse reads back exactly the cells of one record', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.string(), fc.constantFrom('"', ',', '\r', '\n', '\r\n', ' x ', '')), { minLength: 1, maxLength: 6 }), (cells) => {
+        const text = encodeRecord(cells) + '\r\n';
+        expect(text.endsWith('\r\n')).toBe(true);
+        const rows = parse(text, { record_delimiter: '\r\n', relax_column_count: false }) as string[][];
+        expect(rows).toEqual([cells]);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileProjection, getPath, parseFields, project } from '../../../src/output/fields.js';
 import { UsageError } from '../../../src/errors.js';
-import { invoiceA, invoiceB } from './samples.js';
+import { invoiceA, invoiceB } from '../../fixtures/invoices.js';
 
 describe('parseFields', () => {
   it.each([

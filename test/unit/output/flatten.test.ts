@@ -10,7 +10,7 @@ import {
   treeFromPaths,
   warnedPaths,
 } from '../../../src/output/flatten.js';
-import { invoiceA, invoiceB } from './samples.js';
+import { invoiceA, invoiceB } from '../../fixtures/invoices.js';
 
 describe('toCell', () => {
   it.each([

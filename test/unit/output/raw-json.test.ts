@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { rawMemberTexts, receivedItemTexts } from '../../../src/output/raw-json.js';
 import { createFormatter } from '../../../src/output/writer.js';
-import { manyInvoices } from './samples.js';
+import { manyInvoices } from '../../fixtures/invoices.js';
 
 /** The members JSON.parse finds, as parsePage picks them. */
 function membersOf(text: string): unknown[] {

@@ -3,7 +3,7 @@ import { createFormatter } from '../../../src/output/writer.js';
 import type { FormatterOptions } from '../../../src/output/writer.js';
 import { fitWidths, loadTableSupport, plainCell, TABLE_MIN_CELL } from '../../../src/output/table.js';
 import stringWidth from 'string-width';
-import { invoiceA, invoiceB, manyInvoices, paginate } from './samples.js';
+import { invoiceA, invoiceB, manyInvoices, paginate } from '../../fixtures/invoices.js';
 
 beforeAll(() => loadTableSupport());
 

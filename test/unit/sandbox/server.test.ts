@@ -4,11 +4,9 @@
  * waits take no real time); only the hang test waits on a real 300 ms abort timer.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { runSandbox } from '../../../src/commands/sandbox.js';
 import { createSandbox, type SandboxOptions } from '../../../src/sandbox/app.js';
 import { startRecorderServer, startSandboxServer, type RunningServer } from '../../../src/sandbox/server.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
-import { createTestContext } from '../../helpers/context.js';
 import { headers, KEY } from './helpers.js';
 
 const open: RunningServer[] = [];
@@ -92,36 +90,5 @@ describe('startRecorderServer', () => {
     await fetch(invoices, { headers: headers() });
     expect(recorder.requests).toHaveLength(1);
     expect(recorder.requests[0]).toMatchObject({ method: 'GET', url: new URL(invoices).pathname, headers: { 'x-api-key': KEY } });
-  });
-});
-
-describe('runSandbox', () => {
-  it('prints its URL, key, taxpayers and an example, serves, and stops on a signal', async () => {
-    const t = createTestContext({ clock: createVirtualClock() });
-    const done = runSandbox({ port: 0, key: 'demo-key', taxpayers: 3, invoices: 12 }, t.ctx);
-    while (!t.stdout.text().includes('Ctrl-C')) await new Promise((r) => setTimeout(r, 5));
-    const out = t.stdout.text();
-    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
-    expect(out).toContain('API key: demo-key');
-    const rfcs = [...out.matchAll(/^ {2}([A-ZÑ&]{3,4}\d{6}[A-Z0-9]{3})$/gmu)].map((m) => m[1]!);
-    expect(rfcs).toHaveLength(3);
-    expect(out).toContain(`collections invoices --taxpayer ${rfcs[0]} --cursor --base-url ${url} --api-key demo-key`);
-    const res = await fetch(`${url}/taxpayers/${encodeURIComponent(rfcs[2]!)}/invoices`, { headers: { 'X-Api-Key': 'demo-key' } });
-    expect(((await res.json()) as Record<string, unknown>)['hydra:totalItems']).toBe(12);
-    t.raise('SIGINT');
-    expect(await done).toBe(0);
-    await expect(fetch(`${url}/entities`)).rejects.toThrow();
-  });
-
-  it.each([
-    [{ port: 70_000 }, /--port/],
-    [{ limit: -1 }, /--limit/],
-    [{ window: 0 }, /--window/],
-    [{ lineItems: 500 }, /--line-items/],
-    [{ faults: 'nonsense' }, /unknown fault/],
-  ])('refuses %j before listening', async (options, message) => {
-    const t = createTestContext();
-    await expect(runSandbox(options, t.ctx)).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(message) });
-    expect(t.stdout.text()).toBe('');
   });
 });

@@ -46,3 +46,15 @@ describe('maskSecret', () => {
     expect(maskSecret(key)).toBe(masked);
   });
 });
+
+describe('redactSecret', () => {
+  it.each([
+    ['raw', 'bad key sk_live_123 given', 'sk_live_123', 'bad key [REDACTED] given'],
+    ['percent-encoded', 'url ?k=a%2Fb%3D end', 'a/b=', 'url ?k=[REDACTED] end'],
+    ['repeated', 'kk kk', 'kk', '[REDACTED] [REDACTED]'],
+    ['absent', 'nothing here', 'zzz', 'nothing here'],
+    ['empty secret', 'text', '', 'text'],
+  ])('%s', (_n, text, secret, expected) => {
+    expect(redactSecret(text, secret)).toBe(expected);
+  });
+});

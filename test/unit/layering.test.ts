@@ -9,7 +9,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const SRC = fileURLToPath(new URL('../../../src/', import.meta.url));
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(folder).flatMap((name) => {

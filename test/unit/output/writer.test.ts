@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createFormatter } from '../../../src/output/writer.js';
+import { UsageError } from '../../../src/errors.js';
+import { createFormatter, formatFromPath, OUTPUT_FORMATS } from '../../../src/output/writer.js';
 import type { FormatterOptions, OutputFormat } from '../../../src/output/writer.js';
-import { manyInvoices, paginate } from './samples.js';
+import { invoiceA, manyInvoices, paginate } from '../../fixtures/invoices.js';
 
 /** Pages whose later ones bring new keys (exercises CSV warnings across the resume). */
 function pagesWithLateKeys(): unknown[][] {
@@ -53,5 +54,38 @@ describe('csv warnings across a resume', () => {
     resumed.page(pages[2] as unknown[]);
     expect(warn1.mock.calls.map((c) => c[0])).toEqual(["csv: new field 'b' not in the header; use --fields to include it"]);
     expect(warn2.mock.calls.map((c) => c[0])).toEqual(["csv: new field 'c' not in the header; use --fields to include it"]);
+  });
+});
+
+describe('createFormatter', () => {
+  it('refuses the state of another format or a malformed one', () => {
+    const json = createFormatter('json').state();
+    expect(() => createFormatter('csv', {}, json)).toThrow(UsageError);
+    expect(() => createFormatter('ndjson', {}, json)).toThrow(UsageError);
+    expect(() => createFormatter('table', {}, json)).toThrow(UsageError);
+    expect(() => createFormatter('json', {}, { format: 'json', items: -1 })).toThrow(UsageError);
+    expect(() => createFormatter('csv', {}, { format: 'csv', columns: 'a', warned: [] })).toThrow(UsageError);
+  });
+
+  it.each(OUTPUT_FORMATS)('%s: state() is plain JSON naming its format', (format) => {
+    const f = createFormatter(format);
+    f.begin();
+    f.page([invoiceA]);
+    const state = f.state();
+    expect(JSON.parse(JSON.stringify(state))).toEqual(state);
+    expect(state.format).toBe(format);
+  });
+
+  it.each([
+    [undefined, 'ndjson'],
+    ['-', 'ndjson'],
+    ['out.json', 'json'],
+    ['OUT.JSON', 'json'],
+    ['out.ndjson', 'ndjson'],
+    ['out.jsonl', 'ndjson'],
+    ['out.csv', 'csv'],
+    ['out.txt', 'ndjson'],
+  ])('formatFromPath(%j) → %s', (path, expected) => {
+    expect(formatFromPath(path)).toBe(expected);
   });
 });
