@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/app.js';
 import type { RunningServer } from '../../src/sandbox/server.js';
 import { BIN, requireBuild, runCli, runShell } from '../helpers/cli.js';
-import { cliEnv, runInProcess, serveWorld, tempDir, type ServedWorld, type TempDir } from '../helpers/world.js';
+import { cliEnv, removeTempDirs, runInProcess, serveWorld, tempDir, type ServedWorld, type TempDir } from '../helpers/world.js';
 
-let world: ServedWorld;
+let world: ServedWorld | undefined;
 let sandbox: Sandbox;
 let server: RunningServer;
 let dir: TempDir;
@@ -27,7 +27,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await world?.close();
-  dir?.remove();
+  removeTempDirs();
 });
 
 function args(): string[] {

@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/app.js';
 import type { RunningServer } from '../../src/sandbox/server.js';
 import { BIN, requireBuild, runCli, runShell } from '../helpers/cli.js';
-import { CANARY, canaryFree, cliEnv, serveWorld, tempDir, type ServedWorld, type TempDir } from '../helpers/world.js';
+import { CANARY, canaryFree, cliEnv, removeTempDirs, serveWorld, tempDir, type ServedWorld, type TempDir } from '../helpers/world.js';
 import { checkpointPages, referenceExport, runAndSignal, runAndSignalAtCheckpoint } from './spawn.js';
 
-let world: ServedWorld;
+let world: ServedWorld | undefined;
 let sandbox: Sandbox;
 let server: RunningServer;
 let dir: TempDir;
@@ -27,7 +27,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await world?.close();
-  dir?.remove();
+  removeTempDirs();
 });
 
 const YESTERDAY = 'yesterday\n';
@@ -41,7 +41,7 @@ function exportArgs(mode: 'cursor' | 'offset'): string[] {
 
 async function reference(mode: 'cursor' | 'offset', ext: string): Promise<Buffer> {
   const key = `${mode}.${ext}`;
-  if (!references.has(key)) references.set(key, await referenceExport(world, dir, exportArgs(mode), `ref-${mode}.${ext}`));
+  if (!references.has(key)) references.set(key, await referenceExport(world!, dir, exportArgs(mode), `ref-${mode}.${ext}`));
   return references.get(key)!;
 }
 

@@ -39,7 +39,14 @@ describe('--resume with a corrupt or foreign checkpoint', () => {
     ['from other options (--items-per-page 20)', ['--cursor', '--items-per-page', '20'], (c) => c],
     ['from other options (offset mode)', ['--items-per-page', '10'], (c) => c],
     ['from another format (--format json)', [...CURSOR, '--format', 'json'], (c) => c],
-    ['from another base URL', CURSOR, (c) => JSON.stringify({ ...JSON.parse(c), fingerprint: { ...JSON.parse(c).fingerprint, origin: 'http://other.test:8080' } })],
+    [
+      'from another base URL',
+      CURSOR,
+      (c) => {
+        const checkpoint = JSON.parse(c) as { fingerprint: Record<string, unknown> };
+        return JSON.stringify({ ...checkpoint, fingerprint: { ...checkpoint.fingerprint, origin: 'http://other.test:8080' } });
+      },
+    ],
   ];
   /** Resumes onto a tampered checkpoint; records the row. */
   async function resumeTampered(name: string, args: string[], tamper: (checkpoint: string) => string) {
@@ -130,7 +137,7 @@ describe('disk full, unwritable path, path is a folder', () => {
   });
 
   it.skipIf(!hasDevFull)('disk full on the checkpoint after page 1: exit 7, yesterday’s file untouched', async () => {
-    const { r, target, yesterday } = await onto((dir) => {
+    const { r, yesterday } = await onto((dir) => {
       const t = join(dir, 'out.ndjson');
       writeFileSync(t, YESTERDAY);
       symlinkSync('/dev/full', `${t}.checkpoint.json.tmp`);

@@ -24,14 +24,14 @@ import { report } from './harness.js';
 
 /** Runs a property and records its row for the report (pass or fail), then rethrows a failure. */
 async function recorded(fault: string, mode: string, expected: string, run: () => Promise<void>): Promise<void> {
-  let error: unknown;
+  let error: Error | undefined;
   try {
     await run();
   } catch (err) {
-    error = err;
+    error = err instanceof Error ? err : new Error(String(err));
   }
   report(
-    { fault, mode, expected, lost: 0, duplicated: 0, early: 0, max429: 0, foreign: 0, exit: 0, note: error ? String((error as Error).message).split('\n')[0] : `${RUNS} random runs, seed ${SEED}` },
+    { fault, mode, expected, lost: 0, duplicated: 0, early: 0, max429: 0, foreign: 0, exit: 0, note: error ? error.message.split('\n')[0] : `${RUNS} random runs, seed ${SEED}` },
     { property: error === undefined },
   );
   if (error) throw error;

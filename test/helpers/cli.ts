@@ -50,15 +50,9 @@ export interface RunCliOptions {
  * developer's shell) and CI (progress rules are the test's to choose), then `extra`.
  */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !k.startsWith('COLLECTIONS_') && k !== 'CI') env[k] = v;
-  }
-  for (const [k, v] of Object.entries(extra)) {
-    if (v === undefined) delete env[k];
-    else env[k] = v;
-  }
-  return env;
+  const inherited = Object.entries(process.env).filter(([k]) => !k.startsWith('COLLECTIONS_') && k !== 'CI');
+  const merged = new Map<string, string | undefined>([...inherited, ...Object.entries(extra)]);
+  return Object.fromEntries([...merged].filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
 /** Runs `command ...args` in a {@link cleanEnv} and collects its output as text. */

@@ -82,9 +82,7 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
   const fetched: string[] = [];
   const inner: FetchLike =
     options.fetch ??
-    (async (input) => {
-      throw new Error(`unexpected request to ${String(input)}`);
-    });
+    ((input) => Promise.reject(new Error(`unexpected request to ${String(input)}`)));
   const fetch: FetchLike = (input, init) => {
     fetched.push(String(input));
     return inner(input, init);

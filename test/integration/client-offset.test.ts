@@ -125,11 +125,11 @@ describe('fetchOffsetPages', () => {
 
   it('yields the pages before a failed page, then throws', async () => {
     const clock = createVirtualClock(T);
-    const fetch = async (input: string | URL): Promise<Response> => {
+    const fetch = (input: string | URL): Promise<Response> => {
       const p = Number(new URL(String(input)).searchParams.get('page'));
-      if (p === 3) return new Response('oops', { status: 500 });
+      if (p === 3) return Promise.resolve(new Response('oops', { status: 500 }));
       const body = { 'hydra:member': [p], 'hydra:totalItems': 5, 'hydra:view': { 'hydra:last': '/e?page=5', ...(p < 5 ? { 'hydra:next': `/e?page=${p + 1}` } : {}) } };
-      return new Response(JSON.stringify(body), { status: 200 });
+      return Promise.resolve(new Response(JSON.stringify(body), { status: 200 }));
     };
     const client = createClient({ baseUrl: new URL(BASE), apiKey: KEY, fetch, clock, retries: 1, random: () => 0 });
     const got: unknown[] = [];

@@ -15,11 +15,11 @@ beforeEach(() => {
 });
 afterEach(() => dir.remove());
 
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- ANSI sequences start with ESC, the character looked for
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/;
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- SGR colour sequences start with ESC, the character looked for
 const SGR_COLOUR = /\x1b\[(3\d|9\d|38;[\d;]+)m/;
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- ANSI sequences start with ESC, the character stripped
 const strip = (s: string): string => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 
 /** `HH:MM:SS` of an instant in this machine's time zone, computed independently of src/io. */

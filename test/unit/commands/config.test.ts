@@ -40,7 +40,7 @@ function expectNoCanary(r: { error?: unknown; out: string; err: string }): void 
   if (r.error instanceof Error) {
     expect(r.error.message).not.toContain(CANARY);
     expect(String(r.error.stack)).not.toContain(CANARY);
-    expect(String((r.error as CollectionsError).hint ?? '')).not.toContain(CANARY);
+    expect(r.error instanceof CollectionsError ? (r.error.hint ?? '') : '').not.toContain(CANARY);
   }
 }
 

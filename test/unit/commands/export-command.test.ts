@@ -10,7 +10,7 @@ const spec = (name: string) => exportCommandSpecs().find((s) => s.name === name)
 
 describe('createExportCommand', () => {
   it.each(exportCommandSpecs().map((s) => ({ name: s.name, s })))('$name: its id flags, then every flag of the table', ({ s }) => {
-    const cmd = createExportCommand(s, createTestContext().ctx, async () => undefined);
+    const cmd = createExportCommand(s, createTestContext().ctx, () => Promise.resolve());
     expect(cmd.name()).toBe(s.name);
     expect(cmd.description()).toBe(s.description);
     expect(cmd.options.map((o) => o.long)).toEqual([...s.ids.map((id) => id.flag), ...EXPORT_FLAGS.map(longFlag)]);
@@ -18,8 +18,9 @@ describe('createExportCommand', () => {
 
   it('hands the parsed flags to the runner, values parsed by the table', async () => {
     const calls: Array<[string, ExportFlags]> = [];
-    const cmd = createExportCommand(spec('line-items'), createTestContext().ctx, async (command, flags) => {
+    const cmd = createExportCommand(spec('line-items'), createTestContext().ctx, (command, flags) => {
       calls.push([command, flags]);
+      return Promise.resolve();
     });
     await cmd.parseAsync(['--invoice', 'I', '--max-wait', '1.5', '--param', 'a=1', '--param', 'b=2', '--no-progress', '-q'], { from: 'user' });
     expect(calls).toEqual([
@@ -42,8 +43,9 @@ describe('createExportCommand', () => {
   it('reports a parse error on the context stderr and throws instead of exiting', async () => {
     const t = createTestContext();
     let ran = false;
-    const cmd = createExportCommand(spec('entities'), t.ctx, async () => {
+    const cmd = createExportCommand(spec('entities'), t.ctx, () => {
       ran = true;
+      return Promise.resolve();
     });
     await expect(cmd.parseAsync(['--concurrency', '0'], { from: 'user' })).rejects.toBeInstanceOf(CommanderError);
     expect(t.stderr.text()).toBe(

@@ -41,8 +41,9 @@ async function planFrom(argv: string[], profile: Partial<Record<ConfigKey, strin
   const t = createTestContext({ configDir: dir, cwd: CWD, env: { COLLECTIONS_BASE_URL: BASE, COLLECTIONS_API_KEY: KEY } });
   const plans: ExportPlan[] = [];
   const secrets: string[] = [];
-  const runner = async (command: string, flags: Parameters<typeof prepareExport>[1]): Promise<void> => {
+  const runner = (command: string, flags: Parameters<typeof prepareExport>[1]): Promise<void> => {
     plans.push(prepareExport(command, flags, argvForResume(argv), t.ctx, secrets).plan);
+    return Promise.resolve();
   };
   let code: number;
   let error: unknown;
@@ -208,7 +209,7 @@ describe('argv → planned export, for every export command and endpoint', () =>
     expect(plan.endpoint.key).toBe(expected.endpoint);
     expect(plan.start.origin).toBe('https://api.example.com');
     expect(plan.start.pathname + plan.start.search).toBe(expected.start);
-    expect(plan.baseUrl.href).toBe(`${BASE}`);
+    expect(plan.baseUrl.href).toBe(BASE);
     expect(plan.headers).toEqual(expected.headers ?? {});
     expect(plan.mode).toBe(expected.headers?.['X-Pagination-Style'] === 'cursor' ? 'cursor' : 'offset');
     expect(plan.format).toBe(expected.format);

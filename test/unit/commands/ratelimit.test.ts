@@ -115,7 +115,7 @@ describe('ratelimit (live)', () => {
     await spend('/entities', 3);
     const o = await run({ invoiceId: invoice });
     expect(o.code).toBe(0);
-    expect(o.out).not.toMatch(/\x1b\[/);
+    expect(o.out).not.toContain('\x1b[');
     const lines = o.out.split('\n');
     const header = lines.find((l) => l.includes('endpoint'))!;
     for (const h of ['status', 'limit', 'remaining', 'reset', 'time left']) expect(header).toContain(h);
@@ -134,7 +134,7 @@ describe('ratelimit (live)', () => {
 
   it('the table is plain text on a terminal too (no ANSI, whatever the environment), with its borders', async () => {
     const o = await run({}, context({ stdoutIsTTY: true }));
-    expect(o.out).not.toMatch(/\x1b\[/);
+    expect(o.out).not.toContain('\x1b[');
     expect(o.out).toMatch(/┌.*┐/);
     expect(o.out).toContain('entities');
   });
@@ -195,7 +195,7 @@ describe('ratelimit (live)', () => {
   });
 
   it('a server without rate-limit headers gives dashes, not a failure', async () => {
-    const bare: FetchLike = async () => new Response('{"hydra:member":[]}', { status: 200, headers: { 'Content-Type': 'application/ld+json' } });
+    const bare: FetchLike = () => Promise.resolve(new Response('{"hydra:member":[]}', { status: 200, headers: { 'Content-Type': 'application/ld+json' } }));
     const o = await run({}, context({ fetch: bare }));
     expect(o.code).toBe(0);
     expect(o.out.split('\n').find((l) => l.includes('entities'))).toMatch(/entities\s*│\s*-\s*│\s*-/);
@@ -225,7 +225,7 @@ describe('ratelimit --cached', () => {
     const line = table.out.split('\n').find((l) => l.includes('entities'))!;
     expect(line).toContain('30s ago');
     expect(line).toContain('30s');
-    expect(table.out).not.toMatch(/\x1b\[/);
+    expect(table.out).not.toContain('\x1b[');
   });
 
   it('needs no key, and only shows the configured origin when one is known', async () => {

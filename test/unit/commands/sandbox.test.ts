@@ -33,7 +33,7 @@ describe('runSandbox', () => {
     [{ faults: 'nonsense' }, /unknown fault/],
   ])('refuses %j before listening', async (options, message) => {
     const t = createTestContext();
-    await expect(runSandbox(options, t.ctx)).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(message) });
+    await expect(runSandbox(options, t.ctx)).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(message) as string });
     expect(t.stdout.text()).toBe('');
   });
 });

@@ -132,7 +132,7 @@ describe('damaged files', () => {
     try {
       store.getProfile('default');
     } catch (err) {
-      expect(String((err as Error).message)).not.toContain(CANARY);
+      expect((err as Error).message).not.toContain(CANARY);
     }
   });
 

@@ -48,8 +48,9 @@ describe('createDurability', () => {
         flushes.push(f);
         return f.promise;
       },
-      async (cp) => {
+      (cp) => {
         log.push(`save ${cp.pages}`);
+        return Promise.resolve();
       },
     );
     await d.record(snapshot(1));
@@ -68,11 +69,10 @@ describe('createDurability', () => {
   it('never saves a checkpoint whose flush failed; the failure comes from the next record() and from settle()', async () => {
     const saved: number[] = [];
     const d = createDurability(
-      async () => {
-        throw new OutputError('cannot sync x: input/output error (EIO)');
-      },
-      async (cp) => {
+      () => Promise.reject(new OutputError('cannot sync x: input/output error (EIO)')),
+      (cp) => {
         saved.push(cp.pages);
+        return Promise.resolve();
       },
     );
     await d.record(snapshot(1));

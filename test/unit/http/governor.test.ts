@@ -72,7 +72,7 @@ describe('rate-limit governor', () => {
   });
 
   it('ignores a late answer from the previous window, and a later Reset starts a new window', async () => {
-    const { gov, obs, clock } = setup();
+    const { gov, obs } = setup();
     const a = await gov.acquire();
     a.release(obs(200, { remaining: 5, resetAt: T + 60_000, date: T }));
     const b = await gov.acquire();
@@ -81,7 +81,6 @@ describe('rate-limit governor', () => {
     expect(gov.state()).toMatchObject({ available: 8, resetAt: T + 120_000 });
     b.release(obs(200, { remaining: 0, resetAt: T + 60_000, date: T }));
     expect(gov.state()).toMatchObject({ available: 8, resetAt: T + 120_000, inFlight: 0 });
-    void clock;
   });
 
   it('a 429 right after a wait makes every later wait 1 s longer (the server rounds its reset down)', async () => {

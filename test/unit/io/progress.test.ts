@@ -61,6 +61,7 @@ describe('createProgress on a terminal', () => {
     const text = stderr.text();
     expect(text).toContain('rate limit reached (0/60 left), resuming at ');
     expect(text).toContain('collections: a note\n');
+    // eslint-disable-next-line no-control-regex -- an SGR colour sequence starts with ESC, the character looked for
     expect(text).not.toMatch(/\x1b\[3\dm/);
     expect(progress.stats.waits).toBe(1);
     expect(progress.stats.waitMs).toBe(30_000);

@@ -14,7 +14,7 @@ function csv(pages: readonly (readonly unknown[])[], options: FormatterOptions =
 
 /** Parses CSV text to rows of strings (RFC 4180, CRLF). */
 function rows(text: string): string[][] {
-  return parse(text, { relax_column_count: false }) as string[][];
+  return parse(text, { relax_column_count: false });
 }
 
 describe('csv', () => {
@@ -53,7 +53,7 @@ describe('csv', () => {
   });
 
   it('does not add keys first seen in later pages, and names each once through warn', () => {
-    const warn = vi.fn();
+    const warn = vi.fn<(message: string) => void>();
     const text = csv(
       [
         [{ a: 1, b: { x: 1 } }],
@@ -71,7 +71,7 @@ describe('csv', () => {
   });
 
   it('uses --fields as the columns, in that order, with dot paths in the header', () => {
-    const warn = vi.fn();
+    const warn = vi.fn<(message: string) => void>();
     const text = csv([[invoiceA], [invoiceB, { id: 'x', extra: 1 }]], { fields: ['receiver.name', 'id', 'total', 'missing.path', 'tags'], warn });
     expect(rows(text)).toEqual([
       ['receiver.name', 'id', 'total', 'missing.path', 'tags'],
@@ -188,7 +188,7 @@ describe('csv records round-trip (RFC 4180, CRLF, line breaks quoted)', () => {
       fc.property(fc.array(fc.oneof(fc.string(), fc.constantFrom('"', ',', '\r', '\n', '\r\n', ' x ', '')), { minLength: 1, maxLength: 6 }), (cells) => {
         const text = encodeRecord(cells) + '\r\n';
         expect(text.endsWith('\r\n')).toBe(true);
-        const rows = parse(text, { record_delimiter: '\r\n', relax_column_count: false }) as string[][];
+        const rows = parse(text, { record_delimiter: '\r\n', relax_column_count: false });
         expect(rows).toEqual([cells]);
       }),
       { numRuns: 300 },

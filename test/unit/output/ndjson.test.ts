@@ -17,7 +17,7 @@ describe('ndjson', () => {
     expect(text.endsWith('\n')).toBe(true);
     const lines = text.slice(0, -1).split('\n');
     expect(lines).toHaveLength(30);
-    expect(lines.map((l) => JSON.parse(l))).toEqual(items);
+    expect(lines.map((l): unknown => JSON.parse(l))).toEqual(items);
     expect(lines[3]).toBe(JSON.stringify(items[3]));
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
 import { createFormatter, formatFromPath, OUTPUT_FORMATS } from '../../../src/output/writer.js';
-import type { FormatterOptions, OutputFormat } from '../../../src/output/writer.js';
+import type { FormatterOptions, FormatterState, OutputFormat } from '../../../src/output/writer.js';
 import { invoiceA, manyInvoices, paginate } from '../../fixtures/invoices.js';
 
 /** Pages whose later ones bring new keys (exercises CSV warnings across the resume). */
@@ -45,12 +45,12 @@ describe.each(cases)('%s %j: a resumed export is byte-identical', (format, optio
 describe('csv warnings across a resume', () => {
   it('does not repeat a warning given before the checkpoint', () => {
     const pages = [[{ a: 1 }], [{ a: 2, b: 1 }], [{ a: 3, b: 2, c: 1 }]];
-    const warn1 = vi.fn();
+    const warn1 = vi.fn<(message: string) => void>();
     const first = createFormatter('csv', { warn: warn1 });
     first.page(pages[0] as unknown[]);
     first.page(pages[1] as unknown[]);
-    const warn2 = vi.fn();
-    const resumed = createFormatter('csv', { warn: warn2 }, JSON.parse(JSON.stringify(first.state())));
+    const warn2 = vi.fn<(message: string) => void>();
+    const resumed = createFormatter('csv', { warn: warn2 }, JSON.parse(JSON.stringify(first.state())) as FormatterState);
     resumed.page(pages[2] as unknown[]);
     expect(warn1.mock.calls.map((c) => c[0])).toEqual(["csv: new field 'b' not in the header; use --fields to include it"]);
     expect(warn2.mock.calls.map((c) => c[0])).toEqual(["csv: new field 'c' not in the header; use --fields to include it"]);

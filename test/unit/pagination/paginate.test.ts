@@ -11,18 +11,18 @@ function fakeClient(links: Record<string, string | undefined>): Client & { fetch
   return {
     fetched,
     requests: 0,
-    async get<T>(url: URL, options: GetOptions<T> = {}): Promise<ClientResponse<T>> {
+    get<T>(url: URL, options: GetOptions<T> = {}): Promise<ClientResponse<T>> {
       fetched.push(url.href);
-      if (!(url.href in links)) throw new Error(`unexpected request to ${url.href}`);
+      if (!(url.href in links)) return Promise.reject(new Error(`unexpected request to ${url.href}`));
       const next = links[url.href];
       const text = JSON.stringify({ 'hydra:member': [url.href], ...(next !== undefined ? { 'hydra:view': { 'hydra:next': next } } : {}) });
       const headers = new Headers({ 'content-type': 'application/ld+json' });
       const parse = (options.parse ?? ((t: string) => t)) as BodyParser<T>;
       const body = parse(text, { url, status: 200, headers, receivedAt: 0 });
-      return { url, status: 200, headers, text, receivedAt: 0, body };
+      return Promise.resolve({ url, status: 200, headers, text, receivedAt: 0, body });
     },
-    async probe() {
-      throw new Error('unused');
+    probe() {
+      return Promise.reject(new Error('unused'));
     },
   };
 }

@@ -6,6 +6,48 @@ import { get, headers, KEY, parsePage } from './helpers.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const REQUEST_ID = /^Root=1-[0-9a-f]{8}-[0-9a-f]{24}$/;
 
+/** The fields of the generated records these tests read. */
+type PartyRecord = {
+  rfc: string;
+  name: string;
+};
+type InvoiceRecord = {
+  '@id': string;
+  '@type': string;
+  id: string;
+  uuid: string;
+  issuer: PartyRecord;
+  receiver: PartyRecord;
+  isIssuer: boolean;
+  total: number;
+  relations: unknown;
+  tags: unknown;
+  type: string;
+  status: string;
+  issuedAt: string;
+  createdAt: string;
+};
+type LineItemRecord = {
+  '@id': string;
+  id: string;
+  invoice: unknown;
+  totalAmount: number;
+  unitAmount: number;
+  quantity: number;
+};
+type PaymentRecord = {
+  amount: number;
+  invoice: string;
+};
+type EntityRecord = {
+  '@type': string;
+  taxpayer: { id: string };
+  credential: { rfc: string };
+};
+type EventRecord = {
+  data: unknown;
+};
+
 function sandbox(seed = 1) {
   return createSandbox({ apiKey: KEY, seed, clock: createVirtualClock(), sizes: { invoicesPerTaxpayer: 40, paymentsPerTaxpayer: 60 } });
 }
@@ -15,7 +57,7 @@ describe('errors', () => {
     ['no key', {}],
     ['a wrong key', { 'X-Api-Key': 'nope' }],
   ])('answers 401 {"message":"Unauthorized"} with %s, without rate-limit headers', async (_name, hdrs) => {
-    const res = await get(sandbox(), '/entities', hdrs as Record<string, string>);
+    const res = await get(sandbox(), '/entities', hdrs);
     expect(res.status).toBe(401);
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(await res.json()).toEqual({ message: 'Unauthorized' });
@@ -70,7 +112,7 @@ describe('errors', () => {
 describe('records', () => {
   it('generates RFCs of 12 (companies) and 13 (persons) characters, with & and Ñ among them', () => {
     const rfcs = sandbox().taxpayers();
-    for (const rfc of rfcs) expect([...rfc].length === 12 || [...rfc].length === 13).toBe(true);
+    for (const rfc of rfcs) expect(Array.from(rfc).length === 12 || Array.from(rfc).length === 13).toBe(true);
     expect(rfcs.some((r) => r.includes('&'))).toBe(true);
     expect(rfcs.some((r) => r.includes('Ñ'))).toBe(true);
   });
@@ -89,7 +131,7 @@ describe('records', () => {
     const rfc = sb.taxpayers()[0]!;
     const page = parsePage(await (await get(sb, `/taxpayers/${rfc}/invoices?itemsPerPage=40`)).json());
     expect(page.raw['@context']).toBe('/contexts/Invoice');
-    for (const inv of page.members as Array<Record<string, any>>) {
+    for (const inv of page.members as InvoiceRecord[]) {
       expect(inv['@id']).toBe(`/invoices/${inv.id}`);
       expect(inv['@type']).toBe('Invoice');
       expect(inv.id).toMatch(UUID);
@@ -103,16 +145,16 @@ describe('records', () => {
       expect(inv.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       expect(new Date(inv.createdAt).toISOString()).toBe(inv.createdAt);
     }
-    const names = (sb.items(`/taxpayers/${rfc}/invoices`) as Array<Record<string, any>>).flatMap((i) => [i.issuer.name, i.receiver.name]);
+    const names = (sb.items(`/taxpayers/${rfc}/invoices`) as InvoiceRecord[]).flatMap((i) => [i.issuer.name, i.receiver.name]);
     expect(names.some((n: string) => /[ÁÉÍÓÚÑ]/.test(n))).toBe(true);
   });
 
-  it('embeds a subset of the invoice in each line item', async () => {
+  it('embeds a subset of the invoice in each line item', () => {
     const sb = sandbox();
     const rfc = sb.taxpayers()[1]!;
-    const invoices = sb.items(`/taxpayers/${rfc}/invoices`) as Array<Record<string, any>>;
+    const invoices = sb.items(`/taxpayers/${rfc}/invoices`) as InvoiceRecord[];
     const inv = invoices[5]!;
-    const items = sb.items(`/invoices/${inv.id}/line-items`) as Array<Record<string, any>>;
+    const items = sb.items(`/invoices/${inv.id}/line-items`) as LineItemRecord[];
     expect(items.length).toBeGreaterThan(0);
     for (const li of items) {
       expect(li['@id']).toBe(`/invoices/line-items/${li.id}`);
@@ -134,15 +176,15 @@ describe('records', () => {
   it('writes payments with IRIs, some negative, and entities and events with nested objects', () => {
     const sb = sandbox();
     const rfcs = sb.taxpayers();
-    const payments = rfcs.flatMap((r) => sb.items(`/taxpayers/${encodeURIComponent(r)}/invoices/payments`)) as Array<Record<string, any>>;
+    const payments = rfcs.flatMap((r) => sb.items(`/taxpayers/${encodeURIComponent(r)}/invoices/payments`)) as PaymentRecord[];
     expect(payments.some((p) => p.amount < 0)).toBe(true);
     expect(payments.some((p) => p.amount > 0)).toBe(true);
     for (const p of payments.slice(0, 20)) expect(p.invoice).toMatch(/^\/invoices\/[0-9a-f-]{36}$/);
-    const entities = sb.items('/entities') as Array<Record<string, any>>;
+    const entities = sb.items('/entities') as EntityRecord[];
     expect(entities[0]!['@type']).toBe('Link');
     expect(entities.map((e) => e.taxpayer.id)).toEqual(expect.arrayContaining(rfcs));
     expect(entities[0]!.credential.rfc).toBe(entities[0]!.taxpayer.id);
-    const events = sb.items('/events') as Array<Record<string, any>>;
+    const events = sb.items('/events') as EventRecord[];
     for (const e of events) {
       expect(e.data).toHaveProperty('object');
       expect(e.data).toHaveProperty('changes');

@@ -3,7 +3,7 @@ import { createSandbox, type SandboxOptions } from '../../../src/sandbox/app.js'
 import { createSandboxFetch } from '../../../src/sandbox/fetch.js';
 import { parseFaultSpec, type FaultRule } from '../../../src/sandbox/faults.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
-import { headers, KEY, ORIGIN } from './helpers.js';
+import { headers, KEY, ORIGIN, type HydraBody, type UnprefixedBody } from './helpers.js';
 
 const T0 = Date.UTC(2024, 3, 16, 18, 0, 7, 250);
 
@@ -81,7 +81,7 @@ describe('status faults', () => {
     }
     expect((await go(`${invoices}?itemsPerPage=10&page=1`)).status).toBe(200);
     expect((await go(`${invoices}?itemsPerPage=10&page=3`)).status).toBe(200);
-    const first = (await (await go(`${invoices}?itemsPerPage=10`, { 'X-Pagination-Style': 'cursor' })).json()) as Record<string, any>;
+    const first = (await (await go(`${invoices}?itemsPerPage=10`, { 'X-Pagination-Style': 'cursor' })).json()) as HydraBody;
     const next = `${ORIGIN}${first['hydra:view']['hydra:next']}`;
     expect((await go(next, { 'X-Pagination-Style': 'cursor' })).status).toBe(503);
   });
@@ -112,7 +112,7 @@ describe('network faults through the fetch adapter', () => {
     const { go, invoices } = setup([{ kind: 'reset-mid-body', afterBytes: 100 }]);
     const res = await go(invoices);
     expect(res.status).toBe(200);
-    const reader = res.body!.getReader();
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     const first = await reader.read();
     expect(first.value!.length).toBe(100);
     await expect(reader.read()).rejects.toMatchObject({ message: 'terminated', cause: { code: 'ECONNRESET' } });
@@ -134,9 +134,9 @@ describe('network faults through the fetch adapter', () => {
     const res = await go(invoices);
     const t0 = clock.monotonic();
     const text = await res.text();
-    expect(JSON.parse(text)['hydra:member']).toHaveLength(20);
+    expect((JSON.parse(text) as HydraBody)['hydra:member']).toHaveLength(20);
     expect(clock.monotonic() - t0).toBe((Math.ceil(Buffer.byteLength(text) / 500) - 1) * 1000);
-    const res2 = await go(invoices, {}, { signal: AbortSignal.abort(new Error('gone')) }).catch((e: Error) => e);
+    const res2 = await go(invoices, {}, { signal: AbortSignal.abort(new Error('gone')) }).catch((e: unknown) => e);
     expect(res2).toMatchObject({ message: 'gone' });
   });
 
@@ -156,7 +156,7 @@ describe('body faults', () => {
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(Buffer.byteLength(text)).toBe(300);
-    expect(() => JSON.parse(text)).toThrow();
+    expect((): unknown => JSON.parse(text)).toThrow();
   });
 
   it('answers invalid JSON and an HTML 200', async () => {
@@ -173,7 +173,7 @@ describe('body faults', () => {
 
   it('writes unprefixed Hydra keys', async () => {
     const { go, invoices } = setup('unprefixed');
-    const body = (await (await go(`${invoices}?itemsPerPage=5`)).json()) as Record<string, any>;
+    const body = (await (await go(`${invoices}?itemsPerPage=5`)).json()) as UnprefixedBody;
     expect(Object.keys(body)).toEqual(['@context', '@id', '@type', 'totalItems', 'member', 'view']);
     expect(body['@type']).toBe('Collection');
     expect(body.member).toHaveLength(5);
@@ -183,20 +183,20 @@ describe('body faults', () => {
 
   it("writes absolute links on the request's own origin", async () => {
     const { go, invoices } = setup('absolute-links');
-    const body = (await (await go(`${invoices}?itemsPerPage=5`)).json()) as Record<string, any>;
+    const body = (await (await go(`${invoices}?itemsPerPage=5`)).json()) as HydraBody;
     expect(body['hydra:view']['hydra:next']).toBe(`${invoices}?itemsPerPage=5&page=2`);
     expect(body['hydra:view']['@id']).toBe(`${invoices}?itemsPerPage=5&page=1`);
   });
 
   it('points next at another origin or loops it', async () => {
     const { go, invoices, sandbox, rfc } = setup('foreign-next url=http://evil.test/');
-    const body = (await (await go(`${invoices}?itemsPerPage=5`)).json()) as Record<string, any>;
+    const body = (await (await go(`${invoices}?itemsPerPage=5`)).json()) as HydraBody;
     expect(body['hydra:view']['hydra:next']).toBe(`http://evil.test/taxpayers/${rfc}/invoices?itemsPerPage=5&page=2`);
     sandbox.setFaults('loop-next');
-    const self = (await (await go(`${invoices}?itemsPerPage=5&page=3`)).json()) as Record<string, any>;
+    const self = (await (await go(`${invoices}?itemsPerPage=5&page=3`)).json()) as HydraBody;
     expect(self['hydra:view']['hydra:next']).toBe(self['hydra:view']['@id']);
     sandbox.setFaults('loop-next to=first');
-    const cursor = (await (await go(`${invoices}?itemsPerPage=5`, { 'X-Pagination-Style': 'cursor' })).json()) as Record<string, any>;
+    const cursor = (await (await go(`${invoices}?itemsPerPage=5`, { 'X-Pagination-Style': 'cursor' })).json()) as HydraBody;
     expect(cursor['hydra:view']['hydra:next']).toBe(`/taxpayers/${rfc}/invoices?itemsPerPage=5`);
   });
 

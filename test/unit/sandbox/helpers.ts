@@ -17,6 +17,20 @@ export function get(sandbox: Sandbox, pathAndQuery: string, hdrs: Record<string,
   return sandbox.handle(new Request(new URL(pathAndQuery, ORIGIN), { headers: hdrs }));
 }
 
+/** A page body with prefixed Hydra keys, as far as the tests read it (JSON.parse does not check it). */
+export interface HydraBody {
+  '@type': string;
+  'hydra:member': unknown[];
+  'hydra:view': { '@id': string; 'hydra:next': string };
+}
+
+/** A page body with unprefixed keys (the `unprefixed` fault), as far as the tests read it. */
+export interface UnprefixedBody {
+  '@type': string;
+  member: unknown[];
+  view: { '@type': string; next: string };
+}
+
 /** A collection page, either key style. */
 export interface Page {
   members: Array<{ id: string; [k: string]: unknown }>;

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, type SandboxOptions } from '../../../src/sandbox/app.js';
 import { startRecorderServer, startSandboxServer, type RunningServer } from '../../../src/sandbox/server.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
-import { headers, KEY } from './helpers.js';
+import { headers, KEY, type HydraBody } from './helpers.js';
 
 const open: RunningServer[] = [];
 afterEach(async () => {
@@ -30,11 +30,11 @@ describe('startSandboxServer', () => {
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(text));
-    expect(JSON.parse(text)['hydra:member']).toHaveLength(7);
+    expect((JSON.parse(text) as HydraBody)['hydra:member']).toHaveLength(7);
     expect(res.headers.get('x-ratelimit-remaining')).toBe('59');
     expect(res.headers.get('x-request-id')).toMatch(/^Root=1-/);
     expect(res.headers.get('date')).toBe('Tue, 16 Apr 2024 18:00:00 GMT');
-    const unauthorized = await fetch(`${invoices}`);
+    const unauthorized = await fetch(invoices);
     expect([unauthorized.status, await unauthorized.json()]).toEqual([401, { message: 'Unauthorized' }]);
   });
 
@@ -64,7 +64,7 @@ describe('startSandboxServer', () => {
   it('drips the body in many chunks that add up to valid JSON', async () => {
     const { invoices } = await serve({ faults: [{ kind: 'drip', chunkBytes: 256, intervalMs: 100 }] });
     const res = await fetch(invoices, { headers: headers() });
-    const reader = res.body!.getReader();
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     const chunks: Uint8Array[] = [];
     for (;;) {
       const { done, value } = await reader.read();
@@ -73,7 +73,7 @@ describe('startSandboxServer', () => {
     }
     const body = Buffer.concat(chunks);
     expect(chunks.length).toBeGreaterThan(5);
-    expect(JSON.parse(body.toString('utf8'))['hydra:member']).toHaveLength(20);
+    expect((JSON.parse(body.toString('utf8')) as HydraBody)['hydra:member']).toHaveLength(20);
   });
 });
 
