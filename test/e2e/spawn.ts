@@ -20,7 +20,7 @@ export async function referenceExport(world: ServedWorld, dir: TempDir, args: re
 }
 
 /** Response lines of `--verbose` in a stderr chunk. */
-export function countResponses(chunk: string): number {
+function countResponses(chunk: string): number {
   return (chunk.match(/^GET \S+ \d{3} /gm) ?? []).length;
 }
 

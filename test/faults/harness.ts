@@ -21,7 +21,7 @@ import { CANARY, createWorld, runInProcess, tempDir } from '../helpers/world.js'
 /** The in-process sandbox's origin (requests to any other one are recorded, never answered). */
 export const ORIGIN = 'http://127.0.0.1:8080';
 /** Start of the virtual clock: 18:00:07.250 UTC, mid-second and mid-window on purpose. */
-export const T0 = Date.UTC(2024, 3, 16, 18, 0, 7, 250);
+const T0 = Date.UTC(2024, 3, 16, 18, 0, 7, 250);
 /** Collection sizes of the suite: small, so a run takes milliseconds. */
 export const SIZES = { taxpayers: 2, invoicesPerTaxpayer: 95, entities: 45, events: 10, paymentsPerTaxpayer: 10, lineItemsPerInvoice: 2 };
 
@@ -86,7 +86,7 @@ export interface ScenarioOutcome {
 
 let probeTaxpayer: string | undefined;
 /** The first taxpayer of the suite's sandbox (seed 7, {@link SIZES}). */
-export function firstTaxpayer(): string {
+function firstTaxpayer(): string {
   probeTaxpayer ??= createSandbox({ seed: 7, sizes: SIZES }).taxpayers()[0]!;
   return probeTaxpayer;
 }
@@ -186,7 +186,7 @@ export interface ResultRow {
 }
 
 /** Appends a row to `$FAULTS_RESULTS` (a JSON-lines file the report reads); no-op without it. */
-export function record(row: ResultRow): void {
+function record(row: ResultRow): void {
   const file = process.env.FAULTS_RESULTS;
   if (!file) return;
   appendFileSync(file, `${JSON.stringify(row)}\n`);

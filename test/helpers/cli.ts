@@ -49,7 +49,7 @@ export interface RunCliOptions {
  * The environment of a spawned run: the test process's, without COLLECTIONS_* (from the
  * developer's shell) and CI (progress rules are the test's to choose), then `extra`.
  */
-export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const inherited = Object.entries(process.env).filter(([k]) => !k.startsWith('COLLECTIONS_') && k !== 'CI');
   const merged = new Map<string, string | undefined>([...inherited, ...Object.entries(extra)]);
   return Object.fromEntries([...merged].filter((entry): entry is [string, string] => entry[1] !== undefined));
