@@ -241,6 +241,7 @@ export function encodeId(name: IdName, value: string): string {
   if (value === '.' || value === '..') throw new UsageError(`${flag} '${value}' is not a valid id`);
   const bad = FORBIDDEN_IN_ID.exec(value);
   if (bad) {
+    // eslint-disable-next-line no-control-regex -- it looks for control characters on purpose, to name them in the message
     const shown = /[\s\u0000-\u001f\u007f]/u.test(bad[0]) ? 'white space or control characters' : `'${bad[0]}'`;
     throw new UsageError(`${flag} must not contain ${shown} (got ${JSON.stringify(value)})`);
   }

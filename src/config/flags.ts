@@ -44,8 +44,8 @@ export interface ExportFlagValues {
   timeout?: number;
   /** `-q, --quiet`. */
   quiet?: boolean;
-  /** `--no-progress` sets it false; commander defaults it to true. */
-  progress: boolean;
+  /** `--no-progress` sets it false; commander defaults it to true, and absent counts as true. */
+  progress?: boolean;
   /** `-v, --verbose`. */
   verbose?: boolean;
 }

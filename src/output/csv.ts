@@ -66,7 +66,7 @@ const CSV_OPTIONS = { record_delimiter: 'windows', quote_record_delimiter: true,
 
 /** One CSV record without its line end (csv-stringify, RFC 4180). */
 export function encodeRecord(cells: readonly string[]): string {
-  return stringify([cells as string[]], { ...CSV_OPTIONS, eof: false });
+  return stringify([cells], { ...CSV_OPTIONS, eof: false });
 }
 
 /** One RFC 4180 field: quoted when it holds a quote, comma, CR or LF (§2.6), quotes doubled (§2.7). */

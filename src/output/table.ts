@@ -34,6 +34,7 @@ export interface TableState extends FormatterState {
 }
 
 // C0 and C1 controls (incl. ESC, CR, LF, TAB) and DEL.
+// eslint-disable-next-line no-control-regex -- it matches control characters on purpose, to blank them out of table cells
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** Cell text fit for a terminal: control characters become spaces. */

@@ -107,7 +107,7 @@ export function createDataset(seed: number, sizes: DataSizes): Dataset {
     taxpayerIndex: (rfc) => byRfc.get(rfc) ?? -1,
     entities: () => (entities ??= createEntityCollection(ctx)),
     events: () => (events ??= createEventCollection(ctx)),
-    invoices: ctx.invoices,
+    invoices: (t) => ctx.invoices(t),
     taxpayerLineItems: memo((t) => createTaxpayerLineItems(ctx, t)),
     invoiceLineItems: (t, i) => createInvoiceLineItems(ctx, t, i),
     payments: memo((t) => createPaymentCollection(ctx, t)),
