@@ -13,7 +13,7 @@ import { completionHint } from './commander.js';
 import { renderBash, renderFish, renderZsh } from './completion-render.js';
 import type { CompletionOption, CompletionPositional, CompletionSpec } from './completion-render.js';
 
-export { COMPLETION_HELP, COMPLETION_SHELLS, type CompletionShell } from './command-specs.js';
+export { COMPLETION_SHELLS, type CompletionShell } from './command-specs.js';
 export { renderBash, renderFish, renderZsh } from './completion-render.js';
 export type { CompletionCommand, CompletionOption, CompletionPositional, CompletionSpec } from './completion-render.js';
 

@@ -15,7 +15,7 @@ import type { ConfigKey, ProfileValues } from './values.js';
 
 export type { ConfigKey, ProfileValues } from './values.js';
 export type { RateLimitCacheEntry, RateLimitObservation } from './rate-limit-cache.js';
-export { defaultConfigDir, DIR_MODE, FILE_MODE, PROJECT_NAME } from './folder.js';
+export { defaultConfigDir, DIR_MODE, FILE_MODE } from './folder.js';
 
 /** The profile used when neither `--profile` nor `COLLECTIONS_PROFILE` names one. */
 export const DEFAULT_PROFILE = 'default';

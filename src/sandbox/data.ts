@@ -20,7 +20,6 @@ import type { DataSizes, GeneratedCollection, InvoiceCollection, Party, RecordCo
 import { DAY, MAX_LINE_ITEMS_AVG, SPAN_END, SPAN_MS } from './records/values.js';
 
 export type { DataSizes, GeneratedCollection, JsonObject, JsonValue, Party } from './records/types.js';
-export { isoDate } from './records/values.js';
 
 /** The generated world of one seed: taxpayers and their collections. */
 export interface Dataset {
