@@ -225,7 +225,7 @@ export function resolveEndpoint(command: string, ids: Ids): Endpoint {
  * white space or control characters because they are typing accidents (README, "Choices made where
  * the spec is silent").
  */
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- it rejects control characters in an id on purpose
 const FORBIDDEN_IN_ID = /[/\\?#%\s\u0000-\u001f\u007f]/u;
 
 /**

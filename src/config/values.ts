@@ -98,7 +98,7 @@ export function parseBaseUrl(raw: string, source = 'base-url'): URL {
 export function parseApiKey(raw: string, source = 'api-key'): string {
   const key = raw.trim();
   if (key.length === 0) throw new UsageError(`${source} must not be empty`);
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- it rejects control characters in a key on purpose
   if (/[\s\u0000-\u001f\u007f]/.test(key)) {
     throw new UsageError(`${source} must not contain spaces or control characters`);
   }
