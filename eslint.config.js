@@ -31,6 +31,9 @@ export default defineConfig(
       '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
       // Indexed reads are `T | undefined` (noUncheckedIndexedAccess); the code asserts an index it has just bounds-checked with `!`.
       '@typescript-eslint/no-non-null-assertion': 'off',
+      // As only-throw-error allows `throw` of an `unknown` by default: a promise may reject with a caught error or an
+      // AbortSignal's reason (`any` by the DOM standard, and passed on as is, as fetch and timers/promises do).
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
       // Callbacks whose signature is fixed by Node or a library name the parameters they ignore with a leading underscore.
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'all' }],
     },

@@ -99,8 +99,17 @@ const raw = existsSync(rowsFile)
   : [];
 rmSync(rowsFile, { force: true });
 
+/**
+ * A row as test/faults/harness.ts `record()` writes it (`ResultRow`), one JSON line each; the
+ * figures may be missing or null, and are then shown as `–` and counted as 0.
+ * @typedef {{ fault: string, mode: string, expected: string, pass: boolean, note?: string, lost?: number | null,
+ *   duplicated?: number | null, early?: number | null, max429?: number | null, foreign?: number | null,
+ *   exit?: number | null }} ResultRow
+ */
+
 // A scenario recorded twice (a check split over a passing test and an it.fails) is one row: it
 // passes only if every record passed.
+/** @type {Map<string, ResultRow>} */
 const merged = new Map();
 for (const row of raw) {
   const key = `${row.fault}\u0000${row.mode}`;

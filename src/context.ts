@@ -63,6 +63,12 @@ export interface Context {
 }
 
 /**
+ * Whether a standard stream is a terminal. Node's types declare `isTTY` a boolean, but only a
+ * `tty.ReadStream`/`tty.WriteStream` has it: on a pipe or a file it is undefined.
+ */
+const isTerminal = (stream: { readonly isTTY?: unknown }): boolean => stream.isTTY === true;
+
+/**
  * Builds the production context from `process`. The transport is created lazily on the first
  * request, so `--help` and `--version` load no HTTP code.
  * @param version the package version (read from package.json by {@link readPackageVersion})
@@ -81,9 +87,9 @@ export function createSystemContext(version: string, loadTransport: () => Promis
       stdin,
       stdout,
       stderr,
-      stdinIsTTY: stdin.isTTY === true,
-      stdoutIsTTY: stdout.isTTY === true,
-      stderrIsTTY: stderr.isTTY === true,
+      stdinIsTTY: isTerminal(stdin),
+      stdoutIsTTY: isTerminal(stdout),
+      stderrIsTTY: isTerminal(stderr),
       columns: stdout.isTTY ? stdout.columns : stderr.isTTY ? stderr.columns : undefined,
     },
     env: process.env,

@@ -225,7 +225,7 @@ export function resolveEndpoint(command: string, ids: Ids): Endpoint {
  * white space or control characters because they are typing accidents (README, "Choices made where
  * the spec is silent").
  */
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- it rejects control characters in an id on purpose
 const FORBIDDEN_IN_ID = /[/\\?#%\s\u0000-\u001f\u007f]/u;
 
 /**
@@ -241,6 +241,7 @@ export function encodeId(name: IdName, value: string): string {
   if (value === '.' || value === '..') throw new UsageError(`${flag} '${value}' is not a valid id`);
   const bad = FORBIDDEN_IN_ID.exec(value);
   if (bad) {
+    // eslint-disable-next-line no-control-regex -- it looks for control characters on purpose, to name them in the message
     const shown = /[\s\u0000-\u001f\u007f]/u.test(bad[0]) ? 'white space or control characters' : `'${bad[0]}'`;
     throw new UsageError(`${flag} must not contain ${shown} (got ${JSON.stringify(value)})`);
   }

@@ -32,6 +32,7 @@ while (next) {
   }
   if (!res.ok) throw new Error(`HTTP ${res.status} for ${next}`);
   const page = JSON.parse(await res.text());
+  /** @type {unknown[]} */
   const members = page['hydra:member'] ?? page.member ?? [];
   let text = '';
   for (const item of members) text += JSON.stringify(item) + '\n';

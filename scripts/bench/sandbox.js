@@ -16,12 +16,9 @@ const sandbox = createSandbox({
   sizes: { taxpayers: 1, invoicesPerTaxpayer: options.invoices ?? 1000 },
 });
 const server = await startSandboxServer(sandbox, { host: '127.0.0.1', port: 0 });
-process.on('message', async (msg) => {
+process.on('message', (msg) => {
   if (msg.type === 'stats') process.send({ type: 'stats', stats: sandbox.stats() });
-  if (msg.type === 'stop') {
-    await server.close();
-    process.exit(0);
-  }
+  if (msg.type === 'stop') void server.close().then(() => process.exit(0));
 });
 process.on('disconnect', () => process.exit(0));
 process.on('SIGTERM', () => process.exit(0));

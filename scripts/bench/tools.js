@@ -37,18 +37,24 @@ export const GNU_TIME = (() => {
 export const JQ = which('jq');
 export const CURL = which('curl');
 
-/** The median of the finite numbers of `xs` (NaN when there are none). */
+/**
+ * The median of the finite numbers of `xs` (NaN when there are none).
+ * @param {number[]} xs
+ */
 export const median = (xs) => {
   const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
   if (s.length === 0) return NaN;
   const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+  // The middle value, and for an even count the one before it (read only then, when it exists).
+  const middle = /** @type {number} */ (s[m]);
+  const before = /** @type {number} */ (s[m - 1]);
+  return s.length % 2 ? middle : (before + middle) / 2;
 };
 
 /**
  * Runs one contender process to completion.
- * @returns { ms: wall time from spawn to exit, rssKiB: peak RSS of the process (GNU time's %M:
- *   the largest of the processes it waited for), code, stdout, stderr }
+ * @returns `ms`: wall time from spawn to exit; `rssKiB`: peak RSS of the process (GNU time's %M:
+ *   the largest of the processes it waited for); `code`; `stdout`; `stderr`
  */
 export async function runProcess(cmd, args, { env = {}, rss = true, node = false, stdoutFd } = {}) {
   mkdirSync(TMP, { recursive: true });
@@ -67,8 +73,9 @@ export async function runProcess(cmd, args, { env = {}, rss = true, node = false
   const child = spawn(file, fileArgs, { env: { ...process.env, ...env, ...extraEnv }, stdio: ['ignore', stdoutFd ?? 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (d) => (stdout = (stdout + d).slice(-20_000)));
-  child.stderr.setEncoding('utf8').on('data', (d) => (stderr = (stderr + d).slice(-20_000)));
+  // stdout is piped (and read) only when it does not go to `stdoutFd`.
+  if (stdoutFd === undefined) child.stdout.setEncoding('utf8').on('data', (/** @type {string} */ d) => (stdout = (stdout + d).slice(-20_000)));
+  child.stderr.setEncoding('utf8').on('data', (/** @type {string} */ d) => (stderr = (stderr + d).slice(-20_000)));
   const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
   const code = await new Promise((resolve) => child.on('close', (c, signal) => resolve(c ?? signal)));
   const ms = performance.now() - started;
@@ -87,7 +94,9 @@ export async function digest(path) {
   if (!existsSync(path)) return { hash: undefined, lines: 0, bytes: 0 };
   const hash = createHash('md5');
   let lines = 0;
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
+  /** @type {AsyncIterable<Buffer>} */
+  const chunks = createReadStream(path, { highWaterMark: 1 << 20 });
+  for await (const chunk of chunks) {
     hash.update(chunk);
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
   }

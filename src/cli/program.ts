@@ -18,7 +18,6 @@ import {
   CONFIG_HELP,
   CONFIG_KEY_ACTIONS,
   RATELIMIT_HELP,
-  type CompletionShell,
   type ConfigAction,
 } from '../commands/command-specs.js';
 import { bindToContext, commanderParser, withCompletion } from '../commands/commander.js';
@@ -110,7 +109,7 @@ function addCompletionCommand(program: Command, { ctx, setCode }: Wiring): void 
       const known = COMPLETION_SHELLS as readonly string[];
       if (!known.includes(shell)) throw new UsageError(`unknown shell '${shell}' (use ${known.join(', ')})`);
       const { runCompletion } = await import('../commands/completion.js');
-      setCode(runCompletion(shell as CompletionShell, ctx, program));
+      setCode(runCompletion(shell, ctx, program));
     });
 }
 

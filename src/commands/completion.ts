@@ -8,12 +8,12 @@
 import type { Argument, Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { COMPLETION_SHELLS, type CompletionShell } from './command-specs.js';
+import { COMPLETION_SHELLS } from './command-specs.js';
 import { completionHint } from './commander.js';
 import { renderBash, renderFish, renderZsh } from './completion-render.js';
 import type { CompletionOption, CompletionPositional, CompletionSpec } from './completion-render.js';
 
-export { COMPLETION_HELP, COMPLETION_SHELLS, type CompletionShell } from './command-specs.js';
+export { COMPLETION_SHELLS, type CompletionShell } from './command-specs.js';
 export { renderBash, renderFish, renderZsh } from './completion-render.js';
 export type { CompletionCommand, CompletionOption, CompletionPositional, CompletionSpec } from './completion-render.js';
 
@@ -63,14 +63,15 @@ export function completionSpec(program: Command): CompletionSpec {
 
 /**
  * Prints the completion script of `shell` for the commander tree of `program` on stdout.
+ * @param shell the word the user typed: one of {@link COMPLETION_SHELLS}, checked here too
  * @returns 0
  * @throws {UsageError} for an unknown shell; {@link Error} when a word of the tree is not a plain
  *   token (it would reach the script unquoted: a bug)
  */
-export function runCompletion(shell: CompletionShell, ctx: Context, program: Command): number {
+export function runCompletion(shell: string, ctx: Context, program: Command): number {
   const render = shell === 'bash' ? renderBash : shell === 'zsh' ? renderZsh : shell === 'fish' ? renderFish : undefined;
   if (render === undefined) {
-    throw new UsageError(`unknown shell '${String(shell)}'`, { hint: `choose one of ${COMPLETION_SHELLS.join(', ')}` });
+    throw new UsageError(`unknown shell '${shell}'`, { hint: `choose one of ${COMPLETION_SHELLS.join(', ')}` });
   }
   ctx.io.stdout.write(render(completionSpec(program)));
   return ExitCode.Ok;

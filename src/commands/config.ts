@@ -17,7 +17,7 @@ import { ExitCode, InterruptedError, UsageError } from '../errors.js';
 import { maskSecret } from '../http/redact.js';
 import type { ConfigAction } from './command-specs.js';
 
-export { CONFIG_ACTIONS, CONFIG_HELP, type ConfigAction } from './command-specs.js';
+export type { ConfigAction } from './command-specs.js';
 
 /** Options of {@link runConfig}: the global flags (only `profile` is used) and, for tests, a store. */
 export interface ConfigOptions extends SettingsFlags {
@@ -43,7 +43,7 @@ function display(key: ConfigKey, value: string | number): string {
  * @throws {InterruptedError} on Ctrl-C; {@link UsageError} on end of input (Ctrl-D) or when the
  *   terminal cannot be switched to raw mode (typed text would be echoed)
  */
-export async function promptHidden(io: Pick<IOStreams, 'stdin' | 'stderr'>, prompt: string): Promise<string> {
+async function promptHidden(io: Pick<IOStreams, 'stdin' | 'stderr'>, prompt: string): Promise<string> {
   if (typeof io.stdin.setRawMode !== 'function') {
     throw new UsageError('cannot read the key without echo on this terminal', {
       hint: "pipe it instead: printf '%s\\n' \"$KEY\" | collections config set api-key",
@@ -72,7 +72,7 @@ export async function promptHidden(io: Pick<IOStreams, 'stdin' | 'stderr'>, prom
  * Reads the first line of a non-terminal stdin (a pipe or a file), without its line ending.
  * @returns undefined when stdin is empty
  */
-export async function readFirstLine(stdin: IOStreams['stdin']): Promise<string | undefined> {
+async function readFirstLine(stdin: IOStreams['stdin']): Promise<string | undefined> {
   const rl = createInterface({ input: stdin, terminal: false, crlfDelay: Infinity });
   try {
     for await (const line of rl) return line;

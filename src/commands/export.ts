@@ -37,7 +37,7 @@ export const EXPORT_DEFAULTS = {
  * Joins the base URL's path prefix and an endpoint path: `https://h/api/` + `/entities` →
  * `https://h/api/entities`.
  */
-export function endpointUrl(baseUrl: URL, path: string): URL {
+function endpointUrl(baseUrl: URL, path: string): URL {
   const url = new URL(baseUrl.href);
   url.pathname = baseUrl.pathname.replace(/\/+$/, '') + path;
   url.search = '';

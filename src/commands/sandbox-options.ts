@@ -35,8 +35,11 @@ export interface SandboxCommandOptions {
   payments?: number;
   /** `--faults`: a fault spec, compact (`status status=503 p=0.1; drip`) or JSON. */
   faults?: string;
-  /** `--cursor-previous`: name of the previous cursor link, `previous` (default) or `last`. */
-  cursorPrevious?: 'previous' | 'last';
+  /**
+   * `--cursor-previous`: name of the previous cursor link, `previous` (default) or `last`; the word
+   * as typed (commander does not check it), so `runSandbox` rejects any other.
+   */
+  cursorPrevious?: string;
 }
 
 /** One flag of the `sandbox` command, for the commander wiring in cli/program.ts. */

@@ -10,7 +10,7 @@ import { parseFaultSpec, type FaultConfig } from '../sandbox/faults.js';
 import { startSandboxServer } from '../sandbox/server.js';
 import type { SandboxCommandOptions } from './sandbox-options.js';
 
-export { SANDBOX_HELP, SANDBOX_OPTION_HELP, type SandboxCommandOptions, type SandboxOptionHelp } from './sandbox-options.js';
+export type { SandboxCommandOptions, SandboxOptionHelp } from './sandbox-options.js';
 
 function checkInteger(name: string, value: number | undefined, min: number, max = Number.MAX_SAFE_INTEGER): void {
   if (value === undefined) return;

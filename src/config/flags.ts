@@ -8,7 +8,7 @@
  * it. It lives in `config/` because the config store sits below the commands and must not import
  * them; it is pure data, so `--help` can load it cheaply.
  */
-import type { OutputFormat } from '../output/writer.js';
+import type { OutputFormat } from '../output/formatter.js';
 
 /** The values of the export flags as commander hands them over (undefined = not given). */
 export interface ExportFlagValues {
@@ -44,8 +44,8 @@ export interface ExportFlagValues {
   timeout?: number;
   /** `-q, --quiet`. */
   quiet?: boolean;
-  /** `--no-progress` sets it false; commander defaults it to true. */
-  progress: boolean;
+  /** `--no-progress` sets it false; commander defaults it to true, and absent counts as true. */
+  progress?: boolean;
   /** `-v, --verbose`. */
   verbose?: boolean;
 }

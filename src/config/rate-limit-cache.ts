@@ -36,8 +36,8 @@ export interface RateLimitObservation {
   observedAt: number;
 }
 
-/** The conf file's shape: entries keyed by `<origin> <endpoint>`. */
-export type CacheShape = { entries: Record<string, RateLimitCacheEntry> };
+/** The conf file's shape: entries keyed by `<origin> <endpoint>` (absent until the first is recorded). */
+export type CacheShape = { entries?: Record<string, RateLimitCacheEntry> };
 
 /** The cache's operations (see ConfigStore in store.ts, which exposes them). */
 export interface RateLimitCache {

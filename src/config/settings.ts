@@ -92,7 +92,7 @@ function exportDefaults(stored: ProfileValues): ExportDefaults {
     if (value === undefined) continue;
     defaults[flag.config.setting] = flag.value.kind === 'seconds' ? Math.round(Number(value) * 1000) : value;
   }
-  return defaults as ExportDefaults;
+  return defaults;
 }
 
 /** `--profile NAME` to append to a hint, when the profile is not the default one. */

@@ -15,7 +15,7 @@ import type { ConfigKey, ProfileValues } from './values.js';
 
 export type { ConfigKey, ProfileValues } from './values.js';
 export type { RateLimitCacheEntry, RateLimitObservation } from './rate-limit-cache.js';
-export { defaultConfigDir, DIR_MODE, FILE_MODE, PROJECT_NAME } from './folder.js';
+export { defaultConfigDir, DIR_MODE, FILE_MODE } from './folder.js';
 
 /** The profile used when neither `--profile` nor `COLLECTIONS_PROFILE` names one. */
 export const DEFAULT_PROFILE = 'default';
@@ -130,7 +130,7 @@ function profileOperations(settings: Conf<SettingsShape>, path: string): Pick<Co
           out[key] = checkStoredValue(key, stored[key], profile, path);
         }
       }
-      return out as ProfileValues;
+      return out;
     },
     set(profile, key, raw) {
       parseProfileName(profile);
@@ -144,13 +144,11 @@ function profileOperations(settings: Conf<SettingsShape>, path: string): Pick<Co
       parseProfileName(profile);
       const all = allProfiles();
       if (!Object.hasOwn(all, profile) || !isObject(all[profile])) return false;
-      const current: Record<string, unknown> = { ...all[profile] };
-      if (!Object.hasOwn(current, key)) return false;
-      delete current[key];
-      const next = { ...all };
-      if (Object.keys(current).length === 0) delete next[profile];
-      else next[profile] = current as ProfileValues;
-      settings.set('profiles', next);
+      const stored: Record<string, unknown> = { ...all[profile] };
+      if (!Object.hasOwn(stored, key)) return false;
+      const { [key]: _removed, ...current } = stored;
+      const { [profile]: _emptied, ...others } = all;
+      settings.set('profiles', Object.keys(current).length === 0 ? others : { ...all, [profile]: current });
       return true;
     },
     profiles() {

@@ -5,7 +5,7 @@
  * the flag itself would refuse.
  */
 import { UsageError } from '../errors.js';
-import type { OutputFormat } from '../output/writer.js';
+import type { OutputFormat } from '../output/formatter.js';
 import { CONFIG_KEYS, configurableFlag, type ConfigKey } from './flags.js';
 
 export { CONFIG_KEYS, type ConfigKey } from './flags.js';
@@ -35,11 +35,7 @@ export interface ProfileValues {
 
 /** `true` only when {@link ProfileValues} has exactly the keys of {@link ConfigKey} (which the flag table gives). */
 type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
-const profileValuesMatchConfigKeys: SameKeys<keyof ProfileValues, ConfigKey> = true;
-void profileValuesMatchConfigKeys;
-
-/** The value type of each key. */
-export type ConfigValue = ProfileValues[ConfigKey];
+const _profileValuesMatchConfigKeys: SameKeys<keyof ProfileValues, ConfigKey> = true;
 
 /**
  * Parses a key name.
@@ -102,7 +98,7 @@ export function parseBaseUrl(raw: string, source = 'base-url'): URL {
 export function parseApiKey(raw: string, source = 'api-key'): string {
   const key = raw.trim();
   if (key.length === 0) throw new UsageError(`${source} must not be empty`);
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- it rejects control characters in a key on purpose
   if (/[\s\u0000-\u001f\u007f]/.test(key)) {
     throw new UsageError(`${source} must not contain spaces or control characters`);
   }

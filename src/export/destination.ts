@@ -65,8 +65,8 @@ export function openStdout(stream: OutputStream): Destination {
     name: 'stdout',
     resumed: undefined,
     write: (text) => sink.write(text),
-    pageWritten: async () => undefined,
-    settle: async () => undefined,
+    pageWritten: () => Promise.resolve(),
+    settle: () => Promise.resolve(),
     async finish(text) {
       await sink.write(text);
       await sink.commit();

@@ -143,7 +143,7 @@ export async function openSidecar(options: SidecarOptions): Promise<Destination>
     resumed,
     write: (text) => sink.write(text),
     pageWritten: (mark) => durability.record(snapshot(mark)),
-    settle: durability.settle,
+    settle: () => durability.settle(),
     async finish(text) {
       await sink.write(text);
       await sink.commit();

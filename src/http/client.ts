@@ -19,7 +19,6 @@ import { DEFAULT_RETRIES, RetryableFailure, waitBeforeRetry, type RetryPolicy } 
 import { clampTimerMs, decideWait, describeTooLong } from './wait.js';
 
 export type { ClientEvent } from './events.js';
-export { MAX_REDIRECTS } from './exchange.js';
 export type { RateLimitSnapshot } from './rate-limit.js';
 export { UnreadableBodyError } from './retry.js';
 
@@ -121,7 +120,7 @@ export interface Client {
 }
 
 /** Default per-attempt timeout, ms (README, `--timeout` 60 s). */
-export const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_TIMEOUT_MS = 60_000;
 /** Consecutive 429s of one request after which the client gives up with {@link RateLimitError}. */
 export const MAX_RATE_LIMITED_ATTEMPTS = 5;
 

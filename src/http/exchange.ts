@@ -17,7 +17,7 @@ import { describeNetworkError, RetryableFailure } from './retry.js';
 import { parseServerMessage } from './server-message.js';
 
 /** Same-origin redirects followed per request (like fetch's 20, but a collection API needs few). */
-export const MAX_REDIRECTS = 5;
+const MAX_REDIRECTS = 5;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 

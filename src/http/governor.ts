@@ -12,7 +12,7 @@ import { QuotaWindow, type ResponseObservation } from './quota-window.js';
 import { createServerClock, type ServerClock } from './server-clock.js';
 import { decideWait, describeTooLong } from './wait.js';
 
-export { PROBE_PRECISION_MS, PROBES_PER_WINDOW, type ResponseObservation } from './quota-window.js';
+export { PROBE_PRECISION_MS, type ResponseObservation } from './quota-window.js';
 
 /** A pacing wait the governor is about to sleep, for `wait` events. */
 export interface GovernorWait {

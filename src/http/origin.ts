@@ -17,7 +17,7 @@ export function isSameOrigin(a: URL, b: URL): boolean {
 }
 
 /** `scheme://host:port` of a URL, for messages (never a path, query or userinfo). */
-export function describeOrigin(url: URL): string {
+function describeOrigin(url: URL): string {
   return url.origin !== 'null' ? url.origin : `${url.protocol}//${url.host}`;
 }
 

@@ -9,7 +9,7 @@ import type { ServerClock } from './server-clock.js';
 /** Below this uncertainty of the server clock's offset, ms, the governor stops probing it. */
 export const PROBE_PRECISION_MS = 25;
 /** Requests of a window at most that the governor times to probe the server's clock. */
-export const PROBES_PER_WINDOW = 4;
+const PROBES_PER_WINDOW = 4;
 /** A probe is sent at least this long before the window may end by the server's clock, ms. */
 const PROBE_DEADLINE_MARGIN_MS = 100;
 

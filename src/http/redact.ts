@@ -84,7 +84,7 @@ export function redactError<T>(err: T, secrets: Iterable<string | undefined>): T
 }
 
 /** What a masked key starts with. */
-export const MASK = '****';
+const MASK = '****';
 
 /** Keys shorter than this are masked completely: their last 4 characters would be too much of them. */
 const MIN_LENGTH_TO_SHOW_TAIL = 8;

@@ -13,9 +13,9 @@ import { decideWait, describeTooLong, type ReceivedResponse } from './wait.js';
 /** Default number of retries after a failed attempt (README, `--retries`). */
 export const DEFAULT_RETRIES = 5;
 /** Backoff base, ms. */
-export const BACKOFF_BASE_MS = 1000;
+const BACKOFF_BASE_MS = 1000;
 /** Backoff cap, ms. */
-export const BACKOFF_CAP_MS = 30_000;
+const BACKOFF_CAP_MS = 30_000;
 
 /** Options of {@link backoffDelayMs}. */
 export interface BackoffOptions {

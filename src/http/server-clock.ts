@@ -61,7 +61,7 @@ export function serverToLocal(serverMs: number, offset: ClockOffset | undefined)
  * The extra wait, ms, once a request sent right after a rate-limit wait still got a 429: the
  * server rounds its reset down (a `Reset` in whole seconds that ends up to a second early).
  */
-export const ROUNDING_MARGIN_MS = 1000;
+const ROUNDING_MARGIN_MS = 1000;
 
 /** What a client knows about the server's clock; shared by all governors of one client. */
 export interface ServerClock {

@@ -12,7 +12,7 @@ import type { RateLimitHeaders } from './rate-limit.js';
 import { serverToLocal, type ClockOffset, type ServerClock } from './server-clock.js';
 
 /** The smallest rate-limit wait, ms: zero, past or garbage waits become this. */
-export const RATE_LIMIT_FLOOR_MS = 1000;
+const RATE_LIMIT_FLOOR_MS = 1000;
 
 /**
  * The floor of the `attempt`-th consecutive 429 of one request: 1 s, 2 s, 4 s… (exponential growth,

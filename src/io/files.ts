@@ -11,7 +11,7 @@ import { OutputError } from '../errors.js';
  * The `code` of a Node.js system error (`'ENOSPC'`, `'EPIPE'`…).
  * @returns the code, or undefined when `error` carries no string `code`
  */
-export function errorCode(error: unknown): string | undefined {
+function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
 }

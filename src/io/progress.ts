@@ -200,21 +200,23 @@ export function createProgress(options: ProgressOptions): Progress {
   return {
     stats,
     onClientEvent(event) {
-      if (event.type === 'response') {
-        stats.requests++;
-        if (verbose) line(formatRequestLine(event));
-      } else if (event.type === 'wait') {
-        stats.waits++;
-        stats.waitMs += event.ms;
-        waitingUntil = event.until;
-        waitLine = formatWaitLine(event, clock.now());
-        if (spinner) render();
-        else if (!quiet) line(`collections: ${waitLine}`);
-      } else if (event.type === 'retry') {
-        stats.retries++;
-        if (verbose || !spinner) {
-          if (!quiet) line(`collections: ${event.reason}; retry ${event.attempt} in ${formatDuration(event.delayMs)}`);
-        }
+      switch (event.type) {
+        case 'response':
+          stats.requests++;
+          if (verbose) line(formatRequestLine(event));
+          break;
+        case 'wait':
+          stats.waits++;
+          stats.waitMs += event.ms;
+          waitingUntil = event.until;
+          waitLine = formatWaitLine(event, clock.now());
+          if (spinner) render();
+          else if (!quiet) line(`collections: ${waitLine}`);
+          break;
+        case 'retry':
+          stats.retries++;
+          if ((verbose || !spinner) && !quiet) line(`collections: ${event.reason}; retry ${event.attempt} in ${formatDuration(event.delayMs)}`);
+          break;
       }
     },
     onPage(items, pages, totalItems) {

@@ -18,9 +18,6 @@ import { addPaths, compileAccessor, createPathTree, findNewPaths, toCell, treeCo
 import type { PathTree } from './flatten.js';
 import { UsageError } from '../errors.js';
 
-/** Record separator: RFC 4180 §2.1 says CRLF. */
-export const CSV_EOL = '\r\n';
-
 /**
  * First characters that make a spreadsheet read a cell as a formula (OWASP "CSV Injection"), plus
  * the full-width forms Apple Numbers normalises into them (as csv-stringify's `escape_formulas`).
@@ -66,12 +63,7 @@ const CSV_OPTIONS = { record_delimiter: 'windows', quote_record_delimiter: true,
 
 /** One CSV record without its line end (csv-stringify, RFC 4180). */
 export function encodeRecord(cells: readonly string[]): string {
-  return stringify([cells as string[]], { ...CSV_OPTIONS, eof: false });
-}
-
-/** One RFC 4180 field: quoted when it holds a quote, comma, CR or LF (§2.6), quotes doubled (§2.7). */
-export function encodeField(text: string): string {
-  return encodeRecord([text]);
+  return stringify([cells], { ...CSV_OPTIONS, eof: false });
 }
 
 /** Encodes rows of cells as CSV text, each record ending in CRLF (one csv-stringify call per page). */

@@ -90,10 +90,7 @@ function child(node: PathTree, key: string): PathTree {
 /** True when the value is recursed into rather than being a cell of its own. */
 function isBranch(value: unknown): value is Record<string, unknown> {
   if (!isPlainObject(value)) return false;
-  for (const key in value) {
-    void key;
-    return true;
-  }
+  for (const _key in value) return true;
   return false;
 }
 

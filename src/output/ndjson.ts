@@ -14,6 +14,12 @@ export interface NdjsonState extends FormatterState {
 }
 
 /**
+ * `JSON.stringify` as ECMA-262 defines it (SerializeJSONProperty): undefined for `undefined`, a
+ * function or a symbol, which lib.es5.d.ts's `string` result does not say.
+ */
+const stringifyJson = JSON.stringify as (value: unknown) => string | undefined;
+
+/**
  * Serialises a page as JSON texts joined by `sep` (one join per page: the hot path). Unprojected
  * items of a page whose text is given are written as received when that is exactly what
  * JSON.stringify would give (see raw-json.ts); the others are serialised.
@@ -31,7 +37,7 @@ export function joinJson(items: readonly unknown[], sep: string, project?: (item
     }
     const item = project === undefined ? items[i] : project(items[i]);
     // JSON.stringify(undefined) is undefined; a JSON page never holds it, but keep the line valid.
-    texts[i] = JSON.stringify(item) ?? 'null';
+    texts[i] = stringifyJson(item) ?? 'null';
   }
   return texts.join(sep);
 }

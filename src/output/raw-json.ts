@@ -200,11 +200,16 @@ function scanArray(s: Scan, i: number): { items: (string | undefined)[]; end: nu
       i++;
       continue;
     }
-    s.canonical = true;
     const start = i;
-    i = skipValue(s, i);
+    i = skipMember(s, i);
     items.push(s.canonical ? text.slice(start, i) : undefined);
   }
+}
+
+/** Skips one element of an array, leaving in `s.canonical` whether it alone is canonical compact JSON. */
+function skipMember(s: Scan, i: number): number {
+  s.canonical = true;
+  return skipValue(s, i);
 }
 
 /**

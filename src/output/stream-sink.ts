@@ -61,9 +61,14 @@ export function createStreamSink(stream: OutputStream, name = 'stdout'): Sink {
   let flushed: Promise<void> = Promise.resolve();
   // Wakes a pending drain wait: a failed write callback or a destroyed stream never emits 'drain'.
   let wake: (() => void) | undefined;
-  const fail = (error: unknown): void => {
+  const fail = (error: unknown): Error => {
     failure ??= streamError(error, name);
     wake?.();
+    return failure;
+  };
+  // The stream's callbacks set `failure` at any time, so every check reads it afresh here.
+  const throwIfFailed = (): void => {
+    if (failure) throw failure;
   };
   // A listener is always attached: an unhandled 'error' event (EPIPE) would crash the process.
   stream.on('error', fail);
@@ -96,7 +101,7 @@ export function createStreamSink(stream: OutputStream, name = 'stdout'): Sink {
     },
     name,
     async write(text) {
-      if (failure) throw failure;
+      throwIfFailed();
       if (text.length === 0) return;
       let ok: boolean;
       try {
@@ -109,23 +114,22 @@ export function createStreamSink(stream: OutputStream, name = 'stdout'): Sink {
           settle();
         });
       } catch (error) {
-        fail(error);
-        throw failure;
+        throw fail(error);
       }
       bytes += Buffer.byteLength(text);
       if (!ok) await waitDrain();
-      if (failure) throw failure;
+      throwIfFailed();
     },
-    async sync() {
-      if (failure) throw failure;
-    },
+    sync: () => (failure ? Promise.reject(failure) : Promise.resolve()),
     async commit() {
       await flushed;
-      if (failure) throw failure;
+      throwIfFailed();
     },
-    async abort() {
+    abort() {
+      // Adding and removing a listener cannot throw, so this never rejects, as Sink promises.
       stream.off('error', fail);
       stream.on('error', () => undefined);
+      return Promise.resolve();
     },
   };
 }

@@ -16,9 +16,9 @@ import { compileAccessor, isPlainObject, toCell } from './flatten.js';
 import { UsageError } from '../errors.js';
 
 /** Rows shown at most; the rest are counted in a final line. */
-export const TABLE_MAX_ROWS = 1000;
+const TABLE_MAX_ROWS = 1000;
 /** Terminal width assumed when none is known, in columns. */
-export const TABLE_DEFAULT_WIDTH = 120;
+const TABLE_DEFAULT_WIDTH = 120;
 /** Narrowest cell content, in characters, before a column is left out. */
 export const TABLE_MIN_CELL = 3;
 
@@ -34,6 +34,7 @@ export interface TableState extends FormatterState {
 }
 
 // C0 and C1 controls (incl. ESC, CR, LF, TAB) and DEL.
+// eslint-disable-next-line no-control-regex -- it matches control characters on purpose, to blank them out of table cells
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** Cell text fit for a terminal: control characters become spaces. */

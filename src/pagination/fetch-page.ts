@@ -33,7 +33,7 @@ export interface PageRequestOptions {
  * message, so the `retry` event names it: `invalid JSON`, `HTML instead of JSON`, `not a Hydra
  * collection: …`).
  */
-export function parseHydraBody(text: string, response: ResponseHead): HydraPage {
+function parseHydraBody(text: string, response: ResponseHead): HydraPage {
   try {
     return parsePageText(text, response.headers.get('content-type'));
   } catch (err) {

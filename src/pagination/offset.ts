@@ -48,14 +48,12 @@ export function withPage(url: URL, page: number): URL {
   const query = out.search.startsWith('?') ? out.search.slice(1) : out.search;
   const parts = query.length > 0 ? query.split('&') : [];
   let found = false;
-  const replaced = parts.map((p) => {
-    const key = p.split('=', 1)[0];
-    if (key === 'page') {
-      found = true;
-      return `page=${page}`;
-    }
-    return p;
-  });
+  const replaced: string[] = [];
+  for (const p of parts) {
+    const isPage = p.split('=', 1)[0] === 'page';
+    if (isPage) found = true;
+    replaced.push(isPage ? `page=${page}` : p);
+  }
   if (!found) replaced.push(`page=${page}`);
   out.search = `?${replaced.join('&')}`;
   return out;

@@ -18,7 +18,7 @@ import { systemClock, type Clock } from '../time/clock.js';
 import type { ByteBudget } from './collection.js';
 import { createDataset, type DataSizes } from './data.js';
 import { DEFAULT_SANDBOX_KEY, DEFAULT_SIZES } from './defaults.js';
-import { createFaultInjector, parseFaultSpec, type FaultConfig, type FaultRule, type NetworkFault } from './faults.js';
+import { createFaultInjector, parseFaultSpec, type FaultConfig, type FaultRule } from './faults.js';
 import { createRateLimiter } from './limiter.js';
 import { createAutoMutator, insertItems } from './mutations.js';
 import { createCollectionRegistry } from './registry.js';
@@ -38,22 +38,13 @@ export type {
   SandboxStats,
 } from './types.js';
 
-const networkFaults = new WeakMap<Response, NetworkFault>();
-
-/** The network fault a `Response` from {@link Sandbox.handle} stands for, if any (for transport adapters). */
-export function networkFaultOf(response: Response): NetworkFault | undefined {
-  return networkFaults.get(response);
-}
-
-/** The answer of `Sandbox.handle`: a network fault becomes a bodiless 502 that {@link networkFaultOf} recognises. */
+/** The answer of `Sandbox.handle`: a network fault becomes a bodiless 502. */
 async function handleWith(sandbox: Pick<Sandbox, 'reply'>, request: Request): Promise<Response> {
   const r = await sandbox.reply({ method: request.method, url: request.url, header: (n) => request.headers.get(n) });
-  const response = new Response(r.status === 0 || r.status === 204 ? null : r.body, {
+  return new Response(r.status === 0 || r.status === 204 ? null : r.body, {
     status: r.status === 0 ? 502 : r.status,
     headers: r.headers,
   });
-  if (r.network) networkFaults.set(response, r.network);
-  return response;
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

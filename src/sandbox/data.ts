@@ -20,7 +20,6 @@ import type { DataSizes, GeneratedCollection, InvoiceCollection, Party, RecordCo
 import { DAY, MAX_LINE_ITEMS_AVG, SPAN_END, SPAN_MS } from './records/values.js';
 
 export type { DataSizes, GeneratedCollection, JsonObject, JsonValue, Party } from './records/types.js';
-export { isoDate } from './records/values.js';
 
 /** The generated world of one seed: taxpayers and their collections. */
 export interface Dataset {
@@ -107,7 +106,7 @@ export function createDataset(seed: number, sizes: DataSizes): Dataset {
     taxpayerIndex: (rfc) => byRfc.get(rfc) ?? -1,
     entities: () => (entities ??= createEntityCollection(ctx)),
     events: () => (events ??= createEventCollection(ctx)),
-    invoices: ctx.invoices,
+    invoices: (t) => ctx.invoices(t),
     taxpayerLineItems: memo((t) => createTaxpayerLineItems(ctx, t)),
     invoiceLineItems: (t, i) => createInvoiceLineItems(ctx, t, i),
     payments: memo((t) => createPaymentCollection(ctx, t)),

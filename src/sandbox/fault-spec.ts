@@ -13,7 +13,7 @@ const NUMBERED = (v: unknown): v is number => typeof v === 'number' && Number.is
  */
 export function validateRule(rule: FaultRule): void {
   if (!(FAULT_KINDS as readonly string[]).includes(rule.kind)) {
-    throw new UsageError(`unknown fault '${String(rule.kind)}' (known: ${FAULT_KINDS.join(', ')})`);
+    throw new UsageError(`unknown fault '${rule.kind}' (known: ${FAULT_KINDS.join(', ')})`);
   }
   if (rule.probability !== undefined && !(rule.probability >= 0 && rule.probability <= 1)) {
     throw new UsageError(`fault ${rule.kind}: probability must be between 0 and 1`);

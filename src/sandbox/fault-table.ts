@@ -1,6 +1,6 @@
 /**
  * The fault table: one small rewrite per fault kind, looked up by kind. A rewrite changes the
- * planned answer ({@link ResponseDraft}) or returns the network fault the transport acts out.
+ * planned answer ({@link ResponseDraft}), or sets its `network` fault, which the transport acts out.
  *
  * Rewrites run in stages (see {@link FAULT_STAGES} and respond.ts): when several faults fire on
  * one request, a stage marked `firstOnly` applies only the first of its kinds that fired, in the
@@ -8,7 +8,7 @@
  * apply every kind that fired, in the order listed. A kind uses the first of its rules that fired,
  * except `clock-offset`, whose offsets add up.
  */
-import type { FaultKind, FaultRule, NetworkFault } from './faults.js';
+import type { FaultKind, FaultRule } from './faults.js';
 import type { PageLinks, PagePlan } from './pages.js';
 import { HTML_PAGE, HTML_TYPE, httpDate, INVALID_JSON, PROBLEM_TYPE, setMessage, STATUS_TEXT, type ResponseDraft } from './responses.js';
 
@@ -24,8 +24,8 @@ export interface RewriteContext {
 
 /** One entry of {@link FAULT_REWRITES}. */
 export interface FaultRewrite {
-  /** Rewrites the draft for one fired rule; a returned network fault replaces the draft's. */
-  apply(draft: ResponseDraft, rule: FaultRule, ctx: RewriteContext): NetworkFault | void;
+  /** Rewrites the draft for one fired rule; a network fault replaces the draft's `network`. */
+  apply(draft: ResponseDraft, rule: FaultRule, ctx: RewriteContext): void;
   /** Applied once per fired rule of the kind (default: once, for the first). */
   cumulative?: boolean;
 }
@@ -87,7 +87,11 @@ function linkRewrite(rewrite: (links: PageLinks, rule: FaultRule, ctx: RewriteCo
 
 /** A connection fault: the transport refuses, resets or hangs before any header. */
 function connectionFault(kind: 'refuse' | 'reset-before-headers' | 'hang'): FaultRewrite {
-  return { apply: () => ({ kind }) };
+  return {
+    apply(draft) {
+      draft.network = { kind };
+    },
+  };
 }
 
 /** `X-RateLimit-Reset` values of the `reset-format` fault, from the reset and the server time (epoch ms). */
@@ -199,23 +203,27 @@ export const FAULT_REWRITES: Readonly<Record<FaultKind, FaultRewrite>> = {
     },
   },
   'reset-mid-body': {
-    apply: (draft, rule) => ({
-      kind: 'reset-mid-body',
-      afterBytes: Math.min(draft.body.length - 1, rule.afterBytes ?? Math.floor(draft.body.length / 2)),
-    }),
+    apply(draft, rule) {
+      draft.network = {
+        kind: 'reset-mid-body',
+        afterBytes: Math.min(draft.body.length - 1, rule.afterBytes ?? Math.floor(draft.body.length / 2)),
+      };
+    },
   },
   drip: {
-    apply: (_draft, rule) => ({
-      kind: 'drip',
-      chunkBytes: Math.max(1, rule.chunkBytes ?? 64),
-      intervalMs: Math.max(0, rule.intervalMs ?? 200),
-    }),
+    apply(draft, rule) {
+      draft.network = {
+        kind: 'drip',
+        chunkBytes: Math.max(1, rule.chunkBytes ?? 64),
+        intervalMs: Math.max(0, rule.intervalMs ?? 200),
+      };
+    },
   },
 };
 
 /**
  * Applies the faults of one stage that fired (`fired`, in rule order) to a draft; see the module
- * comment for precedence. A network fault a rewrite returns is stored in `draft.network`.
+ * comment for precedence. A network fault a rewrite sets replaces `draft.network`.
  */
 export function runStage(stage: FaultStage, draft: ResponseDraft, fired: readonly FaultRule[], ctx: RewriteContext): void {
   const { kinds, firstOnly } = FAULT_STAGES[stage];
@@ -223,10 +231,7 @@ export function runStage(stage: FaultStage, draft: ResponseDraft, fired: readonl
     const rules = fired.filter((r) => r.kind === kind);
     if (rules.length === 0) continue;
     const rewrite = FAULT_REWRITES[kind];
-    for (const rule of rewrite.cumulative ? rules : rules.slice(0, 1)) {
-      const network = rewrite.apply(draft, rule, ctx);
-      if (network) draft.network = network;
-    }
+    for (const rule of rewrite.cumulative ? rules : rules.slice(0, 1)) rewrite.apply(draft, rule, ctx);
     if (firstOnly) return;
   }
 }

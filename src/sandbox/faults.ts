@@ -13,5 +13,5 @@
  */
 export { FAULT_KINDS } from './fault-types.js';
 export type { FaultConfig, FaultContext, FaultKind, FaultRule, FaultScope, NetworkFault } from './fault-types.js';
-export { parseFaultSpec, validateRule } from './fault-spec.js';
+export { parseFaultSpec } from './fault-spec.js';
 export { createFaultInjector, type FaultInjector } from './fault-injector.js';

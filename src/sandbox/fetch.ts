@@ -35,7 +35,7 @@ export type SandboxFetch = FetchLike & {
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** The error undici's fetch rejects with when the connection fails (`err.cause.code` says how). */
-export function fetchFailed(code: string, message: string): TypeError {
+function fetchFailed(code: string, message: string): TypeError {
   return new TypeError('fetch failed', { cause: Object.assign(new Error(message), { code }) });
 }
 

@@ -6,9 +6,9 @@
 import { firstPositionBelow, type CollectionView } from './collection.js';
 
 /** Default `itemsPerPage` (the API documentation, pagination). */
-export const DEFAULT_ITEMS_PER_PAGE = 20;
+const DEFAULT_ITEMS_PER_PAGE = 20;
 /** Largest accepted `itemsPerPage`; above it the sandbox answers 400. */
-export const MAX_ITEMS_PER_PAGE = 1000;
+const MAX_ITEMS_PER_PAGE = 1000;
 
 /** Query parameters that belong to pagination; every other parameter is kept in the links. */
 const PAGING_PARAMS = new Set(['page', 'id[lt]', 'id[gt]']);

@@ -96,9 +96,3 @@ export function uuidV4(rng: Rng): string {
   const variant = '89ab'.charAt(rng.u32() & 3);
   return `${a}-${b.slice(0, 4)}-4${b.slice(5, 8)}-${variant}${c.slice(1, 4)}-${c.slice(4, 8)}${d}`;
 }
-
-/** The 48-bit timestamp (epoch ms) at the front of a {@link uuidV7} id, or NaN if it is not one. */
-export function uuidV7Timestamp(id: string): number {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-/.test(id)) return Number.NaN;
-  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
-}

@@ -69,7 +69,7 @@ function planAnswer(
     setMessage(draft, 404, 'Not Found');
     return draft;
   }
-  const query = parsePageQuery(url.searchParams, route.endpoint.cursor, req.header);
+  const query = parsePageQuery(url.searchParams, route.endpoint.cursor, (name) => req.header(name));
   if ('error' in query) {
     setMessage(draft, 400, query.error);
     return draft;
@@ -123,7 +123,7 @@ export function createReplyHandler(options: ReplyHandlerOptions): (req: SandboxR
       nowMs: now,
       requestId,
       cursorPrevious: options.cursorPrevious,
-      afterRender: options.afterRender,
+      afterRender: (page) => options.afterRender(page),
     });
     entry.status = reply.network?.kind === 'reset-mid-body' ? 0 : reply.status;
     log.record(entry);

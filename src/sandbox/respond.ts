@@ -4,7 +4,7 @@
  * headers and the transport) and comes out as a {@link SandboxReply}.
  */
 import { runStage, type RewriteContext } from './fault-table.js';
-import type { FaultRule } from './faults.js';
+import type { FaultRule, NetworkFault } from './faults.js';
 import { renderPage } from './pages.js';
 import { httpDate, type PageDraft, type ResponseDraft } from './responses.js';
 import type { SandboxReply } from './types.js';
@@ -46,14 +46,20 @@ function writeHeaders(draft: ResponseDraft, ctx: FinishContext): void {
   };
 }
 
+/** Runs the connection stage: the network fault that replaces the whole answer, if one fired. */
+function connectionFault(draft: ResponseDraft, fired: readonly FaultRule[], ctx: FinishContext): NetworkFault | undefined {
+  runStage('connection', draft, fired, ctx);
+  return draft.network;
+}
+
 /**
  * Applies the faults that fired to a planned draft and makes the reply.
  * @param fired the rules that fired for this request, in rule order
  * @returns the reply; status 0, no headers and an empty body when a connection fault replaced it
  */
 export function finishDraft(draft: ResponseDraft, fired: readonly FaultRule[], ctx: FinishContext): SandboxReply {
-  runStage('connection', draft, fired, ctx);
-  if (draft.network) return { status: 0, headers: {}, body: Buffer.alloc(0), network: draft.network };
+  const cut = connectionFault(draft, fired, ctx);
+  if (cut) return { status: 0, headers: {}, body: Buffer.alloc(0), network: cut };
   runStage('clock', draft, fired, ctx);
   runStage('answer', draft, fired, ctx);
   if (draft.page) renderDraftPage(draft, draft.page, fired, ctx);

@@ -12,7 +12,7 @@ import { hash32, hex32 } from './random.js';
 /** `Content-Type` of error messages (`{"message": …}`). */
 export const JSON_TYPE = 'application/json';
 /** `Content-Type` of collection pages. */
-export const LD_TYPE = 'application/ld+json; charset=utf-8';
+const LD_TYPE = 'application/ld+json; charset=utf-8';
 /** `Content-Type` of injected 5xx answers (RFC 9457 problem details). */
 export const PROBLEM_TYPE = 'application/problem+json';
 /** `Content-Type` of the injected maintenance page. */

@@ -113,7 +113,10 @@ export interface SandboxStats {
 
 /** A running in-process sandbox. */
 export interface Sandbox {
-  /** Answers one request as the Collection API would. Network faults ride along: see `networkFaultOf` (app.ts). */
+  /**
+   * Answers one request as the Collection API would; a network fault becomes a bodiless 502 (the
+   * socket server and the fetch adapter act network faults out from {@link reply} instead).
+   */
   handle(request: Request): Promise<Response>;
   /** Answers one request without building a `Response` (used by the socket server and the fetch adapter). */
   reply(request: SandboxRequest, signal?: AbortSignal): Promise<SandboxReply>;

@@ -10,7 +10,7 @@ import type { GeneratedCollection, InvoiceCore, JsonObject, RecordContext } from
 import { isoDate, KIND, money, newId, SPAN_END } from './values.js';
 
 /** Line items of invoice `i` of taxpayer `t`: 1..2×avg−1, or 0 when the average is 0. */
-export function lineCount(ctx: RecordContext, t: number, i: number): number {
+function lineCount(ctx: RecordContext, t: number, i: number): number {
   const avg = ctx.averageLines;
   return avg === 0 ? 0 : 1 + (hash32(ctx.seed, KIND.lineCount, t, i) % (2 * avg - 1));
 }

@@ -7,6 +7,9 @@ import { ALNUM, COMPANY_REGIMES, LETTERS, PARTY_TEMPLATES, type PartyTemplate } 
 import type { JsonObject, Party } from './types.js';
 import { KIND, pad2 } from './values.js';
 
+/** The check characters of an RFC, one string each (ASCII, so one code unit each). */
+const ALNUM_CHARS: readonly string[] = Array.from(ALNUM);
+
 /** The template of party `index`: a listed one, or a synthetic company beyond the list. */
 function templateOf(index: number): PartyTemplate {
   const listed = PARTY_TEMPLATES[index];
@@ -34,7 +37,7 @@ export function buildParty(seed: number, index: number, taken: Set<string>): Par
   const date = `${String(year % 100).padStart(2, '0')}${pad2(month)}${pad2(day)}`;
   let rfc: string;
   do {
-    rfc = template.letters + date + rng.pick([...ALNUM]) + rng.pick([...ALNUM]) + rng.pick([...ALNUM]);
+    rfc = template.letters + date + rng.pick(ALNUM_CHARS) + rng.pick(ALNUM_CHARS) + rng.pick(ALNUM_CHARS);
   } while (taken.has(rfc));
   taken.add(rfc);
   return {

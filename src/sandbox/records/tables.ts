@@ -15,7 +15,7 @@ export interface PartyTemplate {
 /** Tax regimes of companies (legal persons); repeats weight the draw. */
 export const COMPANY_REGIMES = [601, 601, 603, 626] as const;
 /** Tax regimes of natural persons. */
-export const PERSON_REGIMES = [612, 626, 605, 606] as const;
+const PERSON_REGIMES = [612, 626, 605, 606] as const;
 
 /** The first parties of every dataset, in order; further ones are synthetic companies. */
 export const PARTY_TEMPLATES: readonly PartyTemplate[] = [
