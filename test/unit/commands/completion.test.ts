@@ -127,7 +127,7 @@ describe('completion scripts', () => {
 
   it('an unknown shell is a usage error', () => {
     const t = createTestContext();
-    expect(() => runCompletion('powershell' as CompletionShell, t.ctx, program())).toThrow(UsageError);
+    expect(() => runCompletion('powershell', t.ctx, program())).toThrow(UsageError);
     expect(t.stdout.text()).toBe('');
   });
 });
