@@ -34,5 +34,8 @@ const code = await new Promise((resolve) => {
   child.on('close', (c) => resolve(c ?? 1));
 });
 await server.close();
-if (code === 0) process.stderr.write(`Done: demo/invoices.ndjson holds ${sandbox.items(`/taxpayers/${encodeURIComponent(taxpayer)}/invoices`).length} invoices, one JSON object a line.\n`);
+if (code === 0)
+  process.stderr.write(
+    `Done: demo/invoices.ndjson holds ${sandbox.items(`/taxpayers/${encodeURIComponent(taxpayer)}/invoices`).length} invoices, one JSON object a line.\n`,
+  );
 process.exitCode = code;

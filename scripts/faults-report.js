@@ -28,7 +28,10 @@ const jsonFile = join(tmpdir(), `collections-faults-${process.pid}.json`);
  * `ResultRow`) must name one of these exactly.
  */
 const FAULTS = [
-  ['limit reached; 429 with Reset and Date', 'one 429 at most per window; next request not before Reset by the server’s clock; output identical to a fault-free run'],
+  [
+    'limit reached; 429 with Reset and Date',
+    'one 429 at most per window; next request not before Reset by the server’s clock; output identical to a fault-free run',
+  ],
   ['client clock 5 min fast, or 10 min slow', 'same as above; wait within ±1.5 s of what is required'],
   ['`Remaining: 0` on a 200', 'zero 429s'],
   ['`Retry-After` seconds or HTTP-date, no Reset', 'waits at least that long'],
@@ -41,7 +44,11 @@ const FAULTS = [
   ['next pointing to itself or to an earlier page', 'exit 6 promptly, no duplicate items'],
   ['unprefixed keys, relative or absolute links', 'byte-identical output'],
   ['items inserted and deleted while paging', 'cursor mode: nothing lost, nothing duplicated'],
-  ['SIGINT / SIGTERM after page k; SIGKILL anywhere', '130 / 143 with checkpoint; after `--resume` the file is byte-identical to a clean run', /SIGINT|SIGTERM|SIGKILL/i],
+  [
+    'SIGINT / SIGTERM after page k; SIGKILL anywhere',
+    '130 / 143 with checkpoint; after `--resume` the file is byte-identical to a clean run',
+    /SIGINT|SIGTERM|SIGKILL/i,
+  ],
   ['`--resume` with a corrupt or foreign checkpoint', 'clear refusal, exit 2, nothing mixed'],
   ['stdout piped into `head`; a slow reader', 'quiet end; all bytes delivered otherwise', /\bhead\b|\bpipe\b|EPIPE|slow reader/i],
   ['disk full, unwritable path, path is a folder', 'exit 7; yesterday’s file untouched'],
@@ -158,7 +165,18 @@ for (const [fault, expected, pattern] of FAULTS) {
     missing.push(fault);
   }
   for (const r of mine) {
-    table.push([fault, r.mode, r.expected, num(r.lost), num(r.duplicated), num(r.early), num(r.max429), num(r.foreign), num(r.exit), r.pass ? 'pass' : `FAIL${r.note ? ` (${r.note})` : ''}`]);
+    table.push([
+      fault,
+      r.mode,
+      r.expected,
+      num(r.lost),
+      num(r.duplicated),
+      num(r.early),
+      num(r.max429),
+      num(r.foreign),
+      num(r.exit),
+      r.pass ? 'pass' : `FAIL${r.note ? ` (${r.note})` : ''}`,
+    ]);
   }
 }
 

@@ -51,10 +51,7 @@ export function idSpec(name: IdName): IdSpec {
 }
 
 /** The command-line flag that carries each id, e.g. `taxpayerId` → `--taxpayer` (from {@link ID_SPECS}). */
-export const ID_FLAGS: Readonly<Record<IdName, string>> = Object.fromEntries(ID_SPECS.map((s) => [s.name, s.flag])) as Record<
-  IdName,
-  string
->;
+export const ID_FLAGS: Readonly<Record<IdName, string>> = Object.fromEntries(ID_SPECS.map((s) => [s.name, s.flag])) as Record<IdName, string>;
 
 /** Commander flags of an id, e.g. `--taxpayer <rfc>`. */
 export function idOptionFlags(spec: IdSpec): string {
@@ -211,9 +208,7 @@ export function resolveEndpoint(command: string, ids: Ids): Endpoint {
   const given = ID_SPECS.filter((s) => ids[s.name] !== undefined).map((s) => s.name);
   const match = candidates.find((e) => e.ids.length === given.length && e.ids.every((id) => given.includes(id)));
   if (match) return match;
-  const accepted = candidates
-    .map((e) => (e.ids.length === 0 ? 'no ids' : e.ids.map((id) => ID_FLAGS[id]).join(' ')))
-    .join(', or ');
+  const accepted = candidates.map((e) => (e.ids.length === 0 ? 'no ids' : e.ids.map((id) => ID_FLAGS[id]).join(' '))).join(', or ');
   const got = given.length === 0 ? 'none' : given.map((id) => ID_FLAGS[id]).join(' ');
   throw new UsageError(`'${command}' takes ${accepted} (got ${got})`);
 }

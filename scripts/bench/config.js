@@ -30,7 +30,10 @@ const value = (name) => {
 };
 export const QUICK = flag('--quick');
 /** Scenarios to run (all when undefined). */
-export const ONLY = value('--only')?.split(',').map((s) => s.trim()).filter(Boolean);
+export const ONLY = value('--only')
+  ?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 export const ROUNDS = Number(value('--rounds') ?? (QUICK ? 1 : 3));
 export const OUT = value('--out') ?? (QUICK ? join(TMP, 'results-quick.md') : join(RESULTS_DIR, 'results.md'));
 

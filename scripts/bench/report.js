@@ -32,7 +32,13 @@ export function targets() {
     for (const name of [offset, ...(s === 'throughput' ? ['collections cursor'] : [])]) {
       const a = get(`${s}/${name}`)?.rssMiB;
       const b = get(`${s}/minimal Node loop`)?.rssMiB;
-      add(`peak RSS, ${s}: ${name} vs minimal loop`, `${a?.toFixed(0)} vs ${b?.toFixed(0)} MiB = ${(a / b).toFixed(2)}x`, '<= 1.30x', a / b <= 1.3, Number.isFinite(a) && Number.isFinite(b));
+      add(
+        `peak RSS, ${s}: ${name} vs minimal loop`,
+        `${a?.toFixed(0)} vs ${b?.toFixed(0)} MiB = ${(a / b).toFixed(2)}x`,
+        '<= 1.30x',
+        a / b <= 1.3,
+        Number.isFinite(a) && Number.isFinite(b),
+      );
     }
   }
   {
@@ -42,7 +48,7 @@ export function targets() {
       `peak RSS flat: ${SIZE.memory.toLocaleString('en')} vs ${SIZE.throughput.toLocaleString('en')} items`,
       `${a?.toFixed(0)} - ${b?.toFixed(0)} = ${(a - b).toFixed(1)} MiB`,
       '<= 20 MB',
-      a - b <= 20 * 1e6 / 2 ** 20,
+      a - b <= (20 * 1e6) / 2 ** 20,
       Number.isFinite(a) && Number.isFinite(b),
     );
   }
@@ -64,7 +70,13 @@ export function targets() {
   {
     const a = get('startup/collections --version')?.ms;
     const b = get('startup/node -e 0')?.ms;
-    add('start-up: --version vs node -e 0', `${a?.toFixed(0)} vs ${b?.toFixed(0)} ms = ${(a / b).toFixed(2)}x`, '<= 1.50x', a / b <= 1.5, a !== undefined && b !== undefined);
+    add(
+      'start-up: --version vs node -e 0',
+      `${a?.toFixed(0)} vs ${b?.toFixed(0)} ms = ${(a / b).toFixed(2)}x`,
+      '<= 1.50x',
+      a / b <= 1.5,
+      a !== undefined && b !== undefined,
+    );
   }
   return t;
 }
@@ -82,7 +94,15 @@ export function tableRows() {
     if (e.status429 !== undefined) more.push(`${fmt(e.status429)} x 429, minimum ${fmt(e.minimumMs / 1000, 2)} s (${fmt(e.ratioToMinimum, 3)}x)`);
     if (e.failed) more.push(`${e.failed} failed`);
     const samples = e.samples.map((ms) => (e.scenario === 'startup' ? fmt(ms, 0) : fmt(ms / 1000, 2))).join(' ');
-    return [e.scenario, e.contender, wall, e.itemsPerSecond ? fmt(e.itemsPerSecond) : '–', Number.isFinite(e.rssMiB) ? fmt(e.rssMiB, 0) : '–', more.join('; '), samples];
+    return [
+      e.scenario,
+      e.contender,
+      wall,
+      e.itemsPerSecond ? fmt(e.itemsPerSecond) : '–',
+      Number.isFinite(e.rssMiB) ? fmt(e.rssMiB, 0) : '–',
+      more.join('; '),
+      samples,
+    ];
   });
 }
 
@@ -147,6 +167,9 @@ ${markdown(HEAD, body)}
 
 ## Targets
 
-${markdown(['target', 'measured', 'goal', 'status'], t.map((x) => [x.name, x.measured, x.goal, x.status]))}
+${markdown(
+  ['target', 'measured', 'goal', 'status'],
+  t.map((x) => [x.name, x.measured, x.goal, x.status]),
+)}
 ${notes.length > 0 ? `\n## Notes\n\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}`;
 }

@@ -109,7 +109,9 @@ export async function rotate(scenario, sb, contenders, rounds, { items, before, 
       if (problems.length > 0) notes.push(`${scenario} / ${c.name}, round ${round + 1}: ${problems.join('; ')}`);
       runs.get(c.name).push({ ...r, ok, ...extra });
       const rss = Number.isFinite(r.rssKiB) ? `${(r.rssKiB / 1024).toFixed(0)} MiB` : '';
-      process.stderr.write(`  ${scenario.padEnd(10)} round ${round + 1}  ${c.name.padEnd(42)} ${(r.ms / 1000).toFixed(2).padStart(7)} s ${rss.padStart(9)}${ok ? '' : '  FAILED'}\n`);
+      process.stderr.write(
+        `  ${scenario.padEnd(10)} round ${round + 1}  ${c.name.padEnd(42)} ${(r.ms / 1000).toFixed(2).padStart(7)} s ${rss.padStart(9)}${ok ? '' : '  FAILED'}\n`,
+      );
     }
   }
   return runs;

@@ -27,7 +27,8 @@ if (!existsSync(join(ROOT, 'dist/cli/main.js'))) {
 mkdirSync(TMP, { recursive: true });
 rmSync(CONFIG_DIR, { recursive: true, force: true });
 mkdirSync(CONFIG_DIR, { recursive: true });
-if (!GNU_TIME) notes.push('GNU time not found: peak RSS of the node contenders comes from process.resourceUsage().maxRSS at exit; none for curl + jq');
+if (!GNU_TIME)
+  notes.push('GNU time not found: peak RSS of the node contenders comes from process.resourceUsage().maxRSS at exit; none for curl + jq');
 const began = Date.now();
 const selected = Object.keys(SCENARIOS).filter((s) => !ONLY || ONLY.includes(s) || (s === 'throughput' && ONLY.includes('csv')));
 for (const s of selected) {
@@ -39,9 +40,15 @@ const elapsed = (Date.now() - began) / 1000;
 const body = tableRows();
 const t = targets();
 console.log();
-printTable(HEAD.slice(0, 6), body.map((r) => r.slice(0, 6)));
+printTable(
+  HEAD.slice(0, 6),
+  body.map((r) => r.slice(0, 6)),
+);
 console.log();
-printTable(['target', 'measured', 'goal', 'status'], t.map((x) => [x.name, x.measured, x.goal, x.status]));
+printTable(
+  ['target', 'measured', 'goal', 'status'],
+  t.map((x) => [x.name, x.measured, x.goal, x.status]),
+);
 for (const n of notes) console.log(`note: ${n}`);
 
 writeFileSync(OUT, renderMarkdown(body, t, notes, elapsed));

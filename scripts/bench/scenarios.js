@@ -19,7 +19,10 @@ async function throughput() {
       collections('collections offset, stdout > file', [], 'ndjson', true),
     ];
     if (JQ && CURL) contenders.push(curlJq);
-    else notes.push(`curl + jq contender skipped: ${JQ ? '' : 'jq'}${!JQ && !CURL ? ' and ' : ''}${CURL ? '' : 'curl'} not on PATH (install jq, e.g. apt-get install jq, to include it)`);
+    else
+      notes.push(
+        `curl + jq contender skipped: ${JQ ? '' : 'jq'}${!JQ && !CURL ? ' and ' : ''}${CURL ? '' : 'curl'} not on PATH (install jq, e.g. apt-get install jq, to include it)`,
+      );
     await warm(sb, n);
     const runs = await rotate('throughput', sb, contenders, ROUNDS, { items: n });
     for (const c of contenders) record('throughput', c.name, runs.get(c.name), { items: n });

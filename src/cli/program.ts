@@ -25,8 +25,7 @@ import { createExportCommand, type ExportRunner } from '../commands/export-comma
 import { idOption, type GlobalFlags } from '../commands/flags.js';
 import { SANDBOX_HELP, SANDBOX_OPTION_HELP } from '../commands/sandbox-options.js';
 
-const KEY_HELP =
-  'API key (prefer COLLECTIONS_API_KEY or `collections config set api-key`: flags are visible in shell history and `ps`)';
+const KEY_HELP = 'API key (prefer COLLECTIONS_API_KEY or `collections config set api-key`: flags are visible in shell history and `ps`)';
 
 const EXAMPLES = `
 Examples:
@@ -57,9 +56,7 @@ interface Wiring {
 }
 
 function addRatelimitCommand(program: Command, { ctx, setCode, remember, secrets }: Wiring): void {
-  const cmd = program
-    .command('ratelimit')
-    .description("Show the rate-limit quota of each endpoint (spends one request of each endpoint's quota)");
+  const cmd = program.command('ratelimit').description("Show the rate-limit quota of each endpoint (spends one request of each endpoint's quota)");
   for (const id of ID_SPECS) cmd.addOption(idOption(id, id.probeHelp));
   cmd
     .option('--json', 'print JSON for scripts')
@@ -68,10 +65,7 @@ function addRatelimitCommand(program: Command, { ctx, setCode, remember, secrets
     .action(async (_opts: unknown, self: Command) => {
       const flags = self.optsWithGlobals<GlobalFlags & IdFlagValues & { json?: boolean; cached?: boolean }>();
       remember(flags);
-      const [{ runRatelimit }, { loadSettings }] = await Promise.all([
-        import('../commands/ratelimit.js'),
-        import('../config/settings.js'),
-      ]);
+      const [{ runRatelimit }, { loadSettings }] = await Promise.all([import('../commands/ratelimit.js'), import('../config/settings.js')]);
       const { settings, store } = loadSettings(flags, ctx);
       if (settings.apiKey) secrets.push(settings.apiKey);
       const options = { settings, store, ...idsFromFlags(flags), json: flags.json === true, cached: flags.cached === true };
@@ -85,9 +79,7 @@ function addConfigCommand(program: Command, { ctx, setCode, remember }: Wiring):
     .command('config')
     .description('Show or change stored settings: config set|get|unset|list|path, per --profile')
     .addArgument(withCompletion(new Argument('<action>', 'set, get, unset, list or path'), { words: CONFIG_ACTIONS }))
-    .addArgument(
-      withCompletion(new Argument('[args...]', `key and value (${keys.join(', ')})`), { words: CONFIG_KEYS, after: CONFIG_KEY_ACTIONS }),
-    )
+    .addArgument(withCompletion(new Argument('[args...]', `key and value (${keys.join(', ')})`), { words: CONFIG_KEYS, after: CONFIG_KEY_ACTIONS }))
     .addHelpText('after', CONFIG_HELP)
     .action(async (action: string, args: string[], _opts: unknown, self: Command) => {
       const flags = self.optsWithGlobals<GlobalFlags>();
@@ -114,9 +106,7 @@ function addCompletionCommand(program: Command, { ctx, setCode }: Wiring): void 
 }
 
 function addSandboxCommand(program: Command, { ctx, setCode }: Wiring): void {
-  const sandbox = program
-    .command('sandbox')
-    .description('Run the bundled Collection API on loopback (prints its base URL and key)');
+  const sandbox = program.command('sandbox').description('Run the bundled Collection API on loopback (prints its base URL and key)');
   for (const o of SANDBOX_OPTION_HELP) {
     const desc = o.defaultValue !== undefined ? `${o.description} (default ${o.defaultValue})` : o.description;
     const option = new Option(o.flags, desc);

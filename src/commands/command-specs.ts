@@ -57,4 +57,3 @@ Examples:
   $ collections completion bash > ~/.local/share/bash-completion/completions/collections
   $ collections completion zsh > "\${fpath[1]}/_collections"
   $ collections completion fish > ~/.config/fish/completions/collections.fish`;
-

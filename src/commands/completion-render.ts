@@ -140,26 +140,22 @@ export function renderBash(spec: CompletionSpec): string {
     });
     lines.push('        esac', '      fi', '      ;;');
   }
-  lines.push(
-    '  esac',
-    '  COMPREPLY=( $(compgen -W "$words" -- "$cur") )',
-    '  return 0',
-    '}',
-    'complete -o default -F _collections collections',
-    '',
-  );
+  lines.push('  esac', '  COMPREPLY=( $(compgen -W "$words" -- "$cur") )', '  return 0', '}', 'complete -o default -F _collections collections', '');
   return lines.join('\n');
 }
 
 /** Description text safe inside a zsh `_arguments` spec (`[`, `]`, `:` and quotes removed). */
-const zshText = (text: string): string => text.replace(/[[\]]/g, '').replace(/:/g, ' -').replace(/['"`\\]/g, '');
+const zshText = (text: string): string =>
+  text
+    .replace(/[[\]]/g, '')
+    .replace(/:/g, ' -')
+    .replace(/['"`\\]/g, '');
 
 /** `_arguments` specs of an option. */
 function zshOption(o: CompletionOption): string[] {
   const flags = flagsOf(o);
   const exclusive = o.repeatable ? '*' : flags.length > 1 ? `(${flags.join(' ')})` : '';
-  const action =
-    o.value === undefined ? '' : o.value === 'file' ? ':file:_files' : o.value === 'text' ? ':value: ' : `:value:(${o.value.join(' ')})`;
+  const action = o.value === undefined ? '' : o.value === 'file' ? ':file:_files' : o.value === 'text' ? ':value: ' : `:value:(${o.value.join(' ')})`;
   return flags.map((f) => sq(`${exclusive}${f}[${zshText(o.description)}]${action}`));
 }
 
@@ -260,11 +256,11 @@ export function renderFish(spec: CompletionSpec): string {
       const previous = positionals[i - 1];
       let condition = when;
       if (i === 0) condition += `; and not __fish_seen_subcommand_from ${p.words.join(' ')}`;
-      else condition += `; and __fish_seen_subcommand_from ${(p.after ?? previous!.words).join(' ')}; and not __fish_seen_subcommand_from ${p.words.join(' ')}`;
+      else
+        condition += `; and __fish_seen_subcommand_from ${(p.after ?? previous!.words).join(' ')}; and not __fish_seen_subcommand_from ${p.words.join(' ')}`;
       lines.push(`complete -c collections -n ${sq(condition)} -a ${sq(p.words.join(' '))} -d ${sq(p.name)}`);
     });
   }
   lines.push('');
   return lines.join('\n');
 }
-

@@ -46,7 +46,7 @@ function display(key: ConfigKey, value: string | number): string {
 async function promptHidden(io: Pick<IOStreams, 'stdin' | 'stderr'>, prompt: string): Promise<string> {
   if (typeof io.stdin.setRawMode !== 'function') {
     throw new UsageError('cannot read the key without echo on this terminal', {
-      hint: "pipe it instead: printf '%s\\n' \"$KEY\" | collections config set api-key",
+      hint: 'pipe it instead: printf \'%s\\n\' "$KEY" | collections config set api-key',
     });
   }
   io.stderr.write(prompt);
@@ -87,7 +87,7 @@ async function readApiKey(io: IOStreams): Promise<string> {
   const line = io.stdinIsTTY ? await promptHidden(io, 'API key (input hidden): ') : await readFirstLine(io.stdin);
   if (line === undefined || line.trim() === '') {
     throw new UsageError('no API key given on standard input', {
-      hint: "type it at the prompt, or pipe it: printf '%s\\n' \"$KEY\" | collections config set api-key",
+      hint: 'type it at the prompt, or pipe it: printf \'%s\\n\' "$KEY" | collections config set api-key',
     });
   }
   return line;
@@ -113,12 +113,7 @@ function expectArgs(action: ConfigAction, args: readonly string[], min: number, 
  *   `get` of a key that is not set, or a missing key on stdin; {@link InterruptedError} (130) when
  *   the prompt is cancelled with Ctrl-C
  */
-export async function runConfig(
-  action: ConfigAction,
-  args: readonly string[],
-  options: ConfigOptions,
-  ctx: Context,
-): Promise<number> {
+export async function runConfig(action: ConfigAction, args: readonly string[], options: ConfigOptions, ctx: Context): Promise<number> {
   const { io } = ctx;
   const profile = parseProfileName(options.profile ?? (ctx.env.COLLECTIONS_PROFILE || DEFAULT_PROFILE));
   const store = options.store ?? openConfigStore(ctx);
@@ -171,7 +166,9 @@ export async function runConfig(
         if (key !== 'api-key') throw new UsageError(`config set ${key} needs a value`, { hint: `usage: collections config set ${key} VALUE` });
         raw = await readApiKey(io);
       } else if (key === 'api-key') {
-        stderrWarner(io)('a key given as an argument stays in your shell history; next time run `collections config set api-key` and paste it at the prompt');
+        stderrWarner(io)(
+          'a key given as an argument stays in your shell history; next time run `collections config set api-key` and paste it at the prompt',
+        );
       }
       const stored = store.set(profile, key, raw);
       io.stderr.write(`Saved ${key} ${display(key, stored)} in ${inProfile} (${store.path}).\n`);

@@ -49,13 +49,7 @@ function endpointUrl(baseUrl: URL, path: string): URL {
  * Validates flags into a plan. Pure apart from path resolution against `cwd`.
  * @throws {UsageError} (exit 2) for every invalid combination, before anything is sent or written
  */
-export function planExport(
-  command: string,
-  flags: ExportFlags,
-  settings: ResolvedExportSettings,
-  cwd: string,
-  resumeCommand: string,
-): ExportPlan {
+export function planExport(command: string, flags: ExportFlags, settings: ResolvedExportSettings, cwd: string, resumeCommand: string): ExportPlan {
   const ids = idsFromFlags(flags);
   const endpoint: Endpoint = resolveEndpoint(command, ids);
   const path = buildPath(endpoint, ids);
@@ -66,7 +60,7 @@ export function planExport(
   if (cursor && flags.page !== undefined) throw new UsageError('--page is for offset mode; cursor mode starts at the first page');
 
   const out = flags.out === undefined || flags.out === '-' ? undefined : resolvePath(cwd, flags.out);
-  const format = (flags.format as OutputFormat | undefined) ?? (out ? formatFromPath(out) : settings.defaults.format ?? EXPORT_DEFAULTS.format);
+  const format = (flags.format as OutputFormat | undefined) ?? (out ? formatFromPath(out) : (settings.defaults.format ?? EXPORT_DEFAULTS.format));
   if (flags.resume && !out) throw new UsageError('--resume needs --out FILE (stdout exports have no checkpoint)');
   if (flags.resume && format === 'table') throw new UsageError('--resume does not work with --format table (it is built at the end); use csv');
   const fields = flags.fields === undefined ? undefined : parseFields(flags.fields);
@@ -101,7 +95,7 @@ export function planExport(
     start,
     headers,
     mode: cursor ? 'cursor' : 'offset',
-    concurrency: cursor ? 1 : flags.concurrency ?? settings.defaults.concurrency ?? EXPORT_DEFAULTS.concurrency,
+    concurrency: cursor ? 1 : (flags.concurrency ?? settings.defaults.concurrency ?? EXPORT_DEFAULTS.concurrency),
     maxItems: flags.maxItems,
     format,
     formatter: { fields, tableFields: endpoint.tableFields, csvSafe },

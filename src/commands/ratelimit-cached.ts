@@ -105,4 +105,3 @@ export function runCachedRatelimit(options: CachedRatelimitOptions, ctx: Context
   }
   return ExitCode.Ok;
 }
-

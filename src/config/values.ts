@@ -119,9 +119,7 @@ function parseSeconds(key: ConfigKey, raw: string, positive: boolean): number {
   const trimmed = raw.trim();
   const n = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
   if (!Number.isFinite(n) || (positive && n <= 0)) {
-    throw new UsageError(
-      `${key} must be a number of seconds${positive ? ' above 0' : ''} (got '${raw.slice(0, 80)}')`,
-    );
+    throw new UsageError(`${key} must be a number of seconds${positive ? ' above 0' : ''} (got '${raw.slice(0, 80)}')`);
   }
   return n;
 }

@@ -73,7 +73,9 @@ export async function loadCheckpoint(path: string, fingerprint: Record<string, u
     throw new UsageError(`the checkpoint ${path} is corrupt; delete it and the .part file to start afresh`, { code: 'E_CHECKPOINT' });
   }
   if (!isCheckpoint(value)) {
-    throw new UsageError(`the checkpoint ${path} is corrupt or from another version; delete it and the .part file to start afresh`, { code: 'E_CHECKPOINT' });
+    throw new UsageError(`the checkpoint ${path} is corrupt or from another version; delete it and the .part file to start afresh`, {
+      code: 'E_CHECKPOINT',
+    });
   }
   const theirs = JSON.stringify(value.fingerprint);
   const ours = JSON.stringify(fingerprint);
@@ -81,7 +83,9 @@ export async function loadCheckpoint(path: string, fingerprint: Record<string, u
     const diff = Object.keys({ ...fingerprint, ...value.fingerprint })
       .filter((k) => JSON.stringify(fingerprint[k]) !== JSON.stringify(value.fingerprint[k]))
       .join(', ');
-    throw new UsageError(`--resume with different options than the interrupted export (${diff}); repeat the original options or delete ${path}`, { code: 'E_CHECKPOINT' });
+    throw new UsageError(`--resume with different options than the interrupted export (${diff}); repeat the original options or delete ${path}`, {
+      code: 'E_CHECKPOINT',
+    });
   }
   return value;
 }

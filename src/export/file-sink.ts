@@ -66,10 +66,10 @@ async function reopenSidecar(sidecar: string, info: FileInfo | undefined, resume
     });
   }
   if (info.size < resumeAtBytes) {
-    throw new UsageError(
-      `checkpoint does not match the partial file: ${sidecar} has ${info.size} bytes, the checkpoint expects ${resumeAtBytes}`,
-      { code: 'E_CHECKPOINT', hint: 'start again without --resume' },
-    );
+    throw new UsageError(`checkpoint does not match the partial file: ${sidecar} has ${info.size} bytes, the checkpoint expects ${resumeAtBytes}`, {
+      code: 'E_CHECKPOINT',
+      hint: 'start again without --resume',
+    });
   }
   let handle: FileHandle;
   try {

@@ -186,11 +186,21 @@ function exportClient(plan: ExportPlan, ctx: Context, progress: Progress, signal
  */
 export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportResult> {
   const { stderr } = ctx.io;
-  const progress = await loadProgress({ stderr, isTTY: ctx.io.stderrIsTTY, env: ctx.env, clock: ctx.clock, quiet: plan.quiet, spinner: plan.spinner, verbose: plan.verbose });
+  const progress = await loadProgress({
+    stderr,
+    isTTY: ctx.io.stderrIsTTY,
+    env: ctx.env,
+    clock: ctx.clock,
+    quiet: plan.quiet,
+    spinner: plan.spinner,
+    verbose: plan.verbose,
+  });
   const interrupt = createInterrupt(ctx, (signal) => {
     progress.stop();
     // The last checkpoint is consistent whatever is in flight (SIGKILL-safe), so it is kept.
-    stderr.write(`collections: interrupted again by ${signal}; stopped at once${plan.files ? `; checkpoint kept; resume with: ${plan.resumeCommand} --resume` : ''}\n`);
+    stderr.write(
+      `collections: interrupted again by ${signal}; stopped at once${plan.files ? `; checkpoint kept; resume with: ${plan.resumeCommand} --resume` : ''}\n`,
+    );
   });
   const tally: Tally = { items: 0, pages: 0, totalItems: undefined, pending: '', wrotePage: false, rateLimit: undefined };
   let out: Destination | undefined;
@@ -208,7 +218,11 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
     // CSV keys first seen after the header are named on stderr (once each, also across a resume);
     // the table fits the terminal's width when there is one.
     const warn = plan.formatter.warn ?? ((m: string) => progress.note(`collections: ${m}`));
-    const formatter = createFormatter(plan.format, { ...plan.formatter, columns: plan.formatter.columns ?? ctx.io.columns, warn }, resumed?.formatter);
+    const formatter = createFormatter(
+      plan.format,
+      { ...plan.formatter, columns: plan.formatter.columns ?? ctx.io.columns, warn },
+      resumed?.formatter,
+    );
     if (resumed) Object.assign(tally, { items: resumed.items, pages: resumed.pages, totalItems: resumed.totalItems });
     else tally.pending = formatter.begin();
     progress.onPage(tally.items, tally.pages, tally.totalItems);

@@ -125,7 +125,10 @@ export async function openSidecar(options: SidecarOptions): Promise<Destination>
   // read and before the sidecar is opened or truncated, and releases it in finish() and abort().
   const sink = await createFileSink({ target: options.target, sidecar: options.sidecar, resumeAtBytes: resumed?.bytes });
   if (resumed) options.note(`collections: resuming after ${formatCount(resumed.items)} items (${formatCount(resumed.pages)} pages)`);
-  const durability = createDurability(() => sink.sync(), (checkpoint) => saveCheckpoint(options.checkpoint, checkpoint));
+  const durability = createDurability(
+    () => sink.sync(),
+    (checkpoint) => saveCheckpoint(options.checkpoint, checkpoint),
+  );
   const snapshot = (mark: PageMark): Checkpoint => ({
     version: CHECKPOINT_VERSION,
     fingerprint: options.fingerprint,

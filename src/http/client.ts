@@ -240,18 +240,31 @@ async function waitOutRateLimit(s: Session, x: HttpExchange, limited: number, si
   });
   const path = pathOf(x.url);
   if (limited >= MAX_RATE_LIMITED_ATTEMPTS) {
-    throw new RateLimitError(`rate limited ${limited} times in a row (GET ${path}: HTTP 429)${x.serverMessage ? `: ${x.serverMessage}` : ''}`, decision.until, {
-      hint: 'another client may be using the same API key; try again later',
-      code: 'E_RATE_LIMIT_REPEATED',
-    });
+    throw new RateLimitError(
+      `rate limited ${limited} times in a row (GET ${path}: HTTP 429)${x.serverMessage ? `: ${x.serverMessage}` : ''}`,
+      decision.until,
+      {
+        hint: 'another client may be using the same API key; try again later',
+        code: 'E_RATE_LIMIT_REPEATED',
+      },
+    );
   }
   if (decision.tooLong) {
-    throw new RateLimitError(`rate limited (GET ${path}: HTTP 429); the limit resets in ${describeTooLong(decision.neededMs, s.maxWaitMs)}`, decision.until, {
-      hint: 'raise --max-wait, or run again after the reset',
-    });
+    throw new RateLimitError(
+      `rate limited (GET ${path}: HTTP 429); the limit resets in ${describeTooLong(decision.neededMs, s.maxWaitMs)}`,
+      decision.until,
+      {
+        hint: 'raise --max-wait, or run again after the reset',
+      },
+    );
   }
   s.governors.forUrl(x.url).blockUntil(decision.until);
-  const wait: ClientEvent = { type: 'wait', reason: decision.reason === 'retry-after' ? 'retry-after' : 'rate-limit', ms: decision.ms, until: decision.until };
+  const wait: ClientEvent = {
+    type: 'wait',
+    reason: decision.reason === 'retry-after' ? 'retry-after' : 'rate-limit',
+    ms: decision.ms,
+    until: decision.until,
+  };
   if (rl.limit !== undefined) wait.limit = rl.limit;
   wait.remaining = rl.remaining ?? 0;
   s.emit(wait);

@@ -42,7 +42,10 @@ function withoutReserved(headers: Record<string, string>): Record<string, string
  * @throws {UsageError} (exit 2) when the key holds characters not allowed in a header (checked
  *   here because fetch's own error would quote the header value, i.e. the key)
  */
-export function createRequestHeaders(apiKey: string, extras: Record<string, string> = {}): (extra?: Record<string, string>) => Record<string, string> {
+export function createRequestHeaders(
+  apiKey: string,
+  extras: Record<string, string> = {},
+): (extra?: Record<string, string>) => Record<string, string> {
   if (!isHeaderSafe(apiKey)) {
     throw new UsageError('the API key contains characters not allowed in an HTTP header', {
       hint: 'check for a stray newline or quote in the key',
@@ -217,7 +220,13 @@ function emitResponse(options: ExchangeOptions, h: Hop): void {
 function redirectTarget(baseUrl: URL, h: Hop, start: URL, hop: number): URL {
   const location = h.res.headers.get('location');
   if (location === null) {
-    throw new HttpError({ method: 'GET', path: pathOf(h.url), status: h.res.status, serverMessage: 'redirect without a Location', ...(h.requestId ? { requestId: h.requestId } : {}) });
+    throw new HttpError({
+      method: 'GET',
+      path: pathOf(h.url),
+      status: h.res.status,
+      serverMessage: 'redirect without a Location',
+      ...(h.requestId ? { requestId: h.requestId } : {}),
+    });
   }
   const url = resolveSameOrigin(location, h.url, baseUrl, `a redirect from ${pathOf(h.url)}`);
   if (hop + 1 > MAX_REDIRECTS) {

@@ -237,9 +237,13 @@ class Governor implements RateLimitGovernor {
     let slept = false;
     if (decision !== undefined && decision.ms > 0) {
       if (decision.tooLong) {
-        throw new RateLimitError(`the rate limit of ${this.options.name ?? 'this endpoint'} resets in ${describeTooLong(decision.ms, this.maxWaitMs)}`, decision.until, {
-          hint: 'raise --max-wait, or run again after the reset',
-        });
+        throw new RateLimitError(
+          `the rate limit of ${this.options.name ?? 'this endpoint'} resets in ${describeTooLong(decision.ms, this.maxWaitMs)}`,
+          decision.until,
+          {
+            hint: 'raise --max-wait, or run again after the reset',
+          },
+        );
       }
       if (decision.until > this.reportedUntil + 1) {
         this.reportedUntil = decision.until;

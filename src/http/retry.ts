@@ -149,7 +149,9 @@ export async function waitBeforeRetry(err: unknown, attempt: FailedAttempt, poli
   if (retry >= retries) {
     const id = err.requestId ?? attempt.requestId;
     const after = retries > 0 ? ` (after ${retries} ${retries === 1 ? 'retry' : 'retries'})` : '';
-    throw new ApiUnavailableError(`the API could not be read (GET ${path}): ${err.reason}${after}${id ? ` [X-Request-ID: ${id}]` : ''}`, { cause: err });
+    throw new ApiUnavailableError(`the API could not be read (GET ${path}): ${err.reason}${after}${id ? ` [X-Request-ID: ${id}]` : ''}`, {
+      cause: err,
+    });
   }
   // A 5xx's Retry-After is a minimum: retrying sooner only meets the same outage (got and
   // urllib3 honour it on 503 as well).
@@ -162,10 +164,13 @@ export async function waitBeforeRetry(err: unknown, attempt: FailedAttempt, poli
     backoffMs: () => backoffDelayMs(retry, policy.random),
   });
   if (decision.tooLong) {
-    throw new ApiUnavailableError(`the API could not be read (GET ${path}): ${err.reason}; it asks to retry in ${describeTooLong(decision.neededMs, maxWaitMs)}`, {
-      cause: err,
-      hint: 'raise --max-wait, or run again later',
-    });
+    throw new ApiUnavailableError(
+      `the API could not be read (GET ${path}): ${err.reason}; it asks to retry in ${describeTooLong(decision.neededMs, maxWaitMs)}`,
+      {
+        cause: err,
+        hint: 'raise --max-wait, or run again later',
+      },
+    );
   }
   policy.emit({ type: 'retry', attempt: retry + 1, delayMs: decision.ms, reason: err.reason });
   await policy.clock.sleep(decision.ms, attempt.signal);

@@ -33,12 +33,7 @@ export interface ClockOffset {
  * @param sentAt when the request was sent, local ms
  * @param receivedAt when the response headers arrived, local ms
  */
-export function updateClockOffset(
-  previous: ClockOffset | undefined,
-  dateMs: number,
-  sentAt: number,
-  receivedAt: number,
-): ClockOffset {
+export function updateClockOffset(previous: ClockOffset | undefined, dateMs: number, sentAt: number, receivedAt: number): ClockOffset {
   const low = dateMs - receivedAt;
   const high = dateMs + 1000 - Math.min(sentAt, receivedAt);
   if (previous === undefined) return { low, high, samples: 1 };

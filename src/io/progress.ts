@@ -92,7 +92,10 @@ function spinnerStream(stream: OutputStream): NodeJS.WritableStream {
     write: ((chunk: string, encoding?: BufferEncoding, callback?: (err?: Error | null) => void) =>
       stream.write(chunk, encoding as BufferEncoding, callback)) as NodeJS.WritableStream['write'],
     once: (event: string, listener: (...args: unknown[]) => void) => (stream.once(event, listener), terminal as unknown as NodeJS.WritableStream),
-    removeListener: (event: string, listener: (...args: unknown[]) => void) => (stream.removeListener(event, listener), terminal as unknown as NodeJS.WritableStream),
+    removeListener: (event: string, listener: (...args: unknown[]) => void) => (
+      stream.removeListener(event, listener),
+      terminal as unknown as NodeJS.WritableStream
+    ),
     cursorTo: (x, y, callback) => cursorTo(stream, x, y, callback),
     clearLine: (dir, callback) => clearLine(stream, dir, callback),
     moveCursor: (dx, dy, callback) => moveCursor(stream, dx, dy, callback),
@@ -139,7 +142,8 @@ export function formatWaitLine(event: EventOf<'wait'>, nowMs: number): string {
  * @param elapsedMs how long the export took, ms
  */
 export function formatSummary(stats: ProgressStats, destination: string, elapsedMs: number): string {
-  const waits = stats.waits > 0 ? `, ${stats.waits} rate-limit wait${stats.waits === 1 ? '' : 's'} (${formatDuration(stats.waitMs)})` : ', no rate-limit waits';
+  const waits =
+    stats.waits > 0 ? `, ${stats.waits} rate-limit wait${stats.waits === 1 ? '' : 's'} (${formatDuration(stats.waitMs)})` : ', no rate-limit waits';
   return (
     `${formatCount(stats.items)} item${stats.items === 1 ? '' : 's'} to ${destination} in ${formatDuration(elapsedMs)}` +
     ` (${formatCount(stats.requests)} request${stats.requests === 1 ? '' : 's'}, ${stats.retries} retr${stats.retries === 1 ? 'y' : 'ies'}${waits})`

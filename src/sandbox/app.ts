@@ -28,15 +28,7 @@ import type { Sandbox, SandboxOptions } from './types.js';
 import { createWarmer } from './warm.js';
 
 export { DEFAULT_SANDBOX_KEY, DEFAULT_SIZES };
-export type {
-  AutoMutation,
-  RequestLogEntry,
-  Sandbox,
-  SandboxOptions,
-  SandboxReply,
-  SandboxRequest,
-  SandboxStats,
-} from './types.js';
+export type { AutoMutation, RequestLogEntry, Sandbox, SandboxOptions, SandboxReply, SandboxRequest, SandboxStats } from './types.js';
 
 /** The answer of `Sandbox.handle`: a network fault becomes a bodiless 502. */
 async function handleWith(sandbox: Pick<Sandbox, 'reply'>, request: Request): Promise<Response> {

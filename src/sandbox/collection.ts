@@ -200,12 +200,7 @@ function removeItem(st: Store, id: string): boolean {
  * @param budget bytes of item JSON that may be cached, shared by every collection
  * @param seed the sandbox seed
  */
-export function createCollectionState(
-  key: string,
-  base: GeneratedCollection,
-  budget: ByteBudget,
-  seed: number,
-): CollectionState {
+export function createCollectionState(key: string, base: GeneratedCollection, budget: ByteBudget, seed: number): CollectionState {
   const st: Store = { base, budget, inserted: [], deleted: [], deletedSet: new Set(), cache: [], filtered: new Map(), version: 0 };
   let serial = 0;
   const keyHash = hashString(key);

@@ -31,7 +31,11 @@ export function validateRule(rule: FaultRule): void {
   if (rule.kind === 'foreign-next' && rule.link !== undefined && typeof rule.link !== 'string') {
     throw new UsageError('fault foreign-next: link must be a string');
   }
-  if ((rule.kind === 'foreign-next' || rule.kind === 'redirect') && rule.url === undefined && !(rule.kind === 'foreign-next' && rule.link !== undefined)) {
+  if (
+    (rule.kind === 'foreign-next' || rule.kind === 'redirect') &&
+    rule.url === undefined &&
+    !(rule.kind === 'foreign-next' && rule.link !== undefined)
+  ) {
     throw new UsageError(`fault ${rule.kind} needs url=<absolute URL>${rule.kind === 'foreign-next' ? ' or link=<raw link>' : ''}`);
   }
 }

@@ -146,10 +146,7 @@ export function createSandboxFetch(sandbox: Sandbox, options: SandboxFetchOption
       foreignRequests.push({ method, url: url.href, headers: seen });
       throw fetchFailed('ECONNREFUSED', `connect ECONNREFUSED ${url.host}`);
     }
-    const reply = await raceAbort(
-      sandbox.reply({ method, url: url.href, header: (n) => headers.get(n) }, signal),
-      signal,
-    );
+    const reply = await raceAbort(sandbox.reply({ method, url: url.href, header: (n) => headers.get(n) }, signal), signal);
     return toResponse(sandbox, reply, url, signal);
   };
 

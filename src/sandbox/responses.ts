@@ -19,9 +19,7 @@ export const PROBLEM_TYPE = 'application/problem+json';
 export const HTML_TYPE = 'text/html; charset=utf-8';
 
 /** A proxy's maintenance page, answered with status 200 by the `html` fault. */
-export const HTML_PAGE = Buffer.from(
-  '<!DOCTYPE html><html><head><title>Maintenance</title></head><body><h1>We’ll be right back</h1></body></html>',
-);
+export const HTML_PAGE = Buffer.from('<!DOCTYPE html><html><head><title>Maintenance</title></head><body><h1>We’ll be right back</h1></body></html>');
 /** `NaN` is not JSON (RFC 8259 §6), so every parser rejects this. */
 export const INVALID_JSON = Buffer.from('{"@context":"/contexts/Error","hydra:member":[{"id":NaN,}]');
 /** Reason phrases of the injected 5xx statuses (RFC 9110 §15.6); others get `Server Error`. */

@@ -73,10 +73,7 @@ interface Sleeper {
  * @param startEpochMs initial wall-clock time, epoch ms (default 2024-04-16T18:00:00Z)
  * @param options.autoAdvance when false, only {@link VirtualClock.advance} moves time
  */
-export function createVirtualClock(
-  startEpochMs = Date.UTC(2024, 3, 16, 18, 0, 0),
-  options: { autoAdvance?: boolean } = {},
-): VirtualClock {
+export function createVirtualClock(startEpochMs = Date.UTC(2024, 3, 16, 18, 0, 0), options: { autoAdvance?: boolean } = {}): VirtualClock {
   const autoAdvance = options.autoAdvance ?? true;
   let wall = startEpochMs;
   let mono = 0;

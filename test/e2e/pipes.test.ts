@@ -37,7 +37,9 @@ function args(): string[] {
 describe('stdout into a pipe', () => {
   it('`| head -n 3` under a real shell: exit 0 with pipefail, no stack trace, the export stops early', async () => {
     const before = sandbox.requests().length;
-    const script = `set -o pipefail; "${process.execPath}" "${BIN}" ${args().map((a) => `'${a}'`).join(' ')} --base-url ${server.url} | head -n 3`;
+    const script = `set -o pipefail; "${process.execPath}" "${BIN}" ${args()
+      .map((a) => `'${a}'`)
+      .join(' ')} --base-url ${server.url} | head -n 3`;
     const result = await runShell(script, { cwd: dir.path, env: cliEnv(dir) });
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');

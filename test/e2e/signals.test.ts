@@ -64,9 +64,14 @@ describe.each([
 
     expect(r.code).toBe(code);
     expect(r.signal).toBeNull();
-    const lines = r.stderr.trimEnd().split('\n').filter((l) => !/^GET /.test(l));
+    const lines = r.stderr
+      .trimEnd()
+      .split('\n')
+      .filter((l) => !/^GET /.test(l));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^collections: interrupted by ${signal}; checkpoint kept; resume with: collections .*--out ${out.replace('.', '\\.')} .*--resume$`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^collections: interrupted by ${signal}; checkpoint kept; resume with: collections .*--out ${out.replace('.', '\\.')} .*--resume$`),
+    );
     expect(canaryFree(r.stderr)).toBe(true);
     expect(dir.read(out).toString()).toBe(YESTERDAY);
     expect(dir.has(`${out}.part`)).toBe(true);
@@ -110,7 +115,14 @@ describe('SIGKILL at any moment', () => {
     ];
     let resumeNext = checkpointPages(checkpoint) > 0;
     for (const [pages, delayMs] of moments) {
-      const r = await runAndSignalAtCheckpoint([...args, ...(resumeNext ? ['--resume'] : [])], { cwd: dir.path, env: cliEnv(dir), signal: 'SIGKILL', checkpoint, pages, delayMs });
+      const r = await runAndSignalAtCheckpoint([...args, ...(resumeNext ? ['--resume'] : [])], {
+        cwd: dir.path,
+        env: cliEnv(dir),
+        signal: 'SIGKILL',
+        checkpoint,
+        pages,
+        delayMs,
+      });
       expect(r.signal, r.stderr).toBe('SIGKILL');
       expect(checkpointPages(checkpoint)).toBeGreaterThanOrEqual(pages);
       resumeNext = true;

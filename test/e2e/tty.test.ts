@@ -35,7 +35,13 @@ async function underPty(args: string[], env: Record<string, string | undefined>)
   const collect = (c: string): void => {
     screen += c;
   };
-  const { code } = await runCommand(SCRIPT, ['-qfec', command, '/dev/null'], { cwd: dir.path, env, stdin: 'ignore', onStdout: collect, onStderr: collect });
+  const { code } = await runCommand(SCRIPT, ['-qfec', command, '/dev/null'], {
+    cwd: dir.path,
+    env,
+    stdin: 'ignore',
+    onStdout: collect,
+    onStderr: collect,
+  });
   return { code, screen };
 }
 
@@ -43,7 +49,18 @@ async function underPty(args: string[], env: Record<string, string | undefined>)
 const strip = (s: string): string => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '\n');
 
 describe.skipIf(!existsSync(SCRIPT))('under a pseudo-terminal', () => {
-  const args = () => ['invoices', '--taxpayer', sandbox.taxpayers()[0]!, '--cursor', '--items-per-page', '10', '--out', 'tty.ndjson', '--base-url', server.url];
+  const args = () => [
+    'invoices',
+    '--taxpayer',
+    sandbox.taxpayers()[0]!,
+    '--cursor',
+    '--items-per-page',
+    '10',
+    '--out',
+    'tty.ndjson',
+    '--base-url',
+    server.url,
+  ];
 
   it('shows the spinner, the wait with quota and local resume time, then the summary', async () => {
     const { code, screen } = await underPty(args(), { ...cliEnv(dir), TERM: 'xterm-256color' });
@@ -56,7 +73,11 @@ describe.skipIf(!existsSync(SCRIPT))('under a pseudo-terminal', () => {
   });
 
   it('with CI set: no spinner, plain lines', async () => {
-    const { code, screen } = await underPty(['entities', '--out', 'ci.ndjson', '--base-url', server.url], { ...cliEnv(dir), TERM: 'xterm-256color', CI: 'true' });
+    const { code, screen } = await underPty(['entities', '--out', 'ci.ndjson', '--base-url', server.url], {
+      ...cliEnv(dir),
+      TERM: 'xterm-256color',
+      CI: 'true',
+    });
     expect(code, screen).toBe(0);
     expect(screen).not.toContain('\x1b[');
     expect(strip(screen)).toMatch(/^collections: 25 items to \S*ci\.ndjson in \S+ \(1 request, 0 retries, no rate-limit waits\)/m);

@@ -54,7 +54,22 @@ describe('--resume with a corrupt or foreign checkpoint', () => {
     const target = join(before.dir, 'out.ndjson');
     const tampered = tamper(before.checkpoint);
     writeFileSync(`${target}.checkpoint.json`, tampered);
-    const r = await runScenario({ argv: ({ taxpayer }) => ['invoices', '--taxpayer', taxpayer, '--api-key', CANARY, '--base-url', ORIGIN, '--quiet', '--out', target, '--resume', ...args] });
+    const r = await runScenario({
+      argv: ({ taxpayer }) => [
+        'invoices',
+        '--taxpayer',
+        taxpayer,
+        '--api-key',
+        CANARY,
+        '--base-url',
+        ORIGIN,
+        '--quiet',
+        '--out',
+        target,
+        '--resume',
+        ...args,
+      ],
+    });
     const part = existsSync(`${target}.part`) ? readFileSync(`${target}.part`) : undefined;
     const checkpoint = existsSync(`${target}.checkpoint.json`) ? readFileSync(`${target}.checkpoint.json`, 'utf8') : undefined;
     const checks = {
@@ -85,7 +100,12 @@ describe('--resume with a corrupt or foreign checkpoint', () => {
 
   it.each(cases)('%s: clear refusal, exit 2, zero requests, nothing mixed', async (name, args, tamper) => {
     const { checks } = await resumeTampered(name, args, tamper);
-    expect({ exit2: checks.exit2, zeroRequests: checks.zeroRequests, noTarget: checks.noTarget, saysWhy: checks.saysWhy }).toEqual({ exit2: true, zeroRequests: true, noTarget: true, saysWhy: true });
+    expect({ exit2: checks.exit2, zeroRequests: checks.zeroRequests, noTarget: checks.noTarget, saysWhy: checks.saysWhy }).toEqual({
+      exit2: true,
+      zeroRequests: true,
+      noTarget: true,
+      saysWhy: true,
+    });
   });
 
   // A refused resume keeps the interrupted export for a resume with the right options (it deleted
@@ -98,7 +118,22 @@ describe('--resume with a corrupt or foreign checkpoint', () => {
   it('control: the same options resume and give the clean output byte for byte', async () => {
     const before = await interrupted();
     const target = join(before.dir, 'out.ndjson');
-    const r = await runScenario({ argv: ({ taxpayer }) => ['invoices', '--taxpayer', taxpayer, '--api-key', CANARY, '--base-url', ORIGIN, '--quiet', '--out', target, '--resume', ...CURSOR] });
+    const r = await runScenario({
+      argv: ({ taxpayer }) => [
+        'invoices',
+        '--taxpayer',
+        taxpayer,
+        '--api-key',
+        CANARY,
+        '--base-url',
+        ORIGIN,
+        '--quiet',
+        '--out',
+        target,
+        '--resume',
+        ...CURSOR,
+      ],
+    });
     expect(r.code).toBe(0);
     expect(r.requests).toHaveLength(7);
     expect(readFileSync(target, 'utf8')).toBe(clean.stdout);
@@ -123,28 +158,59 @@ async function onto(setup: (dir: string) => string, outcome: { zeroRequests: boo
 
 describe('disk full, unwritable path, path is a folder', () => {
   it.skipIf(!hasDevFull)('disk full on the first write: exit 7, yesterday’s file untouched, no sidecar left', async () => {
-    const { r, target, yesterday, mtime } = await onto((dir) => {
-      const t = join(dir, 'out.ndjson');
-      writeFileSync(t, YESTERDAY);
-      symlinkSync('/dev/full', `${t}.part`);
-      return t;
-    }, { zeroRequests: false });
+    const { r, target, yesterday, mtime } = await onto(
+      (dir) => {
+        const t = join(dir, 'out.ndjson');
+        writeFileSync(t, YESTERDAY);
+        symlinkSync('/dev/full', `${t}.part`);
+        return t;
+      },
+      { zeroRequests: false },
+    );
     const row = report(
-      { fault: 'disk full, unwritable path, path is a folder', mode: 'disk full (sidecar on /dev/full)', expected: 'exit 7; yesterday’s file untouched', lost: 0, duplicated: 0, early: 0, max429: 0, foreign: 0, exit: r.code },
-      { exit7: r.code === 7, untouched: yesterday === YESTERDAY && statSync(target).mtimeMs === mtime, says: /no space left/.test(r.stderr), noCheckpoint: !existsSync(`${target}.checkpoint.json`) },
+      {
+        fault: 'disk full, unwritable path, path is a folder',
+        mode: 'disk full (sidecar on /dev/full)',
+        expected: 'exit 7; yesterday’s file untouched',
+        lost: 0,
+        duplicated: 0,
+        early: 0,
+        max429: 0,
+        foreign: 0,
+        exit: r.code,
+      },
+      {
+        exit7: r.code === 7,
+        untouched: yesterday === YESTERDAY && statSync(target).mtimeMs === mtime,
+        says: /no space left/.test(r.stderr),
+        noCheckpoint: !existsSync(`${target}.checkpoint.json`),
+      },
     );
     expect(row.failed).toEqual([]);
   });
 
   it.skipIf(!hasDevFull)('disk full on the checkpoint after page 1: exit 7, yesterday’s file untouched', async () => {
-    const { r, yesterday } = await onto((dir) => {
-      const t = join(dir, 'out.ndjson');
-      writeFileSync(t, YESTERDAY);
-      symlinkSync('/dev/full', `${t}.checkpoint.json.tmp`);
-      return t;
-    }, { zeroRequests: false });
+    const { r, yesterday } = await onto(
+      (dir) => {
+        const t = join(dir, 'out.ndjson');
+        writeFileSync(t, YESTERDAY);
+        symlinkSync('/dev/full', `${t}.checkpoint.json.tmp`);
+        return t;
+      },
+      { zeroRequests: false },
+    );
     const row = report(
-      { fault: 'disk full, unwritable path, path is a folder', mode: 'disk full (checkpoint on /dev/full)', expected: 'exit 7; yesterday’s file untouched', lost: 0, duplicated: 0, early: 0, max429: 0, foreign: 0, exit: r.code },
+      {
+        fault: 'disk full, unwritable path, path is a folder',
+        mode: 'disk full (checkpoint on /dev/full)',
+        expected: 'exit 7; yesterday’s file untouched',
+        lost: 0,
+        duplicated: 0,
+        early: 0,
+        max429: 0,
+        foreign: 0,
+        exit: r.code,
+      },
       { exit7: r.code === 7, untouched: yesterday === YESTERDAY, says: /checkpoint/.test(r.stderr) },
     );
     expect(row.failed).toEqual([]);
@@ -182,7 +248,18 @@ describe('disk full, unwritable path, path is a folder', () => {
     const folderKept = name === 'path is a folder' ? readFileSync(join(target, 'keep'), 'utf8') === YESTERDAY : true;
     const fileKept = name === 'sidecar path is a folder' ? yesterday === YESTERDAY && statSync(target).mtimeMs === mtime : true;
     const row = report(
-      { fault: 'disk full, unwritable path, path is a folder', mode: name, expected: 'exit 7; yesterday’s file untouched', lost: 0, duplicated: 0, early: 0, max429: 0, foreign: 0, exit: r.code, note: `${r.requests.length} requests` },
+      {
+        fault: 'disk full, unwritable path, path is a folder',
+        mode: name,
+        expected: 'exit 7; yesterday’s file untouched',
+        lost: 0,
+        duplicated: 0,
+        early: 0,
+        max429: 0,
+        foreign: 0,
+        exit: r.code,
+        note: `${r.requests.length} requests`,
+      },
       { exit7: r.code === 7, zeroRequests: r.requests.length === 0, folderKept, fileKept, oneLine: r.stderr.trim().split('\n').length === 1 },
     );
     expect(row.failed).toEqual([]);
@@ -217,8 +294,24 @@ describe('ids, --items-per-page and format: exit 2, zero requests', () => {
   it.each(flags)('%s', async (name, args) => {
     const r = await run(args);
     const row = report(
-      { fault: 'ids `..`, `a/b`, `a?b#c`, empty; `--items-per-page` 0, 1.5, abc, 5000; unknown format', mode: name, expected: 'exit 2, zero requests', lost: 0, duplicated: 0, early: 0, max429: 0, foreign: 0, exit: r.code, note: `${r.requests.length} requests` },
-      { exit2: r.code === 2, zeroRequests: r.requests.length === 0, noFile: !existsSync(join(r.dir, 'out.ndjson.part')), oneLine: r.stderr.trim().split('\n').length === 1 },
+      {
+        fault: 'ids `..`, `a/b`, `a?b#c`, empty; `--items-per-page` 0, 1.5, abc, 5000; unknown format',
+        mode: name,
+        expected: 'exit 2, zero requests',
+        lost: 0,
+        duplicated: 0,
+        early: 0,
+        max429: 0,
+        foreign: 0,
+        exit: r.code,
+        note: `${r.requests.length} requests`,
+      },
+      {
+        exit2: r.code === 2,
+        zeroRequests: r.requests.length === 0,
+        noFile: !existsSync(join(r.dir, 'out.ndjson.part')),
+        oneLine: r.stderr.trim().split('\n').length === 1,
+      },
     );
     expect(row.failed).toEqual([]);
   });
@@ -232,7 +325,18 @@ describe('ids, --items-per-page and format: exit 2, zero requests', () => {
   ])('%s: exit 2, zero requests', async (name, args) => {
     const r = await run(args, args[0] === '--invoice' ? 'line-items' : 'invoices');
     report(
-      { fault: 'ids `..`, `a/b`, `a?b#c`, empty; `--items-per-page` 0, 1.5, abc, 5000; unknown format', mode: name, expected: 'exit 2, zero requests', lost: 0, duplicated: 0, early: 0, max429: 0, foreign: 0, exit: r.code, note: r.stderr.trim() },
+      {
+        fault: 'ids `..`, `a/b`, `a?b#c`, empty; `--items-per-page` 0, 1.5, abc, 5000; unknown format',
+        mode: name,
+        expected: 'exit 2, zero requests',
+        lost: 0,
+        duplicated: 0,
+        early: 0,
+        max429: 0,
+        foreign: 0,
+        exit: r.code,
+        note: r.stderr.trim(),
+      },
       { exit2: r.code === 2, zeroRequests: r.requests.length === 0 },
     );
     expect(r.code).toBe(2);
@@ -248,7 +352,18 @@ describe('missing key or base URL; plain http:// to a non-loopback host', () => 
   ])('%s: exit 2, zero requests', async (name, args) => {
     const r = await runScenario({ argv: ({ taxpayer }) => ['invoices', '--taxpayer', taxpayer, ...args] });
     const row = report(
-      { fault: 'missing key or base URL; plain `http://` to a non-loopback host', mode: name, expected: 'exit 2', lost: 0, duplicated: 0, early: 0, max429: 0, foreign: 0, exit: r.code, note: r.stderr.trim().slice(13, 80) },
+      {
+        fault: 'missing key or base URL; plain `http://` to a non-loopback host',
+        mode: name,
+        expected: 'exit 2',
+        lost: 0,
+        duplicated: 0,
+        early: 0,
+        max429: 0,
+        foreign: 0,
+        exit: r.code,
+        note: r.stderr.trim().slice(13, 80),
+      },
       { exit2: r.code === 2, zeroRequests: r.requests.length === 0, hint: name !== 'missing base URL' || /config set base-url/.test(r.stderr) },
     );
     expect(row.failed).toEqual([]);
@@ -282,7 +397,17 @@ describe('missing key or base URL; plain http:// to a non-loopback host', () => 
     const r = await exportTo(base);
     const warned = /warning: .*plain http.*unencrypted/.test(r.stderrAtFirstRequest);
     const row = report(
-      { fault: 'missing key or base URL; plain `http://` to a non-loopback host', mode: `${base} (fetch stub)`, expected: warns ? 'a warning before the key is sent' : 'no warning', lost: 0, duplicated: 0, early: 0, max429: 0, foreign: 0, exit: r.code },
+      {
+        fault: 'missing key or base URL; plain `http://` to a non-loopback host',
+        mode: `${base} (fetch stub)`,
+        expected: warns ? 'a warning before the key is sent' : 'no warning',
+        lost: 0,
+        duplicated: 0,
+        early: 0,
+        max429: 0,
+        foreign: 0,
+        exit: r.code,
+      },
       { exit0: r.code === 0, warning: warned === warns, complete: idsOfNdjson(r.stdout).length === 5, noKey: !r.stderr.includes(CANARY) },
     );
     expect(row.failed).toEqual([]);

@@ -197,14 +197,15 @@ function record(row: ResultRow): void {
  * `checks` (each a named boolean), so the report says exactly what failed; the caller still
  * asserts each check with `expect` for a readable failure.
  */
-export function report(
-  row: Omit<ResultRow, 'pass'>,
-  checks: Record<string, boolean>,
-): ResultRow & { failed: string[] } {
+export function report(row: Omit<ResultRow, 'pass'>, checks: Record<string, boolean>): ResultRow & { failed: string[] } {
   const failed = Object.entries(checks)
     .filter(([, ok]) => !ok)
     .map(([name]) => name);
-  const full: ResultRow = { ...row, pass: failed.length === 0, ...(failed.length ? { note: `${row.note ? `${row.note}; ` : ''}failed: ${failed.join(', ')}` } : {}) };
+  const full: ResultRow = {
+    ...row,
+    pass: failed.length === 0,
+    ...(failed.length ? { note: `${row.note ? `${row.note}; ` : ''}failed: ${failed.join(', ')}` } : {}),
+  };
   record(full);
   return { ...full, failed };
 }

@@ -133,7 +133,17 @@ describe('unprefixed keys, relative or absolute links', () => {
     const r = await runScenario({ args: mode === 'cursor' ? CURSOR : OFFSET, faults: spec });
     const { lost, duplicated } = lostAndDuplicated(idsOfNdjson(clean[mode].stdout), idsOfNdjson(r.stdout));
     const row = report(
-      { fault: 'unprefixed keys, relative or absolute links', mode: `${name}, ${mode}`, expected: 'byte-identical output', lost, duplicated, early: 0, max429: 0, foreign: r.foreign.length, exit: r.code },
+      {
+        fault: 'unprefixed keys, relative or absolute links',
+        mode: `${name}, ${mode}`,
+        expected: 'byte-identical output',
+        lost,
+        duplicated,
+        early: 0,
+        max429: 0,
+        foreign: r.foreign.length,
+        exit: r.code,
+      },
       { exit0: r.code === 0, identical: r.stdout === clean[mode].stdout, sameRequests: r.requests.length === clean[mode].requests.length },
     );
     expect(row.failed).toEqual([]);
@@ -181,7 +191,13 @@ describe('items inserted and deleted while paging', () => {
         exit: r.code,
         note: `${deleted} deleted, ${final.size + deleted - initial.length} inserted during the run`,
       },
-      { exit0: r.code === 0, lost: lost === 0, duplicated: duplicated === 0, mutated: deleted > 0, newestFirst: got.every((id, i) => i === 0 || got[i - 1]! > id) },
+      {
+        exit0: r.code === 0,
+        lost: lost === 0,
+        duplicated: duplicated === 0,
+        mutated: deleted > 0,
+        newestFirst: got.every((id, i) => i === 0 || got[i - 1]! > id),
+      },
     );
     expect(row.failed).toEqual([]);
   });

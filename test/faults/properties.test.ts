@@ -31,7 +31,18 @@ async function recorded(fault: string, mode: string, expected: string, run: () =
     error = err instanceof Error ? err : new Error(String(err));
   }
   report(
-    { fault, mode, expected, lost: 0, duplicated: 0, early: 0, max429: 0, foreign: 0, exit: 0, note: error ? error.message.split('\n')[0] : `${RUNS} random runs, seed ${SEED}` },
+    {
+      fault,
+      mode,
+      expected,
+      lost: 0,
+      duplicated: 0,
+      early: 0,
+      max429: 0,
+      foreign: 0,
+      exit: 0,
+      note: error ? error.message.split('\n')[0] : `${RUNS} random runs, seed ${SEED}`,
+    },
     { property: error === undefined },
   );
   if (error) throw error;
@@ -120,38 +131,49 @@ function duplicates(ids: readonly string[]): string[] {
 
 describe('pagination engine properties', () => {
   it('cursor mode with inserts, deletes and faults: every item present for the whole run exactly once, newest first', async () => {
-    await recorded('items inserted and deleted while paging', 'property: cursor, random sizes, page sizes, limits, faults, inserts and deletes', 'every item exactly once', () => fc.assert(
-      fc.asyncProperty(
-        scenarioArb,
-        fc.record({ every: fc.integer({ min: 1, max: 4 }), insert: fc.integer({ min: 0, max: 3 }), remove: fc.integer({ min: 0, max: 2 }) }),
-        async (s, mutation) => {
-          const { sandbox, client, baseUrl, start, initial, probe, fetch } = setup(s, mutation);
-          const ids = await collect(paginate({ client, baseUrl, start, headers: { 'X-Pagination-Style': 'cursor' } }));
-          const final = new Set(sandbox.invoiceIds(probe));
-          const survivors = initial.filter((id) => final.has(id));
-          const got = new Set(ids);
-          expect(survivors.filter((id) => !got.has(id))).toEqual([]);
-          expect(duplicates(ids)).toEqual([]);
-          expect(ids.every((id, i) => i === 0 || ids[i - 1]! > id)).toBe(true);
-          expect(fetch.foreignRequests).toEqual([]);
-        },
-      ),
-      { numRuns: RUNS, seed: SEED },
-    ));
+    await recorded(
+      'items inserted and deleted while paging',
+      'property: cursor, random sizes, page sizes, limits, faults, inserts and deletes',
+      'every item exactly once',
+      () =>
+        fc.assert(
+          fc.asyncProperty(
+            scenarioArb,
+            fc.record({ every: fc.integer({ min: 1, max: 4 }), insert: fc.integer({ min: 0, max: 3 }), remove: fc.integer({ min: 0, max: 2 }) }),
+            async (s, mutation) => {
+              const { sandbox, client, baseUrl, start, initial, probe, fetch } = setup(s, mutation);
+              const ids = await collect(paginate({ client, baseUrl, start, headers: { 'X-Pagination-Style': 'cursor' } }));
+              const final = new Set(sandbox.invoiceIds(probe));
+              const survivors = initial.filter((id) => final.has(id));
+              const got = new Set(ids);
+              expect(survivors.filter((id) => !got.has(id))).toEqual([]);
+              expect(duplicates(ids)).toEqual([]);
+              expect(ids.every((id, i) => i === 0 || ids[i - 1]! > id)).toBe(true);
+              expect(fetch.foreignRequests).toEqual([]);
+            },
+          ),
+          { numRuns: RUNS, seed: SEED },
+        ),
+    );
   });
 
   it('offset mode without mutations, any concurrency, with faults: every item exactly once and in order', async () => {
-    await recorded('500/502/503/504 now and then, connection reset, refused for 3 s', 'property: offset, concurrency 1-4, random sizes, page sizes, limits, faults', 'every item exactly once, in order', () => fc.assert(
-      fc.asyncProperty(scenarioArb, fc.integer({ min: 1, max: 4 }), async (s, concurrency) => {
-        const { client, baseUrl, start, initial, fetch } = setup(s);
-        start.searchParams.set('page', '1');
-        const steps =
-          concurrency === 1 ? paginate({ client, baseUrl, start }) : fetchOffsetPages({ client, baseUrl, start, concurrency });
-        const ids = await collect(steps);
-        expect(ids).toEqual(initial);
-        expect(fetch.foreignRequests).toEqual([]);
-      }),
-      { numRuns: RUNS, seed: SEED + 1 },
-    ));
+    await recorded(
+      '500/502/503/504 now and then, connection reset, refused for 3 s',
+      'property: offset, concurrency 1-4, random sizes, page sizes, limits, faults',
+      'every item exactly once, in order',
+      () =>
+        fc.assert(
+          fc.asyncProperty(scenarioArb, fc.integer({ min: 1, max: 4 }), async (s, concurrency) => {
+            const { client, baseUrl, start, initial, fetch } = setup(s);
+            start.searchParams.set('page', '1');
+            const steps = concurrency === 1 ? paginate({ client, baseUrl, start }) : fetchOffsetPages({ client, baseUrl, start, concurrency });
+            const ids = await collect(steps);
+            expect(ids).toEqual(initial);
+            expect(fetch.foreignRequests).toEqual([]);
+          }),
+          { numRuns: RUNS, seed: SEED + 1 },
+        ),
+    );
   });
 });

@@ -72,7 +72,10 @@ describe('limit reached; 429 with Reset and Date', () => {
       'offset, concurrency 4, another client spends each window',
       OFFSET,
       () => cleanOffset,
-      { beforeRequest: async ({ sandbox, n }: { sandbox: Sandbox; n: number }) => (n % 4 === 0 ? spendWindow(sandbox, sandbox.taxpayers()[0]!) : undefined) },
+      {
+        beforeRequest: async ({ sandbox, n }: { sandbox: Sandbox; n: number }) =>
+          n % 4 === 0 ? spendWindow(sandbox, sandbox.taxpayers()[0]!) : undefined,
+      },
     ],
   ] as const)('%s: at most one 429 per window, none before the reset, output identical', async (mode, args, clean, extra) => {
     const r = await runScenario(limited({ args: [...args], ...extra }));
@@ -104,7 +107,13 @@ describe('client clock 5 min fast or 10 min slow', () => {
     const late = lateAfterReset(own(r), WINDOW, LIMIT);
     const worst = Math.max(...late);
     const row = report(
-      { fault: 'client clock 5 min fast, or 10 min slow', mode, expected: '≤1 429/window; wait within ±1.5 s; identical', ...m, note: `${late.length} waits, latest ${worst} ms after the reset` },
+      {
+        fault: 'client clock 5 min fast, or 10 min slow',
+        mode,
+        expected: '≤1 429/window; wait within ±1.5 s; identical',
+        ...m,
+        note: `${late.length} waits, latest ${worst} ms after the reset`,
+      },
       {
         exit0: m.exit === 0,
         identical: m.identical,
@@ -156,7 +165,14 @@ describe('Retry-After seconds or HTTP-date, no Reset', () => {
       shortest = Math.min(shortest, next.at - due);
     });
     const row = report(
-      { fault: '`Retry-After` seconds or HTTP-date, no Reset', mode, expected: 'waits at least that long', ...m, early: requestsBeforeReset(own(r), WINDOW), note: `next request ≥ ${shortest} ms after Retry-After` },
+      {
+        fault: '`Retry-After` seconds or HTTP-date, no Reset',
+        mode,
+        expected: 'waits at least that long',
+        ...m,
+        early: requestsBeforeReset(own(r), WINDOW),
+        note: `next request ≥ ${shortest} ms after Retry-After`,
+      },
       { exit0: m.exit === 0, identical: m.identical, had429: checked >= 1, waitedEnough: shortest >= 0 },
     );
     expect(row.failed).toEqual([]);
@@ -216,7 +232,14 @@ describe('Reset 0, in the past, garbage, in milliseconds, 2 hours away', () => {
     const part = readFileSync(`${target}.part`);
     const m = compare(r, cleanCursor);
     const row = report(
-      { fault: 'Reset 0, in the past, garbage, in milliseconds, 2 hours away', mode: 'Reset 2 hours away, --max-wait 60', expected: 'exit 5 with checkpoint', ...m, lost: 0, note: `checkpoint: ${checkpoint.items} items, ${checkpoint.pages} pages` },
+      {
+        fault: 'Reset 0, in the past, garbage, in milliseconds, 2 hours away',
+        mode: 'Reset 2 hours away, --max-wait 60',
+        expected: 'exit 5 with checkpoint',
+        ...m,
+        lost: 0,
+        note: `checkpoint: ${checkpoint.items} items, ${checkpoint.pages} pages`,
+      },
       {
         exit5: r.code === 5,
         noWait: r.elapsedMs < 1000,
@@ -234,7 +257,13 @@ describe('Reset 0, in the past, garbage, in milliseconds, 2 hours away', () => {
     const r = await runScenario({ args: CURSOR, sandbox: { limit: LIMIT, windowSeconds: WINDOW }, faults: 'reset-format format=far' });
     const m = compare(r, cleanCursor);
     const row = report(
-      { fault: 'Reset 0, in the past, garbage, in milliseconds, 2 hours away', mode: 'Reset 2 hours away, no --max-wait', expected: 'waits, no early retry', ...m, note: `virtual time ${Math.round(r.elapsedMs / 3_600_000)} h` },
+      {
+        fault: 'Reset 0, in the past, garbage, in milliseconds, 2 hours away',
+        mode: 'Reset 2 hours away, no --max-wait',
+        expected: 'waits, no early retry',
+        ...m,
+        note: `virtual time ${Math.round(r.elapsedMs / 3_600_000)} h`,
+      },
       { exit0: m.exit === 0, identical: m.identical, zero429: m.max429 === 0, waitedHours: r.elapsedMs >= 3 * 7_200_000 },
     );
     expect(row.failed).toEqual([]);

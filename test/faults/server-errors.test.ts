@@ -52,7 +52,13 @@ describe('500/502/503/504 now and then, connection reset, refused for 3 s', () =
       const injected = r.requests.filter((e) => e.faults.length > 0).length;
       const m = figures(r, mode);
       const row = report(
-        { fault: '500/502/503/504 now and then, connection reset, refused for 3 s', mode: `${name}, ${mode}`, expected: 'retried; output identical', ...m, note: `${injected} faults injected` },
+        {
+          fault: '500/502/503/504 now and then, connection reset, refused for 3 s',
+          mode: `${name}, ${mode}`,
+          expected: 'retried; output identical',
+          ...m,
+          note: `${injected} faults injected`,
+        },
         { exit0: m.exit === 0, identical: m.identical, injected: injected >= 1, noKeyInStderr: !r.stderr.includes(CANARY) },
       );
       expect(row.failed).toEqual([]);
@@ -128,7 +134,12 @@ describe('truncated body, invalid JSON, HTML 200, headers never sent', () => {
       const r = await runScenario({ args: [...argsOf(mode), ...extra], faults: spec });
       const m = figures(r, mode);
       const row = report(
-        { fault: 'truncated body, invalid JSON, HTML 200, headers never sent, slow drip', mode: `${name}, ${mode}`, expected: 'retried; nothing from the bad page written', ...m },
+        {
+          fault: 'truncated body, invalid JSON, HTML 200, headers never sent, slow drip',
+          mode: `${name}, ${mode}`,
+          expected: 'retried; nothing from the bad page written',
+          ...m,
+        },
         { exit0: m.exit === 0, identical: m.identical, retried: r.requests.some((e) => e.faults.length > 0) },
       );
       expect(row.failed).toEqual([]);
@@ -153,7 +164,11 @@ describe('truncated body, invalid JSON, HTML 200, headers never sent', () => {
         foreign: 0,
         exit: r.code,
       },
-      { exit6: r.code === 6, onlyEarlierPages: r.stdout === cleanPrefix('cursor', 2), attempts: r.requests.filter((e) => e.faults.length > 0).length === 3 },
+      {
+        exit6: r.code === 6,
+        onlyEarlierPages: r.stdout === cleanPrefix('cursor', 2),
+        attempts: r.requests.filter((e) => e.faults.length > 0).length === 3,
+      },
     );
     expect(row.failed).toEqual([]);
   });

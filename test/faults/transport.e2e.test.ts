@@ -12,7 +12,17 @@ import type { Sandbox } from '../../src/sandbox/app.js';
 import type { FaultRule } from '../../src/sandbox/faults.js';
 import { startRecorderServer, type RecorderServer } from '../../src/sandbox/server.js';
 import { requireBuild, runCli, type CliResult } from '../helpers/cli.js';
-import { CANARY, cliEnv, createWorldSandbox, idsOfNdjson, removeTempDirs, serveWorld, tempDir, type ServedWorld, type TempDir } from '../helpers/world.js';
+import {
+  CANARY,
+  cliEnv,
+  createWorldSandbox,
+  idsOfNdjson,
+  removeTempDirs,
+  serveWorld,
+  tempDir,
+  type ServedWorld,
+  type TempDir,
+} from '../helpers/world.js';
 import { report, SIZES } from './harness.js';
 import { lostAndDuplicated, max429PerWindow, requestsBeforeReset } from './measures.js';
 
@@ -73,10 +83,25 @@ function freePort(): Promise<number> {
 
 describe('connection reset, headers never sent, slow drip, refused for 3 s (real sockets)', () => {
   const cases: Array<[string, string, string, string[]]> = [
-    ['connection reset before headers', '500/502/503/504 now and then, connection reset, refused for 3 s', 'reset-before-headers pages=2,4 times=2', []],
+    [
+      'connection reset before headers',
+      '500/502/503/504 now and then, connection reset, refused for 3 s',
+      'reset-before-headers pages=2,4 times=2',
+      [],
+    ],
     ['connection reset mid-body', '500/502/503/504 now and then, connection reset, refused for 3 s', 'reset-mid-body pages=3,5 times=2', []],
-    ['headers never sent, --timeout 1', 'truncated body, invalid JSON, HTML 200, headers never sent, slow drip', 'hang pages=3 times=1', ['--timeout', '1', '--verbose']],
-    ['slow drip (64 B every 100 ms), --timeout 1', 'truncated body, invalid JSON, HTML 200, headers never sent, slow drip', 'drip pages=3 times=1 chunkBytes=64 intervalMs=100', ['--timeout', '1', '--verbose']],
+    [
+      'headers never sent, --timeout 1',
+      'truncated body, invalid JSON, HTML 200, headers never sent, slow drip',
+      'hang pages=3 times=1',
+      ['--timeout', '1', '--verbose'],
+    ],
+    [
+      'slow drip (64 B every 100 ms), --timeout 1',
+      'truncated body, invalid JSON, HTML 200, headers never sent, slow drip',
+      'drip pages=3 times=1 chunkBytes=64 intervalMs=100',
+      ['--timeout', '1', '--verbose'],
+    ],
     ['truncated body', 'truncated body, invalid JSON, HTML 200, headers never sent, slow drip', 'truncate pages=2 times=1', []],
   ];
   it.each(cases)('%s: retried, output identical (e2e)', async (name, fault, spec, extra) => {
@@ -86,7 +111,18 @@ describe('connection reset, headers never sent, slow drip, refused for 3 s (real
     const { lost, duplicated } = lostAndDuplicated(idsOfNdjson(cleanStdout), idsOfNdjson(r.stdout));
     const injected = sandbox.requests().filter((e) => e.faults.length > 0).length;
     const row = report(
-      { fault, mode: `${name}, e2e`, expected: 'retried; output identical', lost, duplicated, early: 0, max429: 0, foreign: 0, exit: r.code ?? -1, note: `${r.ms} ms real` },
+      {
+        fault,
+        mode: `${name}, e2e`,
+        expected: 'retried; output identical',
+        lost,
+        duplicated,
+        early: 0,
+        max429: 0,
+        foreign: 0,
+        exit: r.code ?? -1,
+        note: `${r.ms} ms real`,
+      },
       {
         exit0: r.code === 0,
         identical: r.stdout === cleanStdout,
@@ -108,7 +144,18 @@ describe('connection reset, headers never sent, slow drip, refused for 3 s (real
     const r = await pending;
     const { lost, duplicated } = lostAndDuplicated(idsOfNdjson(cleanStdout), idsOfNdjson(r.stdout));
     const row = report(
-      { fault: '500/502/503/504 now and then, connection reset, refused for 3 s', mode: 'refused for 3 s (server starts late), e2e', expected: 'retried; output identical', lost, duplicated, early: 0, max429: 0, foreign: 0, exit: r.code ?? -1, note: `${r.ms} ms real` },
+      {
+        fault: '500/502/503/504 now and then, connection reset, refused for 3 s',
+        mode: 'refused for 3 s (server starts late), e2e',
+        expected: 'retried; output identical',
+        lost,
+        duplicated,
+        early: 0,
+        max429: 0,
+        foreign: 0,
+        exit: r.code ?? -1,
+        note: `${r.ms} ms real`,
+      },
       { exit0: r.code === 0, identical: r.stdout === cleanStdout, tookTheOutage: r.ms >= 3000 },
     );
     expect(row.failed).toEqual([]);
@@ -119,7 +166,10 @@ describe('links and redirects to another origin (a recorder on another port)', (
   const cases: Array<[string, (rec: string, own: string) => FaultRule]> = [
     ['hydra:next to another port', (rec) => ({ kind: 'foreign-next', url: `${rec}/` })],
     ['hydra:next //127.0.0.1:port/ (scheme-relative)', (rec) => ({ kind: 'foreign-next', link: `//${new URL(rec).host}/taxpayers/x/invoices` })],
-    ['hydra:next with userinfo hiding the host', (rec, own) => ({ kind: 'foreign-next', link: `http://${new URL(own).host}@${new URL(rec).host}/taxpayers/x/invoices` })],
+    [
+      'hydra:next with userinfo hiding the host',
+      (rec, own) => ({ kind: 'foreign-next', link: `http://${new URL(own).host}@${new URL(rec).host}/taxpayers/x/invoices` }),
+    ],
     ['302 to another port', (rec) => ({ kind: 'redirect', url: `${rec}/` })],
   ];
   it.each(cases)('%s: the recorder receives nothing, exit 6 (e2e)', async (name, rule) => {
@@ -141,7 +191,12 @@ describe('links and redirects to another origin (a recorder on another port)', (
         exit: r.code ?? -1,
         note: `X-Api-Key at the recorder: ${keyHeaders}`,
       },
-      { exit6: r.code === 6, recorderEmpty: rec.requests.length === 0, noKeyThere: keyHeaders === 0, pagesBefore: cleanStdout.startsWith(r.stdout) && idsOfNdjson(r.stdout).length === 10 },
+      {
+        exit6: r.code === 6,
+        recorderEmpty: rec.requests.length === 0,
+        noKeyThere: keyHeaders === 0,
+        pagesBefore: cleanStdout.startsWith(r.stdout) && idsOfNdjson(r.stdout).length === 10,
+      },
     );
     expect(row.failed).toEqual([]);
   });
@@ -159,7 +214,12 @@ describe('limit reached; 429 with Reset and Date (real clock, 1 s windows)', () 
       async reply(req, signal) {
         seen++;
         if (seen === 1 || seen === 5) {
-          for (let i = 0; i < 4; i++) await sandbox.reply({ method: 'GET', url: `http://127.0.0.1/taxpayers/${competitor(seen)}`, header: (h) => (h === 'x-api-key' ? CANARY : null) });
+          for (let i = 0; i < 4; i++)
+            await sandbox.reply({
+              method: 'GET',
+              url: `http://127.0.0.1/taxpayers/${competitor(seen)}`,
+              header: (h) => (h === 'x-api-key' ? CANARY : null),
+            });
         }
         return sandbox.reply(req, signal);
       },
@@ -173,7 +233,18 @@ describe('limit reached; 429 with Reset and Date (real clock, 1 s windows)', () 
     const max429 = max429PerWindow(log, 1);
     const limited = log.filter((e) => e.status === 429).length;
     const row = report(
-      { fault: 'limit reached; 429 with Reset and Date', mode: 'cursor, e2e, 1 s windows, another client on the key', expected: '≤1 429/window; no request before Reset; identical', lost, duplicated, early, max429, foreign: 0, exit: r.code ?? -1, note: `${log.length} requests, ${limited} 429s, ${r.ms} ms real` },
+      {
+        fault: 'limit reached; 429 with Reset and Date',
+        mode: 'cursor, e2e, 1 s windows, another client on the key',
+        expected: '≤1 429/window; no request before Reset; identical',
+        lost,
+        duplicated,
+        early,
+        max429,
+        foreign: 0,
+        exit: r.code ?? -1,
+        note: `${log.length} requests, ${limited} 429s, ${r.ms} ms real`,
+      },
       { exit0: r.code === 0, identical: r.stdout === cleanStdout, max429: max429 <= 1, early: early === 0, met429: limited >= 1 },
     );
     expect(row.failed).toEqual([]);

@@ -80,9 +80,7 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
   const listeners = new Set<(s: TerminationSignal) => void>();
   const forcedExits: number[] = [];
   const fetched: string[] = [];
-  const inner: FetchLike =
-    options.fetch ??
-    ((input) => Promise.reject(new Error(`unexpected request to ${String(input)}`)));
+  const inner: FetchLike = options.fetch ?? ((input) => Promise.reject(new Error(`unexpected request to ${String(input)}`)));
   const fetch: FetchLike = (input, init) => {
     fetched.push(String(input));
     return inner(input, init);

@@ -184,7 +184,11 @@ export type WorldContextOptions = Pick<InProcessOptions, keyof TestContextOption
  * `strictOrigin`), a served one through the real fetch and the system clock. For runs below
  * `main()`, e.g. `runExport(plan, t.ctx)`; {@link runInProcess} uses it too.
  */
-export function worldContext(world: SandboxWorld | ServedWorld, dir: TempDir, options: WorldContextOptions = {}): { t: TestContext; foreign: ForeignRequest[] } {
+export function worldContext(
+  world: SandboxWorld | ServedWorld,
+  dir: TempDir,
+  options: WorldContextOptions = {},
+): { t: TestContext; foreign: ForeignRequest[] } {
   const served = 'server' in world;
   const inner = served ? undefined : createSandboxFetch(world.sandbox, world.strictOrigin ? { origin: world.base } : {});
   const base: FetchLike = inner ?? globalThis.fetch;
@@ -200,7 +204,12 @@ export function worldContext(world: SandboxWorld | ServedWorld, dir: TempDir, op
  * and config folder). An in-process world answers through the sandbox's fetch on the world's
  * virtual clock; a served one through the real fetch and the system clock.
  */
-export async function runInProcess(world: SandboxWorld | ServedWorld, dir: TempDir, args: readonly string[], options: InProcessOptions = {}): Promise<RunOutcome> {
+export async function runInProcess(
+  world: SandboxWorld | ServedWorld,
+  dir: TempDir,
+  args: readonly string[],
+  options: InProcessOptions = {},
+): Promise<RunOutcome> {
   const via = options.connectVia ?? 'argv';
   const env = via === 'env' ? { COLLECTIONS_API_KEY: world.key, COLLECTIONS_BASE_URL: world.base, ...options.env } : options.env;
   const { t, foreign } = worldContext(world, dir, { ...options, env });

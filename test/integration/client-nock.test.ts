@@ -46,7 +46,11 @@ function route(api: FakeApi, times: number): nock.Scope {
 }
 
 const page = (members: unknown[], next?: string) =>
-  JSON.stringify({ 'hydra:member': members, 'hydra:totalItems': members.length, 'hydra:view': { '@id': '/entities', ...(next ? { 'hydra:next': next } : {}) } });
+  JSON.stringify({
+    'hydra:member': members,
+    'hydra:totalItems': members.length,
+    'hydra:view': { '@id': '/entities', ...(next ? { 'hydra:next': next } : {}) },
+  });
 const json = { 'Content-Type': 'application/ld+json' };
 
 describe('rate limits: 429 → wait by the server clock → retry', () => {
@@ -208,7 +212,11 @@ describe('retries', () => {
     ['a 200 that is not a collection', '{"hello":"world"}', json, 'not a Hydra collection'],
   ])('retries %s', async (_name, body, headers, reason) => {
     const { client, events } = setup();
-    const scope = nock(BASE).get('/entities').reply(200, body, headers).get('/entities').reply(200, page([7]), json);
+    const scope = nock(BASE)
+      .get('/entities')
+      .reply(200, body, headers)
+      .get('/entities')
+      .reply(200, page([7]), json);
     const got = await fetchPage(client, new URL('/entities', BASE));
     expect(got.page.members).toEqual([7]);
     expect(scope.isDone()).toBe(true);
@@ -273,7 +281,9 @@ describe('errors are not retried', () => {
 
   it('a server that echoes the key gets it redacted', async () => {
     const { client } = setup();
-    nock(BASE).get('/entities').reply(401, JSON.stringify({ message: `key ${KEY} is unknown` }), { 'Content-Type': 'application/json' });
+    nock(BASE)
+      .get('/entities')
+      .reply(401, JSON.stringify({ message: `key ${KEY} is unknown` }), { 'Content-Type': 'application/json' });
     const err = (await fetchPage(client, new URL('/entities', BASE)).catch((e: unknown) => e)) as HttpError;
     expect(err.message).not.toContain(KEY);
     expect(err.details.serverMessage).toBe('key [REDACTED] is unknown');
@@ -296,7 +306,9 @@ describe('request headers', () => {
 describe('the origin guard', () => {
   it('refuses a cross-origin hydra:next; the other host receives nothing', async () => {
     const { client } = setup();
-    const scope = nock(BASE).get('/entities?page=1').reply(200, page([1], 'http://evil.test/entities?page=2'), json);
+    const scope = nock(BASE)
+      .get('/entities?page=1')
+      .reply(200, page([1], 'http://evil.test/entities?page=2'), json);
     const evil = nock('http://evil.test').get(/.*/).reply(200, page([]), json);
     const got: unknown[] = [];
     const run = async (): Promise<void> => {

@@ -47,10 +47,7 @@ describe('fetchOffsetPages', () => {
     );
     expect(steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(ids(steps)).toEqual(expectedIds(50));
-    expect(steps.map((s) => s.next?.search)).toEqual([
-      ...[2, 3, 4, 5, 6, 7, 8, 9, 10].map((p) => `?itemsPerPage=5&page=${p}`),
-      undefined,
-    ]);
+    expect(steps.map((s) => s.next?.search)).toEqual([...[2, 3, 4, 5, 6, 7, 8, 9, 10].map((p) => `?itemsPerPage=5&page=${p}`), undefined]);
     expect(fake.maxInFlight).toBeGreaterThan(1);
     expect(fake.maxInFlight).toBeLessThanOrEqual(4);
     expect(client.requests).toBe(10);
@@ -128,13 +125,18 @@ describe('fetchOffsetPages', () => {
     const fetch = (input: string | URL): Promise<Response> => {
       const p = Number(new URL(String(input)).searchParams.get('page'));
       if (p === 3) return Promise.resolve(new Response('oops', { status: 500 }));
-      const body = { 'hydra:member': [p], 'hydra:totalItems': 5, 'hydra:view': { 'hydra:last': '/e?page=5', ...(p < 5 ? { 'hydra:next': `/e?page=${p + 1}` } : {}) } };
+      const body = {
+        'hydra:member': [p],
+        'hydra:totalItems': 5,
+        'hydra:view': { 'hydra:last': '/e?page=5', ...(p < 5 ? { 'hydra:next': `/e?page=${p + 1}` } : {}) },
+      };
       return Promise.resolve(new Response(JSON.stringify(body), { status: 200 }));
     };
     const client = createClient({ baseUrl: new URL(BASE), apiKey: KEY, fetch, clock, retries: 1, random: () => 0 });
     const got: unknown[] = [];
     const run = async (): Promise<void> => {
-      for await (const s of fetchOffsetPages({ client, baseUrl: new URL(BASE), start: new URL('/e?page=1', BASE), concurrency: 4 })) got.push(...s.page.members);
+      for await (const s of fetchOffsetPages({ client, baseUrl: new URL(BASE), start: new URL('/e?page=1', BASE), concurrency: 4 }))
+        got.push(...s.page.members);
     };
     await expect(run()).rejects.toBeInstanceOf(ApiUnavailableError);
     expect(got).toEqual([1, 2]);

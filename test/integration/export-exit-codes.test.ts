@@ -114,10 +114,23 @@ describe('exit codes', () => {
   it('5: a rate-limit wait over --max-wait keeps the checkpoint and says how to resume', async () => {
     world = createWorld({ limit: 2, windowSeconds: 3600 });
     writeFileSync(dir.file('x.ndjson'), YESTERDAY);
-    const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--cursor', '--items-per-page', '10', '--max-wait', '30', '--out', 'x.ndjson']);
+    const r = await runInProcess(world, dir, [
+      'invoices',
+      '--taxpayer',
+      world.taxpayer,
+      '--cursor',
+      '--items-per-page',
+      '10',
+      '--max-wait',
+      '30',
+      '--out',
+      'x.ndjson',
+    ]);
     expect(r.code).toBe(5);
     const last = r.lines.at(-1)!;
-    expect(last).toMatch(/^collections: the rate limit of \/taxpayers\/\S+\/invoices resets in 3600 s, longer than the longest wait allowed \(30 s\); resume with: collections invoices .*--out x\.ndjson .*--resume$/);
+    expect(last).toMatch(
+      /^collections: the rate limit of \/taxpayers\/\S+\/invoices resets in 3600 s, longer than the longest wait allowed \(30 s\); resume with: collections invoices .*--out x\.ndjson .*--resume$/,
+    );
     expect(canaryFree(r.stderr)).toBe(true);
     expect(r.lines.filter((l) => !/rate limit reached|resuming at/.test(l))).toEqual([last]);
     const cp = JSON.parse(dir.read('x.ndjson.checkpoint.json').toString()) as { items: number; pages: number };
@@ -129,7 +142,19 @@ describe('exit codes', () => {
   it('6: a page that is always 503: exit 6 after --retries, earlier pages in the checkpoint, yesterday untouched', async () => {
     world = createWorld({ faults: [{ kind: 'status', status: 503, pages: 3 }] });
     writeFileSync(dir.file('x.csv'), YESTERDAY);
-    const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--items-per-page', '10', '--retries', '2', '--concurrency', '1', '--out', 'x.csv']);
+    const r = await runInProcess(world, dir, [
+      'invoices',
+      '--taxpayer',
+      world.taxpayer,
+      '--items-per-page',
+      '10',
+      '--retries',
+      '2',
+      '--concurrency',
+      '1',
+      '--out',
+      'x.csv',
+    ]);
     expect(r.code).toBe(6);
     const errors = r.lines.filter((l) => !/retry \d+ in/.test(l));
     expectOneErrorLine(errors, /503.*resume with: .*--resume$/);
@@ -197,7 +222,12 @@ describe('exit codes', () => {
       },
     });
     expect(r.code).toBe(code);
-    expectOneErrorLine(r.lines, new RegExp(`^collections: interrupted by ${signal}; checkpoint kept; resume with: collections invoices --taxpayer ${world.taxpayer} --cursor --items-per-page 7 --out x\\.json --base-url http://127\\.0\\.0\\.1:9 --resume$`));
+    expectOneErrorLine(
+      r.lines,
+      new RegExp(
+        `^collections: interrupted by ${signal}; checkpoint kept; resume with: collections invoices --taxpayer ${world.taxpayer} --cursor --items-per-page 7 --out x\\.json --base-url http://127\\.0\\.0\\.1:9 --resume$`,
+      ),
+    );
     const cp = JSON.parse(dir.read('x.json.checkpoint.json').toString()) as { pages: number; items: number; bytes: number };
     // Raised while page 3 was in flight: pages 1-2 are written and checkpointed, page 3 is not.
     expect(cp.pages).toBe(2);
@@ -225,7 +255,9 @@ describe('exit codes', () => {
       },
     });
     expect(r.t.forcedExits).toEqual([130]);
-    expect(r.lines[0]).toMatch(/^collections: interrupted again by SIGINT; stopped at once; checkpoint kept; resume with: collections entities .*--resume$/);
+    expect(r.lines[0]).toMatch(
+      /^collections: interrupted again by SIGINT; stopped at once; checkpoint kept; resume with: collections entities .*--resume$/,
+    );
     expect(canaryFree(r.stderr)).toBe(true);
   });
 
@@ -252,7 +284,7 @@ describe('exit codes', () => {
   });
 });
 
-describe('yesterday\'s file', () => {
+describe("yesterday's file", () => {
   it('is replaced only by a complete export', async () => {
     writeFileSync(dir.file('x.ndjson'), YESTERDAY);
     const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--out', 'x.ndjson']);

@@ -74,7 +74,15 @@ describe('CSV from a real export', () => {
   });
 
   it('--fields picks and orders the columns', async () => {
-    const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--fields', 'id,issuer.rfc,total,nope.missing', '--out', 'x.csv']);
+    const r = await runInProcess(world, dir, [
+      'invoices',
+      '--taxpayer',
+      world.taxpayer,
+      '--fields',
+      'id,issuer.rfc,total,nope.missing',
+      '--out',
+      'x.csv',
+    ]);
     expect(r.code).toBe(0);
     const rows = parse(dir.read('x.csv'));
     expect(rows[0]).toEqual(['id', 'issuer.rfc', 'total', 'nope.missing']);
@@ -83,7 +91,9 @@ describe('CSV from a real export', () => {
   });
 
   it('keys first seen after the first page are named once on stderr and not added to the header', async () => {
-    const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--cursor', '--items-per-page', '10', '--out', 'x.csv'], { wrapFetch: laterKeys });
+    const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--cursor', '--items-per-page', '10', '--out', 'x.csv'], {
+      wrapFetch: laterKeys,
+    });
     expect(r.code).toBe(0);
     const notes = r.lines.filter((l) => l.includes('extra.note'));
     expect(notes).toEqual([expect.stringMatching(/^collections: csv: new field 'extra\.note' not in the header; use --fields to include it$/)]);
@@ -114,7 +124,9 @@ describe('table', () => {
 
   it('is capped at 1000 rows and says so', async () => {
     world = createWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 1003 } });
-    const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--format', 'table', '--fields', 'id,total'], { columns: 100 });
+    const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--format', 'table', '--fields', 'id,total'], {
+      columns: 100,
+    });
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.at(-1)).toBe('… 3 more rows not shown; use --format csv');
@@ -129,10 +141,30 @@ describe('--max-items', () => {
     [1, 10, 1],
     [60, 25, 3],
   ])('%i items with pages of %i: exactly that many, %i requests', async (max, per, requests) => {
-    const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--cursor', '--items-per-page', String(per), '--max-items', String(max), '--out', 'x.ndjson']);
+    const r = await runInProcess(world, dir, [
+      'invoices',
+      '--taxpayer',
+      world.taxpayer,
+      '--cursor',
+      '--items-per-page',
+      String(per),
+      '--max-items',
+      String(max),
+      '--out',
+      'x.ndjson',
+    ]);
     expect(r.code).toBe(0);
-    const ids = dir.read('x.ndjson').toString().trimEnd().split('\n').map((l) => (JSON.parse(l) as Item).id);
-    expect(ids).toEqual(invoices().slice(0, max).map((i) => i.id));
+    const ids = dir
+      .read('x.ndjson')
+      .toString()
+      .trimEnd()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as Item).id);
+    expect(ids).toEqual(
+      invoices()
+        .slice(0, max)
+        .map((i) => i.id),
+    );
     expect(world.sandbox.requests()).toHaveLength(requests);
   });
 
@@ -160,7 +192,11 @@ describe('--resume', () => {
     const sent = world.sandbox.requests().length;
     const r = await runInProcess(world, dir, [...args(), '--fields', 'id,total', '--resume']);
     expect(r.code).toBe(2);
-    expect(r.lines).toEqual([expect.stringMatching(/^collections: --resume with different options than the interrupted export \(fields\); repeat the original options or delete \S+x\.csv\.checkpoint\.json$/)]);
+    expect(r.lines).toEqual([
+      expect.stringMatching(
+        /^collections: --resume with different options than the interrupted export \(fields\); repeat the original options or delete \S+x\.csv\.checkpoint\.json$/,
+      ),
+    ]);
     expect(dir.read('x.csv.part').equals(part)).toBe(true);
     expect(dir.read('x.csv.checkpoint.json').equals(checkpoint)).toBe(true);
     expect(world.sandbox.requests()).toHaveLength(sent);
@@ -187,7 +223,9 @@ describe('--resume', () => {
     rmSync(dir.file('x.csv.part'));
     const r = await runInProcess(world, dir, [...args(), '--resume']);
     expect(r.code).toBe(2);
-    expect(r.lines).toEqual([expect.stringMatching(/^collections: checkpoint does not match the partial file: \S+x\.csv\.part is missing; start again without --resume$/)]);
+    expect(r.lines).toEqual([
+      expect.stringMatching(/^collections: checkpoint does not match the partial file: \S+x\.csv\.part is missing; start again without --resume$/),
+    ]);
   });
 
   it('a fresh run (no --resume) drops the old checkpoint first, so a later --resume cannot splice two exports', async () => {

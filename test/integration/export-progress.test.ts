@@ -95,7 +95,9 @@ describe('progress', () => {
     expect(requests).toHaveLength(world.sandbox.requests().length);
     expect(requests).toHaveLength(7);
     requests.forEach((line, i) => {
-      expect(line).toMatch(new RegExp(`^GET /taxpayers/${world.taxpayer}/invoices\\?itemsPerPage=9\\S* 200 \\d+ms remaining=${99 - i}/100 X-Request-ID=\\S+$`));
+      expect(line).toMatch(
+        new RegExp(`^GET /taxpayers/${world.taxpayer}/invoices\\?itemsPerPage=9\\S* 200 \\d+ms remaining=${99 - i}/100 X-Request-ID=\\S+$`),
+      );
     });
     expect(canaryFree(r.stderr)).toBe(true);
     expect(r.lines.at(-1)).toMatch(/^collections: 60 items to /);

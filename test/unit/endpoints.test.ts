@@ -99,7 +99,12 @@ describe('id specs', () => {
 
   it('messages name an id by its flag', () => {
     expect(() => encodeId('invoiceId', '')).toThrow('--invoice must not be empty');
-    expect(() => buildPath(ENDPOINTS.find((e) => e.key === 'invoices')!, {})).toThrow('--taxpayer is required');
+    expect(() =>
+      buildPath(
+        ENDPOINTS.find((e) => e.key === 'invoices')!,
+        {},
+      ),
+    ).toThrow('--taxpayer is required');
   });
 });
 

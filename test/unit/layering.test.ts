@@ -29,7 +29,11 @@ function importGraph(): Map<string, string[]> {
     for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
       const spec = m[1] ?? m[2]!;
       if (!spec.startsWith('.')) continue;
-      targets.add(relative(SRC, resolve(dirname(file), spec.replace(/\.js$/, '.ts'))).split('\\').join('/'));
+      targets.add(
+        relative(SRC, resolve(dirname(file), spec.replace(/\.js$/, '.ts')))
+          .split('\\')
+          .join('/'),
+      );
     }
     graph.set(relative(SRC, file).split('\\').join('/'), [...targets]);
   }

@@ -53,8 +53,7 @@ function buildEvent(ctx: RecordContext, t: number, rng: Rng, id: string, ts: num
   const party = ctx.taxpayers[t]!;
   const inv = ctx.invoices(t);
   const kind = inv.count > 0 ? rng.pick(['invoice.created', 'invoice.updated', 'credential.updated']) : 'credential.updated';
-  const { resource, object, changes } =
-    kind === 'credential.updated' ? credentialChange(party, rng, ts) : invoiceChange(ctx, t, kind, rng, ts);
+  const { resource, object, changes } = kind === 'credential.updated' ? credentialChange(party, rng, ts) : invoiceChange(ctx, t, kind, rng, ts);
   return {
     '@id': `/events/${id}`,
     '@type': 'Event',

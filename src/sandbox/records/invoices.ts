@@ -56,8 +56,23 @@ function drawTerms(ctx: RecordContext, t: number, rng: Rng, ts: number): Invoice
   const issuer = isIssuer ? me : other;
   const receiver = isIssuer ? other : me;
   return {
-    issuer, receiver, isIssuer, type, ppd, usd, subtotalCents, discountCents, taxCents, totalCents,
-    canceled, issuedAt, certifiedAt, paidShare, paidCents, paidAt, updatedAt,
+    issuer,
+    receiver,
+    isIssuer,
+    type,
+    ppd,
+    usd,
+    subtotalCents,
+    discountCents,
+    taxCents,
+    totalCents,
+    canceled,
+    issuedAt,
+    certifiedAt,
+    paidShare,
+    paidCents,
+    paidAt,
+    updatedAt,
   };
 }
 
@@ -150,9 +165,7 @@ function tailFields(
     pac: rng.pick(PACS),
     issuedAt: isoDate(terms.issuedAt),
     certifiedAt: isoDate(terms.certifiedAt),
-    cancellationStatus: canceled
-      ? 'Cancelado sin aceptación'
-      : rng.pick(['Cancelable con aceptación', 'Cancelable sin aceptación', 'No cancelable']),
+    cancellationStatus: canceled ? 'Cancelado sin aceptación' : rng.pick(['Cancelable con aceptación', 'Cancelable sin aceptación', 'No cancelable']),
     cancellationProcessStatus: null,
     canceledAt: canceled ? isoDate(updatedAt) : null,
     relations: extras.relations,

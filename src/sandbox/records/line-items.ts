@@ -64,12 +64,7 @@ const lineTime = (ctx: RecordContext, t: number, i: number, j: number): number =
 const lineId = (ctx: RecordContext, t: number, i: number, j: number): string =>
   newId(lineTime(ctx, t, i, j), createRng(hash32(ctx.seed, KIND.lineItem, t, i, 1000 + j)));
 const lineItem = (ctx: RecordContext, t: number, i: number, j: number): JsonObject =>
-  buildLineItem(
-    ctx.invoices(t).core(i),
-    createRng(hash32(ctx.seed, KIND.lineItem, t, i, j)),
-    lineId(ctx, t, i, j),
-    lineTime(ctx, t, i, j),
-  );
+  buildLineItem(ctx.invoices(t).core(i), createRng(hash32(ctx.seed, KIND.lineItem, t, i, j)), lineId(ctx, t, i, j), lineTime(ctx, t, i, j));
 
 /**
  * The invoice line items inserted at run time refer to when their invoice is not a generated one:
@@ -126,8 +121,7 @@ export function createTaxpayerLineItems(ctx: RecordContext, t: number): Generate
     id: (k) => lineId(ctx, t, ...locate(k)),
     timestamp: (k) => lineTime(ctx, t, ...locate(k)),
     item: (k) => lineItem(ctx, t, ...locate(k)),
-    make: (id, ts, serial) =>
-      buildLineItem(insertedParent(ctx, t), createRng(hash32(ctx.seed, KIND.inserted, t, serial, 4)), id, ts),
+    make: (id, ts, serial) => buildLineItem(insertedParent(ctx, t), createRng(hash32(ctx.seed, KIND.inserted, t, serial, 4)), id, ts),
     filters: [],
   };
 }

@@ -48,8 +48,7 @@ export function createPaymentCollection(ctx: RecordContext, t: number): Generate
     id,
     timestamp: ts,
     item: (k) => buildPayment(ctx, t, createRng(hash32(seed, KIND.payment, t, k, 2)), id(k), ts(k)),
-    make: (newIdValue, tsMs, serial) =>
-      buildPayment(ctx, t, createRng(hash32(seed, KIND.inserted, t, serial, 5)), newIdValue, tsMs),
+    make: (newIdValue, tsMs, serial) => buildPayment(ctx, t, createRng(hash32(seed, KIND.inserted, t, serial, 5)), newIdValue, tsMs),
     filters: [],
   };
 }

@@ -37,7 +37,11 @@ function modulesLoadedBy(args: string[]): string[] {
     env: { ...process.env, COLLECTIONS_TEST_MODULE_LOG: log, COLLECTIONS_CONFIG_DIR: join(dir, 'config') },
   });
   expect(r.status, r.stderr).toBe(0);
-  return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter((l) => l !== '') : [];
+  return existsSync(log)
+    ? readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+    : [];
 }
 
 /** What `--help` must not load; http/redact.js (pure text scrubbing of error lines, loaded by cli/main.ts) is allowed. */
@@ -49,15 +53,16 @@ const HEAVY = [
 ];
 
 describe('lazy imports', () => {
-  it.each([['--help'], ['invoices', '--help'], ['line-items', '--help'], ['config', '--help'], ['sandbox', '--help'], ['--version']].map((args) => ({ args })))(
-    'collections $args loads no HTTP, output or config-store code',
-    ({ args }) => {
-      const loaded = modulesLoadedBy(args);
-      expect(loaded.some((url) => url.endsWith('/dist/cli/main.js'))).toBe(true);
-      const heavy = loaded.filter((url) => HEAVY.some((re) => re.test(url)));
-      expect(heavy).toEqual([]);
-    },
-  );
+  it.each(
+    [['--help'], ['invoices', '--help'], ['line-items', '--help'], ['config', '--help'], ['sandbox', '--help'], ['--version']].map((args) => ({
+      args,
+    })),
+  )('collections $args loads no HTTP, output or config-store code', ({ args }) => {
+    const loaded = modulesLoadedBy(args);
+    expect(loaded.some((url) => url.endsWith('/dist/cli/main.js'))).toBe(true);
+    const heavy = loaded.filter((url) => HEAVY.some((re) => re.test(url)));
+    expect(heavy).toEqual([]);
+  });
 
   it('the hook does see the heavy modules when a command needs them', () => {
     const loaded = modulesLoadedBy(['config', 'path']);

@@ -61,7 +61,7 @@ function completeBash(words: string[]): string[] {
 }
 
 describe('completion scripts', () => {
-  it('the command list comes from the endpoint table plus the fixed commands, in the program\'s order', () => {
+  it("the command list comes from the endpoint table plus the fixed commands, in the program's order", () => {
     const names = completionSpec(program()).commands.map((c) => c.name);
     expect(names).toEqual([...exportCommands(), 'ratelimit', 'config', 'completion', 'sandbox']);
     expect([...names].sort()).toEqual([...COMMANDS].sort());
@@ -138,7 +138,10 @@ describe('completion stays in step with the commander program', () => {
     const spec = completionSpec(root);
     const byName = new Map(spec.commands.map((c) => [c.name, c]));
     const longs = (options: readonly { long?: string }[]): string[] =>
-      options.map((o) => o.long).filter((l): l is string => l !== undefined && l !== '--help' && l !== '--version').sort();
+      options
+        .map((o) => o.long)
+        .filter((l): l is string => l !== undefined && l !== '--help' && l !== '--version')
+        .sort();
     expect(longs(root.options)).toEqual(spec.globals.map((o) => o.long).sort());
     expect(spec.globals.map((o) => o.long).sort()).toEqual([...GLOBAL_LONGS].sort());
     expect(spec.rootOnly.map((o) => o.long)).toEqual(['--version']);

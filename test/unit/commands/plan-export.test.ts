@@ -182,20 +182,32 @@ const ROWS: Array<[string, string[], Partial<Record<ConfigKey, string>>, Expecte
     'entities, every default from the profile',
     ['entities'],
     { format: 'csv', 'items-per-page': '200', concurrency: '2', 'max-wait': '30', retries: '3', timeout: '1.5' },
-    { endpoint: 'entities', start: '/v1/entities?itemsPerPage=200&page=1', format: 'csv', concurrency: 2, retries: 3, timeoutMs: 1500, maxWaitMs: 30_000 },
+    {
+      endpoint: 'entities',
+      start: '/v1/entities?itemsPerPage=200&page=1',
+      format: 'csv',
+      concurrency: 2,
+      retries: 3,
+      timeoutMs: 1500,
+      maxWaitMs: 30_000,
+    },
   ],
   [
     'events, flags win over the profile; the --out extension wins over the profile format',
     ['events', '--out', 'events.json', '--items-per-page', '10', '--concurrency', '1', '--max-wait', '0', '--retries', '7', '--timeout', '5'],
     { format: 'csv', 'items-per-page': '200', concurrency: '2', 'max-wait': '30', retries: '3', timeout: '1.5' },
-    { endpoint: 'events', start: '/v1/events?itemsPerPage=10&page=1', format: 'json', out: 'events.json', concurrency: 1, retries: 7, timeoutMs: 5000, maxWaitMs: 0 },
+    {
+      endpoint: 'events',
+      start: '/v1/events?itemsPerPage=10&page=1',
+      format: 'json',
+      out: 'events.json',
+      concurrency: 1,
+      retries: 7,
+      timeoutMs: 5000,
+      maxWaitMs: 0,
+    },
   ],
-  [
-    '`--out -` is stdout',
-    ['entities', '--out', '-'],
-    {},
-    { endpoint: 'entities', start: '/v1/entities?itemsPerPage=1000&page=1', format: 'ndjson' },
-  ],
+  ['`--out -` is stdout', ['entities', '--out', '-'], {}, { endpoint: 'entities', start: '/v1/entities?itemsPerPage=1000&page=1', format: 'ndjson' }],
 ];
 
 describe('argv → planned export, for every export command and endpoint', () => {
@@ -274,10 +286,16 @@ describe('argv → usage error before anything is sent or written', () => {
   it.each<[string[], string]>([
     [['entities', '--taxpayer', T], "unknown option '--taxpayer'"],
     [['payments', '--taxpayer', T, '--invoice', I], "unknown option '--invoice'"],
-    [['events', '--items-per-page', '0'], "option '--items-per-page <n>' argument '0' is invalid. --items-per-page must be a whole number from 1 to 1000 (got '0')"],
+    [
+      ['events', '--items-per-page', '0'],
+      "option '--items-per-page <n>' argument '0' is invalid. --items-per-page must be a whole number from 1 to 1000 (got '0')",
+    ],
     [['events', '--format', 'xml'], "option '-f, --format <format>' argument 'xml' is invalid. Allowed choices are json, ndjson, csv, table."],
     [['events', '--param', 'page=2'], "option '--param <key=value>' argument 'page=2' is invalid. --param page is set by --page"],
-    [['events', '--timeout', '0'], "option '--timeout <seconds>' argument '0' is invalid. --timeout must be a number of seconds of at least 0.001 (got '0')"],
+    [
+      ['events', '--timeout', '0'],
+      "option '--timeout <seconds>' argument '0' is invalid. --timeout must be a number of seconds of at least 0.001 (got '0')",
+    ],
   ])('commander refuses %j with exit 2', async (argv, message) => {
     const r = await planFrom(argv);
     expect(r.error).toBeUndefined();

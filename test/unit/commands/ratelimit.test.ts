@@ -24,7 +24,14 @@ let invoice: string;
 beforeEach(() => {
   dir = tempDir('collections-ratelimit-');
   store = createConfigStore({ configDir: dir.path });
-  ({ clock, sandbox, taxpayer } = createWorld({ start: START, base: BASE, apiKey: CANARY, limit: 3, windowSeconds: 60, sizes: { taxpayers: 2, invoicesPerTaxpayer: 2 } }));
+  ({ clock, sandbox, taxpayer } = createWorld({
+    start: START,
+    base: BASE,
+    apiKey: CANARY,
+    limit: 3,
+    windowSeconds: 60,
+    sizes: { taxpayers: 2, invoicesPerTaxpayer: 2 },
+  }));
   invoice = sandbox.invoiceIds(taxpayer)[0]!;
 });
 afterEach(() => dir.remove());
@@ -149,10 +156,7 @@ describe('ratelimit (live)', () => {
 
   it('a rejected key is an auth failure (exit 3) that never shows the key', async () => {
     const wrong = createSandbox({ apiKey: 'the-right-key', clock });
-    const o = await run(
-      { settings: settings({ apiKey: CANARY, baseUrl: BASE }) },
-      context({ fetch: createSandboxFetch(wrong) }),
-    );
+    const o = await run({ settings: settings({ apiKey: CANARY, baseUrl: BASE }) }, context({ fetch: createSandboxFetch(wrong) }));
     expect(o.error).toBeInstanceOf(HttpError);
     expect((o.error as HttpError).exitCode).toBe(3);
     expect(o.out).toBe('');
@@ -195,7 +199,8 @@ describe('ratelimit (live)', () => {
   });
 
   it('a server without rate-limit headers gives dashes, not a failure', async () => {
-    const bare: FetchLike = () => Promise.resolve(new Response('{"hydra:member":[]}', { status: 200, headers: { 'Content-Type': 'application/ld+json' } }));
+    const bare: FetchLike = () =>
+      Promise.resolve(new Response('{"hydra:member":[]}', { status: 200, headers: { 'Content-Type': 'application/ld+json' } }));
     const o = await run({}, context({ fetch: bare }));
     expect(o.code).toBe(0);
     expect(o.out.split('\n').find((l) => l.includes('entities'))).toMatch(/entities\s*│\s*-\s*│\s*-/);

@@ -81,7 +81,12 @@ describe('stored values are validated by the ranges of their flags', () => {
         { key, raw: String(v.max + 1), ok: false },
       ];
     }
-    if (v.kind === 'seconds') return [{ key, raw: '0', ok: v.min === 0 }, { key, raw: '2.5', ok: true }, { key, raw: '-1', ok: false }];
+    if (v.kind === 'seconds')
+      return [
+        { key, raw: '0', ok: v.min === 0 },
+        { key, raw: '2.5', ok: true },
+        { key, raw: '-1', ok: false },
+      ];
     return [...v.choices.map((c) => ({ key, raw: c, ok: true })), { key, raw: 'xml', ok: false }];
   });
 

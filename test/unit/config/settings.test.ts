@@ -2,13 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  isLoopbackHost,
-  requireApiSettings,
-  resolveApiSettings,
-  resolveSettings,
-  type SettingsFlags,
-} from '../../../src/config/settings.js';
+import { isLoopbackHost, requireApiSettings, resolveApiSettings, resolveSettings, type SettingsFlags } from '../../../src/config/settings.js';
 import { createConfigStore, type ConfigStore } from '../../../src/config/store.js';
 import { UsageError } from '../../../src/errors.js';
 
@@ -49,7 +43,14 @@ describe('precedence: flag > env > profile', () => {
       name: 'stored profile only',
       flags: {},
       env: {},
-      expected: { key: 'stored-default-key', keySource: 'profile', url: `${PROD}/`, urlSource: 'profile', profile: 'default', profileSource: 'default' },
+      expected: {
+        key: 'stored-default-key',
+        keySource: 'profile',
+        url: `${PROD}/`,
+        urlSource: 'profile',
+        profile: 'default',
+        profileSource: 'default',
+      },
     },
     {
       name: 'env over profile',
@@ -61,19 +62,40 @@ describe('precedence: flag > env > profile', () => {
       name: 'flags over env',
       flags: { apiKey: 'flag-key-123', baseUrl: 'http://127.0.0.1:1234' },
       env: { COLLECTIONS_API_KEY: 'env-key-123', COLLECTIONS_BASE_URL: OTHER },
-      expected: { key: 'flag-key-123', keySource: 'flag', url: 'http://127.0.0.1:1234/', urlSource: 'flag', profile: 'default', profileSource: 'default' },
+      expected: {
+        key: 'flag-key-123',
+        keySource: 'flag',
+        url: 'http://127.0.0.1:1234/',
+        urlSource: 'flag',
+        profile: 'default',
+        profileSource: 'default',
+      },
     },
     {
       name: 'stored key with a flag URL of the same origin',
       flags: { baseUrl: `${PROD}/v2` },
       env: {},
-      expected: { key: 'stored-default-key', keySource: 'profile', url: `${PROD}/v2`, urlSource: 'flag', profile: 'default', profileSource: 'default' },
+      expected: {
+        key: 'stored-default-key',
+        keySource: 'profile',
+        url: `${PROD}/v2`,
+        urlSource: 'flag',
+        profile: 'default',
+        profileSource: 'default',
+      },
     },
     {
       name: 'COLLECTIONS_PROFILE picks the profile',
       flags: {},
       env: { COLLECTIONS_PROFILE: 'sandbox' },
-      expected: { key: 'stored-sandbox-key', keySource: 'profile', url: 'http://127.0.0.1:8080/', urlSource: 'profile', profile: 'sandbox', profileSource: 'env' },
+      expected: {
+        key: 'stored-sandbox-key',
+        keySource: 'profile',
+        url: 'http://127.0.0.1:8080/',
+        urlSource: 'profile',
+        profile: 'sandbox',
+        profileSource: 'env',
+      },
     },
     {
       name: '--profile over COLLECTIONS_PROFILE',
@@ -85,7 +107,14 @@ describe('precedence: flag > env > profile', () => {
       name: 'empty environment variables count as unset',
       flags: {},
       env: { COLLECTIONS_API_KEY: '', COLLECTIONS_BASE_URL: '', COLLECTIONS_PROFILE: '' },
-      expected: { key: 'stored-default-key', keySource: 'profile', url: `${PROD}/`, urlSource: 'profile', profile: 'default', profileSource: 'default' },
+      expected: {
+        key: 'stored-default-key',
+        keySource: 'profile',
+        url: `${PROD}/`,
+        urlSource: 'profile',
+        profile: 'default',
+        profileSource: 'default',
+      },
     },
     {
       name: 'env key with the stored URL',

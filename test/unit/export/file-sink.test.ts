@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 describe('createFileSink', () => {
-  it('writes to the sidecar, leaves the target (yesterday\'s export) untouched until commit, then renames', async () => {
+  it("writes to the sidecar, leaves the target (yesterday's export) untouched until commit, then renames", async () => {
     await writeFile(target, 'yesterday\n');
     const sink = await createFileSink({ target, sidecar });
     await sink.write('{"a":1}\n');
@@ -150,7 +150,10 @@ describe('createFileSink', () => {
       const sink = await createFileSink({ target, sidecar: '/dev/full' }).catch(() => undefined);
       if (sink === undefined) return; // /dev/full's folder is not writable here (not root)
       await sink.write('first');
-      const error = await sink.write('second').then(() => sink.sync()).catch((e: unknown) => e);
+      const error = await sink
+        .write('second')
+        .then(() => sink.sync())
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(OutputError);
       await expect(sink.write('third')).rejects.toBe(error);
       await expect(sink.commit()).rejects.toBe(error);

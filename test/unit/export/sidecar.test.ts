@@ -86,13 +86,26 @@ describe('createDurability', () => {
 let dir: string;
 let options: SidecarOptions;
 const notes: string[] = [];
-const mark = (pages: number, next: string | null): PageMark => ({ next, pages, items: pages * 2, totalItems: undefined, formatterState: () => ({ format: 'ndjson' }) });
+const mark = (pages: number, next: string | null): PageMark => ({
+  next,
+  pages,
+  items: pages * 2,
+  totalItems: undefined,
+  formatterState: () => ({ format: 'ndjson' }),
+});
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'collections-sidecar-'));
   const target = join(dir, 'x.ndjson');
   notes.length = 0;
-  options = { target, ...sidecarPaths(target), resume: false, fingerprint: { f: 1 }, now: () => Date.UTC(2024, 3, 16, 18, 0, 0), note: (l) => notes.push(l) };
+  options = {
+    target,
+    ...sidecarPaths(target),
+    resume: false,
+    fingerprint: { f: 1 },
+    now: () => Date.UTC(2024, 3, 16, 18, 0, 0),
+    note: (l) => notes.push(l),
+  };
 });
 
 afterEach(async () => {
@@ -109,7 +122,14 @@ describe('openSidecar', () => {
     await out.settle();
     const cp = JSON.parse(await readFile(options.checkpoint, 'utf8')) as Checkpoint;
     expect(Object.keys(cp)).toEqual(['version', 'fingerprint', 'next', 'pages', 'items', 'bytes', 'formatter', 'updatedAt']);
-    expect(cp).toMatchObject({ next: 'https://h/x?page=2', pages: 1, items: 2, bytes: 8, fingerprint: { f: 1 }, updatedAt: '2024-04-16T18:00:00.000Z' });
+    expect(cp).toMatchObject({
+      next: 'https://h/x?page=2',
+      pages: 1,
+      items: 2,
+      bytes: 8,
+      fingerprint: { f: 1 },
+      updatedAt: '2024-04-16T18:00:00.000Z',
+    });
     expect((await stat(options.sidecar)).size).toBe(8);
     await out.finish(']');
     expect(await readFile(options.target, 'utf8')).toBe('{"a":1}\n]');

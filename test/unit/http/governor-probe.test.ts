@@ -47,14 +47,17 @@ async function run(pages: number, skewMs: number, withDemand: boolean, workers =
 }
 
 describe('governor: probing the server clock with the last requests of a window', () => {
-  it.each([437, -250, 901, 5 * 60_000 + 120])('server clock %d ms ahead: zero 429s, waits end within tens of ms of the reset after a few windows', async (skew) => {
-    const { over, lateness, width } = await run(100, skew, true);
-    expect(over).toBe(0);
-    expect(lateness).toHaveLength(10);
-    // The first window starts whenever the export does; from the fourth reset on, the wake-up is close.
-    for (const late of lateness.slice(4)) expect(late).toBeLessThan(50);
-    expect(width).toBeLessThanOrEqual(PROBE_PRECISION_MS + RTT_MS);
-  });
+  it.each([437, -250, 901, 5 * 60_000 + 120])(
+    'server clock %d ms ahead: zero 429s, waits end within tens of ms of the reset after a few windows',
+    async (skew) => {
+      const { over, lateness, width } = await run(100, skew, true);
+      expect(over).toBe(0);
+      expect(lateness).toHaveLength(10);
+      // The first window starts whenever the export does; from the fourth reset on, the wake-up is close.
+      for (const late of lateness.slice(4)) expect(late).toBeLessThan(50);
+      expect(width).toBeLessThanOrEqual(PROBE_PRECISION_MS + RTT_MS);
+    },
+  );
 
   it('a sequential caller without a demand hint is never held, and its wake-ups stay as late as the first burst left them', async () => {
     const { over, lateness } = await run(100, 437, false, 1);

@@ -30,7 +30,11 @@ describe('backoffDelayMs (full jitter, base 1 s, cap 30 s)', () => {
 describe('describeNetworkError', () => {
   it.each([
     ['a code on the error', Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), 'ECONNREFUSED'],
-    ['a code on the cause (undici fetch failed)', new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) }), 'UND_ERR_SOCKET'],
+    [
+      'a code on the cause (undici fetch failed)',
+      new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) }),
+      'UND_ERR_SOCKET',
+    ],
     ['a plain object with a code (nock replyWithError)', { code: 'ECONNRESET' }, 'ECONNRESET'],
     ['the innermost message', new TypeError('terminated', { cause: new Error('socket hang up') }), 'socket hang up'],
     ['something else', 42, 'network error'],

@@ -67,7 +67,13 @@ describe('decideWait: pacing', () => {
 
   it('reads the reset with the offset estimate when there is one', () => {
     const response = { headers: { resetAt: T + 30_000 }, receivedAt: T };
-    const d = decideWait({ kind: 'pacing', response, now: T, serverClock: { offset: { low: 5_000, high: 5_400, samples: 3 }, marginMs: 0 }, maxWaitMs: Infinity });
+    const d = decideWait({
+      kind: 'pacing',
+      response,
+      now: T,
+      serverClock: { offset: { low: 5_000, high: 5_400, samples: 3 }, marginMs: 0 },
+      maxWaitMs: Infinity,
+    });
     expect(d.until).toBe(T + 25_000);
   });
 });
@@ -87,11 +93,15 @@ describe('decideWait: retry', () => {
     });
     // Local clock 10 min slow: the date is 20 s after the response's Date.
     const date = { headers: { date: T, retryAfter: { kind: 'date' as const, at: T + 20_000 } }, receivedAt: T - 10 * MIN };
-    expect(decideWait({ kind: 'retry', response: date, now: T - 10 * MIN, serverClock: noClock, maxWaitMs: Infinity, backoffMs: () => 0 }).ms).toBe(20_000);
-    expect(decideWait({ kind: 'retry', response: seconds, now: T, serverClock: noClock, maxWaitMs: Infinity, backoffMs: () => 9_000 })).toMatchObject({
-      reason: 'backoff',
-      ms: 9_000,
-    });
+    expect(decideWait({ kind: 'retry', response: date, now: T - 10 * MIN, serverClock: noClock, maxWaitMs: Infinity, backoffMs: () => 0 }).ms).toBe(
+      20_000,
+    );
+    expect(decideWait({ kind: 'retry', response: seconds, now: T, serverClock: noClock, maxWaitMs: Infinity, backoffMs: () => 9_000 })).toMatchObject(
+      {
+        reason: 'backoff',
+        ms: 9_000,
+      },
+    );
   });
 
   it('is too long when the Retry-After exceeds maxWait, and then draws no backoff', () => {
@@ -176,7 +186,11 @@ describe('planWait', () => {
       { headers: h({ date: T, resetAt: T - 60_000 }), receivedAt: T, kind: '429', attempt: 3 },
       { ms: 4000, reason: 'rate-limit', floored: true },
     ],
-    ['garbage (no Reset at all): floor', { headers: h({}), receivedAt: T, kind: '429', attempt: 2 }, { ms: 2000, reason: 'rate-limit', floored: true }],
+    [
+      'garbage (no Reset at all): floor',
+      { headers: h({}), receivedAt: T, kind: '429', attempt: 2 },
+      { ms: 2000, reason: 'rate-limit', floored: true },
+    ],
     [
       'a 429 whose reset is 300 ms away still waits the floor',
       { headers: h({ date: T, resetAt: T + 300 }), receivedAt: T, kind: '429' },
@@ -187,7 +201,11 @@ describe('planWait', () => {
       { headers: h({ date: T, resetAt: T + 300 }), receivedAt: T, kind: 'pacing' },
       { ms: 300, reason: 'pacing', floored: false },
     ],
-    ['pacing with an unusable reset waits 1 s', { headers: h({ date: T, resetAt: T }), receivedAt: T, kind: 'pacing' }, { ms: 1000, reason: 'pacing', floored: true }],
+    [
+      'pacing with an unusable reset waits 1 s',
+      { headers: h({ date: T, resetAt: T }), receivedAt: T, kind: 'pacing' },
+      { ms: 1000, reason: 'pacing', floored: true },
+    ],
     [
       'Retry-After seconds, no Reset',
       { headers: h({ date: T, retryAfter: { kind: 'delay', ms: 7000 } }), receivedAt: T + 5 * MIN, kind: '429' },

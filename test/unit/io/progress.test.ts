@@ -54,7 +54,16 @@ describe('createProgress on a terminal', () => {
   it('a stream without cursor methods (a capture marked as a terminal) works', () => {
     const stderr = new CaptureStream(true, 80);
     const clock = createVirtualClock();
-    const progress = createProgress({ stderr, isTTY: true, env: { NO_COLOR: '1' }, clock, quiet: false, spinner: true, verbose: false, createSpinner: ora });
+    const progress = createProgress({
+      stderr,
+      isTTY: true,
+      env: { NO_COLOR: '1' },
+      clock,
+      quiet: false,
+      spinner: true,
+      verbose: false,
+      createSpinner: ora,
+    });
     progress.onClientEvent({ type: 'wait', reason: 'pacing', ms: 30_000, until: clock.now() + 30_000, limit: 60, remaining: 0 });
     progress.note('collections: a note');
     progress.done('stdout');
@@ -70,7 +79,9 @@ describe('createProgress on a terminal', () => {
 
 describe('progress lines', () => {
   it('formatRequestLine: method, path, status, whole ms, then quota and request id when known', () => {
-    expect(formatRequestLine({ type: 'response', method: 'GET', path: '/entities?page=1', status: 200, ms: 12.6 })).toBe('GET /entities?page=1 200 13ms');
+    expect(formatRequestLine({ type: 'response', method: 'GET', path: '/entities?page=1', status: 200, ms: 12.6 })).toBe(
+      'GET /entities?page=1 200 13ms',
+    );
     expect(formatRequestLine({ type: 'response', method: 'GET', path: '/e', status: 429, ms: 3, limit: 60, remaining: 0, requestId: 'r1' })).toBe(
       'GET /e 429 3ms remaining=0/60 X-Request-ID=r1',
     );
@@ -79,9 +90,15 @@ describe('progress lines', () => {
   it('formatWaitLine: why, quota, local resume time and the wait', () => {
     const now = new Date(2024, 3, 16, 18, 0, 0).getTime();
     const until = now + 60_000;
-    expect(formatWaitLine({ type: 'wait', reason: 'pacing', ms: 60_000, until, limit: 3, remaining: 0 }, now)).toBe('rate limit reached (0/3 left), resuming at 18:01:00 (in 1m)');
-    expect(formatWaitLine({ type: 'wait', reason: 'retry-after', ms: 1_500, until }, now)).toBe('server asked to wait, resuming at 18:01:00 (in 1.5s)');
-    expect(formatWaitLine({ type: 'wait', reason: 'rate-limit', ms: 90_000, until, limit: 5 }, now)).toBe('rate limited (429) (0/5 left), resuming at 18:01:00 (in 1m 30s)');
+    expect(formatWaitLine({ type: 'wait', reason: 'pacing', ms: 60_000, until, limit: 3, remaining: 0 }, now)).toBe(
+      'rate limit reached (0/3 left), resuming at 18:01:00 (in 1m)',
+    );
+    expect(formatWaitLine({ type: 'wait', reason: 'retry-after', ms: 1_500, until }, now)).toBe(
+      'server asked to wait, resuming at 18:01:00 (in 1.5s)',
+    );
+    expect(formatWaitLine({ type: 'wait', reason: 'rate-limit', ms: 90_000, until, limit: 5 }, now)).toBe(
+      'rate limited (429) (0/5 left), resuming at 18:01:00 (in 1m 30s)',
+    );
   });
 
   it('formatSummary: counts with plurals, the duration and the waits', () => {

@@ -58,11 +58,20 @@ describe('csv', () => {
       [
         [{ a: 1, b: { x: 1 } }],
         [{ a: 2, late: 'x', b: { x: 2, y: 'new' } }],
-        [{ a: 3, late: 'again', b: { y: 'again' } }, { a: 4, other: [1] }],
+        [
+          { a: 3, late: 'again', b: { y: 'again' } },
+          { a: 4, other: [1] },
+        ],
       ],
       { warn },
     );
-    expect(rows(text)).toEqual([['a', 'b.x'], ['1', '1'], ['2', '2'], ['3', ''], ['4', '']]);
+    expect(rows(text)).toEqual([
+      ['a', 'b.x'],
+      ['1', '1'],
+      ['2', '2'],
+      ['3', ''],
+      ['4', ''],
+    ]);
     expect(warn.mock.calls.map((c) => c[0])).toEqual([
       "csv: new field 'late' not in the header; use --fields to include it",
       "csv: new field 'b.y' not in the header; use --fields to include it",
@@ -185,12 +194,15 @@ describe('csv', () => {
 describe('csv records round-trip (RFC 4180, CRLF, line breaks quoted)', () => {
   it('for any cells, csv-parse reads back exactly the cells of one record', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.string(), fc.constantFrom('"', ',', '\r', '\n', '\r\n', ' x ', '')), { minLength: 1, maxLength: 6 }), (cells) => {
-        const text = encodeRecord(cells) + '\r\n';
-        expect(text.endsWith('\r\n')).toBe(true);
-        const rows = parse(text, { record_delimiter: '\r\n', relax_column_count: false });
-        expect(rows).toEqual([cells]);
-      }),
+      fc.property(
+        fc.array(fc.oneof(fc.string(), fc.constantFrom('"', ',', '\r', '\n', '\r\n', ' x ', '')), { minLength: 1, maxLength: 6 }),
+        (cells) => {
+          const text = encodeRecord(cells) + '\r\n';
+          expect(text.endsWith('\r\n')).toBe(true);
+          const rows = parse(text, { record_delimiter: '\r\n', relax_column_count: false });
+          expect(rows).toEqual([cells]);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -70,11 +70,11 @@ describe('flatten', () => {
   });
 
   it('goes deeper than one level and keeps an empty object as a cell', () => {
-    expect(flatten({ data: { changes: { paid: { old: 0, new: 5 } } }, meta: {}, 'ключ': 'значение' })).toEqual({
+    expect(flatten({ data: { changes: { paid: { old: 0, new: 5 } } }, meta: {}, ключ: 'значение' })).toEqual({
       'data.changes.paid.old': '0',
       'data.changes.paid.new': '5',
       meta: '{}',
-      'ключ': 'значение',
+      ключ: 'значение',
     });
   });
 });
@@ -99,11 +99,7 @@ describe('column discovery', () => {
     addPaths(tree, { a: 1, b: { x: 1 }, n: null });
     expect(findNewPaths(tree, { a: 2, b: { x: 2 } })).toEqual([]);
     expect(findNewPaths(tree, { a: { obj: true }, b: null, n: 'now a string' })).toEqual([]);
-    expect(findNewPaths(tree, { a: 1, b: { x: 1, y: 2, z: null }, c: [1], d: { e: { f: 'g' } } })).toEqual([
-      ['b', 'y'],
-      ['c'],
-      ['d', 'e', 'f'],
-    ]);
+    expect(findNewPaths(tree, { a: 1, b: { x: 1, y: 2, z: null }, c: [1], d: { e: { f: 'g' } } })).toEqual([['b', 'y'], ['c'], ['d', 'e', 'f']]);
     expect(findNewPaths(tree, { b: { y: 3 }, c: [2], d: { e: { f: 'h' } } })).toEqual([]);
     expect(findNewPaths(tree, { b: 'scalar where only sub-columns exist' })).toEqual([['b']]);
     expect(warnedPaths(tree).map((p) => p.join('.'))).toEqual(['b', 'b.y', 'c', 'd.e.f']);

@@ -21,7 +21,8 @@ function expectExact(text: string): (string | undefined)[] {
   return raw!;
 }
 
-const page = (members: string): string => `{"@context":"/contexts/X","hydra:totalItems":9,"hydra:member":[${members}],"hydra:view":{"@id":"/x?page=1"}}`;
+const page = (members: string): string =>
+  `{"@context":"/contexts/X","hydra:totalItems":9,"hydra:member":[${members}],"hydra:view":{"@id":"/x?page=1"}}`;
 
 describe('rawMemberTexts', () => {
   it.each([
@@ -77,20 +78,26 @@ describe('rawMemberTexts', () => {
         const text = pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body);
         const raw = expectExact(text);
         // Pretty-printed objects and arrays have whitespace: serialised again, never taken raw.
-        if (pretty) raw.forEach((r, i) => typeof members[i] === 'object' && members[i] !== null && JSON.stringify(members[i]).length > 2 && expect(r).toBeUndefined());
+        if (pretty)
+          raw.forEach(
+            (r, i) => typeof members[i] === 'object' && members[i] !== null && JSON.stringify(members[i]).length > 2 && expect(r).toBeUndefined(),
+          );
       }),
       { numRuns: 300 },
     );
   });
 
   it('is exact when strings use unicode escapes and numbers are written in other forms', () => {
-    const escape = (s: string): string =>
-      JSON.stringify(s).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const escape = (s: string): string => JSON.stringify(s).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.string({ unit: 'grapheme', maxLength: 6 }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean()), { maxLength: 6 }),
+        fc.array(fc.tuple(fc.string({ unit: 'grapheme', maxLength: 6 }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean()), {
+          maxLength: 6,
+        }),
         (entries) => {
-          const members = entries.map(([s, n, esc]) => `{"s":${esc ? escape(s) : JSON.stringify(s)},"n":${n.toString().replace('e', esc ? 'E' : 'e')}}`);
+          const members = entries.map(
+            ([s, n, esc]) => `{"s":${esc ? escape(s) : JSON.stringify(s)},"n":${n.toString().replace('e', esc ? 'E' : 'e')}}`,
+          );
           expectExact(page(members.join(',')));
         },
       ),

@@ -88,13 +88,19 @@ describe('createStreamSink', () => {
     const out = new PassThrough({ highWaterMark: 1 });
     const sink = createStreamSink(out);
     out.destroy();
-    const error = await sink.write('x'.repeat(100)).then(() => sink.commit()).catch((e: unknown) => e);
+    const error = await sink
+      .write('x'.repeat(100))
+      .then(() => sink.commit())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BrokenPipeError);
   });
 
   it('turns other stream errors into OutputError (exit 7)', async () => {
     const sink = createStreamSink(failingStream('EIO'));
-    const error = await sink.write('x').then(() => sink.commit()).catch((e: unknown) => e);
+    const error = await sink
+      .write('x')
+      .then(() => sink.commit())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OutputError);
     expect((error as OutputError).exitCode).toBe(7);
     expect((error as Error).message).toMatch(/cannot write to stdout/);

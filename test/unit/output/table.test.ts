@@ -23,7 +23,12 @@ const width = (line: string): number => Array.from(line).length;
 
 describe('table', () => {
   it('defaults to the top-level scalar keys of the first page, first-seen order', () => {
-    const text = table([[{ id: 1, nested: { a: 1 }, list: [1] }, { id: 2, name: 'b', nested: null }]]);
+    const text = table([
+      [
+        { id: 1, nested: { a: 1 }, list: [1] },
+        { id: 2, name: 'b', nested: null },
+      ],
+    ]);
     const head = text.split('\n')[1] as string;
     expect(head).toMatch(/id.*name.*nested/);
     expect(head).not.toContain('list');

@@ -67,7 +67,10 @@ describe('parsePage', () => {
 
 describe('parsePageText', () => {
   it('parses a JSON body into a page', () => {
-    expect(parsePageText(JSON.stringify({ 'hydra:member': items, 'hydra:totalItems': 2 }), 'application/ld+json; charset=utf-8')).toEqual({ members: items, totalItems: 2 });
+    expect(parsePageText(JSON.stringify({ 'hydra:member': items, 'hydra:totalItems': 2 }), 'application/ld+json; charset=utf-8')).toEqual({
+      members: items,
+      totalItems: 2,
+    });
   });
 
   it.each<[string, string, string | null, string]>([

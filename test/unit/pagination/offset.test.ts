@@ -13,7 +13,12 @@ describe('offset helpers', () => {
   });
 
   it.each([
-    ['replaces page, keeps other parameters byte for byte', 'http://h/e?issuedAt[after]=2024-01-01&page=1&q=a+b', 5, '?issuedAt[after]=2024-01-01&page=5&q=a+b'],
+    [
+      'replaces page, keeps other parameters byte for byte',
+      'http://h/e?issuedAt[after]=2024-01-01&page=1&q=a+b',
+      5,
+      '?issuedAt[after]=2024-01-01&page=5&q=a+b',
+    ],
     ['adds page when absent', 'http://h/e?itemsPerPage=1000', 2, '?itemsPerPage=1000&page=2'],
     ['no query at all', 'http://h/e', 2, '?page=2'],
     ['does not touch a parameter that only ends in page', 'http://h/e?perpage=9&page=1', 3, '?perpage=9&page=3'],

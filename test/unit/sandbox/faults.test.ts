@@ -22,7 +22,15 @@ describe('parseFaultSpec', () => {
   it.each([
     ['', { rules: [] }],
     ['status status=503 p=0.25', { rules: [{ kind: 'status', status: 503, probability: 0.25 }] }],
-    ['reset-mid-body requests=3-5; hang requests=9', { rules: [{ kind: 'reset-mid-body', requests: { from: 3, to: 5 } }, { kind: 'hang', requests: 9 }] }],
+    [
+      'reset-mid-body requests=3-5; hang requests=9',
+      {
+        rules: [
+          { kind: 'reset-mid-body', requests: { from: 3, to: 5 } },
+          { kind: 'hang', requests: 9 },
+        ],
+      },
+    ],
     ['seed=42; status pages=2,4 retryAfter=http-date', { seed: 42, rules: [{ kind: 'status', pages: [2, 4], retryAfter: 'http-date' }] }],
     ['clock-offset offsetMs=-600000', { rules: [{ kind: 'clock-offset', offsetMs: -600000 }] }],
     ['foreign-next url=http://127.0.0.1:9/', { rules: [{ kind: 'foreign-next', url: 'http://127.0.0.1:9/' }] }],
@@ -88,7 +96,9 @@ describe('status faults', () => {
 
   it('scopes by request numbers and times, and can be changed at run time', async () => {
     const { go, invoices, sandbox } = setup([{ kind: 'status', requests: { from: 2, to: 3 } }]);
-    expect([(await go(invoices)).status, (await go(invoices)).status, (await go(invoices)).status, (await go(invoices)).status]).toEqual([200, 503, 503, 200]);
+    expect([(await go(invoices)).status, (await go(invoices)).status, (await go(invoices)).status, (await go(invoices)).status]).toEqual([
+      200, 503, 503, 200,
+    ]);
     sandbox.setFaults([{ kind: 'status', status: 500, times: 1 }]);
     expect([(await go(invoices)).status, (await go(invoices)).status]).toEqual([500, 200]);
     expect(sandbox.requests().map((e) => e.faults.join())).toEqual(['', 'status', 'status', '', 'status', '']);

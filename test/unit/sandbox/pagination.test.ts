@@ -27,16 +27,22 @@ describe('parsePageQuery', () => {
     expect(q).toMatchObject({ mode: 'offset', itemsPerPage: ipp, page });
   });
 
-  it.each(['itemsPerPage=0', 'itemsPerPage=1001', 'itemsPerPage=1.5', 'itemsPerPage=abc', 'itemsPerPage=', 'itemsPerPage=-3', 'page=0', 'page=1.5', 'page=x'])(
-    'rejects %j',
-    (query) => {
-      expect(parsePageQuery(new URLSearchParams(query), true, none)).toHaveProperty('error');
-    },
-  );
+  it.each([
+    'itemsPerPage=0',
+    'itemsPerPage=1001',
+    'itemsPerPage=1.5',
+    'itemsPerPage=abc',
+    'itemsPerPage=',
+    'itemsPerPage=-3',
+    'page=0',
+    'page=1.5',
+    'page=x',
+  ])('rejects %j', (query) => {
+    expect(parsePageQuery(new URLSearchParams(query), true, none)).toHaveProperty('error');
+  });
 
   it('uses cursor mode only where the endpoint supports it, and reads the total header', () => {
-    const h = (name: string): string | null =>
-      ({ 'x-pagination-style': 'cursor', 'x-pagination-enable-partial': '0' })[name] ?? null;
+    const h = (name: string): string | null => ({ 'x-pagination-style': 'cursor', 'x-pagination-enable-partial': '0' })[name] ?? null;
     expect(parsePageQuery(new URLSearchParams('id[lt]=b'), true, h)).toMatchObject({ mode: 'cursor', before: 'b', withTotal: true });
     expect(parsePageQuery(new URLSearchParams('id[lt]=b&page=2'), false, h)).toMatchObject({ mode: 'offset', page: 2, before: undefined });
   });
@@ -118,7 +124,9 @@ describe('cursor pagination', () => {
   it('includes hydra:totalItems with X-Pagination-Enable-Partial: 0', async () => {
     const sb = sandbox();
     const page = parsePage(
-      await (await get(sb, `/taxpayers/${sb.taxpayers()[0]}/invoices`, headers({ 'X-Pagination-Style': 'cursor', 'X-Pagination-Enable-Partial': '0' }))).json(),
+      await (
+        await get(sb, `/taxpayers/${sb.taxpayers()[0]}/invoices`, headers({ 'X-Pagination-Style': 'cursor', 'X-Pagination-Enable-Partial': '0' }))
+      ).json(),
     );
     expect(page.total).toBe(53);
   });
