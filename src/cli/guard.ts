@@ -11,7 +11,6 @@
 import type { IOStreams } from '../context.js';
 import { CollectionsError, ExitCode, toExitCode } from '../errors.js';
 import { redact } from '../http/redact.js';
-import { fileError } from '../io/files.js';
 
 /** Error codes meaning the reader of a stream went away (EPIPE from the OS, or Node's own once it closed the stream). */
 const PIPE_GONE = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ECONNRESET']);
@@ -35,15 +34,17 @@ export function isBrokenPipe(err: unknown): boolean {
 
 /**
  * Turns a file-system write error that escaped as a plain `Error` (ENOSPC, EDQUOT, EFBIG, EIO,
- * EROFS, or EACCES/EPERM of a writing call) into an `OutputError` (exit 7) naming its path and cause.
+ * EROFS, or EACCES/EPERM of a writing call) into an `OutputError` (exit 7) naming its path and cause
+ * (io/files.ts `fileError`, imported only then, so `--help` loads no file code).
  * @returns the `OutputError`, or `err` itself when it is not such an error
  */
-export function asWriteFailure(err: unknown): unknown {
+export async function asWriteFailure(err: unknown): Promise<unknown> {
   if (err instanceof CollectionsError || !(err instanceof Error)) return err;
   const code = codeOf(err);
   const syscall = (err as NodeJS.ErrnoException).syscall;
   const writing = WRITE_FAILURES.has(code ?? '') || ((code === 'EACCES' || code === 'EPERM') && WRITING_CALLS.has(syscall ?? ''));
   if (!writing) return err;
+  const { fileError } = await import('../io/files.js');
   return fileError('write', (err as NodeJS.ErrnoException).path ?? 'a file', err);
 }
 
@@ -148,9 +149,12 @@ export interface GuardedProcess {
  */
 export function installProcessGuard(proc: GuardedProcess, report: (err: unknown) => void, end: (code: number) => void): void {
   const onFatal = (err: unknown): void => {
-    const failure = asWriteFailure(err);
-    report(failure);
-    end(toExitCode(failure));
+    void asWriteFailure(err)
+      .catch(() => err)
+      .then((failure) => {
+        report(failure);
+        end(toExitCode(failure));
+      });
   };
   proc.on('uncaughtException', onFatal);
   proc.on('unhandledRejection', onFatal);

@@ -47,7 +47,7 @@ export async function main(argv: readonly string[], ctx: Context, secrets: strin
     code = await runProgram(argv, ctx, secrets);
   } catch (thrown) {
     if (outputs.failure) return outputs.failure.code;
-    const err = asWriteFailure(thrown);
+    const err = await asWriteFailure(thrown);
     ctx.io.stderr.write(failureText(err, secrets, wantsStack(argv, ctx.env), formatError));
     return toExitCode(err);
   }

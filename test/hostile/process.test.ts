@@ -1,15 +1,13 @@
 /**
- * The process as a whole (issue 11, items 3 and 9): quiet pipes on every output, stdout write
- * errors as exit 7, config and rate-limit cache write errors (exit 7 for `config set`, a warning for
- * the best-effort cache), the process-wide guard (one line, exit 1, the stack only when asked), and
- * clear `sandbox` start-up errors (exit 2). Pipes, `ulimit -f 0` (writes fail with EFBIG, as root
- * too) and the sandbox run the built bin; the guard is also driven in process through its hooks.
+ * Issue 11, items 3 and 9: quiet pipes, stdout/config/cache write errors (`ulimit -f 0`: EFBIG, as
+ * root too), the process-wide guard (in process through its hooks, and in the built bin), and
+ * clear `sandbox` start-up errors (exit 2).
  */
 import { EventEmitter } from 'node:events';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { formatError, main } from '../../src/cli/main.js';
 import { asWriteFailure, failureText, installProcessGuard, wantsStack } from '../../src/cli/guard.js';
 import { listenError } from '../../src/commands/sandbox.js';
@@ -17,9 +15,7 @@ import { createRateLimitCache, type CacheShape } from '../../src/config/rate-lim
 import { OutputError, UsageError } from '../../src/errors.js';
 import { BIN, requireBuild, runCli, runShell, type CliResult } from '../helpers/cli.js';
 import { createTestContext } from '../helpers/context.js';
-import { CANARY, canaryFree, cliEnv, removeTempDirs, serveWorld, tempDir, type ServedWorld, type TempDir } from '../helpers/world.js';
-
-const NODE = process.execPath;
+import { CANARY, canaryFree, cliEnv, removeTempDirs, serveWorld, tempDir, type ServedWorld, type TempDir } from '../helpers/world.js';const NODE = process.execPath;
 const STACK_LINE = /^\s+at .+:\d+/m;
 
 beforeAll(() => requireBuild());
@@ -37,6 +33,10 @@ function filesOf(path: string): string[] {
 }
 
 const quote = (args: readonly string[]): string => args.map((a) => `'${a}'`).join(' ');
+
+/** Runs `node ...args` (the args include the bin) with the world's environment. */
+const runShellNode = (args: readonly string[], dir: TempDir, extra: Record<string, string> = {}): Promise<CliResult> =>
+  runShell(`exec "${NODE}" ${quote(args)}`, { cwd: dir.path, env: cliEnv(dir, extra) });
 
 describe('quiet pipes: a reader that leaves ends the run with exit 0, no stack', () => {
   let dir: TempDir;
@@ -180,26 +180,29 @@ describe('the process-wide guard', () => {
     return { proc, reported, ended };
   }
 
-  it('an uncaught exception: one line "internal error, please report", exit 1, no stack', () => {
+  it('an uncaught exception: one line "internal error, please report", exit 1, no stack', async () => {
     const g = guarded();
     g.proc.emit('uncaughtException', new TypeError('boom'));
+    await vi.waitFor(() => expect(g.ended).toHaveLength(1));
     expect(g.reported).toEqual(['collections: internal error, please report: boom\n']);
     expect(g.ended).toEqual([1]);
   });
 
-  it('an unhandled rejection with --verbose: the line, then the stack; the key scrubbed from both', () => {
+  it('an unhandled rejection with --verbose: the line, then the stack; the key scrubbed from both', async () => {
     const g = guarded(['invoices', '--verbose'], {}, [CANARY]);
     g.proc.emit('unhandledRejection', new Error(`bad ${CANARY}`));
+    await vi.waitFor(() => expect(g.ended).toHaveLength(1));
     expect(g.ended).toEqual([1]);
     expect(g.reported[0]).toMatch(/^collections: internal error, please report: bad \[REDACTED\]\n/);
     expect(g.reported[0]).toMatch(STACK_LINE);
     expect(canaryFree(g.reported[0]!)).toBe(true);
   });
 
-  it('a CollectionsError keeps its exit code; a raw write error (ENOSPC) is exit 7 naming the path', () => {
+  it('a CollectionsError keeps its exit code; a raw write error (ENOSPC) is exit 7 naming the path', async () => {
     const g = guarded();
     g.proc.emit('unhandledRejection', new OutputError('cannot write /x/out.part: no space left on the device (ENOSPC)'));
     g.proc.emit('uncaughtException', Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write', path: '/x/y' }));
+    await vi.waitFor(() => expect(g.ended).toHaveLength(2));
     expect(g.ended).toEqual([7, 7]);
     expect(g.reported).toEqual([
       'collections: cannot write /x/out.part: no space left on the device (ENOSPC)\n',
@@ -207,10 +210,10 @@ describe('the process-wide guard', () => {
     ]);
   });
 
-  it('a permission error of a read is not a write error; of an open for writing it is', () => {
+  it('a permission error of a read is not a write error; of an open for writing it is', async () => {
     const read = Object.assign(new Error('EACCES'), { code: 'EACCES', syscall: 'scandir', path: '/p' });
-    expect(asWriteFailure(read)).toBe(read);
-    expect(asWriteFailure(Object.assign(new Error('EACCES'), { code: 'EACCES', syscall: 'open', path: '/p' }))).toBeInstanceOf(OutputError);
+    expect(await asWriteFailure(read)).toBe(read);
+    expect(await asWriteFailure(Object.assign(new Error('EACCES'), { code: 'EACCES', syscall: 'open', path: '/p' }))).toBeInstanceOf(OutputError);
   });
 
   it('the stack is asked for by --verbose, -v or COLLECTIONS_DEBUG, not by a --verbose after --', () => {
@@ -251,11 +254,6 @@ describe('the process-wide guard', () => {
     expect(debug.stderr).toMatch(STACK_LINE);
   });
 });
-
-/** Runs `node ...args` (the args include the bin) with the world's environment. */
-function runShellNode(args: readonly string[], dir: TempDir, extra: Record<string, string> = {}): Promise<CliResult> {
-  return runShell(`exec "${NODE}" ${quote(args)}`, { cwd: dir.path, env: cliEnv(dir, extra) });
-}
 
 describe('sandbox start-up errors: exit 2, one line', () => {
   let busy: Server;
