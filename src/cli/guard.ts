@@ -28,7 +28,7 @@ function codeOf(err: unknown): string | undefined {
 }
 
 /** Whether `err` says the reader of a pipe went away (`| head -1`). */
-export function isBrokenPipe(err: unknown): boolean {
+function isBrokenPipe(err: unknown): boolean {
   return PIPE_GONE.has(codeOf(err) ?? '');
 }
 
@@ -77,7 +77,7 @@ export function failureText(
   return text;
 }
 
-/** How the guard of the standard streams ends a run: its exit code, and the line already printed. */
+/** How the guard of the standard streams ended a run (its one line, if any, is already printed). */
 export interface OutputFailure {
   /** 0 when the reader of stdout left, 7 for another write error of stdout. */
   code: number;
