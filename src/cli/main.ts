@@ -6,10 +6,12 @@ import type { Context, FetchLike } from '../context.js';
 import { createSystemContext, readPackageVersion } from '../context.js';
 import { CollectionsError, ExitCode, toExitCode } from '../errors.js';
 import { redact } from '../http/redact.js';
+import { asWriteFailure, failureText, installProcessGuard, wantsStack, watchOutputs } from './guard.js';
 
 /**
  * Formats an error as the one stderr line of the README ("Exit codes"): `collections: <what happened>; <hint>`.
- * Unexpected errors (bugs) get their message only; the stack is shown with `COLLECTIONS_DEBUG=1`.
+ * Unexpected errors (bugs) read `internal error, please report: <message>`; main() adds the stack
+ * with `--verbose` or `COLLECTIONS_DEBUG=1` (cli/guard.ts `wantsStack`).
  * `secrets` are scrubbed from the text whatever its origin (http/redact.ts, also their encoded forms).
  */
 export function formatError(err: unknown, secrets: readonly string[] = []): string {
@@ -17,38 +19,50 @@ export function formatError(err: unknown, secrets: readonly string[] = []): stri
   if (err instanceof CollectionsError) {
     text = err.message + (err.hint ? `; ${err.hint}` : '');
   } else if (err instanceof Error) {
-    text = `internal error: ${err.message}`;
+    text = `internal error, please report: ${err.message}`;
   } else {
-    text = `internal error: ${String(err)}`;
+    text = `internal error, please report: ${String(err)}`;
   }
   return `collections: ${redact(text, secrets).replace(/[\r\n]+/g, ' ')}`;
 }
 
 /**
- * Runs the command line `argv` (without `node` and the script) in `ctx`.
+ * Runs the command line `argv` (without `node` and the script) in `ctx`. stdout and stderr are
+ * watched (cli/guard.ts `watchOutputs`): the reader of stdout leaving ends the run with 0, another
+ * stdout write error with 7, both through `ctx.forceExit` and as the returned code.
+ * @param secrets where the secrets seen (the API key) are collected, so error text can scrub them;
+ *   run() shares it with the process-wide guard
  * @returns the exit code (README, "Exit codes"); never throws.
  */
-export async function main(argv: readonly string[], ctx: Context): Promise<number> {
+export async function main(argv: readonly string[], ctx: Context, secrets: string[] = []): Promise<number> {
+  const outputs = watchOutputs(ctx.io, ctx.forceExit);
   // `--version` is answered without loading commander or anything else (start-up budget).
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     ctx.io.stdout.write(`${ctx.version}\n`);
     return ExitCode.Ok;
   }
-  const secrets: string[] = [];
+  let code: number;
   try {
     const { runProgram } = await import('./program.js');
-    return await runProgram(argv, ctx, secrets);
-  } catch (err) {
-    ctx.io.stderr.write(`${formatError(err, secrets)}\n`);
-    if (!(err instanceof CollectionsError) && ctx.env.COLLECTIONS_DEBUG && err instanceof Error && err.stack) {
-      ctx.io.stderr.write(`${redact(err.stack, secrets)}\n`);
-    }
+    code = await runProgram(argv, ctx, secrets);
+  } catch (thrown) {
+    if (outputs.failure) return outputs.failure.code;
+    const err = await asWriteFailure(thrown);
+    ctx.io.stderr.write(failureText(err, secrets, wantsStack(argv, ctx.env), formatError));
     return toExitCode(err);
   }
+  return outputs.failure?.code ?? code;
 }
 
-/** The production entry point used by bin/collections.js. */
+/**
+ * The production entry point used by bin/collections.js: the system context, and the process-wide
+ * guard (cli/guard.ts) that turns an uncaught exception or unhandled rejection into one line and
+ * an exit code instead of a stack trace.
+ */
 export async function run(argv: readonly string[]): Promise<number> {
   const loadTransport = (): Promise<FetchLike> => import('../http/transport.js').then((m) => m.createTransportFetch());
-  return main(argv, createSystemContext(readPackageVersion(), loadTransport));
+  const ctx = createSystemContext(readPackageVersion(), loadTransport);
+  const secrets: string[] = [];
+  installProcessGuard(process, (err) => ctx.io.stderr.write(failureText(err, secrets, wantsStack(argv, ctx.env), formatError)), ctx.forceExit);
+  return main(argv, ctx, secrets);
 }

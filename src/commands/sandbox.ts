@@ -26,11 +26,38 @@ function shellWord(word: string): string {
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
+/** Why a listen failed, in words, and what to change, by the error's `code` (Node's `net` errors, from `listen(2)` and `getaddrinfo(3)`). */
+const LISTEN_FAILURES: Readonly<Record<string, { reason: string; hint: string }>> = {
+  EADDRINUSE: { reason: 'address in use', hint: 'choose another --port (0 = any free port)' },
+  EACCES: { reason: 'permission denied (ports below 1024 need privileges)', hint: 'choose another --port (0 = any free port)' },
+  EPERM: { reason: 'operation not permitted', hint: 'choose another --port (0 = any free port)' },
+  EADDRNOTAVAIL: { reason: 'no such address on this machine', hint: 'check --host (default 127.0.0.1)' },
+  ENOTFOUND: { reason: 'unknown host', hint: 'check --host (default 127.0.0.1)' },
+  EAI_AGAIN: { reason: 'the host name could not be resolved', hint: 'check --host (default 127.0.0.1)' },
+  EAFNOSUPPORT: { reason: 'address family not supported', hint: 'check --host (default 127.0.0.1)' },
+};
+
+/**
+ * The usage error (exit 2) of a failed listen, one line:
+ * `cannot listen on 127.0.0.1:8787: address in use; choose another --port (0 = any free port)`.
+ * @param err the error of `server.listen()` (its `code`: EADDRINUSE, EACCES, ENOTFOUND…)
+ * @returns a {@link UsageError}, or `err` itself when it has no `code` (a bug, reported as such)
+ */
+export function listenError(err: unknown, host: string, port: number): unknown {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (typeof code !== 'string') return err;
+  const known = LISTEN_FAILURES[code];
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const reason = known ? known.reason : `${(err as Error).message} (${code})`;
+  return new UsageError(`cannot listen on ${where}: ${reason}`, { hint: known?.hint ?? 'check --host and --port', cause: err });
+}
+
 /**
  * Starts the sandbox server and serves until SIGINT or SIGTERM, then closes it.
  * @returns 0 after a clean stop
- * @throws {UsageError} for out-of-range options or a bad fault spec (before anything listens);
- *   the listen error (e.g. `EADDRINUSE`) when the port is taken
+ * @throws {UsageError} (exit 2) for out-of-range options or a bad fault spec (before anything
+ *   listens), and when it cannot listen: the port is taken or needs privileges, the host is unknown
+ *   or not of this machine ({@link listenError})
  */
 export async function runSandbox(options: SandboxCommandOptions, ctx: Context): Promise<number> {
   checkInteger('port', options.port, 0, 65_535);
@@ -72,7 +99,10 @@ export async function runSandbox(options: SandboxCommandOptions, ctx: Context): 
     ...(faults ? { faults } : {}),
     ...(options.cursorPrevious ? { cursorPrevious: options.cursorPrevious } : {}),
   });
-  const server = await startSandboxServer(sandbox, { host, port: options.port ?? 8787 });
+  const port = options.port ?? 8787;
+  const server = await startSandboxServer(sandbox, { host, port }).catch((err: unknown) => {
+    throw listenError(err, host, port);
+  });
 
   const out = ctx.io.stdout;
   const rfcs = sandbox.taxpayers();

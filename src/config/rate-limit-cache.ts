@@ -77,8 +77,10 @@ function withNumbers(
 /**
  * The cache over a conf file opened on first use.
  * @param open opens the conf file (may throw: then recording returns false and listing is empty)
+ * @param onWriteError told why recording failed (e.g. an `ENOSPC` or `EFBIG` error of conf's
+ *   write), so the store can warn; it must not throw
  */
-export function createRateLimitCache(open: () => Conf<CacheShape>): RateLimitCache {
+export function createRateLimitCache(open: () => Conf<CacheShape>, onWriteError: (err: unknown) => void = () => undefined): RateLimitCache {
   return {
     record(origin, endpointKey, snapshot) {
       try {
@@ -90,7 +92,8 @@ export function createRateLimitCache(open: () => Conf<CacheShape>): RateLimitCac
         entries[id] = withNumbers({ origin, endpoint: endpointKey, observedAt: snapshot.observedAt }, snapshot, false);
         c.set('entries', entries);
         return true;
-      } catch {
+      } catch (err) {
+        onWriteError(err);
         return false;
       }
     },

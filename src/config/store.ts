@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { platform as osPlatform, homedir as osHomedir } from 'node:os';
 import Conf from 'conf';
 import { UsageError } from '../errors.js';
+import { fileError } from '../io/files.js';
 import { defaultConfigDir, FILE_MODE, PROJECT_NAME, secureFiles } from './folder.js';
 import { createRateLimitCache, type CacheShape, type RateLimitCacheEntry, type RateLimitObservation } from './rate-limit-cache.js';
 import { CONFIG_KEYS, checkStoredValue, parseConfigValue, parseProfileName } from './values.js';
@@ -36,19 +37,25 @@ export interface ConfigStore {
   /**
    * Validates and stores one value (see parseConfigValue in values.ts).
    * @returns the value as stored
-   * @throws {UsageError} for an invalid profile name or value
+   * @throws {UsageError} for an invalid profile name or value; {@link OutputError} (`E_OUTPUT_WRITE`,
+   *   exit 7) when the file cannot be saved (disk full, quota, size limit, read-only, permission),
+   *   naming the path and the cause; the file is then left as it was (conf writes a temp file and
+   *   renames it)
    */
   set(profile: string, key: ConfigKey, raw: string): string | number;
   /**
    * Removes one value; removes the profile when it becomes empty.
    * @returns whether there was a value
+   * @throws {OutputError} (exit 7) when the file cannot be saved, as {@link ConfigStore.set}
    */
   unset(profile: string, key: ConfigKey): boolean;
   /** Names of the stored profiles, sorted. */
   profiles(): string[];
   /**
    * Remembers the rate-limit headers of a response, unless a newer observation of the same
-   * origin and endpoint is already stored. Never throws: the cache must not break an export.
+   * origin and endpoint is already stored. Never throws: the cache is best-effort and must not
+   * break an export. The first failure to write it is reported as one warning (`warn` of
+   * {@link ConfigStoreOptions}) naming the path and the cause; later ones are silent.
    * @returns false when the cache could not be written
    */
   recordRateLimit(origin: string, endpointKey: string, snapshot: RateLimitObservation): boolean;
@@ -109,6 +116,20 @@ function openSettings(dir: string, path: string): Conf<SettingsShape> {
   }
 }
 
+/**
+ * Saves the profiles into the settings file.
+ * @throws {OutputError} (exit 7) for a file-system error (an error with a string `code`), naming
+ *   `path` and the cause; anything else (a bug) as it is
+ */
+function saveProfiles(settings: Conf<SettingsShape>, path: string, profiles: Record<string, ProfileValues>): void {
+  try {
+    settings.set('profiles', profiles);
+  } catch (err) {
+    if (typeof (err as NodeJS.ErrnoException).code === 'string') throw fileError('save the config file', path, err);
+    throw err;
+  }
+}
+
 /** The profile operations of {@link ConfigStore} over the settings file at `path`. */
 function profileOperations(settings: Conf<SettingsShape>, path: string): Pick<ConfigStore, 'getProfile' | 'set' | 'unset' | 'profiles'> {
   const allProfiles = (): Record<string, ProfileValues> => {
@@ -137,7 +158,7 @@ function profileOperations(settings: Conf<SettingsShape>, path: string): Pick<Co
       const value = parseConfigValue(key, raw);
       const all = allProfiles();
       const current = Object.hasOwn(all, profile) && isObject(all[profile]) ? all[profile] : {};
-      settings.set('profiles', { ...all, [profile]: { ...current, [key]: value } });
+      saveProfiles(settings, path, { ...all, [profile]: { ...current, [key]: value } });
       return value;
     },
     unset(profile, key) {
@@ -148,7 +169,7 @@ function profileOperations(settings: Conf<SettingsShape>, path: string): Pick<Co
       if (!Object.hasOwn(stored, key)) return false;
       const { [key]: _removed, ...current } = stored;
       const { [profile]: _emptied, ...others } = all;
-      settings.set('profiles', Object.keys(current).length === 0 ? others : { ...all, [profile]: current });
+      saveProfiles(settings, path, Object.keys(current).length === 0 ? others : { ...all, [profile]: current });
       return true;
     },
     profiles() {
@@ -173,7 +194,16 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
   }
   const settings = openSettings(dir, path);
   let cacheFile: Conf<CacheShape> | undefined;
-  const cache = createRateLimitCache(() => (cacheFile ??= openConf<CacheShape>(dir, 'ratelimit')));
+  let warned = false;
+  const cache = createRateLimitCache(
+    () => (cacheFile ??= openConf<CacheShape>(dir, 'ratelimit')),
+    (err) => {
+      // Only file-system errors (a string `code`); an unreadable cache stays silent as before.
+      if (warned || typeof (err as NodeJS.ErrnoException).code !== 'string') return;
+      warned = true;
+      options.warn?.(`${fileError('save the rate-limit cache', rateLimitPath, err).message}; \`ratelimit --cached\` may show older values`);
+    },
+  );
   return {
     path,
     dir,

@@ -46,7 +46,7 @@ describe('exit codes', () => {
       },
     });
     expect(r.code).toBe(1);
-    expectOneErrorLine(r.lines, /^collections: internal error: injected failure$/);
+    expectOneErrorLine(r.lines, /^collections: internal error, please report: injected failure$/);
   });
 
   it('1: toExitCode maps anything that is not a CollectionsError to 1', () => {
