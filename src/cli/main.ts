@@ -49,6 +49,8 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
 
 /** The production entry point used by bin/collections.js. */
 export async function run(argv: readonly string[]): Promise<number> {
-  const loadTransport = (): Promise<FetchLike> => import('../http/transport.js').then((m) => m.createTransportFetch());
-  return main(argv, createSystemContext(readPackageVersion(), loadTransport));
+  // The proxy variables are read from the Context's environment (called on the first request only).
+  const loadTransport = (): Promise<FetchLike> => import('../http/transport.js').then((m) => m.createTransportFetch({ env: ctx.env }));
+  const ctx = createSystemContext(readPackageVersion(), loadTransport);
+  return main(argv, ctx);
 }
