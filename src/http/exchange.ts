@@ -6,7 +6,7 @@
  * safety"), and the response with its status, headers, body text or server message, and timing.
  * What a status means (wait, retry, fail) is the client's business.
  */
-import { ApiUnavailableError, HostileResponseError, HttpError, UsageError } from '../errors.js';
+import { ApiUnavailableError, CollectionsError, HttpError, UsageError } from '../errors.js';
 import type { Clock } from '../time/clock.js';
 import { readBoundedText } from './body.js';
 import type { ClientEvent, ClientEventSink } from './events.js';
@@ -201,7 +201,8 @@ export function createExchanger(options: ExchangeOptions): Exchanger {
 /** Why an attempt's fetch or body read failed: the caller's abort passes through untouched. */
 function failure(options: ExchangeOptions, err: unknown, callerSignal: AbortSignal | undefined, timeout: AbortSignal, what: string): unknown {
   if (callerSignal?.aborted) return abortReason(callerSignal);
-  if (err instanceof HostileResponseError) return err;
+  // A bound of body.ts or the transport (HostileResponseError), or a bad proxy setting: not retried.
+  if (err instanceof CollectionsError) return err;
   if (timeout.aborted) return new RetryableFailure(`timeout after ${formatSeconds(options.timeoutMs)}${what}`, { cause: err });
   return new RetryableFailure(redactSecret(describeNetworkError(err), options.apiKey) + what, { cause: err });
 }

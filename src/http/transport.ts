@@ -34,6 +34,17 @@ function proxySettings(env: Readonly<Record<string, string | undefined>>): { htt
   };
 }
 
+/** The proxy URLs must parse as URLs (undici would otherwise fail each request as a network error). */
+function checkProxyUrls(settings: { httpProxy: string; httpsProxy: string }): void {
+  for (const value of [settings.httpProxy, settings.httpsProxy]) {
+    if (value !== '' && !URL.canParse(value)) {
+      throw new UsageError('the proxy of HTTP_PROXY or HTTPS_PROXY (or their lower-case forms) is not a valid URL', {
+        hint: 'set it to a URL such as http://proxy.example:3128, or unset it',
+      });
+    }
+  }
+}
+
 /**
  * Creates undici's fetch bound to one keep-alive {@link EnvHttpProxyAgent}: requests go through
  * `HTTPS_PROXY`/`HTTP_PROXY` unless the host matches `NO_PROXY` (an https request is tunnelled with
@@ -46,6 +57,7 @@ function proxySettings(env: Readonly<Record<string, string | undefined>>): { htt
  */
 export function createTransportFetch(options: TransportOptions = {}): FetchLike {
   const proxies = proxySettings(options.env ?? {});
+  checkProxyUrls(proxies);
   let agent: EnvHttpProxyAgent;
   try {
     agent = new EnvHttpProxyAgent({

@@ -6,14 +6,15 @@
  * and that the output is absent.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { createTransportFetch } from '../../src/http/transport.js';
 import { createVirtualClock } from '../../src/time/clock.js';
+import { BIN, requireBuild, runCommand } from '../helpers/cli.js';
 import { createTestContext } from '../helpers/context.js';
-import { CANARY, canaryFree, removeTempDirs, tempDir, type TempDir } from '../helpers/world.js';
+import { CANARY, canaryFree, cliEnv, removeTempDirs, tempDir, type TempDir } from '../helpers/world.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, n: number) => void;
 
@@ -72,18 +73,37 @@ function expectStopped(o: Outcome, message: RegExp): void {
   for (const name of readdirSync(o.dir.path)) expect(name).toMatch(/^(config|out\.ndjson\.(part|checkpoint\.json))$/);
 }
 
+/** A body that never ends: 64 KiB chunks as fast as the client reads them. */
+const endless: Handler = (_req, res) => {
+  const chunk = Buffer.alloc(64 * 1024, 0x20);
+  res.writeHead(200, JSONLD);
+  res.write('{"member":[');
+  const pump = (): void => {
+    while (!res.destroyed && res.write(chunk));
+    if (!res.destroyed) res.once('drain', pump);
+  };
+  pump();
+};
+
 describe('hostile server: bounds (issue 11, item 5)', () => {
+  it.skipIf(!existsSync('/usr/bin/time'))('the built bin stops an endless body at 8 MiB with a small peak RSS', async () => {
+    requireBuild();
+    const { base } = await hostile(endless);
+    const dir = tempDir('collections-hostile-');
+    const args = ['invoices', '--taxpayer', 'AAA010101AAA', '--out', 'out.ndjson', '--quiet', '--cursor', '--base-url', base, '--max-body-size', '8MiB'];
+    const r = await runCommand('/usr/bin/time', ['-f', 'maxrss=%M', process.execPath, BIN, ...args], { cwd: dir.path, env: cliEnv(dir) });
+    const lines = r.stderr.trimEnd().split('\n');
+    const maxRssKiB = Number(/^maxrss=(\d+)$/.exec(lines.at(-1) ?? '')?.[1]);
+    expect(r.code).toBe(6);
+    expect(lines[0]).toMatch(/^collections: the response to GET \/taxpayers\/AAA010101AAA\/invoices\?itemsPerPage=1000 is larger than 8 MiB/);
+    expect(lines.length).toBeLessThanOrEqual(3); // the line, maybe time's "exit status" note, the RSS
+    expect(maxRssKiB).toBeGreaterThan(0);
+    expect(maxRssKiB).toBeLessThan(200 * 1024);
+    expect(dir.has('out.ndjson')).toBe(false);
+  });
+
   it('an endless chunked body stops at --max-body-size, with memory bounded', async () => {
-    const chunk = Buffer.alloc(64 * 1024, 0x20);
-    const { base, requests } = await hostile((_req, res) => {
-      res.writeHead(200, JSONLD);
-      res.write('{"member":[');
-      const pump = (): void => {
-        while (!res.destroyed && res.write(chunk));
-        if (!res.destroyed) res.once('drain', pump);
-      };
-      pump();
-    });
+    const { base, requests } = await hostile(endless);
     const before = process.memoryUsage().rss;
     const o = await run(base, ['--max-body-size', '8MiB', '--cursor']);
     const grown = process.memoryUsage().rss - before;
