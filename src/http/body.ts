@@ -9,7 +9,7 @@ import { HostileResponseError } from '../errors.js';
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024 * 1024;
 
 /** `n` bytes in the largest binary unit that divides it (`8 MiB`, `1536 KiB`, `100 bytes`). */
-export function describeBytes(n: number): string {
+function describeBytes(n: number): string {
   for (const [unit, size] of [
     ['GiB', 1024 ** 3],
     ['MiB', 1024 ** 2],

@@ -9,9 +9,9 @@ import type { Dispatcher } from 'undici';
 import { HostileResponseError } from '../errors.js';
 
 /** Decompressed bytes per byte received accepted, once past {@link RATIO_FLOOR_BYTES}. */
-export const MAX_COMPRESSION_RATIO = 100;
+const MAX_COMPRESSION_RATIO = 100;
 /** Decompressed bytes below which the ratio is not checked (small pages compress well), bytes (1 MiB). */
-export const RATIO_FLOOR_BYTES = 1024 * 1024;
+const RATIO_FLOOR_BYTES = 1024 * 1024;
 
 /** Bytes of one response's body as received on the socket (before decompression). */
 export interface WireCount {

@@ -6,7 +6,7 @@ import { HostileResponseError } from '../errors.js';
 import type { FetchedPage } from './fetch-page.js';
 
 /** Consecutive empty pages with a next link accepted; one more stops the export. */
-export const MAX_EMPTY_PAGES = 3;
+const MAX_EMPTY_PAGES = 3;
 
 /**
  * Counts consecutive pages that have no items yet link to a next page; a page with items, or

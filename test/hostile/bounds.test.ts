@@ -90,7 +90,19 @@ describe('hostile server: bounds (issue 11, item 5)', () => {
     requireBuild();
     const { base } = await hostile(endless);
     const dir = tempDir('collections-hostile-');
-    const args = ['invoices', '--taxpayer', 'AAA010101AAA', '--out', 'out.ndjson', '--quiet', '--cursor', '--base-url', base, '--max-body-size', '8MiB'];
+    const args = [
+      'invoices',
+      '--taxpayer',
+      'AAA010101AAA',
+      '--out',
+      'out.ndjson',
+      '--quiet',
+      '--cursor',
+      '--base-url',
+      base,
+      '--max-body-size',
+      '8MiB',
+    ];
     const r = await runCommand('/usr/bin/time', ['-f', 'maxrss=%M', process.execPath, BIN, ...args], { cwd: dir.path, env: cliEnv(dir) });
     const lines = r.stderr.trimEnd().split('\n');
     const maxRssKiB = Number(/^maxrss=(\d+)$/.exec(lines.at(-1) ?? '')?.[1]);
@@ -107,7 +119,10 @@ describe('hostile server: bounds (issue 11, item 5)', () => {
     const before = process.memoryUsage().rss;
     const o = await run(base, ['--max-body-size', '8MiB', '--cursor']);
     const grown = process.memoryUsage().rss - before;
-    expectStopped(o, /^collections: the response to GET \/taxpayers\/AAA010101AAA\/invoices\?itemsPerPage=1000 is larger than 8 MiB; raise --max-body-size/);
+    expectStopped(
+      o,
+      /^collections: the response to GET \/taxpayers\/AAA010101AAA\/invoices\?itemsPerPage=1000 is larger than 8 MiB; raise --max-body-size/,
+    );
     expect(requests).toHaveLength(1); // not retried
     expect(grown).toBeLessThan(96 * 1024 * 1024);
   });
@@ -119,7 +134,10 @@ describe('hostile server: bounds (issue 11, item 5)', () => {
       res.end(bomb);
     });
     const o = await run(base, ['--cursor']);
-    expectStopped(o, /^collections: the response to GET \/taxpayers\/AAA010101AAA\/invoices\?itemsPerPage=1000 decompresses to more than 100 times its size/);
+    expectStopped(
+      o,
+      /^collections: the response to GET \/taxpayers\/AAA010101AAA\/invoices\?itemsPerPage=1000 decompresses to more than 100 times its size/,
+    );
     expect(requests).toHaveLength(1);
   });
 
@@ -151,7 +169,10 @@ describe('hostile server: bounds (issue 11, item 5)', () => {
       res.end(page([], `${PATH}?cursor=${n}`));
     });
     const o = await run(base, ['--cursor']);
-    expectStopped(o, /^collections: the API sent 4 empty pages in a row that each link to a next one \(last: GET \/taxpayers\/AAA010101AAA\/invoices\?cursor=3\)/);
+    expectStopped(
+      o,
+      /^collections: the API sent 4 empty pages in a row that each link to a next one \(last: GET \/taxpayers\/AAA010101AAA\/invoices\?cursor=3\)/,
+    );
     expect(requests).toHaveLength(4);
   });
 
@@ -159,7 +180,9 @@ describe('hostile server: bounds (issue 11, item 5)', () => {
     const { base, requests } = await hostile((req, res) => {
       const n = Number(new URL(req.url ?? '', 'http://x').searchParams.get('page'));
       res.writeHead(200, JSONLD);
-      res.end(JSON.stringify({ member: [], totalItems: 1e12, view: { next: `${PATH}?itemsPerPage=1000&page=${n + 1}`, last: `${PATH}?page=1000000000` } }));
+      res.end(
+        JSON.stringify({ member: [], totalItems: 1e12, view: { next: `${PATH}?itemsPerPage=1000&page=${n + 1}`, last: `${PATH}?page=1000000000` } }),
+      );
     });
     const o = await run(base, ['--concurrency', '2']);
     expectStopped(o, /^collections: the API sent 4 empty pages in a row/);
@@ -172,7 +195,10 @@ describe('hostile server: bounds (issue 11, item 5)', () => {
       res.end(page([n], n === 1 ? `${PATH}?cursor=a&itemsPerPage=1000` : `${PATH}?itemsPerPage=1000&cursor=a`));
     });
     const o = await run(base, ['--cursor']);
-    expectStopped(o, /^collections: the API's hydra:next link loops back to a page already fetched \(\/taxpayers\/AAA010101AAA\/invoices\?itemsPerPage=1000&cursor=a\)/);
+    expectStopped(
+      o,
+      /^collections: the API's hydra:next link loops back to a page already fetched \(\/taxpayers\/AAA010101AAA\/invoices\?itemsPerPage=1000&cursor=a\)/,
+    );
     expect(requests).toEqual([`${PATH}?itemsPerPage=1000`, `${PATH}?cursor=a&itemsPerPage=1000`]);
   });
 
@@ -184,7 +210,10 @@ describe('hostile server: bounds (issue 11, item 5)', () => {
     });
     const started = performance.now();
     const o = await run(base, ['--cursor', '--timeout', '0.3', '--retries', '0']);
-    expectStopped(o, /^collections: the API could not be read \(GET \/taxpayers\/AAA010101AAA\/invoices\?itemsPerPage=1000\): timeout after 0\.3 s while reading the body/);
+    expectStopped(
+      o,
+      /^collections: the API could not be read \(GET \/taxpayers\/AAA010101AAA\/invoices\?itemsPerPage=1000\): timeout after 0\.3 s while reading the body/,
+    );
     expect(performance.now() - started).toBeLessThan(5000);
   });
 

@@ -75,7 +75,14 @@ async function world(): Promise<ServedWorld> {
 
 /** The environment without any proxy variable inherited from the developer's shell, then `extra`. */
 function proxyEnv(extra: Record<string, string>): Record<string, string | undefined> {
-  const none = { HTTP_PROXY: undefined, http_proxy: undefined, HTTPS_PROXY: undefined, https_proxy: undefined, NO_PROXY: undefined, no_proxy: undefined };
+  const none = {
+    HTTP_PROXY: undefined,
+    http_proxy: undefined,
+    HTTPS_PROXY: undefined,
+    https_proxy: undefined,
+    NO_PROXY: undefined,
+    no_proxy: undefined,
+  };
   return { ...none, ...extra };
 }
 
@@ -114,7 +121,13 @@ describe('proxies from the environment (issue 11, item 8)', () => {
     ] as const) {
       proxy.seen.length = 0;
       const dir = tempDir('collections-proxy-');
-      const t = createTestContext({ fetch: createTransportFetch({ env }), clock: createVirtualClock(), cwd: dir.path, configDir: dir.file('config'), env });
+      const t = createTestContext({
+        fetch: createTransportFetch({ env }),
+        clock: createVirtualClock(),
+        cwd: dir.path,
+        configDir: dir.file('config'),
+        env,
+      });
       const code = await main(['invoices', '--taxpayer', w.taxpayer, '--base-url', w.base, '--api-key', CANARY, '--quiet'], t.ctx);
       expect(code).toBe(0);
       expect(idsOfNdjson(t.stdout.text())).toHaveLength(60);
