@@ -62,6 +62,8 @@ export const EXIT_CODE_OF = {
   E_HTTP_UNEXPECTED: ExitCode.Unavailable,
   /** A link or redirect to another origin, or a link that loops. */
   E_UNSAFE_LINK: ExitCode.Unavailable,
+  /** A response past a safety bound: body size, compression ratio, JSON depth, empty pages. */
+  E_HOSTILE_RESPONSE: ExitCode.Unavailable,
   /** The output, checkpoint or another file could not be written. */
   E_OUTPUT_WRITE: ExitCode.Output,
   /** Stopped by SIGINT. */
@@ -189,6 +191,18 @@ export class ApiUnavailableError extends CollectionsError {
 export class UnsafeLinkError extends CollectionsError {
   constructor(message: string, options: CollectionsErrorOptions = {}) {
     super(message, 'E_UNSAFE_LINK', options);
+  }
+}
+
+/**
+ * A response past one of the safety bounds (README, "Security and safety"): a body over
+ * `--max-body-size` bytes after decompression, a compression ratio past the limit, JSON nested
+ * too deep, or too many empty pages in a row that still link to a next one (exit 6). Never
+ * retried: a server that answers this way once is not having a transient failure.
+ */
+export class HostileResponseError extends CollectionsError {
+  constructor(message: string, options: CollectionsErrorOptions = {}) {
+    super(message, 'E_HOSTILE_RESPONSE', options);
   }
 }
 

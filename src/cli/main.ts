@@ -60,7 +60,8 @@ export async function main(argv: readonly string[], ctx: Context, secrets: strin
  * an exit code instead of a stack trace.
  */
 export async function run(argv: readonly string[]): Promise<number> {
-  const loadTransport = (): Promise<FetchLike> => import('../http/transport.js').then((m) => m.createTransportFetch());
+  // The proxy variables are read from the Context's environment (called on the first request only).
+  const loadTransport = (): Promise<FetchLike> => import('../http/transport.js').then((m) => m.createTransportFetch({ env: ctx.env }));
   const ctx = createSystemContext(readPackageVersion(), loadTransport);
   const secrets: string[] = [];
   installProcessGuard(process, (err) => ctx.io.stderr.write(failureText(err, secrets, wantsStack(argv, ctx.env), formatError)), ctx.forceExit);

@@ -30,6 +30,7 @@ export const EXPORT_DEFAULTS = {
   retries: builtInDefault('retries'),
   timeoutMs: builtInDefault('timeout'),
   maxWaitMs: builtInDefault('maxWait'),
+  maxBodyBytes: builtInDefault('maxBodySize'),
   format: exportFlag('format').defaultValue as OutputFormat,
 } as const;
 
@@ -106,6 +107,7 @@ export function planExport(command: string, flags: ExportFlags, settings: Resolv
     retries: flags.retries ?? settings.defaults.retries ?? EXPORT_DEFAULTS.retries,
     timeoutMs: flags.timeout ?? settings.defaults.timeoutMs ?? EXPORT_DEFAULTS.timeoutMs,
     maxWaitMs: flags.maxWait ?? settings.defaults.maxWaitMs ?? EXPORT_DEFAULTS.maxWaitMs,
+    maxBodyBytes: flags.maxBodySize ?? EXPORT_DEFAULTS.maxBodyBytes,
     quiet: flags.quiet === true,
     spinner: flags.progress !== false,
     verbose: flags.verbose === true,

@@ -3,7 +3,7 @@
  * its built-in default. Pure; the parsers are those of config/parse.ts.
  */
 import { exportFlag, longFlag, type ExportFlagSpec, type ExportFlagValues } from './flags.js';
-import { parseIntegerOption, parseParam, parseSecondsOption } from './parse.js';
+import { parseBytesOption, parseIntegerOption, parseParam, parseSecondsOption } from './parse.js';
 
 /**
  * The help line of a flag: its description and, when it has one, its default, e.g.
@@ -21,7 +21,8 @@ export function flagHelp(spec: ExportFlagSpec): string {
 /**
  * The parser of a flag's value (commander calls it with the value and the previous one), or
  * undefined when the value is kept as typed (`switch`, `text`, `choice`: commander checks choices).
- * Integers and seconds are range-checked; seconds come back in milliseconds; `pairs` collect.
+ * Integers, seconds and bytes are range-checked; seconds come back in milliseconds, bytes as a
+ * number of bytes; `pairs` collect.
  * @throws {UsageError} (from the returned parser) naming the flag, the value and what it takes
  */
 export function flagParser(spec: ExportFlagSpec): ((value: string, previous: unknown) => unknown) | undefined {
@@ -32,6 +33,8 @@ export function flagParser(spec: ExportFlagSpec): ((value: string, previous: unk
       return (v) => parseIntegerOption(name, v, value.min, value.max);
     case 'seconds':
       return (v) => parseSecondsOption(name, v, value.min);
+    case 'bytes':
+      return (v) => parseBytesOption(name, v, value.min, value.max);
     case 'pairs':
       return (v, previous) => [...((previous as Array<[string, string]> | undefined) ?? []), parseParam(v)];
     default:

@@ -42,6 +42,8 @@ export interface ExportFlagValues {
   retries?: number;
   /** `--timeout <seconds>`, converted to milliseconds. */
   timeout?: number;
+  /** `--max-body-size <bytes>`, in bytes (`8MiB` accepted). */
+  maxBodySize?: number;
   /** `-q, --quiet`. */
   quiet?: boolean;
   /** `--no-progress` sets it false; commander defaults it to true, and absent counts as true. */
@@ -69,7 +71,8 @@ export interface ExportDefaults {
 /**
  * The kind of value a flag takes, which gives its parser: `switch` (no value), `text` (as typed;
  * `files` when it names a path, for completion), `integer` (whole number in [min, max]), `seconds`
- * (decimal seconds ≥ min, parsed to milliseconds), `choice` (one of `choices`, checked by
+ * (decimal seconds ≥ min, parsed to milliseconds), `bytes` (a whole number of bytes in
+ * [min, max], with an optional unit `KiB`/`MiB`/`GiB`), `choice` (one of `choices`, checked by
  * commander), `pairs` (repeatable `key=value`, collected in order).
  */
 export type FlagValueSpec =
@@ -77,6 +80,7 @@ export type FlagValueSpec =
   | { readonly kind: 'text'; readonly files?: boolean }
   | { readonly kind: 'integer'; readonly min: number; readonly max: number }
   | { readonly kind: 'seconds'; readonly min: number }
+  | { readonly kind: 'bytes'; readonly min: number; readonly max: number }
   | { readonly kind: 'choice'; readonly choices: readonly string[] }
   | { readonly kind: 'pairs' };
 
@@ -218,6 +222,14 @@ export const EXPORT_FLAGS = [
     value: { kind: 'seconds', min: 0.001 },
     defaultValue: 60_000,
     config: { key: 'timeout', setting: 'timeoutMs', listOrder: 6 },
+  },
+  {
+    flags: '--max-body-size <bytes>',
+    attribute: 'maxBodySize',
+    description: 'largest response body accepted, after decompression (e.g. 64MiB); past it exit 6',
+    value: { kind: 'bytes', min: 1024, max: 512 * 1024 * 1024 },
+    defaultValue: 256 * 1024 * 1024,
+    defaultHelp: 'default 256MiB',
   },
   { flags: '-q, --quiet', attribute: 'quiet', description: 'no progress and no summary', value: { kind: 'switch' } },
   { flags: '--no-progress', attribute: 'progress', description: 'no spinner (the summary stays)', value: { kind: 'switch' } },

@@ -35,6 +35,34 @@ export function parseSecondsOption(name: string, value: string, min = 0): number
   return Math.round(n * 1000);
 }
 
+/** Binary units `--max-body-size` accepts, in bytes (IEC 80000-13; `k`/`M`/`G` read as the same). */
+const BYTE_UNITS: ReadonlyMap<string, number> = new Map([
+  ['', 1],
+  ['b', 1],
+  ['k', 1024],
+  ['kib', 1024],
+  ['m', 1024 ** 2],
+  ['mib', 1024 ** 2],
+  ['g', 1024 ** 3],
+  ['gib', 1024 ** 3],
+]);
+
+/**
+ * Parses a size in bytes: a whole number with an optional binary unit (`1048576`, `64MiB`,
+ * `64 MiB`, `512KiB`, `1G`; case-insensitive).
+ * @returns bytes
+ * @throws {UsageError} naming the option, the value and the range, for anything else
+ */
+export function parseBytesOption(name: string, value: string, min: number, max: number): number {
+  const m = /^(\d{1,12})\s*([a-z]*)$/i.exec(value.trim());
+  const unit = m ? BYTE_UNITS.get(m[2]!.toLowerCase()) : undefined;
+  const n = m && unit !== undefined ? Number(m[1]) * unit : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`${name} must be a size from ${min} bytes to ${max / 1024 ** 2}MiB, e.g. 64MiB (got '${value}')`);
+  }
+  return n;
+}
+
 /** Query parameters the tool sets itself and `--param` refuses (the API documentation, pagination). */
 const RESERVED_PARAMS = new Set(['page', 'itemsperpage']);
 

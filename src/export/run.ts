@@ -53,6 +53,8 @@ export interface ExportPlan {
   retries: number;
   /** Per attempt, ms. */
   timeoutMs: number;
+  /** `--max-body-size`: largest response body accepted, bytes (default the client's, 256 MiB). */
+  maxBodyBytes?: number;
   /** Longest single rate-limit wait, ms (Infinity = any). */
   maxWaitMs: number;
   quiet: boolean;
@@ -166,6 +168,7 @@ function exportClient(plan: ExportPlan, ctx: Context, progress: Progress, signal
     retries: plan.retries,
     timeoutMs: plan.timeoutMs,
     maxWaitMs: plan.maxWaitMs,
+    ...(plan.maxBodyBytes === undefined ? {} : { maxBodyBytes: plan.maxBodyBytes }),
     headers: { 'User-Agent': `collections/${ctx.version}` },
     signal,
     onEvent: (event) => {

@@ -9,6 +9,7 @@
  */
 import { ApiUnavailableError, HttpError, RateLimitError, type HttpErrorDetails } from '../errors.js';
 import type { Clock } from '../time/clock.js';
+import { DEFAULT_MAX_BODY_BYTES } from './body.js';
 import type { ClientEvent, ClientEventSink } from './events.js';
 import { createExchanger, createRequestHeaders, pathOf, type Exchanger, type HttpExchange } from './exchange.js';
 import type { RateLimitSnapshot } from './rate-limit.js';
@@ -34,8 +35,10 @@ export interface ClientOptions {
   random?: () => number;
   /** Retries after network errors, 5xx or unreadable bodies (default 5). */
   retries?: number;
-  /** Per-attempt timeout, ms (default 60 000). */
+  /** Per-attempt timeout, ms (default 60 000): a deadline for the headers and the whole body. */
   timeoutMs?: number;
+  /** Largest body accepted per response, bytes, after decompression (default 256 MiB). */
+  maxBodyBytes?: number;
   /** Longest single rate-limit wait accepted, ms (default Infinity); longer → RateLimitError. */
   maxWaitMs?: number;
   /** Extra request headers (e.g. `User-Agent`). */
@@ -110,7 +113,8 @@ export interface Client {
    * and retrying network errors, timeouts, 5xx and unreadable bodies as configured.
    * @throws {HttpError} 400/401/403/404/other 4xx; {@link ApiUnavailableError} after retries;
    *   {@link RateLimitError} for a wait over maxWait or 5 429s in a row; {@link UnsafeLinkError}
-   *   for a URL or redirect to another origin; the signal's reason when aborted
+   *   for a URL or redirect to another origin; {@link HostileResponseError} for a body over
+   *   `maxBodyBytes` (or what `parse` throws of it); the signal's reason when aborted
    */
   get<T = string>(url: URL, options?: GetOptions<T>): Promise<ClientResponse<T>>;
   /** One request, no rate-limit wait, no retry on 429; for `ratelimit`. */
@@ -150,7 +154,8 @@ export function createClient(options: ClientOptions): Client {
   const maxWaitMs = options.maxWaitMs ?? Number.POSITIVE_INFINITY;
   const emit = options.onEvent ?? ((): void => undefined);
   const governors = createGovernorRegistry({ clock, maxWaitMs, onWait: (w) => emit({ type: 'wait', ...w }) });
-  const exchanger = createExchanger({ baseUrl, apiKey, fetch, clock, timeoutMs, governors, emit });
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const exchanger = createExchanger({ baseUrl, apiKey, fetch, clock, timeoutMs, maxBodyBytes, governors, emit });
   const policy: RetryPolicy = { retries, maxWaitMs, random, clock, serverClock: governors.serverClock, emit };
   const session: Session = { baseUrl, clock, maxWaitMs, emit, governors, exchanger, headersFor, signal: options.signal, policy };
   return {

@@ -1,12 +1,14 @@
 /**
  * One request of the client, HTTP only: the request headers, a permit from the endpoint's
- * governor, a timeout per attempt (`AbortSignal.timeout`, covering the body too), same-origin
+ * governor, a timeout per attempt (`AbortSignal.timeout`, covering the body too), a bounded body
+ * read (body.ts), same-origin
  * redirects followed by hand (the key must not leave the origin: README, "Rate limits, retries and
  * safety"), and the response with its status, headers, body text or server message, and timing.
  * What a status means (wait, retry, fail) is the client's business.
  */
-import { ApiUnavailableError, HttpError, UsageError } from '../errors.js';
+import { ApiUnavailableError, CollectionsError, HttpError, UsageError } from '../errors.js';
 import type { Clock } from '../time/clock.js';
+import { readBoundedText } from './body.js';
 import type { ClientEvent, ClientEventSink } from './events.js';
 import type { FetchLike } from './fetch-like.js';
 import type { GovernorRegistry } from './governor.js';
@@ -76,8 +78,10 @@ export interface ExchangeOptions {
   apiKey: string;
   fetch: FetchLike;
   clock: Clock;
-  /** Per-attempt timeout, ms. */
+  /** Per-attempt timeout, ms: a deadline for the headers and the whole body together. */
   timeoutMs: number;
+  /** Largest body accepted per response, bytes, counted after decompression. */
+  maxBodyBytes: number;
   governors: GovernorRegistry;
   emit: ClientEventSink;
 }
@@ -123,6 +127,8 @@ export interface Exchanger {
    * `response` event), then handles the final response's body: a 2xx's is read (or discarded),
    * another status's is read for its message.
    * @throws {RetryableFailure} for a network error, a timeout or a failed 2xx body read
+   * @throws {HostileResponseError} for a 2xx body over `maxBodyBytes` or past the transport's
+   *   compression-ratio guard (not retried)
    * @throws {UnsafeLinkError} for a redirect to another origin; {@link HttpError} for a redirect
    *   without `Location`; {@link ApiUnavailableError} after {@link MAX_REDIRECTS} redirects;
    *   {@link RateLimitError} from the governor; the caller's abort reason
@@ -195,6 +201,8 @@ export function createExchanger(options: ExchangeOptions): Exchanger {
 /** Why an attempt's fetch or body read failed: the caller's abort passes through untouched. */
 function failure(options: ExchangeOptions, err: unknown, callerSignal: AbortSignal | undefined, timeout: AbortSignal, what: string): unknown {
   if (callerSignal?.aborted) return abortReason(callerSignal);
+  // A bound of body.ts or the transport (HostileResponseError), or a bad proxy setting: not retried.
+  if (err instanceof CollectionsError) return err;
   if (timeout.aborted) return new RetryableFailure(`timeout after ${formatSeconds(options.timeoutMs)}${what}`, { cause: err });
   return new RetryableFailure(redactSecret(describeNetworkError(err), options.apiKey) + what, { cause: err });
 }
@@ -235,10 +243,16 @@ function redirectTarget(baseUrl: URL, h: Hop, start: URL, hop: number): URL {
   return url;
 }
 
-/** Reads an error response's body for its message; failures give undefined (the status says enough). */
-async function readMessage(apiKey: string, res: Response): Promise<string | undefined> {
+/** Largest error body read for its message, bytes: a message is a line, not a page. */
+const MAX_MESSAGE_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Reads an error response's body (at most {@link MAX_MESSAGE_BODY_BYTES}) for its message;
+ * failures, an oversized body included, give undefined (the status says enough).
+ */
+async function readMessage(apiKey: string, res: Response, what: string): Promise<string | undefined> {
   try {
-    const text = await res.text();
+    const text = await readBoundedText(res, MAX_MESSAGE_BODY_BYTES, what);
     const msg = parseServerMessage(res.headers.get('content-type'), text);
     return msg === undefined ? undefined : redactSecret(msg, apiKey);
   } catch {
@@ -252,14 +266,14 @@ async function finish(options: ExchangeOptions, h: Hop, send: SendOptions): Prom
   let text: string | undefined;
   let serverMessage: string | undefined;
   if (res.status < 200 || res.status >= 300) {
-    serverMessage = await readMessage(options.apiKey, res);
+    serverMessage = await readMessage(options.apiKey, res, `GET ${pathOf(h.url)}`);
     emitResponse(options, h);
   } else if (send.body === 'discard') {
     await res.body?.cancel().catch(() => undefined);
     emitResponse(options, h);
   } else {
     try {
-      text = await res.text();
+      text = await readBoundedText(res, options.maxBodyBytes, `GET ${pathOf(h.url)}`);
     } catch (err) {
       throw failure(options, err, send.signal, h.timeout, ' while reading the body');
     } finally {

@@ -63,10 +63,14 @@ export function resolveSameOrigin(link: string, current: URL, base: URL, what: s
 /**
  * The form in which URLs are compared for loop detection: absolute, normalised by WHATWG URL
  * parsing (case of scheme and host, default port, dot segments, percent-encoding), without the
- * fragment, which is never sent.
+ * fragment, which is never sent, and with the query parameters sorted by name (a stable sort, so
+ * repeated names keep their order): a link that only reorders the query names the same page
+ * (README, "Security and safety"). The query is re-serialised as
+ * `application/x-www-form-urlencoded` for the comparison only; requests keep their bytes.
  */
 export function normalizeUrl(url: URL | string, base?: URL): string {
   const u = new URL(url, base);
   u.hash = '';
+  if (u.search !== '') u.searchParams.sort();
   return u.href;
 }

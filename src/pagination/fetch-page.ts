@@ -5,6 +5,7 @@
  */
 import type { Client, ResponseHead, ResponseInfo } from '../http/client.js';
 import { UnreadableBodyError } from '../http/client.js';
+import { HostileResponseError } from '../errors.js';
 import { PageFormatError, parsePageText, type HydraPage } from './hydra.js';
 
 /** A page fetched and parsed whole. */
@@ -31,13 +32,18 @@ export interface PageRequestOptions {
  * The client's body parser for collection pages: {@link parsePageText}, with its
  * {@link PageFormatError} turned into the client's retryable {@link UnreadableBodyError} (same
  * message, so the `retry` event names it: `invalid JSON`, `HTML instead of JSON`, `not a Hydra
- * collection: …`).
+ * collection: …`). A {@link HostileResponseError} (JSON nested too deep) is not retried; the
+ * page's path is added to its message.
  */
 function parseHydraBody(text: string, response: ResponseHead): HydraPage {
   try {
     return parsePageText(text, response.headers.get('content-type'));
   } catch (err) {
     if (err instanceof PageFormatError) throw new UnreadableBodyError(err.message, { cause: err });
+    if (err instanceof HostileResponseError) {
+      const path = response.url.pathname + response.url.search;
+      throw new HostileResponseError(`${err.message} (GET ${path})`, { cause: err, ...(err.hint ? { hint: err.hint } : {}) });
+    }
     throw err;
   }
 }

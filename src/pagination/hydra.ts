@@ -4,6 +4,8 @@
  * unprefixed (`member`) spellings, as API Platform emits both (README, "Rate limits, retries and
  * safety": links).
  */
+import { HostileResponseError } from '../errors.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 
 /** Links of a page's `hydra:view` (all as they appear in the body: relative or absolute URI strings). */
 export interface HydraView {
@@ -106,14 +108,21 @@ export function parsePage(body: unknown): HydraPage {
 }
 
 /**
- * Parses a 2xx body as a Hydra page: refuses HTML (a proxy's or a maintenance page), then
- * `JSON.parse`s the text once and {@link parsePage}s it.
+ * Parses a 2xx body as a Hydra page: refuses HTML (a proxy's or a maintenance page) and JSON
+ * nested deeper than {@link MAX_JSON_DEPTH}, then `JSON.parse`s the text once and
+ * {@link parsePage}s it.
  * @param contentType the response's `Content-Type` (may be null)
  * @throws {PageFormatError} `HTML instead of JSON`, `invalid JSON` (cause: the SyntaxError), or
  *   what {@link parsePage} throws
+ * @throws {HostileResponseError} (exit 6, not retried) for JSON nested too deep
  */
 export function parsePageText(text: string, contentType: string | null | undefined): HydraPage {
   if ((contentType ?? '').toLowerCase().includes('html')) throw new PageFormatError('HTML instead of JSON');
+  if (exceedsJsonDepth(text)) {
+    throw new HostileResponseError(`the page is JSON nested more than ${MAX_JSON_DEPTH} levels deep`, {
+      hint: 'the server sent a page no collection needs; not retried',
+    });
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);

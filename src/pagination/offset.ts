@@ -6,6 +6,7 @@
  */
 import type { Client } from '../http/client.js';
 import { assertSameOrigin, isSameOrigin, normalizeUrl } from '../http/origin.js';
+import { createEmptyPageGuard } from './empty-pages.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
 import { paginate, resolveNext, type PageStep } from './paginate.js';
 import { ReadAhead } from './read-ahead.js';
@@ -103,7 +104,8 @@ interface OffsetRun {
  * (no `last` nor `totalItems`, or a `next` that is not `page + 1` of the same path), it falls back
  * to following `next` one page at a time ({@link paginate}). If the last page still has a `next`
  * (the collection grew), that link is followed the same way. Breaking out of the loop aborts the
- * requests in flight and starts no more.
+ * requests in flight and starts no more. Too many empty pages in a row that are not the last stop
+ * the export ({@link createEmptyPageGuard}), as in {@link paginate}.
  * @throws everything {@link paginate} and {@link fetchPage} throw; a failed page is thrown
  *   once every page before it has been yielded.
  */
@@ -170,11 +172,14 @@ async function* fetchRange(run: OffsetRun, first: FetchedPage, range: PageRange)
   const fetchNo = (n: number, signal: AbortSignal): Promise<FetchedPage> =>
     fetchPage(client, withPage(template, n), { headers, signal, demand: lastToFetch - n });
   const ahead = new ReadAhead(fetchNo, firstNo + 1, lastToFetch, range.concurrency);
+  const checkEmpty = createEmptyPageGuard();
   try {
     ahead.launch();
+    checkEmpty(first, withPage(template, firstNo + 1));
     yield { ...first, index: 0, next: withPage(template, firstNo + 1) };
     for (let n = firstNo + 1; n <= lastToFetch; n++) {
       const fetched = await ahead.take(n);
+      if (n < last) checkEmpty(fetched, withPage(template, n + 1));
       if (n < lastToFetch) {
         yield { ...fetched, index: n - firstNo, next: withPage(template, n + 1) };
         continue;
@@ -187,6 +192,7 @@ async function* fetchRange(run: OffsetRun, first: FetchedPage, range: PageRange)
       for (let k = firstNo; k <= n; k++) seen.add(normalizeUrl(withPage(template, k)));
       seen.add(normalizeUrl(fetched.url));
       const more = resolveNext(fetched, baseUrl, seen);
+      checkEmpty(fetched, more);
       yield { ...fetched, index: n - firstNo, next: more };
       if (more === undefined) return;
       yield* followNext(run, more, n - firstNo + 1);

@@ -7,6 +7,7 @@
 import type { Client } from '../http/client.js';
 import { UnsafeLinkError } from '../errors.js';
 import { assertSameOrigin, normalizeUrl, resolveSameOrigin } from '../http/origin.js';
+import { createEmptyPageGuard } from './empty-pages.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
 
 export type { FetchedPage } from './fetch-page.js';
@@ -58,19 +59,22 @@ export function resolveNext(fetched: FetchedPage, baseUrl: URL, seen: ReadonlySe
  * Yields pages in order until one has no `next`. Callers may `break` at any time. A page whose
  * `next` is refused is not yielded: the error comes instead, before any request to the link.
  * @throws {UnsafeLinkError} when `start` or `next` has another origin or `next` was already fetched
- *   (a loop), plus everything {@link fetchPage} throws.
+ *   (a loop, compared with the query sorted); {@link HostileResponseError} for too many empty
+ *   pages in a row with a next link ({@link createEmptyPageGuard}); everything {@link fetchPage} throws.
  */
 export async function* paginate(options: PaginateOptions): AsyncGenerator<PageStep, void, void> {
   const { client, baseUrl, headers } = options;
   assertSameOrigin(options.start, baseUrl, 'the first page');
   const seen = new Set<string>();
   for (const s of options.seen ?? []) seen.add(normalizeUrl(s));
+  const checkEmpty = createEmptyPageGuard();
   let url: URL | undefined = options.start;
   for (let index = 0; url !== undefined; index++) {
     seen.add(normalizeUrl(url));
     const fetched = await fetchPage(client, url, { headers });
     seen.add(normalizeUrl(fetched.url));
     const next = resolveNext(fetched, baseUrl, seen);
+    checkEmpty(fetched, next);
     yield { ...fetched, index, next };
     url = next;
   }

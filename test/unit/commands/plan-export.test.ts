@@ -249,6 +249,7 @@ describe('argv → planned export, for every export command and endpoint', () =>
       retries: 5,
       timeoutMs: 60_000,
       maxWaitMs: Number.POSITIVE_INFINITY,
+      maxBodyBytes: 256 * 1024 * 1024,
       format: 'ndjson',
     });
   });

@@ -23,6 +23,7 @@ describe('the export flag table', () => {
       '--max-wait',
       '--retries',
       '--timeout',
+      '--max-body-size',
       '--quiet',
       '--no-progress',
       '--verbose',

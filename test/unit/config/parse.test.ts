@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseIntegerOption, parseParam, parseSecondsOption } from '../../../src/config/parse.js';
+import { parseBytesOption, parseIntegerOption, parseParam, parseSecondsOption } from '../../../src/config/parse.js';
 import { UsageError } from '../../../src/errors.js';
 
 describe('parseIntegerOption', () => {
@@ -33,6 +33,25 @@ describe('parseSecondsOption', () => {
 
   it('applies a minimum', () => {
     expect(() => parseSecondsOption('--timeout', '0', 0.001)).toThrow(UsageError);
+  });
+});
+
+describe('parseBytesOption', () => {
+  const MiB = 1024 * 1024;
+  it.each([
+    ['1048576', MiB],
+    ['64MiB', 64 * MiB],
+    ['64 mib', 64 * MiB],
+    ['512KiB', 512 * 1024],
+    ['8M', 8 * MiB],
+    ['2048b', 2048],
+  ])('%s → %i bytes', (value, bytes) => {
+    expect(parseBytesOption('--max-body-size', value, 1024, 512 * MiB)).toBe(bytes);
+  });
+
+  it.each(['', '1.5MiB', '-1', '1000', '1GiB', '8 MB', '8PiB', '__proto__', 'hasOwnProperty'])('refuses %j', (value) => {
+    expect(() => parseBytesOption('--max-body-size', value, 1024, 512 * MiB)).toThrow(UsageError);
+    expect(() => parseBytesOption('--max-body-size', value, 1024, 512 * MiB)).toThrow(/--max-body-size must be a size from 1024 bytes to 512MiB/);
   });
 });
 

@@ -44,6 +44,13 @@ describe('resolveSameOrigin', () => {
     expect(() => assertSameOrigin(new URL('http://a.example:80/'), new URL('http://a.example/'), 'x')).not.toThrow();
   });
 
+  it('normalizeUrl sorts the query by name, keeping the order of repeated names', () => {
+    expect(normalizeUrl('http://h/x?b=2&a=1')).toBe(normalizeUrl('http://h/x?a=1&b=2'));
+    expect(normalizeUrl('http://h/x?a=2&a=1')).not.toBe(normalizeUrl('http://h/x?a=1&a=2'));
+    expect(normalizeUrl('http://h/x?cursor=a&itemsPerPage=10')).toBe('http://h/x?cursor=a&itemsPerPage=10');
+    expect(normalizeUrl('http://h/x')).toBe('http://h/x');
+  });
+
   it('normalizeUrl drops the fragment and normalises case, port and dot segments', () => {
     expect(normalizeUrl('HTTP://Api.Example:80/a/../entities?page=1#frag')).toBe('http://api.example/entities?page=1');
   });
