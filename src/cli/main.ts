@@ -6,11 +6,15 @@ import type { Context, FetchLike } from '../context.js';
 import { createSystemContext, readPackageVersion } from '../context.js';
 import { CollectionsError, ExitCode, toExitCode } from '../errors.js';
 import { redact } from '../http/redact.js';
+import { inertText } from '../io/terminal-text.js';
 
 /**
  * Formats an error as the one stderr line of the README ("Exit codes"): `collections: <what happened>; <hint>`.
  * Unexpected errors (bugs) get their message only; the stack is shown with `COLLECTIONS_DEBUG=1`.
  * `secrets` are scrubbed from the text whatever its origin (http/redact.ts, also their encoded forms).
+ * Line breaks become one space, and the text is made inert for a terminal (io/terminal-text.ts: no
+ * escape sequences, controls or bidi overrides), since a message may quote a server, a header, a
+ * URL or a checkpoint.
  */
 export function formatError(err: unknown, secrets: readonly string[] = []): string {
   let text: string;
@@ -21,7 +25,7 @@ export function formatError(err: unknown, secrets: readonly string[] = []): stri
   } else {
     text = `internal error: ${String(err)}`;
   }
-  return `collections: ${redact(text, secrets).replace(/[\r\n]+/g, ' ')}`;
+  return `collections: ${inertText(redact(text, secrets).replace(/[\r\n]+/g, ' '))}`;
 }
 
 /**
@@ -41,7 +45,7 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
   } catch (err) {
     ctx.io.stderr.write(`${formatError(err, secrets)}\n`);
     if (!(err instanceof CollectionsError) && ctx.env.COLLECTIONS_DEBUG && err instanceof Error && err.stack) {
-      ctx.io.stderr.write(`${redact(err.stack, secrets)}\n`);
+      ctx.io.stderr.write(`${redact(err.stack, secrets).split('\n').map(inertText).join('\n')}\n`);
     }
     return toExitCode(err);
   }
