@@ -4,7 +4,7 @@
  * terminal without escape sequences, controls or bidi overrides; data files stay byte-exact.
  * Responses are injected in process (a real HTTP server could not even send ESC in a header).
  */
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { FetchLike } from '../../src/context.js';
@@ -119,6 +119,23 @@ describe('terminal text is inert', () => {
     expect(r.stdout).not.toMatch(TERMINAL_ACTIVE);
     expect(r.stderr).not.toMatch(TERMINAL_ACTIVE);
     expect(r.stdout.split('\n').filter((l) => l.includes('cell text'))).toHaveLength(5);
+    expect(files(dir)).toEqual([]);
+  });
+});
+
+describe('ratelimit tables are inert', () => {
+  it('ratelimit --cached with a tampered cache: exit 0, origin and endpoint names inert on stdout and stderr', async () => {
+    const world = createWorld();
+    const dir = tempDir();
+    mkdirSync(dir.file('config'), { mode: 0o700 });
+    const origin = `https://api${UGLY}.example`;
+    const entry = { origin, endpoint: `inv\u001b[2Joices`, limit: 60, remaining: 7, observedAt: world.clock.now() - 5000 };
+    writeFileSync(dir.file('config/ratelimit.json'), JSON.stringify({ entries: { [`${origin} invoices`]: entry } }), { mode: 0o600 });
+    const r = await runInProcess(world, dir, ['ratelimit', '--cached'], { connectVia: 'none' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/│ https:\/\/api \.example │ invoices │ 60 +│ 7 +│/);
+    expect(r.stdout).not.toMatch(TERMINAL_ACTIVE);
+    expect(r.stderr).toBe('');
     expect(files(dir)).toEqual([]);
   });
 });
