@@ -63,9 +63,9 @@ export function getPath(obj: unknown, path: string | FieldPath): unknown {
 
 /**
  * Sets `key` on `obj` as an own, enumerable property, even `__proto__` (which plain assignment
- * would take as the object's prototype), so a projected item keeps every field it names.
+ * would take as the object's prototype), so a projected or flattened item keeps every field it names.
  */
-function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
   else obj[key] = value;
 }

@@ -3,7 +3,7 @@
  * become dot-path columns (`issuer.rfc`), arrays become JSON text, null and missing values an empty
  * cell, booleans `true`/`false`, numbers as JavaScript renders them.
  */
-import { ownValue, type FieldPath } from './fields.js';
+import { ownValue, setOwn, type FieldPath } from './fields.js';
 
 /** True for a JSON object (not null, not an array). */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -187,6 +187,6 @@ export function flatten(item: unknown): Record<string, string> {
   const tree = createPathTree();
   addPaths(tree, item);
   const out: Record<string, string> = {};
-  for (const path of treeColumns(tree)) out[path.join('.')] = toCell(compileAccessor(path)(item));
+  for (const path of treeColumns(tree)) setOwn(out, path.join('.'), toCell(compileAccessor(path)(item)));
   return out;
 }

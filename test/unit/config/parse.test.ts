@@ -34,6 +34,15 @@ describe('parseSecondsOption', () => {
   it('applies a minimum', () => {
     expect(() => parseSecondsOption('--timeout', '0', 0.001)).toThrow(UsageError);
   });
+
+  it('applies a maximum (what a timer holds: 2^31 - 1 ms)', () => {
+    expect(parseSecondsOption('--timeout', '2147483', 0.001, 2147483)).toBe(2_147_483_000);
+    expect(2_147_483_000).toBeLessThanOrEqual(2 ** 31 - 1);
+    expect(() => parseSecondsOption('--timeout', '2147483.001', 0.001, 2147483)).toThrow(
+      "--timeout must be at most 2147483 seconds, the longest a timer can hold (got '2147483.001')",
+    );
+    expect(() => parseSecondsOption('--max-wait', '1' + '0'.repeat(30), 0, 2147483)).toThrow(UsageError);
+  });
 });
 
 describe('parseParam', () => {
