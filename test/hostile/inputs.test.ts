@@ -100,13 +100,24 @@ describe('field names are plain keys', () => {
     expect(canaryFree(r.stdout, r.stderr, dir.read('x.ndjson'))).toBe(true);
   });
 
-  it('--fields __proto__.polluted,constructor to csv: the own value, and an empty cell for constructor', async () => {
+  it('--fields __proto__.polluted,constructor.name,hasOwnProperty.length to csv: the own value, empty cells for inherited ones', async () => {
     const dir = tempDir();
-    const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--out', 'x.csv', '--fields', '__proto__.polluted,constructor,toString'], {
+    const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--out', 'x.csv', '--fields', '__proto__.polluted,constructor.name,hasOwnProperty.length'], {
       wrapFetch: withProto,
     });
     expect(r.code).toBe(0);
-    expect(dir.read('x.csv').toString()).toBe(`__proto__.polluted,constructor,toString\r\n${'true,,\r\n'.repeat(5)}`);
+    expect(dir.read('x.csv').toString()).toBe(`__proto__.polluted,constructor.name,hasOwnProperty.length\r\n${'true,,\r\n'.repeat(5)}`);
+    expect(files(dir)).toEqual(['x.csv']);
+  });
+});
+
+describe('field names that exist only on the prototype', () => {
+  it('--fields __proto__,constructor,toString to csv on items without them: empty cells, not the prototype', async () => {
+    const world = createWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 3 } });
+    const dir = tempDir();
+    const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--out', 'x.csv', '--fields', '__proto__,constructor,toString']);
+    expect(r.code).toBe(0);
+    expect(dir.read('x.csv').toString()).toBe(`__proto__,constructor,toString\r\n${',,\r\n'.repeat(3)}`);
     expect(files(dir)).toEqual(['x.csv']);
   });
 });
