@@ -27,7 +27,6 @@ const ESCAPE_SEQUENCE = new RegExp(
 );
 
 /** Controls that separate words or lines (TAB, LF, VT, FF, CR, NEL, LINE and PARAGRAPH SEPARATOR): each becomes a space. */
-// eslint-disable-next-line no-control-regex -- it matches control characters on purpose, to make them spaces
 const SPACING = /[\t\n\v\f\r\u0085\u2028\u2029]/g;
 
 /**

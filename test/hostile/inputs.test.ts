@@ -127,14 +127,13 @@ describe('a base URL with user:password@', () => {
   const url = `https://alice:${secret}@api.example.com/`;
 
   it.each([
-    ['--base-url', (dir: TempDir) => ({ args: ['--base-url', url], env: {} as Record<string, string>, setup: () => void dir })],
-    ['COLLECTIONS_BASE_URL', (dir: TempDir) => ({ args: [], env: { COLLECTIONS_BASE_URL: url }, setup: () => void dir })],
-    ['the config file', (dir: TempDir) => ({ args: [], env: {} as Record<string, string>, setup: () => writeConfig(dir, { 'base-url': url }) })],
-  ])('from %s: exit 2, the URL shown redacted, nothing sent, nothing written', async (_from, how) => {
+    ['--base-url', ['--base-url', url], {}, false],
+    ['COLLECTIONS_BASE_URL', [], { COLLECTIONS_BASE_URL: url }, false],
+    ['the config file', [], {}, true],
+  ])('from %s: exit 2, the URL shown redacted, nothing sent, nothing written', async (_from, args: string[], env: Record<string, string>, stored) => {
     const world = createWorld();
     const dir = tempDir();
-    const { args, env, setup } = how(dir);
-    setup();
+    if (stored) writeConfig(dir, { 'base-url': url });
     const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--out', 'x.ndjson', ...args], {
       connectVia: 'none',
       env: { COLLECTIONS_API_KEY: world.key, ...env },

@@ -57,7 +57,7 @@ describe('terminal text is inert', () => {
     const world = createWorld();
     const dir = tempDir();
     const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--out', 'x.ndjson'], {
-      wrapFetch: () => async () => json(404, { message: `no such ${UGLY}taxpayer` }, { 'x-request-id': `r1${UGLY_HEADER}end` }),
+      wrapFetch: () => () => Promise.resolve(json(404, { message: `no such ${UGLY}taxpayer` }, { 'x-request-id': `r1${UGLY_HEADER}end` })),
     });
     expect(r.code).toBe(4);
     expect(r.lines).toHaveLength(1);
@@ -108,7 +108,7 @@ describe('terminal text is inert', () => {
   it('table: cells and headings from the server are inert on stdout', async () => {
     const world = createWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 5 } });
     const dir = tempDir();
-    const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--format', 'table', '--fields', `id,${'evil\u001b[2J'}`], {
+    const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--format', 'table', '--fields', 'id,evil\u001b[2J'], {
       wrapFetch: editPages((page) => {
         for (const item of members(page)) item['evil\u001b[2J'] = `cell${UGLY}text`;
       }),
