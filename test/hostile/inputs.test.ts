@@ -15,7 +15,9 @@ afterAll(removeTempDirs);
 /** Every file below `dir`, relative, sorted; the tool's own config folder aside. */
 function files(dir: TempDir): string[] {
   const walk = (path: string): string[] =>
-    readdirSync(path, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(path, e.name)) : [relative(dir.path, join(path, e.name))]));
+    readdirSync(path, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(join(path, e.name)) : [relative(dir.path, join(path, e.name))],
+    );
   return walk(dir.path)
     .filter((f) => !f.startsWith('config/'))
     .sort();
@@ -59,7 +61,17 @@ describe('numbers are range-checked before anything starts', () => {
   it('the largest timeout a timer holds is accepted and the export completes', async () => {
     const world = createWorld();
     const dir = tempDir();
-    const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--out', 'x.ndjson', '--timeout', '2147483', '--max-wait', '2147483']);
+    const r = await runInProcess(world, dir, [
+      'invoices',
+      '--taxpayer',
+      world.taxpayer,
+      '--out',
+      'x.ndjson',
+      '--timeout',
+      '2147483',
+      '--max-wait',
+      '2147483',
+    ]);
     expect(r.code).toBe(0);
     expect(dir.read('x.ndjson').toString().trim().split('\n')).toHaveLength(60);
     expect(files(dir)).toEqual(['x.ndjson']);
@@ -75,7 +87,9 @@ describe('numbers are range-checked before anything starts', () => {
     const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--out', 'x.ndjson']);
     expect(r.code).toBe(2);
     expect(r.lines).toHaveLength(1);
-    expect(r.lines[0]).toMatch(new RegExp(`^collections: invalid '${key}' in profile 'default' of .*config\\.json: ${key} must be at most 2147483 seconds`));
+    expect(r.lines[0]).toMatch(
+      new RegExp(`^collections: invalid '${key}' in profile 'default' of .*config\\.json: ${key} must be at most 2147483 seconds`),
+    );
     expect(r.requests).toHaveLength(0);
     expect(files(dir)).toEqual([]);
   });
@@ -88,13 +102,19 @@ describe('field names are plain keys', () => {
 
   it('--fields __proto__,id to ndjson: the __proto__ key of the data is written, complete', async () => {
     const dir = tempDir();
-    const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--out', 'x.ndjson', '--fields', '__proto__,id,constructor,a.__proto__.b'], {
-      wrapFetch: withProto,
-    });
+    const r = await runInProcess(
+      world,
+      dir,
+      ['invoices', '--taxpayer', world.taxpayer, '--out', 'x.ndjson', '--fields', '__proto__,id,constructor,a.__proto__.b'],
+      {
+        wrapFetch: withProto,
+      },
+    );
     expect(r.code).toBe(0);
     const lines = dir.read('x.ndjson').toString().trim().split('\n');
     expect(lines).toHaveLength(5);
-    for (const line of lines) expect(line).toMatch(/^\{"__proto__":\{"polluted":true\},"id":"[^"]+","constructor":null,"a":\{"__proto__":\{"b":null\}\}\}$/);
+    for (const line of lines)
+      expect(line).toMatch(/^\{"__proto__":\{"polluted":true\},"id":"[^"]+","constructor":null,"a":\{"__proto__":\{"b":null\}\}\}$/);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(files(dir)).toEqual(['x.ndjson']);
     expect(canaryFree(r.stdout, r.stderr, dir.read('x.ndjson'))).toBe(true);
@@ -102,9 +122,14 @@ describe('field names are plain keys', () => {
 
   it('--fields __proto__.polluted,constructor.name,hasOwnProperty.length to csv: the own value, empty cells for inherited ones', async () => {
     const dir = tempDir();
-    const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--out', 'x.csv', '--fields', '__proto__.polluted,constructor.name,hasOwnProperty.length'], {
-      wrapFetch: withProto,
-    });
+    const r = await runInProcess(
+      world,
+      dir,
+      ['invoices', '--taxpayer', world.taxpayer, '--out', 'x.csv', '--fields', '__proto__.polluted,constructor.name,hasOwnProperty.length'],
+      {
+        wrapFetch: withProto,
+      },
+    );
     expect(r.code).toBe(0);
     expect(dir.read('x.csv').toString()).toBe(`__proto__.polluted,constructor.name,hasOwnProperty.length\r\n${'true,,\r\n'.repeat(5)}`);
     expect(files(dir)).toEqual(['x.csv']);
@@ -115,7 +140,15 @@ describe('field names that exist only on the prototype', () => {
   it('--fields __proto__,constructor,toString to csv on items without them: empty cells, not the prototype', async () => {
     const world = createWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 3 } });
     const dir = tempDir();
-    const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--out', 'x.csv', '--fields', '__proto__,constructor,toString']);
+    const r = await runInProcess(world, dir, [
+      'invoices',
+      '--taxpayer',
+      world.taxpayer,
+      '--out',
+      'x.csv',
+      '--fields',
+      '__proto__,constructor,toString',
+    ]);
     expect(r.code).toBe(0);
     expect(dir.read('x.csv').toString()).toBe(`__proto__,constructor,toString\r\n${',,\r\n'.repeat(3)}`);
     expect(files(dir)).toEqual(['x.csv']);
@@ -153,7 +186,9 @@ describe('a base URL with user:password@', () => {
     const dir = tempDir();
     const r = await runInProcess(world, dir, ['config', 'set', 'base-url', url], { connectVia: 'none' });
     expect(r.code).toBe(2);
-    expect(r.lines).toEqual(["collections: base-url must not contain a user name or password (got 'https://***@api.example.com/'); give the URL without user:password@; the API key goes in COLLECTIONS_API_KEY or `collections config set api-key`"]);
+    expect(r.lines).toEqual([
+      "collections: base-url must not contain a user name or password (got 'https://***@api.example.com/'); give the URL without user:password@; the API key goes in COLLECTIONS_API_KEY or `collections config set api-key`",
+    ]);
     expect(r.stdout + r.stderr).not.toContain(secret);
     expect(files(dir)).toEqual([]);
   });

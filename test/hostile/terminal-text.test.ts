@@ -24,7 +24,9 @@ const UGLY_HEADER = '\u001b]0;pwned\u0007\u001b[2J\u009b31m\u0007';
 /** Every file below `dir`, relative, sorted; the tool's own config folder (its rate-limit cache) aside. */
 function files(dir: TempDir): string[] {
   const walk = (path: string): string[] =>
-    readdirSync(path, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(path, e.name)) : [relative(dir.path, join(path, e.name))]));
+    readdirSync(path, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(join(path, e.name)) : [relative(dir.path, join(path, e.name))],
+    );
   return walk(dir.path)
     .filter((f) => !f.startsWith('config/'))
     .sort();
@@ -53,7 +55,7 @@ function members(page: Record<string, unknown>): Array<Record<string, unknown>> 
 }
 
 describe('terminal text is inert', () => {
-  it("a 404 whose message and X-Request-ID carry escapes: exit 4, one inert line, no output file", async () => {
+  it('a 404 whose message and X-Request-ID carry escapes: exit 4, one inert line, no output file', async () => {
     const world = createWorld();
     const dir = tempDir();
     const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--out', 'x.ndjson'], {
@@ -87,14 +89,19 @@ describe('terminal text is inert', () => {
     const dir = tempDir();
     const evilKey = `note${UGLY}x`;
     const evilValue = `value${UGLY}`;
-    const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--items-per-page', '20', '--concurrency', '1', '--out', 'x.csv'], {
-      wrapFetch: editPages((page, url) => {
-        const first = members(page)[0];
-        if (first === undefined) return;
-        if (url.searchParams.get('page') === '2') first[evilKey] = 'later';
-        first.series = evilValue;
-      }),
-    });
+    const r = await runInProcess(
+      world,
+      dir,
+      ['invoices', '--taxpayer', world.taxpayer, '--items-per-page', '20', '--concurrency', '1', '--out', 'x.csv'],
+      {
+        wrapFetch: editPages((page, url) => {
+          const first = members(page)[0];
+          if (first === undefined) return;
+          if (url.searchParams.get('page') === '2') first[evilKey] = 'later';
+          first.series = evilValue;
+        }),
+      },
+    );
     expect(r.code).toBe(0);
     const warnings = r.lines.filter((l) => l.includes('new field'));
     expect(warnings).toEqual(["collections: csv: new field 'note x' not in the header; use --fields to include it"]);

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { parseApiKey, parseBaseUrl, parseConfigKey, parseConfigValue, parseProfileName, redactUserinfo, type ConfigKey } from '../../../src/config/values.js';
+import {
+  parseApiKey,
+  parseBaseUrl,
+  parseConfigKey,
+  parseConfigValue,
+  parseProfileName,
+  redactUserinfo,
+  type ConfigKey,
+} from '../../../src/config/values.js';
 import { UsageError } from '../../../src/errors.js';
 
 describe('parseConfigValue', () => {
@@ -129,6 +137,8 @@ describe('seconds are bounded by what a timer holds', () => {
     ['max-wait', '2147483.5'],
     ['timeout', '99999999999999999999'],
   ])('%s %s is refused', (key, raw) => {
-    expect(() => parseConfigValue(key as ConfigKey, raw)).toThrow(`${key} must be at most 2147483 seconds, the longest a timer can hold (got '${raw}')`);
+    expect(() => parseConfigValue(key as ConfigKey, raw)).toThrow(
+      `${key} must be at most 2147483 seconds, the longest a timer can hold (got '${raw}')`,
+    );
   });
 });
