@@ -11,6 +11,7 @@
 import type { IOStreams } from '../context.js';
 import { CollectionsError, ExitCode, toExitCode } from '../errors.js';
 import { redact } from '../http/redact.js';
+import { inertText } from '../io/terminal-text.js';
 
 /** Error codes meaning the reader of a stream went away (EPIPE from the OS, or Node's own once it closed the stream). */
 const PIPE_GONE = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ECONNRESET']);
@@ -73,7 +74,8 @@ export function failureText(
   formatLine: (err: unknown, secrets: readonly string[]) => string,
 ): string {
   let text = `${formatLine(err, secrets)}\n`;
-  if (showStack && !(err instanceof CollectionsError) && err instanceof Error && err.stack) text += `${redact(err.stack, secrets)}\n`;
+  if (showStack && !(err instanceof CollectionsError) && err instanceof Error && err.stack)
+    text += `${redact(err.stack, secrets).split('\n').map(inertText).join('\n')}\n`;
   return text;
 }
 

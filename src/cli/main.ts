@@ -7,12 +7,16 @@ import { createSystemContext, readPackageVersion } from '../context.js';
 import { CollectionsError, ExitCode, toExitCode } from '../errors.js';
 import { redact } from '../http/redact.js';
 import { asWriteFailure, failureText, installProcessGuard, wantsStack, watchOutputs } from './guard.js';
+import { inertText } from '../io/terminal-text.js';
 
 /**
  * Formats an error as the one stderr line of the README ("Exit codes"): `collections: <what happened>; <hint>`.
  * Unexpected errors (bugs) read `internal error, please report: <message>`; main() adds the stack
  * with `--verbose` or `COLLECTIONS_DEBUG=1` (cli/guard.ts `wantsStack`).
  * `secrets` are scrubbed from the text whatever its origin (http/redact.ts, also their encoded forms).
+ * Line breaks become one space, and the text is made inert for a terminal (io/terminal-text.ts: no
+ * escape sequences, controls or bidi overrides), since a message may quote a server, a header, a
+ * URL or a checkpoint.
  */
 export function formatError(err: unknown, secrets: readonly string[] = []): string {
   let text: string;
@@ -23,7 +27,7 @@ export function formatError(err: unknown, secrets: readonly string[] = []): stri
   } else {
     text = `internal error, please report: ${String(err)}`;
   }
-  return `collections: ${redact(text, secrets).replace(/[\r\n]+/g, ' ')}`;
+  return `collections: ${inertText(redact(text, secrets).replace(/[\r\n]+/g, ' '))}`;
 }
 
 /**

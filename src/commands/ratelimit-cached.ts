@@ -9,6 +9,7 @@ import type { ConfigStore, RateLimitCacheEntry } from '../config/store.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { ExitCode } from '../errors.js';
 import { formatLocalTime, formatTimeLeft } from '../io/format.js';
+import { inertText } from '../io/terminal-text.js';
 
 /** One row of `ratelimit --cached --json`. */
 export interface CachedRatelimitRow {
@@ -27,13 +28,26 @@ export interface CachedRatelimitRow {
   ageSeconds: number;
 }
 
+/** A table of {@link newTable}: `push` a row of cell texts, `toString` draws it. */
+export interface PlainTable {
+  /** Adds a row; each cell is made inert first. */
+  push(row: readonly string[]): void;
+  /** The drawn table, without a final newline. */
+  toString(): string;
+}
+
 /**
  * A plain table: no ANSI colours, like the export's `table` format. (cli-table3 decides on colour
  * from the real process's terminal and environment, not from the Context, so colours would make
- * the output depend on where it runs.)
+ * the output depend on where it runs.) Every heading and cell is made inert for a terminal
+ * ({@link inertText}): origins come from the config file and values from response headers.
  */
-export function newTable(head: string[]): Table.Table {
-  return new Table({ head, style: { head: [], border: [], compact: true } });
+export function newTable(head: readonly string[]): PlainTable {
+  const table = new Table({ head: head.map(inertText), style: { head: [], border: [], compact: true } });
+  return {
+    push: (row) => void table.push(row.map(inertText)),
+    toString: () => table.toString(),
+  };
 }
 
 /** A table cell of an optional number: `-` when unknown. */
@@ -83,7 +97,7 @@ export function runCachedRatelimit(options: CachedRatelimitOptions, ctx: Context
     ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
   } else if (rows.length === 0) {
     ctx.io.stderr.write(
-      `No rate-limit headers seen yet${origin ? ` for ${origin}` : ''}; \`collections ratelimit\` checks them (one request per endpoint).\n`,
+      `No rate-limit headers seen yet${origin ? ` for ${inertText(origin)}` : ''}; \`collections ratelimit\` checks them (one request per endpoint).\n`,
     );
   } else {
     const showOrigin = new Set(rows.map((r) => r.origin)).size > 1 || origin === undefined;

@@ -32,7 +32,7 @@ export function flagParser(spec: ExportFlagSpec): ((value: string, previous: unk
     case 'integer':
       return (v) => parseIntegerOption(name, v, value.min, value.max);
     case 'seconds':
-      return (v) => parseSecondsOption(name, v, value.min);
+      return (v) => parseSecondsOption(name, v, value.min, value.max);
     case 'bytes':
       return (v) => parseBytesOption(name, v, value.min, value.max);
     case 'pairs':

@@ -22,9 +22,9 @@ export interface ExportFlagValues {
   total?: boolean;
   /** `--items-per-page <n>`, 1 to 1000. */
   itemsPerPage?: number;
-  /** `--page <n>`, 1 or more. */
+  /** `--page <n>`, 1 to `Number.MAX_SAFE_INTEGER`. */
   page?: number;
-  /** `--max-items <n>`, 1 or more. */
+  /** `--max-items <n>`, 1 to `Number.MAX_SAFE_INTEGER`. */
   maxItems?: number;
   /** `--param <key=value>`, repeatable: the pairs in order. */
   param?: Array<[string, string]>;
@@ -36,11 +36,11 @@ export interface ExportFlagValues {
   resume?: boolean;
   /** `--concurrency <n>`, 1 to 16. */
   concurrency?: number;
-  /** `--max-wait <seconds>`, converted to milliseconds. */
+  /** `--max-wait <seconds>`, 0 to {@link MAX_TIMER_SECONDS}, converted to milliseconds. */
   maxWait?: number;
   /** `--retries <n>`, 0 to 100. */
   retries?: number;
-  /** `--timeout <seconds>`, converted to milliseconds. */
+  /** `--timeout <seconds>`, 0.001 to {@link MAX_TIMER_SECONDS}, converted to milliseconds. */
   timeout?: number;
   /** `--max-body-size <bytes>`, in bytes (`8MiB` accepted). */
   maxBodySize?: number;
@@ -69,9 +69,17 @@ export interface ExportDefaults {
 }
 
 /**
+ * The longest delay a timer can hold, in whole seconds: Node's `setTimeout` keeps a signed 32-bit
+ * count of milliseconds (at most 2^31 − 1 ms, about 24.8 days) and turns anything longer into 1 ms
+ * (with a `TimeoutOverflowWarning`), so a larger `--timeout` would fire at once. `--max-wait` has
+ * the same ceiling: the wait it accepts is then one timer.
+ */
+export const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
+/**
  * The kind of value a flag takes, which gives its parser: `switch` (no value), `text` (as typed;
  * `files` when it names a path, for completion), `integer` (whole number in [min, max]), `seconds`
- * (decimal seconds ≥ min, parsed to milliseconds), `bytes` (a whole number of bytes in
+ * (decimal seconds in [min, max], parsed to milliseconds), `bytes` (a whole number of bytes in
  * [min, max], with an optional unit `KiB`/`MiB`/`GiB`), `choice` (one of `choices`, checked by
  * commander), `pairs` (repeatable `key=value`, collected in order).
  */
@@ -79,7 +87,7 @@ export type FlagValueSpec =
   | { readonly kind: 'switch' }
   | { readonly kind: 'text'; readonly files?: boolean }
   | { readonly kind: 'integer'; readonly min: number; readonly max: number }
-  | { readonly kind: 'seconds'; readonly min: number }
+  | { readonly kind: 'seconds'; readonly min: number; readonly max: number }
   | { readonly kind: 'bytes'; readonly min: number; readonly max: number }
   | { readonly kind: 'choice'; readonly choices: readonly string[] }
   | { readonly kind: 'pairs' };
@@ -202,7 +210,7 @@ export const EXPORT_FLAGS = [
     flags: '--max-wait <seconds>',
     attribute: 'maxWait',
     description: 'longest single rate-limit wait to accept; past it exit 5, checkpoint kept',
-    value: { kind: 'seconds', min: 0 },
+    value: { kind: 'seconds', min: 0, max: MAX_TIMER_SECONDS },
     defaultValue: Number.POSITIVE_INFINITY,
     defaultHelp: 'default: no limit',
     config: { key: 'max-wait', setting: 'maxWaitMs', listOrder: 4 },
@@ -219,7 +227,7 @@ export const EXPORT_FLAGS = [
     flags: '--timeout <seconds>',
     attribute: 'timeout',
     description: 'per request attempt',
-    value: { kind: 'seconds', min: 0.001 },
+    value: { kind: 'seconds', min: 0.001, max: MAX_TIMER_SECONDS },
     defaultValue: 60_000,
     config: { key: 'timeout', setting: 'timeoutMs', listOrder: 6 },
   },

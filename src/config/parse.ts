@@ -23,15 +23,19 @@ export function parseIntegerOption(name: string, value: string, min: number, max
 
 /**
  * Parses a non-negative number of seconds, decimals allowed (`--max-wait 90`, `--timeout 2.5`).
+ * @param min the least value allowed, seconds
+ * @param max the largest value allowed, seconds (the flag table gives timers `MAX_TIMER_SECONDS`,
+ *   what a timer can hold)
  * @returns milliseconds
- * @throws {UsageError} for negative, non-numeric or non-finite values
+ * @throws {UsageError} for negative, non-numeric or non-finite values, or values outside [min, max]
  */
-export function parseSecondsOption(name: string, value: string, min = 0): number {
+export function parseSecondsOption(name: string, value: string, min = 0, max = Number.POSITIVE_INFINITY): number {
   const trimmed = value.trim();
   const n = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
   if (!Number.isFinite(n) || n < min) {
     throw new UsageError(`${name} must be a number of seconds${min > 0 ? ` of at least ${min}` : ''} (got '${value}')`);
   }
+  if (n > max) throw new UsageError(`${name} must be at most ${max} seconds, the longest a timer can hold (got '${value}')`);
   return Math.round(n * 1000);
 }
 

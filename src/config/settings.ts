@@ -14,6 +14,7 @@
  */
 import type { Context, IOStreams } from '../context.js';
 import { UsageError } from '../errors.js';
+import { inertText } from '../io/terminal-text.js';
 import { CONFIGURABLE_FLAGS, type ExportDefaults } from './flags.js';
 import { createConfigStore, DEFAULT_PROFILE } from './store.js';
 import type { ConfigStore, ProfileValues } from './store.js';
@@ -216,10 +217,13 @@ export function resolveApiSettings(input: ResolveSettingsInput, warn: (message: 
   return requireApiSettings(resolveSettings(input), warn);
 }
 
-/** A warning sink that writes `collections: warning: <message>` as one line on stderr. */
+/**
+ * A warning sink that writes `collections: warning: <message>` as one line on stderr, made inert
+ * for a terminal (io/terminal-text.ts): a warning may quote a URL or a path from the config file.
+ */
 export function stderrWarner(io: Pick<IOStreams, 'stderr'>): (message: string) => void {
   return (message) => {
-    io.stderr.write(`collections: warning: ${message.replace(/[\r\n]+/g, ' ')}\n`);
+    io.stderr.write(`collections: warning: ${inertText(message.replace(/[\r\n]+/g, ' '))}\n`);
   };
 }
 

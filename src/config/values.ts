@@ -62,18 +62,29 @@ export function parseProfileName(name: string): string {
 }
 
 /**
+ * A URL as it may be shown: any user name and password replaced by `***`
+ * (`https://user:pass@host/` → `https://***@host/`), whether or not the rest parses; cut at 200
+ * characters. The userinfo of RFC 3986 (section 3.2.1) is what lies between `//` and the last `@`
+ * before the path, query or fragment.
+ */
+export function redactUserinfo(raw: string): string {
+  return raw.replace(/^(\s*[A-Za-z][A-Za-z0-9+.-]*:[\\/]*)[^/\\?#]*@/, '$1***@').slice(0, 200);
+}
+
+/**
  * Parses a base URL: absolute `http:` or `https:`, no user name or password (they would be sent
  * along, and `https://good@evil/` is a classic phishing trick), no query or fragment (requests add
- * their own). A trailing path is kept (e.g. `https://host/api`).
+ * their own). A trailing path is kept (e.g. `https://host/api`). A message never shows a user name
+ * or password ({@link redactUserinfo}).
  * @param source where it came from, for the message (e.g. `--base-url`, `COLLECTIONS_BASE_URL`)
- * @throws {UsageError} for anything else
+ * @throws {UsageError} for anything else; `E_CONFIG` for a user name or password
  */
 export function parseBaseUrl(raw: string, source = 'base-url'): URL {
   let url: URL;
   try {
     url = new URL(raw.trim());
   } catch {
-    throw new UsageError(`${source} is not a valid URL (got '${raw.slice(0, 200)}')`, {
+    throw new UsageError(`${source} is not a valid URL (got '${redactUserinfo(raw)}')`, {
       hint: 'give an absolute http(s) URL, e.g. https://api.example.com',
     });
   }
@@ -81,7 +92,10 @@ export function parseBaseUrl(raw: string, source = 'base-url'): URL {
     throw new UsageError(`${source} must be an http or https URL (got '${url.protocol}')`);
   }
   if (url.username !== '' || url.password !== '') {
-    throw new UsageError(`${source} must not contain a user name or password`);
+    throw new UsageError(`${source} must not contain a user name or password (got '${redactUserinfo(url.href)}')`, {
+      code: 'E_CONFIG',
+      hint: 'give the URL without user:password@; the API key goes in COLLECTIONS_API_KEY or `collections config set api-key`',
+    });
   }
   if (url.search !== '' || url.hash !== '') {
     throw new UsageError(`${source} must not contain a query or fragment`);
@@ -115,12 +129,13 @@ function parseWhole(key: ConfigKey, raw: string, min: number, max: number): numb
   return n;
 }
 
-function parseSeconds(key: ConfigKey, raw: string, positive: boolean): number {
+function parseSeconds(key: ConfigKey, raw: string, positive: boolean, max: number): number {
   const trimmed = raw.trim();
   const n = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
   if (!Number.isFinite(n) || (positive && n <= 0)) {
     throw new UsageError(`${key} must be a number of seconds${positive ? ' above 0' : ''} (got '${raw.slice(0, 80)}')`);
   }
+  if (n > max) throw new UsageError(`${key} must be at most ${max} seconds, the longest a timer can hold (got '${raw.slice(0, 80)}')`);
   return n;
 }
 
@@ -129,7 +144,8 @@ function parseSeconds(key: ConfigKey, raw: string, positive: boolean): number {
  * `base-url` → normalised href; `api-key` → trimmed key; an export default → what its flag's value
  * spec allows (config/flags.ts): whole numbers in the flag's range (`items-per-page` 1–1000,
  * `concurrency` 1–16, `retries` 0–100), seconds as typed, decimals allowed (`max-wait` ≥ 0, `timeout`
- * > 0: a flag minimum above 0 means "above 0" here), or one of the choices (`format`).
+ * > 0: a flag minimum above 0 means "above 0" here; both at most the flag's maximum, what a timer
+ * can hold), or one of the choices (`format`).
  * @throws {UsageError} for an invalid value (the message quotes it, except for `api-key`)
  */
 export function parseConfigValue(key: ConfigKey, raw: string): string | number {
@@ -140,7 +156,7 @@ export function parseConfigValue(key: ConfigKey, raw: string): string | number {
     case 'integer':
       return parseWhole(key, raw, value.min, value.max);
     case 'seconds':
-      return parseSeconds(key, raw, value.min > 0);
+      return parseSeconds(key, raw, value.min > 0, value.max);
     case 'choice': {
       const f = raw.trim();
       if ((value.choices as readonly string[]).includes(f)) return f;

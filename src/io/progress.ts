@@ -1,7 +1,10 @@
 /**
  * Progress on stderr: an ora spinner when stderr is a terminal (not with `--quiet`, `--no-progress`
  * or in CI), plain lines otherwise; `--verbose` request lines; the summary line. Consumes the
- * client's events. Never prints the API key: nothing here ever sees it.
+ * client's events. Never prints the API key: nothing here ever sees it. Every line and the
+ * spinner's text pass through {@link inertText} first: they quote request paths, `X-Request-ID`,
+ * retry reasons from the server and warnings naming field names, which must not reach the terminal
+ * as escape sequences.
  */
 import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import type { Ora, Options as OraOptions } from 'ora';
@@ -9,6 +12,7 @@ import type { Clock } from '../time/clock.js';
 import type { ClientEvent } from '../http/client.js';
 import type { OutputStream } from '../context.js';
 import { formatCount, formatDuration, formatLocalTime } from './format.js';
+import { inertText } from './terminal-text.js';
 
 /** Options of {@link createProgress}. */
 export interface ProgressOptions {
@@ -182,7 +186,8 @@ export function createProgress(options: ProgressOptions): Progress {
   const noColor = options.env.NO_COLOR !== undefined && options.env.NO_COLOR !== '';
   const spinner = startSpinner(options, noColor);
 
-  const line = (text: string): void => {
+  const line = (raw: string): void => {
+    const text = inertText(raw);
     if (spinner) {
       spinner.clear();
       stderr.write(`${text}\n`);
@@ -213,7 +218,7 @@ export function createProgress(options: ProgressOptions): Progress {
           stats.waits++;
           stats.waitMs += event.ms;
           waitingUntil = event.until;
-          waitLine = formatWaitLine(event, clock.now());
+          waitLine = inertText(formatWaitLine(event, clock.now()));
           if (spinner) render();
           else if (!quiet) line(`collections: ${waitLine}`);
           break;
@@ -239,7 +244,7 @@ export function createProgress(options: ProgressOptions): Progress {
       if (!quiet) line(text);
     },
     done(destination) {
-      const summary = formatSummary(stats, destination, clock.monotonic() - started);
+      const summary = inertText(formatSummary(stats, destination, clock.monotonic() - started));
       // ora's success symbol is coloured from process-wide state; NO_COLOR in our env wins.
       if (spinner && noColor) spinner.stopAndPersist({ symbol: '✔', text: summary });
       else if (spinner) spinner.succeed(summary);

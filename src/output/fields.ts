@@ -31,13 +31,23 @@ export function parseFields(spec: string): string[] {
   return names;
 }
 
+/**
+ * The own property `key` of a parsed JSON value, or `undefined`: never an inherited one, so field
+ * names such as `constructor`, `toString` or `__proto__` find only what the data holds (a
+ * `__proto__` key read by `JSON.parse` is an own property and is found).
+ */
+export function ownValue(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
+}
+
 /** Splits a dot path into segments (`'a.b'` → `['a', 'b']`). */
 export function splitPath(path: string): string[] {
   return path.split('.');
 }
 
 /**
- * The value at a dot path, or `undefined` when any step is missing or is not an object.
+ * The value at a dot path, or `undefined` when any step is missing or is not an object. Only own
+ * properties are followed: `constructor` or `a.__proto__.b` never reach an object's prototype.
  * @param obj a parsed JSON item
  * @param path `'issuer.rfc'` or its segments `['issuer', 'rfc']`
  */
@@ -46,9 +56,18 @@ export function getPath(obj: unknown, path: string | FieldPath): unknown {
   let value: unknown = obj;
   for (const segment of segments) {
     if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<string, unknown>)[segment];
+    value = ownValue(value, segment);
   }
   return value;
+}
+
+/**
+ * Sets `key` on `obj` as an own, enumerable property, even `__proto__` (which plain assignment
+ * would take as the object's prototype), so a projected or flattened item keeps every field it names.
+ */
+export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
 }
 
 /** A node of a compiled projection: a leaf copies the value, a branch builds a nested object. */
@@ -59,7 +78,8 @@ type ProjectionNode = { key: string; children: ProjectionNode[] | null };
  * `--fields` selects what is written). The result is a nested object whose keys follow the order of
  * `fields` (by first segment, then within each level). A missing value is written as `null`, so
  * every projected item has the same shape (as jq's `{a, b}` does). When both `a` and `a.b` are
- * listed, `a` wins: it already holds `a.b`.
+ * listed, `a` wins: it already holds `a.b`. Field names are plain keys: only own properties are
+ * read, and `__proto__` is written as an own key like any other.
  * @param fields dot paths, e.g. from {@link parseFields}
  */
 export function compileProjection(fields: readonly string[]): (item: unknown) => Record<string, unknown> {
@@ -83,10 +103,9 @@ export function compileProjection(fields: readonly string[]): (item: unknown) =>
   }
   const build = (nodes: readonly ProjectionNode[], source: unknown): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
-    const obj = typeof source === 'object' && source !== null ? (source as Record<string, unknown>) : undefined;
     for (const node of nodes) {
-      const value = obj === undefined ? undefined : obj[node.key];
-      out[node.key] = node.children === null ? (value === undefined ? null : value) : build(node.children, value);
+      const value = ownValue(source, node.key);
+      setOwn(out, node.key, node.children === null ? (value === undefined ? null : value) : build(node.children, value));
     }
     return out;
   };

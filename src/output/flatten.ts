@@ -3,7 +3,7 @@
  * become dot-path columns (`issuer.rfc`), arrays become JSON text, null and missing values an empty
  * cell, booleans `true`/`false`, numbers as JavaScript renders them.
  */
-import type { FieldPath } from './fields.js';
+import { ownValue, setOwn, type FieldPath } from './fields.js';
 
 /** True for a JSON object (not null, not an array). */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -32,28 +32,25 @@ export function toCell(value: unknown): string {
 }
 
 /**
- * Compiles a path into an accessor once, so rows do not re-split paths (the CSV hot path).
+ * Compiles a path into an accessor once, so rows do not re-split paths (the CSV hot path). Only own
+ * properties are followed ({@link ownValue}).
  * @returns a function giving the value at `path` in an item, or `undefined`
  */
 export function compileAccessor(path: FieldPath): (item: unknown) => unknown {
   if (path.length === 1) {
     const [key] = path as [string];
-    return (item) => (typeof item === 'object' && item !== null ? (item as Record<string, unknown>)[key] : undefined);
+    return (item) => ownValue(item, key);
   }
   if (path.length === 2) {
     const [a, b] = path as [string, string];
-    return (item) => {
-      if (typeof item !== 'object' || item === null) return undefined;
-      const v = (item as Record<string, unknown>)[a];
-      return typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[b] : undefined;
-    };
+    return (item) => ownValue(ownValue(item, a), b);
   }
   const segments = [...path];
   return (item) => {
     let v: unknown = item;
     for (const segment of segments) {
       if (typeof v !== 'object' || v === null) return undefined;
-      v = (v as Record<string, unknown>)[segment];
+      v = ownValue(v, segment);
     }
     return v;
   };
@@ -190,6 +187,6 @@ export function flatten(item: unknown): Record<string, string> {
   const tree = createPathTree();
   addPaths(tree, item);
   const out: Record<string, string> = {};
-  for (const path of treeColumns(tree)) out[path.join('.')] = toCell(compileAccessor(path)(item));
+  for (const path of treeColumns(tree)) setOwn(out, path.join('.'), toCell(compileAccessor(path)(item)));
   return out;
 }

@@ -5,8 +5,8 @@
  * endpoint's `tableFields`, else the top-level scalar keys of the first page that has items.
  * Cells are cut with `…` so every line fits `columns` (default {@link TABLE_DEFAULT_WIDTH});
  * columns that cannot get even {@link TABLE_MIN_CELL} characters are left out and counted in a
- * final line. No colours (plain `style`), no lines between rows (`compact`), and control
- * characters in cells become spaces so data cannot move the cursor or inject terminal escapes.
+ * final line. No colours (plain `style`), no lines between rows (`compact`), and every cell and
+ * heading is made inert ({@link plainCell}) so data cannot move the cursor or inject terminal escapes.
  */
 import { createRequire } from 'node:module';
 import type CliTable3 from 'cli-table3';
@@ -14,6 +14,7 @@ import type { Formatter, FormatterOptions, FormatterState } from './formatter.js
 import { splitPath } from './fields.js';
 import { compileAccessor, isPlainObject, toCell } from './flatten.js';
 import { UsageError } from '../errors.js';
+import { inertText } from '../io/terminal-text.js';
 
 /** Rows shown at most; the rest are counted in a final line. */
 const TABLE_MAX_ROWS = 1000;
@@ -33,13 +34,13 @@ export interface TableState extends FormatterState {
   hidden: number;
 }
 
-// C0 and C1 controls (incl. ESC, CR, LF, TAB) and DEL.
-// eslint-disable-next-line no-control-regex -- it matches control characters on purpose, to blank them out of table cells
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
-
-/** Cell text fit for a terminal: control characters become spaces. */
+/**
+ * Cell text fit for a terminal ({@link inertText}): escape sequences and bidi controls are removed,
+ * tabs and line breaks become spaces, so data cannot move the cursor, retitle the window or reorder
+ * what is shown. Only the table is cleaned this way; json, ndjson and csv files stay byte-exact.
+ */
 export function plainCell(text: string): string {
-  return text.replace(CONTROL, ' ');
+  return inertText(text);
 }
 
 /** string-width's measure, once {@link loadTableSupport} has run. */
@@ -131,7 +132,8 @@ export function createTableFormatter(options: FormatterOptions = {}, resume?: Fo
       throw new UsageError('checkpoint does not match the output format (expected a table state)', { code: 'E_CHECKPOINT' });
     }
     columns = (resume.columns as string[][] | null) ?? columns;
-    rows = resume.rows as string[][];
+    // A checkpoint is a file anyone may have edited: its cells are made inert again.
+    rows = (resume.rows as unknown[]).map((r) => (Array.isArray(r) ? r.map((c) => plainCell(String(c))) : []));
     hidden = resume.hidden;
   }
   let accessors = (columns ?? []).map(compileAccessor);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseBytesOption, parseIntegerOption, parseParam, parseSecondsOption } from '../../../src/config/parse.js';
 import { UsageError } from '../../../src/errors.js';
+import { EXPORT_FLAGS, MAX_TIMER_SECONDS } from '../../../src/config/flags.js';
 
 describe('parseIntegerOption', () => {
   it.each([
@@ -33,6 +34,26 @@ describe('parseSecondsOption', () => {
 
   it('applies a minimum', () => {
     expect(() => parseSecondsOption('--timeout', '0', 0.001)).toThrow(UsageError);
+  });
+
+  it('the timer ceiling is the largest whole number of seconds within 2^31 - 1 ms, and both timer flags use it', () => {
+    expect(MAX_TIMER_SECONDS).toBe(2147483);
+    expect(MAX_TIMER_SECONDS * 1000).toBeLessThanOrEqual(2 ** 31 - 1);
+    expect((MAX_TIMER_SECONDS + 1) * 1000).toBeGreaterThan(2 ** 31 - 1);
+    const seconds = EXPORT_FLAGS.filter((f) => f.value.kind === 'seconds').map((f) => [f.attribute, 'max' in f.value ? f.value.max : undefined]);
+    expect(seconds).toEqual([
+      ['maxWait', MAX_TIMER_SECONDS],
+      ['timeout', MAX_TIMER_SECONDS],
+    ]);
+  });
+
+  it('applies a maximum (what a timer holds: 2^31 - 1 ms)', () => {
+    expect(parseSecondsOption('--timeout', '2147483', 0.001, 2147483)).toBe(2_147_483_000);
+    expect(2_147_483_000).toBeLessThanOrEqual(2 ** 31 - 1);
+    expect(() => parseSecondsOption('--timeout', '2147483.001', 0.001, 2147483)).toThrow(
+      "--timeout must be at most 2147483 seconds, the longest a timer can hold (got '2147483.001')",
+    );
+    expect(() => parseSecondsOption('--max-wait', '1' + '0'.repeat(30), 0, 2147483)).toThrow(UsageError);
   });
 });
 

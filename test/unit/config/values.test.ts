@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { parseApiKey, parseBaseUrl, parseConfigKey, parseConfigValue, parseProfileName, type ConfigKey } from '../../../src/config/values.js';
+import {
+  parseApiKey,
+  parseBaseUrl,
+  parseConfigKey,
+  parseConfigValue,
+  parseProfileName,
+  redactUserinfo,
+  type ConfigKey,
+} from '../../../src/config/values.js';
 import { UsageError } from '../../../src/errors.js';
 
 describe('parseConfigValue', () => {
@@ -74,5 +82,63 @@ describe('parseConfigKey, parseProfileName, parseBaseUrl', () => {
   it.each(['default', 'work', 'sandbox-2', 'a.b_c'])('accepts profile %j', (p) => expect(parseProfileName(p)).toBe(p));
   it('names the source of a bad base URL', () => {
     expect(() => parseBaseUrl('nope', 'COLLECTIONS_BASE_URL')).toThrow(/COLLECTIONS_BASE_URL/);
+  });
+});
+
+describe('a base URL with a user name or password', () => {
+  it.each([
+    ['https://user:pass@host.example/', 'https://***@host.example/'],
+    ['https://user@host.example/api', 'https://***@host.example/api'],
+    ['http://:pass@127.0.0.1:8080/', 'http://***@127.0.0.1:8080/'],
+    ['https://a@b:pass@host.example/', 'https://***@host.example/'],
+  ])('%s is refused (E_CONFIG) and shown as %s', (raw, shown) => {
+    let caught: unknown;
+    try {
+      parseBaseUrl(raw, '--base-url');
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(UsageError);
+    const err = caught as UsageError;
+    expect(err.code).toBe('E_CONFIG');
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toBe(`--base-url must not contain a user name or password (got '${shown}')`);
+    const userinfo = raw.slice(raw.indexOf('//') + 2, raw.lastIndexOf('@') + 1);
+    expect(`${err.message} ${err.hint ?? ''}`).not.toContain(userinfo);
+  });
+
+  it.each([
+    ['https://user:pass@ho st/', 'https://***@ho st/'],
+    ['https://user:pass@host:99999/', 'https://***@host:99999/'],
+    ['https://user:pass@[bad/', 'https://***@[bad/'],
+  ])('an invalid URL %s is quoted redacted too', (raw, shown) => {
+    expect(() => parseBaseUrl(raw, '--base-url')).toThrow(`--base-url is not a valid URL (got '${shown}')`);
+  });
+
+  it('redactUserinfo leaves a URL without userinfo as it is', () => {
+    expect(redactUserinfo('https://host.example/a@b')).toBe('https://host.example/a@b');
+    expect(redactUserinfo('https://host.example/?q=a@b')).toBe('https://host.example/?q=a@b');
+  });
+
+  it('a stored base-url with userinfo is refused by config set', () => {
+    expect(() => parseConfigValue('base-url', 'https://u:secret@host.example/')).toThrow(/\*\*\*@host\.example/);
+  });
+});
+
+describe('seconds are bounded by what a timer holds', () => {
+  it.each([
+    ['timeout', '2147483', 2147483],
+    ['max-wait', '2147483', 2147483],
+  ])('%s %s is accepted', (key, raw, expected) => {
+    expect(parseConfigValue(key as ConfigKey, raw)).toBe(expected);
+  });
+  it.each([
+    ['timeout', '2147484'],
+    ['max-wait', '2147483.5'],
+    ['timeout', '99999999999999999999'],
+  ])('%s %s is refused', (key, raw) => {
+    expect(() => parseConfigValue(key as ConfigKey, raw)).toThrow(
+      `${key} must be at most 2147483 seconds, the longest a timer can hold (got '${raw}')`,
+    );
   });
 });

@@ -80,3 +80,37 @@ describe('project', () => {
     ]);
   });
 });
+
+describe('field names are plain keys (no prototype lookups)', () => {
+  const withProto = JSON.parse('{"id":1,"__proto__":{"b":"own"},"a":{"__proto__":{"b":2}}}') as Record<string, unknown>;
+
+  it.each([
+    ['constructor', undefined],
+    ['toString', undefined],
+    ['hasOwnProperty', undefined],
+    ['a.constructor.name', undefined],
+    ['__proto__', { b: 'own' }],
+    ['__proto__.b', 'own'],
+    ['a.__proto__.b', 2],
+  ])('getPath %s', (path, expected) => {
+    expect(getPath(withProto, path)).toEqual(expected);
+  });
+
+  it('getPath reads no inherited __proto__ when the data has none', () => {
+    expect(getPath({ id: 1 }, '__proto__')).toBeUndefined();
+    expect(getPath({ a: { b: 1 } }, 'a.__proto__.b')).toBeUndefined();
+  });
+
+  it('projects __proto__ as an own key, and constructor as null', () => {
+    const out = project(withProto, ['id', '__proto__', 'constructor', 'a.__proto__.b']);
+    expect(JSON.stringify(out)).toBe('{"id":1,"__proto__":{"b":"own"},"constructor":null,"a":{"__proto__":{"b":2}}}');
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.hasOwn(out, '__proto__')).toBe(true);
+  });
+
+  it('a projection of an item without those keys writes null, never an inherited value', () => {
+    expect(JSON.stringify(project({ id: 1 }, ['__proto__', 'constructor', 'a.__proto__.b']))).toBe(
+      '{"__proto__":null,"constructor":null,"a":{"__proto__":{"b":null}}}',
+    );
+  });
+});

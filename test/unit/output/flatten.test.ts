@@ -130,3 +130,24 @@ describe('compileAccessor', () => {
     expect(compileAccessor(['a', 'b'])('str')).toBeUndefined();
   });
 });
+
+describe('compileAccessor follows own keys only', () => {
+  const item = JSON.parse('{"__proto__":"own","x":{"__proto__":{"y":1}},"a":{"b":{"c":3}}}') as unknown;
+  it.each([
+    [['__proto__'], 'own'],
+    [['constructor'], undefined],
+    [['x', '__proto__'], { y: 1 }],
+    [['x', 'constructor'], undefined],
+    [['x', '__proto__', 'y'], 1],
+    [['a', 'b', 'toString'], undefined],
+    [['a', 'b', 'c'], 3],
+  ])('%j', (path, expected) => {
+    expect(compileAccessor(path)(item)).toEqual(expected);
+    expect(compileAccessor(path)({})).toBeUndefined();
+  });
+
+  it('flatten gives a __proto__ column and its cell', () => {
+    expect(JSON.stringify(flatten(item))).toBe('{"__proto__":"own","x.__proto__.y":"1","a.b.c":"3"}');
+    expect(Object.keys(flatten(item))).toEqual(['__proto__', 'x.__proto__.y', 'a.b.c']);
+  });
+});
