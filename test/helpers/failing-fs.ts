@@ -19,6 +19,8 @@ export interface FailingFsOptions {
   paths?: (path: string) => boolean;
   /** `write`: bytes each matching file accepts before writes fail (default 0). */
   afterBytes?: number;
+  /** How many matching opens behave normally before the failures start (default 0). */
+  afterOpens?: number;
 }
 
 /** An errno-style error, as Node's fs rejects with. */
@@ -58,15 +60,18 @@ function wrapHandle(handle: FileHandle, path: string, options: FailingFsOptions)
  * @returns a {@link FileSystem} for `createFileSink`, `saveCheckpoint` or an `ExportPlan`'s `fs`
  */
 export function failingFs(options: FailingFsOptions): FileSystem {
-  const matches = options.paths ?? (() => true);
+  const accepts = options.paths ?? (() => true);
+  let opens = 0;
+  const failing = (path: string): boolean => accepts(path) && ++opens > (options.afterOpens ?? 0);
   return {
     async open(path, flags, mode) {
-      if (options.on === 'open' && matches(path)) throw errnoError(options.code, 'open', path);
+      const fails = failing(path);
+      if (options.on === 'open' && fails) throw errnoError(options.code, 'open', path);
       const handle = await open(path, flags, mode);
-      return matches(path) ? wrapHandle(handle, path, options) : handle;
+      return fails ? wrapHandle(handle, path, options) : handle;
     },
     async rename(from, to) {
-      if (options.on === 'rename' && (matches(from) || matches(to))) throw errnoError(options.code, 'rename', from);
+      if (options.on === 'rename' && (accepts(from) || accepts(to))) throw errnoError(options.code, 'rename', from);
       await rename(from, to);
     },
   };
