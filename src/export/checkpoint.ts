@@ -132,7 +132,7 @@ function isRecord(x: unknown): x is Record<string, unknown> {
  * Checks the type of every field of a parsed checkpoint.
  * @returns what is wrong, e.g. `pages is not a non-negative integer`; undefined when it is a {@link Checkpoint}
  */
-export function checkpointSchemaError(v: unknown): string | undefined {
+function checkpointSchemaError(v: unknown): string | undefined {
   if (!isRecord(v)) return 'not an object';
   if (v.version !== CHECKPOINT_VERSION) return `version is not ${CHECKPOINT_VERSION}`;
   if (!isRecord(v.fingerprint)) return 'fingerprint is not an object';

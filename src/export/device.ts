@@ -13,7 +13,7 @@ import type { Destination } from './destination.js';
 const { O_WRONLY, O_NONBLOCK } = fsConstants;
 
 /** How often the open of a FIFO without a reader is retried, ms. */
-export const FIFO_POLL_MS = 50;
+const FIFO_POLL_MS = 50;
 
 /** Options of {@link openDevice}. */
 export interface DeviceOptions {

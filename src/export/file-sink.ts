@@ -70,7 +70,10 @@ async function reopenSidecar(sidecar: string, info: FileInfo | undefined, option
     throw new UsageError(`checkpoint does not match the partial file ${basename(sidecar)} (bad length ${resumeAtBytes})`, { code: 'E_CHECKPOINT' });
   }
   if (info === undefined) {
-    throw new UsageError(`checkpoint does not match the partial file: ${sidecar} is missing`, { code: 'E_CHECKPOINT', hint: 'start over with --restart' });
+    throw new UsageError(`checkpoint does not match the partial file: ${sidecar} is missing`, {
+      code: 'E_CHECKPOINT',
+      hint: 'start over with --restart',
+    });
   }
   if (info.size < resumeAtBytes) {
     throw new UsageError(`checkpoint does not match the partial file: ${sidecar} has ${info.size} bytes, the checkpoint expects ${resumeAtBytes}`, {
@@ -169,7 +172,9 @@ export async function createFileSink(options: FileSinkOptions): Promise<Sink> {
   const fs = options.fs ?? nodeFileSystem;
   const sidecarInfo = await checkPaths(target, sidecar);
   const handle =
-    resumeAtBytes === undefined ? await openOwnedFile(fs, sidecar, { create: true }) : await reopenSidecar(sidecar, sidecarInfo, { ...options, resumeAtBytes });
+    resumeAtBytes === undefined
+      ? await openOwnedFile(fs, sidecar, { create: true })
+      : await reopenSidecar(sidecar, sidecarInfo, { ...options, resumeAtBytes });
   let position = resumeAtBytes ?? 0;
   let closed = false;
   const close = async (): Promise<void> => {

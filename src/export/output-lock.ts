@@ -65,7 +65,9 @@ const LOCK_FS = {
 /** Reads `owner.json` of a lock; undefined when it is missing or unreadable (a lock being taken). */
 async function readOwner(lockPath: string): Promise<LockOwner | undefined> {
   try {
-    const value = JSON.parse(await readFile(join(lockPath, 'owner.json'), { encoding: 'utf8', flag: nodeFs.constants.O_RDONLY | nodeFs.constants.O_NOFOLLOW })) as unknown;
+    const value = JSON.parse(
+      await readFile(join(lockPath, 'owner.json'), { encoding: 'utf8', flag: nodeFs.constants.O_RDONLY | nodeFs.constants.O_NOFOLLOW }),
+    ) as unknown;
     const o = value as Partial<LockOwner> | null;
     if (typeof o?.pid === 'number' && typeof o.host === 'string' && typeof o.since === 'string') return { pid: o.pid, host: o.host, since: o.since };
   } catch {

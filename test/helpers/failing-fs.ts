@@ -24,7 +24,7 @@ export interface FailingFsOptions {
 }
 
 /** An errno-style error, as Node's fs rejects with. */
-export function errnoError(code: string, syscall: string, path?: string): NodeJS.ErrnoException {
+function errnoError(code: string, syscall: string, path?: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${code}: injected failure, ${syscall}${path ? ` '${path}'` : ''}`), { code, syscall, ...(path ? { path } : {}) });
 }
 

@@ -7,7 +7,16 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Checkpoint } from '../../src/export/checkpoint.js';
-import { createWorld, idsOfNdjson, removeTempDirs, runInProcess, tempDir, type InProcessOptions, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import {
+  createWorld,
+  idsOfNdjson,
+  removeTempDirs,
+  runInProcess,
+  tempDir,
+  type InProcessOptions,
+  type SandboxWorld,
+  type TempDir,
+} from '../helpers/world.js';
 import { snapshot } from './snapshot.js';
 
 let world: SandboxWorld;
@@ -52,13 +61,21 @@ async function expectRefused(out: string, tamper: (cp: Record<string, unknown>) 
 }
 
 const NOT_MATCHING = (what: string) =>
-  new RegExp(`^collections: the checkpoint \\S+out\\.ndjson\\.checkpoint\\.json does not match this export: ${what}; delete it and the \\.part file to start afresh$`);
+  new RegExp(
+    `^collections: the checkpoint \\S+out\\.ndjson\\.checkpoint\\.json does not match this export: ${what}; delete it and the \\.part file to start afresh$`,
+  );
 const CORRUPT = (what: string) =>
-  new RegExp(`^collections: the checkpoint \\S+\\.checkpoint\\.json is corrupt or from another version \\(${what}\\); delete it and the \\.part file to start afresh$`);
+  new RegExp(
+    `^collections: the checkpoint \\S+\\.checkpoint\\.json is corrupt or from another version \\(${what}\\); delete it and the \\.part file to start afresh$`,
+  );
 
 describe('a tampered checkpoint is refused before anything is sent', () => {
   it('a next link to another origin', () =>
-    expectRefused('out.ndjson', (cp) => ({ ...cp, next: 'https://evil.example/api/taxpayers/X/invoices?cursor=1' }), NOT_MATCHING('its next link is not on http://127\\.0\\.0\\.1:9')));
+    expectRefused(
+      'out.ndjson',
+      (cp) => ({ ...cp, next: 'https://evil.example/api/taxpayers/X/invoices?cursor=1' }),
+      NOT_MATCHING('its next link is not on http://127\\.0\\.0\\.1:9'),
+    ));
 
   it('a next link to another taxpayer', () =>
     expectRefused(
@@ -67,10 +84,15 @@ describe('a tampered checkpoint is refused before anything is sent', () => {
       NOT_MATCHING('its next link is not on the path /\\S+'),
     ));
 
-  it('a next link that is not a URL', () => expectRefused('out.ndjson', (cp) => ({ ...cp, next: 'http://[::1' }), NOT_MATCHING('its next link is not a URL')));
+  it('a next link that is not a URL', () =>
+    expectRefused('out.ndjson', (cp) => ({ ...cp, next: 'http://[::1' }), NOT_MATCHING('its next link is not a URL')));
 
   it('a next link with credentials', () =>
-    expectRefused('out.ndjson', (cp) => ({ ...cp, next: String(cp.next).replace('http://', 'http://user:pw@') }), NOT_MATCHING('its next link carries credentials or a fragment')));
+    expectRefused(
+      'out.ndjson',
+      (cp) => ({ ...cp, next: String(cp.next).replace('http://', 'http://user:pw@') }),
+      NOT_MATCHING('its next link carries credentials or a fragment'),
+    ));
 
   it.each([
     ['items negative', { items: -1 }, 'items is not a non-negative integer'],
@@ -98,8 +120,11 @@ describe('a tampered checkpoint is refused before anything is sent', () => {
     expectRefused(
       out,
       (cp) => ({ ...cp, bytes: (cp.bytes as number) - 3 }),
-      new RegExp(`^collections: checkpoint does not match the partial file: byte \\d+ of \\S+ is not the end of a ${format} record; start over with --restart$`),
-    ));
+      new RegExp(
+        `^collections: checkpoint does not match the partial file: byte \\d+ of \\S+ is not the end of a ${format} record; start over with --restart$`,
+      ),
+    ),
+  );
 
   it.each(['out.ndjson', 'out.csv', 'out.json'])('an untouched checkpoint (%s) is resumed to a complete file', async (out) => {
     await interrupted(out);
@@ -117,7 +142,9 @@ describe('an existing checkpoint is never silently discarded', () => {
     const r = await runInProcess(world, dir, args());
     expect(r.code).toBe(2);
     expect(r.lines).toEqual([
-      expect.stringMatching(/^collections: an interrupted export of \S+out\.ndjson has a checkpoint \(\S+out\.ndjson\.checkpoint\.json\); use --resume to continue it, or --restart to start over$/),
+      expect.stringMatching(
+        /^collections: an interrupted export of \S+out\.ndjson has a checkpoint \(\S+out\.ndjson\.checkpoint\.json\); use --resume to continue it, or --restart to start over$/,
+      ),
     ]);
     expect(r.requests).toHaveLength(0);
     expect(snapshot(dir.path)).toEqual(before);

@@ -77,7 +77,10 @@ describe('one writer per output', () => {
 
   it('a stale lock of a dead process of this host is taken over with a one-line note', async () => {
     mkdirSync(dir.file('out.ndjson.lock'));
-    writeFileSync(dir.file('out.ndjson.lock/owner.json'), JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), since: '2024-04-16T17:00:00.000Z' }));
+    writeFileSync(
+      dir.file('out.ndjson.lock/owner.json'),
+      JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), since: '2024-04-16T17:00:00.000Z' }),
+    );
     const r = await runInProcess(world, dir, args());
     expect(r.code).toBe(0);
     expect(r.lines[0]).toMatch(/^collections: took over the stale lock of \S+\/out\.ndjson \(pid 4206649, since 2024-04-16T17:00:00\.000Z\)$/);
@@ -91,7 +94,9 @@ describe('one writer per output', () => {
     const before = snapshot(dir.path);
     const r = await runInProcess(world, dir, args());
     expect(r.code).toBe(7);
-    expect(r.lines).toEqual(['collections: another export is writing ' + dir.file('out.ndjson') + ' (pid 1 on elsewhere.example, since 2024-04-16T17:00:00.000Z)']);
+    expect(r.lines).toEqual([
+      'collections: another export is writing ' + dir.file('out.ndjson') + ' (pid 1 on elsewhere.example, since 2024-04-16T17:00:00.000Z)',
+    ]);
     expect(r.requests).toHaveLength(0);
     expect(snapshot(dir.path)).toEqual(before);
   });
