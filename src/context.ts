@@ -77,6 +77,10 @@ const isTerminal = (stream: { readonly isTTY?: unknown }): boolean => stream.isT
  */
 export function createSystemContext(version: string, loadTransport: () => Promise<FetchLike>): Context {
   const { stdin, stdout, stderr } = process;
+  // SIGXFSZ (a write past `ulimit -f`) stays ignored, as Node sets it at start-up, so the write
+  // fails with EFBIG (exit 7) instead: a listener of its own keeps the exit hooks of libraries
+  // (when-exit via conf, signal-exit via proper-lockfile) from re-raising it to kill the process.
+  if (process.listenerCount('SIGXFSZ') === 0) process.on('SIGXFSZ', () => undefined);
   let transport: Promise<FetchLike> | undefined;
   const fetch: FetchLike = async (input, init) => {
     transport ??= loadTransport();

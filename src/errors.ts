@@ -44,7 +44,7 @@ export const EXIT_CODE_OF = {
   E_USAGE: ExitCode.Usage,
   /** Missing or invalid settings (key, base URL, profile, config file). */
   E_CONFIG: ExitCode.Usage,
-  /** A checkpoint that cannot be resumed (other options, corrupt, missing partial file). */
+  /** A checkpoint that cannot be resumed (other options, corrupt, tampered, missing partial file) or left without `--resume`. */
   E_CHECKPOINT: ExitCode.Usage,
   /** The API answered 400: it rejected the parameters. */
   E_API_REJECTED: ExitCode.Usage,
@@ -66,6 +66,8 @@ export const EXIT_CODE_OF = {
   E_HOSTILE_RESPONSE: ExitCode.Unavailable,
   /** The output, checkpoint or another file could not be written. */
   E_OUTPUT_WRITE: ExitCode.Output,
+  /** Another export holds the lock of the same `--out` (one writer per output). */
+  E_LOCKED: ExitCode.Output,
   /** Stopped by SIGINT. */
   E_INTERRUPTED_SIGINT: ExitCode.Sigint,
   /** Stopped by SIGTERM. */

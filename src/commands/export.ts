@@ -62,6 +62,7 @@ export function planExport(command: string, flags: ExportFlags, settings: Resolv
 
   const out = flags.out === undefined || flags.out === '-' ? undefined : resolvePath(cwd, flags.out);
   const format = (flags.format as OutputFormat | undefined) ?? (out ? formatFromPath(out) : (settings.defaults.format ?? EXPORT_DEFAULTS.format));
+  if (flags.resume && flags.restart) throw new UsageError('--resume and --restart exclude each other: continue the checkpoint, or discard it');
   if (flags.resume && !out) throw new UsageError('--resume needs --out FILE (stdout exports have no checkpoint)');
   if (flags.resume && format === 'table') throw new UsageError('--resume does not work with --format table (it is built at the end); use csv');
   const fields = flags.fields === undefined ? undefined : parseFields(flags.fields);
@@ -102,6 +103,7 @@ export function planExport(command: string, flags: ExportFlags, settings: Resolv
     formatter: { fields, tableFields: endpoint.tableFields, csvSafe },
     files: out ? { target: out, ...sidecarPaths(out) } : undefined,
     resume: flags.resume === true,
+    restart: flags.restart === true,
     fingerprint,
     apiKey: settings.apiKey,
     retries: flags.retries ?? settings.defaults.retries ?? EXPORT_DEFAULTS.retries,

@@ -34,6 +34,8 @@ export interface ExportFlagValues {
   csvSafe?: boolean;
   /** `--resume`. */
   resume?: boolean;
+  /** `--restart`. */
+  restart?: boolean;
   /** `--concurrency <n>`, 1 to 16. */
   concurrency?: number;
   /** `--max-wait <seconds>`, 0 to {@link MAX_TIMER_SECONDS}, converted to milliseconds. */
@@ -196,6 +198,12 @@ export const EXPORT_FLAGS = [
     flags: '--resume',
     attribute: 'resume',
     description: 'continue an interrupted export to the same --out from its checkpoint',
+    value: { kind: 'switch' },
+  },
+  {
+    flags: '--restart',
+    attribute: 'restart',
+    description: "discard an interrupted export's checkpoint and partial file and start over",
     value: { kind: 'switch' },
   },
   {

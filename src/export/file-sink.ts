@@ -5,12 +5,11 @@
  * publishes by rename, then fsyncs the folder (as write-file-atomic does). Until `commit()`, the
  * target (yesterday's export) is untouched.
  */
-import { open, rename } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { Sink } from '../output/stream-sink.js';
 import { OutputError, UsageError } from '../errors.js';
-import { checkFolder, fileError, statOrUndefined, syncFolder, type FileInfo } from '../io/files.js';
+import { checkFolder, fileError, nodeFileSystem, openOwnedFile, statOrUndefined, syncFolder, type FileInfo, type FileSystem } from '../io/files.js';
 
 /**
  * Bytes a file sink lets wait in its write queue before `write()` waits for them (backpressure):
@@ -28,6 +27,13 @@ export interface FileSinkOptions {
   resumeAtBytes?: number;
   /** Summary name of the destination; default: the target path as given. */
   name?: string;
+  /**
+   * On resume: checks the byte before `resumeAtBytes` (undefined at 0) is a record boundary and
+   * throws ({@link UsageError}, exit 2) when not (export/checkpoint-check.ts `boundaryCheck`).
+   */
+  checkBoundary?: (lastByte: number | undefined) => void;
+  /** The file system (default the real one; tests inject write errors). */
+  fs?: FileSystem;
 }
 
 /**
@@ -49,50 +55,45 @@ async function checkPaths(target: string, sidecar: string): Promise<FileInfo | u
 }
 
 /**
- * Opens the sidecar of a resumed export and truncates it to `resumeAtBytes` (what the checkpoint
- * counts; anything after it was written but never checkpointed).
+ * Opens the sidecar of a resumed export (never through a symlink, only a regular file of this
+ * user: io/files.ts `openOwnedFile`), checks the byte before `resumeAtBytes` is a record boundary,
+ * and truncates it to `resumeAtBytes` (what the checkpoint counts; anything after it was written but
+ * never checkpointed).
  * @throws {UsageError} (exit 2, `E_CHECKPOINT`) when the length is not a byte count, the sidecar is
- *   missing or shorter than `resumeAtBytes`: "checkpoint does not match the partial file"
- * @throws {OutputError} (exit 7) when it cannot be opened or truncated
+ *   missing or shorter than `resumeAtBytes`, or the offset is not a record boundary: "checkpoint
+ *   does not match the partial file"
+ * @throws {OutputError} (exit 7) when it cannot be opened or truncated, or is a symlink
  */
-async function reopenSidecar(sidecar: string, info: FileInfo | undefined, resumeAtBytes: number): Promise<FileHandle> {
+async function reopenSidecar(sidecar: string, info: FileInfo | undefined, options: FileSinkOptions & { resumeAtBytes: number }): Promise<FileHandle> {
+  const { resumeAtBytes } = options;
   if (!Number.isSafeInteger(resumeAtBytes) || resumeAtBytes < 0) {
     throw new UsageError(`checkpoint does not match the partial file ${basename(sidecar)} (bad length ${resumeAtBytes})`, { code: 'E_CHECKPOINT' });
   }
   if (info === undefined) {
     throw new UsageError(`checkpoint does not match the partial file: ${sidecar} is missing`, {
       code: 'E_CHECKPOINT',
-      hint: 'start again without --resume',
+      hint: 'start over with --restart',
     });
   }
   if (info.size < resumeAtBytes) {
     throw new UsageError(`checkpoint does not match the partial file: ${sidecar} has ${info.size} bytes, the checkpoint expects ${resumeAtBytes}`, {
       code: 'E_CHECKPOINT',
-      hint: 'start again without --resume',
+      hint: 'start over with --restart',
     });
   }
-  let handle: FileHandle;
+  const handle = await openOwnedFile(options.fs ?? nodeFileSystem, sidecar, { create: false });
   try {
-    handle = await open(sidecar, 'r+');
-  } catch (error) {
-    throw fileError('open', sidecar, error);
-  }
-  try {
+    if (options.checkBoundary) {
+      const byte = Buffer.alloc(1);
+      const lastByte = resumeAtBytes === 0 ? undefined : (await handle.read(byte, 0, 1, resumeAtBytes - 1)).bytesRead === 1 ? byte[0] : undefined;
+      options.checkBoundary(lastByte);
+    }
     await handle.truncate(resumeAtBytes);
   } catch (error) {
     await handle.close().catch(() => undefined);
-    throw fileError('truncate', sidecar, error);
+    throw error instanceof UsageError ? error : fileError('truncate', sidecar, error);
   }
   return handle;
-}
-
-/** Opens a new sidecar, created or truncated. @throws {OutputError} (exit 7) */
-async function createSidecar(sidecar: string): Promise<FileHandle> {
-  try {
-    return await open(sidecar, 'w');
-  } catch (error) {
-    throw fileError('create', sidecar, error);
-  }
 }
 
 /** The positional write queue of a sidecar (see {@link createWriteQueue}). */
@@ -152,7 +153,8 @@ function createWriteQueue(handle: FileHandle, sidecar: string): WriteQueue {
 /**
  * Opens the sidecar. Validates up front, before any file is touched: the target's folder exists and
  * is writable, the target and the sidecar are not folders, and the sidecar's folder is writable.
- * New export: the sidecar is created or truncated. Resume: the sidecar must hold at least
+ * New export: the sidecar is created, or emptied when it is a regular file of this user with one
+ * link (never through a symlink: io/files.ts `openOwnedFile`). Resume: the sidecar must hold at least
  * `resumeAtBytes`; it is truncated to exactly that and written on from there.
  * Writes go through one FileHandle at explicit positions, queued (up to
  * {@link FILE_SINK_HIGH_WATER_BYTES} waiting before `write()` waits too); `bytes` counts what was
@@ -167,8 +169,12 @@ function createWriteQueue(handle: FileHandle, sidecar: string): WriteQueue {
  */
 export async function createFileSink(options: FileSinkOptions): Promise<Sink> {
   const { target, sidecar, resumeAtBytes } = options;
+  const fs = options.fs ?? nodeFileSystem;
   const sidecarInfo = await checkPaths(target, sidecar);
-  const handle = resumeAtBytes === undefined ? await createSidecar(sidecar) : await reopenSidecar(sidecar, sidecarInfo, resumeAtBytes);
+  const handle =
+    resumeAtBytes === undefined
+      ? await openOwnedFile(fs, sidecar, { create: true })
+      : await reopenSidecar(sidecar, sidecarInfo, { ...options, resumeAtBytes });
   let position = resumeAtBytes ?? 0;
   let closed = false;
   const close = async (): Promise<void> => {
@@ -209,7 +215,7 @@ export async function createFileSink(options: FileSinkOptions): Promise<Sink> {
         throw fileError('sync', sidecar, error);
       }
       try {
-        await rename(sidecar, target);
+        await fs.rename(sidecar, target);
       } catch (error) {
         throw fileError('rename the finished export onto', target, error);
       }

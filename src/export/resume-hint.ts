@@ -8,6 +8,8 @@ import { CollectionsError, ExitCode, InterruptedError, RateLimitError } from '..
 export interface ResumeHintOptions {
   /** Whether the export writes a file (stdout exports cannot resume). */
   toFile: boolean;
+  /** Whether `--out` is a FIFO or device, written straight through: no checkpoint, no hint. */
+  device?: boolean;
   /** Whether a checkpoint is kept: a page was written, or the run itself was a resume. */
   resumable: boolean;
   /** The command line to repeat with `--resume`, without the key. */
@@ -25,6 +27,7 @@ export function addResumeHint(err: unknown, options: ResumeHintOptions): unknown
   if (!(err instanceof CollectionsError)) return err;
   const { toFile, resumable, resumeCommand } = options;
   const resumeHint = toFile && resumable ? `resume with: ${resumeCommand} --resume` : undefined;
+  if (err instanceof InterruptedError && options.device) return new InterruptedError(err.signal, `interrupted by ${err.signal}`);
   if (err instanceof InterruptedError) {
     const hint = resumeHint ?? (toFile ? undefined : 'stdout exports cannot resume; use --out FILE');
     return new InterruptedError(err.signal, `interrupted by ${err.signal}${toFile ? '; checkpoint kept' : ''}`, { hint });

@@ -15,6 +15,9 @@ import { loadProgress, type Progress, type ProgressStats } from '../io/progress.
 import { createInterrupt, type Interrupt } from './interrupt.js';
 import { openStdout, type Destination } from './destination.js';
 import { openSidecar } from './sidecar.js';
+import { openDevice } from './device.js';
+import { UsageError } from '../errors.js';
+import { statOrUndefined, type FileInfo, type FileSystem } from '../io/files.js';
 import { addResumeHint } from './resume-hint.js';
 
 /** Where a file export writes. */
@@ -47,6 +50,10 @@ export interface ExportPlan {
   files: ExportFiles | undefined;
   /** `--resume`. */
   resume: boolean;
+  /** `--restart`: discard an existing checkpoint and start afresh. */
+  restart: boolean;
+  /** The file system of the sidecar and checkpoint; tests inject write errors (default the real one). */
+  fs?: FileSystem;
   /** Options that shape the output; stored in and compared with the checkpoint. */
   fingerprint: Record<string, unknown>;
   apiKey: string;
@@ -149,12 +156,43 @@ async function writePages(steps: AsyncGenerator<PageStep, void, void>, loop: Loo
   }
 }
 
-/** Opens stdout or the sidecar (validating and reading the checkpoint first), before any request. */
-async function openDestination(plan: ExportPlan, ctx: Context, progress: Progress): Promise<Destination> {
-  if (!plan.files) return openStdout(ctx.io.stdout);
+/** What `--out` is: stdout, a regular file (or none yet), or a FIFO / device with what `stat` said. */
+type OutputKind = { type: 'stdout' } | { type: 'file' } | { type: 'device'; info: FileInfo };
+
+/**
+ * Tells what `--out` is (`stat`, following symlinks such as `/dev/stdout`).
+ * @throws {UsageError} (exit 2) for `--resume` to an `--out` that is not a regular file
+ * @throws {OutputError} (exit 7) when it cannot be checked
+ */
+async function outputKind(plan: ExportPlan): Promise<OutputKind> {
+  if (!plan.files) return { type: 'stdout' };
+  const info = await statOrUndefined(plan.files.target);
+  if (!info || info.isFile() || info.isDirectory()) return { type: 'file' };
+  if (plan.resume) throw new UsageError(`--resume needs a regular file; ${plan.files.target} is a FIFO or device (written straight through, no checkpoint)`);
+  return { type: 'device', info };
+}
+
+/**
+ * Opens stdout, a device or FIFO (written straight through), or the sidecar (taking the lock and
+ * validating and reading the checkpoint first), before any request.
+ */
+async function openDestination(plan: ExportPlan, kind: OutputKind, ctx: Context, progress: Progress, signal: AbortSignal): Promise<Destination> {
+  if (!plan.files || kind.type === 'stdout') return openStdout(ctx.io.stdout);
   const { target, sidecar, checkpoint } = plan.files;
+  if (kind.type === 'device') return openDevice({ target, info: kind.info, signal, clock: ctx.clock, ...(plan.fs ? { fs: plan.fs } : {}) });
   const note = (line: string): void => progress.note(line);
-  return openSidecar({ target, sidecar, checkpoint, resume: plan.resume, fingerprint: plan.fingerprint, now: () => ctx.clock.now(), note });
+  return openSidecar({
+    target,
+    sidecar,
+    checkpoint,
+    resume: plan.resume,
+    restart: plan.restart,
+    expectedLink: { origin: plan.baseUrl.origin, path: plan.start.pathname },
+    fingerprint: plan.fingerprint,
+    now: () => ctx.clock.now(),
+    note,
+    ...(plan.fs ? { fs: plan.fs } : {}),
+  });
 }
 
 /** The client of one export: the plan's limits, the context's transport, progress as observer. */
@@ -207,6 +245,7 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
   });
   const tally: Tally = { items: 0, pages: 0, totalItems: undefined, pending: '', wrotePage: false, rateLimit: undefined };
   let out: Destination | undefined;
+  let kind: OutputKind | undefined;
   let client: Client | undefined;
   const result = (brokenPipe: boolean): ExportResult => ({
     stats: progress.stats,
@@ -215,7 +254,8 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
     ...(tally.rateLimit ? { rateLimit: tally.rateLimit } : {}),
   });
   try {
-    out = await openDestination(plan, ctx, progress);
+    kind = await outputKind(plan);
+    out = await openDestination(plan, kind, ctx, progress, interrupt.signal);
     const resumed = out.resumed;
     if (plan.format === 'table') await loadTableSupport();
     // CSV keys first seen after the header are named on stderr (once each, also across a resume);
@@ -244,7 +284,8 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
     await out?.abort(tally.wrotePage);
     if (err instanceof BrokenPipeError) return result(true);
     const resumable = tally.wrotePage || out?.resumed !== undefined;
-    throw addResumeHint(err, { toFile: plan.files !== undefined, resumable, resumeCommand: plan.resumeCommand });
+    const device = kind?.type === 'device';
+    throw addResumeHint(err, { toFile: plan.files !== undefined && !device, device, resumable, resumeCommand: plan.resumeCommand });
   } finally {
     interrupt.release();
   }

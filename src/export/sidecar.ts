@@ -4,11 +4,16 @@
  * recorded in the checkpoint `F.checkpoint.json`, so a crash at any moment leaves a state `--resume`
  * completes exactly. The finished sidecar is renamed onto `F` and the checkpoint removed.
  */
-import { rm } from 'node:fs/promises';
+import { lstat, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { UsageError } from '../errors.js';
 import { formatCount } from '../io/format.js';
+import { checkFolder, type FileSystem } from '../io/files.js';
 import { createFileSink } from './file-sink.js';
 import { CHECKPOINT_VERSION, loadCheckpoint, removeCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.js';
+import { boundaryCheck, checkNextLink, type ExpectedLink } from './checkpoint-check.js';
 import type { Destination, PageMark } from './destination.js';
+import { lockOutput, type LockOutputOptions } from './output-lock.js';
 
 /** The paths of a file export. */
 export interface SidecarPaths {
@@ -34,6 +39,14 @@ export interface SidecarOptions extends SidecarPaths {
   target: string;
   /** `--resume`: continue from the checkpoint, if there is one. */
   resume: boolean;
+  /** `--restart`: discard an existing checkpoint and start afresh (never together with `resume`). */
+  restart?: boolean;
+  /** What the checkpoint's next link must be on: the configured origin and the command's path. */
+  expectedLink: ExpectedLink;
+  /** The file system of the sidecar and checkpoint (default the real one; tests inject errors). */
+  fs?: FileSystem;
+  /** Options of the output lock (tests give another pid or liveness check). */
+  lock?: Partial<Pick<LockOutputOptions, 'pid' | 'isAlive'>>;
   /** The options that shape the output; stored in the checkpoint and compared on resume. */
   fingerprint: Record<string, unknown>;
   /** Epoch ms now, for the checkpoint's `updatedAt`. */
@@ -84,50 +97,95 @@ export function createDurability(sync: () => Promise<void>, save: (snapshot: Che
     async record(snapshot) {
       latest = snapshot;
       if (running) return;
-      // A failed flush or checkpoint surfaces here, on the next page, or at the end.
+      // A failed flush or checkpoint surfaces here, on the next page, or at the end; marked as
+      // handled meanwhile, so it is never an unhandled rejection while the next page is fetched.
       await durable;
       durable = run();
+      durable.catch(() => undefined);
     },
     settle: () => durable,
     settleQuietly: () => durable.catch(() => undefined),
   };
 }
 
-/**
- * Reads the checkpoint of `--resume`, or clears a stale one. Starting afresh, a checkpoint left by
- * an earlier run describes bytes this run is about to overwrite; were it kept, a crash before the
- * first page and a `--resume` would splice two exports. Its temp file is harmless (only a rename
- * makes it a checkpoint) and is left alone.
- * @throws {UsageError} (exit 2, `E_CHECKPOINT`) for a corrupt checkpoint or one of other options
- */
-async function readCheckpoint(options: SidecarOptions): Promise<Checkpoint | undefined> {
-  let checkpoint: Checkpoint | undefined;
-  if (options.resume) {
-    checkpoint = await loadCheckpoint(options.checkpoint, options.fingerprint);
-    if (!checkpoint) options.note(`collections: no checkpoint for ${options.target}; starting afresh`);
-  }
-  if (!checkpoint) await rm(options.checkpoint, { force: true }).catch(() => undefined);
-  return checkpoint;
+/** Whether anything (a symlink included) is at `path`. */
+async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 /**
- * Opens the output of a file export, before any request: reads (`--resume`) or clears the
- * checkpoint, then validates the paths and opens the sidecar (export/file-sink.ts).
+ * Reads and checks the checkpoint of `--resume` (schema, fingerprint, next link; the byte offset is
+ * checked by the file sink); without `--resume`, an existing checkpoint is never silently discarded:
+ * it is an error, unless `--restart` asks to remove it.
+ * @throws {UsageError} (exit 2, `E_CHECKPOINT`) for a checkpoint that cannot be trusted, naming what
+ *   did not match; without `--resume` or `--restart` when one exists, with the hint `use --resume
+ *   to continue it, or --restart to start over`
+ */
+async function readCheckpoint(options: SidecarOptions): Promise<Checkpoint | undefined> {
+  if (options.resume) {
+    const checkpoint = await loadCheckpoint(options.checkpoint, options.fingerprint);
+    if (!checkpoint) options.note(`collections: no checkpoint for ${options.target}; starting afresh`);
+    else checkNextLink(options.checkpoint, checkpoint.next, options.expectedLink);
+    return checkpoint;
+  }
+  if (await exists(options.checkpoint)) {
+    if (!options.restart) {
+      throw new UsageError(`an interrupted export of ${options.target} has a checkpoint (${options.checkpoint})`, {
+        code: 'E_CHECKPOINT',
+        hint: 'use --resume to continue it, or --restart to start over',
+      });
+    }
+    await removeCheckpoint(options.checkpoint);
+  }
+  return undefined;
+}
+
+/**
+ * Takes the output lock, then reads the checkpoint and opens the sidecar under it.
+ * @throws what {@link readCheckpoint}, {@link lockOutput} and `createFileSink` throw; the lock is
+ *   released again on failure
+ */
+async function lockAndOpen(options: SidecarOptions) {
+  await checkFolder(dirname(options.target), options.target);
+  const lock = await lockOutput(options.target, { now: options.now, note: options.note, ...options.lock });
+  try {
+    const resumed = await readCheckpoint(options);
+    const sink = await createFileSink({
+      target: options.target,
+      sidecar: options.sidecar,
+      resumeAtBytes: resumed?.bytes,
+      ...(resumed ? { checkBoundary: boundaryCheck(resumed, options.sidecar) } : {}),
+      ...(options.fs ? { fs: options.fs } : {}),
+    });
+    return { lock, resumed, sink };
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+/**
+ * Opens the output of a file export, before any request: takes the output lock (export/output-lock.ts;
+ * held until `finish()` or `abort()`), reads and checks the checkpoint (`--resume`) or refuses one
+ * left over (`--restart` removes it), then validates the paths and opens the sidecar
+ * (export/file-sink.ts).
  * A refused `--resume` (foreign or corrupt checkpoint, missing or short partial file) leaves the
  * interrupted export's sidecar and checkpoint exactly as they were; only a sidecar this run started
  * afresh is removed again when it fails before its first page.
- * @throws {UsageError} (exit 2, `E_CHECKPOINT`) when the checkpoint cannot be resumed
+ * @throws {UsageError} (exit 2, `E_CHECKPOINT`) when the checkpoint cannot be resumed, or exists
+ *   without `--resume` / `--restart`
+ * @throws {CollectionsError} (exit 7, `E_LOCKED`) when another export holds the lock; nothing is touched
  * @throws {OutputError} (exit 7) when a path is unusable
  */
 export async function openSidecar(options: SidecarOptions): Promise<Destination> {
-  const resumed = await readCheckpoint(options);
-  // OUTPUT LOCK: the next issue takes the lock on `options.target` here, after the checkpoint was
-  // read and before the sidecar is opened or truncated, and releases it in finish() and abort().
-  const sink = await createFileSink({ target: options.target, sidecar: options.sidecar, resumeAtBytes: resumed?.bytes });
+  const { lock, resumed, sink } = await lockAndOpen(options);
   if (resumed) options.note(`collections: resuming after ${formatCount(resumed.items)} items (${formatCount(resumed.pages)} pages)`);
   const durability = createDurability(
     () => sink.sync(),
-    (checkpoint) => saveCheckpoint(options.checkpoint, checkpoint),
+    (checkpoint) => saveCheckpoint(options.checkpoint, checkpoint, options.fs),
   );
   const snapshot = (mark: PageMark): Checkpoint => ({
     version: CHECKPOINT_VERSION,
@@ -149,8 +207,12 @@ export async function openSidecar(options: SidecarOptions): Promise<Destination>
     settle: () => durability.settle(),
     async finish(text) {
       await sink.write(text);
-      await sink.commit();
-      await removeCheckpoint(options.checkpoint);
+      try {
+        await sink.commit();
+        await removeCheckpoint(options.checkpoint);
+      } finally {
+        await lock.release();
+      }
     },
     async abort(wrotePage) {
       await durability.settleQuietly();
@@ -161,6 +223,7 @@ export async function openSidecar(options: SidecarOptions): Promise<Destination>
         await rm(options.sidecar, { force: true }).catch(() => undefined);
         await removeCheckpoint(options.checkpoint).catch(() => undefined);
       }
+      await lock.release();
     },
   };
 }

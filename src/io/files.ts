@@ -1,10 +1,12 @@
 /**
  * File-system helpers of the export's files: errors that name the path and say why in words, a
- * folder check done before anything is written, and the folder fsync that makes a rename durable.
+ * folder check done before anything is written, the folder fsync that makes a rename durable, and
+ * the opens that never follow a symlink nor truncate a file the tool did not create.
  */
 import { constants as fsConstants } from 'node:fs';
-import { access, open, stat } from 'node:fs/promises';
+import { access, open, rename, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { OutputError } from '../errors.js';
 
 /**
@@ -97,5 +99,72 @@ export async function syncFolder(folder: string): Promise<void> {
     if (!FOLDER_SYNC_UNSUPPORTED.has(errorCode(error) ?? '')) throw fileError('sync folder', folder, error);
   } finally {
     await handle?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The file-system calls the export's files go through: `node:fs/promises` in production, a facade
+ * in tests that makes a write fail with ENOSPC, EIO… (the tests of write errors).
+ */
+export interface FileSystem {
+  /** As `fs.promises.open`; `flags` a string or the `O_*` bits of `fs.constants`, `mode` e.g. `0o600`. */
+  open(path: string, flags: string | number, mode?: number): Promise<FileHandle>;
+  /** As `fs.promises.rename`. */
+  rename(from: string, to: string): Promise<void>;
+}
+
+/** The real file system. */
+export const nodeFileSystem: FileSystem = {
+  open: (path, flags, mode) => open(path, flags, mode),
+  rename: (from, to) => rename(from, to),
+};
+
+const { O_RDWR, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fsConstants;
+
+/**
+ * Creates a file that must not exist yet, never through a symlink: `O_CREAT | O_EXCL | O_NOFOLLOW`
+ * (open(2): EEXIST when anything, a symlink included, is at the path).
+ * @param mode permission bits, e.g. `0o600`
+ * @throws {OutputError} (exit 7) naming the path: EEXIST, EACCES, ENOSPC…
+ */
+export async function createExclusive(fs: FileSystem, path: string, mode = 0o666): Promise<FileHandle> {
+  try {
+    return await fs.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+  } catch (error) {
+    throw fileError('create', path, error);
+  }
+}
+
+/**
+ * Opens the sidecar of an export read-write without following a symlink (`O_NOFOLLOW`), and checks
+ * with `fstat` on the open descriptor (so nothing can be swapped in between) that it is a regular
+ * file of this user with one link: only such a file can be a sidecar this tool left. Fresh
+ * (`truncate`), it is created when missing and emptied only after those checks; on resume it must
+ * exist.
+ * @throws {OutputError} (exit 7): `refusing to write P: it is a symbolic link` (ELOOP), `… it is not
+ *   a regular file`, `… it belongs to another user`, `… it has other hard links`; other open errors
+ *   as {@link fileError}
+ */
+export async function openOwnedFile(fs: FileSystem, path: string, options: { create: boolean }): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await fs.open(path, O_RDWR | O_NOFOLLOW | (options.create ? O_CREAT : 0), 0o666);
+  } catch (error) {
+    if (errorCode(error) === 'ELOOP') throw new OutputError(`refusing to write ${path}: it is a symbolic link`, { cause: error });
+    throw fileError('open', path, error);
+  }
+  try {
+    const info = await handle.stat();
+    const uid = userInfo().uid;
+    let refusal: string | undefined;
+    if (!info.isFile()) refusal = 'it is not a regular file';
+    else if (uid >= 0 && info.uid !== uid) refusal = 'it belongs to another user';
+    else if (info.nlink > 1) refusal = 'it has other hard links';
+    if (refusal) throw new OutputError(`refusing to write ${path}: ${refusal}`);
+    if (options.create) await handle.truncate(0);
+    return handle;
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error instanceof OutputError ? error : fileError('truncate', path, error);
   }
 }

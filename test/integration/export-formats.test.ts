@@ -224,16 +224,24 @@ describe('--resume', () => {
     const r = await runInProcess(world, dir, [...args(), '--resume']);
     expect(r.code).toBe(2);
     expect(r.lines).toEqual([
-      expect.stringMatching(/^collections: checkpoint does not match the partial file: \S+x\.csv\.part is missing; start again without --resume$/),
+      expect.stringMatching(/^collections: checkpoint does not match the partial file: \S+x\.csv\.part is missing; start over with --restart$/),
     ]);
   });
 
-  it('a fresh run (no --resume) drops the old checkpoint first, so a later --resume cannot splice two exports', async () => {
+  it('a fresh run (no --resume) refuses the old checkpoint; --restart drops it first, so a later --resume cannot splice two exports', async () => {
     expect((await runInProcess(world, dir, args(), interruptAt(4))).code).toBe(130);
+    const kept = [dir.read('x.csv.checkpoint.json'), dir.read('x.csv.part')];
+    const refused = await runInProcess(world, dir, args());
+    expect(refused.code).toBe(2);
+    expect(refused.lines).toEqual([
+      expect.stringMatching(/^collections: an interrupted export of \S+x\.csv has a checkpoint \(\S+\); use --resume to continue it, or --restart to start over$/),
+    ]);
+    expect(refused.requests).toHaveLength(0);
+    expect([dir.read('x.csv.checkpoint.json'), dir.read('x.csv.part')]).toEqual(kept);
     world.sandbox.setFaults([{ kind: 'status', status: 503 }]);
     // What a SIGKILL during the first request of the fresh run would leave behind:
     const leftAtFirstRequest: boolean[] = [];
-    const failed = await runInProcess(world, dir, [...args(), '--retries', '0'], {
+    const failed = await runInProcess(world, dir, [...args(), '--restart', '--retries', '0'], {
       wrapFetch: (inner) => (input, init) => {
         leftAtFirstRequest.push(dir.has('x.csv.checkpoint.json'));
         return inner(input, init);

@@ -30,6 +30,7 @@ describe('errors: one code and one exit code each', () => {
     [new UnsafeLinkError('x'), 'E_UNSAFE_LINK', 6],
     [new HostileResponseError('x'), 'E_HOSTILE_RESPONSE', 6],
     [new OutputError('x'), 'E_OUTPUT_WRITE', 7],
+    [new CollectionsError('x', 'E_LOCKED'), 'E_LOCKED', 7],
     [new InterruptedError('SIGINT'), 'E_INTERRUPTED_SIGINT', 130],
     [new InterruptedError('SIGTERM'), 'E_INTERRUPTED_SIGTERM', 143],
   ] as const)('%s → %s, exit %i', (err, code, exit) => {

@@ -19,6 +19,7 @@ describe('the export flag table', () => {
       '--fields',
       '--csv-safe',
       '--resume',
+      '--restart',
       '--concurrency',
       '--max-wait',
       '--retries',

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createFileSink, FILE_SINK_HIGH_WATER_BYTES } from '../../../src/export/file-sink.js';
 import { sidecarPaths } from '../../../src/export/sidecar.js';
 import { OutputError, UsageError } from '../../../src/errors.js';
+import { failingFs } from '../../helpers/failing-fs.js';
 
 let dir: string;
 let target: string;
@@ -106,12 +107,9 @@ describe('createFileSink', () => {
     expect((error as Error).message).toContain(sidecar);
   });
 
-  // /dev/full accepts opens and fails every write with ENOSPC; only root may create files in /dev's
-  // folder, which the sink checks first.
-  it.skipIf(process.platform !== 'linux' || process.getuid?.() !== 0)('maps ENOSPC (disk full) to an OutputError', async () => {
-    const full = await stat('/dev/full').catch(() => undefined);
-    if (full === undefined) return;
-    const sink = await createFileSink({ target, sidecar: '/dev/full' });
+  it('maps ENOSPC (disk full) to an OutputError', async () => {
+    const fs = failingFs({ code: 'ENOSPC' });
+    const sink = await createFileSink({ target, sidecar, fs });
     // Writes are queued: the failure comes from the next write, sync or commit.
     const error = await sink
       .write('data')

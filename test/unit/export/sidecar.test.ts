@@ -102,6 +102,7 @@ beforeEach(async () => {
     target,
     ...sidecarPaths(target),
     resume: false,
+    expectedLink: { origin: 'https://h', path: '/x' },
     fingerprint: { f: 1 },
     now: () => Date.UTC(2024, 3, 16, 18, 0, 0),
     note: (l) => notes.push(l),
@@ -147,10 +148,15 @@ describe('openSidecar', () => {
     expect((await readdir(dir)).sort()).toEqual(['x.ndjson.checkpoint.json', 'x.ndjson.part']);
   });
 
-  it('starting afresh removes a stale checkpoint before anything else; --resume without one says so', async () => {
+  it('starting afresh refuses a left-over checkpoint (exit 2) and --restart removes it first; --resume without one says so', async () => {
     await saveCheckpoint(options.checkpoint, snapshot(3));
-    const out = await openSidecar({ ...options, resume: false });
-    expect(await readdir(dir)).toEqual(['x.ndjson.part']);
+    const refused = await openSidecar({ ...options, resume: false }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(UsageError);
+    expect((refused as UsageError).code).toBe('E_CHECKPOINT');
+    expect((refused as UsageError).hint).toBe('use --resume to continue it, or --restart to start over');
+    expect(await readdir(dir)).toEqual(['x.ndjson.checkpoint.json']);
+    const out = await openSidecar({ ...options, resume: false, restart: true });
+    expect((await readdir(dir)).sort()).toEqual(['x.ndjson.lock', 'x.ndjson.part']);
     await out.abort(false);
     const resumed = await openSidecar({ ...options, resume: true });
     expect(resumed.resumed).toBeUndefined();

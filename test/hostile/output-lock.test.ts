@@ -1,0 +1,111 @@
+/**
+ * Issue 11, item 1: one writer per output. An export holds `F.lock` for its whole run; a second
+ * export or `--resume` to the same `--out` exits 7 at once and touches nothing; a lock left by a
+ * dead process is taken over with a note.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { lockOutput } from '../../src/export/output-lock.js';
+import { createWorld, idsOfNdjson, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { snapshot } from './snapshot.js';
+
+let world: SandboxWorld;
+let dir: TempDir;
+const YESTERDAY = '{"id":"yesterday"}\n';
+const LOCKED = /^collections: another export is writing \S+\/out\.ndjson \(pid \d+, since \d{4}-\d\d-\d\dT[\d:.]+Z\)$/;
+
+beforeEach(() => {
+  world = createWorld();
+  dir = tempDir('collections-hostile-lock-');
+  writeFileSync(dir.file('out.ndjson'), YESTERDAY);
+});
+afterAll(removeTempDirs);
+
+const args = () => ['invoices', '--taxpayer', world.taxpayer, '--cursor', '--items-per-page', '10', '--out', 'out.ndjson'];
+
+describe('one writer per output', () => {
+  it('a second export to a locked --out exits 7 at once, names the holder, sends nothing and touches nothing', async () => {
+    const held = await lockOutput(dir.file('out.ndjson'), { now: () => Date.UTC(2024, 3, 16, 18, 0, 0), note: () => undefined });
+    const before = snapshot(dir.path);
+    const r = await runInProcess(world, dir, args());
+    expect(r.code).toBe(7);
+    expect(r.lines).toEqual([expect.stringMatching(LOCKED)]);
+    expect(r.lines[0]).toContain(`(pid ${process.pid}, since 2024-04-16T18:00:00.000Z)`);
+    expect(r.requests).toHaveLength(0);
+    expect(snapshot(dir.path)).toEqual(before);
+    await held.release();
+    expect(dir.has('out.ndjson.lock')).toBe(false);
+  });
+
+  it('--resume to a locked --out exits 7 and leaves the checkpoint and the partial file as they were', async () => {
+    const first = await runInProcess(world, dir, args(), {
+      onContext: (t) => {
+        let calls = 0;
+        const inner = t.ctx.fetch;
+        t.ctx.fetch = async (input, init) => {
+          if (++calls === 3) t.raise('SIGINT');
+          return inner(input, init);
+        };
+      },
+    });
+    expect(first.code).toBe(130);
+    expect(dir.has('out.ndjson.lock')).toBe(false);
+    const held = await lockOutput(dir.file('out.ndjson'), { now: () => Date.now(), note: () => undefined });
+    const before = snapshot(dir.path);
+    const r = await runInProcess(world, dir, [...args(), '--resume']);
+    expect(r.code).toBe(7);
+    expect(r.lines).toEqual([expect.stringMatching(LOCKED)]);
+    expect(r.requests).toHaveLength(0);
+    expect(snapshot(dir.path)).toEqual(before);
+    await held.release();
+    const resumed = await runInProcess(world, dir, [...args(), '--resume']);
+    expect(resumed.code).toBe(0);
+    expect(idsOfNdjson(dir.read('out.ndjson').toString())).toHaveLength(60);
+  });
+
+  it('two exports to the same --out at once: one completes, the other exits 7; the file is whole', async () => {
+    const [a, b] = await Promise.all([runInProcess(world, dir, args()), runInProcess(world, dir, args())]);
+    expect([a.code, b.code].sort()).toEqual([0, 7]);
+    const loser = a.code === 7 ? a : b;
+    expect(loser.lines).toEqual([expect.stringMatching(LOCKED)]);
+    const ids = idsOfNdjson(dir.read('out.ndjson').toString());
+    expect(ids).toHaveLength(60);
+    expect(new Set(ids).size).toBe(60);
+    expect(dir.has('out.ndjson.lock') || dir.has('out.ndjson.part') || dir.has('out.ndjson.checkpoint.json')).toBe(false);
+  });
+
+  it('a stale lock of a dead process of this host is taken over with a one-line note', async () => {
+    mkdirSync(dir.file('out.ndjson.lock'));
+    writeFileSync(
+      dir.file('out.ndjson.lock/owner.json'),
+      JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), since: '2024-04-16T17:00:00.000Z' }),
+    );
+    const r = await runInProcess(world, dir, args());
+    expect(r.code).toBe(0);
+    expect(r.lines[0]).toMatch(/^collections: took over the stale lock of \S+\/out\.ndjson \(pid 4206649, since 2024-04-16T17:00:00\.000Z\)$/);
+    expect(idsOfNdjson(dir.read('out.ndjson').toString())).toHaveLength(60);
+    expect(dir.has('out.ndjson.lock')).toBe(false);
+  });
+
+  it('a lock of a live process on another host is not taken over', async () => {
+    mkdirSync(dir.file('out.ndjson.lock'));
+    writeFileSync(dir.file('out.ndjson.lock/owner.json'), JSON.stringify({ pid: 1, host: 'elsewhere.example', since: '2024-04-16T17:00:00.000Z' }));
+    const before = snapshot(dir.path);
+    const r = await runInProcess(world, dir, args());
+    expect(r.code).toBe(7);
+    expect(r.lines).toEqual([
+      'collections: another export is writing ' + dir.file('out.ndjson') + ' (pid 1 on elsewhere.example, since 2024-04-16T17:00:00.000Z)',
+    ]);
+    expect(r.requests).toHaveLength(0);
+    expect(snapshot(dir.path)).toEqual(before);
+  });
+
+  it('the lock is released after a failure too', async () => {
+    world.sandbox.setFaults([{ kind: 'status', status: 503 }]);
+    const r = await runInProcess(world, dir, [...args(), '--retries', '0']);
+    expect(r.code).toBe(6);
+    expect(dir.has('out.ndjson.lock')).toBe(false);
+    expect(dir.read('out.ndjson').toString()).toBe(YESTERDAY);
+  });
+});

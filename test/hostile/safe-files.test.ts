@@ -1,0 +1,173 @@
+/**
+ * Issue 11, item 2: files opened safely. A symlink at `F.part` or at the checkpoint is refused
+ * (the file it points to untouched); only a regular file of this user is emptied; an `--out` that
+ * is a device or a FIFO is written straight through, and a signal stops the wait for a FIFO's reader.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, linkSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  cliEnv,
+  createWorld,
+  idsOfNdjson,
+  removeTempDirs,
+  runInProcess,
+  serveWorld,
+  tempDir,
+  type SandboxWorld,
+  type ServedWorld,
+  type TempDir,
+} from '../helpers/world.js';
+import { requireBuild, runCli, runShell, BIN } from '../helpers/cli.js';
+import { snapshot } from './snapshot.js';
+
+let world: SandboxWorld;
+let dir: TempDir;
+let outside: TempDir;
+const YESTERDAY = '{"id":"yesterday"}\n';
+const SECRET = 'precious file the tool did not create\n';
+
+beforeEach(() => {
+  world = createWorld();
+  dir = tempDir('collections-hostile-files-');
+  outside = tempDir('collections-hostile-outside-');
+  writeFileSync(dir.file('out.ndjson'), YESTERDAY);
+  writeFileSync(outside.file('precious'), SECRET);
+});
+afterAll(removeTempDirs);
+
+const args = () => ['invoices', '--taxpayer', world.taxpayer, '--cursor', '--items-per-page', '10', '--out', 'out.ndjson'];
+
+describe('F.part and the checkpoint are never written through a link', () => {
+  it('a symlink at F.part is refused: exit 7, nothing sent, the file it points to untouched', async () => {
+    symlinkSync(outside.file('precious'), dir.file('out.ndjson.part'));
+    const before = snapshot(dir.path);
+    const r = await runInProcess(world, dir, args());
+    expect(r.code).toBe(7);
+    expect(r.lines).toEqual([expect.stringMatching(/^collections: refusing to write \S+\/out\.ndjson\.part: it is a symbolic link$/)]);
+    expect(r.requests).toHaveLength(0);
+    expect(readFileSync(outside.file('precious'), 'utf8')).toBe(SECRET);
+    expect(snapshot(dir.path)).toEqual(before);
+  });
+
+  it('a hard link at F.part is refused: exit 7, the other name untouched', async () => {
+    linkSync(outside.file('precious'), dir.file('out.ndjson.part'));
+    const r = await runInProcess(world, dir, args());
+    expect(r.code).toBe(7);
+    expect(r.lines).toEqual([expect.stringMatching(/^collections: refusing to write \S+\/out\.ndjson\.part: it has other hard links$/)]);
+    expect(r.requests).toHaveLength(0);
+    expect(readFileSync(outside.file('precious'), 'utf8')).toBe(SECRET);
+    expect(dir.read('out.ndjson').toString()).toBe(YESTERDAY);
+  });
+
+  it('a regular F.part left by an earlier run (no checkpoint) is emptied and replaced: exit 0, complete', async () => {
+    writeFileSync(dir.file('out.ndjson.part'), '{"id":"half"}\n{"id":"of an ear');
+    const r = await runInProcess(world, dir, args());
+    expect(r.code).toBe(0);
+    const ids = idsOfNdjson(dir.read('out.ndjson').toString());
+    expect(ids).toHaveLength(60);
+    expect(ids).not.toContain('half');
+    expect(dir.has('out.ndjson.part')).toBe(false);
+  });
+
+  it('a symlink at F.part on --resume is refused: exit 7, checkpoint and target untouched', async () => {
+    const first = await runInProcess(world, dir, args(), {
+      onContext: (t) => {
+        let calls = 0;
+        const inner = t.ctx.fetch;
+        t.ctx.fetch = async (input, init) => {
+          if (++calls === 3) t.raise('SIGINT');
+          return inner(input, init);
+        };
+      },
+    });
+    expect(first.code).toBe(130);
+    writeFileSync(outside.file('precious'), dir.read('out.ndjson.part'));
+    const { rmSync } = await import('node:fs');
+    rmSync(dir.file('out.ndjson.part'));
+    symlinkSync(outside.file('precious'), dir.file('out.ndjson.part'));
+    const precious = readFileSync(outside.file('precious'));
+    const before = snapshot(dir.path);
+    const r = await runInProcess(world, dir, [...args(), '--resume']);
+    expect(r.code).toBe(7);
+    expect(r.lines).toEqual([expect.stringMatching(/^collections: refusing to write \S+\/out\.ndjson\.part: it is a symbolic link$/)]);
+    expect(r.requests).toHaveLength(0);
+    expect(readFileSync(outside.file('precious')).equals(precious)).toBe(true);
+    expect(snapshot(dir.path)).toEqual(before);
+  });
+
+  it('a symlink as the checkpoint on --resume is refused (exit 2), nothing sent', async () => {
+    writeFileSync(dir.file('out.ndjson.part'), '');
+    symlinkSync(outside.file('precious'), dir.file('out.ndjson.checkpoint.json'));
+    const before = snapshot(dir.path);
+    const r = await runInProcess(world, dir, [...args(), '--resume']);
+    expect(r.code).toBe(2);
+    expect(r.lines).toEqual([
+      expect.stringMatching(/^collections: the checkpoint \S+\/out\.ndjson\.checkpoint\.json is a symbolic link; refusing to read it$/),
+    ]);
+    expect(r.requests).toHaveLength(0);
+    expect(snapshot(dir.path)).toEqual(before);
+    expect(readFileSync(outside.file('precious'), 'utf8')).toBe(SECRET);
+  });
+
+  it('checkpoints are written through random temp names: planted links at old or guessable names stay unfollowed', async () => {
+    symlinkSync(outside.file('precious'), dir.file('out.ndjson.checkpoint.json.tmp'));
+    const r = await runInProcess(world, dir, args());
+    expect(r.code).toBe(0);
+    expect(readFileSync(outside.file('precious'), 'utf8')).toBe(SECRET);
+    expect(idsOfNdjson(dir.read('out.ndjson').toString())).toHaveLength(60);
+    expect(Object.keys(snapshot(dir.path)).sort()).toEqual(['out.ndjson', 'out.ndjson.checkpoint.json.tmp']);
+  });
+});
+
+describe('an --out that is not a regular file is written straight through', () => {
+  it('/dev/null: exit 0, still a device, no sidecar, checkpoint or lock beside it', async () => {
+    const r = await runInProcess(world, dir, [...args().slice(0, -1), '/dev/null']);
+    expect(r.code).toBe(0);
+    expect(statSync('/dev/null').isCharacterDevice()).toBe(true);
+    expect(existsSync('/dev/null.part') || existsSync('/dev/null.checkpoint.json') || existsSync('/dev/null.lock')).toBe(false);
+  });
+
+  it('--resume to a device is a usage error (exit 2), nothing sent', async () => {
+    const r = await runInProcess(world, dir, [...args().slice(0, -1), '/dev/null', '--resume']);
+    expect(r.code).toBe(2);
+    expect(r.lines).toEqual([expect.stringMatching(/^collections: --resume needs a regular file; \/dev\/null is a FIFO or device/)]);
+    expect(r.requests).toHaveLength(0);
+  });
+});
+
+describe.skipIf(process.platform === 'win32')('a FIFO as --out (spawned)', () => {
+  let served: ServedWorld;
+  beforeAll(async () => {
+    requireBuild();
+    served = await serveWorld();
+  });
+  afterAll(() => served.close());
+
+  it('with a reader: the export goes through it whole, and the FIFO stays a FIFO', async () => {
+    execFileSync('mkfifo', [dir.file('pipe')]);
+    const r = await runShell(
+      `cat pipe > got.ndjson & "${process.execPath}" "${BIN}" invoices --taxpayer ${served.taxpayer} --cursor --quiet --base-url ${served.base} --out pipe; code=$?; wait; exit $code`,
+      { cwd: dir.path, env: cliEnv(dir) },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(statSync(dir.file('pipe')).isFIFO()).toBe(true);
+    expect(idsOfNdjson(dir.read('got.ndjson').toString())).toHaveLength(60);
+    expect(Object.keys(snapshot(dir.path)).sort()).toEqual(['got.ndjson', 'out.ndjson', 'pipe']);
+  });
+
+  it('without a reader: SIGTERM stops the wait (exit 143, one line), nothing sent', async () => {
+    execFileSync('mkfifo', [dir.file('pipe')]);
+    const before = served.sandbox.requests().length;
+    const r = await runCli(['invoices', '--taxpayer', served.taxpayer, '--cursor', '--base-url', served.base, '--out', 'pipe'], {
+      cwd: dir.path,
+      env: cliEnv(dir),
+      onSpawn: (child) => setTimeout(() => child.kill('SIGTERM'), 700),
+    });
+    expect(r.code).toBe(143);
+    expect(r.stderr).toBe('collections: interrupted by SIGTERM\n');
+    expect(served.sandbox.requests().length).toBe(before);
+    expect(statSync(dir.file('pipe')).isFIFO()).toBe(true);
+  });
+});
