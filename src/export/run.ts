@@ -168,7 +168,8 @@ async function outputKind(plan: ExportPlan): Promise<OutputKind> {
   if (!plan.files) return { type: 'stdout' };
   const info = await statOrUndefined(plan.files.target);
   if (!info || info.isFile() || info.isDirectory()) return { type: 'file' };
-  if (plan.resume) throw new UsageError(`--resume needs a regular file; ${plan.files.target} is a FIFO or device (written straight through, no checkpoint)`);
+  if (plan.resume)
+    throw new UsageError(`--resume needs a regular file; ${plan.files.target} is a FIFO or device (written straight through, no checkpoint)`);
   return { type: 'device', info };
 }
 

@@ -15,7 +15,8 @@ import { createRateLimitCache, type CacheShape } from '../../src/config/rate-lim
 import { OutputError, UsageError } from '../../src/errors.js';
 import { BIN, requireBuild, runCli, runShell, type CliResult } from '../helpers/cli.js';
 import { createTestContext } from '../helpers/context.js';
-import { CANARY, canaryFree, cliEnv, removeTempDirs, serveWorld, tempDir, type ServedWorld, type TempDir } from '../helpers/world.js';const NODE = process.execPath;
+import { CANARY, canaryFree, cliEnv, removeTempDirs, serveWorld, tempDir, type ServedWorld, type TempDir } from '../helpers/world.js';
+const NODE = process.execPath;
 const STACK_LINE = /^\s+at .+:\d+/m;
 
 beforeAll(() => requireBuild());
@@ -163,7 +164,10 @@ describe('write errors of the config file and the rate-limit cache (ulimit -f 0:
         throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
       },
     };
-    const cache = createRateLimitCache(() => failing as unknown as import('conf').default<CacheShape>, (err) => seen.push(err));
+    const cache = createRateLimitCache(
+      () => failing as unknown as import('conf').default<CacheShape>,
+      (err) => seen.push(err),
+    );
     expect(cache.record('https://api.example.com', 'invoices', { observedAt: 1, limit: 5 })).toBe(false);
     expect(seen).toHaveLength(1);
     expect((seen[0] as NodeJS.ErrnoException).code).toBe('ENOSPC');
@@ -176,7 +180,11 @@ describe('the process-wide guard', () => {
     const proc = new EventEmitter();
     const reported: string[] = [];
     const ended: number[] = [];
-    installProcessGuard(proc, (err) => reported.push(failureText(err, secrets, wantsStack(argv, env), formatError)), (code) => ended.push(code));
+    installProcessGuard(
+      proc,
+      (err) => reported.push(failureText(err, secrets, wantsStack(argv, env), formatError)),
+      (code) => ended.push(code),
+    );
     return { proc, reported, ended };
   }
 
@@ -201,7 +209,10 @@ describe('the process-wide guard', () => {
   it('a CollectionsError keeps its exit code; a raw write error (ENOSPC) is exit 7 naming the path', async () => {
     const g = guarded();
     g.proc.emit('unhandledRejection', new OutputError('cannot write /x/out.part: no space left on the device (ENOSPC)'));
-    g.proc.emit('uncaughtException', Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write', path: '/x/y' }));
+    g.proc.emit(
+      'uncaughtException',
+      Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write', path: '/x/y' }),
+    );
     await vi.waitFor(() => expect(g.ended).toHaveLength(2));
     expect(g.ended).toEqual([7, 7]);
     expect(g.reported).toEqual([
@@ -225,7 +236,11 @@ describe('the process-wide guard', () => {
 
   it('main(): an unexpected failure with --verbose prints the line and the stack, exit 1', async () => {
     const dir = tempDir();
-    const t = createTestContext({ cwd: dir.path, configDir: dir.file('config'), env: { COLLECTIONS_API_KEY: CANARY, COLLECTIONS_BASE_URL: 'http://127.0.0.1:9' } });
+    const t = createTestContext({
+      cwd: dir.path,
+      configDir: dir.file('config'),
+      env: { COLLECTIONS_API_KEY: CANARY, COLLECTIONS_BASE_URL: 'http://127.0.0.1:9' },
+    });
     t.ctx.onSignal = () => {
       throw new Error('injected failure');
     };
@@ -276,7 +291,10 @@ describe('sandbox start-up errors: exit 2, one line', () => {
   it.each([
     [['--port', '70000'], /^collections: --port must be an integer from 0 to 65535$/],
     [['--port', '-1'], /^collections: option '--port <n>' argument '-1' is invalid\. --port must be a whole number at least 0/],
-    [['--host', 'no-such-host.invalid', '--port', '0'], /^collections: cannot listen on no-such-host\.invalid:0: (unknown host|the host name could not be resolved); check --host/],
+    [
+      ['--host', 'no-such-host.invalid', '--port', '0'],
+      /^collections: cannot listen on no-such-host\.invalid:0: (unknown host|the host name could not be resolved); check --host/,
+    ],
   ])('sandbox %j', async (args, message) => {
     const dir = tempDir();
     const r = await runCli(['sandbox', ...args], { cwd: dir.path, env: cliEnv(dir) });

@@ -234,7 +234,9 @@ describe('--resume', () => {
     const refused = await runInProcess(world, dir, args());
     expect(refused.code).toBe(2);
     expect(refused.lines).toEqual([
-      expect.stringMatching(/^collections: an interrupted export of \S+x\.csv has a checkpoint \(\S+\); use --resume to continue it, or --restart to start over$/),
+      expect.stringMatching(
+        /^collections: an interrupted export of \S+x\.csv has a checkpoint \(\S+\); use --resume to continue it, or --restart to start over$/,
+      ),
     ]);
     expect(refused.requests).toHaveLength(0);
     expect([dir.read('x.csv.checkpoint.json'), dir.read('x.csv.part')]).toEqual(kept);
