@@ -2,7 +2,8 @@
  * The "Hostile server, hostile machine" section of `npm run faults` (scripts/faults-report.js): one
  * row per test of test/hostile (issue 11's suite), grouped under the item of the issue it proves.
  * A row's result is vitest's verdict on the test; its other cells are what the test observed, as
- * recorded by test/faults/harness.ts `recordHostile()` (`–` when the test recorded nothing).
+ * recorded by test/faults/harness.ts `recordHostile()` (`–` when the test recorded nothing). The
+ * fault and expected cells are given on the first row of each item only.
  */
 import { relative } from 'node:path';
 
@@ -93,7 +94,8 @@ export function hostileRows(root, json, records) {
       claimed.add(t);
       const observed = records.filter((r) => relative(root, r.file) === t.file && r.test.replace(/ > /g, ' ') === t.fullName);
       const cells = ['exit', 'message', 'files', 'output', 'memory'].map((k) => joined(observed, k));
-      table.push([fault, `${t.fullName} (${t.base})`, expected, ...cells, t.status === 'passed' ? 'pass' : t.status]);
+      const first = !table.some((r) => r[0] === fault);
+      table.push([first ? fault : '', `${t.fullName} (${t.base})`, first ? expected : '', ...cells, t.status === 'passed' ? 'pass' : t.status]);
     }
   };
   for (const [f, e, file, pattern] of HOSTILE) {

@@ -230,11 +230,15 @@ export interface HostileObservation {
  * Appends what the running hostile test observed to `$FAULTS_RESULTS` (no-op without it), tagged
  * with the test's file and full name (vitest's `currentTestName`, describe titles joined by ` > `).
  * The row passes or fails with the test itself (scripts/faults-report.js reads vitest's verdict),
- * so a call never decides a result; call it after the run, before or after the assertions.
+ * so a call never decides a result; call it after the run, before or after the assertions. Temp
+ * folders in `message` are shown as `<tmp>`.
  */
 export function recordHostile(observed: HostileObservation): void {
   const file = process.env.FAULTS_RESULTS;
   if (!file) return;
   const { currentTestName, testPath } = expect.getState();
-  appendFileSync(file, `${JSON.stringify({ kind: 'hostile', test: currentTestName ?? '', file: testPath ?? '', ...observed })}\n`);
+  // Temp folders have random names: shown as <tmp> so that results.md does not change from run to run.
+  const message = observed.message?.replace(/\/\S*?collections-[\w-]*?-[A-Za-z0-9]{6}(?=\/)/g, '<tmp>');
+  const row = { kind: 'hostile', test: currentTestName ?? '', file: testPath ?? '', ...observed, ...(message === undefined ? {} : { message }) };
+  appendFileSync(file, `${JSON.stringify(row)}\n`);
 }

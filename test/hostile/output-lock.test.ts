@@ -76,7 +76,11 @@ describe('one writer per output', () => {
     const [a, b] = await Promise.all([runInProcess(world, dir, args()), runInProcess(world, dir, args())]);
     expect([a.code, b.code].sort()).toEqual([0, 7]);
     const loser = a.code === 7 ? a : b;
-    recordHostile({ exit: loser.code, message: loser.lines.join(' / '), output: `${idsOfNdjson(dir.read('out.ndjson').toString()).length} of 60 items` });
+    recordHostile({
+      exit: loser.code,
+      message: loser.lines.join(' / '),
+      output: `${idsOfNdjson(dir.read('out.ndjson').toString()).length} of 60 items`,
+    });
     expect(loser.lines).toEqual([expect.stringMatching(LOCKED)]);
     const ids = idsOfNdjson(dir.read('out.ndjson').toString());
     expect(ids).toHaveLength(60);
@@ -115,7 +119,12 @@ describe('one writer per output', () => {
   it('the lock is released after a failure too', async () => {
     world.sandbox.setFaults([{ kind: 'status', status: 503 }]);
     const r = await runInProcess(world, dir, [...args(), '--retries', '0']);
-    recordHostile({ exit: r.code, message: r.lines.join(' / '), files: dir.has('out.ndjson.lock') ? 'lock left' : 'lock released', output: `yesterday’s file ${kept()}` });
+    recordHostile({
+      exit: r.code,
+      message: r.lines.join(' / '),
+      files: dir.has('out.ndjson.lock') ? 'lock left' : 'lock released',
+      output: `yesterday’s file ${kept()}`,
+    });
     expect(r.code).toBe(6);
     expect(dir.has('out.ndjson.lock')).toBe(false);
     expect(dir.read('out.ndjson').toString()).toBe(YESTERDAY);
