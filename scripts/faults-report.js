@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
  * `npm run faults`: runs the fault suite (test/faults, plus the signal and pipe tests of test/e2e
- * when they exist), collects the row each scenario records (test/faults/harness.ts `report()`),
- * prints the table of faults injected and survived, and writes test/faults/results.md (linked from
- * the README, "Test").
+ * when they exist) and the hostile suite (test/hostile), collects the row each scenario records
+ * (test/faults/harness.ts `report()` and `recordHostile()`), prints the table of faults injected and
+ * survived, and writes test/faults/results.md (linked from the README, "Test"). The hostile rows
+ * are a section of their own (./faults-hostile.js).
  *
  * Figures per row: items lost and duplicated (by `id`, against the fault-free run of the same
  * seed), requests sent before a reset by the server's clock, the most 429s in one window,
@@ -16,6 +17,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HOSTILE_HEADER, hostileRows } from './faults-hostile.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const resultsFile = join(root, 'test', 'faults', 'results.md');
@@ -89,6 +91,7 @@ const vitest = spawnSync(
     '--config',
     'test/vitest.config.ts',
     'test/faults',
+    'test/hostile',
     ...externalFiles,
     '--reporter=dot',
     '--reporter=json',
@@ -104,6 +107,7 @@ const raw = existsSync(rowsFile)
       .filter(Boolean)
       .map((l) => JSON.parse(l))
   : [];
+const hostileRecords = raw.filter((r) => r.kind === 'hostile');
 rmSync(rowsFile, { force: true });
 
 /**
@@ -118,7 +122,7 @@ rmSync(rowsFile, { force: true });
 // passes only if every record passed.
 /** @type {Map<string, ResultRow>} */
 const merged = new Map();
-for (const row of raw) {
+for (const row of raw.filter((r) => r.kind !== 'hostile')) {
   const key = `${row.fault}\u0000${row.mode}`;
   const prev = merged.get(key);
   if (!prev) merged.set(key, { ...row });
@@ -131,8 +135,8 @@ const rows = [...merged.values()];
 
 /** Tests of the e2e files run along: file, full name (describe titles and title), status. */
 const externalTests = [];
-if (existsSync(jsonFile)) {
-  const json = JSON.parse(readFileSync(jsonFile, 'utf8'));
+const json = existsSync(jsonFile) ? JSON.parse(readFileSync(jsonFile, 'utf8')) : {};
+{
   for (const file of json.testResults ?? []) {
     const name = relative(root, file.name);
     if (!externalFiles.includes(name)) continue;
@@ -140,6 +144,7 @@ if (existsSync(jsonFile)) {
   }
   rmSync(jsonFile, { force: true });
 }
+const hostile = hostileRows(root, json, hostileRecords);
 
 const cell = (v) => String(v).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const num = (v) => (v === null || v === undefined ? '–' : String(v));
@@ -188,7 +193,8 @@ const totals = {
   early: rows.reduce((s, r) => s + (r.early ?? 0), 0),
   foreign: rows.reduce((s, r) => s + (r.foreign ?? 0), 0),
 };
-const summary = `${totals.passed}/${totals.rows} scenarios pass; items lost ${totals.lost}, duplicated ${totals.duplicated}, requests before a reset ${totals.early}, requests to another origin ${totals.foreign}; vitest exit ${vitest.status}; ${seconds} s`;
+const hostileSummary = `hostile server, hostile machine: ${hostile.passed}/${hostile.total} tests pass${hostile.skipped ? ` (${hostile.skipped} skipped)` : ''}`;
+const summary = `${totals.passed}/${totals.rows} scenarios pass; items lost ${totals.lost}, duplicated ${totals.duplicated}, requests before a reset ${totals.early}, requests to another origin ${totals.foreign}; ${hostileSummary}; vitest exit ${vitest.status}; ${seconds} s`;
 
 // Terminal: a compact fixed-width table (long cells cut), then the summary.
 const widths = [34, 44, 0, 4, 3, 5, 10, 12, 4, 0];
@@ -200,7 +206,16 @@ console.log(line(header));
 console.log(line(header.map((h, i) => '-'.repeat(widths[i] || h.length))));
 for (const r of table) console.log(line(r));
 console.log('');
+const hostileWidths = [34, 60, 0, 4, 50, 0, 0, 0, 0];
+const hostileCols = [0, 1, 3, 4, 8];
+const hostileLine = (cells) => hostileCols.map((i) => (hostileWidths[i] ? fit(cells[i], hostileWidths[i]) : cells[i])).join('  ');
+console.log('Hostile server, hostile machine');
+console.log(hostileLine(HOSTILE_HEADER));
+console.log(hostileLine(HOSTILE_HEADER.map((h, i) => '-'.repeat(hostileWidths[i] || h.length))));
+for (const r of hostile.table) console.log(hostileLine(r));
+console.log('');
 console.log(summary);
+missing.push(...hostile.missing);
 if (missing.length) console.log(`rows without a test in this suite: ${missing.join(' / ')}`);
 
 const notes = rows.filter((r) => r.note).map((r) => `- **${cell(r.fault)}**, ${cell(r.mode)}: ${cell(r.note)}`);
@@ -223,6 +238,18 @@ const md = [
   `| ${header.join(' | ')} |`,
   `|${header.map(() => '---').join('|')}|`,
   ...table.map((r) => `| ${r.map(cell).join(' | ')} |`),
+  '',
+  '## Hostile server, hostile machine',
+  '',
+  'One row per test of test/hostile/*.test.ts (issue 11): a server or a machine that works against the tool, run in',
+  'process or as the built bin against servers on 127.0.0.1. **result** is vitest’s verdict on the test; the other',
+  'cells are what the test observed: process **exit** code, the one-line **message** on stderr, what happened to the',
+  '**files** around the output, whether the **output** is complete or absent, and peak **memory** where measured',
+  '(– when the test recorded nothing for that column).',
+  '',
+  `| ${HOSTILE_HEADER.join(' | ')} |`,
+  `|${HOSTILE_HEADER.map(() => '---').join('|')}|`,
+  ...hostile.table.map((r) => `| ${r.map(cell).join(' | ')} |`),
   '',
   '## Notes',
   '',

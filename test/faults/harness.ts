@@ -6,7 +6,8 @@
  * ./measures.ts). The spawned rows (transport.e2e.test.ts) use the served world instead.
  *
  * Each measured scenario is also recorded as one JSON line in `$FAULTS_RESULTS` (when set) for
- * `npm run faults` (scripts/faults-report.js), which prints the table and writes results.md.
+ * `npm run faults` (scripts/faults-report.js), which prints the table and writes results.md. The
+ * hostile suite (test/hostile) records what its scenarios observed with {@link recordHostile}.
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { createSandbox, type RequestLogEntry, type Sandbox, type SandboxOptions 
 import type { ForeignRequest } from '../../src/sandbox/fetch.js';
 import type { FaultConfig, FaultRule } from '../../src/sandbox/faults.js';
 import type { Clock, VirtualClock } from '../../src/time/clock.js';
+import { expect } from 'vitest';
 import { seededRandom } from '../helpers/context.js';
 import { CANARY, createWorld, runInProcess, tempDir } from '../helpers/world.js';
 
@@ -208,4 +210,35 @@ export function report(row: Omit<ResultRow, 'pass'>, checks: Record<string, bool
   };
   record(full);
   return { ...full, failed };
+}
+
+/** What a hostile scenario observed (test/hostile): each field is shown as is in its column of the report. */
+export interface HostileObservation {
+  /** Exit code of the run (or of the last run, when the scenario runs several). */
+  exit?: number;
+  /** The one line the tool printed on stderr (terminal escapes already made inert by the tool). */
+  message?: string;
+  /** What happened to the files around the output, e.g. `untouched` or `target untouched`. */
+  files?: string;
+  /** The output: `complete`, `absent`, `kept as it was`… */
+  output?: string;
+  /** Peak memory where the scenario measured it, e.g. `peak RSS 80 MiB (bound 256 MiB)`. */
+  memory?: string;
+}
+
+/**
+ * Appends what the running hostile test observed to `$FAULTS_RESULTS` (no-op without it), tagged
+ * with the test's file and full name (vitest's `currentTestName`, describe titles joined by ` > `).
+ * The row passes or fails with the test itself (scripts/faults-report.js reads vitest's verdict),
+ * so a call never decides a result; call it after the run, before or after the assertions. Temp
+ * folders in `message` are shown as `<tmp>`.
+ */
+export function recordHostile(observed: HostileObservation): void {
+  const file = process.env.FAULTS_RESULTS;
+  if (!file) return;
+  const { currentTestName, testPath } = expect.getState();
+  // Temp folders have random names: shown as <tmp> so that results.md does not change from run to run.
+  const message = observed.message?.replace(/\/\S*?collections-[\w-]*?-[A-Za-z0-9]{6}(?=\/)/g, '<tmp>');
+  const row = { kind: 'hostile', test: currentTestName ?? '', file: testPath ?? '', ...observed, ...(message === undefined ? {} : { message }) };
+  appendFileSync(file, `${JSON.stringify(row)}\n`);
 }

@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { existsSync, readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { recordHostile } from '../faults/harness.js';
 import { main } from '../../src/cli/main.js';
 import { createTransportFetch } from '../../src/http/transport.js';
 import { createVirtualClock } from '../../src/time/clock.js';
@@ -66,6 +67,13 @@ async function run(base: string, args: string[] = []): Promise<Outcome> {
 
 /** Exit 6 with one line matching `message`, no output file and only the tool's own files. */
 function expectStopped(o: Outcome, message: RegExp): void {
+  const own = readdirSync(o.dir.path).every((name) => /^(config|out\.ndjson\.(part|checkpoint\.json))$/.test(name));
+  recordHostile({
+    exit: o.code,
+    message: o.lines.join(' / '),
+    files: own ? 'only the tool’s own' : 'others',
+    output: o.dir.has('out.ndjson') ? 'present' : 'absent',
+  });
   expect(o.code).toBe(6);
   expect(o.lines).toHaveLength(1);
   expect(o.lines[0]).toMatch(message);
@@ -106,6 +114,7 @@ describe('hostile server: bounds (issue 11, item 5)', () => {
     const r = await runCommand('/usr/bin/time', ['-f', 'maxrss=%M', process.execPath, BIN, ...args], { cwd: dir.path, env: cliEnv(dir) });
     const lines = r.stderr.trimEnd().split('\n');
     const maxRssKiB = Number(/^maxrss=(\d+)$/.exec(lines.at(-1) ?? '')?.[1]);
+    recordHostile({ memory: `peak RSS ${Math.round(maxRssKiB / 1024)} MiB (bound 200 MiB)` });
     expect(r.code).toBe(6);
     expect(lines[0]).toMatch(/^collections: the response to GET \/taxpayers\/AAA010101AAA\/invoices\?itemsPerPage=1000 is larger than 8 MiB/);
     expect(lines.length).toBeLessThanOrEqual(3); // the line, maybe time's "exit status" note, the RSS
@@ -119,6 +128,7 @@ describe('hostile server: bounds (issue 11, item 5)', () => {
     const before = process.memoryUsage().rss;
     const o = await run(base, ['--max-body-size', '8MiB', '--cursor']);
     const grown = process.memoryUsage().rss - before;
+    recordHostile({ memory: `RSS grew ${Math.max(0, Math.round(grown / 1024 / 1024))} MiB (bound 96 MiB)` });
     expectStopped(
       o,
       /^collections: the response to GET \/taxpayers\/AAA010101AAA\/invoices\?itemsPerPage=1000 is larger than 8 MiB; raise --max-body-size/,

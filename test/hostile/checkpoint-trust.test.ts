@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { recordHostile } from '../faults/harness.js';
 import type { Checkpoint } from '../../src/export/checkpoint.js';
 import {
   createWorld,
@@ -54,6 +55,12 @@ async function expectRefused(out: string, tamper: (cp: Record<string, unknown>) 
   writeFileSync(dir.file(`${out}.checkpoint.json`), JSON.stringify(tamper(cp)));
   const before = snapshot(dir.path);
   const r = await runInProcess(world, dir, [...args(out), '--resume']);
+  recordHostile({
+    exit: r.code,
+    message: r.lines.join(' / '),
+    files: JSON.stringify(snapshot(dir.path)) === JSON.stringify(before) ? 'untouched' : 'changed',
+    output: `kept as it was; ${r.requests.length} requests`,
+  });
   expect(r.code).toBe(2);
   expect(r.lines).toEqual([expect.stringMatching(message)]);
   expect(r.requests).toHaveLength(0);

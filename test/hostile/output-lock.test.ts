@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { recordHostile } from '../faults/harness.js';
 import { lockOutput } from '../../src/export/output-lock.js';
 import { createWorld, idsOfNdjson, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
 import { snapshot } from './snapshot.js';
@@ -22,6 +23,11 @@ beforeEach(() => {
 });
 afterAll(removeTempDirs);
 
+/** Whether the folder is as `before` (for the report). */
+const untouched = (before: Record<string, string>) => (JSON.stringify(snapshot(dir.path)) === JSON.stringify(before) ? 'untouched' : 'changed');
+/** Whether yesterday's file is still there as it was (for the report). */
+const kept = () => (dir.has('out.ndjson') && dir.read('out.ndjson').toString() === YESTERDAY ? 'kept' : 'changed');
+
 const args = () => ['invoices', '--taxpayer', world.taxpayer, '--cursor', '--items-per-page', '10', '--out', 'out.ndjson'];
 
 describe('one writer per output', () => {
@@ -29,6 +35,7 @@ describe('one writer per output', () => {
     const held = await lockOutput(dir.file('out.ndjson'), { now: () => Date.UTC(2024, 3, 16, 18, 0, 0), note: () => undefined });
     const before = snapshot(dir.path);
     const r = await runInProcess(world, dir, args());
+    recordHostile({ exit: r.code, message: r.lines.join(' / '), files: untouched(before), output: `yesterday’s file ${kept()}` });
     expect(r.code).toBe(7);
     expect(r.lines).toEqual([expect.stringMatching(LOCKED)]);
     expect(r.lines[0]).toContain(`(pid ${process.pid}, since 2024-04-16T18:00:00.000Z)`);
@@ -54,6 +61,7 @@ describe('one writer per output', () => {
     const held = await lockOutput(dir.file('out.ndjson'), { now: () => Date.now(), note: () => undefined });
     const before = snapshot(dir.path);
     const r = await runInProcess(world, dir, [...args(), '--resume']);
+    recordHostile({ exit: r.code, message: r.lines.join(' / '), files: untouched(before), output: 'partial file and checkpoint kept' });
     expect(r.code).toBe(7);
     expect(r.lines).toEqual([expect.stringMatching(LOCKED)]);
     expect(r.requests).toHaveLength(0);
@@ -68,6 +76,11 @@ describe('one writer per output', () => {
     const [a, b] = await Promise.all([runInProcess(world, dir, args()), runInProcess(world, dir, args())]);
     expect([a.code, b.code].sort()).toEqual([0, 7]);
     const loser = a.code === 7 ? a : b;
+    recordHostile({
+      exit: loser.code,
+      message: loser.lines.join(' / '),
+      output: `${idsOfNdjson(dir.read('out.ndjson').toString()).length} of 60 items`,
+    });
     expect(loser.lines).toEqual([expect.stringMatching(LOCKED)]);
     const ids = idsOfNdjson(dir.read('out.ndjson').toString());
     expect(ids).toHaveLength(60);
@@ -82,6 +95,7 @@ describe('one writer per output', () => {
       JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), since: '2024-04-16T17:00:00.000Z' }),
     );
     const r = await runInProcess(world, dir, args());
+    recordHostile({ exit: r.code, message: r.lines.join(' / '), output: `${idsOfNdjson(dir.read('out.ndjson').toString()).length} of 60 items` });
     expect(r.code).toBe(0);
     expect(r.lines[0]).toMatch(/^collections: took over the stale lock of \S+\/out\.ndjson \(pid 4206649, since 2024-04-16T17:00:00\.000Z\)$/);
     expect(idsOfNdjson(dir.read('out.ndjson').toString())).toHaveLength(60);
@@ -93,6 +107,7 @@ describe('one writer per output', () => {
     writeFileSync(dir.file('out.ndjson.lock/owner.json'), JSON.stringify({ pid: 1, host: 'elsewhere.example', since: '2024-04-16T17:00:00.000Z' }));
     const before = snapshot(dir.path);
     const r = await runInProcess(world, dir, args());
+    recordHostile({ exit: r.code, message: r.lines.join(' / '), files: untouched(before), output: `yesterday’s file ${kept()}` });
     expect(r.code).toBe(7);
     expect(r.lines).toEqual([
       'collections: another export is writing ' + dir.file('out.ndjson') + ' (pid 1 on elsewhere.example, since 2024-04-16T17:00:00.000Z)',
@@ -104,6 +119,12 @@ describe('one writer per output', () => {
   it('the lock is released after a failure too', async () => {
     world.sandbox.setFaults([{ kind: 'status', status: 503 }]);
     const r = await runInProcess(world, dir, [...args(), '--retries', '0']);
+    recordHostile({
+      exit: r.code,
+      message: r.lines.join(' / '),
+      files: dir.has('out.ndjson.lock') ? 'lock left' : 'lock released',
+      output: `yesterday’s file ${kept()}`,
+    });
     expect(r.code).toBe(6);
     expect(dir.has('out.ndjson.lock')).toBe(false);
     expect(dir.read('out.ndjson').toString()).toBe(YESTERDAY);

@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, linkSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { recordHostile } from '../faults/harness.js';
 import {
   cliEnv,
   createWorld,
@@ -36,6 +37,11 @@ beforeEach(() => {
 });
 afterAll(removeTempDirs);
 
+/** Whether the file outside the output's folder is as it was (for the report). */
+const targetKept = () => (readFileSync(outside.file('precious'), 'utf8') === SECRET ? 'untouched' : 'changed');
+/** Whether yesterday's file is still there as it was (for the report). */
+const kept = () => (dir.has('out.ndjson') && dir.read('out.ndjson').toString() === YESTERDAY ? 'kept' : 'changed');
+
 const args = () => ['invoices', '--taxpayer', world.taxpayer, '--cursor', '--items-per-page', '10', '--out', 'out.ndjson'];
 
 describe('F.part and the checkpoint are never written through a link', () => {
@@ -43,6 +49,7 @@ describe('F.part and the checkpoint are never written through a link', () => {
     symlinkSync(outside.file('precious'), dir.file('out.ndjson.part'));
     const before = snapshot(dir.path);
     const r = await runInProcess(world, dir, args());
+    recordHostile({ exit: r.code, message: r.lines.join(' / '), files: `target ${targetKept()}`, output: `yesterday’s file ${kept()}` });
     expect(r.code).toBe(7);
     expect(r.lines).toEqual([expect.stringMatching(/^collections: refusing to write \S+\/out\.ndjson\.part: it is a symbolic link$/)]);
     expect(r.requests).toHaveLength(0);
@@ -53,6 +60,7 @@ describe('F.part and the checkpoint are never written through a link', () => {
   it('a hard link at F.part is refused: exit 7, the other name untouched', async () => {
     linkSync(outside.file('precious'), dir.file('out.ndjson.part'));
     const r = await runInProcess(world, dir, args());
+    recordHostile({ exit: r.code, message: r.lines.join(' / '), files: `other name ${targetKept()}`, output: `yesterday’s file ${kept()}` });
     expect(r.code).toBe(7);
     expect(r.lines).toEqual([expect.stringMatching(/^collections: refusing to write \S+\/out\.ndjson\.part: it has other hard links$/)]);
     expect(r.requests).toHaveLength(0);
