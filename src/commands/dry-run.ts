@@ -99,11 +99,21 @@ async function probeExport(plan: ExportPlan, ctx: Context): Promise<DryRunProbe>
 
 /** Where the export would write, and what it would keep beside the output. */
 async function fileLines(plan: ExportPlan): Promise<Array<[string, string]>> {
-  if (!plan.files) return [['output', 'stdout'], ['checkpoint', 'none (stdout)'], ['lock', 'none (stdout)']];
+  if (!plan.files)
+    return [
+      ['output', 'stdout'],
+      ['checkpoint', 'none (stdout)'],
+      ['lock', 'none (stdout)'],
+    ];
   const info = await statOrUndefined(plan.files.target);
   const device = info !== undefined && !info.isFile() && !info.isDirectory();
   const target = inertText(plan.files.target);
-  if (device) return [['output', `${target} (FIFO or device, written straight through)`], ['checkpoint', 'none'], ['lock', 'none']];
+  if (device)
+    return [
+      ['output', `${target} (FIFO or device, written straight through)`],
+      ['checkpoint', 'none'],
+      ['lock', 'none'],
+    ];
   return [
     ['output', target],
     ['checkpoint', inertText(plan.files.checkpoint)],
@@ -136,7 +146,7 @@ function planLines(plan: ExportPlan, ctx: Context, files: Array<[string, string]
     ['estimate', unknown(estimate.durationMs === undefined ? undefined : `${formatDuration(estimate.durationMs)} at the current quota`)],
   ];
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
-  return rows.map(([k, v]) => `${k ? `${k}:` : ''}`.padEnd(width) + v);
+  return rows.map(([k, v]) => (k ? `${k}:` : '').padEnd(width) + v);
 }
 
 /**

@@ -11,13 +11,19 @@ import Conf from 'conf';
 import { UsageError } from '../errors.js';
 import { fileError } from '../io/files.js';
 import { cacheDirOf, defaultConfigDir, DIR_MODE, FILE_MODE, PROJECT_NAME, secureFiles } from './folder.js';
-import { createRateLimitCache, migrateRateLimitCache, type CacheShape, type RateLimitCacheEntry, type RateLimitObservation } from './rate-limit-cache.js';
+import {
+  createRateLimitCache,
+  migrateRateLimitCache,
+  type CacheShape,
+  type RateLimitCacheEntry,
+  type RateLimitObservation,
+} from './rate-limit-cache.js';
 import { CONFIG_KEYS, checkStoredValue, parseConfigValue, parseProfileName } from './values.js';
 import type { ConfigKey, ProfileValues } from './values.js';
 
 export type { ConfigKey, ProfileValues } from './values.js';
 export type { RateLimitCacheEntry, RateLimitObservation } from './rate-limit-cache.js';
-export { defaultCacheDir, defaultConfigDir, DIR_MODE, FILE_MODE } from './folder.js';
+export { defaultConfigDir, DIR_MODE, FILE_MODE } from './folder.js';
 
 /** The profile used when neither `--profile` nor `COLLECTIONS_PROFILE` names one. */
 export const DEFAULT_PROFILE = 'default';

@@ -198,20 +198,9 @@ export function createExchanger(options: ExchangeOptions): Exchanger {
   };
 }
 
-/**
- * Why an attempt's fetch or body read failed: the caller's abort passes through untouched; a
- * connection that was never made (refused, unreachable, unknown host) names the origin or host of
- * `url` and carries a hint to check the base URL (retry.ts, describeConnectFailure).
- */
-function failure(
-  options: ExchangeOptions,
-  err: unknown,
-  callerSignal: AbortSignal | undefined,
-  timeout: AbortSignal,
-  what: string,
-  url?: URL,
-): unknown {
-  if (callerSignal?.aborted) return abortReason(callerSignal);
+/** Why an attempt failed: the caller's abort as it is; a connection never made names `url`'s origin (retry.ts). */
+function failure(options: ExchangeOptions, err: unknown, caller: AbortSignal | undefined, timeout: AbortSignal, what: string, url?: URL): unknown {
+  if (caller?.aborted) return abortReason(caller);
   // A bound of body.ts or the transport (HostileResponseError), or a bad proxy setting: not retried.
   if (err instanceof CollectionsError) return err;
   if (timeout.aborted) return new RetryableFailure(`timeout after ${formatSeconds(options.timeoutMs)}${what}`, { cause: err });

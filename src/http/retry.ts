@@ -155,7 +155,12 @@ export function describeConnectFailure(err: unknown, url: URL): ConnectFailure |
     return { reason: `${code}: host ${url.hostname} ${what}`, hint: `${BASE_URL_HINT}; is the host name right?` };
   }
   if (!CONNECT_CODES.has(code) && !(code === 'ETIMEDOUT' && syscall === 'connect')) return undefined;
-  const what = code === 'ECONNREFUSED' ? 'connection refused by' : code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' ? 'no answer from' : 'cannot reach';
+  const what =
+    code === 'ECONNREFUSED'
+      ? 'connection refused by'
+      : code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT'
+        ? 'no answer from'
+        : 'cannot reach';
   return {
     reason: `${code}: ${what} ${url.origin}`,
     hint: `${BASE_URL_HINT}; to try the tool locally, run \`collections sandbox\` and use the base URL it prints`,

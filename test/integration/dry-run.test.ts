@@ -78,7 +78,11 @@ describe('--dry-run', () => {
 
 describe('estimateExport', () => {
   it('pages / limit per window × window', () => {
-    expect(estimateExport({ totalItems: 2500, limit: 100, windowMs: 60_000 }, 1000, 1, undefined)).toEqual({ items: 2500, pages: 3, durationMs: 1800 });
+    expect(estimateExport({ totalItems: 2500, limit: 100, windowMs: 60_000 }, 1000, 1, undefined)).toEqual({
+      items: 2500,
+      pages: 3,
+      durationMs: 1800,
+    });
   });
   it('counts from the first page and stops at --max-items', () => {
     expect(estimateExport({ totalItems: 2500 }, 1000, 2, 1000)).toEqual({ items: 1000, pages: 1 });

@@ -84,7 +84,11 @@ describe('the rate-limit cache in the cache folder', () => {
     writeFileSync(join(root, 'old.json'), 'old');
     expect(migrateRateLimitCache(join(root, 'old.json'), join(blocker, 'ratelimit.json'))).toBe(false);
     const warnings: string[] = [];
-    const store = createConfigStore({ configDir: join(root, 'cfg'), env: { COLLECTIONS_CACHE_DIR: join(blocker, 'cache') }, warn: (m) => warnings.push(m) });
+    const store = createConfigStore({
+      configDir: join(root, 'cfg'),
+      env: { COLLECTIONS_CACHE_DIR: join(blocker, 'cache') },
+      warn: (m) => warnings.push(m),
+    });
     expect(store.recordRateLimit(ORIGIN, 'entities', { observedAt: 1 })).toBe(false);
     expect(store.rateLimits()).toEqual([]);
     expect(warnings).toHaveLength(1);

@@ -53,7 +53,9 @@ describe('waitBeforeRetry with a connect failure', () => {
     const err = await waitBeforeRetry(failure, { retry: 0, path: '/entities' }, policy).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiUnavailableError);
     expect((err as ApiUnavailableError).exitCode).toBe(6);
-    expect((err as ApiUnavailableError).message).toBe('the API could not be read (GET /entities): ECONNREFUSED: connection refused by http://127.0.0.1:9');
+    expect((err as ApiUnavailableError).message).toBe(
+      'the API could not be read (GET /entities): ECONNREFUSED: connection refused by http://127.0.0.1:9',
+    );
     expect((err as ApiUnavailableError).hint).toBe('check base-url');
   });
 });
