@@ -12,6 +12,7 @@ import { formatFromPath, type OutputFormat } from '../output/writer.js';
 import { parseFields } from '../output/fields.js';
 import { sidecarPaths } from '../export/sidecar.js';
 import { runExport, type ExportPlan } from '../export/run.js';
+import { runDryRun } from './dry-run.js';
 import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSettings } from './export-settings.js';
 import type { ExportFlags } from './flags.js';
 import type { RateLimitSnapshot } from '../http/client.js';
@@ -142,7 +143,8 @@ export function prepareExport(command: string, flags: ExportFlags, argv: readonl
 }
 
 /**
- * Runs export `command` from parsed flags: {@link prepareExport}, then the export.
+ * Runs export `command` from parsed flags: {@link prepareExport}, then the export, or with
+ * `--dry-run` the plan and one light request (commands/dry-run.ts), writing nothing.
  * @param argv the command line without the key and without `--resume`, for the resume hint
  * @param secrets receives the API key once known, so error text can scrub it
  * @returns 0 on success (also when the reader of stdout went away)
@@ -156,6 +158,7 @@ export async function runExportCommand(
   secrets: string[],
 ): Promise<number> {
   const { plan, settings } = prepareExport(command, flags, argv, ctx, secrets);
+  if (flags.dryRun === true) return runDryRun(plan, ctx);
   // The last quota seen is recorded once, at the end, for `ratelimit --cached` (only the headers:
   // holding the page itself would keep its items alive).
   let last: RateLimitSnapshot | undefined;

@@ -52,6 +52,8 @@ export interface ExportFlagValues {
   progress?: boolean;
   /** `-v, --verbose`. */
   verbose?: boolean;
+  /** `--dry-run`. */
+  dryRun?: boolean;
 }
 
 /** Export defaults stored in the profile; flags override them, they override built-in defaults. */
@@ -253,6 +255,13 @@ export const EXPORT_FLAGS = [
     flags: '-v, --verbose',
     attribute: 'verbose',
     description: 'one stderr line per request: method, path, status, ms, remaining quota, X-Request-ID',
+    value: { kind: 'switch' },
+  },
+  {
+    flags: '--dry-run',
+    attribute: 'dryRun',
+    description:
+      'print the plan (request, headers with the key masked, files, items, pages, time at the current quota) and write nothing; spends one request of the quota (itemsPerPage=1)',
     value: { kind: 'switch' },
   },
 ] as const satisfies readonly ExportFlagSpec[];

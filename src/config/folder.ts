@@ -15,7 +15,7 @@ import { UsageError } from '../errors.js';
 
 /** conf's project name; the default folder is `<user config folder>/collections-nodejs`. */
 export const PROJECT_NAME = 'collections';
-/** Mode of the config folder: owner only. */
+/** Mode of the config and cache folders: owner only. */
 export const DIR_MODE = 0o700;
 /** Mode of the config and cache files: owner read/write only. */
 export const FILE_MODE = 0o600;
@@ -39,6 +39,42 @@ export function defaultConfigDir(
   if (platform === 'darwin') return join(home, 'Library', 'Preferences', name);
   if (platform === 'win32') return join(env.APPDATA || join(home, 'AppData', 'Roaming'), name, 'Config');
   return join(env.XDG_CONFIG_HOME || join(home, '.config'), name);
+}
+
+/**
+ * The user's cache folder for the project, by env-paths' convention (suffix `nodejs`): Linux
+ * `$XDG_CACHE_HOME/collections-nodejs` (else `~/.cache/…`), macOS `~/Library/Caches/collections-nodejs`,
+ * Windows `%LOCALAPPDATA%\collections-nodejs\Cache`. The rate-limit cache lives there (XDG Base
+ * Directory Specification: data that can be lost belongs in the cache folder, not the config one).
+ * Computed from the given environment for the same reason as {@link defaultConfigDir}.
+ */
+export function defaultCacheDir(
+  env: Readonly<Record<string, string | undefined>>,
+  platform: NodeJS.Platform = osPlatform(),
+  home: string = osHomedir(),
+): string {
+  const name = `${PROJECT_NAME}-nodejs`;
+  if (platform === 'darwin') return join(home, 'Library', 'Caches', name);
+  if (platform === 'win32') return join(env.LOCALAPPDATA || join(home, 'AppData', 'Local'), name, 'Cache');
+  return join(env.XDG_CACHE_HOME || join(home, '.cache'), name);
+}
+
+/**
+ * The folder of the rate-limit cache: `COLLECTIONS_CACHE_DIR` when set (not empty); else, when the
+ * config folder was chosen explicitly (`COLLECTIONS_CONFIG_DIR`, or a store opened on a given
+ * folder), that same folder, so an isolated set-up keeps everything in one place; else
+ * {@link defaultCacheDir}.
+ * @param configDir the config folder when it was chosen explicitly, else undefined
+ */
+export function cacheDirOf(
+  env: Readonly<Record<string, string | undefined>>,
+  configDir: string | undefined,
+  platform: NodeJS.Platform = osPlatform(),
+  home: string = osHomedir(),
+): string {
+  const override = env.COLLECTIONS_CACHE_DIR;
+  if (override !== undefined && override !== '') return override;
+  return configDir ?? defaultCacheDir(env, platform, home);
 }
 
 const octal = (mode: number): string => `0${(mode & 0o777).toString(8).padStart(3, '0')}`;

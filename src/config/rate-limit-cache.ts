@@ -1,9 +1,10 @@
 /**
  * The cache of the last rate-limit headers seen per origin and endpoint (`ratelimit --cached`), kept
- * in a conf file beside the settings. It never holds the key, and it never throws: a cache that
- * cannot be read reads as empty, one that cannot be written is skipped, so it can never break an
- * export.
+ * in a conf file in the cache folder (config/folder.ts, cacheDirOf). It never holds the key, and it
+ * never throws: a cache that cannot be read reads as empty, one that cannot be written is skipped,
+ * so it can never break an export.
  */
+import { copyFileSync, existsSync, renameSync, unlinkSync } from 'node:fs';
 import type Conf from 'conf';
 
 /** One cached rate-limit observation (the `X-RateLimit-*` headers of one response; the API documentation, rate limiting). */
@@ -115,4 +116,29 @@ export function createRateLimitCache(open: () => Conf<CacheShape>, onWriteError:
       return out;
     },
   };
+}
+
+/**
+ * Moves the cache file of an older version (kept in the config folder) to its new place, once:
+ * only when `oldPath` exists and `newPath` does not. Best effort: a rename, else (another file
+ * system, `EXDEV`) a copy then removal of the old file; any failure leaves things as they are and
+ * is ignored, so it never fails a command (the cache is only a cache).
+ * @param oldPath e.g. `~/.config/collections-nodejs/ratelimit.json`
+ * @param newPath e.g. `~/.cache/collections-nodejs/ratelimit.json`, in an existing folder
+ * @returns whether the file was moved
+ */
+export function migrateRateLimitCache(oldPath: string, newPath: string): boolean {
+  if (oldPath === newPath) return false;
+  try {
+    if (!existsSync(oldPath) || existsSync(newPath)) return false;
+    try {
+      renameSync(oldPath, newPath);
+    } catch {
+      copyFileSync(oldPath, newPath);
+      unlinkSync(oldPath);
+    }
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,16 +1,23 @@
 /**
  * The config store: named profiles of settings (API key, base URL, export defaults) in one JSON
  * file kept with `conf`, plus a cache of the last rate-limit headers seen per endpoint in a second
- * file beside it (never holding the key; config/rate-limit-cache.ts). The folder and both files are
- * kept private (config/folder.ts).
+ * file in the cache folder (never holding the key; config/rate-limit-cache.ts). The folders and both
+ * files are kept private (config/folder.ts).
  */
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { platform as osPlatform, homedir as osHomedir } from 'node:os';
 import Conf from 'conf';
 import { UsageError } from '../errors.js';
 import { fileError } from '../io/files.js';
-import { defaultConfigDir, FILE_MODE, PROJECT_NAME, secureFiles } from './folder.js';
-import { createRateLimitCache, type CacheShape, type RateLimitCacheEntry, type RateLimitObservation } from './rate-limit-cache.js';
+import { cacheDirOf, defaultConfigDir, DIR_MODE, FILE_MODE, PROJECT_NAME, secureFiles } from './folder.js';
+import {
+  createRateLimitCache,
+  migrateRateLimitCache,
+  type CacheShape,
+  type RateLimitCacheEntry,
+  type RateLimitObservation,
+} from './rate-limit-cache.js';
 import { CONFIG_KEYS, checkStoredValue, parseConfigValue, parseProfileName } from './values.js';
 import type { ConfigKey, ProfileValues } from './values.js';
 
@@ -27,7 +34,7 @@ export interface ConfigStore {
   readonly path: string;
   /** Absolute path of the folder holding it. */
   readonly dir: string;
-  /** Absolute path of the rate-limit cache file (`ratelimit.json`). */
+  /** Absolute path of the rate-limit cache file (`ratelimit.json` in the cache folder, config/folder.ts cacheDirOf). */
   readonly rateLimitPath: string;
   /**
    * The stored values of a profile, each validated; `{}` for an unknown profile.
@@ -70,7 +77,10 @@ export interface ConfigStore {
 export interface ConfigStoreOptions {
   /** Folder of the files; default {@link defaultConfigDir} (conf's own default). */
   configDir?: string;
-  /** Environment, for the default folder (`XDG_CONFIG_HOME`, `APPDATA`). */
+  /**
+   * Environment, for the default folders (`XDG_CONFIG_HOME`, `APPDATA`, `XDG_CACHE_HOME`,
+   * `LOCALAPPDATA`) and `COLLECTIONS_CACHE_DIR`.
+   */
   env?: Readonly<Record<string, string | undefined>>;
   /** Receives one-line warnings (without a prefix or newline), e.g. permissions tightened. */
   warn?: (message: string) => void;
@@ -96,6 +106,20 @@ function openConf<T extends Record<string, unknown>>(dir: string, configName: st
     accessPropertiesByDotNotation: false,
     clearInvalidConfig: false,
   });
+}
+
+/**
+ * Opens the rate-limit cache in `cacheDir`, first creating that folder (0700) and moving the file
+ * of an older version out of the config folder `configDir` (config/rate-limit-cache.ts,
+ * migrateRateLimitCache; best effort).
+ * @throws what mkdir or conf throw (the cache turns it into an empty read or a skipped write)
+ */
+function openCache(configDir: string, cacheDir: string): Conf<CacheShape> {
+  if (cacheDir !== configDir) {
+    mkdirSync(cacheDir, { recursive: true, mode: DIR_MODE });
+    migrateRateLimitCache(join(configDir, 'ratelimit.json'), join(cacheDir, 'ratelimit.json'));
+  }
+  return openConf<CacheShape>(cacheDir, 'ratelimit');
 }
 
 /**
@@ -185,10 +209,13 @@ function profileOperations(settings: Conf<SettingsShape>, path: string): Pick<Co
  */
 export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore {
   const platform = options.platform ?? osPlatform();
-  const dir = options.configDir ?? defaultConfigDir(options.env ?? {}, platform, options.homedir ?? osHomedir());
+  const home = options.homedir ?? osHomedir();
+  const env = options.env ?? {};
+  const dir = options.configDir ?? defaultConfigDir(env, platform, home);
   const path = join(dir, 'config.json');
-  const rateLimitPath = join(dir, 'ratelimit.json');
-  const fixes = secureFiles(dir, [path, rateLimitPath], platform === 'win32');
+  const cacheDir = cacheDirOf(env, options.configDir, platform, home);
+  const rateLimitPath = join(cacheDir, 'ratelimit.json');
+  const fixes = secureFiles(dir, cacheDir === dir ? [path, rateLimitPath] : [path], platform === 'win32');
   if (fixes.length > 0) {
     options.warn?.(`config permissions were too open; changed ${fixes.join('; ')}`);
   }
@@ -196,7 +223,7 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
   let cacheFile: Conf<CacheShape> | undefined;
   let warned = false;
   const cache = createRateLimitCache(
-    () => (cacheFile ??= openConf<CacheShape>(dir, 'ratelimit')),
+    () => (cacheFile ??= openCache(dir, cacheDir)),
     (err) => {
       // Only file-system errors (a string `code`); an unreadable cache stays silent as before.
       if (warned || typeof (err as NodeJS.ErrnoException).code !== 'string') return;

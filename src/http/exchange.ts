@@ -15,7 +15,7 @@ import type { GovernorRegistry } from './governor.js';
 import { resolveSameOrigin } from './origin.js';
 import { parseRateLimitHeaders, snapshotOf, type RateLimitHeaders, type RateLimitSnapshot } from './rate-limit.js';
 import { redactSecret } from './redact.js';
-import { describeNetworkError, RetryableFailure } from './retry.js';
+import { describeConnectFailure, describeNetworkError, RetryableFailure } from './retry.js';
 import { parseServerMessage } from './server-message.js';
 
 /** Same-origin redirects followed per request (like fetch's 20, but a collection API needs few). */
@@ -170,7 +170,7 @@ export function createExchanger(options: ExchangeOptions): Exchanger {
       res = await options.fetch(url, { method: 'GET', headers, redirect: 'manual', signal });
     } catch (err) {
       permit.release();
-      throw failure(options, err, send.signal, timeout, '');
+      throw failure(options, err, send.signal, timeout, '', url);
     }
     const receivedAt = options.clock.now();
     const rl = parseRateLimitHeaders(res.headers);
@@ -198,12 +198,14 @@ export function createExchanger(options: ExchangeOptions): Exchanger {
   };
 }
 
-/** Why an attempt's fetch or body read failed: the caller's abort passes through untouched. */
-function failure(options: ExchangeOptions, err: unknown, callerSignal: AbortSignal | undefined, timeout: AbortSignal, what: string): unknown {
-  if (callerSignal?.aborted) return abortReason(callerSignal);
+/** Why an attempt failed: the caller's abort as it is; a connection never made names `url`'s origin (retry.ts). */
+function failure(options: ExchangeOptions, err: unknown, caller: AbortSignal | undefined, timeout: AbortSignal, what: string, url?: URL): unknown {
+  if (caller?.aborted) return abortReason(caller);
   // A bound of body.ts or the transport (HostileResponseError), or a bad proxy setting: not retried.
   if (err instanceof CollectionsError) return err;
   if (timeout.aborted) return new RetryableFailure(`timeout after ${formatSeconds(options.timeoutMs)}${what}`, { cause: err });
+  const connect = url === undefined ? undefined : describeConnectFailure(err, url);
+  if (connect !== undefined) return new RetryableFailure(redactSecret(connect.reason, options.apiKey), { cause: err, hint: connect.hint });
   return new RetryableFailure(redactSecret(describeNetworkError(err), options.apiKey) + what, { cause: err });
 }
 

@@ -55,13 +55,16 @@ export class RetryableFailure extends Error {
    * unavailable) should set the least delay before the retry.
    */
   readonly response: ReceivedResponse | undefined;
+  /** What to check when the retries run out (e.g. the base URL after a refused connection). */
+  readonly hint: string | undefined;
 
-  constructor(reason: string, options: { cause?: unknown; requestId?: string; response?: ReceivedResponse } = {}) {
+  constructor(reason: string, options: { cause?: unknown; requestId?: string; response?: ReceivedResponse; hint?: string } = {}) {
     super(reason, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'RetryableFailure';
     this.reason = reason;
     this.requestId = options.requestId;
     this.response = options.response;
+    this.hint = options.hint;
   }
 }
 
@@ -109,6 +112,61 @@ export function describeNetworkError(err: unknown): string {
   return message;
 }
 
+/** Connect failures: the origin does not answer (or nothing listens there). `ETIMEDOUT` counts only on connect. */
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+/** Name resolution failures (getaddrinfo): the host name is unknown, or DNS did not answer. */
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN']);
+
+/** The first error along the `cause` chain (and the first of an `AggregateError`) with a string code. */
+function findCoded(err: unknown): { code: string; syscall?: unknown } | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 6 && typeof e === 'object' && e !== null; depth++) {
+    const { code, syscall, errors } = e as { code?: unknown; syscall?: unknown; errors?: unknown };
+    if (typeof code === 'string' && code.length > 0) return { code, syscall };
+    e = Array.isArray(errors) && errors.length > 0 ? errors[0] : (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** A first-contact failure described for a person: what happened, and what to check. */
+export interface ConnectFailure {
+  /** E.g. `ECONNREFUSED: nothing answered at http://127.0.0.1:9`, `ENOTFOUND: host api.exampel.com not found`. */
+  reason: string;
+  /** What to check: the `base-url` setting, and `collections sandbox` for local tries. */
+  hint: string;
+}
+
+const BASE_URL_HINT = 'check base-url (`collections config get base-url`, --base-url or COLLECTIONS_BASE_URL)';
+
+/**
+ * Describes a fetch rejection that never reached the server: a refused, unreachable or timed-out
+ * connection (`ECONNREFUSED`, `EHOSTUNREACH`, `ENETUNREACH`, `ETIMEDOUT` of `connect`, undici's
+ * `UND_ERR_CONNECT_TIMEOUT`) names the URL's origin; a name resolution failure (`ENOTFOUND`,
+ * `EAI_AGAIN` of getaddrinfo) names the host. Both suggest checking the base URL.
+ * @param url the URL requested (only its origin or host is quoted, never its path or query)
+ * @returns undefined for any other failure (e.g. `ECONNRESET` after the connection was made)
+ */
+export function describeConnectFailure(err: unknown, url: URL): ConnectFailure | undefined {
+  const found = findCoded(err);
+  if (found === undefined) return undefined;
+  const { code, syscall } = found;
+  if (DNS_CODES.has(code)) {
+    const what = code === 'EAI_AGAIN' ? 'could not be resolved (DNS did not answer)' : 'not found (DNS)';
+    return { reason: `${code}: host ${url.hostname} ${what}`, hint: `${BASE_URL_HINT}; is the host name right?` };
+  }
+  if (!CONNECT_CODES.has(code) && !(code === 'ETIMEDOUT' && syscall === 'connect')) return undefined;
+  const what =
+    code === 'ECONNREFUSED'
+      ? 'connection refused by'
+      : code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT'
+        ? 'no answer from'
+        : 'cannot reach';
+  return {
+    reason: `${code}: ${what} ${url.origin}`,
+    hint: `${BASE_URL_HINT}; to try the tool locally, run \`collections sandbox\` and use the base URL it prints`,
+  };
+}
+
 /** What {@link waitBeforeRetry} needs from the client. */
 export interface RetryPolicy {
   /** Retries allowed per request (`--retries`). */
@@ -151,6 +209,7 @@ export async function waitBeforeRetry(err: unknown, attempt: FailedAttempt, poli
     const after = retries > 0 ? ` (after ${retries} ${retries === 1 ? 'retry' : 'retries'})` : '';
     throw new ApiUnavailableError(`the API could not be read (GET ${path}): ${err.reason}${after}${id ? ` [X-Request-ID: ${id}]` : ''}`, {
       cause: err,
+      ...(err.hint === undefined ? {} : { hint: err.hint }),
     });
   }
   // A 5xx's Retry-After is a minimum: retrying sooner only meets the same outage (got and

@@ -1,0 +1,164 @@
+/**
+ * `--dry-run` of an export command (README, "Dry run"): the plan of a validated export printed on
+ * stdout (it is the command's output), with one light request (`itemsPerPage=1`) to learn the total
+ * and the quota; nothing is written (no output, sidecar, checkpoint, lock or cache file).
+ */
+import type { Context } from '../context.js';
+import { ExitCode } from '../errors.js';
+import type { ExportPlan } from '../export/run.js';
+import { formatCount, formatDuration } from '../io/format.js';
+import { statOrUndefined } from '../io/files.js';
+import { inertText } from '../io/terminal-text.js';
+import { createClient } from '../http/client.js';
+import { maskSecret } from '../http/redact.js';
+import { fetchPage } from '../pagination/fetch-page.js';
+
+/** What the light request told: the total when the API sent one, and the quota of its window. */
+export interface DryRunProbe {
+  /** `hydra:totalItems`, when sent. */
+  totalItems?: number;
+  /** `X-RateLimit-Limit`: requests per window. */
+  limit?: number;
+  /** `X-RateLimit-Remaining`. */
+  remaining?: number;
+  /** Window length estimate, ms: `X-RateLimit-Reset` minus the response's `Date`. */
+  windowMs?: number;
+}
+
+/** The work an export would do, from a {@link DryRunProbe}: `undefined` where it is unknown. */
+export interface DryRunEstimate {
+  /** Items the export would write (`--max-items` and the first `--page` taken into account). */
+  items?: number;
+  /** Requests of `itemsPerPage` items it would send. */
+  pages?: number;
+  /** pages / limit per window × window length, ms. */
+  durationMs?: number;
+}
+
+/**
+ * The items, pages and time an export would take (pure).
+ * @param itemsPerPage items per page of the real export
+ * @param firstPage first page in offset mode (1 in cursor mode)
+ */
+export function estimateExport(probe: DryRunProbe, itemsPerPage: number, firstPage: number, maxItems: number | undefined): DryRunEstimate {
+  const out: DryRunEstimate = {};
+  if (probe.totalItems === undefined) return out;
+  const left = Math.max(0, probe.totalItems - (firstPage - 1) * itemsPerPage);
+  const items = maxItems === undefined ? left : Math.min(left, maxItems);
+  const pages = Math.max(1, Math.ceil(items / itemsPerPage));
+  out.items = items;
+  out.pages = pages;
+  if (probe.limit !== undefined && probe.limit > 0 && probe.windowMs !== undefined && probe.windowMs > 0) {
+    out.durationMs = (pages / probe.limit) * probe.windowMs;
+  }
+  return out;
+}
+
+/** The request headers of the export, the key masked (`****abcd`), in the order they are sent. */
+function shownHeaders(plan: ExportPlan, ctx: Context): Array<[string, string]> {
+  return [
+    ['Accept', 'application/ld+json'],
+    ['X-Api-Key', maskSecret(plan.apiKey)],
+    ['User-Agent', `collections/${ctx.version}`],
+    ...Object.entries(plan.headers),
+  ];
+}
+
+/**
+ * Sends the light request: the first page with `itemsPerPage=1` (page 1 in offset mode), no retry.
+ * The window length is the reset as a local instant (corrected by the server's `Date`) minus when
+ * the response arrived, i.e. `X-RateLimit-Reset` − `Date` (the API documentation, rate limiting).
+ * @throws what {@link fetchPage} throws (401/403 exit 3, 404 exit 4, network exit 6…)
+ */
+async function probeExport(plan: ExportPlan, ctx: Context): Promise<DryRunProbe> {
+  const url = new URL(plan.start.href);
+  url.searchParams.set('itemsPerPage', '1');
+  if (plan.mode === 'offset') url.searchParams.set('page', '1');
+  const client = createClient({
+    baseUrl: plan.baseUrl,
+    apiKey: plan.apiKey,
+    fetch: ctx.fetch,
+    clock: ctx.clock,
+    random: ctx.random,
+    retries: 0,
+    timeoutMs: plan.timeoutMs,
+    maxBodyBytes: plan.maxBodyBytes,
+    maxWaitMs: plan.maxWaitMs,
+    headers: { 'User-Agent': `collections/${ctx.version}` },
+  });
+  const fetched = await fetchPage(client, url, { headers: plan.headers });
+  const probe: DryRunProbe = {};
+  if (fetched.page.totalItems !== undefined) probe.totalItems = fetched.page.totalItems;
+  const rl = fetched.rateLimit;
+  if (rl?.limit !== undefined) probe.limit = rl.limit;
+  if (rl?.remaining !== undefined) probe.remaining = rl.remaining;
+  const reset = rl?.resetLocalAt ?? rl?.resetAt;
+  if (rl !== undefined && reset !== undefined && reset > rl.observedAt) probe.windowMs = reset - rl.observedAt;
+  return probe;
+}
+
+/** Where the export would write, and what it would keep beside the output. */
+async function fileLines(plan: ExportPlan): Promise<Array<[string, string]>> {
+  if (!plan.files)
+    return [
+      ['output', 'stdout'],
+      ['checkpoint', 'none (stdout)'],
+      ['lock', 'none (stdout)'],
+    ];
+  const info = await statOrUndefined(plan.files.target);
+  const device = info !== undefined && !info.isFile() && !info.isDirectory();
+  const target = inertText(plan.files.target);
+  if (device)
+    return [
+      ['output', `${target} (FIFO or device, written straight through)`],
+      ['checkpoint', 'none'],
+      ['lock', 'none'],
+    ];
+  return [
+    ['output', target],
+    ['checkpoint', inertText(plan.files.checkpoint)],
+    ['lock', `${target}.lock`],
+  ];
+}
+
+const unknown = (value: string | undefined): string => value ?? 'unknown';
+
+/** The lines of the plan, `label: value`, labels padded to one width. */
+function planLines(plan: ExportPlan, ctx: Context, files: Array<[string, string]>, probe: DryRunProbe): string[] {
+  const itemsPerPage = Number(plan.start.searchParams.get('itemsPerPage'));
+  const firstPage = plan.mode === 'offset' ? Number(plan.start.searchParams.get('page')) : 1;
+  const estimate = estimateExport(probe, itemsPerPage, firstPage, plan.maxItems);
+  const quota =
+    probe.limit === undefined
+      ? 'unknown'
+      : `${formatCount(probe.limit)} requests per ${probe.windowMs === undefined ? 'window of unknown length' : formatDuration(probe.windowMs)}${
+          probe.remaining === undefined ? '' : `, ${formatCount(probe.remaining)} left`
+        }`;
+  const rows: Array<[string, string]> = [
+    ['request', `GET ${inertText(plan.start.href)}`],
+    ...shownHeaders(plan, ctx).map(([k, v], i): [string, string] => [i === 0 ? 'headers' : '', `${k}: ${inertText(v)}`]),
+    ['mode', plan.mode === 'offset' ? `offset (${plan.concurrency} ${plan.concurrency === 1 ? 'page' : 'pages'} in flight)` : 'cursor'],
+    ['format', plan.format],
+    ...files,
+    ['items', unknown(estimate.items === undefined ? undefined : formatCount(estimate.items))],
+    ['pages', unknown(estimate.pages === undefined ? undefined : `${formatCount(estimate.pages)} of ${formatCount(itemsPerPage)} items`)],
+    ['quota', quota],
+    ['estimate', unknown(estimate.durationMs === undefined ? undefined : `${formatDuration(estimate.durationMs)} at the current quota`)],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length)) + 2;
+  return rows.map(([k, v]) => (k ? `${k}:` : '').padEnd(width) + v);
+}
+
+/**
+ * Runs a dry run of a validated export: one light request, then the plan on stdout. Writes no file
+ * and records nothing in the rate-limit cache.
+ * @returns 0
+ * @throws what the light request throws (HttpError exit 3/4, ApiUnavailableError exit 6…)
+ */
+export async function runDryRun(plan: ExportPlan, ctx: Context): Promise<number> {
+  const files = await fileLines(plan);
+  const probe = await probeExport(plan, ctx);
+  const lines = ['dry run: nothing was written; one request (itemsPerPage=1) was sent', ...planLines(plan, ctx, files, probe)];
+  ctx.io.stdout.write(`${lines.join('\n')}\n`);
+  return ExitCode.Ok;
+}

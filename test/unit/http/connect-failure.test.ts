@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { describeConnectFailure, RetryableFailure, waitBeforeRetry } from '../../../src/http/retry.js';
+import { ApiUnavailableError } from '../../../src/errors.js';
+import { createServerClock } from '../../../src/http/server-clock.js';
+import { createVirtualClock } from '../../../src/time/clock.js';
+
+const url = new URL('https://api.example.test:8443/v1/invoices?itemsPerPage=1000&page=1');
+const fetchFailed = (cause: object): TypeError => new TypeError('fetch failed', { cause });
+
+describe('describeConnectFailure', () => {
+  it.each([
+    ['ECONNREFUSED', { code: 'ECONNREFUSED', syscall: 'connect' }, 'ECONNREFUSED: connection refused by https://api.example.test:8443'],
+    ['EHOSTUNREACH', { code: 'EHOSTUNREACH', syscall: 'connect' }, 'EHOSTUNREACH: cannot reach https://api.example.test:8443'],
+    ['ENETUNREACH', { code: 'ENETUNREACH', syscall: 'connect' }, 'ENETUNREACH: cannot reach https://api.example.test:8443'],
+    ['ETIMEDOUT on connect', { code: 'ETIMEDOUT', syscall: 'connect' }, 'ETIMEDOUT: no answer from https://api.example.test:8443'],
+    ['undici connect timeout', { code: 'UND_ERR_CONNECT_TIMEOUT' }, 'UND_ERR_CONNECT_TIMEOUT: no answer from https://api.example.test:8443'],
+  ])('%s names the origin and suggests base-url and the sandbox', (_n, cause, reason) => {
+    const d = describeConnectFailure(fetchFailed(cause), url);
+    expect(d?.reason).toBe(reason);
+    expect(d?.hint).toContain('check base-url');
+    expect(d?.hint).toContain('collections sandbox');
+  });
+
+  it('finds the code inside an AggregateError (happy eyeballs)', () => {
+    const agg = Object.assign(new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED', syscall: 'connect' })]), {});
+    expect(describeConnectFailure(fetchFailed(agg), url)?.reason).toBe('ECONNREFUSED: connection refused by https://api.example.test:8443');
+  });
+
+  it.each([
+    ['ENOTFOUND', 'ENOTFOUND: host api.example.test not found (DNS)'],
+    ['EAI_AGAIN', 'EAI_AGAIN: host api.example.test could not be resolved (DNS did not answer)'],
+  ])('%s names the host, not the path', (code, reason) => {
+    const d = describeConnectFailure(fetchFailed({ code, syscall: 'getaddrinfo' }), url);
+    expect(d?.reason).toBe(reason);
+    expect(d?.reason).not.toContain('/v1');
+    expect(d?.hint).toContain('check base-url');
+  });
+
+  it.each([
+    ['ECONNRESET', { code: 'ECONNRESET', syscall: 'read' }],
+    ['ETIMEDOUT of a read', { code: 'ETIMEDOUT', syscall: 'read' }],
+    ['no code', new Error('socket hang up')],
+  ])('leaves %s to the short description', (_n, cause) => {
+    expect(describeConnectFailure(fetchFailed(cause), url)).toBeUndefined();
+  });
+});
+
+describe('waitBeforeRetry with a connect failure', () => {
+  it('gives up with exit 6, the reason and the hint once the retries are spent', async () => {
+    const clock = createVirtualClock(0);
+    const failure = new RetryableFailure('ECONNREFUSED: connection refused by http://127.0.0.1:9', { hint: 'check base-url' });
+    const policy = { retries: 0, maxWaitMs: Infinity, random: () => 0, clock, serverClock: createServerClock(), emit: () => undefined };
+    const err = await waitBeforeRetry(failure, { retry: 0, path: '/entities' }, policy).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiUnavailableError);
+    expect((err as ApiUnavailableError).exitCode).toBe(6);
+    expect((err as ApiUnavailableError).message).toBe(
+      'the API could not be read (GET /entities): ECONNREFUSED: connection refused by http://127.0.0.1:9',
+    );
+    expect((err as ApiUnavailableError).hint).toBe('check base-url');
+  });
+});
