@@ -285,7 +285,10 @@ async function probeOnce(s: Session, url: URL, extra: Record<string, string> | u
     x = await s.exchanger.send(url, headers, { signal: s.signal, pace: false, afterWait: false, body: 'discard' });
   } catch (err) {
     if (err instanceof RetryableFailure) {
-      throw new ApiUnavailableError(`the API could not be read (GET ${pathOf(url)}): ${err.reason}`, { cause: err });
+      throw new ApiUnavailableError(`the API could not be read (GET ${pathOf(url)}): ${err.reason}`, {
+        cause: err,
+        ...(err.hint === undefined ? {} : { hint: err.hint }),
+      });
     }
     throw err;
   }
