@@ -24,6 +24,8 @@ import { bindToContext, commanderParser, withCompletion } from '../commands/comm
 import { createExportCommand, type ExportRunner } from '../commands/export-command.js';
 import { idOption, type GlobalFlags } from '../commands/flags.js';
 import { SANDBOX_HELP, SANDBOX_OPTION_HELP } from '../commands/sandbox-options.js';
+import { exitCodesHelp, PROGRAM_EXIT_CODES } from '../commands/help-text.js';
+import { overviewText } from './overview.js';
 
 const KEY_HELP = 'API key (prefer COLLECTIONS_API_KEY or `collections config set api-key`: flags are visible in shell history and `ps`)';
 
@@ -36,9 +38,7 @@ Examples:
   $ collections entities --format csv --fields id,taxpayer.id,taxpayer.name > entities.csv
   $ collections ratelimit --taxpayer PEIC211118IS0
   $ collections sandbox                         # a local API to try it all
-
-Exit codes: 0 complete, 2 usage/configuration or 400, 3 key rejected, 4 not found, 5 rate-limit wait
-over --max-wait, 6 API unreadable, 7 output unwritable, 130/143 interrupted (checkpoint kept).`;
+${exitCodesHelp(PROGRAM_EXIT_CODES)}`;
 
 /** What the commands of the program do; each default loads its command module lazily. Tests may replace them. */
 export interface ProgramRunners {
@@ -77,17 +77,18 @@ function addConfigCommand(program: Command, { ctx, setCode, remember }: Wiring):
   const keys = ['api-key', 'base-url', ...CONFIG_KEYS.filter((k) => k !== 'api-key' && k !== 'base-url')];
   program
     .command('config')
-    .description('Show or change stored settings: config set|get|unset|list|path, per --profile')
-    .addArgument(withCompletion(new Argument('<action>', 'set, get, unset, list or path'), { words: CONFIG_ACTIONS }))
+    .description('Show or change stored settings: config [set|get|unset|list|profiles|path], per --profile')
+    .addArgument(withCompletion(new Argument('[action]', 'set, get, unset, list, profiles or path; none: every profile'), { words: CONFIG_ACTIONS }))
     .addArgument(withCompletion(new Argument('[args...]', `key and value (${keys.join(', ')})`), { words: CONFIG_KEYS, after: CONFIG_KEY_ACTIONS }))
     .addHelpText('after', CONFIG_HELP)
-    .action(async (action: string, args: string[], _opts: unknown, self: Command) => {
+    .action(async (action: string | undefined, args: string[], _opts: unknown, self: Command) => {
       const flags = self.optsWithGlobals<GlobalFlags>();
       remember(flags);
       const known = CONFIG_ACTIONS as readonly string[];
-      if (!known.includes(action)) throw new UsageError(`unknown config action '${action}' (use ${known.join(', ')})`);
-      const { runConfig } = await import('../commands/config.js');
-      setCode(await runConfig(action as ConfigAction, args, flags, ctx));
+      if (action !== undefined && !known.includes(action)) throw new UsageError(`unknown config action '${action}' (use ${known.join(', ')})`);
+      const { runConfig, runConfigOverview } = await import('../commands/config.js');
+      if (action === undefined) setCode(runConfigOverview(flags, ctx));
+      else setCode(await runConfig(action as ConfigAction, args, flags, ctx));
     });
 }
 
@@ -186,13 +187,17 @@ function commanderExitCode(err: CommanderError): ExitCode {
 }
 
 /**
- * Parses and runs `argv`.
- * @returns the exit code; commander usage errors map to 2, `--help` and `--version` to 0
+ * Parses and runs `argv`; with no arguments at all, prints the overview (cli/overview.ts) on stdout.
+ * @returns the exit code; commander usage errors map to 2, `--help`, `--version` and no arguments to 0
  * @throws whatever a command throws (main() maps it)
  */
 export async function runProgram(argv: readonly string[], ctx: Context, secrets: string[], runners: ProgramRunners = {}): Promise<number> {
   let code: number = ExitCode.Ok;
   const program = createProgram(argv, ctx, (c) => (code = c), secrets, runners);
+  if (argv.length === 0) {
+    ctx.io.stdout.write(overviewText(program, ctx.version));
+    return ExitCode.Ok;
+  }
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (err) {

@@ -4,12 +4,13 @@
  * loads none of their code: the command modules re-export them.
  */
 import { CONFIG_KEYS } from '../config/flags.js';
+import { COMPLETION_EXIT_CODES, CONFIG_EXIT_CODES, exitCodesHelp, RATELIMIT_EXIT_CODES, SAMPLE_IDS } from './help-text.js';
 
-/** The sub-commands of `config`. */
-export type ConfigAction = 'set' | 'get' | 'unset' | 'list' | 'path';
+/** The sub-commands of `config` (`config` alone shows every profile: commands/config.ts `runConfigOverview`). */
+export type ConfigAction = 'set' | 'get' | 'unset' | 'list' | 'profiles' | 'path';
 
 /** Every {@link ConfigAction}, for commander and completion. */
-export const CONFIG_ACTIONS: readonly ConfigAction[] = ['set', 'get', 'unset', 'list', 'path'];
+export const CONFIG_ACTIONS: readonly ConfigAction[] = ['set', 'get', 'unset', 'list', 'profiles', 'path'];
 
 /** The config actions that take a key as their first argument (completion offers the keys after them). */
 export const CONFIG_KEY_ACTIONS: readonly ConfigAction[] = ['set', 'get', 'unset'];
@@ -29,13 +30,17 @@ file only you can read (mode 0600). A key stored in a profile is only sent to th
 base URL. \`config set api-key\` without a value prompts for it without echo (or reads one line
 from standard input when it is not a terminal), which keeps the key out of your shell history.
 
+\`config\` alone prints every profile and its settings (the key masked, ****abcd); \`config list\`
+prints one profile's; \`config profiles\` prints the profile names, one a line; \`config path\`
+prints where the file is.
+
 Examples:
   $ collections config set base-url https://api.example.com
   $ collections config set api-key
   $ printf '%s\\n' "$KEY" | collections config set api-key --profile sandbox
-  $ collections config set items-per-page 500
-  $ collections config list
-  $ collections config path`;
+  $ collections config
+  $ collections config profiles
+${exitCodesHelp(CONFIG_EXIT_CODES)}`;
 
 /** Help text of `ratelimit` (commander `addHelpText('after', …)`). */
 export const RATELIMIT_HELP = `
@@ -47,13 +52,15 @@ last values any command saw, with their age.
 
 Examples:
   $ collections ratelimit
-  $ collections ratelimit --taxpayer PEIC211118IS0 --invoice 0b3e…
+  $ collections ratelimit --taxpayer PEIC211118IS0 --invoice ${SAMPLE_IDS.invoiceId}
   $ collections ratelimit --cached
-  $ collections ratelimit --json | jq '.[] | select(.remaining == 0)'`;
+  $ collections ratelimit --json | jq '.[] | select(.remaining == 0)'
+${exitCodesHelp(RATELIMIT_EXIT_CODES)}`;
 
 /** Help text of `completion` (commander `addHelpText('after', …)`). */
 export const COMPLETION_HELP = `
 Examples:
   $ collections completion bash > ~/.local/share/bash-completion/completions/collections
   $ collections completion zsh > "\${fpath[1]}/_collections"
-  $ collections completion fish > ~/.config/fish/completions/collections.fish`;
+  $ collections completion fish > ~/.config/fish/completions/collections.fish
+${exitCodesHelp(COMPLETION_EXIT_CODES)}`;

@@ -9,16 +9,23 @@ import type { Context } from '../context.js';
 
 /**
  * Makes `cmd` report to the context's streams and throw instead of exiting (commander's
- * `exitOverride`), with error lines as `collections: <message>` (README, "Exit codes"). The same
- * settings on the program and on each command: `addCommand` does not copy them.
+ * `exitOverride`), with error lines as `collections: <message>` (README, "Exit codes"); its help
+ * lists the global flags a subcommand accepts (`showGlobalOptions`: `--api-key`, `--base-url`,
+ * `--profile`), and an unknown command or flag is answered with the closest one
+ * (`showSuggestionAfterError`: "(Did you mean invoices?)"). The same settings on the program and
+ * on each command: `addCommand` does not copy them (`command()` does).
  * @returns `cmd`
  */
 export function bindToContext(cmd: Command, ctx: Pick<Context, 'io'>): Command {
-  return cmd.exitOverride().configureOutput({
-    writeOut: (s) => ctx.io.stdout.write(s),
-    writeErr: (s) => ctx.io.stderr.write(s),
-    outputError: (s, write) => write(`collections: ${s.replace(/^error: /, '')}`),
-  });
+  return cmd
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .configureHelp({ showGlobalOptions: true })
+    .configureOutput({
+      writeOut: (s) => ctx.io.stdout.write(s),
+      writeErr: (s) => ctx.io.stderr.write(s),
+      outputError: (s, write) => write(`collections: ${s.replace(/^error: /, '')}`),
+    });
 }
 
 /**

@@ -12,7 +12,7 @@ import type { SettingsFlags } from '../config/settings.js';
 import { DEFAULT_PROFILE } from '../config/store.js';
 import type { ConfigStore } from '../config/store.js';
 import { CONFIG_KEYS, parseConfigKey, parseProfileName } from '../config/values.js';
-import type { ConfigKey } from '../config/values.js';
+import type { ConfigKey, ProfileValues } from '../config/values.js';
 import { ExitCode, InterruptedError, UsageError } from '../errors.js';
 import { maskSecret } from '../http/redact.js';
 import type { ConfigAction } from './command-specs.js';
@@ -93,6 +93,19 @@ async function readApiKey(io: IOStreams): Promise<string> {
   return line;
 }
 
+/** The `key=value` lines of a profile's values, in {@link CONFIG_KEYS} order, the key masked. */
+function settingLines(values: ProfileValues): string[] {
+  return CONFIG_KEYS.filter((k) => values[k] !== undefined).map((k) => `${k}=${display(k, values[k]!)}\n`);
+}
+
+/**
+ * The profile a command uses: `--profile`, else `COLLECTIONS_PROFILE`, else `default`.
+ * @throws {UsageError} (exit 2) for an ill-formed name
+ */
+function profileInUse(options: SettingsFlags, ctx: Pick<Context, 'env'>): string {
+  return parseProfileName(options.profile ?? (ctx.env.COLLECTIONS_PROFILE || DEFAULT_PROFILE));
+}
+
 function expectArgs(action: ConfigAction, args: readonly string[], min: number, max: number, usage: string): void {
   if (args.length < min || args.length > max) {
     throw new UsageError(`wrong number of arguments for \`config ${action}\``, { hint: `usage: collections config ${usage}` });
@@ -106,6 +119,7 @@ function expectArgs(action: ConfigAction, args: readonly string[], min: number, 
  * - `get KEY`: prints the value (the API key masked, `****abcd`).
  * - `unset KEY`: removes it (not an error when it was not set).
  * - `list`: prints `key=value` lines of the profile (key masked).
+ * - `profiles`: prints the names of the stored profiles, one a line, sorted.
  * - `path`: prints the config file's absolute path.
  * @param args the positional arguments after the action
  * @returns 0
@@ -115,7 +129,7 @@ function expectArgs(action: ConfigAction, args: readonly string[], min: number, 
  */
 export async function runConfig(action: ConfigAction, args: readonly string[], options: ConfigOptions, ctx: Context): Promise<number> {
   const { io } = ctx;
-  const profile = parseProfileName(options.profile ?? (ctx.env.COLLECTIONS_PROFILE || DEFAULT_PROFILE));
+  const profile = profileInUse(options, ctx);
   const store = options.store ?? openConfigStore(ctx);
   const inProfile = `profile '${profile}'`;
 
@@ -127,8 +141,7 @@ export async function runConfig(action: ConfigAction, args: readonly string[], o
 
     case 'list': {
       expectArgs(action, args, 0, 0, 'list');
-      const values = store.getProfile(profile);
-      const lines = CONFIG_KEYS.filter((k) => values[k] !== undefined).map((k) => `${k}=${display(k, values[k]!)}\n`);
+      const lines = settingLines(store.getProfile(profile));
       io.stdout.write(lines.join(''));
       if (lines.length === 0) {
         const others = store.profiles();
@@ -136,6 +149,16 @@ export async function runConfig(action: ConfigAction, args: readonly string[], o
       }
       return ExitCode.Ok;
     }
+
+    case 'profiles':
+      expectArgs(action, args, 0, 0, 'profiles');
+      io.stdout.write(
+        store
+          .profiles()
+          .map((name) => `${parseProfileName(name)}\n`)
+          .join(''),
+      );
+      return ExitCode.Ok;
 
     case 'get': {
       expectArgs(action, args, 1, 1, 'get KEY');
@@ -178,4 +201,29 @@ export async function runConfig(action: ConfigAction, args: readonly string[], o
       return ExitCode.Ok;
     }
   }
+}
+
+/**
+ * Runs `config` alone: every stored profile as a block, `[name]` then its `key=value` lines (the
+ * key masked, `****abcd`), blocks separated by a blank line, on stdout; on stderr, which profile
+ * is in use (`--profile`, `COLLECTIONS_PROFILE`, else `default`) and where the file is, or, when
+ * nothing is stored, how to start.
+ * @returns 0
+ * @throws {UsageError} (exit 2) for an invalid profile name (flag, environment or file) or an
+ *   invalid stored value
+ */
+export function runConfigOverview(options: ConfigOptions, ctx: Context): number {
+  const { io } = ctx;
+  const inUse = profileInUse(options, ctx);
+  const store = options.store ?? openConfigStore(ctx);
+  const names = store.profiles().map(parseProfileName);
+  const blocks = names.map((name) => `[${name}]\n${settingLines(store.getProfile(name)).join('')}`);
+  io.stdout.write(blocks.join('\n'));
+  if (names.length === 0) {
+    io.stderr.write(`Nothing is stored yet (${store.path}). Start with: collections config set base-url URL\n`);
+  } else {
+    const note = names.includes(inUse) ? '' : ' (nothing stored in it)';
+    io.stderr.write(`In use: profile '${inUse}'${note}, from ${store.path}.\n`);
+  }
+  return ExitCode.Ok;
 }

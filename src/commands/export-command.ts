@@ -11,6 +11,7 @@ import type { Endpoint, ExportCommandSpec } from '../endpoints.js';
 import { idSpec } from '../endpoints.js';
 import { bindToContext } from './commander.js';
 import { exportOption, idOption, type ExportFlags } from './flags.js';
+import { EXPORT_EXIT_CODES, exitCodesHelp, exportExamplesHelp } from './help-text.js';
 
 /**
  * Runs an export command once commander has parsed it.
@@ -33,7 +34,9 @@ export function endpointsHelp(endpoints: readonly Endpoint[]): string {
 
 /**
  * Builds the commander command of one export command: `spec.name`, its description, one option per
- * id its endpoints take (`--taxpayer <rfc>`, `--invoice <id>`), then every row of the flag table.
+ * id its endpoints take (`--taxpayer <rfc>`, `--invoice <id>`), then every row of the flag table;
+ * its help ends with the endpoints, three examples and the exit codes (commands/help-text.ts), and
+ * lists the global flags it accepts (commander's `showGlobalOptions`, set by {@link bindToContext}).
  * Parse errors go to `ctx`'s stderr and are thrown (commander's `exitOverride`), never exit.
  * @param run called with the command name and its parsed flags (global ones included)
  */
@@ -41,7 +44,7 @@ export function createExportCommand(spec: ExportCommandSpec, ctx: Pick<Context, 
   const cmd = bindToContext(new Command(spec.name), ctx).description(spec.description);
   for (const id of spec.ids) cmd.addOption(idOption(id));
   for (const flag of EXPORT_FLAGS) cmd.addOption(exportOption(flag));
-  cmd.addHelpText('after', endpointsHelp(spec.endpoints));
+  cmd.addHelpText('after', `${endpointsHelp(spec.endpoints)}${exportExamplesHelp(spec)}\n${exitCodesHelp(EXPORT_EXIT_CODES)}`);
   cmd.action(async (_opts: unknown, self: Command) => {
     await run(spec.name, self.optsWithGlobals<ExportFlags>());
   });

@@ -7,6 +7,7 @@ import { flagHelp, flagParser } from '../config/flag-readers.js';
 import type { ExportFlagSpec, ExportFlagValues } from '../config/flags.js';
 import type { SettingsFlags } from '../config/settings.js';
 import { idOptionFlags, type IdFlagValues, type IdSpec } from '../endpoints.js';
+import { UsageError } from '../errors.js';
 import { commanderParser, withCompletion } from './commander.js';
 
 /** Global flags of every command (`--api-key <key>`, `--base-url <url>`, `--profile <name>`; README, "Set-up"). */
@@ -33,9 +34,18 @@ export function exportOption(spec: ExportFlagSpec): Option {
 }
 
 /**
- * The commander option of an id, e.g. `--taxpayer <rfc>`.
+ * The commander option of an id, e.g. `--taxpayer <rfc>`. It takes one value: a second one
+ * (`--taxpayer A --taxpayer B`) is refused rather than silently replacing the first (commander's
+ * default), since a run exports one taxpayer's or one invoice's collection.
  * @param help its help line: the id's own ({@link IdSpec.help}) on export commands, `probeHelp` on `ratelimit`
+ * @throws {UsageError} (exit 2; when commander parses the flag) for a second value, naming both
  */
 export function idOption(spec: IdSpec, help: string = spec.help): Option {
-  return new Option(idOptionFlags(spec), help);
+  return new Option(idOptionFlags(spec), help).argParser((value: string, previous: string | undefined) => {
+    if (previous === undefined) return value;
+    const shown = (v: string): string => (v.length > 80 ? `${v.slice(0, 80)}…` : v);
+    throw new UsageError(`${spec.flag} given twice ('${shown(previous)}' and '${shown(value)}'): one ${spec.flag} per run`, {
+      hint: 'run the command once for each',
+    });
+  });
 }

@@ -4,6 +4,7 @@
  * commands/sandbox.ts so that `--help` loads none of the sandbox.
  */
 import { DEFAULT_SANDBOX_KEY, DEFAULT_SIZES } from '../sandbox/defaults.js';
+import { exitCodesHelp, SANDBOX_EXIT_CODES } from './help-text.js';
 
 /** Options of `runSandbox` (commands/sandbox.ts); each has a flag in {@link SANDBOX_OPTION_HELP}. */
 export interface SandboxCommandOptions {
@@ -127,4 +128,5 @@ p=<0..1>, requests=<n|a-b|a,b>, pages=<n,…>, endpoint=<key>, times=<n>, fromMs
 Examples:
   $ collections sandbox
   $ collections sandbox --port 0 --limit 10 --window 5 --invoices 100000
-  $ collections sandbox --faults 'status status=503 p=0.2; reset-mid-body requests=5'`;
+  $ collections sandbox --faults 'status status=503 p=0.2; reset-mid-body requests=5'
+${exitCodesHelp(SANDBOX_EXIT_CODES)}`;

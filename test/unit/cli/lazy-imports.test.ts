@@ -57,7 +57,7 @@ const HEAVY = [
 
 describe('lazy imports', () => {
   it.each(
-    [['--help'], ['invoices', '--help'], ['line-items', '--help'], ['config', '--help'], ['sandbox', '--help'], ['--version']].map((args) => ({
+    [[], ['--help'], ['invoices', '--help'], ['line-items', '--help'], ['config', '--help'], ['sandbox', '--help'], ['--version']].map((args) => ({
       args,
     })),
   )('collections $args loads no HTTP, output or config-store code', ({ args }) => {

@@ -174,7 +174,7 @@ describe('completion stays in step with the commander program', () => {
     expect(options('sandbox').get('--cursor-previous')!.value).toEqual(['previous', 'last']);
     const config = spec.commands.find((c) => c.name === 'config')!;
     expect(config.positionals).toEqual([
-      { name: 'action', words: ['set', 'get', 'unset', 'list', 'path'] },
+      { name: 'action', words: ['set', 'get', 'unset', 'list', 'profiles', 'path'] },
       { name: 'args', words: CONFIG_KEYS, after: ['set', 'get', 'unset'] },
     ]);
   });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runConfig, type ConfigAction } from '../../../src/commands/config.js';
+import { runConfig, runConfigOverview, type ConfigAction } from '../../../src/commands/config.js';
 import { createConfigStore } from '../../../src/config/store.js';
 import { CollectionsError, InterruptedError, UsageError } from '../../../src/errors.js';
 import { createTestContext, type TestContext, type TestContextOptions } from '../../helpers/context.js';
@@ -102,6 +102,16 @@ describe('config set / get / list / unset / path', () => {
     expect(r.err).toContain('other');
   });
 
+  it('profiles prints the stored profile names, one a line, sorted; nothing when none', async () => {
+    expect(await run('profiles', [])).toEqual({ code: 0, out: '', err: '' });
+    await run('set', ['format', 'csv'], { profile: 'work' });
+    await run('set', ['base-url', 'https://api.example.com'], {});
+    await run('set', ['retries', '2'], { profile: 'a-test' });
+    const r = await run('profiles', []);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe('a-test\ndefault\nwork\n');
+  });
+
   it.each<[ConfigAction, string[], RegExp]>([
     ['get', ['nope'], /unknown config key/],
     ['get', ['format'], /not set/],
@@ -113,6 +123,7 @@ describe('config set / get / list / unset / path', () => {
     ['set', ['a', 'b', 'c'], /wrong number/],
     ['path', ['extra'], /wrong number/],
     ['list', ['extra'], /wrong number/],
+    ['profiles', ['extra'], /wrong number/],
   ])('%s %j: usage error (exit 2), nothing on stdout', async (action, args, message) => {
     const r = await run(action, args);
     expect(r.error).toBeInstanceOf(UsageError);
@@ -229,5 +240,47 @@ describe('the API key', () => {
     ];
     for (const r of results) expectNoCanary(r);
     expect(readFileSync(join(dir, 'config.json'), 'utf8')).not.toContain(CANARY);
+  });
+});
+
+describe('config alone (runConfigOverview)', () => {
+  function overview(options: { profile?: string } = {}, t: TestContext = context()): { code: number; out: string; err: string } {
+    const code = runConfigOverview(options, t.ctx);
+    return { code, out: t.stdout.text(), err: t.stderr.text() };
+  }
+
+  it('prints every profile and its settings, the key masked; says which profile is in use', async () => {
+    await run('set', ['base-url', 'https://api.example.com']);
+    await run('set', ['api-key', CANARY]);
+    await run('set', ['items-per-page', '250'], { profile: 'work' });
+    await run('set', ['format', 'csv'], { profile: 'work' });
+    const r = overview();
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(
+      ['[default]', 'base-url=https://api.example.com/', 'api-key=****rint', '', '[work]', 'items-per-page=250', 'format=csv', ''].join('\n'),
+    );
+    expect(r.err).toBe(`In use: profile 'default', from ${join(dir, 'config.json')}.\n`);
+    expectNoCanary(r);
+  });
+
+  it('names the profile in use from --profile or COLLECTIONS_PROFILE, also when nothing is stored in it', async () => {
+    await run('set', ['format', 'csv'], { profile: 'work' });
+    expect(overview({ profile: 'work' }).err).toBe(`In use: profile 'work', from ${join(dir, 'config.json')}.\n`);
+    const fromEnv = overview({}, context({ env: { COLLECTIONS_PROFILE: 'other' } }));
+    expect(fromEnv.out).toBe('[work]\nformat=csv\n');
+    expect(fromEnv.err).toBe(`In use: profile 'other' (nothing stored in it), from ${join(dir, 'config.json')}.\n`);
+  });
+
+  it('with nothing stored: no data, and how to start on stderr (exit 0)', () => {
+    const r = overview();
+    expect(r).toEqual({
+      code: 0,
+      out: '',
+      err: `Nothing is stored yet (${join(dir, 'config.json')}). Start with: collections config set base-url URL\n`,
+    });
+  });
+
+  it('an invalid --profile is a usage error', () => {
+    expect(() => overview({ profile: '../x' })).toThrow(UsageError);
   });
 });

@@ -1,0 +1,166 @@
+/**
+ * Help that teaches (README, "Commands"): every subcommand's help lists the global flags it
+ * accepts, examples that parse, and its exit codes; `collections` alone prints a short overview;
+ * unknown commands and flags get the closest one suggested; a repeated id flag is refused.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli/main.js';
+import { createProgram } from '../../../src/cli/program.js';
+import { planExport } from '../../../src/commands/export.js';
+import { exportCommands } from '../../../src/endpoints.js';
+import { createTestContext, type TestContext } from '../../helpers/context.js';
+import { removeTempDirs, tempDir } from '../../helpers/world.js';
+
+afterAll(removeTempDirs);
+
+/** Runs `collections ...args` in process with a fresh config folder; nothing may be fetched. */
+async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string; t: TestContext }> {
+  const dir = tempDir();
+  const t = createTestContext({ cwd: dir.path, configDir: dir.file('config'), env });
+  const code = await main(args, t.ctx);
+  expect(t.fetched).toEqual([]);
+  return { code, out: t.stdout.text(), err: t.stderr.text(), t };
+}
+
+/** The names of the program's subcommands, as built for a run. */
+function subcommands(): string[] {
+  const t = createTestContext();
+  return createProgram([], t.ctx, () => undefined, []).commands.map((c) => c.name());
+}
+
+/** The lines of the block that starts with `title` (up to the next blank line). */
+function block(text: string, title: string): string[] {
+  const lines = text.split('\n');
+  const start = lines.indexOf(title);
+  expect(start, `no "${title}" in:\n${text}`).toBeGreaterThanOrEqual(0);
+  const end = lines.findIndex((l, i) => i > start && l.trim() === '');
+  return lines.slice(start + 1, end === -1 ? undefined : end);
+}
+
+describe('every subcommand help', () => {
+  it('covers every command of the program', () => {
+    expect(subcommands()).toEqual([...exportCommands(), 'ratelimit', 'config', 'completion', 'sandbox']);
+  });
+
+  it.each(subcommands().map((name) => ({ name })))('$name --help: global flags, examples, exit codes; exit 0', async ({ name }) => {
+    const r = await run([name, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe('');
+    const globals = block(r.out, 'Global Options:').join('\n');
+    for (const flag of ['--api-key <key>', '--base-url <url>', '--profile <name>']) expect(globals).toContain(flag);
+
+    const examples = block(r.out, 'Examples:').filter((l) => l.startsWith('  $ '));
+    expect(examples.length).toBeGreaterThanOrEqual(2);
+    for (const line of examples) expect(line).toMatch(new RegExp(`collections ${name}\\b`));
+
+    const codes = block(r.out, 'Exit codes:');
+    expect(codes[0]).toMatch(/^ {2}0 +\S/);
+    expect(codes.some((l) => /^ {2}2 +\S/.test(l))).toBe(true);
+    for (const line of codes) expect(line).toMatch(/^ {2}\d+(\/\d+)? +\S/);
+  });
+
+  it('`help NAME` prints the same help as `NAME --help`', async () => {
+    const [a, b] = await Promise.all([run(['help', 'invoices']), run(['invoices', '--help'])]);
+    expect(a.out).toBe(b.out);
+  });
+
+  it('an export command lists all eight exit codes of an export, interruption last', async () => {
+    const codes = block((await run(['payments', '--help'])).out, 'Exit codes:').map((l) => l.trim().split(/ +/)[0]);
+    expect(codes).toEqual(['0', '2', '3', '4', '5', '6', '7', '130/143']);
+  });
+
+  it('the program help lists the exit codes, 1 (a bug) included', async () => {
+    const codes = block((await run(['--help'])).out, 'Exit codes:').map((l) => l.trim().split(/ +/)[0]);
+    expect(codes).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '130/143']);
+  });
+
+  it.each(exportCommands().map((name) => ({ name })))('the examples of $name parse into an export plan as written', async ({ name }) => {
+    const out = (await run([name, '--help'])).out;
+    const examples = block(out, 'Examples:').map((l) => l.replace(/^ {2}\$ collections /, ''));
+    expect(examples).toHaveLength(3);
+    const settings = { apiKey: 'k', baseUrl: new URL('https://api.example.com/'), defaults: {} };
+    for (const example of examples) {
+      const argv = example.split(' ');
+      const t = createTestContext();
+      const planned: string[] = [];
+      const program = createProgram(argv, t.ctx, () => undefined, [], {
+        export: (command, flags) => {
+          planned.push(planExport(command, flags, settings, '/tmp', '').start.pathname);
+          return Promise.resolve();
+        },
+      });
+      await program.parseAsync(argv, { from: 'user' });
+      expect(planned, example).toHaveLength(1);
+      expect(t.stderr.text()).toBe('');
+    }
+  });
+});
+
+describe('collections alone', () => {
+  it('prints a short overview on stdout and exits 0', async () => {
+    const r = await run([]);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe('');
+    expect(r.out).toMatch(/^collections 0\.0\.0-test: Export the collections of a rate-limited, paginated/);
+    for (const name of subcommands()) expect(r.out).toMatch(new RegExp(`\\b${name}\\b`));
+    expect(r.out).toContain('  $ collections config set base-url https://api.example.com\n');
+    expect(r.out).toContain('  $ collections sandbox ');
+    expect(r.out).toContain('  $ collections invoices --taxpayer PEIC211118IS0 --out invoices.ndjson\n');
+    expect(r.out).toContain('collections --help');
+    const lines = r.out.split('\n');
+    expect(lines.length).toBeLessThan(30);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+  });
+
+  it('with only a global flag, commander still shows the full help (exit 0)', async () => {
+    const r = await run(['--profile', 'x']);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/^Usage: collections /);
+  });
+});
+
+describe('suggestions', () => {
+  it.each([
+    [['invocies'], "collections: unknown command 'invocies'\n(Did you mean invoices?)\n"],
+    [['ratelimt'], "collections: unknown command 'ratelimt'\n(Did you mean ratelimit?)\n"],
+    [['invoices', '--taxpyer', 'X'], "collections: unknown option '--taxpyer'\n(Did you mean --taxpayer?)\n"],
+    [['entities', '--base-ur', 'http://127.0.0.1:9'], "collections: unknown option '--base-ur'\n(Did you mean --base-url?)\n"],
+  ])('collections %j suggests the closest (exit 2)', async (args, stderr) => {
+    const r = await run(args);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(stderr);
+    expect(r.out).toBe('');
+  });
+});
+
+describe('a repeated id flag', () => {
+  const env = { COLLECTIONS_API_KEY: 'k', COLLECTIONS_BASE_URL: 'http://127.0.0.1:9' };
+  it.each([
+    [['invoices', '--taxpayer', 'AAA', '--taxpayer', 'BBB'], '--taxpayer', 'AAA', 'BBB'],
+    [['payments', '--taxpayer=AAA', '--out', 'p.ndjson', '--taxpayer=BBB'], '--taxpayer', 'AAA', 'BBB'],
+    [['line-items', '--invoice', 'I1', '--taxpayer', 'T', '--invoice', 'I2'], '--invoice', 'I1', 'I2'],
+    [['ratelimit', '--taxpayer', 'AAA', '--taxpayer', 'BBB'], '--taxpayer', 'AAA', 'BBB'],
+    [['invoices', '--taxpayer', 'AAA', '--taxpayer', 'AAA'], '--taxpayer', 'AAA', 'AAA'],
+  ])('collections %j is a usage error naming both values; nothing sent or written', async (args, flag, first, second) => {
+    const r = await run(args, env);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`collections: ${flag} given twice ('${first}' and '${second}'): one ${flag} per run; run the command once for each\n`);
+    expect(r.out).toBe('');
+  });
+});
+
+describe('config alone and config profiles, from the command line', () => {
+  it('config alone exits 0 and says how to start when nothing is stored; profiles lists names', async () => {
+    const empty = await run(['config']);
+    expect(empty.code).toBe(0);
+    expect(empty.out).toBe('');
+    expect(empty.err).toMatch(/^Nothing is stored yet \(.*config\.json\)\. Start with: collections config set base-url URL\n$/);
+    expect(await run(['config', 'profiles'])).toMatchObject({ code: 0, out: '', err: '' });
+  });
+
+  it('an unknown config action is still a usage error listing the actions', async () => {
+    const r = await run(['config', 'lsit']);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe("collections: unknown config action 'lsit' (use set, get, unset, list, profiles, path)\n");
+  });
+});
