@@ -8,6 +8,18 @@ import { CollectionsError, ExitCode, toExitCode } from '../errors.js';
 import { redact } from '../http/redact.js';
 import { asWriteFailure, failureText, installProcessGuard, wantsStack, watchOutputs } from './guard.js';
 import { inertText } from '../io/terminal-text.js';
+import { createEventWriter, logFormatOf } from '../io/events.js';
+
+/**
+ * The failure as the `error` event of `--log-format json` (io/events.ts): the message of
+ * {@link formatError} without its `collections: ` prefix (key scrubbed, inert), the `E_…` code
+ * (`E_INTERNAL` for a bug) and the exit code.
+ */
+function reportErrorEvent(ctx: Context, err: unknown, secrets: readonly string[]): void {
+  const message = formatError(err, secrets).slice('collections: '.length);
+  const code = err instanceof CollectionsError ? err.code : 'E_INTERNAL';
+  createEventWriter(ctx.io.stderr, ctx.clock)({ event: 'error', message, code, exitCode: toExitCode(err) });
+}
 
 /**
  * Formats an error as the one stderr line of the README ("Exit codes"): `collections: <what happened>; <hint>`.
@@ -52,7 +64,9 @@ export async function main(argv: readonly string[], ctx: Context, secrets: strin
   } catch (thrown) {
     if (outputs.failure) return outputs.failure.code;
     const err = await asWriteFailure(thrown);
-    ctx.io.stderr.write(failureText(err, secrets, wantsStack(argv, ctx.env), formatError));
+    // `--log-format json`: the failure is the `error` event, not the human line.
+    if (logFormatOf(argv) === 'json') reportErrorEvent(ctx, err, secrets);
+    else ctx.io.stderr.write(failureText(err, secrets, wantsStack(argv, ctx.env), formatError));
     return toExitCode(err);
   }
   return outputs.failure?.code ?? code;

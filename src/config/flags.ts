@@ -52,6 +52,8 @@ export interface ExportFlagValues {
   progress?: boolean;
   /** `-v, --verbose`. */
   verbose?: boolean;
+  /** `--log-format <format>`, `text` or `json`. */
+  logFormat?: string;
 }
 
 /** Export defaults stored in the profile; flags override them, they override built-in defaults. */
@@ -254,6 +256,13 @@ export const EXPORT_FLAGS = [
     attribute: 'verbose',
     description: 'one stderr line per request: method, path, status, ms, remaining quota, X-Request-ID',
     value: { kind: 'switch' },
+  },
+  {
+    flags: '--log-format <format>',
+    attribute: 'logFormat',
+    description: 'stderr as human lines (text) or one JSON event a line for scripts (json: start, page, wait, retry, warning, error, summary)',
+    value: { kind: 'choice', choices: ['text', 'json'] },
+    defaultValue: 'text',
   },
 ] as const satisfies readonly ExportFlagSpec[];
 
