@@ -13,6 +13,7 @@ import { BrokenPipeError } from '../output/stream-sink.js';
 import { loadTableSupport } from '../output/table.js';
 import { loadProgress, type Progress, type ProgressStats } from '../io/progress.js';
 import type { LogFormat } from '../io/events.js';
+import { outputColumns } from '../io/columns.js';
 import { createInterrupt, type Interrupt } from './interrupt.js';
 import { openStdout, type Destination } from './destination.js';
 import { openSidecar } from './sidecar.js';
@@ -270,7 +271,7 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
     const warn = plan.formatter.warn ?? ((m: string) => progress.note(`collections: ${m}`));
     const formatter = createFormatter(
       plan.format,
-      { ...plan.formatter, columns: plan.formatter.columns ?? ctx.io.columns, warn },
+      { ...plan.formatter, columns: plan.formatter.columns ?? outputColumns(ctx.io, ctx.env), warn },
       resumed?.formatter,
     );
     if (resumed) Object.assign(tally, { items: resumed.items, pages: resumed.pages, totalItems: resumed.totalItems });
