@@ -111,6 +111,49 @@ function startSpinner(options: ProgressOptions, noColor: boolean): Ora | undefin
   return options.createSpinner({ stream, isEnabled: true, discardStdin: false, color: noColor ? false : 'cyan', text: 'starting…' }).start();
 }
 
+/** A repaint every second of the injected clock until a wait ends; see {@link createCountdown}. */
+interface Countdown {
+  /** Starts ticking until `endMono` (monotonic ms), stopping a countdown under way. */
+  start(endMono: number): void;
+  /** Stops ticking. */
+  stop(): void;
+}
+
+/**
+ * Calls `render` every second of `clock` (and once at `endMono`) until `endMono`, so the time left
+ * of a rate-limit wait is live. It sleeps on the injected Clock: a virtual clock drives it in tests.
+ */
+function createCountdown(clock: Clock, render: () => void): Countdown {
+  let ticker: AbortController | undefined;
+  const stop = (): void => {
+    ticker?.abort();
+    ticker = undefined;
+  };
+  const run = async (endMono: number, signal: AbortSignal): Promise<void> => {
+    while (clock.monotonic() < endMono) {
+      await clock.sleep(Math.min(1000, endMono - clock.monotonic()), signal);
+      render();
+    }
+  };
+  return {
+    start(endMono) {
+      stop();
+      ticker = new AbortController();
+      run(endMono, ticker.signal).catch(() => undefined);
+    },
+    stop,
+  };
+}
+
+/** Writes one inert line on stderr, clearing the spinner first and repainting it after. */
+function lineWriter(stderr: OutputStream, spinner: Ora | undefined): (raw: string) => void {
+  return (raw) => {
+    spinner?.clear();
+    stderr.write(`${inertText(raw)}\n`);
+    spinner?.render();
+  };
+}
+
 /** Creates a {@link Progress}; a spinner only with `options.createSpinner`. */
 export function createProgress(options: ProgressOptions): Progress {
   const { stderr, clock, quiet, verbose } = options;
@@ -119,27 +162,15 @@ export function createProgress(options: ProgressOptions): Progress {
   let total: number | undefined;
   // The rate-limit wait under way: its event and when it ends on the monotonic clock.
   let wait: { event: Extract<ClientEvent, { type: 'wait' }>; endMono: number } | undefined;
-  let ticker: AbortController | undefined;
   let lastPaint: number | undefined;
   const noColor = options.env.NO_COLOR !== undefined && options.env.NO_COLOR !== '';
   const spinner = startSpinner(options, noColor);
 
-  const line = (raw: string): void => {
-    const text = inertText(raw);
-    if (spinner) {
-      spinner.clear();
-      stderr.write(`${text}\n`);
-      spinner.render();
-    } else {
-      stderr.write(`${text}\n`);
-    }
-  };
+  const line = lineWriter(stderr, spinner);
 
-  /** The wait line with the time left, while a wait is under way. */
-  const waitText = (): string | undefined => {
-    const left = wait === undefined ? 0 : wait.endMono - clock.monotonic();
-    return wait !== undefined && left > 0 ? inertText(formatWaitLine(wait.event, clock.now(), left)) : undefined;
-  };
+  // The wait line with the time left, while a wait is under way.
+  const waitText = (): string | undefined =>
+    wait && wait.endMono > clock.monotonic() ? inertText(formatWaitLine(wait.event, clock.now(), wait.endMono - clock.monotonic())) : undefined;
 
   const render = (): void => {
     if (!spinner) return;
@@ -149,18 +180,7 @@ export function createProgress(options: ProgressOptions): Progress {
     if (waiting !== undefined) spinner.render();
   };
 
-  /** Repaints every second of the injected clock until the wait ends: the countdown is live. */
-  const countDown = async (endMono: number, signal: AbortSignal): Promise<void> => {
-    while (clock.monotonic() < endMono) {
-      await clock.sleep(Math.min(1000, endMono - clock.monotonic()), signal);
-      render();
-    }
-  };
-
-  const stopTicker = (): void => {
-    ticker?.abort();
-    ticker = undefined;
-  };
+  const countdown = createCountdown(clock, render);
 
   return {
     stats,
@@ -176,9 +196,7 @@ export function createProgress(options: ProgressOptions): Progress {
           wait = { event, endMono: clock.monotonic() + event.ms };
           if (spinner) {
             render();
-            stopTicker();
-            ticker = new AbortController();
-            countDown(wait.endMono, ticker.signal).catch(() => undefined);
+            countdown.start(wait.endMono);
           } else if (!quiet) line(`collections: ${inertText(formatWaitLine(event, clock.now()))}`);
           break;
         case 'retry':
@@ -204,7 +222,7 @@ export function createProgress(options: ProgressOptions): Progress {
     },
     start() {},
     done(destination) {
-      stopTicker();
+      countdown.stop();
       const summary = inertText(formatSummary(stats, destination, clock.monotonic() - started));
       // ora's success symbol is coloured from process-wide state; NO_COLOR in our env wins.
       if (spinner && noColor) spinner.stopAndPersist({ symbol: '✔', text: summary });
@@ -212,7 +230,7 @@ export function createProgress(options: ProgressOptions): Progress {
       else if (!quiet) stderr.write(`collections: ${summary}\n`);
     },
     stop() {
-      stopTicker();
+      countdown.stop();
       spinner?.stop();
     },
   };
