@@ -8,14 +8,15 @@ import { CollectionsError, ExitCode, toExitCode } from '../errors.js';
 import { redact } from '../http/redact.js';
 import { asWriteFailure, failureText, installProcessGuard, wantsStack, watchOutputs } from './guard.js';
 import { inertText } from '../io/terminal-text.js';
-import { createEventWriter, logFormatOf } from '../io/events.js';
 
 /**
  * The failure as the `error` event of `--log-format json` (io/events.ts): the message of
  * {@link formatError} without its `collections: ` prefix (key scrubbed, inert), the `E_…` code
  * (`E_INTERNAL` for a bug) and the exit code.
  */
-function reportErrorEvent(ctx: Context, err: unknown, secrets: readonly string[]): void {
+async function reportErrorEvent(ctx: Context, err: unknown, secrets: readonly string[]): Promise<void> {
+  // Loaded here: `--help` and `--version` load as little as they can.
+  const { createEventWriter } = await import('../io/events.js');
   const message = formatError(err, secrets).slice('collections: '.length);
   const code = err instanceof CollectionsError ? err.code : 'E_INTERNAL';
   createEventWriter(ctx.io.stderr, ctx.clock)({ event: 'error', message, code, exitCode: toExitCode(err) });
@@ -65,7 +66,8 @@ export async function main(argv: readonly string[], ctx: Context, secrets: strin
     if (outputs.failure) return outputs.failure.code;
     const err = await asWriteFailure(thrown);
     // `--log-format json`: the failure is the `error` event, not the human line.
-    if (logFormatOf(argv) === 'json') reportErrorEvent(ctx, err, secrets);
+    if (argv.some((a) => a === '--log-format' || a.startsWith('--log-format=')) && (await import('../io/events.js')).logFormatOf(argv) === 'json')
+      await reportErrorEvent(ctx, err, secrets);
     else ctx.io.stderr.write(failureText(err, secrets, wantsStack(argv, ctx.env), formatError));
     return toExitCode(err);
   }

@@ -28,6 +28,7 @@ describe('the export flag table', () => {
       '--quiet',
       '--no-progress',
       '--verbose',
+      '--log-format',
     ]);
     expect(new Set(EXPORT_FLAGS.map((f) => f.attribute)).size).toBe(EXPORT_FLAGS.length);
   });
