@@ -10,6 +10,19 @@ import { asWriteFailure, failureText, installProcessGuard, wantsStack, watchOutp
 import { inertText } from '../io/terminal-text.js';
 
 /**
+ * The failure as the `error` event of `--log-format json` (io/events.ts): the message of
+ * {@link formatError} without its `collections: ` prefix (key scrubbed, inert), the `E_…` code
+ * (`E_INTERNAL` for a bug) and the exit code.
+ */
+async function reportErrorEvent(ctx: Context, err: unknown, secrets: readonly string[]): Promise<void> {
+  // Loaded here: `--help` and `--version` load as little as they can.
+  const { createEventWriter } = await import('../io/events.js');
+  const message = formatError(err, secrets).slice('collections: '.length);
+  const code = err instanceof CollectionsError ? err.code : 'E_INTERNAL';
+  createEventWriter(ctx.io.stderr, ctx.clock)({ event: 'error', message, code, exitCode: toExitCode(err) });
+}
+
+/**
  * Formats an error as the one stderr line of the README ("Exit codes"): `collections: <what happened>; <hint>`.
  * Unexpected errors (bugs) read `internal error, please report: <message>`; main() adds the stack
  * with `--verbose` or `COLLECTIONS_DEBUG=1` (cli/guard.ts `wantsStack`).
@@ -52,7 +65,10 @@ export async function main(argv: readonly string[], ctx: Context, secrets: strin
   } catch (thrown) {
     if (outputs.failure) return outputs.failure.code;
     const err = await asWriteFailure(thrown);
-    ctx.io.stderr.write(failureText(err, secrets, wantsStack(argv, ctx.env), formatError));
+    // `--log-format json`: the failure is the `error` event, not the human line.
+    if (argv.some((a) => a === '--log-format' || a.startsWith('--log-format=')) && (await import('../io/events.js')).logFormatOf(argv) === 'json')
+      await reportErrorEvent(ctx, err, secrets);
+    else ctx.io.stderr.write(failureText(err, secrets, wantsStack(argv, ctx.env), formatError));
     return toExitCode(err);
   }
   return outputs.failure?.code ?? code;

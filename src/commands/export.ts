@@ -114,6 +114,7 @@ export function planExport(command: string, flags: ExportFlags, settings: Resolv
     quiet: flags.quiet === true,
     spinner: flags.progress !== false,
     verbose: flags.verbose === true,
+    logFormat: flags.logFormat === 'json' ? 'json' : 'text',
     resumeCommand,
   };
 }

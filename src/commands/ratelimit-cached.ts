@@ -3,13 +3,14 @@
  * with their age, from the config store's cache; sends nothing. Also the table helpers that the
  * live `ratelimit` output shares.
  */
-import Table from 'cli-table3';
 import type { Context } from '../context.js';
 import type { ConfigStore, RateLimitCacheEntry } from '../config/store.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { ExitCode } from '../errors.js';
 import { formatLocalTime, formatTimeLeft } from '../io/format.js';
 import { inertText } from '../io/terminal-text.js';
+import { outputColumns } from '../io/columns.js';
+import { drawTable, loadTableSupport } from '../output/table.js';
 
 /** One row of `ratelimit --cached --json`. */
 export interface CachedRatelimitRow {
@@ -37,18 +38,22 @@ export interface PlainTable {
 }
 
 /**
- * A plain table: no ANSI colours, like the export's `table` format. (cli-table3 decides on colour
- * from the real process's terminal and environment, not from the Context, so colours would make
- * the output depend on where it runs.) Every heading and cell is made inert for a terminal
+ * A plain table: no ANSI colours, like the export's `table` format, drawn by output/table.ts
+ * `drawTable` (which needs `loadTableSupport` first): fitted to `columns` (text columns shrink,
+ * numbers are aligned right and never cut). Every heading and cell is made inert for a terminal
  * ({@link inertText}): origins come from the config file and values from response headers.
+ * @param columns the width to fit, in terminal columns (Infinity: natural widths)
  */
-export function newTable(head: readonly string[]): PlainTable {
-  const table = new Table({ head: head.map(inertText), style: { head: [], border: [], compact: true } });
+export function newTable(head: readonly string[], columns: number): PlainTable {
+  const rows: string[][] = [];
   return {
-    push: (row) => void table.push(row.map(inertText)),
-    toString: () => table.toString(),
+    push: (row) => void rows.push(row.map(inertText)),
+    toString: () => drawTable(head.map(inertText), rows, columns).text,
   };
 }
+
+/** The width `ratelimit` tables fit: `COLUMNS` or the terminal's (io/columns.ts), else natural widths (Infinity). */
+export const tableWidth = (ctx: Pick<Context, 'io' | 'env'>): number => outputColumns(ctx.io, ctx.env) ?? Number.POSITIVE_INFINITY;
 
 /** A table cell of an optional number: `-` when unknown. */
 export const cell = (v: number | undefined): string => (v === undefined ? '-' : String(v));
@@ -70,7 +75,7 @@ export interface CachedRatelimitOptions {
  * nothing and needs no key.
  * @returns 0
  */
-export function runCachedRatelimit(options: CachedRatelimitOptions, ctx: Context, store: ConfigStore): number {
+export async function runCachedRatelimit(options: CachedRatelimitOptions, ctx: Context, store: ConfigStore): Promise<number> {
   const now = ctx.clock.now();
   const origin = options.baseUrl?.origin;
   const order = (e: RateLimitCacheEntry): number => {
@@ -100,8 +105,9 @@ export function runCachedRatelimit(options: CachedRatelimitOptions, ctx: Context
       `No rate-limit headers seen yet${origin ? ` for ${inertText(origin)}` : ''}; \`collections ratelimit\` checks them (one request per endpoint).\n`,
     );
   } else {
+    await loadTableSupport();
     const showOrigin = new Set(rows.map((r) => r.origin)).size > 1 || origin === undefined;
-    const table = newTable([...(showOrigin ? ['origin'] : []), 'endpoint', 'limit', 'remaining', 'reset', 'time left', 'seen']);
+    const table = newTable([...(showOrigin ? ['origin'] : []), 'endpoint', 'limit', 'remaining', 'reset', 'time left', 'seen'], tableWidth(ctx));
     for (const e of entries) {
       const resetLocal = e.resetLocalAt ?? e.resetAt;
       const passed = resetLocal !== undefined && resetLocal <= now;

@@ -14,7 +14,8 @@ import { ExitCode, HttpError } from '../errors.js';
 import { formatLocalTime, formatTimeLeft } from '../io/format.js';
 import { createClient } from '../http/client.js';
 import type { Client, ClientOptions, ProbeResult, RateLimitSnapshot } from '../http/client.js';
-import { cell, newTable, resetSeconds, runCachedRatelimit } from './ratelimit-cached.js';
+import { cell, newTable, resetSeconds, runCachedRatelimit, tableWidth } from './ratelimit-cached.js';
+import { loadTableSupport } from '../output/table.js';
 
 export { RATELIMIT_HELP } from './command-specs.js';
 export type { CachedRatelimitRow } from './ratelimit-cached.js';
@@ -167,9 +168,9 @@ function toRow({ result, path, endpoint }: ProbeAnswer, now: number): RatelimitR
 }
 
 /** The live table: endpoint, a status column when an answer was not 200, limit, remaining, reset, time left. */
-function liveTable(answers: readonly ProbeAnswer[], rows: readonly RatelimitRow[], now: number): string {
+function liveTable(answers: readonly ProbeAnswer[], rows: readonly RatelimitRow[], now: number, width: number): string {
   const showStatus = rows.some((r) => r.status !== 200);
-  const table = newTable(['endpoint', ...(showStatus ? ['status'] : []), 'limit', 'remaining', 'reset', 'time left']);
+  const table = newTable(['endpoint', ...(showStatus ? ['status'] : []), 'limit', 'remaining', 'reset', 'time left'], width);
   for (const [i, row] of rows.entries()) {
     // The local-clock instant of the reset (corrected by the server's Date) is what a person's watch shows.
     const rl = answers[i]!.result.rateLimit;
@@ -229,6 +230,9 @@ export async function runRatelimit(options: RatelimitOptions, ctx: Context): Pro
   const now = ctx.clock.now();
   const rows = answers.map((answer) => toRow(answer, now));
   if (options.json) ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-  else ctx.io.stdout.write(`${liveTable(answers, rows, now)}\n`);
+  else {
+    await loadTableSupport();
+    ctx.io.stdout.write(`${liveTable(answers, rows, now, tableWidth(ctx))}\n`);
+  }
   return ExitCode.Ok;
 }

@@ -54,6 +54,8 @@ export interface ExportFlagValues {
   verbose?: boolean;
   /** `--dry-run`. */
   dryRun?: boolean;
+  /** `--log-format <format>`, `text` or `json`. */
+  logFormat?: string;
 }
 
 /** Export defaults stored in the profile; flags override them, they override built-in defaults. */
@@ -263,6 +265,13 @@ export const EXPORT_FLAGS = [
     description:
       'print the plan (request, headers with the key masked, files, items, pages, time at the current quota) and write nothing; spends one request of the quota (itemsPerPage=1)',
     value: { kind: 'switch' },
+  },
+  {
+    flags: '--log-format <format>',
+    attribute: 'logFormat',
+    description: 'stderr as human lines (text) or one JSON event a line for scripts (json: start, page, wait, retry, warning, error, summary)',
+    value: { kind: 'choice', choices: ['text', 'json'] },
+    defaultValue: 'text',
   },
 ] as const satisfies readonly ExportFlagSpec[];
 

@@ -12,6 +12,8 @@ import { createFormatter, type Formatter, type FormatterOptions, type OutputForm
 import { BrokenPipeError } from '../output/stream-sink.js';
 import { loadTableSupport } from '../output/table.js';
 import { loadProgress, type Progress, type ProgressStats } from '../io/progress.js';
+import type { LogFormat } from '../io/events.js';
+import { outputColumns } from '../io/columns.js';
 import { createInterrupt, type Interrupt } from './interrupt.js';
 import { openStdout, type Destination } from './destination.js';
 import { openSidecar } from './sidecar.js';
@@ -67,6 +69,8 @@ export interface ExportPlan {
   quiet: boolean;
   spinner: boolean;
   verbose: boolean;
+  /** `--log-format`: `json` writes progress as JSON lines (io/events.ts); default `text`. */
+  logFormat?: LogFormat;
   /** The command line to repeat with `--resume` (no key), for hints. */
   resumeCommand: string;
   /** Observer of every client event; optional. */
@@ -236,7 +240,10 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
     quiet: plan.quiet,
     spinner: plan.spinner,
     verbose: plan.verbose,
+    logFormat: plan.logFormat,
   });
+  const { endpoint, mode, format } = plan;
+  progress.start({ command: endpoint.command, endpoint: endpoint.path, mode, format, destination: plan.files?.target ?? 'stdout' });
   const interrupt = createInterrupt(ctx, (signal) => {
     progress.stop();
     // The last checkpoint is consistent whatever is in flight (SIGKILL-safe), so it is kept.
@@ -264,7 +271,7 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
     const warn = plan.formatter.warn ?? ((m: string) => progress.note(`collections: ${m}`));
     const formatter = createFormatter(
       plan.format,
-      { ...plan.formatter, columns: plan.formatter.columns ?? ctx.io.columns, warn },
+      { ...plan.formatter, columns: plan.formatter.columns ?? outputColumns(ctx.io, ctx.env), warn },
       resumed?.formatter,
     );
     if (resumed) Object.assign(tally, { items: resumed.items, pages: resumed.pages, totalItems: resumed.totalItems });

@@ -1,6 +1,9 @@
 /**
- * Progress on stderr: an ora spinner when stderr is a terminal (not with `--quiet`, `--no-progress`
- * or in CI), plain lines otherwise; `--verbose` request lines; the summary line. Consumes the
+ * Progress on stderr: an ora spinner when stderr is a terminal (not with `--quiet`, `--no-progress`,
+ * in CI or on `TERM=dumb`) showing items, pages, rate, elapsed time, an ETA when the total is known
+ * and a rate-limit wait's countdown, repainted every second of the injected Clock; plain lines
+ * otherwise; `--verbose` request lines; the summary line. `--log-format json` gets JSON lines
+ * instead (io/json-progress.ts). Consumes the
  * client's events. Never prints the API key: nothing here ever sees it. Every line and the
  * spinner's text pass through {@link inertText} first: they quote request paths, `X-Request-ID`,
  * retry reasons from the server and warnings naming field names, which must not reach the terminal
@@ -11,7 +14,12 @@ import type { Ora, Options as OraOptions } from 'ora';
 import type { Clock } from '../time/clock.js';
 import type { ClientEvent } from '../http/client.js';
 import type { OutputStream } from '../context.js';
-import { formatCount, formatDuration, formatLocalTime } from './format.js';
+import { formatDuration } from './format.js';
+import { formatRequestLine, formatStatus, formatSummary, formatWaitLine, type Progress, type ProgressStats } from './progress-text.js';
+import type { LogFormat } from './events.js';
+import { createJsonProgress } from './json-progress.js';
+
+export type { Progress, ProgressStats, StartInfo } from './progress-text.js';
 import { inertText } from './terminal-text.js';
 
 /** Options of {@link createProgress}. */
@@ -19,7 +27,7 @@ export interface ProgressOptions {
   stderr: OutputStream;
   /** Whether stderr is a terminal. */
   isTTY: boolean;
-  /** Environment, for `CI` and `NO_COLOR`. */
+  /** Environment, for `CI`, `TERM` and `NO_COLOR`. */
   env: Readonly<Record<string, string | undefined>>;
   clock: Clock;
   /** `--quiet`: nothing but errors. */
@@ -28,6 +36,8 @@ export interface ProgressOptions {
   spinner: boolean;
   /** `--verbose`: one line per request. */
   verbose: boolean;
+  /** `--log-format`: `json` gives the JSON-lines progress of io/json-progress.ts (default `text`). */
+  logFormat?: LogFormat | undefined;
   /**
    * Makes the spinner (ora's default export). Without it there is no spinner; {@link loadProgress}
    * imports ora only when a spinner will be shown, so exports to a pipe or a log never load it.
@@ -35,37 +45,14 @@ export interface ProgressOptions {
   createSpinner?: (options: OraOptions) => Ora;
 }
 
-/** Counters the summary reports. */
-export interface ProgressStats {
-  items: number;
-  pages: number;
-  requests: number;
-  retries: number;
-  waits: number;
-  /** Total rate-limit wait, ms. */
-  waitMs: number;
-}
-
-/** The progress reporter of one export. */
-export interface Progress {
-  /** Feeds a client event (response, wait, retry). */
-  onClientEvent(event: ClientEvent): void;
-  /** A page was written: cumulative items and pages, total if known. */
-  onPage(items: number, pages: number, totalItems: number | undefined): void;
-  /** A one-line note (a warning, the "resumed" note) that must not tangle with the spinner. */
-  note(line: string): void;
-  /** Stops the spinner and prints the summary (unless quiet). */
-  done(destination: string): void;
-  /** Stops the spinner without a summary (on failure). */
-  stop(): void;
-  /** The counters so far. */
-  readonly stats: ProgressStats;
-}
-
-/** Whether a spinner may be shown: stderr is a terminal, not quiet, not disabled, not CI. */
+/**
+ * Whether a spinner may be shown: stderr is a terminal, not quiet, not disabled, not CI, and the
+ * terminal can move its cursor (`TERM=dumb` cannot: terminfo's `dumb` has no cursor addressing).
+ */
 export function spinnerEnabled(options: Pick<ProgressOptions, 'isTTY' | 'quiet' | 'spinner' | 'env'>): boolean {
   const ci = options.env.CI;
-  return options.isTTY && !options.quiet && options.spinner && !(ci !== undefined && ci !== '' && ci !== '0' && ci !== 'false');
+  const inCI = ci !== undefined && ci !== '' && ci !== '0' && ci !== 'false';
+  return options.isTTY && !options.quiet && options.spinner && !inCI && options.env.TERM !== 'dumb';
 }
 
 /** The cursor methods ora calls on its stream (those of `tty.WriteStream`). */
@@ -108,63 +95,13 @@ function spinnerStream(stream: OutputStream): NodeJS.WritableStream {
 }
 
 /**
- * Creates a {@link Progress}, importing ora first when a spinner will be shown (see
- * {@link spinnerEnabled}).
+ * Creates a {@link Progress}: JSON lines with `logFormat: 'json'`, else the human one, importing ora
+ * first when a spinner will be shown (see {@link spinnerEnabled}).
  */
 export async function loadProgress(options: ProgressOptions): Promise<Progress> {
+  if (options.logFormat === 'json') return createJsonProgress(options);
   const createSpinner = options.createSpinner ?? (spinnerEnabled(options) ? (await import('ora')).default : undefined);
   return createProgress(createSpinner ? { ...options, createSpinner } : options);
-}
-
-/** A client event of one type. */
-type EventOf<T extends ClientEvent['type']> = Extract<ClientEvent, { type: T }>;
-
-/**
- * The `--verbose` line of a response: `GET /entities?page=1 200 12ms remaining=5/60 X-Request-ID=r1`
- * (duration rounded to whole ms; quota and request id only when the response had them).
- */
-export function formatRequestLine(event: EventOf<'response'>): string {
-  const quota = event.remaining !== undefined ? ` remaining=${event.remaining}${event.limit !== undefined ? `/${event.limit}` : ''}` : '';
-  const rid = event.requestId ? ` X-Request-ID=${event.requestId}` : '';
-  return `${event.method} ${event.path} ${event.status} ${Math.round(event.ms)}ms${quota}${rid}`;
-}
-
-/**
- * The line of a rate-limit wait: `rate limit reached (0/3 left), resuming at 18:01:00 (in 1m)`,
- * the resume time local (with the date when it is not today, see {@link formatLocalTime}).
- * @param nowMs epoch ms now, by the local clock
- */
-export function formatWaitLine(event: EventOf<'wait'>, nowMs: number): string {
-  const quota = event.limit !== undefined ? ` (${event.remaining ?? 0}/${event.limit} left)` : '';
-  const why = event.reason === 'pacing' ? 'rate limit reached' : event.reason === 'retry-after' ? 'server asked to wait' : 'rate limited (429)';
-  return `${why}${quota}, resuming at ${formatLocalTime(event.until, nowMs)} (in ${formatDuration(event.ms)})`;
-}
-
-/**
- * The summary of a finished export, without the `collections: ` prefix:
- * `60 items to x.ndjson in 2.5s (7 requests, 0 retries, 2 rate-limit waits (2m))`.
- * @param elapsedMs how long the export took, ms
- */
-export function formatSummary(stats: ProgressStats, destination: string, elapsedMs: number): string {
-  const waits =
-    stats.waits > 0 ? `, ${stats.waits} rate-limit wait${stats.waits === 1 ? '' : 's'} (${formatDuration(stats.waitMs)})` : ', no rate-limit waits';
-  return (
-    `${formatCount(stats.items)} item${stats.items === 1 ? '' : 's'} to ${destination} in ${formatDuration(elapsedMs)}` +
-    ` (${formatCount(stats.requests)} request${stats.requests === 1 ? '' : 's'}, ${stats.retries} retr${stats.retries === 1 ? 'y' : 'ies'}${waits})`
-  );
-}
-
-/**
- * The spinner's text: `1,200 of 5,000 items (24%) · 12 pages · 480 items/s` (the total and the
- * percentage only when the total is known).
- * @param elapsedMs time since the export started, ms (the rate is 0 before any time passed)
- */
-export function formatStatus(stats: Pick<ProgressStats, 'items' | 'pages'>, total: number | undefined, elapsedMs: number): string {
-  const seconds = elapsedMs / 1000;
-  const rate = seconds > 0 ? stats.items / seconds : 0;
-  const pct = total ? ` (${Math.min(100, Math.floor((stats.items / total) * 100))}%)` : '';
-  const of = total ? ` of ${formatCount(total)}` : '';
-  return `${formatCount(stats.items)}${of} items${pct} · ${formatCount(stats.pages)} pages · ${formatCount(rate)} items/s`;
 }
 
 /** Starts the spinner on stderr when one may be shown and `createSpinner` is given; cyan unless NO_COLOR. */
@@ -174,37 +111,76 @@ function startSpinner(options: ProgressOptions, noColor: boolean): Ora | undefin
   return options.createSpinner({ stream, isEnabled: true, discardStdin: false, color: noColor ? false : 'cyan', text: 'starting…' }).start();
 }
 
+/** A repaint every second of the injected clock until a wait ends; see {@link createCountdown}. */
+interface Countdown {
+  /** Starts ticking until `endMono` (monotonic ms), stopping a countdown under way. */
+  start(endMono: number): void;
+  /** Stops ticking. */
+  stop(): void;
+}
+
+/**
+ * Calls `render` every second of `clock` (and once at `endMono`) until `endMono`, so the time left
+ * of a rate-limit wait is live. It sleeps on the injected Clock: a virtual clock drives it in tests.
+ */
+function createCountdown(clock: Clock, render: () => void): Countdown {
+  let ticker: AbortController | undefined;
+  const stop = (): void => {
+    ticker?.abort();
+    ticker = undefined;
+  };
+  const run = async (endMono: number, signal: AbortSignal): Promise<void> => {
+    while (clock.monotonic() < endMono) {
+      await clock.sleep(Math.min(1000, endMono - clock.monotonic()), signal);
+      render();
+    }
+  };
+  return {
+    start(endMono) {
+      stop();
+      ticker = new AbortController();
+      run(endMono, ticker.signal).catch(() => undefined);
+    },
+    stop,
+  };
+}
+
+/** Writes one inert line on stderr, clearing the spinner first and repainting it after. */
+function lineWriter(stderr: OutputStream, spinner: Ora | undefined): (raw: string) => void {
+  return (raw) => {
+    spinner?.clear();
+    stderr.write(`${inertText(raw)}\n`);
+    spinner?.render();
+  };
+}
+
 /** Creates a {@link Progress}; a spinner only with `options.createSpinner`. */
 export function createProgress(options: ProgressOptions): Progress {
   const { stderr, clock, quiet, verbose } = options;
   const started = clock.monotonic();
   const stats: ProgressStats = { items: 0, pages: 0, requests: 0, retries: 0, waits: 0, waitMs: 0 };
   let total: number | undefined;
-  let waitingUntil: number | undefined;
-  let waitLine = '';
+  // The rate-limit wait under way: its event and when it ends on the monotonic clock.
+  let wait: { event: Extract<ClientEvent, { type: 'wait' }>; endMono: number } | undefined;
   let lastPaint: number | undefined;
   const noColor = options.env.NO_COLOR !== undefined && options.env.NO_COLOR !== '';
   const spinner = startSpinner(options, noColor);
 
-  const line = (raw: string): void => {
-    const text = inertText(raw);
-    if (spinner) {
-      spinner.clear();
-      stderr.write(`${text}\n`);
-      spinner.render();
-    } else {
-      stderr.write(`${text}\n`);
-    }
-  };
+  const line = lineWriter(stderr, spinner);
+
+  // The wait line with the time left, while a wait is under way.
+  const waitText = (): string | undefined =>
+    wait && wait.endMono > clock.monotonic() ? inertText(formatWaitLine(wait.event, clock.now(), wait.endMono - clock.monotonic())) : undefined;
 
   const render = (): void => {
     if (!spinner) return;
-    let text = formatStatus(stats, total, clock.monotonic() - started);
-    if (waitingUntil !== undefined && waitingUntil > clock.now()) text += ` · ${waitLine}`;
-    spinner.text = text;
+    const waiting = waitText();
+    spinner.text = formatStatus(stats, total, clock.monotonic() - started) + (waiting === undefined ? '' : ` · ${waiting}`);
     // ora only repaints on its 80 ms tick; a wait is shown at once so it is never missed.
-    if (waitingUntil !== undefined && waitingUntil > clock.now()) spinner.render();
+    if (waiting !== undefined) spinner.render();
   };
+
+  const countdown = createCountdown(clock, render);
 
   return {
     stats,
@@ -217,10 +193,11 @@ export function createProgress(options: ProgressOptions): Progress {
         case 'wait':
           stats.waits++;
           stats.waitMs += event.ms;
-          waitingUntil = event.until;
-          waitLine = inertText(formatWaitLine(event, clock.now()));
-          if (spinner) render();
-          else if (!quiet) line(`collections: ${waitLine}`);
+          wait = { event, endMono: clock.monotonic() + event.ms };
+          if (spinner) {
+            render();
+            countdown.start(wait.endMono);
+          } else if (!quiet) line(`collections: ${inertText(formatWaitLine(event, clock.now()))}`);
           break;
         case 'retry':
           stats.retries++;
@@ -243,7 +220,9 @@ export function createProgress(options: ProgressOptions): Progress {
     note(text) {
       if (!quiet) line(text);
     },
+    start() {},
     done(destination) {
+      countdown.stop();
       const summary = inertText(formatSummary(stats, destination, clock.monotonic() - started));
       // ora's success symbol is coloured from process-wide state; NO_COLOR in our env wins.
       if (spinner && noColor) spinner.stopAndPersist({ symbol: '✔', text: summary });
@@ -251,6 +230,7 @@ export function createProgress(options: ProgressOptions): Progress {
       else if (!quiet) stderr.write(`collections: ${summary}\n`);
     },
     stop() {
+      countdown.stop();
       spinner?.stop();
     },
   };

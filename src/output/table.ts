@@ -3,9 +3,9 @@
  * buffers: rows are kept (at most `tableMaxRows`, default {@link TABLE_MAX_ROWS}) and the table is
  * written by `end()`, since column widths depend on every row. Columns: `--fields`, else the
  * endpoint's `tableFields`, else the top-level scalar keys of the first page that has items.
- * Cells are cut with `…` so every line fits `columns` (default {@link TABLE_DEFAULT_WIDTH});
- * columns that cannot get even {@link TABLE_MIN_CELL} characters are left out and counted in a
- * final line. No colours (plain `style`), no lines between rows (`compact`), and every cell and
+ * Cells are cut with `…` so every line fits `columns` (default {@link TABLE_DEFAULT_WIDTH}): text
+ * columns shrink first, number columns are aligned right and never cut; columns that cannot get
+ * even {@link TABLE_MIN_CELL} characters are left out and counted in a final line. No colours (plain `style`), no lines between rows (`compact`), and every cell and
  * heading is made inert ({@link plainCell}) so data cannot move the cursor or inject terminal escapes.
  */
 import { createRequire } from 'node:module';
@@ -67,34 +67,97 @@ function width(text: string): number {
   return stringWidth(text);
 }
 
-/**
- * Content widths that fit `total` terminal columns (cli-table3 adds 1 padding each side and one
- * border character between and around columns). Natural widths are kept when they fit; otherwise
- * the widest columns are capped at the largest common width that fits (water filling), and the
- * remainder goes one character at a time to the capped columns from the left.
- * @param natural widest content of each column, in characters
- * @param total terminal width, in columns
- * @returns content widths, one per column kept (columns past the last that fits at
- *   {@link TABLE_MIN_CELL} are dropped from the right)
- */
-export function fitWidths(natural: readonly number[], total: number): number[] {
-  const maxColumns = Math.max(1, Math.floor((total - 1) / (TABLE_MIN_CELL + 3)));
-  const kept = natural.slice(0, maxColumns).map((w) => Math.max(1, w));
-  const available = total - 1 - 3 * kept.length;
-  const sum = kept.reduce((a, b) => a + b, 0);
-  if (sum <= available) return kept;
+/** Whether a cell reads as a number (`-12`, `1,200`, `3.5`, `1e6`): such columns are aligned right and never cut. */
+function isNumber(text: string): boolean {
+  return /^[-+]?\d[\d,]*(\.\d+)?([eE][-+]?\d+)?$/.test(text);
+}
+
+/** Whether every non-empty cell of column `i` is a number (and at least one is). */
+function numericColumn(rows: readonly (readonly string[])[], i: number): boolean {
+  const cells = rows.map((r) => r[i] ?? '').filter((c) => c !== '' && c !== '-');
+  return cells.length > 0 && cells.every(isNumber);
+}
+
+/** Caps the widths at `indices` at the largest common width that fits `available` (water filling), the rest from the left. */
+function waterFill(widths: number[], indices: readonly number[], available: number): void {
+  const natural = indices.map((i) => widths[i] as number);
   let cap = TABLE_MIN_CELL;
-  const used = (c: number): number => kept.reduce((a, w) => a + Math.min(w, c), 0);
-  while (used(cap + 1) <= available) cap++;
-  const out = kept.map((w) => Math.min(w, cap));
+  const used = (c: number): number => natural.reduce((a, w) => a + Math.min(w, c), 0);
+  while (used(cap + 1) <= available && natural.some((w) => w > cap)) cap++;
   let spare = available - used(cap);
-  for (let i = 0; i < out.length && spare > 0; i++) {
-    if ((kept[i] as number) > (out[i] as number)) {
-      out[i] = (out[i] as number) + 1;
+  indices.forEach((i, k) => {
+    const w = natural[k] as number;
+    widths[i] = Math.min(w, cap);
+    if (w > cap && spare > 0) {
+      widths[i] = cap + 1;
       spare--;
     }
-  }
-  return out;
+  });
+}
+
+/**
+ * Content widths that fit `total` terminal columns (cli-table3 adds 1 padding each side and one
+ * border character between and around columns). Natural widths are kept when they fit. Otherwise
+ * number columns keep their width (a number is never cut) and the text columns are capped at the
+ * largest common width that fits (water filling), the remainder going one character at a time to
+ * the capped columns from the left. Columns are dropped from the right while even
+ * {@link TABLE_MIN_CELL} characters per text column and whole numbers do not fit; a lone column
+ * wider than the terminal is cut.
+ * @param natural widest content of each column, in characters
+ * @param total terminal width, in columns
+ * @param numeric which columns hold numbers (default none)
+ * @returns content widths, one per column kept
+ */
+export function fitWidths(natural: readonly number[], total: number, numeric: readonly boolean[] = []): number[] {
+  const need = (k: number): number =>
+    natural.slice(0, k).reduce((a, w, i) => a + 3 + (numeric[i] ? Math.max(1, w) : Math.min(Math.max(1, w), TABLE_MIN_CELL)), 1);
+  let count = Math.min(natural.length, Math.max(1, Math.floor((total - 1) / (TABLE_MIN_CELL + 3))));
+  while (count > 1 && need(count) > total) count--;
+  const widths = natural.slice(0, count).map((w) => Math.max(1, w));
+  const available = total - 1 - 3 * widths.length;
+  if (widths.reduce((a, b) => a + b, 0) <= available) return widths;
+  const text = widths.map((_w, i) => i).filter((i) => !numeric[i]);
+  const fixed = widths.reduce((a, w, i) => a + (numeric[i] ? w : 0), 0);
+  if (text.length > 0 && available - fixed >= TABLE_MIN_CELL * text.length) waterFill(widths, text, available - fixed);
+  else
+    waterFill(
+      widths,
+      widths.map((_w, i) => i),
+      available,
+    );
+  return widths;
+}
+
+/** A drawn table: its text (no final newline) and how many columns it shows. */
+export interface DrawnTable {
+  text: string;
+  /** Columns shown, from the left; the rest did not fit. */
+  shown: number;
+}
+
+/**
+ * Draws a plain table that fits `total` terminal columns ({@link fitWidths}): no colours, no lines
+ * between rows, number columns aligned right and never cut, text cut with `…`. Cells and headings
+ * must already be inert ({@link plainCell}). Needs {@link loadTableSupport} to have completed.
+ * @param total terminal width, in columns
+ */
+export function drawTable(head: readonly string[], rows: readonly (readonly string[])[], total: number): DrawnTable {
+  const natural = head.map((h, i) => rows.reduce((w, r) => Math.max(w, width(r[i] ?? '')), width(h)));
+  const numeric = head.map((_h, i) => numericColumn(rows, i));
+  const widths = fitWidths(natural, total, numeric);
+  const shown = widths.length;
+  // Loaded here, on the one call that draws: other formats never pay for it at start-up.
+  const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3;
+  const table = new Table({
+    head: head.slice(0, shown),
+    colWidths: widths.map((w) => w + 2),
+    colAligns: numeric.slice(0, shown).map((n) => (n ? 'right' : 'left')),
+    wordWrap: false,
+    truncate: '…',
+    style: { head: [], border: [], compact: true },
+  });
+  for (const r of rows) table.push(r.slice(0, shown));
+  return { text: table.toString(), shown };
 }
 
 /** Top-level keys holding a scalar (or null) in at least one item, first-seen order. */
@@ -158,20 +221,8 @@ export function createTableFormatter(options: FormatterOptions = {}, resume?: Fo
     end() {
       if (columns === null || columns.length === 0) return '';
       const head = columns.map((p) => plainCell(p.join('.')));
-      const natural = head.map((h, i) => rows.reduce((w, r) => Math.max(w, width(r[i] ?? '')), width(h)));
-      const widths = fitWidths(natural, total);
-      const shown = widths.length;
-      // Loaded here, on the one call that draws: other formats never pay for it at start-up.
-      const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3;
-      const table = new Table({
-        head: head.slice(0, shown),
-        colWidths: widths.map((w) => w + 2),
-        wordWrap: false,
-        truncate: '…',
-        style: { head: [], border: [], compact: true },
-      });
-      for (const r of rows) table.push(r.slice(0, shown));
-      let text = table.toString() + '\n';
+      const { text: drawn, shown } = drawTable(head, rows, total);
+      let text = drawn + '\n';
       if (shown < columns.length) text += `… ${columns.length - shown} more columns not shown; use --fields to choose\n`;
       if (hidden > 0) text += `… ${hidden} more rows not shown; use --format csv\n`;
       return text;

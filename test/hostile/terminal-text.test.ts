@@ -140,7 +140,8 @@ describe('ratelimit tables are inert', () => {
     writeFileSync(dir.file('config/ratelimit.json'), JSON.stringify({ entries: { [`${origin} invoices`]: entry } }), { mode: 0o600 });
     const r = await runInProcess(world, dir, ['ratelimit', '--cached'], { connectVia: 'none' });
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/│ https:\/\/api \.example │ invoices │ 60 +│ 7 +│/);
+    // Numbers are aligned right (issue 14).
+    expect(r.stdout).toMatch(/│ https:\/\/api \.example │ invoices │ +60 │ +7 │/);
     expect(r.stdout).not.toMatch(TERMINAL_ACTIVE);
     expect(r.stderr).toBe('');
     expect(files(dir)).toEqual([]);

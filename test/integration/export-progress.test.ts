@@ -36,16 +36,17 @@ describe('progress', () => {
     // The first window ends at the next whole minute of the server clock: START + 60 s.
     expect(text).toContain(`rate limit reached (0/3 left), resuming at ${localTime(START + 60_000)}`);
     expect(text).toContain(`resuming at ${localTime(START + 120_000)}`);
-    expect(text).toMatch(/\d+ items · \d+ pages · [\d,]+ items\/s/);
+    expect(text).toMatch(/\d+ items · \d+ pages · [\d,]+ items\/s · \S+ elapsed/);
+    // The countdown is live: the spinner shows the time left falling second by second.
+    expect(text).toContain('resuming at ' + localTime(START + 60_000) + ' (in 59s)');
     expect(text).toMatch(/✔ 60 items to \S*x\.ndjson in .+ \(7 requests, 0 retries, 2 rate-limit waits \(2m\)\)\n$/);
     expect(canaryFree(r.stderr)).toBe(true);
   });
 
-  it('shows a percentage when the total is known (--total)', async () => {
-    world = createWorld();
+  it('shows a percentage and, once time has passed (a rate-limit wait), an ETA when the total is known (--total)', async () => {
     const r = await runInProcess(world, dir, [...ARGS(), '--total'], { stderrIsTTY: true, columns: 120 });
     expect(r.code).toBe(0);
-    expect(strip(r.stderr)).toMatch(/\d+ of 60 items \(\d+%\)/);
+    expect(strip(r.stderr)).toMatch(/\d+ of 60 items \(\d+%\) · \d+ pages · [\d,]+ items\/s · \S+ elapsed · ETA \S+/);
   });
 
   it('NO_COLOR: no colour codes at all (the spinner still moves)', async () => {
@@ -66,6 +67,7 @@ describe('progress', () => {
     ['CI set on a terminal', { stderrIsTTY: true, env: { CI: 'true' } }],
     ['--no-progress on a terminal', { stderrIsTTY: true, args: ['--no-progress'] }],
     ['stderr not a terminal', { stderrIsTTY: false }],
+    ['TERM=dumb on a terminal', { stderrIsTTY: true, env: { TERM: 'dumb' } }],
   ])('%s: no spinner, plain wait lines and the summary', async (_name, o) => {
     const r = await runInProcess(world, dir, [...ARGS(), ...((o as { args?: string[] }).args ?? [])], {
       stderrIsTTY: o.stderrIsTTY,

@@ -29,6 +29,7 @@ describe('the export flag table', () => {
       '--no-progress',
       '--verbose',
       '--dry-run',
+      '--log-format',
     ]);
     expect(new Set(EXPORT_FLAGS.map((f) => f.attribute)).size).toBe(EXPORT_FLAGS.length);
   });

@@ -1,11 +1,14 @@
 import ora from 'ora';
 import { describe, expect, it } from 'vitest';
-import { createProgress, formatRequestLine, formatStatus, formatSummary, formatWaitLine, spinnerEnabled } from '../../../src/io/progress.js';
+import { createProgress, spinnerEnabled } from '../../../src/io/progress.js';
+import { formatRequestLine, formatStatus, formatSummary, formatWaitLine } from '../../../src/io/progress-text.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
 import { CaptureStream } from '../../helpers/context.js';
 
 describe('spinnerEnabled', () => {
   it.each([
+    [{ isTTY: true, quiet: false, spinner: true, env: { TERM: 'dumb' } }, false],
+    [{ isTTY: true, quiet: false, spinner: true, env: { TERM: 'xterm-256color' } }, true],
     [{ isTTY: true, quiet: false, spinner: true, env: {} }, true],
     [{ isTTY: false, quiet: false, spinner: true, env: {} }, false],
     [{ isTTY: true, quiet: true, spinner: true, env: {} }, false],
@@ -109,8 +112,51 @@ describe('progress lines', () => {
     );
   });
 
-  it('formatStatus: the total and percentage only when known, items per second', () => {
-    expect(formatStatus({ items: 1_200, pages: 12 }, 5_000, 2_500)).toBe('1,200 of 5,000 items (24%) · 12 pages · 480 items/s');
-    expect(formatStatus({ items: 0, pages: 0 }, undefined, 0)).toBe('0 items · 0 pages · 0 items/s');
+  it('formatStatus: the total, percentage and ETA only when known, items per second, elapsed time', () => {
+    expect(formatStatus({ items: 1_200, pages: 12 }, 5_000, 2_500)).toBe(
+      '1,200 of 5,000 items (24%) · 12 pages · 480 items/s · 2.5s elapsed · ETA 8s',
+    );
+    expect(formatStatus({ items: 1_200, pages: 12 }, undefined, 2_500)).toBe('1,200 items · 12 pages · 480 items/s · 2.5s elapsed');
+    expect(formatStatus({ items: 0, pages: 0 }, 5_000, 0)).toBe('0 of 5,000 items (0%) · 0 pages · 0 items/s · 0ms elapsed');
+    expect(formatStatus({ items: 0, pages: 0 }, undefined, 0)).toBe('0 items · 0 pages · 0 items/s · 0ms elapsed');
+  });
+
+  it('formatWaitLine with the time left: the live countdown in whole seconds', () => {
+    const now = new Date(2024, 3, 16, 18, 0, 0).getTime();
+    const event = { type: 'wait', reason: 'pacing', ms: 60_000, until: now + 60_000, limit: 3, remaining: 0 } as const;
+    expect(formatWaitLine(event, now, 58_500)).toBe('rate limit reached (0/3 left), resuming at 18:01:00 (in 59s)');
+  });
+});
+
+describe('the countdown of a rate-limit wait', () => {
+  it('advances with the virtual clock, one repaint a second, and stops at the end of the wait', async () => {
+    const stderr = new FakeTerminal(120);
+    const clock = createVirtualClock(new Date(2024, 3, 16, 18, 0, 0).getTime(), { autoAdvance: false });
+    const progress = createProgress({
+      stderr,
+      isTTY: true,
+      env: { NO_COLOR: '1' },
+      clock,
+      quiet: false,
+      spinner: true,
+      verbose: false,
+      createSpinner: ora,
+    });
+    progress.onClientEvent({ type: 'wait', reason: 'pacing', ms: 3_000, until: clock.now() + 3_000, limit: 3, remaining: 0 });
+    const flush = (): Promise<void> => new Promise((r) => setImmediate(r));
+    expect(stderr.text()).toContain('resuming at 18:00:03 (in 3s)');
+    expect(stderr.text()).not.toContain('(in 2s)');
+    clock.advance(1_000);
+    await flush();
+    expect(stderr.text()).toContain('(in 2s)');
+    expect(stderr.text()).not.toContain('(in 1s)');
+    clock.advance(1_000);
+    await flush();
+    expect(stderr.text()).toContain('(in 1s)');
+    clock.advance(1_000);
+    await flush();
+    expect(clock.pending()).toBe(0);
+    progress.done('x.ndjson');
+    expect(stderr.text()).toContain('0 items to x.ndjson');
   });
 });

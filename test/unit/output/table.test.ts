@@ -85,7 +85,8 @@ describe('table', () => {
     const items = Array.from({ length: 25 }, (_, i) => ({ id: i }));
     const text = table(paginate(items, [10, 10]), { tableMaxRows: 10 });
     expect(text.trimEnd().split('\n').at(-1)).toBe('… 15 more rows not shown; use --format csv');
-    expect(text).toContain('│ 9  │');
+    // Numbers are aligned right (issue 14: they were left-aligned).
+    expect(text).toContain('│  9 │');
     expect(text).not.toContain('│ 10 │');
   });
 
