@@ -73,9 +73,23 @@ describe('one writer per output', () => {
   });
 
   it('two exports to the same --out at once: one completes, the other exits 7; the file is whole', async () => {
-    const [a, b] = await Promise.all([runInProcess(world, dir, args()), runInProcess(world, dir, args())]);
-    expect([a.code, b.code].sort()).toEqual([0, 7]);
-    const loser = a.code === 7 ? a : b;
+    // The first export is held after its first page until the second has run, so the two overlap
+    // however the event loop schedules them (two free-running exports may not overlap at all).
+    let release = (): void => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let sent = 0;
+    const first = runInProcess(world, dir, args(), {
+      wrapFetch: (inner) => async (input, init) => {
+        if (++sent === 2) await gate;
+        return inner(input, init);
+      },
+    });
+    while (sent < 2) await new Promise((resolve) => setImmediate(resolve));
+    const b = await runInProcess(world, dir, args());
+    release();
+    const a = await first;
+    expect([a.code, b.code]).toEqual([0, 7]);
+    const loser = b;
     recordHostile({
       exit: loser.code,
       message: loser.lines.join(' / '),
