@@ -71,11 +71,10 @@ export function createWatermarkTracker(options: WatermarkOptions): WatermarkTrac
     async commit(items) {
       if (!state) return;
       const unchanged = `the state file ${state.path} is left as it was`;
-      if (options.maxItems !== undefined && items >= options.maxItems)
-        return options.note(`collections: --max-items stopped the export; ${unchanged}`);
       const since = pending();
-      if (since === undefined) return options.note(`collections: the server sent no Date header; ${unchanged}`);
-      await saveWatermark(state.path, state.key, since, options.now());
+      if (options.maxItems !== undefined && items >= options.maxItems) options.note(`collections: --max-items stopped the export; ${unchanged}`);
+      else if (since === undefined) options.note(`collections: the server sent no Date header; ${unchanged}`);
+      else await saveWatermark(state.path, state.key, since, options.now());
     },
   };
 }

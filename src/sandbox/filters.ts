@@ -8,7 +8,7 @@
 import type { GeneratedCollection, JsonObject } from './data.js';
 
 /** The date range operators, as the query names them. */
-export const RANGE_OPERATORS = ['after', 'strictly_after', 'before', 'strictly_before'] as const;
+const RANGE_OPERATORS = ['after', 'strictly_after', 'before', 'strictly_before'] as const;
 
 /** A date range operator. */
 type RangeOperator = (typeof RANGE_OPERATORS)[number];
@@ -45,7 +45,7 @@ export function pickFilters(base: GeneratedCollection, params: URLSearchParams, 
 /** Filters ready to apply to items. */
 export interface CompiledFilters {
   /** Whether an item passes every exact and range filter. */
-  matches(obj: JsonObject): boolean;
+  readonly matches: (obj: JsonObject) => boolean;
   /** The order asked for, if any: by `field`'s time, `desc` newest first. */
   readonly order: { readonly field: string; readonly desc: boolean } | undefined;
 }
@@ -84,7 +84,7 @@ export function compileFilters(filters: ReadonlyMap<string, string>): CompiledFi
   }
   return {
     order,
-    matches(obj) {
+    matches: (obj) => {
       // eslint-disable-next-line @typescript-eslint/no-base-to-string -- filters compare String() of any JSON field, on purpose: a nested object reads `[object Object]`, which no query value is
       for (const [k, v] of exact) if (String(obj[k]) !== v) return false;
       for (const r of ranges) if (!inRange(r.op, fieldTime(obj, r.field), r.bound)) return false;

@@ -56,6 +56,7 @@ export function createCollectionRegistry(
       s = createCollectionState(key, make(), budget, seed);
       states.set(key, s);
     }
+    churn?.(s);
     return s;
   };
   const invoicesOf = (t: number): CollectionState => state(`invoices:${t}`, () => dataset.invoices(t));
@@ -82,7 +83,7 @@ export function createCollectionRegistry(
     return state(`line-items:${invoiceId}`, () => dataset.invoiceLineItems(owner, index));
   };
 
-  const resolveState = (route: Route): CollectionState | undefined => {
+  const resolve = (route: Route): CollectionState | undefined => {
     let t = -1;
     if (route.taxpayerId !== undefined) {
       t = dataset.taxpayerIndex(route.taxpayerId);
@@ -105,12 +106,6 @@ export function createCollectionRegistry(
       default:
         return undefined;
     }
-  };
-
-  const resolve = (route: Route): CollectionState | undefined => {
-    const s = resolveState(route);
-    if (s && churn) churn(s);
-    return s;
   };
 
   return {

@@ -121,8 +121,15 @@ describe('--state', () => {
   });
 
   it('leaves the state as it was after a --max-items export, and keeps the entries of other keys', async () => {
-    writeFileSync(dir.file('state.json'), JSON.stringify({ version: 1, watermarks: { entities: { since: '2024-01-01T00:00:00+00:00', updatedAt: 'x' } } }));
-    const limited = await runInProcess(world, dir, sync('part.ndjson', ['--max-items', '7']).filter((a) => a !== '-q'));
+    writeFileSync(
+      dir.file('state.json'),
+      JSON.stringify({ version: 1, watermarks: { entities: { since: '2024-01-01T00:00:00+00:00', updatedAt: 'x' } } }),
+    );
+    const limited = await runInProcess(
+      world,
+      dir,
+      sync('part.ndjson', ['--max-items', '7']).filter((a) => a !== '-q'),
+    );
     expect(limited.code).toBe(0);
     expect(limited.stderr).toContain('--max-items stopped the export');
     expect(Object.keys(state().watermarks)).toEqual(['entities']);
@@ -167,7 +174,15 @@ describe('--since', () => {
   });
 
   it('is a usage error with a --param that sets the same filter, or when it is not a date', async () => {
-    const clash = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--since', '2024-04-01', '--param', 'updatedAt[after]=2024-01-01']);
+    const clash = await runInProcess(world, dir, [
+      'invoices',
+      '--taxpayer',
+      world.taxpayer,
+      '--since',
+      '2024-04-01',
+      '--param',
+      'updatedAt[after]=2024-01-01',
+    ]);
     expect(clash.code).toBe(2);
     expect(clash.stderr).toContain('set the same filter');
     const bad = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--since', '2024-02-30']);
