@@ -86,6 +86,12 @@ export interface Endpoint {
   readonly ids: readonly IdName[];
   /** Whether cursor pagination (`X-Pagination-Style: cursor`) is supported. */
   readonly cursor: boolean;
+  /**
+   * The date field `--since` filters on with `<field>[after]` (the API documentation, filters):
+   * `updatedAt` where items record changes, `createdAt` where they are only ever created (events);
+   * undefined where the API documents no date filter (line items, payments), so `--since` is refused.
+   */
+  readonly watermark: 'updatedAt' | 'createdAt' | undefined;
   /** One-line description for `--help`. */
   readonly description: string;
   /** Default columns of the `table` format (dot paths). */
@@ -103,6 +109,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     path: '/entities',
     ids: [],
     cursor: false,
+    watermark: 'updatedAt',
     description: 'Export entities',
     tableFields: ['id', 'type', 'taxpayer.id', 'taxpayer.name', 'createdAt'],
   },
@@ -112,6 +119,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     path: '/events',
     ids: [],
     cursor: false,
+    watermark: 'createdAt',
     description: 'Export events (kept by the API for 7 days)',
     tableFields: ['id', 'type', 'taxpayer.id', 'resource', 'createdAt'],
   },
@@ -121,6 +129,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     path: '/taxpayers/{taxpayerId}/invoices',
     ids: ['taxpayerId'],
     cursor: true,
+    watermark: 'updatedAt',
     description: "Export a taxpayer's invoices",
     tableFields: INVOICE_TABLE,
   },
@@ -130,6 +139,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     path: '/taxpayers/{taxpayerId}/invoices/line-items',
     ids: ['taxpayerId'],
     cursor: true,
+    watermark: undefined,
     description: "Export line items across a taxpayer's invoices",
     tableFields: LINE_ITEM_TABLE,
   },
@@ -139,6 +149,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     path: '/taxpayers/{taxpayerId}/invoices/{invoiceId}/line-items',
     ids: ['taxpayerId', 'invoiceId'],
     cursor: true,
+    watermark: undefined,
     description: "Export the line items of one of a taxpayer's invoices",
     tableFields: LINE_ITEM_TABLE,
   },
@@ -148,6 +159,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     path: '/invoices/{invoiceId}/line-items',
     ids: ['invoiceId'],
     cursor: true,
+    watermark: undefined,
     description: 'Export the line items of one invoice',
     tableFields: LINE_ITEM_TABLE,
   },
@@ -157,6 +169,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     path: '/taxpayers/{taxpayerId}/invoices/payments',
     ids: ['taxpayerId'],
     cursor: true,
+    watermark: undefined,
     description: "Export the payments of a taxpayer's invoices",
     tableFields: ['id', 'invoiceUuid', 'installment', 'amount', 'currency', 'outstandingBalance', 'createdAt'],
   },

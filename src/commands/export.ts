@@ -13,6 +13,7 @@ import { parseFields } from '../output/fields.js';
 import { sidecarPaths } from '../export/sidecar.js';
 import { runExport, type ExportPlan } from '../export/run.js';
 import { runDryRun } from './dry-run.js';
+import { planIncremental, readStoredSince } from './export-incremental.js';
 import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSettings } from './export-settings.js';
 import type { ExportFlags } from './flags.js';
 import type { RateLimitSnapshot } from '../http/client.js';
@@ -48,15 +49,26 @@ function endpointUrl(baseUrl: URL, path: string): URL {
 }
 
 /**
- * Validates flags into a plan. Pure apart from path resolution against `cwd`.
+ * Validates flags into a plan. Pure apart from path resolution against `cwd`. An incremental export
+ * (`--since`, `--state`) pages by cursor where the endpoint can, unless `--page` asks for offset
+ * mode (README, "Nightly sync").
+ * @param storedSince the watermark of `--state`, epoch ms (see `readStoredSince`)
  * @throws {UsageError} (exit 2) for every invalid combination, before anything is sent or written
  */
-export function planExport(command: string, flags: ExportFlags, settings: ResolvedExportSettings, cwd: string, resumeCommand: string): ExportPlan {
+export function planExport(
+  command: string,
+  flags: ExportFlags,
+  settings: ResolvedExportSettings,
+  cwd: string,
+  resumeCommand: string,
+  storedSince?: number,
+): ExportPlan {
   const ids = idsFromFlags(flags);
   const endpoint: Endpoint = resolveEndpoint(command, ids);
   const path = buildPath(endpoint, ids);
+  const inc = planIncremental(endpoint, ids, flags, cwd, storedSince);
 
-  const cursor = flags.cursor === true;
+  const cursor = flags.cursor === true || (inc.incremental && endpoint.cursor && flags.page === undefined);
   if (cursor && !endpoint.cursor) throw new UsageError(`--cursor is not supported by ${endpoint.path}; it pages by number only`);
   if (flags.total && !cursor) throw new UsageError('--total goes with --cursor (offset mode always reports the total)');
   if (cursor && flags.page !== undefined) throw new UsageError('--page is for offset mode; cursor mode starts at the first page');
@@ -73,6 +85,7 @@ export function planExport(command: string, flags: ExportFlags, settings: Resolv
   const start = endpointUrl(settings.baseUrl, path);
   const params = flags.param ?? [];
   for (const [key, value] of params) start.searchParams.append(key, value);
+  if (inc.filter) start.searchParams.set(inc.filter[0], inc.filter[1]);
   start.searchParams.set('itemsPerPage', String(itemsPerPage));
   if (!cursor) start.searchParams.set('page', String(firstPage));
 
@@ -90,6 +103,7 @@ export function planExport(command: string, flags: ExportFlags, settings: Resolv
     fields: fields ?? null,
     csvSafe,
     maxItems: flags.maxItems ?? null,
+    ...(inc.state ? { state: inc.state.key } : {}),
   };
 
   return {
@@ -116,6 +130,7 @@ export function planExport(command: string, flags: ExportFlags, settings: Resolv
     verbose: flags.verbose === true,
     logFormat: flags.logFormat === 'json' ? 'json' : 'text',
     resumeCommand,
+    ...(inc.state ? { state: inc.state } : {}),
   };
 }
 
@@ -140,7 +155,8 @@ export function prepareExport(command: string, flags: ExportFlags, argv: readonl
   const settings = loadExportSettings(flags, ctx);
   secrets.push(settings.resolved.apiKey);
   const resumeCommand = ['collections', ...argv].map(shellQuote).join(' ');
-  return { plan: planExport(command, flags, settings.resolved, ctx.cwd, resumeCommand), settings };
+  const storedSince = readStoredSince(command, flags, ctx.cwd);
+  return { plan: planExport(command, flags, settings.resolved, ctx.cwd, resumeCommand, storedSince), settings };
 }
 
 /**

@@ -20,6 +20,8 @@ export interface SandboxCommandOptions {
   window?: number;
   /** `--latency`: added to each response, ms (default 0). */
   latency?: number;
+  /** `--churn`: items a minute inserted or updated in each dated collection (default 0). */
+  churn?: number;
   /** `--seed` of the generated records (default 1). */
   seed?: number;
   /** `--entities` (default 25). */
@@ -72,6 +74,13 @@ export const SANDBOX_OPTION_HELP: readonly SandboxOptionHelp[] = [
   },
   { flags: '--window <seconds>', option: 'window', type: 'integer', description: 'rate-limit window length', defaultValue: '60' },
   { flags: '--latency <ms>', option: 'latency', type: 'integer', description: 'delay added to every response', defaultValue: '0' },
+  {
+    flags: '--churn <n>',
+    option: 'churn',
+    type: 'integer',
+    description: 'items a minute inserted or updated (fresh updatedAt) in invoices, entities and events',
+    defaultValue: '0',
+  },
   { flags: '--seed <n>', option: 'seed', type: 'integer', description: 'seed of the generated records', defaultValue: '1' },
   { flags: '--entities <n>', option: 'entities', type: 'integer', description: 'entities', defaultValue: String(DEFAULT_SIZES.entities) },
   { flags: '--events <n>', option: 'events', type: 'integer', description: 'events', defaultValue: String(DEFAULT_SIZES.events) },
@@ -128,5 +137,6 @@ p=<0..1>, requests=<n|a-b|a,b>, pages=<n,…>, endpoint=<key>, times=<n>, fromMs
 Examples:
   $ collections sandbox
   $ collections sandbox --port 0 --limit 10 --window 5 --invoices 100000
+  $ collections sandbox --churn 30     # something for an incremental export (--since, --state) to find
   $ collections sandbox --faults 'status status=503 p=0.2; reset-mid-body requests=5'
 ${exitCodesHelp(SANDBOX_EXIT_CODES)}`;

@@ -64,6 +64,7 @@ export async function runSandbox(options: SandboxCommandOptions, ctx: Context): 
   checkInteger('limit', options.limit, 0);
   checkInteger('window', options.window, 1);
   checkInteger('latency', options.latency, 0);
+  checkInteger('churn', options.churn, 0, 1_000_000);
   checkInteger('seed', options.seed, 0, 2 ** 32 - 1);
   checkInteger('entities', options.entities, 0);
   checkInteger('events', options.events, 0);
@@ -85,6 +86,7 @@ export async function runSandbox(options: SandboxCommandOptions, ctx: Context): 
     limit,
     windowSeconds,
     latencyMs: options.latency ?? 0,
+    churn: options.churn ?? 0,
     seed: options.seed ?? 1,
     clock: ctx.clock,
     warmAhead: true,

@@ -79,6 +79,18 @@ export const EXPORT_FLAGS = [
     value: { kind: 'pairs' },
   },
   {
+    flags: '--since <time>',
+    attribute: 'since',
+    description: 'only items created or changed at or after this ISO 8601 time (a date alone is 00:00 UTC); invoices, entities, events',
+    value: { kind: 'text' },
+  },
+  {
+    flags: '--state <file>',
+    attribute: 'state',
+    description: 'incremental export: start at the watermark stored in this JSON file, advance it when the export completes',
+    value: { kind: 'text', files: true },
+  },
+  {
     flags: '--fields <a,b.c>',
     attribute: 'fields',
     description: 'columns for csv and table (dot paths); also projects json and ndjson items',

@@ -32,6 +32,11 @@ export interface Checkpoint {
   formatter: FormatterState;
   /** `hydra:totalItems` if the API sent it, for progress. */
   totalItems?: number;
+  /**
+   * The watermark an incremental export (`--state`) stores when it completes: the server's time of
+   * its first response, less a second (README, "Nightly sync"); a resume keeps it. ISO 8601.
+   */
+  watermark?: string;
   /** When it was written, ISO 8601. */
   updatedAt: string;
 }
@@ -142,6 +147,7 @@ function checkpointSchemaError(v: unknown): string | undefined {
   }
   if (!isRecord(v.formatter)) return 'formatter is not an object';
   if (v.totalItems !== undefined && !isCount(v.totalItems)) return 'totalItems is not a non-negative integer';
+  if (v.watermark !== undefined && (typeof v.watermark !== 'string' || Number.isNaN(Date.parse(v.watermark)))) return 'watermark is not a date';
   if (typeof v.updatedAt !== 'string' || Number.isNaN(Date.parse(v.updatedAt))) return 'updatedAt is not a date';
   return undefined;
 }

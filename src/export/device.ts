@@ -7,7 +7,8 @@ import { constants as fsConstants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { Clock } from '../time/clock.js';
 import { BrokenPipeError } from '../output/stream-sink.js';
-import { fileError, nodeFileSystem, type FileInfo, type FileSystem } from '../io/files.js';
+import { UsageError } from '../errors.js';
+import { fileError, nodeFileSystem, statOrUndefined, type FileInfo, type FileSystem } from '../io/files.js';
 import type { Destination } from './destination.js';
 
 const { O_WRONLY, O_NONBLOCK } = fsConstants;
@@ -112,4 +113,21 @@ export async function openDevice(options: DeviceOptions): Promise<Destination> {
     },
     abort: () => close(),
   };
+}
+
+/** What `--out` is: stdout, a regular file (or none yet), or a FIFO / device with what `stat` said. */
+export type OutputKind = { type: 'stdout' } | { type: 'file' } | { type: 'device'; info: FileInfo };
+
+/**
+ * Tells what `--out` is (`stat`, following symlinks such as `/dev/stdout`).
+ * @throws {UsageError} (exit 2) for `--resume` to an `--out` that is not a regular file
+ * @throws {OutputError} (exit 7) when it cannot be checked
+ */
+export async function outputKind(plan: { files?: { target: string } | undefined; resume: boolean }): Promise<OutputKind> {
+  if (!plan.files) return { type: 'stdout' };
+  const info = await statOrUndefined(plan.files.target);
+  if (!info || info.isFile() || info.isDirectory()) return { type: 'file' };
+  if (plan.resume)
+    throw new UsageError(`--resume needs a regular file; ${plan.files.target} is a FIFO or device (written straight through, no checkpoint)`);
+  return { type: 'device', info };
 }

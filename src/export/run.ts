@@ -17,10 +17,10 @@ import { outputColumns } from '../io/columns.js';
 import { createInterrupt, type Interrupt } from './interrupt.js';
 import { openStdout, type Destination } from './destination.js';
 import { openSidecar } from './sidecar.js';
-import { openDevice } from './device.js';
-import { UsageError } from '../errors.js';
-import { statOrUndefined, type FileInfo, type FileSystem } from '../io/files.js';
+import { openDevice, outputKind, type OutputKind } from './device.js';
+import type { FileSystem } from '../io/files.js';
 import { addResumeHint } from './resume-hint.js';
+import { createWatermarkTracker } from './watermark.js';
 
 /** Where a file export writes. */
 export interface ExportFiles {
@@ -73,6 +73,8 @@ export interface ExportPlan {
   logFormat?: LogFormat;
   /** The command line to repeat with `--resume` (no key), for hints. */
   resumeCommand: string;
+  /** `--state`: the state file (absolute) and this export's key in it (export/state.ts); undefined otherwise. */
+  state?: { path: string; key: string };
   /** Observer of every client event; optional. */
   onClientEvent?: (event: ClientEvent) => void;
   /** Observer of every page fetched (e.g. the rate-limit cache of `ratelimit --cached`); optional. */
@@ -160,23 +162,6 @@ async function writePages(steps: AsyncGenerator<PageStep, void, void>, loop: Loo
   }
 }
 
-/** What `--out` is: stdout, a regular file (or none yet), or a FIFO / device with what `stat` said. */
-type OutputKind = { type: 'stdout' } | { type: 'file' } | { type: 'device'; info: FileInfo };
-
-/**
- * Tells what `--out` is (`stat`, following symlinks such as `/dev/stdout`).
- * @throws {UsageError} (exit 2) for `--resume` to an `--out` that is not a regular file
- * @throws {OutputError} (exit 7) when it cannot be checked
- */
-async function outputKind(plan: ExportPlan): Promise<OutputKind> {
-  if (!plan.files) return { type: 'stdout' };
-  const info = await statOrUndefined(plan.files.target);
-  if (!info || info.isFile() || info.isDirectory()) return { type: 'file' };
-  if (plan.resume)
-    throw new UsageError(`--resume needs a regular file; ${plan.files.target} is a FIFO or device (written straight through, no checkpoint)`);
-  return { type: 'device', info };
-}
-
 /**
  * Opens stdout, a device or FIFO (written straight through), or the sidecar (taking the lock and
  * validating and reading the checkpoint first), before any request.
@@ -255,6 +240,7 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
   let out: Destination | undefined;
   let kind: OutputKind | undefined;
   let client: Client | undefined;
+  const watermark = createWatermarkTracker({ state: plan.state, maxItems: plan.maxItems, now: () => ctx.clock.now(), note: (l) => progress.note(l) });
   const result = (brokenPipe: boolean): ExportResult => ({
     stats: progress.stats,
     brokenPipe,
@@ -263,7 +249,7 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
   });
   try {
     kind = await outputKind(plan);
-    out = await openDestination(plan, kind, ctx, progress, interrupt.signal);
+    out = watermark.wrap(await openDestination(plan, kind, ctx, progress, interrupt.signal));
     const resumed = out.resumed;
     if (plan.format === 'table') await loadTableSupport();
     // CSV keys first seen after the header are named on stderr (once each, also across a resume);
@@ -280,11 +266,12 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
     client = exportClient(plan, ctx, progress, interrupt.signal);
     const startFrom = resumed ? resumed.next : plan.start.href;
     if (startFrom !== null && remaining(plan, tally) > 0) {
-      await writePages(pageSteps(plan, client, new URL(startFrom)), { plan, formatter, out, progress, interrupt, tally });
+      await writePages(watermark.observe(pageSteps(plan, client, new URL(startFrom))), { plan, formatter, out, progress, interrupt, tally });
     }
     await out.settle();
     interrupt.throwIfStopped();
     await out.finish(tally.pending + formatter.end());
+    await watermark.commit(tally.items);
     progress.done(out.name);
     return result(false);
   } catch (err) {

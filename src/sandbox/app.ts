@@ -21,6 +21,7 @@ import { DEFAULT_SANDBOX_KEY, DEFAULT_SIZES } from './defaults.js';
 import { createFaultInjector, parseFaultSpec, type FaultConfig, type FaultRule } from './faults.js';
 import { createRateLimiter } from './limiter.js';
 import { createAutoMutator, insertItems } from './mutations.js';
+import { createChurner } from './churn.js';
 import { createCollectionRegistry } from './registry.js';
 import { createReplyHandler } from './reply.js';
 import { createRequestLog } from './request-log.js';
@@ -58,7 +59,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const budget: ByteBudget = { used: 0, limitBytes: options.cacheBytes ?? 2 * 1024 ** 3 };
   const injector = createFaultInjector(seed);
   const log = createRequestLog(options.logLimit ?? 100_000);
-  const registry = createCollectionRegistry(dataset, budget, seed);
+  const churn = createChurner({ perMinute: options.churn ?? 0, clock, seed, startMs: clock.now() });
+  const registry = createCollectionRegistry(dataset, budget, seed, churn);
   const warm = createWarmer(budget);
 
   const setFaults = (faults: FaultConfig | FaultRule[] | string): void => {

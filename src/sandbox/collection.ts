@@ -3,11 +3,14 @@
  * items, items inserted at run time, items deleted at run time, and a byte cache of item JSON.
  *
  * The API order is newest first, i.e. id descending: inserted items (newest) come first, then the
- * generated ones from the highest index down, skipping deleted ones. Nothing is materialised for
+ * generated ones from the highest index down, skipping deleted ones. Updated items keep their
+ * place (the order is by id) and get a fresh `updatedAt`. Nothing is materialised for
  * an unfiltered view, so a collection of a million items costs a few words until it is read.
  */
 import type { GeneratedCollection, JsonObject } from './data.js';
+import { compileFilters, fieldTime } from './filters.js';
 import { createRng, hash32, hashString, uuidV7 } from './random.js';
+import { isoDate } from './records/values.js';
 
 /**
  * A shared budget for cached item bytes. Items are cached as UTF-8 Buffers (outside the V8 heap)
@@ -40,9 +43,11 @@ interface Inserted {
 export interface CollectionState {
   readonly key: string;
   readonly context: string;
-  /** Incremented on every insert and remove (invalidates filtered views). */
+  /** Incremented on every insert, update and remove (invalidates filtered views). */
   readonly version: number;
-  /** The current items in API order, optionally filtered by exact field values. */
+  /** The date fields the collection filters on (`GeneratedCollection.dateFilters`); [] for none. */
+  readonly dateFields: readonly string[];
+  /** The current items in API order, optionally filtered (see sandbox/filters.ts) and ordered by `order[field]`. */
   view(filters?: ReadonlyMap<string, string>): CollectionView;
   /** Whether a current (not deleted) item has this id. */
   has(id: string): boolean;
@@ -51,26 +56,19 @@ export interface CollectionState {
   /**
    * Inserts a new item at the front (newest). Its id's timestamp is `max(nowMs, newest + 1)`, so it
    * sorts after every existing id even if the clock is behind the generated data.
+   * @param options `updated`: stamp its `updatedAt` (if it has one) with the same time
    * @returns the new item's id
    */
-  insert(nowMs: number): string;
+  insert(nowMs: number, options?: { updated?: boolean }): string;
+  /**
+   * Sets a fresh `updatedAt` (ISO 8601, `nowMs` epoch ms) on the item at `pos` of the full view; the
+   * item keeps its place. Items without an `updatedAt` field are left as they are.
+   */
+  touchAt(pos: number, nowMs: number): void;
   /** Removes an item by id; false when there is none. */
   remove(id: string): boolean;
   /** Parsed item at `pos` of a view (for tests and `items()`). */
   parse(view: CollectionView, pos: number): unknown;
-}
-
-/**
- * The filters a request asks of this collection: its filterable names present in the query, with
- * their values. Other parameters are ignored, as the real service drops unknown filters.
- */
-export function pickFilters(base: GeneratedCollection, params: URLSearchParams): Map<string, string> {
-  const filters = new Map<string, string>();
-  for (const name of base.filters) {
-    const value = params.get(name);
-    if (value !== null) filters.set(name, value);
-  }
-  return filters;
 }
 
 /** The mutable parts of one collection; see {@link createCollectionState}. */
@@ -84,6 +82,8 @@ interface Store {
   readonly deletedSet: Set<number>;
   /** Cached JSON of base items by index. */
   readonly cache: Array<Buffer | undefined>;
+  /** Updated base items by index: the object and its JSON. */
+  readonly updated: Map<number, { obj: JsonObject; bytes: Buffer }>;
   /** Filtered views by filter text, valid while `version` matches. */
   readonly filtered: Map<string, { version: number; refs: Int32Array }>;
   version: number;
@@ -91,7 +91,7 @@ interface Store {
 
 /** JSON of base item `i`, cached while the budget allows. */
 function baseBytes(st: Store, i: number): Buffer {
-  const hit = st.cache[i];
+  const hit = st.updated.get(i)?.bytes ?? st.cache[i];
   if (hit !== undefined) return hit;
   const buf = Buffer.from(JSON.stringify(st.base.item(i)));
   if (st.budget.used + buf.length <= st.budget.limitBytes) {
@@ -99,6 +99,16 @@ function baseBytes(st: Store, i: number): Buffer {
     st.cache[i] = buf;
   }
   return buf;
+}
+
+/** Base item `i` as an object, updated or generated. */
+function baseObject(st: Store, i: number): JsonObject {
+  return st.updated.get(i)?.obj ?? st.base.item(i);
+}
+
+/** `obj` with `updatedAt` set to `nowMs` (ISO 8601), the key staying in place; unchanged without one. */
+function stamped(obj: JsonObject, nowMs: number): JsonObject {
+  return 'updatedAt' in obj ? { ...obj, updatedAt: isoDate(nowMs) } : obj;
 }
 
 /** Base index of the p-th (0-based) generated item in API order, skipping deleted ones. */
@@ -142,24 +152,29 @@ function fullView(st: Store): CollectionView {
   };
 }
 
+/** `refs` ordered by the time of `field` (`desc`: newest first); ties keep their order (id descending). */
+function orderRefs(st: Store, refs: number[], field: string, desc: boolean): number[] {
+  const time = (r: number): number => fieldTime(r < 0 ? st.inserted[-r - 1]!.obj : baseObject(st, r), field);
+  const keyed = refs.map((r) => ({ r, t: time(r) }));
+  keyed.sort((a, b) => (desc ? b.t - a.t : a.t - b.t));
+  return keyed.map((k) => k.r);
+}
+
 /**
- * The current items whose fields equal the filters (compared as strings). The matching positions
- * are computed once per filter set and collection version: inserted items as `-(k + 1)`, base
- * items as their index.
+ * The current items that pass the filters (sandbox/filters.ts), in API order or `order[field]`'s.
+ * The matching positions are computed once per filter set and collection version: inserted items
+ * as `-(k + 1)`, base items as their index.
  */
 function filteredView(st: Store, filters: ReadonlyMap<string, string>): CollectionView {
   const { inserted, base } = st;
   const cacheKey = [...filters].map(([k, v]) => `${k}=${v}`).join('&');
   let entry = st.filtered.get(cacheKey);
   if (!entry || entry.version !== st.version) {
-    const matches = (obj: JsonObject): boolean => {
-      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- filters compare String() of any JSON field, on purpose: a nested object reads `[object Object]`, which no query value is
-      for (const [k, v] of filters) if (String(obj[k]) !== v) return false;
-      return true;
-    };
-    const refs: number[] = [];
+    const { matches, order } = compileFilters(filters);
+    let refs: number[] = [];
     for (let k = inserted.length - 1; k >= 0; k--) if (matches(inserted[k]!.obj)) refs.push(-(k + 1));
-    for (let i = base.count - 1; i >= 0; i--) if (!st.deletedSet.has(i) && matches(base.item(i))) refs.push(i);
+    for (let i = base.count - 1; i >= 0; i--) if (!st.deletedSet.has(i) && matches(baseObject(st, i))) refs.push(i);
+    if (order) refs = orderRefs(st, refs, order.field, order.desc);
     entry = { version: st.version, refs: Int32Array.from(refs) };
     st.filtered.set(cacheKey, entry);
   }
@@ -201,7 +216,17 @@ function removeItem(st: Store, id: string): boolean {
  * @param seed the sandbox seed
  */
 export function createCollectionState(key: string, base: GeneratedCollection, budget: ByteBudget, seed: number): CollectionState {
-  const st: Store = { base, budget, inserted: [], deleted: [], deletedSet: new Set(), cache: [], filtered: new Map(), version: 0 };
+  const st: Store = {
+    base,
+    budget,
+    inserted: [],
+    deleted: [],
+    deletedSet: new Set(),
+    cache: [],
+    updated: new Map(),
+    filtered: new Map(),
+    version: 0,
+  };
   let serial = 0;
   const keyHash = hashString(key);
 
@@ -211,20 +236,35 @@ export function createCollectionState(key: string, base: GeneratedCollection, bu
     get version() {
       return st.version;
     },
+    dateFields: base.dateFilters ?? [],
     view: (filters) => (filters && filters.size > 0 ? filteredView(st, filters) : fullView(st)),
     has: (id) => st.inserted.some((x) => x.id === id) || baseIndexOfCurrent(st, id) >= 0,
     baseIndexOf: (id) => baseIndexOfCurrent(st, id),
-    insert(nowMs) {
+    insert(nowMs, options = {}) {
       const { inserted } = st;
       const newest = inserted.length > 0 ? inserted[inserted.length - 1]!.ts : base.count > 0 ? base.timestamp(base.count - 1) : 0;
       const ts = Math.max(Math.floor(nowMs), newest + 1);
       const rng = createRng(hash32(seed, keyHash, serial, 77));
       const id = uuidV7(ts, rng.u32(), rng.u32(), rng.u32());
-      const obj = base.make(id, ts, serial);
+      const made = base.make(id, ts, serial);
+      const obj = options.updated ? stamped(made, ts) : made;
       serial++;
       inserted.push({ id, ts, obj, bytes: Buffer.from(JSON.stringify(obj)) });
       st.version++;
       return id;
+    },
+    touchAt(pos, nowMs) {
+      const n = st.inserted.length;
+      if (pos < n) {
+        const item = st.inserted[n - 1 - pos]!;
+        item.obj = stamped(item.obj, nowMs);
+        item.bytes = Buffer.from(JSON.stringify(item.obj));
+      } else {
+        const i = baseAt(st, pos - n);
+        const obj = stamped(baseObject(st, i), nowMs);
+        st.updated.set(i, { obj, bytes: Buffer.from(JSON.stringify(obj)) });
+      }
+      st.version++;
     },
     remove: (id) => removeItem(st, id),
     parse: (view, pos) => JSON.parse(view.bytes(pos).toString('utf8')) as unknown,

@@ -2,7 +2,8 @@
  * The sandbox's collections by route: one {@link CollectionState} per concrete collection (e.g.
  * the invoices of one taxpayer), created on first use over the generated dataset.
  */
-import { createCollectionState, pickFilters, type ByteBudget, type CollectionState } from './collection.js';
+import { createCollectionState, type ByteBudget, type CollectionState } from './collection.js';
+import { pickFilters } from './filters.js';
 import type { Dataset, GeneratedCollection } from './data.js';
 import { matchRoute, type Route } from './routes.js';
 
@@ -17,26 +18,35 @@ export interface CollectionRegistry {
   resolvePath(path: string): CollectionState;
   /** The invoices of taxpayer `t` (an index into the dataset's taxpayers). */
   invoicesOf(t: number): CollectionState;
-  /** Exact-match filters of the collection's generated type (only invoices and events have any). */
-  filtersFor(route: Route, url: URL): ReadonlyMap<string, string> | undefined;
+  /**
+   * Filters of the collection's generated type (sandbox/filters.ts; invoices, events and entities
+   * have some); `cursor`: the request pages by cursor, so `order[...]` is ignored.
+   */
+  filtersFor(route: Route, url: URL, cursor?: boolean): ReadonlyMap<string, string> | undefined;
 }
 
 /** Remembered invoice owners before the cache is cleared. */
 const MAX_KNOWN_OWNERS = 10_000;
 
-/** Exact-match filters of the collection's generated type (only invoices and events have any). */
-function filtersOf(dataset: Dataset, route: Route, url: URL): ReadonlyMap<string, string> | undefined {
+/** Filters of the collection's generated type (see {@link CollectionRegistry.filtersFor}). */
+function filtersOf(dataset: Dataset, route: Route, url: URL, cursor: boolean): ReadonlyMap<string, string> | undefined {
   const key = route.endpoint.key;
-  const base = key === 'invoices' ? dataset.invoices(0) : key === 'events' ? dataset.events() : undefined;
-  return base ? pickFilters(base, url.searchParams) : undefined;
+  const base = key === 'invoices' ? dataset.invoices(0) : key === 'events' ? dataset.events() : key === 'entities' ? dataset.entities() : undefined;
+  return base ? pickFilters(base, url.searchParams, cursor) : undefined;
 }
 
 /**
  * Creates the registry of a dataset.
  * @param budget bytes of item JSON all collections may cache, shared
  * @param seed the sandbox seed (seeds the ids of inserted items)
+ * @param churn brings a collection's churn up to the clock's time each time it is resolved (sandbox/churn.ts)
  */
-export function createCollectionRegistry(dataset: Dataset, budget: ByteBudget, seed: number): CollectionRegistry {
+export function createCollectionRegistry(
+  dataset: Dataset,
+  budget: ByteBudget,
+  seed: number,
+  churn?: (state: CollectionState) => void,
+): CollectionRegistry {
   const states = new Map<string, CollectionState>();
   const invoiceOwner = new Map<string, number>();
 
@@ -46,6 +56,7 @@ export function createCollectionRegistry(dataset: Dataset, budget: ByteBudget, s
       s = createCollectionState(key, make(), budget, seed);
       states.set(key, s);
     }
+    churn?.(s);
     return s;
   };
   const invoicesOf = (t: number): CollectionState => state(`invoices:${t}`, () => dataset.invoices(t));
@@ -107,6 +118,6 @@ export function createCollectionRegistry(dataset: Dataset, budget: ByteBudget, s
       if (!s) throw new Error(`not a sandbox collection: ${path}`);
       return s;
     },
-    filtersFor: (route, url) => filtersOf(dataset, route, url),
+    filtersFor: (route, url, cursor = false) => filtersOf(dataset, route, url, cursor),
   };
 }

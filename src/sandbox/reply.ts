@@ -74,7 +74,7 @@ function planAnswer(
     setMessage(draft, 400, query.error);
     return draft;
   }
-  const view = state.view(registry.filtersFor(route, url));
+  const view = state.view(registry.filtersFor(route, url, query.mode === 'cursor'));
   const pagePlan = planPage(view, query, url.pathname, url.searchParams);
   draft.page = { plan: pagePlan, view, state, links: { ...pagePlan.links }, prefixed: true };
   return draft;

@@ -49,6 +49,13 @@ export interface SandboxOptions {
   faults?: FaultConfig | FaultRule[] | string;
   /** Name of the previous link in cursor mode: `previous` (the guide, default) or `last` (the OpenAPI example). */
   cursorPrevious?: 'previous' | 'last';
+  /**
+   * Items a minute of the clock (default 0: none) inserted or updated in each collection with date
+   * filters (invoices, entities, events), stamped with a fresh `updatedAt` (inserts also a fresh
+   * `createdAt`; events are only inserted), so an incremental export has something to find. Applied
+   * when a collection is read, at the times they fell due (sandbox/churn.ts).
+   */
+  churn?: number;
   /** Automatic inserts/deletes while clients page. */
   mutations?: AutoMutation[];
   /** Bytes of item JSON kept in memory (default 2 GiB); past it, items are rebuilt on each read. */

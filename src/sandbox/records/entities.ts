@@ -68,5 +68,6 @@ export function createEntityCollection(ctx: RecordContext): GeneratedCollection 
     make: (newIdValue, tsMs, serial) =>
       buildEntity(buildParty(seed, 100_000 + serial, taken), createRng(hash32(seed, KIND.inserted, 0, serial, 6)), newIdValue, tsMs),
     filters: [],
+    dateFilters: ['createdAt', 'updatedAt'],
   };
 }

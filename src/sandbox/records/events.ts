@@ -82,5 +82,7 @@ export function createEventCollection(ctx: RecordContext): GeneratedCollection {
     make: (newIdValue, tsMs, serial) =>
       buildEvent(ctx, serial % taxpayers.length, createRng(hash32(seed, KIND.inserted, 0, serial, 7)), newIdValue, tsMs),
     filters: ['type'],
+    dateFilters: ['createdAt'],
+    orderFields: ['createdAt'],
   };
 }

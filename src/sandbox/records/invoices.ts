@@ -221,5 +221,7 @@ export function createInvoiceCollection(ctx: RecordContext, t: number): InvoiceC
     make: (newIdValue, tsMs, serial) =>
       buildInvoice(ctx, t, createRng(hash32(seed, KIND.inserted, t, serial, 2)), newIdValue, tsMs, invoiceCount + serial).obj,
     filters: ['status', 'type', 'currency', 'paymentType'],
+    dateFilters: ['createdAt', 'updatedAt', 'issuedAt'],
+    orderFields: ['issuedAt'],
   };
 }

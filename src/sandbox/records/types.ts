@@ -52,6 +52,13 @@ export interface GeneratedCollection {
   make(id: string, timestampMs: number, serial: number): JsonObject;
   /** Query parameters this collection filters on exactly (e.g. `status`, `type`); others are ignored. */
   readonly filters: readonly string[];
+  /**
+   * Date fields with range filters (`createdAt[after]`, `[strictly_after]`, `[before]`,
+   * `[strictly_before]`), as the API documents them; absent = none.
+   */
+  readonly dateFilters?: readonly string[];
+  /** Fields of `order[field]=asc|desc` (offset mode), as the API documents them; absent = none. */
+  readonly orderFields?: readonly string[];
 }
 
 /** Fields of an invoice that others (line items, payments, events) refer to. */

@@ -16,6 +16,8 @@ describe('the export flag table', () => {
       '--page',
       '--max-items',
       '--param',
+      '--since',
+      '--state',
       '--fields',
       '--csv-safe',
       '--resume',

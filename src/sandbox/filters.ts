@@ -1,0 +1,94 @@
+/**
+ * The sandbox's collection filters, as the API documents them (the API documentation, filters):
+ * exact matches (`status=paid`), date ranges (`updatedAt[after]=2024-05-01T00:00:00+00:00`;
+ * `after` and `before` include the bound, `strictly_after` and `strictly_before` do not) and
+ * `order[issuedAt]=asc|desc`. Anything else, a date that does not parse, or an order value other
+ * than `asc`/`desc` is ignored, as the real service drops unknown filters.
+ */
+import type { GeneratedCollection, JsonObject } from './data.js';
+
+/** The date range operators, as the query names them. */
+const RANGE_OPERATORS = ['after', 'strictly_after', 'before', 'strictly_before'] as const;
+
+/** A date range operator. */
+type RangeOperator = (typeof RANGE_OPERATORS)[number];
+
+const RANGE_KEY = /^(\w+)\[(after|strictly_after|before|strictly_before)\]$/;
+const ORDER_KEY = /^order\[(\w+)\]$/;
+
+/**
+ * The filters a request asks of a collection: its filterable names present in the query, with
+ * their values (exact names, `field[operator]` date ranges, `order[field]`).
+ * @param cursor whether the request pages by cursor: cursor pages follow the id order, so
+ *   `order[...]` is ignored there
+ */
+export function pickFilters(base: GeneratedCollection, params: URLSearchParams, cursor = false): Map<string, string> {
+  const filters = new Map<string, string>();
+  for (const name of base.filters) {
+    const value = params.get(name);
+    if (value !== null) filters.set(name, value);
+  }
+  for (const field of base.dateFilters ?? []) {
+    for (const op of RANGE_OPERATORS) {
+      const value = params.get(`${field}[${op}]`);
+      if (value !== null && !Number.isNaN(Date.parse(value))) filters.set(`${field}[${op}]`, value);
+    }
+  }
+  if (cursor) return filters;
+  for (const field of base.orderFields ?? []) {
+    const value = params.get(`order[${field}]`)?.toLowerCase();
+    if (value === 'asc' || value === 'desc') filters.set(`order[${field}]`, value);
+  }
+  return filters;
+}
+
+/** Filters ready to apply to items. */
+export interface CompiledFilters {
+  /** Whether an item passes every exact and range filter. */
+  readonly matches: (obj: JsonObject) => boolean;
+  /** The order asked for, if any: by `field`'s time, `desc` newest first. */
+  readonly order: { readonly field: string; readonly desc: boolean } | undefined;
+}
+
+/** Whether `time` (epoch ms) passes `op` against `bound` (epoch ms). */
+function inRange(op: RangeOperator, time: number, bound: number): boolean {
+  switch (op) {
+    case 'after':
+      return time >= bound;
+    case 'strictly_after':
+      return time > bound;
+    case 'before':
+      return time <= bound;
+    default:
+      return time < bound;
+  }
+}
+
+/** The time of an item's date field, epoch ms; NaN when it is missing or not a date. */
+export function fieldTime(obj: JsonObject, field: string): number {
+  const value = obj[field];
+  return typeof value === 'string' ? Date.parse(value) : Number.NaN;
+}
+
+/** Compiles what {@link pickFilters} picked. */
+export function compileFilters(filters: ReadonlyMap<string, string>): CompiledFilters {
+  const exact: Array<[string, string]> = [];
+  const ranges: Array<{ field: string; op: RangeOperator; bound: number }> = [];
+  let order: CompiledFilters['order'];
+  for (const [key, value] of filters) {
+    const range = RANGE_KEY.exec(key);
+    const ordered = ORDER_KEY.exec(key);
+    if (range) ranges.push({ field: range[1]!, op: range[2] as RangeOperator, bound: Date.parse(value) });
+    else if (ordered) order = { field: ordered[1]!, desc: value === 'desc' };
+    else exact.push([key, value]);
+  }
+  return {
+    order,
+    matches: (obj) => {
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- filters compare String() of any JSON field, on purpose: a nested object reads `[object Object]`, which no query value is
+      for (const [k, v] of exact) if (String(obj[k]) !== v) return false;
+      for (const r of ranges) if (!inRange(r.op, fieldTime(obj, r.field), r.bound)) return false;
+      return true;
+    },
+  };
+}

@@ -1,0 +1,192 @@
+/**
+ * Incremental exports end to end on the in-process sandbox with churn and the virtual clock
+ * (README, "Nightly sync"): a full run, churn, an incremental run with `--state` that finds every
+ * change and advances the watermark; an interrupted incremental run that leaves the state alone
+ * and a `--resume` that completes it with the original watermark; the usage errors of `--since`.
+ */
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { createWorld, idsOfNdjson, removeTempDirs, runInProcess, START, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import type { TestContext } from '../helpers/context.js';
+
+afterAll(removeTempDirs);
+
+const MINUTE = 60_000;
+
+let world: SandboxWorld;
+let dir: TempDir;
+beforeEach(() => {
+  world = createWorld({ churn: 3 });
+  dir = tempDir();
+});
+
+interface Item {
+  id: string;
+  updatedAt: string;
+}
+
+/** The taxpayer's invoices as the sandbox holds them now. */
+const invoices = (): Item[] => world.sandbox.items(`/taxpayers/${world.taxpayer}/invoices`) as Item[];
+/** The state file, parsed. */
+const state = (): { version: number; watermarks: Record<string, { since: string; updatedAt: string }> } =>
+  JSON.parse(dir.read('state.json').toString()) as { version: number; watermarks: Record<string, { since: string; updatedAt: string }> };
+/** `2024-04-16T18:10:00.000Z` → `2024-04-16T18:09:59+00:00`: a server time less the second of `Date`'s resolution. */
+const watermarkOf = (ms: number): string => new Date(ms - 1000).toISOString().replace('.000Z', '+00:00');
+const sync = (out: string, extra: string[] = []): string[] => [
+  'invoices',
+  '--taxpayer',
+  world.taxpayer,
+  '--state',
+  'state.json',
+  '--items-per-page',
+  '5',
+  '--out',
+  out,
+  '-q',
+  ...extra,
+];
+
+/** Raises SIGINT when the n-th request starts (the pages before it are written and checkpointed). */
+const interruptAt = (n: number) => ({
+  onContext: (t: TestContext) => {
+    let calls = 0;
+    const inner = t.ctx.fetch;
+    t.ctx.fetch = async (input, init) => {
+      if (++calls === n) t.raise('SIGINT');
+      return inner(input, init);
+    };
+  },
+});
+
+describe('--state', () => {
+  it('exports in full without a state file, then only what changed, advancing the watermark each time', async () => {
+    const key = `invoices ${world.taxpayer}`;
+    const full = await runInProcess(world, dir, sync('full.ndjson'));
+    expect(full.code).toBe(0);
+    expect(idsOfNdjson(dir.read('full.ndjson').toString())).toHaveLength(60);
+    expect(full.requests.every((r) => !r.url.includes('updatedAt'))).toBe(true);
+    expect(state().watermarks[key]!.since).toBe(watermarkOf(START));
+    expect(statSync(dir.file('state.json')).mode & 0o777).toBe(0o600);
+
+    const before = new Map(invoices().map((i) => [i.id, i.updatedAt]));
+    world.clock.advance(10 * MINUTE);
+    const now = world.clock.now();
+    const changed = invoices().filter((i) => before.get(i.id) !== i.updatedAt);
+    expect(changed.length).toBeGreaterThanOrEqual(15);
+
+    const inc = await runInProcess(world, dir, sync('inc.ndjson'));
+    expect(inc.code).toBe(0);
+    // Cursor mode by default, the filter with an explicit UTC offset.
+    expect(inc.requests[0]!.url).toContain(`updatedAt%5Bafter%5D=${encodeURIComponent(watermarkOf(START))}`);
+    expect(inc.requests.slice(1).every((r) => r.url.includes('id%5Blt%5D'))).toBe(true);
+    const written = idsOfNdjson(dir.read('inc.ndjson').toString());
+    // Every changed item, and nothing else: the generated data predates the boundary.
+    expect(new Set(written)).toEqual(new Set(changed.map((i) => i.id)));
+    expect(written).toHaveLength(new Set(written).size);
+    expect(state().watermarks[key]!.since).toBe(watermarkOf(now));
+
+    // A minute later: the 3 changes of that minute, and an item changed in the second before the
+    // watermark (the boundary), which the previous file already held.
+    const seen = new Map(invoices().map((i) => [i.id, i.updatedAt]));
+    world.clock.advance(MINUTE);
+    const again = await runInProcess(world, dir, sync('inc2.ndjson'));
+    expect(again.code).toBe(0);
+    const second = idsOfNdjson(dir.read('inc2.ndjson').toString());
+    const latest = invoices().filter((i) => seen.get(i.id) !== i.updatedAt);
+    expect(latest.length).toBeGreaterThan(0);
+    for (const item of latest) expect(second).toContain(item.id);
+    const latestIds = new Set(latest.map((i) => i.id));
+    const others = invoices().filter((i) => second.includes(i.id) && !latestIds.has(i.id));
+    for (const item of others) expect(Date.parse(item.updatedAt)).toBeGreaterThanOrEqual(now - 1000);
+    expect(others.length).toBeLessThanOrEqual(1);
+  });
+
+  it('leaves the state as it was when interrupted; --resume completes with the original watermark', async () => {
+    expect((await runInProcess(world, dir, sync('full.ndjson'))).code).toBe(0);
+    world.clock.advance(10 * MINUTE);
+    const started = world.clock.now();
+    const stateBefore = dir.read('state.json');
+
+    const cut = await runInProcess(world, dir, sync('inc.ndjson'), interruptAt(3));
+    expect(cut.code).toBe(130);
+    expect(dir.read('state.json').equals(stateBefore)).toBe(true);
+    const checkpoint = JSON.parse(dir.read('inc.ndjson.checkpoint.json').toString()) as { watermark?: string };
+    expect(checkpoint.watermark).toBe(watermarkOf(started));
+
+    world.clock.advance(5 * MINUTE);
+    const resumed = await runInProcess(world, dir, sync('inc.ndjson', ['--resume']));
+    expect(resumed.code).toBe(0);
+    expect(state().watermarks[`invoices ${world.taxpayer}`]!.since).toBe(watermarkOf(started));
+    expect(dir.has('inc.ndjson.checkpoint.json')).toBe(false);
+  });
+
+  it('leaves the state as it was after a --max-items export, and keeps the entries of other keys', async () => {
+    writeFileSync(
+      dir.file('state.json'),
+      JSON.stringify({ version: 1, watermarks: { entities: { since: '2024-01-01T00:00:00+00:00', updatedAt: 'x' } } }),
+    );
+    const limited = await runInProcess(
+      world,
+      dir,
+      sync('part.ndjson', ['--max-items', '7']).filter((a) => a !== '-q'),
+    );
+    expect(limited.code).toBe(0);
+    expect(limited.stderr).toContain('--max-items stopped the export');
+    expect(Object.keys(state().watermarks)).toEqual(['entities']);
+
+    expect((await runInProcess(world, dir, sync('all.ndjson'))).code).toBe(0);
+    expect(Object.keys(state().watermarks).sort()).toEqual(['entities', `invoices ${world.taxpayer}`]);
+  });
+
+  it('refuses a corrupt state file (exit 2) before any request', async () => {
+    writeFileSync(dir.file('state.json'), '{"version":1,"watermarks":');
+    const r = await runInProcess(world, dir, sync('x.ndjson'));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('state file');
+    expect(r.requests).toHaveLength(0);
+    expect(readFileSync(dir.file('state.json'), 'utf8')).toBe('{"version":1,"watermarks":');
+  });
+});
+
+describe('--since', () => {
+  it('sends createdAt[after] on events, a date alone as 00:00 UTC', async () => {
+    const r = await runInProcess(world, dir, ['events', '--since', '2024-04-16', '-q']);
+    expect(r.code).toBe(0);
+    expect(r.requests[0]!.url).toContain('createdAt%5Bafter%5D=2024-04-16T00%3A00%3A00%2B00%3A00');
+  });
+
+  it('converts an offset to UTC on invoices', async () => {
+    const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--since', '2024-04-16T08:30:00-06:00', '-q']);
+    expect(r.code).toBe(0);
+    expect(r.requests[0]!.url).toContain('updatedAt%5Bafter%5D=2024-04-16T14%3A30%3A00%2B00%3A00');
+  });
+
+  it('is a usage error on payments and line items, which document no date filter', async () => {
+    for (const args of [
+      ['payments', '--taxpayer', world.taxpayer],
+      ['line-items', '--taxpayer', world.taxpayer],
+    ]) {
+      const r = await runInProcess(world, dir, [...args, '--since', '2024-04-01']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('the API documents no date filter');
+      expect(r.requests).toHaveLength(0);
+    }
+  });
+
+  it('is a usage error with a --param that sets the same filter, or when it is not a date', async () => {
+    const clash = await runInProcess(world, dir, [
+      'invoices',
+      '--taxpayer',
+      world.taxpayer,
+      '--since',
+      '2024-04-01',
+      '--param',
+      'updatedAt[after]=2024-01-01',
+    ]);
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toContain('set the same filter');
+    const bad = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--since', '2024-02-30']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('not an ISO 8601 date');
+  });
+});
