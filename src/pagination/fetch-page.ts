@@ -5,6 +5,7 @@
  */
 import type { Client, ResponseHead, ResponseInfo } from '../http/client.js';
 import { UnreadableBodyError } from '../http/client.js';
+import { parseHttpDate } from '../http/rate-limit.js';
 import { HostileResponseError } from '../errors.js';
 import { PageFormatError, parsePageText, type HydraPage } from './hydra.js';
 
@@ -16,6 +17,8 @@ export interface FetchedPage extends ResponseInfo {
    * page's whole `members` array to write items as received instead of serialising them again.
    */
   text: string;
+  /** The response's `Date` (RFC 9110 §6.6.1: whole seconds), epoch ms by the server's clock; undefined without one. */
+  date?: number;
 }
 
 /** Per-call options of {@link fetchPage}. */
@@ -58,5 +61,7 @@ export async function fetchPage(client: Client, url: URL, options: PageRequestOp
   const fetched: FetchedPage = { url: res.url, page: res.body, status: res.status, text: res.text };
   if (res.requestId !== undefined) fetched.requestId = res.requestId;
   if (res.rateLimit !== undefined) fetched.rateLimit = res.rateLimit;
+  const date = parseHttpDate(res.headers.get('date'));
+  if (date !== undefined) fetched.date = date;
   return fetched;
 }
