@@ -16,6 +16,7 @@ import type { OutputFormat } from '../output/writer.js';
 import type { ProgressStats } from '../io/progress.js';
 import { createExclusive, fileError, nodeFileSystem, syncFolder, type FileSystem } from '../io/files.js';
 import type { Destination, PageMark } from './destination.js';
+import { sidecarPaths } from './sidecar.js';
 
 /** The schema version of {@link Manifest}; `verify` refuses others. */
 export const MANIFEST_VERSION = 1;
@@ -91,8 +92,7 @@ export interface ManifestPlanInput {
   flag: string | undefined;
   /** The absolute `--out`; undefined for stdout. */
   target: string | undefined;
-  /** Paths the manifest must not be (the sidecar, the checkpoint). */
-  reserved: readonly string[];
+  /** Where a relative `--manifest` is resolved from. */
   cwd: string;
   baseUrl: URL;
   endpoint: Endpoint;
@@ -100,7 +100,8 @@ export interface ManifestPlanInput {
   path: string;
   ids: Ids;
   params: ReadonlyArray<readonly [string, string]>;
-  mode: 'cursor' | 'offset';
+  /** `--cursor` (else offset mode). */
+  cursor: boolean;
   format: OutputFormat;
 }
 
@@ -116,7 +117,7 @@ export function publicBaseUrl(url: URL): string {
  * Plans the manifest of an export: `F.manifest.json` beside `--out F`, or `--manifest FILE`.
  * @returns undefined for stdout (no file to describe)
  * @throws {UsageError} (exit 2) for `--manifest` without `--out FILE`, or naming the output, its
- *   sidecar or its checkpoint
+ *   sidecar, its checkpoint or its lock
  */
 export function planManifest(input: ManifestPlanInput): ManifestPlan | undefined {
   const { target, flag } = input;
@@ -125,14 +126,22 @@ export function planManifest(input: ManifestPlanInput): ManifestPlan | undefined
     return undefined;
   }
   const path = flag === undefined ? `${target}.manifest.json` : resolvePath(input.cwd, flag);
-  if (path === target || input.reserved.includes(path))
+  const { sidecar, checkpoint } = sidecarPaths(target);
+  if ([target, sidecar, checkpoint, `${target}.lock`].includes(path))
     throw new UsageError(`--manifest ${flag ?? path} would overwrite a file of the export itself`);
   const endpoint = { key: input.endpoint.key, template: input.endpoint.path, path: input.path };
   const filters = { params: input.params.map(([k, v]): [string, string] => [k, v]), since: null };
   return {
     path,
     target,
-    output: { baseUrl: publicBaseUrl(input.baseUrl), endpoint, ids: { ...input.ids }, filters, mode: input.mode, format: input.format },
+    output: {
+      baseUrl: publicBaseUrl(input.baseUrl),
+      endpoint,
+      ids: { ...input.ids },
+      filters,
+      mode: input.cursor ? 'cursor' : 'offset',
+      format: input.format,
+    },
   };
 }
 
