@@ -18,6 +18,7 @@ describe('the export flag table', () => {
       '--param',
       '--fields',
       '--csv-safe',
+      '--manifest',
       '--resume',
       '--restart',
       '--concurrency',
