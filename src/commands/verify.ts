@@ -68,8 +68,9 @@ export async function runVerify(manifests: readonly string[], ctx: Context): Pro
   const tally: Tally = { files: 0, failedFiles: 0, mismatches: 0 };
   for (const manifest of manifests) await verifyManifest(resolvePath(ctx.cwd, manifest), ctx, tally);
   if (tally.mismatches > 0) {
-    const s = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
-    throw new VerifyError(`verification failed: ${s(tally.mismatches, 'mismatch')} in ${tally.failedFiles} of ${s(tally.files, 'file')}`, {
+    const mismatches = `${tally.mismatches} ${tally.mismatches === 1 ? 'mismatch' : 'mismatches'}`;
+    const files = `${tally.files} ${tally.files === 1 ? 'file' : 'files'}`;
+    throw new VerifyError(`verification failed: ${mismatches} in ${tally.failedFiles} of ${files}`, {
       hint: 'run the export again (with --resume if it was interrupted)',
     });
   }
