@@ -27,7 +27,7 @@ const SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
  * NDJSON: one item a line. Counts LF-terminated lines, and a last line without its LF (a cut file)
  * when it holds anything.
  */
-export function createNdjsonCounter(): ItemCounter {
+function createNdjsonCounter(): ItemCounter {
   let lines = 0;
   let open = false;
   return {
@@ -48,7 +48,7 @@ export function createNdjsonCounter(): ItemCounter {
  * depth; an element starts at a value byte at depth 1 after `[` or a `,`. Constant memory, so a file
  * of any size verifies: the alternative, `JSON.parse`, holds the whole export in memory twice.
  */
-export function createJsonArrayCounter(): ItemCounter {
+function createJsonArrayCounter(): ItemCounter {
   let depth = 0;
   let inString = false;
   let escaped = false;
@@ -96,7 +96,7 @@ export function createJsonArrayCounter(): ItemCounter {
  * record without a line break counts when it holds anything. The first record is the header, so
  * items = records − 1; an empty file (zero items without `--fields`) has none.
  */
-export function createCsvRecordCounter(): ItemCounter {
+function createCsvRecordCounter(): ItemCounter {
   let records = 0;
   let inQuotes = false;
   let open = false;

@@ -152,7 +152,7 @@ export function planManifest(input: ManifestPlanInput): ManifestPlan | undefined
  * the old manifest or the new one, never half of one. The temp file is removed on failure.
  * @throws {OutputError} (exit 7) naming the path and the cause
  */
-export async function writeManifest(path: string, manifest: Manifest, fs: FileSystem = nodeFileSystem): Promise<void> {
+async function writeManifest(path: string, manifest: Manifest, fs: FileSystem = nodeFileSystem): Promise<void> {
   const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   const handle = await createExclusive(fs, tmp, 0o666);
   try {
