@@ -26,6 +26,8 @@ export const ExitCode = {
   Unavailable: 6,
   /** The output could not be written (unwritable path, disk full). */
   Output: 7,
+  /** `verify`: an output is missing or its size, SHA-256 or item count is not its manifest's. */
+  Verify: 8,
   /** Interrupted by SIGINT (128 + 2); the checkpoint is kept. */
   Sigint: 130,
   /** Interrupted by SIGTERM (128 + 15); the checkpoint is kept. */
@@ -68,6 +70,8 @@ export const EXIT_CODE_OF = {
   E_OUTPUT_WRITE: ExitCode.Output,
   /** Another export holds the lock of the same `--out` (one writer per output). */
   E_LOCKED: ExitCode.Output,
+  /** `verify`: an output does not match its manifest, or a manifest cannot be read. */
+  E_VERIFY_MISMATCH: ExitCode.Verify,
   /** Stopped by SIGINT. */
   E_INTERRUPTED_SIGINT: ExitCode.Sigint,
   /** Stopped by SIGTERM. */
@@ -239,5 +243,15 @@ export class InterruptedError extends CollectionsError {
   constructor(signal: 'SIGINT' | 'SIGTERM', message = `interrupted by ${signal}`, options: CollectionsErrorOptions = {}) {
     super(message, signal === 'SIGINT' ? 'E_INTERRUPTED_SIGINT' : 'E_INTERRUPTED_SIGTERM', options);
     this.signal = signal;
+  }
+}
+
+/**
+ * `collections verify` found an output that is missing or whose size, SHA-256 or item count is not
+ * what its manifest says, or a manifest it could not read (exit 8, README "Exit codes").
+ */
+export class VerifyError extends CollectionsError {
+  constructor(message: string, options: CollectionsErrorOptions = {}) {
+    super(message, 'E_VERIFY_MISMATCH', options);
   }
 }

@@ -11,6 +11,7 @@ const SUMMARIES: Readonly<Record<string, string>> = {
   ratelimit: 'show the rate-limit quota of each endpoint',
   config: 'show or change stored settings (base URL, key, defaults)',
   completion: 'print a shell completion script (bash, zsh, fish)',
+  verify: 'check exported files against their manifests (size, hash, items)',
   sandbox: 'run a local copy of the API to try everything on',
 };
 

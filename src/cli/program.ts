@@ -18,6 +18,7 @@ import {
   CONFIG_HELP,
   CONFIG_KEY_ACTIONS,
   RATELIMIT_HELP,
+  VERIFY_HELP,
   type ConfigAction,
 } from '../commands/command-specs.js';
 import { bindToContext, commanderParser, withCompletion } from '../commands/commander.js';
@@ -106,6 +107,18 @@ function addCompletionCommand(program: Command, { ctx, setCode }: Wiring): void 
     });
 }
 
+function addVerifyCommand(program: Command, { ctx, setCode }: Wiring): void {
+  program
+    .command('verify')
+    .description('Check exported files against their manifests (size, SHA-256, item count); sends nothing')
+    .addArgument(new Argument('<manifest...>', 'manifest files (F.manifest.json)'))
+    .addHelpText('after', VERIFY_HELP)
+    .action(async (manifests: string[]) => {
+      const { runVerify } = await import('../commands/verify.js');
+      setCode(await runVerify(manifests, ctx));
+    });
+}
+
 function addSandboxCommand(program: Command, { ctx, setCode }: Wiring): void {
   const sandbox = program.command('sandbox').description('Run the bundled Collection API on loopback (prints its base URL and key)');
   for (const o of SANDBOX_OPTION_HELP) {
@@ -159,6 +172,7 @@ export function createProgram(
   addRatelimitCommand(program, wiring);
   addConfigCommand(program, wiring);
   addCompletionCommand(program, wiring);
+  addVerifyCommand(program, wiring);
   addSandboxCommand(program, wiring);
   return program;
 }

@@ -4,7 +4,7 @@
  * loads none of their code: the command modules re-export them.
  */
 import { CONFIG_KEYS } from '../config/flags.js';
-import { COMPLETION_EXIT_CODES, CONFIG_EXIT_CODES, exitCodesHelp, RATELIMIT_EXIT_CODES, SAMPLE_IDS } from './help-text.js';
+import { COMPLETION_EXIT_CODES, CONFIG_EXIT_CODES, exitCodesHelp, RATELIMIT_EXIT_CODES, SAMPLE_IDS, VERIFY_EXIT_CODES } from './help-text.js';
 
 /** The sub-commands of `config` (`config` alone shows every profile: commands/config.ts `runConfigOverview`). */
 export type ConfigAction = 'set' | 'get' | 'unset' | 'list' | 'profiles' | 'path';
@@ -64,3 +64,16 @@ Examples:
   $ collections completion zsh > "\${fpath[1]}/_collections"
   $ collections completion fish > ~/.config/fish/completions/collections.fish
 ${exitCodesHelp(COMPLETION_EXIT_CODES)}`;
+
+/** Help text of `verify` (commander `addHelpText('after', …)`). */
+export const VERIFY_HELP = `
+Each completed file export writes F.manifest.json beside F (or --manifest FILE). verify re-reads
+every output a manifest names (relative to the manifest's folder) and checks its size, its SHA-256
+and its items: lines for ndjson, the array's length for json, records after the header for csv
+(quoted line breaks included), on the decompressed bytes of a .gz. Each whole output prints one ok
+line on stdout; each mismatch (missing, size, SHA-256, items) prints one line on stderr.
+
+Examples:
+  $ collections verify invoices.ndjson.manifest.json
+  $ collections verify exports/*.manifest.json && echo "all whole"
+${exitCodesHelp(VERIFY_EXIT_CODES)}`;

@@ -12,6 +12,7 @@ import { formatFromPath, type OutputFormat } from '../output/writer.js';
 import { parseFields } from '../output/fields.js';
 import { sidecarPaths } from '../export/sidecar.js';
 import { runExport, type ExportPlan } from '../export/run.js';
+import { planManifest } from '../export/manifest.js';
 import { runDryRun } from './dry-run.js';
 import { planIncremental, readStoredSince } from './export-incremental.js';
 import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSettings } from './export-settings.js';
@@ -117,6 +118,7 @@ export function planExport(
     format,
     formatter: { fields, tableFields: endpoint.tableFields, csvSafe },
     files: out ? { target: out, ...sidecarPaths(out) } : undefined,
+    manifest: planManifest({ flag: flags.manifest, target: out, cwd, baseUrl: settings.baseUrl, endpoint, path, ids, params, format, cursor }),
     resume: flags.resume === true,
     restart: flags.restart === true,
     fingerprint,

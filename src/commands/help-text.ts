@@ -24,11 +24,23 @@ export const EXPORT_EXIT_CODES: readonly ExitCodeRow[] = [
   [INTERRUPTED, 'interrupted by SIGINT / SIGTERM; checkpoint kept'],
 ];
 
-/** The exit codes of the program as a whole: those of an export, and 1 for a bug. */
+/** The exit code of `verify` when an output does not match its manifest. */
+const VERIFY_FAILED: ExitCodeRow = [String(ExitCode.Verify), 'verify: an output is missing or its size, SHA-256 or item count differs'];
+
+/** The exit codes of the program as a whole: those of an export, 1 for a bug, and 8 of `verify`. */
 export const PROGRAM_EXIT_CODES: readonly ExitCodeRow[] = [
   ...EXPORT_EXIT_CODES.slice(0, 1),
   [String(ExitCode.Internal), 'internal error (a bug: please report it)'],
-  ...EXPORT_EXIT_CODES.slice(1),
+  ...EXPORT_EXIT_CODES.slice(1, -1),
+  VERIFY_FAILED,
+  ...EXPORT_EXIT_CODES.slice(-1),
+];
+
+/** The exit codes of `verify`. */
+export const VERIFY_EXIT_CODES: readonly ExitCodeRow[] = [
+  [String(ExitCode.Ok), 'every output matches its manifest'],
+  [String(ExitCode.Usage), 'no manifest given'],
+  VERIFY_FAILED,
 ];
 
 /** The exit codes of `ratelimit`: a 429 or 404 is shown in its row, not an exit code. */

@@ -30,6 +30,8 @@ export interface ExportFlagValues {
   fields?: string;
   /** `--csv-safe`. */
   csvSafe?: boolean;
+  /** `--manifest <file>`: where the manifest goes (default `F.manifest.json` beside `--out F`). */
+  manifest?: string;
   /** `--resume`. */
   resume?: boolean;
   /** `--restart`. */

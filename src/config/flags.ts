@@ -103,6 +103,12 @@ export const EXPORT_FLAGS = [
     value: { kind: 'switch' },
   },
   {
+    flags: '--manifest <file>',
+    attribute: 'manifest',
+    description: 'write the manifest (size, SHA-256, counts, request ids) there instead of beside --out as F.manifest.json',
+    value: { kind: 'text', files: true },
+  },
+  {
     flags: '--resume',
     attribute: 'resume',
     description: 'continue an interrupted export to the same --out from its checkpoint',

@@ -6,6 +6,7 @@ import type { OutputStream } from '../context.js';
 import type { FormatterState } from '../output/writer.js';
 import { createStreamSink } from '../output/stream-sink.js';
 import type { Checkpoint } from './checkpoint.js';
+import type { FileDigest } from './file-sink.js';
 
 /** Where the export stands after a page was written, for the checkpoint. */
 export interface PageMark {
@@ -55,6 +56,11 @@ export interface Destination {
    *   trace (README, "Files, checkpoints and `--resume`")
    */
   abort(wrotePage: boolean): Promise<void>;
+  /**
+   * The published file's length (bytes) and SHA-256, after `finish()`; present only on file
+   * destinations (export/sidecar.ts), whose output a manifest describes (export/manifest.ts).
+   */
+  digest?(): FileDigest;
 }
 
 /**

@@ -5,6 +5,7 @@
  * publishes by rename, then fsyncs the folder (as write-file-atomic does). Until `commit()`, the
  * target (yesterday's export) is untouched.
  */
+import { createHash, type Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { Sink } from '../output/stream-sink.js';
@@ -16,6 +17,23 @@ import { checkFolder, fileError, nodeFileSystem, openOwnedFile, statOrUndefined,
  * a few pages of 1000 items.
  */
 export const FILE_SINK_HIGH_WATER_BYTES = 4 * 1024 * 1024;
+
+/** What a file sink wrote, for the manifest (export/manifest.ts). */
+export interface FileDigest {
+  /** Length of the file, bytes (what was kept on resume included). */
+  bytes: number;
+  /** SHA-256 of those bytes (FIPS 180-4), lowercase hex. */
+  sha256: string;
+}
+
+/** A {@link Sink} on a file that also hashes what reaches the file. */
+export interface FileSink extends Sink {
+  /**
+   * The length and SHA-256 of every byte written so far, in file order (on resume the kept prefix
+   * is hashed first); call it after `commit()`, once nothing is queued.
+   */
+  digest(): FileDigest;
+}
 
 /** Options of {@link createFileSink}. */
 export interface FileSinkOptions {
@@ -64,7 +82,11 @@ async function checkPaths(target: string, sidecar: string): Promise<FileInfo | u
  *   does not match the partial file"
  * @throws {OutputError} (exit 7) when it cannot be opened or truncated, or is a symlink
  */
-async function reopenSidecar(sidecar: string, info: FileInfo | undefined, options: FileSinkOptions & { resumeAtBytes: number }): Promise<FileHandle> {
+async function reopenSidecar(
+  sidecar: string,
+  info: FileInfo | undefined,
+  options: FileSinkOptions & { resumeAtBytes: number; hash: Hash },
+): Promise<FileHandle> {
   const { resumeAtBytes } = options;
   if (!Number.isSafeInteger(resumeAtBytes) || resumeAtBytes < 0) {
     throw new UsageError(`checkpoint does not match the partial file ${basename(sidecar)} (bad length ${resumeAtBytes})`, { code: 'E_CHECKPOINT' });
@@ -89,11 +111,23 @@ async function reopenSidecar(sidecar: string, info: FileInfo | undefined, option
       options.checkBoundary(lastByte);
     }
     await handle.truncate(resumeAtBytes);
+    await hashPrefix(handle, resumeAtBytes, options.hash);
   } catch (error) {
     await handle.close().catch(() => undefined);
     throw error instanceof UsageError ? error : fileError('truncate', sidecar, error);
   }
   return handle;
+}
+
+/** Feeds the first `length` bytes of the file to `hash`, 1 MiB at a time. */
+async function hashPrefix(handle: FileHandle, length: number, hash: Hash): Promise<void> {
+  const chunk = Buffer.alloc(Math.min(length, 1024 * 1024));
+  for (let at = 0; at < length;) {
+    const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, length - at), at);
+    if (bytesRead === 0) break;
+    hash.update(chunk.subarray(0, bytesRead));
+    at += bytesRead;
+  }
 }
 
 /** The positional write queue of a sidecar (see {@link createWriteQueue}). */
@@ -115,7 +149,7 @@ interface WriteQueue {
  * previous page's fdatasync (stable pages); without the queue that stall is the export's. After the
  * first failure, queued writes are skipped.
  */
-function createWriteQueue(handle: FileHandle, sidecar: string): WriteQueue {
+function createWriteQueue(handle: FileHandle, sidecar: string, hash: Hash): WriteQueue {
   let queue: Promise<void> = Promise.resolve();
   let queuedBytes = 0;
   let failure: OutputError | undefined;
@@ -142,6 +176,8 @@ function createWriteQueue(handle: FileHandle, sidecar: string): WriteQueue {
     },
     async push(buffer, at) {
       queuedBytes += buffer.length;
+      // Pushed in file order (appends), so the hash is the file's: the bytes as they go to it.
+      hash.update(buffer);
       queue = queue.then(() => (failure ? undefined : writeAt(buffer, at)));
       if (queuedBytes > FILE_SINK_HIGH_WATER_BYTES) await drain();
     },
@@ -161,20 +197,23 @@ function createWriteQueue(handle: FileHandle, sidecar: string): WriteQueue {
  * accepted; `sync()` waits for the queue, then fdatasync, so a checkpoint taken after it never
  * counts a byte that is not on disk; `commit()` is the same, then close, rename onto the target,
  * fsync the folder; `abort()` lets queued writes finish, closes and keeps the sidecar.
+ * Every byte is hashed (SHA-256) as it is queued, the kept prefix first on resume (read back from
+ * the truncated sidecar), so `digest()` gives the final file's hash without reading it again.
  * @throws {OutputError} (exit 7, message naming the path) when a path is unusable or any write,
  *   sync or rename fails (ENOSPC, EACCES, EISDIR…); a failed queued write is thrown by the next
  *   `write()`, `sync()` or `commit()`.
  * @throws {UsageError} (exit 2) on resume when the sidecar is missing or shorter than
  *   `resumeAtBytes`: "checkpoint does not match the partial file".
  */
-export async function createFileSink(options: FileSinkOptions): Promise<Sink> {
+export async function createFileSink(options: FileSinkOptions): Promise<FileSink> {
   const { target, sidecar, resumeAtBytes } = options;
   const fs = options.fs ?? nodeFileSystem;
   const sidecarInfo = await checkPaths(target, sidecar);
+  const hash = createHash('sha256');
   const handle =
     resumeAtBytes === undefined
       ? await openOwnedFile(fs, sidecar, { create: true })
-      : await reopenSidecar(sidecar, sidecarInfo, { ...options, resumeAtBytes });
+      : await reopenSidecar(sidecar, sidecarInfo, { ...options, resumeAtBytes, hash });
   let position = resumeAtBytes ?? 0;
   let closed = false;
   const close = async (): Promise<void> => {
@@ -182,7 +221,8 @@ export async function createFileSink(options: FileSinkOptions): Promise<Sink> {
     closed = true;
     await handle.close();
   };
-  const queue = createWriteQueue(handle, sidecar);
+  const queue = createWriteQueue(handle, sidecar, hash);
+  let sha256: string | undefined;
 
   return {
     get bytes() {
@@ -224,6 +264,10 @@ export async function createFileSink(options: FileSinkOptions): Promise<Sink> {
     async abort() {
       await queue.settle();
       await close().catch(() => undefined);
+    },
+    digest() {
+      sha256 ??= hash.digest('hex');
+      return { bytes: position, sha256 };
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { Context } from '../context.js';
 import type { Endpoint } from '../endpoints.js';
-import { createClient, type Client, type ClientEvent, type RateLimitSnapshot } from '../http/client.js';
+import type { Client, ClientEvent, RateLimitSnapshot } from '../http/client.js';
 import { paginate, type PageStep } from '../pagination/paginate.js';
 import { fetchOffsetPages } from '../pagination/offset.js';
 import { createFormatter, type Formatter, type FormatterOptions, type OutputFormat } from '../output/writer.js';
@@ -15,12 +15,14 @@ import { loadProgress, type Progress, type ProgressStats } from '../io/progress.
 import type { LogFormat } from '../io/events.js';
 import { outputColumns } from '../io/columns.js';
 import { createInterrupt, type Interrupt } from './interrupt.js';
+import { createExportClient } from './export-client.js';
 import { openStdout, type Destination } from './destination.js';
 import { openSidecar } from './sidecar.js';
 import { openDevice, outputKind, type OutputKind } from './device.js';
 import type { FileSystem } from '../io/files.js';
 import { addResumeHint } from './resume-hint.js';
 import { createWatermarkTracker } from './watermark.js';
+import { createManifestRecorder, type ManifestPlan, type ManifestRecorder } from './manifest.js';
 
 /** Where a file export writes. */
 export interface ExportFiles {
@@ -54,6 +56,8 @@ export interface ExportPlan {
   resume: boolean;
   /** `--restart`: discard an existing checkpoint and start afresh. */
   restart: boolean;
+  /** The manifest written when a file export completes (export/manifest.ts); undefined for stdout. */
+  manifest?: ManifestPlan;
   /** The file system of the sidecar and checkpoint; tests inject write errors (default the real one). */
   fs?: FileSystem;
   /** Options that shape the output; stored in and compared with the checkpoint. */
@@ -113,6 +117,7 @@ interface Loop {
   progress: Progress;
   interrupt: Interrupt;
   tally: Tally;
+  manifest: ManifestRecorder | undefined;
 }
 
 /** Items still to write under `--max-items` (Infinity without it). */
@@ -139,6 +144,7 @@ async function writePages(steps: AsyncGenerator<PageStep, void, void>, loop: Loo
   try {
     for await (const step of steps) {
       plan.onPageFetched?.(step);
+      loop.manifest?.onPage(step);
       if (step.rateLimit) tally.rateLimit = step.rateLimit;
       const left = remaining(plan, tally);
       const whole = step.page.members.length <= left;
@@ -185,27 +191,6 @@ async function openDestination(plan: ExportPlan, kind: OutputKind, ctx: Context,
   });
 }
 
-/** The client of one export: the plan's limits, the context's transport, progress as observer. */
-function exportClient(plan: ExportPlan, ctx: Context, progress: Progress, signal: AbortSignal): Client {
-  return createClient({
-    baseUrl: plan.baseUrl,
-    apiKey: plan.apiKey,
-    fetch: ctx.fetch,
-    clock: ctx.clock,
-    random: ctx.random,
-    retries: plan.retries,
-    timeoutMs: plan.timeoutMs,
-    maxWaitMs: plan.maxWaitMs,
-    ...(plan.maxBodyBytes === undefined ? {} : { maxBodyBytes: plan.maxBodyBytes }),
-    headers: { 'User-Agent': `collections/${ctx.version}` },
-    signal,
-    onEvent: (event) => {
-      progress.onClientEvent(event);
-      plan.onClientEvent?.(event);
-    },
-  });
-}
-
 /**
  * Runs an export to completion: opens the output before any request, then writes page after page,
  * each made durable and checkpointed beside the fetching, and publishes the output at the end.
@@ -237,6 +222,8 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
     );
   });
   const tally: Tally = { items: 0, pages: 0, totalItems: undefined, pending: '', wrotePage: false, rateLimit: undefined };
+  const manifest =
+    plan.manifest && createManifestRecorder(plan.manifest, { clock: ctx.clock, version: ctx.version, ...(plan.fs ? { fs: plan.fs } : {}) });
   let out: Destination | undefined;
   let kind: OutputKind | undefined;
   let client: Client | undefined;
@@ -250,6 +237,7 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
   try {
     kind = await outputKind(plan);
     out = watermark.wrap(await openDestination(plan, kind, ctx, progress, interrupt.signal));
+    if (manifest) out = manifest.observe(out, progress.stats);
     const resumed = out.resumed;
     if (plan.format === 'table') await loadTableSupport();
     // CSV keys first seen after the header are named on stderr (once each, also across a resume);
@@ -263,10 +251,18 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
     if (resumed) Object.assign(tally, { items: resumed.items, pages: resumed.pages, totalItems: resumed.totalItems });
     else tally.pending = formatter.begin();
     progress.onPage(tally.items, tally.pages, tally.totalItems);
-    client = exportClient(plan, ctx, progress, interrupt.signal);
+    client = createExportClient(plan, ctx, progress, interrupt.signal);
     const startFrom = resumed ? resumed.next : plan.start.href;
     if (startFrom !== null && remaining(plan, tally) > 0) {
-      await writePages(watermark.observe(pageSteps(plan, client, new URL(startFrom))), { plan, formatter, out, progress, interrupt, tally });
+      await writePages(watermark.observe(pageSteps(plan, client, new URL(startFrom))), {
+        plan,
+        formatter,
+        out,
+        progress,
+        interrupt,
+        tally,
+        manifest,
+      });
     }
     await out.settle();
     interrupt.throwIfStopped();

@@ -204,6 +204,7 @@ export async function openSidecar(options: SidecarOptions): Promise<Destination>
     name: sink.name,
     resumed,
     write: (text) => sink.write(text),
+    digest: () => sink.digest(),
     pageWritten: (mark) => durability.record(snapshot(mark)),
     settle: () => durability.settle(),
     async finish(text) {

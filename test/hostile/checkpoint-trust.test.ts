@@ -164,7 +164,7 @@ describe('an existing checkpoint is never silently discarded', () => {
     const ids = idsOfNdjson(dir.read('out.ndjson').toString());
     expect(ids).toHaveLength(60);
     expect(new Set(ids).size).toBe(60);
-    expect(Object.keys(snapshot(dir.path))).toEqual(['out.ndjson']);
+    expect(Object.keys(snapshot(dir.path))).toEqual(['out.ndjson', 'out.ndjson.manifest.json']);
   });
 
   it('--resume --restart together is a usage error (exit 2), nothing sent or touched', async () => {

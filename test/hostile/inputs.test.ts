@@ -74,7 +74,7 @@ describe('numbers are range-checked before anything starts', () => {
     ]);
     expect(r.code).toBe(0);
     expect(dir.read('x.ndjson').toString().trim().split('\n')).toHaveLength(60);
-    expect(files(dir)).toEqual(['x.ndjson']);
+    expect(files(dir)).toEqual(['x.ndjson', 'x.ndjson.manifest.json']);
   });
 
   it.each([
@@ -116,7 +116,7 @@ describe('field names are plain keys', () => {
     for (const line of lines)
       expect(line).toMatch(/^\{"__proto__":\{"polluted":true\},"id":"[^"]+","constructor":null,"a":\{"__proto__":\{"b":null\}\}\}$/);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(files(dir)).toEqual(['x.ndjson']);
+    expect(files(dir)).toEqual(['x.ndjson', 'x.ndjson.manifest.json']);
     expect(canaryFree(r.stdout, r.stderr, dir.read('x.ndjson'))).toBe(true);
   });
 
@@ -132,7 +132,7 @@ describe('field names are plain keys', () => {
     );
     expect(r.code).toBe(0);
     expect(dir.read('x.csv').toString()).toBe(`__proto__.polluted,constructor.name,hasOwnProperty.length\r\n${'true,,\r\n'.repeat(5)}`);
-    expect(files(dir)).toEqual(['x.csv']);
+    expect(files(dir)).toEqual(['x.csv', 'x.csv.manifest.json']);
   });
 });
 
@@ -151,7 +151,7 @@ describe('field names that exist only on the prototype', () => {
     ]);
     expect(r.code).toBe(0);
     expect(dir.read('x.csv').toString()).toBe(`__proto__,constructor,toString\r\n${',,\r\n'.repeat(3)}`);
-    expect(files(dir)).toEqual(['x.csv']);
+    expect(files(dir)).toEqual(['x.csv', 'x.csv.manifest.json']);
   });
 });
 

@@ -106,7 +106,7 @@ describe('proxies from the environment (issue 11, item 8)', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(idsOfNdjson(dir.read('out.ndjson').toString())).toHaveLength(60);
-    expect(readdirSync(dir.path).sort()).toEqual(['config', 'out.ndjson']);
+    expect(readdirSync(dir.path).sort()).toEqual(['config', 'out.ndjson', 'out.ndjson.manifest.json']);
     expectOnlyTowards(proxy, w.base);
     expect(canaryFree(r.stdout, r.stderr, dir.read('out.ndjson'))).toBe(true);
   });

@@ -124,7 +124,7 @@ describe('F.part and the checkpoint are never written through a link', () => {
     expect(r.code).toBe(0);
     expect(readFileSync(outside.file('precious'), 'utf8')).toBe(SECRET);
     expect(idsOfNdjson(dir.read('out.ndjson').toString())).toHaveLength(60);
-    expect(Object.keys(snapshot(dir.path)).sort()).toEqual(['out.ndjson', 'out.ndjson.checkpoint.json.tmp']);
+    expect(Object.keys(snapshot(dir.path)).sort()).toEqual(['out.ndjson', 'out.ndjson.checkpoint.json.tmp', 'out.ndjson.manifest.json']);
   });
 });
 

@@ -80,7 +80,7 @@ describe('terminal text is inert', () => {
     expect(requestLines).toHaveLength(3);
     for (const line of requestLines) expect(line).toMatch(/ 200 \d+ms.* X-Request-ID=id$/);
     expect(r.stderr).not.toMatch(TERMINAL_ACTIVE);
-    expect(files(dir)).toEqual(['x.ndjson']);
+    expect(files(dir)).toEqual(['x.ndjson', 'x.ndjson.manifest.json']);
     expect(dir.read('x.ndjson').toString().trim().split('\n')).toHaveLength(60);
   });
 
@@ -106,7 +106,7 @@ describe('terminal text is inert', () => {
     const warnings = r.lines.filter((l) => l.includes('new field'));
     expect(warnings).toEqual(["collections: csv: new field 'note x' not in the header; use --fields to include it"]);
     expect(r.stderr).not.toMatch(TERMINAL_ACTIVE);
-    expect(files(dir)).toEqual(['x.csv']);
+    expect(files(dir)).toEqual(['x.csv', 'x.csv.manifest.json']);
     const csv = dir.read('x.csv').toString();
     expect(csv).toContain(evilValue);
     expect(csv.split('\n').filter((l) => /^\S/.test(l)).length).toBeGreaterThanOrEqual(61);

@@ -39,7 +39,7 @@ function block(text: string, title: string): string[] {
 
 describe('every subcommand help', () => {
   it('covers every command of the program', () => {
-    expect(subcommands()).toEqual([...exportCommands(), 'ratelimit', 'config', 'completion', 'sandbox']);
+    expect(subcommands()).toEqual([...exportCommands(), 'ratelimit', 'config', 'completion', 'verify', 'sandbox']);
   });
 
   it.each(subcommands().map((name) => ({ name })))('$name --help: global flags, examples, exit codes; exit 0', async ({ name }) => {
@@ -71,7 +71,7 @@ describe('every subcommand help', () => {
 
   it('the program help lists the exit codes, 1 (a bug) included', async () => {
     const codes = block((await run(['--help'])).out, 'Exit codes:').map((l) => l.trim().split(/ +/)[0]);
-    expect(codes).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '130/143']);
+    expect(codes).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '130/143']);
   });
 
   it.each(exportCommands().map((name) => ({ name })))('the examples of $name parse into an export plan as written', async ({ name }) => {

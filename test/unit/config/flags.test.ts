@@ -20,6 +20,7 @@ describe('the export flag table', () => {
       '--state',
       '--fields',
       '--csv-safe',
+      '--manifest',
       '--resume',
       '--restart',
       '--concurrency',
