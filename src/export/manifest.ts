@@ -243,19 +243,18 @@ export function createManifestRecorder(plan: ManifestPlan, options: ManifestReco
     observe(out, stats) {
       if (!out.digest) return out;
       let mark: PageMark | undefined;
-      return {
-        ...out,
-        name: out.name,
-        resumed: out.resumed,
-        pageWritten(m) {
-          mark = m;
-          return out.pageWritten(m);
-        },
-        async finish(text) {
-          await out.finish(text);
-          await writeManifest(plan.path, build(out, mark, stats), options.fs);
-        },
+      // Object.create rather than a spread: `out` may itself be a wrapper whose members live on its
+      // prototype (export/watermark.ts), and a spread copies own properties only.
+      const wrapped = Object.create(out) as Destination;
+      wrapped.pageWritten = (m) => {
+        mark = m;
+        return out.pageWritten(m);
       };
+      wrapped.finish = async (text) => {
+        await out.finish(text);
+        await writeManifest(plan.path, build(out, mark, stats), options.fs);
+      };
+      return wrapped;
     },
   };
 }

@@ -191,6 +191,13 @@ async function openDestination(plan: ExportPlan, kind: OutputKind, ctx: Context,
   });
 }
 
+/** The progress of an export: spinner and lines, or JSON events (io/progress.ts). */
+function openProgress(plan: ExportPlan, ctx: Context): Promise<Progress> {
+  const { io } = ctx;
+  const { quiet, spinner, verbose, logFormat } = plan;
+  return loadProgress({ stderr: io.stderr, isTTY: io.stderrIsTTY, env: ctx.env, clock: ctx.clock, quiet, spinner, verbose, logFormat });
+}
+
 /**
  * Runs an export to completion: opens the output before any request, then writes page after page,
  * each made durable and checkpointed beside the fetching, and publishes the output at the end.
@@ -202,16 +209,7 @@ async function openDestination(plan: ExportPlan, kind: OutputKind, ctx: Context,
  */
 export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportResult> {
   const { stderr } = ctx.io;
-  const progress = await loadProgress({
-    stderr,
-    isTTY: ctx.io.stderrIsTTY,
-    env: ctx.env,
-    clock: ctx.clock,
-    quiet: plan.quiet,
-    spinner: plan.spinner,
-    verbose: plan.verbose,
-    logFormat: plan.logFormat,
-  });
+  const progress = await openProgress(plan, ctx);
   const { endpoint, mode, format } = plan;
   progress.start({ command: endpoint.command, endpoint: endpoint.path, mode, format, destination: plan.files?.target ?? 'stdout' });
   const interrupt = createInterrupt(ctx, (signal) => {
