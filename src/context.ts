@@ -49,7 +49,7 @@ export interface Context {
   random: () => number;
   /** Working directory, against which `--out` paths resolve. */
   cwd: string;
-  /** Folder of the config file; undefined means conf's default (the user's config folder). */
+  /** Folder of the config file; undefined means the default, the user's config folder (config/folder.ts defaultConfigDir). */
   configDir: string | undefined;
   /** Termination signals. */
   onSignal: SignalSource;
