@@ -49,7 +49,7 @@ export interface Context {
   random: () => number;
   /** Working directory, against which `--out` paths resolve. */
   cwd: string;
-  /** Folder of the config file; undefined means conf's default (the user's config folder). */
+  /** Folder of the config file; undefined means the default, the user's config folder (config/folder.ts defaultConfigDir). */
   configDir: string | undefined;
   /** Termination signals. */
   onSignal: SignalSource;
@@ -79,7 +79,7 @@ export function createSystemContext(version: string, loadTransport: () => Promis
   const { stdin, stdout, stderr } = process;
   // SIGXFSZ (a write past `ulimit -f`) stays ignored, as Node sets it at start-up, so the write
   // fails with EFBIG (exit 7) instead: a listener of its own keeps the exit hooks of libraries
-  // (when-exit via conf, signal-exit via proper-lockfile) from re-raising it to kill the process.
+  // (signal-exit via write-file-atomic, ora and proper-lockfile) from re-raising it to kill the process.
   if (process.listenerCount('SIGXFSZ') === 0) process.on('SIGXFSZ', () => undefined);
   let transport: Promise<FetchLike> | undefined;
   const fetch: FetchLike = async (input, init) => {

@@ -145,8 +145,9 @@ export interface GuardedProcess {
  *
  * It also keeps `SIGXFSZ` (a file grew past `ulimit -f`, POSIX setrlimit RLIMIT_FSIZE) handled, so
  * the write fails with EFBIG and is reported as exit 7. Node ignores the signal by itself, but
- * conf's `atomically` hooks it once through `when-exit`, which re-raises it after its own handler
- * ran: without a listener of ours the process would then die of it.
+ * signal-exit (loaded by write-file-atomic, ora's restore-cursor and proper-lockfile) hooks it and,
+ * when its listener is the only one, re-raises it after its own handler ran: without a listener of
+ * ours the process would then die of it.
  * @param report writes the failure's text (cli/main.ts passes one that scrubs the key)
  */
 export function installProcessGuard(proc: GuardedProcess, report: (err: unknown) => void, end: (code: number) => void): void {

@@ -1,34 +1,33 @@
 /**
  * The config folder: where it is by default, and keeping it and its files private.
  *
- * Permissions (README, "Configuration": mode 0600 in a 0700 folder whatever the umask): conf creates
- * its folder with mode 0777 and its file with 0666, both minus the umask, so with a umask of 0 the
- * key would be world-readable. The store creates the folder itself with 0700 before conf touches
- * it, passes `configFileMode: 0o600` to conf (which writes via `atomically`, which chmods the
- * temporary file to that mode, so the umask cannot widen it), and tightens an existing looser
- * folder or file with one warning line ({@link secureFiles}).
+ * Permissions (README, "Configuration": mode 0600 in a 0700 folder whatever the umask): the store
+ * creates the folder with mode 0700, writes each file through a temporary file chmod'ed to 0600
+ * before it is renamed into place (config/json-store.ts, so no umask can widen it), and tightens an
+ * existing looser folder or file with one warning line ({@link secureFiles}). Older versions, which
+ * kept the files with the `conf` package, used the same folders, file names and JSON layout.
  */
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { homedir as osHomedir, platform as osPlatform } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 
-/** conf's project name; the default folder is `<user config folder>/collections-nodejs`. */
-export const PROJECT_NAME = 'collections';
+/** The project name; the default folder is `<user config folder>/collections-nodejs`. */
+const PROJECT_NAME = 'collections';
 /** Mode of the config and cache folders: owner only. */
 export const DIR_MODE = 0o700;
 /** Mode of the config and cache files: owner read/write only. */
 export const FILE_MODE = 0o600;
 
 /**
- * The folder conf uses by default for project `collections` (env-paths with suffix `nodejs`):
+ * The default config folder: the one the `conf` package (used by older versions) chose for project
+ * `collections`, by `env-paths`' convention with suffix `nodejs`:
  * Linux `$XDG_CONFIG_HOME/collections-nodejs` (else `~/.config/…`), macOS
  * `~/Library/Preferences/collections-nodejs`, Windows `%APPDATA%\collections-nodejs\Config`.
  *
- * Computed here rather than by conf so the folder can be created with mode 0700 before conf runs.
- * Not by calling `env-paths` (conf's own dependency) either: it reads `process.env`, `os.homedir()`
- * and `process.platform` when loaded, so the environment of the Context (and the platform and home
- * of tests) could not be passed in; these three lines follow its convention and are tested against it.
+ * Not computed by calling `env-paths`: it reads `process.env`, `os.homedir()` and `process.platform`
+ * when loaded, so the environment of the Context (and the platform and home of tests) could not be
+ * passed in; these three lines follow its convention and are tested against it.
  */
 export function defaultConfigDir(
   env: Readonly<Record<string, string | undefined>>,

@@ -1,11 +1,11 @@
 /**
  * The cache of the last rate-limit headers seen per origin and endpoint (`ratelimit --cached`), kept
- * in a conf file in the cache folder (config/folder.ts, cacheDirOf). It never holds the key, and it
+ * in a JSON file (config/json-store.ts) in the cache folder (config/folder.ts, cacheDirOf). It never holds the key, and it
  * never throws: a cache that cannot be read reads as empty, one that cannot be written is skipped,
  * so it can never break an export.
  */
 import { copyFileSync, existsSync, renameSync, unlinkSync } from 'node:fs';
-import type Conf from 'conf';
+import type { JsonStore } from './json-store.js';
 
 /** One cached rate-limit observation (the `X-RateLimit-*` headers of one response; the API documentation, rate limiting). */
 export interface RateLimitCacheEntry {
@@ -36,9 +36,6 @@ export interface RateLimitObservation {
   /** When the response was received, epoch ms by the local clock. */
   observedAt: number;
 }
-
-/** The conf file's shape: entries keyed by `<origin> <endpoint>` (absent until the first is recorded). */
-export type CacheShape = { entries?: Record<string, RateLimitCacheEntry> };
 
 /** The cache's operations (see ConfigStore in store.ts, which exposes them). */
 export interface RateLimitCache {
@@ -76,17 +73,18 @@ function withNumbers(
 }
 
 /**
- * The cache over a conf file opened on first use.
- * @param open opens the conf file (may throw: then recording returns false and listing is empty)
- * @param onWriteError told why recording failed (e.g. an `ENOSPC` or `EFBIG` error of conf's
- *   write), so the store can warn; it must not throw
+ * The cache over a JSON file opened on first use. The file holds `{ "entries": { "<origin>
+ * <endpoint>": RateLimitCacheEntry } }` (`entries` absent until the first is recorded).
+ * @param open opens the file (may throw: then recording returns false and listing is empty)
+ * @param onWriteError told why recording failed (e.g. an `ENOSPC` or `EFBIG` error of the write,
+ *   or the `SyntaxError` of a file that is not JSON), so the store can warn; it must not throw
  */
-export function createRateLimitCache(open: () => Conf<CacheShape>, onWriteError: (err: unknown) => void = () => undefined): RateLimitCache {
+export function createRateLimitCache(open: () => JsonStore, onWriteError: (err: unknown) => void = () => undefined): RateLimitCache {
   return {
     record(origin, endpointKey, snapshot) {
       try {
         const c = open();
-        const entries: Record<string, RateLimitCacheEntry> = { ...(c.get('entries') ?? {}) };
+        const entries: Record<string, RateLimitCacheEntry> = { ...((c.get('entries') ?? {}) as Record<string, RateLimitCacheEntry>) };
         const id = `${origin} ${endpointKey}`;
         const previous = Object.hasOwn(entries, id) ? entries[id] : undefined;
         if (previous && previous.observedAt > snapshot.observedAt) return true;

@@ -229,7 +229,8 @@ export function stderrWarner(io: Pick<IOStreams, 'stderr'>): (message: string) =
 
 /**
  * Opens the config store of a context: folder `ctx.configDir` (set from `COLLECTIONS_CONFIG_DIR`)
- * or conf's default (an empty value counts as unset), warnings to stderr.
+ * or, when that is unset or empty, the default folder (config/folder.ts defaultConfigDir); warnings
+ * to stderr.
  * @throws {UsageError} as createConfigStore does
  */
 export function openConfigStore(ctx: Pick<Context, 'configDir' | 'env' | 'io'>): ConfigStore {

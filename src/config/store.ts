@@ -1,23 +1,17 @@
 /**
  * The config store: named profiles of settings (API key, base URL, export defaults) in one JSON
- * file kept with `conf`, plus a cache of the last rate-limit headers seen per endpoint in a second
+ * file (config/json-store.ts), plus a cache of the last rate-limit headers seen per endpoint in a second
  * file in the cache folder (never holding the key; config/rate-limit-cache.ts). The folders and both
  * files are kept private (config/folder.ts).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { platform as osPlatform, homedir as osHomedir } from 'node:os';
-import Conf from 'conf';
 import { UsageError } from '../errors.js';
 import { fileError } from '../io/files.js';
-import { cacheDirOf, defaultConfigDir, DIR_MODE, FILE_MODE, PROJECT_NAME, secureFiles } from './folder.js';
-import {
-  createRateLimitCache,
-  migrateRateLimitCache,
-  type CacheShape,
-  type RateLimitCacheEntry,
-  type RateLimitObservation,
-} from './rate-limit-cache.js';
+import { cacheDirOf, defaultConfigDir, DIR_MODE, secureFiles } from './folder.js';
+import { createJsonStore, type JsonStore } from './json-store.js';
+import { createRateLimitCache, migrateRateLimitCache, type RateLimitCacheEntry, type RateLimitObservation } from './rate-limit-cache.js';
 import { CONFIG_KEYS, checkStoredValue, parseConfigValue, parseProfileName } from './values.js';
 import type { ConfigKey, ProfileValues } from './values.js';
 
@@ -28,7 +22,7 @@ export { defaultConfigDir, DIR_MODE, FILE_MODE } from './folder.js';
 /** The profile used when neither `--profile` nor `COLLECTIONS_PROFILE` names one. */
 export const DEFAULT_PROFILE = 'default';
 
-/** The store. All methods are synchronous (conf is); files are re-read on every call. */
+/** The store. All methods are synchronous; files are re-read on every call. */
 export interface ConfigStore {
   /** Absolute path of the settings file (`config.json`), printed by `config path`. */
   readonly path: string;
@@ -46,8 +40,8 @@ export interface ConfigStore {
    * @returns the value as stored
    * @throws {UsageError} for an invalid profile name or value; {@link OutputError} (`E_OUTPUT_WRITE`,
    *   exit 7) when the file cannot be saved (disk full, quota, size limit, read-only, permission),
-   *   naming the path and the cause; the file is then left as it was (conf writes a temp file and
-   *   renames it)
+   *   naming the path and the cause; the file is then left as it was (the store writes a temp file
+   *   and renames it, config/json-store.ts)
    */
   set(profile: string, key: ConfigKey, raw: string): string | number;
   /**
@@ -75,7 +69,7 @@ export interface ConfigStore {
 
 /** Options of {@link createConfigStore}. */
 export interface ConfigStoreOptions {
-  /** Folder of the files; default {@link defaultConfigDir} (conf's own default). */
+  /** Folder of the files; default {@link defaultConfigDir} (the folder the `conf` package used, so older files are found). */
   configDir?: string;
   /**
    * Environment, for the default folders (`XDG_CONFIG_HOME`, `APPDATA`, `XDG_CACHE_HOME`,
@@ -90,49 +84,36 @@ export interface ConfigStoreOptions {
   homedir?: string;
 }
 
-type SettingsShape = { profiles: Record<string, ProfileValues> };
-
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Opens a conf file of the folder, mode 0600, keys taken literally (no dot paths). */
-function openConf<T extends Record<string, unknown>>(dir: string, configName: string): Conf<T> {
-  return new Conf<T>({
-    projectName: PROJECT_NAME,
-    cwd: dir,
-    configName,
-    configFileMode: FILE_MODE,
-    accessPropertiesByDotNotation: false,
-    clearInvalidConfig: false,
-  });
 }
 
 /**
  * Opens the rate-limit cache in `cacheDir`, first creating that folder (0700) and moving the file
  * of an older version out of the config folder `configDir` (config/rate-limit-cache.ts,
  * migrateRateLimitCache; best effort).
- * @throws what mkdir or conf throw (the cache turns it into an empty read or a skipped write)
+ * @throws what mkdir throws (the cache turns it into an empty read or a skipped write)
  */
-function openCache(configDir: string, cacheDir: string): Conf<CacheShape> {
+function openCache(configDir: string, cacheDir: string): JsonStore {
   if (cacheDir !== configDir) {
     mkdirSync(cacheDir, { recursive: true, mode: DIR_MODE });
     migrateRateLimitCache(join(configDir, 'ratelimit.json'), join(cacheDir, 'ratelimit.json'));
   }
-  return openConf<CacheShape>(cacheDir, 'ratelimit');
+  return createJsonStore(join(cacheDir, 'ratelimit.json'));
 }
 
 /**
- * Opens the settings file.
- * @throws {UsageError} (`E_CONFIG`) when it cannot be read or is not valid JSON
+ * Reads the `profiles` field of the settings file (undefined when the file or the field is missing).
+ * @throws {UsageError} (`E_CONFIG`) when the file cannot be read or is not valid JSON
  */
-function openSettings(dir: string, path: string): Conf<SettingsShape> {
+function readProfiles(settings: JsonStore): unknown {
   try {
-    return openConf<SettingsShape>(dir, 'config');
+    return settings.get('profiles');
   } catch (err) {
     // Neither the parser's message nor the error as cause: V8's JSON errors quote the file's
     // text, which may contain the key.
     const code = (err as NodeJS.ErrnoException).code;
+    const { path } = settings;
     throw new UsageError(`cannot read the config file ${path}${code ? ` (${code})` : ': it is not valid JSON'}`, {
       code: 'E_CONFIG',
       hint: `fix or delete ${path}`,
@@ -145,7 +126,7 @@ function openSettings(dir: string, path: string): Conf<SettingsShape> {
  * @throws {OutputError} (exit 7) for a file-system error (an error with a string `code`), naming
  *   `path` and the cause; anything else (a bug) as it is
  */
-function saveProfiles(settings: Conf<SettingsShape>, path: string, profiles: Record<string, ProfileValues>): void {
+function saveProfiles(settings: JsonStore, path: string, profiles: Record<string, ProfileValues>): void {
   try {
     settings.set('profiles', profiles);
   } catch (err) {
@@ -155,9 +136,9 @@ function saveProfiles(settings: Conf<SettingsShape>, path: string, profiles: Rec
 }
 
 /** The profile operations of {@link ConfigStore} over the settings file at `path`. */
-function profileOperations(settings: Conf<SettingsShape>, path: string): Pick<ConfigStore, 'getProfile' | 'set' | 'unset' | 'profiles'> {
+function profileOperations(settings: JsonStore, path: string): Pick<ConfigStore, 'getProfile' | 'set' | 'unset' | 'profiles'> {
   const allProfiles = (): Record<string, ProfileValues> => {
-    const raw: unknown = settings.get('profiles');
+    const raw = readProfiles(settings);
     if (raw === undefined) return {};
     if (!isObject(raw)) throw new UsageError(`invalid 'profiles' in ${path}`, { code: 'E_CONFIG', hint: `fix or delete ${path}` });
     return raw as Record<string, ProfileValues>;
@@ -219,8 +200,9 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
   if (fixes.length > 0) {
     options.warn?.(`config permissions were too open; changed ${fixes.join('; ')}`);
   }
-  const settings = openSettings(dir, path);
-  let cacheFile: Conf<CacheShape> | undefined;
+  const settings = createJsonStore(path);
+  readProfiles(settings);
+  let cacheFile: JsonStore | undefined;
   let warned = false;
   const cache = createRateLimitCache(
     () => (cacheFile ??= openCache(dir, cacheDir)),

@@ -45,8 +45,10 @@ function isAbort(err: unknown): boolean {
  * `onSecondSignal` (to stop the spinner and print one line) and then `ctx.forceExit` with the
  * signal's exit code (130 / 143). A repeat of the first signal within {@link SIGNAL_ECHO_MS} is not
  * a second Ctrl-C but the echo of a library that re-raises the signal it saw so the process dies of
- * it (when-exit, loaded with conf, does `process.kill(process.pid, signal)`): counted as a second
- * press it would skip the message.
+ * it (`process.kill(process.pid, signal)`): counted as a second press it would skip the message.
+ * when-exit, which re-raised unconditionally, left with the `conf` package; signal-exit (ora's
+ * restore-cursor, proper-lockfile, write-file-atomic) re-raises only when it is the signal's sole
+ * listener, which it is not while this subscription lasts. The guard is kept for any such library.
  */
 export function createInterrupt(
   ctx: Pick<Context, 'onSignal' | 'clock' | 'forceExit'>,

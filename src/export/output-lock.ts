@@ -6,6 +6,7 @@
  */
 import * as nodeFs from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { hostname } from 'node:os';
 import { kill, pid as ownPid } from 'node:process';
 import { join } from 'node:path';
@@ -76,6 +77,23 @@ async function readOwner(lockPath: string): Promise<LockOwner | undefined> {
   return undefined;
 }
 
+/** How often, and how many ms apart, {@link readSettledOwner} looks for the `owner.json` of a lock being taken. */
+const OWNER_TRIES = 10;
+const OWNER_RETRY_MS = 10;
+
+/**
+ * Reads `owner.json` of a lock held by another export, giving a lock that is being taken (its folder
+ * made, its `owner.json` not yet written) up to about 100 ms to name its holder.
+ * @returns undefined when it still names none
+ */
+async function readSettledOwner(lockPath: string): Promise<LockOwner | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const owner = await readOwner(lockPath);
+    if (owner !== undefined || attempt >= OWNER_TRIES) return owner;
+    await delay(OWNER_RETRY_MS);
+  }
+}
+
 /** The `another export is writing F (pid N, since T)` error (exit 7, `E_LOCKED`). */
 function lockedError(target: string, owner: LockOwner | undefined): CollectionsError {
   const who = owner ? `pid ${owner.pid}${owner.host === hostname() ? '' : ` on ${owner.host}`}, since ${owner.since}` : 'owner unknown';
@@ -100,7 +118,7 @@ export async function lockOutput(target: string, options: LockOutputOptions): Pr
     release = await take();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw fileError('create the lock', lockPath, error);
-    const owner = await readOwner(lockPath);
+    const owner = await readSettledOwner(lockPath);
     const alive = options.isAlive ?? processAlive;
     if (owner === undefined || owner.host !== hostname() || alive(owner.pid)) throw lockedError(target, owner);
     options.note(`collections: took over the stale lock of ${target} (pid ${owner.pid}, since ${owner.since})`);

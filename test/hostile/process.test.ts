@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { formatError, main } from '../../src/cli/main.js';
 import { asWriteFailure, failureText, installProcessGuard, wantsStack } from '../../src/cli/guard.js';
 import { listenError } from '../../src/commands/sandbox.js';
-import { createRateLimitCache, type CacheShape } from '../../src/config/rate-limit-cache.js';
+import type { JsonStore } from '../../src/config/json-store.js';
+import { createRateLimitCache } from '../../src/config/rate-limit-cache.js';
 import { OutputError, UsageError } from '../../src/errors.js';
 import { BIN, requireBuild, runCli, runShell, type CliResult } from '../helpers/cli.js';
 import { createTestContext } from '../helpers/context.js';
@@ -156,7 +157,7 @@ describe('write errors of the config file and the rate-limit cache (ulimit -f 0:
     expect(canaryFree(r.stdout, r.stderr)).toBe(true);
   });
 
-  it('the cache reports its write error (an injected conf that fails with ENOSPC) and never throws', () => {
+  it('the cache reports its write error (an injected store that fails with ENOSPC) and never throws', () => {
     const seen: unknown[] = [];
     const failing = {
       get: () => ({}),
@@ -165,7 +166,7 @@ describe('write errors of the config file and the rate-limit cache (ulimit -f 0:
       },
     };
     const cache = createRateLimitCache(
-      () => failing as unknown as import('conf').default<CacheShape>,
+      () => failing as unknown as JsonStore,
       (err) => seen.push(err),
     );
     expect(cache.record('https://api.example.com', 'invoices', { observedAt: 1, limit: 5 })).toBe(false);

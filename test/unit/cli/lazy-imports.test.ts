@@ -52,7 +52,7 @@ const HEAVY = [
   /\/dist\/(http\/(?!redact\.js)|output|export|pagination|io\/(?!terminal-text\.js)|sandbox\/(?!defaults))/,
   /\/dist\/config\/(store|settings|folder|rate-limit-cache)\.js$/,
   /\/dist\/commands\/(export|ratelimit|ratelimit-cached|config|completion|completion-render|sandbox)\.js$/,
-  /\/node_modules\/(conf|undici|csv-stringify|cli-table3|ora)\//,
+  /\/node_modules\/(write-file-atomic|undici|csv-stringify|cli-table3|ora)\//,
 ];
 
 describe('lazy imports', () => {
@@ -70,6 +70,6 @@ describe('lazy imports', () => {
   it('the hook does see the heavy modules when a command needs them', () => {
     const loaded = modulesLoadedBy(['config', 'path']);
     expect(loaded.some((url) => url.endsWith('/dist/config/store.js'))).toBe(true);
-    expect(loaded.some((url) => /\/node_modules\/conf\//.test(url))).toBe(true);
+    expect(loaded.some((url) => /\/node_modules\/write-file-atomic\//.test(url))).toBe(true);
   });
 });

@@ -31,7 +31,7 @@ describe('file and folder modes', () => {
       expect(mode(dir)).toBe(DIR_MODE);
       expect(mode(store.path)).toBe(FILE_MODE);
       expect(mode(store.rateLimitPath)).toBe(FILE_MODE);
-      // A second write (conf writes a temp file and renames it) keeps the mode.
+      // A second write (a temp file renamed into place, config/json-store.ts) keeps the mode.
       store.set('default', 'base-url', 'https://api.example.com');
       expect(mode(store.path)).toBe(FILE_MODE);
       expect(warnings).toEqual([]);
@@ -211,7 +211,7 @@ describe('rate-limit cache', () => {
   });
 });
 
-describe('defaultConfigDir (conf and env-paths conventions)', () => {
+describe('defaultConfigDir (the folder conf used: env-paths conventions)', () => {
   it.each([
     ['linux', {}, '/home/u/.config/collections-nodejs'],
     ['linux', { XDG_CONFIG_HOME: '/xdg' }, '/xdg/collections-nodejs'],
