@@ -11,6 +11,7 @@ import { ExitCode, UsageError } from '../errors.js';
 import { formatFromPath, type OutputFormat } from '../output/writer.js';
 import { parseFields } from '../output/fields.js';
 import { sidecarPaths } from '../export/sidecar.js';
+import type { Compression } from '../export/gzip-destination.js';
 import { runExport, type ExportPlan } from '../export/run.js';
 import { runDryRun } from './dry-run.js';
 import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSettings } from './export-settings.js';
@@ -48,6 +49,36 @@ function endpointUrl(baseUrl: URL, path: string): URL {
 }
 
 /**
+ * Compression suffixes of `--out` that are not supported (only gzip is): refused rather than
+ * written as plain text under a name that promises another format.
+ */
+const UNSUPPORTED_COMPRESSIONS = ['.zst', '.zstd', '.bz2', '.xz', '.lzma', '.lz4', '.lz', '.zip', '.7z', '.br', '.z'];
+
+/**
+ * The compression of an export: `--compress gzip`, or an `--out` ending in `.gz` (README,
+ * "Compressed output").
+ * @param out the resolved `--out`, undefined for stdout
+ * @param format the resolved format
+ * @returns `gzip`, or undefined for plain text
+ * @throws {UsageError} (exit 2) for an `--out` ending in another compression's suffix (`.zst`,
+ *   `.bz2`, `.xz`, `.zip`, `.br`…), naming gzip as the supported one, and for gzip with
+ *   `--format table`
+ */
+function planCompression(flags: ExportFlags, out: string | undefined, format: OutputFormat): Compression | undefined {
+  const lower = out?.toLowerCase() ?? '';
+  const suffix = UNSUPPORTED_COMPRESSIONS.find((s) => lower.endsWith(s));
+  if (suffix !== undefined) {
+    throw new UsageError(`--out ${out}: ${suffix} compression is not supported; the supported one is gzip`, {
+      hint: 'name the file .gz (e.g. invoices.ndjson.gz), or add --compress gzip',
+    });
+  }
+  const compress = flags.compress === 'gzip' || lower.endsWith('.gz') ? 'gzip' : undefined;
+  if (compress && format === 'table')
+    throw new UsageError('--format table cannot be compressed (it is for reading); use csv, json or ndjson with gzip');
+  return compress;
+}
+
+/**
  * Validates flags into a plan. Pure apart from path resolution against `cwd`.
  * @throws {UsageError} (exit 2) for every invalid combination, before anything is sent or written
  */
@@ -63,6 +94,7 @@ export function planExport(command: string, flags: ExportFlags, settings: Resolv
 
   const out = flags.out === undefined || flags.out === '-' ? undefined : resolvePath(cwd, flags.out);
   const format = (flags.format as OutputFormat | undefined) ?? (out ? formatFromPath(out) : (settings.defaults.format ?? EXPORT_DEFAULTS.format));
+  const compress = planCompression(flags, out, format);
   if (flags.resume && flags.restart) throw new UsageError('--resume and --restart exclude each other: continue the checkpoint, or discard it');
   if (flags.resume && !out) throw new UsageError('--resume needs --out FILE (stdout exports have no checkpoint)');
   if (flags.resume && format === 'table') throw new UsageError('--resume does not work with --format table (it is built at the end); use csv');
@@ -90,6 +122,7 @@ export function planExport(command: string, flags: ExportFlags, settings: Resolv
     fields: fields ?? null,
     csvSafe,
     maxItems: flags.maxItems ?? null,
+    ...(compress ? { compress } : {}),
   };
 
   return {
@@ -101,6 +134,7 @@ export function planExport(command: string, flags: ExportFlags, settings: Resolv
     concurrency: cursor ? 1 : (flags.concurrency ?? settings.defaults.concurrency ?? EXPORT_DEFAULTS.concurrency),
     maxItems: flags.maxItems,
     format,
+    ...(compress ? { compress } : {}),
     formatter: { fields, tableFields: endpoint.tableFields, csvSafe },
     files: out ? { target: out, ...sidecarPaths(out) } : undefined,
     resume: flags.resume === true,

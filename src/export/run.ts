@@ -18,6 +18,7 @@ import { createInterrupt, type Interrupt } from './interrupt.js';
 import { openStdout, type Destination } from './destination.js';
 import { openSidecar } from './sidecar.js';
 import { openDevice } from './device.js';
+import { withCompression, type CompressionOptions } from './gzip-destination.js';
 import { UsageError } from '../errors.js';
 import { statOrUndefined, type FileInfo, type FileSystem } from '../io/files.js';
 import { addResumeHint } from './resume-hint.js';
@@ -33,7 +34,7 @@ export interface ExportFiles {
 }
 
 /** Everything an export needs, validated (commands/export.ts builds it from flags). */
-export interface ExportPlan {
+export interface ExportPlan extends CompressionOptions {
   endpoint: Endpoint;
   /** The configured base URL (its origin bounds every request). */
   baseUrl: URL;
@@ -185,7 +186,6 @@ async function openDestination(plan: ExportPlan, kind: OutputKind, ctx: Context,
   if (!plan.files || kind.type === 'stdout') return openStdout(ctx.io.stdout);
   const { target, sidecar, checkpoint } = plan.files;
   if (kind.type === 'device') return openDevice({ target, info: kind.info, signal, clock: ctx.clock, ...(plan.fs ? { fs: plan.fs } : {}) });
-  const note = (line: string): void => progress.note(line);
   return openSidecar({
     target,
     sidecar,
@@ -195,7 +195,7 @@ async function openDestination(plan: ExportPlan, kind: OutputKind, ctx: Context,
     expectedLink: { origin: plan.baseUrl.origin, path: plan.start.pathname },
     fingerprint: plan.fingerprint,
     now: () => ctx.clock.now(),
-    note,
+    note: (line) => progress.note(line),
     ...(plan.fs ? { fs: plan.fs } : {}),
   });
 }
@@ -263,7 +263,7 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
   });
   try {
     kind = await outputKind(plan);
-    out = await openDestination(plan, kind, ctx, progress, interrupt.signal);
+    out = await withCompression(await openDestination(plan, kind, ctx, progress, interrupt.signal), plan.compress);
     const resumed = out.resumed;
     if (plan.format === 'table') await loadTableSupport();
     // CSV keys first seen after the header are named on stderr (once each, also across a resume);
