@@ -183,6 +183,7 @@ export function prepareExport(command: string, flags: ExportFlags, argv: readonl
  * @param argv the command line without the key and without `--resume`, for the resume hint
  * @param secrets receives the API key once known, so error text can scrub it
  * @returns 0 on success (also when the reader of stdout went away)
+ * @throws {UsageError} (exit 2) as {@link prepareExport}, and for gzip to stdout when it is a terminal
  * @throws {CollectionsError} subclasses mapped to exit codes by main()
  */
 export async function runExportCommand(
@@ -194,6 +195,10 @@ export async function runExportCommand(
 ): Promise<number> {
   const { plan, settings } = prepareExport(command, flags, argv, ctx, secrets);
   if (flags.dryRun === true) return runDryRun(plan, ctx);
+  // As gzip(1) does: compressed bytes are never written to a terminal.
+  if (plan.compress && !plan.files && ctx.io.stdoutIsTTY) {
+    throw new UsageError('gzip output is not written to a terminal', { hint: 'add --out FILE.gz, or pipe stdout into a file or a program' });
+  }
   // The last quota seen is recorded once, at the end, for `ratelimit --cached` (only the headers:
   // holding the page itself would keep its items alive).
   let last: RateLimitSnapshot | undefined;

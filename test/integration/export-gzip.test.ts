@@ -150,6 +150,14 @@ describe('compression usage errors (exit 2, nothing sent)', () => {
     expect(r.requests).toHaveLength(0);
   });
 
+  it('gzip to stdout on a terminal', async () => {
+    const r = await runInProcess(world, dir, [...invoices(), '--compress', 'gzip'], { stdoutIsTTY: true });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/gzip output is not written to a terminal/);
+    expect(r.stdout).toBe('');
+    expect(r.requests).toHaveLength(0);
+  });
+
   it.each([
     ['--out', 'x.gz'],
     ['--compress', 'gzip'],
