@@ -11,6 +11,7 @@ import { ExitCode, UsageError } from '../errors.js';
 import { formatFromPath, type OutputFormat } from '../output/writer.js';
 import { parseFields } from '../output/fields.js';
 import { sidecarPaths } from '../export/sidecar.js';
+import type { Compression } from '../export/gzip-destination.js';
 import { runExport, type ExportPlan } from '../export/run.js';
 import { planManifest } from '../export/manifest.js';
 import { runDryRun } from './dry-run.js';
@@ -50,6 +51,54 @@ function endpointUrl(baseUrl: URL, path: string): URL {
 }
 
 /**
+ * Compression suffixes of `--out` that are not supported (only gzip is): refused rather than
+ * written as plain text under a name that promises another format.
+ */
+const UNSUPPORTED_COMPRESSIONS = ['.zst', '.zstd', '.bz2', '.xz', '.lzma', '.lz4', '.lz', '.zip', '.7z', '.br', '.z'];
+
+/**
+ * The compression of an export: `--compress gzip`, or an `--out` ending in `.gz` (README,
+ * "Compressed output").
+ * @param out the resolved `--out`, undefined for stdout
+ * @param format the resolved format
+ * @returns `gzip`, or undefined for plain text
+ * @throws {UsageError} (exit 2) for an `--out` ending in another compression's suffix (`.zst`,
+ *   `.bz2`, `.xz`, `.zip`, `.br`…), naming gzip as the supported one, and for gzip with
+ *   `--format table`
+ */
+function planCompression(flags: ExportFlags, out: string | undefined, format: OutputFormat): Compression | undefined {
+  const lower = out?.toLowerCase() ?? '';
+  const suffix = UNSUPPORTED_COMPRESSIONS.find((s) => lower.endsWith(s));
+  if (suffix !== undefined) {
+    throw new UsageError(`--out ${out}: ${suffix} compression is not supported; the supported one is gzip`, {
+      hint: 'name the file .gz (e.g. invoices.ndjson.gz), or add --compress gzip',
+    });
+  }
+  const compress = flags.compress === 'gzip' || lower.endsWith('.gz') ? 'gzip' : undefined;
+  if (compress && format === 'table')
+    throw new UsageError('--format table cannot be compressed (it is for reading); use csv, json or ndjson with gzip');
+  return compress;
+}
+
+/**
+ * Checks `--resume` and `--restart` against the output.
+ * @throws {UsageError} (exit 2) for both together, `--resume` to stdout or with `--format table`
+ */
+function checkResumeFlags(flags: ExportFlags, out: string | undefined, format: OutputFormat): void {
+  if (flags.resume && flags.restart) throw new UsageError('--resume and --restart exclude each other: continue the checkpoint, or discard it');
+  if (flags.resume && !out) throw new UsageError('--resume needs --out FILE (stdout exports have no checkpoint)');
+  if (flags.resume && format === 'table') throw new UsageError('--resume does not work with --format table (it is built at the end); use csv');
+}
+
+/** The pagination headers of the API: `X-Pagination-Style: cursor`, and `X-Pagination-Enable-Partial: 0` for `--total`. */
+function paginationHeaders(cursor: boolean, total: boolean): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (cursor) headers['X-Pagination-Style'] = 'cursor';
+  if (cursor && total) headers['X-Pagination-Enable-Partial'] = '0';
+  return headers;
+}
+
+/**
  * Validates flags into a plan. Pure apart from path resolution against `cwd`. An incremental export
  * (`--since`, `--state`) pages by cursor where the endpoint can, unless `--page` asks for offset
  * mode (README, "Nightly sync").
@@ -76,9 +125,8 @@ export function planExport(
 
   const out = flags.out === undefined || flags.out === '-' ? undefined : resolvePath(cwd, flags.out);
   const format = (flags.format as OutputFormat | undefined) ?? (out ? formatFromPath(out) : (settings.defaults.format ?? EXPORT_DEFAULTS.format));
-  if (flags.resume && flags.restart) throw new UsageError('--resume and --restart exclude each other: continue the checkpoint, or discard it');
-  if (flags.resume && !out) throw new UsageError('--resume needs --out FILE (stdout exports have no checkpoint)');
-  if (flags.resume && format === 'table') throw new UsageError('--resume does not work with --format table (it is built at the end); use csv');
+  const compress = planCompression(flags, out, format);
+  checkResumeFlags(flags, out, format);
   const fields = flags.fields === undefined ? undefined : parseFields(flags.fields);
 
   const itemsPerPage = flags.itemsPerPage ?? settings.defaults.itemsPerPage ?? EXPORT_DEFAULTS.itemsPerPage;
@@ -90,9 +138,7 @@ export function planExport(
   start.searchParams.set('itemsPerPage', String(itemsPerPage));
   if (!cursor) start.searchParams.set('page', String(firstPage));
 
-  const headers: Record<string, string> = {};
-  if (cursor) headers['X-Pagination-Style'] = 'cursor';
-  if (cursor && flags.total) headers['X-Pagination-Enable-Partial'] = '0';
+  const headers = paginationHeaders(cursor, flags.total === true);
 
   const csvSafe = flags.csvSafe === true;
   const fingerprint: Record<string, unknown> = {
@@ -105,6 +151,7 @@ export function planExport(
     csvSafe,
     maxItems: flags.maxItems ?? null,
     ...(inc.state ? { state: inc.state.key } : {}),
+    ...(compress ? { compress } : {}),
   };
 
   return {
@@ -116,6 +163,7 @@ export function planExport(
     concurrency: cursor ? 1 : (flags.concurrency ?? settings.defaults.concurrency ?? EXPORT_DEFAULTS.concurrency),
     maxItems: flags.maxItems,
     format,
+    ...(compress ? { compress } : {}),
     formatter: { fields, tableFields: endpoint.tableFields, csvSafe },
     files: out ? { target: out, ...sidecarPaths(out) } : undefined,
     manifest: planManifest({ flag: flags.manifest, target: out, cwd, baseUrl: settings.baseUrl, endpoint, path, ids, params, format, cursor }),
@@ -167,6 +215,7 @@ export function prepareExport(command: string, flags: ExportFlags, argv: readonl
  * @param argv the command line without the key and without `--resume`, for the resume hint
  * @param secrets receives the API key once known, so error text can scrub it
  * @returns 0 on success (also when the reader of stdout went away)
+ * @throws {UsageError} (exit 2) as {@link prepareExport}, and for gzip to stdout when it is a terminal
  * @throws {CollectionsError} subclasses mapped to exit codes by main()
  */
 export async function runExportCommand(
@@ -178,6 +227,10 @@ export async function runExportCommand(
 ): Promise<number> {
   const { plan, settings } = prepareExport(command, flags, argv, ctx, secrets);
   if (flags.dryRun === true) return runDryRun(plan, ctx);
+  // As gzip(1) does: compressed bytes are never written to a terminal.
+  if (plan.compress && !plan.files && ctx.io.stdoutIsTTY) {
+    throw new UsageError('gzip output is not written to a terminal', { hint: 'add --out FILE.gz, or pipe stdout into a file or a program' });
+  }
   // The last quota seen is recorded once, at the end, for `ratelimit --cached` (only the headers:
   // holding the page itself would keep its items alive).
   let last: RateLimitSnapshot | undefined;

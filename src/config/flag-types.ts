@@ -10,6 +10,8 @@ export interface ExportFlagValues {
   out?: string;
   /** `-f, --format <format>`, one of {@link OUTPUT_FORMAT_CHOICES}. */
   format?: string;
+  /** `--compress <type>`: `gzip` (the only one). */
+  compress?: string;
   /** `--cursor`. */
   cursor?: boolean;
   /** `--total`. */

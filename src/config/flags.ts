@@ -44,6 +44,12 @@ export const EXPORT_FLAGS = [
     defaultHelp: 'default: from the --out extension, else ndjson',
     config: { key: 'format', setting: 'format', listOrder: 2 },
   },
+  {
+    flags: '--compress <type>',
+    attribute: 'compress',
+    description: 'compress the output with gzip (implied by an --out ending in .gz); resumable',
+    value: { kind: 'choice', choices: ['gzip'] },
+  },
   { flags: '--cursor', attribute: 'cursor', description: 'cursor pagination (X-Pagination-Style: cursor)', value: { kind: 'switch' } },
   {
     flags: '--total',

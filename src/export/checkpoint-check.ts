@@ -1,8 +1,10 @@
 /**
  * What a checkpoint must satisfy beyond its schema before `--resume` trusts it (checkpoint.ts
  * checks the schema and the fingerprint): its next link stays on the configured origin and the
- * command's path, and its byte offset falls on a record boundary of the partial file.
+ * command's path, and its byte offset falls on a record boundary of the partial file (for gzip, at
+ * the end of a member, RFC 1952).
  */
+import type { FileHandle } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import type { Checkpoint } from './checkpoint.js';
 
@@ -60,20 +62,40 @@ export function isRecordBoundary(format: string, bytes: number, items: number, l
   }
 }
 
+/** The byte before `bytes` in `file`; undefined when `bytes` is 0 or the file is shorter. */
+async function byteBefore(file: FileHandle, bytes: number): Promise<number | undefined> {
+  if (bytes === 0) return undefined;
+  const byte = Buffer.alloc(1);
+  return (await file.read(byte, 0, 1, bytes - 1)).bytesRead === 1 ? byte[0] : undefined;
+}
+
 /**
- * The boundary check of a checkpoint for the file sink (file-sink.ts reads the byte before the
- * offset and calls it).
+ * The boundary check of a checkpoint for the file sink (file-sink.ts calls it on the partial file
+ * before truncating it). Plain text: the byte before the offset ({@link isRecordBoundary}). Gzip
+ * (`fingerprint.compress`): the first `bytes` bytes must decompress as whole gzip members
+ * (export/gzip-check.ts), and the last decompressed byte must end a record.
  * @returns a check that throws {@link UsageError} (exit 2, `E_CHECKPOINT`) when the offset is not on
- *   a record boundary of the partial file
+ *   a record boundary of the partial file (of a gzip file: not the end of a member)
  */
-export function boundaryCheck(checkpoint: Checkpoint, sidecar: string): (lastByte: number | undefined) => void {
+export function boundaryCheck(checkpoint: Checkpoint, sidecar: string): (file: FileHandle) => Promise<void> {
   const format = String(checkpoint.fingerprint.format);
-  return (lastByte) => {
-    if (!isRecordBoundary(format, checkpoint.bytes, checkpoint.items, lastByte)) {
-      throw new UsageError(
-        `checkpoint does not match the partial file: byte ${checkpoint.bytes} of ${sidecar} is not the end of a ${format} record; start over with --restart`,
-        { code: 'E_CHECKPOINT' },
-      );
+  const refuse = (what: string): never => {
+    throw new UsageError(
+      `checkpoint does not match the partial file: byte ${checkpoint.bytes} of ${sidecar} is not ${what}; start over with --restart`,
+      {
+        code: 'E_CHECKPOINT',
+      },
+    );
+  };
+  return async (file) => {
+    if (checkpoint.fingerprint.compress === 'gzip') {
+      const { readGzipEnd } = await import('./gzip-check.js');
+      const end = await readGzipEnd(file, checkpoint.bytes);
+      if (end === undefined) refuse('the end of a gzip member');
+      else if (!isRecordBoundary(format, end.length, checkpoint.items, end.lastByte)) refuse(`the end of a ${format} record`);
+      return;
     }
+    if (!isRecordBoundary(format, checkpoint.bytes, checkpoint.items, await byteBefore(file, checkpoint.bytes)))
+      refuse(`the end of a ${format} record`);
   };
 }

@@ -26,7 +26,10 @@ export interface Checkpoint {
   pages: number;
   /** Items written. */
   items: number;
-  /** Bytes of the sidecar that hold those pages (the sidecar is truncated to this on resume). */
+  /**
+   * Bytes of the sidecar that hold those pages (the sidecar is truncated to this on resume); of a
+   * gzip export, compressed bytes ending a member (export/gzip-destination.ts).
+   */
   bytes: number;
   /** The formatter's state after those pages (e.g. the CSV columns). */
   formatter: FormatterState;

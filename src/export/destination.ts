@@ -31,11 +31,11 @@ export interface Destination {
   /** The checkpoint this run continues from (`--resume`); undefined when it starts afresh. */
   readonly resumed: Checkpoint | undefined;
   /**
-   * Appends text, respecting backpressure.
+   * Appends text (or bytes: gzip members, export/gzip-destination.ts), respecting backpressure.
    * @throws {OutputError} (exit 7); `BrokenPipeError` (output/stream-sink.ts) when the reader of
    *   stdout left
    */
-  write(text: string): Promise<void>;
+  write(text: string | Buffer): Promise<void>;
   /**
    * A page was written: files make it durable and checkpoint it, beside the fetching.
    * @throws {OutputError} (exit 7) a failed flush or checkpoint of an earlier page
@@ -48,7 +48,7 @@ export interface Destination {
    * checkpoint; stdout: wait until the OS has the last chunk).
    * @throws {OutputError} (exit 7); `BrokenPipeError` when the reader of stdout left
    */
-  finish(text: string): Promise<void>;
+  finish(text: string | Buffer): Promise<void>;
   /**
    * Stops after a failure, keeping what `--resume` needs: waits for the durability chain (its
    * error, if any, was or will be thrown elsewhere), then closes. Never throws.

@@ -87,8 +87,8 @@ export async function openDevice(options: DeviceOptions): Promise<Destination> {
     closed = true;
     await handle.close().catch(() => undefined);
   };
-  const write = async (text: string): Promise<void> => {
-    const buffer = Buffer.from(text, 'utf8');
+  const write = async (text: string | Buffer): Promise<void> => {
+    const buffer = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
     let offset = 0;
     try {
       while (offset < buffer.length) {

@@ -46,10 +46,11 @@ export interface FileSinkOptions {
   /** Summary name of the destination; default: the target path as given. */
   name?: string;
   /**
-   * On resume: checks the byte before `resumeAtBytes` (undefined at 0) is a record boundary and
-   * throws ({@link UsageError}, exit 2) when not (export/checkpoint-check.ts `boundaryCheck`).
+   * On resume: checks, reading the sidecar before it is truncated, that `resumeAtBytes` is a record
+   * boundary (of a gzip sidecar: the end of a member) and throws ({@link UsageError}, exit 2) when
+   * not (export/checkpoint-check.ts `boundaryCheck`).
    */
-  checkBoundary?: (lastByte: number | undefined) => void;
+  checkBoundary?: (sidecar: FileHandle) => Promise<void>;
   /** The file system (default the real one; tests inject write errors). */
   fs?: FileSystem;
 }
@@ -74,7 +75,7 @@ async function checkPaths(target: string, sidecar: string): Promise<FileInfo | u
 
 /**
  * Opens the sidecar of a resumed export (never through a symlink, only a regular file of this
- * user: io/files.ts `openOwnedFile`), checks the byte before `resumeAtBytes` is a record boundary,
+ * user: io/files.ts `openOwnedFile`), checks `resumeAtBytes` is a record boundary (`checkBoundary`),
  * and truncates it to `resumeAtBytes` (what the checkpoint counts; anything after it was written but
  * never checkpointed).
  * @throws {UsageError} (exit 2, `E_CHECKPOINT`) when the length is not a byte count, the sidecar is
@@ -105,11 +106,7 @@ async function reopenSidecar(
   }
   const handle = await openOwnedFile(options.fs ?? nodeFileSystem, sidecar, { create: false });
   try {
-    if (options.checkBoundary) {
-      const byte = Buffer.alloc(1);
-      const lastByte = resumeAtBytes === 0 ? undefined : (await handle.read(byte, 0, 1, resumeAtBytes - 1)).bytesRead === 1 ? byte[0] : undefined;
-      options.checkBoundary(lastByte);
-    }
+    if (options.checkBoundary) await options.checkBoundary(handle);
     await handle.truncate(resumeAtBytes);
     await hashPrefix(handle, resumeAtBytes, options.hash);
   } catch (error) {
@@ -233,7 +230,7 @@ export async function createFileSink(options: FileSinkOptions): Promise<FileSink
       if (queue.failure) throw queue.failure;
       if (closed) throw new OutputError(`cannot write ${sidecar}: the file was already closed`);
       if (text.length === 0) return;
-      const buffer = Buffer.from(text, 'utf8');
+      const buffer = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
       const at = position;
       position += buffer.length;
       await queue.push(buffer, at);

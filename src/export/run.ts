@@ -20,6 +20,7 @@ import { openStdout, type Destination } from './destination.js';
 import { openSidecar } from './sidecar.js';
 import { openDevice, outputKind, type OutputKind } from './device.js';
 import type { FileSystem } from '../io/files.js';
+import { withCompression, type CompressionOptions } from './gzip-destination.js';
 import { addResumeHint } from './resume-hint.js';
 import { createWatermarkTracker } from './watermark.js';
 import { createManifestRecorder, type ManifestPlan, type ManifestRecorder } from './manifest.js';
@@ -35,7 +36,7 @@ export interface ExportFiles {
 }
 
 /** Everything an export needs, validated (commands/export.ts builds it from flags). */
-export interface ExportPlan {
+export interface ExportPlan extends CompressionOptions {
   endpoint: Endpoint;
   /** The configured base URL (its origin bounds every request). */
   baseUrl: URL;
@@ -176,7 +177,6 @@ async function openDestination(plan: ExportPlan, kind: OutputKind, ctx: Context,
   if (!plan.files || kind.type === 'stdout') return openStdout(ctx.io.stdout);
   const { target, sidecar, checkpoint } = plan.files;
   if (kind.type === 'device') return openDevice({ target, info: kind.info, signal, clock: ctx.clock, ...(plan.fs ? { fs: plan.fs } : {}) });
-  const note = (line: string): void => progress.note(line);
   return openSidecar({
     target,
     sidecar,
@@ -186,7 +186,7 @@ async function openDestination(plan: ExportPlan, kind: OutputKind, ctx: Context,
     expectedLink: { origin: plan.baseUrl.origin, path: plan.start.pathname },
     fingerprint: plan.fingerprint,
     now: () => ctx.clock.now(),
-    note,
+    note: (line) => progress.note(line),
     ...(plan.fs ? { fs: plan.fs } : {}),
   });
 }
@@ -234,7 +234,7 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
   });
   try {
     kind = await outputKind(plan);
-    out = watermark.wrap(await openDestination(plan, kind, ctx, progress, interrupt.signal));
+    out = watermark.wrap(await withCompression(await openDestination(plan, kind, ctx, progress, interrupt.signal), plan.compress));
     if (manifest) out = manifest.observe(out, progress.stats);
     const resumed = out.resumed;
     if (plan.format === 'table') await loadTableSupport();

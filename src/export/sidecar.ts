@@ -2,7 +2,8 @@
  * The file side of an export (README, "Files, checkpoints and `--resume`"): `F.part` is written
  * first, page by page; a page is the unit of durability: it is written, flushed, and only then
  * recorded in the checkpoint `F.checkpoint.json`, so a crash at any moment leaves a state `--resume`
- * completes exactly. The finished sidecar is renamed onto `F` and the checkpoint removed.
+ * completes exactly. The finished sidecar is renamed onto `F` and the checkpoint removed. A gzip
+ * export reaches it already compressed, a member per page (export/gzip-destination.ts).
  */
 import { lstat, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';

@@ -8,8 +8,11 @@ import { OutputError } from '../errors.js';
 
 /** A destination for text: stdout ({@link createStreamSink}) or a sidecar file (export/file-sink.ts). */
 export interface Sink {
-  /** Appends text, respecting backpressure. @throws {OutputError} (exit 7), or {@link BrokenPipeError} on stdout EPIPE. */
-  write(text: string): Promise<void>;
+  /**
+   * Appends text (UTF-8) or bytes, respecting backpressure.
+   * @throws {OutputError} (exit 7), or {@link BrokenPipeError} on stdout EPIPE.
+   */
+  write(text: string | Buffer): Promise<void>;
   /** Makes what was written durable (fsync for files; no-op for stdout). @throws {OutputError} */
   sync(): Promise<void>;
   /** Bytes written so far, including what was kept on resume. */

@@ -35,11 +35,12 @@ export function createFormatter(format: OutputFormat, options: FormatterOptions 
 
 /**
  * The format implied by an `--out` path: `.json` → json, `.ndjson`/`.jsonl` → ndjson, `.csv` → csv,
- * otherwise (and for stdout) ndjson (README, `--format`).
+ * otherwise (and for stdout) ndjson (README, `--format`). A compressed name is read without its
+ * `.gz`: `invoices.csv.gz` → csv, `invoices.gz` → ndjson.
  */
 export function formatFromPath(path: string | undefined): OutputFormat {
   if (path === undefined || path === '-') return 'ndjson';
-  const lower = path.toLowerCase();
+  const lower = path.toLowerCase().replace(/\.gz$/, '');
   if (lower.endsWith('.json')) return 'json';
   if (lower.endsWith('.csv')) return 'csv';
   return 'ndjson';

@@ -4,12 +4,14 @@ import { CONFIG_KEYS, CONFIGURABLE_FLAGS, EXPORT_FLAGS, OUTPUT_FORMAT_CHOICES, e
 import { parseConfigValue, type ConfigKey } from '../../../src/config/values.js';
 import { UsageError } from '../../../src/errors.js';
 import { OUTPUT_FORMATS } from '../../../src/output/writer.js';
+import { COMPRESSIONS } from '../../../src/export/gzip-destination.js';
 
 describe('the export flag table', () => {
   it('has one row per flag of the README, in help order', () => {
     expect(EXPORT_FLAGS.map(longFlag)).toEqual([
       '--out',
       '--format',
+      '--compress',
       '--cursor',
       '--total',
       '--items-per-page',
@@ -39,6 +41,10 @@ describe('the export flag table', () => {
 
   it('its format choices are the output module formats', () => {
     expect([...OUTPUT_FORMAT_CHOICES]).toEqual([...OUTPUT_FORMATS]);
+  });
+
+  it('its compress choices are the export module compressions', () => {
+    expect(exportFlag('compress').value).toEqual({ kind: 'choice', choices: [...COMPRESSIONS] });
   });
 
   it('the config keys derive from it, in the order config list prints them', () => {

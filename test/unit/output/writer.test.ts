@@ -85,6 +85,10 @@ describe('createFormatter', () => {
     ['out.jsonl', 'ndjson'],
     ['out.csv', 'csv'],
     ['out.txt', 'ndjson'],
+    ['invoices.ndjson.gz', 'ndjson'],
+    ['x.csv.gz', 'csv'],
+    ['X.JSON.GZ', 'json'],
+    ['invoices.gz', 'ndjson'],
   ])('formatFromPath(%j) → %s', (path, expected) => {
     expect(formatFromPath(path)).toBe(expected);
   });
