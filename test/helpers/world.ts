@@ -241,3 +241,20 @@ export function idsOfNdjson(text: string): string[] {
     .filter((l) => l.length > 0)
     .map((l) => String((JSON.parse(l) as { id: unknown }).id));
 }
+
+/**
+ * Run options that raise SIGINT when the n-th request starts (the pages before it are written and
+ * checkpointed), as a person pressing Ctrl-C mid-export would.
+ */
+export function interruptAt(n: number): InProcessOptions {
+  return {
+    onContext: (t) => {
+      let calls = 0;
+      const inner = t.ctx.fetch;
+      t.ctx.fetch = async (input, init) => {
+        if (++calls === n) t.raise('SIGINT');
+        return inner(input, init);
+      };
+    },
+  };
+}

@@ -8,16 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { recordHostile } from '../faults/harness.js';
 import type { Checkpoint } from '../../src/export/checkpoint.js';
-import {
-  createWorld,
-  idsOfNdjson,
-  removeTempDirs,
-  runInProcess,
-  tempDir,
-  type InProcessOptions,
-  type SandboxWorld,
-  type TempDir,
-} from '../helpers/world.js';
+import { createWorld, idsOfNdjson, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir, interruptAt } from '../helpers/world.js';
 import { snapshot } from './snapshot.js';
 
 let world: SandboxWorld;
@@ -30,17 +21,6 @@ beforeEach(() => {
 afterAll(removeTempDirs);
 
 const args = (out = 'out.ndjson') => ['invoices', '--taxpayer', world.taxpayer, '--cursor', '--items-per-page', '10', '--out', out];
-
-const interruptAt = (n: number): InProcessOptions => ({
-  onContext: (t) => {
-    let calls = 0;
-    const inner = t.ctx.fetch;
-    t.ctx.fetch = async (input, init) => {
-      if (++calls === n) t.raise('SIGINT');
-      return inner(input, init);
-    };
-  },
-});
 
 /** Interrupts an export to `out` after 3 responses and returns its checkpoint. */
 async function interrupted(out = 'out.ndjson'): Promise<Checkpoint> {

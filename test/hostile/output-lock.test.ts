@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { recordHostile } from '../faults/harness.js';
 import { lockOutput } from '../../src/export/output-lock.js';
-import { createWorld, idsOfNdjson, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { createWorld, idsOfNdjson, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir, interruptAt } from '../helpers/world.js';
 import { snapshot } from './snapshot.js';
 
 let world: SandboxWorld;
@@ -46,16 +46,7 @@ describe('one writer per output', () => {
   });
 
   it('--resume to a locked --out exits 7 and leaves the checkpoint and the partial file as they were', async () => {
-    const first = await runInProcess(world, dir, args(), {
-      onContext: (t) => {
-        let calls = 0;
-        const inner = t.ctx.fetch;
-        t.ctx.fetch = async (input, init) => {
-          if (++calls === 3) t.raise('SIGINT');
-          return inner(input, init);
-        };
-      },
-    });
+    const first = await runInProcess(world, dir, args(), interruptAt(3));
     expect(first.code).toBe(130);
     expect(dir.has('out.ndjson.lock')).toBe(false);
     const held = await lockOutput(dir.file('out.ndjson'), { now: () => Date.now(), note: () => undefined });

@@ -18,6 +18,7 @@ import {
   type SandboxWorld,
   type ServedWorld,
   type TempDir,
+  interruptAt,
 } from '../helpers/world.js';
 import { requireBuild, runCli, runShell, BIN } from '../helpers/cli.js';
 import { snapshot } from './snapshot.js';
@@ -79,16 +80,7 @@ describe('F.part and the checkpoint are never written through a link', () => {
   });
 
   it('a symlink at F.part on --resume is refused: exit 7, checkpoint and target untouched', async () => {
-    const first = await runInProcess(world, dir, args(), {
-      onContext: (t) => {
-        let calls = 0;
-        const inner = t.ctx.fetch;
-        t.ctx.fetch = async (input, init) => {
-          if (++calls === 3) t.raise('SIGINT');
-          return inner(input, init);
-        };
-      },
-    });
+    const first = await runInProcess(world, dir, args(), interruptAt(3));
     expect(first.code).toBe(130);
     writeFileSync(outside.file('precious'), dir.read('out.ndjson.part'));
     const { rmSync } = await import('node:fs');

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FetchLike } from '../../src/context.js';
-import { createWorld, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { createWorld, runInProcess, tempDir, type SandboxWorld, type TempDir, interruptAt } from '../helpers/world.js';
 
 let dir: TempDir;
 let world: SandboxWorld;
@@ -38,18 +38,6 @@ const laterKeys =
     for (const m of body['hydra:member'] as Array<Record<string, unknown>>) m.extra = { note: 'later' };
     return new Response(JSON.stringify(body), { status: res.status, headers: res.headers });
   };
-
-/** Raises `signal` when the n-th request starts (pages before it are written and checkpointed). */
-const interruptAt = (n: number) => ({
-  onContext: (t: Parameters<NonNullable<Parameters<typeof runInProcess>[3]>['onContext'] & object>[0]) => {
-    let calls = 0;
-    const inner = t.ctx.fetch;
-    t.ctx.fetch = async (input, init) => {
-      if (++calls === n) t.raise('SIGINT');
-      return inner(input, init);
-    };
-  },
-});
 
 describe('CSV from a real export', () => {
   it('opens cleanly: header from the first page, RFC 4180, dot paths, arrays as JSON, null empty', async () => {

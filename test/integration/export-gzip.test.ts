@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { gunzipSync, inflateRawSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWorld, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { createWorld, runInProcess, tempDir, type SandboxWorld, type TempDir, interruptAt } from '../helpers/world.js';
 
 let dir: TempDir;
 let world: SandboxWorld;
@@ -32,18 +32,6 @@ function memberCount(file: Buffer): number {
   }
   return count;
 }
-
-/** Raises `signal` when the n-th request starts (pages before it are written and checkpointed). */
-const interruptAt = (n: number) => ({
-  onContext: (t: Parameters<NonNullable<Parameters<typeof runInProcess>[3]>['onContext'] & object>[0]) => {
-    let calls = 0;
-    const inner = t.ctx.fetch;
-    t.ctx.fetch = async (input, init) => {
-      if (++calls === n) t.raise('SIGINT');
-      return inner(input, init);
-    };
-  },
-});
 
 describe('gzip output', () => {
   it.each(['ndjson', 'json', 'csv'])('%s: F.ext.gz decompresses to the bytes of the plain export, one member per page', async (ext) => {

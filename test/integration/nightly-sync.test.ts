@@ -6,8 +6,17 @@
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { createWorld, idsOfNdjson, removeTempDirs, runInProcess, START, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
-import type { TestContext } from '../helpers/context.js';
+import {
+  createWorld,
+  idsOfNdjson,
+  removeTempDirs,
+  runInProcess,
+  START,
+  tempDir,
+  type SandboxWorld,
+  type TempDir,
+  interruptAt,
+} from '../helpers/world.js';
 
 afterAll(removeTempDirs);
 
@@ -45,18 +54,6 @@ const sync = (out: string, extra: string[] = []): string[] => [
   '-q',
   ...extra,
 ];
-
-/** Raises SIGINT when the n-th request starts (the pages before it are written and checkpointed). */
-const interruptAt = (n: number) => ({
-  onContext: (t: TestContext) => {
-    let calls = 0;
-    const inner = t.ctx.fetch;
-    t.ctx.fetch = async (input, init) => {
-      if (++calls === n) t.raise('SIGINT');
-      return inner(input, init);
-    };
-  },
-});
 
 describe('--state', () => {
   it('exports in full without a state file, then only what changed, advancing the watermark each time', async () => {
