@@ -37,6 +37,71 @@ export type TerminationSignal = 'SIGINT' | 'SIGTERM';
 /** Subscribes to SIGINT / SIGTERM; returns the function that unsubscribes. */
 export type SignalSource = (listener: (signal: TerminationSignal) => void) => () => void;
 
+/**
+ * One rate-limit window as the processes sharing a key and base URL see it (http/rate-budget.ts;
+ * the file of config/shared-quota-file.ts). Never holds the key.
+ */
+export interface SharedWindow {
+  /** `X-RateLimit-Limit`, when seen. */
+  limit?: number;
+  /** Smallest `X-RateLimit-Remaining` seen in this window, when seen. */
+  remaining?: number;
+  /** The window's reset, server epoch ms, when seen. */
+  resetAt?: number;
+  /** Requests reserved (about to be sent, or sent) in this window by every process. */
+  reserved: number;
+}
+
+/**
+ * What several processes learn together about the quota of one API and key (README, "Rate limits,
+ * retries and safety"). Every method is synchronous and never throws: a store that cannot be used
+ * answers `undefined` and the caller works alone.
+ */
+export interface SharedQuota {
+  /**
+   * Reserves one request of `scope` (a route template or a path) unless the window is spent.
+   * @param nowServerMs the current time by the server's clock (best estimate), epoch ms
+   * @returns `{ granted: true }`; `{ granted: false, resetAt }` when the others' reservations fill the
+   *   window until `resetAt` (server ms); undefined when the store could not be used
+   */
+  reserve(scope: string, nowServerMs: number): { granted: true } | { granted: false; resetAt: number } | undefined;
+  /** Records a response's `X-RateLimit-*` of `scope` (limit, remaining, reset in server ms). */
+  observe(scope: string, seen: { limit?: number; remaining: number; resetAt: number }): void;
+  /** Records that the API counts `route` per concrete path (see http/governor-registry.ts). */
+  learnPathScope(route: string): void;
+  /** Whether some process learnt that the API counts `route` per concrete path. */
+  isPathScope(route: string): boolean;
+}
+
+/**
+ * The rate budget of one process: what its HTTP clients share about the quota (http/rate-budget.ts
+ * creates it; cli/main.ts once per process, the test world once per world).
+ */
+export interface RateBudget {
+  /** The value every client of the process shares under `key`, made by `create` the first time. */
+  share<T>(key: string, create: () => T): T;
+  /**
+   * Opens what other processes share for one API (`origin`) and key (`keyHash`, a SHA-256 hex of
+   * the key, never the key); undefined: no sharing across processes.
+   */
+  openShared?(origin: string, keyHash: string): SharedQuota | undefined;
+}
+
+/**
+ * Creates a {@link RateBudget}: values shared by key in memory.
+ * @param openShared opens what other processes share (cli/main.ts passes the cache file's); none: this process alone
+ */
+export function createRateBudget(openShared?: (origin: string, keyHash: string) => SharedQuota | undefined): RateBudget {
+  const values = new Map<string, unknown>();
+  return {
+    share<T>(key: string, create: () => T): T {
+      if (!values.has(key)) values.set(key, create());
+      return values.get(key) as T;
+    },
+    ...(openShared === undefined ? {} : { openShared }),
+  };
+}
+
 /** Everything a command needs from the outside world. */
 export interface Context {
   io: IOStreams;
@@ -60,6 +125,8 @@ export interface Context {
    * up to main() instead.
    */
   forceExit: (code: number) => void;
+  /** What the HTTP clients of this process share about the quota; undefined: each client learns alone. */
+  rateBudget?: RateBudget;
 }
 
 /**

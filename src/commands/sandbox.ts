@@ -75,16 +75,21 @@ export async function runSandbox(options: SandboxCommandOptions, ctx: Context): 
   if (options.cursorPrevious !== undefined && options.cursorPrevious !== 'previous' && options.cursorPrevious !== 'last') {
     throw new UsageError('--cursor-previous must be previous or last');
   }
+  if (options.limitScope !== undefined && options.limitScope !== 'route' && options.limitScope !== 'path') {
+    throw new UsageError('--limit-scope must be route or path');
+  }
   if (options.key !== undefined && options.key.trim() === '') throw new UsageError('--key must not be empty');
   const faults: FaultConfig | undefined = options.faults === undefined ? undefined : parseFaultSpec(options.faults);
 
   const host = options.host ?? '127.0.0.1';
   const limit = options.limit ?? 60;
   const windowSeconds = options.window ?? 60;
+  const limitScope = options.limitScope === 'path' ? 'path' : 'route';
   const sandbox = createSandbox({
     apiKey: options.key ?? DEFAULT_SANDBOX_KEY,
     limit,
     windowSeconds,
+    limitScope,
     latencyMs: options.latency ?? 0,
     churn: options.churn ?? 0,
     seed: options.seed ?? 1,
@@ -111,7 +116,7 @@ export async function runSandbox(options: SandboxCommandOptions, ctx: Context): 
   const lines = [
     `Sandbox Collection API listening on ${server.url}`,
     `API key: ${sandbox.apiKey}`,
-    `Rate limit: ${limit === 0 ? 'none' : `${limit} requests per ${windowSeconds} s per endpoint`}`,
+    `Rate limit: ${limit === 0 ? 'none' : `${limit} requests per ${windowSeconds} s per ${limitScope === 'path' ? 'path' : 'endpoint'}`}`,
     `Taxpayers (${options.invoices ?? DEFAULT_SIZES.invoicesPerTaxpayer} invoices each):`,
     ...rfcs.map((rfc) => `  ${rfc}`),
     ...(faults && faults.rules.length > 0 ? [`Faults: ${faults.rules.map((r) => r.kind).join(', ')}`] : []),
