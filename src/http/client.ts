@@ -169,12 +169,12 @@ export function createClient(options: ClientOptions): Client {
   };
 }
 
-const combine = (signals: Array<AbortSignal | undefined>): AbortSignal => AbortSignal.any(signals.filter((x): x is AbortSignal => x !== undefined));
+const combine = (s: AbortSignal[]): AbortSignal | undefined => (s.length <= 1 ? s[0] : AbortSignal.any(s));
 
 async function getWithRetries<T>(s: Session, url: URL, call: GetOptions<T> = {}): Promise<ClientResponse<T>> {
   assertSameOrigin(url, s.baseUrl, 'a request');
   const headers = s.headersFor(call.headers);
-  const signal = combine([s.signal, call.signal]);
+  const signal = combine([s.signal, call.signal].filter((x) => x !== undefined));
   const parse: BodyParser<T> = call.parse ?? ((text) => text as unknown as T);
   const demand = call.demand !== undefined ? { demand: call.demand } : {};
   let retry = 0;

@@ -1,0 +1,225 @@
+/**
+ * What `collections` processes on one host share about the quota (README, "Rate limits, retries
+ * and safety"): a small JSON file, `rate-budget.json` in the cache folder (folder.ts, cacheDirOf),
+ * mode 0600, locked with proper-lockfile around each read-modify-write (the lock is held for one
+ * read and one write, never across a wait) and replaced atomically with write-file-atomic.
+ *
+ * It holds, per API (`<origin> <SHA-256 of the key>`, never the key) and per scope (a route
+ * template, or a path once the API is known to count per path): the window's limit, the lowest
+ * remaining seen, its reset (server epoch ms) and the requests every process reserved in it; and
+ * the routes known to be counted per path. A process reserves each request before sending it, so
+ * two processes starting in the same window do not both spend all of it.
+ *
+ * It never breaks an export: a file that cannot be read, parsed, locked or written is skipped (the
+ * caller works alone) and `onTrouble` is told why, once; a corrupt file is replaced.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type * as Lockfile from 'proper-lockfile';
+import type * as WriteFileAtomic from 'write-file-atomic';
+import type { SharedQuota, SharedWindow } from '../context.js';
+import { DIR_MODE, FILE_MODE } from './folder.js';
+
+/** The file's name in the cache folder. */
+export const SHARED_QUOTA_FILE = 'rate-budget.json';
+
+/** proper-lockfile's shortest staleness, ms: a lock folder older than this is taken over (a crashed holder). */
+const STALE_MS = 2000;
+/** Attempts to take a lock held by another process before working alone for this request, 2 ms apart. */
+const LOCK_ATTEMPTS = 5;
+/** Windows whose reset is older than this, ms, are dropped, so the file stays small. */
+const KEEP_MS = 3_600_000;
+
+/** One API's record in the file. */
+interface ApiRecord {
+  windows: Record<string, SharedWindow>;
+  /** Routes known to be counted per concrete path. */
+  pathScope: string[];
+}
+
+const load = createRequire(import.meta.url);
+let libraries: { lockfile: typeof Lockfile; writeFileAtomic: typeof WriteFileAtomic } | undefined;
+/** proper-lockfile and write-file-atomic, loaded on first use (neither is needed by `--help`). */
+function libs(): NonNullable<typeof libraries> {
+  libraries ??= { lockfile: load('proper-lockfile') as typeof Lockfile, writeFileAtomic: load('write-file-atomic') as typeof WriteFileAtomic };
+  return libraries;
+}
+
+const finite = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A window read from the file: its numbers if they are numbers, else nothing. */
+function windowOf(v: unknown): SharedWindow | undefined {
+  if (!isObject(v)) return undefined;
+  const w: SharedWindow = { reserved: Math.max(0, finite(v.reserved) ?? 0) };
+  for (const field of ['limit', 'remaining', 'resetAt'] as const) {
+    const n = finite(v[field]);
+    if (n !== undefined) w[field] = n;
+  }
+  return w;
+}
+
+/** The record of `api` in the parsed file (empty when absent or malformed). */
+function recordOf(file: unknown, api: string): ApiRecord {
+  const raw = isObject(file) && isObject(file.apis) && Object.hasOwn(file.apis, api) ? file.apis[api] : undefined;
+  const record: ApiRecord = { windows: Object.create(null) as Record<string, SharedWindow>, pathScope: [] };
+  if (!isObject(raw)) return record;
+  if (isObject(raw.windows)) {
+    for (const [scope, value] of Object.entries(raw.windows)) {
+      const w = windowOf(value);
+      if (w !== undefined) record.windows[scope] = w;
+    }
+  }
+  if (Array.isArray(raw.pathScope)) record.pathScope = raw.pathScope.filter((r): r is string => typeof r === 'string');
+  return record;
+}
+
+/** Sleeps `ms` without giving up the thread (the lock attempts are a few ms at most). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** Options of {@link createSharedQuotaFile}. */
+export interface SharedQuotaFileOptions {
+  /** The cache folder (folder.ts cacheDirOf); the file is {@link SHARED_QUOTA_FILE} in it. */
+  cacheDir: string;
+  /** The URL origin of the API, e.g. `https://api.example.com`. */
+  origin: string;
+  /** SHA-256 of the API key, hex (never the key). */
+  keyHash: string;
+  /** Told why the file could not be used (once per kind of trouble); must not throw. */
+  onTrouble?: (message: string) => void;
+}
+
+/** The {@link SharedQuota} of one API kept in the cache folder's {@link SHARED_QUOTA_FILE}. */
+export function createSharedQuotaFile(options: SharedQuotaFileOptions): SharedQuota {
+  const path = join(options.cacheDir, SHARED_QUOTA_FILE);
+  const api = `${options.origin} ${options.keyHash}`;
+  const told = new Set<string>();
+  const trouble = (what: string, err: unknown): undefined => {
+    const code = (err as NodeJS.ErrnoException | null)?.code ?? (err instanceof SyntaxError ? 'not JSON' : 'error');
+    const message = `cannot ${what} ${path} (${code}); pacing alone`;
+    if (!told.has(message)) {
+      told.add(message);
+      options.onTrouble?.(message);
+    }
+    return undefined;
+  };
+  const read = (): unknown => {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (err) {
+      trouble('read', err);
+      return undefined;
+    }
+  };
+  const lock = (): (() => void) | undefined => {
+    const { lockfile } = libs();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return lockfile.lockSync(path, { realpath: false, stale: STALE_MS });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ELOCKED' || attempt >= LOCK_ATTEMPTS) return trouble('lock', err);
+        pause(2);
+      }
+    }
+  };
+  /** Runs `change` on the API's record under the lock and saves the file; undefined when the file could not be used. */
+  const update = <T>(change: (record: ApiRecord, now: number) => T, now: number): T | undefined => {
+    try {
+      mkdirSync(dirname(path), { recursive: true, mode: DIR_MODE });
+    } catch (err) {
+      return trouble('create the folder of', err);
+    }
+    const release = lock();
+    if (release === undefined) return undefined;
+    try {
+      const file = read();
+      const record = recordOf(file, api);
+      const answer = change(record, now);
+      for (const [scope, w] of Object.entries(record.windows)) if (w.resetAt !== undefined && w.resetAt < now - KEEP_MS) delete record.windows[scope];
+      const apis = isObject(file) && isObject(file.apis) ? { ...file.apis } : {};
+      apis[api] = record;
+      libs().writeFileAtomic.sync(path, JSON.stringify({ version: 1, apis }), { mode: FILE_MODE, fsync: false });
+      return answer;
+    } catch (err) {
+      return trouble('update', err);
+    } finally {
+      try {
+        release();
+      } catch {
+        // Already released (a compromised lock): nothing to undo.
+      }
+    }
+  };
+  let lastNow = 0;
+  return {
+    reserve(scope, nowServerMs) {
+      lastNow = nowServerMs;
+      return update((record, now) => reserveIn(record, scope, now), nowServerMs);
+    },
+    observe(scope, seen) {
+      update((record) => observeIn(record, scope, seen), lastNow);
+    },
+    learnPathScope(route) {
+      update((record) => {
+        if (!record.pathScope.includes(route)) record.pathScope.push(route);
+      }, lastNow);
+    },
+    isPathScope(route) {
+      try {
+        return recordOf(read(), api).pathScope.includes(route);
+      } catch (err) {
+        trouble('read', err);
+        return false;
+      }
+    },
+  };
+}
+
+/**
+ * Reserves one request of `scope` in `record` at `now` (server ms): a window whose reset has passed
+ * starts again from zero; one whose count (the larger of the reservations and the server's own
+ * count, limit − remaining) has reached the limit is refused until its reset.
+ */
+function reserveIn(record: ApiRecord, scope: string, now: number): { granted: true } | { granted: false; resetAt: number } {
+  let w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
+  if (w !== undefined && w.resetAt !== undefined && now >= w.resetAt) w = { reserved: 0, ...(w.limit === undefined ? {} : { limit: w.limit }) };
+  w ??= { reserved: 0 };
+  record.windows[scope] = w;
+  const counted = w.limit !== undefined && w.remaining !== undefined ? w.limit - w.remaining : 0;
+  if (w.limit !== undefined && w.resetAt !== undefined && Math.max(w.reserved, counted) >= w.limit) return { granted: false, resetAt: w.resetAt };
+  w.reserved++;
+  return { granted: true };
+}
+
+/**
+ * Records a response's window: a later reset starts a new window (keeping the reservations made
+ * since the old one ended, or else the server's count); the same reset lowers `remaining`; an
+ * earlier one (a late answer) changes nothing.
+ */
+function observeIn(record: ApiRecord, scope: string, seen: { limit?: number; remaining: number; resetAt: number }): void {
+  const w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
+  const limit = seen.limit ?? w?.limit;
+  const counted = limit === undefined ? 0 : Math.max(0, limit - seen.remaining);
+  if (w === undefined || w.resetAt === undefined || seen.resetAt > w.resetAt) {
+    const since = w !== undefined && w.resetAt === undefined ? w.reserved : 0;
+    record.windows[scope] = {
+      remaining: seen.remaining,
+      resetAt: seen.resetAt,
+      reserved: Math.max(since, counted),
+      ...(limit === undefined ? {} : { limit }),
+    };
+  } else if (seen.resetAt === w.resetAt) {
+    w.remaining = Math.min(w.remaining ?? seen.remaining, seen.remaining);
+    if (limit !== undefined) w.limit = limit;
+  }
+}
