@@ -1,0 +1,116 @@
+/**
+ * One rate budget per endpoint across taxpayers and processes (issue 13, part 4): three taxpayers
+ * exported in parallel by one process spend at most one 429 when the API counts per route, and use
+ * each path's quota in parallel when it counts per path; two processes with the same key share
+ * their reservations through the cache folder's file. Sandbox world, virtual clock.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { planExport } from '../../src/commands/export.js';
+import type { ExportFlags } from '../../src/commands/flags.js';
+import { SHARED_QUOTA_FILE, createSharedQuotaFile } from '../../src/config/shared-quota-file.js';
+import { createRateBudget, type RateBudget } from '../../src/context.js';
+import type { TestContext } from '../helpers/context.js';
+import { runExport } from '../../src/export/run.js';
+import type { LimitScope } from '../../src/sandbox/types.js';
+import { BASE, CANARY, START, createWorld, idsOfNdjson, tempDir, worldContext, type SandboxWorld, type TempDir } from '../helpers/world.js';
+
+const LIMIT = 60;
+const WINDOW_MS = 60_000;
+/** Pages of each taxpayer: a little under two windows' worth of its own quota (the requests of one export fit in two windows). */
+const PAGES = 2 * LIMIT - 5;
+const PER_PAGE = 5;
+
+let dir: TempDir;
+beforeEach(() => {
+  dir = tempDir();
+});
+afterEach(() => dir.remove());
+
+function world(limitScope: LimitScope): SandboxWorld {
+  return createWorld({ limit: LIMIT, windowSeconds: WINDOW_MS / 1000, limitScope, sizes: { taxpayers: 3, invoicesPerTaxpayer: PAGES * PER_PAGE } });
+}
+
+function plan(w: SandboxWorld, taxpayer: string, flags: Partial<ExportFlags> = {}) {
+  const settings = { apiKey: CANARY, baseUrl: new URL(BASE), defaults: {} };
+  const full: ExportFlags = { taxpayer, cursor: true, itemsPerPage: PER_PAGE, quiet: true, progress: false, ...flags };
+  return planExport('invoices', full, settings, dir.path, 'collections invoices');
+}
+
+/**
+ * Exports every taxpayer of `w` at once, each with its own client (and Context) on `budgetOf(i)`,
+ * to its Context's stdout: no file I/O, whose real time would let the virtual clock run ahead of
+ * one export while another opens its files.
+ */
+async function exportAll(w: SandboxWorld, budgetOf: (i: number) => RateBudget | undefined): Promise<number[]> {
+  const taxpayers = w.sandbox.taxpayers();
+  const outputs: TestContext[] = [];
+  const results = await Promise.all(
+    taxpayers.map((tp, i) => {
+      const budget = budgetOf(i);
+      const { t } = worldContext(w, dir, budget === undefined ? {} : { rateBudget: budget });
+      outputs.push(t);
+      return runExport(plan(w, tp), t.ctx);
+    }),
+  );
+  taxpayers.forEach((tp, i) => expect(idsOfNdjson(outputs[i]!.stdout.text())).toEqual(w.sandbox.invoiceIds(tp)));
+  return results.map((r) => r.requests);
+}
+
+const tooMany = (w: SandboxWorld): number => w.sandbox.stats().limitedWindows.reduce((n, lw) => n + lw.count, 0);
+
+describe('one process, three taxpayers in parallel', () => {
+  it('route scope: at most one 429 in total, the route paced as one window', async () => {
+    const w = world('route');
+    await exportAll(w, () => undefined);
+    expect(tooMany(w)).toBeLessThanOrEqual(1);
+    // 3 × ~116 requests through one window of 60: six windows, so at least five resets waited.
+    expect(w.clock.now() - START).toBeGreaterThanOrEqual(5 * WINDOW_MS);
+  });
+
+  it('path scope: learns it from the headers and uses each path’s quota in parallel, near the minimum time', async () => {
+    const w = world('path');
+    const requests = await exportAll(w, () => undefined);
+    for (const n of requests) expect(n).toBeGreaterThan(LIMIT);
+    for (const n of requests) expect(n).toBeLessThanOrEqual(2 * LIMIT);
+    expect(tooMany(w)).toBeLessThanOrEqual(1);
+    // Each path needs two windows of its own: the minimum is one reset (60 s), six if sequential.
+    expect(w.clock.now() - START).toBeLessThanOrEqual(1.2 * WINDOW_MS);
+  });
+
+  it('without a budget (each client alone) route scope costs 429s: what the budget saves', async () => {
+    const w = world('route');
+    const alone = (): RateBudget => createRateBudget();
+    await exportAll(w, alone);
+    expect(tooMany(w)).toBeGreaterThan(1);
+  });
+});
+
+/** A budget as another process would have: its own memory, the cache folder's file shared. */
+function processBudget(cacheDir: string, troubles: string[] = []): RateBudget {
+  return createRateBudget((origin, keyHash) => createSharedQuotaFile({ cacheDir, origin, keyHash, onTrouble: (m) => troubles.push(m) }));
+}
+
+describe('two processes with the same key and base URL', () => {
+  it('spend at most one 429 between them through the shared file, which never holds the key', async () => {
+    const w = world('route');
+    const cache = dir.file('cache');
+    const troubles: string[] = [];
+    const budgets = [processBudget(cache, troubles), processBudget(cache, troubles)];
+    await exportAll(w, (i) => budgets[i % 2]);
+    expect(troubles).toEqual([]);
+    expect(tooMany(w)).toBeLessThanOrEqual(1);
+    const path = `${cache}/${SHARED_QUOTA_FILE}`;
+    const text = readFileSync(path, 'utf8');
+    expect(text).not.toContain(CANARY);
+    expect(Object.keys((JSON.parse(text) as { apis: object }).apis)).toEqual([expect.stringMatching(/^http:\/\/127\.0\.0\.1:9 [0-9a-f]{64}$/)]);
+    if (process.platform !== 'win32') expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it('without the shared file, two processes each spend 429s (the control)', async () => {
+    const w = world('route');
+    const budgets = [createRateBudget(), createRateBudget()];
+    await exportAll(w, (i) => budgets[i % 2]);
+    expect(tooMany(w)).toBeGreaterThan(1);
+  });
+});
