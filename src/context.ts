@@ -82,16 +82,17 @@ export interface RateBudget {
   share<T>(key: string, create: () => T): T;
   /**
    * Opens what other processes share for one API (`origin`) and key (`keyHash`, a SHA-256 hex of
-   * the key, never the key); undefined: no sharing across processes.
+   * the key, never the key), possibly after loading its module; undefined: no sharing across
+   * processes. Must not reject.
    */
-  openShared?(origin: string, keyHash: string): SharedQuota | undefined;
+  openShared?(origin: string, keyHash: string): SharedQuota | Promise<SharedQuota | undefined> | undefined;
 }
 
 /**
  * Creates a {@link RateBudget}: values shared by key in memory.
  * @param openShared opens what other processes share (cli/main.ts passes the cache file's); none: this process alone
  */
-export function createRateBudget(openShared?: (origin: string, keyHash: string) => SharedQuota | undefined): RateBudget {
+export function createRateBudget(openShared?: RateBudget['openShared']): RateBudget {
   const values = new Map<string, unknown>();
   return {
     share<T>(key: string, create: () => T): T {

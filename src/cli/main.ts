@@ -4,8 +4,6 @@
  */
 import type { Context, FetchLike } from '../context.js';
 import { createRateBudget, createSystemContext, readPackageVersion } from '../context.js';
-import { cacheDirOf } from '../config/folder.js';
-import { createSharedQuotaFile } from '../config/shared-quota-file.js';
 import { CollectionsError, ExitCode, toExitCode } from '../errors.js';
 import { redact } from '../http/redact.js';
 import { asWriteFailure, failureText, installProcessGuard, wantsStack, watchOutputs } from './guard.js';
@@ -89,13 +87,15 @@ export async function run(argv: readonly string[]): Promise<number> {
   const ctx = createSystemContext(readPackageVersion(), loadTransport);
   // Processes with the same key and base URL share their rate-limit windows through the cache folder.
   const verbose = wantsStack(argv, ctx.env);
+  const onTrouble = (message: string): void => {
+    if (verbose) ctx.io.stderr.write(`collections: ${inertText(message)}\n`);
+  };
+  // Loaded with the first client (`--help` loads no config code); a failed load means working alone.
   ctx.rateBudget = createRateBudget((origin, keyHash) =>
-    createSharedQuotaFile({
-      cacheDir: cacheDirOf(ctx.env, ctx.configDir),
-      origin,
-      keyHash,
-      ...(verbose ? { onTrouble: (message: string) => ctx.io.stderr.write(`collections: ${inertText(message)}\n`) } : {}),
-    }),
+    import('../config/shared-quota-file.js').then(
+      (m) => m.openSharedQuota(ctx.env, ctx.configDir, { origin, keyHash, onTrouble }),
+      () => undefined,
+    ),
   );
   const secrets: string[] = [];
   installProcessGuard(process, (err) => ctx.io.stderr.write(failureText(err, secrets, wantsStack(argv, ctx.env), formatError)), ctx.forceExit);

@@ -19,7 +19,7 @@ import { dirname, join } from 'node:path';
 import type * as Lockfile from 'proper-lockfile';
 import type * as WriteFileAtomic from 'write-file-atomic';
 import type { SharedQuota, SharedWindow } from '../context.js';
-import { DIR_MODE, FILE_MODE } from './folder.js';
+import { cacheDirOf, DIR_MODE, FILE_MODE } from './folder.js';
 
 /** The file's name in the cache folder. */
 export const SHARED_QUOTA_FILE = 'rate-budget.json';
@@ -78,6 +78,19 @@ function recordOf(file: unknown, api: string): ApiRecord {
 /** Sleeps `ms` without giving up the thread (the lock attempts are a few ms at most). */
 function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * The shared quota of one API in the user's cache folder ({@link cacheDirOf}: `COLLECTIONS_CACHE_DIR`,
+ * else an explicit config folder, else `$XDG_CACHE_HOME/collections-nodejs`…), for cli/main.ts.
+ * @param configDir the config folder when chosen explicitly (`COLLECTIONS_CONFIG_DIR`), else undefined
+ */
+export function openSharedQuota(
+  env: Readonly<Record<string, string | undefined>>,
+  configDir: string | undefined,
+  api: Omit<SharedQuotaFileOptions, 'cacheDir'>,
+): SharedQuota {
+  return createSharedQuotaFile({ cacheDir: cacheDirOf(env, configDir), ...api });
 }
 
 /** Options of {@link createSharedQuotaFile}. */

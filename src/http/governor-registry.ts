@@ -36,6 +36,8 @@ export interface GovernorRegistry {
 /** What the clients of one origin and key share; see {@link createGovernorPool}. */
 export interface GovernorPool {
   readonly serverClock: ServerClock;
+  /** Settles when what other processes share is open (or known to be unavailable); undefined once it is. */
+  readonly opening: Promise<void> | undefined;
   /** The governor pacing `url` now. */
   resolve(url: URL): RateLimitGovernor;
   /**
@@ -90,18 +92,34 @@ interface RouteGroup {
 /** Options of {@link createGovernorPool}. */
 export interface GovernorPoolOptions {
   clock: Clock;
-  /** What other processes share (reservations and windows by route or path); none: this process alone. */
-  quota?: SharedQuota;
+  /** What other processes share (reservations and windows by route or path), or its opening; none: this process alone. */
+  quota?: SharedQuota | Promise<SharedQuota | undefined>;
 }
 
 /** Creates an empty {@link GovernorPool} (no window known, every route counted as one window). */
 export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
-  const { clock, quota } = options;
+  const { clock } = options;
   const serverClock = createServerClock();
   const groups = new Map<string, RouteGroup>();
   let receipts = 0;
+  let quota: SharedQuota | undefined;
+  let opening: Promise<void> | undefined;
+  if (options.quota instanceof Promise) {
+    opening = options.quota.then(
+      (q) => {
+        quota = q;
+        opening = undefined;
+      },
+      () => {
+        opening = undefined;
+      },
+    );
+  } else {
+    quota = options.quota;
+  }
+  const sharing = options.quota !== undefined;
   const make = (scope: string): RateLimitGovernor =>
-    createRateLimitGovernor({ clock, serverClock, name: scope, ...(quota === undefined ? {} : { shared: { quota, scope } }) });
+    createRateLimitGovernor({ clock, serverClock, name: scope, ...(sharing ? { shared: { quota: () => quota, scope } } : {}) });
   const groupOf = (url: URL): RouteGroup => {
     const route = routeOf(url.pathname);
     let g = groups.get(route);
@@ -113,6 +131,9 @@ export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
   };
   return {
     serverClock,
+    get opening() {
+      return opening;
+    },
     get receipts() {
       return receipts;
     },
@@ -161,6 +182,7 @@ export function createClientRegistry(pool: GovernorPool, client: ClientPacing): 
     forUrl(url) {
       return {
         async acquire(opts = {}): Promise<Permit> {
+          if (pool.opening !== undefined && opts.wait !== false) await pool.opening;
           const permit = await pool.resolve(url).acquire({ ...opts, maxWaitMs, onWait });
           const sentAfter = pool.receipts;
           let learnt = false;

@@ -31,10 +31,10 @@ export interface GovernorOptions {
   name?: string;
   /**
    * What other processes share about this window (README, "Rate limits, retries and safety"):
-   * each request is reserved in `quota` under `scope` before it is sent, and every response's
-   * headers are recorded there.
+   * each request is reserved in `quota()` under `scope` before it is sent, and every response's
+   * headers are recorded there (`quota()` undefined: nothing shared, or not open yet).
    */
-  shared?: { quota: SharedQuota; scope: string };
+  shared?: { quota: () => SharedQuota | undefined; scope: string };
 }
 
 /** The right to send one request; release it when the response headers arrive (or the attempt failed). */

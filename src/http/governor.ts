@@ -139,10 +139,11 @@ class Governor implements RateLimitGovernor {
   /** Records a response's window where other processes read it. */
   private share(obs: ResponseObservation): void {
     const { shared } = this.options;
+    const quota = shared?.quota();
     const h = obs.headers;
     const remaining = obs.status === 429 ? 0 : h.remaining;
-    if (shared === undefined || remaining === undefined || h.resetAt === undefined) return;
-    shared.quota.observe(shared.scope, { remaining, resetAt: h.resetAt, ...(h.limit === undefined ? {} : { limit: h.limit }) });
+    if (shared === undefined || quota === undefined || remaining === undefined || h.resetAt === undefined) return;
+    quota.observe(shared.scope, { remaining, resetAt: h.resetAt, ...(h.limit === undefined ? {} : { limit: h.limit }) });
   }
 
   /**
@@ -151,8 +152,9 @@ class Governor implements RateLimitGovernor {
    */
   private sharedHold(now: number): number | undefined {
     const { shared, serverClock } = this.options;
-    if (shared === undefined) return undefined;
-    const answer = shared.quota.reserve(shared.scope, now + (serverClock.offset?.low ?? 0));
+    const quota = shared?.quota();
+    if (shared === undefined || quota === undefined) return undefined;
+    const answer = quota.reserve(shared.scope, now + (serverClock.offset?.low ?? 0));
     if (answer === undefined || answer.granted) return undefined;
     const until = serverClock.toLocal(answer.resetAt) + serverClock.marginMs;
     return until > now ? until : undefined;
