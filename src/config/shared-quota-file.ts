@@ -26,8 +26,11 @@ export const SHARED_QUOTA_FILE = 'rate-budget.json';
 
 /** proper-lockfile's shortest staleness, ms: a lock folder older than this is taken over (a crashed holder). */
 const STALE_MS = 2000;
-/** Attempts to take a lock held by another process before working alone for this request, 2 ms apart. */
-const LOCK_ATTEMPTS = 5;
+/**
+ * Pauses between attempts to take a lock another process holds, ms (about 100 ms in all: a holder
+ * descheduled on a loaded machine), before working alone for this request.
+ */
+const LOCK_PAUSES_MS = [1, 2, 4, 8, 16, 32, 37];
 /** Windows whose reset is older than this, ms, are dropped, so the file stays small. */
 const KEEP_MS = 3_600_000;
 
@@ -140,8 +143,9 @@ export function createSharedQuotaFile(options: SharedQuotaFileOptions): SharedQu
       try {
         return lockfile.lockSync(path, { realpath: false, stale: STALE_MS });
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ELOCKED' || attempt >= LOCK_ATTEMPTS) return trouble('lock', err);
-        pause(2);
+        const ms = LOCK_PAUSES_MS[attempt - 1];
+        if ((err as NodeJS.ErrnoException).code !== 'ELOCKED' || ms === undefined) return trouble('lock', err);
+        pause(ms);
       }
     }
   };

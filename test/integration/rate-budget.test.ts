@@ -4,7 +4,7 @@
  * each path's quota in parallel when it counts per path; two processes with the same key share
  * their reservations through the cache folder's file. Sandbox world, virtual clock.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { planExport } from '../../src/commands/export.js';
 import type { ExportFlags } from '../../src/commands/flags.js';
@@ -13,7 +13,19 @@ import { createRateBudget, type RateBudget } from '../../src/context.js';
 import type { TestContext } from '../helpers/context.js';
 import { runExport } from '../../src/export/run.js';
 import type { LimitScope } from '../../src/sandbox/types.js';
-import { BASE, CANARY, START, createWorld, idsOfNdjson, tempDir, worldContext, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import {
+  BASE,
+  CANARY,
+  START,
+  canaryFree,
+  createWorld,
+  idsOfNdjson,
+  runInProcess,
+  tempDir,
+  worldContext,
+  type SandboxWorld,
+  type TempDir,
+} from '../helpers/world.js';
 
 const LIMIT = 60;
 const WINDOW_MS = 60_000;
@@ -112,5 +124,32 @@ describe('two processes with the same key and base URL', () => {
     const budgets = [createRateBudget(), createRateBudget()];
     await exportAll(w, (i) => budgets[i % 2]);
     expect(tooMany(w)).toBeGreaterThan(1);
+  });
+});
+
+describe('a shared file that cannot be used', () => {
+  it('never blocks an export: a held lock, then a corrupt file, each said once, the export whole', async () => {
+    const w = createWorld({ limit: LIMIT, windowSeconds: WINDOW_MS / 1000, sizes: { taxpayers: 1, invoicesPerTaxpayer: 50 } });
+    const cache = dir.file('cache');
+    mkdirSync(`${cache}/${SHARED_QUOTA_FILE}.lock`, { recursive: true });
+    writeFileSync(`${cache}/${SHARED_QUOTA_FILE}`, '{"apis": {"x": ');
+    const troubles: string[] = [];
+    const args = ['invoices', '--taxpayer', w.taxpayer, '--cursor', '--items-per-page', '10'];
+    const locked = await runInProcess(w, dir, args, { rateBudget: processBudget(cache, troubles) });
+    expect(locked.code, locked.stderr).toBe(0);
+    expect(idsOfNdjson(locked.stdout)).toEqual(w.sandbox.invoiceIds(w.taxpayer));
+    // Each trouble said once: the lock on every update, and the corrupt file read while it stayed locked.
+    expect(troubles.sort()).toEqual([
+      expect.stringMatching(/^cannot lock .*rate-budget\.json \(ELOCKED\); pacing alone$/),
+      expect.stringMatching(/^cannot read .*rate-budget\.json \(not JSON\); pacing alone$/),
+    ]);
+    rmSync(`${cache}/${SHARED_QUOTA_FILE}.lock`, { recursive: true });
+    troubles.length = 0;
+    const corrupt = await runInProcess(w, dir, args, { rateBudget: processBudget(cache, troubles) });
+    expect(corrupt.code, corrupt.stderr).toBe(0);
+    expect(idsOfNdjson(corrupt.stdout)).toEqual(w.sandbox.invoiceIds(w.taxpayer));
+    expect(troubles).toEqual([expect.stringMatching(/^cannot read .*rate-budget\.json \(not JSON\); pacing alone$/)]);
+    expect(JSON.parse(readFileSync(`${cache}/${SHARED_QUOTA_FILE}`, 'utf8'))).toMatchObject({ version: 1 });
+    expect(canaryFree(readFileSync(`${cache}/${SHARED_QUOTA_FILE}`), locked.stderr, corrupt.stderr)).toBe(true);
   });
 });
