@@ -53,13 +53,10 @@ export function listenError(err: unknown, host: string, port: number): unknown {
 }
 
 /**
- * Starts the sandbox server and serves until SIGINT or SIGTERM, then closes it.
- * @returns 0 after a clean stop
- * @throws {UsageError} (exit 2) for out-of-range options or a bad fault spec (before anything
- *   listens), and when it cannot listen: the port is taken or needs privileges, the host is unknown
- *   or not of this machine ({@link listenError})
+ * Checks the options' ranges and words.
+ * @throws {UsageError} (exit 2) for the first out of range or unknown
  */
-export async function runSandbox(options: SandboxCommandOptions, ctx: Context): Promise<number> {
+function checkOptions(options: SandboxCommandOptions): void {
   checkInteger('port', options.port, 0, 65_535);
   checkInteger('limit', options.limit, 0);
   checkInteger('window', options.window, 1);
@@ -79,6 +76,17 @@ export async function runSandbox(options: SandboxCommandOptions, ctx: Context): 
     throw new UsageError('--limit-scope must be route or path');
   }
   if (options.key !== undefined && options.key.trim() === '') throw new UsageError('--key must not be empty');
+}
+
+/**
+ * Starts the sandbox server and serves until SIGINT or SIGTERM, then closes it.
+ * @returns 0 after a clean stop
+ * @throws {UsageError} (exit 2) for out-of-range options or a bad fault spec (before anything
+ *   listens), and when it cannot listen: the port is taken or needs privileges, the host is unknown
+ *   or not of this machine ({@link listenError})
+ */
+export async function runSandbox(options: SandboxCommandOptions, ctx: Context): Promise<number> {
+  checkOptions(options);
   const faults: FaultConfig | undefined = options.faults === undefined ? undefined : parseFaultSpec(options.faults);
 
   const host = options.host ?? '127.0.0.1';

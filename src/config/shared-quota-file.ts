@@ -109,23 +109,59 @@ export interface SharedQuotaFileOptions {
 }
 
 /** The {@link SharedQuota} of one API kept in the cache folder's {@link SHARED_QUOTA_FILE}. */
-export function createSharedQuotaFile(options: SharedQuotaFileOptions): SharedQuota {
-  const path = join(options.cacheDir, SHARED_QUOTA_FILE);
-  const api = `${options.origin} ${options.keyHash}`;
-  const told = new Set<string>();
-  const trouble = (what: string, err: unknown): undefined => {
-    const code = (err as NodeJS.ErrnoException | null)?.code ?? (err instanceof SyntaxError ? 'not JSON' : 'error');
-    const message = `cannot ${what} ${path} (${code}); pacing alone`;
-    if (!told.has(message)) {
-      told.add(message);
-      options.onTrouble?.(message);
+class SharedQuotaFile implements SharedQuota {
+  private readonly path: string;
+  private readonly api: string;
+  /** Troubles already reported. */
+  private readonly told = new Set<string>();
+  /** The latest server time a reservation gave, ms (prunes old windows on other updates). */
+  private lastNow = 0;
+
+  constructor(private readonly options: SharedQuotaFileOptions) {
+    this.path = join(options.cacheDir, SHARED_QUOTA_FILE);
+    this.api = `${options.origin} ${options.keyHash}`;
+  }
+
+  reserve(scope: string, nowServerMs: number): ReturnType<SharedQuota['reserve']> {
+    this.lastNow = nowServerMs;
+    return this.update((record) => reserveIn(record, scope, nowServerMs));
+  }
+
+  observe(scope: string, seen: { limit?: number; remaining: number; resetAt: number }): void {
+    this.update((record) => {
+      observeIn(record, scope, seen);
+    });
+  }
+
+  learnPathScope(route: string): void {
+    this.update((record) => {
+      if (!record.pathScope.includes(route)) record.pathScope.push(route);
+    });
+  }
+
+  isPathScope(route: string): boolean {
+    try {
+      return recordOf(this.read(), this.api).pathScope.includes(route);
+    } catch (err) {
+      this.trouble('read', err);
+      return false;
     }
-    return undefined;
-  };
-  const read = (): unknown => {
+  }
+
+  /** Tells `onTrouble` why the file could not be used, once per message. */
+  private trouble(what: string, err: unknown): void {
+    const code = (err as NodeJS.ErrnoException | null)?.code ?? (err instanceof SyntaxError ? 'not JSON' : 'error');
+    const message = `cannot ${what} ${this.path} (${code}); pacing alone`;
+    if (this.told.has(message)) return;
+    this.told.add(message);
+    this.options.onTrouble?.(message);
+  }
+
+  /** The parsed file; undefined when it is missing or not JSON. @throws the file system's error otherwise */
+  private read(): unknown {
     let text: string;
     try {
-      text = readFileSync(path, 'utf8');
+      text = readFileSync(this.path, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
@@ -133,42 +169,51 @@ export function createSharedQuotaFile(options: SharedQuotaFileOptions): SharedQu
     try {
       return JSON.parse(text) as unknown;
     } catch (err) {
-      trouble('read', err);
+      this.trouble('read', err);
       return undefined;
     }
-  };
-  const lock = (): (() => void) | undefined => {
+  }
+
+  /** Takes the lock, pausing while another process holds it; the release, or undefined when it could not be taken. */
+  private lock(): (() => void) | undefined {
     const { lockfile } = libs();
     for (let attempt = 1; ; attempt++) {
       try {
-        return lockfile.lockSync(path, { realpath: false, stale: STALE_MS });
+        return lockfile.lockSync(this.path, { realpath: false, stale: STALE_MS });
       } catch (err) {
         const ms = LOCK_PAUSES_MS[attempt - 1];
-        if ((err as NodeJS.ErrnoException).code !== 'ELOCKED' || ms === undefined) return trouble('lock', err);
+        if ((err as NodeJS.ErrnoException).code !== 'ELOCKED' || ms === undefined) {
+          this.trouble('lock', err);
+          return undefined;
+        }
         pause(ms);
       }
     }
-  };
+  }
+
   /** Runs `change` on the API's record under the lock and saves the file; undefined when the file could not be used. */
-  const update = <T>(change: (record: ApiRecord, now: number) => T, now: number): T | undefined => {
+  private update<T>(change: (record: ApiRecord) => T): T | undefined {
     try {
-      mkdirSync(dirname(path), { recursive: true, mode: DIR_MODE });
+      mkdirSync(dirname(this.path), { recursive: true, mode: DIR_MODE });
     } catch (err) {
-      return trouble('create the folder of', err);
+      this.trouble('create the folder of', err);
+      return undefined;
     }
-    const release = lock();
+    const release = this.lock();
     if (release === undefined) return undefined;
     try {
-      const file = read();
-      const record = recordOf(file, api);
-      const answer = change(record, now);
-      for (const [scope, w] of Object.entries(record.windows)) if (w.resetAt !== undefined && w.resetAt < now - KEEP_MS) delete record.windows[scope];
+      const file = this.read();
+      const record = recordOf(file, this.api);
+      const answer = change(record);
+      const oldest = this.lastNow - KEEP_MS;
+      record.windows = Object.fromEntries(Object.entries(record.windows).filter(([, w]) => w.resetAt === undefined || w.resetAt >= oldest));
       const apis = isObject(file) && isObject(file.apis) ? { ...file.apis } : {};
-      apis[api] = record;
-      libs().writeFileAtomic.sync(path, JSON.stringify({ version: 1, apis }), { mode: FILE_MODE, fsync: false });
+      apis[this.api] = record;
+      libs().writeFileAtomic.sync(this.path, JSON.stringify({ version: 1, apis }), { mode: FILE_MODE, fsync: false });
       return answer;
     } catch (err) {
-      return trouble('update', err);
+      this.trouble('update', err);
+      return undefined;
     } finally {
       try {
         release();
@@ -176,30 +221,12 @@ export function createSharedQuotaFile(options: SharedQuotaFileOptions): SharedQu
         // Already released (a compromised lock): nothing to undo.
       }
     }
-  };
-  let lastNow = 0;
-  return {
-    reserve(scope, nowServerMs) {
-      lastNow = nowServerMs;
-      return update((record, now) => reserveIn(record, scope, now), nowServerMs);
-    },
-    observe(scope, seen) {
-      update((record) => observeIn(record, scope, seen), lastNow);
-    },
-    learnPathScope(route) {
-      update((record) => {
-        if (!record.pathScope.includes(route)) record.pathScope.push(route);
-      }, lastNow);
-    },
-    isPathScope(route) {
-      try {
-        return recordOf(read(), api).pathScope.includes(route);
-      } catch (err) {
-        trouble('read', err);
-        return false;
-      }
-    },
-  };
+  }
+}
+
+/** The {@link SharedQuota} of one API kept in the cache folder's {@link SHARED_QUOTA_FILE}; touches nothing until used. */
+export function createSharedQuotaFile(options: SharedQuotaFileOptions): SharedQuota {
+  return new SharedQuotaFile(options);
 }
 
 /**

@@ -186,7 +186,7 @@ export type WorldContextOptions = Pick<InProcessOptions, keyof TestContextOption
 
 const budgets = new WeakMap<object, RateBudget>();
 /** The rate budget of a world (in memory: no file is shared), made on first use. */
-export function worldBudget(world: SandboxWorld | ServedWorld): RateBudget {
+function worldBudget(world: SandboxWorld | ServedWorld): RateBudget {
   let b = budgets.get(world);
   if (b === undefined) {
     b = createRateBudget();

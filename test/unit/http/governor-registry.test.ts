@@ -33,7 +33,7 @@ describe('routeOf', () => {
 });
 
 describe('governor pool', () => {
-  it('starts with one window per route: the paths of a route share one governor', async () => {
+  it('starts with one window per route: the paths of a route share one governor', () => {
     const pool = createGovernorPool({ clock: createVirtualClock(T) });
     expect(pool.resolve(A)).toBe(pool.resolve(B));
     expect(pool.scopeOf(A)).toBe('route');
