@@ -112,7 +112,7 @@ export async function runSandbox(options: SandboxCommandOptions, ctx: Context): 
       paymentsPerTaxpayer: options.payments,
     },
     ...(faults ? { faults } : {}),
-    ...(options.cursorPrevious ? { cursorPrevious: options.cursorPrevious } : {}),
+    ...(options.cursorPrevious === 'last' || options.cursorPrevious === 'previous' ? { cursorPrevious: options.cursorPrevious } : {}),
   });
   const port = options.port ?? 8787;
   const server = await startSandboxServer(sandbox, { host, port }).catch((err: unknown) => {

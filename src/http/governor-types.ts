@@ -21,13 +21,13 @@ export interface GovernorWait {
 /** Options of {@link createRateLimitGovernor}. */
 export interface GovernorOptions {
   clock: Clock;
-  /** Shared by the governors of one client. */
+  /** Shared by the governors of one pool (governor-registry.ts): every client of one origin and key. */
   serverClock: ServerClock;
   /** Longest pacing wait accepted, ms (default Infinity); longer → {@link RateLimitError} without waiting. */
   maxWaitMs?: number;
   /** Called once per distinct pacing wait (concurrent requests waiting for the same reset report it once). */
   onWait?: (wait: GovernorWait) => void;
-  /** Names the endpoint in errors, e.g. `/entities`. */
+  /** Names the endpoint in errors: its route or path, e.g. `/taxpayers/{taxpayerId}/invoices`. */
   name?: string;
   /**
    * What other processes share about this window (README, "Rate limits, retries and safety"):
