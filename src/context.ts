@@ -50,6 +50,17 @@ export interface SharedWindow {
   resetAt?: number;
   /** Requests reserved (about to be sent, or sent) in this window by every process. */
   reserved: number;
+  /** 2xx answers recorded in this window by every process (how much the server has certainly counted). */
+  seen?: number;
+}
+
+/**
+ * What a reservation knew of its window, handed back with the response's headers: the window's
+ * reset (server ms) and the 2xx answers recorded in it before the request was reserved.
+ */
+export interface SharedTicket {
+  resetAt: number;
+  seen: number;
 }
 
 /**
@@ -61,12 +72,19 @@ export interface SharedQuota {
   /**
    * Reserves one request of `scope` (a route template or a path) unless the window is spent.
    * @param nowServerMs the current time by the server's clock (best estimate), epoch ms
-   * @returns `{ granted: true }`; `{ granted: false, resetAt }` when the others' reservations fill the
-   *   window until `resetAt` (server ms); undefined when the store could not be used
+   * @returns `{ granted: true, ticket }` (a ticket once the window's reset is known); `{ granted:
+   *   false, resetAt }` when the others' reservations fill the window until `resetAt` (server ms);
+   *   undefined when the store could not be used
    */
-  reserve(scope: string, nowServerMs: number): { granted: true } | { granted: false; resetAt: number } | undefined;
-  /** Records a response's `X-RateLimit-*` of `scope` (limit, remaining, reset in server ms). */
-  observe(scope: string, seen: { limit?: number; remaining: number; resetAt: number }): void;
+  reserve(scope: string, nowServerMs: number): { granted: true; ticket?: SharedTicket } | { granted: false; resetAt: number } | undefined;
+  /**
+   * Records a response's `X-RateLimit-*` of `scope` (limit, remaining, reset in server ms; `status`
+   * default 200, a 429 recorded as remaining 0), with the ticket of its reservation.
+   * @returns true when the response shows that the API counts `scope` (a route) per concrete path:
+   *   it was reserved after answers other processes recorded in the same window, yet the server
+   *   counts fewer requests than those (recorded with {@link SharedQuota.learnPathScope})
+   */
+  observe(scope: string, seen: { limit?: number; remaining: number; resetAt: number; status?: number }, ticket?: SharedTicket): boolean;
   /** Records that the API counts `route` per concrete path (see http/governor-registry.ts). */
   learnPathScope(route: string): void;
   /** Whether some process learnt that the API counts `route` per concrete path. */

@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type * as Lockfile from 'proper-lockfile';
 import type * as WriteFileAtomic from 'write-file-atomic';
-import type { SharedQuota, SharedWindow } from '../context.js';
+import type { SharedQuota, SharedTicket, SharedWindow } from '../context.js';
 import { cacheDirOf, DIR_MODE, FILE_MODE } from './folder.js';
 
 /** The file's name in the cache folder. */
@@ -56,7 +56,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 function windowOf(v: unknown): SharedWindow | undefined {
   if (!isObject(v)) return undefined;
   const w: SharedWindow = { reserved: Math.max(0, finite(v.reserved) ?? 0) };
-  for (const field of ['limit', 'remaining', 'resetAt'] as const) {
+  for (const field of ['limit', 'remaining', 'resetAt', 'seen'] as const) {
     const n = finite(v[field]);
     if (n !== undefined) w[field] = n;
   }
@@ -127,10 +127,8 @@ class SharedQuotaFile implements SharedQuota {
     return this.update((record) => reserveIn(record, scope, nowServerMs));
   }
 
-  observe(scope: string, seen: { limit?: number; remaining: number; resetAt: number }): void {
-    this.update((record) => {
-      observeIn(record, scope, seen);
-    });
+  observe(scope: string, seen: Seen, ticket?: SharedTicket): boolean {
+    return this.update((record) => observeIn(record, scope, seen, ticket)) ?? false;
   }
 
   learnPathScope(route: string): void {
@@ -232,9 +230,10 @@ export function createSharedQuotaFile(options: SharedQuotaFileOptions): SharedQu
 /**
  * Reserves one request of `scope` in `record` at `now` (server ms): a window whose reset has passed
  * starts again from zero; one whose count (the larger of the reservations and the server's own
- * count, limit − remaining) has reached the limit is refused until its reset.
+ * count, limit − remaining) has reached the limit is refused until its reset. A granted request
+ * gets a ticket once the window's reset is known.
  */
-function reserveIn(record: ApiRecord, scope: string, now: number): { granted: true } | { granted: false; resetAt: number } {
+function reserveIn(record: ApiRecord, scope: string, now: number): ReturnType<SharedQuota['reserve']> {
   let w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
   if (w !== undefined && w.resetAt !== undefined && now >= w.resetAt) w = { reserved: 0, ...(w.limit === undefined ? {} : { limit: w.limit }) };
   w ??= { reserved: 0 };
@@ -242,28 +241,42 @@ function reserveIn(record: ApiRecord, scope: string, now: number): { granted: tr
   const counted = w.limit !== undefined && w.remaining !== undefined ? w.limit - w.remaining : 0;
   if (w.limit !== undefined && w.resetAt !== undefined && Math.max(w.reserved, counted) >= w.limit) return { granted: false, resetAt: w.resetAt };
   w.reserved++;
-  return { granted: true };
+  return w.resetAt === undefined ? { granted: true } : { granted: true, ticket: { resetAt: w.resetAt, seen: w.seen ?? 0 } };
 }
+
+/** A response as {@link SharedQuota.observe} records it. */
+type Seen = Parameters<SharedQuota['observe']>[1];
 
 /**
  * Records a response's window: a later reset starts a new window (keeping the reservations made
- * since the old one ended, or else the server's count); the same reset lowers `remaining`; an
- * earlier one (a late answer) changes nothing.
+ * since the old one ended, or else the server's count); the same reset lowers `remaining` and
+ * counts a 2xx; an earlier one (a late answer) changes nothing.
+ * @returns true when the response shows per-path counting: with a shared counter, the server would
+ *   have counted every 2xx recorded in this window before the request was reserved, and the request
+ *   itself (`limit − remaining ≥ ticket.seen + 1`); fewer means the others were counted elsewhere
  */
-function observeIn(record: ApiRecord, scope: string, seen: { limit?: number; remaining: number; resetAt: number }): void {
+function observeIn(record: ApiRecord, scope: string, seen: Seen, ticket: SharedTicket | undefined): boolean {
   const w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
   const limit = seen.limit ?? w?.limit;
   const counted = limit === undefined ? 0 : Math.max(0, limit - seen.remaining);
+  const ok = seen.status === undefined || (seen.status >= 200 && seen.status < 300);
   if (w === undefined || w.resetAt === undefined || seen.resetAt > w.resetAt) {
     const since = w !== undefined && w.resetAt === undefined ? w.reserved : 0;
     record.windows[scope] = {
       remaining: seen.remaining,
       resetAt: seen.resetAt,
       reserved: Math.max(since, counted),
+      seen: ok ? 1 : 0,
       ...(limit === undefined ? {} : { limit }),
     };
-  } else if (seen.resetAt === w.resetAt) {
-    w.remaining = Math.min(w.remaining ?? seen.remaining, seen.remaining);
-    if (limit !== undefined) w.limit = limit;
+    return false;
   }
+  if (seen.resetAt !== w.resetAt) return false;
+  w.remaining = Math.min(w.remaining ?? seen.remaining, seen.remaining);
+  if (limit !== undefined) w.limit = limit;
+  if (!ok) return false;
+  w.seen = (w.seen ?? 0) + 1;
+  const perPath = ticket !== undefined && limit !== undefined && ticket.resetAt === seen.resetAt && counted < ticket.seen + 1;
+  if (perPath && !record.pathScope.includes(scope)) record.pathScope.push(scope);
+  return perPath;
 }

@@ -89,6 +89,20 @@ interface RouteGroup {
   floor: Floor | undefined;
 }
 
+/**
+ * Feeds one answer into a route's floor (the lowest `Remaining` of its window, and where).
+ * @returns true when it shows per-path counting: a 2xx on another path than the floor's, sent after
+ *   the floor's answer arrived, with the same reset and at least as much room
+ */
+function learnsPerPath(g: RouteGroup, path: string, sentAfter: number, receipt: number, obs: ResponseObservation): boolean {
+  const { remaining, resetAt } = obs.headers;
+  if (obs.status < 200 || obs.status >= 300 || remaining === undefined || resetAt === undefined) return false;
+  const f = g.floor;
+  if (f !== undefined && f.resetAt === resetAt && f.path !== path && f.receipt <= sentAfter && remaining >= f.remaining) return true;
+  if (f === undefined || resetAt > f.resetAt || (resetAt === f.resetAt && remaining < f.remaining)) g.floor = { path, remaining, resetAt, receipt };
+  return false;
+}
+
 /** Options of {@link createGovernorPool}. */
 export interface GovernorPoolOptions {
   clock: Clock;
@@ -118,14 +132,28 @@ export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
     quota = options.quota;
   }
   const sharing = options.quota !== undefined;
-  const make = (scope: string): RateLimitGovernor =>
-    createRateLimitGovernor({ clock, serverClock, name: scope, ...(sharing ? { shared: { quota: () => quota, scope } } : {}) });
+  const make = (scope: string, onPerPath?: () => void): RateLimitGovernor =>
+    createRateLimitGovernor({
+      clock,
+      serverClock,
+      name: scope,
+      ...(sharing ? { shared: { quota: () => quota, scope, ...(onPerPath === undefined ? {} : { onPerPath }) } } : {}),
+    });
   const groupOf = (url: URL): RouteGroup => {
     const route = routeOf(url.pathname);
     let g = groups.get(route);
     if (g === undefined) {
-      g = { route, perPath: quota?.isPathScope(route) ?? false, governor: make(route), paths: new Map(), floor: undefined };
-      groups.set(route, g);
+      const group: RouteGroup = {
+        route,
+        perPath: quota?.isPathScope(route) ?? false,
+        governor: make(route, () => {
+          group.perPath = true;
+        }),
+        paths: new Map(),
+        floor: undefined,
+      };
+      groups.set(route, group);
+      g = group;
     }
     return g;
   };
@@ -151,17 +179,10 @@ export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
     learn(url, sentAfter, obs) {
       const receipt = ++receipts;
       const g = groupOf(url);
-      const { remaining, resetAt } = obs.headers;
-      if (g.perPath || obs.status < 200 || obs.status >= 300 || remaining === undefined || resetAt === undefined) return;
-      const path = url.pathname;
-      const f = g.floor;
-      if (f !== undefined && f.resetAt === resetAt && f.path !== path && f.receipt <= sentAfter && remaining >= f.remaining) {
+      if (!g.perPath && learnsPerPath(g, url.pathname, sentAfter, receipt, obs)) {
         g.perPath = true;
         quota?.learnPathScope(g.route);
-        return;
       }
-      if (f === undefined || resetAt > f.resetAt || (resetAt === f.resetAt && remaining < f.remaining))
-        g.floor = { path, remaining, resetAt, receipt };
     },
   };
 }

@@ -32,9 +32,10 @@ export interface GovernorOptions {
   /**
    * What other processes share about this window (README, "Rate limits, retries and safety"):
    * each request is reserved in `quota()` under `scope` before it is sent, and every response's
-   * headers are recorded there (`quota()` undefined: nothing shared, or not open yet).
+   * headers are recorded there (`quota()` undefined: nothing shared, or not open yet);
+   * `onPerPath` is called when those records show that the API counts `scope` per concrete path.
    */
-  shared?: { quota: () => SharedQuota | undefined; scope: string };
+  shared?: { quota: () => SharedQuota | undefined; scope: string; onPerPath?: () => void };
 }
 
 /** The right to send one request; release it when the response headers arrive (or the attempt failed). */

@@ -7,6 +7,7 @@
  * requests already in flight (a reservation), and when the window is spent it waits for the reset
  * by the server's clock. The window model is quota-window.ts; how long to wait is wait.ts.
  */
+import type { SharedTicket } from '../context.js';
 import { RateLimitError } from '../errors.js';
 import type { AcquireOptions, GovernorOptions, GovernorState, GovernorWait, Permit, RateLimitGovernor } from './governor-types.js';
 import { QuotaWindow, type ResponseObservation } from './quota-window.js';
@@ -117,7 +118,7 @@ class Governor implements RateLimitGovernor {
     });
   }
 
-  private grant(afterWait: boolean): Permit {
+  private grant(afterWait: boolean, ticket?: SharedTicket): Permit {
     this.inFlight++;
     this.window.take();
     let released = false;
@@ -130,35 +131,38 @@ class Governor implements RateLimitGovernor {
         if (obs !== undefined) {
           if (obs.status === 429 && afterWait) this.options.serverClock.noteRoundedDown();
           this.window.observe(obs, this.inFlight);
-          this.share(obs);
+          this.share(obs, ticket);
         }
         this.notify();
       },
     };
   }
 
-  /** Records a response's window where other processes read it. */
-  private share(obs: ResponseObservation): void {
+  /** Records a response's window where other processes read it (a 429 is recorded as none left). */
+  private share(obs: ResponseObservation, ticket: SharedTicket | undefined): void {
     const { shared } = this.options;
     const quota = shared?.quota();
     const h = obs.headers;
     const remaining = obs.status === 429 ? 0 : h.remaining;
     if (shared === undefined || quota === undefined || remaining === undefined || h.resetAt === undefined) return;
-    quota.observe(shared.scope, { remaining, resetAt: h.resetAt, ...(h.limit === undefined ? {} : { limit: h.limit }) });
+    const seen = { remaining, resetAt: h.resetAt, status: obs.status, ...(h.limit === undefined ? {} : { limit: h.limit }) };
+    if (quota.observe(shared.scope, seen, ticket)) shared.onPerPath?.();
   }
 
   /**
-   * Reserves the request in what other processes share; when their reservations fill the window,
-   * the local instant (ms) its reset is certainly past by the server's clock, else undefined (go).
+   * Reserves the request in what other processes share: `until`, the local instant (ms) the
+   * window's reset is certainly past by the server's clock, when their reservations fill it; else
+   * the reservation's ticket, if any (go).
    */
-  private sharedHold(now: number): number | undefined {
+  private sharedHold(now: number): { until?: number; ticket?: SharedTicket } {
     const { shared, serverClock } = this.options;
     const quota = shared?.quota();
-    if (shared === undefined || quota === undefined) return undefined;
+    if (shared === undefined || quota === undefined) return {};
     const answer = quota.reserve(shared.scope, now + (serverClock.offset?.low ?? 0));
-    if (answer === undefined || answer.granted) return undefined;
+    if (answer === undefined) return {};
+    if (answer.granted) return answer.ticket === undefined ? {} : { ticket: answer.ticket };
     const until = serverClock.toLocal(answer.resetAt) + serverClock.marginMs;
-    return until > now ? until : undefined;
+    return until > now ? { until } : {};
   }
 
   /** The waiting part of `acquire` (counted in `acquiring` by its caller). */
@@ -176,14 +180,14 @@ class Governor implements RateLimitGovernor {
       const available = this.window.available;
       const free = available === undefined ? this.inFlight === 0 : available > 0;
       if (free) {
-        const hold = this.sharedHold(now);
-        if (hold !== undefined) {
-          await this.sleepUntil(caller, now, hold, signal);
+        const { until, ticket } = this.sharedHold(now);
+        if (until !== undefined) {
+          await this.sleepUntil(caller, now, until, signal);
           waited = true;
           continue;
         }
-        if (available === undefined) return { permit: this.grant(waited), hold: 0 };
-        return { permit: this.grant(waited), hold: this.window.probeDelay(now, demand, this.acquiring) };
+        if (available === undefined) return { permit: this.grant(waited, ticket), hold: 0 };
+        return { permit: this.grant(waited, ticket), hold: this.window.probeDelay(now, demand, this.acquiring) };
       }
       if (this.inFlight > 0) {
         // Answers in flight will tell how much room the window has left.

@@ -119,6 +119,25 @@ describe('two processes with the same key and base URL', () => {
     if (process.platform !== 'win32') expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
+  it('learn per-path counting from each other’s records: two taxpayers in two processes use both paths’ quota at once', async () => {
+    const w = createWorld({
+      limit: LIMIT,
+      windowSeconds: WINDOW_MS / 1000,
+      limitScope: 'path',
+      sizes: { taxpayers: 2, invoicesPerTaxpayer: PAGES * PER_PAGE },
+    });
+    const cache = dir.file('cache');
+    const troubles: string[] = [];
+    const budgets = [processBudget(cache, troubles), processBudget(cache, troubles)];
+    await exportAll(w, (i) => budgets[i]);
+    expect(troubles).toEqual([]);
+    expect(tooMany(w)).toBeLessThanOrEqual(1);
+    // Each process sees one path only: without the other's records they would share one window (three resets).
+    expect(w.clock.now() - START).toBeLessThanOrEqual(1.2 * WINDOW_MS);
+    const file = JSON.parse(readFileSync(`${cache}/${SHARED_QUOTA_FILE}`, 'utf8')) as { apis: Record<string, { pathScope: string[] }> };
+    expect(Object.values(file.apis)[0]!.pathScope).toEqual(['/taxpayers/{taxpayerId}/invoices']);
+  });
+
   it('without the shared file, two processes each spend 429s (the control)', async () => {
     const w = world('route');
     const budgets = [createRateBudget(), createRateBudget()];

@@ -27,15 +27,15 @@ describe('shared quota file', () => {
   it('refuses a request once the processes together reserved the whole window, until its reset', () => {
     const one = open();
     const two = open();
-    expect(one.reserve(ROUTE, T)).toEqual({ granted: true });
+    expect(one.reserve(ROUTE, T)).toMatchObject({ granted: true });
     one.observe(ROUTE, { limit: 3, remaining: 2, resetAt: RESET });
-    expect(two.reserve(ROUTE, T + 1)).toEqual({ granted: true });
-    expect(one.reserve(ROUTE, T + 2)).toEqual({ granted: true });
+    expect(two.reserve(ROUTE, T + 1)).toMatchObject({ granted: true });
+    expect(one.reserve(ROUTE, T + 2)).toMatchObject({ granted: true });
     expect(two.reserve(ROUTE, T + 3)).toEqual({ granted: false, resetAt: RESET });
     // Another scope (a path of its own) is another window.
-    expect(two.reserve('/taxpayers/B/invoices', T + 3)).toEqual({ granted: true });
+    expect(two.reserve('/taxpayers/B/invoices', T + 3)).toMatchObject({ granted: true });
     // After the reset the window starts again.
-    expect(two.reserve(ROUTE, RESET)).toEqual({ granted: true });
+    expect(two.reserve(ROUTE, RESET)).toMatchObject({ granted: true });
   });
 
   it('counts what the server reports spent, by others too, and ignores a late answer of an older window', () => {
@@ -43,8 +43,25 @@ describe('shared quota file', () => {
     q.reserve(ROUTE, T);
     q.observe(ROUTE, { limit: 10, remaining: 1, resetAt: RESET });
     q.observe(ROUTE, { limit: 10, remaining: 5, resetAt: RESET - 60_000 });
-    expect(q.reserve(ROUTE, T + 1)).toEqual({ granted: true });
+    expect(q.reserve(ROUTE, T + 1)).toMatchObject({ granted: true });
     expect(q.reserve(ROUTE, T + 2)).toEqual({ granted: false, resetAt: RESET });
+  });
+
+  it('learns per-path counting when a request reserved after others’ answers reports fewer counted than those', () => {
+    const one = open();
+    const two = open();
+    one.reserve(ROUTE, T);
+    expect(one.observe(ROUTE, { limit: 60, remaining: 59, resetAt: RESET })).toBe(false);
+    const a = one.reserve(ROUTE, T + 1);
+    expect(a).toEqual({ granted: true, ticket: { resetAt: RESET, seen: 1 } });
+    // A shared counter: the second answer of the window counts two.
+    expect(one.observe(ROUTE, { limit: 60, remaining: 58, resetAt: RESET }, a?.granted ? a.ticket : undefined)).toBe(false);
+    const b = two.reserve(ROUTE, T + 2);
+    expect(b).toEqual({ granted: true, ticket: { resetAt: RESET, seen: 2 } });
+    expect(open().isPathScope(ROUTE)).toBe(false);
+    // Another path counted apart: its first request reports 59 left, though two answers came before it.
+    expect(two.observe(ROUTE, { limit: 60, remaining: 59, resetAt: RESET }, b?.granted ? b.ticket : undefined)).toBe(true);
+    expect(open().isPathScope(ROUTE)).toBe(true);
   });
 
   it('shares the routes learnt to be counted per path', () => {
@@ -63,7 +80,10 @@ describe('shared quota file', () => {
     expect(JSON.parse(text)).toEqual({
       version: 1,
       apis: {
-        [`https://api.test ${keyHashOf(CANARY)}`]: { windows: { [ROUTE]: { limit: 60, remaining: 59, resetAt: RESET, reserved: 1 } }, pathScope: [] },
+        [`https://api.test ${keyHashOf(CANARY)}`]: {
+          windows: { [ROUTE]: { limit: 60, remaining: 59, resetAt: RESET, reserved: 1, seen: 1 } },
+          pathScope: [],
+        },
       },
     });
     if (process.platform !== 'win32') expect(statSync(dir.file(SHARED_QUOTA_FILE)).mode & 0o777).toBe(0o600);
@@ -73,8 +93,8 @@ describe('shared quota file', () => {
     writeFileSync(dir.file(SHARED_QUOTA_FILE), '{"apis": [1, 2');
     const troubles: string[] = [];
     const q = open(troubles);
-    expect(q.reserve(ROUTE, T)).toEqual({ granted: true });
-    expect(q.reserve(ROUTE, T)).toEqual({ granted: true });
+    expect(q.reserve(ROUTE, T)).toMatchObject({ granted: true });
+    expect(q.reserve(ROUTE, T)).toMatchObject({ granted: true });
     expect(troubles).toEqual([expect.stringMatching(/cannot read .*rate-budget\.json \(not JSON\); pacing alone/)]);
     expect(JSON.parse(readFileSync(dir.file(SHARED_QUOTA_FILE), 'utf8'))).toMatchObject({ version: 1 });
   });

@@ -68,7 +68,7 @@ describe('governor pool', () => {
     const learnt: string[] = [];
     const quota: SharedQuota = {
       reserve: () => ({ granted: true }),
-      observe: () => undefined,
+      observe: () => false,
       learnPathScope: (route) => learnt.push(route),
       isPathScope: (route) => route === '/entities',
     };
