@@ -8,7 +8,7 @@ import type { Endpoint } from '../endpoints.js';
 import type { Client, ClientEvent, RateLimitSnapshot } from '../http/client.js';
 import { paginate, type PageStep } from '../pagination/paginate.js';
 import { fetchOffsetPages } from '../pagination/offset.js';
-import { createFormatter, type Formatter, type FormatterOptions, type OutputFormat } from '../output/writer.js';
+import { createFormatter, pageParseFor, type Formatter, type FormatterOptions, type OutputFormat } from '../output/writer.js';
 import { BrokenPipeError } from '../output/stream-sink.js';
 import { loadTableSupport } from '../output/table.js';
 import { loadProgress, type Progress, type ProgressStats } from '../io/progress.js';
@@ -128,9 +128,10 @@ function remaining(plan: ExportPlan, tally: Tally): number {
 
 /** The pages from `start`: numbered pages in parallel in offset mode with concurrency, else the links. */
 function pageSteps(plan: ExportPlan, client: Client, start: URL): AsyncGenerator<PageStep, void, void> {
+  const pageParse = pageParseFor(plan.format, plan.formatter);
   return plan.mode === 'offset' && plan.concurrency > 1
-    ? fetchOffsetPages({ client, baseUrl: plan.baseUrl, start, concurrency: plan.concurrency, headers: plan.headers })
-    : paginate({ client, baseUrl: plan.baseUrl, start, headers: plan.headers });
+    ? fetchOffsetPages({ client, baseUrl: plan.baseUrl, start, concurrency: plan.concurrency, headers: plan.headers, pageParse })
+    : paginate({ client, baseUrl: plan.baseUrl, start, headers: plan.headers, pageParse });
 }
 
 /**
@@ -148,12 +149,10 @@ async function writePages(steps: AsyncGenerator<PageStep, void, void>, loop: Loo
       loop.manifest?.onPage(step);
       if (step.rateLimit) tally.rateLimit = step.rateLimit;
       const left = remaining(plan, tally);
-      const whole = step.page.members.length <= left;
       const last = step.page.members.length >= left || step.next === undefined;
-      // The page text goes along only with the whole member array it was parsed from (raw-json.ts).
-      const members = whole ? step.page.members : step.page.members.slice(0, left);
+      const members = step.page.members.length <= left ? step.page.members : step.page.members.slice(0, left);
       if (step.page.totalItems !== undefined) tally.totalItems = step.page.totalItems;
-      const text = tally.pending + formatter.page(members, whole ? step.text : undefined);
+      const text = tally.pending + formatter.page(members, step.page.membersAsJson);
       tally.pending = '';
       if (text.length > 0) await out.write(text);
       tally.wrotePage = true;

@@ -14,7 +14,7 @@
 import { createRequire } from 'node:module';
 import type { Formatter, FormatterOptions, FormatterState } from './formatter.js';
 import { splitPath } from './fields.js';
-import { addPaths, compileAccessor, createPathTree, findNewPaths, toCell, treeColumns, treeFromPaths, warnedPaths } from './flatten.js';
+import { addPaths, compileAccessor, createPathTree, findNewPaths, itemValues, toCell, treeColumns, treeFromPaths, warnedPaths } from './flatten.js';
 import type { PathTree } from './flatten.js';
 import { UsageError } from '../errors.js';
 
@@ -114,8 +114,9 @@ export function createCsvFormatter(options: FormatterOptions = {}, resume?: Form
 
   return {
     begin: () => '',
-    page(items) {
-      if (items.length === 0) return '';
+    page(page, asJson) {
+      if (page.length === 0) return '';
+      const items = itemValues(page, asJson);
       const rows: string[][] = [];
       if (columns === null) {
         if (fixed !== null) {

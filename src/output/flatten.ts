@@ -190,3 +190,11 @@ export function flatten(item: unknown): Record<string, string> {
   for (const path of treeColumns(tree)) setOwn(out, path.join('.'), toCell(compileAccessor(path)(item)));
   return out;
 }
+
+/**
+ * The values of a page's items ({@link Formatter.page}): `items` itself, or each JSON text parsed
+ * when `asJson` (the byte path; the export reads values for CSV and table, so this is a fallback).
+ */
+export function itemValues(items: readonly unknown[], asJson: boolean | undefined): readonly unknown[] {
+  return asJson === true ? items.map((text) => JSON.parse(text as string) as unknown) : items;
+}

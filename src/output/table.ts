@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import type CliTable3 from 'cli-table3';
 import type { Formatter, FormatterOptions, FormatterState } from './formatter.js';
 import { splitPath } from './fields.js';
-import { compileAccessor, isPlainObject, toCell } from './flatten.js';
+import { compileAccessor, isPlainObject, itemValues, toCell } from './flatten.js';
 import { UsageError } from '../errors.js';
 import { inertText } from '../io/terminal-text.js';
 
@@ -203,8 +203,9 @@ export function createTableFormatter(options: FormatterOptions = {}, resume?: Fo
 
   return {
     begin: () => '',
-    page(items) {
-      if (items.length === 0) return '';
+    page(page, asJson) {
+      if (page.length === 0) return '';
+      const items = itemValues(page, asJson);
       if (columns === null) {
         columns = scalarKeys(items);
         accessors = columns.map(compileAccessor);
