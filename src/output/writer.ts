@@ -12,8 +12,8 @@ export { OUTPUT_FORMATS } from './formatter.js';
 export type { Formatter, FormatterOptions, FormatterState, OutputFormat } from './formatter.js';
 
 /**
- * Creates the formatter of `format`. Every format streams page by page except `table`, which
- * buffers (at most `tableMaxRows` rows) and writes at `end()`. `state()` is plain JSON that names
+ * Creates the formatter of `format`. Every format streams page by page (`table` from its first page
+ * that has items, whose rows fix its column widths). `state()` is plain JSON that names
  * its format, e.g. `{ format: 'json', items: 2000 }`.
  * @param resume state from a checkpoint: the formatter continues as if it had written those pages
  *   (only `page()` and `end()` are called then, never `begin()`), byte-identically.

@@ -22,8 +22,8 @@ export type PageParse = 'bytes' | 'values';
 export interface FetchedPage extends ResponseInfo {
   page: HydraPage;
   /**
-   * The exact body text `page` was parsed from. The JSON and NDJSON formatters take it with the
-   * page's whole `members` array to write items as received instead of serialising them again.
+   * The exact body text `page` was read from (its length measures the page for memory budgets; on
+   * the byte path the members' texts are slices of it, so keeping it costs nothing more).
    */
   text: string;
   /** The response's `Date` (RFC 9110 §6.6.1), server epoch ms; undefined when absent or unreadable. */

@@ -5,12 +5,18 @@
  */
 import { MAX_JSON_DEPTH } from './json-depth.js';
 
+/** `"` (UTF-16 code unit). */
 export const QUOTE = 34;
 const BACKSLASH = 92;
+/** `{` (UTF-16 code unit). */
 export const LBRACE = 123;
+/** `}` (UTF-16 code unit). */
 export const RBRACE = 125;
+/** `[` (UTF-16 code unit). */
 export const LBRACKET = 91;
+/** `]` (UTF-16 code unit). */
 export const RBRACKET = 93;
+/** `,` (UTF-16 code unit). */
 export const COMMA = 44;
 const COLON = 58;
 const MINUS = 45;
@@ -27,15 +33,15 @@ const LOWER_R = 114;
 const MAX_EXACT_DIGITS = 15;
 
 /** Not a canonical value (or not a valid one): the member goes through JSON.parse alone. */
-export const NOT_CANONICAL = -1;
+const NOT_CANONICAL = -1;
 /** Nested deeper than {@link MAX_JSON_DEPTH}, or unreadable: the whole page goes the value path. */
 export const GIVE_UP = -2;
 
-// Control characters; a JSON string cannot hold them raw (RFC 8259 §7).
+/** Control characters (global): a JSON string cannot hold them raw (RFC 8259 §7). */
 // eslint-disable-next-line no-control-regex -- looking for exactly these characters
 export const CONTROL = /[\u0000-\u001f]/g;
 
-/** Scan state over one page text. */
+/** Scan state over one page text (create it with `nextBackslash: -1`). */
 export interface Scan {
   readonly text: string;
   /** Position of the first backslash at or after the last string start searched, or text.length. */
@@ -46,10 +52,11 @@ function isDigit(c: number): boolean {
   return c >= ZERO && c <= NINE;
 }
 
-export function isWhitespace(c: number): boolean {
+function isWhitespace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
 }
 
+/** The index of the first character at or after `i` that is not JSON whitespace (RFC 8259 §2). */
 export function skipWhitespace(text: string, i: number): number {
   while (isWhitespace(text.charCodeAt(i))) i++;
   return i;
