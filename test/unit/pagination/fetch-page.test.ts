@@ -17,7 +17,7 @@ function clientAnswering(text: string, contentType = 'application/ld+json'): Cli
         const body = parse(text, { url, status: 200, headers, receivedAt: 0 });
         return Promise.resolve({ url, status: 200, headers, text, receivedAt: 0, body });
       } catch (err) {
-        return Promise.reject(err as Error);
+        return Promise.reject(err);
       }
     },
     probe() {
