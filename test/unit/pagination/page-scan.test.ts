@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { scanPageText } from '../../../src/pagination/page-scan.js';
 import { parsePageText } from '../../../src/pagination/hydra.js';
@@ -59,6 +59,16 @@ describe('scanPageText', () => {
     expect(takenAsIs(member)).toBe(asIs);
   });
 
+  it('JSON.parses only the envelope, and alone each member that is not canonical', () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      scanPageText(page('{"a":1},{"b":1.50},{"c":2}'));
+      expect(parse.mock.calls.map((c) => c[0])).toEqual(['{"b":1.50}', page('')]);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
   it('reads the envelope as parsePage does, prefixed or not', () => {
     const scanned = scanPageText(page('1,2'))!;
     expect(scanned.totalItems).toBe(9);
@@ -94,6 +104,15 @@ describe('scanPageText', () => {
         expectExact(pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body));
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('is exact for members with any Unicode text, escapes and control characters included', () => {
+    fc.assert(
+      fc.property(fc.array(fc.jsonValue({ maxDepth: 2, stringUnit: 'binary' }), { maxLength: 6 }), (members) => {
+        expectExact(JSON.stringify({ 'hydra:member': members, 'hydra:totalItems': members.length }));
+      }),
+      { numRuns: 500 },
     );
   });
 
