@@ -65,7 +65,8 @@ export interface CheckpointGroups {
   pageWritten(mark: PageMark, bytes: number): Promise<void>;
   /**
    * Asks for a commit (a rate-limit wait is about to be slept): at once when the loop is between
-   * pages, else at the end of the page being written. Never throws; a failure surfaces on the next
+   * pages, and at the end of the next page written (the one being written, or one written during
+   * the wait), so the checkpoint stays current while the client sleeps. Never throws; a failure surfaces on the next
    * `beginPage()`, `pageWritten()` or `flush()`.
    */
   request(): void;
@@ -120,12 +121,12 @@ export function createCheckpointGroups(options: CheckpointGroupOptions): Checkpo
       if (requested || bytes >= groupBytes || clock.monotonic() - since >= groupMs) await commit();
     },
     request() {
-      if (writing) {
-        requested = true;
-        return;
+      if (!writing) {
+        // Marked as handled here; the loop awaits `running` again before its next page.
+        commit().catch(() => undefined);
       }
-      // Marked as handled here; the loop awaits `running` again before its next page.
-      commit().catch(() => undefined);
+      // The page being written (or a prefetched one written during the wait) commits too.
+      requested = true;
     },
     flush: () => (writing ? running : commit()),
   };
