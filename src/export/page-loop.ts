@@ -73,7 +73,11 @@ export function pageSteps(plan: PageLoopPlan, client: Client, start: URL, tally:
 async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
   const { plan, formatter, out, progress, tally, groups } = loop;
   plan.onPageFetched?.(step);
-  loop.manifest?.onPage(step);
+  // Only the request id and `Date`: the manifest keeps the first and last page's, never their items.
+  loop.manifest?.onPage({
+    ...(step.requestId !== undefined ? { requestId: step.requestId } : {}),
+    ...(step.date !== undefined ? { date: step.date } : {}),
+  });
   if (step.rateLimit) tally.rateLimit = step.rateLimit;
   const left = remaining(plan, tally);
   const whole = step.page.members.length <= left;
