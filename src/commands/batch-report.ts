@@ -31,7 +31,7 @@ export interface TaxpayerOutcome {
  * or a checkpoint left, 3 the key, 7 the disk), then what a `--resume` may cure (6, 5), then a
  * taxpayer the API does not know (4), then success.
  */
-export const SEVERITY: readonly number[] = [
+const SEVERITY: readonly number[] = [
   ExitCode.Sigterm,
   ExitCode.Sigint,
   ExitCode.Internal,
@@ -47,7 +47,7 @@ export const SEVERITY: readonly number[] = [
 /** The most severe of the outcomes' exit codes ({@link SEVERITY}); a code not listed ranks with 1. */
 export function mostSevereCode(outcomes: readonly TaxpayerOutcome[]): number {
   const rank = (code: number): number => (SEVERITY.includes(code) ? SEVERITY.indexOf(code) : SEVERITY.indexOf(ExitCode.Internal));
-  return outcomes.reduce((worst, o) => (rank(o.code) < rank(worst) ? o.code : worst), ExitCode.Ok as number);
+  return outcomes.reduce<number>((worst, o) => (rank(o.code) < rank(worst) ? o.code : worst), ExitCode.Ok);
 }
 
 /** A path as shown: relative to the working folder when under it, else absolute. */

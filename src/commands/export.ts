@@ -143,6 +143,8 @@ export function planExport(
   if (!cursor) start.searchParams.set('page', String(firstPage));
 
   const headers = paginationHeaders(cursor, flags.total === true);
+  const where = { flag: flags.manifest, target: out, cwd, baseUrl: settings.baseUrl };
+  const manifest = planManifest({ ...where, endpoint, path, ids, params, format, cursor, since: inc.filter?.[1] });
 
   const csvSafe = flags.csvSafe === true;
   const fingerprint: Record<string, unknown> = {
@@ -170,19 +172,7 @@ export function planExport(
     ...(compress ? { compress } : {}),
     formatter: { fields, tableFields: endpoint.tableFields, csvSafe },
     files: out ? { target: out, ...sidecarPaths(out) } : undefined,
-    manifest: planManifest({
-      flag: flags.manifest,
-      target: out,
-      cwd,
-      baseUrl: settings.baseUrl,
-      endpoint,
-      path,
-      ids,
-      params,
-      format,
-      cursor,
-      ...(inc.filter ? { since: inc.filter[1] } : {}),
-    }),
+    manifest,
     resume: flags.resume === true,
     restart: flags.restart === true,
     fingerprint,

@@ -119,7 +119,7 @@ export interface ManifestPlanInput {
   cursor: boolean;
   format: OutputFormat;
   /** The `--since` / `--state` filter sent (ISO 8601 with its UTC offset); undefined for a full export. */
-  since?: string;
+  since?: string | undefined;
 }
 
 /**

@@ -148,16 +148,16 @@ describe('one state file and one manifest for the run', () => {
     run?: { started: string; finished: string };
     outputs: Array<{ file: string; items: number; ids: { taxpayerId: string }; watermark: { before: string | null; after: string | null } }>;
   };
-  const readJson = <T>(name: string): T => JSON.parse(dir.read(name).toString()) as T;
+  const readJson = (name: string): unknown => JSON.parse(dir.read(name).toString());
 
   it('parallel taxpayers keep every state entry; the run manifest has their watermarks and verify checks it', async () => {
     const five = rfcs.slice(0, 5);
     const args = (extra: string[]): string[] =>
       invoices([five.join(',')], ['--state', 'state.json', '--manifest', 'out/run.json', '--parallel', '4', '-q', ...extra]);
     expect((await runInProcess(world, dir, args([]))).code).toBe(0);
-    const first = readJson<State>('state.json');
+    const first = readJson('state.json') as State;
     expect(Object.keys(first.watermarks).sort()).toEqual(five.map((t) => `invoices ${t}`).sort());
-    const m1 = readJson<RunManifest>('out/run.json');
+    const m1 = readJson('out/run.json') as RunManifest;
     expect(m1.run).toEqual({ started: '2024-04-16T18:00:00.000Z', finished: expect.any(String) as string });
     expect(m1.outputs.map((o) => o.ids.taxpayerId)).toEqual(five);
     for (const o of m1.outputs) expect(o.watermark).toEqual({ before: null, after: first.watermarks[`invoices ${o.ids.taxpayerId}`]!.since });
@@ -166,8 +166,8 @@ describe('one state file and one manifest for the run', () => {
 
     world.clock.advance(10 * 60_000);
     expect((await runInProcess(world, dir, args(['--restart']))).code).toBe(0);
-    const second = readJson<State>('state.json');
-    const m2 = readJson<RunManifest>('out/run.json');
+    const second = readJson('state.json') as State;
+    const m2 = readJson('out/run.json') as RunManifest;
     for (const o of m2.outputs) {
       const key = `invoices ${o.ids.taxpayerId}`;
       expect(o.watermark).toEqual({ before: first.watermarks[key]!.since, after: second.watermarks[key]!.since });
@@ -192,9 +192,9 @@ describe('one state file and one manifest for the run', () => {
     const three = rfcs.slice(0, 3);
     const args = invoices([three.join(',')], ['--manifest', 'out/run.json', '-q']);
     expect((await runInProcess(world, dir, args, interruptAt(5))).code).toBe(130);
-    expect(readJson<RunManifest>('out/run.json').outputs.map((o) => o.ids.taxpayerId)).toEqual([three[0]]);
+    expect((readJson('out/run.json') as RunManifest).outputs.map((o) => o.ids.taxpayerId)).toEqual([three[0]]);
     expect((await runInProcess(world, dir, [...args, '--resume'])).code).toBe(0);
-    expect(readJson<RunManifest>('out/run.json').outputs.map((o) => o.ids.taxpayerId)).toEqual(three);
+    expect((readJson('out/run.json') as RunManifest).outputs.map((o) => o.ids.taxpayerId)).toEqual(three);
     expect((await runInProcess(world, dir, ['verify', 'out/run.json'])).code).toBe(0);
   });
 });
