@@ -16,6 +16,7 @@ import {
   tempDir,
   type SandboxWorld,
   type TempDir,
+  WRONG_KEY,
 } from '../helpers/world.js';
 
 afterAll(removeTempDirs);
@@ -110,6 +111,15 @@ describe('a run with many taxpayers', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.requests).toHaveLength(0);
+  });
+
+  it('a rejected key stops the run: the taxpayers not started yet are reported, exit 3', async () => {
+    const r = await runInProcess(world, dir, [...invoices([rfcs.slice(0, 4).join(',')]), '--api-key', WRONG_KEY], { noKey: true });
+    expect(r.code).toBe(3);
+    expect(r.requests).toHaveLength(1);
+    expect(r.lines.find((l) => l.startsWith(rfcs[0]!))).toMatch(/failed \(exit 3\): the API key was rejected/);
+    expect(r.lines.filter((l) => l.endsWith('not started'))).toHaveLength(3);
+    expect(r.stderr).not.toContain(WRONG_KEY);
   });
 
   it('a template with one taxpayer creates its folders and fills {endpoint} and {date}', async () => {
