@@ -169,7 +169,13 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
   let out: Destination | undefined;
   let kind: OutputKind | undefined;
   let client: Client | undefined;
-  const watermark = createWatermarkTracker({ state: plan.state, maxItems: plan.maxItems, now: () => ctx.clock.now(), note: (l) => progress.note(l) });
+  const watermark = createWatermarkTracker({
+    state: plan.state,
+    maxItems: plan.maxItems,
+    now: () => ctx.clock.now(),
+    note: (l) => progress.note(l),
+    manifest,
+  });
   const result = (brokenPipe: boolean): ExportResult => ({
     stats: progress.stats,
     brokenPipe,
