@@ -18,7 +18,7 @@ export const GROUP_BYTES = 8 * 1024 * 1024;
 export const GROUP_MS = 1000;
 
 /** The environment variable that sets the time of a group, ms (README, "Files, checkpoints and `--resume`"). */
-export const GROUP_MS_VARIABLE = 'COLLECTIONS_CHECKPOINT_MS';
+const GROUP_MS_VARIABLE = 'COLLECTIONS_CHECKPOINT_MS';
 
 /**
  * The time of a group from the environment: `COLLECTIONS_CHECKPOINT_MS`, whole ms from 0 (a

@@ -28,7 +28,7 @@ const SHRINK_AT_ITEMS = 1000;
  * 1.5 MiB at 185–200 MiB, at the same wall time; parsed pages waiting in the buffer are promoted
  * to V8's old generation and stay there as garbage until a full collection.
  */
-export const READ_AHEAD_BYTES = 2 * 1024 * 1024;
+const READ_AHEAD_BYTES = 2 * 1024 * 1024;
 // The price: pages over about 1 MiB go one ahead of the consumer whatever `--concurrency` says, so
 // a slow server's latency is hidden only for pages smaller than that (a dozen 100-item pages).
 
