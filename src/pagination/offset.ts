@@ -176,7 +176,7 @@ async function* fetchRange(run: OffsetRun, first: FetchedPage, range: PageRange)
   // `demand`: the pages after this one, so the governor knows when a window cannot serve them all.
   const fetchNo = (n: number, signal: AbortSignal): Promise<FetchedPage> =>
     fetchPage(client, withPage(template, n), { headers, signal, demand: lastToFetch - n, pageParse });
-  const ahead = new ReadAhead(fetchNo, firstNo + 1, lastToFetch, range.concurrency);
+  const ahead = new ReadAhead(fetchNo, firstNo + 1, lastToFetch, range.concurrency, { pageBytes: first.text.length });
   const checkEmpty = createEmptyPageGuard();
   try {
     ahead.launch();
