@@ -6,7 +6,7 @@ import type { Client, RateLimitSnapshot } from '../http/client.js';
 import { paginate, type PageStep } from '../pagination/paginate.js';
 import { fetchOffsetPages } from '../pagination/offset.js';
 import { prefetch } from '../pagination/prefetch.js';
-import type { Formatter } from '../output/writer.js';
+import { pageParseFor, type Formatter, type FormatterOptions, type OutputFormat } from '../output/writer.js';
 import type { Progress } from '../io/progress.js';
 import type { Interrupt } from './interrupt.js';
 import type { Destination } from './destination.js';
@@ -20,6 +20,9 @@ export interface PageLoopPlan {
   mode: 'cursor' | 'offset';
   concurrency: number;
   maxItems: number | undefined;
+  /** The output format and its options: they choose what each page is read for (`pageParseFor`). */
+  format: OutputFormat;
+  formatter: FormatterOptions;
   onPageFetched?: (page: PageStep) => void;
 }
 
@@ -61,10 +64,12 @@ export function remaining(plan: Pick<PageLoopPlan, 'maxItems'>, tally: Tally): n
  */
 export function pageSteps(plan: PageLoopPlan, client: Client, start: URL, tally: Tally): AsyncGenerator<PageStep, void, void> {
   const { baseUrl, headers } = plan;
-  if (plan.mode === 'offset' && plan.concurrency > 1) return fetchOffsetPages({ client, baseUrl, start, concurrency: plan.concurrency, headers });
-  if (plan.mode === 'offset') return paginate({ client, baseUrl, start, headers });
+  const pageParse = pageParseFor(plan.format, plan.formatter);
+  if (plan.mode === 'offset' && plan.concurrency > 1)
+    return fetchOffsetPages({ client, baseUrl, start, concurrency: plan.concurrency, headers, pageParse });
+  if (plan.mode === 'offset') return paginate({ client, baseUrl, start, headers, pageParse });
   return prefetch(
-    (signal) => paginate({ client, baseUrl, start, headers, signal }),
+    (signal) => paginate({ client, baseUrl, start, headers, signal, pageParse }),
     (step) => step.next !== undefined && remaining(plan, tally) > step.page.members.length,
   );
 }
@@ -80,13 +85,11 @@ async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
   });
   if (step.rateLimit) tally.rateLimit = step.rateLimit;
   const left = remaining(plan, tally);
-  const whole = step.page.members.length <= left;
   const last = step.page.members.length >= left || step.next === undefined;
-  // The page text goes along only with the whole member array it was parsed from (raw-json.ts).
-  const members = whole ? step.page.members : step.page.members.slice(0, left);
+  const members = step.page.members.length <= left ? step.page.members : step.page.members.slice(0, left);
   if (step.page.totalItems !== undefined) tally.totalItems = step.page.totalItems;
   await groups.beginPage();
-  const text = tally.pending + formatter.page(members, whole ? step.text : undefined);
+  const text = tally.pending + formatter.page(members, step.page.membersAsJson);
   tally.pending = '';
   if (text.length > 0) await out.write(text);
   tally.wrotePage = true;
