@@ -111,31 +111,6 @@ export interface TableLayout {
 /** Rows per cli-table3 table: its layout pass is quadratic in the rows, so they are drawn in chunks. */
 const ROWS_PER_DRAW = 64;
 
-/**
- * Cells whose display width is their length for string-width and for cli-table3's own copy of it
- * (printable ASCII and Latin-1/Latin Extended letters, the soft hyphen left out), so a row of them
- * can be drawn without cli-table3 ({@link plainRow}).
- */
-const SIMPLE_CELL = /^[\u0020-\u007e\u00a0-\u00ac\u00ae-\u024f]*$/;
-
-/**
- * The line cli-table3 draws for a row of {@link SIMPLE_CELL} cells in `layout` (compact, no colours):
- * `│`, each cell padded to its width (to the left for numbers) or cut to it with `…`, between
- * spaces, then `│`.
- * @returns undefined when a cell is not simple: cli-table3 draws that row
- */
-function plainRow(layout: TableLayout, cells: readonly string[]): string | undefined {
-  let line = '│';
-  for (let i = 0; i < layout.widths.length; i++) {
-    const cell = cells[i] ?? '';
-    if (!SIMPLE_CELL.test(cell)) return undefined;
-    const w = layout.widths[i] as number;
-    const fitted = cell.length > w ? cell.slice(0, w - 1) + '…' : layout.numeric[i] ? cell.padStart(w) : cell.padEnd(w);
-    line += ` ${fitted} │`;
-  }
-  return line;
-}
-
 /** The layout of a table that fits `total` terminal columns for `head` and `rows`. */
 export function layoutOf(head: readonly string[], rows: readonly (readonly string[])[], total: number): TableLayout {
   const natural = head.map((h, i) => rows.reduce((w, r) => Math.max(w, width(r[i] ?? '')), width(h)));
@@ -147,10 +122,10 @@ export function layoutOf(head: readonly string[], rows: readonly (readonly strin
 /**
  * The lines of `rows` (and `head`, when given) in `layout`, borders included: the top one, the
  * heading and its rule, the rows, the bottom one, as cli-table3 draws them in one table. cli-table3
- * draws the heading, the first row and the rows with cells that are not {@link SIMPLE_CELL} (in
- * chunks of {@link ROWS_PER_DRAW}, the borders between chunks left out); the other rows are drawn
- * by {@link plainRow}, the same line at a fraction of the cost. With fixed widths a row's line does
- * not depend on the other rows.
+ * draws them in chunks of {@link ROWS_PER_DRAW} (the borders between chunks left out): with fixed
+ * widths a row's line does not depend on the other rows, and drawing with the library keeps every
+ * width rule (wide and combining characters) its own. 10,000 items with the default 1,000 rows
+ * shown take well under a second (test/bench/results.md).
  */
 export function drawLines(layout: TableLayout, head: readonly string[] | undefined, rows: readonly (readonly string[])[]): string[] {
   // Loaded here, on the calls that draw: other formats never pay for it at start-up.
@@ -176,15 +151,8 @@ export function drawLines(layout: TableLayout, head: readonly string[] | undefin
     pending = [];
   };
   for (let k = 1; k < rows.length; k++) {
-    const row = rows[k] as readonly string[];
-    const line = plainRow(layout, row);
-    if (line === undefined) {
-      pending.push(row);
-      if (pending.length === ROWS_PER_DRAW) flush();
-    } else {
-      flush();
-      lines.push(line);
-    }
+    pending.push(rows[k] as readonly string[]);
+    if (pending.length === ROWS_PER_DRAW) flush();
   }
   flush();
   lines.push(bottom);

@@ -1,6 +1,6 @@
 /**
- * The rows of a streamed table are the lines cli-table3 draws for them in one table, whichever
- * way they are drawn (plain rows without cli-table3, the others in chunks).
+ * The rows of a streamed table, drawn by cli-table3 in chunks, are the lines it draws for them in
+ * one table.
  */
 import { createRequire } from 'node:module';
 import type CliTable3 from 'cli-table3';
