@@ -229,18 +229,20 @@ export function resolveEndpoint(command: string, ids: Ids): Endpoint {
 /**
  * Characters no id of the API holds (RFCs are letters, digits, `&` and `Ñ`; other ids are UUIDs),
  * refused rather than encoded: `/` and `\\` because a server or proxy that decodes `%2F` before
- * routing would read another path, `?` `#` `%` because they signal a pasted URL or query, and
+ * routing would read another path, `?` `#` `%` because they signal a pasted URL or query, `,`
+ * because it separates the ids of a `--taxpayer` list, and
  * white space or control characters because they are typing accidents (README, "Choices made where
  * the spec is silent").
  */
 // eslint-disable-next-line no-control-regex -- it rejects control characters in an id on purpose
-const FORBIDDEN_IN_ID = /[/\\?#%\s\u0000-\u001f\u007f]/u;
+const FORBIDDEN_IN_ID = /[/\\?#%,\s\u0000-\u001f\u007f]/u;
 
 /**
  * Checks one id and percent-encodes it for a path segment (RFC 3986 §3.3), e.g. `D&M750624V8Z` →
  * `D%26M750624V8Z`. `.` and `..` are refused because URL parsing would resolve them as dot segments
  * (RFC 3986 §5.2.4) and send the request to another path; so is an empty id, and an id holding
- * `/`, `\\`, `?`, `#`, `%`, white space or control characters.
+ * `/`, `\\`, `?`, `#`, `%`, `,`, white space or control characters. The same checks make an id safe
+ * in an `--out` template's file name (no `/`, `\\`, NUL, `.` or `..`).
  * @throws {UsageError} naming the flag
  */
 export function encodeId(name: IdName, value: string): string {

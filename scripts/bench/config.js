@@ -1,10 +1,11 @@
 // Settings of `npm run bench` (scripts/bench/run.js): paths, command-line arguments, sizes.
 //
-//   node scripts/bench/run.js [--quick] [--only throughput,csv,memory,ratelimit,latency,startup]
+//   node scripts/bench/run.js [--quick] [--only throughput,csv,memory,ratelimit,latency,startup,table,nightly]
 //                             [--rounds N] [--out FILE]
 //
-// --quick: small collections and one round, a smoke run of the harness (results go to
-// test/bench/tmp/results-quick.md unless --out says otherwise).
+// --quick (or BENCH_QUICK=1): small collections and one round, a smoke run of the harness for
+// development (results go to test/bench/tmp/results-quick.md unless --out says otherwise); with
+// --only, a subset of the scenarios.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,7 +29,8 @@ const value = (name) => {
   const i = argv.indexOf(name);
   return i >= 0 ? argv[i + 1] : undefined;
 };
-export const QUICK = flag('--quick');
+/** `--quick` or `BENCH_QUICK=1`: small collections and one round, for development. */
+export const QUICK = flag('--quick') || process.env.BENCH_QUICK === '1';
 /** Scenarios to run (all when undefined). */
 export const ONLY = value('--only')
   ?.split(',')
@@ -39,9 +41,14 @@ export const OUT = value('--out') ?? (QUICK ? join(TMP, 'results-quick.md') : jo
 
 /** Sizes: the issue's in a full run, a tenth or less in --quick. */
 export const SIZE = QUICK
-  ? { throughput: 20_000, memory: 100_000, rlPages: 30, latencyPages: 30, startupRounds: 5 }
-  : { throughput: 200_000, memory: 1_000_000, rlPages: 100, latencyPages: 100, startupRounds: 15 };
+  ? { throughput: 20_000, memory: 100_000, rlPages: 30, latencyPages: 30, startupRounds: 5, table: 10_000, nightly: 5_000, nightlyChurn: 600 }
+  : { throughput: 200_000, memory: 1_000_000, rlPages: 100, latencyPages: 100, startupRounds: 15, table: 10_000, nightly: 50_000, nightlyChurn: 600 };
 export const RL = { limit: 10, windowSeconds: 2, itemsPerPage: 100 };
 export const LATENCY = { ms: 100, itemsPerPage: 100 };
 /** A contender run that takes longer than this is killed and counted as failed. */
 export const RUN_TIMEOUT_MS = 5 * 60_000;
+
+/** Our cursor-mode contender's name (scenarios.js, report.js). */
+export const CURSOR = 'collections cursor (next page fetched ahead)';
+/** The time-to-first-request row's name (scenarios.js, report.js). */
+export const FIRST_REQUEST = 'collections invoices: spawn to first request';

@@ -2,20 +2,20 @@
 // `npm run bench`: the benchmark of the issue «As fast as Node allows». Plain Node ESM, no build
 // step of its own: it runs the built CLI (bin/ + dist/) and the sandbox (dist/sandbox) in separate
 // processes, alternates the contenders within each round (the order rotates from round to round),
-// takes medians, prints one table and writes test/bench/results.md.
+// takes medians, prints one table and appends a dated section to test/bench/results.md.
 //
-//   node scripts/bench/run.js [--quick] [--only throughput,csv,memory,ratelimit,latency,startup]
+//   node scripts/bench/run.js [--quick] [--only throughput,csv,memory,ratelimit,latency,startup,table,nightly]
 //                             [--rounds N] [--out FILE]
 //
-// --quick: small collections and one round, a smoke run of the harness (results go to
-// test/bench/tmp/results-quick.md unless --out says otherwise). The benchmark is not part of `npm test`.
+// --quick (or BENCH_QUICK=1): small collections and one round, a smoke run of the harness (results
+// go to test/bench/tmp/results-quick.md unless --out says otherwise). The benchmark is not part of `npm test`.
 //
 // Files: config.js (paths, arguments, sizes), tools.js (processes, hashes, the sandbox process),
 // rounds.js (contenders, rotating rounds), scenarios.js, report.js (targets, tables, results.md).
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONFIG_DIR, ONLY, OUT, ROOT, TMP } from './config.js';
-import { fmt, HEAD, printTable, renderMarkdown, tableRows, targets } from './report.js';
+import { appendSection, fmt, HEAD, printTable, renderSection, tableRows, targets } from './report.js';
 import { notes } from './rounds.js';
 import { SCENARIOS } from './scenarios.js';
 import { GNU_TIME } from './tools.js';
@@ -51,5 +51,9 @@ printTable(
 );
 for (const n of notes) console.log(`note: ${n}`);
 
-writeFileSync(OUT, renderMarkdown(body, t, notes, elapsed));
-console.log(`\nbench: wrote ${OUT.startsWith(ROOT) ? OUT.slice(ROOT.length) : OUT} (${fmt(elapsed, 0)} s)`);
+// The results keep their history: this run is appended as a dated section.
+writeFileSync(
+  OUT,
+  appendSection(OUT, renderSection(body, t, notes, elapsed), (p) => readFileSync(p, 'utf8')),
+);
+console.log(`\nbench: appended a section to ${OUT.startsWith(ROOT) ? OUT.slice(ROOT.length) : OUT} (${fmt(elapsed, 0)} s)`);

@@ -2,7 +2,10 @@
 // client under test does not share its event loop or CPU time with the server. It is the same
 // sandbox `collections sandbox` serves (dist/sandbox), with its request counters reachable over IPC.
 //
-// Messages in:  { type: 'stats' } → { type: 'stats', stats }; { type: 'stop' } → closes and exits.
+// Messages in:  { type: 'stats' } → { type: 'stats', stats }; { type: 'first' } → { type: 'first', at }
+//               (epoch ms of the first request since the last such message, then forgotten);
+//               { type: 'stop' } → closes and exits. Options (JSON argument): invoices, limit, window,
+//               latency, churn (items a minute changed, sandbox/churn.ts).
 // Message out once listening: { type: 'ready', url, taxpayers }.
 import { createSandbox } from '../../dist/sandbox/app.js';
 import { startSandboxServer } from '../../dist/sandbox/server.js';
@@ -14,10 +17,23 @@ const sandbox = createSandbox({
   latencyMs: options.latency ?? 0,
   warmAhead: true,
   sizes: { taxpayers: 1, invoicesPerTaxpayer: options.invoices ?? 1000 },
+  ...(options.churn ? { churn: options.churn } : {}),
 });
+// When the first request since the last `first` message arrived, epoch ms (sub-ms, comparable
+// with the bench's own performance.timeOrigin + performance.now()): the time-to-first-request row.
+let firstAt;
+const reply = sandbox.reply.bind(sandbox);
+sandbox.reply = (request, signal) => {
+  firstAt ??= performance.timeOrigin + performance.now();
+  return reply(request, signal);
+};
 const server = await startSandboxServer(sandbox, { host: '127.0.0.1', port: 0 });
 process.on('message', (msg) => {
   if (msg.type === 'stats') process.send({ type: 'stats', stats: sandbox.stats() });
+  if (msg.type === 'first') {
+    process.send({ type: 'first', at: firstAt ?? null });
+    firstAt = undefined;
+  }
   if (msg.type === 'stop') void server.close().then(() => process.exit(0));
 });
 process.on('disconnect', () => process.exit(0));

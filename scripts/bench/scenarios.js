@@ -1,9 +1,10 @@
 // The scenarios of `npm run bench`, one function each: throughput (with CSV), memory, rate limit,
-// latency, start-up. Each starts its own sandbox process and records its rows (rounds.js).
+// latency, start-up (with the time to the first request); table and nightly are in scenarios-more.js. Each starts its own sandbox process and records its rows (rounds.js).
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BIN, CONFIG_DIR, LATENCY, RL, ROUNDS, SIZE, TMP } from './config.js';
+import { BIN, CONFIG_DIR, CURSOR, FIRST_REQUEST, KEY, LATENCY, RL, ROUNDS, SIZE, TMP } from './config.js';
+import { nightly, table } from './scenarios-more.js';
 import { collections, curlJq, minimalLoop, notes, record, rotate } from './rounds.js';
 import { CURL, JQ, median, runProcess, startSandbox } from './tools.js';
 
@@ -14,7 +15,7 @@ async function throughput() {
   try {
     const contenders = [
       collections('collections offset (default concurrency)', []),
-      collections('collections cursor', ['--cursor']),
+      collections(CURSOR, ['--cursor']),
       minimalLoop('minimal Node loop', 1000),
       collections('collections offset, stdout > file', [], 'ndjson', true),
     ];
@@ -120,22 +121,35 @@ async function latency() {
   }
 }
 
-/** Start-up time of `--version` and `--help` against `node -e 0`. */
+/**
+ * Start-up time of `--version` and `--help` against `node -e 0`, and the time from spawning an
+ * export to its first request reaching the sandbox (the sandbox process notes its arrival).
+ */
 async function startup() {
+  const sb = await startSandbox({ invoices: 10, limit: 0 });
+  const exportArgs = [BIN, 'invoices', '--taxpayer', sb.rfc, '--base-url', sb.url, '--api-key', KEY, '--max-items', '1', '--quiet'];
   const contenders = [
     { name: 'node -e 0', args: ['-e', '0'] },
     { name: 'collections --version', args: [BIN, '--version'] },
     { name: 'collections --help', args: [BIN, '--help'] },
+    { name: FIRST_REQUEST, args: exportArgs, first: true },
   ];
   const runs = new Map(contenders.map((c) => [c.name, []]));
-  // One untimed pass so the file system cache is warm for everyone.
-  for (const c of contenders) await runProcess(process.execPath, c.args, { rss: false });
-  for (let round = 0; round < SIZE.startupRounds; round++) {
-    for (let k = 0; k < contenders.length; k++) {
-      const c = contenders[(k + round) % contenders.length];
-      const r = await runProcess(process.execPath, c.args, { rss: false, env: { COLLECTIONS_CONFIG_DIR: CONFIG_DIR } });
-      runs.get(c.name).push({ ...r, ok: r.code === 0 });
+  try {
+    // One untimed pass so the file system cache is warm for everyone.
+    for (const c of contenders) await runProcess(process.execPath, c.args, { rss: false, env: { COLLECTIONS_CONFIG_DIR: CONFIG_DIR } });
+    await sb.firstRequestAt();
+    for (let round = 0; round < SIZE.startupRounds; round++) {
+      for (let k = 0; k < contenders.length; k++) {
+        const c = contenders[(k + round) % contenders.length];
+        const r = await runProcess(process.execPath, c.args, { rss: false, env: { COLLECTIONS_CONFIG_DIR: CONFIG_DIR } });
+        const at = c.first ? await sb.firstRequestAt() : undefined;
+        const ms = c.first ? (at ?? NaN) - r.spawnAt : r.ms;
+        runs.get(c.name).push({ ...r, ms, ok: r.code === 0 && Number.isFinite(ms) });
+      }
     }
+  } finally {
+    await sb.stop();
   }
   for (const c of contenders) {
     const entry = record('startup', c.name, runs.get(c.name));
@@ -144,4 +158,4 @@ async function startup() {
 }
 
 /** The scenarios by their `--only` name (`csv` runs within `throughput`). */
-export const SCENARIOS = { throughput, memory, ratelimit: rateLimit, latency, startup };
+export const SCENARIOS = { throughput, memory, ratelimit: rateLimit, latency, startup, table, nightly };

@@ -54,7 +54,8 @@ export const median = (xs) => {
 /**
  * Runs one contender process to completion.
  * @returns `ms`: wall time from spawn to exit; `rssKiB`: peak RSS of the process (GNU time's %M:
- *   the largest of the processes it waited for); `code`; `stdout`; `stderr`
+ *   the largest of the processes it waited for); `code`; `stdout`; `stderr`; `spawnAt`: epoch ms
+ *   (sub-ms) just before the spawn
  */
 export async function runProcess(cmd, args, { env = {}, rss = true, node = false, stdoutFd } = {}) {
   mkdirSync(TMP, { recursive: true });
@@ -70,6 +71,7 @@ export async function runProcess(cmd, args, { env = {}, rss = true, node = false
     extraEnv.BENCH_MAXRSS_FILE = rssFile;
   }
   const started = performance.now();
+  const spawnAt = performance.timeOrigin + started;
   const child = spawn(file, fileArgs, { env: { ...process.env, ...env, ...extraEnv }, stdio: ['ignore', stdoutFd ?? 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -86,7 +88,7 @@ export async function runProcess(cmd, args, { env = {}, rss = true, node = false
     if (m) rssKiB = Number(m[1]);
     rmSync(rssFile, { force: true });
   }
-  return { ms, rssKiB, code, stdout, stderr };
+  return { ms, rssKiB, code, stdout, stderr, spawnAt };
 }
 
 /** md5 and line count of a file (the outputs of all contenders must be identical). */
@@ -103,7 +105,7 @@ export async function digest(path) {
   return { hash: hash.digest('hex'), lines, bytes: statSync(path).size };
 }
 
-/** Starts a sandbox process; resolves with { url, rfc, stats(), stop() }. */
+/** Starts a sandbox process; resolves with { url, rfc, stats(), firstRequestAt(), stop() }. */
 export async function startSandbox(options) {
   const child = fork(join(HERE, 'sandbox.js'), [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const ready = await new Promise((resolve, reject) => {
@@ -125,6 +127,8 @@ export async function startSandbox(options) {
     url: ready.url,
     rfc: ready.taxpayers[0],
     stats: async () => (await ask('stats')).stats,
+    /** Epoch ms of the first request since the last call (undefined: none), then forgets it. */
+    firstRequestAt: async () => (await ask('first')).at ?? undefined,
     stop: async () => {
       child.send({ type: 'stop' });
       await new Promise((resolve) => child.once('exit', resolve));

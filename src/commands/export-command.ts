@@ -5,12 +5,12 @@
  * lazily (so `--help` loads no HTTP or output code); tests pass their own.
  */
 import { Command } from 'commander';
-import { EXPORT_FLAGS } from '../config/flags.js';
+import { EXPORT_FLAGS, type ExportFlagSpec } from '../config/flags.js';
 import type { Context } from '../context.js';
 import type { Endpoint, ExportCommandSpec } from '../endpoints.js';
 import { idSpec } from '../endpoints.js';
 import { bindToContext } from './commander.js';
-import { exportOption, idOption, type ExportFlags } from './flags.js';
+import { exportOption, idOption, taxpayerListOption, type ExportFlags } from './flags.js';
 import { EXPORT_EXIT_CODES, exitCodesHelp, exportExamplesHelp } from './help-text.js';
 
 /**
@@ -34,7 +34,8 @@ export function endpointsHelp(endpoints: readonly Endpoint[]): string {
 
 /**
  * Builds the commander command of one export command: `spec.name`, its description, one option per
- * id its endpoints take (`--taxpayer <rfc>`, `--invoice <id>`), then every row of the flag table;
+ * id its endpoints take (`--taxpayer <rfc>`, a list, and `--invoice <id>`), then every row of the
+ * flag table (those for an id, such as `--parallel`, only where the command takes that id);
  * its help ends with the endpoints, three examples and the exit codes (commands/help-text.ts), and
  * lists the global flags it accepts (commander's `showGlobalOptions`, set by {@link bindToContext}).
  * Parse errors go to `ctx`'s stderr and are thrown (commander's `exitOverride`), never exit.
@@ -42,8 +43,10 @@ export function endpointsHelp(endpoints: readonly Endpoint[]): string {
  */
 export function createExportCommand(spec: ExportCommandSpec, ctx: Pick<Context, 'io'>, run: ExportRunner): Command {
   const cmd = bindToContext(new Command(spec.name), ctx).description(spec.description);
-  for (const id of spec.ids) cmd.addOption(idOption(id));
-  for (const flag of EXPORT_FLAGS) cmd.addOption(exportOption(flag));
+  for (const id of spec.ids) cmd.addOption(id.name === 'taxpayerId' ? taxpayerListOption(id) : idOption(id));
+  for (const flag of EXPORT_FLAGS as readonly ExportFlagSpec[]) {
+    if (flag.forId === undefined || spec.ids.some((id) => id.name === flag.forId)) cmd.addOption(exportOption(flag));
+  }
   cmd.addHelpText('after', `${endpointsHelp(spec.endpoints)}${exportExamplesHelp(spec)}\n${exitCodesHelp(EXPORT_EXIT_CODES)}`);
   cmd.action(async (_opts: unknown, self: Command) => {
     await run(spec.name, self.optsWithGlobals<ExportFlags>());

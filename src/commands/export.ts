@@ -2,7 +2,8 @@
  * What an export command does (the commander side is commands/export-command.ts): validates flags
  * into an {@link ExportPlan} before any request or file is touched, then runs it.
  */
-import { resolve as resolvePath } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
 import { builtInDefault } from '../config/flag-readers.js';
 import { exportFlag } from '../config/flags.js';
@@ -15,6 +16,9 @@ import type { Compression } from '../export/gzip-destination.js';
 import { runExport, type ExportPlan } from '../export/run.js';
 import { planManifest } from '../export/manifest.js';
 import { runDryRun } from './dry-run.js';
+import { fileError } from '../io/files.js';
+import { expandOut, isOutTemplate, taxpayerList, utcDate, type TemplateValues } from './batch-plan.js';
+import { runBatchExport } from './batch.js';
 import { planIncremental, readStoredSince } from './export-incremental.js';
 import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSettings } from './export-settings.js';
 import type { ExportFlags } from './flags.js';
@@ -139,6 +143,8 @@ export function planExport(
   if (!cursor) start.searchParams.set('page', String(firstPage));
 
   const headers = paginationHeaders(cursor, flags.total === true);
+  const where = { flag: flags.manifest, target: out, cwd, baseUrl: settings.baseUrl };
+  const manifest = planManifest({ ...where, endpoint, path, ids, params, format, cursor, since: inc.filter?.[1] });
 
   const csvSafe = flags.csvSafe === true;
   const fingerprint: Record<string, unknown> = {
@@ -166,7 +172,7 @@ export function planExport(
     ...(compress ? { compress } : {}),
     formatter: { fields, tableFields: endpoint.tableFields, csvSafe },
     files: out ? { target: out, ...sidecarPaths(out) } : undefined,
-    manifest: planManifest({ flag: flags.manifest, target: out, cwd, baseUrl: settings.baseUrl, endpoint, path, ids, params, format, cursor }),
+    manifest,
     resume: flags.resume === true,
     restart: flags.restart === true,
     fingerprint,
@@ -189,6 +195,11 @@ function shellQuote(word: string): string {
   return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The command line to repeat with `--resume`, shell-quoted: `collections` and `argv` (given without the key and `--resume`). */
+function resumeCommandOf(argv: readonly string[]): string {
+  return ['collections', ...argv].map(shellQuote).join(' ');
+}
+
 /** A validated export and the settings it came from. */
 export interface PreparedExport {
   plan: ExportPlan;
@@ -204,14 +215,21 @@ export interface PreparedExport {
 export function prepareExport(command: string, flags: ExportFlags, argv: readonly string[], ctx: Context, secrets: string[]): PreparedExport {
   const settings = loadExportSettings(flags, ctx);
   secrets.push(settings.resolved.apiKey);
-  const resumeCommand = ['collections', ...argv].map(shellQuote).join(' ');
+  const resumeCommand = resumeCommandOf(argv);
   const storedSince = readStoredSince(command, flags, ctx.cwd);
   return { plan: planExport(command, flags, settings.resolved, ctx.cwd, resumeCommand, storedSince), settings };
 }
 
+/** The values of an `--out` template for one export: its taxpayer, endpoint key and the UTC date now. */
+function outValues(command: string, flags: ExportFlags, ctx: Context): TemplateValues {
+  return { taxpayer: flags.taxpayer, endpoint: resolveEndpoint(command, idsFromFlags(flags)).key, date: utcDate(ctx.clock.now()) };
+}
+
 /**
  * Runs export `command` from parsed flags: {@link prepareExport}, then the export, or with
- * `--dry-run` the plan and one light request (commands/dry-run.ts), writing nothing.
+ * `--dry-run` the plan and one light request (commands/dry-run.ts), writing nothing. Several
+ * taxpayers, or `--taxpayers-file`, make a run of many (commands/batch.ts); one export with an
+ * `--out` template has it filled and its folders created.
  * @param argv the command line without the key and without `--resume`, for the resume hint
  * @param secrets receives the API key once known, so error text can scrub it
  * @returns 0 on success (also when the reader of stdout went away)
@@ -225,8 +243,22 @@ export async function runExportCommand(
   ctx: Context,
   secrets: string[],
 ): Promise<number> {
+  const taxpayers = await taxpayerList(flags, ctx);
+  if (taxpayers.length > 1 || flags.taxpayersFile !== undefined) {
+    const resumeCommand = resumeCommandOf(argv);
+    const planOne = (one: ExportFlags, settings: ResolvedExportSettings): ExportPlan =>
+      planExport(command, one, settings, ctx.cwd, resumeCommand, readStoredSince(command, one, ctx.cwd));
+    return runBatchExport({ command, flags, taxpayers, resumeCommand, planOne }, ctx, secrets);
+  }
+  const template = isOutTemplate(flags.out);
+  if (template) flags = { ...flags, out: expandOut(flags.out!, outValues(command, flags, ctx)) };
   const { plan, settings } = prepareExport(command, flags, argv, ctx, secrets);
   if (flags.dryRun === true) return runDryRun(plan, ctx);
+  // The folders of a template's output are created (README, "Many taxpayers in one run").
+  if (template && plan.files)
+    await mkdir(dirname(plan.files.target), { recursive: true }).catch((e: unknown) => {
+      throw fileError('create the folder', dirname(plan.files!.target), e);
+    });
   // As gzip(1) does: compressed bytes are never written to a terminal.
   if (plan.compress && !plan.files && ctx.io.stdoutIsTTY) {
     throw new UsageError('gzip output is not written to a terminal', { hint: 'add --out FILE.gz, or pipe stdout into a file or a program' });

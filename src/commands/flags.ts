@@ -49,3 +49,16 @@ export function idOption(spec: IdSpec, help: string = spec.help): Option {
     });
   });
 }
+
+/**
+ * The `--taxpayer <rfc>` option of the export commands: a comma-separated list, and the flag may be
+ * repeated (`--taxpayer A,B --taxpayer C`); the values are joined with commas, in order, and split by
+ * commands/batch-plan.ts `taxpayerList` (ids hold no comma: endpoints.ts `encodeId`). Only the
+ * taxpayer flag is a list; other ids stay single ({@link idOption}).
+ */
+export function taxpayerListOption(spec: IdSpec): Option {
+  const help = `${spec.help}; a comma-separated list, or repeat the flag, for several taxpayers (then --out is a template)`;
+  return new Option(idOptionFlags(spec), help).argParser((value: string, previous: string | undefined) =>
+    previous === undefined ? value : `${previous},${value}`,
+  );
+}

@@ -28,6 +28,10 @@ export interface ExportFlagValues {
   since?: string;
   /** `--state <file>`, the state file of incremental exports. */
   state?: string;
+  /** `--taxpayers-file <file>`: one taxpayer id a line; `-` is stdin (commands/batch-plan.ts reads it). */
+  taxpayersFile?: string;
+  /** `--parallel <n>`, 1 to 32: taxpayers exported at once. */
+  parallel?: number;
   /** `--fields <a,b.c>`, unparsed. */
   fields?: string;
   /** `--csv-safe`. */
@@ -121,4 +125,6 @@ export interface ExportFlagSpec {
   readonly defaultHelp?: string;
   /** Present when a profile can store a default for the flag. */
   readonly config?: FlagConfigSpec;
+  /** Present when the flag only makes sense with that id: only commands whose endpoints take it offer it. */
+  readonly forId?: 'taxpayerId' | 'invoiceId';
 }

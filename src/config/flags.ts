@@ -32,7 +32,7 @@ export const EXPORT_FLAGS = [
   {
     flags: '-o, --out <file>',
     attribute: 'out',
-    description: 'write to a file (completed atomically); omitted or - means stdout',
+    description: 'write to a file (completed atomically); omitted or - means stdout; may be a template with {taxpayer}, {endpoint}, {date}',
     value: { kind: 'text', files: true },
   },
   {
@@ -95,6 +95,21 @@ export const EXPORT_FLAGS = [
     attribute: 'state',
     description: 'incremental export: start at the watermark stored in this JSON file, advance it when the export completes',
     value: { kind: 'text', files: true },
+  },
+  {
+    flags: '--taxpayers-file <file>',
+    attribute: 'taxpayersFile',
+    description: 'export every taxpayer listed in the file (one id a line, # comments; - is stdin); --out must then be a template',
+    value: { kind: 'text', files: true },
+    forId: 'taxpayerId',
+  },
+  {
+    flags: '--parallel <n>',
+    attribute: 'parallel',
+    description: 'taxpayers exported at once when several are given, 1 to 32',
+    value: { kind: 'integer', min: 1, max: 32 },
+    defaultValue: 1,
+    forId: 'taxpayerId',
   },
   {
     flags: '--fields <a,b.c>',

@@ -1,5 +1,5 @@
 /**
- * The checkpoint of a file export: after each page is written and flushed, a small JSON file beside
+ * The checkpoint of a file export: after each group of pages is written and flushed, a small JSON file beside
  * the sidecar records what `--resume` needs (README, "Files, checkpoints and `--resume`"). It holds
  * no secret: links, counts, byte length, the options that shape the output and the formatter's state.
  */

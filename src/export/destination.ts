@@ -37,7 +37,8 @@ export interface Destination {
    */
   write(text: string | Buffer): Promise<void>;
   /**
-   * A page was written: files make it durable and checkpoint it, beside the fetching.
+   * The last page of a group was written (export/checkpoint-group.ts): files make everything
+   * written so far durable and checkpoint that page, beside the fetching.
    * @throws {OutputError} (exit 7) a failed flush or checkpoint of an earlier page
    */
   pageWritten(mark: PageMark): Promise<void>;

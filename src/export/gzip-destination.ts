@@ -1,6 +1,7 @@
 /**
  * Compressed output (README, "Compressed output"): a {@link Destination} wrapper that writes gzip
- * (RFC 1952) through `node:zlib`, one gzip member per page. A gzip file may hold several members,
+ * (RFC 1952) through `node:zlib`, one gzip member per group of pages (one per checkpoint,
+ * export/checkpoint-group.ts). A gzip file may hold several members,
  * and decompressing it yields their contents one after the other (RFC 1952, section 2.2), so the
  * file decompresses to exactly the bytes of the plain export, and every checkpoint falls on the end
  * of a member: `--resume` truncates the partial file there and goes on with a new member.
@@ -24,8 +25,8 @@ export interface CompressionOptions {
 type GzipMember = (text: Buffer) => Promise<Buffer>;
 
 /**
- * Wraps `inner` so that it receives gzip members: the text of each page (with whatever the
- * formatter wrote before it) is held until the page is marked written, then compressed into one
+ * Wraps `inner` so that it receives gzip members: the text of a group of pages (with whatever the
+ * formatter wrote before them) is held until the group is marked written, then compressed into one
  * member, written to `inner`, and only then marked on `inner` (so a file's checkpoint counts the
  * compressed bytes up to the end of that member). `finish()` writes the last text as a last member;
  * an export that wrote no member at all (an empty NDJSON or CSV export) still gets one empty member,

@@ -41,7 +41,12 @@ export interface ManifestOutput {
   ids: Ids;
   /** The API filters sent: the `--param` pairs in order, and `--since` (null without it). */
   filters: { params: Array<[string, string]>; since: string | null };
-  /** The incremental watermark before and after this export (ISO 8601); null when not incremental. */
+  /**
+   * The incremental watermark (ISO 8601 with its UTC offset): `before` the filter this export sent
+   * (`--since`, or the `--state` entry it started at; null for a full export), `after` the one it
+   * stored in the `--state` file (null without `--state`, or when the state was left as it was:
+   * `--max-items`, no `Date` header).
+   */
   watermark: { before: string | null; after: string | null };
   mode: 'cursor' | 'offset';
   format: OutputFormat;
@@ -73,6 +78,11 @@ export interface Manifest {
   tool: 'collections';
   /** The tool's version (package.json). */
   toolVersion: string;
+  /**
+   * A run manifest (`--manifest FILE` with several taxpayers; export/batch-manifest.ts) only: when
+   * the run started and finished, ISO 8601 UTC by the local clock. Absent from per-output manifests.
+   */
+  run?: { started: string; finished: string };
   outputs: ManifestOutput[];
 }
 
@@ -82,8 +92,13 @@ export interface ManifestPlan {
   path: string;
   /** The output it describes, absolute. */
   target: string;
-  /** The fields known before any request. */
-  output: Pick<ManifestOutput, 'baseUrl' | 'endpoint' | 'ids' | 'filters' | 'mode' | 'format'>;
+  /** The fields known before any request (`watermark.after` is set when the export completes). */
+  output: Pick<ManifestOutput, 'baseUrl' | 'endpoint' | 'ids' | 'filters' | 'mode' | 'format' | 'watermark'>;
+  /**
+   * Hands the finished output to a run manifest (commands/batch.ts) instead of writing a manifest
+   * file for it; `path` is then the run manifest's (so `file` is relative to its folder).
+   */
+  collect?: (output: ManifestOutput) => void;
 }
 
 /** Input of {@link planManifest}. */
@@ -103,6 +118,8 @@ export interface ManifestPlanInput {
   /** `--cursor` (else offset mode). */
   cursor: boolean;
   format: OutputFormat;
+  /** The `--since` / `--state` filter sent (ISO 8601 with its UTC offset); undefined for a full export. */
+  since?: string | undefined;
 }
 
 /**
@@ -130,7 +147,8 @@ export function planManifest(input: ManifestPlanInput): ManifestPlan | undefined
   if ([target, sidecar, checkpoint, `${target}.lock`].includes(path))
     throw new UsageError(`--manifest ${flag ?? path} would overwrite a file of the export itself`);
   const endpoint = { key: input.endpoint.key, template: input.endpoint.path, path: input.path };
-  const filters = { params: input.params.map(([k, v]): [string, string] => [k, v]), since: null };
+  const since = input.since ?? null;
+  const filters = { params: input.params.map(([k, v]): [string, string] => [k, v]), since };
   return {
     path,
     target,
@@ -139,6 +157,7 @@ export function planManifest(input: ManifestPlanInput): ManifestPlan | undefined
       endpoint,
       ids: { ...input.ids },
       filters,
+      watermark: { before: since, after: null },
       mode: input.cursor ? 'cursor' : 'offset',
       format: input.format,
     },
@@ -146,13 +165,13 @@ export function planManifest(input: ManifestPlanInput): ManifestPlan | undefined
 }
 
 /**
- * Writes a manifest atomically: a temp file with a random name in the same folder, created
+ * Writes a manifest (per output, or a run's) atomically: a temp file with a random name in the same folder, created
  * `O_CREAT | O_EXCL | O_NOFOLLOW` (io/files.ts `createExclusive`: never through a symlink or onto a
  * planted file), written, fsynced, renamed onto `path`, and the folder fsynced, so a crash leaves
  * the old manifest or the new one, never half of one. The temp file is removed on failure.
  * @throws {OutputError} (exit 7) naming the path and the cause
  */
-async function writeManifest(path: string, manifest: Manifest, fs: FileSystem = nodeFileSystem): Promise<void> {
+export async function writeManifest(path: string, manifest: Manifest, fs: FileSystem = nodeFileSystem): Promise<void> {
   const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   const handle = await createExclusive(fs, tmp, 0o666);
   try {
@@ -180,7 +199,10 @@ export interface ManifestPage {
 export interface ManifestRecorder {
   /** Notes a page written (in order): the first and last request id and `Date`. */
   onPage(page: ManifestPage): void;
-  /** Sets the watermark before and after the export (ISO 8601), for incremental exports. */
+  /**
+   * Sets the watermark before and after the export (ISO 8601), for incremental exports; `after`
+   * is set (export/watermark.ts) just before the output is published, when the state file will take it.
+   */
   setWatermark(watermark: Partial<ManifestOutput['watermark']>): void;
   /**
    * Wraps a destination: its page marks are counted and, after its `finish()` published the file,
@@ -211,7 +233,7 @@ export function createManifestRecorder(plan: ManifestPlan, options: ManifestReco
   const startedLocal = new Date(clock.now()).toISOString();
   let first: ManifestPage | undefined;
   let last: ManifestPage | undefined;
-  const watermark: ManifestOutput['watermark'] = { before: null, after: null };
+  const watermark: ManifestOutput['watermark'] = { ...plan.output.watermark };
   const build = (out: Destination, mark: Omit<PageMark, 'formatterState'> | undefined, stats: Readonly<ProgressStats>): Manifest => {
     const digest = out.digest!();
     const counts = mark ?? out.resumed ?? { pages: 0, items: 0, totalItems: undefined };
@@ -252,7 +274,9 @@ export function createManifestRecorder(plan: ManifestPlan, options: ManifestReco
       };
       wrapped.finish = async (text) => {
         await out.finish(text);
-        await writeManifest(plan.path, build(out, mark, stats), options.fs);
+        const manifest = build(out, mark, stats);
+        if (plan.collect) plan.collect(manifest.outputs[0]!);
+        else await writeManifest(plan.path, manifest, options.fs);
       };
       return wrapped;
     },

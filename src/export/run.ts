@@ -6,15 +6,14 @@
 import type { Context } from '../context.js';
 import type { Endpoint } from '../endpoints.js';
 import type { Client, ClientEvent, RateLimitSnapshot } from '../http/client.js';
-import { paginate, type PageStep } from '../pagination/paginate.js';
-import { fetchOffsetPages } from '../pagination/offset.js';
-import { createFormatter, type Formatter, type FormatterOptions, type OutputFormat } from '../output/writer.js';
+import type { PageStep } from '../pagination/paginate.js';
+import { createFormatter, type FormatterOptions, type OutputFormat } from '../output/writer.js';
 import { BrokenPipeError } from '../output/stream-sink.js';
 import { loadTableSupport } from '../output/table.js';
 import { loadProgress, type Progress, type ProgressStats } from '../io/progress.js';
 import type { LogFormat } from '../io/events.js';
 import { outputColumns } from '../io/columns.js';
-import { createInterrupt, type Interrupt } from './interrupt.js';
+import { createInterrupt } from './interrupt.js';
 import { createExportClient } from './export-client.js';
 import { openStdout, type Destination } from './destination.js';
 import { openSidecar } from './sidecar.js';
@@ -23,7 +22,9 @@ import type { FileSystem } from '../io/files.js';
 import { withCompression, type CompressionOptions } from './gzip-destination.js';
 import { addResumeHint } from './resume-hint.js';
 import { createWatermarkTracker } from './watermark.js';
-import { createManifestRecorder, type ManifestPlan, type ManifestRecorder } from './manifest.js';
+import { createManifestRecorder, type ManifestPlan } from './manifest.js';
+import { pageSteps, remaining, writePages, type Tally } from './page-loop.js';
+import { createCheckpointGroups, parseGroupMs, type CheckpointGroups } from './checkpoint-group.js';
 
 /** Where a file export writes. */
 export interface ExportFiles {
@@ -98,77 +99,6 @@ export interface ExportResult {
   rateLimit?: RateLimitSnapshot;
 }
 
-/** The running totals of one export, including what was written before a resume. */
-interface Tally {
-  items: number;
-  pages: number;
-  totalItems: number | undefined;
-  /** Formatter text not written yet (`begin()`'s, written with the first page). */
-  pending: string;
-  /** Whether this run wrote a page. */
-  wrotePage: boolean;
-  rateLimit: RateLimitSnapshot | undefined;
-}
-
-/** What the page loop works with. */
-interface Loop {
-  plan: ExportPlan;
-  formatter: Formatter;
-  out: Destination;
-  progress: Progress;
-  interrupt: Interrupt;
-  tally: Tally;
-  manifest: ManifestRecorder | undefined;
-}
-
-/** Items still to write under `--max-items` (Infinity without it). */
-function remaining(plan: ExportPlan, tally: Tally): number {
-  return plan.maxItems === undefined ? Infinity : plan.maxItems - tally.items;
-}
-
-/** The pages from `start`: numbered pages in parallel in offset mode with concurrency, else the links. */
-function pageSteps(plan: ExportPlan, client: Client, start: URL): AsyncGenerator<PageStep, void, void> {
-  return plan.mode === 'offset' && plan.concurrency > 1
-    ? fetchOffsetPages({ client, baseUrl: plan.baseUrl, start, concurrency: plan.concurrency, headers: plan.headers })
-    : paginate({ client, baseUrl: plan.baseUrl, start, headers: plan.headers });
-}
-
-/**
- * Writes pages until the last one, `--max-items`, or a signal (checked after each write). Each page
- * is formatted, written, counted and handed to the destination to make durable.
- * @throws what the pages, the formatter or the destination throw; an abort after a signal as
- *   {@link InterruptedError} (see {@link Interrupt.explain}). The destination's durability chain
- *   may still be running: {@link Destination.abort} waits for it.
- */
-async function writePages(steps: AsyncGenerator<PageStep, void, void>, loop: Loop): Promise<void> {
-  const { plan, formatter, out, progress, tally } = loop;
-  try {
-    for await (const step of steps) {
-      plan.onPageFetched?.(step);
-      loop.manifest?.onPage(step);
-      if (step.rateLimit) tally.rateLimit = step.rateLimit;
-      const left = remaining(plan, tally);
-      const whole = step.page.members.length <= left;
-      const last = step.page.members.length >= left || step.next === undefined;
-      // The page text goes along only with the whole member array it was parsed from (raw-json.ts).
-      const members = whole ? step.page.members : step.page.members.slice(0, left);
-      if (step.page.totalItems !== undefined) tally.totalItems = step.page.totalItems;
-      const text = tally.pending + formatter.page(members, whole ? step.text : undefined);
-      tally.pending = '';
-      if (text.length > 0) await out.write(text);
-      tally.wrotePage = true;
-      tally.items += members.length;
-      tally.pages += 1;
-      progress.onPage(tally.items, tally.pages, tally.totalItems);
-      const next = last || step.next === undefined ? null : step.next.href;
-      await out.pageWritten({ next, pages: tally.pages, items: tally.items, totalItems: tally.totalItems, formatterState: () => formatter.state() });
-      if (loop.interrupt.stopped !== undefined || last) break;
-    }
-  } catch (err) {
-    throw loop.interrupt.explain(err);
-  }
-}
-
 /**
  * Opens stdout, a device or FIFO (written straight through), or the sidecar (taking the lock and
  * validating and reading the checkpoint first), before any request.
@@ -199,8 +129,22 @@ function openProgress(plan: ExportPlan, ctx: Context): Promise<Progress> {
 }
 
 /**
+ * The plan with a client observer that commits the pages written so far before the client sleeps
+ * (a rate-limit wait or a retry's backoff), so the checkpoint is current while nothing moves.
+ */
+function withCommitBeforeWaits(plan: ExportPlan, groups: CheckpointGroups): ExportPlan {
+  return {
+    ...plan,
+    onClientEvent: (event) => {
+      if (event.type === 'wait' || event.type === 'retry') groups.request();
+      plan.onClientEvent?.(event);
+    },
+  };
+}
+
+/**
  * Runs an export to completion: opens the output before any request, then writes page after page,
- * each made durable and checkpointed beside the fetching, and publishes the output at the end.
+ * made durable and checkpointed per group of pages (export/checkpoint-group.ts), and publishes the output at the end.
  * @returns the counts, requests and last rate-limit state; `brokenPipe` when the reader of stdout
  *   went away (the export ends quietly, exit 0)
  * @throws {CollectionsError} subclasses with their exit codes; {@link InterruptedError} on SIGINT /
@@ -225,7 +169,13 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
   let out: Destination | undefined;
   let kind: OutputKind | undefined;
   let client: Client | undefined;
-  const watermark = createWatermarkTracker({ state: plan.state, maxItems: plan.maxItems, now: () => ctx.clock.now(), note: (l) => progress.note(l) });
+  const watermark = createWatermarkTracker({
+    state: plan.state,
+    maxItems: plan.maxItems,
+    now: () => ctx.clock.now(),
+    note: (l) => progress.note(l),
+    manifest,
+  });
   const result = (brokenPipe: boolean): ExportResult => ({
     stats: progress.stats,
     brokenPipe,
@@ -233,6 +183,7 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
     ...(tally.rateLimit ? { rateLimit: tally.rateLimit } : {}),
   });
   try {
+    const groupMs = parseGroupMs(ctx.env);
     kind = await outputKind(plan);
     out = watermark.wrap(await withCompression(await openDestination(plan, kind, ctx, progress, interrupt.signal), plan.compress));
     if (manifest) out = manifest.observe(out, progress.stats);
@@ -249,18 +200,12 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
     if (resumed) Object.assign(tally, { items: resumed.items, pages: resumed.pages, totalItems: resumed.totalItems });
     else tally.pending = formatter.begin();
     progress.onPage(tally.items, tally.pages, tally.totalItems);
-    client = createExportClient(plan, ctx, progress, interrupt.signal);
+    const groups = createCheckpointGroups({ out, clock: ctx.clock, groupMs });
+    client = createExportClient(withCommitBeforeWaits(plan, groups), ctx, progress, interrupt.signal);
     const startFrom = resumed ? resumed.next : plan.start.href;
     if (startFrom !== null && remaining(plan, tally) > 0) {
-      await writePages(watermark.observe(pageSteps(plan, client, new URL(startFrom))), {
-        plan,
-        formatter,
-        out,
-        progress,
-        interrupt,
-        tally,
-        manifest,
-      });
+      const steps = watermark.observe(pageSteps(plan, client, new URL(startFrom), tally));
+      await writePages(steps, { plan, formatter, out, progress, interrupt, tally, manifest, groups });
     }
     await out.settle();
     interrupt.throwIfStopped();

@@ -1,9 +1,10 @@
 /**
  * The file side of an export (README, "Files, checkpoints and `--resume`"): `F.part` is written
- * first, page by page; a page is the unit of durability: it is written, flushed, and only then
- * recorded in the checkpoint `F.checkpoint.json`, so a crash at any moment leaves a state `--resume`
- * completes exactly. The finished sidecar is renamed onto `F` and the checkpoint removed. A gzip
- * export reaches it already compressed, a member per page (export/gzip-destination.ts).
+ * first, page by page; a group of pages is the unit of durability (export/checkpoint-group.ts): it
+ * is written, flushed, and only then recorded in the checkpoint `F.checkpoint.json`, so a crash at
+ * any moment leaves a state `--resume` completes exactly. The finished sidecar is renamed onto `F`
+ * and the checkpoint removed. A gzip export reaches it already compressed, a member per group
+ * (export/gzip-destination.ts).
  */
 import { lstat, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -59,7 +60,7 @@ export interface SidecarOptions extends SidecarPaths {
 /** The durability chain of a file export, from {@link createDurability}. */
 export interface Durability {
   /**
-   * Records the checkpoint of the page just written and starts the chain unless it runs.
+   * Records the checkpoint of the last page of a group just written and starts the chain unless it runs.
    * @throws {OutputError} (exit 7) a failed flush or checkpoint of an earlier page
    */
   record(snapshot: Checkpoint): Promise<void>;

@@ -104,17 +104,62 @@ export function storedWatermark(state: StateFile, key: string, path: string): nu
   return entry === undefined ? undefined : parseSince(entry.since, `the watermark of '${key}' in ${path}`);
 }
 
+/** The saves of this process, per state file, chained so two exports of one run never interleave theirs. */
+const saving = new Map<string, Promise<unknown>>();
+
 /**
- * Sets the watermark of `key` and replaces the state file atomically: the file is read again (so
- * entries of other keys written meanwhile are kept), written to a temp file with a random name
+ * Runs `update` holding the state file's lock: in this process a chain per path (parallel
+ * taxpayers of one run), across processes `proper-lockfile`'s `F.lock` folder (mkdir is atomic),
+ * retried for up to about 10 s, taken over when stale (10 s without its mtime moving).
+ * @throws {OutputError} (exit 7) when the lock cannot be taken; what `update` throws
+ */
+async function withStateLock<T>(path: string, update: () => Promise<T>): Promise<T> {
+  const run = async (): Promise<T> => {
+    const { lock } = await import('proper-lockfile');
+    let release: () => Promise<void>;
+    try {
+      release = await lock(path, {
+        realpath: false,
+        lockfilePath: `${path}.lock`,
+        retries: { retries: 40, minTimeout: 25, maxTimeout: 500 },
+        onCompromised: () => undefined,
+      });
+    } catch (err) {
+      throw fileError('lock the state file', path, err);
+    }
+    try {
+      return await update();
+    } finally {
+      await release().catch(() => undefined);
+    }
+  };
+  const next = (saving.get(path) ?? Promise.resolve()).then(run, run);
+  const settled = next.catch(() => undefined);
+  saving.set(path, settled);
+  try {
+    return await next;
+  } finally {
+    if (saving.get(path) === settled) saving.delete(path);
+  }
+}
+
+/**
+ * Sets the watermark of `key` and replaces the state file atomically, holding its lock (so the
+ * exports of a run with many taxpayers, or two processes, never lose each other's entries): the
+ * file is read again under the lock (so entries of other keys written meanwhile are kept), written to a temp file with a random name
  * beside it (`O_CREAT | O_EXCL | O_NOFOLLOW`, mode 0600), fsynced, renamed over the old one, and
  * the folder fsynced (a crash leaves the old or the new file, never half of one).
  * @param since the new watermark, as sent to the API (`2024-05-01T05:59:59+00:00`)
  * @param nowMs local epoch ms, for the entry's `updatedAt`
  * @throws {UsageError} (exit 2) when the current file is corrupt; {@link OutputError} (exit 7)
- *   naming the path when it cannot be written
+ *   naming the path when it cannot be locked or written
  */
-export async function saveWatermark(path: string, key: string, since: string, nowMs: number, fs: FileSystem = nodeFileSystem): Promise<void> {
+export function saveWatermark(path: string, key: string, since: string, nowMs: number, fs: FileSystem = nodeFileSystem): Promise<void> {
+  return withStateLock(path, () => replaceState(path, key, since, nowMs, fs));
+}
+
+/** {@link saveWatermark}'s read, change and atomic replace, under the lock. */
+async function replaceState(path: string, key: string, since: string, nowMs: number, fs: FileSystem): Promise<void> {
   const state = readState(path);
   state.watermarks[key] = { since, updatedAt: new Date(nowMs).toISOString() };
   const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;

@@ -9,6 +9,7 @@ import type { PageStep } from '../pagination/paginate.js';
 import type { Destination } from './destination.js';
 import { formatFilterTime, parseSince } from './since.js';
 import { saveWatermark } from './state.js';
+import type { ManifestRecorder } from './manifest.js';
 
 /** What a watermark tracker needs of the plan. */
 export interface WatermarkOptions {
@@ -20,6 +21,8 @@ export interface WatermarkOptions {
   now: () => number;
   /** Prints a one-line note on stderr. */
   note: (line: string) => void;
+  /** The export's manifest, told the watermark it will store (`after`) just before the output is published. */
+  manifest?: Pick<ManifestRecorder, 'setWatermark'> | undefined;
 }
 
 /** Follows one export's watermark; see the module comment. */
@@ -46,6 +49,8 @@ export function createWatermarkTracker(options: WatermarkOptions): WatermarkTrac
   /** Whether a resumed checkpoint fixed the watermark (then nothing observed changes it). */
   let fixed = false;
   const pending = (): string | undefined => (earliest === undefined ? undefined : formatFilterTime(earliest - 1000));
+  /** Whether `--max-items` stopped an export of `items` (then the state is left as it was). */
+  const limited = (items: number): boolean => options.maxItems !== undefined && items >= options.maxItems;
   return {
     wrap(out) {
       if (!state) return out;
@@ -59,7 +64,16 @@ export function createWatermarkTracker(options: WatermarkOptions): WatermarkTrac
         const text = pending();
         return text === undefined ? {} : { watermark: text };
       };
-      wrapped.pageWritten = (mark) => out.pageWritten({ ...mark, ...watermark() });
+      let items = out.resumed?.items ?? 0;
+      wrapped.pageWritten = (mark) => {
+        items = mark.items;
+        return out.pageWritten({ ...mark, ...watermark() });
+      };
+      wrapped.finish = (text) => {
+        const after = pending();
+        if (after !== undefined && !limited(items)) options.manifest?.setWatermark({ after });
+        return out.finish(text);
+      };
       return wrapped;
     },
     async *observe(steps) {
@@ -72,7 +86,7 @@ export function createWatermarkTracker(options: WatermarkOptions): WatermarkTrac
       if (!state) return;
       const unchanged = `the state file ${state.path} is left as it was`;
       const since = pending();
-      if (options.maxItems !== undefined && items >= options.maxItems) options.note(`collections: --max-items stopped the export; ${unchanged}`);
+      if (limited(items)) options.note(`collections: --max-items stopped the export; ${unchanged}`);
       else if (since === undefined) options.note(`collections: the server sent no Date header; ${unchanged}`);
       else await saveWatermark(state.path, state.key, since, options.now());
     },

@@ -6,9 +6,15 @@ import prettyMilliseconds from 'pretty-ms';
 
 const pad2 = (n: number): string => String(n).padStart(2, '0');
 
-/** `12345` → `12,345`. */
+/**
+ * `12345` → `12,345` (as `toLocaleString('en-US')`, whose first call loads the ICU number data: about
+ * 25 ms of start-up). Not finite: `NaN`, `∞`, `-∞`.
+ */
 export function formatCount(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
+  if (!Number.isFinite(n)) return Number.isNaN(n) ? 'NaN' : n > 0 ? '∞' : '-∞';
+  const digits = String(Math.abs(Math.round(n)));
+  const grouped = digits.length > 21 ? digits : digits.replace(/\B(?=(\d{3})+$)/g, ',');
+  return (n <= -0.5 ? '-' : '') + grouped;
 }
 
 /**

@@ -32,25 +32,38 @@ export function toCell(value: unknown): string {
 }
 
 /**
+ * Whether reading `key` off a parsed JSON object or array can find only an own property: neither
+ * `Object.prototype` nor `Array.prototype` has it (`constructor`, `length`, `__proto__` and the like
+ * go through {@link ownValue}).
+ */
+function ownOnly(key: string): boolean {
+  return !(key in Object.prototype) && !(key in Array.prototype);
+}
+
+/** The accessor of one path segment: a plain property read when {@link ownOnly}, else {@link ownValue}. */
+function segmentAccessor(key: string): (value: unknown) => unknown {
+  if (!ownOnly(key)) return (value) => ownValue(value, key);
+  return (value) => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined);
+}
+
+/**
  * Compiles a path into an accessor once, so rows do not re-split paths (the CSV hot path). Only own
- * properties are followed ({@link ownValue}).
+ * properties are followed ({@link ownValue}); a key no prototype of a JSON value has is read
+ * directly, which finds the same.
  * @returns a function giving the value at `path` in an item, or `undefined`
  */
 export function compileAccessor(path: FieldPath): (item: unknown) => unknown {
-  if (path.length === 1) {
-    const [key] = path as [string];
-    return (item) => ownValue(item, key);
+  const getters = path.map(segmentAccessor);
+  if (getters.length === 1) return getters[0] as (item: unknown) => unknown;
+  if (getters.length === 2) {
+    const [a, b] = getters as [(v: unknown) => unknown, (v: unknown) => unknown];
+    return (item) => b(a(item));
   }
-  if (path.length === 2) {
-    const [a, b] = path as [string, string];
-    return (item) => ownValue(ownValue(item, a), b);
-  }
-  const segments = [...path];
   return (item) => {
     let v: unknown = item;
-    for (const segment of segments) {
+    for (const get of getters) {
       if (typeof v !== 'object' || v === null) return undefined;
-      v = ownValue(v, segment);
+      v = get(v);
     }
     return v;
   };
@@ -189,4 +202,12 @@ export function flatten(item: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   for (const path of treeColumns(tree)) setOwn(out, path.join('.'), toCell(compileAccessor(path)(item)));
   return out;
+}
+
+/**
+ * The values of a page's items ({@link Formatter.page}): `items` itself, or each JSON text parsed
+ * when `asJson` (the byte path; the export reads values for CSV and table, so this is a fallback).
+ */
+export function itemValues(items: readonly unknown[], asJson: boolean | undefined): readonly unknown[] {
+  return asJson === true ? items.map((text) => JSON.parse(text as string) as unknown) : items;
 }

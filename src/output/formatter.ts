@@ -36,13 +36,13 @@ export interface Formatter {
   /** Text before the first page (e.g. nothing for NDJSON). Not called on resume. */
   begin(): string;
   /**
-   * Text of one page (may be empty, e.g. `table` buffers).
-   * @param items the page's items, in order
-   * @param pageText the body the items were parsed from, given only when `items` is exactly the
-   *   whole `members` array parsed from it (never a `--max-items` slice); JSON and NDJSON then write
-   *   items as received where that is byte-identical (output/raw-json.ts), others ignore it
+   * Text of one page (may be empty, e.g. `table` before its first rows are known).
+   * @param items the page's items, in order (or the first ones of it, under `--max-items`)
+   * @param asJson when true, every item is a string: the item's compact JSON text exactly as
+   *   `JSON.stringify` of the parsed item would write it (the byte path, pagination/page-scan.ts);
+   *   JSON and NDJSON write them as they are, the others parse them
    */
-  page(items: readonly unknown[], pageText?: string): string;
+  page(items: readonly unknown[], asJson?: boolean): string;
   /** Text after the last page (e.g. `]` for JSON, the whole table for `table`). */
   end(): string;
   /** State to checkpoint after a page; pass it back to writer.ts `createFormatter` on resume. */

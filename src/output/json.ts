@@ -31,9 +31,9 @@ export function createJsonFormatter(options: FormatterOptions = {}, resume?: For
   const project = options.fields !== undefined && options.fields.length > 0 ? compileProjection(options.fields) : undefined;
   return {
     begin: () => '[',
-    page(items, pageText) {
+    page(items, asJson) {
       if (items.length === 0) return '';
-      const text = (written === 0 ? '\n' : ',\n') + joinJson(items, ',\n', project, pageText);
+      const text = (written === 0 ? '\n' : ',\n') + joinJson(items, ',\n', project, asJson);
       written += items.length;
       return text;
     },

@@ -1,11 +1,11 @@
 /**
  * NDJSON (https://github.com/ndjson/ndjson-spec): one JSON object a line, `\n` after each, items
- * as received (JSON.stringify of the parsed item, key order kept) or projected on `--fields`.
+ * as received (the item's text from the page, or JSON.stringify of the parsed item: the same bytes,
+ * key order kept) or projected on `--fields`.
  * Zero items give empty output. Stateless, so a resumed export continues byte-identically.
  */
 import type { Formatter, FormatterOptions, FormatterState } from './formatter.js';
 import { compileProjection } from './fields.js';
-import { receivedItemTexts } from './raw-json.js';
 import { UsageError } from '../errors.js';
 
 /** The NDJSON formatter's checkpointed state: nothing but its name. */
@@ -20,22 +20,18 @@ export interface NdjsonState extends FormatterState {
 const stringifyJson = JSON.stringify as (value: unknown) => string | undefined;
 
 /**
- * Serialises a page as JSON texts joined by `sep` (one join per page: the hot path). Unprojected
- * items of a page whose text is given are written as received when that is exactly what
- * JSON.stringify would give (see raw-json.ts); the others are serialised.
- * @param project optional `--fields` projection
- * @param pageText the body `items` was parsed from, when `items` is its whole `members` array
+ * Serialises a page as JSON texts joined by `sep` (one join per page: the hot path). Items given as
+ * their JSON texts (`asJson`, the byte path) are joined as they are; values are serialised with
+ * JSON.stringify, or projected on `--fields` first.
+ * @param project optional `--fields` projection (items are then values: the export reads values for it)
+ * @param asJson whether `items` are JSON texts ({@link Formatter.page})
  */
-export function joinJson(items: readonly unknown[], sep: string, project?: (item: unknown) => unknown, pageText?: string): string {
-  const received = project === undefined ? receivedItemTexts(items, pageText) : undefined;
+export function joinJson(items: readonly unknown[], sep: string, project?: (item: unknown) => unknown, asJson = false): string {
+  if (asJson && project === undefined) return (items as readonly string[]).join(sep);
   const texts = new Array<string>(items.length);
   for (let i = 0; i < items.length; i++) {
-    const raw = received?.[i];
-    if (raw !== undefined) {
-      texts[i] = raw;
-      continue;
-    }
-    const item = project === undefined ? items[i] : project(items[i]);
+    const value = asJson ? (JSON.parse(items[i] as string) as unknown) : items[i];
+    const item = project === undefined ? value : project(value);
     // JSON.stringify(undefined) is undefined; a JSON page never holds it, but keep the line valid.
     texts[i] = stringifyJson(item) ?? 'null';
   }
@@ -53,7 +49,7 @@ export function createNdjsonFormatter(options: FormatterOptions = {}, resume?: F
   const project = options.fields !== undefined && options.fields.length > 0 ? compileProjection(options.fields) : undefined;
   return {
     begin: () => '',
-    page: (items, pageText) => (items.length === 0 ? '' : joinJson(items, '\n', project, pageText) + '\n'),
+    page: (items, asJson) => (items.length === 0 ? '' : joinJson(items, '\n', project, asJson) + '\n'),
     end: () => '',
     state: (): NdjsonState => ({ format: 'ndjson' }),
   };

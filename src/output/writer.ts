@@ -12,8 +12,8 @@ export { OUTPUT_FORMATS } from './formatter.js';
 export type { Formatter, FormatterOptions, FormatterState, OutputFormat } from './formatter.js';
 
 /**
- * Creates the formatter of `format`. Every format streams page by page except `table`, which
- * buffers (at most `tableMaxRows` rows) and writes at `end()`. `state()` is plain JSON that names
+ * Creates the formatter of `format`. Every format streams page by page (`table` from its first page
+ * that has items, whose rows fix its column widths). `state()` is plain JSON that names
  * its format, e.g. `{ format: 'json', items: 2000 }`.
  * @param resume state from a checkpoint: the formatter continues as if it had written those pages
  *   (only `page()` and `end()` are called then, never `begin()`), byte-identically.
@@ -31,6 +31,16 @@ export function createFormatter(format: OutputFormat, options: FormatterOptions 
     case 'table':
       return createTableFormatter(options, resume);
   }
+}
+
+/**
+ * What the export reads each page for (pagination/fetch-page.ts `PageParse`): `bytes` for JSON and
+ * NDJSON without `--fields`, which write items as received and need nothing of them but their
+ * texts; `values` for the others, which read fields of the items.
+ */
+export function pageParseFor(format: OutputFormat, options: FormatterOptions): 'bytes' | 'values' {
+  const projected = options.fields !== undefined && options.fields.length > 0;
+  return (format === 'json' || format === 'ndjson') && !projected ? 'bytes' : 'values';
 }
 
 /**

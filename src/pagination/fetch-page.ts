@@ -7,14 +7,23 @@ import type { Client, ResponseHead, ResponseInfo } from '../http/client.js';
 import { UnreadableBodyError } from '../http/client.js';
 import { parseHttpDate } from '../http/rate-limit.js';
 import { HostileResponseError } from '../errors.js';
-import { PageFormatError, parsePageText, type HydraPage } from './hydra.js';
+import { PageFormatError, parsePageText, refuseHtml, type HydraPage } from './hydra.js';
+import { scanPageText } from './page-scan.js';
+
+/**
+ * What a page is read for, chosen by the export from its format (output/writer.ts `pageParseFor`):
+ * `bytes` when only the items' exact texts and the envelope are needed (JSON and NDJSON without
+ * `--fields`: page-scan.ts, the members are never `JSON.parse`d); `values` when the items' values
+ * are (CSV, table, `--fields`: one `JSON.parse` of the page).
+ */
+export type PageParse = 'bytes' | 'values';
 
 /** A page fetched and parsed whole. */
 export interface FetchedPage extends ResponseInfo {
   page: HydraPage;
   /**
-   * The exact body text `page` was parsed from. The JSON and NDJSON formatters take it with the
-   * page's whole `members` array to write items as received instead of serialising them again.
+   * The exact body text `page` was read from (its length measures the page for memory budgets; on
+   * the byte path the members' texts are slices of it, so keeping it costs nothing more).
    */
   text: string;
   /** The response's `Date` (RFC 9110 §6.6.1), server epoch ms; undefined when absent or unreadable. */
@@ -29,6 +38,8 @@ export interface PageRequestOptions {
   signal?: AbortSignal;
   /** Requests still to come to this endpoint after this one, when known (offset pages). */
   demand?: number;
+  /** What the page is read for (default `values`). */
+  pageParse?: PageParse;
 }
 
 /**
@@ -39,8 +50,26 @@ export interface PageRequestOptions {
  * page's path is added to its message.
  */
 function parseHydraBody(text: string, response: ResponseHead): HydraPage {
+  return readHydraBody(text, response, false);
+}
+
+/**
+ * {@link parseHydraBody} on the byte path: {@link scanPageText}, or the value path where the scan
+ * gives up (then the page's members are values, and its errors are the value path's).
+ */
+function scanHydraBody(text: string, response: ResponseHead): HydraPage {
+  return readHydraBody(text, response, true);
+}
+
+function readHydraBody(text: string, response: ResponseHead, scan: boolean): HydraPage {
   try {
-    return parsePageText(text, response.headers.get('content-type'));
+    const contentType = response.headers.get('content-type');
+    if (scan) {
+      refuseHtml(contentType);
+      const page = scanPageText(text);
+      if (page !== undefined) return page;
+    }
+    return parsePageText(text, contentType);
   } catch (err) {
     if (err instanceof PageFormatError) throw new UnreadableBodyError(err.message, { cause: err });
     if (err instanceof HostileResponseError) {
@@ -57,7 +86,8 @@ function parseHydraBody(text: string, response: ResponseHead): HydraPage {
  *   gives ApiUnavailableError (exit 6) naming why, e.g. `invalid JSON`
  */
 export async function fetchPage(client: Client, url: URL, options: PageRequestOptions = {}): Promise<FetchedPage> {
-  const res = await client.get(url, { ...options, parse: parseHydraBody });
+  const { pageParse, ...request } = options;
+  const res = await client.get(url, { ...request, parse: pageParse === 'bytes' ? scanHydraBody : parseHydraBody });
   const fetched: FetchedPage = { url: res.url, page: res.body, status: res.status, text: res.text };
   if (res.requestId !== undefined) fetched.requestId = res.requestId;
   if (res.rateLimit !== undefined) fetched.rateLimit = res.rateLimit;

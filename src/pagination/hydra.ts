@@ -20,8 +20,13 @@ export interface HydraView {
 
 /** One parsed collection page. */
 export interface HydraPage {
-  /** `hydra:member` / `member`: the items, as parsed JSON values. */
+  /**
+   * `hydra:member` / `member`: the items, as parsed JSON values; or, when {@link membersAsJson} is
+   * true (the byte path, page-scan.ts), as strings, each the item's compact JSON text.
+   */
   members: unknown[];
+  /** True when `members` holds JSON texts rather than values (page-scan.ts `scanPageText`). */
+  membersAsJson?: true;
   /** `hydra:totalItems` / `totalItems` when present (always in offset mode; in cursor mode only with `X-Pagination-Enable-Partial: 0`). */
   totalItems?: number;
   /** `hydra:view` / `view`; undefined when the page has none (a single-page collection). */
@@ -108,6 +113,14 @@ export function parsePage(body: unknown): HydraPage {
 }
 
 /**
+ * Refuses a body whose `Content-Type` says HTML (a proxy's or a maintenance page).
+ * @throws {PageFormatError} `HTML instead of JSON`
+ */
+export function refuseHtml(contentType: string | null | undefined): void {
+  if ((contentType ?? '').toLowerCase().includes('html')) throw new PageFormatError('HTML instead of JSON');
+}
+
+/**
  * Parses a 2xx body as a Hydra page: refuses HTML (a proxy's or a maintenance page) and JSON
  * nested deeper than {@link MAX_JSON_DEPTH}, then `JSON.parse`s the text once and
  * {@link parsePage}s it.
@@ -117,7 +130,7 @@ export function parsePage(body: unknown): HydraPage {
  * @throws {HostileResponseError} (exit 6, not retried) for JSON nested too deep
  */
 export function parsePageText(text: string, contentType: string | null | undefined): HydraPage {
-  if ((contentType ?? '').toLowerCase().includes('html')) throw new PageFormatError('HTML instead of JSON');
+  refuseHtml(contentType);
   if (exceedsJsonDepth(text)) {
     throw new HostileResponseError(`the page is JSON nested more than ${MAX_JSON_DEPTH} levels deep`, {
       hint: 'the server sent a page no collection needs; not retried',

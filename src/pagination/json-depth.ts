@@ -15,6 +15,23 @@ const CLOSE_BRACKET = 0x5d;
 const CLOSE_BRACE = 0x7d;
 
 /**
+ * The index after the string whose opening quote is at `i`: the next quote not escaped (preceded
+ * by an even number of backslashes), found with `indexOf`, so the characters of a string are not
+ * looked at one by one; `text.length` when the string does not end.
+ */
+function stringEnd(text: string, i: number): number {
+  let j = i + 1;
+  for (;;) {
+    const q = text.indexOf('"', j);
+    if (q < 0) return text.length;
+    let k = q - 1;
+    while (text.charCodeAt(k) === BACKSLASH) k--;
+    if ((q - 1 - k) % 2 === 0) return q + 1;
+    j = q + 1;
+  }
+}
+
+/**
  * Whether `text` opens more than `maxDepth` arrays or objects inside one another. Strings
  * (RFC 8259 §7, with their backslash escapes) are skipped, so brackets in values do not count. The
  * text need not be valid JSON: the parser judges that afterwards.
@@ -22,14 +39,11 @@ const CLOSE_BRACE = 0x7d;
  */
 export function exceedsJsonDepth(text: string, maxDepth = MAX_JSON_DEPTH): boolean {
   let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
+  const end = text.length;
+  for (let i = 0; i < end; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) {
-      inString = true;
+    if (c === QUOTE) {
+      i = stringEnd(text, i) - 1;
     } else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
       if (++depth > maxDepth) return true;
     } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {

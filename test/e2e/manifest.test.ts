@@ -28,7 +28,14 @@ describe('manifest after SIGKILL and --resume', () => {
     const { taxpayer, server } = world!;
     const args = ['invoices', '--taxpayer', taxpayer, '--cursor', '--items-per-page', '10', '--out', 'k.csv', '--base-url', server.url];
     const checkpoint = dir.file('k.csv.checkpoint.json');
-    const killed = await runAndSignalAtCheckpoint(args, { cwd: dir.path, env: cliEnv(dir), signal: 'SIGKILL', checkpoint, pages: 3, delayMs: 5 });
+    const killed = await runAndSignalAtCheckpoint(args, {
+      cwd: dir.path,
+      env: cliEnv(dir, { COLLECTIONS_CHECKPOINT_MS: '100' }),
+      signal: 'SIGKILL',
+      checkpoint,
+      pages: 3,
+      delayMs: 5,
+    });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
     expect(checkpointPages(checkpoint)).toBeGreaterThanOrEqual(3);
     expect(dir.has('k.csv.manifest.json')).toBe(false);

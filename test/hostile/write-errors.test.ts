@@ -59,9 +59,12 @@ function plan(fs: ExportPlan['fs']): ExportPlan {
   return { ...p, fs };
 }
 
-/** Runs the export with a failing file system; returns the error's exit code and one-line message. */
-async function runFailing(options: FailingFsOptions): Promise<{ code: number; line: string }> {
-  const { t } = worldContext(world, dir);
+/**
+ * Runs the export with a failing file system; returns the error's exit code and one-line message.
+ * @param env e.g. `COLLECTIONS_CHECKPOINT_MS: '0'` for a checkpoint after every page
+ */
+async function runFailing(options: FailingFsOptions, env: Record<string, string> = {}): Promise<{ code: number; line: string }> {
+  const { t } = worldContext(world, dir, { env });
   const error = await runExport(plan(failingFs(options)), t.ctx).then(
     () => undefined,
     (e: unknown) => e,
@@ -107,8 +110,9 @@ describe('write errors through an injected file system', () => {
     await expectResumable();
   });
 
+  // A checkpoint per page (COLLECTIONS_CHECKPOINT_MS=0), so the second one falls mid-export.
   it.each(CODES)('%s writing a checkpoint after the first: exit 7, one line, the last checkpoint kept', async (code, reason) => {
-    const r = await runFailing({ code, paths: (p) => p.endsWith('.tmp'), afterOpens: 1 });
+    const r = await runFailing({ code, paths: (p) => p.endsWith('.tmp'), afterOpens: 1 }, { COLLECTIONS_CHECKPOINT_MS: '0' });
     expect(r.code).toBe(7);
     expect(r.line).toBe(`collections: cannot write the checkpoint ${dir.file('out.ndjson.checkpoint.json')}: ${reason} (${code})`);
     expect(Object.keys(snapshot(dir.path)).sort()).toEqual(['out.ndjson', 'out.ndjson.checkpoint.json', 'out.ndjson.part']);
@@ -150,8 +154,10 @@ describe.skipIf(process.platform === 'win32')('write errors for real: ulimit -f 
   const command = (extra: string) =>
     `"${process.execPath}" "${BIN}" invoices --taxpayer ${served.taxpayer} --cursor --items-per-page 20 --quiet --base-url ${served.base} --out out.ndjson ${extra}`;
 
+  // A checkpoint per page (COLLECTIONS_CHECKPOINT_MS=0): the limit is hit well within the first second.
   it('the data file hits the limit: exit 7, one line, checkpoint on disk; --resume without the limit completes', async () => {
-    const r = await runShell(`trap '' XFSZ; ulimit -f 64; exec ${command('')}`, { cwd: spawnDir.path, env: cliEnv(spawnDir) });
+    const env = { ...cliEnv(spawnDir), COLLECTIONS_CHECKPOINT_MS: '0' };
+    const r = await runShell(`trap '' XFSZ; ulimit -f 64; exec ${command('')}`, { cwd: spawnDir.path, env });
     expect([r.code, r.signal], r.stderr).toEqual([7, null]);
     expect(r.stderr).toMatch(/^collections: cannot write \S+\/out\.ndjson\.part: file too large \(EFBIG\)\n$/);
     expect(readFileSync(spawnDir.file('out.ndjson'), 'utf8')).toBe(YESTERDAY);

@@ -34,15 +34,26 @@ function memberCount(file: Buffer): number {
 }
 
 describe('gzip output', () => {
-  it.each(['ndjson', 'json', 'csv'])('%s: F.ext.gz decompresses to the bytes of the plain export, one member per page', async (ext) => {
+  // A member per commit: the 4 pages are one group within a second (the fake clock stands still),
+  // and one each with COLLECTIONS_CHECKPOINT_MS=0 (a checkpoint per page); JSON's closing `]` is
+  // the last member.
+  it.each([
+    ['ndjson', '', 1],
+    ['json', '', 2],
+    ['csv', '', 1],
+    ['ndjson', '0', 4],
+    ['json', '0', 5],
+    ['csv', '0', 4],
+  ])('%s: F.ext.gz decompresses to the bytes of the plain export, one member per commit (COLLECTIONS_CHECKPOINT_MS=%j)', async (ext, ms, members) => {
     const plain = await runInProcess(world, dir, [...invoices(), '--max-items', '35', '--out', `plain.${ext}`]);
     expect(plain.code, plain.stderr).toBe(0);
-    const r = await runInProcess(world, dir, [...invoices(), '--max-items', '35', '--out', `x.${ext}.gz`]);
+    const env = ms === '' ? {} : { COLLECTIONS_CHECKPOINT_MS: ms };
+    const r = await runInProcess(world, dir, [...invoices(), '--max-items', '35', '--out', `x.${ext}.gz`], { env });
     expect(r.code, r.stderr).toBe(0);
     const gz = dir.read(`x.${ext}.gz`);
     expect([gz[0], gz[1]]).toEqual([0x1f, 0x8b]);
     expect(gunzipSync(gz).equals(dir.read(`plain.${ext}`))).toBe(true);
-    expect(memberCount(gz)).toBe(ext === 'json' ? 5 : 4);
+    expect(memberCount(gz)).toBe(members);
     expect(dir.has(`x.${ext}.gz.part`) || dir.has(`x.${ext}.gz.checkpoint.json`)).toBe(false);
   });
 

@@ -135,12 +135,10 @@ describe('suggestions', () => {
 
 describe('a repeated id flag', () => {
   const env = { COLLECTIONS_API_KEY: 'k', COLLECTIONS_BASE_URL: 'http://127.0.0.1:9' };
+  // --taxpayer of the export commands is a list (test/integration/many-taxpayers.test.ts); the others stay single.
   it.each([
-    [['invoices', '--taxpayer', 'AAA', '--taxpayer', 'BBB'], '--taxpayer', 'AAA', 'BBB'],
-    [['payments', '--taxpayer=AAA', '--out', 'p.ndjson', '--taxpayer=BBB'], '--taxpayer', 'AAA', 'BBB'],
     [['line-items', '--invoice', 'I1', '--taxpayer', 'T', '--invoice', 'I2'], '--invoice', 'I1', 'I2'],
     [['ratelimit', '--taxpayer', 'AAA', '--taxpayer', 'BBB'], '--taxpayer', 'AAA', 'BBB'],
-    [['invoices', '--taxpayer', 'AAA', '--taxpayer', 'AAA'], '--taxpayer', 'AAA', 'AAA'],
   ])('collections %j is a usage error naming both values; nothing sent or written', async (args, flag, first, second) => {
     const r = await run(args, env);
     expect(r.code).toBe(2);
@@ -162,5 +160,19 @@ describe('config alone and config profiles, from the command line', () => {
     const r = await run(['config', 'lsit']);
     expect(r.code).toBe(2);
     expect(r.err).toBe("collections: unknown config action 'lsit' (use set, get, unset, list, profiles, path)\n");
+  });
+});
+
+describe('a repeated --taxpayer on an export command', () => {
+  const env = { COLLECTIONS_API_KEY: 'k', COLLECTIONS_BASE_URL: 'http://127.0.0.1:9' };
+  it.each([
+    [['invoices', '--taxpayer', 'AAA', '--taxpayer', 'BBB'], /several taxpayers need --out FILE/],
+    [['payments', '--taxpayer=AAA', '--out', 'p.ndjson', '--taxpayer=BBB'], /--out p\.ndjson has no \{taxpayer\}/],
+    [['invoices', '--taxpayer', 'AAA', '--taxpayer', 'AAA', '--out', '{taxpayer}.csv'], /taxpayer AAA is listed twice/],
+  ])('collections %j makes a list, and without a template it is a usage error; nothing sent or written', async (args, message) => {
+    const r = await run(args, env);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(message);
+    expect(r.out).toBe('');
   });
 });

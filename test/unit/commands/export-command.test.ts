@@ -2,18 +2,31 @@ import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { createExportCommand, endpointsHelp } from '../../../src/commands/export-command.js';
 import type { ExportFlags } from '../../../src/commands/flags.js';
-import { EXPORT_FLAGS, longFlag } from '../../../src/config/flags.js';
+import { EXPORT_FLAGS, longFlag, type ExportFlagSpec } from '../../../src/config/flags.js';
 import { exportCommandSpecs } from '../../../src/endpoints.js';
 import { createTestContext } from '../../helpers/context.js';
 
 const spec = (name: string) => exportCommandSpecs().find((s) => s.name === name)!;
 
 describe('createExportCommand', () => {
-  it.each(exportCommandSpecs().map((s) => ({ name: s.name, s })))('$name: its id flags, then every flag of the table', ({ s }) => {
+  it.each(exportCommandSpecs().map((s) => ({ name: s.name, s })))('$name: its id flags, then every flag of the table for it', ({ s }) => {
     const cmd = createExportCommand(s, createTestContext().ctx, () => Promise.resolve());
     expect(cmd.name()).toBe(s.name);
     expect(cmd.description()).toBe(s.description);
-    expect(cmd.options.map((o) => o.long)).toEqual([...s.ids.map((id) => id.flag), ...EXPORT_FLAGS.map(longFlag)]);
+    const flags = (EXPORT_FLAGS as readonly ExportFlagSpec[]).filter((f) => f.forId === undefined || s.ids.some((id) => id.name === f.forId));
+    expect(cmd.options.map((o) => o.long)).toEqual([...s.ids.map((id) => id.flag), ...flags.map(longFlag)]);
+    // --taxpayers-file and --parallel only where there is a taxpayer.
+    expect(cmd.options.some((o) => o.long === '--parallel')).toBe(s.ids.some((id) => id.name === 'taxpayerId'));
+  });
+
+  it('collects --taxpayer lists and repeats into one comma-separated value', async () => {
+    const calls: ExportFlags[] = [];
+    const cmd = createExportCommand(spec('invoices'), createTestContext().ctx, (_command, flags) => {
+      calls.push(flags);
+      return Promise.resolve();
+    });
+    await cmd.parseAsync(['--taxpayer', 'A,B', '--taxpayer', 'C', '--parallel', '4'], { from: 'user' });
+    expect(calls).toEqual([{ taxpayer: 'A,B,C', parallel: 4, progress: true }]);
   });
 
   it('hands the parsed flags to the runner, values parsed by the table', async () => {

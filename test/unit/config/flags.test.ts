@@ -20,6 +20,8 @@ describe('the export flag table', () => {
       '--param',
       '--since',
       '--state',
+      '--taxpayers-file',
+      '--parallel',
       '--fields',
       '--csv-safe',
       '--manifest',

@@ -207,3 +207,18 @@ describe('csv records round-trip (RFC 4180, CRLF, line breaks quoted)', () => {
     );
   });
 });
+
+describe('csv records written without csv-stringify', () => {
+  it('are byte for byte what csv-stringify writes for the same cells, quoted or not', async () => {
+    const { stringify } = await import('csv-stringify/sync');
+    const cell = fc.oneof(fc.string(), fc.constantFrom('"', ',', '\r', '\n', 'a b', '', "'=1", '-5'));
+    fc.assert(
+      fc.property(fc.array(fc.array(cell, { minLength: 3, maxLength: 3 }), { minLength: 1, maxLength: 5 }), (records) => {
+        const items = records.map(([a, b, c]) => ({ a, b, c }));
+        const expected = stringify([['a', 'b', 'c'], ...records], { record_delimiter: 'windows', quote_record_delimiter: true, eof: true });
+        expect(csv([items], { fields: ['a', 'b', 'c'] })).toBe(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

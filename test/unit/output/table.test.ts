@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createFormatter } from '../../../src/output/writer.js';
 import type { FormatterOptions, FormatterState } from '../../../src/output/writer.js';
-import { fitWidths, loadTableSupport, plainCell, TABLE_MIN_CELL } from '../../../src/output/table.js';
+import { drawTable, fitWidths, loadTableSupport, plainCell, TABLE_MIN_CELL } from '../../../src/output/table.js';
 import stringWidth from 'string-width';
 import { invoiceA, invoiceB, manyInvoices, paginate } from '../../fixtures/invoices.js';
 
@@ -9,13 +9,7 @@ beforeAll(() => loadTableSupport());
 
 function table(pages: readonly (readonly unknown[])[], options: FormatterOptions = {}): string {
   const f = createFormatter('table', options);
-  let text = f.begin();
-  for (const p of pages) {
-    const out = f.page(p);
-    expect(out).toBe('');
-    text += out;
-  }
-  return text + f.end();
+  return f.begin() + pages.map((p) => f.page(p)).join('') + f.end();
 }
 
 /** Display width of a line (the test data below is single-width). */
@@ -98,15 +92,32 @@ describe('table', () => {
     expect(text.trimEnd().split('\n')).toHaveLength(3);
   });
 
-  it('continues from its state (buffered rows) after a resume', () => {
+  it('streams: the first page is written with the heading, later rows as they come, the bottom border at the end', () => {
+    const f = createFormatter('table', { fields: ['id', 'name'], columns: 40 });
+    const first = f.page([{ id: 1, name: 'short' }]);
+    expect(first.split('\n')).toEqual(['┌────┬───────┐', '│ id │ name  │', '├────┼───────┤', '│  1 │ short │', '']);
+    // Sized from the first page: a longer cell later is cut to the width fixed then, numbers stay right.
+    expect(f.page([{ id: 22, name: 'much longer' }])).toBe('│ 22 │ much… │\n');
+    expect(f.end()).toBe('└────┴───────┘\n');
+  });
+
+  it('draws the same lines streamed as in one table when the first page holds every row', () => {
+    const items = manyInvoices(150);
+    const options = { columns: 100, fields: ['id', 'issuer.name', 'total'] };
+    const streamed = table([items], options);
+    const rows = items.map((i) => [String(i.id), (i.issuer as { name: string }).name, String(i.total)]);
+    expect(streamed).toBe(drawTable(['id', 'issuer.name', 'total'], rows, 100).text + '\n');
+  });
+
+  it('continues from its state (the layout and counts) after a resume', () => {
     const f = createFormatter('table', {});
-    f.page([invoiceA]);
+    const before = f.page([invoiceA]);
     const g = createFormatter('table', {}, JSON.parse(JSON.stringify(f.state())) as FormatterState);
-    g.page([invoiceB]);
     const h = createFormatter('table', {});
-    h.page([invoiceA]);
-    h.page([invoiceB]);
-    expect(g.end()).toBe(h.end());
+    expect(before + g.page([invoiceB]) + g.end()).toBe(h.page([invoiceA]) + h.page([invoiceB]) + h.end());
+    expect(() =>
+      createFormatter('table', {}, { format: 'table', columns: null, layout: { widths: [-1], numeric: [true] }, rows: 0, hidden: 0 }),
+    ).toThrow(/checkpoint does not match/);
   });
 });
 

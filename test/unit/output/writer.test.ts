@@ -1,8 +1,12 @@
-import { describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
 import { createFormatter, formatFromPath, OUTPUT_FORMATS } from '../../../src/output/writer.js';
 import type { FormatterOptions, FormatterState, OutputFormat } from '../../../src/output/writer.js';
 import { invoiceA, manyInvoices, paginate } from '../../fixtures/invoices.js';
+import { loadTableSupport } from '../../../src/output/table.js';
+
+// The table draws its rows as pages come (string-width measures them), as the export loads it first.
+beforeAll(() => loadTableSupport());
 
 /** Pages whose later ones bring new keys (exercises CSV warnings across the resume). */
 function pagesWithLateKeys(): unknown[][] {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../../src/pagination/json-depth.js';
 
 const nested = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
@@ -20,5 +21,32 @@ describe('exceedsJsonDepth', () => {
     expect(exceedsJsonDepth(`["${'['.repeat(100)}"]`, 1)).toBe(false);
     expect(exceedsJsonDepth(`["\\"${'{'.repeat(100)}"]`, 1)).toBe(false);
     expect(exceedsJsonDepth(`["\\\\", [[]]]`, 2)).toBe(true);
+  });
+
+  it('agrees with a character-by-character count on any text', () => {
+    // The reference: every character looked at, a backslash in a string skipping the next one.
+    const reference = (text: string, max: number): boolean => {
+      let depth = 0;
+      let inString = false;
+      for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (inString) {
+          if (c === '\\') i++;
+          else if (c === '"') inString = false;
+        } else if (c === '"') inString = true;
+        else if (c === '[' || c === '{') {
+          if (++depth > max) return true;
+        } else if (c === ']' || c === '}') depth--;
+      }
+      return false;
+    };
+    const pieces = fc.constantFrom('[', ']', '{', '}', '"', '\\', 'a', ',');
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 40 }), fc.integer({ min: 1, max: 4 }), (parts, max) => {
+        const text = parts.join('');
+        expect(exceedsJsonDepth(text, max)).toBe(reference(text, max));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

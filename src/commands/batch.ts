@@ -1,0 +1,206 @@
+/**
+ * A run with many taxpayers (README, "Many taxpayers in one run"): every taxpayer's export is
+ * planned before any request (one usage error stops the run there), then up to `--parallel` run at
+ * once, each with its own file, checkpoint, lock, state entry and manifest, through the normal
+ * export machinery (export/run.ts). A failing taxpayer does not stop the others; a signal stops
+ * the run (every running export keeps its checkpoint), and so does a rejected key (the others
+ * would be rejected too). The run ends with a summary and the most severe exit code.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve as resolvePath } from 'node:path';
+import type { Context } from '../context.js';
+import { idsFromFlags, resolveEndpoint } from '../endpoints.js';
+import { CollectionsError, ExitCode, InterruptedError, UsageError, toExitCode } from '../errors.js';
+import { redact } from '../http/redact.js';
+import type { RateLimitSnapshot } from '../http/client.js';
+import { fileError } from '../io/files.js';
+import { runExport, type ExportPlan } from '../export/run.js';
+import type { ManifestOutput } from '../export/manifest.js';
+import { earlierOutputs, writeRunManifest } from '../export/batch-manifest.js';
+import { expandOut, utcDate } from './batch-plan.js';
+import { createBatchReporter, mostSevereCode, type TaxpayerOutcome } from './batch-report.js';
+import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSettings } from './export-settings.js';
+import type { ExportFlags } from './flags.js';
+
+/** One taxpayer's export, planned. */
+interface Unit {
+  taxpayer: string;
+  plan: ExportPlan;
+  /** Its output, absolute. */
+  target: string;
+  /** `--resume` found it finished earlier (its output there, no checkpoint): nothing to do. */
+  doneEarlier: boolean;
+}
+
+/** What commands/export.ts gives a run of many: the command, its flags and taxpayers, and how to plan one export. */
+export interface BatchRequest {
+  command: string;
+  flags: ExportFlags;
+  /** The taxpayers (commands/batch-plan.ts `taxpayerList`), at least one. */
+  taxpayers: readonly string[];
+  /** The command line to repeat with `--resume` (no key), for the hint at the end. */
+  resumeCommand: string;
+  /**
+   * Plans one taxpayer's export (commands/export.ts `planExport` with its stored watermark).
+   * @throws {UsageError} (exit 2) for an invalid combination
+   */
+  planOne: (flags: ExportFlags, settings: ResolvedExportSettings) => ExportPlan;
+}
+
+/** A run, planned: its units and what they share. */
+interface BatchPlan {
+  units: Unit[];
+  settings: LoadedExportSettings;
+  /** The run manifest (`--manifest`), absolute; undefined for a manifest beside each output. */
+  manifestPath: string | undefined;
+  /** The run's outputs collected for the run manifest, by target. */
+  collected: Map<string, ManifestOutput>;
+  resumeCommand: string;
+}
+
+/**
+ * Checks what a run with many taxpayers needs of `--out`.
+ * @throws {UsageError} (exit 2) for stdout, `--dry-run`, or several taxpayers without `{taxpayer}`
+ */
+function checkBatchFlags(flags: ExportFlags, taxpayers: readonly string[]): string {
+  const example = "e.g. --out 'exports/{taxpayer}/invoices-{date}.ndjson'";
+  if (flags.dryRun === true) throw new UsageError('--dry-run takes one taxpayer', { hint: 'give one --taxpayer to see its plan' });
+  if (flags.out === undefined || flags.out === '-')
+    throw new UsageError('several taxpayers need --out FILE, a template with {taxpayer} (stdout would mix them)', { hint: example });
+  if (taxpayers.length > 1 && !flags.out.includes('{taxpayer}'))
+    throw new UsageError(`--out ${flags.out} has no {taxpayer}: every taxpayer would write the same file`, { hint: example });
+  return flags.out;
+}
+
+/**
+ * Plans every taxpayer's export (settings, template, state entry, checks of export.ts `planExport`)
+ * and, with `--resume`, what each one needs: a checkpoint resumes, an output without one was
+ * finished earlier, nothing starts afresh. Reads the state file; sends nothing, writes nothing.
+ * @throws {UsageError} (exit 2) for the first invalid taxpayer or flag
+ */
+function planBatch(request: BatchRequest, ctx: Context, secrets: string[]): BatchPlan {
+  const { command, flags, taxpayers, resumeCommand } = request;
+  const template = checkBatchFlags(flags, taxpayers);
+  const settings = loadExportSettings(flags, ctx);
+  secrets.push(settings.resolved.apiKey);
+  const endpoint = resolveEndpoint(command, idsFromFlags({ ...flags, taxpayer: taxpayers[0]! }));
+  const date = utcDate(ctx.clock.now());
+  const manifestPath = flags.manifest === undefined ? undefined : resolvePath(ctx.cwd, flags.manifest);
+  const collected = new Map<string, ManifestOutput>();
+  const units = taxpayers.map((taxpayer): Unit => {
+    const one: ExportFlags = { ...flags, taxpayer, out: expandOut(template, { taxpayer, endpoint: endpoint.key, date }) };
+    const plan = request.planOne(one, settings.resolved);
+    const files = plan.files!;
+    // Each export is silent; the run reports one line per taxpayer (commands/batch-report.ts).
+    Object.assign(plan, { quiet: true, spinner: false, logFormat: 'text' });
+    if (plan.manifest && manifestPath !== undefined) plan.manifest.collect = (output) => collected.set(files.target, output);
+    let doneEarlier = false;
+    if (flags.resume === true) {
+      plan.resume = existsSync(files.checkpoint);
+      doneEarlier = !plan.resume && existsSync(files.target);
+    }
+    return { taxpayer, plan, target: files.target, doneEarlier };
+  });
+  return { units, settings, manifestPath, collected, resumeCommand };
+}
+
+/** The message of a failure on one line, the key scrubbed (the reporter makes it inert). */
+function reasonOf(err: unknown, secrets: readonly string[]): string {
+  const text = err instanceof CollectionsError ? err.message : `internal error, please report: ${err instanceof Error ? err.message : String(err)}`;
+  return redact(text, secrets).replace(/[\r\n]+/g, ' ');
+}
+
+/** Runs one taxpayer's export (creating its folder first) and says how it ended; never throws. */
+async function runUnit(unit: Unit, batch: BatchPlan, ctx: Context, secrets: readonly string[]): Promise<TaxpayerOutcome> {
+  const { taxpayer, plan, target } = unit;
+  if (unit.doneEarlier) return { taxpayer, target, status: 'done earlier', code: ExitCode.Ok };
+  let last: RateLimitSnapshot | undefined;
+  plan.onPageFetched = (page) => {
+    if (page.rateLimit) last = page.rateLimit;
+  };
+  try {
+    const folder = dirname(target);
+    await mkdir(folder, { recursive: true }).catch((err: unknown) => {
+      throw fileError('create the folder', folder, err);
+    });
+    const result = await runExport(plan, ctx);
+    return { taxpayer, target, status: 'ok', code: ExitCode.Ok, items: result.stats.items };
+  } catch (err) {
+    const status = err instanceof InterruptedError ? 'interrupted' : 'failed';
+    return { taxpayer, target, status, code: toExitCode(err), reason: reasonOf(err, secrets) };
+  } finally {
+    if (last) batch.settings.recordRateLimit(plan.endpoint.key, last);
+  }
+}
+
+/**
+ * Runs the units, up to `parallel` at once, in order. After a signal or a rejected key no unit
+ * starts (those are `not started`); the running ones end as they do alone (a signal: checkpoint kept).
+ */
+async function runUnits(
+  batch: BatchPlan,
+  parallel: number,
+  ctx: Context,
+  secrets: readonly string[],
+  report: (o: TaxpayerOutcome) => void,
+): Promise<TaxpayerOutcome[]> {
+  const { units } = batch;
+  const outcomes: Array<TaxpayerOutcome | undefined> = units.map(() => undefined);
+  let stopped: number | undefined;
+  const unsubscribe = ctx.onSignal((signal) => {
+    stopped ??= new InterruptedError(signal).exitCode;
+  });
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (stopped === undefined && next < units.length) {
+      const i = next++;
+      const outcome = await runUnit(units[i]!, batch, ctx, secrets);
+      outcomes[i] = outcome;
+      report(outcome);
+      if (outcome.code === ExitCode.Auth) stopped ??= ExitCode.Auth;
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(parallel, units.length) }, worker));
+  } finally {
+    unsubscribe();
+  }
+  return outcomes.map((o, i) => {
+    if (o) return o;
+    const { taxpayer, target } = units[i]!;
+    // Not started: after a signal it is unfinished like the interrupted ones; after a rejected key it failed with it.
+    return { taxpayer, target, status: 'not started', code: stopped ?? ExitCode.Ok };
+  });
+}
+
+/** Writes the run manifest: this run's outputs, and with `--resume` those finished earlier that an earlier run manifest listed. */
+async function writeBatchManifest(batch: BatchPlan, startedMs: number, ctx: Context): Promise<void> {
+  if (batch.manifestPath === undefined) return;
+  const earlier = await earlierOutputs(
+    batch.manifestPath,
+    batch.units.filter((u) => u.doneEarlier).map((u) => u.target),
+  );
+  const outputs = batch.units.flatMap((u) => batch.collected.get(u.target) ?? earlier.get(u.target) ?? []);
+  if (outputs.length === 0) return;
+  await writeRunManifest(batch.manifestPath, outputs, { version: ctx.version, startedMs, finishedMs: ctx.clock.now() });
+}
+
+/**
+ * Runs the export for every taxpayer of the request.
+ * @param secrets receives the API key once known, so error text can scrub it
+ * @returns the most severe exit code of the taxpayers (commands/batch-report.ts `SEVERITY`)
+ * @throws {UsageError} (exit 2) before any request for invalid flags or ids; {@link OutputError}
+ *   (exit 7) when the run manifest cannot be written
+ */
+export async function runBatchExport(request: BatchRequest, ctx: Context, secrets: string[]): Promise<number> {
+  const { flags } = request;
+  const startedMs = ctx.clock.now();
+  const batch = planBatch(request, ctx, secrets);
+  const reporter = createBatchReporter(ctx, { total: batch.units.length, quiet: flags.quiet === true, json: flags.logFormat === 'json' });
+  const outcomes = await runUnits(batch, flags.parallel ?? 1, ctx, secrets, (o) => reporter.ended(o));
+  const code = mostSevereCode(outcomes);
+  reporter.finished(outcomes, code, batch.resumeCommand);
+  await writeBatchManifest(batch, startedMs, ctx);
+  return code;
+}

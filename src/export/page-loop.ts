@@ -1,0 +1,124 @@
+/**
+ * The page loop of an export (export/run.ts): pages → formatter → destination, with the
+ * checkpoints committed per group of pages (export/checkpoint-group.ts).
+ */
+import type { Client, RateLimitSnapshot } from '../http/client.js';
+import { paginate, type PageStep } from '../pagination/paginate.js';
+import { fetchOffsetPages } from '../pagination/offset.js';
+import { prefetch } from '../pagination/prefetch.js';
+import { pageParseFor, type Formatter, type FormatterOptions, type OutputFormat } from '../output/writer.js';
+import type { Progress } from '../io/progress.js';
+import type { Interrupt } from './interrupt.js';
+import type { Destination } from './destination.js';
+import type { ManifestRecorder } from './manifest.js';
+import type { CheckpointGroups } from './checkpoint-group.js';
+
+/** What the page loop needs of the export's plan (export/run.ts `ExportPlan` has these fields). */
+export interface PageLoopPlan {
+  baseUrl: URL;
+  headers: Record<string, string>;
+  mode: 'cursor' | 'offset';
+  concurrency: number;
+  maxItems: number | undefined;
+  /** The output format and its options: they choose what each page is read for (`pageParseFor`). */
+  format: OutputFormat;
+  formatter: FormatterOptions;
+  onPageFetched?: (page: PageStep) => void;
+}
+
+/** The running totals of one export, including what was written before a resume. */
+export interface Tally {
+  items: number;
+  pages: number;
+  totalItems: number | undefined;
+  /** Formatter text not written yet (`begin()`'s, written with the first page). */
+  pending: string;
+  /** Whether this run wrote a page. */
+  wrotePage: boolean;
+  rateLimit: RateLimitSnapshot | undefined;
+}
+
+/** What the page loop works with. */
+export interface Loop {
+  plan: PageLoopPlan;
+  formatter: Formatter;
+  out: Destination;
+  progress: Progress;
+  interrupt: Interrupt;
+  tally: Tally;
+  manifest: ManifestRecorder | undefined;
+  /** The commits of the checkpoints, per group of pages. */
+  groups: CheckpointGroups;
+}
+
+/** Items still to write under `--max-items` (Infinity without it). */
+export function remaining(plan: Pick<PageLoopPlan, 'maxItems'>, tally: Tally): number {
+  return plan.maxItems === undefined ? Infinity : plan.maxItems - tally.items;
+}
+
+/**
+ * The pages from `start`: numbered pages in parallel in offset mode with concurrency; else the
+ * `next` links, in cursor mode with the next page fetched while this one is written
+ * (pagination/prefetch.ts), unless `--max-items` is reached with this page.
+ * @param tally the loop's totals, read when a page arrives to decide on the prefetch
+ */
+export function pageSteps(plan: PageLoopPlan, client: Client, start: URL, tally: Tally): AsyncGenerator<PageStep, void, void> {
+  const { baseUrl, headers } = plan;
+  const pageParse = pageParseFor(plan.format, plan.formatter);
+  if (plan.mode === 'offset' && plan.concurrency > 1)
+    return fetchOffsetPages({ client, baseUrl, start, concurrency: plan.concurrency, headers, pageParse });
+  if (plan.mode === 'offset') return paginate({ client, baseUrl, start, headers, pageParse });
+  return prefetch(
+    (signal) => paginate({ client, baseUrl, start, headers, signal, pageParse }),
+    (step) => step.next !== undefined && remaining(plan, tally) > step.page.members.length,
+  );
+}
+
+/** Formats and writes one page; returns whether it is the last one to write. */
+async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
+  const { plan, formatter, out, progress, tally, groups } = loop;
+  plan.onPageFetched?.(step);
+  // Only the request id and `Date`: the manifest keeps the first and last page's, never their items.
+  loop.manifest?.onPage({
+    ...(step.requestId !== undefined ? { requestId: step.requestId } : {}),
+    ...(step.date !== undefined ? { date: step.date } : {}),
+  });
+  if (step.rateLimit) tally.rateLimit = step.rateLimit;
+  const left = remaining(plan, tally);
+  const last = step.page.members.length >= left || step.next === undefined;
+  const members = step.page.members.length <= left ? step.page.members : step.page.members.slice(0, left);
+  if (step.page.totalItems !== undefined) tally.totalItems = step.page.totalItems;
+  await groups.beginPage();
+  const text = tally.pending + formatter.page(members, step.page.membersAsJson);
+  tally.pending = '';
+  if (text.length > 0) await out.write(text);
+  tally.wrotePage = true;
+  tally.items += members.length;
+  tally.pages += 1;
+  progress.onPage(tally.items, tally.pages, tally.totalItems);
+  const next = last || step.next === undefined ? null : step.next.href;
+  const mark = { next, pages: tally.pages, items: tally.items, totalItems: tally.totalItems, formatterState: () => formatter.state() };
+  await groups.pageWritten(mark, text.length);
+  return last;
+}
+
+/**
+ * Writes pages until the last one, `--max-items`, or a signal (checked after each write). Each page
+ * is formatted, written and counted; its checkpoint is committed with its group
+ * (export/checkpoint-group.ts), and the last group is committed when the loop ends, also on a
+ * signal or an error (then quietly: the error thrown is the loop's).
+ * @throws what the pages, the formatter or the destination throw; an abort after a signal as
+ *   `InterruptedError` (see {@link Interrupt.explain}). The destination's durability chain may
+ *   still be running: `Destination.abort` waits for it.
+ */
+export async function writePages(steps: AsyncGenerator<PageStep, void, void>, loop: Loop): Promise<void> {
+  try {
+    for await (const step of steps) {
+      if ((await writePage(step, loop)) || loop.interrupt.stopped !== undefined) break;
+    }
+  } catch (err) {
+    await loop.groups.flush().catch(() => undefined);
+    throw loop.interrupt.explain(err);
+  }
+  await loop.groups.flush();
+}

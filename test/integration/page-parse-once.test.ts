@@ -1,0 +1,90 @@
+/**
+ * Each page's text is read once (issue «Performance II», point 1): JSON and NDJSON scan it once
+ * (pagination/page-scan.ts) and never `JSON.parse` an item; CSV `JSON.parse`s it once and never
+ * scans it again. Counted with spies on the scanner, the depth guard and `JSON.parse`, on the pages
+ * recorded as they come out of the (in-process) sandbox.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { FetchLike } from '../../src/context.js';
+import { scanPageText } from '../../src/pagination/page-scan.js';
+import { exceedsJsonDepth } from '../../src/pagination/json-depth.js';
+import { createWorld, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
+
+vi.mock('../../src/pagination/page-scan.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/pagination/page-scan.js')>();
+  return { ...original, scanPageText: vi.fn(original.scanPageText) };
+});
+vi.mock('../../src/pagination/json-depth.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/pagination/json-depth.js')>();
+  return { ...original, exceedsJsonDepth: vi.fn(original.exceedsJsonDepth) };
+});
+
+let dir: TempDir;
+let world: SandboxWorld;
+let pages: string[];
+beforeEach(() => {
+  dir = tempDir();
+  world = createWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 95 } });
+  pages = [];
+  vi.mocked(scanPageText).mockClear();
+  vi.mocked(exceedsJsonDepth).mockClear();
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  dir.remove();
+});
+
+/** Records the text of every collection page the sandbox sends. */
+const recordPages =
+  (inner: FetchLike): FetchLike =>
+  async (input, init) => {
+    const res = await inner(input, init);
+    const text = await res.text();
+    if (text.includes('member')) pages.push(text);
+    return new Response(text, { status: res.status, headers: res.headers });
+  };
+
+/** Runs an export of the invoices with `args`, counting what `JSON.parse` is given meanwhile. */
+async function exportCounting(args: string[]): Promise<{ parsed: string[]; out: string }> {
+  const parsed: string[] = [];
+  const parse = JSON.parse.bind(JSON);
+  vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+    parsed.push(text);
+    return parse(text, reviver) as unknown;
+  });
+  const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--items-per-page', '20', '--quiet', ...args], {
+    wrapFetch: recordPages,
+  });
+  vi.mocked(JSON.parse).mockRestore();
+  expect(r.code).toBe(0);
+  return { parsed, out: r.stdout };
+}
+
+const ids = (): string[] => world.sandbox.items(`/taxpayers/${world.taxpayer}/invoices`).map((i) => (i as { id: string }).id);
+
+describe('a page is read once', () => {
+  it.each([['ndjson'], ['json']])('%s: one scan per page, and no item is ever JSON.parsed', async (format) => {
+    const { parsed, out } = await exportCounting(['--format', format]);
+    expect(pages).toHaveLength(5);
+    expect(vi.mocked(scanPageText).mock.calls.map((c) => c[0])).toEqual(pages);
+    expect(exceedsJsonDepth).not.toHaveBeenCalled();
+    for (const page of pages) expect(parsed).not.toContain(page);
+    // Only the envelopes were parsed: no parsed text holds an item.
+    const itemIds = ids();
+    expect(parsed.filter((text) => itemIds.some((id) => text.includes(id)))).toEqual([]);
+    expect(itemIds.every((id) => out.includes(id))).toBe(true);
+  });
+
+  it('csv: one JSON.parse per page and no scan for item texts', async () => {
+    const { parsed, out } = await exportCounting(['--format', 'csv']);
+    expect(pages).toHaveLength(5);
+    expect(scanPageText).not.toHaveBeenCalled();
+    for (const page of pages) expect(parsed.filter((text) => text === page)).toHaveLength(1);
+    // The other texts JSON.parse saw (the config, say) hold no item.
+    const itemIds = ids();
+    expect(parsed.filter((text) => !pages.includes(text) && itemIds.some((id) => text.includes(id)))).toEqual([]);
+    // The depth guard counts brackets once per page before JSON.parse (README, "A hostile or broken server").
+    expect(vi.mocked(exceedsJsonDepth).mock.calls.map((c) => c[0])).toEqual(pages);
+    expect(out.split('\r\n').filter((l) => l !== '')).toHaveLength(96);
+  });
+});

@@ -1,0 +1,49 @@
+/**
+ * The pure parts of a run with many taxpayers: the `--out` template (commands/batch-plan.ts) and
+ * the most severe exit code of a run (commands/batch-report.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { expandOut, isOutTemplate, utcDate } from '../../../src/commands/batch-plan.js';
+import { mostSevereCode, type TaxpayerOutcome } from '../../../src/commands/batch-report.js';
+import { UsageError } from '../../../src/errors.js';
+
+describe('the --out template', () => {
+  const values = { taxpayer: 'D&M750624V8Z', endpoint: 'invoices', date: '2024-04-16' };
+
+  it('fills {taxpayer}, {endpoint} and {date}, each as often as it appears', () => {
+    expect(expandOut('x/{taxpayer}/{endpoint}-{date}.{taxpayer}.csv', values)).toBe('x/D&M750624V8Z/invoices-2024-04-16.D&M750624V8Z.csv');
+    expect(isOutTemplate('a-{date}.ndjson')).toBe(true);
+    expect(isOutTemplate('plain.ndjson')).toBe(false);
+    expect(isOutTemplate(undefined)).toBe(false);
+  });
+
+  it('refuses an unknown placeholder and {taxpayer} without a taxpayer (exit 2)', () => {
+    expect(() => expandOut('{taxpayers}.csv', values)).toThrow(UsageError);
+    expect(() => expandOut('{Date}.csv', values)).toThrow(/unknown placeholder \{Date\}/);
+    expect(() => expandOut('{taxpayer}.csv', { ...values, taxpayer: undefined })).toThrow(/takes no --taxpayer/);
+  });
+
+  it('{date} is the UTC date, also just before midnight elsewhere', () => {
+    expect(utcDate(Date.UTC(2024, 11, 31, 23, 59, 59))).toBe('2024-12-31');
+    expect(utcDate(Date.UTC(2025, 0, 1, 0, 0, 0))).toBe('2025-01-01');
+  });
+});
+
+describe('the exit code of a run', () => {
+  const outcome = (code: number): TaxpayerOutcome => ({ taxpayer: 'T', target: '/t', status: code === 0 ? 'ok' : 'failed', code });
+  it.each([
+    [[0, 0], 0],
+    [[0, 4, 0], 4],
+    [[4, 5], 5],
+    [[4, 6, 5], 6],
+    [[6, 7], 7],
+    [[7, 3], 3],
+    [[3, 2], 2],
+    [[2, 1], 1],
+    [[1, 130], 130],
+    [[130, 143, 2], 143],
+    [[4, 42], 42],
+  ])('%j → %i', (codes, expected) => {
+    expect(mostSevereCode(codes.map(outcome))).toBe(expected);
+  });
+});

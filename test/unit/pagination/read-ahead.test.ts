@@ -1,0 +1,58 @@
+/**
+ * The read-ahead of offset pages (pagination/read-ahead.ts) is bounded by page text as well as by
+ * pages: with large pages it keeps fewer requests ahead than `concurrency`, never fewer than one.
+ */
+import { describe, expect, it } from 'vitest';
+import type { FetchedPage } from '../../../src/pagination/fetch-page.js';
+import { ReadAhead } from '../../../src/pagination/read-ahead.js';
+
+const MiB = 1024 * 1024;
+
+/**
+ * A fetcher of pages of `bytes` text each that resolve at once; counts the most pages launched and
+ * not yet taken (the consumer's own page included).
+ */
+function fetcher(bytes: number) {
+  const state = { launched: 0, taken: 0, most: 0 };
+  const fetchPage = (n: number): Promise<FetchedPage> => {
+    state.launched += 1;
+    state.most = Math.max(state.most, state.launched - state.taken);
+    const page = { members: [{ n }], view: undefined, totalItems: undefined } as unknown as FetchedPage['page'];
+    return Promise.resolve({ url: new URL(`https://api.test/x?page=${n}`), status: 200, page, text: 'x'.repeat(bytes) });
+  };
+  return { fetchPage, state };
+}
+
+async function drain(ahead: ReadAhead, first: number, last: number, state: { taken: number }): Promise<void> {
+  for (let n = first; n <= last; n++) {
+    await ahead.take(n);
+    state.taken += 1;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+describe('ReadAhead byte bound', () => {
+  it('1 MiB pages under a 3 MiB bound: at most 3 pages ahead (plus the one being taken), though concurrency is 8', async () => {
+    const { fetchPage, state } = fetcher(MiB);
+    const ahead = new ReadAhead(fetchPage, 1, 20, 8, { maxBytes: 3 * MiB, pageBytes: MiB });
+    await drain(ahead, 1, 20, state);
+    expect(state.launched).toBe(20);
+    expect(state.most).toBeLessThanOrEqual(4);
+    expect(state.most).toBeGreaterThanOrEqual(3);
+  });
+
+  it('small pages: the page count is the bound (concurrency, plus the one being taken)', async () => {
+    const { fetchPage, state } = fetcher(1000);
+    const ahead = new ReadAhead(fetchPage, 1, 20, 4, { maxBytes: 3 * MiB, pageBytes: 1000 });
+    await drain(ahead, 1, 20, state);
+    expect(state.most).toBe(5);
+  });
+
+  it('a page larger than the bound still goes, one at a time', async () => {
+    const { fetchPage, state } = fetcher(5 * MiB);
+    const ahead = new ReadAhead(fetchPage, 1, 5, 8, { maxBytes: 3 * MiB, pageBytes: 5 * MiB });
+    await drain(ahead, 1, 5, state);
+    expect(state.launched).toBe(5);
+    expect(state.most).toBeLessThanOrEqual(2);
+  });
+});
