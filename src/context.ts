@@ -38,8 +38,8 @@ export type TerminationSignal = 'SIGINT' | 'SIGTERM';
 export type SignalSource = (listener: (signal: TerminationSignal) => void) => () => void;
 
 /**
- * One rate-limit window as the processes sharing a key and base URL see it (http/rate-budget.ts;
- * the file of config/shared-quota-file.ts). Never holds the key.
+ * One rate-limit window as the processes sharing a key and base URL see it (http/governor.ts
+ * reserves and records; config/shared-quota-file.ts keeps it). Never holds the key.
  */
 export interface SharedWindow {
   /** `X-RateLimit-Limit`, when seen. */
@@ -66,7 +66,7 @@ export interface SharedTicket {
 /**
  * What several processes learn together about the quota of one API and key (README, "Rate limits,
  * retries and safety"). Every method is synchronous and never throws: a store that cannot be used
- * answers `undefined` and the caller works alone.
+ * answers `undefined` (or false) and the caller works alone.
  */
 export interface SharedQuota {
   /**
@@ -92,8 +92,8 @@ export interface SharedQuota {
 }
 
 /**
- * The rate budget of one process: what its HTTP clients share about the quota (http/rate-budget.ts
- * creates it; cli/main.ts once per process, the test world once per world).
+ * The rate budget of one process: what its HTTP clients share about the quota ({@link createRateBudget};
+ * cli/main.ts makes one per process, the test world one per world; http/governor-registry.ts uses it).
  */
 export interface RateBudget {
   /** The value every client of the process shares under `key`, made by `create` the first time. */

@@ -6,7 +6,8 @@
  *
  * It holds, per API (`<origin> <SHA-256 of the key>`, never the key) and per scope (a route
  * template, or a path once the API is known to count per path): the window's limit, the lowest
- * remaining seen, its reset (server epoch ms) and the requests every process reserved in it; and
+ * remaining seen, its reset (server epoch ms), the requests every process reserved in it and the
+ * 2xx answers they recorded (`seen`, from which processes learn per-path counting together); and
  * the routes known to be counted per path. A process reserves each request before sending it, so
  * two processes starting in the same window do not both spend all of it.
  *
