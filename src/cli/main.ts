@@ -3,7 +3,7 @@
  * Nothing here calls `process.exit()`; bin/ sets `process.exitCode` from the result.
  */
 import type { Context, FetchLike } from '../context.js';
-import { createSystemContext, readPackageVersion } from '../context.js';
+import { createRateBudget, createSystemContext, readPackageVersion } from '../context.js';
 import { CollectionsError, ExitCode, toExitCode } from '../errors.js';
 import { redact } from '../http/redact.js';
 import { asWriteFailure, failureText, installProcessGuard, wantsStack, watchOutputs } from './guard.js';
@@ -58,6 +58,8 @@ export async function main(argv: readonly string[], ctx: Context, secrets: strin
     ctx.io.stdout.write(`${ctx.version}\n`);
     return ExitCode.Ok;
   }
+  // The clients of one run share their rate-limit windows (http/governor-registry.ts).
+  ctx.rateBudget ??= createRateBudget();
   let code: number;
   try {
     const { runProgram } = await import('./program.js');
@@ -83,6 +85,18 @@ export async function run(argv: readonly string[]): Promise<number> {
   // The proxy variables are read from the Context's environment (called on the first request only).
   const loadTransport = (): Promise<FetchLike> => import('../http/transport.js').then((m) => m.createTransportFetch({ env: ctx.env }));
   const ctx = createSystemContext(readPackageVersion(), loadTransport);
+  // Processes with the same key and base URL share their rate-limit windows through the cache folder.
+  const verbose = wantsStack(argv, ctx.env);
+  const onTrouble = (message: string): void => {
+    if (verbose) ctx.io.stderr.write(`collections: ${inertText(message)}\n`);
+  };
+  // Loaded with the first client (`--help` loads no config code); a failed load means working alone.
+  ctx.rateBudget = createRateBudget((origin, keyHash) =>
+    import('../config/shared-quota-file.js').then(
+      (m) => m.openSharedQuota(ctx.env, ctx.configDir, { origin, keyHash, onTrouble }),
+      () => undefined,
+    ),
+  );
   const secrets: string[] = [];
   installProcessGuard(process, (err) => ctx.io.stderr.write(failureText(err, secrets, wantsStack(argv, ctx.env), formatError)), ctx.forceExit);
   return main(argv, ctx, secrets);

@@ -18,6 +18,8 @@ export interface SandboxCommandOptions {
   limit?: number;
   /** `--window`: window length, seconds (default 60). */
   window?: number;
+  /** `--limit-scope`: `route` (default, one window per path template) or `path` (one per concrete path); the word as typed. */
+  limitScope?: string;
   /** `--latency`: added to each response, ms (default 0). */
   latency?: number;
   /** `--churn`: items a minute inserted or updated in each dated collection (default 0). */
@@ -73,6 +75,14 @@ export const SANDBOX_OPTION_HELP: readonly SandboxOptionHelp[] = [
     defaultValue: '60',
   },
   { flags: '--window <seconds>', option: 'window', type: 'integer', description: 'rate-limit window length', defaultValue: '60' },
+  {
+    flags: '--limit-scope <scope>',
+    option: 'limitScope',
+    type: 'string',
+    description: 'what one window counts: route (all taxpayers share /taxpayers/{id}/invoices) or path (each concrete path)',
+    defaultValue: 'route',
+    words: ['route', 'path'],
+  },
   { flags: '--latency <ms>', option: 'latency', type: 'integer', description: 'delay added to every response', defaultValue: '0' },
   {
     flags: '--churn <n>',
@@ -137,6 +147,7 @@ p=<0..1>, requests=<n|a-b|a,b>, pages=<n,…>, endpoint=<key>, times=<n>, fromMs
 Examples:
   $ collections sandbox
   $ collections sandbox --port 0 --limit 10 --window 5 --invoices 100000
+  $ collections sandbox --limit 60 --limit-scope path   # each taxpayer's invoices get their own window
   $ collections sandbox --churn 30     # something for an incremental export (--since, --state) to find
   $ collections sandbox --faults 'status status=503 p=0.2; reset-mid-body requests=5'
 ${exitCodesHelp(SANDBOX_EXIT_CODES)}`;

@@ -53,13 +53,10 @@ export function listenError(err: unknown, host: string, port: number): unknown {
 }
 
 /**
- * Starts the sandbox server and serves until SIGINT or SIGTERM, then closes it.
- * @returns 0 after a clean stop
- * @throws {UsageError} (exit 2) for out-of-range options or a bad fault spec (before anything
- *   listens), and when it cannot listen: the port is taken or needs privileges, the host is unknown
- *   or not of this machine ({@link listenError})
+ * Checks the options' ranges and words.
+ * @throws {UsageError} (exit 2) for the first out of range or unknown
  */
-export async function runSandbox(options: SandboxCommandOptions, ctx: Context): Promise<number> {
+function checkOptions(options: SandboxCommandOptions): void {
   checkInteger('port', options.port, 0, 65_535);
   checkInteger('limit', options.limit, 0);
   checkInteger('window', options.window, 1);
@@ -75,16 +72,32 @@ export async function runSandbox(options: SandboxCommandOptions, ctx: Context): 
   if (options.cursorPrevious !== undefined && options.cursorPrevious !== 'previous' && options.cursorPrevious !== 'last') {
     throw new UsageError('--cursor-previous must be previous or last');
   }
+  if (options.limitScope !== undefined && options.limitScope !== 'route' && options.limitScope !== 'path') {
+    throw new UsageError('--limit-scope must be route or path');
+  }
   if (options.key !== undefined && options.key.trim() === '') throw new UsageError('--key must not be empty');
+}
+
+/**
+ * Starts the sandbox server and serves until SIGINT or SIGTERM, then closes it.
+ * @returns 0 after a clean stop
+ * @throws {UsageError} (exit 2) for out-of-range options or a bad fault spec (before anything
+ *   listens), and when it cannot listen: the port is taken or needs privileges, the host is unknown
+ *   or not of this machine ({@link listenError})
+ */
+export async function runSandbox(options: SandboxCommandOptions, ctx: Context): Promise<number> {
+  checkOptions(options);
   const faults: FaultConfig | undefined = options.faults === undefined ? undefined : parseFaultSpec(options.faults);
 
   const host = options.host ?? '127.0.0.1';
   const limit = options.limit ?? 60;
   const windowSeconds = options.window ?? 60;
+  const limitScope = options.limitScope === 'path' ? 'path' : 'route';
   const sandbox = createSandbox({
     apiKey: options.key ?? DEFAULT_SANDBOX_KEY,
     limit,
     windowSeconds,
+    limitScope,
     latencyMs: options.latency ?? 0,
     churn: options.churn ?? 0,
     seed: options.seed ?? 1,
@@ -99,7 +112,7 @@ export async function runSandbox(options: SandboxCommandOptions, ctx: Context): 
       paymentsPerTaxpayer: options.payments,
     },
     ...(faults ? { faults } : {}),
-    ...(options.cursorPrevious ? { cursorPrevious: options.cursorPrevious } : {}),
+    ...(options.cursorPrevious === 'last' || options.cursorPrevious === 'previous' ? { cursorPrevious: options.cursorPrevious } : {}),
   });
   const port = options.port ?? 8787;
   const server = await startSandboxServer(sandbox, { host, port }).catch((err: unknown) => {
@@ -111,7 +124,7 @@ export async function runSandbox(options: SandboxCommandOptions, ctx: Context): 
   const lines = [
     `Sandbox Collection API listening on ${server.url}`,
     `API key: ${sandbox.apiKey}`,
-    `Rate limit: ${limit === 0 ? 'none' : `${limit} requests per ${windowSeconds} s per endpoint`}`,
+    `Rate limit: ${limit === 0 ? 'none' : `${limit} requests per ${windowSeconds} s per ${limitScope === 'path' ? 'path' : 'endpoint'}`}`,
     `Taxpayers (${options.invoices ?? DEFAULT_SIZES.invoicesPerTaxpayer} invoices each):`,
     ...rfcs.map((rfc) => `  ${rfc}`),
     ...(faults && faults.rules.length > 0 ? [`Faults: ${faults.rules.map((r) => r.kind).join(', ')}`] : []),

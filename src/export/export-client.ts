@@ -23,7 +23,8 @@ export interface ExportClientPlan {
 }
 
 /**
- * Creates the client of one export, sending `User-Agent: collections/<version>`.
+ * Creates the client of one export, sending `User-Agent: collections/<version>`. Clients of one
+ * Context with the same base URL origin and key share their rate-limit windows (`ctx.rateBudget`).
  * @param signal aborts waits and requests in flight (SIGINT / SIGTERM)
  */
 export function createExportClient(plan: ExportClientPlan, ctx: Context, progress: Progress, signal: AbortSignal): Client {
@@ -39,6 +40,7 @@ export function createExportClient(plan: ExportClientPlan, ctx: Context, progres
     ...(plan.maxBodyBytes === undefined ? {} : { maxBodyBytes: plan.maxBodyBytes }),
     headers: { 'User-Agent': `collections/${ctx.version}` },
     signal,
+    ...(ctx.rateBudget === undefined ? {} : { budget: ctx.rateBudget }),
     onEvent: (event) => {
       progress.onClientEvent(event);
       plan.onClientEvent?.(event);

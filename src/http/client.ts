@@ -13,8 +13,8 @@ import { DEFAULT_MAX_BODY_BYTES } from './body.js';
 import type { ClientEvent, ClientEventSink } from './events.js';
 import { createExchanger, createRequestHeaders, pathOf, type Exchanger, type HttpExchange } from './exchange.js';
 import type { RateLimitSnapshot } from './rate-limit.js';
-import type { FetchLike } from './fetch-like.js';
-import { createGovernorRegistry, type GovernorRegistry } from './governor.js';
+import type { FetchLike, RateBudget } from '../context.js';
+import { createClientRegistry, poolFor, type GovernorRegistry } from './governor-registry.js';
 import { assertSameOrigin } from './origin.js';
 import { DEFAULT_RETRIES, RetryableFailure, waitBeforeRetry, type RetryPolicy } from './retry.js';
 import { clampTimerMs, decideWait, describeTooLong } from './wait.js';
@@ -46,6 +46,8 @@ export interface ClientOptions {
   onEvent?: (event: ClientEvent) => void;
   /** Aborts waits and requests in flight (used on SIGINT/SIGTERM). */
   signal?: AbortSignal;
+  /** The process's rate budget: clients with the same origin and key share their windows (governor-registry.ts); none: this client alone. */
+  budget?: RateBudget;
 }
 
 /** What every answer of the client says about its response. */
@@ -149,11 +151,11 @@ export function createClient(options: ClientOptions): Client {
   const { baseUrl, apiKey, fetch, clock } = options;
   const headersFor = createRequestHeaders(apiKey, options.headers);
   const random = options.random ?? Math.random;
-  const retries = Math.max(0, Math.floor(options.retries ?? DEFAULT_RETRIES));
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const [retries, timeoutMs] = [Math.max(0, Math.floor(options.retries ?? DEFAULT_RETRIES)), options.timeoutMs ?? DEFAULT_TIMEOUT_MS];
   const maxWaitMs = options.maxWaitMs ?? Number.POSITIVE_INFINITY;
   const emit = options.onEvent ?? ((): void => undefined);
-  const governors = createGovernorRegistry({ clock, maxWaitMs, onWait: (w) => emit({ type: 'wait', ...w }) });
+  const pool = poolFor(options.budget, baseUrl.origin, apiKey, clock);
+  const governors = createClientRegistry(pool, { maxWaitMs, onWait: (w) => emit({ type: 'wait', ...w }) });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const exchanger = createExchanger({ baseUrl, apiKey, fetch, clock, timeoutMs, maxBodyBytes, governors, emit });
   const policy: RetryPolicy = { retries, maxWaitMs, random, clock, serverClock: governors.serverClock, emit };
@@ -167,15 +169,12 @@ export function createClient(options: ClientOptions): Client {
   };
 }
 
-function combine(signals: Array<AbortSignal | undefined>): AbortSignal | undefined {
-  const s = signals.filter((x): x is AbortSignal => x !== undefined);
-  return s.length === 0 ? undefined : s.length === 1 ? s[0] : AbortSignal.any(s);
-}
+const combine = (s: AbortSignal[]): AbortSignal | undefined => (s.length <= 1 ? s[0] : AbortSignal.any(s));
 
 async function getWithRetries<T>(s: Session, url: URL, call: GetOptions<T> = {}): Promise<ClientResponse<T>> {
   assertSameOrigin(url, s.baseUrl, 'a request');
   const headers = s.headersFor(call.headers);
-  const signal = combine([s.signal, call.signal]);
+  const signal = combine([s.signal, call.signal].filter((x) => x !== undefined));
   const parse: BodyParser<T> = call.parse ?? ((text) => text as unknown as T);
   const demand = call.demand !== undefined ? { demand: call.demand } : {};
   let retry = 0;

@@ -11,7 +11,7 @@ import type { Clock } from '../time/clock.js';
 import { readBoundedText } from './body.js';
 import type { ClientEvent, ClientEventSink } from './events.js';
 import type { FetchLike } from './fetch-like.js';
-import type { GovernorRegistry } from './governor.js';
+import type { GovernorRegistry } from './governor-registry.js';
 import { resolveSameOrigin } from './origin.js';
 import { parseRateLimitHeaders, snapshotOf, type RateLimitHeaders, type RateLimitSnapshot } from './rate-limit.js';
 import { redactSecret } from './redact.js';

@@ -1,91 +1,25 @@
 /**
  * The rate-limit governor: one per endpoint (limits are per API key and per endpoint, the API
- * documentation, rate limiting), shared by every request of a client in flight. It paces requests
+ * documentation, rate limiting; which paths make one endpoint is governor-registry.ts's), shared
+ * by every request in flight of the clients of one origin and key. It paces requests
  * so that an honest server never has to answer 429 (README, "Rate limits, retries and safety":
  * pace before the 429): a request is only sent when the window has room for it, counting the
  * requests already in flight (a reservation), and when the window is spent it waits for the reset
  * by the server's clock. The window model is quota-window.ts; how long to wait is wait.ts.
  */
+import type { SharedTicket } from '../context.js';
 import { RateLimitError } from '../errors.js';
-import type { Clock } from '../time/clock.js';
+import type { AcquireOptions, GovernorOptions, GovernorState, GovernorWait, Permit, RateLimitGovernor } from './governor-types.js';
 import { QuotaWindow, type ResponseObservation } from './quota-window.js';
-import { createServerClock, type ServerClock } from './server-clock.js';
 import { decideWait, describeTooLong } from './wait.js';
 
+export type { AcquireOptions, GovernorOptions, GovernorState, GovernorWait, Permit, RateLimitGovernor } from './governor-types.js';
 export { PROBE_PRECISION_MS, type ResponseObservation } from './quota-window.js';
 
-/** A pacing wait the governor is about to sleep, for `wait` events. */
-export interface GovernorWait {
-  reason: 'pacing';
-  /** Length, ms. */
-  ms: number;
-  /** End, local epoch ms. */
-  until: number;
-  limit?: number;
-  remaining?: number;
-}
-
-/** Options of {@link createRateLimitGovernor}. */
-export interface GovernorOptions {
-  clock: Clock;
-  /** Shared by the governors of one client. */
-  serverClock: ServerClock;
-  /** Longest pacing wait accepted, ms (default Infinity); longer → {@link RateLimitError} without waiting. */
-  maxWaitMs?: number;
-  /** Called once per distinct pacing wait (concurrent requests waiting for the same reset report it once). */
-  onWait?: (wait: GovernorWait) => void;
-  /** Names the endpoint in errors, e.g. `/entities`. */
-  name?: string;
-}
-
-/** The right to send one request; release it when the response headers arrive (or the attempt failed). */
-export interface Permit {
-  /** True when this request is the first after a rate-limit wait (a 429 on it means the server rounds its reset down). */
-  readonly afterWait: boolean;
-  /** Returns the slot; idempotent. Pass the response's observation when there was a response. */
-  release(observation?: ResponseObservation): void;
-}
-
-/** Options of {@link RateLimitGovernor.acquire}. */
-export interface AcquireOptions {
-  /** Aborts the wait (rejects with the signal's reason). */
-  signal?: AbortSignal;
-  /** The caller has just waited for a rate limit itself (a 429 wait): mark the permit {@link Permit.afterWait}. */
-  afterWait?: boolean;
-  /** False: grant at once whatever the window says (`ratelimit` probes); still counted. Default true. */
-  wait?: boolean;
-  /**
-   * Requests the caller will still make to this endpoint after this one, when it knows (offset
-   * pages): a window that cannot serve them all may time its last requests to probe the server's
-   * clock at no cost (see QuotaWindow.probeDelay).
-   */
-  demand?: number;
-}
-
-/** The governor's view of its endpoint, for diagnostics and tests. */
-export interface GovernorState {
-  /** Last `X-RateLimit-Limit` seen. */
-  limit: number | undefined;
-  /** Requests that may still be started in this window, net of those in flight; undefined: unknown (one at a time). */
-  available: number | undefined;
-  /** The current window's reset, server ms. */
-  resetAt: number | undefined;
-  /** Requests sent and not yet answered. */
-  inFlight: number;
-}
-
-/** One endpoint's rate-limit pacing; see {@link createRateLimitGovernor}. */
-export interface RateLimitGovernor {
-  /**
-   * Waits until a request may be sent, then reserves a slot for it.
-   * @throws {RateLimitError} when the wait for the reset would exceed `maxWaitMs`
-   * @throws the signal's reason when aborted
-   */
-  acquire(options?: AcquireOptions): Promise<Permit>;
-  /** Holds every request of this endpoint until `localMs` (a 429 wait the caller reports and sleeps itself). */
-  blockUntil(localMs: number): void;
-  /** A snapshot of the state. */
-  state(): GovernorState;
+/** Whom a wait is reported to, and the longest wait it accepts, ms (a caller's, or the governor's). */
+interface Caller {
+  onWait: ((wait: GovernorWait) => void) | undefined;
+  maxWaitMs: number;
 }
 
 function abortReason(signal: AbortSignal): unknown {
@@ -101,27 +35,30 @@ interface Grant {
 /** The governor of one endpoint; see {@link createRateLimitGovernor}. */
 class Governor implements RateLimitGovernor {
   private readonly window: QuotaWindow;
-  private readonly maxWaitMs: number;
   private inFlight = 0;
   private blockedUntil = -Infinity;
-  private reportedUntil = -Infinity;
+  /** The latest wait end (local ms) each listener was told of, so a wait is reported once per listener. */
+  private readonly reported = new Map<((wait: GovernorWait) => void) | undefined, number>();
   /** Callers inside `acquire` (waiting for a permit): the demand the window has to serve. */
   private acquiring = 0;
   private waiters: Array<() => void> = [];
 
   constructor(private readonly options: GovernorOptions) {
     this.window = new QuotaWindow(options.serverClock);
-    this.maxWaitMs = options.maxWaitMs ?? Number.POSITIVE_INFINITY;
   }
 
   async acquire(opts: AcquireOptions = {}): Promise<Permit> {
     const { signal } = opts;
     const waited = opts.afterWait === true;
     if (opts.wait === false) return this.grant(waited);
+    const caller: Caller = {
+      onWait: opts.onWait ?? this.options.onWait,
+      maxWaitMs: opts.maxWaitMs ?? this.options.maxWaitMs ?? Number.POSITIVE_INFINITY,
+    };
     this.acquiring++;
     let granted: Grant;
     try {
-      granted = await this.acquireWaiting(signal, waited, opts.demand ?? 0);
+      granted = await this.acquireWaiting(caller, signal, waited, opts.demand ?? 0);
     } finally {
       this.acquiring--;
     }
@@ -137,14 +74,22 @@ class Governor implements RateLimitGovernor {
     return granted.permit;
   }
 
-  blockUntil(localMs: number): void {
+  blockUntil(localMs: number, reportedTo?: (wait: GovernorWait) => void): void {
     if (localMs > this.blockedUntil) this.blockedUntil = localMs;
-    if (localMs > this.reportedUntil) this.reportedUntil = localMs;
+    const listener = reportedTo ?? this.options.onWait;
+    if (localMs > (this.reported.get(listener) ?? -Infinity)) this.reported.set(listener, localMs);
   }
 
   state(): GovernorState {
     const w = this.window;
     return { limit: w.limit, available: w.available, resetAt: w.resetAt, inFlight: this.inFlight };
+  }
+
+  /** Tells the caller of a wait unless it was told of one ending at the same instant (±1 ms). */
+  private report(caller: Caller, wait: GovernorWait): void {
+    if (wait.until <= (this.reported.get(caller.onWait) ?? -Infinity) + 1) return;
+    this.reported.set(caller.onWait, wait.until);
+    caller.onWait?.(wait);
   }
 
   private notify(): void {
@@ -173,7 +118,7 @@ class Governor implements RateLimitGovernor {
     });
   }
 
-  private grant(afterWait: boolean): Permit {
+  private grant(afterWait: boolean, ticket?: SharedTicket): Permit {
     this.inFlight++;
     this.window.take();
     let released = false;
@@ -186,40 +131,94 @@ class Governor implements RateLimitGovernor {
         if (obs !== undefined) {
           if (obs.status === 429 && afterWait) this.options.serverClock.noteRoundedDown();
           this.window.observe(obs, this.inFlight);
+          this.share(obs, ticket);
         }
         this.notify();
       },
     };
   }
 
+  /** Records a response's window where other processes read it (a 429 is recorded as none left). */
+  private share(obs: ResponseObservation, ticket: SharedTicket | undefined): void {
+    const { shared } = this.options;
+    const quota = shared?.quota();
+    const h = obs.headers;
+    const remaining = obs.status === 429 ? 0 : h.remaining;
+    if (shared === undefined || quota === undefined || remaining === undefined || h.resetAt === undefined) return;
+    const seen = { remaining, resetAt: h.resetAt, status: obs.status, ...(h.limit === undefined ? {} : { limit: h.limit }) };
+    if (quota.observe(shared.scope, seen, ticket)) shared.onPerPath?.();
+  }
+
+  /**
+   * Reserves the request in what other processes share: `until`, the local instant (ms) the
+   * window's reset is certainly past by the server's clock, when their reservations fill it; else
+   * the reservation's ticket, if any (go).
+   */
+  private sharedHold(now: number): { until?: number; ticket?: SharedTicket } {
+    const { shared, serverClock } = this.options;
+    const quota = shared?.quota();
+    if (shared === undefined || quota === undefined) return {};
+    const answer = quota.reserve(shared.scope, now + (serverClock.offset?.low ?? 0));
+    if (answer === undefined) return {};
+    if (answer.granted) return answer.ticket === undefined ? {} : { ticket: answer.ticket };
+    const until = serverClock.toLocal(answer.resetAt) + serverClock.marginMs;
+    return until > now ? { until } : {};
+  }
+
   /** The waiting part of `acquire` (counted in `acquiring` by its caller). */
-  private async acquireWaiting(signal: AbortSignal | undefined, afterWait: boolean, demand: number): Promise<Grant> {
+  private async acquireWaiting(caller: Caller, signal: AbortSignal | undefined, afterWait: boolean, demand: number): Promise<Grant> {
     let waited = afterWait;
     for (;;) {
       if (signal?.aborted) throw abortReason(signal);
       const now = this.options.clock.now();
       if (this.blockedUntil > now) {
+        this.report(caller, { reason: 'pacing', ms: this.blockedUntil - now, until: this.blockedUntil });
         await this.options.clock.sleep(this.blockedUntil - now, signal);
         waited = true;
         continue;
       }
       const available = this.window.available;
-      if (available === undefined) {
-        if (this.inFlight === 0) return { permit: this.grant(waited), hold: 0 };
-        await this.waitForRelease(signal);
-        continue;
-      }
-      if (available > 0) {
-        const hold = this.window.probeDelay(now, demand, this.acquiring);
-        return { permit: this.grant(waited), hold };
+      const free = available === undefined ? this.inFlight === 0 : available > 0;
+      if (free) {
+        const { until, ticket } = this.sharedHold(now);
+        if (until !== undefined) {
+          await this.sleepUntil(caller, now, until, signal);
+          waited = true;
+          continue;
+        }
+        if (available === undefined) return { permit: this.grant(waited, ticket), hold: 0 };
+        return { permit: this.grant(waited, ticket), hold: this.window.probeDelay(now, demand, this.acquiring) };
       }
       if (this.inFlight > 0) {
         // Answers in flight will tell how much room the window has left.
         await this.waitForRelease(signal);
         continue;
       }
-      if (await this.waitForReset(now, signal)) waited = true;
+      if (await this.waitForReset(caller, now, signal)) waited = true;
     }
+  }
+
+  /**
+   * A pacing wait until `until` (local ms): reported to the caller, then slept.
+   * @throws {RateLimitError} when it would exceed the caller's `maxWaitMs`
+   */
+  private async sleepUntil(caller: Caller, now: number, until: number, signal: AbortSignal | undefined): Promise<void> {
+    const ms = until - now;
+    if (ms > caller.maxWaitMs) {
+      throw new RateLimitError(
+        `the rate limit of ${this.options.name ?? 'this endpoint'} resets in ${describeTooLong(ms, caller.maxWaitMs)}`,
+        until,
+        {
+          hint: 'raise --max-wait, or run again after the reset',
+        },
+      );
+    }
+    const wait: GovernorWait = { reason: 'pacing', ms, until };
+    if (this.window.limit !== undefined) wait.limit = this.window.limit;
+    const remaining = this.window.last?.headers.remaining;
+    if (remaining !== undefined) wait.remaining = remaining;
+    this.report(caller, wait);
+    await this.options.clock.sleep(ms, signal);
   }
 
   /**
@@ -229,30 +228,14 @@ class Governor implements RateLimitGovernor {
    * @returns true when it slept
    * @throws {RateLimitError} when the wait would exceed `maxWaitMs`
    */
-  private async waitForReset(now: number, signal: AbortSignal | undefined): Promise<boolean> {
-    const { clock, serverClock } = this.options;
+  private async waitForReset(caller: Caller, now: number, signal: AbortSignal | undefined): Promise<boolean> {
+    const { serverClock } = this.options;
     const obs = this.window.last;
-    const decision = obs === undefined ? undefined : decideWait({ kind: 'pacing', response: obs, now, serverClock, maxWaitMs: this.maxWaitMs });
+    const decision = obs === undefined ? undefined : decideWait({ kind: 'pacing', response: obs, now, serverClock, maxWaitMs: caller.maxWaitMs });
     const startEpoch = this.window.epoch;
     let slept = false;
     if (decision !== undefined && decision.ms > 0) {
-      if (decision.tooLong) {
-        throw new RateLimitError(
-          `the rate limit of ${this.options.name ?? 'this endpoint'} resets in ${describeTooLong(decision.ms, this.maxWaitMs)}`,
-          decision.until,
-          {
-            hint: 'raise --max-wait, or run again after the reset',
-          },
-        );
-      }
-      if (decision.until > this.reportedUntil + 1) {
-        this.reportedUntil = decision.until;
-        const wait: GovernorWait = { reason: 'pacing', ms: decision.ms, until: decision.until };
-        if (this.window.limit !== undefined) wait.limit = this.window.limit;
-        if (obs?.headers.remaining !== undefined) wait.remaining = obs.headers.remaining;
-        this.options.onWait?.(wait);
-      }
-      await clock.sleep(decision.ms, signal);
+      await this.sleepUntil(caller, now, decision.until, signal);
       slept = true;
     }
     const w = this.window;
@@ -266,34 +249,10 @@ class Governor implements RateLimitGovernor {
  * new window), one request at a time goes out to learn it; then requests are granted while the
  * window has room ({@link QuotaWindow}), so concurrency cannot produce a burst of 429s. When
  * nothing is available and nothing is in flight, it sleeps until the reset by the server's clock
- * ({@link decideWait}, kind `pacing`), then starts the new window with one request.
+ * ({@link decideWait}, kind `pacing`), then starts the new window with one request. With
+ * `options.shared`, each request is also reserved in what other processes share, and waits for the
+ * reset when their reservations fill the window.
  */
 export function createRateLimitGovernor(options: GovernorOptions): RateLimitGovernor {
   return new Governor(options);
-}
-
-/** The governors of one client, by endpoint. */
-export interface GovernorRegistry {
-  /** The shared server-clock knowledge. */
-  readonly serverClock: ServerClock;
-  /** The governor of the endpoint of `url` (keyed by pathname: limits are per endpoint). */
-  forUrl(url: URL): RateLimitGovernor;
-}
-
-/** Creates a {@link GovernorRegistry}; `options` apply to every governor it creates. */
-export function createGovernorRegistry(options: Omit<GovernorOptions, 'serverClock' | 'name'>): GovernorRegistry {
-  const serverClock = createServerClock();
-  const governors = new Map<string, RateLimitGovernor>();
-  return {
-    serverClock,
-    forUrl(url: URL): RateLimitGovernor {
-      const key = url.pathname;
-      let g = governors.get(key);
-      if (g === undefined) {
-        g = createRateLimitGovernor({ ...options, serverClock, name: key });
-        governors.set(key, g);
-      }
-      return g;
-    },
-  };
 }

@@ -75,6 +75,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     latencyMs: options.latencyMs ?? 0,
     cursorPrevious: options.cursorPrevious ?? 'previous',
     limiter,
+    limitScope: options.limitScope ?? 'route',
     injector,
     registry,
     log,

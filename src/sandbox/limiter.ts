@@ -21,6 +21,7 @@ export interface RateLimitDecision {
 
 /** 429s answered in one window of one endpoint. */
 export interface LimitedWindow {
+  /** What the window counted: an endpoint key (route scope) or a concrete path (path scope). */
   endpoint: string;
   /** Window start, epoch ms. */
   windowStartMs: number;

@@ -12,7 +12,7 @@ import type { RequestLog } from './request-log.js';
 import { finishDraft } from './respond.js';
 import { createDraft, httpDate, JSON_TYPE, messageBody, requestIdOf, setMessage, type PageDraft, type ResponseDraft } from './responses.js';
 import { matchRoute, type Route } from './routes.js';
-import type { RequestLogEntry, SandboxReply, SandboxRequest } from './types.js';
+import type { LimitScope, RequestLogEntry, SandboxReply, SandboxRequest } from './types.js';
 
 /** What the handler works with; see {@link createReplyHandler}. */
 export interface ReplyHandlerOptions {
@@ -25,6 +25,8 @@ export interface ReplyHandlerOptions {
   latencyMs: number;
   cursorPrevious: 'previous' | 'last';
   limiter: RateLimiter;
+  /** `route`: one window per endpoint key; `path`: one per concrete path (see SandboxOptions.limitScope). */
+  limitScope: LimitScope;
   injector: FaultInjector;
   registry: CollectionRegistry;
   log: RequestLog;
@@ -113,7 +115,8 @@ export function createReplyHandler(options: ReplyHandlerOptions): (req: SandboxR
     }
     const route = matchRoute(url.pathname);
     entry.endpoint = route?.endpoint.key;
-    const draft = planAnswer(registry, req, url, route, limiter.hit(key, route?.endpoint.key ?? 'unknown', now));
+    const counted = route === undefined ? 'unknown' : options.limitScope === 'path' ? url.pathname : route.endpoint.key;
+    const draft = planAnswer(registry, req, url, route, limiter.hit(key, counted, now));
     const page = draft.page?.plan.pageNumber;
     const fired = injector.decide({ requestNumber: number, endpoint: route?.endpoint.key, page, pathAndQuery, nowMs: now });
     entry.faults = fired.map((r) => r.kind);

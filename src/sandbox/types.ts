@@ -6,6 +6,9 @@ import type { Clock } from '../time/clock.js';
 import type { FaultConfig, FaultKind, FaultRule, NetworkFault } from './faults.js';
 import type { LimitedWindow } from './limiter.js';
 
+/** What one rate-limit window of the sandbox counts: each concrete path, or each path template (route). */
+export type LimitScope = 'path' | 'route';
+
 /** An automatic change of a collection while clients page through it. */
 export interface AutoMutation {
   /** Collection path, e.g. `/taxpayers/DMO140312KT5/invoices` (ids raw or percent-encoded). */
@@ -26,6 +29,11 @@ export interface SandboxOptions {
   limit?: number;
   /** Window length, seconds (default 60). Windows are fixed and end on whole seconds. */
   windowSeconds?: number;
+  /**
+   * What one window counts, per key: `route` (default) one window per endpoint (path template), so
+   * `/taxpayers/A/invoices` and `/taxpayers/B/invoices` share it; `path` one per concrete path.
+   */
+  limitScope?: LimitScope;
   /** Seed of the generated records (default 1). */
   seed?: number;
   /** Collection sizes. */

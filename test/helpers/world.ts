@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.js';
-import type { FetchLike } from '../../src/context.js';
+import { createRateBudget, type FetchLike, type RateBudget } from '../../src/context.js';
 import { createSandbox, type RequestLogEntry, type Sandbox, type SandboxOptions } from '../../src/sandbox/app.js';
 import { createSandboxFetch, type ForeignRequest } from '../../src/sandbox/fetch.js';
 import { startSandboxServer, type RunningServer } from '../../src/sandbox/server.js';
@@ -173,10 +173,27 @@ export interface InProcessOptions extends TestContextOptions {
   connectVia?: 'argv' | 'env' | 'none';
   /** With `connectVia: 'argv'`, leave out `--api-key` (the test passes it another way, or not at all). */
   noKey?: boolean;
+  /** The Context's rate budget (default the world's, {@link worldBudget}); another one acts out another process. */
+  rateBudget?: RateBudget;
 }
 
-/** Options of {@link worldContext}: the Context's (they override the world's) and a fetch wrapper. */
-export type WorldContextOptions = Pick<InProcessOptions, keyof TestContextOptions | 'wrapFetch'>;
+/**
+ * Options of {@link worldContext}: the Context's (they override the world's), a fetch wrapper, and
+ * the rate budget (default: the world's, one per world, so the clients of its Contexts share their
+ * windows as those of one process do; give another one to act out another process).
+ */
+export type WorldContextOptions = Pick<InProcessOptions, keyof TestContextOptions | 'wrapFetch' | 'rateBudget'>;
+
+const budgets = new WeakMap<object, RateBudget>();
+/** The rate budget of a world (in memory: no file is shared), made on first use. */
+function worldBudget(world: SandboxWorld | ServedWorld): RateBudget {
+  let b = budgets.get(world);
+  if (b === undefined) {
+    b = createRateBudget();
+    budgets.set(world, b);
+  }
+  return b;
+}
 
 /**
  * A captured Context in `dir` (cwd and config folder) wired to `world`: an in-process world
@@ -192,10 +209,11 @@ export function worldContext(
   const served = 'server' in world;
   const inner = served ? undefined : createSandboxFetch(world.sandbox, world.strictOrigin ? { origin: world.base } : {});
   const base: FetchLike = inner ?? globalThis.fetch;
-  const { wrapFetch, ...contextOptions } = options;
+  const { wrapFetch, rateBudget, ...contextOptions } = options;
   const fetch = wrapFetch ? wrapFetch(base) : base;
   const clock = served ? systemClock : world.clock;
   const t = createTestContext({ clock, cwd: dir.path, configDir: dir.file('config'), ...contextOptions, fetch });
+  t.ctx.rateBudget = rateBudget ?? worldBudget(world);
   return { t, foreign: inner?.foreignRequests ?? [] };
 }
 

@@ -153,7 +153,7 @@ describe('write errors of the config file and the rate-limit cache (ulimit -f 0:
       `collections: warning: cannot save the rate-limit cache ${cache}: file too large (EFBIG); \`ratelimit --cached\` may show older values`,
     );
     expect(readFileSync(cache)).toEqual(cacheBefore);
-    expect(filesOf(dir.path)).toEqual(['config', 'config/ratelimit.json']);
+    expect(filesOf(dir.path)).toEqual(['config', 'config/rate-budget.json', 'config/ratelimit.json']);
     expect(canaryFree(r.stdout, r.stderr)).toBe(true);
   });
 

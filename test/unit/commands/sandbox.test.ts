@@ -10,16 +10,20 @@ import { createTestContext } from '../../helpers/context.js';
 describe('runSandbox', () => {
   it('prints its URL, key, taxpayers and an example, serves, and stops on a signal', async () => {
     const t = createTestContext({ clock: createVirtualClock() });
-    const done = runSandbox({ port: 0, key: 'demo-key', taxpayers: 3, invoices: 12 }, t.ctx);
+    const done = runSandbox({ port: 0, key: 'demo-key', taxpayers: 3, invoices: 12, limit: 5, limitScope: 'path' }, t.ctx);
     while (!t.stdout.text().includes('Ctrl-C')) await new Promise((r) => setTimeout(r, 5));
     const out = t.stdout.text();
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
     expect(out).toContain('API key: demo-key');
+    expect(out).toContain('Rate limit: 5 requests per 60 s per path');
     const rfcs = [...out.matchAll(/^ {2}([A-ZÑ&]{3,4}\d{6}[A-Z0-9]{3})$/gmu)].map((m) => m[1]!);
     expect(rfcs).toHaveLength(3);
     expect(out).toContain(`collections invoices --taxpayer ${rfcs[0]} --cursor --base-url ${url} --api-key demo-key`);
     const res = await fetch(`${url}/taxpayers/${encodeURIComponent(rfcs[2]!)}/invoices`, { headers: { 'X-Api-Key': 'demo-key' } });
     expect(((await res.json()) as Record<string, unknown>)['hydra:totalItems']).toBe(12);
+    // Path scope: another taxpayer's invoices have a window of their own.
+    const other = await fetch(`${url}/taxpayers/${encodeURIComponent(rfcs[1]!)}/invoices`, { headers: { 'X-Api-Key': 'demo-key' } });
+    expect(other.headers.get('x-ratelimit-remaining')).toBe('4');
     t.raise('SIGINT');
     expect(await done).toBe(0);
     await expect(fetch(`${url}/entities`)).rejects.toThrow();
@@ -31,6 +35,7 @@ describe('runSandbox', () => {
     [{ window: 0 }, /--window/],
     [{ lineItems: 500 }, /--line-items/],
     [{ faults: 'nonsense' }, /unknown fault/],
+    [{ limitScope: 'taxpayer' }, /--limit-scope must be route or path/],
   ])('refuses %j before listening', async (options, message) => {
     const t = createTestContext();
     await expect(runSandbox(options, t.ctx)).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(message) as string });

@@ -95,4 +95,21 @@ describe('rate limiting over HTTP', () => {
     expect(Number(res.headers.get('x-ratelimit-limit'))).toBe(UNLIMITED);
     expect(Number(res.headers.get('x-ratelimit-remaining'))).toBeGreaterThan(1000);
   });
+
+  it.each([
+    ['route', ['1', '0', '429'], [{ endpoint: 'invoices', count: 1 }]],
+    [undefined, ['1', '0', '429'], [{ endpoint: 'invoices', count: 1 }]],
+    ['path', ['1', '1', '0'], []],
+  ] as const)('--limit-scope %s: the invoices of two taxpayers share a window only in route scope', async (limitScope, remaining, limited) => {
+    const clock = createVirtualClock(T0);
+    const sb = createSandbox({ apiKey: KEY, clock, limit: 2, windowSeconds: 60, sizes: { taxpayers: 2 }, ...(limitScope ? { limitScope } : {}) });
+    const [a, b] = sb.taxpayers().map((rfc) => `/taxpayers/${encodeURIComponent(rfc)}/invoices`);
+    const seen: string[] = [];
+    for (const path of [a!, b!, a!]) {
+      const res = await get(sb, path);
+      seen.push(res.status === 429 ? '429' : res.headers.get('x-ratelimit-remaining')!);
+    }
+    expect(seen).toEqual(remaining);
+    expect(sb.stats().limitedWindows.map(({ endpoint, count }) => ({ endpoint, count }))).toEqual(limited);
+  });
 });

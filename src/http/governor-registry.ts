@@ -1,0 +1,243 @@
+/**
+ * Which governor (governor.ts) paces a request, and what the clients of one API and key share.
+ *
+ * Scope (README, "Rate limits, retries and safety"): the API documentation says limits are per key
+ * and per endpoint, but not whether `/taxpayers/A/invoices` and `/taxpayers/B/invoices` are one
+ * endpoint. The pool starts on the safe side: every path of one route (the endpoint's path template
+ * of endpoints.ts, e.g. `/taxpayers/{taxpayerId}/invoices`, after any prefix of the base URL) shares
+ * one window, so a per-route API never answers a second 429. It learns per-path counting from the
+ * headers: a response on path B, sent after a response on path A of the same route arrived, that
+ * reports the same reset and a `Remaining` at least A's cannot come from one shared counter (that
+ * would have counted A's request first); from then on each path of the route has its own window.
+ * A path that matches no template is its own window (as before).
+ *
+ * Sharing: a {@link GovernorPool} holds the governors and the server's clock of one origin and key;
+ * every client created with the same rate budget (context.ts `RateBudget`) uses the same pool
+ * ({@link poolFor}), and each client sees it through its own {@link GovernorRegistry}, so the waits
+ * of a client's requests are reported to that client and bounded by its `--max-wait`.
+ */
+import { createHash } from 'node:crypto';
+import type { RateBudget, SharedQuota } from '../context.js';
+import { ENDPOINTS } from '../endpoints.js';
+import type { Clock } from '../time/clock.js';
+import { createRateLimitGovernor } from './governor.js';
+import type { GovernorWait, Permit, RateLimitGovernor } from './governor-types.js';
+import type { ResponseObservation } from './quota-window.js';
+import { createServerClock, type ServerClock } from './server-clock.js';
+
+/** The governors one client sees, by endpoint. */
+export interface GovernorRegistry {
+  /** The shared server-clock knowledge. */
+  readonly serverClock: ServerClock;
+  /** The governor that paces requests to `url` (by route, or by path once the API is known to count per path). */
+  forUrl(url: URL): RateLimitGovernor;
+}
+
+/** What the clients of one origin and key share; see {@link createGovernorPool}. */
+export interface GovernorPool {
+  readonly serverClock: ServerClock;
+  /** Settles when what other processes share is open (or known to be unavailable); undefined once it is. */
+  readonly opening: Promise<void> | undefined;
+  /** The governor pacing `url` now. */
+  resolve(url: URL): RateLimitGovernor;
+  /**
+   * Learns from one response to `url`.
+   * @param sentAfter {@link GovernorPool.receipts} when its request was granted
+   */
+  learn(url: URL, sentAfter: number, obs: ResponseObservation): void;
+  /** Responses learnt from so far. */
+  readonly receipts: number;
+  /** How the route of `url` is counted, as learnt so far (`route` until per-path counting is seen). */
+  scopeOf(url: URL): 'route' | 'path';
+}
+
+const TEMPLATES = ENDPOINTS.map((e) => e.path.split('/').slice(1)).sort((a, b) => b.length - a.length);
+
+/**
+ * The route of a path: the longest endpoint template of endpoints.ts its last segments fit (a
+ * `{…}` segment fits any non-empty segment), after the rest of the path (a base URL's prefix), e.g.
+ * `/v1/taxpayers/AAA/invoices` → `/v1/taxpayers/{taxpayerId}/invoices`; a path no template fits is
+ * its own route.
+ */
+export function routeOf(pathname: string): string {
+  const segments = pathname.split('/').slice(1);
+  for (const template of TEMPLATES) {
+    const offset = segments.length - template.length;
+    if (offset < 0) continue;
+    const fits = template.every((t, i) => {
+      const s = segments[offset + i]!;
+      return t.startsWith('{') ? s !== '' : t === s;
+    });
+    if (fits) return ['', ...segments.slice(0, offset), ...template].join('/');
+  }
+  return pathname;
+}
+
+/** The lowest `Remaining` seen in a route's current window, and where. */
+interface Floor {
+  path: string;
+  remaining: number;
+  resetAt: number;
+  receipt: number;
+}
+
+interface RouteGroup {
+  route: string;
+  perPath: boolean;
+  governor: RateLimitGovernor;
+  paths: Map<string, RateLimitGovernor>;
+  floor: Floor | undefined;
+}
+
+/**
+ * Feeds one answer into a route's floor (the lowest `Remaining` of its window, and where).
+ * @returns true when it shows per-path counting: a 2xx on another path than the floor's, sent after
+ *   the floor's answer arrived, with the same reset and at least as much room
+ */
+function learnsPerPath(g: RouteGroup, path: string, sentAfter: number, receipt: number, obs: ResponseObservation): boolean {
+  const { remaining, resetAt } = obs.headers;
+  if (obs.status < 200 || obs.status >= 300 || remaining === undefined || resetAt === undefined) return false;
+  const f = g.floor;
+  if (f !== undefined && f.resetAt === resetAt && f.path !== path && f.receipt <= sentAfter && remaining >= f.remaining) return true;
+  if (f === undefined || resetAt > f.resetAt || (resetAt === f.resetAt && remaining < f.remaining)) g.floor = { path, remaining, resetAt, receipt };
+  return false;
+}
+
+/** Options of {@link createGovernorPool}. */
+export interface GovernorPoolOptions {
+  clock: Clock;
+  /** What other processes share (reservations and windows by route or path), or its opening; none: this process alone. */
+  quota?: SharedQuota | Promise<SharedQuota | undefined>;
+}
+
+/** Creates an empty {@link GovernorPool} (no window known, every route counted as one window). */
+export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
+  const { clock } = options;
+  const serverClock = createServerClock();
+  const groups = new Map<string, RouteGroup>();
+  let receipts = 0;
+  let quota: SharedQuota | undefined;
+  let opening: Promise<void> | undefined;
+  if (options.quota instanceof Promise) {
+    opening = options.quota.then(
+      (q) => {
+        quota = q;
+        opening = undefined;
+      },
+      () => {
+        opening = undefined;
+      },
+    );
+  } else {
+    quota = options.quota;
+  }
+  const sharing = options.quota !== undefined;
+  const make = (scope: string, onPerPath?: () => void): RateLimitGovernor =>
+    createRateLimitGovernor({
+      clock,
+      serverClock,
+      name: scope,
+      ...(sharing ? { shared: { quota: () => quota, scope, ...(onPerPath === undefined ? {} : { onPerPath }) } } : {}),
+    });
+  const groupOf = (url: URL): RouteGroup => {
+    const route = routeOf(url.pathname);
+    let g = groups.get(route);
+    if (g === undefined) {
+      const group: RouteGroup = {
+        route,
+        perPath: quota?.isPathScope(route) ?? false,
+        governor: make(route, () => {
+          group.perPath = true;
+        }),
+        paths: new Map(),
+        floor: undefined,
+      };
+      groups.set(route, group);
+      g = group;
+    }
+    return g;
+  };
+  return {
+    serverClock,
+    get opening() {
+      return opening;
+    },
+    get receipts() {
+      return receipts;
+    },
+    scopeOf: (url) => (groupOf(url).perPath ? 'path' : 'route'),
+    resolve(url) {
+      const g = groupOf(url);
+      if (!g.perPath) return g.governor;
+      let p = g.paths.get(url.pathname);
+      if (p === undefined) {
+        p = make(url.pathname);
+        g.paths.set(url.pathname, p);
+      }
+      return p;
+    },
+    learn(url, sentAfter, obs) {
+      const receipt = ++receipts;
+      const g = groupOf(url);
+      if (!g.perPath && learnsPerPath(g, url.pathname, sentAfter, receipt, obs)) {
+        g.perPath = true;
+        quota?.learnPathScope(g.route);
+      }
+    },
+  };
+}
+
+/** What a client brings to the governors it shares: its listener of waits and its `--max-wait`. */
+export interface ClientPacing {
+  /** Longest pacing wait accepted, ms (Infinity: any). */
+  maxWaitMs: number;
+  /** Told of each pacing wait of this client's requests. */
+  onWait: (wait: GovernorWait) => void;
+}
+
+/** One client's view of a pool: its waits are its own, the windows are shared. */
+export function createClientRegistry(pool: GovernorPool, client: ClientPacing): GovernorRegistry {
+  const { maxWaitMs, onWait } = client;
+  return {
+    serverClock: pool.serverClock,
+    forUrl(url) {
+      return {
+        async acquire(opts = {}): Promise<Permit> {
+          if (pool.opening !== undefined && opts.wait !== false) await pool.opening;
+          const permit = await pool.resolve(url).acquire({ ...opts, maxWaitMs, onWait });
+          const sentAfter = pool.receipts;
+          let learnt = false;
+          return {
+            afterWait: permit.afterWait,
+            release(obs) {
+              permit.release(obs);
+              if (obs === undefined || learnt) return;
+              learnt = true;
+              pool.learn(url, sentAfter, obs);
+            },
+          };
+        },
+        blockUntil: (localMs) => pool.resolve(url).blockUntil(localMs, onWait),
+        state: () => pool.resolve(url).state(),
+      };
+    },
+  };
+}
+
+/** The SHA-256 of an API key, hex: how shared state names a key without holding it. */
+export function keyHashOf(apiKey: string): string {
+  return createHash('sha256').update(apiKey, 'utf8').digest('hex');
+}
+
+/**
+ * The pool of `origin` and `apiKey` in `budget` (made on first use, with what other processes share
+ * when the budget opens it), or a pool of this client alone without a budget.
+ */
+export function poolFor(budget: RateBudget | undefined, origin: string, apiKey: string, clock: Clock): GovernorPool {
+  if (budget === undefined) return createGovernorPool({ clock });
+  const keyHash = keyHashOf(apiKey);
+  return budget.share(`governors ${origin} ${keyHash}`, () => {
+    const quota = budget.openShared?.(origin, keyHash);
+    return createGovernorPool({ clock, ...(quota === undefined ? {} : { quota }) });
+  });
+}

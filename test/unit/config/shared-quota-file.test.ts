@@ -1,0 +1,125 @@
+/**
+ * The file through which processes share the quota (config/shared-quota-file.ts): reservations
+ * fill a window until its reset, the headers seen lower it, and a corrupt, locked or unwritable
+ * file is skipped (the caller works alone) without ever holding the key.
+ */
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SHARED_QUOTA_FILE, createSharedQuotaFile } from '../../../src/config/shared-quota-file.js';
+import { keyHashOf } from '../../../src/http/governor-registry.js';
+import { CANARY, tempDir, type TempDir } from '../../helpers/world.js';
+
+const T = Date.UTC(2024, 3, 16, 18, 0, 0);
+const RESET = T + 60_000;
+const ROUTE = '/taxpayers/{taxpayerId}/invoices';
+
+let dir: TempDir;
+beforeEach(() => {
+  dir = tempDir();
+});
+afterEach(() => dir.remove());
+
+function open(troubles: string[] = []) {
+  return createSharedQuotaFile({ cacheDir: dir.path, origin: 'https://api.test', keyHash: keyHashOf(CANARY), onTrouble: (m) => troubles.push(m) });
+}
+
+describe('shared quota file', () => {
+  it('refuses a request once the processes together reserved the whole window, until its reset', () => {
+    const one = open();
+    const two = open();
+    expect(one.reserve(ROUTE, T)).toMatchObject({ granted: true });
+    one.observe(ROUTE, { limit: 3, remaining: 2, resetAt: RESET });
+    expect(two.reserve(ROUTE, T + 1)).toMatchObject({ granted: true });
+    expect(one.reserve(ROUTE, T + 2)).toMatchObject({ granted: true });
+    expect(two.reserve(ROUTE, T + 3)).toEqual({ granted: false, resetAt: RESET });
+    // Another scope (a path of its own) is another window.
+    expect(two.reserve('/taxpayers/B/invoices', T + 3)).toMatchObject({ granted: true });
+    // After the reset the window starts again.
+    expect(two.reserve(ROUTE, RESET)).toMatchObject({ granted: true });
+  });
+
+  it('counts what the server reports spent, by others too, and ignores a late answer of an older window', () => {
+    const q = open();
+    q.reserve(ROUTE, T);
+    q.observe(ROUTE, { limit: 10, remaining: 1, resetAt: RESET });
+    q.observe(ROUTE, { limit: 10, remaining: 5, resetAt: RESET - 60_000 });
+    expect(q.reserve(ROUTE, T + 1)).toMatchObject({ granted: true });
+    expect(q.reserve(ROUTE, T + 2)).toEqual({ granted: false, resetAt: RESET });
+  });
+
+  it('learns per-path counting when a request reserved after others’ answers reports fewer counted than those', () => {
+    const one = open();
+    const two = open();
+    one.reserve(ROUTE, T);
+    expect(one.observe(ROUTE, { limit: 60, remaining: 59, resetAt: RESET })).toBe(false);
+    const a = one.reserve(ROUTE, T + 1);
+    expect(a).toEqual({ granted: true, ticket: { resetAt: RESET, seen: 1 } });
+    // A shared counter: the second answer of the window counts two.
+    expect(one.observe(ROUTE, { limit: 60, remaining: 58, resetAt: RESET }, a?.granted ? a.ticket : undefined)).toBe(false);
+    const b = two.reserve(ROUTE, T + 2);
+    expect(b).toEqual({ granted: true, ticket: { resetAt: RESET, seen: 2 } });
+    expect(open().isPathScope(ROUTE)).toBe(false);
+    // Another path counted apart: its first request reports 59 left, though two answers came before it.
+    expect(two.observe(ROUTE, { limit: 60, remaining: 59, resetAt: RESET }, b?.granted ? b.ticket : undefined)).toBe(true);
+    expect(open().isPathScope(ROUTE)).toBe(true);
+  });
+
+  it('shares the routes learnt to be counted per path', () => {
+    open().learnPathScope(ROUTE);
+    expect(open().isPathScope(ROUTE)).toBe(true);
+    expect(open().isPathScope('/entities')).toBe(false);
+  });
+
+  it('is private (0600) and names the key only by its SHA-256', () => {
+    const q = open();
+    q.reserve(ROUTE, T);
+    q.observe(ROUTE, { limit: 60, remaining: 59, resetAt: RESET });
+    const text = readFileSync(dir.file(SHARED_QUOTA_FILE), 'utf8');
+    expect(text).not.toContain(CANARY);
+    expect(text).toContain(keyHashOf(CANARY));
+    expect(JSON.parse(text)).toEqual({
+      version: 1,
+      apis: {
+        [`https://api.test ${keyHashOf(CANARY)}`]: {
+          windows: { [ROUTE]: { limit: 60, remaining: 59, resetAt: RESET, reserved: 1, seen: 1 } },
+          pathScope: [],
+        },
+      },
+    });
+    if (process.platform !== 'win32') expect(statSync(dir.file(SHARED_QUOTA_FILE)).mode & 0o777).toBe(0o600);
+  });
+
+  it('replaces a corrupt file and says so once', () => {
+    writeFileSync(dir.file(SHARED_QUOTA_FILE), '{"apis": [1, 2');
+    const troubles: string[] = [];
+    const q = open(troubles);
+    expect(q.reserve(ROUTE, T)).toMatchObject({ granted: true });
+    expect(q.reserve(ROUTE, T)).toMatchObject({ granted: true });
+    expect(troubles).toEqual([expect.stringMatching(/cannot read .*rate-budget\.json \(not JSON\); pacing alone/)]);
+    expect(JSON.parse(readFileSync(dir.file(SHARED_QUOTA_FILE), 'utf8'))).toMatchObject({ version: 1 });
+  });
+
+  it('skips a file another process holds locked (answers undefined at once) and one it cannot write', () => {
+    mkdirSync(dir.file(`${SHARED_QUOTA_FILE}.lock`));
+    const troubles: string[] = [];
+    const q = open(troubles);
+    const started = Date.now();
+    expect(q.reserve(ROUTE, T)).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(troubles).toEqual([expect.stringMatching(/cannot lock .* \(ELOCKED\); pacing alone/)]);
+    if (process.platform !== 'win32' && process.getuid?.() !== 0) {
+      const ro = tempDir();
+      chmodSync(ro.path, 0o500);
+      const blocked = createSharedQuotaFile({
+        cacheDir: `${ro.path}/cache`,
+        origin: 'https://api.test',
+        keyHash: 'x',
+        onTrouble: (m) => troubles.push(m),
+      });
+      expect(blocked.reserve(ROUTE, T)).toBeUndefined();
+      expect(() => blocked.observe(ROUTE, { remaining: 1, resetAt: RESET })).not.toThrow();
+      chmodSync(ro.path, 0o700);
+      ro.remove();
+    }
+  });
+});

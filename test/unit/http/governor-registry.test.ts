@@ -1,0 +1,108 @@
+/**
+ * The governor pool (http/governor-registry.ts): routes by endpoint template, one window per route
+ * until per-path counting is seen in the headers, and each client's waits reported to that client.
+ */
+import { describe, expect, it } from 'vitest';
+import type { SharedQuota } from '../../../src/context.js';
+import { createClientRegistry, createGovernorPool, keyHashOf, poolFor, routeOf } from '../../../src/http/governor-registry.js';
+import type { GovernorWait, ResponseObservation } from '../../../src/http/governor.js';
+import { createRateBudget } from '../../../src/context.js';
+import { createVirtualClock } from '../../../src/time/clock.js';
+
+const T = Date.UTC(2024, 3, 16, 18, 0, 0);
+const RESET = T + 60_000;
+const A = new URL('http://api.test/taxpayers/A/invoices');
+const B = new URL('http://api.test/taxpayers/B/invoices');
+const ok = (remaining: number, resetAt = RESET): ResponseObservation => ({
+  status: 200,
+  headers: { limit: 60, remaining, resetAt, date: T },
+  receivedAt: T,
+});
+
+describe('routeOf', () => {
+  it('names the endpoint template a path fits, after any prefix of the base URL', () => {
+    expect(routeOf('/taxpayers/AAA/invoices')).toBe('/taxpayers/{taxpayerId}/invoices');
+    expect(routeOf('/v1/taxpayers/A%26B/invoices')).toBe('/v1/taxpayers/{taxpayerId}/invoices');
+    expect(routeOf('/taxpayers/AAA/invoices/line-items')).toBe('/taxpayers/{taxpayerId}/invoices/line-items');
+    expect(routeOf('/taxpayers/AAA/invoices/payments')).toBe('/taxpayers/{taxpayerId}/invoices/payments');
+    expect(routeOf('/taxpayers/AAA/invoices/1f0c/line-items')).toBe('/taxpayers/{taxpayerId}/invoices/{invoiceId}/line-items');
+    expect(routeOf('/invoices/1f0c/line-items')).toBe('/invoices/{invoiceId}/line-items');
+    expect(routeOf('/entities')).toBe('/entities');
+    expect(routeOf('/somewhere/else')).toBe('/somewhere/else');
+  });
+});
+
+describe('governor pool', () => {
+  it('starts with one window per route: the paths of a route share one governor', () => {
+    const pool = createGovernorPool({ clock: createVirtualClock(T) });
+    expect(pool.resolve(A)).toBe(pool.resolve(B));
+    expect(pool.scopeOf(A)).toBe('route');
+  });
+
+  it('learns per-path counting when a later request on another path reports as much room as the first', () => {
+    const pool = createGovernorPool({ clock: createVirtualClock(T) });
+    pool.learn(A, pool.receipts, ok(59));
+    const sentAfter = pool.receipts;
+    pool.learn(B, sentAfter, ok(59));
+    expect(pool.scopeOf(B)).toBe('path');
+    expect(pool.resolve(A)).not.toBe(pool.resolve(B));
+  });
+
+  it('does not learn it from a route-counted window, answers in any order', () => {
+    const pool = createGovernorPool({ clock: createVirtualClock(T) });
+    const sent0 = pool.receipts;
+    // Two requests in flight together: B's answer (counted first by the server) arrives second.
+    pool.learn(A, sent0, ok(57));
+    pool.learn(B, sent0, ok(58));
+    // Sent after both answers: a shared counter is lower than both.
+    const sent2 = pool.receipts;
+    pool.learn(B, sent2, ok(56));
+    pool.learn(A, pool.receipts, ok(55));
+    // A new window starts the comparison again.
+    pool.learn(B, pool.receipts, ok(59, RESET + 60_000));
+    pool.learn(A, pool.receipts, ok(58, RESET + 60_000));
+    expect(pool.scopeOf(A)).toBe('route');
+  });
+
+  it('takes per-path counting another process learnt, and records what it learns', () => {
+    const learnt: string[] = [];
+    const quota: SharedQuota = {
+      reserve: () => ({ granted: true }),
+      observe: () => false,
+      learnPathScope: (route) => learnt.push(route),
+      isPathScope: (route) => route === '/entities',
+    };
+    const pool = createGovernorPool({ clock: createVirtualClock(T), quota });
+    expect(pool.scopeOf(new URL('http://api.test/entities'))).toBe('path');
+    pool.learn(A, pool.receipts, ok(59));
+    pool.learn(B, pool.receipts, ok(59));
+    expect(learnt).toEqual(['/taxpayers/{taxpayerId}/invoices']);
+  });
+
+  it('reports a pacing wait to the client whose request waits, bounded by that client’s --max-wait', async () => {
+    const clock = createVirtualClock(T);
+    const pool = createGovernorPool({ clock });
+    const waits: Record<string, GovernorWait[]> = { one: [], two: [] };
+    const one = createClientRegistry(pool, { maxWaitMs: Infinity, onWait: (w) => waits.one!.push(w) });
+    const two = createClientRegistry(pool, { maxWaitMs: 1000, onWait: (w) => waits.two!.push(w) });
+    const p = await one.forUrl(A).acquire();
+    p.release(ok(0));
+    await expect(two.forUrl(B).acquire()).rejects.toThrow(/resets in 60 s, longer than the longest wait allowed \(1 s\)/);
+    const later = one.forUrl(A).acquire();
+    await later;
+    expect(waits.one).toEqual([expect.objectContaining({ reason: 'pacing', ms: 60_000 })]);
+    expect(waits.two).toEqual([]);
+    expect(clock.now()).toBe(RESET);
+  });
+
+  it('is shared by the clients of one budget, origin and key, and by no others', () => {
+    const clock = createVirtualClock(T);
+    const budget = createRateBudget();
+    const pool = poolFor(budget, 'http://api.test', 'k1', clock);
+    expect(poolFor(budget, 'http://api.test', 'k1', clock)).toBe(pool);
+    expect(poolFor(budget, 'http://api.test', 'k2', clock)).not.toBe(pool);
+    expect(poolFor(budget, 'http://other.test', 'k1', clock)).not.toBe(pool);
+    expect(poolFor(undefined, 'http://api.test', 'k1', clock)).not.toBe(pool);
+    expect(keyHashOf('k1')).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
