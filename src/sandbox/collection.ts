@@ -9,6 +9,7 @@
  */
 import type { GeneratedCollection, JsonObject } from './data.js';
 import { compileFilters, fieldTime } from './filters.js';
+import { createDateIndex, type DateIndex } from './date-index.js';
 import { createRng, hash32, hashString, uuidV7 } from './random.js';
 import { isoDate } from './records/values.js';
 
@@ -86,6 +87,8 @@ interface Store {
   readonly updated: Map<number, { obj: JsonObject; bytes: Buffer }>;
   /** Filtered views by filter text, valid while `version` matches. */
   readonly filtered: Map<string, { version: number; refs: Int32Array }>;
+  /** The dates of the generated items, for range filters. */
+  readonly dates: DateIndex;
   version: number;
 }
 
@@ -170,10 +173,16 @@ function filteredView(st: Store, filters: ReadonlyMap<string, string>): Collecti
   const cacheKey = [...filters].map(([k, v]) => `${k}=${v}`).join('&');
   let entry = st.filtered.get(cacheKey);
   if (!entry || entry.version !== st.version) {
-    const { matches, order } = compileFilters(filters);
+    const { matches, order, exact, inRanges } = compileFilters(filters);
     let refs: number[] = [];
     for (let k = inserted.length - 1; k >= 0; k--) if (matches(inserted[k]!.obj)) refs.push(-(k + 1));
-    for (let i = base.count - 1; i >= 0; i--) if (!st.deletedSet.has(i) && matches(baseObject(st, i))) refs.push(i);
+    for (let i = base.count - 1; i >= 0; i--) {
+      if (st.deletedSet.has(i)) continue;
+      const updated = st.updated.get(i);
+      // A generated item is only built when its dates pass (or no date range is asked).
+      const pass = updated ? matches(updated.obj) : inRanges((f) => st.dates.time(f, i)) && (!exact || matches(base.item(i)));
+      if (pass) refs.push(i);
+    }
     if (order) refs = orderRefs(st, refs, order.field, order.desc);
     entry = { version: st.version, refs: Int32Array.from(refs) };
     st.filtered.set(cacheKey, entry);
@@ -225,6 +234,7 @@ export function createCollectionState(key: string, base: GeneratedCollection, bu
     cache: [],
     updated: new Map(),
     filtered: new Map(),
+    dates: createDateIndex(base),
     version: 0,
   };
   let serial = 0;

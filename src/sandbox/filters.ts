@@ -48,6 +48,10 @@ export interface CompiledFilters {
   readonly matches: (obj: JsonObject) => boolean;
   /** The order asked for, if any: by `field`'s time, `desc` newest first. */
   readonly order: { readonly field: string; readonly desc: boolean } | undefined;
+  /** Whether there are exact filters (a date index alone cannot decide then). */
+  readonly exact: boolean;
+  /** Whether an item whose date fields have the times `timeOf(field)` (epoch ms) passes the range filters. */
+  readonly inRanges: (timeOf: (field: string) => number) => boolean;
 }
 
 /** Whether `time` (epoch ms) passes `op` against `bound` (epoch ms). */
@@ -84,6 +88,8 @@ export function compileFilters(filters: ReadonlyMap<string, string>): CompiledFi
   }
   return {
     order,
+    exact: exact.length > 0,
+    inRanges: (timeOf) => ranges.every((r) => inRange(r.op, timeOf(r.field), r.bound)),
     matches: (obj) => {
       // eslint-disable-next-line @typescript-eslint/no-base-to-string -- filters compare String() of any JSON field, on purpose: a nested object reads `[object Object]`, which no query value is
       for (const [k, v] of exact) if (String(obj[k]) !== v) return false;

@@ -71,6 +71,25 @@ describe('the sandbox filters and orders', () => {
     expect(strictly.length).toBe(got.length - 1);
   });
 
+  it('combines a date range with an exact filter, and sees the new updatedAt of items the churn updated', async () => {
+    const s = sandbox(30);
+    const path = `/taxpayers/${s.taxpayers()[0]!}/invoices`;
+    const first = await all(s, path);
+    const times = first.map((i) => Date.parse(i.updatedAt)).sort((a, b) => a - b);
+    const bound = times[10]!;
+    const query = (extra: string) => all(s, path, `&updatedAt%5Bafter%5D=${encodeURIComponent(new Date(bound).toISOString())}${extra}`);
+    expect((await query('')).length).toBeGreaterThan(0);
+    (s.clock as ReturnType<typeof createVirtualClock>).advance(5 * 60_000);
+    // After five minutes of churn, some items have a new updatedAt: the filter reads it, not the generated one.
+    const every = (await all(s, path)) as Array<Dated & { status: string }>;
+    const status = every[0]!.status;
+    const expected = every.filter((i) => Date.parse(i.updatedAt) >= bound && i.status === status).map((i) => i.id);
+    const before = new Map(first.map((i) => [i.id, i.updatedAt]));
+    expect(every.some((i) => before.has(i.id) && before.get(i.id) !== i.updatedAt)).toBe(true);
+    const got = await query(`&status=${status}`);
+    expect(got.map((i) => i.id)).toEqual(expected);
+  });
+
   it('orders invoices by issuedAt in offset mode, and keeps the id order in cursor mode', async () => {
     const s = sandbox();
     const path = `/taxpayers/${s.taxpayers()[0]!}/invoices`;
