@@ -22,6 +22,18 @@ interface Caller {
   maxWaitMs: number;
 }
 
+/**
+ * Requests left in a window above which the shared file (context.ts `SharedQuota`) is neither read
+ * nor written: the server's `Remaining` already counts every process's answered requests, and
+ * other processes cannot spend this many before this one hears again, so only a window's start
+ * and its last quarter (at least 64 requests) pay for a file lock per request. A quota of 60 a
+ * window is shared on every request; an unlimited one only at its start.
+ * @param limit `X-RateLimit-Limit`
+ */
+function sharedMargin(limit: number): number {
+  return Math.max(64, limit / 4);
+}
+
 function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
 }
@@ -145,6 +157,7 @@ class Governor implements RateLimitGovernor {
     const h = obs.headers;
     const remaining = obs.status === 429 ? 0 : h.remaining;
     if (shared === undefined || quota === undefined || remaining === undefined || h.resetAt === undefined) return;
+    if (h.limit !== undefined && remaining > sharedMargin(h.limit)) return;
     const seen = { remaining, resetAt: h.resetAt, status: obs.status, ...(h.limit === undefined ? {} : { limit: h.limit }) };
     if (quota.observe(shared.scope, seen, ticket)) shared.onPerPath?.();
   }
@@ -158,6 +171,8 @@ class Governor implements RateLimitGovernor {
     const { shared, serverClock } = this.options;
     const quota = shared?.quota();
     if (shared === undefined || quota === undefined) return {};
+    const h = this.window.last?.headers;
+    if (h?.limit !== undefined && h.remaining !== undefined && h.remaining - this.inFlight > sharedMargin(h.limit)) return {};
     const answer = quota.reserve(shared.scope, now + (serverClock.offset?.low ?? 0));
     if (answer === undefined) return {};
     if (answer.granted) return answer.ticket === undefined ? {} : { ticket: answer.ticket };

@@ -164,3 +164,41 @@ describe('server clock estimate through the governor', () => {
     expect(serverAtWake - reset).toBeLessThanOrEqual(30);
   });
 });
+
+describe('rate-limit governor sharing with other processes', () => {
+  /** A governor whose shared quota counts the calls; each request is answered with `remaining` of `limit`. */
+  async function callsFor(limit: number, remainingAfter: (n: number) => number, requests: number) {
+    const clock = createVirtualClock(T);
+    const serverClock = createServerClock();
+    const calls = { reserve: 0, observe: 0 };
+    const quota = {
+      reserve: () => (calls.reserve++, { granted: true as const }),
+      observe: () => (calls.observe++, false),
+      learnPathScope: () => undefined,
+      isPathScope: () => false,
+    };
+    const gov = createRateLimitGovernor({ clock, serverClock, shared: { quota: () => quota, scope: '/entities' } });
+    for (let n = 1; n <= requests; n++) {
+      const permit = await gov.acquire();
+      const headers: RateLimitHeaders = { limit, remaining: remainingAfter(n), resetAt: T + 60_000, date: clock.now() };
+      serverClock.observe(headers.date, clock.now(), clock.now());
+      permit.release({ status: 200, headers, receivedAt: clock.now() });
+    }
+    return calls;
+  }
+
+  it('reserves and records every request of a small quota (60 a window)', async () => {
+    expect(await callsFor(60, (n) => 60 - n, 20)).toEqual({ reserve: 20, observe: 20 });
+  });
+
+  it('skips the shared file while the window has plenty of room, and uses it again in its last quarter', async () => {
+    // 1,000 a window: requests 1..10 leave 999..990 (roomy: only the first, whose window is unknown,
+    // is reserved, and no answer is recorded). Then a window whose 2nd answer says 248 left: the
+    // 2nd request went out on the 1st answer (roomy), every later one is reserved, and the answers
+    // from the 2nd on are recorded.
+    const roomy = await callsFor(1000, (n) => 1000 - n, 10);
+    expect(roomy).toEqual({ reserve: 1, observe: 0 });
+    const late = await callsFor(1000, (n) => (n === 1 ? 999 : 250 - n), 10);
+    expect(late).toEqual({ reserve: 9, observe: 9 });
+  });
+});
