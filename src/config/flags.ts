@@ -106,7 +106,7 @@ export const EXPORT_FLAGS = [
   {
     flags: '--parallel <n>',
     attribute: 'parallel',
-    description: 'taxpayers exported at once when several are given, 1 to 32',
+    description: 'taxpayers exported at once when several are given, sharing one rate budget per endpoint; 1 to 32',
     value: { kind: 'integer', min: 1, max: 32 },
     defaultValue: 1,
     forId: 'taxpayerId',
