@@ -6,7 +6,7 @@
  */
 import type { Formatter, FormatterOptions, FormatterState } from './formatter.js';
 import { compileProjection } from './fields.js';
-import { joinJson } from './ndjson.js';
+import { joinJson, pageOutput } from './ndjson.js';
 import { UsageError } from '../errors.js';
 
 /** The JSON formatter's checkpointed state. */
@@ -35,7 +35,7 @@ export function createJsonFormatter(options: FormatterOptions = {}, resume?: For
       if (items.length === 0) return '';
       const text = (written === 0 ? '\n' : ',\n') + joinJson(items, ',\n', project, asJson);
       written += items.length;
-      return text;
+      return pageOutput(text, asJson);
     },
     end: () => (written === 0 ? ']\n' : '\n]\n'),
     state: (): JsonState => ({ format: 'json', items: written }),
