@@ -55,9 +55,9 @@ function parseHydraBody(text: string, response: ResponseHead): HydraPage {
 }
 
 /**
- * {@link parseHydraBody} on the byte path: {@link scanPageText} of the byte text, or the value path
- * where the scan gives up or the body was not read as a byte text (a BOM, invalid UTF-8): then the
- * page's members are values, and its errors are the value path's.
+ * {@link parseHydraBody} on the byte path: {@link scanPageText} of the body (a byte text when the
+ * client could read it so: valid UTF-8 without a BOM), or the value path where the scan gives up
+ * (then the page's members are values, and its errors are the value path's).
  */
 function scanHydraBody(text: string, response: ResponseHead): HydraPage {
   return readHydraBody(text, response, true);
@@ -66,11 +66,12 @@ function scanHydraBody(text: string, response: ResponseHead): HydraPage {
 function readHydraBody(text: string, response: ResponseHead, scan: boolean): HydraPage {
   try {
     const contentType = response.headers.get('content-type');
-    if (scan && response.byteText === true) {
+    if (scan) {
       refuseHtml(contentType);
-      const page = scanPageText(text, true);
+      const byteText = response.byteText === true;
+      const page = scanPageText(text, byteText);
       if (page !== undefined) return page;
-      text = Buffer.from(text, 'latin1').toString('utf8');
+      if (byteText) text = Buffer.from(text, 'latin1').toString('utf8');
     }
     return parsePageText(text, contentType);
   } catch (err) {
