@@ -95,7 +95,10 @@ async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
   const members = step.page.members.length <= left ? step.page.members : step.page.members.slice(0, left);
   if (step.page.totalItems !== undefined) tally.totalItems = step.page.totalItems;
   await groups.beginPage();
-  const text = withPending(tally.pending, formatter.page(members, step.page.membersAsJson));
+  const asJson = step.page.membersAsJson;
+  // Byte texts go to the formatter's byte path when it has one (JSON, NDJSON): no decode, no encode.
+  const output = asJson === 'bytes' && formatter.pageBytes ? formatter.pageBytes(members as string[]) : formatter.page(members, asJson);
+  const text = withPending(tally.pending, output);
   tally.pending = '';
   if (text.length > 0) await out.write(text);
   tally.wrotePage = true;

@@ -48,10 +48,16 @@ export interface Formatter {
    * @param asJson when true, every item is a string: the item's compact JSON text exactly as
    *   `JSON.stringify` of the parsed item would write it (the byte path, pagination/page-scan.ts);
    *   JSON and NDJSON write them as they are, the others parse them; when `'bytes'`, the texts are
-   *   byte texts, and JSON and NDJSON return the page's bytes (a Buffer: the items' bytes copied,
-   *   never decoded nor encoded again)
+   *   byte texts (see {@link pageBytes}, the fast way to write them)
    */
-  page(items: readonly unknown[], asJson?: ItemForm): string | Buffer;
+  page(items: readonly unknown[], asJson?: ItemForm): string;
+  /**
+   * JSON and NDJSON without `--fields` only: the bytes of one page whose items are byte texts
+   * (`asJson` `'bytes'`), exactly the UTF-8 of `page(items, 'bytes')`, the items' bytes copied
+   * into one Buffer, never decoded nor encoded again (the hot path). It advances the state as
+   * `page` does.
+   */
+  pageBytes?(items: readonly string[]): Buffer;
   /** Text after the last page (e.g. `]` for JSON, the whole table for `table`). */
   end(): string;
   /** State to checkpoint after a page; pass it back to writer.ts `createFormatter` on resume. */

@@ -6,7 +6,7 @@
  */
 import type { Formatter, FormatterOptions, FormatterState } from './formatter.js';
 import { compileProjection } from './fields.js';
-import { joinJson, pageOutput } from './ndjson.js';
+import { joinBytes, joinJson } from './ndjson.js';
 import { UsageError } from '../errors.js';
 
 /** The JSON formatter's checkpointed state. */
@@ -35,8 +35,18 @@ export function createJsonFormatter(options: FormatterOptions = {}, resume?: For
       if (items.length === 0) return '';
       const text = (written === 0 ? '\n' : ',\n') + joinJson(items, ',\n', project, asJson);
       written += items.length;
-      return pageOutput(text, asJson);
+      return text;
     },
+    ...(project === undefined
+      ? {
+          pageBytes(items: readonly string[]) {
+            if (items.length === 0) return Buffer.alloc(0);
+            const bytes = joinBytes(items, written === 0 ? '\n' : ',\n', ',\n', '');
+            written += items.length;
+            return bytes;
+          },
+        }
+      : {}),
     end: () => (written === 0 ? ']\n' : '\n]\n'),
     state: (): JsonState => ({ format: 'json', items: written }),
   };

@@ -61,18 +61,23 @@ describe('scanPageText on a byte text', () => {
 });
 
 describe('JSON and NDJSON formatters on byte texts', () => {
-  it('return the same bytes as the value path, as a Buffer', () => {
+  it('pageBytes gives the UTF-8 of the value path, page after page; page gives its text', () => {
     fc.assert(
       fc.property(
         fc.array(fc.dictionary(fc.string({ unit: 'binary' }), fc.oneof(fc.string({ unit: 'binary' }), fc.integer())), { maxLength: 8 }),
-        (items) => {
+        fc.nat({ max: 8 }),
+        (items, cut) => {
           const text = JSON.stringify({ 'hydra:member': items });
-          const page = scanPageText(byteTextOf(text), true)!;
+          const members = scanPageText(byteTextOf(text), true)!.members as string[];
+          const values = valuesOf(text);
           for (const format of ['ndjson', 'json'] as const) {
-            const bytes = createFormatter(format).page(page.members, 'bytes');
-            const expected = createFormatter(format).page(valuesOf(text));
-            expect(Buffer.isBuffer(bytes) || bytes === '').toBe(true);
-            expect(Buffer.from(bytes).equals(Buffer.from(expected as string, 'utf8'))).toBe(true);
+            const [bytes, reference, texts] = [createFormatter(format), createFormatter(format), createFormatter(format)];
+            // Two pages, so the JSON separators across a page boundary are checked too.
+            const written = Buffer.concat([bytes.pageBytes!(members.slice(0, cut)), bytes.pageBytes!(members.slice(cut)), Buffer.from(bytes.end())]);
+            const expected = reference.page(values.slice(0, cut)) + reference.page(values.slice(cut)) + reference.end();
+            expect(written.equals(Buffer.from(expected, 'utf8'))).toBe(true);
+            expect(texts.page(members.slice(0, cut), 'bytes') + texts.page(members.slice(cut), 'bytes') + texts.end()).toBe(expected);
+            expect(bytes.state()).toEqual(reference.state());
           }
         },
       ),
@@ -80,11 +85,13 @@ describe('JSON and NDJSON formatters on byte texts', () => {
     );
   });
 
-  it('project, and CSV reads values, from byte texts', () => {
+  it('have no byte path with --fields; project and CSV read values from byte texts', () => {
     const text = '{"hydra:member":[{"id":1,"n":"Peña"},{"id":2,"n":"😀"}]}';
     const members = scanPageText(byteTextOf(text), true)!.members;
-    const projected = createFormatter('ndjson', { fields: ['n'] }).page(members, 'bytes');
-    expect(Buffer.from(projected).toString('utf8')).toBe('{"n":"Peña"}\n{"n":"😀"}\n');
+    const projecting = createFormatter('ndjson', { fields: ['n'] });
+    expect(projecting.pageBytes).toBeUndefined();
+    expect(projecting.page(members, 'bytes')).toBe('{"n":"Peña"}\n{"n":"😀"}\n');
+    expect(createFormatter('csv').pageBytes).toBeUndefined();
     expect(createFormatter('csv').page(members, 'bytes')).toBe(createFormatter('csv').page(valuesOf(text)));
   });
 });
