@@ -45,11 +45,11 @@ export async function withCompression(inner: Destination, compress: Compression 
 
 /** The wrapper of {@link withCompression}, given the compressor. */
 function gzipDestination(inner: Destination, gzip: GzipMember): Destination {
-  let pending: string[] = [];
+  let pending: Buffer[] = [];
   // Whether the file holds a member: one written by this run, or resumed bytes (whole members).
   let hasMember = (inner.resumed?.bytes ?? 0) > 0;
   const take = (): Buffer => {
-    const text = Buffer.from(pending.join(''), 'utf8');
+    const text = Buffer.concat(pending);
     pending = [];
     return text;
   };
@@ -64,7 +64,7 @@ function gzipDestination(inner: Destination, gzip: GzipMember): Destination {
     name: inner.name,
     resumed: inner.resumed,
     write(text) {
-      pending.push(typeof text === 'string' ? text : text.toString('utf8'));
+      pending.push(typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
       return Promise.resolve();
     },
     async pageWritten(mark: PageMark) {
@@ -73,7 +73,7 @@ function gzipDestination(inner: Destination, gzip: GzipMember): Destination {
     },
     settle: () => inner.settle(),
     async finish(text) {
-      pending.push(typeof text === 'string' ? text : text.toString('utf8'));
+      pending.push(typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
       const last = take();
       await inner.finish(last.length > 0 || !hasMember ? await gzip(last) : '');
     },

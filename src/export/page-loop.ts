@@ -74,6 +74,12 @@ export function pageSteps(plan: PageLoopPlan, client: Client, start: URL, tally:
   );
 }
 
+/** A page's output (text, or bytes on the byte path) after the formatter's text not written yet. */
+function withPending(pending: string, output: string | Buffer): string | Buffer {
+  if (pending === '') return output;
+  return typeof output === 'string' ? pending + output : Buffer.concat([Buffer.from(pending, 'utf8'), output]);
+}
+
 /** Formats and writes one page; returns whether it is the last one to write. */
 async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
   const { plan, formatter, out, progress, tally, groups } = loop;
@@ -89,7 +95,10 @@ async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
   const members = step.page.members.length <= left ? step.page.members : step.page.members.slice(0, left);
   if (step.page.totalItems !== undefined) tally.totalItems = step.page.totalItems;
   await groups.beginPage();
-  const text = tally.pending + formatter.page(members, step.page.membersAsJson);
+  const asJson = step.page.membersAsJson;
+  // Byte texts go to the formatter's byte path when it has one (JSON, NDJSON): no decode, no encode.
+  const output = asJson === 'bytes' && formatter.pageBytes ? formatter.pageBytes(members as string[]) : formatter.page(members, asJson);
+  const text = withPending(tally.pending, output);
   tally.pending = '';
   if (text.length > 0) await out.write(text);
   tally.wrotePage = true;

@@ -3,6 +3,7 @@
  * its decoded (decompressed) bytes counted while they arrive, so an endless or oversized body is
  * stopped at the limit instead of being buffered whole.
  */
+import { isUtf8 } from 'node:buffer';
 import { HostileResponseError } from '../errors.js';
 
 /** Default largest body accepted per response, bytes (256 MiB; README, `--max-body-size`). */
@@ -30,8 +31,40 @@ function describeBytes(n: number): string {
  * @throws what the stream throws (a network error, an abort, the transport's ratio guard)
  */
 export async function readBoundedText(res: Response, maxBytes: number, what: string): Promise<string> {
+  return new TextDecoder('utf-8').decode(await readBoundedBytes(res, maxBytes, what));
+}
+
+/** A body read by {@link readBoundedByteText}. */
+export interface ByteText {
+  /** The body: its bytes one per UTF-16 code unit when {@link byteText}, else decoded as UTF-8. */
+  text: string;
+  /** Whether `text` holds the bytes (Latin-1 reading: `Buffer.from(text, 'latin1')` gives them back). */
+  byteText: boolean;
+}
+
+/**
+ * Reads a body as a "byte text" when it is valid UTF-8 without a BOM: a string with one code unit
+ * per byte (`latin1`), so that slices of it written back as `latin1` are the received bytes, and
+ * character offsets are byte offsets. Our own code because it is the hot path (every page, ~1 MB):
+ * a Latin-1 read is a plain copy into a one-byte string, several times cheaper than decoding UTF-8
+ * (`TextDecoder`), and the slices need no re-encoding on output. JSON's structural characters are
+ * ASCII and every byte of a multi-byte UTF-8 sequence is 0x80 or more, so a JSON scanner reads the
+ * byte text as it reads the text (RFC 8259 §8.1, RFC 3629 §3). Any other body (a BOM, invalid
+ * UTF-8) is decoded as {@link readBoundedText} does, `byteText` false.
+ * @param asBytes false: always decode, as {@link readBoundedText} does
+ * @throws what {@link readBoundedText} throws
+ */
+export async function readBoundedByteText(res: Response, maxBytes: number, what: string, asBytes = true): Promise<ByteText> {
+  const bytes = await readBoundedBytes(res, maxBytes, what);
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  if (asBytes && !bom && isUtf8(bytes)) return { text: bytes.toString('latin1'), byteText: true };
+  return { text: new TextDecoder('utf-8').decode(bytes), byteText: false };
+}
+
+/** The body's bytes (see {@link readBoundedText} for the bounds and errors). */
+async function readBoundedBytes(res: Response, maxBytes: number, what: string): Promise<Buffer> {
   const body = res.body;
-  if (body === null) return '';
+  if (body === null) return Buffer.alloc(0);
   const reader = (body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -51,5 +84,5 @@ export async function readBoundedText(res: Response, maxBytes: number, what: str
   } finally {
     reader.releaseLock();
   }
-  return new TextDecoder('utf-8').decode(Buffer.concat(chunks, total));
+  return Buffer.concat(chunks, total);
 }

@@ -4,8 +4,8 @@
  * the waits (wait.ts) and the retries (retry.ts), and maps statuses to errors (README, "Exit
  * codes"; "Rate limits, retries and safety").
  *
- * Hot path: a page (up to 1000 items, ~1 MB) is read as text once and handed to the caller's
- * `parse` once; nothing here touches individual items.
+ * Hot path: a page (up to 1000 items, ~1 MB) is read as text (or a byte text) once and handed to
+ * the caller's `parse` once; nothing here touches individual items.
  */
 import { ApiUnavailableError, HttpError, RateLimitError, type HttpErrorDetails } from '../errors.js';
 import type { Clock } from '../time/clock.js';
@@ -70,6 +70,8 @@ export interface ResponseHead {
   requestId?: string;
   /** When the headers arrived, local epoch ms. */
   receivedAt: number;
+  /** True when the text is a byte text (asked with {@link GetOptions.bytes}; http/body.ts `readBoundedByteText`). */
+  byteText?: true;
 }
 
 /**
@@ -89,12 +91,14 @@ export interface GetOptions<T> {
   demand?: number;
   /** Parses the body (default: the body is the text). */
   parse?: BodyParser<T>;
+  /** Read the body as a byte text when it is valid UTF-8 without a BOM (see {@link ResponseHead.byteText}). */
+  bytes?: boolean;
 }
 
 /** A 2xx response read whole and parsed. */
 export interface ClientResponse<T> extends ResponseInfo {
   headers: Headers;
-  /** The body exactly as received (decoded as UTF-8). */
+  /** The body exactly as received (decoded as UTF-8, or a byte text: {@link ResponseHead.byteText}). */
   text: string;
   /** When the headers arrived, local epoch ms. */
   receivedAt: number;
@@ -183,7 +187,7 @@ async function getWithRetries<T>(s: Session, url: URL, call: GetOptions<T> = {})
   for (;;) {
     let x: HttpExchange | undefined;
     try {
-      x = await s.exchanger.send(url, headers, { signal, pace: true, afterWait, body: 'text', ...demand });
+      x = await s.exchanger.send(url, headers, { signal, pace: true, afterWait, body: call.bytes === true ? 'bytes' : 'text', ...demand });
       afterWait = false;
       if (x.status >= 200 && x.status < 300) return respond(x, parse);
       if (x.status !== 429) throw failureOf(x);
@@ -203,6 +207,7 @@ function respond<T>(x: HttpExchange, parse: BodyParser<T>): ClientResponse<T> {
   const text = x.text ?? '';
   const head: ResponseHead = { url: x.url, status: x.status, headers: x.headers, receivedAt: x.receivedAt };
   if (x.requestId !== undefined) head.requestId = x.requestId;
+  if (x.byteText) head.byteText = true;
   const body = parse(text, head);
   const res: ClientResponse<T> = { url: x.url, status: x.status, headers: x.headers, text, receivedAt: x.receivedAt, body };
   if (x.requestId !== undefined) res.requestId = x.requestId;
@@ -247,19 +252,14 @@ async function waitOutRateLimit(s: Session, x: HttpExchange, limited: number, si
     throw new RateLimitError(
       `rate limited ${limited} times in a row (GET ${path}: HTTP 429)${x.serverMessage ? `: ${x.serverMessage}` : ''}`,
       decision.until,
-      {
-        hint: 'another client may be using the same API key; try again later',
-        code: 'E_RATE_LIMIT_REPEATED',
-      },
+      { hint: 'another client may be using the same API key; try again later', code: 'E_RATE_LIMIT_REPEATED' },
     );
   }
   if (decision.tooLong) {
     throw new RateLimitError(
       `rate limited (GET ${path}: HTTP 429); the limit resets in ${describeTooLong(decision.neededMs, s.maxWaitMs)}`,
       decision.until,
-      {
-        hint: 'raise --max-wait, or run again after the reset',
-      },
+      { hint: 'raise --max-wait, or run again after the reset' },
     );
   }
   s.governors.forUrl(x.url).blockUntil(decision.until);

@@ -8,7 +8,7 @@
  */
 import { ApiUnavailableError, CollectionsError, HttpError, UsageError } from '../errors.js';
 import type { Clock } from '../time/clock.js';
-import { readBoundedText } from './body.js';
+import { readBoundedByteText, readBoundedText } from './body.js';
 import type { ClientEvent, ClientEventSink } from './events.js';
 import type { FetchLike } from './fetch-like.js';
 import type { GovernorRegistry } from './governor-registry.js';
@@ -96,8 +96,8 @@ export interface SendOptions {
   afterWait: boolean;
   /** Requests still to come to this endpoint, when known (see the governor's `demand`). */
   demand?: number;
-  /** What to do with a 2xx body: read it as text, or discard it unread. */
-  body: 'text' | 'discard';
+  /** What to do with a 2xx body: read it as text, as a byte text when it can be (body.ts `readBoundedByteText`), or discard it unread. */
+  body: 'text' | 'bytes' | 'discard';
 }
 
 /** A final (non-redirect) response. */
@@ -114,6 +114,8 @@ export interface HttpExchange {
   receivedAt: number;
   /** A 2xx's body, when asked to read it. */
   text: string | undefined;
+  /** Whether `text` is a byte text (body.ts `readBoundedByteText`). */
+  byteText: boolean;
   /** A non-2xx's message from its body ({@link parseServerMessage}, key redacted), when it had one. */
   serverMessage: string | undefined;
   /** The rate-limit snapshot, read on the server's clock as known once the body was handled. */
@@ -266,6 +268,7 @@ async function readMessage(apiKey: string, res: Response, what: string): Promise
 async function finish(options: ExchangeOptions, h: Hop, send: SendOptions): Promise<HttpExchange> {
   const { res } = h;
   let text: string | undefined;
+  let byteText = false;
   let serverMessage: string | undefined;
   if (res.status < 200 || res.status >= 300) {
     serverMessage = await readMessage(options.apiKey, res, `GET ${pathOf(h.url)}`);
@@ -275,7 +278,7 @@ async function finish(options: ExchangeOptions, h: Hop, send: SendOptions): Prom
     emitResponse(options, h);
   } else {
     try {
-      text = await readBoundedText(res, options.maxBodyBytes, `GET ${pathOf(h.url)}`);
+      ({ text, byteText } = await readBoundedByteText(res, options.maxBodyBytes, `GET ${pathOf(h.url)}`, send.body === 'bytes'));
     } catch (err) {
       throw failure(options, err, send.signal, h.timeout, ' while reading the body');
     } finally {
@@ -290,6 +293,7 @@ async function finish(options: ExchangeOptions, h: Hop, send: SendOptions): Prom
     requestId: h.requestId,
     receivedAt: h.receivedAt,
     text,
+    byteText,
     serverMessage,
     rateLimit: snapshotOf(h.rl, h.receivedAt, options.governors.serverClock),
   };

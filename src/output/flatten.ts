@@ -4,6 +4,8 @@
  * cell, booleans `true`/`false`, numbers as JavaScript renders them.
  */
 import { ownValue, setOwn, type FieldPath } from './fields.js';
+import type { ItemForm } from './formatter.js';
+import { textOfBytes } from './ndjson.js';
 
 /** True for a JSON object (not null, not an array). */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -208,6 +210,7 @@ export function flatten(item: unknown): Record<string, string> {
  * The values of a page's items ({@link Formatter.page}): `items` itself, or each JSON text parsed
  * when `asJson` (the byte path; the export reads values for CSV and table, so this is a fallback).
  */
-export function itemValues(items: readonly unknown[], asJson: boolean | undefined): readonly unknown[] {
+export function itemValues(items: readonly unknown[], asJson: ItemForm | undefined): readonly unknown[] {
+  if (asJson === 'bytes') return items.map((text) => JSON.parse(textOfBytes(text as string)) as unknown);
   return asJson === true ? items.map((text) => JSON.parse(text as string) as unknown) : items;
 }

@@ -6,7 +6,7 @@
  */
 import type { Formatter, FormatterOptions, FormatterState } from './formatter.js';
 import { compileProjection } from './fields.js';
-import { joinJson } from './ndjson.js';
+import { joinBytes, joinJson } from './ndjson.js';
 import { UsageError } from '../errors.js';
 
 /** The JSON formatter's checkpointed state. */
@@ -37,6 +37,16 @@ export function createJsonFormatter(options: FormatterOptions = {}, resume?: For
       written += items.length;
       return text;
     },
+    ...(project === undefined
+      ? {
+          pageBytes(items: readonly string[]) {
+            if (items.length === 0) return Buffer.alloc(0);
+            const bytes = joinBytes(items, written === 0 ? '\n' : ',\n', ',\n', '');
+            written += items.length;
+            return bytes;
+          },
+        }
+      : {}),
     end: () => (written === 0 ? ']\n' : '\n]\n'),
     state: (): JsonState => ({ format: 'json', items: written }),
   };

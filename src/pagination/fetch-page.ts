@@ -23,7 +23,8 @@ export interface FetchedPage extends ResponseInfo {
   page: HydraPage;
   /**
    * The exact body text `page` was read from (its length measures the page for memory budgets; on
-   * the byte path the members' texts are slices of it, so keeping it costs nothing more).
+   * the byte path the members' texts are slices of it, so keeping it costs nothing more). On the
+   * byte path it is usually a byte text (http/body.ts `readBoundedByteText`): its length is bytes.
    */
   text: string;
   /** The response's `Date` (RFC 9110 §6.6.1), server epoch ms; undefined when absent or unreadable. */
@@ -54,8 +55,9 @@ function parseHydraBody(text: string, response: ResponseHead): HydraPage {
 }
 
 /**
- * {@link parseHydraBody} on the byte path: {@link scanPageText}, or the value path where the scan
- * gives up (then the page's members are values, and its errors are the value path's).
+ * {@link parseHydraBody} on the byte path: {@link scanPageText} of the body (a byte text when the
+ * client could read it so: valid UTF-8 without a BOM), or the value path where the scan gives up
+ * (then the page's members are values, and its errors are the value path's).
  */
 function scanHydraBody(text: string, response: ResponseHead): HydraPage {
   return readHydraBody(text, response, true);
@@ -66,8 +68,10 @@ function readHydraBody(text: string, response: ResponseHead, scan: boolean): Hyd
     const contentType = response.headers.get('content-type');
     if (scan) {
       refuseHtml(contentType);
-      const page = scanPageText(text);
+      const byteText = response.byteText === true;
+      const page = scanPageText(text, byteText);
       if (page !== undefined) return page;
+      if (byteText) text = Buffer.from(text, 'latin1').toString('utf8');
     }
     return parsePageText(text, contentType);
   } catch (err) {
@@ -87,7 +91,7 @@ function readHydraBody(text: string, response: ResponseHead, scan: boolean): Hyd
  */
 export async function fetchPage(client: Client, url: URL, options: PageRequestOptions = {}): Promise<FetchedPage> {
   const { pageParse, ...request } = options;
-  const res = await client.get(url, { ...request, parse: pageParse === 'bytes' ? scanHydraBody : parseHydraBody });
+  const res = await client.get(url, { ...request, bytes: pageParse === 'bytes', parse: pageParse === 'bytes' ? scanHydraBody : parseHydraBody });
   const fetched: FetchedPage = { url: res.url, page: res.body, status: res.status, text: res.text };
   if (res.requestId !== undefined) fetched.requestId = res.requestId;
   if (res.rateLimit !== undefined) fetched.rateLimit = res.rateLimit;

@@ -22,11 +22,15 @@ export interface HydraView {
 export interface HydraPage {
   /**
    * `hydra:member` / `member`: the items, as parsed JSON values; or, when {@link membersAsJson} is
-   * true (the byte path, page-scan.ts), as strings, each the item's compact JSON text.
+   * set (the byte path, page-scan.ts), as strings, each the item's compact JSON text.
    */
   members: unknown[];
-  /** True when `members` holds JSON texts rather than values (page-scan.ts `scanPageText`). */
-  membersAsJson?: true;
+  /**
+   * Set when `members` holds JSON texts rather than values (page-scan.ts `scanPageText`): `true`
+   * for texts, `'bytes'` for byte texts (each text's UTF-8 bytes one per code unit, http/body.ts
+   * `readBoundedByteText`).
+   */
+  membersAsJson?: true | 'bytes';
   /** `hydra:totalItems` / `totalItems` when present (always in offset mode; in cursor mode only with `X-Pagination-Enable-Partial: 0`). */
   totalItems?: number;
   /** `hydra:view` / `view`; undefined when the page has none (a single-page collection). */

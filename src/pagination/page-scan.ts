@@ -53,11 +53,25 @@ function controlPositions(text: string): number[] {
   return found;
 }
 
+/** Reads a byte text (http/body.ts `readBoundedByteText`) as the text it encodes. */
+const textOfBytes = (bytes: string): string => Buffer.from(bytes, 'latin1').toString('utf8');
+/** The byte text of `text` (its UTF-8 bytes one per code unit). */
+const bytesOfText = (text: string): string => Buffer.from(text, 'utf8').toString('latin1');
+const same = (text: string): string => text;
+
+/** How a scan reads the page text: as text, or as a byte text. */
+interface Codec {
+  /** The text a slice of the page text encodes (for JSON.parse). */
+  decode: (slice: string) => string;
+  /** A JSON text as the page text would hold it (for a member serialised again). */
+  encode: (text: string) => string;
+}
+
 /**
  * Scans the member array whose `[` is at `i`.
  * @returns the members' JSON texts and the index after the array, or undefined to give up
  */
-function scanMembers(s: Scan, i: number): { members: string[]; end: number } | undefined {
+function scanMembers(s: Scan, i: number, codec: Codec): { members: string[]; end: number } | undefined {
   const text = s.text;
   const controls = controlPositions(text);
   let nextControl = 0;
@@ -79,11 +93,11 @@ function scanMembers(s: Scan, i: number): { members: string[]; end: number } | u
       if (end === GIVE_UP) return undefined;
       let value: unknown;
       try {
-        value = JSON.parse(text.slice(start, end));
+        value = JSON.parse(codec.decode(text.slice(start, end)));
       } catch {
         return undefined;
       }
-      members.push(JSON.stringify(value));
+      members.push(codec.encode(JSON.stringify(value)));
     }
     i = skipWhitespace(text, end);
     const c = text.charCodeAt(i);
@@ -106,7 +120,7 @@ interface MemberArray {
  * Walks the top-level object, scanning the member array and skipping every other value.
  * @returns undefined to give up (see the module comment)
  */
-function findMembers(s: Scan): MemberArray | undefined {
+function findMembers(s: Scan, codec: Codec): MemberArray | undefined {
   const text = s.text;
   let i = skipWhitespace(text, 0);
   if (text.charCodeAt(i) !== LBRACE) return undefined;
@@ -124,7 +138,7 @@ function findMembers(s: Scan): MemberArray | undefined {
     i = skipWhitespace(text, i + 1);
     if (key === 'hydra:member' || key === 'member') {
       if (found !== undefined || text.charCodeAt(i) !== LBRACKET) return undefined;
-      const scanned = scanMembers(s, i);
+      const scanned = scanMembers(s, i, codec);
       if (scanned === undefined) return undefined;
       found = { start: i, end: scanned.end, members: scanned.members };
       i = scanned.end;
@@ -142,25 +156,31 @@ function findMembers(s: Scan): MemberArray | undefined {
 }
 
 /**
- * Reads a decoded Hydra page on the byte path: one scan for the members' texts and the envelope
- * (see the module comment). The page's `members` are then strings, each the member's compact JSON
- * text, exactly as JSON.stringify would write the parsed member, and `membersAsJson` is true.
- * @param text the body, decoded; the caller has refused HTML already
+ * Reads a Hydra page on the byte path: one scan for the members' texts and the envelope (see the
+ * module comment). The page's `members` are then strings, each the member's compact JSON text,
+ * exactly as JSON.stringify would write the parsed member, and `membersAsJson` is true; or, given a
+ * byte text, each the UTF-8 bytes of that text as a byte text, and `membersAsJson` is `'bytes'`
+ * (the scan reads a byte text as it reads text: JSON's structural characters are ASCII, and a
+ * valid UTF-8 text holds no surrogate; the envelope and any member serialised again are decoded
+ * and encoded around JSON.parse and JSON.stringify).
+ * @param text the body, decoded; or its bytes as a byte text (http/body.ts `readBoundedByteText`)
+ *   when `byteText`; the caller has refused HTML already
  * @returns undefined when the scan gives up: parse the page on the value path instead
  * @throws {PageFormatError} what {@link parsePage} throws of the envelope (not a collection)
  */
-export function scanPageText(text: string): HydraPage | undefined {
+export function scanPageText(text: string, byteText = false): HydraPage | undefined {
+  const codec: Codec = byteText ? { decode: textOfBytes, encode: bytesOfText } : { decode: same, encode: same };
   const s: Scan = { text, nextBackslash: -1 };
-  const found = findMembers(s);
+  const found = findMembers(s, codec);
   if (found === undefined) return undefined;
   let envelope: unknown;
   try {
-    envelope = JSON.parse(text.slice(0, found.start) + '[]' + text.slice(found.end));
+    envelope = JSON.parse(codec.decode(text.slice(0, found.start) + '[]' + text.slice(found.end)));
   } catch {
     return undefined;
   }
   const page = parsePage(envelope);
   page.members = found.members;
-  page.membersAsJson = true;
+  page.membersAsJson = byteText ? 'bytes' : true;
   return page;
 }
