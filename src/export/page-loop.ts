@@ -13,16 +13,21 @@ import type { Destination } from './destination.js';
 import type { ManifestRecorder } from './manifest.js';
 import type { CheckpointGroups } from './checkpoint-group.js';
 
-/** What the page loop needs of the export's plan (export/run.ts `ExportPlan` has these fields). */
+/** What the page loop needs of the export's plan (export/run.ts `ExportPlan` extends it). */
 export interface PageLoopPlan {
+  /** The configured base URL (its origin bounds every request). */
   baseUrl: URL;
+  /** Pagination headers (`X-Pagination-Style: cursor`, `X-Pagination-Enable-Partial: 0`). */
   headers: Record<string, string>;
   mode: 'cursor' | 'offset';
+  /** Pages in flight in offset mode (1 = sequential). */
   concurrency: number;
+  /** `--max-items`: stop after exactly this many items. */
   maxItems: number | undefined;
   /** The output format and its options: they choose what each page is read for (`pageParseFor`). */
   format: OutputFormat;
   formatter: FormatterOptions;
+  /** Observer of every page fetched (e.g. the rate-limit cache of `ratelimit --cached`); optional. */
   onPageFetched?: (page: PageStep) => void;
 }
 

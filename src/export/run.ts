@@ -6,8 +6,7 @@
 import type { Context } from '../context.js';
 import type { Endpoint } from '../endpoints.js';
 import type { Client, ClientEvent, RateLimitSnapshot } from '../http/client.js';
-import type { PageStep } from '../pagination/paginate.js';
-import { createFormatter, type FormatterOptions, type OutputFormat } from '../output/writer.js';
+import { createFormatter } from '../output/writer.js';
 import { BrokenPipeError } from '../output/stream-sink.js';
 import { loadTableSupport } from '../output/table.js';
 import { loadProgress, type Progress, type ProgressStats } from '../io/progress.js';
@@ -23,7 +22,7 @@ import { withCompression, type CompressionOptions } from './gzip-destination.js'
 import { addResumeHint } from './resume-hint.js';
 import { createWatermarkTracker } from './watermark.js';
 import { createManifestRecorder, type ManifestPlan } from './manifest.js';
-import { pageSteps, remaining, writePages, type Tally } from './page-loop.js';
+import { pageSteps, remaining, writePages, type PageLoopPlan, type Tally } from './page-loop.js';
 import { createCheckpointGroups, parseGroupMs, type CheckpointGroups } from './checkpoint-group.js';
 
 /** Where a file export writes. */
@@ -37,21 +36,10 @@ export interface ExportFiles {
 }
 
 /** Everything an export needs, validated (commands/export.ts builds it from flags). */
-export interface ExportPlan extends CompressionOptions {
+export interface ExportPlan extends CompressionOptions, PageLoopPlan {
   endpoint: Endpoint;
-  /** The configured base URL (its origin bounds every request). */
-  baseUrl: URL;
   /** First page, absolute, with `itemsPerPage`, `page` (offset mode) and `--param`s. */
   start: URL;
-  /** Pagination headers (`X-Pagination-Style: cursor`, `X-Pagination-Enable-Partial: 0`). */
-  headers: Record<string, string>;
-  mode: 'cursor' | 'offset';
-  /** Pages in flight in offset mode (1 = sequential). */
-  concurrency: number;
-  /** `--max-items`: stop after exactly this many items. */
-  maxItems: number | undefined;
-  format: OutputFormat;
-  formatter: FormatterOptions;
   /** Undefined for stdout. */
   files: ExportFiles | undefined;
   /** `--resume`. */
@@ -83,8 +71,6 @@ export interface ExportPlan extends CompressionOptions {
   state?: { path: string; key: string };
   /** Observer of every client event; optional. */
   onClientEvent?: (event: ClientEvent) => void;
-  /** Observer of every page fetched (e.g. the rate-limit cache of `ratelimit --cached`); optional. */
-  onPageFetched?: (page: PageStep) => void;
 }
 
 /** What an export did: what the summary and the rate-limit cache need. */
