@@ -3,14 +3,13 @@
  * the sidecar records what `--resume` needs (README, "Files, checkpoints and `--resume`"). It holds
  * no secret: links, counts, byte length, the options that shape the output and the formatter's state.
  */
-import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import type { FormatterState } from '../output/writer.js';
 import { UsageError } from '../errors.js';
-import { fileError, nodeFileSystem, type FileSystem } from '../io/files.js';
+import { nodeFileSystem, replaceFile, type FileSystem } from '../io/files.js';
 
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fsConstants;
+const { O_RDONLY, O_NOFOLLOW } = fsConstants;
 
 /** Version of the checkpoint layout; another version is refused. */
 export const CHECKPOINT_VERSION = 1;
@@ -54,22 +53,7 @@ export interface Checkpoint {
  *   P: no space left on the device (ENOSPC)`
  */
 export async function saveCheckpoint(path: string, checkpoint: Checkpoint, fs: FileSystem = nodeFileSystem): Promise<void> {
-  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  let created = false;
-  try {
-    const handle = await fs.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
-    created = true;
-    try {
-      await handle.writeFile(JSON.stringify(checkpoint));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fs.rename(tmp, path);
-  } catch (err) {
-    if (created) await rm(tmp, { force: true }).catch(() => undefined);
-    throw fileError('write the checkpoint', path, err);
-  }
+  await replaceFile(fs, path, JSON.stringify(checkpoint), { mode: 0o600, action: 'write the checkpoint' });
 }
 
 /**

@@ -6,15 +6,13 @@
  * written (bytes and SHA-256), so `collections verify` can prove the file whole the next morning.
  * It never holds the API key nor the base URL's userinfo.
  */
-import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import { basename, dirname, relative, resolve as resolvePath } from 'node:path';
 import type { Clock } from '../time/clock.js';
 import type { Endpoint, Ids } from '../endpoints.js';
 import { UsageError } from '../errors.js';
 import type { OutputFormat } from '../output/writer.js';
 import type { ProgressStats } from '../io/progress.js';
-import { createExclusive, fileError, nodeFileSystem, syncFolder, type FileSystem } from '../io/files.js';
+import { nodeFileSystem, replaceFile, type FileSystem } from '../io/files.js';
 import type { Destination, PageMark } from './destination.js';
 import { sidecarPaths } from './sidecar.js';
 
@@ -166,27 +164,13 @@ export function planManifest(input: ManifestPlanInput): ManifestPlan | undefined
 
 /**
  * Writes a manifest (per output, or a run's) atomically: a temp file with a random name in the same folder, created
- * `O_CREAT | O_EXCL | O_NOFOLLOW` (io/files.ts `createExclusive`: never through a symlink or onto a
+ * `O_CREAT | O_EXCL | O_NOFOLLOW` (io/files.ts `replaceFile`: never through a symlink or onto a
  * planted file), written, fsynced, renamed onto `path`, and the folder fsynced, so a crash leaves
  * the old manifest or the new one, never half of one. The temp file is removed on failure.
  * @throws {OutputError} (exit 7) naming the path and the cause
  */
 export async function writeManifest(path: string, manifest: Manifest, fs: FileSystem = nodeFileSystem): Promise<void> {
-  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await createExclusive(fs, tmp, 0o666);
-  try {
-    try {
-      await handle.writeFile(`${JSON.stringify(manifest, null, 2)}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fs.rename(tmp, path);
-  } catch (error) {
-    await rm(tmp, { force: true }).catch(() => undefined);
-    throw fileError('write the manifest', path, error);
-  }
-  await syncFolder(dirname(path));
+  await replaceFile(fs, path, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o666, action: 'write the manifest', syncFolder: true });
 }
 
 /** A page as the manifest sees it: its response's `X-Request-ID` and `Date` (server epoch ms). */

@@ -4,16 +4,13 @@
  * `{"version":1,"watermarks":{"invoices PEIC211118IS0":{"since":"2024-05-01T05:59:59+00:00","updatedAt":"…"}}}`.
  * It is read before anything is sent and replaced atomically only once an export completed.
  */
-import { randomBytes } from 'node:crypto';
 import { constants as fsConstants, closeSync, openSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { ID_SPECS, type Endpoint, type Ids } from '../endpoints.js';
 import { UsageError } from '../errors.js';
-import { fileError, nodeFileSystem, syncFolder, type FileSystem } from '../io/files.js';
+import { fileError, nodeFileSystem, replaceFile, type FileSystem } from '../io/files.js';
 import { parseSince } from './since.js';
 
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fsConstants;
+const { O_RDONLY, O_NOFOLLOW } = fsConstants;
 
 /** Version of the state file layout; another version is refused. */
 export const STATE_VERSION = 1;
@@ -162,21 +159,5 @@ export function saveWatermark(path: string, key: string, since: string, nowMs: n
 async function replaceState(path: string, key: string, since: string, nowMs: number, fs: FileSystem): Promise<void> {
   const state = readState(path);
   state.watermarks[key] = { since, updatedAt: new Date(nowMs).toISOString() };
-  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  let created = false;
-  try {
-    const handle = await fs.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
-    created = true;
-    try {
-      await handle.writeFile(`${JSON.stringify(state, null, 2)}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fs.rename(tmp, path);
-  } catch (err) {
-    if (created) await rm(tmp, { force: true }).catch(() => undefined);
-    throw fileError('write the state file', path, err);
-  }
-  await syncFolder(dirname(path));
+  await replaceFile(fs, path, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, action: 'write the state file', syncFolder: true });
 }

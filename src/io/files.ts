@@ -4,9 +4,11 @@
  * the opens that never follow a symlink nor truncate a file the tool did not create.
  */
 import { constants as fsConstants } from 'node:fs';
-import { access, open, rename, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { access, open, rename, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { userInfo } from 'node:os';
+import { dirname } from 'node:path';
 import { OutputError } from '../errors.js';
 
 /**
@@ -167,4 +169,44 @@ export async function openOwnedFile(fs: FileSystem, path: string, options: { cre
     await handle.close().catch(() => undefined);
     throw error instanceof OutputError ? error : fileError('truncate', path, error);
   }
+}
+
+/** Options of {@link replaceFile}. */
+export interface ReplaceFileOptions {
+  /** Permission bits of the new file, e.g. `0o600`. */
+  mode: number;
+  /** Names the write in errors, e.g. `write the checkpoint`. */
+  action: string;
+  /** Fsync the folder after the rename, so the rename itself survives a crash (default false). */
+  syncFolder?: boolean;
+}
+
+/**
+ * Replaces `path` with `text` atomically and durably: a temp file with a random name beside it
+ * (`path.<random>.tmp`, created `O_CREAT | O_EXCL | O_NOFOLLOW`, so a symlink or a file planted
+ * there is never written through), written, fsynced, renamed onto `path`; a crash leaves the old
+ * file or the new one, never half of one. The temp file is removed on failure. Our own rather than
+ * write-file-atomic's because it must refuse symlinks (`O_NOFOLLOW`) and take the injected
+ * {@link FileSystem} of the fault tests.
+ * @throws {OutputError} (exit 7) naming `path` and the cause, e.g. `cannot write the checkpoint P:
+ *   no space left on the device (ENOSPC)`
+ */
+export async function replaceFile(fs: FileSystem, path: string, text: string, options: ReplaceFileOptions): Promise<void> {
+  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  let created = false;
+  try {
+    const handle = await fs.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, options.mode);
+    created = true;
+    try {
+      await handle.writeFile(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(tmp, path);
+  } catch (err) {
+    if (created) await rm(tmp, { force: true }).catch(() => undefined);
+    throw fileError(options.action, path, err);
+  }
+  if (options.syncFolder === true) await syncFolder(dirname(path));
 }
