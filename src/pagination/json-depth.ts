@@ -3,16 +3,10 @@
  * value (the parser, the formatters, `--fields`): one pass over the text counting the `[` and `{`
  * open outside strings, before `JSON.parse` runs (README, "Security and safety").
  */
+import { BACKSLASH, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './json-chars.js';
 
 /** Deepest nesting of arrays and objects accepted in a page (the page object itself is level 1). */
 export const MAX_JSON_DEPTH = 64;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACKET = 0x5b;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACKET = 0x5d;
-const CLOSE_BRACE = 0x7d;
 
 /**
  * The index after the string whose opening quote is at `i`: the next quote not escaped (preceded
@@ -44,9 +38,9 @@ export function exceedsJsonDepth(text: string, maxDepth = MAX_JSON_DEPTH): boole
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
       i = stringEnd(text, i) - 1;
-    } else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
+    } else if (c === LBRACKET || c === LBRACE) {
       if (++depth > maxDepth) return true;
-    } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {
+    } else if (c === RBRACKET || c === RBRACE) {
       depth--;
     }
   }

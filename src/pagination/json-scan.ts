@@ -3,21 +3,9 @@
  * strictly (valid canonical compact JSON only, see page-scan.ts) or loosely (strings and brackets
  * only, for text `JSON.parse` judges afterwards), counting the nesting against {@link MAX_JSON_DEPTH}.
  */
+import { BACKSLASH, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './json-chars.js';
 import { MAX_JSON_DEPTH } from './json-depth.js';
 
-/** `"` (UTF-16 code unit). */
-export const QUOTE = 34;
-const BACKSLASH = 92;
-/** `{` (UTF-16 code unit). */
-export const LBRACE = 123;
-/** `}` (UTF-16 code unit). */
-export const RBRACE = 125;
-/** `[` (UTF-16 code unit). */
-export const LBRACKET = 91;
-/** `]` (UTF-16 code unit). */
-export const RBRACKET = 93;
-/** `,` (UTF-16 code unit). */
-export const COMMA = 44;
 const COLON = 58;
 const MINUS = 45;
 const DOT = 46;

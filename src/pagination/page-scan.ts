@@ -24,21 +24,8 @@
  * value path, which gives today's verdict and error (`invalid JSON`, the depth guard, …).
  */
 import { parsePage, type HydraPage } from './hydra.js';
-import {
-  COMMA,
-  CONTROL,
-  GIVE_UP,
-  LBRACE,
-  LBRACKET,
-  QUOTE,
-  RBRACE,
-  RBRACKET,
-  skipCanonical,
-  skipLoose,
-  skipString,
-  skipWhitespace,
-  type Scan,
-} from './json-scan.js';
+import { COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './json-chars.js';
+import { CONTROL, GIVE_UP, skipCanonical, skipLoose, skipString, skipWhitespace, type Scan } from './json-scan.js';
 
 const COLON = 58;
 
