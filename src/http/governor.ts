@@ -203,7 +203,7 @@ class Governor implements RateLimitGovernor {
       const now = this.options.clock.now();
       if (this.blockedUntil > now) {
         this.report(caller, { reason: 'pacing', ms: this.blockedUntil - now, until: this.blockedUntil });
-        await this.options.clock.sleep(this.blockedUntil - now, signal);
+        await this.sleepReported(caller, this.blockedUntil - now, this.blockedUntil, signal);
         waited = true;
         continue;
       }
@@ -248,7 +248,17 @@ class Governor implements RateLimitGovernor {
     const remaining = this.window.last?.headers.remaining;
     if (remaining !== undefined) wait.remaining = remaining;
     this.report(caller, wait);
-    await this.options.clock.sleep(ms, signal);
+    await this.sleepReported(caller, ms, until, signal);
+  }
+
+  /** Sleeps a wait reported to `caller` ending at `until`; aborted, it was not taken (http/wait-ledger.ts) and may be reported again. */
+  private async sleepReported(caller: Caller, ms: number, until: number, signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await this.options.clock.sleep(ms, signal);
+    } catch (err) {
+      if (this.reported.get(caller.onWait) === until) this.reported.delete(caller.onWait);
+      throw err;
+    }
   }
 
   /**
