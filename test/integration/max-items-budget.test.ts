@@ -24,7 +24,9 @@ const tooMany = (w: SandboxWorld): number => w.sandbox.stats().limitedWindows.re
 
 /** The windows of the shared file (one API). */
 function sharedWindows(cache: string): Record<string, SharedWindow> {
-  const file = JSON.parse(readFileSync(`${cache}/${SHARED_QUOTA_FILE}`, 'utf8')) as { apis: Record<string, { windows: Record<string, SharedWindow> }> };
+  const file = JSON.parse(readFileSync(`${cache}/${SHARED_QUOTA_FILE}`, 'utf8')) as {
+    apis: Record<string, { windows: Record<string, SharedWindow> }>;
+  };
   return Object.values(file.apis)[0]!.windows;
 }
 
@@ -65,5 +67,28 @@ describe('--max-items in offset mode, many runs sharing one quota', () => {
     expect(w.sandbox.requests()).toHaveLength(42);
     expect(tooMany(w)).toBe(0);
     expect(w.clock.now() - START).toBeLessThan(1000);
+  });
+});
+
+describe('--max-items asks only for what it needs', () => {
+  const query = (url: string): URLSearchParams => new URL(url, 'http://x').searchParams;
+
+  it('--max-items 2 asks for one page of 2 items', async () => {
+    const w = createWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 60 } });
+    const r = await runInProcess(w, dir, ['invoices', '--taxpayer', w.taxpayer, '--max-items', '2']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(idsOfNdjson(r.stdout)).toEqual(w.sandbox.invoiceIds(w.taxpayer).slice(0, 2));
+    expect(r.requests.map((q) => query(q.url).get('itemsPerPage'))).toEqual(['2']);
+  });
+
+  it.each([
+    ['offset, 8 pages in flight', ['--concurrency', '8']],
+    ['cursor', ['--cursor']],
+  ])('%s: pages of 10, --max-items 35: the 4 pages holding them and not one more', async (_mode, flags) => {
+    const w = createWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 200 } });
+    const r = await runInProcess(w, dir, ['invoices', '--taxpayer', w.taxpayer, '--items-per-page', '10', '--max-items', '35', ...flags]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(idsOfNdjson(r.stdout)).toEqual(w.sandbox.invoiceIds(w.taxpayer).slice(0, 35));
+    expect(r.requests).toHaveLength(4);
   });
 });
