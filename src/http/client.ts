@@ -10,7 +10,7 @@
 import { ApiUnavailableError, HttpError, RateLimitError, type HttpErrorDetails } from '../errors.js';
 import type { Clock } from '../time/clock.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
-import type { ClientEvent, ClientEventSink } from './events.js';
+import type { ClientEvent } from './events.js';
 import { createExchanger, createRequestHeaders, pathOf, type Exchanger, type HttpExchange } from './exchange.js';
 import type { RateLimitSnapshot } from './rate-limit.js';
 import type { FetchLike, RateBudget } from '../context.js';
