@@ -85,6 +85,13 @@ export interface SharedQuota {
    *   counts fewer requests than those (recorded with {@link SharedQuota.learnPathScope})
    */
   observe(scope: string, seen: { limit?: number; remaining: number; resetAt: number; status?: number }, ticket?: SharedTicket): boolean;
+  /**
+   * Gives back a reservation whose request was never sent (aborted before sending, or no longer
+   * needed), so the window is not held for a phantom. Only in the window it was made in (`ticket`'s
+   * reset; none: a window whose reset was not known yet), and never below the server's own count
+   * (limit − remaining). A reservation never given back (a crashed process) ends with its window.
+   */
+  cancel(scope: string, ticket?: SharedTicket): void;
   /** Records that the API counts `route` per concrete path (see http/governor-registry.ts). */
   learnPathScope(route: string): void;
   /** Whether some process learnt that the API counts `route` per concrete path. */

@@ -103,6 +103,19 @@ function paginationHeaders(cursor: boolean, total: boolean): Record<string, stri
 }
 
 /**
+ * Items per page (README, `--max-items`): `--items-per-page` as given; else the default (the
+ * profile's, else 1000), lowered to `--max-items` when that is smaller, so `--max-items 2` asks
+ * for 2 items and not 1000 (every item of a page costs the server and the wire). Not with `--page`,
+ * whose meaning (which items the page holds) depends on the page size. Derived from flags only, so
+ * a `--resume` with the same flags asks for the same pages (the checkpoint's fingerprint holds them).
+ */
+function pageSizeOf(flags: ExportFlags, settings: ResolvedExportSettings): number {
+  if (flags.itemsPerPage !== undefined) return flags.itemsPerPage;
+  const byDefault = settings.defaults.itemsPerPage ?? EXPORT_DEFAULTS.itemsPerPage;
+  return flags.maxItems !== undefined && flags.page === undefined ? Math.min(flags.maxItems, byDefault) : byDefault;
+}
+
+/**
  * Validates flags into a plan. Pure apart from path resolution against `cwd`. An incremental export
  * (`--since`, `--state`) pages by cursor where the endpoint can, unless `--page` asks for offset
  * mode (README, "Nightly sync").
@@ -133,7 +146,7 @@ export function planExport(
   checkResumeFlags(flags, out, format);
   const fields = flags.fields === undefined ? undefined : parseFields(flags.fields);
 
-  const itemsPerPage = flags.itemsPerPage ?? settings.defaults.itemsPerPage ?? EXPORT_DEFAULTS.itemsPerPage;
+  const itemsPerPage = pageSizeOf(flags, settings);
   const firstPage = flags.page ?? EXPORT_DEFAULTS.firstPage;
   const start = endpointUrl(settings.baseUrl, path);
   const params = flags.param ?? [];

@@ -132,6 +132,10 @@ class SharedQuotaFile implements SharedQuota {
     return this.update((record) => observeIn(record, scope, seen, ticket)) ?? false;
   }
 
+  cancel(scope: string, ticket?: SharedTicket): void {
+    this.update((record) => cancelIn(record, scope, ticket));
+  }
+
   learnPathScope(route: string): void {
     this.update((record) => {
       if (!record.pathScope.includes(route)) record.pathScope.push(route);
@@ -280,4 +284,12 @@ function observeIn(record: ApiRecord, scope: string, seen: Seen, ticket: SharedT
   const perPath = ticket !== undefined && limit !== undefined && ticket.resetAt === seen.resetAt && counted < ticket.seen + 1;
   if (perPath && !record.pathScope.includes(scope)) record.pathScope.push(scope);
   return perPath;
+}
+
+/** Gives back one reservation of `scope` made under `ticket` (see {@link SharedQuota.cancel}). */
+function cancelIn(record: ApiRecord, scope: string, ticket: SharedTicket | undefined): void {
+  const w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
+  if (w === undefined || (ticket !== undefined && w.resetAt !== ticket.resetAt)) return;
+  const counted = w.limit !== undefined && w.remaining !== undefined ? w.limit - w.remaining : 0;
+  if (w.reserved > counted) w.reserved--;
 }

@@ -25,6 +25,8 @@ export interface ExportClientPlan {
 /**
  * Creates the client of one export, sending `User-Agent: collections/<version>`. Clients of one
  * Context with the same base URL origin and key share their rate-limit windows (`ctx.rateBudget`).
+ * Progress hears every client event; a wait its requests did not take in full (they were aborted)
+ * is taken out of its counts again.
  * @param signal aborts waits and requests in flight (SIGINT / SIGTERM)
  */
 export function createExportClient(plan: ExportClientPlan, ctx: Context, progress: Progress, signal: AbortSignal): Client {
@@ -44,6 +46,13 @@ export function createExportClient(plan: ExportClientPlan, ctx: Context, progres
     onEvent: (event) => {
       progress.onClientEvent(event);
       plan.onClientEvent?.(event);
+    },
+    // The summary, `--log-format json`'s summary and the manifest count only waits taken: a wait
+    // its aborted requests never began is none, one cut midway counts the time really waited.
+    onWaitCut: (cut) => {
+      const { stats } = progress;
+      stats.waitMs = Math.max(0, stats.waitMs - cut.ms);
+      if (!cut.begun) stats.waits = Math.max(0, stats.waits - 1);
     },
   });
 }

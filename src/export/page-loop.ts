@@ -62,7 +62,8 @@ export function remaining(plan: Pick<PageLoopPlan, 'maxItems'>, tally: Tally): n
 }
 
 /**
- * The pages from `start`: numbered pages in parallel in offset mode with concurrency; else the
+ * The pages from `start`: numbered pages in parallel in offset mode with concurrency, none
+ * requested past the page that completes `--max-items`; else the
  * `next` links, in cursor mode with the next page fetched while this one is written
  * (pagination/prefetch.ts), unless `--max-items` is reached with this page.
  * @param tally the loop's totals, read when a page arrives to decide on the prefetch
@@ -70,8 +71,12 @@ export function remaining(plan: Pick<PageLoopPlan, 'maxItems'>, tally: Tally): n
 export function pageSteps(plan: PageLoopPlan, client: Client, start: URL, tally: Tally): AsyncGenerator<PageStep, void, void> {
   const { baseUrl, headers } = plan;
   const pageParse = pageParseFor(plan.format, plan.formatter);
-  if (plan.mode === 'offset' && plan.concurrency > 1)
-    return fetchOffsetPages({ client, baseUrl, start, concurrency: plan.concurrency, headers, pageParse });
+  if (plan.mode === 'offset' && plan.concurrency > 1) {
+    // `--max-items`: no page past the one that completes it is requested ahead.
+    const left = remaining(plan, tally);
+    const maxItems = left === Infinity ? {} : { maxItems: left };
+    return fetchOffsetPages({ client, baseUrl, start, concurrency: plan.concurrency, headers, pageParse, ...maxItems });
+  }
   if (plan.mode === 'offset') return paginate({ client, baseUrl, start, headers, pageParse });
   return prefetch(
     (signal) => paginate({ client, baseUrl, start, headers, signal, pageParse }),

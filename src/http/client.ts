@@ -10,12 +10,13 @@
 import { ApiUnavailableError, HttpError, RateLimitError, type HttpErrorDetails } from '../errors.js';
 import type { Clock } from '../time/clock.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
-import type { ClientEvent, ClientEventSink } from './events.js';
+import type { ClientEvent } from './events.js';
 import { createExchanger, createRequestHeaders, pathOf, type Exchanger, type HttpExchange } from './exchange.js';
 import type { RateLimitSnapshot } from './rate-limit.js';
 import type { FetchLike, RateBudget } from '../context.js';
 import { createClientRegistry, poolFor, type GovernorRegistry } from './governor-registry.js';
 import { assertSameOrigin } from './origin.js';
+import { createWaitLedger, type WaitCut, type WaitLedger } from './wait-ledger.js';
 import { DEFAULT_RETRIES, RetryableFailure, waitBeforeRetry, type RetryPolicy } from './retry.js';
 import { clampTimerMs, decideWait, describeTooLong } from './wait.js';
 
@@ -44,6 +45,8 @@ export interface ClientOptions {
   /** Extra request headers (e.g. `User-Agent`). */
   headers?: Record<string, string>;
   onEvent?: (event: ClientEvent) => void;
+  /** Told when a `wait` event's wait was not waited in full: its requests were aborted (wait-ledger.ts). */
+  onWaitCut?: (cut: WaitCut) => void;
   /** Aborts waits and requests in flight (used on SIGINT/SIGTERM). */
   signal?: AbortSignal;
   /** The process's rate budget: clients with the same origin and key share their windows (governor-registry.ts); none: this client alone. */
@@ -139,7 +142,7 @@ interface Session {
   baseUrl: URL;
   clock: Clock;
   maxWaitMs: number;
-  emit: ClientEventSink;
+  waits: WaitLedger;
   governors: GovernorRegistry;
   exchanger: Exchanger;
   headersFor: (extra?: Record<string, string>) => Record<string, string>;
@@ -157,13 +160,14 @@ export function createClient(options: ClientOptions): Client {
   const random = options.random ?? Math.random;
   const [retries, timeoutMs] = [Math.max(0, Math.floor(options.retries ?? DEFAULT_RETRIES)), options.timeoutMs ?? DEFAULT_TIMEOUT_MS];
   const maxWaitMs = options.maxWaitMs ?? Number.POSITIVE_INFINITY;
-  const emit = options.onEvent ?? ((): void => undefined);
+  const waits = createWaitLedger(clock, options.onEvent ?? ((): void => undefined), options.onWaitCut ?? ((): void => undefined));
+  const emit = waits.emit;
   const pool = poolFor(options.budget, baseUrl.origin, apiKey, clock);
   const governors = createClientRegistry(pool, { maxWaitMs, onWait: (w) => emit({ type: 'wait', ...w }) });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const exchanger = createExchanger({ baseUrl, apiKey, fetch, clock, timeoutMs, maxBodyBytes, governors, emit });
   const policy: RetryPolicy = { retries, maxWaitMs, random, clock, serverClock: governors.serverClock, emit };
-  const session: Session = { baseUrl, clock, maxWaitMs, emit, governors, exchanger, headersFor, signal: options.signal, policy };
+  const session: Session = { baseUrl, clock, maxWaitMs, waits, governors, exchanger, headersFor, signal: options.signal, policy };
   return {
     get: (url, call) => getWithRetries(session, url, call),
     probe: (url, extra) => probeOnce(session, url, extra),
@@ -181,9 +185,7 @@ async function getWithRetries<T>(s: Session, url: URL, call: GetOptions<T> = {})
   const signal = combine([s.signal, call.signal].filter((x) => x !== undefined));
   const parse: BodyParser<T> = call.parse ?? ((text) => text as unknown as T);
   const demand = call.demand !== undefined ? { demand: call.demand } : {};
-  let retry = 0;
-  let limited = 0;
-  let afterWait = false;
+  let [retry, limited, afterWait] = [0, 0, false];
   for (;;) {
     let x: HttpExchange | undefined;
     try {
@@ -195,6 +197,8 @@ async function getWithRetries<T>(s: Session, url: URL, call: GetOptions<T> = {})
       await waitOutRateLimit(s, x, limited, signal);
       afterWait = true;
     } catch (err) {
+      // Aborted: a wait announced and not over was not taken in full.
+      if (signal?.aborted === true) s.waits.cut();
       const attempt = { retry, path: pathOf(x?.url ?? url), signal, ...(x?.requestId !== undefined ? { requestId: x.requestId } : {}) };
       await waitBeforeRetry(err, attempt, s.policy);
       retry++;
@@ -263,15 +267,11 @@ async function waitOutRateLimit(s: Session, x: HttpExchange, limited: number, si
     );
   }
   s.governors.forUrl(x.url).blockUntil(decision.until);
-  const wait: ClientEvent = {
-    type: 'wait',
-    reason: decision.reason === 'retry-after' ? 'retry-after' : 'rate-limit',
-    ms: decision.ms,
-    until: decision.until,
-  };
+  const reason = decision.reason === 'retry-after' ? 'retry-after' : 'rate-limit';
+  const wait: ClientEvent = { type: 'wait', reason, ms: decision.ms, until: decision.until };
   if (rl.limit !== undefined) wait.limit = rl.limit;
   wait.remaining = rl.remaining ?? 0;
-  s.emit(wait);
+  s.waits.emit(wait);
   await s.clock.sleep(clampTimerMs(decision.ms), signal);
 }
 

@@ -156,12 +156,11 @@ interface Hop {
 export function createExchanger(options: ExchangeOptions): Exchanger {
   let requests = 0;
   const sendOne = async (url: URL, headers: Record<string, string>, send: SendOptions, afterWait: boolean): Promise<Hop> => {
-    const permit = await options.governors.forUrl(url).acquire({
-      signal: send.signal,
-      afterWait,
-      wait: send.pace,
-      ...(send.demand !== undefined ? { demand: send.demand } : {}),
-    });
+    const demand = send.demand !== undefined ? { demand: send.demand } : {};
+    const permit = await options.governors.forUrl(url).acquire({ signal: send.signal, afterWait, wait: send.pace, ...demand });
+    // Stopped after the permit (a read-ahead cancelled, a signal): nothing is sent, so nothing is spent.
+    if (send.signal?.aborted === true) permit.cancel();
+    send.signal?.throwIfAborted();
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = send.signal === undefined ? timeout : AbortSignal.any([timeout, send.signal]);
     requests++;

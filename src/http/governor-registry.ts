@@ -209,6 +209,7 @@ export function createClientRegistry(pool: GovernorPool, client: ClientPacing): 
           let learnt = false;
           return {
             afterWait: permit.afterWait,
+            cancel: () => permit.cancel(),
             release(obs) {
               permit.release(obs);
               if (obs === undefined || learnt) return;

@@ -44,6 +44,12 @@ export interface Permit {
   readonly afterWait: boolean;
   /** Returns the slot; idempotent. Pass the response's observation when there was a response. */
   release(observation?: ResponseObservation): void;
+  /**
+   * The request was never sent (aborted before sending): returns the slot and gives its
+   * reservation back, to this process's window and to what other processes share, so no phantom
+   * holds the quota; idempotent, and nothing once released.
+   */
+  cancel(): void;
 }
 
 /** Options of {@link RateLimitGovernor.acquire}. */

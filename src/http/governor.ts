@@ -38,6 +38,11 @@ function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
 }
 
+/** A request reserved in what other processes share, and its ticket once the window's reset was known. */
+interface Reservation {
+  ticket?: SharedTicket;
+}
+
 /** A permit, and how long to hold its request to probe the server's clock (ms, 0 = none). */
 interface Grant {
   permit: Permit;
@@ -79,7 +84,7 @@ class Governor implements RateLimitGovernor {
       try {
         await this.options.clock.sleep(granted.hold, signal);
       } catch (err) {
-        granted.permit.release();
+        granted.permit.cancel();
         throw err;
       }
     }
@@ -130,12 +135,22 @@ class Governor implements RateLimitGovernor {
     });
   }
 
-  private grant(afterWait: boolean, ticket?: SharedTicket): Permit {
+  /** A permit; `reservation`: the request was reserved in what other processes share (with its ticket, if any). */
+  private grant(afterWait: boolean, reservation?: Reservation): Permit {
     this.inFlight++;
     this.window.take();
+    const ticket = reservation?.ticket;
     let released = false;
     return {
       afterWait,
+      cancel: () => {
+        if (released) return;
+        released = true;
+        this.inFlight--;
+        this.window.untake();
+        if (reservation !== undefined) this.options.shared?.quota()?.cancel(this.options.shared.scope, ticket);
+        this.notify();
+      },
       release: (obs) => {
         if (released) return;
         released = true;
@@ -167,7 +182,7 @@ class Governor implements RateLimitGovernor {
    * window's reset is certainly past by the server's clock, when their reservations fill it; else
    * the reservation's ticket, if any (go).
    */
-  private sharedHold(now: number): { until?: number; ticket?: SharedTicket } {
+  private sharedHold(now: number): { until?: number; reservation?: Reservation } {
     const { shared, serverClock } = this.options;
     const quota = shared?.quota();
     if (shared === undefined || quota === undefined) return {};
@@ -175,7 +190,7 @@ class Governor implements RateLimitGovernor {
     if (h?.limit !== undefined && h.remaining !== undefined && h.remaining - this.inFlight > sharedMargin(h.limit)) return {};
     const answer = quota.reserve(shared.scope, now + (serverClock.offset?.low ?? 0));
     if (answer === undefined) return {};
-    if (answer.granted) return answer.ticket === undefined ? {} : { ticket: answer.ticket };
+    if (answer.granted) return { reservation: answer.ticket === undefined ? {} : { ticket: answer.ticket } };
     const until = serverClock.toLocal(answer.resetAt) + serverClock.marginMs;
     return until > now ? { until } : {};
   }
@@ -188,21 +203,21 @@ class Governor implements RateLimitGovernor {
       const now = this.options.clock.now();
       if (this.blockedUntil > now) {
         this.report(caller, { reason: 'pacing', ms: this.blockedUntil - now, until: this.blockedUntil });
-        await this.options.clock.sleep(this.blockedUntil - now, signal);
+        await this.sleepReported(caller, this.blockedUntil - now, this.blockedUntil, signal);
         waited = true;
         continue;
       }
       const available = this.window.available;
       const free = available === undefined ? this.inFlight === 0 : available > 0;
       if (free) {
-        const { until, ticket } = this.sharedHold(now);
+        const { until, reservation } = this.sharedHold(now);
         if (until !== undefined) {
           await this.sleepUntil(caller, now, until, signal);
           waited = true;
           continue;
         }
-        if (available === undefined) return { permit: this.grant(waited, ticket), hold: 0 };
-        return { permit: this.grant(waited, ticket), hold: this.window.probeDelay(now, demand, this.acquiring) };
+        if (available === undefined) return { permit: this.grant(waited, reservation), hold: 0 };
+        return { permit: this.grant(waited, reservation), hold: this.window.probeDelay(now, demand, this.acquiring) };
       }
       if (this.inFlight > 0) {
         // Answers in flight will tell how much room the window has left.
@@ -233,7 +248,17 @@ class Governor implements RateLimitGovernor {
     const remaining = this.window.last?.headers.remaining;
     if (remaining !== undefined) wait.remaining = remaining;
     this.report(caller, wait);
-    await this.options.clock.sleep(ms, signal);
+    await this.sleepReported(caller, ms, until, signal);
+  }
+
+  /** Sleeps a wait reported to `caller` ending at `until`; aborted, it was not taken (http/wait-ledger.ts) and may be reported again. */
+  private async sleepReported(caller: Caller, ms: number, until: number, signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await this.options.clock.sleep(ms, signal);
+    } catch (err) {
+      if (this.reported.get(caller.onWait) === until) this.reported.delete(caller.onWait);
+      throw err;
+    }
   }
 
   /**

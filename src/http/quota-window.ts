@@ -60,6 +60,14 @@ export class QuotaWindow {
   }
 
   /**
+   * Gives back a granted request that was never sent: whether `available` was counted down by
+   * {@link QuotaWindow.take} or set by a response while it was in flight, it counted the request.
+   */
+  untake(): void {
+    if (this.available !== undefined && Number.isFinite(this.available)) this.available++;
+  }
+
+  /**
    * Feeds one response into the model.
    * @param inFlight requests sent and not yet answered, this one excluded
    */

@@ -26,6 +26,11 @@ export interface OffsetPagesOptions {
   headers?: Record<string, string>;
   /** Stop after this many pages (default: all). */
   maxPages?: number;
+  /**
+   * Items the consumer wants from `start` on (`--max-items` less what a resumed export already
+   * wrote; default all): no page past the one that may complete them is requested ahead.
+   */
+  maxItems?: number;
   /** What each page is read for (fetch-page.ts {@link PageParse}; default `values`). */
   pageParse?: PageParse;
 }
@@ -93,6 +98,8 @@ interface OffsetRun {
   baseUrl: URL;
   headers: Record<string, string> | undefined;
   maxPages: number;
+  /** Items wanted from the first page on (Infinity: all). */
+  maxItems: number;
   /** Normalised URLs fetched so far, for loop detection when `next` links are followed. */
   seen: Set<string>;
   /** What each page is read for. */
@@ -122,7 +129,8 @@ export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGener
   const firstNo = options.firstPage ?? pageNumberOf(start) ?? 1;
   const pageParse = options.pageParse ?? 'values';
   const first = await fetchPage(client, start, { headers, pageParse });
-  const run: OffsetRun = { client, baseUrl, headers, maxPages, pageParse, seen: new Set([normalizeUrl(start), normalizeUrl(first.url)]) };
+  const maxItems = options.maxItems ?? Number.POSITIVE_INFINITY;
+  const run: OffsetRun = { client, baseUrl, headers, maxPages, maxItems, pageParse, seen: new Set([normalizeUrl(start), normalizeUrl(first.url)]) };
   const next = resolveNext(first, baseUrl, run.seen);
   if (next === undefined) {
     yield { ...first, index: 0, next: undefined };
@@ -173,10 +181,16 @@ async function* fetchRange(run: OffsetRun, first: FetchedPage, range: PageRange)
   const { client, baseUrl, headers, seen, pageParse } = run;
   const { firstNo, last, template } = range;
   const lastToFetch = Math.min(last, firstNo + run.maxPages - 1);
-  // `demand`: the pages after this one, so the governor knows when a window cannot serve them all.
+  // `demand`: the pages needed after this one, so the governor knows when a window cannot serve them all.
   const fetchNo = (n: number, signal: AbortSignal): Promise<FetchedPage> =>
-    fetchPage(client, withPage(template, n), { headers, signal, demand: lastToFetch - n, pageParse });
-  const ahead = new ReadAhead(fetchNo, firstNo + 1, lastToFetch, range.concurrency, { pageBytes: first.text.length });
+    fetchPage(client, withPage(template, n), { headers, signal, demand: Math.max(0, ahead.lastNeeded - n), pageParse });
+  // The first page is as long as a page gets (`itemsPerPage`, or the server's own cap of it).
+  const items = first.page.members.length;
+  const ahead = new ReadAhead(fetchNo, firstNo + 1, lastToFetch, range.concurrency, {
+    pageBytes: first.text.length,
+    wantedItems: run.maxItems - items,
+    perPage: items,
+  });
   const checkEmpty = createEmptyPageGuard();
   try {
     ahead.launch();

@@ -32,12 +32,23 @@ const READ_AHEAD_BYTES = 2 * 1024 * 1024;
 // The price: pages over about 1 MiB go one ahead of the consumer whatever `--concurrency` says, so
 // a slow server's latency is hidden only for pages smaller than that (a dozen 100-item pages).
 
-/** The byte bound of a {@link ReadAhead}. */
+/** The bounds of a {@link ReadAhead}: page text, and the items the consumer still wants. */
 export interface ReadAheadBounds {
   /** Page text in flight or buffered at most (default {@link READ_AHEAD_BYTES}). */
   maxBytes?: number;
   /** Expected text length of a page until one settled. */
   pageBytes?: number;
+  /**
+   * Items the consumer wants from page `first` on (`--max-items` less what came before; default
+   * all): a page is requested only while the pages before it cannot hold that many.
+   */
+  wantedItems?: number;
+  /**
+   * Most items a page holds (the first page's length, ≥ 1): pages not handed over yet count at
+   * this size, so a page is never requested ahead when the pages before it may already complete
+   * {@link ReadAheadBounds.wantedItems}; a short page moves the limit on.
+   */
+  perPage?: number;
 }
 
 /** Fetches page number `n`; `signal` aborts it when the consumer stops. */
@@ -63,6 +74,12 @@ export class ReadAhead {
   private seenBytes = 0;
   private seenPages = 0;
   private readonly maxBytes: number;
+  /** Items wanted from page `first` on, and the most a page holds (see {@link ReadAheadBounds}). */
+  private readonly wantedItems: number;
+  private readonly perPage: number;
+  /** The last page handed over, and the items of the pages handed over. */
+  private lastTaken: number;
+  private takenItems = 0;
 
   /**
    * @param fetchPage fetches one page by number
@@ -71,7 +88,8 @@ export class ReadAhead {
    * @param concurrency pages in flight or buffered at most (≥ 1)
    * @param bounds `maxBytes`: page text in flight or buffered at most (default
    *   {@link READ_AHEAD_BYTES}); `pageBytes`: the expected text length of a page until one settled
-   *   (e.g. the first page's, fetched before the read-ahead starts)
+   *   (e.g. the first page's, fetched before the read-ahead starts); `wantedItems` and `perPage`:
+   *   no page is requested past the one that may complete the items wanted (`--max-items`)
    */
   constructor(
     private readonly fetchPage: PageFetcher,
@@ -83,6 +101,9 @@ export class ReadAhead {
     this.nextToLaunch = first;
     this.window = concurrency;
     this.maxBytes = bounds.maxBytes ?? READ_AHEAD_BYTES;
+    this.wantedItems = bounds.wantedItems ?? Number.POSITIVE_INFINITY;
+    this.perPage = Math.max(1, bounds.perPage ?? 1);
+    this.lastTaken = first - 1;
     if (bounds.pageBytes !== undefined) {
       this.seenBytes = bounds.pageBytes;
       this.seenPages = 1;
@@ -103,38 +124,56 @@ export class ReadAhead {
     return this.settledBytes + (inFlight + 1) * average <= this.maxBytes;
   }
 
-  /** Requests pages until the window or the byte bound is full (or every page is requested). */
+  /**
+   * The last page the consumer may need: the pages handed over hold their real counts, the others
+   * {@link ReadAheadBounds.perPage} at most, so any page after this one would only hold items past
+   * {@link ReadAheadBounds.wantedItems} (`--max-items` spends no request it does not need).
+   */
+  get lastNeeded(): number {
+    const left = this.wantedItems - this.takenItems;
+    if (left === Number.POSITIVE_INFINITY) return this.last;
+    return Math.min(this.last, this.lastTaken + Math.ceil(Math.max(0, left) / this.perPage));
+  }
+
+  /** Requests pages until the window or the byte bound is full (or every page needed is requested). */
   launch(): void {
-    while (this.nextToLaunch <= this.last && this.pending.size < this.window && this.fitsBytes()) {
-      const n = this.nextToLaunch++;
-      const p = this.fetchPage(n, this.controller.signal);
-      // Awaited in order later; a failure of a later page must not be an unhandled rejection meanwhile.
-      p.then(
-        (f) => {
-          this.settled.add(n);
-          this.settledItems += f.page.members.length;
-          this.settledBytes += f.text.length;
-          this.seenBytes += f.text.length;
-          this.seenPages += 1;
-        },
-        () => this.settled.add(n),
-      );
-      this.pending.set(n, p);
-    }
+    const last = this.lastNeeded;
+    while (this.nextToLaunch <= last && this.pending.size < this.window && this.fitsBytes()) this.request(this.nextToLaunch++);
+  }
+
+  /** Requests page `n`. */
+  private request(n: number): void {
+    const p = this.fetchPage(n, this.controller.signal);
+    // Awaited in order later; a failure of a later page must not be an unhandled rejection meanwhile.
+    p.then(
+      (f) => {
+        this.settled.add(n);
+        this.settledItems += f.page.members.length;
+        this.settledBytes += f.text.length;
+        this.seenBytes += f.text.length;
+        this.seenPages += 1;
+      },
+      () => this.settled.add(n),
+    );
+    this.pending.set(n, p);
   }
 
   /**
    * Waits for page `n` (the next in order, already launched or launched now) and hands it over.
+   * A page asked for is requested even past {@link ReadAhead.lastNeeded}: the consumer knows best.
    * @throws what fetching page `n` threw (the pages before it have been handed over)
    */
   async take(n: number): Promise<FetchedPage> {
     this.launch();
+    if (!this.pending.has(n) && n === this.nextToLaunch && n <= this.last) this.request(this.nextToLaunch++);
     const ready = this.settled.has(n);
     const fetched = await this.pending.get(n)!;
     this.pending.delete(n);
     this.settled.delete(n);
     this.settledItems -= fetched.page.members.length;
     this.settledBytes -= fetched.text.length;
+    this.lastTaken = n;
+    this.takenItems += fetched.page.members.length;
     // Adapt how many pages are requested ahead to who is slower. The consumer waited: the
     // network or the server is, so ask for one more (latency hiding). The page was ready and
     // at least SHRINK_AT_ITEMS parsed items wait behind it: the consumer is, so more requests

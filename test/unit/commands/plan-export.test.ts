@@ -208,6 +208,37 @@ const ROWS: Array<[string, string[], Partial<Record<ConfigKey, string>>, Expecte
     },
   ],
   ['`--out -` is stdout', ['entities', '--out', '-'], {}, { endpoint: 'entities', start: '/v1/entities?itemsPerPage=1000&page=1', format: 'ndjson' }],
+  // --max-items below the page size asks for that many items a page, unless the page size was given or --page depends on it.
+  [
+    '--max-items 2 asks for pages of 2',
+    ['entities', '--max-items', '2'],
+    {},
+    { endpoint: 'entities', start: '/v1/entities?itemsPerPage=2&page=1', format: 'ndjson', maxItems: 2 },
+  ],
+  [
+    '--max-items under the profile page size lowers it; over it keeps it',
+    ['events', '--max-items', '150'],
+    { 'items-per-page': '200' },
+    { endpoint: 'events', start: '/v1/events?itemsPerPage=150&page=1', format: 'ndjson', maxItems: 150 },
+  ],
+  [
+    '--max-items over the page size keeps the default',
+    ['entities', '--max-items', '1500'],
+    {},
+    { endpoint: 'entities', start: '/v1/entities?itemsPerPage=1000&page=1', format: 'ndjson', maxItems: 1500 },
+  ],
+  [
+    '--max-items with --items-per-page keeps the given page size',
+    ['entities', '--max-items', '2', '--items-per-page', '50'],
+    {},
+    { endpoint: 'entities', start: '/v1/entities?itemsPerPage=50&page=1', format: 'ndjson', maxItems: 2 },
+  ],
+  [
+    '--max-items with --page keeps the page size the page number means',
+    ['entities', '--max-items', '2', '--page', '3'],
+    {},
+    { endpoint: 'entities', start: '/v1/entities?itemsPerPage=1000&page=3', format: 'ndjson', maxItems: 2 },
+  ],
 ];
 
 describe('argv → planned export, for every export command and endpoint', () => {

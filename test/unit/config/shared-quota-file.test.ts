@@ -38,6 +38,35 @@ describe('shared quota file', () => {
     expect(two.reserve(ROUTE, RESET)).toMatchObject({ granted: true });
   });
 
+  it('gives back a reservation never sent, in its own window only, and never below the server’s count', () => {
+    const one = open();
+    const two = open();
+    type File = { apis: Record<string, { windows: Record<string, { reserved: number }> }> };
+    const reserved = (): number =>
+      (JSON.parse(readFileSync(dir.file(SHARED_QUOTA_FILE), 'utf8')) as File).apis[`https://api.test ${keyHashOf(CANARY)}`]!.windows[ROUTE]!.reserved;
+    // Reset not known yet: given back without a ticket.
+    expect(one.reserve(ROUTE, T)).toEqual({ granted: true });
+    expect(two.reserve(ROUTE, T)).toEqual({ granted: true });
+    two.cancel(ROUTE);
+    expect(reserved()).toBe(1);
+    one.observe(ROUTE, { limit: 3, remaining: 2, resetAt: RESET });
+    const a = one.reserve(ROUTE, T + 1);
+    const b = two.reserve(ROUTE, T + 2);
+    expect(one.reserve(ROUTE, T + 3)).toEqual({ granted: false, resetAt: RESET });
+    // b was never sent: the window has room again for one.
+    two.cancel(ROUTE, b?.granted === true ? b.ticket : undefined);
+    expect(reserved()).toBe(2);
+    expect(one.reserve(ROUTE, T + 4)).toMatchObject({ granted: true });
+    // The server counted 3 (remaining 0): a cancel cannot go below that.
+    one.observe(ROUTE, { limit: 3, remaining: 0, resetAt: RESET });
+    one.cancel(ROUTE, a?.granted === true ? a.ticket : undefined);
+    expect(reserved()).toBe(3);
+    // A ticket of a window that has ended gives nothing back in the next one.
+    expect(two.reserve(ROUTE, RESET)).toEqual({ granted: true });
+    two.cancel(ROUTE, a?.granted === true ? a.ticket : undefined);
+    expect(reserved()).toBe(1);
+  });
+
   it('counts what the server reports spent, by others too, and ignores a late answer of an older window', () => {
     const q = open();
     q.reserve(ROUTE, T);

@@ -69,6 +69,7 @@ describe('governor pool', () => {
     const quota: SharedQuota = {
       reserve: () => ({ granted: true }),
       observe: () => false,
+      cancel: () => undefined,
       learnPathScope: (route) => learnt.push(route),
       isPathScope: (route) => route === '/entities',
     };

@@ -174,6 +174,7 @@ describe('rate-limit governor sharing with other processes', () => {
     const quota = {
       reserve: () => (calls.reserve++, { granted: true as const }),
       observe: () => (calls.observe++, false),
+      cancel: () => undefined,
       learnPathScope: () => undefined,
       isPathScope: () => false,
     };
@@ -200,5 +201,62 @@ describe('rate-limit governor sharing with other processes', () => {
     expect(roomy).toEqual({ reserve: 1, observe: 0 });
     const late = await callsFor(1000, (n) => (n === 1 ? 999 : 250 - n), 10);
     expect(late).toEqual({ reserve: 9, observe: 9 });
+  });
+});
+
+describe('rate-limit governor: a permit never sent is given back', () => {
+  /** A governor sharing with a quota that grants with a ticket and records what is given back. */
+  function sharing(autoAdvance = true) {
+    const clock = createVirtualClock(T, { autoAdvance });
+    const serverClock = createServerClock();
+    const cancels: unknown[][] = [];
+    const quota = {
+      reserve: () => ({ granted: true as const, ticket: { resetAt: T + 60_000, seen: 0 } }),
+      observe: () => false,
+      cancel: (...args: unknown[]) => void cancels.push(args),
+      learnPathScope: () => undefined,
+      isPathScope: () => false,
+    };
+    const gov = createRateLimitGovernor({ clock, serverClock, shared: { quota: () => quota, scope: '/entities' } });
+    const answer = (remaining: number): ResponseObservation => {
+      const headers: RateLimitHeaders = { limit: 60, remaining, resetAt: T + 60_000, date: clock.now() };
+      serverClock.observe(headers.date, clock.now(), clock.now());
+      return { status: 200, headers, receivedAt: clock.now() };
+    };
+    return { clock, gov, cancels, answer };
+  }
+
+  it('cancel returns the slot to the window and the reservation to the shared quota, once', async () => {
+    const { gov, cancels, answer } = sharing();
+    (await gov.acquire()).release(answer(2));
+    expect(gov.state()).toMatchObject({ available: 2, inFlight: 0 });
+    const p = await gov.acquire();
+    expect(gov.state()).toMatchObject({ available: 1, inFlight: 1 });
+    p.cancel();
+    p.cancel();
+    p.release(answer(0));
+    expect(gov.state()).toMatchObject({ available: 2, inFlight: 0 });
+    expect(cancels).toEqual([['/entities', { resetAt: T + 60_000, seen: 0 }]]);
+    // A permit that was sent is not given back by a later cancel.
+    const sent = await gov.acquire();
+    sent.release(answer(1));
+    sent.cancel();
+    expect(cancels).toHaveLength(1);
+  });
+
+  it('an abort while a request is held to probe the server clock gives its reservation back', async () => {
+    // The clock moves only when told, so the hold is still under way when the abort comes.
+    const { gov, cancels, answer, clock } = sharing(false);
+    (await gov.acquire()).release(answer(2));
+    const controller = new AbortController();
+    // More requests will follow than the window holds: its last ones are held for the next tick of the server clock.
+    const held = gov.acquire({ demand: 10, signal: controller.signal });
+    expect(await settles(held)).toBe(false);
+    expect(gov.state().inFlight).toBe(1);
+    controller.abort();
+    await expect(held).rejects.toThrow();
+    expect(gov.state()).toMatchObject({ available: 2, inFlight: 0 });
+    expect(cancels).toHaveLength(1);
+    expect(clock.now()).toBe(T);
   });
 });

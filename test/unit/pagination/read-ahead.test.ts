@@ -56,3 +56,53 @@ describe('ReadAhead byte bound', () => {
     expect(state.most).toBeLessThanOrEqual(2);
   });
 });
+
+describe('ReadAhead items bound (--max-items)', () => {
+  /** Pages of `sizes[n]` items (default 10); records each page number launched. */
+  function itemFetcher(sizes: Record<number, number> = {}) {
+    const launched: number[] = [];
+    const fetchPage = (n: number): Promise<FetchedPage> => {
+      launched.push(n);
+      const members = Array.from({ length: sizes[n] ?? 10 }, (_, i) => ({ n, i }));
+      const page = { members, view: undefined, totalItems: undefined } as unknown as FetchedPage['page'];
+      return Promise.resolve({ url: new URL(`https://api.test/x?page=${n}`), status: 200, page, text: 'x'.repeat(100) });
+    };
+    return { fetchPage, launched };
+  }
+
+  /** Takes pages from `first` until `wanted` items were handed over; returns the items taken. */
+  async function takeUntil(ahead: ReadAhead, first: number, wanted: number): Promise<number> {
+    let items = 0;
+    for (let n = first; items < wanted; n++) {
+      items += (await ahead.take(n)).page.members.length;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return items;
+  }
+
+  it('25 items wanted in pages of 10, concurrency 8: pages 1–3 only, none past the one that completes them', async () => {
+    const { fetchPage, launched } = itemFetcher();
+    const ahead = new ReadAhead(fetchPage, 1, 20, 8, { wantedItems: 25, perPage: 10 });
+    ahead.launch();
+    expect(launched).toEqual([1, 2, 3]);
+    expect(await takeUntil(ahead, 1, 25)).toBe(30);
+    expect(launched).toEqual([1, 2, 3]);
+  });
+
+  it('a short page moves the limit on by the items it lacks', async () => {
+    const { fetchPage, launched } = itemFetcher({ 2: 4 });
+    const ahead = new ReadAhead(fetchPage, 1, 20, 8, { wantedItems: 25, perPage: 10 });
+    // 10 + 4 + 10 = 24 items in pages 1–3: page 4 completes the 25.
+    expect(await takeUntil(ahead, 1, 25)).toBe(34);
+    expect(launched).toEqual([1, 2, 3, 4]);
+  });
+
+  it('nothing wanted: nothing requested ahead, yet a page asked for is fetched', async () => {
+    const { fetchPage, launched } = itemFetcher();
+    const ahead = new ReadAhead(fetchPage, 2, 20, 4, { wantedItems: 0, perPage: 10 });
+    ahead.launch();
+    expect(launched).toEqual([]);
+    expect((await ahead.take(2)).page.members).toHaveLength(10);
+    expect(launched).toEqual([2]);
+  });
+});
