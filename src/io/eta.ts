@@ -1,0 +1,161 @@
+/**
+ * The ETA of the progress line (README, "Progress"): the larger of two estimates of the time left.
+ * - Throughput: the items still to fetch at this run's own rate, measured over a recent window
+ *   ({@link RATE_WINDOW_MS}) of the items this process fetched. Items restored from a checkpoint
+ *   count toward the done part, never toward the rate: a resumed run has fetched nothing yet.
+ * - Quota: the requests still to send (pages to go = items left / items per page) against the rate
+ *   limit: those beyond the window's `X-RateLimit-Remaining` wait for its `X-RateLimit-Reset` and
+ *   for later windows of the learnt length. Throughput alone cannot see this on a fresh run, whose
+ *   first pages come at full speed before the quota runs out.
+ * Pure: the caller passes the times (monotonic ms for rates, local epoch ms for resets).
+ */
+import type { RateLimitSnapshot } from '../http/rate-limit.js';
+
+/** The span of the throughput's moving window, ms: long enough to cover several rate-limit windows of seconds, short enough to follow a change of pace. */
+export const RATE_WINDOW_MS = 30_000;
+
+/** Responses whose mean duration is the time one request takes. */
+const DURATION_SAMPLES = 20;
+
+/** The ETA estimator of one export; see {@link createEtaEstimator}. */
+export interface EtaEstimator {
+  /**
+   * The counts after a page was written, with that page's rate-limit headers. The first call sets
+   * the counts restored by a resume (or zero): they are done but were not fetched by this run.
+   * @param monoMs when, monotonic ms
+   */
+  page(items: number, pages: number, monoMs: number, rateLimit?: RateLimitSnapshot): void;
+  /** A response arrived after `ms` (its duration). */
+  response(ms: number): void;
+  /**
+   * A rate-limit wait until `untilMs` (epoch ms, local clock): the window's quota is spent until then.
+   * @param limit `X-RateLimit-Limit` of the response that caused it, when it had one
+   */
+  wait(untilMs: number, limit?: number): void;
+  /** This run's items per second over the last {@link RATE_WINDOW_MS} (0 before any time passed). */
+  rate(monoMs: number): number;
+  /**
+   * The time left, ms: the larger of the throughput and the quota estimates; undefined without a
+   * total or before either can be made (no item fetched yet and no rate-limit headers).
+   * @param monoMs now, monotonic ms
+   * @param nowMs now, epoch ms by the local clock (resets are local-clock instants)
+   */
+  etaMs(total: number | undefined, monoMs: number, nowMs: number): number | undefined;
+}
+
+/** The quota as last seen: requests left until `resetAt` (epoch ms, local clock). */
+interface Quota {
+  limit: number;
+  remaining: number;
+  resetAt: number;
+}
+
+/**
+ * The window length, ms, learnt from the resets seen: the smallest gap between successive distinct
+ * resets (a gap with no request in a window is a multiple of it), else the time from the first
+ * response of the current window to its reset, rounded up to whole seconds since `X-RateLimit-Reset`
+ * counts in seconds (a lower bound: the window may have begun before this run's first request).
+ */
+function createWindowLearner(): { see(resetAt: number, observedAt: number): void; windowMs(): number | undefined } {
+  let lastReset: number | undefined;
+  let firstSeenAt = 0;
+  let learnt: number | undefined;
+  return {
+    see(resetAt, observedAt) {
+      if (lastReset !== undefined && Math.abs(resetAt - lastReset) < 1000) return;
+      if (lastReset !== undefined && resetAt > lastReset) learnt = Math.min(learnt ?? Infinity, resetAt - lastReset);
+      lastReset = resetAt;
+      firstSeenAt = observedAt;
+    },
+    windowMs() {
+      if (learnt !== undefined) return learnt;
+      return lastReset === undefined ? undefined : Math.max(1000, Math.ceil((lastReset - firstSeenAt) / 1000) * 1000);
+    },
+  };
+}
+
+/**
+ * The time the requests still to send need under the quota, ms: those the current window still
+ * allows go at once; the others wait for its reset and then `limit` a window of `windowMs`.
+ * @param perRequestMs the time one request takes, ms
+ */
+export function quotaEtaMs(requests: number, quota: Quota, windowMs: number, nowMs: number, perRequestMs: number): number {
+  let { remaining, resetAt } = quota;
+  if (resetAt <= nowMs) {
+    // The window has rolled over since the last response: a fresh quota, up to the next reset.
+    remaining = quota.limit;
+    resetAt += (Math.floor((nowMs - resetAt) / windowMs) + 1) * windowMs;
+  }
+  if (requests <= remaining) return requests * perRequestMs;
+  const beyond = requests - remaining;
+  const windows = Math.ceil(beyond / quota.limit);
+  const lastBatch = beyond - (windows - 1) * quota.limit;
+  return resetAt - nowMs + (windows - 1) * windowMs + lastBatch * perRequestMs;
+}
+
+/**
+ * Creates the estimator of one export.
+ * @param startMono when the export started, monotonic ms (the throughput counts from then)
+ */
+export function createEtaEstimator(startMono: number): EtaEstimator {
+  // This run's fetched items over time: the first entry is the start, then one per page.
+  const samples: Array<{ mono: number; fetched: number }> = [{ mono: startMono, fetched: 0 }];
+  let restored: number | undefined;
+  let done = 0;
+  let pagesDone = 0;
+  let perPage = 0;
+  let quota: Quota | undefined;
+  const windows = createWindowLearner();
+  const durations: number[] = [];
+
+  const rate = (monoMs: number): number => {
+    // The newest sample at or before the window's start anchors the window (the run's start at first).
+    const from = monoMs - RATE_WINDOW_MS;
+    while (samples.length > 2 && samples[1]!.mono <= from) samples.shift();
+    const first = samples[0]!;
+    const last = samples[samples.length - 1]!;
+    const span = monoMs - first.mono;
+    return span > 0 ? ((last.fetched - first.fetched) / span) * 1000 : 0;
+  };
+
+  const quotaEta = (itemsLeft: number, nowMs: number): number | undefined => {
+    const windowMs = windows.windowMs();
+    if (quota === undefined || windowMs === undefined || perPage === 0 || quota.limit <= 0) return undefined;
+    const perRequestMs = durations.length > 0 ? durations.reduce((a, b) => a + b, 0) / durations.length : 0;
+    return quotaEtaMs(Math.ceil(itemsLeft / perPage), quota, windowMs, nowMs, perRequestMs);
+  };
+
+  return {
+    page(items, pages, monoMs, rateLimit) {
+      if (restored === undefined) restored = items;
+      else if (pages > pagesDone && items > done) perPage = Math.max(perPage, Math.ceil((items - done) / (pages - pagesDone)));
+      done = items;
+      pagesDone = pages;
+      samples.push({ mono: monoMs, fetched: items - restored });
+      const { limit, remaining, resetLocalAt } = rateLimit ?? {};
+      if (limit !== undefined && remaining !== undefined && resetLocalAt !== undefined && rateLimit !== undefined) {
+        windows.see(resetLocalAt, rateLimit.observedAt);
+        quota = { limit, remaining, resetAt: resetLocalAt };
+      }
+    },
+    response(ms) {
+      durations.push(ms);
+      if (durations.length > DURATION_SAMPLES) durations.shift();
+    },
+    wait(untilMs, limit) {
+      const l = limit ?? quota?.limit;
+      if (l !== undefined) quota = { limit: l, remaining: 0, resetAt: untilMs };
+    },
+    rate,
+    etaMs(total, monoMs, nowMs) {
+      if (total === undefined) return undefined;
+      const left = Math.max(0, total - done);
+      if (left === 0) return 0;
+      const r = rate(monoMs);
+      const byRate = r > 0 ? (left / r) * 1000 : undefined;
+      const byQuota = quotaEta(left, nowMs);
+      if (byRate === undefined) return byQuota;
+      return byQuota === undefined ? byRate : Math.max(byRate, byQuota);
+    },
+  };
+}
