@@ -1,7 +1,8 @@
 /**
  * The ETA of the progress line (README, "Progress"): the larger of two estimates of the time left.
- * - Throughput: the items still to fetch at this run's own rate, measured over a recent window
- *   ({@link RATE_WINDOW_MS}) of the items this process fetched. Items restored from a checkpoint
+ * - Throughput: the items still to fetch at this run's own pace, measured over a recent window
+ *   ({@link RATE_WINDOW_MS}) of the items this process fetched (from its first page on once there
+ *   are two), the rate-limit waits left out: the quota estimate accounts for those. Items restored from a checkpoint
  *   count toward the done part, never toward the rate: a resumed run has fetched nothing yet.
  * - Quota: the requests still to send (pages to go = items left / items per page) against the rate
  *   limit: those beyond the window's `X-RateLimit-Remaining` wait for its `X-RateLimit-Reset` and
@@ -28,10 +29,10 @@ export interface EtaEstimator {
   /** A response arrived after `ms` (its duration). */
   response(ms: number): void;
   /**
-   * A rate-limit wait until `untilMs` (epoch ms, local clock): the window's quota is spent until then.
-   * @param limit `X-RateLimit-Limit` of the response that caused it, when it had one
+   * A rate-limit wait of `ms` from `monoMs`, until `until` (epoch ms, local clock): the window's
+   * quota is spent until then. `limit` is `X-RateLimit-Limit` of the response that caused it.
    */
-  wait(untilMs: number, limit?: number): void;
+  wait(event: { ms: number; until: number; limit?: number | undefined }, monoMs: number): void;
   /** This run's items per second over the last {@link RATE_WINDOW_MS} (0 before any time passed). */
   rate(monoMs: number): number;
   /**
@@ -93,13 +94,66 @@ export function quotaEtaMs(requests: number, quota: Quota, windowMs: number, now
   return resetAt - nowMs + (windows - 1) * windowMs + lastBatch * perRequestMs;
 }
 
+/** This run's pace: items fetched over time, and the rate-limit waits within that time; see {@link createPace}. */
+interface Pace {
+  /** This run has fetched `fetched` items by `monoMs`. */
+  add(monoMs: number, fetched: number): void;
+  /** A rate-limit wait from `fromMono` to `toMono` (monotonic ms). */
+  waited(fromMono: number, toMono: number): void;
+  /** Items per second over the recent window, waits included (what the line shows). */
+  rate(monoMs: number): number;
+  /** Items per second over the recent window with the rate-limit waits left out; undefined when there is no such time. */
+  activeRate(monoMs: number): number | undefined;
+}
+
+/**
+ * The pace of one run over the last {@link RATE_WINDOW_MS}: from the newest sample at or before
+ * the window's start. Rate-limit waits are kept apart so that the throughput estimate does not count
+ * them twice: the quota estimate is the one that knows when the next waits come and how long they are.
+ * @param startMono the run's start, monotonic ms (the first sample, with 0 items)
+ */
+function createPace(startMono: number): Pace {
+  const samples: Array<{ mono: number; fetched: number }> = [{ mono: startMono, fetched: 0 }];
+  // Waits as disjoint intervals in order (overlapping ones, e.g. of concurrent requests, are merged).
+  const waits: Array<{ from: number; to: number }> = [];
+  let added = 0;
+  const span = (monoMs: number): { items: number; ms: number; waitedMs: number } => {
+    const from = monoMs - RATE_WINDOW_MS;
+    while (samples.length > 2 && samples[1]!.mono <= from) samples.shift();
+    const first = samples[0]!;
+    while (waits.length > 0 && waits[0]!.to <= first.mono) waits.shift();
+    const waitedMs = waits.reduce((sum, w) => sum + Math.max(0, Math.min(monoMs, w.to) - Math.max(first.mono, w.from)), 0);
+    return { items: samples[samples.length - 1]!.fetched - first.fetched, ms: monoMs - first.mono, waitedMs };
+  };
+  return {
+    add(monoMs, fetched) {
+      samples.push({ mono: monoMs, fetched });
+      // From this run's second page on, the pace counts from its first page: the time to the first
+      // one (start-up, connecting, a cold server) is not the pace of the pages after it.
+      if (++added === 2) samples.splice(0, samples.length - 2);
+    },
+    waited(fromMono, toMono) {
+      const last = waits[waits.length - 1];
+      if (last !== undefined && fromMono <= last.to) last.to = Math.max(last.to, toMono);
+      else waits.push({ from: fromMono, to: toMono });
+    },
+    rate(monoMs) {
+      const { items, ms } = span(monoMs);
+      return ms > 0 ? (items / ms) * 1000 : 0;
+    },
+    activeRate(monoMs) {
+      const { items, ms, waitedMs } = span(monoMs);
+      return ms - waitedMs > 0 && items > 0 ? (items / (ms - waitedMs)) * 1000 : undefined;
+    },
+  };
+}
+
 /**
  * Creates the estimator of one export.
  * @param startMono when the export started, monotonic ms (the throughput counts from then)
  */
 export function createEtaEstimator(startMono: number): EtaEstimator {
-  // This run's fetched items over time: the first entry is the start, then one per page.
-  const samples: Array<{ mono: number; fetched: number }> = [{ mono: startMono, fetched: 0 }];
+  const pace = createPace(startMono);
   let restored: number | undefined;
   let done = 0;
   let pagesDone = 0;
@@ -107,16 +161,6 @@ export function createEtaEstimator(startMono: number): EtaEstimator {
   let quota: Quota | undefined;
   const windows = createWindowLearner();
   const durations: number[] = [];
-
-  const rate = (monoMs: number): number => {
-    // The newest sample at or before the window's start anchors the window (the run's start at first).
-    const from = monoMs - RATE_WINDOW_MS;
-    while (samples.length > 2 && samples[1]!.mono <= from) samples.shift();
-    const first = samples[0]!;
-    const last = samples[samples.length - 1]!;
-    const span = monoMs - first.mono;
-    return span > 0 ? ((last.fetched - first.fetched) / span) * 1000 : 0;
-  };
 
   const quotaEta = (itemsLeft: number, nowMs: number): number | undefined => {
     const windowMs = windows.windowMs();
@@ -128,10 +172,12 @@ export function createEtaEstimator(startMono: number): EtaEstimator {
   return {
     page(items, pages, monoMs, rateLimit) {
       if (restored === undefined) restored = items;
-      else if (pages > pagesDone && items > done) perPage = Math.max(perPage, Math.ceil((items - done) / (pages - pagesDone)));
+      else {
+        if (pages > pagesDone && items > done) perPage = Math.max(perPage, Math.ceil((items - done) / (pages - pagesDone)));
+        pace.add(monoMs, items - restored);
+      }
       done = items;
       pagesDone = pages;
-      samples.push({ mono: monoMs, fetched: items - restored });
       const { limit, remaining, resetLocalAt } = rateLimit ?? {};
       if (limit !== undefined && remaining !== undefined && resetLocalAt !== undefined && rateLimit !== undefined) {
         windows.see(resetLocalAt, rateLimit.observedAt);
@@ -142,17 +188,18 @@ export function createEtaEstimator(startMono: number): EtaEstimator {
       durations.push(ms);
       if (durations.length > DURATION_SAMPLES) durations.shift();
     },
-    wait(untilMs, limit) {
-      const l = limit ?? quota?.limit;
-      if (l !== undefined) quota = { limit: l, remaining: 0, resetAt: untilMs };
+    wait(event, monoMs) {
+      pace.waited(monoMs, monoMs + event.ms);
+      const limit = event.limit ?? quota?.limit;
+      if (limit !== undefined) quota = { limit, remaining: 0, resetAt: event.until };
     },
-    rate,
+    rate: (monoMs) => pace.rate(monoMs),
     etaMs(total, monoMs, nowMs) {
       if (total === undefined) return undefined;
       const left = Math.max(0, total - done);
       if (left === 0) return 0;
-      const r = rate(monoMs);
-      const byRate = r > 0 ? (left / r) * 1000 : undefined;
+      const r = pace.activeRate(monoMs);
+      const byRate = r === undefined ? undefined : (left / r) * 1000;
       const byQuota = quotaEta(left, nowMs);
       if (byRate === undefined) return byQuota;
       return byQuota === undefined ? byRate : Math.max(byRate, byQuota);

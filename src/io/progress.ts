@@ -242,7 +242,7 @@ export function createProgress(options: ProgressOptions): Progress {
           stats.waitMs += event.ms;
           state.wait = { event, endMono: clock.monotonic() + event.ms };
           state.primed = true;
-          eta.wait(event.until, event.limit);
+          eta.wait(event, clock.monotonic());
           if (spinner) {
             render();
             countdown.start(state.wait.endMono);

@@ -38,6 +38,29 @@ describe('the rate', () => {
     expect(eta.rate(120_000)).toBe(100);
   });
 
+  it('counts from the first page once there are two: a slow start is not the pace', () => {
+    const eta = createEtaEstimator(0);
+    eta.page(0, 0, 0);
+    // 5 s to the first page (start-up, a cold server), then a page every 0.5 s.
+    eta.page(1_000, 1, 5_000);
+    expect(eta.rate(5_000)).toBe(200);
+    eta.page(2_000, 2, 5_500);
+    expect(eta.rate(5_500)).toBe(2_000);
+  });
+
+  it('leaves rate-limit waits out of the pace the ETA uses (the quota estimate counts them), not out of the rate shown', () => {
+    const eta = createEtaEstimator(0);
+    eta.page(0, 0, 0);
+    // 10 pages of 100 every 100 ms, a wait of 4 s, one more page 100 ms later.
+    for (let p = 1; p <= 10; p++) eta.page(p * 100, p, p * 100);
+    eta.wait({ ms: 4_000, until: T0 + 5_000 }, 1_000);
+    eta.page(1_100, 11, 5_100);
+    // From page 1 (100 ms) to 5.1 s: 1,000 items in 5 s, of which 4 s waiting.
+    expect(eta.rate(5_100)).toBe(200);
+    // No quota known (the wait named no limit): the ETA is the pace's, 1,000 items at 1,000 items/s.
+    expect(eta.etaMs(2_100, 5_100, T0 + 5_100)).toBe(1_000);
+  });
+
   it('falls while no page arrives (a stall is not hidden)', () => {
     const eta = createEtaEstimator(0);
     eta.page(0, 0, 0);
@@ -93,7 +116,7 @@ describe('the ETA', () => {
     const eta = createEtaEstimator(0);
     eta.page(0, 0, 0);
     eta.page(100, 1, 1, quota(T0, 9, T0 + 5_000));
-    eta.wait(T0 + 8_000, 10);
+    eta.wait({ ms: 7_000, until: T0 + 8_000, limit: 10 }, 1);
     // 5 pages, none left now: all after the wait.
     expect(eta.etaMs(600, 1, T0 + 1_000)).toBe(7_000);
   });
