@@ -148,6 +148,11 @@ function createPace(startMono: number): Pace {
   };
 }
 
+/** The mean of a non-empty list. */
+function mean(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
 /**
  * Creates the estimator of one export.
  * @param startMono when the export started, monotonic ms (the throughput counts from then)
@@ -155,6 +160,7 @@ function createPace(startMono: number): Pace {
 export function createEtaEstimator(startMono: number): EtaEstimator {
   const pace = createPace(startMono);
   let restored: number | undefined;
+  let fetchedPages = 0;
   let done = 0;
   let pagesDone = 0;
   let perPage = 0;
@@ -165,7 +171,7 @@ export function createEtaEstimator(startMono: number): EtaEstimator {
   const quotaEta = (itemsLeft: number, nowMs: number): number | undefined => {
     const windowMs = windows.windowMs();
     if (quota === undefined || windowMs === undefined || perPage === 0 || quota.limit <= 0) return undefined;
-    const perRequestMs = durations.length > 0 ? durations.reduce((a, b) => a + b, 0) / durations.length : 0;
+    const perRequestMs = durations.length > 0 ? mean(durations) : 0;
     return quotaEtaMs(Math.ceil(itemsLeft / perPage), quota, windowMs, nowMs, perRequestMs);
   };
 
@@ -173,6 +179,7 @@ export function createEtaEstimator(startMono: number): EtaEstimator {
     page(items, pages, monoMs, rateLimit) {
       if (restored === undefined) restored = items;
       else {
+        fetchedPages++;
         if (pages > pagesDone && items > done) perPage = Math.max(perPage, Math.ceil((items - done) / (pages - pagesDone)));
         pace.add(monoMs, items - restored);
       }
@@ -198,7 +205,9 @@ export function createEtaEstimator(startMono: number): EtaEstimator {
       if (total === undefined) return undefined;
       const left = Math.max(0, total - done);
       if (left === 0) return 0;
-      const r = pace.activeRate(monoMs);
+      // One page only: its response's duration is its pace; the time since the start also holds
+      // the start-up (loading, the lock, connecting), which the pages after it do not pay.
+      const r = fetchedPages === 1 && durations.length > 0 ? (perPage / mean(durations)) * 1000 : pace.activeRate(monoMs);
       const byRate = r === undefined ? undefined : (left / r) * 1000;
       const byQuota = quotaEta(left, nowMs);
       if (byRate === undefined) return byQuota;

@@ -38,6 +38,17 @@ describe('the rate', () => {
     expect(eta.rate(120_000)).toBe(100);
   });
 
+  it("after the first page only, the ETA takes that page's response time, not the start-up before it", () => {
+    const eta = createEtaEstimator(0);
+    eta.page(0, 0, 0);
+    eta.response(100);
+    // 1.9 s of start-up, then the first page of 1,000 in 100 ms.
+    eta.page(1_000, 1, 2_000);
+    expect(eta.rate(2_000)).toBe(500);
+    // 99,000 items at 1,000 items per 100 ms.
+    expect(eta.etaMs(100_000, 2_000, T0)).toBe(9_900);
+  });
+
   it('counts from the first page once there are two: a slow start is not the pace', () => {
     const eta = createEtaEstimator(0);
     eta.page(0, 0, 0);
