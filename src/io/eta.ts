@@ -2,7 +2,8 @@
  * The ETA of the progress line (README, "Progress"): the larger of two estimates of the time left.
  * - Throughput: the items still to fetch at this run's own pace, measured over a recent window
  *   ({@link RATE_WINDOW_MS}) of the items this process fetched (from its first page on once there
- *   are two), the rate-limit waits left out: the quota estimate accounts for those. Items restored from a checkpoint
+ *   are two), the rate-limit waits left out: the quota estimate accounts for those. After one page
+ *   there is no pace yet: the quota estimate alone, or without one that page's response time. Items restored from a checkpoint
  *   count toward the done part, never toward the rate: a resumed run has fetched nothing yet.
  * - Quota: the requests still to send (pages to go = items left / items per page) against the rate
  *   limit: those beyond the window's `X-RateLimit-Remaining` wait for its `X-RateLimit-Reset` and
@@ -205,11 +206,13 @@ export function createEtaEstimator(startMono: number): EtaEstimator {
       if (total === undefined) return undefined;
       const left = Math.max(0, total - done);
       if (left === 0) return 0;
-      // One page only: its response's duration is its pace; the time since the start also holds
-      // the start-up (loading, the lock, connecting), which the pages after it do not pay.
+      const byQuota = quotaEta(left, nowMs);
+      // One page is no pace yet: the first response of a run is often several times slower than
+      // the next (a cold connection, a cold server). The quota's time decides when there is one;
+      // else that page's response time (the time since the start also holds the start-up).
+      if (fetchedPages === 1 && byQuota !== undefined) return byQuota;
       const r = fetchedPages === 1 && durations.length > 0 ? (perPage / mean(durations)) * 1000 : pace.activeRate(monoMs);
       const byRate = r === undefined ? undefined : (left / r) * 1000;
-      const byQuota = quotaEta(left, nowMs);
       if (byRate === undefined) return byQuota;
       return byQuota === undefined ? byRate : Math.max(byRate, byQuota);
     },

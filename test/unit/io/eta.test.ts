@@ -38,7 +38,7 @@ describe('the rate', () => {
     expect(eta.rate(120_000)).toBe(100);
   });
 
-  it("after the first page only, the ETA takes that page's response time, not the start-up before it", () => {
+  it("after the first page only and no quota, the ETA takes that page's response time, not the start-up before it", () => {
     const eta = createEtaEstimator(0);
     eta.page(0, 0, 0);
     eta.response(100);
@@ -106,6 +106,12 @@ describe('the ETA', () => {
     expect(eta.etaMs(200_000, 100, T0 + 100)).toBe(4_900 + 18 * 5_000 + 10 * 100);
     // The rate alone (1,000 items in 100 ms) would have said 19.9 s.
     expect((199_000 / eta.rate(100)) * 1000).toBe(19_900);
+    // A cold first response of 2 s says nothing of the pages after it: the quota's time still decides.
+    const cold = createEtaEstimator(0);
+    cold.page(0, 0, 0);
+    cold.response(2_000);
+    cold.page(1_000, 1, 2_000, quota(T0, 9, T0 + 5_000));
+    expect(cold.etaMs(200_000, 2_000, T0 + 2_000)).toBe(3_000 + 18 * 5_000 + 10 * 2_000);
   });
 
   it('learns the window from successive resets (a gap of two windows does not count)', () => {
