@@ -3,8 +3,9 @@
  * - Throughput: the items still to fetch at this run's own pace, measured over a recent window
  *   ({@link RATE_WINDOW_MS}) of the items this process fetched (from its first page on once there
  *   are two), the rate-limit waits left out: the quota estimate accounts for those. After one page
- *   there is no pace yet: the quota estimate alone, or without one that page's response time. Items restored from a checkpoint
- *   count toward the done part, never toward the rate: a resumed run has fetched nothing yet.
+ *   there is no pace yet: the quota estimate alone, or without one that page's response time.
+ *   Items restored from a checkpoint count toward the done part, never toward the pace: a resumed
+ *   run has fetched nothing yet.
  * - Quota: the requests still to send (pages to go = items left / items per page) against the rate
  *   limit: those beyond the window's `X-RateLimit-Remaining` wait for its `X-RateLimit-Reset` and
  *   for later windows of the learnt length. Throughput alone cannot see this on a fresh run, whose
@@ -13,7 +14,10 @@
  */
 import type { RateLimitSnapshot } from '../http/rate-limit.js';
 
-/** The span of the throughput's moving window, ms: long enough to cover several rate-limit windows of seconds, short enough to follow a change of pace. */
+/**
+ * The span of the throughput's moving window, ms: long enough to cover several rate-limit windows
+ * of seconds, short enough to follow a change of pace.
+ */
 export const RATE_WINDOW_MS = 30_000;
 
 /** Responses whose mean duration is the time one request takes. */
@@ -95,7 +99,7 @@ export function quotaEtaMs(requests: number, quota: Quota, windowMs: number, now
   return resetAt - nowMs + (windows - 1) * windowMs + lastBatch * perRequestMs;
 }
 
-/** This run's pace: items fetched over time, and the rate-limit waits within that time; see {@link createPace}. */
+/** This run's pace: items fetched over time and the rate-limit waits within it; see {@link createPace}. */
 interface Pace {
   /** This run has fetched `fetched` items by `monoMs`. */
   add(monoMs: number, fetched: number): void;

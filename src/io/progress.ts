@@ -1,13 +1,13 @@
 /**
  * Progress on stderr: an ora spinner when stderr is a terminal (not with `--quiet`, `--no-progress`,
  * in CI or on `TERM=dumb`) showing items, pages, rate, elapsed time, an ETA when the total is known
- * and a rate-limit wait's countdown, repainted every second of the injected Clock; plain lines
- * otherwise; `--verbose` request lines; the summary line. `--log-format json` gets JSON lines
- * instead (io/json-progress.ts). Consumes the
- * client's events. Never prints the API key: nothing here ever sees it. Every line and the
- * spinner's text pass through {@link inertText} first: they quote request paths, `X-Request-ID`,
- * retry reasons from the server and warnings naming field names, which must not reach the terminal
- * as escape sequences.
+ * (io/eta.ts) and a rate-limit wait's countdown, on one line fitted to the terminal's width; the
+ * line is computed afresh at each of ora's frames from the injected Clock, and a wait repaints it
+ * every second of that Clock. Plain lines otherwise; `--verbose` request lines; the summary line.
+ * `--log-format json` gets JSON lines instead (io/json-progress.ts). Consumes the client's events.
+ * Never prints the API key: nothing here ever sees it. Every line and the spinner's text pass
+ * through {@link inertText} first: they quote request paths, `X-Request-ID`, retry reasons from the
+ * server and warnings naming field names, which must not reach the terminal as escape sequences.
  */
 import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import type { Ora, Options as OraOptions } from 'ora';
