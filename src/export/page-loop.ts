@@ -114,7 +114,7 @@ async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
   tally.wrotePage = true;
   tally.items += members.length;
   tally.pages += 1;
-  progress.onPage(tally.items, tally.pages, tally.totalItems);
+  progress.onPage(tally.items, tally.pages, tally.totalItems, step.rateLimit);
   const next = last || step.next === undefined ? null : step.next.href;
   const mark = { next, pages: tally.pages, items: tally.items, totalItems: tally.totalItems, formatterState: () => formatter.state() };
   await groups.pageWritten(mark, text.length);

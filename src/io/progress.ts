@@ -1,13 +1,13 @@
 /**
  * Progress on stderr: an ora spinner when stderr is a terminal (not with `--quiet`, `--no-progress`,
  * in CI or on `TERM=dumb`) showing items, pages, rate, elapsed time, an ETA when the total is known
- * and a rate-limit wait's countdown, repainted every second of the injected Clock; plain lines
- * otherwise; `--verbose` request lines; the summary line. `--log-format json` gets JSON lines
- * instead (io/json-progress.ts). Consumes the
- * client's events. Never prints the API key: nothing here ever sees it. Every line and the
- * spinner's text pass through {@link inertText} first: they quote request paths, `X-Request-ID`,
- * retry reasons from the server and warnings naming field names, which must not reach the terminal
- * as escape sequences.
+ * (io/eta.ts) and a rate-limit wait's countdown, on one line fitted to the terminal's width; the
+ * line is computed afresh at each of ora's frames from the injected Clock, and a wait repaints it
+ * every second of that Clock. Plain lines otherwise; `--verbose` request lines; the summary line.
+ * `--log-format json` gets JSON lines instead (io/json-progress.ts). Consumes the client's events.
+ * Never prints the API key: nothing here ever sees it. Every line and the spinner's text pass
+ * through {@link inertText} first: they quote request paths, `X-Request-ID`, retry reasons from the
+ * server and warnings naming field names, which must not reach the terminal as escape sequences.
  */
 import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import type { Ora, Options as OraOptions } from 'ora';
@@ -15,7 +15,16 @@ import type { Clock } from '../time/clock.js';
 import type { ClientEvent } from '../http/client.js';
 import type { OutputStream } from '../context.js';
 import { formatDuration } from './format.js';
-import { formatRequestLine, formatStatus, formatSummary, formatWaitLine, type Progress, type ProgressStats } from './progress-text.js';
+import { createEtaEstimator, type EtaEstimator } from './eta.js';
+import {
+  formatRequestLine,
+  formatStatus,
+  formatSummary,
+  formatWaitLine,
+  type MeasureWidth,
+  type Progress,
+  type ProgressStats,
+} from './progress-text.js';
 import type { LogFormat } from './events.js';
 import { createJsonProgress } from './json-progress.js';
 
@@ -43,6 +52,11 @@ export interface ProgressOptions {
    * imports ora only when a spinner will be shown, so exports to a pipe or a log never load it.
    */
   createSpinner?: (options: OraOptions) => Ora;
+  /**
+   * Measures the status line in terminal columns (string-width's default export, which
+   * {@link loadProgress} imports with ora); without it, one column per code point.
+   */
+  measureWidth?: MeasureWidth;
 }
 
 /**
@@ -64,6 +78,9 @@ interface CursorMethods {
 
 /** Width assumed when a terminal reports none (a pseudo-terminal without a size reports 0). */
 const FALLBACK_COLUMNS = 80;
+
+/** Columns ora puts before the text: one spinner frame (every frame of `dots` and `line` is one column wide) and a space. */
+const SPINNER_FRAME_COLUMNS = 2;
 
 /**
  * The stream ora draws on. A real terminal (`tty.WriteStream`) with a width is used as is. Any other
@@ -100,8 +117,9 @@ function spinnerStream(stream: OutputStream): NodeJS.WritableStream {
  */
 export async function loadProgress(options: ProgressOptions): Promise<Progress> {
   if (options.logFormat === 'json') return createJsonProgress(options);
-  const createSpinner = options.createSpinner ?? (spinnerEnabled(options) ? (await import('ora')).default : undefined);
-  return createProgress(createSpinner ? { ...options, createSpinner } : options);
+  if (options.createSpinner || !spinnerEnabled(options)) return createProgress(options);
+  const [ora, stringWidth] = await Promise.all([import('ora'), import('string-width')]);
+  return createProgress({ ...options, createSpinner: ora.default, measureWidth: options.measureWidth ?? stringWidth.default });
 }
 
 /** Starts the spinner on stderr when one may be shown and `createSpinner` is given; cyan unless NO_COLOR. */
@@ -154,32 +172,60 @@ function lineWriter(stderr: OutputStream, spinner: Ora | undefined): (raw: strin
   };
 }
 
+/**
+ * Makes `spinner.text` a live view of `status()`: ora reads `text` on every frame of its own interval
+ * (80 ms), so the elapsed time, the ETA and a wait's countdown move between pages without a timer of
+ * ours (a timer on the injected Clock would make a virtual clock race ahead whenever the run waits on
+ * real I/O). ora's own writes to `text` (its constructor, `start()`) are ignored.
+ */
+function liveText(spinner: Ora, status: () => string): void {
+  Object.defineProperty(spinner, 'text', { get: status, set: () => undefined, configurable: true, enumerable: true });
+}
+
+/** What the status line shows besides the counters: the total, the wait under way, whether anything is known yet. */
+interface StatusState {
+  readonly stats: ProgressStats;
+  total: number | undefined;
+  /** The rate-limit wait under way: its event and when it ends on the monotonic clock. */
+  wait: { event: Extract<ClientEvent, { type: 'wait' }>; endMono: number } | undefined;
+  /** Whether the counts or a wait are known yet: until then the spinner says `starting…`. */
+  primed: boolean;
+}
+
+/**
+ * The status line of `state` now, fitted to the terminal's width less ora's frame and its space
+ * (read at each frame: the terminal may be resized).
+ * @param started when the export started, monotonic ms
+ */
+function statusLine(state: StatusState, eta: EtaEstimator, started: number, options: ProgressOptions): string {
+  if (!state.primed) return 'starting…';
+  const { clock, stderr } = options;
+  const mono = clock.monotonic();
+  const now = clock.now();
+  const { wait, total } = state;
+  const waiting = wait && wait.endMono > mono ? { event: wait.event, leftMs: wait.endMono - mono } : undefined;
+  const info = { ...state.stats, total, rate: eta.rate(mono), elapsedMs: mono - started, etaMs: eta.etaMs(total, mono, now), wait: waiting };
+  const columns = stderr.columns !== undefined && stderr.columns > 0 ? stderr.columns : FALLBACK_COLUMNS;
+  return inertText(formatStatus(info, now, columns - SPINNER_FRAME_COLUMNS, options.measureWidth));
+}
+
 /** Creates a {@link Progress}; a spinner only with `options.createSpinner`. */
 export function createProgress(options: ProgressOptions): Progress {
   const { stderr, clock, quiet, verbose } = options;
   const started = clock.monotonic();
   const stats: ProgressStats = { items: 0, pages: 0, requests: 0, retries: 0, waits: 0, waitMs: 0 };
-  let total: number | undefined;
-  // The rate-limit wait under way: its event and when it ends on the monotonic clock.
-  let wait: { event: Extract<ClientEvent, { type: 'wait' }>; endMono: number } | undefined;
+  const eta = createEtaEstimator(started);
+  const state: StatusState = { stats, total: undefined, wait: undefined, primed: false };
   let lastPaint: number | undefined;
   const noColor = options.env.NO_COLOR !== undefined && options.env.NO_COLOR !== '';
   const spinner = startSpinner(options, noColor);
-
+  if (spinner) liveText(spinner, () => statusLine(state, eta, started, options));
   const line = lineWriter(stderr, spinner);
 
-  // The wait line with the time left, while a wait is under way.
-  const waitText = (): string | undefined =>
-    wait && wait.endMono > clock.monotonic() ? inertText(formatWaitLine(wait.event, clock.now(), wait.endMono - clock.monotonic())) : undefined;
-
+  // Repaints at once (ora's own tick is 80 ms) so a wait or a page is never missed.
   const render = (): void => {
-    if (!spinner) return;
-    const waiting = waitText();
-    spinner.text = formatStatus(stats, total, clock.monotonic() - started) + (waiting === undefined ? '' : ` · ${waiting}`);
-    // ora only repaints on its 80 ms tick; a wait is shown at once so it is never missed.
-    if (waiting !== undefined) spinner.render();
+    spinner?.render();
   };
-
   const countdown = createCountdown(clock, render);
 
   return {
@@ -188,15 +234,18 @@ export function createProgress(options: ProgressOptions): Progress {
       switch (event.type) {
         case 'response':
           stats.requests++;
+          eta.response(event.ms);
           if (verbose) line(formatRequestLine(event));
           break;
         case 'wait':
           stats.waits++;
           stats.waitMs += event.ms;
-          wait = { event, endMono: clock.monotonic() + event.ms };
+          state.wait = { event, endMono: clock.monotonic() + event.ms };
+          state.primed = true;
+          eta.wait(event, clock.monotonic());
           if (spinner) {
             render();
-            countdown.start(wait.endMono);
+            countdown.start(state.wait.endMono);
           } else if (!quiet) line(`collections: ${inertText(formatWaitLine(event, clock.now()))}`);
           break;
         case 'retry':
@@ -205,13 +254,14 @@ export function createProgress(options: ProgressOptions): Progress {
           break;
       }
     },
-    onPage(items, pages, totalItems) {
+    onPage(items, pages, totalItems, rateLimit) {
       stats.items = items;
       stats.pages = pages;
-      if (totalItems !== undefined) total = totalItems;
-      render();
-      // Repaint at once when the counts change (ora's own tick is 80 ms), at most every 100 ms.
+      if (totalItems !== undefined) state.total = totalItems;
       const now = clock.monotonic();
+      eta.page(items, pages, now, rateLimit);
+      state.primed = true;
+      // Repaint at once when the counts change (ora's own tick is 80 ms), at most every 100 ms.
       if (spinner && pages > 0 && (lastPaint === undefined || now - lastPaint >= 100)) {
         lastPaint = now;
         spinner.render();

@@ -1,7 +1,8 @@
 import ora from 'ora';
 import { describe, expect, it } from 'vitest';
 import { createProgress, spinnerEnabled } from '../../../src/io/progress.js';
-import { formatRequestLine, formatStatus, formatSummary, formatWaitLine } from '../../../src/io/progress-text.js';
+import stringWidth from 'string-width';
+import { formatRequestLine, formatStatus, formatSummary, formatWaitLine, truncate } from '../../../src/io/progress-text.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
 import { CaptureStream } from '../../helpers/context.js';
 
@@ -113,12 +114,52 @@ describe('progress lines', () => {
   });
 
   it('formatStatus: the total, percentage and ETA only when known, items per second, elapsed time', () => {
-    expect(formatStatus({ items: 1_200, pages: 12 }, 5_000, 2_500)).toBe(
-      '1,200 of 5,000 items (24%) · 12 pages · 480 items/s · 2.5s elapsed · ETA 8s',
+    const info = { items: 1_200, pages: 12, total: 5_000, rate: 480, elapsedMs: 2_500, etaMs: 7_200 };
+    expect(formatStatus(info, 0)).toBe('1,200 of 5,000 items (24%) · 12 pages · 480 items/s · 2.5s elapsed · ETA 8s');
+    expect(formatStatus({ ...info, total: undefined }, 0)).toBe('1,200 items · 12 pages · 480 items/s · 2.5s elapsed');
+    expect(formatStatus({ ...info, etaMs: undefined }, 0)).toBe('1,200 of 5,000 items (24%) · 12 pages · 480 items/s · 2.5s elapsed');
+    expect(formatStatus({ items: 0, pages: 0, total: 5_000, rate: 0, elapsedMs: 0, etaMs: undefined }, 0)).toBe(
+      '0 of 5,000 items (0%) · 0 pages · 0 items/s · 0ms elapsed',
     );
-    expect(formatStatus({ items: 1_200, pages: 12 }, undefined, 2_500)).toBe('1,200 items · 12 pages · 480 items/s · 2.5s elapsed');
-    expect(formatStatus({ items: 0, pages: 0 }, 5_000, 0)).toBe('0 of 5,000 items (0%) · 0 pages · 0 items/s · 0ms elapsed');
-    expect(formatStatus({ items: 0, pages: 0 }, undefined, 0)).toBe('0 items · 0 pages · 0 items/s · 0ms elapsed');
+    expect(formatStatus({ items: 0, pages: 0, total: undefined, rate: 0, elapsedMs: 0, etaMs: undefined }, 0)).toBe(
+      '0 items · 0 pages · 0 items/s · 0ms elapsed',
+    );
+  });
+
+  it('formatStatus in a narrow terminal: pages, rate and elapsed time go first, then the long forms, then an ellipsis', () => {
+    const now = new Date(2024, 3, 16, 18, 0, 0).getTime();
+    const wait = { event: { type: 'wait', reason: 'pacing', ms: 5_000, until: now + 5_000, limit: 10, remaining: 0 } as const, leftMs: 4_200 };
+    const info = { items: 75_000, pages: 75, total: 200_000, rate: 2_000, elapsedMs: 12_300, etaMs: 62_000, wait };
+    expect(formatStatus(info, now)).toBe(
+      '75,000 of 200,000 items (37%) · 75 pages · 2,000 items/s · 12.3s elapsed · ETA 1m 2s · rate limit reached (0/10 left), resuming at 18:00:05 (in 5s)',
+    );
+    // Each layout at the width it needs exactly; one column less and the next one is shown.
+    expect(formatStatus(info, now, 136)).toBe(
+      '75,000 of 200,000 items (37%) · 2,000 items/s · 12.3s elapsed · ETA 1m 2s · rate limit reached (0/10 left), resuming at 18:00:05 (in 5s)',
+    );
+    expect(formatStatus(info, now, 135)).toBe(
+      '75,000 of 200,000 items (37%) · 12.3s elapsed · ETA 1m 2s · rate limit reached (0/10 left), resuming at 18:00:05 (in 5s)',
+    );
+    expect(formatStatus(info, now, 119)).toBe(
+      '75,000 of 200,000 items (37%) · ETA 1m 2s · rate limit reached (0/10 left), resuming at 18:00:05 (in 5s)',
+    );
+    expect(formatStatus(info, now, 103)).toBe('75,000 of 200,000 items (37%) · ETA 1m 2s · rate limit, resuming at 18:00:05 (in 5s)');
+    // 80 columns less ora's frame: the resume time stays.
+    expect(formatStatus(info, now, 78)).toBe('75,000/200,000 (37%) · ETA 1m 2s · rate limit, resuming at 18:00:05 (in 5s)');
+    expect(formatStatus(info, now, 65)).toBe('75,000/200,000 (37%) · ETA 1m 2s · waiting until 18:00:05 (in 5s)');
+    expect(formatStatus(info, now, 64)).toBe('75,000/200,000 (37%) · ETA 1m 2s · waiting until 18:00:05 (in 5…');
+    expect(formatStatus(info, now, 30)).toBe('75,000/200,000 (37%) · ETA 1m…');
+    expect(formatStatus({ ...info, wait: undefined }, now, 60)).toBe('75,000 of 200,000 items (37%) · 12.3s elapsed · ETA 1m 2s');
+  });
+
+  it('truncate: whole characters measured by the given width function, an ellipsis at the end', () => {
+    expect(truncate('abcdef', 6)).toBe('abcdef');
+    expect(truncate('abcdef', 4)).toBe('abc…');
+    expect(truncate('abcdef', 1)).toBe('…');
+    expect(truncate('abcdef', 0)).toBe('');
+    // A wide character (2 columns) that does not fit whole is left out.
+    expect(truncate('ab界界', 4, stringWidth)).toBe('ab…');
+    expect(truncate('ab界界', 5, stringWidth)).toBe('ab界…');
   });
 
   it('formatWaitLine with the time left: the live countdown in whole seconds', () => {

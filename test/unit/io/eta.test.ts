@@ -1,0 +1,153 @@
+/**
+ * The ETA estimator (io/eta.ts): this run's rate only, over a moving window; the quota's time for
+ * the requests still to send; the larger of the two. Times are given by hand (monotonic ms for the
+ * rate, epoch ms for resets), so each case reads as a small story with its numbers.
+ */
+import { describe, expect, it } from 'vitest';
+import type { RateLimitSnapshot } from '../../../src/http/rate-limit.js';
+import { createEtaEstimator, quotaEtaMs, RATE_WINDOW_MS } from '../../../src/io/eta.js';
+
+const T0 = Date.UTC(2024, 3, 16, 18, 0, 0);
+
+/** The headers of a response at `at` (epoch ms): `remaining` of 10 left until `reset`. */
+const quota = (at: number, remaining: number, reset: number): RateLimitSnapshot => ({
+  limit: 10,
+  remaining,
+  resetAt: reset,
+  resetLocalAt: reset,
+  observedAt: at,
+});
+
+describe('the rate', () => {
+  it('counts only what this run fetched: 75,000 restored items are done, not fetched', () => {
+    const eta = createEtaEstimator(0);
+    eta.page(75_000, 75, 0);
+    eta.page(76_000, 76, 500);
+    // 1,000 items in 0.5 s, not 76,000.
+    expect(eta.rate(500)).toBe(2_000);
+    // 124,000 items left at 2,000 items/s.
+    expect(eta.etaMs(200_000, 500, T0)).toBe(62_000);
+  });
+
+  it(`is measured over the last ${RATE_WINDOW_MS / 1000} s, so a change of pace shows`, () => {
+    const eta = createEtaEstimator(0);
+    eta.page(0, 0, 0);
+    // 60 s at 1,000 items/s, then 60 s at 100 items/s.
+    for (let s = 1; s <= 60; s++) eta.page(s * 1_000, s, s * 1_000);
+    for (let s = 61; s <= 120; s++) eta.page(60_000 + (s - 60) * 100, s, s * 1_000);
+    expect(eta.rate(120_000)).toBe(100);
+  });
+
+  it("after the first page only and no quota, the ETA takes that page's response time, not the start-up before it", () => {
+    const eta = createEtaEstimator(0);
+    eta.page(0, 0, 0);
+    eta.response(100);
+    // 1.9 s of start-up, then the first page of 1,000 in 100 ms.
+    eta.page(1_000, 1, 2_000);
+    expect(eta.rate(2_000)).toBe(500);
+    // 99,000 items at 1,000 items per 100 ms.
+    expect(eta.etaMs(100_000, 2_000, T0)).toBe(9_900);
+  });
+
+  it('counts from the first page once there are two: a slow start is not the pace', () => {
+    const eta = createEtaEstimator(0);
+    eta.page(0, 0, 0);
+    // 5 s to the first page (start-up, a cold server), then a page every 0.5 s.
+    eta.page(1_000, 1, 5_000);
+    expect(eta.rate(5_000)).toBe(200);
+    eta.page(2_000, 2, 5_500);
+    expect(eta.rate(5_500)).toBe(2_000);
+  });
+
+  it('leaves rate-limit waits out of the pace the ETA uses (the quota estimate counts them), not out of the rate shown', () => {
+    const eta = createEtaEstimator(0);
+    eta.page(0, 0, 0);
+    // 10 pages of 100 every 100 ms, a wait of 4 s, one more page 100 ms later.
+    for (let p = 1; p <= 10; p++) eta.page(p * 100, p, p * 100);
+    eta.wait({ ms: 4_000, until: T0 + 5_000 }, 1_000);
+    eta.page(1_100, 11, 5_100);
+    // From page 1 (100 ms) to 5.1 s: 1,000 items in 5 s, of which 4 s waiting.
+    expect(eta.rate(5_100)).toBe(200);
+    // No quota known (the wait named no limit): the ETA is the pace's, 1,000 items at 1,000 items/s.
+    expect(eta.etaMs(2_100, 5_100, T0 + 5_100)).toBe(1_000);
+  });
+
+  it('falls while no page arrives (a stall is not hidden)', () => {
+    const eta = createEtaEstimator(0);
+    eta.page(0, 0, 0);
+    eta.page(1_000, 1, 1_000);
+    expect(eta.rate(1_000)).toBe(1_000);
+    expect(eta.rate(4_000)).toBe(250);
+  });
+});
+
+describe('the ETA', () => {
+  it('is unknown without a total, and 0 once everything is done', () => {
+    const eta = createEtaEstimator(0);
+    eta.page(0, 0, 0);
+    eta.page(100, 1, 100);
+    expect(eta.etaMs(undefined, 100, T0)).toBeUndefined();
+    expect(eta.etaMs(100, 100, T0)).toBe(0);
+  });
+
+  it('before any time passed or any quota is known there is none', () => {
+    const eta = createEtaEstimator(0);
+    eta.page(0, 0, 0);
+    expect(eta.etaMs(1_000, 0, T0)).toBeUndefined();
+  });
+
+  it("a fresh rate-limited run: the quota, not the first page's speed (10 a window of 5 s, 200 pages)", () => {
+    const eta = createEtaEstimator(0);
+    eta.page(0, 0, 0);
+    eta.response(100);
+    // The first request of the window, at its start + 100 ms; 9 left until T0 + 5 s.
+    eta.page(1_000, 1, 100, quota(T0 + 100, 9, T0 + 5_000));
+    // 199 pages: 9 now, 190 in 19 more windows: 4.9 s to the reset, 18 windows of 5 s, the last 10 requests at 100 ms.
+    expect(eta.etaMs(200_000, 100, T0 + 100)).toBe(4_900 + 18 * 5_000 + 10 * 100);
+    // The rate alone (1,000 items in 100 ms) would have said 19.9 s.
+    expect((199_000 / eta.rate(100)) * 1000).toBe(19_900);
+    // A cold first response of 2 s says nothing of the pages after it: the quota's time still decides.
+    const cold = createEtaEstimator(0);
+    cold.page(0, 0, 0);
+    cold.response(2_000);
+    cold.page(1_000, 1, 2_000, quota(T0, 9, T0 + 5_000));
+    expect(cold.etaMs(200_000, 2_000, T0 + 2_000)).toBe(3_000 + 18 * 5_000 + 10 * 2_000);
+  });
+
+  it('learns the window from successive resets (a gap of two windows does not count)', () => {
+    const eta = createEtaEstimator(0);
+    eta.page(0, 0, 0);
+    // First seen 2 s before its reset: at least 2 s long.
+    eta.page(100, 1, 1, quota(T0 + 3_000, 9, T0 + 5_000));
+    expect(eta.etaMs(100 + 100 * 20, 1, T0 + 3_000)).toBe(2_000 + 1 * 2_000);
+    // Then resets at +15 s (two windows later) and +20 s: the window is 5 s.
+    eta.page(200, 2, 2, quota(T0 + 11_000, 9, T0 + 15_000));
+    eta.page(300, 3, 3, quota(T0 + 16_000, 9, T0 + 20_000));
+    // 19 pages: 9 now, 10 after the reset in 4 s.
+    expect(eta.etaMs(300 + 100 * 19, 3, T0 + 16_000)).toBe(4_000);
+    // 29 pages: one more window of 5 s.
+    expect(eta.etaMs(300 + 100 * 29, 3, T0 + 16_000)).toBe(9_000);
+  });
+
+  it('a wait spends the quota until its end', () => {
+    const eta = createEtaEstimator(0);
+    eta.page(0, 0, 0);
+    eta.page(100, 1, 1, quota(T0, 9, T0 + 5_000));
+    eta.wait({ ms: 7_000, until: T0 + 8_000, limit: 10 }, 1);
+    // 5 pages, none left now: all after the wait.
+    expect(eta.etaMs(600, 1, T0 + 1_000)).toBe(7_000);
+  });
+});
+
+describe('quotaEtaMs', () => {
+  const q = { limit: 10, remaining: 4, resetAt: T0 + 3_000 };
+  it.each([
+    ['fewer requests than the window has left: their own time', 4, q, T0, 4 * 100],
+    ['one more than left: the reset, then one request', 5, q, T0, 3_000 + 100],
+    ['three windows more', 4 + 30, q, T0, 3_000 + 2 * 5_000 + 10 * 100],
+    ['the window rolled over since the last response: a full quota', 10, q, T0 + 4_000, 10 * 100],
+    ['rolled over twice: the next reset is the third', 11, q, T0 + 9_000, 3_000 + 5_000 + 5_000 - 9_000 + 100],
+  ])('%s', (_name, requests, quotaNow, now, expected) => {
+    expect(quotaEtaMs(requests, quotaNow, 5_000, now, 100)).toBe(expected);
+  });
+});
