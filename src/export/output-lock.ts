@@ -164,7 +164,10 @@ const sameOwner = (a: LockOwner | undefined, b: LockOwner): boolean => a?.pid ==
 
 /** The error of a held lock found compromised (exit 7, `E_LOCKED`). */
 function lostError(target: string, lockPath: string, cause: Error): CollectionsError {
-  const why = (cause as NodeJS.ErrnoException).code === 'ECOMPROMISED' && cause.message.includes('stale') ? 'was changed by another process or not refreshed in time' : 'was removed';
+  const why =
+    (cause as NodeJS.ErrnoException).code === 'ECOMPROMISED' && cause.message.includes('stale')
+      ? 'was changed by another process or not refreshed in time'
+      : 'was removed';
   return new CollectionsError(`lost the lock of ${target}: ${lockPath} ${why}; stopped without writing more`, 'E_LOCKED', { cause });
 }
 
@@ -172,7 +175,12 @@ function lostError(target: string, lockPath: string, cause: Error): CollectionsE
  * Takes the lock with `take`, taking over the lock of a dead process of this host.
  * @throws as {@link lockOutput}
  */
-async function acquire(target: string, lockPath: string, take: () => Promise<() => Promise<void>>, options: LockOutputOptions): Promise<() => Promise<void>> {
+async function acquire(
+  target: string,
+  lockPath: string,
+  take: () => Promise<() => Promise<void>>,
+  options: LockOutputOptions,
+): Promise<() => Promise<void>> {
   try {
     return await take();
   } catch (error) {

@@ -101,7 +101,11 @@ async function openDestination(plan: ExportPlan, kind: OutputKind, ctx: Context,
   const { target, sidecar, checkpoint } = plan.files;
   const { signal } = interrupt;
   if (kind.type === 'device') return openDevice({ target, info: kind.info, signal, clock: ctx.clock, ...(plan.fs ? { fs: plan.fs } : {}) });
-  holder.lock = await lockTarget(target, { now: () => ctx.clock.now(), note: (line) => progress.note(line), onLost: (error) => interrupt.fail(error) });
+  holder.lock = await lockTarget(target, {
+    now: () => ctx.clock.now(),
+    note: (line) => progress.note(line),
+    onLost: (error) => interrupt.fail(error),
+  });
   return openSidecar({
     held: holder.lock,
     target,
