@@ -232,7 +232,10 @@ export async function openSidecar(options: SidecarOptions): Promise<Destination>
     resumed,
     write: (text) => sink.write(text),
     digest: () => sink.digest(),
-    pageWritten: (mark) => durability.record(snapshot(mark)),
+    async pageWritten(mark) {
+      lock.check();
+      await durability.record(snapshot(mark));
+    },
     settle: () => durability.settle(),
     async finish(text) {
       await sink.write(text);
