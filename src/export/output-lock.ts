@@ -6,13 +6,13 @@
  * it is written as part of making the folder, before proper-lockfile records the folder's mtime.
  */
 import * as nodeFs from 'node:fs';
-import { open, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { hostname } from 'node:os';
 import { kill, pid as ownPid } from 'node:process';
 import { join } from 'node:path';
-import { CollectionsError } from '../errors.js';
-import { fileError } from '../io/files.js';
+import { CollectionsError, OutputError } from '../errors.js';
+import { createExclusive, fileError, nodeFileSystem } from '../io/files.js';
 
 /** Who holds a lock, as `owner.json` records it. */
 export interface LockOwner {
@@ -74,12 +74,12 @@ function processAlive(pid: number): boolean {
 /** The callback of proper-lockfile's file-system calls. */
 type Callback = (error: NodeJS.ErrnoException | null) => void;
 
-/** The flags `owner.json` is created with: a new file, never through a symlink planted in the folder. */
-const OWNER_FLAGS = nodeFs.constants.O_WRONLY | nodeFs.constants.O_CREAT | nodeFs.constants.O_EXCL | nodeFs.constants.O_NOFOLLOW;
-
-/** Creates `owner.json` with `text`. @throws the file system's error (EACCES, ENOSPC…) */
+/**
+ * Creates `owner.json` with `text`: a new file, never through a symlink planted in the folder.
+ * @throws {OutputError} (exit 7) naming it (EACCES, ENOSPC…)
+ */
 async function writeOwner(path: string, text: string): Promise<void> {
-  const handle = await open(path, OWNER_FLAGS, 0o644);
+  const handle = await createExclusive(nodeFileSystem, path, 0o644);
   try {
     await handle.writeFile(text);
   } finally {
@@ -113,7 +113,9 @@ function lockFileSystem(owner: LockOwner) {
         }
         writeOwner(join(path, 'owner.json'), text).then(
           () => callback(null),
-          (failure: unknown) => removeFolder(path, () => callback(failure as NodeJS.ErrnoException)),
+          (failure: unknown) => {
+            removeFolder(path, () => callback(failure as NodeJS.ErrnoException));
+          },
         );
       });
     },
@@ -171,6 +173,10 @@ function lostError(target: string, lockPath: string, cause: Error): CollectionsE
   return new CollectionsError(`lost the lock of ${target}: ${lockPath} ${why}; stopped without writing more`, 'E_LOCKED', { cause });
 }
 
+/** An error of making the lock folder or its `owner.json`, as an {@link OutputError} (exit 7) naming the path. */
+const asLockError = (lockPath: string, error: unknown): OutputError =>
+  error instanceof OutputError ? error : fileError('create the lock', lockPath, error);
+
 /**
  * Takes the lock with `take`, taking over the lock of a dead process of this host.
  * @throws as {@link lockOutput}
@@ -184,7 +190,7 @@ async function acquire(
   try {
     return await take();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw fileError('create the lock', lockPath, error);
+    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw asLockError(lockPath, error);
   }
   const owner = await readSettledOwner(lockPath);
   const alive = options.isAlive ?? processAlive;
@@ -195,7 +201,7 @@ async function acquire(
     return await take();
   } catch (again) {
     if ((again as NodeJS.ErrnoException).code === 'ELOCKED') throw lockedError(target, await readOwner(lockPath));
-    throw fileError('create the lock', lockPath, again);
+    throw asLockError(lockPath, again);
   }
 }
 
