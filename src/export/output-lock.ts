@@ -166,10 +166,8 @@ const sameOwner = (a: LockOwner | undefined, b: LockOwner): boolean => a?.pid ==
 
 /** The error of a held lock found compromised (exit 7, `E_LOCKED`). */
 function lostError(target: string, lockPath: string, cause: Error): CollectionsError {
-  const why =
-    (cause as NodeJS.ErrnoException).code === 'ECOMPROMISED' && cause.message.includes('stale')
-      ? 'was changed by another process or not refreshed in time'
-      : 'was removed';
+  // proper-lockfile re-codes every cause ECOMPROMISED; a vanished folder keeps its ENOENT message.
+  const why = cause.message.includes('ENOENT') ? 'was removed' : 'was changed by another process or not refreshed in time';
   return new CollectionsError(`lost the lock of ${target}: ${lockPath} ${why}; stopped without writing more`, 'E_LOCKED', { cause });
 }
 
