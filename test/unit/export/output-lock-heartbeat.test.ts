@@ -28,9 +28,13 @@ afterEach(() => {
   removeTempDirs();
 });
 
-/** Polls (on real I/O turns, not the fake clock) until `ok()` holds; fails after 2,000 turns. */
+/**
+ * Polls on event-loop turns until `ok()` holds (the refresh's stat and utimes are real I/O, which the
+ * fake clock does not wait for); fails after 10 s of real time (`performance` is not faked).
+ */
 async function until(ok: () => Promise<boolean> | boolean): Promise<void> {
-  for (let i = 0; i < 2000; i++) {
+  const deadline = performance.now() + 10_000;
+  while (performance.now() < deadline) {
     if (await ok()) return;
     await tick();
   }
