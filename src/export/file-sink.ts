@@ -9,7 +9,7 @@ import { createHash, type Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { Sink } from '../output/stream-sink.js';
-import { OutputError, UsageError } from '../errors.js';
+import { OutputError, UsageError, type CollectionsError } from '../errors.js';
 import { checkFolder, fileError, nodeFileSystem, openOwnedFile, statOrUndefined, syncFolder, type FileInfo, type FileSystem } from '../io/files.js';
 
 /**
@@ -53,6 +53,12 @@ export interface FileSinkOptions {
   checkBoundary?: (sidecar: FileHandle) => Promise<void>;
   /** The file system (default the real one; tests inject write errors). */
   fs?: FileSystem;
+  /**
+   * Called before each write reaches the file and before the rename; throws when nothing more may
+   * be written (the output lock was lost: export/output-lock.ts). That error fails the sink as a
+   * write error would.
+   */
+  guard?: () => void;
 }
 
 /**
@@ -135,8 +141,8 @@ interface WriteQueue {
   drain(): Promise<void>;
   /** Waits for every queued write; never throws. */
   settle(): Promise<void>;
-  /** The first write error, once one happened. */
-  readonly failure: OutputError | undefined;
+  /** The first write error (or the guard's), once one happened. */
+  readonly failure: CollectionsError | undefined;
 }
 
 /**
@@ -146,12 +152,19 @@ interface WriteQueue {
  * previous page's fdatasync (stable pages); without the queue that stall is the export's. After the
  * first failure, queued writes are skipped.
  */
-function createWriteQueue(handle: FileHandle, sidecar: string, hash: Hash): WriteQueue {
+function createWriteQueue(handle: FileHandle, sidecar: string, hash: Hash, guard: () => void): WriteQueue {
   let queue: Promise<void> = Promise.resolve();
   let queuedBytes = 0;
-  let failure: OutputError | undefined;
+  let failure: CollectionsError | undefined;
   const writeAt = async (buffer: Buffer, at: number): Promise<void> => {
     let offset = 0;
+    try {
+      guard();
+    } catch (error) {
+      failure ??= error as CollectionsError;
+      queuedBytes -= buffer.length;
+      return;
+    }
     try {
       while (offset < buffer.length) {
         const { bytesWritten } = await handle.write(buffer, offset, buffer.length - offset, at + offset);
@@ -218,7 +231,8 @@ export async function createFileSink(options: FileSinkOptions): Promise<FileSink
     closed = true;
     await handle.close();
   };
-  const queue = createWriteQueue(handle, sidecar, hash);
+  const guard = options.guard ?? (() => undefined);
+  const queue = createWriteQueue(handle, sidecar, hash, guard);
   let sha256: string | undefined;
 
   return {
@@ -228,6 +242,7 @@ export async function createFileSink(options: FileSinkOptions): Promise<FileSink
     name: options.name ?? target,
     async write(text) {
       if (queue.failure) throw queue.failure;
+      guard();
       if (closed) throw new OutputError(`cannot write ${sidecar}: the file was already closed`);
       if (text.length === 0) return;
       const buffer = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
@@ -251,6 +266,7 @@ export async function createFileSink(options: FileSinkOptions): Promise<FileSink
       } catch (error) {
         throw fileError('sync', sidecar, error);
       }
+      guard();
       try {
         await fs.rename(sidecar, target);
       } catch (error) {

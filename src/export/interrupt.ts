@@ -21,9 +21,16 @@ export interface Interrupt {
   /** @throws {InterruptedError} (exit 130 / 143) once a signal was received */
   throwIfStopped(): void;
   /**
+   * Stops the export now for a reason that is not a signal (the output lock was lost:
+   * export/output-lock.ts): aborts {@link Interrupt.signal} with `reason`, so a request or a wait in
+   * flight ends at once instead of after it, unless a signal or another failure came first.
+   */
+  fail(reason: Error): void;
+  /**
    * What to throw for an error of the page loop: once a signal was received, an abort of the
    * request in flight (AbortError, TimeoutError or the reason itself) becomes a fresh
-   * {@link InterruptedError}; any other error is returned as it is.
+   * {@link InterruptedError}; after {@link Interrupt.fail}, such an abort becomes its reason; any
+   * other error is returned as it is.
    */
   explain(err: unknown): unknown;
   /**
@@ -57,6 +64,7 @@ export function createInterrupt(
   const controller = new AbortController();
   let stopped: TerminationSignal | undefined;
   let stoppedAt = 0;
+  let failure: Error | undefined;
   const unsubscribe = ctx.onSignal((signal) => {
     if (stopped !== undefined) {
       if (signal === stopped && ctx.clock.monotonic() - stoppedAt < SIGNAL_ECHO_MS) return;
@@ -76,7 +84,13 @@ export function createInterrupt(
     throwIfStopped() {
       if (stopped !== undefined) throw new InterruptedError(stopped);
     },
+    fail(reason) {
+      if (stopped !== undefined || failure !== undefined) return;
+      failure = reason;
+      controller.abort(reason);
+    },
     explain(err) {
+      if (failure !== undefined && (err === failure || isAbort(err))) return failure;
       if (stopped !== undefined && (err instanceof InterruptedError || isAbort(err))) return new InterruptedError(stopped);
       return err;
     },

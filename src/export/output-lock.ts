@@ -1,8 +1,9 @@
 /**
  * One writer per output (README, "Security and safety"): an export to `--out F` holds an exclusive
  * lock for its whole run, the folder `F.lock` made by `proper-lockfile` (mkdir is atomic; the
- * holder refreshes its mtime, so a lock whose mtime stops moving is stale). Inside it,
- * `owner.json` names the holder (`{ pid, host, since }`) for the message a second export prints.
+ * holder refreshes its mtime every 2 s, so a lock whose mtime stops moving is stale). Inside it,
+ * `owner.json` names the holder (`{ pid, host, since }`) for the message a second export prints;
+ * it is written as part of making the folder, before proper-lockfile records the folder's mtime.
  */
 import * as nodeFs from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
@@ -23,11 +24,26 @@ export interface LockOwner {
   since: string;
 }
 
+/**
+ * How often the holder refreshes the lock folder's mtime, ms (proper-lockfile's `update`): five
+ * chances within {@link LOCK_STALE_MS}, so a slow disk or a busy event loop does not lose the lock.
+ */
+export const LOCK_UPDATE_MS = 2_000;
+/** How long a lock folder's mtime may stand still before another export takes it over, ms (proper-lockfile's `stale`, its default). */
+export const LOCK_STALE_MS = 10_000;
+
 /** A held output lock. */
 export interface OutputLock {
   /** The lock folder, `F.lock`. */
   readonly path: string;
-  /** Releases the lock (removes `F.lock`); idempotent; never throws. */
+  /** The error of a lock found compromised (its folder removed or changed by another process, or not refreshed in time); undefined while it holds. */
+  readonly lost: CollectionsError | undefined;
+  /** @throws {CollectionsError} (exit 7, `E_LOCKED`) {@link OutputLock.lost}, once the lock was found compromised */
+  check(): void;
+  /**
+   * Releases the lock (removes `F.lock`); idempotent; never throws. A compromised lock's folder is
+   * removed only while its `owner.json` still names this holder (never another export's lock).
+   */
   release(): Promise<void>;
 }
 
@@ -41,6 +57,8 @@ export interface LockOutputOptions {
   note: (line: string) => void;
   /** Whether a process of this host is alive; default `process.kill(pid, 0)` semantics (ESRCH = dead). */
   isAlive?: (pid: number) => boolean;
+  /** Called once when the held lock is found compromised, with {@link OutputLock.lost} (to stop the export at once). */
+  onLost?: (error: CollectionsError) => void;
 }
 
 /** `kill(pid, 0)`: ESRCH means no such process; EPERM means it exists but is another user's. */
@@ -53,15 +71,58 @@ function processAlive(pid: number): boolean {
   }
 }
 
+/** The callback of proper-lockfile's file-system calls. */
+type Callback = (error: NodeJS.ErrnoException | null) => void;
+
 /**
- * proper-lockfile's file system with `rmdir` removing the lock folder with its `owner.json`
- * (proper-lockfile removes only empty folders; it calls rmdir on nothing but its lock folders).
+ * Creates `owner.json` with `text`: a new file, never through a symlink planted in the folder.
+ * @throws {OutputError} (exit 7) naming it (EACCES, ENOSPC…)
  */
-const LOCK_FS = {
-  ...nodeFs,
-  rmdir: (path: string, callback: (error: NodeJS.ErrnoException | null) => void) => nodeFs.rm(path, { recursive: true, force: true }, callback),
-  rmdirSync: (path: string) => nodeFs.rmSync(path, { recursive: true, force: true }),
+async function writeOwner(path: string, text: string): Promise<void> {
+  const handle = await createExclusive(nodeFileSystem, path, 0o644);
+  try {
+    await handle.writeFile(text);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Removes a lock folder with its `owner.json`, ignoring one that is already gone. */
+const removeFolder = (path: string, callback: Callback): void => {
+  nodeFs.rm(path, { recursive: true, force: true }, callback);
 };
+
+/**
+ * proper-lockfile's file system for one lock. `mkdir` writes `owner.json` into the new folder before
+ * it reports success, so the folder mtime proper-lockfile then records (and compares before each
+ * refresh) already counts that entry: written after the lock was taken, the entry moved the mtime
+ * behind proper-lockfile's back, which then took the lock for compromised at its first refresh and
+ * stopped refreshing it, and 10 s later another export took it over as stale. `rmdir` removes the
+ * folder with its `owner.json` (proper-lockfile removes empty folders only, and calls rmdir on
+ * nothing but its lock folders).
+ */
+function lockFileSystem(owner: LockOwner) {
+  const text = `${JSON.stringify(owner)}\n`;
+  return {
+    ...nodeFs,
+    mkdir(path: string, callback: Callback): void {
+      nodeFs.mkdir(path, (error) => {
+        if (error) {
+          callback(error);
+          return;
+        }
+        writeOwner(join(path, 'owner.json'), text).then(
+          () => callback(null),
+          (failure: unknown) => {
+            removeFolder(path, () => callback(failure as NodeJS.ErrnoException));
+          },
+        );
+      });
+    },
+    rmdir: removeFolder,
+    rmdirSync: (path: string) => nodeFs.rmSync(path, { recursive: true, force: true }),
+  };
+}
 
 /** Reads `owner.json` of a lock; undefined when it is missing or unreadable (a lock being taken). */
 async function readOwner(lockPath: string): Promise<LockOwner | undefined> {
@@ -100,11 +161,57 @@ function lockedError(target: string, owner: LockOwner | undefined): CollectionsE
   return new CollectionsError(`another export is writing ${target} (${who})`, 'E_LOCKED');
 }
 
+/** Whether two owner records name the same holder (pid, host and start time). */
+const sameOwner = (a: LockOwner | undefined, b: LockOwner): boolean => a?.pid === b.pid && a.host === b.host && a.since === b.since;
+
+/** The error of a held lock found compromised (exit 7, `E_LOCKED`). */
+function lostError(target: string, lockPath: string, cause: Error): CollectionsError {
+  // proper-lockfile re-codes every cause ECOMPROMISED; a vanished folder keeps its ENOENT message.
+  const why = cause.message.includes('ENOENT') ? 'was removed' : 'was changed by another process or not refreshed in time';
+  return new CollectionsError(`lost the lock of ${target}: ${lockPath} ${why}; stopped without writing more`, 'E_LOCKED', { cause });
+}
+
+/** An error of making the lock folder or its `owner.json`, as an {@link OutputError} (exit 7) naming the path. */
+const asLockError = (lockPath: string, error: unknown): OutputError =>
+  error instanceof OutputError ? error : fileError('create the lock', lockPath, error);
+
 /**
- * Takes the lock of `target` at once (no waiting). A lock of a dead process of this host (its
- * `owner.json` names a pid that no longer runs) or one whose mtime stopped moving for 10 s
- * (proper-lockfile's staleness) is taken over with the note `collections: took over the stale lock
- * of F (pid N, since T)`.
+ * Takes the lock with `take`, taking over the lock of a dead process of this host.
+ * @throws as {@link lockOutput}
+ */
+async function acquire(
+  target: string,
+  lockPath: string,
+  take: () => Promise<() => Promise<void>>,
+  options: LockOutputOptions,
+): Promise<() => Promise<void>> {
+  try {
+    return await take();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw asLockError(lockPath, error);
+  }
+  const owner = await readSettledOwner(lockPath);
+  const alive = options.isAlive ?? processAlive;
+  if (owner === undefined || owner.host !== hostname() || alive(owner.pid)) throw lockedError(target, owner);
+  options.note(`collections: took over the stale lock of ${target} (pid ${owner.pid}, since ${owner.since})`);
+  await rm(lockPath, { recursive: true, force: true });
+  try {
+    return await take();
+  } catch (again) {
+    if ((again as NodeJS.ErrnoException).code === 'ELOCKED') throw lockedError(target, await readOwner(lockPath));
+    throw asLockError(lockPath, again);
+  }
+}
+
+/**
+ * Takes the lock of `target` at once (no waiting) and holds it until `release()`, however long:
+ * proper-lockfile refreshes the folder's mtime every {@link LOCK_UPDATE_MS} and checks before each
+ * refresh that the mtime is still the one it set; a lock whose folder was removed or changed, or
+ * that could not be refreshed within {@link LOCK_STALE_MS}, is compromised: {@link OutputLock.lost}
+ * is set and `onLost` called, and the export must stop writing. A lock of a dead process of this
+ * host (its `owner.json` names a pid that no longer runs) is taken over with the note
+ * `collections: took over the stale lock of F (pid N, since T)`; one whose mtime stood still for
+ * {@link LOCK_STALE_MS} is taken over by proper-lockfile itself.
  * @returns the held lock; it is also removed when the process exits (proper-lockfile's exit hook)
  * @throws {CollectionsError} (exit 7, `E_LOCKED`) `another export is writing F (pid N, since T)`
  * @throws {OutputError} (exit 7) when the lock folder cannot be made (EACCES, EROFS, ENOSPC…)
@@ -112,44 +219,31 @@ function lockedError(target: string, owner: LockOwner | undefined): CollectionsE
 export async function lockOutput(target: string, options: LockOutputOptions): Promise<OutputLock> {
   const { lock } = await import('proper-lockfile');
   const lockPath = `${target}.lock`;
-  const take = () => lock(target, { realpath: false, lockfilePath: lockPath, fs: LOCK_FS, onCompromised: () => undefined });
-  let release: () => Promise<void>;
-  try {
-    release = await take();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw fileError('create the lock', lockPath, error);
-    const owner = await readSettledOwner(lockPath);
-    const alive = options.isAlive ?? processAlive;
-    if (owner === undefined || owner.host !== hostname() || alive(owner.pid)) throw lockedError(target, owner);
-    options.note(`collections: took over the stale lock of ${target} (pid ${owner.pid}, since ${owner.since})`);
-    await rm(lockPath, { recursive: true, force: true });
-    try {
-      release = await take();
-    } catch (again) {
-      if ((again as NodeJS.ErrnoException).code === 'ELOCKED') throw lockedError(target, await readOwner(lockPath));
-      throw fileError('create the lock', lockPath, again);
-    }
-  }
+  const owner: LockOwner = { pid: options.pid ?? ownPid, host: hostname(), since: new Date(options.now()).toISOString() };
+  let lost: CollectionsError | undefined;
   let released = false;
-  const held: OutputLock = {
+  const onCompromised = (error: Error): void => {
+    // proper-lockfile may report a refresh that was in flight when the lock was released: not a loss.
+    if (released || lost !== undefined) return;
+    lost = lostError(target, lockPath, error);
+    options.onLost?.(lost);
+  };
+  const fs = lockFileSystem(owner);
+  const take = () => lock(target, { realpath: false, lockfilePath: lockPath, fs, stale: LOCK_STALE_MS, update: LOCK_UPDATE_MS, onCompromised });
+  const unlock = await acquire(target, lockPath, take, options);
+  return {
     path: lockPath,
+    get lost() {
+      return lost;
+    },
+    check() {
+      if (lost !== undefined) throw lost;
+    },
     async release() {
       if (released) return;
       released = true;
-      await release().catch(() => undefined);
+      if (lost === undefined) await unlock().catch(() => undefined);
+      else if (sameOwner(await readOwner(lockPath), owner)) await rm(lockPath, { recursive: true, force: true }).catch(() => undefined);
     },
   };
-  try {
-    const owner: LockOwner = { pid: options.pid ?? ownPid, host: hostname(), since: new Date(options.now()).toISOString() };
-    const handle = await createExclusive(nodeFileSystem, join(lockPath, 'owner.json'), 0o644);
-    try {
-      await handle.writeFile(`${JSON.stringify(owner)}\n`);
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    await held.release();
-    throw error instanceof OutputError ? error : fileError('create the lock', lockPath, error);
-  }
-  return held;
 }

@@ -12,10 +12,11 @@ import { loadTableSupport } from '../output/table.js';
 import { loadProgress, type Progress, type ProgressStats } from '../io/progress.js';
 import type { LogFormat } from '../io/events.js';
 import { outputColumns } from '../io/columns.js';
-import { createInterrupt } from './interrupt.js';
+import { createInterrupt, type Interrupt } from './interrupt.js';
 import { createExportClient } from './export-client.js';
 import { openStdout, type Destination } from './destination.js';
-import { openSidecar } from './sidecar.js';
+import { lockTarget, openSidecar } from './sidecar.js';
+import type { OutputLock } from './output-lock.js';
 import { openDevice, outputKind, type OutputKind } from './device.js';
 import type { FileSystem } from '../io/files.js';
 import { withCompression, type CompressionOptions } from './gzip-destination.js';
@@ -85,15 +86,28 @@ export interface ExportResult {
   rateLimit?: RateLimitSnapshot;
 }
 
+/** The output lock of a file export: taken by {@link openDestination}, released when the run ends, whatever the ending. */
+interface LockHolder {
+  lock?: OutputLock;
+}
+
 /**
- * Opens stdout, a device or FIFO (written straight through), or the sidecar (taking the lock and
- * validating and reading the checkpoint first), before any request.
+ * Opens stdout, a device or FIFO (written straight through), or the sidecar, before any request:
+ * first the output lock (kept in `holder`; a lost lock stops the run at once through `interrupt`),
+ * then the checkpoint is validated and read.
  */
-async function openDestination(plan: ExportPlan, kind: OutputKind, ctx: Context, progress: Progress, signal: AbortSignal): Promise<Destination> {
+async function openDestination(plan: ExportPlan, kind: OutputKind, ctx: Context, progress: Progress, interrupt: Interrupt, holder: LockHolder) {
   if (!plan.files || kind.type === 'stdout') return openStdout(ctx.io.stdout);
   const { target, sidecar, checkpoint } = plan.files;
+  const { signal } = interrupt;
   if (kind.type === 'device') return openDevice({ target, info: kind.info, signal, clock: ctx.clock, ...(plan.fs ? { fs: plan.fs } : {}) });
+  holder.lock = await lockTarget(target, {
+    now: () => ctx.clock.now(),
+    note: (line) => progress.note(line),
+    onLost: (error) => interrupt.fail(error),
+  });
   return openSidecar({
+    held: holder.lock,
     target,
     sidecar,
     checkpoint,
@@ -155,6 +169,7 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
   let out: Destination | undefined;
   let kind: OutputKind | undefined;
   let client: Client | undefined;
+  const held: LockHolder = {};
   const watermark = createWatermarkTracker({
     state: plan.state,
     maxItems: plan.maxItems,
@@ -171,7 +186,7 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
   try {
     const groupMs = parseGroupMs(ctx.env);
     kind = await outputKind(plan);
-    out = watermark.wrap(await withCompression(await openDestination(plan, kind, ctx, progress, interrupt.signal), plan.compress));
+    out = watermark.wrap(await withCompression(await openDestination(plan, kind, ctx, progress, interrupt, held), plan.compress));
     if (manifest) out = manifest.observe(out, progress.stats);
     const resumed = out.resumed;
     if (plan.format === 'table') await loadTableSupport();
@@ -207,6 +222,8 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
     const device = kind?.type === 'device';
     throw addResumeHint(err, { toFile: plan.files !== undefined && !device, device, resumable, resumeCommand: plan.resumeCommand });
   } finally {
+    // After the manifest and the state file, so the lock covers every file of the run.
+    await held.lock?.release();
     interrupt.release();
   }
 }

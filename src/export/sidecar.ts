@@ -15,7 +15,7 @@ import { createFileSink } from './file-sink.js';
 import { CHECKPOINT_VERSION, loadCheckpoint, removeCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.js';
 import { boundaryCheck, checkNextLink, type ExpectedLink } from './checkpoint-check.js';
 import type { Destination, PageMark } from './destination.js';
-import { lockOutput, type LockOutputOptions } from './output-lock.js';
+import { lockOutput, type LockOutputOptions, type OutputLock } from './output-lock.js';
 
 /** The paths of a file export. */
 export interface SidecarPaths {
@@ -48,7 +48,13 @@ export interface SidecarOptions extends SidecarPaths {
   /** The file system of the sidecar and checkpoint (default the real one; tests inject errors). */
   fs?: FileSystem;
   /** Options of the output lock (tests give another pid or liveness check). */
-  lock?: Partial<Pick<LockOutputOptions, 'pid' | 'isAlive'>>;
+  lock?: Partial<Pick<LockOutputOptions, 'pid' | 'isAlive' | 'onLost'>>;
+  /**
+   * The output lock, taken by the caller ({@link lockTarget}) and released by it once everything
+   * beside the output (manifest, state file) is written; without it, the sidecar takes the lock and
+   * releases it in `finish()` / `abort()`.
+   */
+  held?: OutputLock;
   /** The options that shape the output; stored in the checkpoint and compared on resume. */
   fingerprint: Record<string, unknown>;
   /** Epoch ms now, for the checkpoint's `updatedAt`. */
@@ -146,37 +152,51 @@ async function readCheckpoint(options: SidecarOptions): Promise<Checkpoint | und
 }
 
 /**
- * Takes the output lock, then reads the checkpoint and opens the sidecar under it.
- * @throws what {@link readCheckpoint}, {@link lockOutput} and `createFileSink` throw; the lock is
- *   released again on failure
+ * Takes the output lock of `target` (export/output-lock.ts) once its folder is known to exist and
+ * be writable, before anything else looks at the files beside it: a second export or `--resume`
+ * while the first runs is told `another export is writing F` whatever sidecars exist.
+ * @throws {OutputError} (exit 7) when the folder is unusable; what `lockOutput` throws
+ */
+export async function lockTarget(target: string, options: LockOutputOptions): Promise<OutputLock> {
+  await checkFolder(dirname(target), target);
+  return lockOutput(target, options);
+}
+
+/**
+ * Takes the output lock (unless the caller holds it), then reads the checkpoint and opens the
+ * sidecar under it; every write to the sidecar checks first that the lock still holds.
+ * @throws what {@link readCheckpoint}, {@link lockOutput} and `createFileSink` throw; a lock taken
+ *   here is released again on failure
  */
 async function lockAndOpen(options: SidecarOptions) {
-  await checkFolder(dirname(options.target), options.target);
-  const lock = await lockOutput(options.target, { now: options.now, note: options.note, ...options.lock });
+  const lock = options.held ?? (await lockTarget(options.target, { now: options.now, note: options.note, ...options.lock }));
   try {
     const resumed = await readCheckpoint(options);
     const sink = await createFileSink({
       target: options.target,
       sidecar: options.sidecar,
       resumeAtBytes: resumed?.bytes,
+      guard: () => lock.check(),
       ...(resumed ? { checkBoundary: boundaryCheck(resumed, options.sidecar) } : {}),
       ...(options.fs ? { fs: options.fs } : {}),
     });
     return { lock, resumed, sink };
   } catch (error) {
-    await lock.release();
+    if (!options.held) await lock.release();
     throw error;
   }
 }
 
 /**
  * Opens the output of a file export, before any request: takes the output lock (export/output-lock.ts;
- * held until `finish()` or `abort()`), reads and checks the checkpoint (`--resume`) or refuses one
+ * held until `finish()` or `abort()`) unless the caller holds it (`held`), reads and checks the checkpoint (`--resume`) or refuses one
  * left over (`--restart` removes it), then validates the paths and opens the sidecar
  * (export/file-sink.ts).
  * A refused `--resume` (foreign or corrupt checkpoint, missing or short partial file) leaves the
  * interrupted export's sidecar and checkpoint exactly as they were; only a sidecar this run started
- * afresh is removed again when it fails before its first page.
+ * afresh is removed again when it fails before its first page (not once the lock was lost: the
+ * files may be another export's by then). Once the lock is lost, every write, flush, checkpoint and
+ * the final rename throws its {@link OutputLock.lost} error (exit 7) instead.
  * @throws {UsageError} (exit 2, `E_CHECKPOINT`) when the checkpoint cannot be resumed, or exists
  *   without `--resume` / `--restart`
  * @throws {CollectionsError} (exit 7, `E_LOCKED`) when another export holds the lock; nothing is touched
@@ -185,10 +205,15 @@ async function lockAndOpen(options: SidecarOptions) {
 export async function openSidecar(options: SidecarOptions): Promise<Destination> {
   const { lock, resumed, sink } = await lockAndOpen(options);
   if (resumed) options.note(`collections: resuming after ${formatCount(resumed.items)} items (${formatCount(resumed.pages)} pages)`);
+  // A lost lock (another export may own these files now) stops every write: no checkpoint either.
   const durability = createDurability(
     () => sink.sync(),
-    (checkpoint) => saveCheckpoint(options.checkpoint, checkpoint, options.fs),
+    (checkpoint) => {
+      lock.check();
+      return saveCheckpoint(options.checkpoint, checkpoint, options.fs);
+    },
   );
+  const release = () => (options.held ? Promise.resolve() : lock.release());
   const snapshot = (mark: PageMark): Checkpoint => ({
     version: CHECKPOINT_VERSION,
     fingerprint: options.fingerprint,
@@ -207,7 +232,10 @@ export async function openSidecar(options: SidecarOptions): Promise<Destination>
     resumed,
     write: (text) => sink.write(text),
     digest: () => sink.digest(),
-    pageWritten: (mark) => durability.record(snapshot(mark)),
+    async pageWritten(mark) {
+      lock.check();
+      await durability.record(snapshot(mark));
+    },
     settle: () => durability.settle(),
     async finish(text) {
       await sink.write(text);
@@ -215,19 +243,19 @@ export async function openSidecar(options: SidecarOptions): Promise<Destination>
         await sink.commit();
         await removeCheckpoint(options.checkpoint);
       } finally {
-        await lock.release();
+        await release();
       }
     },
     async abort(wrotePage) {
       await durability.settleQuietly();
       await sink.abort();
-      if (resumed === undefined && !wrotePage) {
+      if (resumed === undefined && !wrotePage && lock.lost === undefined) {
         // Nothing was written: leave no trace (README, "Files, checkpoints and `--resume`": a
         // failure before the first page leaves nothing behind).
         await rm(options.sidecar, { force: true }).catch(() => undefined);
         await removeCheckpoint(options.checkpoint).catch(() => undefined);
       }
-      await lock.release();
+      await release();
     },
   };
 }

@@ -3,13 +3,14 @@
  * export or `--resume` to the same `--out` exits 7 at once and touches nothing; a lock left by a
  * dead process is taken over with a note.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { recordHostile } from '../faults/harness.js';
 import { lockOutput } from '../../src/export/output-lock.js';
 import { createWorld, idsOfNdjson, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir, interruptAt } from '../helpers/world.js';
 import { snapshot } from './snapshot.js';
+import { checkpointPages } from '../e2e/spawn.js';
 
 let world: SandboxWorld;
 let dir: TempDir;
@@ -133,5 +134,38 @@ describe('one writer per output', () => {
     expect(r.code).toBe(6);
     expect(dir.has('out.ndjson.lock')).toBe(false);
     expect(dir.read('out.ndjson').toString()).toBe(YESTERDAY);
+  });
+
+  it('a lock found compromised mid-export stops it at once with exit 7; the checkpoint and partial file stay as they were', async () => {
+    // The second request waits until the export gives up on it: the lock folder's mtime is changed
+    // behind the holder's back, which its next refresh (within 2 s) finds and aborts the run for.
+    let sent = 0;
+    let before: Record<string, string> = {};
+    const r = await runInProcess(world, dir, [...args(), '--no-progress'], {
+      env: { COLLECTIONS_CHECKPOINT_MS: '0' },
+      wrapFetch: (inner) => async (input, init) => {
+        if (++sent === 2) {
+          while (checkpointPages(dir.file('out.ndjson.checkpoint.json')) < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+          before = snapshot(dir.path);
+          const other = new Date(Date.now() + 60_000);
+          utimesSync(dir.file('out.ndjson.lock'), other, other);
+          const signal = init?.signal;
+          await new Promise((resolve) => signal?.addEventListener('abort', resolve));
+          throw signal?.reason;
+        }
+        return inner(input, init);
+      },
+    });
+    recordHostile({ exit: r.code, message: r.lines.join(' / '), output: `yesterday’s file ${kept()}` });
+    expect(r.code).toBe(7);
+    expect(r.lines).toEqual([
+      `collections: lost the lock of ${dir.file('out.ndjson')}: ${dir.file('out.ndjson.lock')} was changed by another process or not refreshed in time; stopped without writing more`,
+    ]);
+    expect(sent).toBe(2);
+    const after = snapshot(dir.path);
+    expect(after['out.ndjson.part']).toBe(before['out.ndjson.part']);
+    expect(after['out.ndjson.checkpoint.json']).toBe(before['out.ndjson.checkpoint.json']);
+    expect(dir.read('out.ndjson').toString()).toBe(YESTERDAY);
+    expect(dir.has('out.ndjson.lock')).toBe(false);
   });
 });

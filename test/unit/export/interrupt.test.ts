@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createInterrupt, SIGNAL_ECHO_MS } from '../../../src/export/interrupt.js';
-import { InterruptedError } from '../../../src/errors.js';
+import { CollectionsError, InterruptedError } from '../../../src/errors.js';
 import type { TerminationSignal } from '../../../src/context.js';
 import { createTestContext } from '../../helpers/context.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
@@ -72,5 +72,27 @@ describe('createInterrupt', () => {
     stopped.t.raise('SIGINT');
     expect(stopped.second).toEqual(['SIGINT']);
     expect(stopped.t.forcedExits).toEqual([130]);
+  });
+
+  it('fail (a lost output lock) aborts the signal with its reason, which explain gives for aborts in flight', () => {
+    const { interrupt } = setUp();
+    const lost = new CollectionsError('lost the lock of F', 'E_LOCKED');
+    interrupt.fail(lost);
+    expect(interrupt.signal.reason).toBe(lost);
+    expect(interrupt.stopped).toBeUndefined();
+    expect(interrupt.explain(lost)).toBe(lost);
+    expect(interrupt.explain(Object.assign(new Error('aborted'), { name: 'AbortError' }))).toBe(lost);
+    const other = new Error('ENOSPC');
+    expect(interrupt.explain(other)).toBe(other);
+    interrupt.fail(new CollectionsError('again', 'E_LOCKED'));
+    expect(interrupt.signal.reason).toBe(lost);
+  });
+
+  it('fail after a signal changes nothing: the export ends as interrupted', () => {
+    const { t, interrupt } = setUp();
+    t.raise('SIGINT');
+    interrupt.fail(new CollectionsError('lost the lock of F', 'E_LOCKED'));
+    expect(interrupt.signal.reason).toBeInstanceOf(InterruptedError);
+    expect(interrupt.explain(Object.assign(new Error('aborted'), { name: 'AbortError' }))).toBeInstanceOf(InterruptedError);
   });
 });
