@@ -7,7 +7,7 @@
 import type { Client } from '../http/client.js';
 import { assertSameOrigin, isSameOrigin, normalizeUrl } from '../http/origin.js';
 import { createEmptyPageGuard } from './empty-pages.js';
-import { fetchPage, type FetchedPage, type PageParse } from './fetch-page.js';
+import { fetchPage, type FetchedPage } from './fetch-page.js';
 import { paginate, resolveNext, type PageStep } from './paginate.js';
 import { ReadAhead } from './read-ahead.js';
 
@@ -26,8 +26,6 @@ export interface OffsetPagesOptions {
   headers?: Record<string, string>;
   /** Stop after this many pages (default: all). */
   maxPages?: number;
-  /** What each page is read for (fetch-page.ts {@link PageParse}; default `values`). */
-  pageParse?: PageParse;
 }
 
 /**
@@ -96,7 +94,6 @@ interface OffsetRun {
   /** Normalised URLs fetched so far, for loop detection when `next` links are followed. */
   seen: Set<string>;
   /** What each page is read for. */
-  pageParse: PageParse;
 }
 
 /**
@@ -120,9 +117,8 @@ export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGener
   if (!(maxPages >= 1)) return;
   assertSameOrigin(start, baseUrl, 'the first page');
   const firstNo = options.firstPage ?? pageNumberOf(start) ?? 1;
-  const pageParse = options.pageParse ?? 'values';
-  const first = await fetchPage(client, start, { headers, pageParse });
-  const run: OffsetRun = { client, baseUrl, headers, maxPages, pageParse, seen: new Set([normalizeUrl(start), normalizeUrl(first.url)]) };
+  const first = await fetchPage(client, start, { headers });
+  const run: OffsetRun = { client, baseUrl, headers, maxPages, seen: new Set([normalizeUrl(start), normalizeUrl(first.url)]) };
   const next = resolveNext(first, baseUrl, run.seen);
   if (next === undefined) {
     yield { ...first, index: 0, next: undefined };
@@ -147,8 +143,8 @@ export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGener
 async function* followNext(run: OffsetRun, start: URL, index: number): AsyncGenerator<PageStep, void, void> {
   let count = index;
   if (count >= run.maxPages) return;
-  const { client, baseUrl, headers, seen, pageParse } = run;
-  for await (const step of paginate({ client, baseUrl, start, headers, seen, pageParse })) {
+  const { client, baseUrl, headers, seen } = run;
+  for await (const step of paginate({ client, baseUrl, start, headers, seen })) {
     yield { ...step, index: count };
     if (++count >= run.maxPages) return;
   }
@@ -170,12 +166,12 @@ interface PageRange {
  * concurrently, in order; then follows a `next` link the last page may still have.
  */
 async function* fetchRange(run: OffsetRun, first: FetchedPage, range: PageRange): AsyncGenerator<PageStep, void, void> {
-  const { client, baseUrl, headers, seen, pageParse } = run;
+  const { client, baseUrl, headers, seen } = run;
   const { firstNo, last, template } = range;
   const lastToFetch = Math.min(last, firstNo + run.maxPages - 1);
   // `demand`: the pages after this one, so the governor knows when a window cannot serve them all.
   const fetchNo = (n: number, signal: AbortSignal): Promise<FetchedPage> =>
-    fetchPage(client, withPage(template, n), { headers, signal, demand: lastToFetch - n, pageParse });
+    fetchPage(client, withPage(template, n), { headers, signal, demand: lastToFetch - n });
   const ahead = new ReadAhead(fetchNo, firstNo + 1, lastToFetch, range.concurrency, { pageBytes: first.text.length });
   const checkEmpty = createEmptyPageGuard();
   try {

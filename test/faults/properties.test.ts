@@ -88,8 +88,8 @@ async function collect(steps: AsyncGenerator<PageStep, void, void>): Promise<str
   const ids: string[] = [];
   for await (const step of steps) {
     const body = JSON.parse(step.text) as Record<string, unknown>;
-    expect(body['hydra:member'] ?? body.member ?? []).toEqual(step.page.members);
-    for (const m of step.page.members) ids.push(String((m as { id: unknown }).id));
+    expect(body['hydra:member'] ?? body.member ?? []).toEqual(step.page.members.values());
+    for (const m of step.page.members.values()) ids.push(String((m as { id: unknown }).id));
   }
   return ids;
 }
