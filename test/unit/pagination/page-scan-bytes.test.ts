@@ -60,7 +60,7 @@ describe('scanPageText on a byte text', () => {
 });
 
 describe('JSON and NDJSON formatters on byte texts', () => {
-  it('write the UTF-8 of the value path for JSON.stringify pages, page after page', () => {
+  it('write the UTF-8 JSON.stringify gives of the parsed items for JSON.stringify pages, page after page', () => {
     fc.assert(
       fc.property(
         fc.array(fc.dictionary(fc.string({ unit: 'binary' }), fc.oneof(fc.string({ unit: 'binary' }), fc.integer())), { maxLength: 8 }),
