@@ -25,7 +25,7 @@ const LOWER_U = 117;
 const MAX_EXACT_DIGITS = 15;
 
 /** Not valid JSON, or nested deeper than {@link MAX_JSON_DEPTH}. */
-export const INVALID = -1;
+const INVALID = -1;
 
 /** Whether an escape letter after `\` is one of JSON's (RFC 8259 §7), indexed by char code. */
 const ESCAPE = new Uint8Array(128);
