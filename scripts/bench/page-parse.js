@@ -6,8 +6,10 @@
 // (`\/`, `\u0026`…, test/helpers/api-platform-json.js) and API Platform's pretty-printed (debug
 // mode). Plain Node ESM over the build (run `npm run build` first); not part of `npm run bench`.
 //
-//   node scripts/bench/page-parse.js [--items N] [--runs N]
+//   node scripts/bench/page-parse.js [--items N] [--runs N] [--encoding stringify|api|pretty]
 //
+// One encoding per process gives the figures of an export, whose pages all share one encoding (in
+// one process, the code V8 optimised for the first encoding runs the others slower).
 // The page is one the sandbox serves (N invoices, default 1000); each case runs N times (default
 // 300) after a warm-up and prints its mean in ms.
 import { existsSync } from 'node:fs';
@@ -20,7 +22,9 @@ if (!existsSync(join(ROOT, 'dist/pagination/page-scan.js'))) {
   console.error('page-parse: dist/ is missing; run `npm run build` first');
   process.exit(2);
 }
-const { values } = parseArgs({ options: { items: { type: 'string', default: '1000' }, runs: { type: 'string', default: '300' } } });
+const { values } = parseArgs({
+  options: { items: { type: 'string', default: '1000' }, runs: { type: 'string', default: '300' }, encoding: { type: 'string' } },
+});
 const items = Number(values.items);
 const runs = Number(values.runs);
 
@@ -36,11 +40,17 @@ const taxpayer = sandbox.taxpayers()[0];
 const res = await fetch(`http://127.0.0.1:9/taxpayers/${taxpayer}/invoices?page=1&itemsPerPage=${items}`, { headers: { 'X-Api-Key': 'bench' } });
 const stringified = Buffer.from(await res.arrayBuffer());
 const value = JSON.parse(stringified.toString('utf8'));
-const encodings = {
-  'JSON.stringify': stringified,
-  'API Platform': Buffer.from(encodeApiPlatform(value), 'utf8'),
-  'API Platform, pretty': Buffer.from(encodeApiPlatform(value, { pretty: true }), 'utf8'),
+const all = {
+  stringify: ['JSON.stringify', () => stringified],
+  api: ['API Platform', () => Buffer.from(encodeApiPlatform(value), 'utf8')],
+  pretty: ['API Platform, pretty', () => Buffer.from(encodeApiPlatform(value, { pretty: true }), 'utf8')],
 };
+const chosen = values.encoding === undefined ? Object.keys(all) : [values.encoding];
+if (!chosen.every((k) => k in all)) {
+  console.error('page-parse: --encoding is stringify, api or pretty');
+  process.exit(2);
+}
+const encodings = Object.fromEntries(chosen.map((k) => [all[k][0], all[k][1]()]));
 
 /** Mean ms of `f` over `runs` calls after a warm-up. */
 function time(name, f) {
