@@ -1,5 +1,5 @@
 // dependency-cruiser rules for src (run: `depcruise src --config .dependency-cruiser.cjs`).
-// The stack, top to bottom: cli → commands → export → {pagination, output} → http → {context, errors, time}.
+// The stack, top to bottom: cli → commands → export → {pagination, output} → http → {context, errors, time, json}.
 // Arrows point down: a module may import its own floor and the floors below it, never one above.
 // `sandbox` stands beside the stack: only the sandbox command (`commands/sandbox*.ts`) starts it, and it reuses only the ground floor.
 // Type-only imports count too (tsPreCompilationDeps), since a type import ties a module to another floor as surely as a value import.
@@ -45,6 +45,14 @@ module.exports = {
       comment: 'Ground floor: errors.ts and time/ are imported by every floor, so they import nothing of src but each other.',
       from: { path: '^src/(errors\\.ts$|time/)' },
       to: { path: '^src/', pathNot: '^src/(errors\\.ts$|time/)' },
+    },
+    {
+      name: 'ground-json',
+      comment:
+        'Ground floor: json/ (JSON values that keep number literals, and the Members a page hands the formats) is shared by pagination/ and output/, so it imports only itself and errors.ts.',
+      severity: 'error',
+      from: { path: '^src/json/' },
+      to: { path: '^src/', pathNot: '^src/(json/|errors\\.ts$)' },
     },
     {
       name: 'ground-context',
@@ -96,7 +104,7 @@ module.exports = {
       severity: 'error',
       comment:
         'config/ stores settings for commands/; it imports none of the export stack (export, output, pagination), commands, CLI or the sandbox. ' +
-        'The one exception is output/formatter.ts, a leaf of types and the list of formats that imports nothing: the flag table and the ' +
+        'The one exception is output/formatter.ts, a leaf of types and the list of formats that imports only the ground json/: the flag table and the ' +
         'stored `format` setting are typed by OutputFormat, and moving that type out of output/ would split the formats from their list.',
       from: { path: '^src/config/' },
       to: { path: '^src/(export|commands|cli|sandbox|output|pagination)/', pathNot: '^src/output/formatter\\.ts$' },

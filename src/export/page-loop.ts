@@ -6,7 +6,7 @@ import type { Client, RateLimitSnapshot } from '../http/client.js';
 import { paginate, type PageStep } from '../pagination/paginate.js';
 import { fetchOffsetPages } from '../pagination/offset.js';
 import { prefetch } from '../pagination/prefetch.js';
-import { pageParseFor, type Formatter, type FormatterOptions, type OutputFormat } from '../output/writer.js';
+import type { Formatter } from '../output/writer.js';
 import type { Progress } from '../io/progress.js';
 import type { Interrupt } from './interrupt.js';
 import type { Destination } from './destination.js';
@@ -24,9 +24,6 @@ export interface PageLoopPlan {
   concurrency: number;
   /** `--max-items`: stop after exactly this many items. */
   maxItems: number | undefined;
-  /** The output format and its options: they choose what each page is read for (`pageParseFor`). */
-  format: OutputFormat;
-  formatter: FormatterOptions;
   /** Observer of every page fetched (e.g. the rate-limit cache of `ratelimit --cached`); optional. */
   onPageFetched?: (page: PageStep) => void;
 }
@@ -70,21 +67,20 @@ export function remaining(plan: Pick<PageLoopPlan, 'maxItems'>, tally: Tally): n
  */
 export function pageSteps(plan: PageLoopPlan, client: Client, start: URL, tally: Tally): AsyncGenerator<PageStep, void, void> {
   const { baseUrl, headers } = plan;
-  const pageParse = pageParseFor(plan.format, plan.formatter);
   if (plan.mode === 'offset' && plan.concurrency > 1) {
     // `--max-items`: no page past the one that completes it is requested ahead.
     const left = remaining(plan, tally);
     const maxItems = left === Infinity ? {} : { maxItems: left };
-    return fetchOffsetPages({ client, baseUrl, start, concurrency: plan.concurrency, headers, pageParse, ...maxItems });
+    return fetchOffsetPages({ client, baseUrl, start, concurrency: plan.concurrency, headers, ...maxItems });
   }
-  if (plan.mode === 'offset') return paginate({ client, baseUrl, start, headers, pageParse });
+  if (plan.mode === 'offset') return paginate({ client, baseUrl, start, headers });
   return prefetch(
-    (signal) => paginate({ client, baseUrl, start, headers, signal, pageParse }),
+    (signal) => paginate({ client, baseUrl, start, headers, signal }),
     (step) => step.next !== undefined && remaining(plan, tally) > step.page.members.length,
   );
 }
 
-/** A page's output (text, or bytes on the byte path) after the formatter's text not written yet. */
+/** A page's output (text, or the bytes JSON and NDJSON copy the items' texts into) after the formatter's text not written yet. */
 function withPending(pending: string, output: string | Buffer): string | Buffer {
   if (pending === '') return output;
   return typeof output === 'string' ? pending + output : Buffer.concat([Buffer.from(pending, 'utf8'), output]);
@@ -102,12 +98,11 @@ async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
   if (step.rateLimit) tally.rateLimit = step.rateLimit;
   const left = remaining(plan, tally);
   const last = step.page.members.length >= left || step.next === undefined;
-  const members = step.page.members.length <= left ? step.page.members : step.page.members.slice(0, left);
+  const members = step.page.members.take(left);
   if (step.page.totalItems !== undefined) tally.totalItems = step.page.totalItems;
   await groups.beginPage();
-  const asJson = step.page.membersAsJson;
-  // Byte texts go to the formatter's byte path when it has one (JSON, NDJSON): no decode, no encode.
-  const output = asJson === 'bytes' && formatter.pageBytes ? formatter.pageBytes(members as string[]) : formatter.page(members, asJson);
+  // The formatter asks the items for what it needs: their texts (JSON, NDJSON) or their values.
+  const output = formatter.page(members);
   const text = withPending(tally.pending, output);
   tally.pending = '';
   if (text.length > 0) await out.write(text);

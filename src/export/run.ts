@@ -6,7 +6,7 @@
 import type { Context } from '../context.js';
 import type { Endpoint } from '../endpoints.js';
 import type { Client, ClientEvent, RateLimitSnapshot } from '../http/client.js';
-import { createFormatter } from '../output/writer.js';
+import { createFormatter, type FormatterOptions, type OutputFormat } from '../output/writer.js';
 import { BrokenPipeError } from '../output/stream-sink.js';
 import { loadTableSupport } from '../output/table.js';
 import { loadProgress, type Progress, type ProgressStats } from '../io/progress.js';
@@ -39,6 +39,9 @@ export interface ExportFiles {
 /** Everything an export needs, validated (commands/export.ts builds it from flags). */
 export interface ExportPlan extends CompressionOptions, PageLoopPlan {
   endpoint: Endpoint;
+  /** The output format and its options. */
+  format: OutputFormat;
+  formatter: FormatterOptions;
   /** First page, absolute, with `itemsPerPage`, `page` (offset mode) and `--param`s. */
   start: URL;
   /** Undefined for stdout. */

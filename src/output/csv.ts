@@ -14,7 +14,7 @@
 import { createRequire } from 'node:module';
 import type { Formatter, FormatterOptions, FormatterState } from './formatter.js';
 import { splitPath } from './fields.js';
-import { addPaths, compileAccessor, createPathTree, findNewPaths, itemValues, toCell, treeColumns, treeFromPaths, warnedPaths } from './flatten.js';
+import { addPaths, compileAccessor, createPathTree, findNewPaths, toCell, treeColumns, treeFromPaths, warnedPaths } from './flatten.js';
 import type { PathTree } from './flatten.js';
 import { UsageError } from '../errors.js';
 
@@ -26,7 +26,8 @@ const FORMULA_START = new Set(['=', '+', '-', '@', '\t', '\r', '\uFF1D', '\uFF0B
 
 /**
  * `--csv-safe` (OWASP CSV injection): a string cell that begins with `=`, `+`, `-`, `@`, tab or CR
- * gets a leading `'` so spreadsheets show it as text. Numbers are never touched (`-5` stays a number),
+ * gets a leading `'` so spreadsheets show it as text. Numbers are never touched (`-5` or a kept
+ * literal such as `-1.0E3` stays a number),
  * nor JSON text of arrays/objects (it begins with `[` or `{`).
  */
 export function neutraliseFormula(value: unknown): unknown {
@@ -168,9 +169,9 @@ export function createCsvFormatter(options: FormatterOptions = {}, resume?: Form
 
   return {
     begin: () => '',
-    page(page, asJson) {
+    page(page) {
       if (page.length === 0) return '';
-      const items = itemValues(page, asJson);
+      const items = page.values();
       const rows: string[][] = [];
       if (columns === null) {
         if (fixed !== null) {

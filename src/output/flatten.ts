@@ -1,22 +1,23 @@
 /**
  * Flattening of nested items into cells for csv and table (README, "Output"): nested objects
  * become dot-path columns (`issuer.rfc`), arrays become JSON text, null and missing values an empty
- * cell, booleans `true`/`false`, numbers as JavaScript renders them.
+ * cell, booleans `true`/`false`, numbers as the server wrote them (a json/json-value.ts
+ * `JsonNumber` is a scalar holding its literal).
  */
 import { ownValue, setOwn, type FieldPath } from './fields.js';
-import type { ItemForm } from './formatter.js';
-import { textOfBytes } from './ndjson.js';
+import { JsonNumber, writeJson } from '../json/json-value.js';
 
-/** True for a JSON object (not null, not an array). */
+/** True for a JSON object (not null, not an array, not a number kept as its literal). */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof JsonNumber);
 }
 
 /**
- * The text of one cell: `''` for null/undefined, the string itself, `String(n)` for numbers
- * (`1e+21`, `0.1`), `true`/`false`, and JSON text for arrays and objects (an object lands in a cell
- * only when a column names it, e.g. `--fields issuer`, or when the path is an object in some items
- * and a scalar in others).
+ * The text of one cell: `''` for null/undefined, the string itself, the literal of a number as the
+ * server wrote it (`9007199254740993`, `1.0`, `1.25E-2`: a `JsonNumber`; any other number's
+ * literal is `String(n)`), `true`/`false`, and JSON text for arrays and objects, number literals
+ * kept (an object lands in a cell only when a column names it, e.g. `--fields issuer`, or when the
+ * path is an object in some items and a scalar in others).
  */
 export function toCell(value: unknown): string {
   switch (typeof value) {
@@ -29,7 +30,7 @@ export function toCell(value: unknown): string {
     case 'undefined':
       return '';
     default:
-      return value === null ? '' : JSON.stringify(value);
+      return value === null ? '' : value instanceof JsonNumber ? value.toString() : writeJson(value);
   }
 }
 
@@ -204,13 +205,4 @@ export function flatten(item: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   for (const path of treeColumns(tree)) setOwn(out, path.join('.'), toCell(compileAccessor(path)(item)));
   return out;
-}
-
-/**
- * The values of a page's items ({@link Formatter.page}): `items` itself, or each JSON text parsed
- * when `asJson` (the byte path; the export reads values for CSV and table, so this is a fallback).
- */
-export function itemValues(items: readonly unknown[], asJson: ItemForm | undefined): readonly unknown[] {
-  if (asJson === 'bytes') return items.map((text) => JSON.parse(textOfBytes(text as string)) as unknown);
-  return asJson === true ? items.map((text) => JSON.parse(text as string) as unknown) : items;
 }

@@ -5,6 +5,7 @@
  * json.ts, csv.ts, table.ts); writer.ts picks one. Types and the list of formats only, so the formats and the registry
  * both import this module and never each other.
  */
+import type { Members } from '../json/members.js';
 
 /** The output formats (README, "Output"). */
 export type OutputFormat = 'json' | 'ndjson' | 'csv' | 'table';
@@ -31,33 +32,18 @@ export interface FormatterOptions {
   tableMaxRows?: number;
 }
 
-/**
- * How a page's items are given to {@link Formatter.page}: values (false or absent), their JSON texts
- * (true), or their JSON texts as byte texts (`'bytes'`: each text's UTF-8 bytes one per code unit,
- * http/body.ts `readBoundedByteText`).
- */
-export type ItemForm = boolean | 'bytes';
-
 /** Turns pages into text. All text is UTF-8. */
 export interface Formatter {
   /** Text before the first page (e.g. nothing for NDJSON). Not called on resume. */
   begin(): string;
   /**
-   * Text of one page (may be empty, e.g. `table` before its first rows are known).
-   * @param items the page's items, in order (or the first ones of it, under `--max-items`)
-   * @param asJson when true, every item is a string: the item's compact JSON text exactly as
-   *   `JSON.stringify` of the parsed item would write it (the byte path, pagination/page-scan.ts);
-   *   JSON and NDJSON write them as they are, the others parse them; when `'bytes'`, the texts are
-   *   byte texts (see {@link pageBytes}, the fast way to write them)
+   * Text of one page (may be empty, e.g. `table` before its first rows are known). JSON and NDJSON
+   * without `--fields` give bytes: the items' texts copied into one Buffer, never decoded nor
+   * encoded again (the hot path, ndjson.ts `joinBytes`); the others give text.
+   * @param items the page's items, in order (or the first ones of it, under `--max-items`): the
+   *   format asks them for their texts or their values (json/members.ts)
    */
-  page(items: readonly unknown[], asJson?: ItemForm): string;
-  /**
-   * JSON and NDJSON without `--fields` only: the bytes of one page whose items are byte texts
-   * (`asJson` `'bytes'`), exactly the UTF-8 of `page(items, 'bytes')`, the items' bytes copied
-   * into one Buffer, never decoded nor encoded again (the hot path). It advances the state as
-   * `page` does.
-   */
-  pageBytes?(items: readonly string[]): Buffer;
+  page(items: Members): string | Buffer;
   /** Text after the last page (e.g. `]` for JSON, the whole table for `table`). */
   end(): string;
   /** State to checkpoint after a page; pass it back to writer.ts `createFormatter` on resume. */

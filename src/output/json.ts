@@ -6,7 +6,7 @@
  */
 import type { Formatter, FormatterOptions, FormatterState } from './formatter.js';
 import { compileProjection } from './fields.js';
-import { joinBytes, joinJson } from './ndjson.js';
+import { joinBytes, joinProjected } from './ndjson.js';
 import { UsageError } from '../errors.js';
 
 /** The JSON formatter's checkpointed state. */
@@ -31,22 +31,12 @@ export function createJsonFormatter(options: FormatterOptions = {}, resume?: For
   const project = options.fields !== undefined && options.fields.length > 0 ? compileProjection(options.fields) : undefined;
   return {
     begin: () => '[',
-    page(items, asJson) {
+    page(items) {
       if (items.length === 0) return '';
-      const text = (written === 0 ? '\n' : ',\n') + joinJson(items, ',\n', project, asJson);
+      const prefix = written === 0 ? '\n' : ',\n';
       written += items.length;
-      return text;
+      return project === undefined ? joinBytes(items.texts(), prefix, ',\n', '') : prefix + joinProjected(items.values(), ',\n', project);
     },
-    ...(project === undefined
-      ? {
-          pageBytes(items: readonly string[]) {
-            if (items.length === 0) return Buffer.alloc(0);
-            const bytes = joinBytes(items, written === 0 ? '\n' : ',\n', ',\n', '');
-            written += items.length;
-            return bytes;
-          },
-        }
-      : {}),
     end: () => (written === 0 ? ']\n' : '\n]\n'),
     state: (): JsonState => ({ format: 'json', items: written }),
   };

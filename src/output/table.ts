@@ -11,8 +11,9 @@
  */
 import type { Formatter, FormatterOptions, FormatterState } from './formatter.js';
 import { splitPath } from './fields.js';
-import { compileAccessor, isPlainObject, itemValues, toCell } from './flatten.js';
+import { compileAccessor, isPlainObject, toCell } from './flatten.js';
 import { UsageError } from '../errors.js';
+import { JsonNumber } from '../json/json-value.js';
 import { inertText } from '../io/terminal-text.js';
 import { drawLines, drawTable, layoutOf, type TableLayout } from './table-draw.js';
 
@@ -54,7 +55,7 @@ function scalarKeys(items: readonly unknown[]): string[][] {
     for (const key of Object.keys(item)) {
       if (seen.has(key)) continue;
       const value = item[key];
-      if (typeof value !== 'object' || value === null) {
+      if (typeof value !== 'object' || value === null || value instanceof JsonNumber) {
         seen.add(key);
         keys.push(key);
       }
@@ -115,9 +116,9 @@ export function createTableFormatter(options: FormatterOptions = {}, resume?: Fo
 
   return {
     begin: () => '',
-    page(page, asJson) {
+    page(page) {
       if (page.length === 0) return '';
-      const items = itemValues(page, asJson);
+      const items = page.values();
       if (done.columns === null) {
         done.columns = scalarKeys(items);
         accessors = done.columns.map(compileAccessor);

@@ -34,16 +34,6 @@ export function createFormatter(format: OutputFormat, options: FormatterOptions 
 }
 
 /**
- * What the export reads each page for (pagination/fetch-page.ts `PageParse`): `bytes` for JSON and
- * NDJSON without `--fields`, which write items as received and need nothing of them but their
- * texts; `values` for the others, which read fields of the items.
- */
-export function pageParseFor(format: OutputFormat, options: FormatterOptions): 'bytes' | 'values' {
-  const projected = options.fields !== undefined && options.fields.length > 0;
-  return (format === 'json' || format === 'ndjson') && !projected ? 'bytes' : 'values';
-}
-
-/**
  * The format implied by an `--out` path: `.json` → json, `.ndjson`/`.jsonl` → ndjson, `.csv` → csv,
  * otherwise (and for stdout) ndjson (README, `--format`). A compressed name is read without its
  * `.gz`: `invoices.csv.gz` → csv, `invoices.gz` → ndjson.

@@ -7,24 +7,17 @@ import type { Client, ResponseHead, ResponseInfo } from '../http/client.js';
 import { UnreadableBodyError } from '../http/client.js';
 import { parseHttpDate } from '../http/rate-limit.js';
 import { HostileResponseError } from '../errors.js';
-import { PageFormatError, parsePageText, refuseHtml, type HydraPage } from './hydra.js';
-import { scanPageText } from './page-scan.js';
-
-/**
- * What a page is read for, chosen by the export from its format (output/writer.ts `pageParseFor`):
- * `bytes` when only the items' exact texts and the envelope are needed (JSON and NDJSON without
- * `--fields`: page-scan.ts, the members are never `JSON.parse`d); `values` when the items' values
- * are (CSV, table, `--fields`: one `JSON.parse` of the page).
- */
-export type PageParse = 'bytes' | 'values';
+import { valueMembers, textOfBytes } from '../json/members.js';
+import { PageFormatError, parsePageText, refuseHtml } from './hydra.js';
+import { scanPageText, type CollectionPage } from './page-scan.js';
 
 /** A page fetched and parsed whole. */
 export interface FetchedPage extends ResponseInfo {
-  page: HydraPage;
+  page: CollectionPage;
   /**
-   * The exact body text `page` was read from (its length measures the page for memory budgets; on
-   * the byte path the members' texts are slices of it, so keeping it costs nothing more). On the
-   * byte path it is usually a byte text (http/body.ts `readBoundedByteText`): its length is bytes.
+   * The exact body text `page` was read from (its length measures the page for memory budgets; the
+   * members' texts are slices of it, so keeping it costs nothing more). It is usually a byte text
+   * (http/body.ts `readBoundedByteText`): its length is bytes.
    */
   text: string;
   /** The response's `Date` (RFC 9110 §6.6.1), server epoch ms; undefined when absent or unreadable. */
@@ -39,41 +32,28 @@ export interface PageRequestOptions {
   signal?: AbortSignal;
   /** Requests still to come to this endpoint after this one, when known (offset pages). */
   demand?: number;
-  /** What the page is read for (default `values`). */
-  pageParse?: PageParse;
 }
 
 /**
- * The client's body parser for collection pages: {@link parsePageText}, with its
- * {@link PageFormatError} turned into the client's retryable {@link UnreadableBodyError} (same
+ * The client's body parser for collection pages: page-scan.ts {@link scanPageText} of the body (a
+ * byte text when the client could read it so: valid UTF-8 without a BOM; else the text decoded as
+ * `Response.text()` does, U+FFFD for invalid sequences, as before). A body the scan refuses gets
+ * the verdict of {@link parsePageText} (`invalid JSON`, the depth guard, not a collection); were
+ * `JSON.parse` to accept what the scan refused, its values are taken rather than failing the page.
+ * A {@link PageFormatError} becomes the client's retryable {@link UnreadableBodyError} (same
  * message, so the `retry` event names it: `invalid JSON`, `HTML instead of JSON`, `not a Hydra
  * collection: …`). A {@link HostileResponseError} (JSON nested too deep) is not retried; the
  * page's path is added to its message.
  */
-function parseHydraBody(text: string, response: ResponseHead): HydraPage {
-  return readHydraBody(text, response, false);
-}
-
-/**
- * {@link parseHydraBody} on the byte path: {@link scanPageText} of the body (a byte text when the
- * client could read it so: valid UTF-8 without a BOM), or the value path where the scan gives up
- * (then the page's members are values, and its errors are the value path's).
- */
-function scanHydraBody(text: string, response: ResponseHead): HydraPage {
-  return readHydraBody(text, response, true);
-}
-
-function readHydraBody(text: string, response: ResponseHead, scan: boolean): HydraPage {
+function readHydraBody(text: string, response: ResponseHead): CollectionPage {
   try {
     const contentType = response.headers.get('content-type');
-    if (scan) {
-      refuseHtml(contentType);
-      const byteText = response.byteText === true;
-      const page = scanPageText(text, byteText);
-      if (page !== undefined) return page;
-      if (byteText) text = Buffer.from(text, 'latin1').toString('utf8');
-    }
-    return parsePageText(text, contentType);
+    refuseHtml(contentType);
+    const byteText = response.byteText === true;
+    const page = scanPageText(text, byteText);
+    if (page !== undefined) return page;
+    const parsed = parsePageText(byteText ? textOfBytes(text) : text, contentType);
+    return { ...parsed, members: valueMembers(parsed.members) };
   } catch (err) {
     if (err instanceof PageFormatError) throw new UnreadableBodyError(err.message, { cause: err });
     if (err instanceof HostileResponseError) {
@@ -90,8 +70,7 @@ function readHydraBody(text: string, response: ResponseHead, scan: boolean): Hyd
  *   gives ApiUnavailableError (exit 6) naming why, e.g. `invalid JSON`
  */
 export async function fetchPage(client: Client, url: URL, options: PageRequestOptions = {}): Promise<FetchedPage> {
-  const { pageParse, ...request } = options;
-  const res = await client.get(url, { ...request, bytes: pageParse === 'bytes', parse: pageParse === 'bytes' ? scanHydraBody : parseHydraBody });
+  const res = await client.get(url, { ...options, bytes: true, parse: readHydraBody });
   const fetched: FetchedPage = { url: res.url, page: res.body, status: res.status, text: res.text };
   if (res.requestId !== undefined) fetched.requestId = res.requestId;
   if (res.rateLimit !== undefined) fetched.rateLimit = res.rateLimit;

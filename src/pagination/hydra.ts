@@ -18,19 +18,13 @@ export interface HydraView {
   last?: string;
 }
 
-/** One parsed collection page. */
+/**
+ * One collection page parsed by `JSON.parse` (the envelope of every page, page-scan.ts; and the
+ * verdict on a page the scan refuses, fetch-page.ts).
+ */
 export interface HydraPage {
-  /**
-   * `hydra:member` / `member`: the items, as parsed JSON values; or, when {@link membersAsJson} is
-   * set (the byte path, page-scan.ts), as strings, each the item's compact JSON text.
-   */
+  /** `hydra:member` / `member`: the items, as parsed JSON values. */
   members: unknown[];
-  /**
-   * Set when `members` holds JSON texts rather than values (page-scan.ts `scanPageText`): `true`
-   * for texts, `'bytes'` for byte texts (each text's UTF-8 bytes one per code unit, http/body.ts
-   * `readBoundedByteText`).
-   */
-  membersAsJson?: true | 'bytes';
   /** `hydra:totalItems` / `totalItems` when present (always in offset mode; in cursor mode only with `X-Pagination-Enable-Partial: 0`). */
   totalItems?: number;
   /** `hydra:view` / `view`; undefined when the page has none (a single-page collection). */

@@ -7,7 +7,7 @@
 import type { Client } from '../http/client.js';
 import { assertSameOrigin, isSameOrigin, normalizeUrl } from '../http/origin.js';
 import { createEmptyPageGuard } from './empty-pages.js';
-import { fetchPage, type FetchedPage, type PageParse } from './fetch-page.js';
+import { fetchPage, type FetchedPage } from './fetch-page.js';
 import { paginate, resolveNext, type PageStep } from './paginate.js';
 import { ReadAhead } from './read-ahead.js';
 
@@ -31,8 +31,6 @@ export interface OffsetPagesOptions {
    * wrote; default all): no page past the one that may complete them is requested ahead.
    */
   maxItems?: number;
-  /** What each page is read for (fetch-page.ts {@link PageParse}; default `values`). */
-  pageParse?: PageParse;
 }
 
 /**
@@ -103,7 +101,6 @@ interface OffsetRun {
   /** Normalised URLs fetched so far, for loop detection when `next` links are followed. */
   seen: Set<string>;
   /** What each page is read for. */
-  pageParse: PageParse;
 }
 
 /**
@@ -127,10 +124,9 @@ export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGener
   if (!(maxPages >= 1)) return;
   assertSameOrigin(start, baseUrl, 'the first page');
   const firstNo = options.firstPage ?? pageNumberOf(start) ?? 1;
-  const pageParse = options.pageParse ?? 'values';
-  const first = await fetchPage(client, start, { headers, pageParse });
+  const first = await fetchPage(client, start, { headers });
   const maxItems = options.maxItems ?? Number.POSITIVE_INFINITY;
-  const run: OffsetRun = { client, baseUrl, headers, maxPages, maxItems, pageParse, seen: new Set([normalizeUrl(start), normalizeUrl(first.url)]) };
+  const run: OffsetRun = { client, baseUrl, headers, maxPages, maxItems, seen: new Set([normalizeUrl(start), normalizeUrl(first.url)]) };
   const next = resolveNext(first, baseUrl, run.seen);
   if (next === undefined) {
     yield { ...first, index: 0, next: undefined };
@@ -155,8 +151,8 @@ export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGener
 async function* followNext(run: OffsetRun, start: URL, index: number): AsyncGenerator<PageStep, void, void> {
   let count = index;
   if (count >= run.maxPages) return;
-  const { client, baseUrl, headers, seen, pageParse } = run;
-  for await (const step of paginate({ client, baseUrl, start, headers, seen, pageParse })) {
+  const { client, baseUrl, headers, seen } = run;
+  for await (const step of paginate({ client, baseUrl, start, headers, seen })) {
     yield { ...step, index: count };
     if (++count >= run.maxPages) return;
   }
@@ -178,12 +174,12 @@ interface PageRange {
  * concurrently, in order; then follows a `next` link the last page may still have.
  */
 async function* fetchRange(run: OffsetRun, first: FetchedPage, range: PageRange): AsyncGenerator<PageStep, void, void> {
-  const { client, baseUrl, headers, seen, pageParse } = run;
+  const { client, baseUrl, headers, seen } = run;
   const { firstNo, last, template } = range;
   const lastToFetch = Math.min(last, firstNo + run.maxPages - 1);
   // `demand`: the pages needed after this one, so the governor knows when a window cannot serve them all.
   const fetchNo = (n: number, signal: AbortSignal): Promise<FetchedPage> =>
-    fetchPage(client, withPage(template, n), { headers, signal, demand: Math.max(0, ahead.lastNeeded - n), pageParse });
+    fetchPage(client, withPage(template, n), { headers, signal, demand: Math.max(0, ahead.lastNeeded - n) });
   // The first page is as long as a page gets (`itemsPerPage`, or the server's own cap of it).
   const items = first.page.members.length;
   const ahead = new ReadAhead(fetchNo, firstNo + 1, lastToFetch, range.concurrency, {

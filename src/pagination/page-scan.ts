@@ -1,173 +1,153 @@
 /**
- * The byte path of a collection page (README, "Output": JSON and NDJSON write items as received):
- * one scan of the page text that finds the envelope (`hydra:view`, `totalItems`) and the text of
- * every member, validating the members as it goes, so the members are never `JSON.parse`d nor
- * serialised again. Only the envelope, the page with its member array emptied (a few hundred
- * bytes), goes through `JSON.parse` and {@link parsePage}, which keeps the unprefixed-Hydra and
- * not-a-collection rules in one place.
+ * The page reader (README, "Output": items as the server wrote them): one scan of a page in any
+ * valid JSON encoding (RFC 8259: API Platform's `\/` and `\u0026` escapes, pretty printing, numbers
+ * such as `9007199254740993`, `1.0` or `1.25E-2`) that judges it as it goes and finds the envelope
+ * and each member's text. A member's text is its source with the whitespace outside strings dropped:
+ * escapes, number literals, key order and repeated keys stay as received. Only the envelope, the
+ * page with its member arrays emptied (a few hundred bytes), goes through `JSON.parse` and
+ * {@link parsePage}, which keeps the unprefixed-Hydra and not-a-collection rules in one place. The
+ * members' values are read only when a format asks for them (page-items.ts).
  *
- * Exactness: a member's text is used as received only when it is exactly what
- * `JSON.stringify(JSON.parse(text))` gives, that is, when it is valid canonical compact JSON (RFC
- * 8259): no whitespace outside strings; no control character in strings; string escapes only
- * `\" \\ \b \f \n \r \t` (JSON.stringify writes every other character raw, lone surrogates
- * excepted, which cannot appear raw in text decoded from UTF-8); numbers as JavaScript prints them
- * (no exponent, no leading or trailing fraction zero, no `-0`, at most 15 significant digits, so
- * the shortest round-trip form is the digits given, ECMA-262 Number::toString); no key that starts
- * with a digit (V8 moves integer-like keys first). Any other member is `JSON.parse`d alone and
- * serialised with JSON.stringify, so the output bytes are those of the value path. The one
- * difference left, as before: an object with a duplicate key (RFC 8259 §4 says names SHOULD be
- * unique) keeps both, as received, where JSON.parse would keep the last value at the first position.
- *
- * Whatever the scan is not sure of (not an object at the top, an escaped top-level key, both
- * `member` and `hydra:member`, JSON nested deeper than {@link MAX_JSON_DEPTH}, a member that does
- * not parse alone, text after the page) makes it give up: the caller then parses the page on the
- * value path, which gives today's verdict and error (`invalid JSON`, the depth guard, …).
+ * Whatever the scan refuses (invalid JSON, a raw control character, JSON nested deeper than
+ * json-depth.ts `MAX_JSON_DEPTH`, text after the page) or that is not an object at the top gives
+ * undefined: the caller then gets the verdict and error of `JSON.parse` (hydra.ts `parsePageText`).
  */
-import { parsePage, type HydraPage } from './hydra.js';
+import type { Members } from '../json/members.js';
+import { textOfBytes } from '../json/members.js';
+import { parsePage, type HydraView } from './hydra.js';
 import { COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './json-chars.js';
-import { CONTROL, GIVE_UP, skipCanonical, skipLoose, skipString, skipWhitespace, type Scan } from './json-scan.js';
+import { beginValue, compactText, createScan, FORBIDDEN_CONTROL, scanValue, skipString, skipWhitespace, type Scan } from './json-scan.js';
+import { pageMembers, type MemberArray } from './page-items.js';
 
 const COLON = 58;
 
-/**
- * Positions of the control characters in `text`, ascending (none in a compact page: then the
- * check per member costs nothing).
- */
-function controlPositions(text: string): number[] {
-  const found: number[] = [];
-  CONTROL.lastIndex = 0;
-  for (let m = CONTROL.exec(text); m !== null; m = CONTROL.exec(text)) found.push(m.index);
-  return found;
-}
+/** The member array of a page without one. */
+const NO_MEMBERS: MemberArray = { start: 0, end: 0, texts: [], odd: [] };
 
-/** Reads a byte text (http/body.ts `readBoundedByteText`) as the text it encodes. */
-const textOfBytes = (bytes: string): string => Buffer.from(bytes, 'latin1').toString('utf8');
-/** The byte text of `text` (its UTF-8 bytes one per code unit). */
-const bytesOfText = (text: string): string => Buffer.from(text, 'utf8').toString('latin1');
-const same = (text: string): string => text;
-
-/** How a scan reads the page text: as text, or as a byte text. */
-interface Codec {
-  /** The text a slice of the page text encodes (for JSON.parse). */
-  decode: (slice: string) => string;
-  /** A JSON text as the page text would hold it (for a member serialised again). */
-  encode: (text: string) => string;
+/** One collection page as read: its items and the envelope's Hydra terms. */
+export interface CollectionPage {
+  /** `hydra:member` / `member`. */
+  members: Members;
+  /** `hydra:totalItems` / `totalItems` when present (see hydra.ts `HydraPage`). */
+  totalItems?: number;
+  /** `hydra:view` / `view`; undefined when the page has none. */
+  view?: HydraView;
 }
 
 /**
  * Scans the member array whose `[` is at `i`.
- * @returns the members' JSON texts and the index after the array, or undefined to give up
+ * @returns the members' texts and where the array ends, or undefined when it is not valid JSON
  */
-function scanMembers(s: Scan, i: number, codec: Codec): { members: string[]; end: number } | undefined {
+function scanMembers(s: Scan, i: number): MemberArray | undefined {
   const text = s.text;
-  const controls = controlPositions(text);
-  let nextControl = 0;
-  const members: string[] = [];
-  i = skipWhitespace(text, i + 1);
-  if (text.charCodeAt(i) === RBRACKET) return { members, end: i + 1 };
+  const array: MemberArray = { start: i, end: i, texts: [], odd: [] };
+  let j = skipWhitespace(text, i + 1);
+  if (text.charCodeAt(j) === RBRACKET) {
+    array.end = j + 1;
+    return array;
+  }
   for (;;) {
-    const start = i;
-    let end = skipCanonical(s, i, 2);
-    if (end === GIVE_UP) return undefined;
-    while (nextControl < controls.length && (controls[nextControl] as number) < start) nextControl++;
-    // A scalar member read strictly ends before an exponent, say: it must be followed by `,` or `]`.
-    const after = end >= 0 ? text.charCodeAt(skipWhitespace(text, end)) : 0;
-    if ((after === COMMA || after === RBRACKET) && (nextControl === controls.length || (controls[nextControl] as number) >= end)) {
-      members.push(text.slice(start, end));
-    } else {
-      s.nextBackslash = -1; // the cache only looks forward; this goes back to the member's start
-      end = skipLoose(s, start, 2);
-      if (end === GIVE_UP) return undefined;
-      let value: unknown;
-      try {
-        value = JSON.parse(codec.decode(text.slice(start, end)));
-      } catch {
-        return undefined;
-      }
-      members.push(codec.encode(JSON.stringify(value)));
+    beginValue(s);
+    const end = scanValue(s, j, 2);
+    if (end < 0) return undefined;
+    if (s.odd) array.odd.push(array.texts.length);
+    array.texts.push(s.gaps.length > 0 ? compactText(text, j, end, s.gaps) : text.slice(j, end));
+    j = skipWhitespace(text, end);
+    const c = text.charCodeAt(j);
+    if (c === RBRACKET) {
+      array.end = j + 1;
+      return array;
     }
-    i = skipWhitespace(text, end);
-    const c = text.charCodeAt(i);
-    if (c === RBRACKET) return { members, end: i + 1 };
     if (c !== COMMA) return undefined;
-    i = skipWhitespace(text, i + 1);
+    j = skipWhitespace(text, j + 1);
   }
 }
 
-/** Where the member array of a page is, and its members' texts. */
-interface MemberArray {
-  /** Index of its `[`. */
-  start: number;
-  /** Index after its `]`. */
-  end: number;
-  members: string[];
+/** The member arrays of a page (the last of each spelling, as `JSON.parse` keeps it), and where every one of them is. */
+interface Found {
+  arrays: Map<string, MemberArray>;
+  spans: MemberArray[];
+}
+
+/** The key whose string is at [start, end): JSON.parse'd only when it holds an escape. */
+function keyAt(text: string, start: number, end: number, byteText: boolean): string {
+  const raw = text.slice(start + 1, end - 1);
+  if (!raw.includes('\\')) return raw;
+  const source = text.slice(start, end);
+  return JSON.parse(byteText ? textOfBytes(source) : source) as string;
 }
 
 /**
- * Walks the top-level object, scanning the member array and skipping every other value.
- * @returns undefined to give up (see the module comment)
+ * Walks the top-level object, scanning the member arrays and judging every other value.
+ * @returns undefined when the page is not a valid JSON object
  */
-function findMembers(s: Scan, codec: Codec): MemberArray | undefined {
+function findMembers(s: Scan, byteText: boolean): Found | undefined {
   const text = s.text;
+  const found: Found = { arrays: new Map(), spans: [] };
   let i = skipWhitespace(text, 0);
   if (text.charCodeAt(i) !== LBRACE) return undefined;
-  let found: MemberArray | undefined;
   i = skipWhitespace(text, i + 1);
-  if (text.charCodeAt(i) === RBRACE) return undefined;
-  for (;;) {
-    if (text.charCodeAt(i) !== QUOTE) return undefined;
-    const keyEnd = skipString(s, i, false);
-    if (keyEnd < 0) return undefined;
-    const key = text.slice(i + 1, keyEnd - 1);
-    if (key.includes('\\')) return undefined;
-    i = skipWhitespace(text, keyEnd);
-    if (text.charCodeAt(i) !== COLON) return undefined;
-    i = skipWhitespace(text, i + 1);
-    if (key === 'hydra:member' || key === 'member') {
-      if (found !== undefined || text.charCodeAt(i) !== LBRACKET) return undefined;
-      const scanned = scanMembers(s, i, codec);
-      if (scanned === undefined) return undefined;
-      found = { start: i, end: scanned.end, members: scanned.members };
-      i = scanned.end;
-    } else {
-      i = skipLoose(s, i, 1);
-      if (i < 0) return undefined;
+  if (text.charCodeAt(i) !== RBRACE) {
+    for (;;) {
+      if (text.charCodeAt(i) !== QUOTE) return undefined;
+      const keyEnd = skipString(s, i);
+      if (keyEnd < 0) return undefined;
+      const key = keyAt(text, i, keyEnd, byteText);
+      i = skipWhitespace(text, keyEnd);
+      if (text.charCodeAt(i) !== COLON) return undefined;
+      i = skipWhitespace(text, i + 1);
+      const isMember = key === 'hydra:member' || key === 'member';
+      if (isMember && text.charCodeAt(i) === LBRACKET) {
+        const array = scanMembers(s, i);
+        if (array === undefined) return undefined;
+        found.arrays.set(key, array);
+        found.spans.push(array);
+        i = array.end;
+      } else {
+        if (isMember) found.arrays.delete(key); // not an array: parsePage says so
+        i = scanValue(s, i, 1);
+        if (i < 0) return undefined;
+      }
+      i = skipWhitespace(text, i);
+      const c = text.charCodeAt(i);
+      if (c === RBRACE) break;
+      if (c !== COMMA) return undefined;
+      i = skipWhitespace(text, i + 1);
     }
-    i = skipWhitespace(text, i);
-    const c = text.charCodeAt(i);
-    if (c === RBRACE) break;
-    if (c !== COMMA) return undefined;
-    i = skipWhitespace(text, i + 1);
   }
   return skipWhitespace(text, i + 1) === text.length ? found : undefined;
 }
 
+/** The page text with every member array emptied. */
+function envelopeText(text: string, spans: readonly MemberArray[]): string {
+  let out = '';
+  let from = 0;
+  for (const span of spans) {
+    out += text.slice(from, span.start) + '[]';
+    from = span.end;
+  }
+  return out + text.slice(from);
+}
+
 /**
- * Reads a Hydra page on the byte path: one scan for the members' texts and the envelope (see the
- * module comment). The page's `members` are then strings, each the member's compact JSON text,
- * exactly as JSON.stringify would write the parsed member, and `membersAsJson` is true; or, given a
- * byte text, each the UTF-8 bytes of that text as a byte text, and `membersAsJson` is `'bytes'`
- * (the scan reads a byte text as it reads text: JSON's structural characters are ASCII, and a
- * valid UTF-8 text holds no surrogate; the envelope and any member serialised again are decoded
- * and encoded around JSON.parse and JSON.stringify).
+ * Reads a Hydra page in one scan (see the module comment).
  * @param text the body, decoded; or its bytes as a byte text (http/body.ts `readBoundedByteText`)
- *   when `byteText`; the caller has refused HTML already
- * @returns undefined when the scan gives up: parse the page on the value path instead
+ *   when `byteText` (JSON's structural characters are ASCII and every byte of a multi-byte UTF-8
+ *   sequence is 0x80 or more, so the scan reads a byte text as it reads text: RFC 3629 §3); the
+ *   caller has refused HTML already
+ * @returns undefined when the text is not a valid JSON object: parse it with `parsePageText` for the verdict
  * @throws {PageFormatError} what {@link parsePage} throws of the envelope (not a collection)
  */
-export function scanPageText(text: string, byteText = false): HydraPage | undefined {
-  const codec: Codec = byteText ? { decode: textOfBytes, encode: bytesOfText } : { decode: same, encode: same };
-  const s: Scan = { text, nextBackslash: -1 };
-  const found = findMembers(s, codec);
+export function scanPageText(text: string, byteText = false): CollectionPage | undefined {
+  if (FORBIDDEN_CONTROL.test(text)) return undefined;
+  const found = findMembers(createScan(text), byteText);
   if (found === undefined) return undefined;
-  let envelope: unknown;
-  try {
-    envelope = JSON.parse(codec.decode(text.slice(0, found.start) + '[]' + text.slice(found.end)));
-  } catch {
-    return undefined;
-  }
-  const page = parsePage(envelope);
-  page.members = found.members;
-  page.membersAsJson = byteText ? 'bytes' : true;
+  const envelopeSource = envelopeText(text, found.spans);
+  const envelope = JSON.parse(byteText ? textOfBytes(envelopeSource) : envelopeSource) as Record<string, unknown>;
+  const hydra = parsePage(envelope);
+  const array = found.arrays.get(envelope['hydra:member'] !== undefined ? 'hydra:member' : 'member');
+  const page: CollectionPage = { members: pageMembers(text, byteText, array ?? NO_MEMBERS) };
+  if (hydra.totalItems !== undefined) page.totalItems = hydra.totalItems;
+  if (hydra.view !== undefined) page.view = hydra.view;
   return page;
 }

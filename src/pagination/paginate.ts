@@ -8,9 +8,9 @@ import type { Client } from '../http/client.js';
 import { UnsafeLinkError } from '../errors.js';
 import { assertSameOrigin, normalizeUrl, resolveSameOrigin } from '../http/origin.js';
 import { createEmptyPageGuard } from './empty-pages.js';
-import { fetchPage, type FetchedPage, type PageParse } from './fetch-page.js';
+import { fetchPage, type FetchedPage } from './fetch-page.js';
 
-export type { FetchedPage, PageParse } from './fetch-page.js';
+export type { FetchedPage } from './fetch-page.js';
 
 /** Options of {@link paginate}. */
 export interface PaginateOptions {
@@ -23,8 +23,6 @@ export interface PaginateOptions {
   headers?: Record<string, string>;
   /** Links already fetched before a resume (absolute URL strings), for loop detection. */
   seen?: Iterable<string>;
-  /** What each page is read for (fetch-page.ts {@link PageParse}; default `values`). */
-  pageParse?: PageParse;
   /** Aborts the request in flight (pagination/prefetch.ts cancels a page fetched ahead). */
   signal?: AbortSignal;
 }
@@ -67,7 +65,7 @@ export function resolveNext(fetched: FetchedPage, baseUrl: URL, seen: ReadonlySe
  *   pages in a row with a next link ({@link createEmptyPageGuard}); everything {@link fetchPage} throws.
  */
 export async function* paginate(options: PaginateOptions): AsyncGenerator<PageStep, void, void> {
-  const { client, baseUrl, headers, pageParse, signal } = options;
+  const { client, baseUrl, headers, signal } = options;
   assertSameOrigin(options.start, baseUrl, 'the first page');
   const seen = new Set<string>();
   for (const s of options.seen ?? []) seen.add(normalizeUrl(s));
@@ -75,7 +73,7 @@ export async function* paginate(options: PaginateOptions): AsyncGenerator<PageSt
   let url: URL | undefined = options.start;
   for (let index = 0; url !== undefined; index++) {
     seen.add(normalizeUrl(url));
-    const fetched = await fetchPage(client, url, { headers, ...(signal ? { signal } : {}), ...(pageParse ? { pageParse } : {}) });
+    const fetched = await fetchPage(client, url, { headers, ...(signal ? { signal } : {}) });
     seen.add(normalizeUrl(fetched.url));
     const next = resolveNext(fetched, baseUrl, seen);
     checkEmpty(fetched, next);

@@ -21,6 +21,7 @@ import type { FaultRule } from '../../src/sandbox/faults.js';
 import { createVirtualClock } from '../../src/time/clock.js';
 import { seededRandom } from '../helpers/context.js';
 import { report } from './harness.js';
+import { textOfBytes } from '../../src/json/members.js';
 
 /** Runs a property and records its row for the report (pass or fail), then rethrows a failure. */
 async function recorded(fault: string, mode: string, expected: string, run: () => Promise<void>): Promise<void> {
@@ -87,9 +88,10 @@ const scenarioArb = fc.record({
 async function collect(steps: AsyncGenerator<PageStep, void, void>): Promise<string[]> {
   const ids: string[] = [];
   for await (const step of steps) {
-    const body = JSON.parse(step.text) as Record<string, unknown>;
-    expect(body['hydra:member'] ?? body.member ?? []).toEqual(step.page.members);
-    for (const m of step.page.members) ids.push(String((m as { id: unknown }).id));
+    // The client reads a valid UTF-8 page as a byte text (http/body.ts readBoundedByteText).
+    const body = JSON.parse(textOfBytes(step.text)) as Record<string, unknown>;
+    expect(body['hydra:member'] ?? body.member ?? []).toEqual(step.page.members.values());
+    for (const m of step.page.members.values()) ids.push(String((m as { id: unknown }).id));
   }
   return ids;
 }

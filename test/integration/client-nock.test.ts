@@ -194,7 +194,7 @@ describe('retries', () => {
         return [200, page([{ a: 1 }]), json];
       });
     const got = await fetchPage(client, new URL('/entities', BASE));
-    expect(got.page.members).toEqual([{ a: 1 }]);
+    expect(got.page.members.values()).toEqual([{ a: 1 }]);
     expect(scope.isDone()).toBe(true);
     const retries = events.filter((e) => e.type === 'retry');
     // random() = 0.5: half of 1 s, then half of 2 s.
@@ -218,7 +218,7 @@ describe('retries', () => {
       .get('/entities')
       .reply(200, page([7]), json);
     const got = await fetchPage(client, new URL('/entities', BASE));
-    expect(got.page.members).toEqual([7]);
+    expect(got.page.members.values()).toEqual([7]);
     expect(scope.isDone()).toBe(true);
     const retry = events.find((e) => e.type === 'retry');
     expect(retry?.type === 'retry' && retry.reason).toContain(reason);
@@ -249,7 +249,7 @@ describe('retries', () => {
       .get('/entities')
       .reply(200, page([2]), json);
     const got = await fetchPage(client, new URL('/entities', BASE));
-    expect(got.page.members).toEqual([2]);
+    expect(got.page.members.values()).toEqual([2]);
     expect(scope.isDone()).toBe(true);
     expect(events.find((e) => e.type === 'retry')).toMatchObject({ reason: expect.stringContaining('timeout after 0.2 s') as string });
   });

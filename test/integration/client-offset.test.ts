@@ -36,7 +36,7 @@ async function collect(gen: AsyncGenerator<PageStep, void, void>): Promise<PageS
   return out;
 }
 
-const ids = (steps: PageStep[]): string[] => steps.flatMap((s) => s.page.members.map((m) => (m as { id: string }).id));
+const ids = (steps: PageStep[]): string[] => steps.flatMap((s) => s.page.members.values().map((m) => (m as { id: string }).id));
 const expectedIds = (n: number): string[] => Array.from({ length: n }, (_, i) => `item-${i}`);
 
 describe('fetchOffsetPages', () => {
@@ -114,7 +114,7 @@ describe('fetchOffsetPages', () => {
     };
     const client = createClient({ baseUrl: new URL(BASE), apiKey: KEY, fetch, clock });
     const steps = await collect(fetchOffsetPages({ client, baseUrl: new URL(BASE), start: new URL('/entities?page=1', BASE), concurrency: 4 }));
-    expect(steps.flatMap((s) => s.page.members)).toEqual([1, 2, 3, 4]);
+    expect(steps.flatMap((s) => s.page.members.values())).toEqual([1, 2, 3, 4]);
     expect(steps.map((s) => s.index)).toEqual([0, 1, 2, 3]);
     expect(seen).toEqual(['?page=1', '?page=2', '?page=3', '?page=4']);
     expect(maxInFlight).toBe(1);
@@ -136,7 +136,7 @@ describe('fetchOffsetPages', () => {
     const got: unknown[] = [];
     const run = async (): Promise<void> => {
       for await (const s of fetchOffsetPages({ client, baseUrl: new URL(BASE), start: new URL('/e?page=1', BASE), concurrency: 4 }))
-        got.push(...s.page.members);
+        got.push(...s.page.members.values());
     };
     await expect(run()).rejects.toBeInstanceOf(ApiUnavailableError);
     expect(got).toEqual([1, 2]);

@@ -5,11 +5,12 @@ import { createFormatter } from '../../../src/output/writer.js';
 import type { FormatterOptions } from '../../../src/output/writer.js';
 import { encodeRecord, neutraliseFormula } from '../../../src/output/csv.js';
 import { invoiceA, invoiceB, manyInvoices, paginate } from '../../fixtures/invoices.js';
+import { valueMembers } from '../../../src/json/members.js';
 
 /** Formats pages with a fresh CSV formatter (begin, pages, end). */
 function csv(pages: readonly (readonly unknown[])[], options: FormatterOptions = {}): string {
   const f = createFormatter('csv', options);
-  return f.begin() + pages.map((p) => f.page(p)).join('') + f.end();
+  return f.begin() + pages.map((p) => String(f.page(valueMembers(p)))).join('') + f.end();
 }
 
 /** Parses CSV text to rows of strings (RFC 4180, CRLF). */

@@ -3,10 +3,11 @@ import fc from 'fast-check';
 import { createFormatter } from '../../../src/output/writer.js';
 import type { FormatterOptions, OutputFormat } from '../../../src/output/writer.js';
 import { invoiceA, invoiceB, paginate } from '../../fixtures/invoices.js';
+import { valueMembers } from '../../../src/json/members.js';
 
 function run(format: OutputFormat, pages: readonly (readonly unknown[])[], options: FormatterOptions = {}): string {
   const f = createFormatter(format, options);
-  return f.begin() + pages.map((p) => f.page(p)).join('') + f.end();
+  return f.begin() + pages.map((p) => String(f.page(valueMembers(p)))).join('') + f.end();
 }
 
 describe('json', () => {

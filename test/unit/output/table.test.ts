@@ -4,12 +4,13 @@ import type { FormatterOptions, FormatterState } from '../../../src/output/write
 import { drawTable, fitWidths, loadTableSupport, plainCell, TABLE_MIN_CELL } from '../../../src/output/table.js';
 import stringWidth from 'string-width';
 import { invoiceA, invoiceB, manyInvoices, paginate } from '../../fixtures/invoices.js';
+import { valueMembers } from '../../../src/json/members.js';
 
 beforeAll(() => loadTableSupport());
 
 function table(pages: readonly (readonly unknown[])[], options: FormatterOptions = {}): string {
   const f = createFormatter('table', options);
-  return f.begin() + pages.map((p) => f.page(p)).join('') + f.end();
+  return f.begin() + pages.map((p) => String(f.page(valueMembers(p)))).join('') + f.end();
 }
 
 /** Display width of a line (the test data below is single-width). */
@@ -94,10 +95,10 @@ describe('table', () => {
 
   it('streams: the first page is written with the heading, later rows as they come, the bottom border at the end', () => {
     const f = createFormatter('table', { fields: ['id', 'name'], columns: 40 });
-    const first = f.page([{ id: 1, name: 'short' }]);
+    const first = String(f.page(valueMembers([{ id: 1, name: 'short' }])));
     expect(first.split('\n')).toEqual(['┌────┬───────┐', '│ id │ name  │', '├────┼───────┤', '│  1 │ short │', '']);
     // Sized from the first page: a longer cell later is cut to the width fixed then, numbers stay right.
-    expect(f.page([{ id: 22, name: 'much longer' }])).toBe('│ 22 │ much… │\n');
+    expect(String(f.page(valueMembers([{ id: 22, name: 'much longer' }])))).toBe('│ 22 │ much… │\n');
     expect(f.end()).toBe('└────┴───────┘\n');
   });
 
@@ -111,10 +112,12 @@ describe('table', () => {
 
   it('continues from its state (the layout and counts) after a resume', () => {
     const f = createFormatter('table', {});
-    const before = f.page([invoiceA]);
+    const before = String(f.page(valueMembers([invoiceA])));
     const g = createFormatter('table', {}, JSON.parse(JSON.stringify(f.state())) as FormatterState);
     const h = createFormatter('table', {});
-    expect(before + g.page([invoiceB]) + g.end()).toBe(h.page([invoiceA]) + h.page([invoiceB]) + h.end());
+    expect(before + String(g.page(valueMembers([invoiceB]))) + g.end()).toBe(
+      String(h.page(valueMembers([invoiceA]))) + String(h.page(valueMembers([invoiceB]))) + h.end(),
+    );
     expect(() =>
       createFormatter('table', {}, { format: 'table', columns: null, layout: { widths: [-1], numeric: [true] }, rows: 0, hidden: 0 }),
     ).toThrow(/checkpoint does not match/);

@@ -4,6 +4,7 @@ import { createFormatter, formatFromPath, OUTPUT_FORMATS } from '../../../src/ou
 import type { FormatterOptions, FormatterState, OutputFormat } from '../../../src/output/writer.js';
 import { invoiceA, manyInvoices, paginate } from '../../fixtures/invoices.js';
 import { loadTableSupport } from '../../../src/output/table.js';
+import { valueMembers } from '../../../src/json/members.js';
 
 // The table draws its rows as pages come (string-width measures them), as the export loads it first.
 beforeAll(() => loadTableSupport());
@@ -30,17 +31,17 @@ describe.each(cases)('%s %j: a resumed export is byte-identical', (format, optio
 
   const uninterrupted = (): string => {
     const f = createFormatter(format, { ...options, warn: () => undefined });
-    return f.begin() + pages.map((p) => f.page(p)).join('') + f.end();
+    return f.begin() + pages.map((p) => String(f.page(valueMembers(p)))).join('') + f.end();
   };
 
   it.each(Array.from({ length: pages.length + 1 }, (_, k) => k))('stopped after page %i', (k) => {
     const first = createFormatter(format, { ...options, warn: () => undefined });
     let text = first.begin();
-    for (const page of pages.slice(0, k)) text += first.page(page);
+    for (const page of pages.slice(0, k)) text += String(first.page(valueMembers(page)));
     // The state goes through a checkpoint file: only its JSON survives.
     const saved = JSON.parse(JSON.stringify(first.state())) as Record<string, unknown>;
     const resumed = createFormatter(format, { ...options, warn: () => undefined }, saved);
-    for (const page of pages.slice(k)) text += resumed.page(page);
+    for (const page of pages.slice(k)) text += String(resumed.page(valueMembers(page)));
     text += resumed.end();
     expect(text).toBe(uninterrupted());
   });
@@ -51,11 +52,11 @@ describe('csv warnings across a resume', () => {
     const pages = [[{ a: 1 }], [{ a: 2, b: 1 }], [{ a: 3, b: 2, c: 1 }]];
     const warn1 = vi.fn<(message: string) => void>();
     const first = createFormatter('csv', { warn: warn1 });
-    first.page(pages[0] as unknown[]);
-    first.page(pages[1] as unknown[]);
+    first.page(valueMembers(pages[0] as unknown[]));
+    first.page(valueMembers(pages[1] as unknown[]));
     const warn2 = vi.fn<(message: string) => void>();
     const resumed = createFormatter('csv', { warn: warn2 }, JSON.parse(JSON.stringify(first.state())) as FormatterState);
-    resumed.page(pages[2] as unknown[]);
+    resumed.page(valueMembers(pages[2] as unknown[]));
     expect(warn1.mock.calls.map((c) => c[0])).toEqual(["csv: new field 'b' not in the header; use --fields to include it"]);
     expect(warn2.mock.calls.map((c) => c[0])).toEqual(["csv: new field 'c' not in the header; use --fields to include it"]);
   });
@@ -74,7 +75,7 @@ describe('createFormatter', () => {
   it.each(OUTPUT_FORMATS)('%s: state() is plain JSON naming its format', (format) => {
     const f = createFormatter(format);
     f.begin();
-    f.page([invoiceA]);
+    f.page(valueMembers([invoiceA]));
     const state = f.state();
     expect(JSON.parse(JSON.stringify(state))).toEqual(state);
     expect(state.format).toBe(format);

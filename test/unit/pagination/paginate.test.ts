@@ -46,7 +46,7 @@ describe('paginate', () => {
     expect(steps.map((s) => s.next?.search)).toEqual(['?page=2', '?page=3', '?page=4', undefined]);
     expect(client.fetched).toHaveLength(4);
     // Each step carries the exact text its page was parsed from.
-    for (const s of steps) expect((JSON.parse(s.text) as { 'hydra:member': unknown[] })['hydra:member']).toEqual(s.page.members);
+    for (const s of steps) expect((JSON.parse(s.text) as { 'hydra:member': unknown[] })['hydra:member']).toEqual(s.page.members.values());
   });
 
   it.each([
