@@ -3,7 +3,7 @@
  * the most severe exit code of a run (commands/batch-report.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { expandOut, isOutTemplate, utcDate } from '../../../src/commands/batch-plan.js';
+import { checkPlaceholders, expandOut, isOutTemplate, utcDate } from '../../../src/commands/batch-plan.js';
 import { mostSevereCode, type TaxpayerOutcome } from '../../../src/commands/batch-report.js';
 import { UsageError } from '../../../src/errors.js';
 
@@ -15,6 +15,12 @@ describe('the --out template', () => {
     expect(isOutTemplate('a-{date}.ndjson')).toBe(true);
     expect(isOutTemplate('plain.ndjson')).toBe(false);
     expect(isOutTemplate(undefined)).toBe(false);
+  });
+
+  it('an unknown {name} makes a template too, so it is refused instead of written as a literal file name', () => {
+    expect(isOutTemplate('y-{taxpayr}.ndjson')).toBe(true);
+    expect(() => checkPlaceholders('x/{taxpayr}-{taxpayer}.ndjson')).toThrow(/unknown placeholder \{taxpayr\}; the known ones are/);
+    expect(() => checkPlaceholders('x/{taxpayer}-{date}.ndjson')).not.toThrow();
   });
 
   it('refuses an unknown placeholder and {taxpayer} without a taxpayer (exit 2)', () => {
