@@ -7,6 +7,7 @@
  * would be rejected too). The run ends with a summary and the most severe exit code.
  */
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
 import { idsFromFlags, resolveEndpoint } from '../endpoints.js';
@@ -111,6 +112,21 @@ function reasonOf(err: unknown, secrets: readonly string[]): string {
   return redact(text, secrets).replace(/[\r\n]+/g, ' ');
 }
 
+/**
+ * The items an unfinished export keeps in its checkpoint (what `--resume` continues after), for the
+ * summary; undefined without a readable checkpoint. Only the count is read: the checkpoint was
+ * written by this run, and `--resume` checks it in full before trusting it.
+ */
+async function checkpointItems(path: string | undefined): Promise<number | undefined> {
+  if (path === undefined) return undefined;
+  try {
+    const items = (JSON.parse(await readFile(path, 'utf8')) as { items?: unknown }).items;
+    return typeof items === 'number' && Number.isSafeInteger(items) && items >= 0 ? items : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Runs one taxpayer's export (its folder made before the run's first request) and says how it ended; never throws. */
 async function runUnit(unit: Unit, batch: BatchPlan, ctx: Context, secrets: readonly string[]): Promise<TaxpayerOutcome> {
   const { taxpayer, plan, target } = unit;
@@ -124,7 +140,8 @@ async function runUnit(unit: Unit, batch: BatchPlan, ctx: Context, secrets: read
     return { taxpayer, target, status: 'ok', code: ExitCode.Ok, items: result.stats.items };
   } catch (err) {
     const status = err instanceof InterruptedError ? 'interrupted' : 'failed';
-    return { taxpayer, target, status, code: toExitCode(err), reason: reasonOf(err, secrets) };
+    const items = await checkpointItems(plan.files?.checkpoint);
+    return { taxpayer, target, status, code: toExitCode(err), reason: reasonOf(err, secrets), ...(items === undefined ? {} : { items }) };
   } finally {
     if (last) batch.settings.recordRateLimit(plan.endpoint.key, last);
   }

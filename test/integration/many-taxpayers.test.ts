@@ -170,6 +170,11 @@ describe('--resume of a run with many taxpayers', () => {
     expect(cut.lines.find((l) => l.startsWith(four[3]!))).toMatch(/not started$/);
     expect(cut.stderr).toContain('--resume');
     expect(dir.has(`${fileOf(four[1]!)}.checkpoint.json`)).toBe(true);
+    // The summary row of the interrupted taxpayer counts the items its checkpoint keeps, not '-'.
+    const kept = (JSON.parse(dir.read(`${fileOf(four[1]!)}.checkpoint.json`).toString()) as { items: number }).items;
+    expect(kept).toBeGreaterThan(0);
+    expect(cut.lines.find((l) => l.startsWith(four[1]!) && l.endsWith('interrupted'))).toMatch(new RegExp(`^${four[1]!}\\s+${kept}\\s`));
+    expect(cut.lines.find((l) => l.startsWith('collections: 4 taxpayers'))).toBe('collections: 4 taxpayers, 1 complete, 3 not');
 
     const resumed = await runInProcess(world, dir, invoices([four.join(',')], ['--resume']));
     expect(resumed.code).toBe(0);
