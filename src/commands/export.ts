@@ -16,6 +16,7 @@ import { runExport, type ExportPlan } from '../export/run.js';
 import { planManifest } from '../export/manifest.js';
 import { runDryRun } from './dry-run.js';
 import { prepareFolders } from './folders.js';
+import { withNotFoundHint } from './not-found.js';
 import { expandOut, isOutTemplate, taxpayerList, utcDate, type TemplateValues } from './batch-plan.js';
 import { runBatchExport } from './batch.js';
 import { planIncremental, readStoredSince } from './export-incremental.js';
@@ -254,7 +255,14 @@ export async function runExportCommand(
   const template = isOutTemplate(flags.out);
   if (template) flags = { ...flags, out: expandOut(flags.out!, outValues(command, flags, ctx)) };
   const { plan, settings } = prepareExport(command, flags, argv, ctx, secrets);
-  if (flags.dryRun === true) return runDryRun(plan, ctx);
+  const ids = idsFromFlags(flags);
+  if (flags.dryRun === true) {
+    try {
+      return await runDryRun(plan, ctx);
+    } catch (err) {
+      throw withNotFoundHint(err, ids, plan.baseUrl);
+    }
+  }
   // As gzip(1) does: compressed bytes are never written to a terminal.
   if (plan.compress && !plan.files && ctx.io.stdoutIsTTY) {
     throw new UsageError('gzip output is not written to a terminal', { hint: 'add --out FILE.gz, or pipe stdout into a file or a program' });
@@ -269,6 +277,8 @@ export async function runExportCommand(
   };
   try {
     await runExport(plan, ctx);
+  } catch (err) {
+    throw withNotFoundHint(err, ids, plan.baseUrl);
   } finally {
     if (last) settings.recordRateLimit(plan.endpoint.key, last);
   }
