@@ -210,7 +210,7 @@ function commanderExitCode(err: CommanderError): ExitCode {
 function checkProgramWords(argv: readonly string[], program: Command): void {
   const [first, second] = argv;
   if (first === 'help' && second !== undefined && !second.startsWith('-')) {
-    const known = program.commands.some((c) => c.name() === second || c.aliases().includes(second));
+    const known = second === 'help' || program.commands.some((c) => c.name() === second || c.aliases().includes(second));
     if (!known) throw new UsageError(`unknown command '${second}'`, { hint: 'run `collections --help` for the list of commands' });
   }
   if (first === '-v') {

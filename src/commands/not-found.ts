@@ -14,7 +14,7 @@ import { inertText } from '../io/terminal-text.js';
  * @param ids the ids the export was given (endpoints.ts `idsFromFlags`)
  * @param baseUrl the configured base URL (origin and path prefix are shown; it holds no secret)
  */
-export function notFoundHint(ids: Ids, baseUrl: URL): string {
+function notFoundHint(ids: Ids, baseUrl: URL): string {
   const given = ID_SPECS.filter((spec) => ids[spec.name] !== undefined).map((spec) => `${spec.flag} ${inertText(ids[spec.name]!)}`);
   const base = `${baseUrl.origin}${baseUrl.pathname}`;
   if (given.length > 0) return `check ${given.join(' and ')} (the API does not know ${given.length > 1 ? 'one of them' : 'it'} at ${base})`;
