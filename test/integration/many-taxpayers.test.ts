@@ -4,7 +4,7 @@
  * taxpayer that does not stop the others, an interrupted run and its `--resume`, one state file
  * and one run manifest for every taxpayer, and `verify` of that manifest.
  */
-import { readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   canaryFree,
@@ -134,6 +134,17 @@ describe('a run with many taxpayers', () => {
         .sort(),
     );
   });
+
+  // sysfs refuses mkdir with EPERM (as root too); Node's recursive mkdir reported ENOENT (or looped) instead.
+  it.skipIf(!existsSync('/sys/kernel'))(
+    "a template's folder the file system refuses (/sys): exit 7 with the real cause, before any request",
+    async () => {
+      const r = await runInProcess(world, dir, ['invoices', '--taxpayer', rfcs[0]!, '--out', '/sys/collections-test/{taxpayer}/x.ndjson']);
+      expect(r.code).toBe(7);
+      expect(r.lines).toEqual([expect.stringMatching(/^collections: cannot create the folder \/sys\/collections-test: .*\((EPERM|EROFS|EACCES)\)$/)]);
+      expect(r.requests).toHaveLength(0);
+    },
+  );
 
   it("an output's folder that cannot be made (a file is in the way): exit 7 naming it, before any request", async () => {
     writeFileSync(dir.file('blocker'), 'not a folder');
