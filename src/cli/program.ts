@@ -201,6 +201,26 @@ function commanderExitCode(err: CommanderError): ExitCode {
 }
 
 /**
+ * What commander would answer too loosely before a command: `help NAME` for an unknown NAME prints
+ * the whole help with exit 0 (gh says `unknown command "nope"`), and `-v` in front of any command
+ * is a plain unknown option, while the user most likely wanted the version (`node -v`) or
+ * `--verbose`, which belongs to an export command.
+ * @throws {UsageError} (exit 2, one line) for `help NAME` with an unknown NAME and for a leading `-v`
+ */
+function checkProgramWords(argv: readonly string[], program: Command): void {
+  const [first, second] = argv;
+  if (first === 'help' && second !== undefined && !second.startsWith('-')) {
+    const known = second === 'help' || program.commands.some((c) => c.name() === second || c.aliases().includes(second));
+    if (!known) throw new UsageError(`unknown command '${second}'`, { hint: 'run `collections --help` for the list of commands' });
+  }
+  if (first === '-v') {
+    throw new UsageError("unknown option '-v'", {
+      hint: '-V (--version) prints the version; -v (--verbose) goes after an export command, e.g. `collections invoices -v …`',
+    });
+  }
+}
+
+/**
  * Parses and runs `argv`; with no arguments at all, prints the overview (cli/overview.ts) on stdout.
  * @returns the exit code; commander usage errors map to 2, `--help`, `--version` and no arguments to 0
  * @throws whatever a command throws (main() maps it)
@@ -212,6 +232,7 @@ export async function runProgram(argv: readonly string[], ctx: Context, secrets:
     ctx.io.stdout.write(overviewText(program, ctx.version));
     return ExitCode.Ok;
   }
+  checkProgramWords(argv, program);
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (err) {

@@ -35,9 +35,28 @@ export function utcDate(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-/** Whether `--out` is a template: it holds `{taxpayer}`, `{endpoint}` or `{date}`. */
+/** A `{name}` of an `--out` template, known or not. */
+const PLACEHOLDER_PATTERN = /\{([A-Za-z0-9_-]*)\}/g;
+
+/**
+ * Whether `--out` is a template: it holds a `{name}`. An unknown name makes it a template too, so
+ * that {@link expandOut} refuses it instead of a file being written under the literal name.
+ */
 export function isOutTemplate(out: string | undefined): boolean {
-  return out !== undefined && PLACEHOLDERS.some((p) => out.includes(`{${p}}`));
+  return out !== undefined && new RegExp(PLACEHOLDER_PATTERN.source).test(out);
+}
+
+/**
+ * Checks every `{name}` of an `--out` template before anything else is checked about it, so an
+ * unknown one (`{taxpayr}`) is named as such rather than reported as a missing `{taxpayer}`.
+ * @throws {UsageError} (exit 2) naming the first unknown placeholder and listing the known ones
+ */
+export function checkPlaceholders(template: string): void {
+  for (const [, name] of template.matchAll(PLACEHOLDER_PATTERN)) {
+    if (!(PLACEHOLDERS as readonly string[]).includes(name!)) {
+      throw new UsageError(`--out has an unknown placeholder {${inertText(name!)}}; the known ones are {taxpayer}, {endpoint} and {date}`);
+    }
+  }
 }
 
 /**
@@ -48,10 +67,8 @@ export function isOutTemplate(out: string | undefined): boolean {
  * @throws {UsageError} (exit 2) for an unknown `{name}`, or `{taxpayer}` on an endpoint without one
  */
 export function expandOut(template: string, values: TemplateValues): string {
-  return template.replace(/\{([A-Za-z_-]*)\}/g, (_m, name: string) => {
-    if (!(PLACEHOLDERS as readonly string[]).includes(name)) {
-      throw new UsageError(`--out has an unknown placeholder {${inertText(name)}}; the known ones are {taxpayer}, {endpoint} and {date}`);
-    }
+  checkPlaceholders(template);
+  return template.replace(PLACEHOLDER_PATTERN, (_m, name: string) => {
     const value = values[name as Placeholder];
     if (value === undefined) throw new UsageError('--out uses {taxpayer}, but this export takes no --taxpayer');
     return value;

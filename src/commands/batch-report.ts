@@ -6,6 +6,7 @@
 import { relative } from 'node:path';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
+import { formatCount } from '../io/format.js';
 import { inertText } from '../io/terminal-text.js';
 
 /** How one taxpayer's export ended. */
@@ -19,7 +20,7 @@ export interface TaxpayerOutcome {
   status: TaxpayerStatus;
   /** Its exit code as a run of its own would have had (0 for ok and done earlier; 130/143 interrupted). */
   code: number;
-  /** Items written (`ok` only). */
+  /** Items written: of the whole output (`ok`), or kept in the checkpoint of an unfinished one. */
   items?: number;
   /** The one-line reason of a failure, key scrubbed. */
   reason?: string;
@@ -99,7 +100,7 @@ export function createBatchReporter(ctx: Pick<Context, 'io' | 'clock' | 'cwd'>, 
         return;
       }
       if (options.quiet && o.status !== 'failed') return;
-      const what = o.status === 'ok' ? `ok, ${o.items ?? 0} items → ${file}` : outcomeText(o);
+      const what = o.status === 'ok' ? `ok, ${formatCount(o.items ?? 0)} items → ${file}` : outcomeText(o);
       stderr.write(`collections: [${ended}/${options.total}] ${inertText(`${o.taxpayer}: ${what}`)}\n`);
     },
     finished(outcomes, code, resumeCommand) {
@@ -118,14 +119,19 @@ export function createBatchReporter(ctx: Pick<Context, 'io' | 'clock' | 'cwd'>, 
   };
 }
 
-/** The summary table: taxpayer, items, file, outcome; a header line and one row per taxpayer. */
+/**
+ * The summary table: taxpayer, items, file, outcome; a title line (`6 taxpayers, 6 complete`, with
+ * `, 2 not` only when some are not), a header line and one row per taxpayer. Counts are written as
+ * a single export writes them (`5,000`).
+ */
 function summaryTable(outcomes: readonly TaxpayerOutcome[], cwd: string): string {
-  const rows = outcomes.map((o) => [o.taxpayer, o.items === undefined ? '-' : String(o.items), shown(o.target, cwd), outcomeText(o)]);
+  const rows = outcomes.map((o) => [o.taxpayer, o.items === undefined ? '-' : formatCount(o.items), shown(o.target, cwd), outcomeText(o)]);
   const header = ['TAXPAYER', 'ITEMS', 'FILE', 'OUTCOME'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]): string =>
     cells.map((c, i) => (i === 1 ? c.padStart(widths[i]!) : i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
   const ok = outcomes.filter((o) => o.status === 'ok' || o.status === 'done earlier').length;
-  const title = `collections: ${outcomes.length} taxpayers, ${ok} complete, ${outcomes.length - ok} not`;
+  const not = outcomes.length - ok;
+  const title = `collections: ${formatCount(outcomes.length)} taxpayers, ${formatCount(ok)} complete${not > 0 ? `, ${formatCount(not)} not` : ''}`;
   return `${inertText(title)}\n${[header, ...rows].map((r) => inertText(line(r))).join('\n')}\n`;
 }

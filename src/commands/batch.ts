@@ -7,18 +7,19 @@
  * would be rejected too). The run ends with a summary and the most severe exit code.
  */
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { dirname, resolve as resolvePath } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
 import { idsFromFlags, resolveEndpoint } from '../endpoints.js';
 import { CollectionsError, ExitCode, InterruptedError, UsageError, toExitCode } from '../errors.js';
 import { redact } from '../http/redact.js';
 import type { RateLimitSnapshot } from '../http/client.js';
-import { fileError } from '../io/files.js';
 import { runExport, type ExportPlan } from '../export/run.js';
 import type { ManifestOutput } from '../export/manifest.js';
 import { earlierOutputs, writeRunManifest } from '../export/batch-manifest.js';
-import { expandOut, utcDate } from './batch-plan.js';
+import { checkPlaceholders, expandOut, utcDate } from './batch-plan.js';
+import { runBatchDryRun } from './dry-run.js';
+import { prepareFolders } from './folders.js';
 import { createBatchReporter, mostSevereCode, type TaxpayerOutcome } from './batch-report.js';
 import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSettings } from './export-settings.js';
 import type { ExportFlags } from './flags.js';
@@ -61,13 +62,13 @@ interface BatchPlan {
 
 /**
  * Checks what a run with many taxpayers needs of `--out`.
- * @throws {UsageError} (exit 2) for stdout, `--dry-run`, or several taxpayers without `{taxpayer}`
+ * @throws {UsageError} (exit 2) for stdout, an unknown placeholder, or several taxpayers without `{taxpayer}`
  */
 function checkBatchFlags(flags: ExportFlags, taxpayers: readonly string[]): string {
   const example = "e.g. --out 'exports/{taxpayer}/invoices-{date}.ndjson'";
-  if (flags.dryRun === true) throw new UsageError('--dry-run takes one taxpayer', { hint: 'give one --taxpayer to see its plan' });
   if (flags.out === undefined || flags.out === '-')
     throw new UsageError('several taxpayers need --out FILE, a template with {taxpayer} (stdout would mix them)', { hint: example });
+  checkPlaceholders(flags.out);
   if (taxpayers.length > 1 && !flags.out.includes('{taxpayer}'))
     throw new UsageError(`--out ${flags.out} has no {taxpayer}: every taxpayer would write the same file`, { hint: example });
   return flags.out;
@@ -111,7 +112,22 @@ function reasonOf(err: unknown, secrets: readonly string[]): string {
   return redact(text, secrets).replace(/[\r\n]+/g, ' ');
 }
 
-/** Runs one taxpayer's export (creating its folder first) and says how it ended; never throws. */
+/**
+ * The items an unfinished export keeps in its checkpoint (what `--resume` continues after), for the
+ * summary; undefined without a readable checkpoint. Only the count is read: the checkpoint was
+ * written by this run, and `--resume` checks it in full before trusting it.
+ */
+async function checkpointItems(path: string | undefined): Promise<number | undefined> {
+  if (path === undefined) return undefined;
+  try {
+    const items = (JSON.parse(await readFile(path, 'utf8')) as { items?: unknown }).items;
+    return typeof items === 'number' && Number.isSafeInteger(items) && items >= 0 ? items : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs one taxpayer's export (its folder made before the run's first request) and says how it ended; never throws. */
 async function runUnit(unit: Unit, batch: BatchPlan, ctx: Context, secrets: readonly string[]): Promise<TaxpayerOutcome> {
   const { taxpayer, plan, target } = unit;
   if (unit.doneEarlier) return { taxpayer, target, status: 'done earlier', code: ExitCode.Ok };
@@ -120,15 +136,12 @@ async function runUnit(unit: Unit, batch: BatchPlan, ctx: Context, secrets: read
     if (page.rateLimit) last = page.rateLimit;
   };
   try {
-    const folder = dirname(target);
-    await mkdir(folder, { recursive: true }).catch((err: unknown) => {
-      throw fileError('create the folder', folder, err);
-    });
     const result = await runExport(plan, ctx);
     return { taxpayer, target, status: 'ok', code: ExitCode.Ok, items: result.stats.items };
   } catch (err) {
     const status = err instanceof InterruptedError ? 'interrupted' : 'failed';
-    return { taxpayer, target, status, code: toExitCode(err), reason: reasonOf(err, secrets) };
+    const items = await checkpointItems(plan.files?.checkpoint);
+    return { taxpayer, target, status, code: toExitCode(err), reason: reasonOf(err, secrets), ...(items === undefined ? {} : { items }) };
   } finally {
     if (last) batch.settings.recordRateLimit(plan.endpoint.key, last);
   }
@@ -187,16 +200,23 @@ async function writeBatchManifest(batch: BatchPlan, startedMs: number, ctx: Cont
 }
 
 /**
- * Runs the export for every taxpayer of the request.
+ * Runs the export for every taxpayer of the request, or with `--dry-run` prints their plan
+ * (commands/dry-run.ts `runBatchDryRun`). Every output's folder and the state file's folder are
+ * made and checked before the first request.
  * @param secrets receives the API key once known, so error text can scrub it
  * @returns the most severe exit code of the taxpayers (commands/batch-report.ts `SEVERITY`)
  * @throws {UsageError} (exit 2) before any request for invalid flags or ids; {@link OutputError}
- *   (exit 7) when the run manifest cannot be written
+ *   (exit 7) before any request when a folder cannot be made or written, and when the run manifest
+ *   cannot be written
  */
 export async function runBatchExport(request: BatchRequest, ctx: Context, secrets: string[]): Promise<number> {
   const { flags } = request;
   const startedMs = ctx.clock.now();
   const batch = planBatch(request, ctx, secrets);
+  if (flags.dryRun === true) return runBatchDryRun(batch.units, flags.parallel ?? 1, ctx);
+  // Before the first request: every output's folder and the state file's folder, made and checked.
+  for (const unit of batch.units) if (!unit.doneEarlier) await prepareFolders(unit.target, undefined);
+  await prepareFolders(undefined, batch.units[0]?.plan.state?.path);
   const reporter = createBatchReporter(ctx, { total: batch.units.length, quiet: flags.quiet === true, json: flags.logFormat === 'json' });
   const outcomes = await runUnits(batch, flags.parallel ?? 1, ctx, secrets, (o) => reporter.ended(o));
   const code = mostSevereCode(outcomes);

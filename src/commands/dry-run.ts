@@ -4,7 +4,7 @@
  * and the quota; nothing is written (no output, sidecar, checkpoint, lock or cache file).
  */
 import type { Context } from '../context.js';
-import { ExitCode } from '../errors.js';
+import { CollectionsError, ExitCode } from '../errors.js';
 import type { ExportPlan } from '../export/run.js';
 import { formatCount, formatDuration } from '../io/format.js';
 import { statOrUndefined } from '../io/files.js';
@@ -123,30 +123,47 @@ async function fileLines(plan: ExportPlan): Promise<Array<[string, string]>> {
 
 const unknown = (value: string | undefined): string => value ?? 'unknown';
 
-/** The lines of the plan, `label: value`, labels padded to one width. */
-function planLines(plan: ExportPlan, ctx: Context, files: Array<[string, string]>, probe: DryRunProbe): string[] {
+/** The quota a probe saw: `60 requests per 1m, 57 left`, or `unknown`. */
+function quotaText(probe: DryRunProbe): string {
+  if (probe.limit === undefined) return 'unknown';
+  const window = probe.windowMs === undefined ? 'window of unknown length' : formatDuration(probe.windowMs);
+  return `${formatCount(probe.limit)} requests per ${window}${probe.remaining === undefined ? '' : `, ${formatCount(probe.remaining)} left`}`;
+}
+
+/** The estimate of a plan's export from its probe (pure wrapper of {@link estimateExport}). */
+function estimateOf(plan: ExportPlan, probe: DryRunProbe): DryRunEstimate & { itemsPerPage: number } {
   const itemsPerPage = Number(plan.start.searchParams.get('itemsPerPage'));
   const firstPage = plan.mode === 'offset' ? Number(plan.start.searchParams.get('page')) : 1;
-  const estimate = estimateExport(probe, itemsPerPage, firstPage, plan.maxItems);
-  const quota =
-    probe.limit === undefined
-      ? 'unknown'
-      : `${formatCount(probe.limit)} requests per ${probe.windowMs === undefined ? 'window of unknown length' : formatDuration(probe.windowMs)}${
-          probe.remaining === undefined ? '' : `, ${formatCount(probe.remaining)} left`
-        }`;
-  const rows: Array<[string, string]> = [
-    ['request', `GET ${inertText(plan.start.href)}`],
+  return { ...estimateExport(probe, itemsPerPage, firstPage, plan.maxItems), itemsPerPage };
+}
+
+/** `label: value` rows, labels padded to one width (an empty label continues the row above). */
+function padRows(rows: ReadonlyArray<[string, string]>): string[] {
+  const width = Math.max(...rows.map(([k]) => k.length)) + 2;
+  return rows.map(([k, v]) => (k ? `${k}:` : '').padEnd(width) + v);
+}
+
+/** The rows every plan shares: headers (the key masked), mode and format. */
+function commonRows(plan: ExportPlan, ctx: Context): Array<[string, string]> {
+  return [
     ...shownHeaders(plan, ctx).map(([k, v], i): [string, string] => [i === 0 ? 'headers' : '', `${k}: ${inertText(v)}`]),
     ['mode', plan.mode === 'offset' ? `offset (${plan.concurrency} ${plan.concurrency === 1 ? 'page' : 'pages'} in flight)` : 'cursor'],
     ['format', plan.format],
+  ];
+}
+
+/** The lines of the plan, `label: value`, labels padded to one width. */
+function planLines(plan: ExportPlan, ctx: Context, files: Array<[string, string]>, probe: DryRunProbe): string[] {
+  const estimate = estimateOf(plan, probe);
+  return padRows([
+    ['request', `GET ${inertText(plan.start.href)}`],
+    ...commonRows(plan, ctx),
     ...files,
     ['items', unknown(estimate.items === undefined ? undefined : formatCount(estimate.items))],
-    ['pages', unknown(estimate.pages === undefined ? undefined : `${formatCount(estimate.pages)} of ${formatCount(itemsPerPage)} items`)],
-    ['quota', quota],
+    ['pages', unknown(estimate.pages === undefined ? undefined : `${formatCount(estimate.pages)} of ${formatCount(estimate.itemsPerPage)} items`)],
+    ['quota', quotaText(probe)],
     ['estimate', unknown(estimate.durationMs === undefined ? undefined : `${formatDuration(estimate.durationMs)} at the current quota`)],
-  ];
-  const width = Math.max(...rows.map(([k]) => k.length)) + 2;
-  return rows.map(([k, v]) => (k ? `${k}:` : '').padEnd(width) + v);
+  ]);
 }
 
 /**
@@ -161,4 +178,67 @@ export async function runDryRun(plan: ExportPlan, ctx: Context): Promise<number>
   const lines = ['dry run: nothing was written; one request (itemsPerPage=1) was sent', ...planLines(plan, ctx, files, probe)];
   ctx.io.stdout.write(`${lines.join('\n')}\n`);
   return ExitCode.Ok;
+}
+
+/** One taxpayer of a run with many, as its dry run sees it. */
+export interface DryRunUnit {
+  taxpayer: string;
+  plan: ExportPlan;
+}
+
+/** A taxpayer's line: `A: GET <first request> → <file> (250 items, 1 page)`, or `not found`. */
+function unitLine(unit: DryRunUnit, estimate: DryRunEstimate | undefined): string {
+  const counts =
+    estimate === undefined
+      ? 'not found, exit 4'
+      : estimate.items === undefined
+        ? 'items unknown'
+        : `${formatCount(estimate.items)} items, ${formatCount(estimate.pages ?? 0)} ${estimate.pages === 1 ? 'page' : 'pages'}`;
+  return inertText(`${unit.taxpayer}: GET ${unit.plan.start.href} → ${unit.plan.files?.target ?? 'stdout'} (${counts})`);
+}
+
+/**
+ * The dry run of a run with many taxpayers (README, "Dry run"): one light request per taxpayer, one
+ * after the other, then one line per taxpayer (first request, file, items) and the total with its
+ * estimate (the pages of every taxpayer at the quota of the last answer: they share the endpoint's
+ * budget). A taxpayer the API does not know is named on its line; the others are still planned.
+ * Writes nothing, makes no folder.
+ * @returns 0, or 4 when a taxpayer was not found
+ * @throws what a light request throws other than a 404 (exit 3 for the key, 6 for the network…)
+ */
+export async function runBatchDryRun(units: readonly DryRunUnit[], parallel: number, ctx: Context): Promise<number> {
+  const lines: string[] = [];
+  let probe: DryRunProbe = {};
+  let items: number | undefined = 0;
+  let pages = 0;
+  let code: number = ExitCode.Ok;
+  for (const unit of units) {
+    let estimate: (DryRunEstimate & { itemsPerPage: number }) | undefined;
+    try {
+      probe = await probeExport(unit.plan, ctx);
+      estimate = estimateOf(unit.plan, probe);
+    } catch (err) {
+      if (!(err instanceof CollectionsError) || err.exitCode !== ExitCode.NotFound) throw err;
+      code = ExitCode.NotFound;
+    }
+    if (estimate !== undefined) {
+      items = items === undefined || estimate.items === undefined ? undefined : items + estimate.items;
+      pages += estimate.pages ?? 0;
+    }
+    lines.push(unitLine(unit, estimate));
+  }
+  const first = units[0]!.plan;
+  const durationMs =
+    probe.limit !== undefined && probe.limit > 0 && probe.windowMs !== undefined ? (pages / probe.limit) * probe.windowMs : undefined;
+  const n = units.length;
+  const head = `dry run: nothing was written; ${n} requests (itemsPerPage=1) were sent, one per taxpayer`;
+  const rows = padRows([
+    ['taxpayers', `${formatCount(n)} (${parallel} at a time)`],
+    ...commonRows(first, ctx),
+    ['total', items === undefined ? 'unknown' : `${formatCount(items)} items, ${formatCount(pages)} ${pages === 1 ? 'page' : 'pages'}`],
+    ['quota', quotaText(probe)],
+    ['estimate', items === undefined || durationMs === undefined ? 'unknown' : `${formatDuration(durationMs)} at the current quota`],
+  ]);
+  ctx.io.stdout.write(`${[head, ...lines, ...rows].join('\n')}\n`);
+  return code;
 }

@@ -2,8 +2,7 @@
  * What an export command does (the commander side is commands/export-command.ts): validates flags
  * into an {@link ExportPlan} before any request or file is touched, then runs it.
  */
-import { mkdir } from 'node:fs/promises';
-import { dirname, resolve as resolvePath } from 'node:path';
+import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
 import { builtInDefault } from '../config/flag-readers.js';
 import { exportFlag } from '../config/flags.js';
@@ -16,7 +15,8 @@ import type { Compression } from '../export/gzip-destination.js';
 import { runExport, type ExportPlan } from '../export/run.js';
 import { planManifest } from '../export/manifest.js';
 import { runDryRun } from './dry-run.js';
-import { fileError } from '../io/files.js';
+import { prepareFolders } from './folders.js';
+import { withNotFoundHint } from './not-found.js';
 import { expandOut, isOutTemplate, taxpayerList, utcDate, type TemplateValues } from './batch-plan.js';
 import { runBatchExport } from './batch.js';
 import { planIncremental, readStoredSince } from './export-incremental.js';
@@ -246,7 +246,7 @@ function outValues(command: string, flags: ExportFlags, ctx: Context): TemplateV
  * @param argv the command line without the key and without `--resume`, for the resume hint
  * @param secrets receives the API key once known, so error text can scrub it
  * @returns 0 on success (also when the reader of stdout went away)
- * @throws {UsageError} (exit 2) as {@link prepareExport}, and for gzip to stdout when it is a terminal
+ * @throws {UsageError} (exit 2) as {@link prepareExport}, for `--quiet` with `--verbose`, and for gzip to stdout when it is a terminal
  * @throws {CollectionsError} subclasses mapped to exit codes by main()
  */
 export async function runExportCommand(
@@ -256,6 +256,8 @@ export async function runExportCommand(
   ctx: Context,
   secrets: string[],
 ): Promise<number> {
+  // One says "print nothing but errors", the other "a line per request": no order of the two is right.
+  if (flags.quiet === true && flags.verbose === true) throw new UsageError('--quiet and --verbose exclude each other; give one of them');
   const taxpayers = await taxpayerList(flags, ctx);
   if (taxpayers.length > 1 || flags.taxpayersFile !== undefined) {
     const resumeCommand = resumeCommandOf(argv);
@@ -266,16 +268,20 @@ export async function runExportCommand(
   const template = isOutTemplate(flags.out);
   if (template) flags = { ...flags, out: expandOut(flags.out!, outValues(command, flags, ctx)) };
   const { plan, settings } = prepareExport(command, flags, argv, ctx, secrets);
-  if (flags.dryRun === true) return runDryRun(plan, ctx);
-  // The folders of a template's output are created (README, "Many taxpayers in one run").
-  if (template && plan.files)
-    await mkdir(dirname(plan.files.target), { recursive: true }).catch((e: unknown) => {
-      throw fileError('create the folder', dirname(plan.files!.target), e);
-    });
+  const ids = idsFromFlags(flags);
+  if (flags.dryRun === true) {
+    try {
+      return await runDryRun(plan, ctx);
+    } catch (err) {
+      throw withNotFoundHint(err, ids, plan.baseUrl);
+    }
+  }
   // As gzip(1) does: compressed bytes are never written to a terminal.
   if (plan.compress && !plan.files && ctx.io.stdoutIsTTY) {
     throw new UsageError('gzip output is not written to a terminal', { hint: 'add --out FILE.gz, or pipe stdout into a file or a program' });
   }
+  // Before the first request: a template's folders and the state file's folder are made and checked.
+  await prepareFolders(template ? plan.files?.target : undefined, plan.state?.path);
   // The last quota seen is recorded once, at the end, for `ratelimit --cached` (only the headers:
   // holding the page itself would keep its items alive).
   let last: RateLimitSnapshot | undefined;
@@ -284,6 +290,8 @@ export async function runExportCommand(
   };
   try {
     await runExport(plan, ctx);
+  } catch (err) {
+    throw withNotFoundHint(err, ids, plan.baseUrl);
   } finally {
     if (last) settings.recordRateLimit(plan.endpoint.key, last);
   }

@@ -194,7 +194,7 @@ export const EXPORT_FLAGS = [
     flags: '--dry-run',
     attribute: 'dryRun',
     description:
-      'print the plan (request, headers with the key masked, files, items, pages, time at the current quota) and write nothing; spends one request of the quota (itemsPerPage=1)',
+      'print the plan (request, headers with the key masked, files, items, pages, time at the current quota) and write nothing; spends one request of the quota (itemsPerPage=1) per taxpayer',
     value: { kind: 'switch' },
   },
   {

@@ -25,9 +25,12 @@ export interface ExpectedLink {
 export function checkNextLink(checkpointPath: string, next: string | null, expected: ExpectedLink): void {
   if (next === null) return;
   const refuse = (what: string): never => {
-    throw new UsageError(`the checkpoint ${checkpointPath} does not match this export: ${what}; delete it and the .part file to start afresh`, {
-      code: 'E_CHECKPOINT',
-    });
+    throw new UsageError(
+      `the checkpoint ${checkpointPath} does not match this export: ${what}; run with --restart instead of --resume to discard it and the .part file and start afresh`,
+      {
+        code: 'E_CHECKPOINT',
+      },
+    );
   };
   let url: URL;
   try {

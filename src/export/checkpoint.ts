@@ -71,13 +71,19 @@ export async function loadCheckpoint(path: string, fingerprint: Record<string, u
   try {
     value = JSON.parse(text);
   } catch {
-    throw new UsageError(`the checkpoint ${path} is corrupt; delete it and the .part file to start afresh`, { code: 'E_CHECKPOINT' });
+    throw new UsageError(
+      `the checkpoint ${path} is corrupt; run with --restart instead of --resume to discard it and the .part file and start afresh`,
+      { code: 'E_CHECKPOINT' },
+    );
   }
   const wrong = checkpointSchemaError(value);
   if (wrong !== undefined) {
-    throw new UsageError(`the checkpoint ${path} is corrupt or from another version (${wrong}); delete it and the .part file to start afresh`, {
-      code: 'E_CHECKPOINT',
-    });
+    throw new UsageError(
+      `the checkpoint ${path} is corrupt or from another version (${wrong}); run with --restart instead of --resume to discard it and the .part file and start afresh`,
+      {
+        code: 'E_CHECKPOINT',
+      },
+    );
   }
   const checkpoint = value as Checkpoint;
   const theirs = JSON.stringify(checkpoint.fingerprint);

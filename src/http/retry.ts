@@ -128,6 +128,20 @@ function findCoded(err: unknown): { code: string; syscall?: unknown } | undefine
   return undefined;
 }
 
+/**
+ * Whether fetch refused the URL's port before connecting: the Fetch standard's "bad port" list
+ * (https://fetch.spec.whatwg.org/#port-blocking: 1, 7, 9, 21, 25, 6000…), which undici reports as
+ * `TypeError('fetch failed')` caused by `Error('bad port')`, with no code.
+ */
+function isBadPort(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && e instanceof Error; depth++) {
+    if (e.message === 'bad port') return true;
+    e = e.cause;
+  }
+  return false;
+}
+
 /** A first-contact failure described for a person: what happened, and what to check. */
 export interface ConnectFailure {
   /** E.g. `ECONNREFUSED: nothing answered at http://127.0.0.1:9`, `ENOTFOUND: host api.exampel.com not found`. */
@@ -142,11 +156,19 @@ const BASE_URL_HINT = 'check base-url (`collections config get base-url`, --base
  * Describes a fetch rejection that never reached the server: a refused, unreachable or timed-out
  * connection (`ECONNREFUSED`, `EHOSTUNREACH`, `ENETUNREACH`, `ETIMEDOUT` of `connect`, undici's
  * `UND_ERR_CONNECT_TIMEOUT`) names the URL's origin; a name resolution failure (`ENOTFOUND`,
- * `EAI_AGAIN` of getaddrinfo) names the host. Both suggest checking the base URL.
+ * `EAI_AGAIN` of getaddrinfo) names the host; a port fetch blocks (undici's `bad port`) names the
+ * port. All suggest checking the base URL.
  * @param url the URL requested (only its origin or host is quoted, never its path or query)
  * @returns undefined for any other failure (e.g. `ECONNRESET` after the connection was made)
  */
 export function describeConnectFailure(err: unknown, url: URL): ConnectFailure | undefined {
+  if (isBadPort(err)) {
+    const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+    return {
+      reason: `bad port: fetch never connects to port ${port} of ${url.origin} (a port the Fetch standard blocks, like a refused connection)`,
+      hint: `${BASE_URL_HINT}; the API listens on another port`,
+    };
+  }
   const found = findCoded(err);
   if (found === undefined) return undefined;
   const { code, syscall } = found;

@@ -5,8 +5,12 @@
 import { createRequire } from 'node:module';
 import type CliTable3 from 'cli-table3';
 
-/** Narrowest cell content, in characters, before a column is left out. */
-export const TABLE_MIN_CELL = 3;
+/**
+ * Narrowest a text column is cut to, in characters, before columns are left out instead: 8 keeps a
+ * date's year and month or an RFC's first 7 characters and `…`, while 3 (`01…`) told nothing and
+ * made a 60-column table of 8 unreadable columns. A column whose content is narrower keeps its width.
+ */
+export const TABLE_MIN_CELL = 8;
 
 /** string-width's measure, once {@link loadTableSupport} has run. */
 let stringWidth: ((text: string) => number) | undefined;
@@ -43,10 +47,13 @@ function numericColumn(rows: readonly (readonly string[])[], i: number): boolean
   return cells.length > 0 && cells.every(isNumber);
 }
 
-/** Caps the widths at `indices` at the largest common width that fits `available` (water filling), the rest from the left. */
-function waterFill(widths: number[], indices: readonly number[], available: number): void {
+/**
+ * Caps the widths at `indices` at the largest common width from `floor` on that fits `available`
+ * (water filling), the rest from the left.
+ */
+function waterFill(widths: number[], indices: readonly number[], available: number, floor: number): void {
   const natural = indices.map((i) => widths[i] as number);
-  let cap = TABLE_MIN_CELL;
+  let cap = floor;
   const used = (c: number): number => natural.reduce((a, w) => a + Math.min(w, c), 0);
   while (used(cap + 1) <= available && natural.some((w) => w > cap)) cap++;
   let spare = available - used(cap);
@@ -66,8 +73,9 @@ function waterFill(widths: number[], indices: readonly number[], available: numb
  * number columns keep their width (a number is never cut) and the text columns are capped at the
  * largest common width that fits (water filling), the remainder going one character at a time to
  * the capped columns from the left. Columns are dropped from the right while even
- * {@link TABLE_MIN_CELL} characters per text column and whole numbers do not fit; a lone column
- * wider than the terminal is cut.
+ * {@link TABLE_MIN_CELL} characters per text column (or its whole content when narrower) and whole
+ * numbers do not fit, so a narrow terminal shows fewer readable columns rather than every column
+ * cut to a stub; a lone column wider than the terminal is cut.
  * @param natural widest content of each column, in characters
  * @param total terminal width, in columns
  * @param numeric which columns hold numbers (default none)
@@ -76,19 +84,22 @@ function waterFill(widths: number[], indices: readonly number[], available: numb
 export function fitWidths(natural: readonly number[], total: number, numeric: readonly boolean[] = []): number[] {
   const need = (k: number): number =>
     natural.slice(0, k).reduce((a, w, i) => a + 3 + (numeric[i] ? Math.max(1, w) : Math.min(Math.max(1, w), TABLE_MIN_CELL)), 1);
-  let count = Math.min(natural.length, Math.max(1, Math.floor((total - 1) / (TABLE_MIN_CELL + 3))));
+  let count = Math.max(1, natural.length);
   while (count > 1 && need(count) > total) count--;
   const widths = natural.slice(0, count).map((w) => Math.max(1, w));
   const available = total - 1 - 3 * widths.length;
   if (widths.reduce((a, b) => a + b, 0) <= available) return widths;
   const text = widths.map((_w, i) => i).filter((i) => !numeric[i]);
   const fixed = widths.reduce((a, w, i) => a + (numeric[i] ? w : 0), 0);
-  if (text.length > 0 && available - fixed >= TABLE_MIN_CELL * text.length) waterFill(widths, text, available - fixed);
+  const textFloor = text.reduce((a, i) => a + Math.min(widths[i]!, TABLE_MIN_CELL), 0);
+  if (text.length > 0 && available - fixed >= textFloor) waterFill(widths, text, available - fixed, TABLE_MIN_CELL);
+  // A lone column (or numbers alone) wider than the terminal: cut to what there is.
   else
     waterFill(
       widths,
       widths.map((_w, i) => i),
       available,
+      1,
     );
   return widths;
 }

@@ -145,8 +145,11 @@ export function createTableFormatter(options: FormatterOptions = {}, resume?: Fo
         text = (drawLines(done.layout, undefined, [done.layout.widths.map(() => '')]).at(-1) as string) + '\n';
       }
       const shown = done.layout?.widths.length ?? layoutOf(head(), [], total).widths.length;
-      if (shown < done.columns.length) text += `… ${done.columns.length - shown} more columns not shown; use --fields to choose\n`;
-      if (done.hidden > 0) text += `… ${done.hidden} more rows not shown; use --format csv\n`;
+      // A note as wide as the table at most: narrow terminals drop columns, and the note says so briefly.
+      const note = (long: string, short: string): string => `${long.length <= total ? long : short}\n`;
+      const more = done.columns.length - shown;
+      if (more > 0) text += note(`… ${more} more columns not shown; use --fields to choose`, `… ${more} more (--fields)`);
+      if (done.hidden > 0) text += note(`… ${done.hidden} more rows not shown; use --format csv`, `… ${done.hidden} more rows (--format csv)`);
       return text;
     },
     state: (): TableState => ({ format: 'table', columns: done.columns, layout: done.layout, rows: done.rows, hidden: done.hidden }),

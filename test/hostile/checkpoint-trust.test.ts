@@ -49,11 +49,11 @@ async function expectRefused(out: string, tamper: (cp: Record<string, unknown>) 
 
 const NOT_MATCHING = (what: string) =>
   new RegExp(
-    `^collections: the checkpoint \\S+out\\.ndjson\\.checkpoint\\.json does not match this export: ${what}; delete it and the \\.part file to start afresh$`,
+    `^collections: the checkpoint \\S+out\\.ndjson\\.checkpoint\\.json does not match this export: ${what}; run with --restart instead of --resume to discard it and the \\.part file and start afresh$`,
   );
 const CORRUPT = (what: string) =>
   new RegExp(
-    `^collections: the checkpoint \\S+\\.checkpoint\\.json is corrupt or from another version \\(${what}\\); delete it and the \\.part file to start afresh$`,
+    `^collections: the checkpoint \\S+\\.checkpoint\\.json is corrupt or from another version \\(${what}\\); run with --restart instead of --resume to discard it and the \\.part file and start afresh$`,
   );
 
 describe('a tampered checkpoint is refused before anything is sent', () => {

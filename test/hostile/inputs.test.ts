@@ -95,6 +95,21 @@ describe('numbers are range-checked before anything starts', () => {
   });
 });
 
+describe('flags that contradict each other', () => {
+  it.each([[['-q', '-v']], [['--verbose', '--quiet', '--taxpayer', 'A1,B2', '--out', '{taxpayer}.ndjson']]])(
+    '%j: exit 2, one line, nothing sent, nothing written',
+    async (args) => {
+      const world = createWorld();
+      const dir = tempDir();
+      const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--out', 'x.ndjson', ...args]);
+      expect(r.code).toBe(2);
+      expect(r.lines).toEqual(['collections: --quiet and --verbose exclude each other; give one of them']);
+      expect(r.requests).toHaveLength(0);
+      expect(files(dir)).toEqual([]);
+    },
+  );
+});
+
 describe('field names are plain keys', () => {
   const world = createWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 5 } });
   // Each item gains an own `__proto__` key, as JSON.parse reads it.

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { estimateExport } from '../../src/commands/dry-run.js';
@@ -73,6 +73,34 @@ describe('--dry-run', () => {
     const run = await runInProcess(world, dir, ['entities', '--out', 'e.ndjson', '--dry-run']);
     expect(run.code).toBe(0);
     expect(filesUnder(dir.path)).toEqual([]);
+  });
+});
+
+describe('--dry-run of a run with many taxpayers', () => {
+  it('plans every taxpayer: one light request each, a line with its first request and file, the total; writes nothing', async () => {
+    const world = createWorld({ limit: 100, sizes: { taxpayers: 3, invoicesPerTaxpayer: 1500 } });
+    const rfcs = world.sandbox.taxpayers();
+    const dir = tempDir();
+    const list = join(dir.path, 'list');
+    mkdirSync(list);
+    writeFileSync(join(list, 'clients.txt'), `${rfcs[0]}\n# paused\n${rfcs[1]}\nXAXX010101000\n`);
+    const args = ['invoices', '--taxpayers-file', 'list/clients.txt', '--out', 'out/{taxpayer}/inv.ndjson', '--dry-run'];
+    const run = await runInProcess(world, dir, args);
+    expect(run.code).toBe(4);
+    expect(run.requests).toHaveLength(3);
+    expect(run.requests.every((r) => r.url.includes('itemsPerPage=1&') || r.url.endsWith('itemsPerPage=1'))).toBe(true);
+    const out = run.stdout.split('\n');
+    expect(out[0]).toBe('dry run: nothing was written; 3 requests (itemsPerPage=1) were sent, one per taxpayer');
+    for (const [i, rfc] of [rfcs[0]!, rfcs[1]!].entries()) {
+      const url = `${world.base}/taxpayers/${encodeURIComponent(rfc)}/invoices?itemsPerPage=1000&page=1`;
+      expect(out[1 + i]).toBe(`${rfc}: GET ${url} → ${join(dir.path, 'out', rfc, 'inv.ndjson')} (1,500 items, 2 pages)`);
+    }
+    expect(out[3]).toMatch(/^XAXX010101000: GET .+ \(not found, exit 4\)$/);
+    expect(run.stdout).toMatch(/^taxpayers: +3 \(1 at a time\)$/m);
+    expect(run.stdout).toMatch(/^total: +3,000 items, 4 pages$/m);
+    expect(run.stdout).toMatch(/^estimate: +.+ at the current quota$/m);
+    expect(canaryFree(run.stdout, run.stderr)).toBe(true);
+    expect(filesUnder(dir.path).filter((f) => !f.startsWith('config'))).toEqual([join('list', 'clients.txt')]);
   });
 });
 

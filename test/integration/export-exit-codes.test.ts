@@ -109,6 +109,25 @@ describe('exit codes', () => {
     expect(r.code).toBe(4);
     expectOneErrorLine(r.lines, /not found.*HTTP 404.*Not Found.*X-Request-ID: \S+/);
     expect(dir.has('x.ndjson.part')).toBe(false);
+    expect(r.lines[0]).toMatch(/; check --taxpayer NOPE010101AAA \(the API does not know it at http:\/\/127\.0\.0\.1:9\/\)$/);
+  });
+
+  it.each([[['entities']], [['events', '--dry-run']]])(
+    '4 with no id given (%j): the hint points at the base URL path, not at ids that were never given',
+    async (args) => {
+      const base = `${world.base}/wrong`;
+      const r = await runInProcess(world, dir, args, { connectVia: 'env', env: { COLLECTIONS_BASE_URL: base } });
+      expect(r.code).toBe(4);
+      expect(r.lines).toHaveLength(1);
+      expect(r.lines[0]).not.toContain('--taxpayer');
+      expect(r.lines[0]).toContain(`; no id was given, so the path of base-url ${base} is the likely mistake: check it`);
+    },
+  );
+
+  it('4 with both ids given names both', async () => {
+    const r = await runInProcess(world, dir, ['line-items', '--taxpayer', world.taxpayer, '--invoice', '00000000-0000-4000-8000-000000000000']);
+    expect(r.code).toBe(4);
+    expect(r.lines[0]).toMatch(new RegExp(`; check --taxpayer ${world.taxpayer} and --invoice 00000000-0000-4000-8000-000000000000 \\(`));
   });
 
   it('5: a rate-limit wait over --max-wait keeps the checkpoint and says how to resume', async () => {

@@ -196,7 +196,11 @@ describe('--resume', () => {
     const sent = world.sandbox.requests().length;
     const r = await runInProcess(world, dir, [...args(), '--resume']);
     expect(r.code).toBe(2);
-    expect(r.lines).toEqual([expect.stringMatching(/^collections: the checkpoint \S+ is corrupt; delete it and the \.part file to start afresh$/)]);
+    expect(r.lines).toEqual([
+      expect.stringMatching(
+        /^collections: the checkpoint \S+ is corrupt; run with --restart instead of --resume to discard it and the \.part file and start afresh$/,
+      ),
+    ]);
     expect(world.sandbox.requests()).toHaveLength(sent);
     expect(dir.has('x.csv.part')).toBe(true);
   });

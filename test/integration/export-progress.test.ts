@@ -105,11 +105,12 @@ describe('progress', () => {
     expect(r.lines.at(-1)).toMatch(/^collections: 60 items to /);
   });
 
-  it('--verbose with --quiet: request lines are asked for explicitly, but no summary', async () => {
+  it('--verbose with --quiet contradict each other: a usage error before any request (they were both accepted)', async () => {
     world = createWorld({ limit: 100 });
     const r = await runInProcess(world, dir, [...ARGS(), '--verbose', '--quiet']);
-    expect(r.code).toBe(0);
-    expect(r.lines.filter((l) => !l.startsWith('GET '))).toEqual([]);
+    expect(r.code).toBe(2);
+    expect(r.lines).toEqual(['collections: --quiet and --verbose exclude each other; give one of them']);
+    expect(r.requests).toHaveLength(0);
     expect(r.stderr).not.toContain(CANARY);
   });
 });

@@ -4,7 +4,7 @@
  * taxpayer that does not stop the others, an interrupted run and its `--resume`, one state file
  * and one run manifest for every taxpayer, and `verify` of that manifest.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   canaryFree,
@@ -104,13 +104,55 @@ describe('a run with many taxpayers', () => {
     ],
     ['--parallel 0', ['invoices', '--taxpayer', 'A1,B2', '--out', '{taxpayer}.ndjson', '--parallel', '0'], /--parallel/],
     ['--parallel 33', ['invoices', '--taxpayer', 'A1,B2', '--out', '{taxpayer}.ndjson', '--parallel', '33'], /--parallel/],
-    ['--dry-run', ['invoices', '--taxpayer', 'A1,B2', '--out', '{taxpayer}.ndjson', '--dry-run'], /--dry-run takes one taxpayer/],
+    [
+      'an unknown placeholder beside no {taxpayer}',
+      ['invoices', '--taxpayer', 'A1,B2', '--out', 'y-{taxpayr}.ndjson'],
+      /^collections: --out has an unknown placeholder \{taxpayr\}; the known ones are \{taxpayer\}, \{endpoint\} and \{date\}\n$/,
+    ],
+    [
+      'an unknown placeholder with one taxpayer',
+      ['invoices', '--taxpayer', 'A1', '--out', 'y-{taxpayr}.ndjson'],
+      /^collections: --out has an unknown placeholder \{taxpayr\}; the known ones are/,
+    ],
     ['{taxpayer} without one', ['entities', '--out', '{taxpayer}.ndjson'], /takes no --taxpayer/],
   ])('%s: exit 2 before any request', async (_name, args, message) => {
     const r = await runInProcess(world, dir, args);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.requests).toHaveLength(0);
+    expect(readdirSync(dir.path).filter((f) => f !== 'config')).toEqual([]);
+  });
+
+  it('--state in a folder that does not exist yet: made before the first request, and the watermarks land there', async () => {
+    const r = await runInProcess(world, dir, invoices([rfcs.slice(0, 2).join(',')], ['--state', 'st/nested/state.json', '-q']));
+    expect(r.code).toBe(0);
+    const state = JSON.parse(dir.read('st/nested/state.json').toString()) as { watermarks: Record<string, unknown> };
+    expect(Object.keys(state.watermarks).sort()).toEqual(
+      rfcs
+        .slice(0, 2)
+        .map((rfc) => `invoices ${rfc}`)
+        .sort(),
+    );
+  });
+
+  // sysfs refuses mkdir with EPERM (as root too); Node's recursive mkdir reported ENOENT (or looped) instead.
+  it.skipIf(!existsSync('/sys/kernel'))(
+    "a template's folder the file system refuses (/sys): exit 7 with the real cause, before any request",
+    async () => {
+      const r = await runInProcess(world, dir, ['invoices', '--taxpayer', rfcs[0]!, '--out', '/sys/collections-test/{taxpayer}/x.ndjson']);
+      expect(r.code).toBe(7);
+      expect(r.lines).toEqual([expect.stringMatching(/^collections: cannot create the folder \/sys\/collections-test: .*\((EPERM|EROFS|EACCES)\)$/)]);
+      expect(r.requests).toHaveLength(0);
+    },
+  );
+
+  it("an output's folder that cannot be made (a file is in the way): exit 7 naming it, before any request", async () => {
+    writeFileSync(dir.file('blocker'), 'not a folder');
+    const r = await runInProcess(world, dir, ['invoices', '--taxpayer', rfcs.slice(0, 2).join(','), '--out', 'blocker/{taxpayer}.ndjson']);
+    expect(r.code).toBe(7);
+    expect(r.lines).toEqual([expect.stringMatching(/^collections: cannot write \S+blocker\/\S+\.ndjson: \S+blocker is not a folder$/)]);
+    expect(r.requests).toHaveLength(0);
+    expect(readdirSync(dir.path).filter((f) => f !== 'config')).toEqual(['blocker']);
   });
 
   it('a rejected key stops the run: the taxpayers not started yet are reported, exit 3', async () => {
@@ -139,6 +181,11 @@ describe('--resume of a run with many taxpayers', () => {
     expect(cut.lines.find((l) => l.startsWith(four[3]!))).toMatch(/not started$/);
     expect(cut.stderr).toContain('--resume');
     expect(dir.has(`${fileOf(four[1]!)}.checkpoint.json`)).toBe(true);
+    // The summary row of the interrupted taxpayer counts the items its checkpoint keeps, not '-'.
+    const kept = (JSON.parse(dir.read(`${fileOf(four[1]!)}.checkpoint.json`).toString()) as { items: number }).items;
+    expect(kept).toBeGreaterThan(0);
+    expect(cut.lines.find((l) => l.startsWith(four[1]!) && l.endsWith('interrupted'))).toMatch(new RegExp(`^${four[1]!}\\s+${kept}\\s`));
+    expect(cut.lines.find((l) => l.startsWith('collections: 4 taxpayers'))).toBe('collections: 4 taxpayers, 1 complete, 3 not');
 
     const resumed = await runInProcess(world, dir, invoices([four.join(',')], ['--resume']));
     expect(resumed.code).toBe(0);

@@ -143,6 +143,25 @@ describe('--state', () => {
     expect(r.requests).toHaveLength(0);
     expect(readFileSync(dir.file('state.json'), 'utf8')).toBe('{"version":1,"watermarks":');
   });
+
+  it("makes the state file's missing folders before the first request, and stores the watermark there", async () => {
+    const args = sync('x.ndjson').map((a) => (a === 'state.json' ? 'nodir/deeper/state.json' : a));
+    const r = await runInProcess(world, dir, args);
+    expect(r.code).toBe(0);
+    expect(Object.keys((JSON.parse(dir.read('nodir/deeper/state.json').toString()) as { watermarks: object }).watermarks)).toEqual([
+      `invoices ${world.taxpayer}`,
+    ]);
+  });
+
+  it("a state file's folder that cannot be made is exit 7 before the first request; the output is not written", async () => {
+    writeFileSync(dir.file('blocker'), '');
+    const args = sync('x.ndjson').map((a) => (a === 'state.json' ? 'blocker/state.json' : a));
+    const r = await runInProcess(world, dir, args);
+    expect(r.code === 2 || r.code === 7).toBe(true);
+    expect(r.stderr).toContain('blocker');
+    expect(r.requests).toHaveLength(0);
+    expect(dir.has('x.ndjson')).toBe(false);
+  });
 });
 
 describe('--since', () => {

@@ -133,6 +133,30 @@ describe('suggestions', () => {
   });
 });
 
+describe('words the program itself does not know', () => {
+  it('`help nope` is one line naming the command, exit 2 (as gh does), not the whole help', async () => {
+    const r = await run(['help', 'nope']);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe("collections: unknown command 'nope'; run `collections --help` for the list of commands\n");
+    expect(r.out).toBe('');
+  });
+
+  it('`-v` alone is an unknown option that points at -V and at --verbose of the export commands, exit 2, one line', async () => {
+    const r = await run(['-v']);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(
+      "collections: unknown option '-v'; -V (--version) prints the version; -v (--verbose) goes after an export command, e.g. `collections invoices -v …`\n",
+    );
+    expect(r.out).toBe('');
+  });
+
+  it('`help invoices` and `-V` still work', async () => {
+    expect((await run(['help', 'invoices'])).code).toBe(0);
+    const v = await run(['-V']);
+    expect([v.code, v.out]).toEqual([0, '0.0.0-test\n']);
+  });
+});
+
 describe('a repeated id flag', () => {
   const env = { COLLECTIONS_API_KEY: 'k', COLLECTIONS_BASE_URL: 'http://127.0.0.1:9' };
   // --taxpayer of the export commands is a list (test/integration/many-taxpayers.test.ts); the others stay single.

@@ -3,8 +3,9 @@
  * the most severe exit code of a run (commands/batch-report.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { expandOut, isOutTemplate, utcDate } from '../../../src/commands/batch-plan.js';
-import { mostSevereCode, type TaxpayerOutcome } from '../../../src/commands/batch-report.js';
+import { checkPlaceholders, expandOut, isOutTemplate, utcDate } from '../../../src/commands/batch-plan.js';
+import { createBatchReporter, mostSevereCode, type TaxpayerOutcome } from '../../../src/commands/batch-report.js';
+import type { Context } from '../../../src/context.js';
 import { UsageError } from '../../../src/errors.js';
 
 describe('the --out template', () => {
@@ -15,6 +16,12 @@ describe('the --out template', () => {
     expect(isOutTemplate('a-{date}.ndjson')).toBe(true);
     expect(isOutTemplate('plain.ndjson')).toBe(false);
     expect(isOutTemplate(undefined)).toBe(false);
+  });
+
+  it('an unknown {name} makes a template too, so it is refused instead of written as a literal file name', () => {
+    expect(isOutTemplate('y-{taxpayr}.ndjson')).toBe(true);
+    expect(() => checkPlaceholders('x/{taxpayr}-{taxpayer}.ndjson')).toThrow(/unknown placeholder \{taxpayr\}; the known ones are/);
+    expect(() => checkPlaceholders('x/{taxpayer}-{date}.ndjson')).not.toThrow();
   });
 
   it('refuses an unknown placeholder and {taxpayer} without a taxpayer (exit 2)', () => {
@@ -45,5 +52,33 @@ describe('the exit code of a run', () => {
     [[4, 42], 42],
   ])('%j → %i', (codes, expected) => {
     expect(mostSevereCode(codes.map(outcome))).toBe(expected);
+  });
+});
+
+describe('the summary of a run', () => {
+  /** The reporter's stderr text for these outcomes, in text mode. */
+  const summary = (outcomes: TaxpayerOutcome[]): string => {
+    let text = '';
+    const ctx = { io: { stderr: { write: (t: string) => (text += t) } }, clock: { now: () => 0 }, cwd: '/w' } as unknown as Context;
+    const reporter = createBatchReporter(ctx, { total: outcomes.length, quiet: false, json: false });
+    for (const o of outcomes) reporter.ended(o);
+    reporter.finished(outcomes, mostSevereCode(outcomes), 'collections invoices');
+    return text;
+  };
+  const ok = (taxpayer: string, items: number): TaxpayerOutcome => ({ taxpayer, target: `/w/${taxpayer}.ndjson`, status: 'ok', code: 0, items });
+
+  it('says "N complete" without ", 0 not" when none failed, and writes counts with thousands separators', () => {
+    const text = summary(['A', 'B', 'C', 'D', 'E', 'F'].map((t) => ok(t, 5000)));
+    expect(text).toContain('collections: 6 taxpayers, 6 complete\n');
+    expect(text).not.toContain(' not');
+    expect(text).toContain('collections: [1/6] A: ok, 5,000 items → A.ndjson\n');
+    expect(text).toMatch(/^A +5,000 +A\.ndjson +ok$/m);
+  });
+
+  it('counts the unfinished ones, and shows the items an interrupted one keeps', () => {
+    const cut: TaxpayerOutcome = { taxpayer: 'B', target: '/w/B.ndjson', status: 'interrupted', code: 130, items: 8000 };
+    const text = summary([ok('A', 12), cut]);
+    expect(text).toContain('collections: 2 taxpayers, 1 complete, 1 not\n');
+    expect(text).toMatch(/^B +8,000 +B\.ndjson +interrupted$/m);
   });
 });

@@ -21,6 +21,14 @@ describe('describeConnectFailure', () => {
     expect(d?.hint).toContain('collections sandbox');
   });
 
+  it("undici's `bad port` (a port the Fetch standard blocks, e.g. 9) names the port and suggests base-url", () => {
+    const d = describeConnectFailure(fetchFailed(new Error('bad port')), new URL('http://127.0.0.1:9/entities'));
+    expect(d?.reason).toBe(
+      'bad port: fetch never connects to port 9 of http://127.0.0.1:9 (a port the Fetch standard blocks, like a refused connection)',
+    );
+    expect(d?.hint).toContain('check base-url');
+  });
+
   it('finds the code inside an AggregateError (happy eyeballs)', () => {
     const agg = Object.assign(new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED', syscall: 'connect' })]), {});
     expect(describeConnectFailure(fetchFailed(agg), url)?.reason).toBe('ECONNREFUSED: connection refused by https://api.example.test:8443');

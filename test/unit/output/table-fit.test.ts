@@ -18,28 +18,59 @@ const rows = [
 ];
 
 describe('fitWidths and drawTable', () => {
-  it.each([40, 120])('at %i columns: every line fits, numbers whole and right-aligned', (columns) => {
+  it.each([
+    [50, 4],
+    [120, 4],
+  ])('at %i columns: every line fits, numbers whole and right-aligned', (columns, shownColumns) => {
     const { text, shown } = drawTable(head, rows, columns);
-    expect(shown).toBe(4);
+    expect(shown).toBe(shownColumns);
     for (const line of text.split('\n')) expect(stringWidth(line)).toBeLessThanOrEqual(columns);
     expect(text).toContain(' 1234567.89 │');
     expect(text).toContain('│ 1,000,000 │');
     expect(text).toMatch(/│\s+42 │/);
   });
 
-  it('text columns shrink first: at 40 columns the numbers keep their width', () => {
-    expect(fitWidths([26, 56, 10, 9], 40, [false, false, true, true])).toEqual([4, 4, 10, 9]);
+  it('text columns shrink first, not below 8 characters: at 50 columns the numbers keep their width', () => {
+    expect(fitWidths([26, 56, 10, 9], 50, [false, false, true, true])).toEqual([9, 9, 10, 9]);
     expect(fitWidths([26, 56, 10, 9], 120, [false, false, true, true])).toEqual([26, 56, 10, 9]);
   });
 
-  it('without numbers: as before (water filling over all columns)', () => {
-    expect(fitWidths([26, 56, 10, 9], 40)).toEqual([7, 7, 7, 6]);
+  it('at 40 columns the last column is dropped rather than every text cut to a stub (it was [4, 4, 10, 9])', () => {
+    const widths = fitWidths([26, 56, 10, 9], 40, [false, false, true, true]);
+    expect(widths).toEqual([10, 10, 10]);
+    expect(drawTable(head, rows, 40).shown).toBe(3);
   });
 
-  it('drops columns from the right while whole numbers and minimal text do not fit', () => {
-    expect(fitWidths([10, 20, 20], 30, [false, true, true])).toEqual([3, 20]);
-    expect(fitWidths([10, 20, 20], 29, [false, true, true])).toEqual([10]);
+  it('without numbers: water filling over the text columns that fit at 8 characters or more', () => {
+    expect(fitWidths([26, 56, 10, 9], 40)).toEqual([10, 10, 10]);
   });
+
+  it('drops columns from the right while whole numbers and 8 characters of text do not fit', () => {
+    expect(fitWidths([10, 20, 20], 35, [false, true, true])).toEqual([8, 20]);
+    expect(fitWidths([10, 20, 20], 34, [false, true, true])).toEqual([10]);
+  });
+
+  it('a column narrower than 8 keeps its width and costs only that', () => {
+    expect(fitWidths([4, 3, 30, 30], 40)).toEqual([4, 3, 10, 10]);
+  });
+
+  it.each([20, 60])(
+    'the invoices table at COLUMNS=%i: columns are dropped, none is cut below 8 characters (issue: 3 each at 60)',
+    async (columns) => {
+      const world = createWorld({ limit: 100 });
+      const dir = tempDir();
+      const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--format', 'table', '--max-items', '5'], {
+        env: { COLUMNS: String(columns) },
+      });
+      expect(r.code).toBe(0);
+      const lines = r.stdout.trimEnd().split('\n');
+      for (const line of lines) expect(stringWidth(line)).toBeLessThanOrEqual(columns);
+      expect(lines.at(-1)).toMatch(/^… \d+ more /);
+      // Every cut cell keeps at least 7 characters before its "…".
+      const cells = lines.filter((l) => l.startsWith('│')).flatMap((l) => l.split('│').slice(1, -1));
+      for (const cell of cells.filter((c) => c.includes('…'))) expect(cell.trim().length).toBeGreaterThanOrEqual(8);
+    },
+  );
 });
 
 describe('outputColumns', () => {
