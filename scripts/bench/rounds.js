@@ -53,7 +53,10 @@ export function machineLimit(name, itemsPerPage) {
     name,
     ext: 'bodies',
     kind: 'node',
-    command: (sb, out) => [process.execPath, [join(HERE, 'machine-limit.js'), `${sb.url}/taxpayers/${sb.rfc}/invoices?itemsPerPage=${itemsPerPage}`, KEY, out]],
+    command: (sb, out) => [
+      process.execPath,
+      [join(HERE, 'machine-limit.js'), `${sb.url}/taxpayers/${sb.rfc}/invoices?itemsPerPage=${itemsPerPage}`, KEY, out],
+    ],
   };
 }
 

@@ -147,7 +147,8 @@ export const SANDBOX_OPTION_HELP: readonly SandboxOptionHelp[] = [
     flags: '--wire <encoding>',
     option: 'wire',
     type: 'string',
-    description: "bytes of the bodies: apiplatform (the real service's json_encode escapes, \\/ and \\u0022), compact (JSON.stringify's) or pretty (debug mode)",
+    description:
+      "bytes of the bodies: apiplatform (the real service's json_encode escapes, \\/ and \\u0022), compact (JSON.stringify's) or pretty (debug mode)",
     defaultValue: 'apiplatform',
     words: ['apiplatform', 'compact', 'pretty'],
   },

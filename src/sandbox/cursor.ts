@@ -17,7 +17,7 @@ import type { CollectionView } from './collection.js';
 export type CursorEnd = 'endless' | 'empty-page' | 'last-page';
 
 /** The cursor ends, default first. */
-export const CURSOR_ENDS: readonly CursorEnd[] = ['endless', 'empty-page', 'last-page'];
+const CURSOR_ENDS: readonly CursorEnd[] = ['endless', 'empty-page', 'last-page'];
 
 /**
  * Smallest position in `[0, view.length]` whose id is below `id` (`strict`) or at most `id`;

@@ -44,6 +44,12 @@ function filtersOf(dataset: Dataset, route: Route, url: URL, cursor: boolean): R
   return base ? pickFilters(base, url.searchParams, cursor) : undefined;
 }
 
+/** The violations of a request's filter values on the route's collection (see {@link CollectionRegistry.violationsFor}). */
+function violationsOf(dataset: Dataset, route: Route, url: URL): Violation[] {
+  const base = filteredBase(dataset, route);
+  return base ? validateFilters(base, url.searchParams) : [];
+}
+
 /**
  * Creates the registry of a dataset.
  * @param budget bytes of item JSON all collections may cache, shared
@@ -62,11 +68,8 @@ export function createCollectionRegistry(
   const invoiceOwner = new Map<string, number>();
 
   const state = (key: string, make: () => GeneratedCollection): CollectionState => {
-    let s = states.get(key);
-    if (!s) {
-      s = createCollectionState(key, make(), budget, seed, wire);
-      states.set(key, s);
-    }
+    const s = states.get(key) ?? createCollectionState(key, make(), budget, seed, wire);
+    states.set(key, s);
     churn?.(s);
     return s;
   };
@@ -130,9 +133,6 @@ export function createCollectionRegistry(
       return s;
     },
     filtersFor: (route, url, cursor = false) => filtersOf(dataset, route, url, cursor),
-    violationsFor(route, url) {
-      const base = filteredBase(dataset, route);
-      return base ? validateFilters(base, url.searchParams) : [];
-    },
+    violationsFor: (route, url) => violationsOf(dataset, route, url),
   };
 }

@@ -10,7 +10,17 @@ import { parsePageQuery, planPage } from './pages.js';
 import type { CollectionRegistry } from './registry.js';
 import type { RequestLog } from './request-log.js';
 import { finishDraft } from './respond.js';
-import { createDraft, httpDate, JSON_TYPE, messageBody, PROBLEM_TYPE, requestIdOf, setMessage, type PageDraft, type ResponseDraft } from './responses.js';
+import {
+  createDraft,
+  httpDate,
+  JSON_TYPE,
+  messageBody,
+  PROBLEM_TYPE,
+  requestIdOf,
+  setMessage,
+  type PageDraft,
+  type ResponseDraft,
+} from './responses.js';
 import { matchRoute, type Route } from './routes.js';
 import type { LimitScope, RequestLogEntry, SandboxReply, SandboxRequest } from './types.js';
 import type { CursorEnd } from './cursor.js';
@@ -104,7 +114,7 @@ function planAnswer(
  *   latency, and with the mutator's error for a bad mutation path
  */
 export function createReplyHandler(options: ReplyHandlerOptions): (req: SandboxRequest, signal?: AbortSignal) => Promise<SandboxReply> {
-  const { apiKey, clock, seed, latencyMs, limiter, injector, registry, log } = options;
+  const { apiKey, clock, seed, latencyMs, limiter, injector, log } = options;
 
   return async (req, signal) => {
     const number = log.next();

@@ -32,13 +32,15 @@ describe('runSandbox', () => {
   it.each([
     [{}, /^\{"@context":"\\\/contexts\\\/Invoice",/, true],
     [{ wire: 'pretty', cursorEnd: 'last-page' }, /^\{\n {4}"@context": "\\\/contexts\\\/Invoice",\n/, false],
-  ])('serves --wire and --cursor-end %j (default: API Platform\'s escapes, the last cursor page links next)', async (options, bytes, linksNext) => {
+  ])("serves --wire and --cursor-end %j (default: API Platform's escapes, the last cursor page links next)", async (options, bytes, linksNext) => {
     const t = createTestContext({ clock: createVirtualClock() });
     const done = runSandbox({ port: 0, taxpayers: 1, invoices: 2, limit: 0, ...options }, t.ctx);
     while (!t.stdout.text().includes('Ctrl-C')) await new Promise((r) => setTimeout(r, 5));
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(t.stdout.text())![1]!;
     const rfc = /^ {2}(\S+)$/mu.exec(t.stdout.text())![1]!;
-    const res = await fetch(`${url}/taxpayers/${encodeURIComponent(rfc)}/invoices`, { headers: { 'X-Api-Key': 'sandbox-key', 'X-Pagination-Style': 'cursor' } });
+    const res = await fetch(`${url}/taxpayers/${encodeURIComponent(rfc)}/invoices`, {
+      headers: { 'X-Api-Key': 'sandbox-key', 'X-Pagination-Style': 'cursor' },
+    });
     const text = await res.text();
     t.raise('SIGINT');
     expect(await done).toBe(0);

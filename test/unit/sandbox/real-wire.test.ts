@@ -11,7 +11,13 @@ import { get, headers, KEY, parsePage } from './helpers.js';
 const CURSOR = headers({ 'X-Pagination-Style': 'cursor' });
 
 function sandbox(options: SandboxOptions = {}) {
-  return createSandbox({ apiKey: KEY, limit: 0, clock: createVirtualClock(), sizes: { taxpayers: 1, invoicesPerTaxpayer: 30, events: 5 }, ...options });
+  return createSandbox({
+    apiKey: KEY,
+    limit: 0,
+    clock: createVirtualClock(),
+    sizes: { taxpayers: 1, invoicesPerTaxpayer: 30, events: 5 },
+    ...options,
+  });
 }
 
 const invoicesPath = (sb: ReturnType<typeof sandbox>) => `/taxpayers/${encodeURIComponent(sb.taxpayers()[0]!)}/invoices`;
@@ -22,7 +28,7 @@ describe('wire encodings', () => {
     return (await get(sb, `${invoicesPath(sb)}?itemsPerPage=30`)).text();
   };
 
-  it('writes API Platform\'s escapes by default and the same values in every encoding', async () => {
+  it("writes API Platform's escapes by default and the same values in every encoding", async () => {
     const [byDefault, apiplatform, compact, pretty] = await Promise.all([texts(), texts('apiplatform'), texts('compact'), texts('pretty')]);
     expect(byDefault).toBe(apiplatform);
     expect(apiplatform).toContain('"@id":"\\/invoices\\/');
@@ -61,7 +67,7 @@ describe('wire encodings', () => {
     expect(rates).toContain('1.0');
     expect(rates.every((r) => r === 'null' || r === '1.0' || /^\d+\.\d{1,4}$/.test(r))).toBe(true);
     // Income invoices in pesos state the rate 1.0; other pesos invoices none.
-    const members = parsePage(JSON.parse(text)).members as Array<{ type: string; currency: string; exchangeRate: number | null }>;
+    const members = parsePage(JSON.parse(text)).members as unknown as Array<{ type: string; currency: string; exchangeRate: number | null }>;
     for (const m of members.filter((x) => x.currency === 'MXN')) expect(m.exchangeRate).toBe(m.type === 'I' ? 1 : null);
   });
 });
@@ -109,7 +115,7 @@ describe('cursor end', () => {
     ]);
   });
 
-  it('links nothing from an empty collection\'s first page (no cursor to move on from)', async () => {
+  it("links nothing from an empty collection's first page (no cursor to move on from)", async () => {
     const sb = sandbox({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 0 } });
     const page = parsePage(await (await get(sb, invoicesPath(sb), CURSOR)).json());
     expect(page.members).toEqual([]);
@@ -163,14 +169,21 @@ describe('422 for invalid filter values', () => {
 
   it('keeps ignoring unknown filters, and takes valid values', async () => {
     const sb = sandbox();
-    for (const query of ['foo=bar', 'order[issuedAt]=sideways', 'type=I', 'total[gte]=1000.5', 'total[between]=100..5000', 'updatedAt[after]=2023-01-01']) {
+    for (const query of [
+      'foo=bar',
+      'order[issuedAt]=sideways',
+      'type=I',
+      'total[gte]=1000.5',
+      'total[between]=100..5000',
+      'updatedAt[after]=2023-01-01',
+    ]) {
       expect((await get(sb, `${invoicesPath(sb)}?${query}`)).status, query).toBe(200);
     }
     // events filter on type too, but not on an enumeration of invoice types.
     expect((await get(sb, '/events?type=invoice.created')).status).toBe(200);
   });
 
-  it('filters numeric ranges as API Platform\'s RangeFilter: gt/lt strict, gte/lte/between inclusive', async () => {
+  it("filters numeric ranges as API Platform's RangeFilter: gt/lt strict, gte/lte/between inclusive", async () => {
     const sb = sandbox();
     const all = sb.items(invoicesPath(sb)) as Array<{ id: string; total: number }>;
     const totals = all.map((i) => i.total).sort((a, b) => a - b);
