@@ -48,6 +48,8 @@ export const LATENCY = { ms: 100, itemsPerPage: 100 };
 /** A contender run that takes longer than this is killed and counted as failed. */
 export const RUN_TIMEOUT_MS = 5 * 60_000;
 
+/** "The limit of the machine" contender's name (scenarios.js, report.js). */
+export const MACHINE_LIMIT = 'the limit of the machine (4 pages in flight, bodies unparsed)';
 /** Our cursor-mode contender's name (scenarios.js, report.js). */
 export const CURSOR = 'collections cursor (next page fetched ahead)';
 /** The time-to-first-request row's name (scenarios.js, report.js). */

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 import { existsSync } from 'node:fs';
-import { CURSOR, FIRST_REQUEST, LATENCY, ONLY, QUICK, RL, ROUNDS, SIZE } from './config.js';
+import { CURSOR, FIRST_REQUEST, LATENCY, MACHINE_LIMIT, ONLY, QUICK, RL, ROUNDS, SIZE } from './config.js';
 import { results, rows } from './rounds.js';
 import { GNU_TIME } from './tools.js';
 
@@ -22,17 +22,22 @@ export function targets() {
   const offset = 'collections offset (default concurrency)';
   const both = (a, b) => Number.isFinite(a) && Number.isFinite(b);
   {
+    // The issue «The real wire» raised these goals (offset 1.20x → 1.30x, CSV 0.60x → 0.75x) and measures them on the real service's bytes.
     const a = ips(`throughput/${offset}`);
     const b = ips('throughput/minimal Node loop');
     const floor = a / b >= 1.1 ? '' : ', below the 1.10x floor';
-    add('NDJSON offset mode vs minimal loop (items/s)', `${ratio(a, b)}${floor}`, '>= 1.20x (never < 1.10x)', a / b >= 1.2, both(a, b));
+    add('NDJSON offset mode vs minimal loop, same bytes (items/s)', `${ratio(a, b)}${floor}`, '>= 1.30x (never < 1.10x)', a / b >= 1.3, both(a, b));
     const c = ips(`throughput/${CURSOR}`);
     add('NDJSON cursor mode vs minimal loop (items/s)', ratio(c, b), '>= 1.00x', c / b >= 1.0, both(c, b));
+    const d = ips(`throughput-compact/${offset}`);
+    add('NDJSON offset: apiplatform bytes vs compact bytes (items/s)', ratio(a, d), '>= 0.90x', a / d >= 0.9, both(a, d));
+    const m = ips(`throughput/${MACHINE_LIMIT}`);
+    add('NDJSON offset mode vs the limit of the machine (items/s)', ratio(a, m), '>= 0.60x', a / m >= 0.6, both(a, m));
   }
   {
     const a = ips('csv/collections offset CSV');
     const b = ips('csv/collections offset NDJSON');
-    add('CSV vs our NDJSON (items/s)', ratio(a, b), '>= 0.60x', a / b >= 0.6, both(a, b));
+    add('CSV vs our NDJSON (items/s)', ratio(a, b), '>= 0.75x', a / b >= 0.75, both(a, b));
   }
   {
     const e = get('table/collections offset --format table, stdout > file');
@@ -195,7 +200,10 @@ ${ROUNDS} round(s), contenders alternating within each round (order rotated per 
 peak RSS is the client process's (${GNU_TIME ? 'GNU time %M' : 'process.resourceUsage().maxRSS'}). Items/s = items / wall time of the whole process (start-up included).
 
 Scenarios: throughput = ${fmt(SIZE.throughput)} invoices, itemsPerPage 1000, no rate limit, to a file
-(cursor mode fetches the next page while it writes one); csv = the same to CSV, against our NDJSON
+(cursor mode fetches the next page while it writes one), in the real service's bytes (the sandbox's
+\`--wire apiplatform\`: \`\\/\`, \`\\u0026\`…, a 64-bit \`satFolio\`, \`1.0\`), with the minimal loop and the limit of
+the machine (4 pages in flight, bodies written unparsed) on the same bytes; throughput-compact = our
+offset mode and the minimal loop against \`--wire compact\` (JSON.stringify's bytes); csv = the same to CSV, against our NDJSON
 in the same rounds; memory = ${fmt(SIZE.memory)} invoices; ratelimit = ${RL.limit} requests per ${RL.windowSeconds} s window,
 ${SIZE.rlPages} pages of ${RL.itemsPerPage}, each run started 100 ms into a fresh window (minimum = until the
 ${Math.ceil(SIZE.rlPages / RL.limit)}th window opens); latency = ${LATENCY.ms} ms per response, ${SIZE.latencyPages} pages of ${LATENCY.itemsPerPage}, offset mode;

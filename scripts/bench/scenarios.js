@@ -3,12 +3,17 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BIN, CONFIG_DIR, CURSOR, FIRST_REQUEST, KEY, LATENCY, RL, ROUNDS, SIZE, TMP } from './config.js';
+import { BIN, CONFIG_DIR, CURSOR, FIRST_REQUEST, KEY, LATENCY, MACHINE_LIMIT, RL, ROUNDS, SIZE, TMP } from './config.js';
 import { nightly, table } from './scenarios-more.js';
-import { collections, curlJq, minimalLoop, notes, record, rotate } from './rounds.js';
+import { collections, curlJq, machineLimit, minimalLoop, notes, record, rotate } from './rounds.js';
 import { CURL, JQ, median, runProcess, startSandbox } from './tools.js';
 
-/** Our offset and cursor modes, stdout redirected, the minimal loop and curl + jq; then CSV vs NDJSON. */
+/**
+ * Against the sandbox's default bytes (API Platform's escapes): our offset and cursor modes, stdout
+ * redirected, the minimal loop and "the limit of the machine" on the same bytes, and curl + jq;
+ * then CSV vs NDJSON. Then, so a regression on either encoding shows, our offset NDJSON and the
+ * minimal loop again against `--wire compact` (JSON.stringify's bytes), in `throughput-compact`.
+ */
 async function throughput() {
   const n = SIZE.throughput;
   const sb = await startSandbox({ invoices: n, limit: 0 });
@@ -17,6 +22,7 @@ async function throughput() {
       collections('collections offset (default concurrency)', []),
       collections(CURSOR, ['--cursor']),
       minimalLoop('minimal Node loop', 1000),
+      machineLimit(MACHINE_LIMIT, 1000),
       collections('collections offset, stdout > file', [], 'ndjson', true),
     ];
     if (JQ && CURL) contenders.push(curlJq);
@@ -34,6 +40,15 @@ async function throughput() {
     for (const c of csv) record('csv', c.name, csvRuns.get(c.name), { items: n });
   } finally {
     await sb.stop();
+  }
+  const compact = await startSandbox({ invoices: n, limit: 0, wire: 'compact' });
+  try {
+    const contenders = [collections('collections offset (default concurrency)', []), minimalLoop('minimal Node loop', 1000)];
+    await warm(compact, n);
+    const runs = await rotate('throughput-compact', compact, contenders, ROUNDS, { items: n });
+    for (const c of contenders) record('throughput-compact', c.name, runs.get(c.name), { items: n });
+  } finally {
+    await compact.stop();
   }
 }
 

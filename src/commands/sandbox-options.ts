@@ -45,6 +45,10 @@ export interface SandboxCommandOptions {
    * as typed (commander does not check it), so `runSandbox` rejects any other.
    */
   cursorPrevious?: string;
+  /** `--cursor-end`: `endless` (default), `empty-page` or `last-page` (sandbox/cursor.ts); the word as typed. */
+  cursorEnd?: string;
+  /** `--wire`: `apiplatform` (default), `compact` or `pretty` (sandbox/wire.ts); the word as typed. */
+  wire?: string;
 }
 
 /** One flag of the `sandbox` command, for the commander wiring in cli/program.ts. */
@@ -130,6 +134,24 @@ export const SANDBOX_OPTION_HELP: readonly SandboxOptionHelp[] = [
     defaultValue: 'previous',
     words: ['previous', 'last'],
   },
+  {
+    flags: '--cursor-end <end>',
+    option: 'cursorEnd',
+    type: 'string',
+    description:
+      'how a cursor chain ends: endless (API Platform >= 4.3.5: the last page and every empty page link next), empty-page (an empty page links nothing) or last-page (no next on the last page)',
+    defaultValue: 'endless',
+    words: ['endless', 'empty-page', 'last-page'],
+  },
+  {
+    flags: '--wire <encoding>',
+    option: 'wire',
+    type: 'string',
+    description:
+      "bytes of the bodies: apiplatform (the real service's json_encode escapes, \\/ and \\u0022), compact (JSON.stringify's) or pretty (debug mode)",
+    defaultValue: 'apiplatform',
+    words: ['apiplatform', 'compact', 'pretty'],
+  },
 ];
 
 /** Help text of `sandbox` (commander `addHelpText('after', …)`). */
@@ -149,5 +171,6 @@ Examples:
   $ collections sandbox --port 0 --limit 10 --window 5 --invoices 100000
   $ collections sandbox --limit 60 --limit-scope path   # each taxpayer's invoices get their own window
   $ collections sandbox --churn 30     # something for an incremental export (--since, --state) to find
+  $ collections sandbox --wire pretty --cursor-end last-page
   $ collections sandbox --faults 'status status=503 p=0.2; reset-mid-body requests=5'
 ${exitCodesHelp(SANDBOX_EXIT_CODES)}`;

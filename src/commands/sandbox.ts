@@ -6,8 +6,10 @@
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { createSandbox, DEFAULT_SANDBOX_KEY, DEFAULT_SIZES } from '../sandbox/app.js';
+import { parseCursorEnd } from '../sandbox/cursor.js';
 import { parseFaultSpec, type FaultConfig } from '../sandbox/faults.js';
 import { startSandboxServer } from '../sandbox/server.js';
+import { parseWireEncoding } from '../sandbox/wire.js';
 import type { SandboxCommandOptions } from './sandbox-options.js';
 
 export type { SandboxCommandOptions, SandboxOptionHelp } from './sandbox-options.js';
@@ -72,6 +74,12 @@ function checkOptions(options: SandboxCommandOptions): void {
   if (options.cursorPrevious !== undefined && options.cursorPrevious !== 'previous' && options.cursorPrevious !== 'last') {
     throw new UsageError('--cursor-previous must be previous or last');
   }
+  if (options.cursorEnd !== undefined && parseCursorEnd(options.cursorEnd) === undefined) {
+    throw new UsageError('--cursor-end must be endless, empty-page or last-page');
+  }
+  if (options.wire !== undefined && parseWireEncoding(options.wire) === undefined) {
+    throw new UsageError('--wire must be apiplatform, compact or pretty');
+  }
   if (options.limitScope !== undefined && options.limitScope !== 'route' && options.limitScope !== 'path') {
     throw new UsageError('--limit-scope must be route or path');
   }
@@ -113,6 +121,8 @@ export async function runSandbox(options: SandboxCommandOptions, ctx: Context): 
     },
     ...(faults ? { faults } : {}),
     ...(options.cursorPrevious === 'last' || options.cursorPrevious === 'previous' ? { cursorPrevious: options.cursorPrevious } : {}),
+    cursorEnd: parseCursorEnd(options.cursorEnd ?? 'endless'),
+    wire: parseWireEncoding(options.wire ?? 'apiplatform'),
   });
   const port = options.port ?? 8787;
   const server = await startSandboxServer(sandbox, { host, port }).catch((err: unknown) => {

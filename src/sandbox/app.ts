@@ -29,6 +29,8 @@ import type { Sandbox, SandboxOptions } from './types.js';
 import { createWarmer } from './warm.js';
 
 export { DEFAULT_SANDBOX_KEY, DEFAULT_SIZES };
+export type { CursorEnd } from './cursor.js';
+export type { WireEncoding } from './wire.js';
 export type { AutoMutation, RequestLogEntry, Sandbox, SandboxOptions, SandboxReply, SandboxRequest, SandboxStats } from './types.js';
 
 /** The answer of `Sandbox.handle`: a network fault becomes a bodiless 502. */
@@ -60,7 +62,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const injector = createFaultInjector(seed);
   const log = createRequestLog(options.logLimit ?? 100_000);
   const churn = createChurner({ perMinute: options.churn ?? 0, clock, seed, startMs: clock.now() });
-  const registry = createCollectionRegistry(dataset, budget, seed, churn);
+  const registry = createCollectionRegistry(dataset, budget, seed, churn, options.wire ?? 'apiplatform');
   const warm = createWarmer(budget);
 
   const setFaults = (faults: FaultConfig | FaultRule[] | string): void => {
@@ -74,6 +76,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     seed,
     latencyMs: options.latencyMs ?? 0,
     cursorPrevious: options.cursorPrevious ?? 'previous',
+    cursorEnd: options.cursorEnd ?? 'endless',
+    wire: options.wire ?? 'apiplatform',
     limiter,
     limitScope: options.limitScope ?? 'route',
     injector,

@@ -12,6 +12,10 @@ import { compileFilters, fieldTime } from './filters.js';
 import { createDateIndex, type DateIndex } from './date-index.js';
 import { createRng, hash32, hashString, uuidV7 } from './random.js';
 import { isoDate } from './records/values.js';
+import { encodeJson, type WireEncoding } from './wire.js';
+
+/** Depth of a member in a page's JSON (envelope, `member` array, item): where pretty item text is indented. */
+const PAGE_MEMBER_DEPTH = 2;
 
 /**
  * A shared budget for cached item bytes. Items are cached as UTF-8 Buffers (outside the V8 heap)
@@ -89,6 +93,8 @@ interface Store {
   readonly filtered: Map<string, { version: number; refs: Int32Array }>;
   /** The dates of the generated items, for range filters. */
   readonly dates: DateIndex;
+  /** An item's bytes in the sandbox's wire encoding, at the depth of a page's members. */
+  readonly encode: (obj: JsonObject) => Buffer;
   version: number;
 }
 
@@ -96,7 +102,7 @@ interface Store {
 function baseBytes(st: Store, i: number): Buffer {
   const hit = st.updated.get(i)?.bytes ?? st.cache[i];
   if (hit !== undefined) return hit;
-  const buf = Buffer.from(JSON.stringify(st.base.item(i)));
+  const buf = st.encode(st.base.item(i));
   if (st.budget.used + buf.length <= st.budget.limitBytes) {
     st.budget.used += buf.length;
     st.cache[i] = buf;
@@ -223,8 +229,16 @@ function removeItem(st: Store, id: string): boolean {
  * @param key stable name of the collection (seeds inserted ids), e.g. `invoices:DMO140312KT5`
  * @param budget bytes of item JSON that may be cached, shared by every collection
  * @param seed the sandbox seed
+ * @param wire how item bytes are written (sandbox/wire.ts); default `apiplatform`
  */
-export function createCollectionState(key: string, base: GeneratedCollection, budget: ByteBudget, seed: number): CollectionState {
+export function createCollectionState(
+  key: string,
+  base: GeneratedCollection,
+  budget: ByteBudget,
+  seed: number,
+  wire: WireEncoding = 'apiplatform',
+): CollectionState {
+  const depth = wire === 'pretty' ? PAGE_MEMBER_DEPTH : 0;
   const st: Store = {
     base,
     budget,
@@ -235,6 +249,7 @@ export function createCollectionState(key: string, base: GeneratedCollection, bu
     updated: new Map(),
     filtered: new Map(),
     dates: createDateIndex(base),
+    encode: (obj) => Buffer.from(encodeJson(obj, wire, depth)),
     version: 0,
   };
   let serial = 0;
@@ -259,7 +274,7 @@ export function createCollectionState(key: string, base: GeneratedCollection, bu
       const made = base.make(id, ts, serial);
       const obj = options.updated ? stamped(made, ts) : made;
       serial++;
-      inserted.push({ id, ts, obj, bytes: Buffer.from(JSON.stringify(obj)) });
+      inserted.push({ id, ts, obj, bytes: st.encode(obj) });
       st.version++;
       return id;
     },
@@ -268,31 +283,15 @@ export function createCollectionState(key: string, base: GeneratedCollection, bu
       if (pos < n) {
         const item = st.inserted[n - 1 - pos]!;
         item.obj = stamped(item.obj, nowMs);
-        item.bytes = Buffer.from(JSON.stringify(item.obj));
+        item.bytes = st.encode(item.obj);
       } else {
         const i = baseAt(st, pos - n);
         const obj = stamped(baseObject(st, i), nowMs);
-        st.updated.set(i, { obj, bytes: Buffer.from(JSON.stringify(obj)) });
+        st.updated.set(i, { obj, bytes: st.encode(obj) });
       }
       st.version++;
     },
     remove: (id) => removeItem(st, id),
     parse: (view, pos) => JSON.parse(view.bytes(pos).toString('utf8')) as unknown,
   };
-}
-
-/**
- * Smallest position in `[0, view.length]` whose id is below `id` (`strict`) or at most `id`;
- * `view.length` when there is none. Ids descend with position, so this is a binary search.
- */
-export function firstPositionBelow(view: CollectionView, id: string, strict: boolean): number {
-  let lo = 0;
-  let hi = view.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = view.id(mid);
-    if (strict ? v < id : v <= id) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
 }

@@ -3,7 +3,9 @@
  * `itemsPerPage` and the cursor parameters, choosing the slice of a collection, building the
  * `hydra:view` links and rendering the JSON-LD envelope by concatenating cached item bytes.
  */
-import { firstPositionBelow, type CollectionView } from './collection.js';
+import type { CollectionView } from './collection.js';
+import { cursorMinus, firstPositionBelow, type CursorEnd } from './cursor.js';
+import { encodeFrame, type WireEncoding } from './wire.js';
 
 /** Default `itemsPerPage` (the API documentation, pagination). */
 const DEFAULT_ITEMS_PER_PAGE = 20;
@@ -97,8 +99,9 @@ export interface PagePlan {
  * Chooses the slice and links of a page.
  * @param path the request's path as received (percent-encoded), used in every link
  * @param params the request's query; non-paging parameters (filters, `itemsPerPage`) are kept in the links
+ * @param cursorEnd how a cursor chain ends (sandbox/cursor.ts; default `endless`, API Platform ≥ 4.3.5)
  */
-export function planPage(view: CollectionView, query: PageQuery, path: string, params: URLSearchParams): PagePlan {
+export function planPage(view: CollectionView, query: PageQuery, path: string, params: URLSearchParams, cursorEnd: CursorEnd = 'endless'): PagePlan {
   const kept = new URLSearchParams();
   for (const [k, v] of params) if (!PAGING_PARAMS.has(k)) kept.append(k, v);
   const keptText = kept.toString();
@@ -140,10 +143,15 @@ export function planPage(view: CollectionView, query: PageQuery, path: string, p
     viewLink = withQuery('');
   }
   const links: PageLinks = { view: viewLink };
+  const next = (cursor: string): string => withQuery(`id%5Blt%5D=${encodeURIComponent(cursor)}`);
   if (end > start) {
     // Cursors are the boundary ids themselves, so a page never shifts when items come or go.
     if (start > 0) links.previous = withQuery(`id%5Bgt%5D=${encodeURIComponent(view.id(start))}`);
-    if (end < total) links.next = withQuery(`id%5Blt%5D=${encodeURIComponent(view.id(end - 1))}`);
+    // API Platform's PartialCollectionViewNormalizer links next from any non-empty page, the last one too.
+    if (end < total || cursorEnd !== 'last-page') links.next = next(view.id(end - 1));
+  } else if (cursorEnd === 'endless' && query.before !== undefined) {
+    const on = cursorMinus(query.before, ipp);
+    if (on !== undefined) links.next = next(on);
   }
   return {
     mode: 'cursor',
@@ -156,20 +164,40 @@ export function planPage(view: CollectionView, query: PageQuery, path: string, p
   };
 }
 
-/** How the envelope is spelled. */
+/** How the envelope is spelled and written. */
 export interface EnvelopeStyle {
   /** `hydra:member` etc. (true) or the unprefixed terms of current API Platform (`member`, `view`…). */
   prefixed: boolean;
   /** Name of the previous link in cursor mode: the guide's `previous`, or the OpenAPI example's `last`. */
   cursorPrevious: 'previous' | 'last';
+  /** The bytes: API Platform's escapes, JSON.stringify's, or the debug-mode pretty print (sandbox/wire.ts). */
+  wire: WireEncoding;
 }
 
-const COMMA = Buffer.from(',');
+/** The `view` object of a page: its links in the order API Platform writes them. */
+function viewObject(plan: PagePlan, links: PageLinks, style: EnvelopeStyle): Record<string, string> {
+  const p = style.prefixed ? 'hydra:' : '';
+  const obj: Record<string, string> = { '@id': links.view, '@type': `${p}PartialCollectionView` };
+  const add = (name: string, value: string | undefined): void => {
+    if (value !== undefined) obj[`${p}${name}`] = value;
+  };
+  add('first', links.first);
+  if (plan.mode === 'offset') {
+    add('previous', links.previous);
+    add('next', links.next);
+    add('last', links.last);
+  } else {
+    add(style.cursorPrevious, links.previous);
+    add('next', links.next);
+    if (style.cursorPrevious !== 'last') add('last', links.last);
+  }
+  return obj;
+}
 
 /**
- * Renders a collection page as compact JSON-LD (a Hydra collection, as in the API documentation's
- * sample pages) into one Buffer: the envelope's head and tail around the cached bytes of each
- * member, without re-serialising them.
+ * Renders a collection page as JSON-LD (a Hydra collection, as in the API documentation's sample
+ * pages) into one Buffer: the envelope's head and tail in the style's encoding around the cached
+ * bytes of each member (already in that encoding), without re-serialising them.
  * @param collectionId the collection's `@id` (the request path without query)
  * @param links the links to write (possibly altered by faults)
  */
@@ -182,30 +210,18 @@ export function renderPage(
   style: EnvelopeStyle,
 ): Buffer {
   const p = style.prefixed ? 'hydra:' : '';
-  let head = `{"@context":${JSON.stringify(context)},"@id":${JSON.stringify(collectionId)},"@type":"${p}Collection",`;
-  if (plan.includeTotal) head += `"${p}totalItems":${plan.total},`;
-  head += `"${p}member":[`;
-  let tail = `],"${p}view":{"@id":${JSON.stringify(links.view)},"@type":"${p}PartialCollectionView"`;
-  const add = (name: string, value: string | undefined): void => {
-    if (value !== undefined) tail += `,"${p}${name}":${JSON.stringify(value)}`;
-  };
-  if (plan.mode === 'offset') {
-    add('first', links.first);
-    add('previous', links.previous);
-    add('next', links.next);
-    add('last', links.last);
-  } else {
-    add('first', links.first);
-    add(style.cursorPrevious, links.previous);
-    add('next', links.next);
-    if (style.cursorPrevious !== 'last') add('last', links.last);
-  }
-  tail += '}}';
-  const parts: Buffer[] = [Buffer.from(head)];
+  const envelope: Record<string, unknown> = { '@context': context, '@id': collectionId, '@type': `${p}Collection` };
+  if (plan.includeTotal) envelope[`${p}totalItems`] = plan.total;
+  envelope[`${p}member`] = [];
+  envelope[`${p}view`] = viewObject(plan, links, style);
+  const frame = encodeFrame(envelope, `${p}member`, style.wire);
+  if (plan.end <= plan.start) return Buffer.from(frame.empty);
+  const separator = Buffer.from(frame.separator);
+  const parts: Buffer[] = [Buffer.from(frame.head)];
   for (let pos = plan.start; pos < plan.end; pos++) {
-    if (pos > plan.start) parts.push(COMMA);
+    if (pos > plan.start) parts.push(separator);
     parts.push(view.bytes(pos));
   }
-  parts.push(Buffer.from(tail));
+  parts.push(Buffer.from(frame.tail));
   return Buffer.concat(parts);
 }

@@ -6,6 +6,8 @@ import { createCollectionState, type ByteBudget, type CollectionState } from './
 import { pickFilters } from './filters.js';
 import type { Dataset, GeneratedCollection } from './data.js';
 import { matchRoute, type Route } from './routes.js';
+import { validateFilters, type Violation } from './validation.js';
+import type { WireEncoding } from './wire.js';
 
 /** Finds the state of the collection a route or path names; see {@link createCollectionRegistry}. */
 export interface CollectionRegistry {
@@ -23,16 +25,29 @@ export interface CollectionRegistry {
    * have some); `cursor`: the request pages by cursor, so `order[...]` is ignored.
    */
   filtersFor(route: Route, url: URL, cursor?: boolean): ReadonlyMap<string, string> | undefined;
+  /** The violations of the request's filter values (sandbox/validation.ts); [] when all are valid. */
+  violationsFor(route: Route, url: URL): Violation[];
 }
 
 /** Remembered invoice owners before the cache is cleared. */
 const MAX_KNOWN_OWNERS = 10_000;
 
+/** The generated type of a route's collection when it has filters (invoices, events, entities). */
+function filteredBase(dataset: Dataset, route: Route): GeneratedCollection | undefined {
+  const key = route.endpoint.key;
+  return key === 'invoices' ? dataset.invoices(0) : key === 'events' ? dataset.events() : key === 'entities' ? dataset.entities() : undefined;
+}
+
 /** Filters of the collection's generated type (see {@link CollectionRegistry.filtersFor}). */
 function filtersOf(dataset: Dataset, route: Route, url: URL, cursor: boolean): ReadonlyMap<string, string> | undefined {
-  const key = route.endpoint.key;
-  const base = key === 'invoices' ? dataset.invoices(0) : key === 'events' ? dataset.events() : key === 'entities' ? dataset.entities() : undefined;
+  const base = filteredBase(dataset, route);
   return base ? pickFilters(base, url.searchParams, cursor) : undefined;
+}
+
+/** The violations of a request's filter values on the route's collection (see {@link CollectionRegistry.violationsFor}). */
+function violationsOf(dataset: Dataset, route: Route, url: URL): Violation[] {
+  const base = filteredBase(dataset, route);
+  return base ? validateFilters(base, url.searchParams) : [];
 }
 
 /**
@@ -40,22 +55,21 @@ function filtersOf(dataset: Dataset, route: Route, url: URL, cursor: boolean): R
  * @param budget bytes of item JSON all collections may cache, shared
  * @param seed the sandbox seed (seeds the ids of inserted items)
  * @param churn brings a collection's churn up to the clock's time each time it is resolved (sandbox/churn.ts)
+ * @param wire how item bytes are written (sandbox/wire.ts)
  */
 export function createCollectionRegistry(
   dataset: Dataset,
   budget: ByteBudget,
   seed: number,
   churn?: (state: CollectionState) => void,
+  wire: WireEncoding = 'apiplatform',
 ): CollectionRegistry {
   const states = new Map<string, CollectionState>();
   const invoiceOwner = new Map<string, number>();
 
   const state = (key: string, make: () => GeneratedCollection): CollectionState => {
-    let s = states.get(key);
-    if (!s) {
-      s = createCollectionState(key, make(), budget, seed);
-      states.set(key, s);
-    }
+    const s = states.get(key) ?? createCollectionState(key, make(), budget, seed, wire);
+    states.set(key, s);
     churn?.(s);
     return s;
   };
@@ -119,5 +133,6 @@ export function createCollectionRegistry(
       return s;
     },
     filtersFor: (route, url, cursor = false) => filtersOf(dataset, route, url, cursor),
+    violationsFor: (route, url) => violationsOf(dataset, route, url),
   };
 }

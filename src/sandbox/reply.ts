@@ -10,9 +10,22 @@ import { parsePageQuery, planPage } from './pages.js';
 import type { CollectionRegistry } from './registry.js';
 import type { RequestLog } from './request-log.js';
 import { finishDraft } from './respond.js';
-import { createDraft, httpDate, JSON_TYPE, messageBody, requestIdOf, setMessage, type PageDraft, type ResponseDraft } from './responses.js';
+import {
+  createDraft,
+  httpDate,
+  JSON_TYPE,
+  messageBody,
+  PROBLEM_TYPE,
+  requestIdOf,
+  setMessage,
+  type PageDraft,
+  type ResponseDraft,
+} from './responses.js';
 import { matchRoute, type Route } from './routes.js';
 import type { LimitScope, RequestLogEntry, SandboxReply, SandboxRequest } from './types.js';
+import type { CursorEnd } from './cursor.js';
+import { violationProblem } from './validation.js';
+import { encodeJson, type WireEncoding } from './wire.js';
 
 /** What the handler works with; see {@link createReplyHandler}. */
 export interface ReplyHandlerOptions {
@@ -24,6 +37,10 @@ export interface ReplyHandlerOptions {
   /** Latency added to each answer, ms, slept on `clock`. */
   latencyMs: number;
   cursorPrevious: 'previous' | 'last';
+  /** How cursor chains end (sandbox/cursor.ts). */
+  cursorEnd: CursorEnd;
+  /** How bodies are written (sandbox/wire.ts). */
+  wire: WireEncoding;
   limiter: RateLimiter;
   /** `route`: one window per endpoint key; `path`: one per concrete path (see SandboxOptions.limitScope). */
   limitScope: LimitScope;
@@ -47,15 +64,17 @@ function unauthorized(nowMs: number, requestId: string): SandboxReply {
 
 /**
  * The answer a request gets before faults: a 429 past the limit, a 405 for a method other than GET,
- * a 404 for an unknown path or id, a 400 for bad paging parameters, else a page of the collection.
+ * a 404 for an unknown path or id, a 400 for bad paging parameters, a 422 for invalid filter values
+ * (sandbox/validation.ts), else a page of the collection.
  */
 function planAnswer(
-  registry: CollectionRegistry,
+  options: Pick<ReplyHandlerOptions, 'registry' | 'cursorEnd' | 'wire'>,
   req: SandboxRequest,
   url: URL,
   route: Route | undefined,
   decision: RateLimitDecision,
 ): ResponseDraft {
+  const { registry } = options;
   const draft = createDraft(decision);
   if (decision.limited) {
     setMessage(draft, 429, 'Too Many Requests');
@@ -76,8 +95,15 @@ function planAnswer(
     setMessage(draft, 400, query.error);
     return draft;
   }
+  const violations = registry.violationsFor(route, url);
+  if (violations.length > 0) {
+    draft.status = 422;
+    draft.contentType = PROBLEM_TYPE;
+    draft.body = Buffer.from(encodeJson(violationProblem(violations), options.wire));
+    return draft;
+  }
   const view = state.view(registry.filtersFor(route, url, query.mode === 'cursor'));
-  const pagePlan = planPage(view, query, url.pathname, url.searchParams);
+  const pagePlan = planPage(view, query, url.pathname, url.searchParams, options.cursorEnd);
   draft.page = { plan: pagePlan, view, state, links: { ...pagePlan.links }, prefixed: true };
   return draft;
 }
@@ -88,7 +114,7 @@ function planAnswer(
  *   latency, and with the mutator's error for a bad mutation path
  */
 export function createReplyHandler(options: ReplyHandlerOptions): (req: SandboxRequest, signal?: AbortSignal) => Promise<SandboxReply> {
-  const { apiKey, clock, seed, latencyMs, limiter, injector, registry, log } = options;
+  const { apiKey, clock, seed, latencyMs, limiter, injector, log } = options;
 
   return async (req, signal) => {
     const number = log.next();
@@ -116,7 +142,7 @@ export function createReplyHandler(options: ReplyHandlerOptions): (req: SandboxR
     const route = matchRoute(url.pathname);
     entry.endpoint = route?.endpoint.key;
     const counted = route === undefined ? 'unknown' : options.limitScope === 'path' ? url.pathname : route.endpoint.key;
-    const draft = planAnswer(registry, req, url, route, limiter.hit(key, counted, now));
+    const draft = planAnswer(options, req, url, route, limiter.hit(key, counted, now));
     const page = draft.page?.plan.pageNumber;
     const fired = injector.decide({ requestNumber: number, endpoint: route?.endpoint.key, page, pathAndQuery, nowMs: now });
     entry.faults = fired.map((r) => r.kind);
@@ -126,6 +152,7 @@ export function createReplyHandler(options: ReplyHandlerOptions): (req: SandboxR
       nowMs: now,
       requestId,
       cursorPrevious: options.cursorPrevious,
+      wire: options.wire,
       afterRender: (page) => options.afterRender(page),
     });
     entry.status = reply.network?.kind === 'reset-mid-body' ? 0 : reply.status;

@@ -8,6 +8,7 @@ import type { FaultRule, NetworkFault } from './faults.js';
 import { renderPage } from './pages.js';
 import { httpDate, type PageDraft, type ResponseDraft } from './responses.js';
 import type { SandboxReply } from './types.js';
+import type { WireEncoding } from './wire.js';
 
 /** What finishing needs beyond the draft and the faults that fired. */
 export interface FinishContext extends RewriteContext {
@@ -15,6 +16,8 @@ export interface FinishContext extends RewriteContext {
   requestId: string;
   /** Name of the previous link in cursor mode. */
   cursorPrevious: 'previous' | 'last';
+  /** How the page is written (sandbox/wire.ts). */
+  wire: WireEncoding;
   /** Called once a page is rendered (to warm the next one). */
   afterRender(page: PageDraft): void;
 }
@@ -23,7 +26,7 @@ export interface FinishContext extends RewriteContext {
 function renderDraftPage(draft: ResponseDraft, page: PageDraft, fired: readonly FaultRule[], ctx: FinishContext): void {
   runStage('links', draft, fired, ctx);
   runStage('envelope', draft, fired, ctx);
-  const style = { prefixed: page.prefixed, cursorPrevious: ctx.cursorPrevious };
+  const style = { prefixed: page.prefixed, cursorPrevious: ctx.cursorPrevious, wire: ctx.wire };
   draft.body = renderPage(page.view, page.plan, page.links, ctx.url.pathname, page.state.context, style);
   ctx.afterRender(page);
   runStage('body', draft, fired, ctx);

@@ -5,6 +5,8 @@
 import type { Clock } from '../time/clock.js';
 import type { FaultConfig, FaultKind, FaultRule, NetworkFault } from './faults.js';
 import type { LimitedWindow } from './limiter.js';
+import type { CursorEnd } from './cursor.js';
+import type { WireEncoding } from './wire.js';
 
 /** What one rate-limit window of the sandbox counts: each concrete path, or each path template (route). */
 export type LimitScope = 'path' | 'route';
@@ -57,6 +59,18 @@ export interface SandboxOptions {
   faults?: FaultConfig | FaultRule[] | string;
   /** Name of the previous link in cursor mode: `previous` (the guide, default) or `last` (the OpenAPI example). */
   cursorPrevious?: 'previous' | 'last';
+  /**
+   * How a cursor chain ends (sandbox/cursor.ts): `endless` (default, API Platform ≥ 4.3.5: every
+   * non-empty page links next, the last one too, and an empty page links on), `empty-page` (API
+   * Platform before 4.3.5: an empty page links nothing) or `last-page` (no next on the last page).
+   */
+  cursorEnd?: CursorEnd;
+  /**
+   * How bodies are written (sandbox/wire.ts): `apiplatform` (default, the real service: PHP's
+   * json_encode escapes, `\/` and `\u0022`…), `compact` (JSON.stringify's bytes) or `pretty` (API
+   * Platform's debug mode). Number literals (`satFolio`, `1.0`) are exact in each.
+   */
+  wire?: WireEncoding;
   /**
    * Items a minute of the clock (default 0: none) inserted or updated in each collection with date
    * filters (invoices, entities, events), stamped with a fresh `updatedAt` (inserts also a fresh

@@ -109,6 +109,8 @@ function setup(s: Scenario, mutations?: { every: number; insert: number; remove:
     sizes: { taxpayers: 1, invoicesPerTaxpayer: s.size },
     limit: s.limit,
     windowSeconds: s.windowSeconds,
+    // The last cursor page links no next: the engine does not stop at an empty cursor page yet.
+    cursorEnd: 'last-page',
     ...(mutations ? { mutations: [{ path, ...mutations }] } : {}),
   });
   const initial = sandbox.invoiceIds(probe);

@@ -113,7 +113,8 @@ describe('flags that contradict each other', () => {
 describe('field names are plain keys', () => {
   const world = createWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 5 } });
   // Each item gains an own `__proto__` key, as JSON.parse reads it.
-  const withProto = editMembersText((text) => text.replace(/\{"@id":"[^"]*\/invoices\/[^"]*",/g, (m) => `${m}"__proto__":{"polluted":true},`));
+  // Any escapes of the @id (the sandbox writes API Platform's `\/`).
+  const withProto = editMembersText((text) => text.replace(/\{"@id":"[^"]*invoices[^"]*",/g, (m) => `${m}"__proto__":{"polluted":true},`));
 
   it('--fields __proto__,id to ndjson: the __proto__ key of the data is written, complete', async () => {
     const dir = tempDir();

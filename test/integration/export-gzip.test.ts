@@ -74,7 +74,7 @@ describe('gzip output', () => {
       world.taxpayer,
       '--cursor',
       '--param',
-      'status=nothing-matches',
+      'total[gt]=1000000000',
       '--out',
       'e.ndjson.gz',
     ]);

@@ -40,7 +40,7 @@ describe('the manifest of a file export', () => {
         ids.push(res.headers.get('x-request-id')!);
         return res;
       };
-    const r = await exportInvoices('inv.ndjson', ['--cursor', '--total', '--param', 'status=paid', '--param', 'currency=MXN'], { wrapFetch });
+    const r = await exportInvoices('inv.ndjson', ['--cursor', '--total', '--param', 'status=CANCELADO', '--param', 'currency=MXN'], { wrapFetch });
     expect(r.code, r.stderr).toBe(0);
     const file = dir.read('inv.ndjson');
     const text = dir.read('inv.ndjson.manifest.json').toString();
@@ -56,7 +56,7 @@ describe('the manifest of a file export', () => {
       ids: { taxpayerId: world.taxpayer },
       filters: {
         params: [
-          ['status', 'paid'],
+          ['status', 'CANCELADO'],
           ['currency', 'MXN'],
         ],
         since: null,

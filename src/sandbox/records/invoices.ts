@@ -7,6 +7,7 @@ import { createRng, hash32, uuidV4, type Rng } from '../random.js';
 import { INVOICE_TAGS, PACS, POSTAL_CODES, REFERENCES } from './tables.js';
 import type { InvoiceCollection, InvoiceCore, JsonObject, JsonValue, Party, RecordContext } from './types.js';
 import { DAY, isoDate, KIND, money, newId } from './values.js';
+import { JsonNumberLiteral } from '../wire.js';
 
 /** The drawn facts of an invoice, before it is written out. */
 interface InvoiceTerms {
@@ -114,6 +115,24 @@ function tagsOf(rng: Rng, updatedAt: number): JsonValue[] {
   ];
 }
 
+/** The enumerated invoice filters (the API documentation, filters): another value is answered 422. */
+const INVOICE_CHOICES = { type: ['I', 'E', 'P', 'N', 'T'], status: ['VIGENTE', 'CANCELADO'], paymentType: ['PUE', 'PPD'] } as const;
+
+/** 2^53: the first integer past which a double skips integers. */
+const TWO_53 = 2n ** 53n;
+
+/**
+ * The tax authority's numeric folio of an invoice: a 64-bit integer between 2^53 and 2^61, odd so
+ * that no double holds it exactly (a client that parses it into a JS number loses its last digits).
+ * Drawn from the folio UUID's last 15 hex digits, so it costs no draw of the invoice's generator.
+ */
+function satFolioOf(uuid: string): JsonNumberLiteral {
+  return new JsonNumberLiteral(String((TWO_53 + BigInt(`0x${uuid.replaceAll('-', '').slice(-15)}`)) | 1n));
+}
+
+/** `exchangeRate` as the service holds it: a float, so MXN's rate of one is written `1.0` (PHP's JSON_PRESERVE_ZERO_FRACTION). */
+const ONE = new JsonNumberLiteral('1.0');
+
 /** The invoice's fields from `@id` to `isReceiver` (identity, usage, payment terms, parties). */
 function headFields(rng: Rng, terms: InvoiceTerms, id: string, uuid: string, serial: number): JsonObject {
   const { type, ppd, issuer, receiver, isIssuer } = terms;
@@ -123,6 +142,7 @@ function headFields(rng: Rng, terms: InvoiceTerms, id: string, uuid: string, ser
     '@type': 'Invoice',
     id,
     uuid,
+    satFolio: satFolioOf(uuid),
     version: 4,
     reference: rng.pick(REFERENCES),
     internalIdentifier: `${type === 'E' ? 'NC' : 'A'}-${10_000 + serial}`,
@@ -144,7 +164,7 @@ function headFields(rng: Rng, terms: InvoiceTerms, id: string, uuid: string, ser
 function tailFields(
   rng: Rng,
   terms: InvoiceTerms,
-  exchangeRate: number | null,
+  exchangeRate: number | JsonNumberLiteral | null,
   extras: { relations: JsonValue[]; tags: JsonValue[]; ts: number },
 ): JsonObject {
   const { type, totalCents, paidCents, paidAt, paidShare, canceled, updatedAt } = terms;
@@ -191,7 +211,9 @@ export function buildInvoice(ctx: RecordContext, t: number, rng: Rng, id: string
   const relations = relationsOf(rng, terms.type, id, ts);
   const tags = tagsOf(rng, terms.updatedAt);
   const head = headFields(rng, terms, id, uuid, serial);
-  const obj: JsonObject = { ...head, ...tailFields(rng, terms, exchangeRate, { relations, tags, ts }) };
+  // CFDI 4.0 states a rate on income invoices in pesos too (TipoCambio 1); other MXN invoices carry none.
+  const rate = exchangeRate ?? (terms.type === 'I' ? ONE : null);
+  const obj: JsonObject = { ...head, ...tailFields(rng, terms, rate, { relations, tags, ts }) };
   const { totalCents, isIssuer } = terms;
   return { obj, id, uuid, total: money(totalCents), totalCents, isIssuer, currency: obj.currency as string, exchangeRate };
 }
@@ -222,6 +244,8 @@ export function createInvoiceCollection(ctx: RecordContext, t: number): InvoiceC
       buildInvoice(ctx, t, createRng(hash32(seed, KIND.inserted, t, serial, 2)), newIdValue, tsMs, invoiceCount + serial).obj,
     filters: ['status', 'type', 'currency', 'paymentType'],
     dateFilters: ['createdAt', 'updatedAt', 'issuedAt'],
+    numericFilters: ['total', 'subtotal', 'tax', 'discount', 'paidAmount', 'dueAmount'],
+    choices: INVOICE_CHOICES,
     orderFields: ['issuedAt'],
   };
 }

@@ -3,6 +3,7 @@
  * collections, and the {@link RecordContext} every generator reads its seed, sizes and
  * neighbours from.
  */
+import type { JsonNumberLiteral } from '../wire.js';
 
 /** Resolved collection sizes (see `SandboxOptions.sizes`). */
 export interface DataSizes {
@@ -27,8 +28,8 @@ export interface Party {
 
 /** A JSON object as the generators build it. */
 export type JsonObject = { [key: string]: JsonValue };
-/** A JSON value. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
+/** A JSON value; a {@link JsonNumberLiteral} is a number written verbatim (a 64-bit integer, `1.0`). */
+export type JsonValue = string | number | JsonNumberLiteral | boolean | null | JsonValue[] | JsonObject;
 
 /**
  * A collection whose items are generated on demand. Item ids strictly increase with the index, so
@@ -57,6 +58,10 @@ export interface GeneratedCollection {
    * `[strictly_before]`), as the API documents them; absent = none.
    */
   readonly dateFilters?: readonly string[];
+  /** Numeric fields with range filters (`total[gt|gte|lt|lte|between]`), validated as numbers; absent = none. */
+  readonly numericFilters?: readonly string[];
+  /** Exact filters whose values are an enumeration (`type`: `I`, `E`…); another value is a 422. */
+  readonly choices?: Readonly<Record<string, readonly string[]>>;
   /** Fields of `order[field]=asc|desc` (offset mode), as the API documents them; absent = none. */
   readonly orderFields?: readonly string[];
 }

@@ -30,12 +30,36 @@ describe('runSandbox', () => {
   });
 
   it.each([
+    [{}, /^\{"@context":"\\\/contexts\\\/Invoice",/, true],
+    [{ wire: 'pretty', cursorEnd: 'last-page' }, /^\{\n {4}"@context": "\\\/contexts\\\/Invoice",\n/, false],
+  ])("serves --wire and --cursor-end %j (default: API Platform's escapes, the last cursor page links next)", async (options, bytes, linksNext) => {
+    const t = createTestContext({ clock: createVirtualClock() });
+    const done = runSandbox({ port: 0, taxpayers: 1, invoices: 2, limit: 0, ...options }, t.ctx);
+    while (!t.stdout.text().includes('Ctrl-C')) await new Promise((r) => setTimeout(r, 5));
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(t.stdout.text())![1]!;
+    const rfc = /^ {2}(\S+)$/mu.exec(t.stdout.text())![1]!;
+    const res = await fetch(`${url}/taxpayers/${encodeURIComponent(rfc)}/invoices`, {
+      headers: { 'X-Api-Key': 'sandbox-key', 'X-Pagination-Style': 'cursor' },
+    });
+    const text = await res.text();
+    t.raise('SIGINT');
+    expect(await done).toBe(0);
+    expect(text).toMatch(bytes);
+    const page = JSON.parse(text) as { 'hydra:member': unknown[]; 'hydra:view': { 'hydra:next'?: string } };
+    expect(page['hydra:member']).toHaveLength(2);
+    expect(page['hydra:view']['hydra:next'] !== undefined).toBe(linksNext);
+  });
+
+  it.each([
     [{ port: 70_000 }, /--port/],
     [{ limit: -1 }, /--limit/],
     [{ window: 0 }, /--window/],
     [{ lineItems: 500 }, /--line-items/],
     [{ faults: 'nonsense' }, /unknown fault/],
     [{ limitScope: 'taxpayer' }, /--limit-scope must be route or path/],
+    [{ wire: 'json' }, /--wire must be apiplatform, compact or pretty/],
+    [{ wire: 'APIPLATFORM' }, /--wire must be apiplatform, compact or pretty/],
+    [{ cursorEnd: 'never' }, /--cursor-end must be endless, empty-page or last-page/],
   ])('refuses %j before listening', async (options, message) => {
     const t = createTestContext();
     await expect(runSandbox(options, t.ctx)).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(message) as string });

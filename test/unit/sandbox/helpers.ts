@@ -51,8 +51,10 @@ export function parsePage(body: unknown): Page {
 }
 
 /**
- * Follows `hydra:next` from `first` until there is none; calls `between` after each page (to
- * mutate the collection mid-walk). Fails after `maxPages` to catch loops.
+ * Follows `hydra:next` from `first` until there is none or a page is empty, as a client must: since
+ * API Platform 4.3.5 an empty cursor page links on, so the first empty page is the end (it is not
+ * returned in `pages`, unless it is the first). Calls `between` after each page (to mutate the
+ * collection mid-walk). Fails after `maxPages` to catch loops.
  */
 export async function walk(
   sandbox: Sandbox,
@@ -69,6 +71,7 @@ export async function walk(
     const res = await get(sandbox, next, hdrs);
     if (res.status !== 200) throw new Error(`status ${res.status} on ${next}`);
     const page = parsePage(await res.json());
+    if (page.members.length === 0 && pages.length > 0) break;
     pages.push(page);
     ids.push(...page.members.map((m) => m.id));
     between(pages.length - 1);
