@@ -110,7 +110,9 @@ interface OffsetRun {
  * to following `next` one page at a time ({@link paginate}). If the last page still has a `next`
  * (the collection grew), that link is followed the same way. Breaking out of the loop aborts the
  * requests in flight and starts no more. Too many empty pages in a row that are not the last stop
- * the export ({@link createEmptyPageGuard}), as in {@link paginate}.
+ * the export ({@link createEmptyPageGuard}), as in {@link paginate}; so does a page that repeats
+ * the items of one fetched before, also one fetched by number (a server that ignores `page`:
+ * {@link LoopGuard}).
  * @throws everything {@link paginate} and {@link fetchPage} throw; a failed page is thrown
  *   once every page before it has been yielded.
  */
