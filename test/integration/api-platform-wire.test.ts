@@ -195,23 +195,25 @@ describe('next links padded with a harmless parameter are a loop, in both modes'
     ['&x=1 and &x=2 in turn', (n) => `&x=${n % 2}`],
   ];
 
-  it.each(pads)('cursor mode, %s: exit 6 within 3 requests, nothing placed, no item written twice', async (_name, pad) => {
+  it.each(pads)('cursor mode, %s: exit 6 on the second request, nothing placed, no item written twice', async (_name, pad) => {
     const api = padded(pad, (next) => phpJson({ 'hydra:member': [{ id: 3 }, { id: 2 }, { id: 1 }], 'hydra:view': { 'hydra:next': next } }));
     const r = await run(['--cursor', '--out', 'inv.ndjson'], api);
     expect(r.code).toBe(6);
-    expect(r.lines[0]).toMatch(/^collections: the API (answered a page already fetched again under another URL|'s hydra:next link loops back)/);
-    expect(api.log.length).toBeLessThanOrEqual(3);
+    expect(r.lines[0]).toMatch(/^collections: the API answered a page already fetched again under another URL \(GET \S+&x=\d: the same 3 items\)/);
+    // The second copy of the page is refused by its content before it is written.
+    expect(api.log).toHaveLength(2);
     expect(files()).not.toContain('inv.ndjson');
     expect(idsOfNdjson(dir.read('inv.ndjson.part').toString())).toEqual(['3', '2', '1']);
   });
 
-  it.each(pads)('offset mode, %s: exit 6 within 3 requests, nothing placed, no item written twice', async (_name, pad) => {
+  it.each(pads)('offset mode, %s: exit 6 on the second request, nothing placed, no item written twice', async (_name, pad) => {
     const api = padded(pad, (next) =>
       phpJson({ 'hydra:member': [{ id: 1 }, { id: 2 }], 'hydra:totalItems': 1000, 'hydra:view': { 'hydra:next': next } }),
     );
     const r = await run(['--out', 'inv.ndjson'], api);
     expect(r.code).toBe(6);
-    expect(api.log.length).toBeLessThanOrEqual(3);
+    expect(r.lines[0]).toMatch(/^collections: the API answered a page already fetched again under another URL \(GET \S+&x=\d: the same 2 items\)/);
+    expect(api.log).toHaveLength(2);
     expect(files()).not.toContain('inv.ndjson');
     expect(idsOfNdjson(dir.read('inv.ndjson.part').toString())).toEqual(['1', '2']);
   });
