@@ -14,7 +14,7 @@ export const ExitCode = {
   Ok: 0,
   /** Unexpected internal error (a bug). */
   Internal: 1,
-  /** Usage or configuration error, or the API rejected the parameters (400); nothing was written. */
+  /** Usage or configuration error, or the API rejected the parameters (400, or 422 from API Platform 4's parameter validation); nothing was written. */
   Usage: 2,
   /** The API key was rejected (401 or 403). */
   Auth: 3,
@@ -48,7 +48,7 @@ export const EXIT_CODE_OF = {
   E_CONFIG: ExitCode.Usage,
   /** A checkpoint that cannot be resumed (other options, corrupt, tampered, missing partial file) or left without `--resume`. */
   E_CHECKPOINT: ExitCode.Usage,
-  /** The API answered 400: it rejected the parameters. */
+  /** The API answered 400 or 422: it rejected the parameters. */
   E_API_REJECTED: ExitCode.Usage,
   /** The API answered 401 or 403: the key was rejected. */
   E_AUTH: ExitCode.Auth,
@@ -154,6 +154,9 @@ function describeHttp(d: HttpErrorDetails, what: string): string {
 /** What a status the client does not retry means: the code, the words and the hint. */
 const HTTP_STATUS_MEANING: Readonly<Record<number, { code: ErrorCode; what: string; hint: string }>> = {
   400: { code: 'E_API_REJECTED', what: 'the API rejected the parameters', hint: 'check --param values' },
+  // API Platform 4 validates query parameters and answers an invalid one with 422 and a
+  // ConstraintViolationList (its features/filter/filter_validation.feature): a usage error, like 400.
+  422: { code: 'E_API_REJECTED', what: 'the API rejected the parameters', hint: 'check --param values' },
   401: {
     code: 'E_AUTH',
     what: 'the API key was rejected',
@@ -168,7 +171,7 @@ const HTTP_STATUS_MEANING: Readonly<Record<number, { code: ErrorCode; what: stri
 };
 
 /**
- * An HTTP status the client does not retry: 400 (`E_API_REJECTED`, exit 2), 401/403 (`E_AUTH`,
+ * An HTTP status the client does not retry: 400 and 422 (`E_API_REJECTED`, exit 2), 401/403 (`E_AUTH`,
  * exit 3), 404 (`E_NOT_FOUND`, exit 4), other 4xx (`E_HTTP_UNEXPECTED`, exit 6). 5xx after retries
  * are {@link ApiUnavailableError}.
  */

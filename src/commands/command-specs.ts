@@ -70,8 +70,9 @@ export const VERIFY_HELP = `
 Each completed file export writes F.manifest.json beside F (or --manifest FILE). verify re-reads
 every output a manifest names (relative to the manifest's folder) and checks its size, its SHA-256
 and its items: lines for ndjson, the array's length for json, records after the header for csv
-(quoted line breaks included), on the decompressed bytes of a .gz. Each whole output prints one ok
-line on stdout; each mismatch (missing, size, SHA-256, items) prints one line on stderr.
+(quoted line breaks included), on the decompressed bytes of a gzip output (.gz, --compress gzip).
+Each whole output prints one ok line on stdout; each mismatch (missing, size, SHA-256, items)
+prints one line on stderr.
 
 Examples:
   $ collections verify invoices.ndjson.manifest.json

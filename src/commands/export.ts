@@ -157,7 +157,7 @@ export function planExport(
 
   const headers = paginationHeaders(cursor, flags.total === true);
   const where = { flag: flags.manifest, target: out, cwd, baseUrl: settings.baseUrl };
-  const manifest = planManifest({ ...where, endpoint, path, ids, params, format, cursor, since: inc.filter?.[1] });
+  const manifest = planManifest({ ...where, endpoint, path, ids, params, format, cursor, compress, since: inc.filter?.[1] });
 
   const csvSafe = flags.csvSafe === true;
   const fingerprint: Record<string, unknown> = {

@@ -60,9 +60,13 @@ function gzipDestination(inner: Destination, gzip: GzipMember): Destination {
     hasMember = true;
     await inner.write(member);
   };
+  const digest = inner.digest?.bind(inner);
   return {
     name: inner.name,
     resumed: inner.resumed,
+    // The file's digest is of what reached it, the members (export/manifest.ts: `bytes` and `sha256`
+    // as stored); without it the manifest of a compressed file would never be written.
+    ...(digest ? { digest } : {}),
     write(text) {
       pending.push(typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
       return Promise.resolve();

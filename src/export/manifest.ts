@@ -14,6 +14,7 @@ import type { OutputFormat } from '../output/writer.js';
 import type { ProgressStats } from '../io/progress.js';
 import { nodeFileSystem, replaceFile, type FileSystem } from '../io/files.js';
 import type { Destination, PageMark } from './destination.js';
+import type { Compression } from './gzip-destination.js';
 import { sidecarPaths } from './sidecar.js';
 
 /** The schema version of {@link Manifest}; `verify` refuses others. */
@@ -48,6 +49,12 @@ export interface ManifestOutput {
   watermark: { before: string | null; after: string | null };
   mode: 'cursor' | 'offset';
   format: OutputFormat;
+  /**
+   * `gzip` when the file is compressed (`--compress gzip`, or an `--out` ending in `.gz`): `bytes`
+   * and `sha256` are then of the compressed file as written, and `verify` counts the items on its
+   * decompressed bytes. Null for plain text. Absent from manifests written before it existed.
+   */
+  compression?: Compression | null;
   /** When the run that completed the export started: its start, and the `Date` of its first page. */
   started: ManifestInstant;
   /** When it finished: after the rename, and the `Date` of the last page. */
@@ -91,7 +98,7 @@ export interface ManifestPlan {
   /** The output it describes, absolute. */
   target: string;
   /** The fields known before any request (`watermark.after` is set when the export completes). */
-  output: Pick<ManifestOutput, 'baseUrl' | 'endpoint' | 'ids' | 'filters' | 'mode' | 'format' | 'watermark'>;
+  output: Pick<ManifestOutput, 'baseUrl' | 'endpoint' | 'ids' | 'filters' | 'mode' | 'format' | 'compression' | 'watermark'>;
   /**
    * Hands the finished output to a run manifest (commands/batch.ts) instead of writing a manifest
    * file for it; `path` is then the run manifest's (so `file` is relative to its folder).
@@ -116,6 +123,8 @@ export interface ManifestPlanInput {
   /** `--cursor` (else offset mode). */
   cursor: boolean;
   format: OutputFormat;
+  /** The output's compression (`--compress`, or `--out F.gz`); undefined for plain text. */
+  compress?: Compression | undefined;
   /** The `--since` / `--state` filter sent (ISO 8601 with its UTC offset); undefined for a full export. */
   since?: string | undefined;
 }
@@ -158,6 +167,7 @@ export function planManifest(input: ManifestPlanInput): ManifestPlan | undefined
       watermark: { before: since, after: null },
       mode: input.cursor ? 'cursor' : 'offset',
       format: input.format,
+      compression: input.compress ?? null,
     },
   };
 }

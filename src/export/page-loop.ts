@@ -74,8 +74,9 @@ export function pageSteps(plan: PageLoopPlan, client: Client, start: URL, tally:
     return fetchOffsetPages({ client, baseUrl, start, concurrency: plan.concurrency, headers, ...maxItems });
   }
   if (plan.mode === 'offset') return paginate({ client, baseUrl, start, headers });
+  // Cursor mode: the first empty page is the end (API Platform 4.3.5+ links every cursor page on).
   return prefetch(
-    (signal) => paginate({ client, baseUrl, start, headers, signal }),
+    (signal) => paginate({ client, baseUrl, start, headers, signal, emptyPageEnds: true }),
     (step) => step.next !== undefined && remaining(plan, tally) > step.page.members.length,
   );
 }
@@ -84,6 +85,16 @@ export function pageSteps(plan: PageLoopPlan, client: Client, start: URL, tally:
 function withPending(pending: string, output: string | Buffer): string | Buffer {
   if (pending === '') return output;
   return typeof output === 'string' ? pending + output : Buffer.concat([Buffer.from(pending, 'utf8'), output]);
+}
+
+/**
+ * At the natural end of a cursor export, says on stderr when the API had announced more items
+ * (`hydra:totalItems`, with `--total`) than came: items deleted while paging, or a collection that
+ * ended early. Not an error: the export is what the API served.
+ */
+function noteShortfall(plan: PageLoopPlan, items: number, total: number | undefined, progress: Progress): void {
+  if (plan.mode !== 'cursor' || total === undefined || items >= total) return;
+  progress.note(`collections: the API announced ${total} items (hydra:totalItems) but the collection ended after ${items}`);
 }
 
 /** Formats and writes one page; returns whether it is the last one to write. */
@@ -100,6 +111,8 @@ async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
   const last = step.page.members.length >= left || step.next === undefined;
   const members = step.page.members.take(left);
   if (step.page.totalItems !== undefined) tally.totalItems = step.page.totalItems;
+  if (step.next === undefined && members.length === step.page.members.length)
+    noteShortfall(plan, tally.items + members.length, tally.totalItems, progress);
   await groups.beginPage();
   // The formatter asks the items for what it needs: their texts (JSON, NDJSON) or their values.
   const output = formatter.page(members);

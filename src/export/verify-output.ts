@@ -10,6 +10,7 @@ import { resolve as resolvePath } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { OUTPUT_FORMATS } from '../output/writer.js';
+import { COMPRESSIONS } from './gzip-destination.js';
 import { createItemCounter, type ItemCounter } from './item-count.js';
 import { MANIFEST_VERSION, type Manifest, type ManifestOutput } from './manifest.js';
 
@@ -56,7 +57,8 @@ export async function verifyOutput(output: ManifestOutput, folder: string): Prom
     const info = await stat(path);
     if (!info.isFile()) return { path, mismatches: ['not a regular file'] };
     if (info.size !== output.bytes) mismatches.push(`size is ${info.size} bytes, the manifest says ${output.bytes}`);
-    const gzip = path.endsWith('.gz');
+    // A compressed output: said by its manifest, or by its name (manifests older than `compression`).
+    const gzip = output.compression === 'gzip' || path.endsWith('.gz');
     const counter = createItemCounter(output.format);
     const sha256 = await hashAndCount(path, gzip ? undefined : counter);
     if (sha256 !== output.sha256) mismatches.push(`SHA-256 is ${sha256}, the manifest says ${output.sha256}`);
@@ -82,12 +84,14 @@ function outputSchemaError(value: unknown, i: number): string | undefined {
   if (!isCount(o.items)) return `outputs[${i}].items`;
   if (typeof o.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(o.sha256)) return `outputs[${i}].sha256`;
   if (!(OUTPUT_FORMATS as readonly unknown[]).includes(o.format)) return `outputs[${i}].format`;
+  if (o.compression !== undefined && o.compression !== null && !(COMPRESSIONS as readonly unknown[]).includes(o.compression))
+    return `outputs[${i}].compression`;
   return undefined;
 }
 
 /**
  * Parses a manifest's text and checks the fields `verify` relies on (version, and each output's
- * `file`, `bytes`, `items`, `sha256`, `format`).
+ * `file`, `bytes`, `items`, `sha256`, `format`, and `compression` when present).
  * @returns the manifest, or a one-line reason it cannot be used (`not JSON`, the field that is wrong)
  */
 export function parseManifest(text: string): Manifest | string {

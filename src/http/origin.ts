@@ -63,14 +63,23 @@ export function resolveSameOrigin(link: string, current: URL, base: URL, what: s
 /**
  * The form in which URLs are compared for loop detection: absolute, normalised by WHATWG URL
  * parsing (case of scheme and host, default port, dot segments, percent-encoding), without the
- * fragment, which is never sent, and with the query parameters sorted by name (a stable sort, so
- * repeated names keep their order): a link that only reorders the query names the same page
- * (README, "Security and safety"). The query is re-serialised as
- * `application/x-www-form-urlencoded` for the comparison only; requests keep their bytes.
+ * fragment, which is never sent, and with the query parameters decoded and sorted by name (a
+ * stable sort, so repeated names keep their order): a link that only reorders the query names the
+ * same page (README, "A hostile or broken server"). Then a pair equal to the one before it is
+ * dropped (`x=1&x=1` → `x=1`, also `x=1&y=2&x=1`): a server that reads a parameter as its first
+ * value, its last value or the set of its values answers both alike, so padding a link with a
+ * repeated pair does not make it a new page. Pairs with the same name and different values keep
+ * their order and count (`x=1&x=2&x=1` stays: the last value may be what a server reads). The
+ * query is re-serialised as `application/x-www-form-urlencoded` for the comparison only; requests
+ * keep their bytes.
  */
 export function normalizeUrl(url: URL | string, base?: URL): string {
   const u = new URL(url, base);
   u.hash = '';
-  if (u.search !== '') u.searchParams.sort();
+  if (u.search === '') return u.href;
+  u.searchParams.sort();
+  const pairs = [...u.searchParams];
+  const folded = pairs.filter(([k, v], i) => i === 0 || pairs[i - 1]![0] !== k || pairs[i - 1]![1] !== v);
+  if (folded.length < pairs.length) u.search = new URLSearchParams(folded).toString();
   return u.href;
 }

@@ -5,9 +5,10 @@
  * rate-limit governor, so concurrency never outruns `X-RateLimit-Remaining`.
  */
 import type { Client } from '../http/client.js';
-import { assertSameOrigin, isSameOrigin, normalizeUrl } from '../http/origin.js';
+import { assertSameOrigin, isSameOrigin } from '../http/origin.js';
 import { createEmptyPageGuard } from './empty-pages.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
+import { LoopGuard } from './loop-guard.js';
 import { paginate, resolveNext, type PageStep } from './paginate.js';
 import { ReadAhead } from './read-ahead.js';
 
@@ -98,9 +99,8 @@ interface OffsetRun {
   maxPages: number;
   /** Items wanted from the first page on (Infinity: all). */
   maxItems: number;
-  /** Normalised URLs fetched so far, for loop detection when `next` links are followed. */
-  seen: Set<string>;
-  /** What each page is read for. */
+  /** URLs and page contents fetched so far, for loop detection (pagination/loop-guard.ts). */
+  loop: LoopGuard;
 }
 
 /**
@@ -113,7 +113,9 @@ interface OffsetRun {
  * to following `next` one page at a time ({@link paginate}). If the last page still has a `next`
  * (the collection grew), that link is followed the same way. Breaking out of the loop aborts the
  * requests in flight and starts no more. Too many empty pages in a row that are not the last stop
- * the export ({@link createEmptyPageGuard}), as in {@link paginate}.
+ * the export ({@link createEmptyPageGuard}), as in {@link paginate}; so does a page that repeats
+ * the items of one fetched before, also one fetched by number (a server that ignores `page`:
+ * {@link LoopGuard}).
  * @throws everything {@link paginate} and {@link fetchPage} throw; a failed page is thrown
  *   once every page before it has been yielded.
  */
@@ -126,8 +128,9 @@ export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGener
   const firstNo = options.firstPage ?? pageNumberOf(start) ?? 1;
   const first = await fetchPage(client, start, { headers });
   const maxItems = options.maxItems ?? Number.POSITIVE_INFINITY;
-  const run: OffsetRun = { client, baseUrl, headers, maxPages, maxItems, seen: new Set([normalizeUrl(start), normalizeUrl(first.url)]) };
-  const next = resolveNext(first, baseUrl, run.seen);
+  const run: OffsetRun = { client, baseUrl, headers, maxPages, maxItems, loop: new LoopGuard([start.href, first.url.href]) };
+  run.loop.addPage(first.page, first.url);
+  const next = resolveNext(first, baseUrl, run.loop);
   if (next === undefined) {
     yield { ...first, index: 0, next: undefined };
     return;
@@ -151,8 +154,8 @@ export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGener
 async function* followNext(run: OffsetRun, start: URL, index: number): AsyncGenerator<PageStep, void, void> {
   let count = index;
   if (count >= run.maxPages) return;
-  const { client, baseUrl, headers, seen } = run;
-  for await (const step of paginate({ client, baseUrl, start, headers, seen })) {
+  const { client, baseUrl, headers, loop } = run;
+  for await (const step of paginate({ client, baseUrl, start, headers, loop })) {
     yield { ...step, index: count };
     if (++count >= run.maxPages) return;
   }
@@ -174,7 +177,7 @@ interface PageRange {
  * concurrently, in order; then follows a `next` link the last page may still have.
  */
 async function* fetchRange(run: OffsetRun, first: FetchedPage, range: PageRange): AsyncGenerator<PageStep, void, void> {
-  const { client, baseUrl, headers, seen } = run;
+  const { client, baseUrl, headers, loop } = run;
   const { firstNo, last, template } = range;
   const lastToFetch = Math.min(last, firstNo + run.maxPages - 1);
   // `demand`: the pages needed after this one, so the governor knows when a window cannot serve them all.
@@ -194,6 +197,8 @@ async function* fetchRange(run: OffsetRun, first: FetchedPage, range: PageRange)
     yield { ...first, index: 0, next: withPage(template, firstNo + 1) };
     for (let n = firstNo + 1; n <= lastToFetch; n++) {
       const fetched = await ahead.take(n);
+      // Pages built from numbers never loop by URL, but a server that ignores `page` repeats one.
+      loop.addPage(fetched.page, fetched.url);
       if (n < last) checkEmpty(fetched, withPage(template, n + 1));
       if (n < lastToFetch) {
         yield { ...fetched, index: n - firstNo, next: withPage(template, n + 1) };
@@ -204,9 +209,9 @@ async function* fetchRange(run: OffsetRun, first: FetchedPage, range: PageRange)
         yield { ...fetched, index: n - firstNo, next: withPage(template, n + 1) };
         return;
       }
-      for (let k = firstNo; k <= n; k++) seen.add(normalizeUrl(withPage(template, k)));
-      seen.add(normalizeUrl(fetched.url));
-      const more = resolveNext(fetched, baseUrl, seen);
+      for (let k = firstNo; k <= n; k++) loop.addUrl(withPage(template, k));
+      loop.addUrl(fetched.url);
+      const more = resolveNext(fetched, baseUrl, loop);
       checkEmpty(fetched, more);
       yield { ...fetched, index: n - firstNo, next: more };
       if (more === undefined) return;

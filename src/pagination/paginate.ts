@@ -1,13 +1,15 @@
 /**
  * Follows `hydra:next` from a first URL, yielding each page once it parsed whole. Every link is
  * resolved against the URL of the page it came from and checked before anything is sent to it:
- * another origin or a page already fetched (a loop) stops the export (README, "Rate limits,
- * retries and safety": the key stays home; links).
+ * another origin or a page already fetched (a loop, pagination/loop-guard.ts) stops the export
+ * (README, "Rate limits, retries and safety": the key stays home; links). In cursor mode an empty
+ * page ends the collection whatever it links to: API Platform links every cursor page on, the
+ * last and (since 4.3.5) empty ones included.
  */
 import type { Client } from '../http/client.js';
-import { UnsafeLinkError } from '../errors.js';
-import { assertSameOrigin, normalizeUrl, resolveSameOrigin } from '../http/origin.js';
+import { assertSameOrigin, resolveSameOrigin } from '../http/origin.js';
 import { createEmptyPageGuard } from './empty-pages.js';
+import { LoopGuard } from './loop-guard.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
 
 export type { FetchedPage } from './fetch-page.js';
@@ -21,8 +23,15 @@ export interface PaginateOptions {
   start: URL;
   /** Extra headers for every page (`X-Pagination-Style`, `X-Pagination-Enable-Partial`). */
   headers?: Record<string, string>;
-  /** Links already fetched before a resume (absolute URL strings), for loop detection. */
-  seen?: Iterable<string>;
+  /** What was fetched before (pagination/offset.ts: the pages of a range), for loop detection; default a new guard. */
+  loop?: LoopGuard;
+  /**
+   * Cursor mode: a page without items is the end of the collection, whatever its links say
+   * (API Platform's `PartialCollectionViewNormalizer` links every non-empty cursor page on, and
+   * since 4.3.5 an empty page too: `id[lt]=X` becomes `id[lt]=X−itemsPerPage`). Default false:
+   * empty pages that link on are followed, up to the bound of pagination/empty-pages.ts.
+   */
+  emptyPageEnds?: boolean;
   /** Aborts the request in flight (pagination/prefetch.ts cancels a page fetched ahead). */
   signal?: AbortSignal;
 }
@@ -41,41 +50,40 @@ export interface PageStep extends FetchedPage {
 /**
  * Resolves a page's `next` link against the page's own URL (so `?page=2`, `/path?page=2` and
  * absolute links all work) and checks its origin and that it was not fetched before.
- * @param seen normalised URLs already fetched (see {@link normalizeUrl})
+ * @param loop what was fetched so far
  * @returns the next URL, or undefined on the last page
  * @throws {UnsafeLinkError} for another origin, userinfo, a bad URL, or a loop
  */
-export function resolveNext(fetched: FetchedPage, baseUrl: URL, seen: ReadonlySet<string>): URL | undefined {
+export function resolveNext(fetched: FetchedPage, baseUrl: URL, loop: LoopGuard): URL | undefined {
   const link = fetched.page.view?.next;
   if (link === undefined) return undefined;
   const next = resolveSameOrigin(link, fetched.url, baseUrl, 'a hydra:next link');
-  if (seen.has(normalizeUrl(next))) {
-    throw new UnsafeLinkError(`the API's hydra:next link loops back to a page already fetched (${next.pathname}${next.search})`, {
-      hint: 'the server returned a looping next link; stopping to avoid duplicate items',
-    });
-  }
+  loop.checkLink(next);
   return next;
 }
 
 /**
- * Yields pages in order until one has no `next`. Callers may `break` at any time. A page whose
- * `next` is refused is not yielded: the error comes instead, before any request to the link.
- * @throws {UnsafeLinkError} when `start` or `next` has another origin or `next` was already fetched
- *   (a loop, compared with the query sorted); {@link HostileResponseError} for too many empty
- *   pages in a row with a next link ({@link createEmptyPageGuard}); everything {@link fetchPage} throws.
+ * Yields pages in order until one has no `next` (or, with `emptyPageEnds`, has no items). Callers
+ * may `break` at any time. A page whose `next` is refused, or that repeats the items of a page
+ * already fetched, is not yielded: the error comes instead, before any request to the link.
+ * @throws {UnsafeLinkError} when `start` or `next` has another origin, or for a loop: `next` was
+ *   already fetched (compared normalised, http/origin.ts `normalizeUrl`) or the page's items were
+ *   ({@link LoopGuard}); {@link HostileResponseError} for too many empty pages in a row with a next
+ *   link ({@link createEmptyPageGuard}); everything {@link fetchPage} throws.
  */
 export async function* paginate(options: PaginateOptions): AsyncGenerator<PageStep, void, void> {
   const { client, baseUrl, headers, signal } = options;
   assertSameOrigin(options.start, baseUrl, 'the first page');
-  const seen = new Set<string>();
-  for (const s of options.seen ?? []) seen.add(normalizeUrl(s));
+  const loop = options.loop ?? new LoopGuard();
   const checkEmpty = createEmptyPageGuard();
   let url: URL | undefined = options.start;
   for (let index = 0; url !== undefined; index++) {
-    seen.add(normalizeUrl(url));
+    loop.addUrl(url);
     const fetched = await fetchPage(client, url, { headers, ...(signal ? { signal } : {}) });
-    seen.add(normalizeUrl(fetched.url));
-    const next = resolveNext(fetched, baseUrl, seen);
+    loop.addUrl(fetched.url);
+    loop.addPage(fetched.page, fetched.url);
+    const ends = options.emptyPageEnds === true && fetched.page.members.length === 0;
+    const next = ends ? undefined : resolveNext(fetched, baseUrl, loop);
     checkEmpty(fetched, next);
     yield { ...fetched, index, next };
     url = next;

@@ -6,11 +6,21 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { publicBaseUrl, type Manifest } from '../../src/export/manifest.js';
 import type { FetchLike } from '../../src/http/fetch-like.js';
-import { canaryFree, createWorld, runInProcess, START, tempDir, type InProcessOptions, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import {
+  canaryFree,
+  createWorld,
+  interruptAt,
+  runInProcess,
+  START,
+  tempDir,
+  type InProcessOptions,
+  type SandboxWorld,
+  type TempDir,
+} from '../helpers/world.js';
 
 let dir: TempDir;
 let world: SandboxWorld;
@@ -202,6 +212,55 @@ describe('collections verify', () => {
     const v = await verify('g.gz.manifest.json');
     expect(v.code).toBe(8);
     expect(v.lines[0]).toBe(`collections: g.ndjson.gz: holds ${o.items} items, the manifest says ${o.items + 1}`);
+  });
+
+  it.each([
+    ['--out F.ndjson.gz', 'z.ndjson.gz', [] as string[], 'ndjson'],
+    ['--out F.csv.gz', 'z.csv.gz', [] as string[], 'csv'],
+    ['--compress gzip with a name without .gz', 'z.json', ['--compress', 'gzip'], 'json'],
+  ])(
+    '%s gets a manifest (size and SHA-256 as written, items counted through gunzip); verify passes, then fails on a changed file',
+    async (_name, out, extra, format) => {
+      expect((await exportInvoices(`plain.${format}`)).code).toBe(0);
+      const r = await exportInvoices(out, ['--cursor', ...extra]);
+      expect(r.code, r.stderr).toBe(0);
+      const gz = dir.read(out);
+      expect(gunzipSync(gz).equals(dir.read(`plain.${format}`))).toBe(true);
+      const o = readManifest(`${out}.manifest.json`).outputs[0]!;
+      expect(o).toMatchObject({ file: out, format, compression: 'gzip', items: 60, bytes: gz.length, sha256: sha256(gz) });
+      const ok = await verify(`${out}.manifest.json`);
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(ok.stdout).toBe(`ok ${out}: 60 items, ${gz.length} bytes, sha256 ${sha256(gz)}\n`);
+      // The same items recompressed: another size and hash, the same count through gunzip.
+      const other = gzipSync(gunzipSync(gz), { level: 1 });
+      writeFileSync(dir.file(out), other);
+      const v = await verify(`${out}.manifest.json`);
+      expect(v.code).toBe(8);
+      expect(v.lines.slice(0, 2)).toEqual([
+        `collections: ${out}: size is ${other.length} bytes, the manifest says ${gz.length}`,
+        `collections: ${out}: SHA-256 is ${sha256(other)}, the manifest says ${sha256(gz)}`,
+      ]);
+    },
+  );
+
+  it('a gzip export completed by --resume gets the manifest of the whole file', async () => {
+    const first = await exportInvoices('r.ndjson.gz', ['--cursor'], {
+      env: { COLLECTIONS_CHECKPOINT_MS: '0' },
+      ...interruptAt(3),
+    });
+    expect(first.code).toBe(130);
+    expect(dir.has('r.ndjson.gz.manifest.json')).toBe(false);
+    const r = await exportInvoices('r.ndjson.gz', ['--cursor', '--resume']);
+    expect(r.code, r.stderr).toBe(0);
+    const gz = dir.read('r.ndjson.gz');
+    const o = readManifest('r.ndjson.gz.manifest.json').outputs[0]!;
+    expect(o).toMatchObject({ resumed: true, compression: 'gzip', items: 60, bytes: gz.length, sha256: sha256(gz) });
+    expect((await verify('r.ndjson.gz.manifest.json')).code).toBe(0);
+  });
+
+  it('a plain output says compression null', async () => {
+    expect((await exportInvoices('p.ndjson')).code).toBe(0);
+    expect(readManifest('p.ndjson.manifest.json').outputs[0]!.compression).toBeNull();
   });
 
   it('a manifest moved with its output still verifies (paths are relative)', async () => {

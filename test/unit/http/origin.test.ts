@@ -51,6 +51,17 @@ describe('resolveSameOrigin', () => {
     expect(normalizeUrl('http://h/x')).toBe('http://h/x');
   });
 
+  it.each([
+    ['a pair repeated in a row', 'http://h/x?p=1&x=1&x=1&x=1', 'http://h/x?p=1&x=1', true],
+    ['a pair repeated apart', 'http://h/x?x=1&p=1&x=1', 'http://h/x?p=1&x=1', true],
+    ['encoded and decoded brackets', 'http://h/x?id%5Blt%5D=5&id[lt]=5', 'http://h/x?id[lt]=5', true],
+    ['a different value in between (the last value may be the one read)', 'http://h/x?x=1&x=2&x=1', 'http://h/x?x=1&x=2', false],
+    ['values in another order', 'http://h/x?x=2&x=1', 'http://h/x?x=1&x=2', false],
+    ['an added pair', 'http://h/x?p=1&x=1', 'http://h/x?p=1', false],
+  ])('normalizeUrl folds identical pairs only: %s', (_name, a, b, same) => {
+    expect(normalizeUrl(a) === normalizeUrl(b)).toBe(same);
+  });
+
   it('normalizeUrl drops the fragment and normalises case, port and dot segments', () => {
     expect(normalizeUrl('HTTP://Api.Example:80/a/../entities?page=1#frag')).toBe('http://api.example/entities?page=1');
   });

@@ -2,11 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { BodyParser, Client, ClientResponse, GetOptions } from '../../../src/http/client.js';
 import { paginate, type PageStep } from '../../../src/pagination/paginate.js';
 import { UnsafeLinkError } from '../../../src/errors.js';
+import { LoopGuard } from '../../../src/pagination/loop-guard.js';
 
 const BASE = new URL('http://127.0.0.1:4010/');
 
-/** A client whose pages are a map from absolute URL to next link; each page's one member is its URL. */
-function fakeClient(links: Record<string, string | undefined>): Client & { fetched: string[] } {
+/**
+ * A client whose pages are a map from absolute URL to next link; each page's members are
+ * `members(url)`, by default its URL alone.
+ */
+function fakeClient(links: Record<string, string | undefined>, members = (url: URL): unknown[] => [url.href]): Client & { fetched: string[] } {
   const fetched: string[] = [];
   return {
     fetched,
@@ -15,7 +19,7 @@ function fakeClient(links: Record<string, string | undefined>): Client & { fetch
       fetched.push(url.href);
       if (!(url.href in links)) return Promise.reject(new Error(`unexpected request to ${url.href}`));
       const next = links[url.href];
-      const text = JSON.stringify({ 'hydra:member': [url.href], ...(next !== undefined ? { 'hydra:view': { 'hydra:next': next } } : {}) });
+      const text = JSON.stringify({ 'hydra:member': members(url), ...(next !== undefined ? { 'hydra:view': { 'hydra:next': next } } : {}) });
       const headers = new Headers({ 'content-type': 'application/ld+json' });
       const parse = (options.parse ?? ((t: string) => t)) as BodyParser<T>;
       const body = parse(text, { url, status: 200, headers, receivedAt: 0 });
@@ -29,7 +33,7 @@ function fakeClient(links: Record<string, string | undefined>): Client & { fetch
 
 async function run(client: Client, start: string, seen?: string[]): Promise<PageStep[]> {
   const out: PageStep[] = [];
-  for await (const s of paginate({ client, baseUrl: BASE, start: new URL(start), ...(seen ? { seen } : {}) })) out.push(s);
+  for await (const s of paginate({ client, baseUrl: BASE, start: new URL(start), ...(seen ? { loop: new LoopGuard(seen) } : {}) })) out.push(s);
   return out;
 }
 
@@ -78,6 +82,54 @@ describe('paginate', () => {
   it('detects a loop to a page fetched before a resume', async () => {
     const client = fakeClient({ 'http://127.0.0.1:4010/e?page=3': '/e?page=1' });
     await expect(run(client, 'http://127.0.0.1:4010/e?page=3', ['http://127.0.0.1:4010/e?page=1'])).rejects.toBeInstanceOf(UnsafeLinkError);
+  });
+
+  it('a link padded with a repeated pair is the page it pads (query normalised: identical pairs in a row folded)', async () => {
+    const client = fakeClient({ 'http://127.0.0.1:4010/e?page=1': '?page=1&x=1', 'http://127.0.0.1:4010/e?page=1&x=1': '?x=1&page=1&x=1' });
+    await expect(run(client, 'http://127.0.0.1:4010/e?page=1')).rejects.toThrow(/loops back .*\?x=1&page=1&x=1/);
+    expect(client.fetched).toHaveLength(2);
+  });
+
+  it('a page whose items were already fetched under another URL is a loop, refused before it is yielded', async () => {
+    // Padding that alternates values defeats any URL normalisation; the same items do not.
+    const links: Record<string, string> = {};
+    let url = 'http://127.0.0.1:4010/e?page=2';
+    for (let i = 0; i < 20; i++) {
+      const next = `${url}&x=${i % 2}`;
+      links[url] = next;
+      url = next;
+    }
+    const client = fakeClient({ 'http://127.0.0.1:4010/e?page=1': '?page=2', ...links }, (u) => [{ page: u.searchParams.get('page') }]);
+    const steps: PageStep[] = [];
+    const err = await (async () => {
+      for await (const s of paginate({ client, baseUrl: BASE, start: new URL('http://127.0.0.1:4010/e?page=1') })) steps.push(s);
+    })().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnsafeLinkError);
+    expect(String(err)).toMatch(/answered a page already fetched again under another URL \(GET \/e\?page=2&x=0: the same 1 items\)/);
+    expect(steps.map((s) => s.page.members)).toEqual([[{ page: '1' }], [{ page: '2' }]]);
+    expect(client.fetched).toHaveLength(3);
+  });
+
+  it('pages with the same first and last item but another count are distinct pages', async () => {
+    const client = fakeClient({ 'http://127.0.0.1:4010/e?page=1': '?page=2', 'http://127.0.0.1:4010/e?page=2': undefined }, (u) =>
+      u.searchParams.get('page') === '1' ? ['a', 'b'] : ['a', 'x', 'b'],
+    );
+    expect((await run(client, 'http://127.0.0.1:4010/e?page=1')).map((s) => s.page.members.length)).toEqual([2, 3]);
+  });
+
+  it('emptyPageEnds: an empty page ends the chain whatever it links to (API Platform 4.3.5+ cursor pages)', async () => {
+    const client = fakeClient(
+      { 'http://127.0.0.1:4010/e': '?c=2', 'http://127.0.0.1:4010/e?c=2': '?c=1', 'http://127.0.0.1:4010/e?c=1': '?c=0' },
+      (u) => (u.search === '?c=1' ? [] : [u.href]),
+    );
+    const steps: PageStep[] = [];
+    for await (const s of paginate({ client, baseUrl: BASE, start: new URL('http://127.0.0.1:4010/e'), emptyPageEnds: true })) steps.push(s);
+    expect(steps.map((s) => [s.page.members.length, s.next?.search])).toEqual([
+      [1, '?c=2'],
+      [1, '?c=1'],
+      [0, undefined],
+    ]);
+    expect(client.fetched).toHaveLength(3);
   });
 
   it('refuses a start URL of another origin without any request', async () => {
