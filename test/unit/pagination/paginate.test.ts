@@ -106,7 +106,7 @@ describe('paginate', () => {
     })().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnsafeLinkError);
     expect(String(err)).toMatch(/answered a page already fetched again under another URL \(GET \/e\?page=2&x=0: the same 1 items\)/);
-    expect(steps.map((s) => s.page.members)).toEqual([[{ page: '1' }], [{ page: '2' }]]);
+    expect(steps.map((s) => s.page.members.values())).toEqual([[{ page: '1' }], [{ page: '2' }]]);
     expect(client.fetched).toHaveLength(3);
   });
 
