@@ -56,7 +56,7 @@ const cellText = (value: unknown): string => {
 describe.each(WIRES)('the wire matrix: sandbox --wire %s', (wire) => {
   describe.each(MODES)('%s mode', (_mode, modeArgs) => {
     const run = async (format: string, extra: string[] = []) => {
-      const world = createWorld({ sizes: SIZES, wire, cursorEnd: 'endless' });
+      const world = createWorld({ sizes: SIZES, wire });
       const dir = tempDir();
       const r = await runInProcess(world, dir, [
         'invoices',
