@@ -13,12 +13,11 @@ import { createSandbox } from '../dist/sandbox/app.js';
 import { startSandboxServer } from '../dist/sandbox/server.js';
 
 /**
- * The sandbox's settings, as `createSandbox` options and as `collections sandbox` flags. It writes
- * the real service's bytes (API Platform's escapes, its default); its cursor chain ends as API
- * Platform's did before 4.3.5 (an empty page after the last item links nothing), so the demo's
- * cursor export ends whether or not the client stops at the first empty page.
+ * The sandbox's settings, as `createSandbox` options and as `collections sandbox` flags. Otherwise
+ * it keeps its defaults, the real service's: API Platform's escapes on the wire and its ≥ 4.3.5
+ * cursor chain, which never ends by itself (the export ends at the first empty page).
  */
-const SANDBOX = { limit: 5, windowSeconds: 3, latencyMs: 40, invoicesPerTaxpayer: 600, cursorEnd: 'empty-page' };
+const SANDBOX = { limit: 5, windowSeconds: 3, latencyMs: 40, invoicesPerTaxpayer: 600 };
 /** The port the printed "run it yourself" sandbox command listens on (`collections sandbox`'s default). */
 const REPLAY_PORT = 8787;
 
@@ -41,7 +40,6 @@ const sandbox = createSandbox({
   windowSeconds: SANDBOX.windowSeconds,
   latencyMs: SANDBOX.latencyMs,
   sizes: { invoicesPerTaxpayer: SANDBOX.invoicesPerTaxpayer },
-  cursorEnd: SANDBOX.cursorEnd,
   warmAhead: true,
 });
 const server = await startSandboxServer(sandbox, { port: 0 });
@@ -75,7 +73,7 @@ if (code === 0) {
     shown(bin),
     'sandbox',
     ...['--port', REPLAY_PORT, '--limit', SANDBOX.limit, '--window', SANDBOX.windowSeconds],
-    ...['--latency', SANDBOX.latencyMs, '--invoices', SANDBOX.invoicesPerTaxpayer, '--cursor-end', SANDBOX.cursorEnd],
+    ...['--latency', SANDBOX.latencyMs, '--invoices', SANDBOX.invoicesPerTaxpayer],
   ].join(' ');
   process.stderr.write(
     [

@@ -6,7 +6,7 @@
 //               (epoch ms of the first request since the last such message, then forgotten);
 //               { type: 'stop' } → closes and exits. Options (JSON argument): invoices, limit, window,
 //               latency, churn (items a minute changed, sandbox/churn.ts), wire (the bytes, sandbox/wire.ts:
-//               default apiplatform, the real service's), cursorEnd (default empty-page, see below).
+//               default apiplatform, the real service's), cursorEnd (default the sandbox's: endless, see below).
 // Message out once listening: { type: 'ready', url, taxpayers }.
 import { createSandbox } from '../../dist/sandbox/app.js';
 import { startSandboxServer } from '../../dist/sandbox/server.js';
@@ -20,9 +20,9 @@ const sandbox = createSandbox({
   sizes: { taxpayers: 1, invoicesPerTaxpayer: options.invoices ?? 1000 },
   ...(options.churn ? { churn: options.churn } : {}),
   wire: options.wire ?? 'apiplatform',
-  // API Platform before 4.3.5: the last item's page links an empty page, which links nothing. A client
-  // that stops at the first empty page makes the same requests against the endless default.
-  cursorEnd: options.cursorEnd ?? 'empty-page',
+  // The sandbox's default unless asked: API Platform ≥ 4.3.5's chain, which never ends by itself
+  // (every cursor page links next), so a cursor export ends at the first empty page, as against the real service.
+  ...(options.cursorEnd ? { cursorEnd: options.cursorEnd } : {}),
 });
 // When the first request since the last `first` message arrived, epoch ms (sub-ms, comparable
 // with the bench's own performance.timeOrigin + performance.now()): the time-to-first-request row.

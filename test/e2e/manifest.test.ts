@@ -44,7 +44,8 @@ describe('manifest after SIGKILL and --resume', () => {
     const file = dir.read('k.csv');
     const text = dir.read('k.csv.manifest.json').toString();
     const o = (JSON.parse(text) as Manifest).outputs[0]!;
-    expect(o).toMatchObject({ resumed: true, items: 120, pages: 12, bytes: file.length });
+    // 12 pages of 10 and the empty page that ends the cursor chain (API Platform ≥ 4.3.5 links on).
+    expect(o).toMatchObject({ resumed: true, items: 120, pages: 13, bytes: file.length });
     expect(o.sha256).toBe(createHash('sha256').update(file).digest('hex'));
     expect(canaryFree(text)).toBe(true);
     const verify = await runCli(['verify', 'k.csv.manifest.json'], { cwd: dir.path, env: cliEnv(dir) });

@@ -22,6 +22,8 @@ import { createVirtualClock } from '../../src/time/clock.js';
 import { seededRandom } from '../helpers/context.js';
 import { report } from './harness.js';
 import { textOfBytes } from '../../src/json/members.js';
+import { writeJson } from '../../src/json/json-value.js';
+import { literalsAsText } from '../helpers/literals.js';
 
 /** Runs a property and records its row for the report (pass or fail), then rethrows a failure. */
 async function recorded(fault: string, mode: string, expected: string, run: () => Promise<void>): Promise<void> {
@@ -88,9 +90,12 @@ const scenarioArb = fc.record({
 async function collect(steps: AsyncGenerator<PageStep, void, void>): Promise<string[]> {
   const ids: string[] = [];
   for await (const step of steps) {
-    // The client reads a valid UTF-8 page as a byte text (http/body.ts readBoundedByteText).
-    const body = JSON.parse(textOfBytes(step.text)) as Record<string, unknown>;
-    expect(body['hydra:member'] ?? body.member ?? []).toEqual(step.page.members.values());
+    // The client reads a valid UTF-8 page as a byte text (http/body.ts readBoundedByteText). Both
+    // sides read satFolio (64-bit) and exchangeRate (1.0) as their literal text: JSON.parse would
+    // round the one and drop the other's fraction, and a JsonNumber's literal is not an own key.
+    const body = JSON.parse(literalsAsText(textOfBytes(step.text))) as Record<string, unknown>;
+    const values = JSON.parse(literalsAsText(writeJson(step.page.members.values()))) as unknown;
+    expect(body['hydra:member'] ?? body.member ?? []).toEqual(values);
     for (const m of step.page.members.values()) ids.push(String((m as { id: unknown }).id));
   }
   return ids;
@@ -109,8 +114,6 @@ function setup(s: Scenario, mutations?: { every: number; insert: number; remove:
     sizes: { taxpayers: 1, invoicesPerTaxpayer: s.size },
     limit: s.limit,
     windowSeconds: s.windowSeconds,
-    // The last cursor page links no next: the engine does not stop at an empty cursor page yet.
-    cursorEnd: 'last-page',
     ...(mutations ? { mutations: [{ path, ...mutations }] } : {}),
   });
   const initial = sandbox.invoiceIds(probe);
@@ -146,7 +149,7 @@ describe('pagination engine properties', () => {
             fc.record({ every: fc.integer({ min: 1, max: 4 }), insert: fc.integer({ min: 0, max: 3 }), remove: fc.integer({ min: 0, max: 2 }) }),
             async (s, mutation) => {
               const { sandbox, client, baseUrl, start, initial, probe, fetch } = setup(s, mutation);
-              const ids = await collect(paginate({ client, baseUrl, start, headers: { 'X-Pagination-Style': 'cursor' } }));
+              const ids = await collect(paginate({ client, baseUrl, start, headers: { 'X-Pagination-Style': 'cursor' }, emptyPageEnds: true }));
               const final = new Set(sandbox.invoiceIds(probe));
               const survivors = initial.filter((id) => final.has(id));
               const got = new Set(ids);

@@ -71,13 +71,13 @@ export type WorldSandboxOptions = Omit<SandboxOptions, 'clock'>;
 
 /**
  * A sandbox with the world's defaults: keyed with {@link CANARY}, no rate limit, 1 taxpayer with 60
- * invoices, the sandbox's default wire (API Platform's escapes), and `cursorEnd: 'last-page'` (the
- * last cursor page links no next: the client does not stop at an empty cursor page yet, so the
- * endless chain of API Platform ≥ 4.3.5, the sandbox's default, would not end); `options` override
- * each. Without a clock it runs on the system clock.
+ * invoices, and otherwise the sandbox's own defaults, the ones users meet: API Platform's escapes on
+ * the wire and its ≥ 4.3.5 endless cursor chain (every cursor page links next, so a cursor export
+ * ends at the first empty page: one request past the last item); `options` override each. Without
+ * a clock it runs on the system clock.
  */
 export function createWorldSandbox(options: WorldSandboxOptions = {}, clock?: VirtualClock): Sandbox {
-  return createSandbox({ apiKey: CANARY, limit: 0, sizes: DEFAULT_SIZES, cursorEnd: 'last-page', ...(clock ? { clock } : {}), ...options });
+  return createSandbox({ apiKey: CANARY, limit: 0, sizes: DEFAULT_SIZES, ...(clock ? { clock } : {}), ...options });
 }
 
 /** Options of {@link createWorld}. */

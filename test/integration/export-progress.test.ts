@@ -25,6 +25,7 @@ const strip = (s: string): string => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 /** `HH:MM:SS` of an instant in this machine's time zone, computed independently of src/io. */
 const localTime = (epochMs: number): string => new Date(epochMs).toLocaleTimeString('en-GB', { hour12: false });
 
+/** 60 invoices: 7 pages of 9 and the empty page that ends the cursor chain (API Platform ≥ 4.3.5 links on), 8 requests. */
 const ARGS = () => ['invoices', '--taxpayer', world.taxpayer, '--cursor', '--items-per-page', '9', '--out', 'x.ndjson'];
 
 describe('progress', () => {
@@ -39,7 +40,7 @@ describe('progress', () => {
     expect(text).toMatch(/\d+ items · \d+ pages · [\d,]+ items\/s · \S+ elapsed/);
     // The countdown is live: the spinner shows the time left falling second by second.
     expect(text).toContain('resuming at ' + localTime(START + 60_000) + ' (in 59s)');
-    expect(text).toMatch(/✔ 60 items to \S*x\.ndjson in .+ \(7 requests, 0 retries, 2 rate-limit waits \(2m\)\)\n$/);
+    expect(text).toMatch(/✔ 60 items to \S*x\.ndjson in .+ \(8 requests, 0 retries, 2 rate-limit waits \(2m\)\)\n$/);
     expect(canaryFree(r.stderr)).toBe(true);
   });
 
@@ -78,7 +79,7 @@ describe('progress', () => {
     expect(r.lines).toEqual([
       expect.stringMatching(new RegExp(`^collections: rate limit reached \\(0/3 left\\), resuming at ${localTime(START + 60_000)} \\(in 1m\\)$`)),
       expect.stringMatching(new RegExp(`^collections: rate limit reached \\(0/3 left\\), resuming at ${localTime(START + 120_000)} \\(in 1m\\)$`)),
-      expect.stringMatching(/^collections: 60 items to \S*x\.ndjson in .+ \(7 requests, 0 retries, 2 rate-limit waits \(2m\)\)$/),
+      expect.stringMatching(/^collections: 60 items to \S*x\.ndjson in .+ \(8 requests, 0 retries, 2 rate-limit waits \(2m\)\)$/),
     ]);
   });
 
@@ -86,7 +87,7 @@ describe('progress', () => {
     world = createWorld({ faults: [{ kind: 'status', status: 503, pages: 2, times: 2 }] });
     const r = await runInProcess(world, dir, ARGS());
     expect(r.code).toBe(0);
-    expect(r.lines.at(-1)).toMatch(/^collections: 60 items to \S+ in \S+ \(9 requests, 2 retries, no rate-limit waits\)$/);
+    expect(r.lines.at(-1)).toMatch(/^collections: 60 items to \S+ in \S+ \(10 requests, 2 retries, no rate-limit waits\)$/);
   });
 
   it('--verbose: one line per request (method, path, status, ms, quota, X-Request-ID), never the key', async () => {
@@ -95,7 +96,7 @@ describe('progress', () => {
     expect(r.code).toBe(0);
     const requests = r.lines.filter((l) => l.startsWith('GET '));
     expect(requests).toHaveLength(world.sandbox.requests().length);
-    expect(requests).toHaveLength(7);
+    expect(requests).toHaveLength(8);
     requests.forEach((line, i) => {
       expect(line).toMatch(
         new RegExp(`^GET /taxpayers/${world.taxpayer}/invoices\\?itemsPerPage=9\\S* 200 \\d+ms remaining=${99 - i}/100 X-Request-ID=\\S+$`),

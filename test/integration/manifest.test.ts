@@ -81,7 +81,8 @@ describe('the manifest of a file export', () => {
       sha256: sha256(file),
       rateLimitWaits: { count: 0, ms: 0 },
     });
-    expect(o.pages).toBe(Math.max(1, Math.ceil(items / 10)));
+    // The pages of 10 and the empty page that ends the cursor chain (API Platform ≥ 4.3.5 links on) (the only page when nothing matches).
+    expect(o.pages).toBe(Math.ceil(items / 10) + 1);
     expect(ids.length).toBe(o.pages);
     expect(o.requestIds).toEqual({ first: ids[0], last: ids.at(-1) });
     // The virtual clock starts at START; the server's Date has whole seconds.

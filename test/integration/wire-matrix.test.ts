@@ -14,6 +14,7 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandbox, type WireEncoding } from '../../src/sandbox/app.js';
+import { literalItems, literalsAsText, type LiteralItem } from '../helpers/literals.js';
 import { CANARY, createWorld, removeTempDirs, runInProcess, tempDir } from '../helpers/world.js';
 
 const SIZES = { taxpayers: 1, invoicesPerTaxpayer: 60 };
@@ -27,18 +28,12 @@ const FIELDS = ['id', 'satFolio', 'exchangeRate', 'issuer.rfc', '@id'];
 
 afterAll(removeTempDirs);
 
-type Item = Record<string, unknown> & { id: string };
-
-/** JSON text with `satFolio` and `exchangeRate` numbers turned into strings of their exact literal (any whitespace). */
-const literalsAsText = (text: string): string => text.replace(/"(satFolio|exchangeRate)":(\s*)(-?[0-9][0-9.eE+-]*)/g, '"$1":$2"$3"');
+type Item = LiteralItem;
 
 /** The invoices in API order, from one compact page of a sandbox like the world's, literals as text. */
 async function expectedItems(): Promise<Item[]> {
   const sb = createSandbox({ apiKey: CANARY, limit: 0, sizes: SIZES, wire: 'compact' });
-  const res = await sb.handle(
-    new Request(`http://x/taxpayers/${sb.taxpayers()[0]}/invoices?itemsPerPage=1000`, { headers: { 'X-Api-Key': CANARY } }),
-  );
-  return (JSON.parse(literalsAsText(await res.text())) as { 'hydra:member': Item[] })['hydra:member'];
+  return literalItems(sb, `/taxpayers/${sb.taxpayers()[0]}/invoices`);
 }
 
 const get = (item: unknown, path: string): unknown => path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | null)?.[k], item);
@@ -61,7 +56,7 @@ const cellText = (value: unknown): string => {
 describe.each(WIRES)('the wire matrix: sandbox --wire %s', (wire) => {
   describe.each(MODES)('%s mode', (_mode, modeArgs) => {
     const run = async (format: string, extra: string[] = []) => {
-      const world = createWorld({ sizes: SIZES, wire, cursorEnd: 'endless' });
+      const world = createWorld({ sizes: SIZES, wire });
       const dir = tempDir();
       const r = await runInProcess(world, dir, [
         'invoices',
