@@ -4,8 +4,8 @@
  * line breaks found by cached `indexOf`s, so a string's characters are not looked at one by one),
  * the nesting counted against {@link MAX_JSON_DEPTH}. It notes what the page reader needs of a
  * member: whether it holds whitespace outside strings (then its text is compacted) and whether it
- * holds a number whose literal JavaScript would print otherwise (then its value is read by
- * json/json-value.ts `readJsonValue` rather than `JSON.parse`, which would change the number).
+ * holds a number whose literal JavaScript would print otherwise, and where (page-items.ts then
+ * keeps that literal as a `JsonNumber` instead of the number `JSON.parse` would make of it).
  * Our own code because it is the hot path: every page of every export is read by it once.
  */
 import { COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './json-chars.js';
@@ -54,17 +54,20 @@ export interface Scan {
   gaps: number[];
   /** Set when the value scanned had a number JavaScript would print otherwise. */
   odd: boolean;
+  /** Where those numbers are in the text: start and end index pairs, ascending. */
+  oddSpans: number[];
 }
 
 /** Forgets what the last value noted ({@link Scan.gaps}, {@link Scan.odd}) before the next one is scanned. */
 export function beginValue(s: Scan): void {
   s.gaps.length = 0;
   s.odd = false;
+  s.oddSpans.length = 0;
 }
 
 /** A fresh scan of `text`. */
 export function createScan(text: string): Scan {
-  return { text, nextBackslash: -1, nextTab: -1, nextLf: -1, nextCr: -1, gaps: [], odd: false };
+  return { text, nextBackslash: -1, nextTab: -1, nextLf: -1, nextCr: -1, gaps: [], odd: false, oddSpans: [] };
 }
 
 function isDigit(c: number): boolean {
@@ -177,7 +180,10 @@ function skipNumber(s: Scan, i: number): number {
     j = skipDigits(text, j);
     if (j === expStart) return INVALID;
   }
-  if (odd || significant > MAX_EXACT_DIGITS) s.odd = true;
+  if (odd || significant > MAX_EXACT_DIGITS) {
+    s.odd = true;
+    s.oddSpans.push(i, j);
+  }
   return j;
 }
 

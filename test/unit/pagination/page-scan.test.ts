@@ -191,6 +191,18 @@ describe('scanPageText: any valid JSON', () => {
     expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
   });
 
+  it('keeps a literal under __proto__ as an own property, and a string shaped like the inner tag as a string', () => {
+    const member = '{"__proto__":9007199254740993,"s":"\\u0001abc:0","n":[1.0,{"x":-0}],"k":2}';
+    const [value] = scanPageText(`{"member":[${member}]}`)!.members.values() as [Record<string, unknown>];
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(Object.keys(value)).toEqual(['__proto__', 's', 'n', 'k']);
+    expect(String(Object.getOwnPropertyDescriptor(value, '__proto__')?.value)).toBe('9007199254740993');
+    expect(value.s).toBe('\u0001abc:0');
+    const n = value.n as [JsonNumber, { x: JsonNumber }];
+    expect([n[0] instanceof JsonNumber, String(n[0]), String(n[1].x)]).toEqual([true, '1.0', '-0']);
+    expect(value.k).toBe(2);
+  });
+
   it('reads the envelope as parsePage does: escaped keys, both spellings, a repeated member', () => {
     expect(scanPageText('{"hydra:\\u006dember":[1]}')!.members.texts()).toEqual(['1']);
     expect(scanPageText('{"member":[1],"hydra:member":[2,3]}')!.members.texts()).toEqual(['2', '3']);
