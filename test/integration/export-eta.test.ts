@@ -6,7 +6,6 @@
  * (the example's 75,000) and a fresh one. The time left at each repaint is measured from the run
  * itself (its end on the virtual clock), never computed from the estimator's formula.
  */
-import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWorld, interruptAt, runInProcess, tempDir, type InProcessOptions, type SandboxWorld, type TempDir } from '../helpers/world.js';
 
@@ -63,11 +62,6 @@ describe('the ETA on a rate-limited sandbox', () => {
     // SIGINT as request 76 starts: pages 1..75 (7,500 items) are written and checkpointed.
     const first = await runInProcess(world, dir, ARGS(), { ...interruptAt(76), stderrIsTTY: false });
     expect(first.code, first.stderr).toBe(130);
-    // The lock of the interrupted run stays behind when that run took over 5 s of real time (its
-    // lock folder's mtime moved when owner.json was written, so proper-lockfile's refresh marks it
-    // compromised and the release is skipped; not this test's subject). A new process would take
-    // over the lock of the exited one; in process the pid is still alive, so it goes here.
-    rmSync(dir.file('x.ndjson.lock'), { recursive: true, force: true });
     const frames: Frame[] = [];
     const r = await runInProcess(world, dir, [...ARGS(), '--resume'], recordFrames(frames));
     const end = world.clock.monotonic();
