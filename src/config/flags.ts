@@ -75,7 +75,7 @@ export const EXPORT_FLAGS = [
   {
     flags: '--max-items <n>',
     attribute: 'maxItems',
-    description: 'stop after exactly n items',
+    description: 'stop after exactly n items, requesting only the pages that hold them',
     value: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER },
   },
   {

@@ -66,7 +66,7 @@ describe('the export flag table', () => {
     expect(flagHelp(exportFlag('timeout'))).toBe('per request attempt (default 60)');
     expect(flagHelp(exportFlag('maxWait'))).toBe('longest single rate-limit wait to accept; past it exit 5, checkpoint kept (default: no limit)');
     expect(flagHelp(exportFlag('format'))).toBe('output format (default: from the --out extension, else ndjson)');
-    expect(flagHelp(exportFlag('maxItems'))).toBe('stop after exactly n items');
+    expect(flagHelp(exportFlag('maxItems'))).toBe('stop after exactly n items, requesting only the pages that hold them');
   });
 
   it('parsers check ranges, convert seconds to ms and collect --param pairs', () => {
