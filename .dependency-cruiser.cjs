@@ -1,5 +1,6 @@
 // dependency-cruiser rules for src (run: `depcruise src --config .dependency-cruiser.cjs`).
 // The stack, top to bottom: cli → commands → export → {pagination, output} → http → {context, errors, time, json}.
+// Inside export/: run → state → manifest → files (each room imports only the rooms after it).
 // Arrows point down: a module may import its own floor and the floors below it, never one above.
 // `sandbox` stands beside the stack: only the sandbox command (`commands/sandbox*.ts`) starts it, and it reuses only the ground floor.
 // Type-only imports count too (tsPreCompilationDeps), since a type import ties a module to another floor as surely as a value import.
@@ -116,6 +117,29 @@ module.exports = {
         'export/ runs an export from resolved options; commands/ resolves them from config/, so export/ imports no commands, CLI, config or sandbox.',
       from: { path: '^src/export/' },
       to: { path: '^src/(commands|cli|sandbox|config)/' },
+    },
+    {
+      name: 'export-files-bottom',
+      severity: 'error',
+      comment:
+        'export/files/ (the output file, its sidecar, lock, checkpoint and compression) is the bottom room of export/: it imports no other room of export/.',
+      from: { path: '^src/export/files/' },
+      to: { path: '^src/export/(run|state|manifest)/' },
+    },
+    {
+      name: 'export-manifest-above-files',
+      severity: 'error',
+      comment:
+        'export/manifest/ (manifests, counting items, verify) reads the files of export/files/ only; it knows nothing of the run or the incremental state.',
+      from: { path: '^src/export/manifest/' },
+      to: { path: '^src/export/(run|state)/' },
+    },
+    {
+      name: 'export-state-below-run',
+      severity: 'error',
+      comment: 'export/state/ (the state file and its watermarks) may use export/files/ and export/manifest/, never the run that uses it.',
+      from: { path: '^src/export/state/' },
+      to: { path: '^src/export/run/' },
     },
     {
       name: 'only-top-imports-top',

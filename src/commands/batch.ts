@@ -2,7 +2,7 @@
  * A run with many taxpayers (README, "Many taxpayers in one run"): every taxpayer's export is
  * planned before any request (one usage error stops the run there), then up to `--parallel` run at
  * once, each with its own file, checkpoint, lock, state entry and manifest, through the normal
- * export machinery (export/run.ts). A failing taxpayer does not stop the others; a signal stops
+ * export machinery (export/run/run.ts). A failing taxpayer does not stop the others; a signal stops
  * the run (every running export keeps its checkpoint), and so does a rejected key (the others
  * would be rejected too). The run ends with a summary and the most severe exit code.
  */
@@ -14,9 +14,9 @@ import { idsFromFlags, resolveEndpoint } from '../endpoints.js';
 import { CollectionsError, ExitCode, InterruptedError, UsageError, toExitCode } from '../errors.js';
 import { redact } from '../http/redact.js';
 import type { RateLimitSnapshot } from '../http/client.js';
-import { runExport, type ExportPlan } from '../export/run.js';
-import type { ManifestOutput } from '../export/manifest.js';
-import { earlierOutputs, writeRunManifest } from '../export/batch-manifest.js';
+import { runExport, type ExportPlan } from '../export/run/run.js';
+import type { ManifestOutput } from '../export/manifest/manifest.js';
+import { earlierOutputs, writeRunManifest } from '../export/manifest/batch-manifest.js';
 import { checkPlaceholders, expandOut, utcDate } from './batch-plan.js';
 import { runBatchDryRun } from './dry-run.js';
 import { prepareFolders } from './folders.js';

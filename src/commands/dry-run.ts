@@ -5,7 +5,7 @@
  */
 import type { Context } from '../context.js';
 import { CollectionsError, ExitCode } from '../errors.js';
-import type { ExportPlan } from '../export/run.js';
+import type { ExportPlan } from '../export/run/run.js';
 import { formatCount, formatDuration } from '../io/format.js';
 import { statOrUndefined } from '../io/files.js';
 import { inertText } from '../io/terminal-text.js';

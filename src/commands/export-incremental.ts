@@ -5,8 +5,8 @@
 import { resolve as resolvePath } from 'node:path';
 import { idsFromFlags, resolveEndpoint, type Endpoint, type Ids } from '../endpoints.js';
 import { UsageError } from '../errors.js';
-import { conflictsWithSince, formatFilterTime, parseSince, sinceParameter } from '../export/since.js';
-import { readState, stateKey, storedWatermark } from '../export/state.js';
+import { conflictsWithSince, formatFilterTime, parseSince, sinceParameter } from '../export/state/since.js';
+import { readState, stateKey, storedWatermark } from '../export/state/state.js';
 import type { ExportFlags } from './flags.js';
 
 /** What `--since` / `--state` add to a plan. */

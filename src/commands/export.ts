@@ -10,10 +10,10 @@ import { buildPath, idsFromFlags, resolveEndpoint, type Endpoint } from '../endp
 import { ExitCode, UsageError } from '../errors.js';
 import { formatFromPath, type OutputFormat } from '../output/writer.js';
 import { parseFields } from '../output/fields.js';
-import { sidecarPaths } from '../export/sidecar.js';
-import type { Compression } from '../export/gzip-destination.js';
-import { runExport, type ExportPlan } from '../export/run.js';
-import { planManifest } from '../export/manifest.js';
+import { sidecarPaths } from '../export/files/sidecar.js';
+import type { Compression } from '../export/files/gzip-destination.js';
+import { runExport, type ExportPlan } from '../export/run/run.js';
+import { planManifest } from '../export/manifest/manifest.js';
 import { runDryRun } from './dry-run.js';
 import { prepareFolders } from './folders.js';
 import { withNotFoundHint } from './not-found.js';

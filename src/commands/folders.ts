@@ -76,7 +76,7 @@ export async function makeFolder(folder: string, forPath: string, fs: FolderFile
 
 /**
  * Makes and checks, before an export's first request, the folder of its output when `--out` was a
- * template (a plain `--out` must name an existing folder: export/sidecar.ts checks it) and the
+ * template (a plain `--out` must name an existing folder: export/files/sidecar.ts checks it) and the
  * folder of its `--state` file.
  * @param templated the output of a template, absolute; undefined when `--out` was no template
  * @param state the `--state` file, absolute; undefined without `--state`

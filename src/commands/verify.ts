@@ -10,7 +10,7 @@ import { dirname, relative, resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
 import { ExitCode, VerifyError } from '../errors.js';
 import { inertText } from '../io/terminal-text.js';
-import { parseManifest, verifyOutput } from '../export/verify-output.js';
+import { parseManifest, verifyOutput } from '../export/manifest/verify-output.js';
 
 /** The totals of a verify run. */
 interface Tally {

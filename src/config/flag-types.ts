@@ -24,7 +24,7 @@ export interface ExportFlagValues {
   maxItems?: number;
   /** `--param <key=value>`, repeatable: the pairs in order. */
   param?: Array<[string, string]>;
-  /** `--since <time>`, unparsed (export/since.ts parses it). */
+  /** `--since <time>`, unparsed (export/state/since.ts parses it). */
   since?: string;
   /** `--state <file>`, the state file of incremental exports. */
   state?: string;

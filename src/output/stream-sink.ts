@@ -1,12 +1,12 @@
 /**
  * Where formatted text goes: the {@link Sink} interface, and its stream implementation for stdout.
  * The file implementation (a sidecar renamed onto `--out` when complete) belongs to the export
- * engine: export/file-sink.ts.
+ * engine: export/files/file-sink.ts.
  */
 import type { OutputStream } from '../context.js';
 import { OutputError } from '../errors.js';
 
-/** A destination for text: stdout ({@link createStreamSink}) or a sidecar file (export/file-sink.ts). */
+/** A destination for text: stdout ({@link createStreamSink}) or a sidecar file (export/files/file-sink.ts). */
 export interface Sink {
   /**
    * Appends text (UTF-8) or bytes, respecting backpressure.

@@ -10,7 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuild, runCli } from '../helpers/cli.js';
-import { LOCK_STALE_MS } from '../../src/export/output-lock.js';
+import { LOCK_STALE_MS } from '../../src/export/files/output-lock.js';
 import { cliEnv, removeTempDirs, serveWorld, tempDir, type ServedWorld, type TempDir } from '../helpers/world.js';
 import { referenceExport } from './spawn.js';
 

@@ -11,7 +11,7 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planExport } from '../../src/commands/export.js';
 import { toExitCode } from '../../src/errors.js';
-import { runExport } from '../../src/export/run.js';
+import { runExport } from '../../src/export/run/run.js';
 import { failingFs } from '../helpers/failing-fs.js';
 import { requireBuild, runCli } from '../helpers/cli.js';
 import { cliEnv, removeTempDirs, serveWorld, tempDir, worldContext, type ServedWorld, type TempDir } from '../helpers/world.js';

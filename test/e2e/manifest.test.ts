@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Manifest } from '../../src/export/manifest.js';
+import type { Manifest } from '../../src/export/manifest/manifest.js';
 import { requireBuild, runCli } from '../helpers/cli.js';
 import { canaryFree, cliEnv, removeTempDirs, serveWorld, tempDir, type ServedWorld, type TempDir } from '../helpers/world.js';
 import { checkpointPages, runAndSignalAtCheckpoint } from './spawn.js';

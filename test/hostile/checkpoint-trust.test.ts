@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { recordHostile } from '../faults/harness.js';
-import type { Checkpoint } from '../../src/export/checkpoint.js';
+import type { Checkpoint } from '../../src/export/files/checkpoint.js';
 import { createWorld, idsOfNdjson, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir, interruptAt } from '../helpers/world.js';
 import { snapshot } from './snapshot.js';
 

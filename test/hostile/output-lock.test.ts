@@ -7,7 +7,7 @@ import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { recordHostile } from '../faults/harness.js';
-import { lockOutput } from '../../src/export/output-lock.js';
+import { lockOutput } from '../../src/export/files/output-lock.js';
 import { createWorld, idsOfNdjson, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir, interruptAt } from '../helpers/world.js';
 import { snapshot } from './snapshot.js';
 import { checkpointPages } from '../e2e/spawn.js';

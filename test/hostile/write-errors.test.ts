@@ -9,9 +9,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { formatError } from '../../src/cli/main.js';
 import { planExport } from '../../src/commands/export.js';
 import { toExitCode } from '../../src/errors.js';
-import { runExport, type ExportPlan } from '../../src/export/run.js';
-import { isRecordBoundary } from '../../src/export/checkpoint-check.js';
-import type { Checkpoint } from '../../src/export/checkpoint.js';
+import { runExport, type ExportPlan } from '../../src/export/run/run.js';
+import { isRecordBoundary } from '../../src/export/files/checkpoint-check.js';
+import type { Checkpoint } from '../../src/export/files/checkpoint.js';
 import { failingFs, type FailingFsOptions } from '../helpers/failing-fs.js';
 import { BIN, requireBuild, runShell } from '../helpers/cli.js';
 import {

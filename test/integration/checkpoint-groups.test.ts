@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { planExport } from '../../src/commands/export.js';
-import { runExport } from '../../src/export/run.js';
-import type { Checkpoint } from '../../src/export/checkpoint.js';
+import { runExport } from '../../src/export/run/run.js';
+import type { Checkpoint } from '../../src/export/files/checkpoint.js';
 import { nodeFileSystem, type FileSystem } from '../../src/io/files.js';
 import { BASE, createWorld, removeTempDirs, tempDir, worldContext, type SandboxWorld, type TempDir } from '../helpers/world.js';
 

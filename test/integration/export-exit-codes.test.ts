@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toExitCode, ExitCode } from '../../src/errors.js';
 import { OutputError } from '../../src/errors.js';
-import { SIGNAL_ECHO_MS } from '../../src/export/interrupt.js';
+import { SIGNAL_ECHO_MS } from '../../src/export/run/interrupt.js';
 import { CANARY, canaryFree, createWorld, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
 
 let dir: TempDir;

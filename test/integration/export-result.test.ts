@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { planExport } from '../../src/commands/export.js';
 import type { ExportFlags } from '../../src/commands/flags.js';
-import { runExport } from '../../src/export/run.js';
+import { runExport } from '../../src/export/run/run.js';
 import type { PageStep } from '../../src/pagination/paginate.js';
 import { BASE, CANARY, createWorld, tempDir, worldContext, type SandboxWorld, type TempDir } from '../helpers/world.js';
 

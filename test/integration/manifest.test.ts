@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { publicBaseUrl, type Manifest } from '../../src/export/manifest.js';
+import { publicBaseUrl, type Manifest } from '../../src/export/manifest/manifest.js';
 import type { FetchLike } from '../../src/http/fetch-like.js';
 import {
   canaryFree,

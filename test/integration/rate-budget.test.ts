@@ -11,7 +11,7 @@ import type { ExportFlags } from '../../src/commands/flags.js';
 import { SHARED_QUOTA_FILE, createSharedQuotaFile } from '../../src/config/shared-quota-file.js';
 import { createRateBudget, type RateBudget } from '../../src/context.js';
 import type { TestContext } from '../helpers/context.js';
-import { runExport } from '../../src/export/run.js';
+import { runExport } from '../../src/export/run/run.js';
 import type { LimitScope } from '../../src/sandbox/types.js';
 import {
   BASE,

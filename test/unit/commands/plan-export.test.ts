@@ -12,7 +12,7 @@ import { createConfigStore } from '../../../src/config/store.js';
 import type { ConfigKey } from '../../../src/config/values.js';
 import { ENDPOINTS } from '../../../src/endpoints.js';
 import { UsageError } from '../../../src/errors.js';
-import type { ExportPlan } from '../../../src/export/run.js';
+import type { ExportPlan } from '../../../src/export/run/run.js';
 import { createTestContext } from '../../helpers/context.js';
 
 const BASE = 'https://api.example.com/v1';

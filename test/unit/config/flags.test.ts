@@ -4,7 +4,7 @@ import { CONFIG_KEYS, CONFIGURABLE_FLAGS, EXPORT_FLAGS, OUTPUT_FORMAT_CHOICES, e
 import { parseConfigValue, type ConfigKey } from '../../../src/config/values.js';
 import { UsageError } from '../../../src/errors.js';
 import { OUTPUT_FORMATS } from '../../../src/output/writer.js';
-import { COMPRESSIONS } from '../../../src/export/gzip-destination.js';
+import { COMPRESSIONS } from '../../../src/export/files/gzip-destination.js';
 
 describe('the export flag table', () => {
   it('has one row per flag of the README, in help order', () => {

@@ -1,0 +1,249 @@
+/**
+ * One writer per output (README, "Security and safety"): an export to `--out F` holds an exclusive
+ * lock for its whole run, the folder `F.lock` made by `proper-lockfile` (mkdir is atomic; the
+ * holder refreshes its mtime every 2 s, so a lock whose mtime stops moving is stale). Inside it,
+ * `owner.json` names the holder (`{ pid, host, since }`) for the message a second export prints;
+ * it is written as part of making the folder, before proper-lockfile records the folder's mtime.
+ */
+import * as nodeFs from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
+import { hostname } from 'node:os';
+import { kill, pid as ownPid } from 'node:process';
+import { join } from 'node:path';
+import { CollectionsError, OutputError } from '../../errors.js';
+import { createExclusive, fileError, nodeFileSystem } from '../../io/files.js';
+
+/** Who holds a lock, as `owner.json` records it. */
+export interface LockOwner {
+  /** Process id of the holder. */
+  pid: number;
+  /** `os.hostname()` of the holder's machine. */
+  host: string;
+  /** When it took the lock, ISO 8601. */
+  since: string;
+}
+
+/**
+ * How often the holder refreshes the lock folder's mtime, ms (proper-lockfile's `update`): five
+ * chances within {@link LOCK_STALE_MS}, so a slow disk or a busy event loop does not lose the lock.
+ */
+export const LOCK_UPDATE_MS = 2_000;
+/** How long a lock folder's mtime may stand still before another export takes it over, ms (proper-lockfile's `stale`, its default). */
+export const LOCK_STALE_MS = 10_000;
+
+/** A held output lock. */
+export interface OutputLock {
+  /** The lock folder, `F.lock`. */
+  readonly path: string;
+  /** The error of a lock found compromised (its folder removed or changed by another process, or not refreshed in time); undefined while it holds. */
+  readonly lost: CollectionsError | undefined;
+  /** @throws {CollectionsError} (exit 7, `E_LOCKED`) {@link OutputLock.lost}, once the lock was found compromised */
+  check(): void;
+  /**
+   * Releases the lock (removes `F.lock`); idempotent; never throws. A compromised lock's folder is
+   * removed only while its `owner.json` still names this holder (never another export's lock).
+   */
+  release(): Promise<void>;
+}
+
+/** Options of {@link lockOutput}. */
+export interface LockOutputOptions {
+  /** The id recorded as the holder; default this process's (`node:process`, as proper-lockfile's own exit hook is process-wide). */
+  pid?: number;
+  /** Epoch ms now, for `since`. */
+  now: () => number;
+  /** Prints a one-line note on stderr (the stale-lock takeover). */
+  note: (line: string) => void;
+  /** Whether a process of this host is alive; default `process.kill(pid, 0)` semantics (ESRCH = dead). */
+  isAlive?: (pid: number) => boolean;
+  /** Called once when the held lock is found compromised, with {@link OutputLock.lost} (to stop the export at once). */
+  onLost?: (error: CollectionsError) => void;
+}
+
+/** `kill(pid, 0)`: ESRCH means no such process; EPERM means it exists but is another user's. */
+function processAlive(pid: number): boolean {
+  try {
+    kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/** The callback of proper-lockfile's file-system calls. */
+type Callback = (error: NodeJS.ErrnoException | null) => void;
+
+/**
+ * Creates `owner.json` with `text`: a new file, never through a symlink planted in the folder.
+ * @throws {OutputError} (exit 7) naming it (EACCES, ENOSPC…)
+ */
+async function writeOwner(path: string, text: string): Promise<void> {
+  const handle = await createExclusive(nodeFileSystem, path, 0o644);
+  try {
+    await handle.writeFile(text);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Removes a lock folder with its `owner.json`, ignoring one that is already gone. */
+const removeFolder = (path: string, callback: Callback): void => {
+  nodeFs.rm(path, { recursive: true, force: true }, callback);
+};
+
+/**
+ * proper-lockfile's file system for one lock. `mkdir` writes `owner.json` into the new folder before
+ * it reports success, so the folder mtime proper-lockfile then records (and compares before each
+ * refresh) already counts that entry: written after the lock was taken, the entry moved the mtime
+ * behind proper-lockfile's back, which then took the lock for compromised at its first refresh and
+ * stopped refreshing it, and 10 s later another export took it over as stale. `rmdir` removes the
+ * folder with its `owner.json` (proper-lockfile removes empty folders only, and calls rmdir on
+ * nothing but its lock folders).
+ */
+function lockFileSystem(owner: LockOwner) {
+  const text = `${JSON.stringify(owner)}\n`;
+  return {
+    ...nodeFs,
+    mkdir(path: string, callback: Callback): void {
+      nodeFs.mkdir(path, (error) => {
+        if (error) {
+          callback(error);
+          return;
+        }
+        writeOwner(join(path, 'owner.json'), text).then(
+          () => callback(null),
+          (failure: unknown) => {
+            removeFolder(path, () => callback(failure as NodeJS.ErrnoException));
+          },
+        );
+      });
+    },
+    rmdir: removeFolder,
+    rmdirSync: (path: string) => nodeFs.rmSync(path, { recursive: true, force: true }),
+  };
+}
+
+/** Reads `owner.json` of a lock; undefined when it is missing or unreadable (a lock being taken). */
+async function readOwner(lockPath: string): Promise<LockOwner | undefined> {
+  try {
+    const value = JSON.parse(
+      await readFile(join(lockPath, 'owner.json'), { encoding: 'utf8', flag: nodeFs.constants.O_RDONLY | nodeFs.constants.O_NOFOLLOW }),
+    ) as unknown;
+    const o = value as Partial<LockOwner> | null;
+    if (typeof o?.pid === 'number' && typeof o.host === 'string' && typeof o.since === 'string') return { pid: o.pid, host: o.host, since: o.since };
+  } catch {
+    // No owner recorded (yet): the lock is named without one.
+  }
+  return undefined;
+}
+
+/** How often, and how many ms apart, {@link readSettledOwner} looks for the `owner.json` of a lock being taken. */
+const OWNER_TRIES = 10;
+const OWNER_RETRY_MS = 10;
+
+/**
+ * Reads `owner.json` of a lock held by another export, giving a lock that is being taken (its folder
+ * made, its `owner.json` not yet written) up to about 100 ms to name its holder.
+ * @returns undefined when it still names none
+ */
+async function readSettledOwner(lockPath: string): Promise<LockOwner | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const owner = await readOwner(lockPath);
+    if (owner !== undefined || attempt >= OWNER_TRIES) return owner;
+    await delay(OWNER_RETRY_MS);
+  }
+}
+
+/** The `another export is writing F (pid N, since T)` error (exit 7, `E_LOCKED`). */
+function lockedError(target: string, owner: LockOwner | undefined): CollectionsError {
+  const who = owner ? `pid ${owner.pid}${owner.host === hostname() ? '' : ` on ${owner.host}`}, since ${owner.since}` : 'owner unknown';
+  return new CollectionsError(`another export is writing ${target} (${who})`, 'E_LOCKED');
+}
+
+/** Whether two owner records name the same holder (pid, host and start time). */
+const sameOwner = (a: LockOwner | undefined, b: LockOwner): boolean => a?.pid === b.pid && a.host === b.host && a.since === b.since;
+
+/** The error of a held lock found compromised (exit 7, `E_LOCKED`). */
+function lostError(target: string, lockPath: string, cause: Error): CollectionsError {
+  // proper-lockfile re-codes every cause ECOMPROMISED; a vanished folder keeps its ENOENT message.
+  const why = cause.message.includes('ENOENT') ? 'was removed' : 'was changed by another process or not refreshed in time';
+  return new CollectionsError(`lost the lock of ${target}: ${lockPath} ${why}; stopped without writing more`, 'E_LOCKED', { cause });
+}
+
+/** An error of making the lock folder or its `owner.json`, as an {@link OutputError} (exit 7) naming the path. */
+const asLockError = (lockPath: string, error: unknown): OutputError =>
+  error instanceof OutputError ? error : fileError('create the lock', lockPath, error);
+
+/**
+ * Takes the lock with `take`, taking over the lock of a dead process of this host.
+ * @throws as {@link lockOutput}
+ */
+async function acquire(
+  target: string,
+  lockPath: string,
+  take: () => Promise<() => Promise<void>>,
+  options: LockOutputOptions,
+): Promise<() => Promise<void>> {
+  try {
+    return await take();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw asLockError(lockPath, error);
+  }
+  const owner = await readSettledOwner(lockPath);
+  const alive = options.isAlive ?? processAlive;
+  if (owner === undefined || owner.host !== hostname() || alive(owner.pid)) throw lockedError(target, owner);
+  options.note(`collections: took over the stale lock of ${target} (pid ${owner.pid}, since ${owner.since})`);
+  await rm(lockPath, { recursive: true, force: true });
+  try {
+    return await take();
+  } catch (again) {
+    if ((again as NodeJS.ErrnoException).code === 'ELOCKED') throw lockedError(target, await readOwner(lockPath));
+    throw asLockError(lockPath, again);
+  }
+}
+
+/**
+ * Takes the lock of `target` at once (no waiting) and holds it until `release()`, however long:
+ * proper-lockfile refreshes the folder's mtime every {@link LOCK_UPDATE_MS} and checks before each
+ * refresh that the mtime is still the one it set; a lock whose folder was removed or changed, or
+ * that could not be refreshed within {@link LOCK_STALE_MS}, is compromised: {@link OutputLock.lost}
+ * is set and `onLost` called, and the export must stop writing. A lock of a dead process of this
+ * host (its `owner.json` names a pid that no longer runs) is taken over with the note
+ * `collections: took over the stale lock of F (pid N, since T)`; one whose mtime stood still for
+ * {@link LOCK_STALE_MS} is taken over by proper-lockfile itself.
+ * @returns the held lock; it is also removed when the process exits (proper-lockfile's exit hook)
+ * @throws {CollectionsError} (exit 7, `E_LOCKED`) `another export is writing F (pid N, since T)`
+ * @throws {OutputError} (exit 7) when the lock folder cannot be made (EACCES, EROFS, ENOSPC…)
+ */
+export async function lockOutput(target: string, options: LockOutputOptions): Promise<OutputLock> {
+  const { lock } = await import('proper-lockfile');
+  const lockPath = `${target}.lock`;
+  const owner: LockOwner = { pid: options.pid ?? ownPid, host: hostname(), since: new Date(options.now()).toISOString() };
+  let lost: CollectionsError | undefined;
+  let released = false;
+  const onCompromised = (error: Error): void => {
+    // proper-lockfile may report a refresh that was in flight when the lock was released: not a loss.
+    if (released || lost !== undefined) return;
+    lost = lostError(target, lockPath, error);
+    options.onLost?.(lost);
+  };
+  const fs = lockFileSystem(owner);
+  const take = () => lock(target, { realpath: false, lockfilePath: lockPath, fs, stale: LOCK_STALE_MS, update: LOCK_UPDATE_MS, onCompromised });
+  const unlock = await acquire(target, lockPath, take, options);
+  return {
+    path: lockPath,
+    get lost() {
+      return lost;
+    },
+    check() {
+      if (lost !== undefined) throw lost;
+    },
+    async release() {
+      if (released) return;
+      released = true;
+      if (lost === undefined) await unlock().catch(() => undefined);
+      else if (sameOwner(await readOwner(lockPath), owner)) await rm(lockPath, { recursive: true, force: true }).catch(() => undefined);
+    },
+  };
+}

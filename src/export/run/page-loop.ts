@@ -1,0 +1,151 @@
+/**
+ * The page loop of an export (export/run/run.ts): pages → formatter → destination, with the
+ * checkpoints committed per group of pages (export/run/checkpoint-group.ts).
+ */
+import type { Client, RateLimitSnapshot } from '../../http/client.js';
+import { paginate, type PageStep } from '../../pagination/paginate.js';
+import { fetchOffsetPages } from '../../pagination/offset.js';
+import { prefetch } from '../../pagination/prefetch.js';
+import type { Formatter } from '../../output/writer.js';
+import type { Progress } from '../../io/progress.js';
+import type { Interrupt } from './interrupt.js';
+import type { Destination } from '../files/destination.js';
+import type { ManifestRecorder } from '../manifest/manifest.js';
+import type { CheckpointGroups } from './checkpoint-group.js';
+
+/** What the page loop needs of the export's plan (export/run/run.ts `ExportPlan` extends it). */
+export interface PageLoopPlan {
+  /** The configured base URL (its origin bounds every request). */
+  baseUrl: URL;
+  /** Pagination headers (`X-Pagination-Style: cursor`, `X-Pagination-Enable-Partial: 0`). */
+  headers: Record<string, string>;
+  mode: 'cursor' | 'offset';
+  /** Pages in flight in offset mode (1 = sequential). */
+  concurrency: number;
+  /** `--max-items`: stop after exactly this many items. */
+  maxItems: number | undefined;
+  /** Observer of every page fetched (e.g. the rate-limit cache of `ratelimit --cached`); optional. */
+  onPageFetched?: (page: PageStep) => void;
+}
+
+/** The running totals of one export, including what was written before a resume. */
+export interface Tally {
+  items: number;
+  pages: number;
+  totalItems: number | undefined;
+  /** Formatter text not written yet (`begin()`'s, written with the first page). */
+  pending: string;
+  /** Whether this run wrote a page. */
+  wrotePage: boolean;
+  rateLimit: RateLimitSnapshot | undefined;
+}
+
+/** What the page loop works with. */
+export interface Loop {
+  plan: PageLoopPlan;
+  formatter: Formatter;
+  out: Destination;
+  progress: Progress;
+  interrupt: Interrupt;
+  tally: Tally;
+  manifest: ManifestRecorder | undefined;
+  /** The commits of the checkpoints, per group of pages. */
+  groups: CheckpointGroups;
+}
+
+/** Items still to write under `--max-items` (Infinity without it). */
+export function remaining(plan: Pick<PageLoopPlan, 'maxItems'>, tally: Tally): number {
+  return plan.maxItems === undefined ? Infinity : plan.maxItems - tally.items;
+}
+
+/**
+ * The pages from `start`: numbered pages in parallel in offset mode with concurrency, none
+ * requested past the page that completes `--max-items`; else the
+ * `next` links, in cursor mode with the next page fetched while this one is written
+ * (pagination/prefetch.ts), unless `--max-items` is reached with this page.
+ * @param tally the loop's totals, read when a page arrives to decide on the prefetch
+ */
+export function pageSteps(plan: PageLoopPlan, client: Client, start: URL, tally: Tally): AsyncGenerator<PageStep, void, void> {
+  const { baseUrl, headers } = plan;
+  if (plan.mode === 'offset' && plan.concurrency > 1) {
+    // `--max-items`: no page past the one that completes it is requested ahead.
+    const left = remaining(plan, tally);
+    const maxItems = left === Infinity ? {} : { maxItems: left };
+    return fetchOffsetPages({ client, baseUrl, start, concurrency: plan.concurrency, headers, ...maxItems });
+  }
+  if (plan.mode === 'offset') return paginate({ client, baseUrl, start, headers });
+  // Cursor mode: the first empty page is the end (API Platform 4.3.5+ links every cursor page on).
+  return prefetch(
+    (signal) => paginate({ client, baseUrl, start, headers, signal, emptyPageEnds: true }),
+    (step) => step.next !== undefined && remaining(plan, tally) > step.page.members.length,
+  );
+}
+
+/** A page's output (text, or the bytes JSON and NDJSON copy the items' texts into) after the formatter's text not written yet. */
+function withPending(pending: string, output: string | Buffer): string | Buffer {
+  if (pending === '') return output;
+  return typeof output === 'string' ? pending + output : Buffer.concat([Buffer.from(pending, 'utf8'), output]);
+}
+
+/**
+ * At the natural end of a cursor export, says on stderr when the API had announced more items
+ * (`hydra:totalItems`, with `--total`) than came: items deleted while paging, or a collection that
+ * ended early. Not an error: the export is what the API served.
+ */
+function noteShortfall(plan: PageLoopPlan, items: number, total: number | undefined, progress: Progress): void {
+  if (plan.mode !== 'cursor' || total === undefined || items >= total) return;
+  progress.note(`collections: the API announced ${total} items (hydra:totalItems) but the collection ended after ${items}`);
+}
+
+/** Formats and writes one page; returns whether it is the last one to write. */
+async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
+  const { plan, formatter, out, progress, tally, groups } = loop;
+  plan.onPageFetched?.(step);
+  // Only the request id and `Date`: the manifest keeps the first and last page's, never their items.
+  loop.manifest?.onPage({
+    ...(step.requestId !== undefined ? { requestId: step.requestId } : {}),
+    ...(step.date !== undefined ? { date: step.date } : {}),
+  });
+  if (step.rateLimit) tally.rateLimit = step.rateLimit;
+  const left = remaining(plan, tally);
+  const last = step.page.members.length >= left || step.next === undefined;
+  const members = step.page.members.take(left);
+  if (step.page.totalItems !== undefined) tally.totalItems = step.page.totalItems;
+  if (step.next === undefined && members.length === step.page.members.length)
+    noteShortfall(plan, tally.items + members.length, tally.totalItems, progress);
+  await groups.beginPage();
+  // The formatter asks the items for what it needs: their texts (JSON, NDJSON) or their values.
+  const output = formatter.page(members);
+  const text = withPending(tally.pending, output);
+  tally.pending = '';
+  if (text.length > 0) await out.write(text);
+  tally.wrotePage = true;
+  tally.items += members.length;
+  tally.pages += 1;
+  progress.onPage(tally.items, tally.pages, tally.totalItems, step.rateLimit);
+  const next = last || step.next === undefined ? null : step.next.href;
+  const mark = { next, pages: tally.pages, items: tally.items, totalItems: tally.totalItems, formatterState: () => formatter.state() };
+  await groups.pageWritten(mark, text.length);
+  return last;
+}
+
+/**
+ * Writes pages until the last one, `--max-items`, or a signal (checked after each write). Each page
+ * is formatted, written and counted; its checkpoint is committed with its group
+ * (export/run/checkpoint-group.ts), and the last group is committed when the loop ends, also on a
+ * signal or an error (then quietly: the error thrown is the loop's).
+ * @throws what the pages, the formatter or the destination throw; an abort after a signal as
+ *   `InterruptedError` (see {@link Interrupt.explain}). The destination's durability chain may
+ *   still be running: `Destination.abort` waits for it.
+ */
+export async function writePages(steps: AsyncGenerator<PageStep, void, void>, loop: Loop): Promise<void> {
+  try {
+    for await (const step of steps) {
+      if ((await writePage(step, loop)) || loop.interrupt.stopped !== undefined) break;
+    }
+  } catch (err) {
+    await loop.groups.flush().catch(() => undefined);
+    throw loop.interrupt.explain(err);
+  }
+  await loop.groups.flush();
+}

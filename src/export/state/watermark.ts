@@ -1,0 +1,94 @@
+/**
+ * The watermark of an incremental export (`--state`; README, "Nightly sync"): the server's time of
+ * the run's first response, less one second because `Date` has a resolution of one second
+ * (RFC 9110 §5.6.7), so nothing changed during that second is missed. It is carried in the
+ * checkpoint while the export runs (a `--resume` keeps the original) and written to the state file
+ * only once the output is complete and in place.
+ */
+import type { PageStep } from '../../pagination/paginate.js';
+import type { Destination } from '../files/destination.js';
+import { formatFilterTime, parseSince } from './since.js';
+import { saveWatermark } from './state.js';
+import type { ManifestRecorder } from '../manifest/manifest.js';
+
+/** What a watermark tracker needs of the plan. */
+export interface WatermarkOptions {
+  /** The state file (absolute) and this export's key in it; undefined = not incremental (a no-op tracker). */
+  state: { path: string; key: string } | undefined;
+  /** `--max-items`: an export it stopped leaves the state as it was. */
+  maxItems: number | undefined;
+  /** Local epoch ms now, for the entry's `updatedAt`. */
+  now: () => number;
+  /** Prints a one-line note on stderr. */
+  note: (line: string) => void;
+  /** The export's manifest, told the watermark it will store (`after`) just before the output is published. */
+  manifest?: Pick<ManifestRecorder, 'setWatermark'> | undefined;
+}
+
+/** Follows one export's watermark; see the module comment. */
+export interface WatermarkTracker {
+  /** The destination, its checkpoints carrying the pending watermark; it continues a resumed one's. */
+  wrap(out: Destination): Destination;
+  /** The pages, each response's `Date` observed on the way. */
+  observe(steps: AsyncGenerator<PageStep, void, void>): AsyncGenerator<PageStep, void, void>;
+  /**
+   * After the output is in place: stores the watermark in the state file, unless `--max-items`
+   * stopped the export or no response carried a `Date` (then a note says the state is unchanged).
+   * @param items items the export wrote in all
+   * @throws {OutputError} (exit 7) when the state file cannot be written; {@link UsageError} (exit 2)
+   *   when it became corrupt meanwhile
+   */
+  commit(items: number): Promise<void>;
+}
+
+/** A watermark tracker (a no-op one without `--state`). */
+export function createWatermarkTracker(options: WatermarkOptions): WatermarkTracker {
+  const { state } = options;
+  /** The earliest server `Date` seen, epoch ms; undefined before the first. */
+  let earliest: number | undefined;
+  /** Whether a resumed checkpoint fixed the watermark (then nothing observed changes it). */
+  let fixed = false;
+  const pending = (): string | undefined => (earliest === undefined ? undefined : formatFilterTime(earliest - 1000));
+  /** Whether `--max-items` stopped an export of `items` (then the state is left as it was). */
+  const limited = (items: number): boolean => options.maxItems !== undefined && items >= options.maxItems;
+  return {
+    wrap(out) {
+      if (!state) return out;
+      if (out.resumed) {
+        fixed = true;
+        const stored = out.resumed.watermark;
+        earliest = stored === undefined ? undefined : parseSince(stored, 'the checkpoint watermark') + 1000;
+      }
+      const wrapped = Object.create(out) as Destination;
+      const watermark = (): { watermark?: string } => {
+        const text = pending();
+        return text === undefined ? {} : { watermark: text };
+      };
+      let items = out.resumed?.items ?? 0;
+      wrapped.pageWritten = (mark) => {
+        items = mark.items;
+        return out.pageWritten({ ...mark, ...watermark() });
+      };
+      wrapped.finish = (text) => {
+        const after = pending();
+        if (after !== undefined && !limited(items)) options.manifest?.setWatermark({ after });
+        return out.finish(text);
+      };
+      return wrapped;
+    },
+    async *observe(steps) {
+      for await (const step of steps) {
+        if (state && !fixed && step.date !== undefined && (earliest === undefined || step.date < earliest)) earliest = step.date;
+        yield step;
+      }
+    },
+    async commit(items) {
+      if (!state) return;
+      const unchanged = `the state file ${state.path} is left as it was`;
+      const since = pending();
+      if (limited(items)) options.note(`collections: --max-items stopped the export; ${unchanged}`);
+      else if (since === undefined) options.note(`collections: the server sent no Date header; ${unchanged}`);
+      else await saveWatermark(state.path, state.key, since, options.now());
+    },
+  };
+}
