@@ -61,11 +61,7 @@ export interface Context {
    * up to main() instead.
    */
   forceExit: (code: number) => void;
-  /**
-   * The process's rate budget (rate/budget.ts `createRateBudget`: cli/main.ts makes it with the
-   * file store, the test world in memory): what its HTTP clients share about the quota;
-   * undefined: each client learns alone.
-   */
+  /** What the HTTP clients of this process share about the quota; undefined: each client learns alone. */
   rateBudget?: RateBudget;
 }
 
