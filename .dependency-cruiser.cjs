@@ -1,5 +1,6 @@
 // dependency-cruiser rules for src (run: `depcruise src --config .dependency-cruiser.cjs`).
-// The stack, top to bottom: cli → commands → export → {pagination, output} → http → {context, errors, time, json}.
+// The stack, top to bottom: cli → commands → export → {pagination, output} → http → rate → {context, errors, time, json}.
+// `rate` is the rate budget (governors, windows, waits, the stores shared by processes); context.ts carries the budget and names its type only.
 // Inside export/: run → state → manifest → files (each room imports only the rooms after it).
 // Arrows point down: a module may import its own floor and the floors below it, never one above.
 // `sandbox` stands beside the stack: only the sandbox command (`commands/sandbox*.ts`) starts it, and it reuses only the ground floor.
@@ -58,9 +59,38 @@ module.exports = {
     {
       name: 'ground-context',
       severity: 'error',
-      comment: 'Ground floor: context.ts (the injected clock, streams and fetch) may import only time/, errors.ts and http/fetch-like.ts.',
+      comment:
+        'Ground floor: context.ts (the injected clock, streams and fetch) may import only time/, errors.ts, http/fetch-like.ts, ' +
+        'and the type of the rate budget it carries (rate/budget.ts; type-only, see context-names-the-budget-type).',
       from: { path: '^src/context\\.ts$' },
-      to: { path: '^src/', pathNot: '^src/(context\\.ts$|errors\\.ts$|time/|http/fetch-like\\.ts$)' },
+      to: { path: '^src/', pathNot: '^src/(context\\.ts$|errors\\.ts$|time/|http/fetch-like\\.ts$|rate/budget\\.ts$)' },
+    },
+    {
+      name: 'context-names-the-budget-type',
+      severity: 'error',
+      comment:
+        'context.ts names the type of `ctx.rateBudget` and nothing more of rate/: a value import would load the rate floor with the ground floor ' +
+        '(cli/main.ts and the test world make the budget).',
+      from: { path: '^src/context\\.ts$' },
+      to: { path: '^src/rate/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'rate-above-ground',
+      severity: 'error',
+      comment:
+        'rate/ (the rate budget) is the floor between the ground and http/: it imports only itself, errors.ts, time/, endpoints.ts and json/. ' +
+        'Not context.ts, which names rate/budget.ts (a cycle), nor config/: cli/main.ts hands the file store its folder.',
+      from: { path: '^src/rate/' },
+      to: { path: '^src/', pathNot: '^src/(rate/|errors\\.ts$|time/|endpoints\\.ts$|json/)' },
+    },
+    {
+      name: 'rate-through-its-index',
+      severity: 'error',
+      comment:
+        'Above rate/, the budget is used through rate/index.ts, its narrow interface; only cli/main.ts makes the process budget ' +
+        '(rate/budget.ts, light enough for --help) and loads the file store (rate/store-file.ts), and context.ts names the budget type.',
+      from: { path: '^src/', pathNot: '^src/(rate/|cli/main\\.ts$|context\\.ts$)' },
+      to: { path: '^src/rate/', pathNot: '^src/rate/index\\.ts$' },
     },
     {
       name: 'ground-endpoints-fetch-like',
@@ -73,7 +103,7 @@ module.exports = {
       name: 'http-below-pagination',
       severity: 'error',
       comment:
-        'http/ is the floor above the ground: it sends requests and knows nothing of pages, output, the export run, commands, CLI, config, io or the sandbox.',
+        'http/ is the floor above rate/: it sends requests and knows nothing of pages, output, the export run, commands, CLI, config, io or the sandbox.',
       from: { path: '^src/http/' },
       to: { path: '^src/(pagination|output|export|commands|cli|config|io|sandbox)/' },
     },

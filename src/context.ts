@@ -7,6 +7,7 @@
 import type { Clock } from './time/clock.js';
 import { systemClock } from './time/clock.js';
 import type { FetchLike } from './http/fetch-like.js';
+import type { RateBudget } from './rate/budget.js';
 import { readFileSync } from 'node:fs';
 
 export type { FetchLike };
@@ -36,97 +37,6 @@ export type TerminationSignal = 'SIGINT' | 'SIGTERM';
 
 /** Subscribes to SIGINT / SIGTERM; returns the function that unsubscribes. */
 export type SignalSource = (listener: (signal: TerminationSignal) => void) => () => void;
-
-/**
- * One rate-limit window as the processes sharing a key and base URL see it (http/governor.ts
- * reserves and records; config/shared-quota-file.ts keeps it). Never holds the key.
- */
-export interface SharedWindow {
-  /** `X-RateLimit-Limit`, when seen. */
-  limit?: number;
-  /** Smallest `X-RateLimit-Remaining` seen in this window, when seen. */
-  remaining?: number;
-  /** The window's reset, server epoch ms, when seen. */
-  resetAt?: number;
-  /** Requests reserved (about to be sent, or sent) in this window by every process. */
-  reserved: number;
-  /** 2xx answers recorded in this window by every process (how much the server has certainly counted). */
-  seen?: number;
-}
-
-/**
- * What a reservation knew of its window, handed back with the response's headers: the window's
- * reset (server ms) and the 2xx answers recorded in it before the request was reserved.
- */
-export interface SharedTicket {
-  resetAt: number;
-  seen: number;
-}
-
-/**
- * What several processes learn together about the quota of one API and key (README, "Rate limits,
- * retries and safety"). Every method is synchronous and never throws: a store that cannot be used
- * answers `undefined` (or false) and the caller works alone.
- */
-export interface SharedQuota {
-  /**
-   * Reserves one request of `scope` (a route template or a path) unless the window is spent.
-   * @param nowServerMs the current time by the server's clock (best estimate), epoch ms
-   * @returns `{ granted: true, ticket }` (a ticket once the window's reset is known); `{ granted:
-   *   false, resetAt }` when the others' reservations fill the window until `resetAt` (server ms);
-   *   undefined when the store could not be used
-   */
-  reserve(scope: string, nowServerMs: number): { granted: true; ticket?: SharedTicket } | { granted: false; resetAt: number } | undefined;
-  /**
-   * Records a response's `X-RateLimit-*` of `scope` (limit, remaining, reset in server ms; `status`
-   * default 200, a 429 recorded as remaining 0), with the ticket of its reservation.
-   * @returns true when the response shows that the API counts `scope` (a route) per concrete path:
-   *   it was reserved after answers other processes recorded in the same window, yet the server
-   *   counts fewer requests than those (recorded with {@link SharedQuota.learnPathScope})
-   */
-  observe(scope: string, seen: { limit?: number; remaining: number; resetAt: number; status?: number }, ticket?: SharedTicket): boolean;
-  /**
-   * Gives back a reservation whose request was never sent (aborted before sending, or no longer
-   * needed), so the window is not held for a phantom. Only in the window it was made in (`ticket`'s
-   * reset; none: a window whose reset was not known yet), and never below the server's own count
-   * (limit − remaining). A reservation never given back (a crashed process) ends with its window.
-   */
-  cancel(scope: string, ticket?: SharedTicket): void;
-  /** Records that the API counts `route` per concrete path (see http/governor-registry.ts). */
-  learnPathScope(route: string): void;
-  /** Whether some process learnt that the API counts `route` per concrete path. */
-  isPathScope(route: string): boolean;
-}
-
-/**
- * The rate budget of one process: what its HTTP clients share about the quota ({@link createRateBudget};
- * cli/main.ts makes one per process, the test world one per world; http/governor-registry.ts uses it).
- */
-export interface RateBudget {
-  /** The value every client of the process shares under `key`, made by `create` the first time. */
-  share<T>(key: string, create: () => T): T;
-  /**
-   * Opens what other processes share for one API (`origin`) and key (`keyHash`, a SHA-256 hex of
-   * the key, never the key), possibly after loading its module; undefined: no sharing across
-   * processes. Must not reject.
-   */
-  openShared?(origin: string, keyHash: string): SharedQuota | Promise<SharedQuota | undefined> | undefined;
-}
-
-/**
- * Creates a {@link RateBudget}: values shared by key in memory.
- * @param openShared opens what other processes share (cli/main.ts passes the cache file's); none: this process alone
- */
-export function createRateBudget(openShared?: RateBudget['openShared']): RateBudget {
-  const values = new Map<string, unknown>();
-  return {
-    share<T>(key: string, create: () => T): T {
-      if (!values.has(key)) values.set(key, create());
-      return values.get(key) as T;
-    },
-    ...(openShared === undefined ? {} : { openShared }),
-  };
-}
 
 /** Everything a command needs from the outside world. */
 export interface Context {

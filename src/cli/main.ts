@@ -3,7 +3,8 @@
  * Nothing here calls `process.exit()`; bin/ sets `process.exitCode` from the result.
  */
 import type { Context, FetchLike } from '../context.js';
-import { createRateBudget, createSystemContext, readPackageVersion } from '../context.js';
+import { createSystemContext, readPackageVersion } from '../context.js';
+import { createRateBudget, loadStoreOnUse } from '../rate/budget.js';
 import { CollectionsError, ExitCode, toExitCode } from '../errors.js';
 import { redact } from '../http/redact.js';
 import { asWriteFailure, failureText, installProcessGuard, wantsStack, watchOutputs } from './guard.js';
@@ -58,7 +59,7 @@ export async function main(argv: readonly string[], ctx: Context, secrets: strin
     ctx.io.stdout.write(`${ctx.version}\n`);
     return ExitCode.Ok;
   }
-  // The clients of one run share their rate-limit windows (http/governor-registry.ts).
+  // The clients of one run share their rate-limit windows (rate/pool.ts).
   ctx.rateBudget ??= createRateBudget();
   let code: number;
   try {
@@ -90,13 +91,12 @@ export async function run(argv: readonly string[]): Promise<number> {
   const onTrouble = (message: string): void => {
     if (verbose) ctx.io.stderr.write(`collections: ${inertText(message)}\n`);
   };
-  // Loaded with the first client (`--help` loads no config code); a failed load means working alone.
-  ctx.rateBudget = createRateBudget((origin, keyHash) =>
-    import('../config/shared-quota-file.js').then(
-      (m) => m.openSharedQuota(ctx.env, ctx.configDir, { origin, keyHash, onTrouble }),
-      () => undefined,
-    ),
-  );
+  // Loaded with the first client (`--help` loads no store or config code); a failed load means working alone.
+  const store = loadStoreOnUse(async () => {
+    const [{ createFileStore }, { cacheDirOf }] = await Promise.all([import('../rate/store-file.js'), import('../config/folder.js')]);
+    return createFileStore({ cacheDir: cacheDirOf(ctx.env, ctx.configDir), onTrouble });
+  });
+  ctx.rateBudget = createRateBudget({ store });
   const secrets: string[] = [];
   installProcessGuard(process, (err) => ctx.io.stderr.write(failureText(err, secrets, wantsStack(argv, ctx.env), formatError)), ctx.forceExit);
   return main(argv, ctx, secrets);

@@ -1,7 +1,7 @@
 /**
  * The HTTP client of the Collection API, HTTP only (it knows nothing of Hydra or pages): it
- * composes one request with its redirects (exchange.ts), the per-endpoint pacing (governor.ts),
- * the waits (wait.ts) and the retries (retry.ts), and maps statuses to errors (README, "Exit
+ * composes one request with its redirects (exchange.ts), the rate budget (rate/: the per-endpoint
+ * pacing and the waits) and the retries (retry.ts), and maps statuses to errors (README, "Exit
  * codes"; "Rate limits, retries and safety").
  *
  * Hot path: a page (up to 1000 items, ~1 MB) is read as text (or a byte text) once and handed to
@@ -12,16 +12,14 @@ import type { Clock } from '../time/clock.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
 import type { ClientEvent } from './events.js';
 import { createExchanger, createRequestHeaders, pathOf, type Exchanger, type HttpExchange } from './exchange.js';
-import type { RateLimitSnapshot } from './rate-limit.js';
-import type { FetchLike, RateBudget } from '../context.js';
-import { createClientRegistry, poolFor, type GovernorRegistry } from './governor-registry.js';
+import type { FetchLike } from './fetch-like.js';
+import { clampTimerMs, clientBudgetOf, createWaitLedger, decideWait, describeTooLong } from '../rate/index.js';
+import type { ClientBudget, RateBudget, RateLimitSnapshot, WaitCut, WaitLedger } from '../rate/index.js';
 import { assertSameOrigin } from './origin.js';
-import { createWaitLedger, type WaitCut, type WaitLedger } from './wait-ledger.js';
 import { DEFAULT_RETRIES, RetryableFailure, waitBeforeRetry, type RetryPolicy } from './retry.js';
-import { clampTimerMs, decideWait, describeTooLong } from './wait.js';
 
 export type { ClientEvent } from './events.js';
-export type { RateLimitSnapshot } from './rate-limit.js';
+export type { RateLimitSnapshot } from '../rate/index.js';
 export { UnreadableBodyError } from './retry.js';
 
 /** Options of {@link createClient}. */
@@ -45,11 +43,11 @@ export interface ClientOptions {
   /** Extra request headers (e.g. `User-Agent`). */
   headers?: Record<string, string>;
   onEvent?: (event: ClientEvent) => void;
-  /** Told when a `wait` event's wait was not waited in full: its requests were aborted (wait-ledger.ts). */
+  /** Told when a `wait` event's wait was not waited in full: its requests were aborted (rate/wait-ledger.ts). */
   onWaitCut?: (cut: WaitCut) => void;
   /** Aborts waits and requests in flight (used on SIGINT/SIGTERM). */
   signal?: AbortSignal;
-  /** The process's rate budget: clients with the same origin and key share their windows (governor-registry.ts); none: this client alone. */
+  /** The process's rate budget: clients with the same origin and key share their windows (rate/pool.ts); none: this client alone. */
   budget?: RateBudget;
 }
 
@@ -90,7 +88,7 @@ export interface GetOptions<T> {
   headers?: Record<string, string>;
   /** Aborts this request (and its waits) only, e.g. when a consumer of concurrent pages stops. */
   signal?: AbortSignal;
-  /** Requests the caller will still make to this endpoint after this one, when known (see the governor's `demand`). */
+  /** Requests the caller will still make to this endpoint after this one, when known (see rate/governor-types.ts `AcquireOptions.demand`). */
   demand?: number;
   /** Parses the body (default: the body is the text). */
   parse?: BodyParser<T>;
@@ -142,8 +140,8 @@ interface Session {
   baseUrl: URL;
   clock: Clock;
   maxWaitMs: number;
-  waits: WaitLedger;
-  governors: GovernorRegistry;
+  waits: WaitLedger<ClientEvent>;
+  budget: ClientBudget;
   exchanger: Exchanger;
   headersFor: (extra?: Record<string, string>) => Record<string, string>;
   signal: AbortSignal | undefined;
@@ -160,14 +158,13 @@ export function createClient(options: ClientOptions): Client {
   const random = options.random ?? Math.random;
   const [retries, timeoutMs] = [Math.max(0, Math.floor(options.retries ?? DEFAULT_RETRIES)), options.timeoutMs ?? DEFAULT_TIMEOUT_MS];
   const maxWaitMs = options.maxWaitMs ?? Number.POSITIVE_INFINITY;
-  const waits = createWaitLedger(clock, options.onEvent ?? ((): void => undefined), options.onWaitCut ?? ((): void => undefined));
+  const waits = createWaitLedger<ClientEvent>(clock, options.onEvent ?? ((): void => undefined), options.onWaitCut ?? ((): void => undefined));
   const emit = waits.emit;
-  const pool = poolFor(options.budget, baseUrl.origin, apiKey, clock);
-  const governors = createClientRegistry(pool, { maxWaitMs, onWait: (w) => emit({ type: 'wait', ...w }) });
+  const budget = clientBudgetOf(options.budget, { origin: baseUrl.origin, apiKey, clock, maxWaitMs, onWait: (w) => emit({ type: 'wait', ...w }) });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const exchanger = createExchanger({ baseUrl, apiKey, fetch, clock, timeoutMs, maxBodyBytes, governors, emit });
-  const policy: RetryPolicy = { retries, maxWaitMs, random, clock, serverClock: governors.serverClock, emit };
-  const session: Session = { baseUrl, clock, maxWaitMs, waits, governors, exchanger, headersFor, signal: options.signal, policy };
+  const exchanger = createExchanger({ baseUrl, apiKey, fetch, clock, timeoutMs, maxBodyBytes, budget, emit });
+  const policy: RetryPolicy = { retries, maxWaitMs, random, clock, serverClock: budget.serverClock, emit };
+  const session: Session = { baseUrl, clock, maxWaitMs, waits, budget, exchanger, headersFor, signal: options.signal, policy };
   return {
     get: (url, call) => getWithRetries(session, url, call),
     probe: (url, extra) => probeOnce(session, url, extra),
@@ -248,7 +245,7 @@ async function waitOutRateLimit(s: Session, x: HttpExchange, limited: number, si
     response: { headers: rl, receivedAt: x.receivedAt },
     attempt: limited,
     now: s.clock.now(),
-    serverClock: s.governors.serverClock,
+    serverClock: s.budget.serverClock,
     maxWaitMs: s.maxWaitMs,
   });
   const path = pathOf(x.url);
@@ -266,7 +263,7 @@ async function waitOutRateLimit(s: Session, x: HttpExchange, limited: number, si
       { hint: 'raise --max-wait, or run again after the reset' },
     );
   }
-  s.governors.forUrl(x.url).blockUntil(decision.until);
+  s.budget.holdUntil(x.url, decision.until);
   const reason = decision.reason === 'retry-after' ? 'retry-after' : 'rate-limit';
   const wait: ClientEvent = { type: 'wait', reason, ms: decision.ms, until: decision.until };
   if (rl.limit !== undefined) wait.limit = rl.limit;

@@ -1,9 +1,10 @@
 /**
- * One request of the client, HTTP only: the request headers, a permit from the endpoint's
- * governor, a timeout per attempt (`AbortSignal.timeout`, covering the body too), a bounded body
- * read (body.ts), same-origin
- * redirects followed by hand (the key must not leave the origin: README, "Rate limits, retries and
- * safety"), and the response with its status, headers, body text or server message, and timing.
+ * One request of the client, HTTP only: the request headers, a permit from the rate budget
+ * (rate/index.ts: the endpoint's window; the response's headers are recorded on it), a timeout per
+ * attempt (`AbortSignal.timeout`, covering the body too), a bounded body read (body.ts),
+ * same-origin redirects followed by hand (the key must not leave the origin: README, "Rate
+ * limits, retries and safety"), and the response with its status, headers, body text or server
+ * message, and timing.
  * What a status means (wait, retry, fail) is the client's business.
  */
 import { ApiUnavailableError, CollectionsError, HttpError, UsageError } from '../errors.js';
@@ -11,9 +12,8 @@ import type { Clock } from '../time/clock.js';
 import { readBoundedByteText, readBoundedText } from './body.js';
 import type { ClientEvent, ClientEventSink } from './events.js';
 import type { FetchLike } from './fetch-like.js';
-import type { GovernorRegistry } from './governor-registry.js';
 import { resolveSameOrigin } from './origin.js';
-import { parseRateLimitHeaders, snapshotOf, type RateLimitHeaders, type RateLimitSnapshot } from './rate-limit.js';
+import { snapshotOf, type ClientBudget, type RateLimitHeaders, type RateLimitSnapshot } from '../rate/index.js';
 import { redactSecret } from './redact.js';
 import { describeConnectFailure, describeNetworkError, RetryableFailure } from './retry.js';
 import { parseServerMessage } from './server-message.js';
@@ -82,7 +82,8 @@ export interface ExchangeOptions {
   timeoutMs: number;
   /** Largest body accepted per response, bytes, counted after decompression. */
   maxBodyBytes: number;
-  governors: GovernorRegistry;
+  /** The client's view of the rate budget: a permit per request, the response's headers recorded on it. */
+  budget: ClientBudget;
   emit: ClientEventSink;
 }
 
@@ -90,11 +91,11 @@ export interface ExchangeOptions {
 export interface SendOptions {
   /** Aborts the permit wait, the request and the body read; its reason passes through untouched. */
   signal?: AbortSignal;
-  /** False: no pacing (the governor grants at once; `ratelimit` probes). */
+  /** False: no pacing (the budget grants at once; `ratelimit` probes). */
   pace: boolean;
-  /** The caller has just slept a rate-limit wait (see the governor's `Permit.afterWait`). */
+  /** The caller has just slept a rate-limit wait (see rate/governor-types.ts `Permit.afterWait`). */
   afterWait: boolean;
-  /** Requests still to come to this endpoint, when known (see the governor's `demand`). */
+  /** Requests still to come to this endpoint, when known (see rate/governor-types.ts `AcquireOptions.demand`). */
   demand?: number;
   /** What to do with a 2xx body: read it as text, as a byte text when it can be (body.ts `readBoundedByteText`), or discard it unread. */
   body: 'text' | 'bytes' | 'discard';
@@ -133,7 +134,7 @@ export interface Exchanger {
    *   compression-ratio guard (not retried)
    * @throws {UnsafeLinkError} for a redirect to another origin; {@link HttpError} for a redirect
    *   without `Location`; {@link ApiUnavailableError} after {@link MAX_REDIRECTS} redirects;
-   *   {@link RateLimitError} from the governor; the caller's abort reason
+   *   {@link RateLimitError} from the rate budget; the caller's abort reason
    */
   send(url: URL, headers: Record<string, string>, options: SendOptions): Promise<HttpExchange>;
   /** Requests sent so far (every attempt and redirect hop). */
@@ -157,7 +158,7 @@ export function createExchanger(options: ExchangeOptions): Exchanger {
   let requests = 0;
   const sendOne = async (url: URL, headers: Record<string, string>, send: SendOptions, afterWait: boolean): Promise<Hop> => {
     const demand = send.demand !== undefined ? { demand: send.demand } : {};
-    const permit = await options.governors.forUrl(url).acquire({ signal: send.signal, afterWait, wait: send.pace, ...demand });
+    const permit = await options.budget.reserve(url, { signal: send.signal, afterWait, wait: send.pace, ...demand });
     // Stopped after the permit (a read-ahead cancelled, a signal): nothing is sent, so nothing is spent.
     if (send.signal?.aborted === true) permit.cancel();
     send.signal?.throwIfAborted();
@@ -174,9 +175,7 @@ export function createExchanger(options: ExchangeOptions): Exchanger {
       throw failure(options, err, send.signal, timeout, '', url);
     }
     const receivedAt = options.clock.now();
-    const rl = parseRateLimitHeaders(res.headers);
-    options.governors.serverClock.observe(rl.date, sentAt, receivedAt);
-    permit.release({ status: res.status, headers: rl, receivedAt });
+    const rl = permit.record({ status: res.status, headers: res.headers, sentAt, receivedAt });
     return { res, url, rl, requestId: res.headers.get('x-request-id') ?? undefined, receivedAt, startedAt, timeout };
   };
 
@@ -294,6 +293,6 @@ async function finish(options: ExchangeOptions, h: Hop, send: SendOptions): Prom
     text,
     byteText,
     serverMessage,
-    rateLimit: snapshotOf(h.rl, h.receivedAt, options.governors.serverClock),
+    rateLimit: snapshotOf(h.rl, h.receivedAt, options.budget.serverClock),
   };
 }

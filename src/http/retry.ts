@@ -7,8 +7,7 @@
 import { ApiUnavailableError } from '../errors.js';
 import type { Clock } from '../time/clock.js';
 import type { ClientEventSink } from './events.js';
-import type { ServerClock } from './server-clock.js';
-import { decideWait, describeTooLong, type ReceivedResponse } from './wait.js';
+import { decideWait, describeTooLong, type ReceivedResponse, type ServerClock } from '../rate/index.js';
 
 /** Default number of retries after a failed attempt (README, `--retries`). */
 export const DEFAULT_RETRIES = 5;

@@ -12,7 +12,7 @@
  *   first pages come at full speed before the quota runs out.
  * Pure: the caller passes the times (monotonic ms for rates, local epoch ms for resets).
  */
-import type { RateLimitSnapshot } from '../http/rate-limit.js';
+import type { RateLimitSnapshot } from '../rate/index.js';
 
 /**
  * The span of the throughput's moving window, ms: long enough to cover several rate-limit windows

@@ -4,7 +4,7 @@
  * terminal's width) and the summary. Pure; durations are pretty-ms's (io/format.ts).
  */
 import type { ClientEvent } from '../http/client.js';
-import type { RateLimitSnapshot } from '../http/rate-limit.js';
+import type { RateLimitSnapshot } from '../rate/index.js';
 import type { LogEvent } from './events.js';
 import { formatCount, formatDuration, formatLocalTime, formatTimeLeft } from './format.js';
 

@@ -5,7 +5,7 @@
  */
 import type { Client, ResponseHead, ResponseInfo } from '../http/client.js';
 import { UnreadableBodyError } from '../http/client.js';
-import { parseHttpDate } from '../http/rate-limit.js';
+import { parseHttpDate } from '../rate/index.js';
 import { HostileResponseError } from '../errors.js';
 import { valueMembers, textOfBytes } from '../json/members.js';
 import { PageFormatError, parsePageText, refuseHtml } from './hydra.js';

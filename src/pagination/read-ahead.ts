@@ -5,7 +5,7 @@
  * Not `p-limit`: p-limit bounds the tasks *running*, and its queue would take every page up front.
  * This bounds the pages in flight *or settled and not yet consumed* (the memory the buffer holds),
  * launches a page only when the bound has room, and moves the bound while pages are consumed; the
- * rate limit itself is the governor's (http/governor.ts), not this module's.
+ * rate limit itself is the governor's (rate/governor.ts), not this module's.
  */
 import type { FetchedPage } from './fetch-page.js';
 

@@ -5,8 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SHARED_QUOTA_FILE, createSharedQuotaFile } from '../../src/config/shared-quota-file.js';
-import { createRateBudget, type RateBudget, type SharedWindow } from '../../src/context.js';
+import { createRateBudget, type RateBudget } from '../../src/rate/budget.js';
+import { SHARED_QUOTA_FILE, createFileStore } from '../../src/rate/store-file.js';
+import type { SharedWindow } from '../../src/rate/store.js';
 import { START, createWorld, idsOfNdjson, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
 
 let dir: TempDir;
@@ -17,7 +18,7 @@ afterEach(() => dir.remove());
 
 /** A budget as a new process would have: its own memory, the cache folder's file shared. */
 function processBudget(cacheDir: string, troubles: string[]): RateBudget {
-  return createRateBudget((origin, keyHash) => createSharedQuotaFile({ cacheDir, origin, keyHash, onTrouble: (m) => troubles.push(m) }));
+  return createRateBudget({ store: createFileStore({ cacheDir, onTrouble: (m) => troubles.push(m) }) });
 }
 
 const tooMany = (w: SandboxWorld): number => w.sandbox.stats().limitedWindows.reduce((n, lw) => n + lw.count, 0);

@@ -8,8 +8,9 @@ import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:f
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { planExport } from '../../src/commands/export.js';
 import type { ExportFlags } from '../../src/commands/flags.js';
-import { SHARED_QUOTA_FILE, createSharedQuotaFile } from '../../src/config/shared-quota-file.js';
-import { createRateBudget, type RateBudget } from '../../src/context.js';
+import { createRateBudget, type RateBudget } from '../../src/rate/budget.js';
+import { SHARED_QUOTA_FILE, createFileStore } from '../../src/rate/store-file.js';
+import { createMemoryStore } from '../../src/rate/store-memory.js';
 import type { TestContext } from '../helpers/context.js';
 import { runExport } from '../../src/export/run/run.js';
 import type { LimitScope } from '../../src/sandbox/types.js';
@@ -137,7 +138,7 @@ describe('the CLI, --taxpayer a,b,c --parallel 3 (one run, one budget)', () => {
 
 /** A budget as another process would have: its own memory, the cache folder's file shared. */
 function processBudget(cacheDir: string, troubles: string[] = []): RateBudget {
-  return createRateBudget((origin, keyHash) => createSharedQuotaFile({ cacheDir, origin, keyHash, onTrouble: (m) => troubles.push(m) }));
+  return createRateBudget({ store: createFileStore({ cacheDir, onTrouble: (m) => troubles.push(m) }) });
 }
 
 describe('two processes with the same key and base URL', () => {
@@ -180,6 +181,14 @@ describe('two processes with the same key and base URL', () => {
     const budgets = [createRateBudget(), createRateBudget()];
     await exportAll(w, (i) => budgets[i % 2]);
     expect(tooMany(w)).toBeGreaterThan(1);
+  });
+
+  it('share through any store: two budgets on one memory store spend at most one 429 between them, as through the file', async () => {
+    const w = world('route');
+    const store = createMemoryStore();
+    const budgets = [createRateBudget({ store }), createRateBudget({ store })];
+    await exportAll(w, (i) => budgets[i % 2]);
+    expect(tooMany(w)).toBeLessThanOrEqual(1);
   });
 });
 

@@ -4,7 +4,7 @@
  * rate, epoch ms for resets), so each case reads as a small story with its numbers.
  */
 import { describe, expect, it } from 'vitest';
-import type { RateLimitSnapshot } from '../../../src/http/rate-limit.js';
+import type { RateLimitSnapshot } from '../../../src/rate/index.js';
 import { createEtaEstimator, quotaEtaMs, RATE_WINDOW_MS } from '../../../src/io/eta.js';
 
 const T0 = Date.UTC(2024, 3, 16, 18, 0, 0);

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import ora from 'ora';
 import stringWidth from 'string-width';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { RateLimitSnapshot } from '../../../src/http/rate-limit.js';
+import type { RateLimitSnapshot } from '../../../src/rate/index.js';
 import { createProgress } from '../../../src/io/progress.js';
 import { createVirtualClock, type VirtualClock } from '../../../src/time/clock.js';
 import { CaptureStream } from '../../helpers/context.js';

@@ -1,12 +1,12 @@
 /**
  * Summaries count only the rate-limit waits that were taken (README, "Rate limits, retries and
  * safety"): a wait announced to progress and then cut by an abort is taken out of its counts again
- * (http/wait-ledger.ts, export/run/export-client.ts). Sandbox world, virtual clock.
+ * (rate/wait-ledger.ts, export/run/export-client.ts). Sandbox world, virtual clock.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createExportClient } from '../../../../src/export/run/export-client.js';
 import { createProgress } from '../../../../src/io/progress.js';
-import { createWaitLedger, type WaitCut } from '../../../../src/http/wait-ledger.js';
+import { createWaitLedger, type WaitCut } from '../../../../src/rate/wait-ledger.js';
 import type { ClientEvent } from '../../../../src/http/client.js';
 import { createVirtualClock } from '../../../../src/time/clock.js';
 import { BASE, START, createWorld, tempDir, worldContext, type TempDir } from '../../../helpers/world.js';
@@ -22,7 +22,7 @@ describe('wait ledger', () => {
     const clock = createVirtualClock(START, { autoAdvance: false });
     const events: ClientEvent[] = [];
     const cuts: WaitCut[] = [];
-    const ledger = createWaitLedger(
+    const ledger = createWaitLedger<ClientEvent>(
       clock,
       (e) => events.push(e),
       (c) => cuts.push(c),

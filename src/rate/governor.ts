@@ -1,13 +1,13 @@
 /**
  * The rate-limit governor: one per endpoint (limits are per API key and per endpoint, the API
- * documentation, rate limiting; which paths make one endpoint is governor-registry.ts's), shared
+ * documentation, rate limiting; which paths make one endpoint is pool.ts's), shared
  * by every request in flight of the clients of one origin and key. It paces requests
  * so that an honest server never has to answer 429 (README, "Rate limits, retries and safety":
  * pace before the 429): a request is only sent when the window has room for it, counting the
  * requests already in flight (a reservation), and when the window is spent it waits for the reset
  * by the server's clock. The window model is quota-window.ts; how long to wait is wait.ts.
  */
-import type { SharedTicket } from '../context.js';
+import type { SharedTicket } from './store.js';
 import { RateLimitError } from '../errors.js';
 import type { AcquireOptions, GovernorOptions, GovernorState, GovernorWait, Permit, RateLimitGovernor } from './governor-types.js';
 import { QuotaWindow, type ResponseObservation } from './quota-window.js';
@@ -23,7 +23,7 @@ interface Caller {
 }
 
 /**
- * Requests left in a window above which the shared file (context.ts `SharedQuota`) is neither read
+ * Requests left in a window above which the store (store.ts `SharedQuota`) is neither read
  * nor written: the server's `Remaining` already counts every process's answered requests, and
  * other processes cannot spend this many before this one hears again, so only a window's start
  * and its last quarter (at least 64 requests) pay for a file lock per request. A quota of 60 a
@@ -251,7 +251,7 @@ class Governor implements RateLimitGovernor {
     await this.sleepReported(caller, ms, until, signal);
   }
 
-  /** Sleeps a wait reported to `caller` ending at `until`; aborted, it was not taken (http/wait-ledger.ts) and may be reported again. */
+  /** Sleeps a wait reported to `caller` ending at `until`; aborted, it was not taken (wait-ledger.ts) and may be reported again. */
   private async sleepReported(caller: Caller, ms: number, until: number, signal: AbortSignal | undefined): Promise<void> {
     try {
       await this.options.clock.sleep(ms, signal);

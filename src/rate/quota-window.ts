@@ -3,7 +3,7 @@
  * for, when it resets, and when to time a request so that it probes the server's clock. Pure
  * bookkeeping, no waiting (governor.ts waits on it).
  */
-import type { RateLimitHeaders } from './rate-limit.js';
+import type { RateLimitHeaders } from './headers.js';
 import type { ServerClock } from './server-clock.js';
 
 /** Below this uncertainty of the server clock's offset, ms, the governor stops probing it. */

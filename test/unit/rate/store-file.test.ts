@@ -1,12 +1,12 @@
 /**
- * The file through which processes share the quota (config/shared-quota-file.ts): reservations
+ * The file through which processes share the quota (rate/store-file.ts): reservations
  * fill a window until its reset, the headers seen lower it, and a corrupt, locked or unwritable
  * file is skipped (the caller works alone) without ever holding the key.
  */
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SHARED_QUOTA_FILE, createSharedQuotaFile } from '../../../src/config/shared-quota-file.js';
-import { keyHashOf } from '../../../src/http/governor-registry.js';
+import { SHARED_QUOTA_FILE, createSharedQuotaFile } from '../../../src/rate/store-file.js';
+import { keyHashOf } from '../../../src/rate/pool.js';
 import { CANARY, tempDir, type TempDir } from '../../helpers/world.js';
 
 const T = Date.UTC(2024, 3, 16, 18, 0, 0);

@@ -1,5 +1,6 @@
 /**
- * Which governor (governor.ts) paces a request, and what the clients of one API and key share.
+ * The governor pool: which governor (governor.ts) paces a request, and what the clients of one API
+ * and key share.
  *
  * Scope (README, "Rate limits, retries and safety"): the API documentation says limits are per key
  * and per endpoint, but not whether `/taxpayers/A/invoices` and `/taxpayers/B/invoices` are one
@@ -12,26 +13,20 @@
  * A path that matches no template is its own window (as before).
  *
  * Sharing: a {@link GovernorPool} holds the governors and the server's clock of one origin and key;
- * every client created with the same rate budget (context.ts `RateBudget`) uses the same pool
- * ({@link poolFor}), and each client sees it through its own {@link GovernorRegistry}, so the waits
- * of a client's requests are reported to that client and bounded by its `--max-wait`.
+ * every client created with the same rate budget (budget.ts) uses the same pool ({@link poolFor}),
+ * and each client sees it through its own view (client-budget.ts), so the waits of a client's
+ * requests are reported to that client and bounded by its `--max-wait`. What other processes share
+ * comes from the budget's store (store.ts), opened once per pool.
  */
 import { createHash } from 'node:crypto';
-import type { RateBudget, SharedQuota } from '../context.js';
 import { ENDPOINTS } from '../endpoints.js';
 import type { Clock } from '../time/clock.js';
+import type { RateBudget } from './budget.js';
 import { createRateLimitGovernor } from './governor.js';
-import type { GovernorWait, Permit, RateLimitGovernor } from './governor-types.js';
+import type { RateLimitGovernor } from './governor-types.js';
 import type { ResponseObservation } from './quota-window.js';
 import { createServerClock, type ServerClock } from './server-clock.js';
-
-/** The governors one client sees, by endpoint. */
-export interface GovernorRegistry {
-  /** The shared server-clock knowledge. */
-  readonly serverClock: ServerClock;
-  /** The governor that paces requests to `url` (by route, or by path once the API is known to count per path). */
-  forUrl(url: URL): RateLimitGovernor;
-}
+import type { SharedQuota } from './store.js';
 
 /** What the clients of one origin and key share; see {@link createGovernorPool}. */
 export interface GovernorPool {
@@ -187,44 +182,6 @@ export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
   };
 }
 
-/** What a client brings to the governors it shares: its listener of waits and its `--max-wait`. */
-export interface ClientPacing {
-  /** Longest pacing wait accepted, ms (Infinity: any). */
-  maxWaitMs: number;
-  /** Told of each pacing wait of this client's requests. */
-  onWait: (wait: GovernorWait) => void;
-}
-
-/** One client's view of a pool: its waits are its own, the windows are shared. */
-export function createClientRegistry(pool: GovernorPool, client: ClientPacing): GovernorRegistry {
-  const { maxWaitMs, onWait } = client;
-  return {
-    serverClock: pool.serverClock,
-    forUrl(url) {
-      return {
-        async acquire(opts = {}): Promise<Permit> {
-          if (pool.opening !== undefined && opts.wait !== false) await pool.opening;
-          const permit = await pool.resolve(url).acquire({ ...opts, maxWaitMs, onWait });
-          const sentAfter = pool.receipts;
-          let learnt = false;
-          return {
-            afterWait: permit.afterWait,
-            cancel: () => permit.cancel(),
-            release(obs) {
-              permit.release(obs);
-              if (obs === undefined || learnt) return;
-              learnt = true;
-              pool.learn(url, sentAfter, obs);
-            },
-          };
-        },
-        blockUntil: (localMs) => pool.resolve(url).blockUntil(localMs, onWait),
-        state: () => pool.resolve(url).state(),
-      };
-    },
-  };
-}
-
 /** The SHA-256 of an API key, hex: how shared state names a key without holding it. */
 export function keyHashOf(apiKey: string): string {
   return createHash('sha256').update(apiKey, 'utf8').digest('hex');
@@ -232,13 +189,13 @@ export function keyHashOf(apiKey: string): string {
 
 /**
  * The pool of `origin` and `apiKey` in `budget` (made on first use, with what other processes share
- * when the budget opens it), or a pool of this client alone without a budget.
+ * when the budget has a store), or a pool of this client alone without a budget.
  */
 export function poolFor(budget: RateBudget | undefined, origin: string, apiKey: string, clock: Clock): GovernorPool {
   if (budget === undefined) return createGovernorPool({ clock });
   const keyHash = keyHashOf(apiKey);
   return budget.share(`governors ${origin} ${keyHash}`, () => {
-    const quota = budget.openShared?.(origin, keyHash);
+    const quota = budget.store?.open(origin, keyHash);
     return createGovernorPool({ clock, ...(quota === undefined ? {} : { quota }) });
   });
 }

@@ -6,7 +6,20 @@
  * and the client's `onWaitCut` is told how much of it was not waited.
  */
 import type { Clock } from '../time/clock.js';
-import type { ClientEventSink } from './events.js';
+
+/**
+ * A wait as the ledger remembers it: the `wait` event of http/events.ts `ClientEvent` (the
+ * ledger passes every other event on untouched, so it needs no more of their shape).
+ */
+export interface LedgerWait {
+  type: 'wait';
+  /** Length of the wait, ms. */
+  ms: number;
+  /** When the wait ends, local epoch ms. */
+  until: number;
+}
+
+const isWait = (event: { type: string }): event is LedgerWait => event.type === 'wait';
 
 /** Part of an announced wait not waited because the requests waiting were aborted. */
 export interface WaitCut {
@@ -16,10 +29,10 @@ export interface WaitCut {
   begun: boolean;
 }
 
-/** See {@link createWaitLedger}. */
-export interface WaitLedger {
+/** See {@link createWaitLedger}; `E` is the client's event type. */
+export interface WaitLedger<E extends { type: string }> {
   /** Passes every event on, remembering each `wait` until its end. */
-  emit: ClientEventSink;
+  emit: (event: E) => void;
   /** The client's requests were aborted now: each announced wait not over yet is cut (told to `onCut`). */
   cut(): void;
 }
@@ -29,11 +42,15 @@ export interface WaitLedger {
  * @param clock the client's clock (`until` of a wait is local epoch ms)
  * @param onCut told of each wait cut
  */
-export function createWaitLedger(clock: Pick<Clock, 'now'>, sink: ClientEventSink, onCut: (cut: WaitCut) => void): WaitLedger {
+export function createWaitLedger<E extends { type: string }>(
+  clock: Pick<Clock, 'now'>,
+  sink: (event: E) => void,
+  onCut: (cut: WaitCut) => void,
+): WaitLedger<E> {
   let open: Array<{ ms: number; until: number }> = [];
   return {
     emit(event) {
-      if (event.type === 'wait') {
+      if (isWait(event)) {
         const now = clock.now();
         open = open.filter((w) => w.until > now);
         open.push({ ms: event.ms, until: event.until });

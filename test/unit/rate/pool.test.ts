@@ -1,12 +1,14 @@
 /**
- * The governor pool (http/governor-registry.ts): routes by endpoint template, one window per route
- * until per-path counting is seen in the headers, and each client's waits reported to that client.
+ * The governor pool (rate/pool.ts): routes by endpoint template, one window per route until
+ * per-path counting is seen in the headers, and each client's waits reported to that client
+ * (rate/client-budget.ts).
  */
 import { describe, expect, it } from 'vitest';
-import type { SharedQuota } from '../../../src/context.js';
-import { createClientRegistry, createGovernorPool, keyHashOf, poolFor, routeOf } from '../../../src/http/governor-registry.js';
-import type { GovernorWait, ResponseObservation } from '../../../src/http/governor.js';
-import { createRateBudget } from '../../../src/context.js';
+import { createRateBudget } from '../../../src/rate/budget.js';
+import { createClientBudget } from '../../../src/rate/client-budget.js';
+import type { GovernorWait, ResponseObservation } from '../../../src/rate/governor.js';
+import { createGovernorPool, keyHashOf, poolFor, routeOf } from '../../../src/rate/pool.js';
+import type { SharedQuota } from '../../../src/rate/store.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
 
 const T = Date.UTC(2024, 3, 16, 18, 0, 0);
@@ -84,12 +86,12 @@ describe('governor pool', () => {
     const clock = createVirtualClock(T);
     const pool = createGovernorPool({ clock });
     const waits: Record<string, GovernorWait[]> = { one: [], two: [] };
-    const one = createClientRegistry(pool, { maxWaitMs: Infinity, onWait: (w) => waits.one!.push(w) });
-    const two = createClientRegistry(pool, { maxWaitMs: 1000, onWait: (w) => waits.two!.push(w) });
-    const p = await one.forUrl(A).acquire();
+    const one = createClientBudget(pool, { maxWaitMs: Infinity, onWait: (w) => waits.one!.push(w) });
+    const two = createClientBudget(pool, { maxWaitMs: 1000, onWait: (w) => waits.two!.push(w) });
+    const p = await one.reserve(A);
     p.release(ok(0));
-    await expect(two.forUrl(B).acquire()).rejects.toThrow(/resets in 60 s, longer than the longest wait allowed \(1 s\)/);
-    const later = one.forUrl(A).acquire();
+    await expect(two.reserve(B)).rejects.toThrow(/resets in 60 s, longer than the longest wait allowed \(1 s\)/);
+    const later = one.reserve(A);
     await later;
     expect(waits.one).toEqual([expect.objectContaining({ reason: 'pacing', ms: 60_000 })]);
     expect(waits.two).toEqual([]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createRateLimitGovernor, type GovernorWait, type ResponseObservation } from '../../../src/http/governor.js';
-import { createServerClock } from '../../../src/http/server-clock.js';
-import type { RateLimitHeaders } from '../../../src/http/rate-limit.js';
+import { createRateLimitGovernor, type GovernorWait, type ResponseObservation } from '../../../src/rate/governor.js';
+import { createServerClock } from '../../../src/rate/server-clock.js';
+import type { RateLimitHeaders } from '../../../src/rate/headers.js';
 import { RateLimitError } from '../../../src/errors.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
 

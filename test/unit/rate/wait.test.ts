@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { RateLimitHeaders } from '../../../src/http/rate-limit.js';
+import type { RateLimitHeaders } from '../../../src/rate/headers.js';
 import { MAX_TIMER_MS } from '../../../src/time/clock.js';
-import { clampTimerMs, decideWait, describeTooLong, floorWaitMs, planWait, waitMs } from '../../../src/http/wait.js';
+import { clampTimerMs, decideWait, describeTooLong, floorWaitMs, planWait, waitMs } from '../../../src/rate/wait.js';
 
 const T = Date.UTC(2024, 3, 16, 18, 0, 0);
 const MIN = 60_000;

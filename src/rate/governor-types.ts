@@ -1,8 +1,8 @@
 /**
- * The shapes of the rate-limit governor (governor.ts) and of its registries (governor-registry.ts):
+ * The shapes of the rate-limit governor (governor.ts) and of its pools (pool.ts):
  * its options, permits, waits and state.
  */
-import type { SharedQuota } from '../context.js';
+import type { SharedQuota } from './store.js';
 import type { Clock } from '../time/clock.js';
 import type { ResponseObservation } from './quota-window.js';
 import type { ServerClock } from './server-clock.js';
@@ -21,7 +21,7 @@ export interface GovernorWait {
 /** Options of {@link createRateLimitGovernor}. */
 export interface GovernorOptions {
   clock: Clock;
-  /** Shared by the governors of one pool (governor-registry.ts): every client of one origin and key. */
+  /** Shared by the governors of one pool (pool.ts): every client of one origin and key. */
   serverClock: ServerClock;
   /** Longest pacing wait accepted, ms (default Infinity); longer → {@link RateLimitError} without waiting. */
   maxWaitMs?: number;

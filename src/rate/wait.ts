@@ -8,7 +8,7 @@
  * milliseconds by the injected Clock's `now()`.
  */
 import { MAX_TIMER_MS } from '../time/clock.js';
-import type { RateLimitHeaders } from './rate-limit.js';
+import type { RateLimitHeaders } from './headers.js';
 import { serverToLocal, type ClockOffset, type ServerClock } from './server-clock.js';
 
 /** The smallest rate-limit wait, ms: zero, past or garbage waits become this. */
@@ -154,7 +154,7 @@ interface WaitRequestBase {
  * - `pacing`: the governor's window is spent; `response` is the last one seen in it;
  * - `retry`: a failed attempt about to be retried; `response` is the 5xx whose `Retry-After` sets
  *   the least delay (RFC 9110 §10.2.3), if any; `backoffMs` draws the backoff (full jitter, see
- *   retry.ts) and is only called when the retry will happen.
+ *   http/retry.ts) and is only called when the retry will happen.
  */
 export type WaitRequest =
   | (WaitRequestBase & { kind: '429'; response: ReceivedResponse; attempt: number })
