@@ -5,7 +5,7 @@
 // Type-only imports count too (tsPreCompilationDeps), since a type import ties a module to another floor as surely as a value import.
 
 /** The ground floor: shared by every floor, imports nothing above itself. */
-const GROUND = '^src/(context\\.ts|errors\\.ts|endpoints\\.ts|time/|http/fetch-like\\.ts)';
+const GROUND = '^src/(context\\.ts|errors\\.ts|endpoints\\.ts|secrets\\.ts|time/|http/(fetch-like|redact)\\.ts)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -57,9 +57,19 @@ module.exports = {
     {
       name: 'ground-context',
       severity: 'error',
-      comment: 'Ground floor: context.ts (the injected clock, streams and fetch) may import only time/, errors.ts and http/fetch-like.ts.',
+      comment:
+        'Ground floor: context.ts (the injected clock, streams, fetch and secrets service) may import only time/, errors.ts, secrets.ts and http/fetch-like.ts.',
       from: { path: '^src/context\\.ts$' },
-      to: { path: '^src/', pathNot: '^src/(context\\.ts$|errors\\.ts$|time/|http/fetch-like\\.ts$)' },
+      to: { path: '^src/', pathNot: '^src/(context\\.ts$|errors\\.ts$|secrets\\.ts$|time/|http/fetch-like\\.ts$)' },
+    },
+    {
+      name: 'ground-secrets',
+      severity: 'error',
+      comment:
+        "Ground floor: secrets.ts (the Context's secrets service) and the text scrubbing it uses, http/redact.ts, import nothing of src but each other: " +
+        'every floor, the error line of cli/ included, reaches them through the Context.',
+      from: { path: '^src/(secrets\\.ts|http/redact\\.ts)$' },
+      to: { path: '^src/', pathNot: '^src/(secrets\\.ts|http/redact\\.ts)$' },
     },
     {
       name: 'ground-endpoints-fetch-like',
