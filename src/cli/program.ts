@@ -45,10 +45,15 @@ ${exitCodesHelp(PROGRAM_EXIT_CODES)}`;
 export interface ProgramRunners {
   /** The export commands' (default commands/export.ts `runExportCommand`). */
   export?: RunCommand<ExportCommandOptions>;
+  /** `ratelimit`'s (default commands/ratelimit.ts `runRatelimit`). */
   ratelimit?: RunCommand<RatelimitCommandOptions>;
+  /** `config`'s (default commands/config.ts `runConfig`). */
   config?: RunCommand<ConfigCommandOptions>;
+  /** `completion`'s (default commands/completion.ts `runCompletion`). */
   completion?: RunCommand<CompletionCommandOptions>;
+  /** `verify`'s (default commands/verify.ts `runVerify`). */
   verify?: RunCommand<VerifyCommandOptions>;
+  /** `sandbox`'s (default commands/sandbox.ts `runSandbox`). */
   sandbox?: RunCommand<SandboxCommandOptions>;
 }
 
