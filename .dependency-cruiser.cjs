@@ -7,7 +7,7 @@
 // Type-only imports count too (tsPreCompilationDeps), since a type import ties a module to another floor as surely as a value import.
 
 /** The ground floor: shared by every floor, imports nothing above itself. */
-const GROUND = '^src/(context\\.ts|errors\\.ts|endpoints\\.ts|time/|http/fetch-like\\.ts)';
+const GROUND = '^src/(context\\.ts|errors\\.ts|endpoints\\.ts|secrets\\.ts|time/|http/(fetch-like|redact)\\.ts)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -60,10 +60,10 @@ module.exports = {
       name: 'ground-context',
       severity: 'error',
       comment:
-        'Ground floor: context.ts (the injected clock, streams and fetch) may import only time/, errors.ts, http/fetch-like.ts, ' +
+        'Ground floor: context.ts (the injected clock, streams, fetch and secrets service) may import only time/, errors.ts, secrets.ts, http/fetch-like.ts, ' +
         'and the type of the rate budget it carries (rate/budget.ts; type-only, see context-names-the-budget-type).',
       from: { path: '^src/context\\.ts$' },
-      to: { path: '^src/', pathNot: '^src/(context\\.ts$|errors\\.ts$|time/|http/fetch-like\\.ts$|rate/budget\\.ts$)' },
+      to: { path: '^src/', pathNot: '^src/(context\\.ts$|errors\\.ts$|secrets\\.ts$|time/|http/fetch-like\\.ts$|rate/budget\\.ts$)' },
     },
     {
       name: 'context-names-the-budget-type',
@@ -91,6 +91,15 @@ module.exports = {
         '(rate/budget.ts, light enough for --help) and loads the file store (rate/store-file.ts), and context.ts names the budget type.',
       from: { path: '^src/', pathNot: '^src/(rate/|cli/main\\.ts$|context\\.ts$)' },
       to: { path: '^src/rate/', pathNot: '^src/rate/index\\.ts$' },
+    },
+    {
+      name: 'ground-secrets',
+      severity: 'error',
+      comment:
+        "Ground floor: secrets.ts (the Context's secrets service) and the text scrubbing it uses, http/redact.ts, import nothing of src but each other: " +
+        'every floor, the error line of cli/ included, reaches them through the Context.',
+      from: { path: '^src/(secrets\\.ts|http/redact\\.ts)$' },
+      to: { path: '^src/', pathNot: '^src/(secrets\\.ts|http/redact\\.ts)$' },
     },
     {
       name: 'ground-endpoints-fetch-like',

@@ -8,6 +8,7 @@ import type { Clock } from './time/clock.js';
 import { systemClock } from './time/clock.js';
 import type { FetchLike } from './http/fetch-like.js';
 import type { RateBudget } from './rate/budget.js';
+import { createSecrets, type Secrets } from './secrets.js';
 import { readFileSync } from 'node:fs';
 
 export type { FetchLike };
@@ -63,6 +64,11 @@ export interface Context {
   forceExit: (code: number) => void;
   /** What the HTTP clients of this process share about the quota; undefined: each client learns alone. */
   rateBudget?: RateBudget;
+  /**
+   * The secrets of this run (the API key, added once known) and their removal from any text shown:
+   * error lines, events, stacks (secrets.ts).
+   */
+  secrets: Secrets;
 }
 
 /**
@@ -117,6 +123,7 @@ export function createSystemContext(version: string, loadTransport: () => Promis
     },
     version,
     forceExit: (code) => process.exit(code),
+    secrets: createSecrets(),
   };
 }
 

@@ -87,7 +87,7 @@ export type ErrorCode = keyof typeof EXIT_CODE_OF;
 export interface CollectionsErrorOptions {
   /** The underlying error, kept for `--verbose` diagnostics. */
   cause?: unknown;
-  /** A one-line suggestion printed after the message (e.g. "run `collections config set base-url URL`"). */
+  /** A one-line suggestion printed after the message (the usual ones of the command line are added where it is printed: commands/hints.ts). */
   hint?: string;
 }
 
@@ -151,23 +151,18 @@ function describeHttp(d: HttpErrorDetails, what: string): string {
   return s;
 }
 
-/** What a status the client does not retry means: the code, the words and the hint. */
-const HTTP_STATUS_MEANING: Readonly<Record<number, { code: ErrorCode; what: string; hint: string }>> = {
-  400: { code: 'E_API_REJECTED', what: 'the API rejected the parameters', hint: 'check --param values' },
+/**
+ * What a status the client does not retry means: the code and the words. The hint that tells the
+ * user what to change is the command line's (commands/hints.ts), since it names flags and commands.
+ */
+const HTTP_STATUS_MEANING: Readonly<Record<number, { code: ErrorCode; what: string }>> = {
+  400: { code: 'E_API_REJECTED', what: 'the API rejected the parameters' },
   // API Platform 4 validates query parameters and answers an invalid one with 422 and a
   // ConstraintViolationList (its features/filter/filter_validation.feature): a usage error, like 400.
-  422: { code: 'E_API_REJECTED', what: 'the API rejected the parameters', hint: 'check --param values' },
-  401: {
-    code: 'E_AUTH',
-    what: 'the API key was rejected',
-    hint: 'set a valid key with `collections config set api-key` or COLLECTIONS_API_KEY',
-  },
-  403: {
-    code: 'E_AUTH',
-    what: 'the API key was rejected',
-    hint: 'set a valid key with `collections config set api-key` or COLLECTIONS_API_KEY',
-  },
-  404: { code: 'E_NOT_FOUND', what: 'not found', hint: 'check the --taxpayer and --invoice ids' },
+  422: { code: 'E_API_REJECTED', what: 'the API rejected the parameters' },
+  401: { code: 'E_AUTH', what: 'the API key was rejected' },
+  403: { code: 'E_AUTH', what: 'the API key was rejected' },
+  404: { code: 'E_NOT_FOUND', what: 'not found' },
 };
 
 /**
@@ -181,10 +176,7 @@ export class HttpError extends CollectionsError {
 
   constructor(details: HttpErrorDetails, options: CollectionsErrorOptions = {}) {
     const meaning = HTTP_STATUS_MEANING[details.status];
-    super(describeHttp(details, meaning?.what ?? 'unexpected response'), meaning?.code ?? 'E_HTTP_UNEXPECTED', {
-      hint: options.hint ?? meaning?.hint,
-      cause: options.cause,
-    });
+    super(describeHttp(details, meaning?.what ?? 'unexpected response'), meaning?.code ?? 'E_HTTP_UNEXPECTED', options);
     this.details = details;
   }
 }

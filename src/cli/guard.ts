@@ -6,12 +6,13 @@
  * - An `uncaughtException` or `unhandledRejection`: one line and the exit code of the failure
  *   (a `CollectionsError`'s own, a file-system write error's 7, else 1 as an internal error), the
  *   stack only when asked for ({@link wantsStack}).
- * The README ("Exit codes") lists the codes; the key is scrubbed from every line (http/redact.ts).
+ * The README ("Exit codes") lists the codes; the key is scrubbed from every line (the Context's `secrets`).
  */
 import type { IOStreams } from '../context.js';
 import { CollectionsError, ExitCode, toExitCode } from '../errors.js';
-import { redact } from '../http/redact.js';
 import { inertText } from '../io/terminal-text.js';
+import type { Secrets } from '../secrets.js';
+import type { CommandLine } from './argv.js';
 
 /** Error codes meaning the reader of a stream went away (EPIPE from the OS, or Node's own once it closed the stream). */
 const PIPE_GONE = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ECONNRESET']);
@@ -51,31 +52,29 @@ export async function asWriteFailure(err: unknown): Promise<unknown> {
 
 /**
  * Whether an internal error should be shown with its stack: `--verbose` (or `-v`) on the command
- * line before any `--`, or `COLLECTIONS_DEBUG` set and not empty. argv is read directly because
- * `--verbose` is an export flag that commander may not have parsed when the failure happens.
+ * line before any `--` (cli/argv.ts, read before commander: `--verbose` is an export flag that
+ * commander may not have parsed when the failure happens), or `COLLECTIONS_DEBUG` set and not empty.
  */
-export function wantsStack(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): boolean {
-  if (env.COLLECTIONS_DEBUG) return true;
-  const end = argv.indexOf('--');
-  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--verbose' || a === '-v');
+export function wantsStack(line: Pick<CommandLine, 'verbose'>, env: Readonly<Record<string, string | undefined>>): boolean {
+  return Boolean(env.COLLECTIONS_DEBUG) || line.verbose;
 }
 
 /**
  * The stderr text of a failure: one line `collections: <message>[; <hint>]`, where an unexpected
  * error reads `internal error, please report: <message>`, then its stack when `showStack` (an
- * unexpected error only). `secrets` are scrubbed from both (http/redact.ts).
- * @param formatLine the one-line formatter (cli/main.ts `formatError`)
+ * unexpected error only). The run's `secrets` are scrubbed from both.
+ * @param formatLine the one-line formatter (commands/error-text.ts `formatError`)
  * @returns the text, ending with a newline
  */
 export function failureText(
   err: unknown,
-  secrets: readonly string[],
+  secrets: Pick<Secrets, 'redact'>,
   showStack: boolean,
-  formatLine: (err: unknown, secrets: readonly string[]) => string,
+  formatLine: (err: unknown, secrets: Pick<Secrets, 'redact'>) => string,
 ): string {
   let text = `${formatLine(err, secrets)}\n`;
   if (showStack && !(err instanceof CollectionsError) && err instanceof Error && err.stack)
-    text += `${redact(err.stack, secrets).split('\n').map(inertText).join('\n')}\n`;
+    text += `${secrets.redact(err.stack).split('\n').map(inertText).join('\n')}\n`;
   return text;
 }
 

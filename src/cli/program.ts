@@ -1,31 +1,31 @@
 /**
- * The commander program: global flags, one export command per export command of the endpoint table
- * (commands/export-command.ts, its flags from the one flag table), and the `ratelimit`, `config`,
- * `completion` and `sandbox` commands. Commands declare and validate flags, then call a
- * `runX(options, ctx)` (GitHub CLI's NewCmdX / xRun split). Command modules are imported lazily so
- * `--help` loads no HTTP, output or config-store code.
+ * The commander program: the global flags and the list of commands, each made by its definition in
+ * commands/ (commands/command.ts: `create<Name>Command(wiring, run)`, whose action hands the parsed
+ * options to `run<Name>(ctx, options)`, loaded lazily so `--help` loads no HTTP, output or
+ * config-store code): one export command per export command of the endpoint table
+ * (commands/export-command.ts), then `ratelimit`, `config`, `completion`, `verify` and `sandbox`.
+ * The command line is read once (cli/argv.ts) and parsed once, here.
  */
-import { Argument, Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import type { Context } from '../context.js';
-import { CONFIG_KEYS } from '../config/flags.js';
-import { parseIntegerOption } from '../config/parse.js';
-import { exportCommandSpecs, ID_SPECS, idsFromFlags, type IdFlagValues } from '../endpoints.js';
+import { exportCommandSpecs } from '../endpoints.js';
 import { CollectionsError, ExitCode, UsageError } from '../errors.js';
-import {
-  COMPLETION_HELP,
-  COMPLETION_SHELLS,
-  CONFIG_ACTIONS,
-  CONFIG_HELP,
-  CONFIG_KEY_ACTIONS,
-  RATELIMIT_HELP,
-  VERIFY_HELP,
-  type ConfigAction,
-} from '../commands/command-specs.js';
-import { bindToContext, commanderParser, withCompletion } from '../commands/commander.js';
-import { createExportCommand, type ExportRunner } from '../commands/export-command.js';
-import { idOption, type GlobalFlags } from '../commands/flags.js';
-import { SANDBOX_HELP, SANDBOX_OPTION_HELP } from '../commands/sandbox-options.js';
+import type { CommandWiring, RunCommand } from '../commands/command.js';
+import { bindToContext } from '../commands/commander.js';
+import { createCompletionCommand } from '../commands/completion-command.js';
+import type { CompletionCommandOptions } from '../commands/completion.js';
+import { createConfigCommand } from '../commands/config-command.js';
+import type { ConfigCommandOptions } from '../commands/config.js';
+import { createExportCommand } from '../commands/export-command.js';
+import type { ExportCommandOptions, GlobalFlags } from '../commands/flags.js';
 import { exitCodesHelp, PROGRAM_EXIT_CODES } from '../commands/help-text.js';
+import { createRatelimitCommand } from '../commands/ratelimit-command.js';
+import type { RatelimitCommandOptions } from '../commands/ratelimit.js';
+import { createSandboxCommand } from '../commands/sandbox-command.js';
+import type { SandboxCommandOptions } from '../commands/sandbox-options.js';
+import { createVerifyCommand } from '../commands/verify-command.js';
+import type { VerifyCommandOptions } from '../commands/verify.js';
+import type { CommandLine } from './argv.js';
 import { overviewText } from './overview.js';
 
 const KEY_HELP = 'API key (prefer COLLECTIONS_API_KEY or `collections config set api-key`: flags are visible in shell history and `ps`)';
@@ -41,156 +41,57 @@ Examples:
   $ collections sandbox                         # a local API to try it all
 ${exitCodesHelp(PROGRAM_EXIT_CODES)}`;
 
-/** What the commands of the program do; each default loads its command module lazily. Tests may replace them. */
+/** Replacements of what the commands do (tests: a fake run function per command); each default loads its command module lazily. */
 export interface ProgramRunners {
-  /** Runs an export command (default: commands/export.ts `runExportCommand`, whose code it passes to `setCode`). */
-  export?: ExportRunner;
+  /** The export commands' (default commands/export.ts `runExportCommand`). */
+  export?: RunCommand<ExportCommandOptions>;
+  /** `ratelimit`'s (default commands/ratelimit.ts `runRatelimit`). */
+  ratelimit?: RunCommand<RatelimitCommandOptions>;
+  /** `config`'s (default commands/config.ts `runConfig`). */
+  config?: RunCommand<ConfigCommandOptions>;
+  /** `completion`'s (default commands/completion.ts `runCompletion`). */
+  completion?: RunCommand<CompletionCommandOptions>;
+  /** `verify`'s (default commands/verify.ts `runVerify`). */
+  verify?: RunCommand<VerifyCommandOptions>;
+  /** `sandbox`'s (default commands/sandbox.ts `runSandbox`). */
+  sandbox?: RunCommand<SandboxCommandOptions>;
 }
 
-/** Shared by the command builders: the context, where exit codes go, and the secrets seen so far. */
-interface Wiring {
-  ctx: Context;
-  setCode: (code: number) => void;
-  /** Records the `--api-key` of parsed flags, so error text can scrub it. */
-  remember: (flags: GlobalFlags) => void;
-  secrets: string[];
-}
-
-function addRatelimitCommand(program: Command, { ctx, setCode, remember, secrets }: Wiring): void {
-  const cmd = program.command('ratelimit').description("Show the rate-limit quota of each endpoint (spends one request of each endpoint's quota)");
-  for (const id of ID_SPECS) cmd.addOption(idOption(id, id.probeHelp));
-  cmd
-    .option('--json', 'print JSON for scripts')
-    .option('--cached', 'show the last values any command saw, with their age; sends nothing')
-    .addHelpText('after', RATELIMIT_HELP)
-    .action(async (_opts: unknown, self: Command) => {
-      const flags = self.optsWithGlobals<GlobalFlags & IdFlagValues & { json?: boolean; cached?: boolean }>();
-      remember(flags);
-      const [{ runRatelimit }, { loadSettings }] = await Promise.all([import('../commands/ratelimit.js'), import('../config/settings.js')]);
-      const { settings, store } = loadSettings(flags, ctx);
-      if (settings.apiKey) secrets.push(settings.apiKey);
-      const options = { settings, store, ...idsFromFlags(flags), json: flags.json === true, cached: flags.cached === true };
-      setCode(await runRatelimit(options, ctx));
-    });
-}
-
-function addConfigCommand(program: Command, { ctx, setCode, remember }: Wiring): void {
-  const keys = ['api-key', 'base-url', ...CONFIG_KEYS.filter((k) => k !== 'api-key' && k !== 'base-url')];
-  program
-    .command('config')
-    .description('Show or change stored settings: config [set|get|unset|list|profiles|path], per --profile')
-    .addArgument(withCompletion(new Argument('[action]', 'set, get, unset, list, profiles or path; none: every profile'), { words: CONFIG_ACTIONS }))
-    .addArgument(withCompletion(new Argument('[args...]', `key and value (${keys.join(', ')})`), { words: CONFIG_KEYS, after: CONFIG_KEY_ACTIONS }))
-    .addHelpText('after', CONFIG_HELP)
-    .action(async (action: string | undefined, args: string[], _opts: unknown, self: Command) => {
-      const flags = self.optsWithGlobals<GlobalFlags>();
-      remember(flags);
-      const known = CONFIG_ACTIONS as readonly string[];
-      if (action !== undefined && !known.includes(action)) throw new UsageError(`unknown config action '${action}' (use ${known.join(', ')})`);
-      const { runConfig, runConfigOverview } = await import('../commands/config.js');
-      if (action === undefined) setCode(runConfigOverview(flags, ctx));
-      else setCode(await runConfig(action as ConfigAction, args, flags, ctx));
-    });
-}
-
-function addCompletionCommand(program: Command, { ctx, setCode }: Wiring): void {
-  program
-    .command('completion')
-    .description('Print a shell completion script (bash, zsh or fish)')
-    .addArgument(withCompletion(new Argument('<shell>', 'bash, zsh or fish'), { words: COMPLETION_SHELLS }))
-    .addHelpText('after', COMPLETION_HELP)
-    .action(async (shell: string) => {
-      const known = COMPLETION_SHELLS as readonly string[];
-      if (!known.includes(shell)) throw new UsageError(`unknown shell '${shell}' (use ${known.join(', ')})`);
-      const { runCompletion } = await import('../commands/completion.js');
-      setCode(runCompletion(shell, ctx, program));
-    });
-}
-
-function addVerifyCommand(program: Command, { ctx, setCode }: Wiring): void {
-  program
-    .command('verify')
-    .description('Check exported files against their manifests (size, SHA-256, item count); sends nothing')
-    .addArgument(new Argument('<manifest...>', 'manifest files (F.manifest.json)'))
-    .addHelpText('after', VERIFY_HELP)
-    .action(async (manifests: string[]) => {
-      const { runVerify } = await import('../commands/verify.js');
-      setCode(await runVerify(manifests, ctx));
-    });
-}
-
-function addSandboxCommand(program: Command, { ctx, setCode }: Wiring): void {
-  const sandbox = program.command('sandbox').description('Run the bundled Collection API on loopback (prints its base URL and key)');
-  for (const o of SANDBOX_OPTION_HELP) {
-    const desc = o.defaultValue !== undefined ? `${o.description} (default ${o.defaultValue})` : o.description;
-    const option = new Option(o.flags, desc);
-    if (o.type === 'integer') {
-      const name = o.flags.split(' ')[0]!;
-      option.argParser(commanderParser((v: string) => parseIntegerOption(name, v, 0, Number.MAX_SAFE_INTEGER)));
-    }
-    sandbox.addOption(o.words ? withCompletion(option, { words: o.words }) : option);
-  }
-  sandbox.addHelpText('after', SANDBOX_HELP).action(async (_opts: unknown, self: Command) => {
-    const { runSandbox } = await import('../commands/sandbox.js');
-    setCode(await runSandbox(self.opts(), ctx));
-  });
+/** Options of {@link createProgram}. */
+export interface ProgramOptions {
+  /** The command line without the API key and `--resume`, for the resume hint (cli/argv.ts); default none. */
+  resumeArgv?: readonly string[];
+  /** Replacements of what commands do (tests). */
+  runners?: ProgramRunners;
 }
 
 /**
- * Builds the program for `argv`. `setCode` receives each command's exit code.
- * @param secrets collects secrets (the API key) as they become known, so error text can scrub them
- * @param runners replacements of what commands do (tests); defaults load the command modules lazily
+ * Builds the program: its global flags and every command, in the order of `--help`. `setCode`
+ * receives each command's exit code. Before any command runs, the `--api-key` it was given is added
+ * to `ctx.secrets`, so error text can scrub it.
  */
-export function createProgram(
-  argv: readonly string[],
-  ctx: Context,
-  setCode: (code: number) => void,
-  secrets: string[],
-  runners: ProgramRunners = {},
-): Command {
+export function createProgram(ctx: Context, setCode: (code: number) => void, options: ProgramOptions = {}): Command {
   const program = bindToContext(new Command('collections'), ctx)
     .description('Export the collections of a rate-limited, paginated JSON-LD/Hydra API to JSON, NDJSON, CSV or a table.')
     .version(ctx.version, '-V, --version', 'print the version')
     .option('--api-key <key>', KEY_HELP)
     .option('--base-url <url>', 'API base URL (or COLLECTIONS_BASE_URL, or `collections config set base-url`)')
     .option('--profile <name>', 'stored profile to use (or COLLECTIONS_PROFILE; default "default")')
-    .addHelpText('after', EXAMPLES);
+    .addHelpText('after', EXAMPLES)
+    .hook('preAction', (_program, command) => ctx.secrets.add(command.optsWithGlobals<GlobalFlags>().apiKey));
 
-  const remember = (flags: GlobalFlags): void => {
-    if (flags.apiKey) secrets.push(flags.apiKey);
-  };
-  const wiring: Wiring = { ctx, setCode, remember, secrets };
-
-  const runExport: ExportRunner = async (command, flags) => {
-    remember(flags);
-    if (runners.export) return runners.export(command, flags);
-    const { runExportCommand } = await import('../commands/export.js');
-    setCode(await runExportCommand(command, flags, argvForResume(argv), ctx, secrets));
-  };
-  for (const spec of exportCommandSpecs()) program.addCommand(createExportCommand(spec, ctx, runExport));
-
-  addRatelimitCommand(program, wiring);
-  addConfigCommand(program, wiring);
-  addCompletionCommand(program, wiring);
-  addVerifyCommand(program, wiring);
-  addSandboxCommand(program, wiring);
+  const wiring: CommandWiring = { ctx, setCode, resumeArgv: options.resumeArgv ?? [] };
+  const runners = options.runners ?? {};
+  const commands = [
+    ...exportCommandSpecs().map((spec) => createExportCommand(spec, wiring, runners.export)),
+    createRatelimitCommand(wiring, runners.ratelimit),
+    createConfigCommand(wiring, runners.config),
+    createCompletionCommand(wiring, runners.completion),
+    createVerifyCommand(wiring, runners.verify),
+    createSandboxCommand(wiring, runners.sandbox),
+  ];
+  for (const command of commands) program.addCommand(command);
   return program;
-}
-
-/** Rebuilds the command line for the "resume with" hint, without the API key and `--resume`. */
-export function argvForResume(raw: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < raw.length; i++) {
-    const a = raw[i]!;
-    if (a === '--api-key') {
-      i++;
-      continue;
-    }
-    if (a.startsWith('--api-key=')) continue;
-    if (a === '--resume') continue;
-    out.push(a);
-  }
-  return out;
 }
 
 /** What a commander error of parsing means for the exit code (README, "Exit codes"). */
@@ -221,13 +122,14 @@ function checkProgramWords(argv: readonly string[], program: Command): void {
 }
 
 /**
- * Parses and runs `argv`; with no arguments at all, prints the overview (cli/overview.ts) on stdout.
+ * Parses and runs the command line (its words, once); with no words at all, prints the overview (cli/overview.ts) on stdout.
  * @returns the exit code; commander usage errors map to 2, `--help`, `--version` and no arguments to 0
  * @throws whatever a command throws (main() maps it)
  */
-export async function runProgram(argv: readonly string[], ctx: Context, secrets: string[], runners: ProgramRunners = {}): Promise<number> {
+export async function runProgram(line: CommandLine, ctx: Context, runners: ProgramRunners = {}): Promise<number> {
   let code: number = ExitCode.Ok;
-  const program = createProgram(argv, ctx, (c) => (code = c), secrets, runners);
+  const program = createProgram(ctx, (c) => (code = c), { resumeArgv: line.resumeWords, runners });
+  const argv = line.words;
   if (argv.length === 0) {
     ctx.io.stdout.write(overviewText(program, ctx.version));
     return ExitCode.Ok;

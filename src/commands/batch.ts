@@ -11,14 +11,14 @@ import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
 import { idsFromFlags, resolveEndpoint } from '../endpoints.js';
-import { CollectionsError, ExitCode, InterruptedError, UsageError, toExitCode } from '../errors.js';
-import { redact } from '../http/redact.js';
+import { ExitCode, InterruptedError, UsageError, toExitCode } from '../errors.js';
 import type { RateLimitSnapshot } from '../http/client.js';
 import { runExport, type ExportPlan } from '../export/run/run.js';
 import type { ManifestOutput } from '../export/manifest/manifest.js';
 import { earlierOutputs, writeRunManifest } from '../export/manifest/batch-manifest.js';
 import { checkPlaceholders, expandOut, utcDate } from './batch-plan.js';
 import { runBatchDryRun } from './dry-run.js';
+import { errorText } from './error-text.js';
 import { prepareFolders } from './folders.js';
 import { createBatchReporter, mostSevereCode, type TaxpayerOutcome } from './batch-report.js';
 import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSettings } from './export-settings.js';
@@ -80,11 +80,11 @@ function checkBatchFlags(flags: ExportFlags, taxpayers: readonly string[]): stri
  * finished earlier, nothing starts afresh. Reads the state file; sends nothing, writes nothing.
  * @throws {UsageError} (exit 2) for the first invalid taxpayer or flag
  */
-function planBatch(request: BatchRequest, ctx: Context, secrets: string[]): BatchPlan {
+function planBatch(request: BatchRequest, ctx: Context): BatchPlan {
   const { command, flags, taxpayers, resumeCommand } = request;
   const template = checkBatchFlags(flags, taxpayers);
   const settings = loadExportSettings(flags, ctx);
-  secrets.push(settings.resolved.apiKey);
+  ctx.secrets.add(settings.resolved.apiKey);
   const endpoint = resolveEndpoint(command, idsFromFlags({ ...flags, taxpayer: taxpayers[0]! }));
   const date = utcDate(ctx.clock.now());
   const manifestPath = flags.manifest === undefined ? undefined : resolvePath(ctx.cwd, flags.manifest);
@@ -106,10 +106,9 @@ function planBatch(request: BatchRequest, ctx: Context, secrets: string[]): Batc
   return { units, settings, manifestPath, collected, resumeCommand };
 }
 
-/** The message of a failure on one line, the key scrubbed (the reporter makes it inert). */
-function reasonOf(err: unknown, secrets: readonly string[]): string {
-  const text = err instanceof CollectionsError ? err.message : `internal error, please report: ${err instanceof Error ? err.message : String(err)}`;
-  return redact(text, secrets).replace(/[\r\n]+/g, ' ');
+/** The message of a failure on one line without its hint, the key scrubbed (the reporter makes it inert). */
+function reasonOf(err: unknown, ctx: Context): string {
+  return errorText(err, ctx.secrets, { hint: false });
 }
 
 /**
@@ -128,7 +127,7 @@ async function checkpointItems(path: string | undefined): Promise<number | undef
 }
 
 /** Runs one taxpayer's export (its folder made before the run's first request) and says how it ended; never throws. */
-async function runUnit(unit: Unit, batch: BatchPlan, ctx: Context, secrets: readonly string[]): Promise<TaxpayerOutcome> {
+async function runUnit(unit: Unit, batch: BatchPlan, ctx: Context): Promise<TaxpayerOutcome> {
   const { taxpayer, plan, target } = unit;
   if (unit.doneEarlier) return { taxpayer, target, status: 'done earlier', code: ExitCode.Ok };
   let last: RateLimitSnapshot | undefined;
@@ -141,7 +140,7 @@ async function runUnit(unit: Unit, batch: BatchPlan, ctx: Context, secrets: read
   } catch (err) {
     const status = err instanceof InterruptedError ? 'interrupted' : 'failed';
     const items = await checkpointItems(plan.files?.checkpoint);
-    return { taxpayer, target, status, code: toExitCode(err), reason: reasonOf(err, secrets), ...(items === undefined ? {} : { items }) };
+    return { taxpayer, target, status, code: toExitCode(err), reason: reasonOf(err, ctx), ...(items === undefined ? {} : { items }) };
   } finally {
     if (last) batch.settings.recordRateLimit(plan.endpoint.key, last);
   }
@@ -151,13 +150,7 @@ async function runUnit(unit: Unit, batch: BatchPlan, ctx: Context, secrets: read
  * Runs the units, up to `parallel` at once, in order. After a signal or a rejected key no unit
  * starts (those are `not started`); the running ones end as they do alone (a signal: checkpoint kept).
  */
-async function runUnits(
-  batch: BatchPlan,
-  parallel: number,
-  ctx: Context,
-  secrets: readonly string[],
-  report: (o: TaxpayerOutcome) => void,
-): Promise<TaxpayerOutcome[]> {
+async function runUnits(batch: BatchPlan, parallel: number, ctx: Context, report: (o: TaxpayerOutcome) => void): Promise<TaxpayerOutcome[]> {
   const { units } = batch;
   const outcomes: Array<TaxpayerOutcome | undefined> = units.map(() => undefined);
   let stopped: number | undefined;
@@ -168,7 +161,7 @@ async function runUnits(
   const worker = async (): Promise<void> => {
     while (stopped === undefined && next < units.length) {
       const i = next++;
-      const outcome = await runUnit(units[i]!, batch, ctx, secrets);
+      const outcome = await runUnit(units[i]!, batch, ctx);
       outcomes[i] = outcome;
       report(outcome);
       if (outcome.code === ExitCode.Auth) stopped ??= ExitCode.Auth;
@@ -203,22 +196,21 @@ async function writeBatchManifest(batch: BatchPlan, startedMs: number, ctx: Cont
  * Runs the export for every taxpayer of the request, or with `--dry-run` prints their plan
  * (commands/dry-run.ts `runBatchDryRun`). Every output's folder and the state file's folder are
  * made and checked before the first request.
- * @param secrets receives the API key once known, so error text can scrub it
  * @returns the most severe exit code of the taxpayers (commands/batch-report.ts `SEVERITY`)
  * @throws {UsageError} (exit 2) before any request for invalid flags or ids; {@link OutputError}
  *   (exit 7) before any request when a folder cannot be made or written, and when the run manifest
  *   cannot be written
  */
-export async function runBatchExport(request: BatchRequest, ctx: Context, secrets: string[]): Promise<number> {
+export async function runBatchExport(request: BatchRequest, ctx: Context): Promise<number> {
   const { flags } = request;
   const startedMs = ctx.clock.now();
-  const batch = planBatch(request, ctx, secrets);
+  const batch = planBatch(request, ctx);
   if (flags.dryRun === true) return runBatchDryRun(batch.units, flags.parallel ?? 1, ctx);
   // Before the first request: every output's folder and the state file's folder, made and checked.
   for (const unit of batch.units) if (!unit.doneEarlier) await prepareFolders(unit.target, undefined);
   await prepareFolders(undefined, batch.units[0]?.plan.state?.path);
   const reporter = createBatchReporter(ctx, { total: batch.units.length, quiet: flags.quiet === true, json: flags.logFormat === 'json' });
-  const outcomes = await runUnits(batch, flags.parallel ?? 1, ctx, secrets, (o) => reporter.ended(o));
+  const outcomes = await runUnits(batch, flags.parallel ?? 1, ctx, (o) => reporter.ended(o));
   const code = mostSevereCode(outcomes);
   reporter.finished(outcomes, code, batch.resumeCommand);
   await writeBatchManifest(batch, startedMs, ctx);

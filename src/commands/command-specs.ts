@@ -1,7 +1,8 @@
 /**
- * What the commander program needs to declare `ratelimit`, `config` and `completion` (their words
- * and help texts), kept apart from the command modules so that building the program (and `--help`)
- * loads none of their code: the command modules re-export them.
+ * The words and help texts of `ratelimit`, `config`, `completion` and `verify`, shared by their
+ * definitions (commands/<name>-command.ts) and their run modules (commands/<name>.ts) from this leaf:
+ * a definition loads its run module lazily (so `--help` loads none of their code), and a run module
+ * importing its definition would close an import cycle.
  */
 import { CONFIG_KEYS } from '../config/flags.js';
 import { COMPLETION_EXIT_CODES, CONFIG_EXIT_CODES, exitCodesHelp, RATELIMIT_EXIT_CODES, SAMPLE_IDS, VERIFY_EXIT_CODES } from './help-text.js';

@@ -61,14 +61,21 @@ export function completionSpec(program: Command): CompletionSpec {
   };
 }
 
+/** What the `completion` command (commands/completion-command.ts) hands {@link runCompletion}. */
+export interface CompletionCommandOptions {
+  /** The word the user typed: one of {@link COMPLETION_SHELLS}, checked by {@link runCompletion} too. */
+  shell: string;
+  /** The program whose commander tree the script completes. */
+  program: Command;
+}
+
 /**
  * Prints the completion script of `shell` for the commander tree of `program` on stdout.
- * @param shell the word the user typed: one of {@link COMPLETION_SHELLS}, checked here too
  * @returns 0
  * @throws {UsageError} for an unknown shell; {@link Error} when a word of the tree is not a plain
  *   token (it would reach the script unquoted: a bug)
  */
-export function runCompletion(shell: string, ctx: Context, program: Command): number {
+export function runCompletion(ctx: Context, { shell, program }: CompletionCommandOptions): number {
   const render = shell === 'bash' ? renderBash : shell === 'zsh' ? renderZsh : shell === 'fish' ? renderFish : undefined;
   if (render === undefined) {
     throw new UsageError(`unknown shell '${shell}'`, { hint: `choose one of ${COMPLETION_SHELLS.join(', ')}` });

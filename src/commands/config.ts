@@ -19,10 +19,28 @@ import type { ConfigAction } from './command-specs.js';
 
 export type { ConfigAction } from './command-specs.js';
 
-/** Options of {@link runConfig}: the global flags (only `profile` is used) and, for tests, a store. */
+/** Options of {@link runConfigAction} and {@link runConfigOverview}: the global flags (only `profile` is used) and, for tests, a store. */
 export interface ConfigOptions extends SettingsFlags {
   /** A store to use instead of opening the one of `ctx.configDir`. */
   store?: ConfigStore;
+}
+
+/** What the `config` command (commands/config-command.ts) hands {@link runConfig}: the global flags, the action and its arguments. */
+export interface ConfigCommandOptions extends ConfigOptions {
+  /** The action (checked by the command); undefined: `config` alone. */
+  action: ConfigAction | undefined;
+  /** The positional arguments after the action. */
+  args: readonly string[];
+}
+
+/**
+ * Runs `config`: {@link runConfigOverview} without an action, else {@link runConfigAction}.
+ * @returns 0
+ * @throws as those do
+ */
+export function runConfig(ctx: Context, options: ConfigCommandOptions): number | Promise<number> {
+  if (options.action === undefined) return runConfigOverview(options, ctx);
+  return runConfigAction(options.action, options.args, options, ctx);
 }
 
 /** How a value is displayed: the key masked, everything else as stored. */
@@ -127,7 +145,7 @@ function expectArgs(action: ConfigAction, args: readonly string[], min: number, 
  *   `get` of a key that is not set, or a missing key on stdin; {@link InterruptedError} (130) when
  *   the prompt is cancelled with Ctrl-C
  */
-export async function runConfig(action: ConfigAction, args: readonly string[], options: ConfigOptions, ctx: Context): Promise<number> {
+async function runConfigAction(action: ConfigAction, args: readonly string[], options: ConfigOptions, ctx: Context): Promise<number> {
   const { io } = ctx;
   const profile = profileInUse(options, ctx);
   const store = options.store ?? openConfigStore(ctx);

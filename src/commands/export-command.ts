@@ -1,24 +1,20 @@
 /**
  * The one generic export command, built per export command of the endpoint table (rows sharing a
  * command): its id flags from the id table, every export flag from the flag table, the endpoints in
- * its help. What it does is the runner's: the program passes one that loads commands/export.ts
- * lazily (so `--help` loads no HTTP or output code); tests pass their own.
+ * its help. What it does is its run function's (commands/command.ts): by default commands/export.ts
+ * `runExportCommand`, loaded lazily (so `--help` loads no HTTP or output code); tests pass their own.
  */
 import { Command } from 'commander';
 import { EXPORT_FLAGS, type ExportFlagSpec } from '../config/flags.js';
-import type { Context } from '../context.js';
 import type { Endpoint, ExportCommandSpec } from '../endpoints.js';
 import { idSpec } from '../endpoints.js';
+import type { CommandWiring, RunCommand } from './command.js';
 import { bindToContext } from './commander.js';
-import { exportOption, idOption, taxpayerListOption, type ExportFlags } from './flags.js';
+import { exportOption, idOption, taxpayerListOption, type ExportCommandOptions, type ExportFlags } from './flags.js';
 import { EXPORT_EXIT_CODES, exitCodesHelp, exportExamplesHelp } from './help-text.js';
 
-/**
- * Runs an export command once commander has parsed it.
- * @param command the export command, e.g. `line-items` (its flags pick the endpoint)
- * @param flags its flags with the global ones (`optsWithGlobals`)
- */
-export type ExportRunner = (command: string, flags: ExportFlags) => Promise<void>;
+/** The run function of the export commands by default: commands/export.ts `runExportCommand`, loaded on first use. */
+const runExportCommand: RunCommand<ExportCommandOptions> = async (ctx, options) => (await import('./export.js')).runExportCommand(ctx, options);
 
 /** Width of the path column of the endpoints list in help. */
 const PATH_COLUMN = 56;
@@ -39,17 +35,22 @@ export function endpointsHelp(endpoints: readonly Endpoint[]): string {
  * its help ends with the endpoints, three examples and the exit codes (commands/help-text.ts), and
  * lists the global flags it accepts (commander's `showGlobalOptions`, set by {@link bindToContext}).
  * Parse errors go to `ctx`'s stderr and are thrown (commander's `exitOverride`), never exit.
- * @param run called with the command name and its parsed flags (global ones included)
+ * @param run called with the command name, its parsed flags (global ones included) and the command
+ *   line for the resume hint; its exit code goes to `wiring.setCode`
  */
-export function createExportCommand(spec: ExportCommandSpec, ctx: Pick<Context, 'io'>, run: ExportRunner): Command {
-  const cmd = bindToContext(new Command(spec.name), ctx).description(spec.description);
+export function createExportCommand(
+  spec: ExportCommandSpec,
+  wiring: CommandWiring,
+  run: RunCommand<ExportCommandOptions> = runExportCommand,
+): Command {
+  const cmd = bindToContext(new Command(spec.name), wiring.ctx).description(spec.description);
   for (const id of spec.ids) cmd.addOption(id.name === 'taxpayerId' ? taxpayerListOption(id) : idOption(id));
   for (const flag of EXPORT_FLAGS as readonly ExportFlagSpec[]) {
     if (flag.forId === undefined || spec.ids.some((id) => id.name === flag.forId)) cmd.addOption(exportOption(flag));
   }
   cmd.addHelpText('after', `${endpointsHelp(spec.endpoints)}${exportExamplesHelp(spec)}\n${exitCodesHelp(EXPORT_EXIT_CODES)}`);
   cmd.action(async (_opts: unknown, self: Command) => {
-    await run(spec.name, self.optsWithGlobals<ExportFlags>());
+    wiring.setCode(await run(wiring.ctx, { command: spec.name, flags: self.optsWithGlobals<ExportFlags>(), argv: wiring.resumeArgv }));
   });
   return cmd;
 }

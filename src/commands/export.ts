@@ -21,7 +21,7 @@ import { expandOut, isOutTemplate, taxpayerList, utcDate, type TemplateValues } 
 import { runBatchExport } from './batch.js';
 import { planIncremental, readStoredSince } from './export-incremental.js';
 import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSettings } from './export-settings.js';
-import type { ExportFlags } from './flags.js';
+import type { ExportCommandOptions, ExportFlags } from './flags.js';
 import type { RateLimitSnapshot } from '../http/client.js';
 
 export type { ExportFlags, GlobalFlags } from './flags.js';
@@ -221,13 +221,13 @@ export interface PreparedExport {
 
 /**
  * Loads the settings of `flags` (flag, environment, profile) and validates everything into a plan;
- * nothing is sent or written. The API key is pushed to `secrets` as soon as it is known.
+ * nothing is sent or written. The API key is added to `ctx.secrets` as soon as it is known.
  * @param argv the command line without the key and without `--resume`, for the resume hint
  * @throws {UsageError} (exit 2) for missing or invalid settings and every invalid flag combination
  */
-export function prepareExport(command: string, flags: ExportFlags, argv: readonly string[], ctx: Context, secrets: string[]): PreparedExport {
+export function prepareExport(command: string, flags: ExportFlags, argv: readonly string[], ctx: Context): PreparedExport {
   const settings = loadExportSettings(flags, ctx);
-  secrets.push(settings.resolved.apiKey);
+  ctx.secrets.add(settings.resolved.apiKey);
   const resumeCommand = resumeCommandOf(argv);
   const storedSince = readStoredSince(command, flags, ctx.cwd);
   return { plan: planExport(command, flags, settings.resolved, ctx.cwd, resumeCommand, storedSince), settings };
@@ -243,19 +243,12 @@ function outValues(command: string, flags: ExportFlags, ctx: Context): TemplateV
  * `--dry-run` the plan and one light request (commands/dry-run.ts), writing nothing. Several
  * taxpayers, or `--taxpayers-file`, make a run of many (commands/batch.ts); one export with an
  * `--out` template has it filled and its folders created.
- * @param argv the command line without the key and without `--resume`, for the resume hint
- * @param secrets receives the API key once known, so error text can scrub it
+ * @param options the command, its flags, and the command line without the key and `--resume` (for the resume hint)
  * @returns 0 on success (also when the reader of stdout went away)
  * @throws {UsageError} (exit 2) as {@link prepareExport}, for `--quiet` with `--verbose`, and for gzip to stdout when it is a terminal
  * @throws {CollectionsError} subclasses mapped to exit codes by main()
  */
-export async function runExportCommand(
-  command: string,
-  flags: ExportFlags,
-  argv: readonly string[],
-  ctx: Context,
-  secrets: string[],
-): Promise<number> {
+export async function runExportCommand(ctx: Context, { command, flags, argv }: ExportCommandOptions): Promise<number> {
   // One says "print nothing but errors", the other "a line per request": no order of the two is right.
   if (flags.quiet === true && flags.verbose === true) throw new UsageError('--quiet and --verbose exclude each other; give one of them');
   const taxpayers = await taxpayerList(flags, ctx);
@@ -263,11 +256,11 @@ export async function runExportCommand(
     const resumeCommand = resumeCommandOf(argv);
     const planOne = (one: ExportFlags, settings: ResolvedExportSettings): ExportPlan =>
       planExport(command, one, settings, ctx.cwd, resumeCommand, readStoredSince(command, one, ctx.cwd));
-    return runBatchExport({ command, flags, taxpayers, resumeCommand, planOne }, ctx, secrets);
+    return runBatchExport({ command, flags, taxpayers, resumeCommand, planOne }, ctx);
   }
   const template = isOutTemplate(flags.out);
   if (template) flags = { ...flags, out: expandOut(flags.out!, outValues(command, flags, ctx)) };
-  const { plan, settings } = prepareExport(command, flags, argv, ctx, secrets);
+  const { plan, settings } = prepareExport(command, flags, argv, ctx);
   const ids = idsFromFlags(flags);
   if (flags.dryRun === true) {
     try {

@@ -16,6 +16,16 @@ export type GlobalFlags = SettingsFlags;
 /** Flags of the export commands, as commander hands them over (undefined = not given). */
 export interface ExportFlags extends GlobalFlags, IdFlagValues, ExportFlagValues {}
 
+/** What an export command's definition (commands/export-command.ts) hands its run function (commands/export.ts `runExportCommand`). */
+export interface ExportCommandOptions {
+  /** The export command, e.g. `line-items` (its flags pick the endpoint). */
+  command: string;
+  /** Its flags with the global ones (commander's `optsWithGlobals`). */
+  flags: ExportFlags;
+  /** The command line without the API key and `--resume`, repeated by the "resume with" hint. */
+  argv: readonly string[];
+}
+
 /**
  * The commander option of one row of the flag table: its flags, its help line (with the default),
  * its parser (errors reported as invalid arguments, exit 2) or its choices, and the completion

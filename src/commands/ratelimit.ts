@@ -5,11 +5,11 @@
  * what earlier commands saw and sends nothing (commands/ratelimit-cached.ts).
  */
 import type { Context } from '../context.js';
-import { openConfigStore, requireApiSettings, stderrWarner } from '../config/settings.js';
+import { loadSettings, openConfigStore, requireApiSettings, stderrWarner } from '../config/settings.js';
 import type { ApiSettings, ResolvedSettings } from '../config/settings.js';
 import type { ConfigStore } from '../config/store.js';
-import { buildPath, ENDPOINTS, ID_SPECS } from '../endpoints.js';
-import type { Endpoint, Ids } from '../endpoints.js';
+import { buildPath, ENDPOINTS, ID_SPECS, idsFromFlags } from '../endpoints.js';
+import type { Endpoint, IdFlagValues, Ids } from '../endpoints.js';
 import { ExitCode, HttpError } from '../errors.js';
 import { formatLocalTime, formatTimeLeft } from '../io/format.js';
 import { createClient } from '../http/client.js';
@@ -17,11 +17,32 @@ import type { Client, ClientOptions, ProbeResult, RateLimitSnapshot } from '../h
 import { cell, newTable, resetSeconds, runCachedRatelimit, tableWidth } from './ratelimit-cached.js';
 import { loadTableSupport } from '../output/table.js';
 
+import type { GlobalFlags } from './flags.js';
+
 export { RATELIMIT_HELP } from './command-specs.js';
 export type { CachedRatelimitRow } from './ratelimit-cached.js';
 
+/** What the `ratelimit` command (commands/ratelimit-command.ts) hands {@link runRatelimit}: its flags as parsed. */
+export interface RatelimitCommandOptions extends GlobalFlags, IdFlagValues {
+  /** `--json`. */
+  json: boolean;
+  /** `--cached`. */
+  cached: boolean;
+}
+
 /**
- * Options of {@link runRatelimit} (commander: the id flags of endpoints.ts, `--json`, `--cached`):
+ * Runs `ratelimit` from its parsed flags: resolves the settings (flag, environment, profile; the key
+ * is added to `ctx.secrets` once known), then {@link showRatelimit}.
+ * @throws as {@link showRatelimit}, and {@link UsageError} (exit 2) for invalid settings
+ */
+export async function runRatelimit(ctx: Context, options: RatelimitCommandOptions): Promise<number> {
+  const { settings, store } = loadSettings(options, ctx);
+  ctx.secrets.add(settings.apiKey);
+  return showRatelimit({ settings, store, ...idsFromFlags(options), json: options.json, cached: options.cached }, ctx);
+}
+
+/**
+ * Options of {@link showRatelimit} (commander: the id flags of endpoints.ts, `--json`, `--cached`):
  * the ids given (`taxpayerId` from `--taxpayer <rfc>`, `invoiceId` from `--invoice <id>`) and the rest.
  */
 export interface RatelimitOptions extends Ids {
@@ -189,7 +210,7 @@ function liveTable(answers: readonly ProbeAnswer[], rows: readonly RatelimitRow[
 }
 
 /**
- * Runs `ratelimit`.
+ * Shows the quota once the settings are resolved (what {@link runRatelimit} calls; tests give settings and a store).
  *
  * Live mode: validates the ids and requires key and base URL before anything is sent; then probes
  * each endpoint of {@link selectProbeEndpoints} with `Client.probe` (`?itemsPerPage=1`), records
@@ -206,7 +227,7 @@ function liveTable(answers: readonly ProbeAnswer[], rows: readonly RatelimitRow[
  *   {@link HttpError} (exit 3) when the key is rejected (401/403); whatever the client throws for
  *   network failures (exit 6)
  */
-export async function runRatelimit(options: RatelimitOptions, ctx: Context): Promise<number> {
+export async function showRatelimit(options: RatelimitOptions, ctx: Context): Promise<number> {
   const ids: Ids = {};
   for (const { name } of ID_SPECS) if (options[name] !== undefined) ids[name] = options[name];
   const endpoints = selectProbeEndpoints(ids);

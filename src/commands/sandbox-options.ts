@@ -1,7 +1,7 @@
 /**
- * What the commander program needs to declare `sandbox`: its options (one table, which the program
- * and, through commander, completion read), their type and help text, kept apart from
- * commands/sandbox.ts so that `--help` loads none of the sandbox.
+ * What the definition of `sandbox` (commands/sandbox-command.ts) needs to declare it: its options
+ * (one table, which the definition and, through commander, completion read), their type and help
+ * text, kept apart from commands/sandbox.ts so that `--help` loads none of the sandbox.
  */
 import { DEFAULT_SANDBOX_KEY, DEFAULT_SIZES } from '../sandbox/defaults.js';
 import { exitCodesHelp, SANDBOX_EXIT_CODES } from './help-text.js';
@@ -51,7 +51,7 @@ export interface SandboxCommandOptions {
   wire?: string;
 }
 
-/** One flag of the `sandbox` command, for the commander wiring in cli/program.ts. */
+/** One flag of the `sandbox` command, for its definition (commands/sandbox-command.ts). */
 export interface SandboxOptionHelp {
   /** Commander flags, e.g. `--port <n>`. */
   flags: string;

@@ -93,7 +93,7 @@ function checkOptions(options: SandboxCommandOptions): void {
  *   listens), and when it cannot listen: the port is taken or needs privileges, the host is unknown
  *   or not of this machine ({@link listenError})
  */
-export async function runSandbox(options: SandboxCommandOptions, ctx: Context): Promise<number> {
+export async function runSandbox(ctx: Context, options: SandboxCommandOptions): Promise<number> {
   checkOptions(options);
   const faults: FaultConfig | undefined = options.faults === undefined ? undefined : parseFaultSpec(options.faults);
 

@@ -59,13 +59,18 @@ async function verifyManifest(manifestPath: string, ctx: Context, tally: Tally):
   }
 }
 
+/** What the `verify` command (commands/verify-command.ts) hands {@link runVerify}. */
+export interface VerifyCommandOptions {
+  /** The manifest paths as typed (at least one: commander requires it). */
+  manifests: readonly string[];
+}
+
 /**
  * Runs `verify`: each manifest (relative to the working folder) in turn, every output of each.
- * @param manifests the manifest paths as typed (at least one: commander requires it)
  * @returns 0 when every output matches its manifest
  * @throws {VerifyError} (exit 8, `E_VERIFY_MISMATCH`) after the mismatch lines, counting them
  */
-export async function runVerify(manifests: readonly string[], ctx: Context): Promise<number> {
+export async function runVerify(ctx: Context, { manifests }: VerifyCommandOptions): Promise<number> {
   const tally: Tally = { files: 0, failedFiles: 0, mismatches: 0 };
   for (const manifest of manifests) await verifyManifest(resolvePath(ctx.cwd, manifest), ctx, tally);
   if (tally.mismatches > 0) {

@@ -60,19 +60,3 @@ export function createEventWriter(stream: OutputStream, clock: Pick<Clock, 'now'
     stream.write(formatEvent(event, clock.now()));
   };
 }
-
-/**
- * The `--log-format` of a command line, for main(), which must print the final error before (or
- * without) commander having parsed the flags: the last `--log-format X` or `--log-format=X` before
- * a `--`; `text` when absent or not one of {@link LOG_FORMATS} (commander then reports it).
- */
-export function logFormatOf(argv: readonly string[]): LogFormat {
-  let found: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') break;
-    if (arg === '--log-format') found = argv[++i];
-    else if (arg.startsWith('--log-format=')) found = arg.slice('--log-format='.length);
-  }
-  return found === 'json' ? 'json' : 'text';
-}

@@ -5,6 +5,7 @@
 import { PassThrough, Writable } from 'node:stream';
 import type { Context, FetchLike, TerminationSignal } from '../../src/context.js';
 import { createVirtualClock, type Clock } from '../../src/time/clock.js';
+import { createSecrets } from '../../src/secrets.js';
 
 /** A writable that keeps everything written, as text. */
 export class CaptureStream extends Writable {
@@ -109,6 +110,7 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
     forceExit: (code) => {
       forcedExits.push(code);
     },
+    secrets: createSecrets(),
   };
   return {
     ctx,

@@ -8,12 +8,15 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { formatError, main } from '../../src/cli/main.js';
+import { main } from '../../src/cli/main.js';
+import { readCommandLine } from '../../src/cli/argv.js';
 import { asWriteFailure, failureText, installProcessGuard, wantsStack } from '../../src/cli/guard.js';
+import { formatError } from '../../src/commands/error-text.js';
 import { listenError } from '../../src/commands/sandbox.js';
 import type { JsonStore } from '../../src/config/json-store.js';
 import { createRateLimitCache } from '../../src/config/rate-limit-cache.js';
 import { OutputError, UsageError } from '../../src/errors.js';
+import { createSecrets } from '../../src/secrets.js';
 import { BIN, requireBuild, runCli, runShell, type CliResult } from '../helpers/cli.js';
 import { createTestContext } from '../helpers/context.js';
 import { CANARY, canaryFree, cliEnv, removeTempDirs, serveWorld, tempDir, type ServedWorld, type TempDir } from '../helpers/world.js';
@@ -181,9 +184,11 @@ describe('the process-wide guard', () => {
     const proc = new EventEmitter();
     const reported: string[] = [];
     const ended: number[] = [];
+    const known = createSecrets();
+    for (const secret of secrets) known.add(secret);
     installProcessGuard(
       proc,
-      (err) => reported.push(failureText(err, secrets, wantsStack(argv, env), formatError)),
+      (err) => reported.push(failureText(err, known, wantsStack(readCommandLine(argv), env), formatError)),
       (code) => ended.push(code),
     );
     return { proc, reported, ended };
@@ -229,10 +234,10 @@ describe('the process-wide guard', () => {
   });
 
   it('the stack is asked for by --verbose, -v or COLLECTIONS_DEBUG, not by a --verbose after --', () => {
-    expect(wantsStack(['invoices', '-v'], {})).toBe(true);
-    expect(wantsStack(['x'], { COLLECTIONS_DEBUG: '1' })).toBe(true);
-    expect(wantsStack(['x', '--', '--verbose'], {})).toBe(false);
-    expect(wantsStack(['x'], { COLLECTIONS_DEBUG: '' })).toBe(false);
+    expect(wantsStack(readCommandLine(['invoices', '-v']), {})).toBe(true);
+    expect(wantsStack(readCommandLine(['x']), { COLLECTIONS_DEBUG: '1' })).toBe(true);
+    expect(wantsStack(readCommandLine(['x', '--', '--verbose']), {})).toBe(false);
+    expect(wantsStack(readCommandLine(['x']), { COLLECTIONS_DEBUG: '' })).toBe(false);
   });
 
   it('main(): an unexpected failure with --verbose prints the line and the stack, exit 1', async () => {

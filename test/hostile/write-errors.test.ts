@@ -6,7 +6,7 @@
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { formatError } from '../../src/cli/main.js';
+import { formatError } from '../../src/commands/error-text.js';
 import { planExport } from '../../src/commands/export.js';
 import { toExitCode } from '../../src/errors.js';
 import { runExport, type ExportPlan } from '../../src/export/run/run.js';

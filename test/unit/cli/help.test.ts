@@ -25,7 +25,7 @@ async function run(args: string[], env: Record<string, string> = {}): Promise<{ 
 /** The names of the program's subcommands, as built for a run. */
 function subcommands(): string[] {
   const t = createTestContext();
-  return createProgram([], t.ctx, () => undefined, []).commands.map((c) => c.name());
+  return createProgram(t.ctx, () => undefined).commands.map((c) => c.name());
 }
 
 /** The lines of the block that starts with `title` (up to the next blank line). */
@@ -83,10 +83,12 @@ describe('every subcommand help', () => {
       const argv = example.split(' ');
       const t = createTestContext();
       const planned: string[] = [];
-      const program = createProgram(argv, t.ctx, () => undefined, [], {
-        export: (command, flags) => {
-          planned.push(planExport(command, flags, settings, '/tmp', '').start.pathname);
-          return Promise.resolve();
+      const program = createProgram(t.ctx, () => undefined, {
+        runners: {
+          export: (_ctx, { command, flags }) => {
+            planned.push(planExport(command, flags, settings, '/tmp', '').start.pathname);
+            return 0;
+          },
         },
       });
       await program.parseAsync(argv, { from: 'user' });

@@ -29,7 +29,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** The commander program the scripts are generated from. */
 function program(): Command {
   const t = createTestContext();
-  return createProgram([], { ...t.ctx, version: '0.0.0-test' }, () => undefined, []);
+  return createProgram({ ...t.ctx, version: '0.0.0-test' }, () => undefined);
 }
 
 /** The long flags of the program's global options (the version option is offered before a command only). */
@@ -37,7 +37,7 @@ const GLOBAL_LONGS = ['--api-key', '--base-url', '--profile'];
 
 function script(shell: CompletionShell): string {
   const t = createTestContext();
-  expect(runCompletion(shell, t.ctx, program())).toBe(0);
+  expect(runCompletion(t.ctx, { shell, program: program() })).toBe(0);
   expect(t.stderr.text()).toBe('');
   return t.stdout.text();
 }
@@ -127,7 +127,7 @@ describe('completion scripts', () => {
 
   it('an unknown shell is a usage error', () => {
     const t = createTestContext();
-    expect(() => runCompletion('powershell', t.ctx, program())).toThrow(UsageError);
+    expect(() => runCompletion(t.ctx, { shell: 'powershell', program: program() })).toThrow(UsageError);
     expect(t.stdout.text()).toBe('');
   });
 });

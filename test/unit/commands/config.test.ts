@@ -27,7 +27,7 @@ async function run(
   t: TestContext = context(),
 ): Promise<{ code?: number; error?: unknown; out: string; err: string }> {
   try {
-    const code = await runConfig(action, args, options, t.ctx);
+    const code = await runConfig(t.ctx, { ...options, action, args });
     return { code, out: t.stdout.text(), err: t.stderr.text() };
   } catch (error) {
     return { error, out: t.stdout.text(), err: t.stderr.text() };

@@ -4,13 +4,16 @@ import { createExportCommand, endpointsHelp } from '../../../src/commands/export
 import type { ExportFlags } from '../../../src/commands/flags.js';
 import { EXPORT_FLAGS, longFlag, type ExportFlagSpec } from '../../../src/config/flags.js';
 import { exportCommandSpecs } from '../../../src/endpoints.js';
-import { createTestContext } from '../../helpers/context.js';
+import { createTestContext, type TestContext } from '../../helpers/context.js';
 
 const spec = (name: string) => exportCommandSpecs().find((s) => s.name === name)!;
 
+/** The wiring of a command in a fresh (or the given) test context, its exit codes ignored. */
+const wiring = (t: TestContext = createTestContext()) => ({ ctx: t.ctx, setCode: () => undefined, resumeArgv: [] });
+
 describe('createExportCommand', () => {
   it.each(exportCommandSpecs().map((s) => ({ name: s.name, s })))('$name: its id flags, then every flag of the table for it', ({ s }) => {
-    const cmd = createExportCommand(s, createTestContext().ctx, () => Promise.resolve());
+    const cmd = createExportCommand(s, wiring(), () => 0);
     expect(cmd.name()).toBe(s.name);
     expect(cmd.description()).toBe(s.description);
     const flags = (EXPORT_FLAGS as readonly ExportFlagSpec[]).filter((f) => f.forId === undefined || s.ids.some((id) => id.name === f.forId));
@@ -21,9 +24,9 @@ describe('createExportCommand', () => {
 
   it('collects --taxpayer lists and repeats into one comma-separated value', async () => {
     const calls: ExportFlags[] = [];
-    const cmd = createExportCommand(spec('invoices'), createTestContext().ctx, (_command, flags) => {
+    const cmd = createExportCommand(spec('invoices'), wiring(), (_ctx, { flags }) => {
       calls.push(flags);
-      return Promise.resolve();
+      return 0;
     });
     await cmd.parseAsync(['--taxpayer', 'A,B', '--taxpayer', 'C', '--parallel', '4'], { from: 'user' });
     expect(calls).toEqual([{ taxpayer: 'A,B,C', parallel: 4, progress: true }]);
@@ -31,9 +34,9 @@ describe('createExportCommand', () => {
 
   it('hands the parsed flags to the runner, values parsed by the table', async () => {
     const calls: Array<[string, ExportFlags]> = [];
-    const cmd = createExportCommand(spec('line-items'), createTestContext().ctx, (command, flags) => {
+    const cmd = createExportCommand(spec('line-items'), wiring(), (_ctx, { command, flags }) => {
       calls.push([command, flags]);
-      return Promise.resolve();
+      return 0;
     });
     await cmd.parseAsync(['--invoice', 'I', '--max-wait', '1.5', '--param', 'a=1', '--param', 'b=2', '--no-progress', '-q'], { from: 'user' });
     expect(calls).toEqual([
@@ -56,9 +59,9 @@ describe('createExportCommand', () => {
   it('reports a parse error on the context stderr and throws instead of exiting', async () => {
     const t = createTestContext();
     let ran = false;
-    const cmd = createExportCommand(spec('entities'), t.ctx, () => {
+    const cmd = createExportCommand(spec('entities'), wiring(t), () => {
       ran = true;
-      return Promise.resolve();
+      return 0;
     });
     await expect(cmd.parseAsync(['--concurrency', '0'], { from: 'user' })).rejects.toBeInstanceOf(CommanderError);
     expect(t.stderr.text()).toBe(

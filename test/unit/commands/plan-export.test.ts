@@ -6,13 +6,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { argvForResume, runProgram } from '../../../src/cli/program.js';
+import { readCommandLine } from '../../../src/cli/argv.js';
+import { runProgram } from '../../../src/cli/program.js';
+import type { RunCommand } from '../../../src/commands/command.js';
 import { EXPORT_DEFAULTS, prepareExport } from '../../../src/commands/export.js';
+import type { ExportCommandOptions } from '../../../src/commands/flags.js';
 import { createConfigStore } from '../../../src/config/store.js';
 import type { ConfigKey } from '../../../src/config/values.js';
 import { ENDPOINTS } from '../../../src/endpoints.js';
 import { UsageError } from '../../../src/errors.js';
 import type { ExportPlan } from '../../../src/export/run/run.js';
+import type { Secrets } from '../../../src/secrets.js';
 import { createTestContext } from '../../helpers/context.js';
 
 const BASE = 'https://api.example.com/v1';
@@ -31,7 +35,7 @@ interface Planned {
   error?: unknown;
   stderr: string;
   fetched: string[];
-  secrets: string[];
+  secrets: Secrets;
 }
 
 /** Runs `argv` through the commander program with a runner that only plans; `profile` is stored first. */
@@ -40,20 +44,19 @@ async function planFrom(argv: string[], profile: Partial<Record<ConfigKey, strin
   for (const [key, value] of Object.entries(profile)) store.set('default', key as ConfigKey, value);
   const t = createTestContext({ configDir: dir, cwd: CWD, env: { COLLECTIONS_BASE_URL: BASE, COLLECTIONS_API_KEY: KEY } });
   const plans: ExportPlan[] = [];
-  const secrets: string[] = [];
-  const runner = (command: string, flags: Parameters<typeof prepareExport>[1]): Promise<void> => {
-    plans.push(prepareExport(command, flags, argvForResume(argv), t.ctx, secrets).plan);
-    return Promise.resolve();
+  const runner: RunCommand<ExportCommandOptions> = (ctx, { command, flags, argv: resumeArgv }) => {
+    plans.push(prepareExport(command, flags, resumeArgv, ctx).plan);
+    return 0;
   };
   let code: number;
   let error: unknown;
   try {
-    code = await runProgram(argv, t.ctx, secrets, { export: runner });
+    code = await runProgram(readCommandLine(argv), t.ctx, { export: runner });
   } catch (err) {
     error = err;
     code = -1;
   }
-  return { code, plans, error, stderr: t.stderr.text(), fetched: t.fetched, secrets };
+  return { code, plans, error, stderr: t.stderr.text(), fetched: t.fetched, secrets: t.ctx.secrets };
 }
 
 /** What the table checks of a plan. */
@@ -264,7 +267,7 @@ describe('argv → planned export, for every export command and endpoint', () =>
     expect(plan.maxWaitMs).toBe(expected.maxWaitMs ?? Number.POSITIVE_INFINITY);
     expect(plan.maxItems).toBe(expected.maxItems);
     expect(plan.apiKey).toBe(KEY);
-    expect(r.secrets).toContain(KEY);
+    expect(r.secrets.redact(KEY)).not.toContain(KEY);
     expect(plan.resumeCommand).not.toContain(KEY);
   });
 

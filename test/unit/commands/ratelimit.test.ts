@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RATELIMIT_HELP, runRatelimit, selectProbeEndpoints, type RatelimitRow } from '../../../src/commands/ratelimit.js';
+import { RATELIMIT_HELP, showRatelimit, selectProbeEndpoints, type RatelimitRow } from '../../../src/commands/ratelimit.js';
 import { resolveSettings, type SettingsFlags } from '../../../src/config/settings.js';
 import type { FetchLike } from '../../../src/context.js';
 import { createConfigStore, type ConfigStore } from '../../../src/config/store.js';
@@ -59,9 +59,9 @@ interface Outcome {
   t: TestContext;
 }
 
-async function run(options: Partial<Parameters<typeof runRatelimit>[0]>, t: TestContext = context()): Promise<Outcome> {
+async function run(options: Partial<Parameters<typeof showRatelimit>[0]>, t: TestContext = context()): Promise<Outcome> {
   try {
-    const code = await runRatelimit({ settings: settings(), json: false, cached: false, store, ...options }, t.ctx);
+    const code = await showRatelimit({ settings: settings(), json: false, cached: false, store, ...options }, t.ctx);
     return { code, out: t.stdout.text(), err: t.stderr.text(), t };
   } catch (error) {
     return { error, out: t.stdout.text(), err: t.stderr.text(), t };

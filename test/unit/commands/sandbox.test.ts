@@ -10,7 +10,7 @@ import { createTestContext } from '../../helpers/context.js';
 describe('runSandbox', () => {
   it('prints its URL, key, taxpayers and an example, serves, and stops on a signal', async () => {
     const t = createTestContext({ clock: createVirtualClock() });
-    const done = runSandbox({ port: 0, key: 'demo-key', taxpayers: 3, invoices: 12, limit: 5, limitScope: 'path' }, t.ctx);
+    const done = runSandbox(t.ctx, { port: 0, key: 'demo-key', taxpayers: 3, invoices: 12, limit: 5, limitScope: 'path' });
     while (!t.stdout.text().includes('Ctrl-C')) await new Promise((r) => setTimeout(r, 5));
     const out = t.stdout.text();
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
@@ -34,7 +34,7 @@ describe('runSandbox', () => {
     [{ wire: 'pretty', cursorEnd: 'last-page' }, /^\{\n {4}"@context": "\\\/contexts\\\/Invoice",\n/, false],
   ])("serves --wire and --cursor-end %j (default: API Platform's escapes, the last cursor page links next)", async (options, bytes, linksNext) => {
     const t = createTestContext({ clock: createVirtualClock() });
-    const done = runSandbox({ port: 0, taxpayers: 1, invoices: 2, limit: 0, ...options }, t.ctx);
+    const done = runSandbox(t.ctx, { port: 0, taxpayers: 1, invoices: 2, limit: 0, ...options });
     while (!t.stdout.text().includes('Ctrl-C')) await new Promise((r) => setTimeout(r, 5));
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(t.stdout.text())![1]!;
     const rfc = /^ {2}(\S+)$/mu.exec(t.stdout.text())![1]!;
@@ -62,7 +62,7 @@ describe('runSandbox', () => {
     [{ cursorEnd: 'never' }, /--cursor-end must be endless, empty-page or last-page/],
   ])('refuses %j before listening', async (options, message) => {
     const t = createTestContext();
-    await expect(runSandbox(options, t.ctx)).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(message) as string });
+    await expect(runSandbox(t.ctx, options)).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(message) as string });
     expect(t.stdout.text()).toBe('');
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createJsonProgress } from '../../../src/io/json-progress.js';
-import { formatEvent, logFormatOf } from '../../../src/io/events.js';
+import { formatEvent } from '../../../src/io/events.js';
+import { readCommandLine } from '../../../src/cli/argv.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
 import { CaptureStream } from '../../helpers/context.js';
 
@@ -49,7 +50,7 @@ describe('createJsonProgress', () => {
   });
 });
 
-describe('formatEvent and logFormatOf', () => {
+describe('formatEvent and the --log-format of a command line', () => {
   it('one line, event and time first, strings made inert', () => {
     const line = formatEvent({ event: 'warning', message: 'a\x1b[2Jb' }, 0);
     expect(line).toBe('{"event":"warning","time":"1970-01-01T00:00:00.000Z","message":"ab"}\n');
@@ -63,6 +64,6 @@ describe('formatEvent and logFormatOf', () => {
     [['entities', '--', '--log-format', 'json'], 'text'],
     [['entities', '--log-format', 'xml'], 'text'],
   ])('%j → %s', (argv, expected) => {
-    expect(logFormatOf(argv)).toBe(expected);
+    expect(readCommandLine(argv).logFormat).toBe(expected);
   });
 });

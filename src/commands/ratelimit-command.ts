@@ -1,0 +1,33 @@
+/**
+ * The definition of `collections ratelimit` (commands/command.ts): the id flags of the id table,
+ * `--json` and `--cached`; what it does is commands/ratelimit.ts `runRatelimit`, loaded lazily.
+ */
+import { Command } from 'commander';
+import { ID_SPECS } from '../endpoints.js';
+import type { RatelimitCommandOptions } from './ratelimit.js';
+import type { CommandWiring, RunCommand } from './command.js';
+import { RATELIMIT_HELP } from './command-specs.js';
+import { bindToContext } from './commander.js';
+import { idOption } from './flags.js';
+
+/** commands/ratelimit.ts `runRatelimit`, loaded on first use. */
+const runRatelimit: RunCommand<RatelimitCommandOptions> = async (ctx, options) => (await import('./ratelimit.js')).runRatelimit(ctx, options);
+
+/**
+ * Makes the `ratelimit` command: its action hands the global flags, the ids and `--json`/`--cached`
+ * (false when absent) to `run`, and its exit code to `wiring.setCode`.
+ */
+export function createRatelimitCommand(wiring: CommandWiring, run: RunCommand<RatelimitCommandOptions> = runRatelimit): Command {
+  const cmd = bindToContext(new Command('ratelimit'), wiring.ctx).description(
+    "Show the rate-limit quota of each endpoint (spends one request of each endpoint's quota)",
+  );
+  for (const id of ID_SPECS) cmd.addOption(idOption(id, id.probeHelp));
+  return cmd
+    .option('--json', 'print JSON for scripts')
+    .option('--cached', 'show the last values any command saw, with their age; sends nothing')
+    .addHelpText('after', RATELIMIT_HELP)
+    .action(async (_opts: unknown, self: Command) => {
+      const flags = self.optsWithGlobals<Omit<RatelimitCommandOptions, 'json' | 'cached'> & { json?: boolean; cached?: boolean }>();
+      wiring.setCode(await run(wiring.ctx, { ...flags, json: flags.json === true, cached: flags.cached === true }));
+    });
+}

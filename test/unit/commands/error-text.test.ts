@@ -1,0 +1,42 @@
+/**
+ * The one formatter of failures (commands/error-text.ts) and the CLI hints it adds
+ * (commands/hints.ts): the ground floor's errors name no flag, yet every line keeps its hint.
+ */
+import { describe, expect, it } from 'vitest';
+import { errorText, formatError } from '../../../src/commands/error-text.js';
+import { hintOf } from '../../../src/commands/hints.js';
+import { HttpError, UsageError } from '../../../src/errors.js';
+import { createSecrets } from '../../../src/secrets.js';
+
+const http = (status: number, hint?: string): HttpError => new HttpError({ method: 'GET', path: '/p', status }, hint === undefined ? {} : { hint });
+
+describe('the hints of HTTP statuses', () => {
+  it.each([
+    [400, 'collections: the API rejected the parameters (GET /p: HTTP 400); check --param values'],
+    [422, 'collections: the API rejected the parameters (GET /p: HTTP 422); check --param values'],
+    [401, 'collections: the API key was rejected (GET /p: HTTP 401); set a valid key with `collections config set api-key` or COLLECTIONS_API_KEY'],
+    [403, 'collections: the API key was rejected (GET /p: HTTP 403); set a valid key with `collections config set api-key` or COLLECTIONS_API_KEY'],
+    [404, 'collections: not found (GET /p: HTTP 404); check the --taxpayer and --invoice ids'],
+    [418, 'collections: unexpected response (GET /p: HTTP 418)'],
+  ])('HTTP %i → %s', (status, line) => {
+    expect(formatError(http(status))).toBe(line);
+  });
+
+  it('a hint given where the error is made wins; an empty one means none', () => {
+    expect(hintOf(http(404, 'check --taxpayer X'))).toBe('check --taxpayer X');
+    expect(formatError(http(401, ''))).toBe('collections: the API key was rejected (GET /p: HTTP 401)');
+    expect(hintOf(new UsageError('bad'))).toBeUndefined();
+  });
+});
+
+describe('errorText', () => {
+  it('without the hint (a taxpayer of a run of many), the secrets scrubbed, one line', () => {
+    const secrets = createSecrets();
+    secrets.add('k-secret-77');
+    expect(errorText(http(401), secrets, { hint: false })).toBe('the API key was rejected (GET /p: HTTP 401)');
+    expect(errorText(new Error('saw k-secret-77\nthen died'), secrets, { hint: false })).toBe(
+      'internal error, please report: saw [REDACTED] then died',
+    );
+    expect(formatError('thrown', secrets)).toBe('collections: internal error, please report: thrown');
+  });
+});
