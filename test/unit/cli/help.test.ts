@@ -85,7 +85,7 @@ describe('every subcommand help', () => {
       const planned: string[] = [];
       const program = createProgram(argv, t.ctx, () => undefined, [], {
         export: (command, flags) => {
-          planned.push(planExport(command, flags, settings, '/tmp', '').start.pathname);
+          planned.push(planExport(command, flags, settings, '/tmp', '').pages.start.pathname);
           return Promise.resolve();
         },
       });
