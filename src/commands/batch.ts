@@ -47,7 +47,8 @@ export interface BatchRequest {
   /** The command line to repeat with `--resume` (no key), for the hint at the end. */
   resumeCommand: string;
   /**
-   * Plans one taxpayer's export (commands/export.ts `planExport` with its stored watermark).
+   * Plans one taxpayer's export (commands/export.ts `planExport` with its stored watermark), the
+   * plan of one of many: silent, resumed only with a checkpoint, its manifest collected with `--manifest`.
    * @throws {UsageError} (exit 2) for an invalid combination
    */
   planOne: (flags: ExportFlags, settings: ResolvedExportSettings, many: UnitOfMany) => ExportPlan;
