@@ -13,7 +13,10 @@ import type { Context } from '../context.js';
 import { idsFromFlags, resolveEndpoint } from '../endpoints.js';
 import { ExitCode, InterruptedError, UsageError, toExitCode } from '../errors.js';
 import type { RateLimitSnapshot } from '../http/client.js';
-import { runExport, type ExportPlan } from '../export/run/run.js';
+import { runExport } from '../export/run/run.js';
+import type { ExportHooks, ExportPlan } from '../export/run/plan.js';
+import { exportServices } from '../export/run/export-client.js';
+import { sidecarPaths } from '../export/files/sidecar.js';
 import type { ManifestOutput } from '../export/manifest/manifest.js';
 import { earlierOutputs, writeRunManifest } from '../export/manifest/batch-manifest.js';
 import { checkPlaceholders, expandOut, utcDate } from './batch-plan.js';
@@ -23,6 +26,7 @@ import { prepareFolders } from './folders.js';
 import { createBatchReporter, mostSevereCode, type TaxpayerOutcome } from './batch-report.js';
 import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSettings } from './export-settings.js';
 import type { ExportFlags } from './flags.js';
+import type { UnitOfMany } from './export-plan.js';
 
 /** One taxpayer's export, planned. */
 interface Unit {
@@ -43,10 +47,11 @@ export interface BatchRequest {
   /** The command line to repeat with `--resume` (no key), for the hint at the end. */
   resumeCommand: string;
   /**
-   * Plans one taxpayer's export (commands/export.ts `planExport` with its stored watermark).
+   * Plans one taxpayer's export (commands/export.ts `planExport` with its stored watermark), the
+   * plan of one of many: silent, resumed only with a checkpoint, its manifest collected with `--manifest`.
    * @throws {UsageError} (exit 2) for an invalid combination
    */
-  planOne: (flags: ExportFlags, settings: ResolvedExportSettings) => ExportPlan;
+  planOne: (flags: ExportFlags, settings: ResolvedExportSettings, many: UnitOfMany) => ExportPlan;
 }
 
 /** A run, planned: its units and what they share. */
@@ -90,18 +95,16 @@ function planBatch(request: BatchRequest, ctx: Context): BatchPlan {
   const manifestPath = flags.manifest === undefined ? undefined : resolvePath(ctx.cwd, flags.manifest);
   const collected = new Map<string, ManifestOutput>();
   const units = taxpayers.map((taxpayer): Unit => {
-    const one: ExportFlags = { ...flags, taxpayer, out: expandOut(template, { taxpayer, endpoint: endpoint.key, date }) };
-    const plan = request.planOne(one, settings.resolved);
-    const files = plan.files!;
-    // Each export is silent; the run reports one line per taxpayer (commands/batch-report.ts).
-    Object.assign(plan, { quiet: true, spinner: false, logFormat: 'text' });
-    if (plan.manifest && manifestPath !== undefined) plan.manifest.collect = (output) => collected.set(files.target, output);
-    let doneEarlier = false;
-    if (flags.resume === true) {
-      plan.resume = existsSync(files.checkpoint);
-      doneEarlier = !plan.resume && existsSync(files.target);
-    }
-    return { taxpayer, plan, target: files.target, doneEarlier };
+    const out = expandOut(template, { taxpayer, endpoint: endpoint.key, date });
+    const one: ExportFlags = { ...flags, taxpayer, out };
+    // With --resume, a taxpayer continues its checkpoint when it has one, else starts afresh (or
+    // was finished earlier). Each export is silent; the run reports one line per taxpayer
+    // (commands/batch-report.ts).
+    const target = resolvePath(ctx.cwd, out);
+    const resume = flags.resume === true && existsSync(sidecarPaths(target).checkpoint);
+    const plan = request.planOne(one, settings.resolved, { resume, collectManifest: manifestPath !== undefined });
+    const doneEarlier = flags.resume === true && !resume && existsSync(target);
+    return { taxpayer, plan, target, doneEarlier };
   });
   return { units, settings, manifestPath, collected, resumeCommand };
 }
@@ -131,15 +134,18 @@ async function runUnit(unit: Unit, batch: BatchPlan, ctx: Context): Promise<Taxp
   const { taxpayer, plan, target } = unit;
   if (unit.doneEarlier) return { taxpayer, target, status: 'done earlier', code: ExitCode.Ok };
   let last: RateLimitSnapshot | undefined;
-  plan.onPageFetched = (page) => {
-    if (page.rateLimit) last = page.rateLimit;
+  const hooks: ExportHooks = {
+    onPageFetched: (page) => {
+      if (page.rateLimit) last = page.rateLimit;
+    },
+    onManifest: (output) => batch.collected.set(target, output),
   };
   try {
-    const result = await runExport(plan, ctx);
+    const result = await runExport(plan, ctx, exportServices(plan, ctx), hooks);
     return { taxpayer, target, status: 'ok', code: ExitCode.Ok, items: result.stats.items };
   } catch (err) {
     const status = err instanceof InterruptedError ? 'interrupted' : 'failed';
-    const items = await checkpointItems(plan.files?.checkpoint);
+    const items = await checkpointItems(plan.output.files?.checkpoint);
     return { taxpayer, target, status, code: toExitCode(err), reason: reasonOf(err, ctx), ...(items === undefined ? {} : { items }) };
   } finally {
     if (last) batch.settings.recordRateLimit(plan.endpoint.key, last);

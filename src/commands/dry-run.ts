@@ -5,7 +5,7 @@
  */
 import type { Context } from '../context.js';
 import { CollectionsError, ExitCode } from '../errors.js';
-import type { ExportPlan } from '../export/run/run.js';
+import type { ExportPlan } from '../export/run/plan.js';
 import { formatCount, formatDuration } from '../io/format.js';
 import { statOrUndefined } from '../io/files.js';
 import { inertText } from '../io/terminal-text.js';
@@ -58,9 +58,9 @@ export function estimateExport(probe: DryRunProbe, itemsPerPage: number, firstPa
 function shownHeaders(plan: ExportPlan, ctx: Context): Array<[string, string]> {
   return [
     ['Accept', 'application/ld+json'],
-    ['X-Api-Key', maskSecret(plan.apiKey)],
+    ['X-Api-Key', maskSecret(plan.http.apiKey)],
     ['User-Agent', `collections/${ctx.version}`],
-    ...Object.entries(plan.headers),
+    ...Object.entries(plan.pages.headers),
   ];
 }
 
@@ -71,22 +71,23 @@ function shownHeaders(plan: ExportPlan, ctx: Context): Array<[string, string]> {
  * @throws what {@link fetchPage} throws (401/403 exit 3, 404 exit 4, network exit 6…)
  */
 async function probeExport(plan: ExportPlan, ctx: Context): Promise<DryRunProbe> {
-  const url = new URL(plan.start.href);
+  const { http, pages } = plan;
+  const url = new URL(pages.start.href);
   url.searchParams.set('itemsPerPage', '1');
-  if (plan.mode === 'offset') url.searchParams.set('page', '1');
+  if (pages.mode === 'offset') url.searchParams.set('page', '1');
   const client = createClient({
-    baseUrl: plan.baseUrl,
-    apiKey: plan.apiKey,
+    baseUrl: http.baseUrl,
+    apiKey: http.apiKey,
     fetch: ctx.fetch,
     clock: ctx.clock,
     random: ctx.random,
     retries: 0,
-    timeoutMs: plan.timeoutMs,
-    maxBodyBytes: plan.maxBodyBytes,
-    maxWaitMs: plan.maxWaitMs,
+    timeoutMs: http.timeoutMs,
+    maxBodyBytes: http.maxBodyBytes,
+    maxWaitMs: http.maxWaitMs,
     headers: { 'User-Agent': `collections/${ctx.version}` },
   });
-  const fetched = await fetchPage(client, url, { headers: plan.headers });
+  const fetched = await fetchPage(client, url, { headers: pages.headers });
   const probe: DryRunProbe = {};
   if (fetched.page.totalItems !== undefined) probe.totalItems = fetched.page.totalItems;
   const rl = fetched.rateLimit;
@@ -99,15 +100,16 @@ async function probeExport(plan: ExportPlan, ctx: Context): Promise<DryRunProbe>
 
 /** Where the export would write, and what it would keep beside the output. */
 async function fileLines(plan: ExportPlan): Promise<Array<[string, string]>> {
-  if (!plan.files)
+  const { files } = plan.output;
+  if (!files)
     return [
       ['output', 'stdout'],
       ['checkpoint', 'none (stdout)'],
       ['lock', 'none (stdout)'],
     ];
-  const info = await statOrUndefined(plan.files.target);
+  const info = await statOrUndefined(files.target);
   const device = info !== undefined && !info.isFile() && !info.isDirectory();
-  const target = inertText(plan.files.target);
+  const target = inertText(files.target);
   if (device)
     return [
       ['output', `${target} (FIFO or device, written straight through)`],
@@ -116,7 +118,7 @@ async function fileLines(plan: ExportPlan): Promise<Array<[string, string]>> {
     ];
   return [
     ['output', target],
-    ['checkpoint', inertText(plan.files.checkpoint)],
+    ['checkpoint', inertText(files.checkpoint)],
     ['lock', `${target}.lock`],
   ];
 }
@@ -132,9 +134,10 @@ function quotaText(probe: DryRunProbe): string {
 
 /** The estimate of a plan's export from its probe (pure wrapper of {@link estimateExport}). */
 function estimateOf(plan: ExportPlan, probe: DryRunProbe): DryRunEstimate & { itemsPerPage: number } {
-  const itemsPerPage = Number(plan.start.searchParams.get('itemsPerPage'));
-  const firstPage = plan.mode === 'offset' ? Number(plan.start.searchParams.get('page')) : 1;
-  return { ...estimateExport(probe, itemsPerPage, firstPage, plan.maxItems), itemsPerPage };
+  const { start, mode, maxItems } = plan.pages;
+  const itemsPerPage = Number(start.searchParams.get('itemsPerPage'));
+  const firstPage = mode === 'offset' ? Number(start.searchParams.get('page')) : 1;
+  return { ...estimateExport(probe, itemsPerPage, firstPage, maxItems), itemsPerPage };
 }
 
 /** `label: value` rows, labels padded to one width (an empty label continues the row above). */
@@ -145,10 +148,11 @@ function padRows(rows: ReadonlyArray<[string, string]>): string[] {
 
 /** The rows every plan shares: headers (the key masked), mode and format. */
 function commonRows(plan: ExportPlan, ctx: Context): Array<[string, string]> {
+  const { pages } = plan;
   return [
     ...shownHeaders(plan, ctx).map(([k, v], i): [string, string] => [i === 0 ? 'headers' : '', `${k}: ${inertText(v)}`]),
-    ['mode', plan.mode === 'offset' ? `offset (${plan.concurrency} ${plan.concurrency === 1 ? 'page' : 'pages'} in flight)` : 'cursor'],
-    ['format', plan.format],
+    ['mode', pages.mode === 'offset' ? `offset (${pages.concurrency} ${pages.concurrency === 1 ? 'page' : 'pages'} in flight)` : 'cursor'],
+    ['format', plan.output.format],
   ];
 }
 
@@ -156,7 +160,7 @@ function commonRows(plan: ExportPlan, ctx: Context): Array<[string, string]> {
 function planLines(plan: ExportPlan, ctx: Context, files: Array<[string, string]>, probe: DryRunProbe): string[] {
   const estimate = estimateOf(plan, probe);
   return padRows([
-    ['request', `GET ${inertText(plan.start.href)}`],
+    ['request', `GET ${inertText(plan.pages.start.href)}`],
     ...commonRows(plan, ctx),
     ...files,
     ['items', unknown(estimate.items === undefined ? undefined : formatCount(estimate.items))],
@@ -194,7 +198,7 @@ function unitLine(unit: DryRunUnit, estimate: DryRunEstimate | undefined): strin
       : estimate.items === undefined
         ? 'items unknown'
         : `${formatCount(estimate.items)} items, ${formatCount(estimate.pages ?? 0)} ${estimate.pages === 1 ? 'page' : 'pages'}`;
-  return inertText(`${unit.taxpayer}: GET ${unit.plan.start.href} → ${unit.plan.files?.target ?? 'stdout'} (${counts})`);
+  return inertText(`${unit.taxpayer}: GET ${unit.plan.pages.start.href} → ${unit.plan.output.files?.target ?? 'stdout'} (${counts})`);
 }
 
 /**

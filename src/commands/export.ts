@@ -2,57 +2,29 @@
  * What an export command does (the commander side is commands/export-command.ts): validates flags
  * into an {@link ExportPlan} before any request or file is touched, then runs it.
  */
-import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
-import { builtInDefault } from '../config/flag-readers.js';
-import { exportFlag } from '../config/flags.js';
-import { buildPath, idsFromFlags, resolveEndpoint, type Endpoint } from '../endpoints.js';
+import { idsFromFlags, resolveEndpoint } from '../endpoints.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { formatFromPath, type OutputFormat } from '../output/writer.js';
-import { parseFields } from '../output/fields.js';
-import { sidecarPaths } from '../export/files/sidecar.js';
+import type { OutputFormat } from '../output/writer.js';
 import type { Compression } from '../export/files/gzip-destination.js';
-import { runExport, type ExportPlan } from '../export/run/run.js';
+import { runExport } from '../export/run/run.js';
+import { freezePlan, type ExportPlan } from '../export/run/plan.js';
+import { exportServices } from '../export/run/export-client.js';
 import { planManifest } from '../export/manifest/manifest.js';
 import { runDryRun } from './dry-run.js';
 import { prepareFolders } from './folders.js';
 import { withNotFoundHint } from './not-found.js';
 import { expandOut, isOutTemplate, taxpayerList, utcDate, type TemplateValues } from './batch-plan.js';
 import { runBatchExport } from './batch.js';
-import { planIncremental, readStoredSince } from './export-incremental.js';
+import { readStoredSince } from './export-incremental.js';
+import { fingerprintOf, formatOf, outPathOf, planHttp, planOutput, planPages, planProgress, planTarget, type UnitOfMany } from './export-plan.js';
 import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSettings } from './export-settings.js';
 import type { ExportCommandOptions, ExportFlags } from './flags.js';
 import type { RateLimitSnapshot } from '../http/client.js';
+import type { PageStep } from '../pagination/paginate.js';
 
 export type { ExportFlags, GlobalFlags } from './flags.js';
 export type { ResolvedExportSettings } from './export-settings.js';
-
-/**
- * Export defaults when neither a flag nor the profile gives one, from the flag table
- * (config/flags.ts; README, "Export options"): times in milliseconds, `maxWaitMs` Infinity = no limit.
- */
-export const EXPORT_DEFAULTS = {
-  itemsPerPage: builtInDefault('itemsPerPage'),
-  firstPage: builtInDefault('page'),
-  concurrency: builtInDefault('concurrency'),
-  retries: builtInDefault('retries'),
-  timeoutMs: builtInDefault('timeout'),
-  maxWaitMs: builtInDefault('maxWait'),
-  maxBodyBytes: builtInDefault('maxBodySize'),
-  format: exportFlag('format').defaultValue as OutputFormat,
-} as const;
-
-/**
- * Joins the base URL's path prefix and an endpoint path: `https://h/api/` + `/entities` →
- * `https://h/api/entities`.
- */
-function endpointUrl(baseUrl: URL, path: string): URL {
-  const url = new URL(baseUrl.href);
-  url.pathname = baseUrl.pathname.replace(/\/+$/, '') + path;
-  url.search = '';
-  url.hash = '';
-  return url;
-}
 
 /**
  * Compression suffixes of `--out` that are not supported (only gzip is): refused rather than
@@ -94,32 +66,12 @@ function checkResumeFlags(flags: ExportFlags, out: string | undefined, format: O
   if (flags.resume && format === 'table') throw new UsageError('--resume does not work with --format table (it is built at the end); use csv');
 }
 
-/** The pagination headers of the API: `X-Pagination-Style: cursor`, and `X-Pagination-Enable-Partial: 0` for `--total`. */
-function paginationHeaders(cursor: boolean, total: boolean): Record<string, string> {
-  const headers: Record<string, string> = {};
-  if (cursor) headers['X-Pagination-Style'] = 'cursor';
-  if (cursor && total) headers['X-Pagination-Enable-Partial'] = '0';
-  return headers;
-}
-
 /**
- * Items per page (README, `--max-items`): `--items-per-page` as given; else the default (the
- * profile's, else 1000), lowered to `--max-items` when that is smaller, so `--max-items 2` asks
- * for 2 items and not 1000 (every item of a page costs the server and the wire). Not with `--page`,
- * whose meaning (which items the page holds) depends on the page size. Derived from flags only, so
- * a `--resume` with the same flags asks for the same pages (the checkpoint's fingerprint holds them).
- */
-function pageSizeOf(flags: ExportFlags, settings: ResolvedExportSettings): number {
-  if (flags.itemsPerPage !== undefined) return flags.itemsPerPage;
-  const byDefault = settings.defaults.itemsPerPage ?? EXPORT_DEFAULTS.itemsPerPage;
-  return flags.maxItems !== undefined && flags.page === undefined ? Math.min(flags.maxItems, byDefault) : byDefault;
-}
-
-/**
- * Validates flags into a plan. Pure apart from path resolution against `cwd`. An incremental export
- * (`--since`, `--state`) pages by cursor where the endpoint can, unless `--page` asks for offset
- * mode (README, "Nightly sync").
+ * Validates flags into a frozen plan (export/run/plan.ts), the one place a plan is made: for one
+ * export, and for each taxpayer of a run with many (commands/batch.ts, with `many`). Pure apart
+ * from path resolution against `cwd`; the parts come from commands/export-plan.ts.
  * @param storedSince the watermark of `--state`, epoch ms (see `readStoredSince`)
+ * @param many how this taxpayer's export differs when it is one of many; undefined for a lone export
  * @throws {UsageError} (exit 2) for every invalid combination, before anything is sent or written
  */
 export function planExport(
@@ -129,78 +81,44 @@ export function planExport(
   cwd: string,
   resumeCommand: string,
   storedSince?: number,
+  many?: UnitOfMany,
 ): ExportPlan {
-  const ids = idsFromFlags(flags);
-  const endpoint: Endpoint = resolveEndpoint(command, ids);
-  const path = buildPath(endpoint, ids);
-  const inc = planIncremental(endpoint, ids, flags, cwd, storedSince);
-
-  const cursor = flags.cursor === true || (inc.incremental && endpoint.cursor && flags.page === undefined);
-  if (cursor && !endpoint.cursor) throw new UsageError(`--cursor is not supported by ${endpoint.path}; it pages by number only`);
-  if (flags.total && !cursor) throw new UsageError('--total goes with --cursor (offset mode always reports the total)');
-  if (cursor && flags.page !== undefined) throw new UsageError('--page is for offset mode; cursor mode starts at the first page');
-
-  const out = flags.out === undefined || flags.out === '-' ? undefined : resolvePath(cwd, flags.out);
-  const format = (flags.format as OutputFormat | undefined) ?? (out ? formatFromPath(out) : (settings.defaults.format ?? EXPORT_DEFAULTS.format));
+  const target = planTarget(command, flags, cwd, storedSince);
+  const { endpoint, inc } = target;
+  const out = outPathOf(flags, cwd);
+  const format = formatOf(flags, out, settings);
   const compress = planCompression(flags, out, format);
   checkResumeFlags(flags, out, format);
-  const fields = flags.fields === undefined ? undefined : parseFields(flags.fields);
-
-  const itemsPerPage = pageSizeOf(flags, settings);
-  const firstPage = flags.page ?? EXPORT_DEFAULTS.firstPage;
-  const start = endpointUrl(settings.baseUrl, path);
+  const output = planOutput(flags, endpoint, format, out, compress);
+  const pages = planPages(target, flags, settings);
+  const where = { flag: flags.manifest, target: out, cwd, baseUrl: settings.baseUrl, collect: many?.collectManifest === true };
   const params = flags.param ?? [];
-  for (const [key, value] of params) start.searchParams.append(key, value);
-  if (inc.filter) start.searchParams.set(inc.filter[0], inc.filter[1]);
-  start.searchParams.set('itemsPerPage', String(itemsPerPage));
-  if (!cursor) start.searchParams.set('page', String(firstPage));
-
-  const headers = paginationHeaders(cursor, flags.total === true);
-  const where = { flag: flags.manifest, target: out, cwd, baseUrl: settings.baseUrl };
-  const manifest = planManifest({ ...where, endpoint, path, ids, params, format, cursor, compress, since: inc.filter?.[1] });
-
-  const csvSafe = flags.csvSafe === true;
-  const fingerprint: Record<string, unknown> = {
-    origin: settings.baseUrl.origin,
-    request: start.pathname + start.search,
-    cursor,
-    total: flags.total === true,
-    format,
-    fields: fields ?? null,
-    csvSafe,
-    maxItems: flags.maxItems ?? null,
-    ...(inc.state ? { state: inc.state.key } : {}),
-    ...(compress ? { compress } : {}),
-  };
-
-  return {
+  const manifest = planManifest({
+    ...where,
     endpoint,
-    baseUrl: settings.baseUrl,
-    start,
-    headers,
-    mode: cursor ? 'cursor' : 'offset',
-    concurrency: cursor ? 1 : (flags.concurrency ?? settings.defaults.concurrency ?? EXPORT_DEFAULTS.concurrency),
-    maxItems: flags.maxItems,
+    path: target.path,
+    ids: target.ids,
+    params,
     format,
-    ...(compress ? { compress } : {}),
-    formatter: { fields, tableFields: endpoint.tableFields, csvSafe },
-    files: out ? { target: out, ...sidecarPaths(out) } : undefined,
+    cursor: target.cursor,
+    compress,
+    since: inc.filter?.[1],
+  });
+  return freezePlan({
+    endpoint,
+    http: planHttp(flags, settings),
+    pages,
+    output,
+    progress: planProgress(flags, many),
+    resume: {
+      resume: many ? many.resume : flags.resume === true,
+      restart: flags.restart === true,
+      fingerprint: fingerprintOf(target, flags, pages, output),
+      command: resumeCommand,
+    },
     manifest,
-    resume: flags.resume === true,
-    restart: flags.restart === true,
-    fingerprint,
-    apiKey: settings.apiKey,
-    retries: flags.retries ?? settings.defaults.retries ?? EXPORT_DEFAULTS.retries,
-    timeoutMs: flags.timeout ?? settings.defaults.timeoutMs ?? EXPORT_DEFAULTS.timeoutMs,
-    maxWaitMs: flags.maxWait ?? settings.defaults.maxWaitMs ?? EXPORT_DEFAULTS.maxWaitMs,
-    maxBodyBytes: flags.maxBodySize ?? EXPORT_DEFAULTS.maxBodyBytes,
-    quiet: flags.quiet === true,
-    spinner: flags.progress !== false,
-    verbose: flags.verbose === true,
-    logFormat: flags.logFormat === 'json' ? 'json' : 'text',
-    resumeCommand,
-    ...(inc.state ? { state: inc.state } : {}),
-  };
+    state: inc.state,
+  });
 }
 
 /** Quotes a word for a POSIX shell when needed, for the "resume with" hint. */
@@ -254,8 +172,8 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
   const taxpayers = await taxpayerList(flags, ctx);
   if (taxpayers.length > 1 || flags.taxpayersFile !== undefined) {
     const resumeCommand = resumeCommandOf(argv);
-    const planOne = (one: ExportFlags, settings: ResolvedExportSettings): ExportPlan =>
-      planExport(command, one, settings, ctx.cwd, resumeCommand, readStoredSince(command, one, ctx.cwd));
+    const planOne = (one: ExportFlags, settings: ResolvedExportSettings, many: UnitOfMany): ExportPlan =>
+      planExport(command, one, settings, ctx.cwd, resumeCommand, readStoredSince(command, one, ctx.cwd), many);
     return runBatchExport({ command, flags, taxpayers, resumeCommand, planOne }, ctx);
   }
   const template = isOutTemplate(flags.out);
@@ -266,25 +184,25 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
     try {
       return await runDryRun(plan, ctx);
     } catch (err) {
-      throw withNotFoundHint(err, ids, plan.baseUrl);
+      throw withNotFoundHint(err, ids, plan.http.baseUrl);
     }
   }
   // As gzip(1) does: compressed bytes are never written to a terminal.
-  if (plan.compress && !plan.files && ctx.io.stdoutIsTTY) {
+  if (plan.output.compress && !plan.output.files && ctx.io.stdoutIsTTY) {
     throw new UsageError('gzip output is not written to a terminal', { hint: 'add --out FILE.gz, or pipe stdout into a file or a program' });
   }
   // Before the first request: a template's folders and the state file's folder are made and checked.
-  await prepareFolders(template ? plan.files?.target : undefined, plan.state?.path);
+  await prepareFolders(template ? plan.output.files?.target : undefined, plan.state?.path);
   // The last quota seen is recorded once, at the end, for `ratelimit --cached` (only the headers:
   // holding the page itself would keep its items alive).
   let last: RateLimitSnapshot | undefined;
-  plan.onPageFetched = (page) => {
+  const onPageFetched = (page: PageStep): void => {
     if (page.rateLimit) last = page.rateLimit;
   };
   try {
-    await runExport(plan, ctx);
+    await runExport(plan, ctx, exportServices(plan, ctx), { onPageFetched });
   } catch (err) {
-    throw withNotFoundHint(err, ids, plan.baseUrl);
+    throw withNotFoundHint(err, ids, plan.http.baseUrl);
   } finally {
     if (last) settings.recordRateLimit(plan.endpoint.key, last);
   }

@@ -57,7 +57,7 @@ function wrapHandle(handle: FileHandle, path: string, options: FailingFsOptions)
 
 /**
  * The real file system, with the calls `options` name failing for the paths it names.
- * @returns a {@link FileSystem} for `createFileSink`, `saveCheckpoint` or an `ExportPlan`'s `fs`
+ * @returns a {@link FileSystem} for `createFileSink`, `saveCheckpoint` or the `fs` of a run's `ExportServices`
  */
 export function failingFs(options: FailingFsOptions): FileSystem {
   const accepts = options.paths ?? (() => true);

@@ -203,7 +203,7 @@ function worldBudget(world: SandboxWorld | ServedWorld): RateBudget {
  * A captured Context in `dir` (cwd and config folder) wired to `world`: an in-process world
  * answers through the sandbox's fetch on the world's virtual clock (only the base URL's origin with
  * `strictOrigin`), a served one through the real fetch and the system clock. For runs below
- * `main()`, e.g. `runExport(plan, t.ctx)`; {@link runInProcess} uses it too.
+ * `main()`, e.g. `runExport(plan, t.ctx, exportServices(plan, t.ctx))`; {@link runInProcess} uses it too.
  */
 export function worldContext(
   world: SandboxWorld | ServedWorld,

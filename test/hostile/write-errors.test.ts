@@ -9,7 +9,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { formatError } from '../../src/commands/error-text.js';
 import { planExport } from '../../src/commands/export.js';
 import { toExitCode } from '../../src/errors.js';
-import { runExport, type ExportPlan } from '../../src/export/run/run.js';
+import { runExport } from '../../src/export/run/run.js';
+import type { ExportPlan, ExportServices } from '../../src/export/run/plan.js';
+import { exportServices } from '../../src/export/run/export-client.js';
+
 import { isRecordBoundary } from '../../src/export/files/checkpoint-check.js';
 import type { Checkpoint } from '../../src/export/files/checkpoint.js';
 import { failingFs, type FailingFsOptions } from '../helpers/failing-fs.js';
@@ -52,11 +55,10 @@ afterAll(removeTempDirs);
 
 const ARGS = () => ['invoices', '--taxpayer', world.taxpayer, '--cursor', '--items-per-page', '10', '--out', 'out.ndjson'];
 
-/** The plan of `ARGS()` with the file system `fs`. */
-function plan(fs: ExportPlan['fs']): ExportPlan {
+/** The plan of `ARGS()`. */
+function plan(): ExportPlan {
   const flags = { taxpayer: world.taxpayer, cursor: true, itemsPerPage: 10, out: 'out.ndjson', quiet: true };
-  const p = planExport('invoices', flags, { apiKey: world.key, baseUrl: new URL(BASE), defaults: {} }, dir.path, 'collections invoices');
-  return { ...p, fs };
+  return planExport('invoices', flags, { apiKey: world.key, baseUrl: new URL(BASE), defaults: {} }, dir.path, 'collections invoices');
 }
 
 /**
@@ -65,7 +67,9 @@ function plan(fs: ExportPlan['fs']): ExportPlan {
  */
 async function runFailing(options: FailingFsOptions, env: Record<string, string> = {}): Promise<{ code: number; line: string }> {
   const { t } = worldContext(world, dir, { env });
-  const error = await runExport(plan(failingFs(options)), t.ctx).then(
+  const p = plan();
+  const services: ExportServices = { ...exportServices(p, t.ctx), fs: failingFs(options) };
+  const error = await runExport(p, t.ctx, services).then(
     () => undefined,
     (e: unknown) => e,
   );

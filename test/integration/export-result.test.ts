@@ -7,6 +7,8 @@ import { Writable } from 'node:stream';
 import { planExport } from '../../src/commands/export.js';
 import type { ExportFlags } from '../../src/commands/flags.js';
 import { runExport } from '../../src/export/run/run.js';
+import { exportServices } from '../../src/export/run/export-client.js';
+
 import type { PageStep } from '../../src/pagination/paginate.js';
 import { BASE, CANARY, createWorld, tempDir, worldContext, type SandboxWorld, type TempDir } from '../helpers/world.js';
 
@@ -29,8 +31,7 @@ describe('runExport result', () => {
     const { t } = worldContext(world, dir);
     const p = plan({ out: 'x.ndjson' });
     const pages: PageStep[] = [];
-    p.onPageFetched = (page) => pages.push(page);
-    const result = await runExport(p, t.ctx);
+    const result = await runExport(p, t.ctx, exportServices(p, t.ctx), { onPageFetched: (page) => pages.push(page) });
     expect(result.brokenPipe).toBe(false);
     // 9 pages of 7 and the empty page that ends the cursor chain (API Platform ≥ 4.3.5 links on).
     expect(result.stats).toMatchObject({ items: 60, pages: 10, requests: 10, retries: 0, waits: 0 });
@@ -49,7 +50,8 @@ describe('runExport result', () => {
       },
     });
     t.ctx.io.stdout = gone;
-    const result = await runExport(plan({}), t.ctx);
+    const p = plan({});
+    const result = await runExport(p, t.ctx, exportServices(p, t.ctx));
     expect(result.brokenPipe).toBe(true);
     expect(result.requests).toBeGreaterThanOrEqual(1);
     expect(result.requests).toBe(world.sandbox.requests().length);

@@ -13,6 +13,8 @@ import { SHARED_QUOTA_FILE, createFileStore } from '../../src/rate/store-file.js
 import { createMemoryStore } from '../../src/rate/store-memory.js';
 import type { TestContext } from '../helpers/context.js';
 import { runExport } from '../../src/export/run/run.js';
+import { exportServices } from '../../src/export/run/export-client.js';
+
 import type { LimitScope } from '../../src/sandbox/types.js';
 import {
   BASE,
@@ -63,7 +65,8 @@ async function exportAll(w: SandboxWorld, budgetOf: (i: number) => RateBudget | 
       const budget = budgetOf(i);
       const { t } = worldContext(w, dir, budget === undefined ? {} : { rateBudget: budget });
       outputs.push(t);
-      return runExport(plan(w, tp), t.ctx);
+      const p = plan(w, tp);
+      return runExport(p, t.ctx, exportServices(p, t.ctx));
     }),
   );
   taxpayers.forEach((tp, i) => expect(idsOfNdjson(outputs[i]!.stdout.text())).toEqual(w.sandbox.invoiceIds(tp)));

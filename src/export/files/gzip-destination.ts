@@ -15,12 +15,6 @@ export const COMPRESSIONS = ['gzip'] as const;
 /** One of {@link COMPRESSIONS}. */
 export type Compression = (typeof COMPRESSIONS)[number];
 
-/** The compression of an export, as the plan carries it. */
-export interface CompressionOptions {
-  /** `--compress gzip` or an `--out` ending in `.gz`: the output is gzip; undefined: plain text. */
-  compress?: Compression;
-}
-
 /** Compresses one member's text: zlib's `gzip` on its thread pool, default level. */
 type GzipMember = (text: Buffer) => Promise<Buffer>;
 

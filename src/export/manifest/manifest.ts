@@ -94,16 +94,17 @@ export interface Manifest {
 /** What the plan of an export fixes about its manifest (commands/export.ts `planExport`). */
 export interface ManifestPlan {
   /** Where the manifest goes, absolute. */
-  path: string;
+  readonly path: string;
   /** The output it describes, absolute. */
-  target: string;
+  readonly target: string;
   /** The fields known before any request (`watermark.after` is set when the export completes). */
-  output: Pick<ManifestOutput, 'baseUrl' | 'endpoint' | 'ids' | 'filters' | 'mode' | 'format' | 'compression' | 'watermark'>;
+  readonly output: Pick<ManifestOutput, 'baseUrl' | 'endpoint' | 'ids' | 'filters' | 'mode' | 'format' | 'compression' | 'watermark'>;
   /**
-   * Hands the finished output to a run manifest (commands/batch.ts) instead of writing a manifest
-   * file for it; `path` is then the run manifest's (so `file` is relative to its folder).
+   * The finished output goes to a run manifest (commands/batch.ts, through the recorder's
+   * `onManifest`) instead of a manifest file of its own; `path` is then the run manifest's (so
+   * `file` is relative to its folder).
    */
-  collect?: (output: ManifestOutput) => void;
+  readonly collect: boolean;
 }
 
 /** Input of {@link planManifest}. */
@@ -127,6 +128,8 @@ export interface ManifestPlanInput {
   compress?: Compression | undefined;
   /** The `--since` / `--state` filter sent (ISO 8601 with its UTC offset); undefined for a full export. */
   since?: string | undefined;
+  /** The output goes to a run manifest of many taxpayers (see {@link ManifestPlan.collect}); default false. */
+  collect?: boolean;
 }
 
 /**
@@ -159,6 +162,7 @@ export function planManifest(input: ManifestPlanInput): ManifestPlan | undefined
   return {
     path,
     target,
+    collect: input.collect === true,
     output: {
       baseUrl: publicBaseUrl(input.baseUrl),
       endpoint,
@@ -212,7 +216,9 @@ export interface ManifestRecorderOptions {
   /** The tool's version. */
   version: string;
   /** The file system of the manifest (default the real one). */
-  fs?: FileSystem;
+  fs?: FileSystem | undefined;
+  /** Takes the finished output of a plan whose manifest is collected ({@link ManifestPlan.collect}). */
+  onManifest?: ((output: ManifestOutput) => void) | undefined;
 }
 
 /** ISO 8601 of a server epoch ms, or null. */
@@ -269,7 +275,7 @@ export function createManifestRecorder(plan: ManifestPlan, options: ManifestReco
       wrapped.finish = async (text) => {
         await out.finish(text);
         const manifest = build(out, mark, stats);
-        if (plan.collect) plan.collect(manifest.outputs[0]!);
+        if (plan.collect) options.onManifest?.(manifest.outputs[0]!);
         else await writeManifest(plan.path, manifest, options.fs);
       };
       return wrapped;

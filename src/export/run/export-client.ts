@@ -1,58 +1,40 @@
 /**
- * The HTTP client of one export (export/run/run.ts): the plan's limits, the context's transport and
- * clock, progress and the plan's observer as listeners of its events.
+ * The HTTP client of one export, a service handed to the run beside its plan (export/run/plan.ts
+ * `ExportServices`): the command layer makes the opener from `plan.http` and the Context, and the
+ * run opens the client once it has its abort signal and listeners (export/run/run.ts
+ * `clientWiring`). So the run depends on the client's interface only, and tests may hand in
+ * another client.
  */
 import type { Context } from '../../context.js';
-import { createClient, type Client, type ClientEvent } from '../../http/client.js';
-import type { Progress } from '../../io/progress.js';
-
-/** What the client takes from the export's plan (export/run/run.ts `ExportPlan` has these fields). */
-export interface ExportClientPlan {
-  /** The configured base URL: its origin bounds every request. */
-  baseUrl: URL;
-  apiKey: string;
-  retries: number;
-  /** Per attempt, ms. */
-  timeoutMs: number;
-  /** Longest single rate-limit wait, ms (Infinity = any). */
-  maxWaitMs: number;
-  /** Largest response body accepted, bytes (default the client's). */
-  maxBodyBytes?: number;
-  /** Observer of every client event; optional. */
-  onClientEvent?: (event: ClientEvent) => void;
-}
+import { createClient } from '../../http/client.js';
+import type { ExportPlan, ExportServices, HttpPlan } from './plan.js';
 
 /**
- * Creates the client of one export, sending `User-Agent: collections/<version>`. Clients of one
- * Context with the same base URL origin and key share their rate-limit windows (`ctx.rateBudget`).
- * Progress hears every client event; a wait its requests did not take in full (they were aborted)
- * is taken out of its counts again.
- * @param signal aborts waits and requests in flight (SIGINT / SIGTERM)
+ * Opens clients with the plan's limits and the context's transport, clock and rate budget, sending
+ * `User-Agent: collections/<version>`. Clients of one Context with the same base URL origin and key
+ * share their rate-limit windows (`ctx.rateBudget`).
  */
-export function createExportClient(plan: ExportClientPlan, ctx: Context, progress: Progress, signal: AbortSignal): Client {
-  return createClient({
-    baseUrl: plan.baseUrl,
-    apiKey: plan.apiKey,
-    fetch: ctx.fetch,
-    clock: ctx.clock,
-    random: ctx.random,
-    retries: plan.retries,
-    timeoutMs: plan.timeoutMs,
-    maxWaitMs: plan.maxWaitMs,
-    ...(plan.maxBodyBytes === undefined ? {} : { maxBodyBytes: plan.maxBodyBytes }),
-    headers: { 'User-Agent': `collections/${ctx.version}` },
-    signal,
-    ...(ctx.rateBudget === undefined ? {} : { budget: ctx.rateBudget }),
-    onEvent: (event) => {
-      progress.onClientEvent(event);
-      plan.onClientEvent?.(event);
-    },
-    // The summary, `--log-format json`'s summary and the manifest count only waits taken: a wait
-    // its aborted requests never began is none, one cut midway counts the time really waited.
-    onWaitCut: (cut) => {
-      const { stats } = progress;
-      stats.waitMs = Math.max(0, stats.waitMs - cut.ms);
-      if (!cut.begun) stats.waits = Math.max(0, stats.waits - 1);
-    },
-  });
+export function exportClientOpener(http: HttpPlan, ctx: Context): ExportServices['openClient'] {
+  return (wiring) =>
+    createClient({
+      baseUrl: http.baseUrl,
+      apiKey: http.apiKey,
+      fetch: ctx.fetch,
+      clock: ctx.clock,
+      random: ctx.random,
+      retries: http.retries,
+      timeoutMs: http.timeoutMs,
+      maxWaitMs: http.maxWaitMs,
+      ...(http.maxBodyBytes === undefined ? {} : { maxBodyBytes: http.maxBodyBytes }),
+      headers: { 'User-Agent': `collections/${ctx.version}` },
+      signal: wiring.signal,
+      ...(ctx.rateBudget === undefined ? {} : { budget: ctx.rateBudget }),
+      onEvent: wiring.onEvent,
+      onWaitCut: wiring.onWaitCut,
+    });
+}
+
+/** The services of a plan's run: its client opener (and the real file system). */
+export function exportServices(plan: ExportPlan, ctx: Context): ExportServices {
+  return { openClient: exportClientOpener(plan.http, ctx) };
 }

@@ -12,21 +12,7 @@ import type { Interrupt } from './interrupt.js';
 import type { Destination } from '../files/destination.js';
 import type { ManifestRecorder } from '../manifest/manifest.js';
 import type { CheckpointGroups } from './checkpoint-group.js';
-
-/** What the page loop needs of the export's plan (export/run/run.ts `ExportPlan` extends it). */
-export interface PageLoopPlan {
-  /** The configured base URL (its origin bounds every request). */
-  baseUrl: URL;
-  /** Pagination headers (`X-Pagination-Style: cursor`, `X-Pagination-Enable-Partial: 0`). */
-  headers: Record<string, string>;
-  mode: 'cursor' | 'offset';
-  /** Pages in flight in offset mode (1 = sequential). */
-  concurrency: number;
-  /** `--max-items`: stop after exactly this many items. */
-  maxItems: number | undefined;
-  /** Observer of every page fetched (e.g. the rate-limit cache of `ratelimit --cached`); optional. */
-  onPageFetched?: (page: PageStep) => void;
-}
+import type { PagesPlan } from './plan.js';
 
 /** The running totals of one export, including what was written before a resume. */
 export interface Tally {
@@ -42,7 +28,9 @@ export interface Tally {
 
 /** What the page loop works with. */
 export interface Loop {
-  plan: PageLoopPlan;
+  plan: PagesPlan;
+  /** Observer of every page fetched (export/run/plan.ts `ExportHooks`). */
+  onPageFetched: ((page: PageStep) => void) | undefined;
   formatter: Formatter;
   out: Destination;
   progress: Progress;
@@ -54,7 +42,7 @@ export interface Loop {
 }
 
 /** Items still to write under `--max-items` (Infinity without it). */
-export function remaining(plan: Pick<PageLoopPlan, 'maxItems'>, tally: Tally): number {
+export function remaining(plan: Pick<PagesPlan, 'maxItems'>, tally: Tally): number {
   return plan.maxItems === undefined ? Infinity : plan.maxItems - tally.items;
 }
 
@@ -65,7 +53,7 @@ export function remaining(plan: Pick<PageLoopPlan, 'maxItems'>, tally: Tally): n
  * (pagination/prefetch.ts), unless `--max-items` is reached with this page.
  * @param tally the loop's totals, read when a page arrives to decide on the prefetch
  */
-export function pageSteps(plan: PageLoopPlan, client: Client, start: URL, tally: Tally): AsyncGenerator<PageStep, void, void> {
+export function pageSteps(plan: PagesPlan, client: Client, start: URL, tally: Tally): AsyncGenerator<PageStep, void, void> {
   const { baseUrl, headers } = plan;
   if (plan.mode === 'offset' && plan.concurrency > 1) {
     // `--max-items`: no page past the one that completes it is requested ahead.
@@ -92,7 +80,7 @@ function withPending(pending: string, output: string | Buffer): string | Buffer 
  * (`hydra:totalItems`, with `--total`) than came: items deleted while paging, or a collection that
  * ended early. Not an error: the export is what the API served.
  */
-function noteShortfall(plan: PageLoopPlan, items: number, total: number | undefined, progress: Progress): void {
+function noteShortfall(plan: PagesPlan, items: number, total: number | undefined, progress: Progress): void {
   if (plan.mode !== 'cursor' || total === undefined || items >= total) return;
   progress.note(`collections: the API announced ${total} items (hydra:totalItems) but the collection ended after ${items}`);
 }
@@ -100,7 +88,7 @@ function noteShortfall(plan: PageLoopPlan, items: number, total: number | undefi
 /** Formats and writes one page; returns whether it is the last one to write. */
 async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
   const { plan, formatter, out, progress, tally, groups } = loop;
-  plan.onPageFetched?.(step);
+  loop.onPageFetched?.(step);
   // Only the request id and `Date`: the manifest keeps the first and last page's, never their items.
   loop.manifest?.onPage({
     ...(step.requestId !== undefined ? { requestId: step.requestId } : {}),

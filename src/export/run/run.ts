@@ -1,81 +1,29 @@
 /**
  * The export engine: pages → formatter → destination (README, "Files, checkpoints and `--resume`").
- * This module is the run loop; signals are in interrupt.ts, the sidecar file, its durability chain
- * and the checkpoint in sidecar.ts, stdout in destination.ts.
+ * This module is the run loop. It reads a frozen plan (export/run/plan.ts) and is handed its
+ * services (the client opener, the file system) and observers beside it; signals and the resume
+ * hint are in interrupt.ts, the sidecar file, its durability chain and the checkpoint in
+ * export/files/sidecar.ts, stdout in export/files/destination.ts.
  */
 import type { Context } from '../../context.js';
-import type { Endpoint } from '../../endpoints.js';
 import type { Client, ClientEvent, RateLimitSnapshot } from '../../http/client.js';
-import { createFormatter, type FormatterOptions, type OutputFormat } from '../../output/writer.js';
+import { createFormatter, type Formatter, type FormatterState } from '../../output/writer.js';
+import type { FileSystem } from '../../io/files.js';
 import { BrokenPipeError } from '../../output/stream-sink.js';
 import { loadTableSupport } from '../../output/table.js';
 import { loadProgress, type Progress, type ProgressStats } from '../../io/progress.js';
-import type { LogFormat } from '../../io/events.js';
 import { outputColumns } from '../../io/columns.js';
-import { createInterrupt, type Interrupt } from './interrupt.js';
-import { createExportClient } from './export-client.js';
+import { addResumeHint, createInterrupt, type Interrupt } from './interrupt.js';
 import { openStdout, type Destination } from '../files/destination.js';
 import { lockTarget, openSidecar } from '../files/sidecar.js';
 import type { OutputLock } from '../files/output-lock.js';
 import { openDevice, outputKind, type OutputKind } from '../files/device.js';
-import type { FileSystem } from '../../io/files.js';
-import { withCompression, type CompressionOptions } from '../files/gzip-destination.js';
-import { addResumeHint } from './resume-hint.js';
+import { withCompression } from '../files/gzip-destination.js';
 import { createWatermarkTracker } from '../state/watermark.js';
-import { createManifestRecorder, type ManifestPlan } from '../manifest/manifest.js';
-import { pageSteps, remaining, writePages, type PageLoopPlan, type Tally } from './page-loop.js';
-import { createCheckpointGroups, parseGroupMs, type CheckpointGroups } from './checkpoint-group.js';
-
-/** Where a file export writes. */
-export interface ExportFiles {
-  /** The final file (`--out`), absolute. */
-  target: string;
-  /** The sidecar the export writes first, absolute. */
-  sidecar: string;
-  /** The checkpoint beside it, absolute. */
-  checkpoint: string;
-}
-
-/** Everything an export needs, validated (commands/export.ts builds it from flags). */
-export interface ExportPlan extends CompressionOptions, PageLoopPlan {
-  endpoint: Endpoint;
-  /** The output format and its options. */
-  format: OutputFormat;
-  formatter: FormatterOptions;
-  /** First page, absolute, with `itemsPerPage`, `page` (offset mode) and `--param`s. */
-  start: URL;
-  /** Undefined for stdout. */
-  files: ExportFiles | undefined;
-  /** `--resume`. */
-  resume: boolean;
-  /** `--restart`: discard an existing checkpoint and start afresh. */
-  restart: boolean;
-  /** The manifest written when a file export completes (export/manifest/manifest.ts); undefined for stdout. */
-  manifest?: ManifestPlan;
-  /** The file system of the sidecar and checkpoint; tests inject write errors (default the real one). */
-  fs?: FileSystem;
-  /** Options that shape the output; stored in and compared with the checkpoint. */
-  fingerprint: Record<string, unknown>;
-  apiKey: string;
-  retries: number;
-  /** Per attempt, ms. */
-  timeoutMs: number;
-  /** `--max-body-size`: largest response body accepted, bytes (default the client's, 256 MiB). */
-  maxBodyBytes?: number;
-  /** Longest single rate-limit wait, ms (Infinity = any). */
-  maxWaitMs: number;
-  quiet: boolean;
-  spinner: boolean;
-  verbose: boolean;
-  /** `--log-format`: `json` writes progress as JSON lines (io/events.ts); default `text`. */
-  logFormat?: LogFormat;
-  /** The command line to repeat with `--resume` (no key), for hints. */
-  resumeCommand: string;
-  /** `--state`: the state file (absolute) and this export's key in it (export/state/state.ts); undefined otherwise. */
-  state?: { path: string; key: string };
-  /** Observer of every client event; optional. */
-  onClientEvent?: (event: ClientEvent) => void;
-}
+import { createManifestRecorder } from '../manifest/manifest.js';
+import { pageSteps, remaining, writePages, type Tally } from './page-loop.js';
+import type { ClientWiring, ExportHooks, ExportPlan, ExportServices } from './plan.js';
+import { createCheckpointGroups, parseGroupMs } from './checkpoint-group.js';
 
 /** What an export did: what the summary and the rate-limit cache need. */
 export interface ExportResult {
@@ -99,11 +47,20 @@ interface LockHolder {
  * first the output lock (kept in `holder`; a lost lock stops the run at once through `interrupt`),
  * then the checkpoint is validated and read.
  */
-async function openDestination(plan: ExportPlan, kind: OutputKind, ctx: Context, progress: Progress, interrupt: Interrupt, holder: LockHolder) {
-  if (!plan.files || kind.type === 'stdout') return openStdout(ctx.io.stdout);
-  const { target, sidecar, checkpoint } = plan.files;
+async function openDestination(
+  plan: ExportPlan,
+  fs: FileSystem | undefined,
+  kind: OutputKind,
+  ctx: Context,
+  progress: Progress,
+  interrupt: Interrupt,
+  holder: LockHolder,
+) {
+  const { files } = plan.output;
+  if (!files || kind.type === 'stdout') return openStdout(ctx.io.stdout);
+  const { target, sidecar, checkpoint } = files;
   const { signal } = interrupt;
-  if (kind.type === 'device') return openDevice({ target, info: kind.info, signal, clock: ctx.clock, ...(plan.fs ? { fs: plan.fs } : {}) });
+  if (kind.type === 'device') return openDevice({ target, info: kind.info, signal, clock: ctx.clock, ...(fs ? { fs } : {}) });
   holder.lock = await lockTarget(target, {
     now: () => ctx.clock.now(),
     note: (line) => progress.note(line),
@@ -114,33 +71,53 @@ async function openDestination(plan: ExportPlan, kind: OutputKind, ctx: Context,
     target,
     sidecar,
     checkpoint,
-    resume: plan.resume,
-    restart: plan.restart,
-    expectedLink: { origin: plan.baseUrl.origin, path: plan.start.pathname },
-    fingerprint: plan.fingerprint,
+    resume: plan.resume.resume,
+    restart: plan.resume.restart,
+    expectedLink: { origin: plan.pages.baseUrl.origin, path: plan.pages.start.pathname },
+    fingerprint: plan.resume.fingerprint,
     now: () => ctx.clock.now(),
     note: (line) => progress.note(line),
-    ...(plan.fs ? { fs: plan.fs } : {}),
+    ...(fs ? { fs } : {}),
   });
+}
+
+/**
+ * The formatter of an export, continuing `resumed` when given. CSV keys first seen after the header
+ * are named on stderr (once each, also across a resume); the table fits the terminal's width when
+ * there is one.
+ */
+async function openFormatter(plan: ExportPlan, ctx: Context, progress: Progress, resumed: FormatterState | undefined): Promise<Formatter> {
+  const { format, formatter } = plan.output;
+  if (format === 'table') await loadTableSupport();
+  const warn = formatter.warn ?? ((m: string) => progress.note(`collections: ${m}`));
+  return createFormatter(format, { ...formatter, columns: formatter.columns ?? outputColumns(ctx.io, ctx.env), warn }, resumed);
 }
 
 /** The progress of an export: spinner and lines, or JSON events (io/progress.ts). */
 function openProgress(plan: ExportPlan, ctx: Context): Promise<Progress> {
   const { io } = ctx;
-  const { quiet, spinner, verbose, logFormat } = plan;
+  const { quiet, spinner, verbose, logFormat } = plan.progress;
   return loadProgress({ stderr: io.stderr, isTTY: io.stderrIsTTY, env: ctx.env, clock: ctx.clock, quiet, spinner, verbose, logFormat });
 }
 
 /**
- * The plan with a client observer that commits the pages written so far before the client sleeps
- * (a rate-limit wait or a retry's backoff), so the checkpoint is current while nothing moves.
+ * How the run wires its client: progress hears every event first, then each listener in order; a
+ * wait its requests did not take in full (they were aborted) is taken out of progress's counts again.
+ * @param signal aborts waits and requests in flight (SIGINT / SIGTERM)
  */
-function withCommitBeforeWaits(plan: ExportPlan, groups: CheckpointGroups): ExportPlan {
+export function clientWiring(progress: Progress, signal: AbortSignal, ...listeners: Array<((event: ClientEvent) => void) | undefined>): ClientWiring {
   return {
-    ...plan,
-    onClientEvent: (event) => {
-      if (event.type === 'wait' || event.type === 'retry') groups.request();
-      plan.onClientEvent?.(event);
+    signal,
+    onEvent: (event) => {
+      progress.onClientEvent(event);
+      for (const listener of listeners) listener?.(event);
+    },
+    // The summary, `--log-format json`'s summary and the manifest count only waits taken: a wait
+    // its aborted requests never began is none, one cut midway counts the time really waited.
+    onWaitCut: (cut) => {
+      const { stats } = progress;
+      stats.waitMs = Math.max(0, stats.waitMs - cut.ms);
+      if (!cut.begun) stats.waits = Math.max(0, stats.waits - 1);
     },
   };
 }
@@ -148,34 +125,43 @@ function withCommitBeforeWaits(plan: ExportPlan, groups: CheckpointGroups): Expo
 /**
  * Runs an export to completion: opens the output before any request, then writes page after page,
  * made durable and checkpointed per group of pages (export/run/checkpoint-group.ts), and publishes the output at the end.
+ * @param services the client opener and the file system (export/run/export-client.ts `exportServices`)
+ * @param hooks observers of pages, client events and a collected manifest; none changes the run
  * @returns the counts, requests and last rate-limit state; `brokenPipe` when the reader of stdout
  *   went away (the export ends quietly, exit 0)
  * @throws {CollectionsError} subclasses with their exit codes; {@link InterruptedError} on SIGINT /
  *   SIGTERM after the current write (checkpoint kept); errors after the first page keep the sidecar
  *   and checkpoint for `--resume` and carry the "resume with" hint.
  */
-export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportResult> {
+export async function runExport(plan: ExportPlan, ctx: Context, services: ExportServices, hooks: ExportHooks = {}): Promise<ExportResult> {
   const { stderr } = ctx.io;
+  const { endpoint, output, pages, resume } = plan;
+  const { fs } = services;
   const progress = await openProgress(plan, ctx);
-  const { endpoint, mode, format } = plan;
-  progress.start({ command: endpoint.command, endpoint: endpoint.path, mode, format, destination: plan.files?.target ?? 'stdout' });
+  progress.start({
+    command: endpoint.command,
+    endpoint: endpoint.path,
+    mode: pages.mode,
+    format: output.format,
+    destination: output.files?.target ?? 'stdout',
+  });
   const interrupt = createInterrupt(ctx, (signal) => {
     progress.stop();
     // The last checkpoint is consistent whatever is in flight (SIGKILL-safe), so it is kept.
     stderr.write(
-      `collections: interrupted again by ${signal}; stopped at once${plan.files ? `; checkpoint kept; resume with: ${plan.resumeCommand} --resume` : ''}\n`,
+      `collections: interrupted again by ${signal}; stopped at once${output.files ? `; checkpoint kept; resume with: ${resume.command} --resume` : ''}\n`,
     );
   });
   const tally: Tally = { items: 0, pages: 0, totalItems: undefined, pending: '', wrotePage: false, rateLimit: undefined };
   const manifest =
-    plan.manifest && createManifestRecorder(plan.manifest, { clock: ctx.clock, version: ctx.version, ...(plan.fs ? { fs: plan.fs } : {}) });
+    plan.manifest && createManifestRecorder(plan.manifest, { clock: ctx.clock, version: ctx.version, fs, onManifest: hooks.onManifest });
   let out: Destination | undefined;
   let kind: OutputKind | undefined;
   let client: Client | undefined;
   const held: LockHolder = {};
   const watermark = createWatermarkTracker({
     state: plan.state,
-    maxItems: plan.maxItems,
+    maxItems: pages.maxItems,
     now: () => ctx.clock.now(),
     note: (l) => progress.note(l),
     manifest,
@@ -188,28 +174,25 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
   });
   try {
     const groupMs = parseGroupMs(ctx.env);
-    kind = await outputKind(plan);
-    out = watermark.wrap(await withCompression(await openDestination(plan, kind, ctx, progress, interrupt, held), plan.compress));
+    kind = await outputKind({ files: output.files, resume: resume.resume });
+    out = watermark.wrap(await withCompression(await openDestination(plan, fs, kind, ctx, progress, interrupt, held), output.compress));
     if (manifest) out = manifest.observe(out, progress.stats);
     const resumed = out.resumed;
-    if (plan.format === 'table') await loadTableSupport();
-    // CSV keys first seen after the header are named on stderr (once each, also across a resume);
-    // the table fits the terminal's width when there is one.
-    const warn = plan.formatter.warn ?? ((m: string) => progress.note(`collections: ${m}`));
-    const formatter = createFormatter(
-      plan.format,
-      { ...plan.formatter, columns: plan.formatter.columns ?? outputColumns(ctx.io, ctx.env), warn },
-      resumed?.formatter,
-    );
+    const formatter = await openFormatter(plan, ctx, progress, resumed?.formatter);
     if (resumed) Object.assign(tally, { items: resumed.items, pages: resumed.pages, totalItems: resumed.totalItems });
     else tally.pending = formatter.begin();
     progress.onPage(tally.items, tally.pages, tally.totalItems);
     const groups = createCheckpointGroups({ out, clock: ctx.clock, groupMs });
-    client = createExportClient(withCommitBeforeWaits(plan, groups), ctx, progress, interrupt.signal);
-    const startFrom = resumed ? resumed.next : plan.start.href;
-    if (startFrom !== null && remaining(plan, tally) > 0) {
-      const steps = watermark.observe(pageSteps(plan, client, new URL(startFrom), tally));
-      await writePages(steps, { plan, formatter, out, progress, interrupt, tally, manifest, groups });
+    // Before the client sleeps (a rate-limit wait or a retry's backoff), the pages written so far
+    // are committed, so the checkpoint is current while nothing moves.
+    const commitBeforeWaits = (event: ClientEvent): void => {
+      if (event.type === 'wait' || event.type === 'retry') groups.request();
+    };
+    client = services.openClient(clientWiring(progress, interrupt.signal, commitBeforeWaits, hooks.onClientEvent));
+    const startFrom = resumed ? resumed.next : pages.start.href;
+    if (startFrom !== null && remaining(pages, tally) > 0) {
+      const steps = watermark.observe(pageSteps(pages, client, new URL(startFrom), tally));
+      await writePages(steps, { plan: pages, onPageFetched: hooks.onPageFetched, formatter, out, progress, interrupt, tally, manifest, groups });
     }
     await out.settle();
     interrupt.throwIfStopped();
@@ -223,7 +206,7 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
     if (err instanceof BrokenPipeError) return result(true);
     const resumable = tally.wrotePage || out?.resumed !== undefined;
     const device = kind?.type === 'device';
-    throw addResumeHint(err, { toFile: plan.files !== undefined && !device, device, resumable, resumeCommand: plan.resumeCommand });
+    throw addResumeHint(err, { toFile: output.files !== undefined && !device, device, resumable, resumeCommand: resume.command });
   } finally {
     // After the manifest and the state file, so the lock covers every file of the run.
     await held.lock?.release();

@@ -86,7 +86,7 @@ describe('every subcommand help', () => {
       const program = createProgram(t.ctx, () => undefined, {
         runners: {
           export: (_ctx, { command, flags }) => {
-            planned.push(planExport(command, flags, settings, '/tmp', '').start.pathname);
+            planned.push(planExport(command, flags, settings, '/tmp', '').pages.start.pathname);
             return 0;
           },
         },

@@ -9,13 +9,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readCommandLine } from '../../../src/cli/argv.js';
 import { runProgram } from '../../../src/cli/program.js';
 import type { RunCommand } from '../../../src/commands/command.js';
-import { EXPORT_DEFAULTS, prepareExport } from '../../../src/commands/export.js';
+import { prepareExport } from '../../../src/commands/export.js';
+import { EXPORT_DEFAULTS } from '../../../src/commands/export-plan.js';
 import type { ExportCommandOptions } from '../../../src/commands/flags.js';
 import { createConfigStore } from '../../../src/config/store.js';
 import type { ConfigKey } from '../../../src/config/values.js';
 import { ENDPOINTS } from '../../../src/endpoints.js';
 import { UsageError } from '../../../src/errors.js';
-import type { ExportPlan } from '../../../src/export/run/run.js';
+import type { ExportPlan } from '../../../src/export/run/plan.js';
 import type { Secrets } from '../../../src/secrets.js';
 import { createTestContext } from '../../helpers/context.js';
 
@@ -253,22 +254,24 @@ describe('argv → planned export, for every export command and endpoint', () =>
     expect(r.plans).toHaveLength(1);
     const plan = r.plans[0]!;
     expect(plan.endpoint.key).toBe(expected.endpoint);
-    expect(plan.start.origin).toBe('https://api.example.com');
-    expect(plan.start.pathname + plan.start.search).toBe(expected.start);
-    expect(plan.baseUrl.href).toBe(BASE);
-    expect(plan.headers).toEqual(expected.headers ?? {});
-    expect(plan.mode).toBe(expected.headers?.['X-Pagination-Style'] === 'cursor' ? 'cursor' : 'offset');
-    expect(plan.format).toBe(expected.format);
+    expect(plan.pages.start.origin).toBe('https://api.example.com');
+    expect(plan.pages.start.pathname + plan.pages.start.search).toBe(expected.start);
+    expect(plan.http.baseUrl.href).toBe(BASE);
+    expect(plan.pages.headers).toEqual(expected.headers ?? {});
+    expect(plan.pages.mode).toBe(expected.headers?.['X-Pagination-Style'] === 'cursor' ? 'cursor' : 'offset');
+    expect(plan.output.format).toBe(expected.format);
     const target = expected.out === undefined ? undefined : join(CWD, expected.out);
-    expect(plan.files).toEqual(target === undefined ? undefined : { target, sidecar: `${target}.part`, checkpoint: `${target}.checkpoint.json` });
-    expect(plan.concurrency).toBe(expected.concurrency ?? EXPORT_DEFAULTS.concurrency);
-    expect(plan.retries).toBe(expected.retries ?? EXPORT_DEFAULTS.retries);
-    expect(plan.timeoutMs).toBe(expected.timeoutMs ?? 60_000);
-    expect(plan.maxWaitMs).toBe(expected.maxWaitMs ?? Number.POSITIVE_INFINITY);
-    expect(plan.maxItems).toBe(expected.maxItems);
-    expect(plan.apiKey).toBe(KEY);
+    expect(plan.output.files).toEqual(
+      target === undefined ? undefined : { target, sidecar: `${target}.part`, checkpoint: `${target}.checkpoint.json` },
+    );
+    expect(plan.pages.concurrency).toBe(expected.concurrency ?? EXPORT_DEFAULTS.concurrency);
+    expect(plan.http.retries).toBe(expected.retries ?? EXPORT_DEFAULTS.retries);
+    expect(plan.http.timeoutMs).toBe(expected.timeoutMs ?? 60_000);
+    expect(plan.http.maxWaitMs).toBe(expected.maxWaitMs ?? Number.POSITIVE_INFINITY);
+    expect(plan.pages.maxItems).toBe(expected.maxItems);
+    expect(plan.http.apiKey).toBe(KEY);
     expect(r.secrets.redact(KEY)).not.toContain(KEY);
-    expect(plan.resumeCommand).not.toContain(KEY);
+    expect(plan.resume.command).not.toContain(KEY);
   });
 
   it('covers every endpoint of the table', () => {
@@ -291,9 +294,9 @@ describe('argv → planned export, for every export command and endpoint', () =>
   it('the resume hint repeats the command line without the key and --resume', async () => {
     const r = await planFrom(['--api-key', 'flag-key-0000', 'invoices', '--taxpayer', T, '--out', 'a b.csv', '--resume']);
     expect(r.code).toBe(0);
-    expect(r.plans[0]!.resumeCommand).toBe(`collections invoices --taxpayer 'D&M750624V8Z' --out 'a b.csv'`);
-    expect(r.plans[0]!.resume).toBe(true);
-    expect(r.plans[0]!.apiKey).toBe('flag-key-0000');
+    expect(r.plans[0]!.resume.command).toBe(`collections invoices --taxpayer 'D&M750624V8Z' --out 'a b.csv'`);
+    expect(r.plans[0]!.resume.resume).toBe(true);
+    expect(r.plans[0]!.http.apiKey).toBe('flag-key-0000');
   });
 });
 
@@ -337,5 +340,29 @@ describe('argv → usage error before anything is sent or written', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`collections: ${message}\n`);
     expect(r.plans).toEqual([]);
+  });
+});
+
+describe('the plan is frozen once built', () => {
+  it('neither the plan nor its groups can be changed afterwards', async () => {
+    const r = await planFrom(['invoices', '--taxpayer', T, '--cursor', '--out', 'x.ndjson', '--fields', 'id,total']);
+    const plan = r.plans[0]!;
+    for (const part of [
+      plan,
+      plan.http,
+      plan.pages,
+      plan.pages.headers,
+      plan.output,
+      plan.output.formatter,
+      plan.output.formatter.fields,
+      plan.output.files,
+      plan.progress,
+      plan.resume,
+      plan.resume.fingerprint,
+      plan.manifest,
+      plan.manifest?.output,
+    ])
+      expect(Object.isFrozen(part)).toBe(true);
+    expect(() => Object.assign(plan.progress, { quiet: false })).toThrow(TypeError);
   });
 });

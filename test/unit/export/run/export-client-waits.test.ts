@@ -4,7 +4,8 @@
  * (rate/wait-ledger.ts, export/run/export-client.ts). Sandbox world, virtual clock.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createExportClient } from '../../../../src/export/run/export-client.js';
+import { exportClientOpener } from '../../../../src/export/run/export-client.js';
+import { clientWiring } from '../../../../src/export/run/run.js';
 import { createProgress } from '../../../../src/io/progress.js';
 import { createWaitLedger, type WaitCut } from '../../../../src/rate/wait-ledger.js';
 import type { ClientEvent } from '../../../../src/http/client.js';
@@ -51,7 +52,7 @@ describe('an export client’s waits in the summary counts', () => {
     const { t } = worldContext(w, dir);
     const progress = createProgress({ stderr: t.ctx.io.stderr, isTTY: false, env: {}, clock: w.clock, quiet: true, spinner: false, verbose: false });
     const plan = { baseUrl: new URL(BASE), apiKey: w.key, retries: 0, timeoutMs: 60_000, maxWaitMs: Number.POSITIVE_INFINITY };
-    const client = createExportClient(plan, t.ctx, progress, new AbortController().signal);
+    const client = exportClientOpener(plan, t.ctx)(clientWiring(progress, new AbortController().signal));
     const url = new URL('/entities?itemsPerPage=1', BASE);
     await client.get(url);
     await client.get(url);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addResumeHint } from '../../../../src/export/run/resume-hint.js';
+import { addResumeHint } from '../../../../src/export/run/interrupt.js';
 import { ApiUnavailableError, InterruptedError, OutputError, RateLimitError } from '../../../../src/errors.js';
 
 const FILE = { toFile: true, resumable: true, resumeCommand: 'collections entities --out e.ndjson' };

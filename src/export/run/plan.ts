@@ -1,0 +1,153 @@
+/**
+ * The plan of one export, and what is handed to `runExport` beside it (export/run/run.ts). The
+ * plan is data: built once, whole, by commands/export-plan.ts `planExport` from the flags and
+ * settings, frozen there, and read in groups by the parts that need them (the client takes
+ * `http` as it is, the page loop `pages`, the destination and formatter `output`, progress
+ * `progress`, the checkpoint `resume`). Services (the client, the file system) and observers
+ * (pages fetched, client events, finished manifests) are never assigned into it: they come as
+ * {@link ExportServices} and {@link ExportHooks}.
+ */
+import type { Endpoint } from '../../endpoints.js';
+import type { Client, ClientEvent, ClientOptions } from '../../http/client.js';
+import type { PageStep } from '../../pagination/paginate.js';
+import type { FormatterOptions, OutputFormat } from '../../output/writer.js';
+import type { LogFormat } from '../../io/events.js';
+import type { FileSystem } from '../../io/files.js';
+import type { Compression } from '../files/gzip-destination.js';
+import type { ManifestOutput, ManifestPlan } from '../manifest/manifest.js';
+
+/** What the HTTP client of an export takes, as it is (export/run/export-client.ts). */
+export interface HttpPlan {
+  /** The configured base URL: its origin bounds every request. */
+  readonly baseUrl: URL;
+  readonly apiKey: string;
+  /** Retries of a failed request (network, 5xx, 429 beyond the wait). */
+  readonly retries: number;
+  /** Per attempt, ms. */
+  readonly timeoutMs: number;
+  /** Longest single rate-limit wait, ms (Infinity = any). */
+  readonly maxWaitMs: number;
+  /** `--max-body-size`: largest response body accepted, bytes (default the client's, 256 MiB). */
+  readonly maxBodyBytes?: number;
+}
+
+/** Which pages the page loop asks for (export/run/page-loop.ts). */
+export interface PagesPlan {
+  /** The configured base URL (its origin bounds every link followed). */
+  readonly baseUrl: URL;
+  /** First page, absolute, with `itemsPerPage`, `page` (offset mode) and `--param`s. */
+  readonly start: URL;
+  /** Pagination headers (`X-Pagination-Style: cursor`, `X-Pagination-Enable-Partial: 0`). */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly mode: 'cursor' | 'offset';
+  /** Pages in flight in offset mode (1 = sequential, always 1 in cursor mode). */
+  readonly concurrency: number;
+  /** `--max-items`: stop after exactly this many items. */
+  readonly maxItems: number | undefined;
+}
+
+/** Where a file export writes, every path absolute. */
+export interface ExportFiles {
+  /** The final file (`--out`). */
+  readonly target: string;
+  /** The sidecar the export writes first. */
+  readonly sidecar: string;
+  /** The checkpoint beside it. */
+  readonly checkpoint: string;
+}
+
+/** What is written and where: the formatter's input and the destination's. */
+export interface OutputPlan {
+  readonly format: OutputFormat;
+  readonly formatter: Readonly<FormatterOptions>;
+  /** Undefined for stdout. */
+  readonly files: ExportFiles | undefined;
+  /** `--compress gzip` or an `--out` ending in `.gz`; undefined: plain text. */
+  readonly compress?: Compression;
+}
+
+/** How the run reports on stderr (io/progress.ts). */
+export interface ProgressPlan {
+  readonly quiet: boolean;
+  readonly spinner: boolean;
+  readonly verbose: boolean;
+  /** `--log-format`: `json` writes progress as JSON lines (io/events.ts). */
+  readonly logFormat: LogFormat;
+}
+
+/** The checkpoint side: continue, discard, and what a checkpoint must match. */
+export interface ResumePlan {
+  /** `--resume` (with many taxpayers: only those that have a checkpoint). */
+  readonly resume: boolean;
+  /** `--restart`: discard an existing checkpoint and start afresh. */
+  readonly restart: boolean;
+  /** Options that shape the output; stored in and compared with the checkpoint. */
+  readonly fingerprint: Readonly<Record<string, unknown>>;
+  /** The command line to repeat with `--resume` (no key), for hints. */
+  readonly command: string;
+}
+
+/** `--state`: the state file (absolute) and this export's key in it (export/state/state.ts). */
+export interface StatePlan {
+  readonly path: string;
+  readonly key: string;
+}
+
+/** Everything an export needs, validated and frozen (commands/export-plan.ts builds it). */
+export interface ExportPlan {
+  readonly endpoint: Endpoint;
+  readonly http: HttpPlan;
+  readonly pages: PagesPlan;
+  readonly output: OutputPlan;
+  readonly progress: ProgressPlan;
+  readonly resume: ResumePlan;
+  /** The manifest written when a file export completes (export/manifest/manifest.ts); undefined for stdout. */
+  readonly manifest: ManifestPlan | undefined;
+  /** `--state`; undefined otherwise. */
+  readonly state: StatePlan | undefined;
+}
+
+/** What the client of an export is wired to by the run: its abort signal and its listeners. */
+export interface ClientWiring {
+  /** Aborts waits and requests in flight (SIGINT / SIGTERM). */
+  readonly signal: AbortSignal;
+  readonly onEvent: (event: ClientEvent) => void;
+  /** A wait announced but not taken in full (its requests were aborted). */
+  readonly onWaitCut: NonNullable<ClientOptions['onWaitCut']>;
+}
+
+/** Services the run uses beside the plan; the command layer makes them (export/run/export-client.ts `exportServices`). */
+export interface ExportServices {
+  /** Opens the export's HTTP client once the run has its signal and listeners; tests may hand in another. */
+  readonly openClient: (wiring: ClientWiring) => Client;
+  /** The file system of the sidecar, checkpoint and manifest; tests inject write errors (default the real one). */
+  readonly fs?: FileSystem;
+}
+
+/** Observers of a run, all optional; none changes what the run does. */
+export interface ExportHooks {
+  /** Every page fetched (e.g. the rate-limit cache of `ratelimit --cached`). */
+  readonly onPageFetched?: (page: PageStep) => void;
+  /** Every client event, after progress heard it. */
+  readonly onClientEvent?: (event: ClientEvent) => void;
+  /**
+   * The finished output of a plan whose manifest is collected (`manifest.collect`: the run
+   * manifest of many taxpayers, commands/batch.ts) instead of written beside the output.
+   */
+  readonly onManifest?: (output: ManifestOutput) => void;
+}
+
+/**
+ * Freezes a plan and the plain objects and arrays inside it, so nothing can change it after it is
+ * built. URLs and the endpoint row (shared by every plan) are left as they are.
+ * @returns the same object, frozen
+ */
+export function freezePlan(plan: ExportPlan): ExportPlan {
+  const freeze = (value: unknown): void => {
+    if (typeof value !== 'object' || value === null || value instanceof URL || Object.isFrozen(value)) return;
+    Object.freeze(value);
+    for (const inner of Object.values(value)) freeze(inner);
+  };
+  for (const [key, value] of Object.entries(plan)) if (key !== 'endpoint') freeze(value);
+  return Object.freeze(plan);
+}
