@@ -24,8 +24,9 @@
  *   between the two runs by construction); a case marked `volatile` (ratelimit, --dry-run: they
  *   print reset times and estimates) has its stdout normalised as stderr is;
  * - stderr normalised by {@link normalise};
- * - the files in the folder: names, and bytes (files named like `*.json` other than the exports
- *   themselves, i.e. manifests, checkpoints, state and config files, normalised as stderr is).
+ * - the files in the folder: names, and bytes (`.json` files that hold an object, i.e. manifests,
+ *   checkpoints, state and config files, normalised as stderr is; the rate-limit caches, written
+ *   in the order answers arrive, with their keys sorted).
  *
  * Prints one line per case (`same`, `DIFF` with the first differing line, or `CHECK` when both
  * builds agree but not with the exit code the table expects) and a total. Exit code: 0 when every
@@ -236,6 +237,36 @@ function normalise(text, run) {
  */
 const isMetadata = (name, bytes) => name.endsWith('.json') && bytes[0] === 0x7b;
 
+/**
+ * The rate-limit caches of the config folder record endpoints in the order their answers arrived
+ * (`ratelimit` sends its checks at once): their keys are sorted before they are compared.
+ */
+const CACHES = /^config\/(?:ratelimit|rate-budget)\.json$/;
+
+/** `value` with the keys of every object sorted. */
+const sortKeys = (value) =>
+  Array.isArray(value)
+    ? value.map(sortKeys)
+    : typeof value === 'object' && value !== null
+      ? Object.fromEntries(
+          Object.keys(value)
+            .sort()
+            .map((k) => [k, sortKeys(value[k])]),
+        )
+      : value;
+
+/** A file as compared: metadata normalised (caches with sorted keys), anything else its bytes. */
+function comparable(path, bytes, run) {
+  if (!isMetadata(path, bytes)) return bytes;
+  const text = bytes.toString('utf8');
+  if (!CACHES.test(path)) return normalise(text, run);
+  try {
+    return normalise(JSON.stringify(sortKeys(JSON.parse(text)), null, 1), run);
+  } catch {
+    return normalise(text, run);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 
 function usage(message) {
@@ -348,7 +379,7 @@ async function runCase(testCase, label, bin, sandboxBin, base, facts) {
       const files = [];
       for (const d of ['cwd', 'config', 'home']) {
         for (const [rel, bytes] of await snapshot(join(root, d))) {
-          files.push([`${d}/${rel}`, isMetadata(rel, bytes) ? normalise(bytes.toString('utf8'), run) : bytes]);
+          files.push([`${d}/${rel}`, comparable(`${d}/${rel}`, bytes, run)]);
         }
       }
       const stdout = step.volatile ? normalise(r.stdout.toString('utf8'), run) : substitute(r.stdout.toString('latin1'), run);
