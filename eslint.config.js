@@ -47,9 +47,9 @@ export default defineConfig(
     },
   },
   {
-    files: ['**/*.js'],
+    files: ['**/*.js', '**/*.mjs'],
     rules: {
-      // Plain JS scripts (bin, bench, demo, fault report) carry no type annotations and checkJs is off, so every
+      // Plain JS scripts (bin, bench, demo, fault report, build comparison) carry no type annotations and checkJs is off, so every
       // JSON.parse result and untyped parameter is `any`: these rules could only be met by rewriting them in TypeScript.
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',

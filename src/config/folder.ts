@@ -11,6 +11,7 @@ import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { homedir as osHomedir, platform as osPlatform } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { errorCode } from '../io/files.js';
 
 /** The project name; the default folder is `<user config folder>/collections-nodejs`. */
 const PROJECT_NAME = 'collections';
@@ -78,8 +79,6 @@ export function cacheDirOf(
 
 const octal = (mode: number): string => `0${(mode & 0o777).toString(8).padStart(3, '0')}`;
 
-const errorCode = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? 'error';
-
 /**
  * Creates the folder (0700) if needed and tightens the folder and any existing files that others
  * can read or write. On Windows, which has no POSIX modes (its ACLs on `%APPDATA%` are already per
@@ -93,7 +92,7 @@ export function secureFiles(dir: string, files: readonly string[], windows: bool
   try {
     mkdirSync(dir, { recursive: true, mode: DIR_MODE });
   } catch (err) {
-    throw new UsageError(`cannot create the config folder ${dir} (${errorCode(err)})`, {
+    throw new UsageError(`cannot create the config folder ${dir} (${errorCode(err) ?? 'error'})`, {
       code: 'E_CONFIG',
       hint: 'set COLLECTIONS_CONFIG_DIR to a writable folder',
     });
@@ -114,12 +113,12 @@ export function secureFiles(dir: string, files: readonly string[], windows: bool
       fixes.push(`${path} from ${octal(mode)} to ${octal(wanted)}`);
     } catch (err) {
       if (mustFix) {
-        throw new UsageError(`${path} is readable by others (${octal(mode)}) and could not be made private (${errorCode(err)})`, {
+        throw new UsageError(`${path} is readable by others (${octal(mode)}) and could not be made private (${errorCode(err) ?? 'error'})`, {
           code: 'E_CONFIG',
           hint: `run \`chmod 600 ${path}\``,
         });
       }
-      fixes.push(`${path} is ${octal(mode)} and could not be changed (${errorCode(err)})`);
+      fixes.push(`${path} is ${octal(mode)} and could not be changed (${errorCode(err) ?? 'error'})`);
     }
   }
   return fixes;

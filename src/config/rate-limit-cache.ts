@@ -5,6 +5,7 @@
  * so it can never break an export.
  */
 import { copyFileSync, existsSync, renameSync, unlinkSync } from 'node:fs';
+import { isObject } from '../json/object.js';
 import type { JsonStore } from './json-store.js';
 
 /** One cached rate-limit observation (the `X-RateLimit-*` headers of one response; the API documentation, rate limiting). */
@@ -46,10 +47,6 @@ export interface RateLimitCache {
   record(origin: string, endpointKey: string, snapshot: RateLimitObservation): boolean;
   /** The valid entries, of one origin when given; an unreadable cache reads as empty. */
   list(origin?: string): RateLimitCacheEntry[];
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { platform as osPlatform, homedir as osHomedir } from 'node:os';
 import { UsageError } from '../errors.js';
 import { fileError } from '../io/files.js';
+import { isObject } from '../json/object.js';
 import { cacheDirOf, defaultConfigDir, DIR_MODE, secureFiles } from './folder.js';
 import { createJsonStore, type JsonStore } from './json-store.js';
 import { createRateLimitCache, migrateRateLimitCache, type RateLimitCacheEntry, type RateLimitObservation } from './rate-limit-cache.js';
@@ -82,10 +83,6 @@ export interface ConfigStoreOptions {
   platform?: NodeJS.Platform;
   /** For tests: the home folder (default `os.homedir()`). */
   homedir?: string;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**

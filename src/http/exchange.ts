@@ -8,7 +8,7 @@
  * What a status means (wait, retry, fail) is the client's business.
  */
 import { ApiUnavailableError, CollectionsError, HttpError, UsageError } from '../errors.js';
-import type { Clock } from '../time/clock.js';
+import { abortReason, type Clock } from '../time/clock.js';
 import { readBoundedByteText, readBoundedText } from './body.js';
 import type { ClientEvent, ClientEventSink } from './events.js';
 import type { FetchLike } from './fetch-like.js';
@@ -60,10 +60,6 @@ export function createRequestHeaders(
 /** Path and query of a URL, as events and messages name it. */
 export function pathOf(url: URL): string {
   return url.pathname + url.search;
-}
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
 }
 
 function formatSeconds(ms: number): string {

@@ -3,12 +3,7 @@
  * "Exit codes"). API Platform answers errors in several shapes (its `ConstraintViolation`, Hydra
  * errors, RFC 9457 problem details, a plain `{"message": …}`), so several keys are tried.
  */
-
-type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isObject } from '../json/object.js';
 
 /** Longest server message kept, characters: one stderr line, not a page of HTML. */
 const MAX_MESSAGE_CHARS = 300;

@@ -15,9 +15,19 @@ import { OutputError } from '../errors.js';
  * The `code` of a Node.js system error (`'ENOSPC'`, `'EPIPE'`…).
  * @returns the code, or undefined when `error` carries no string `code`
  */
-function errorCode(error: unknown): string | undefined {
+export function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
+}
+
+/** The message of anything thrown: an Error's `message`, else the value as a string. */
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The reason of a file-system error in a word or a line: its `code` (`ENOENT`), else its message. */
+export function errorReason(error: unknown): string {
+  return errorCode(error) ?? errorMessage(error);
 }
 
 /** One-line reasons for the usual file-system error codes. */
@@ -43,7 +53,7 @@ const REASONS: Record<string, string> = {
  */
 export function fileError(action: string, path: string, error: unknown): OutputError {
   const code = errorCode(error);
-  const reason = (code && REASONS[code]) ?? (error instanceof Error ? error.message : String(error));
+  const reason = (code && REASONS[code]) ?? errorMessage(error);
   return new OutputError(`cannot ${action} ${path}: ${reason}${code && REASONS[code] ? ` (${code})` : ''}`, { cause: error });
 }
 

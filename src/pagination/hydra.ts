@@ -5,6 +5,7 @@
  * safety": links).
  */
 import { HostileResponseError } from '../errors.js';
+import { isObject, type JsonObject } from '../json/object.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 
 /** Links of a page's `hydra:view` (all as they appear in the body: relative or absolute URI strings). */
@@ -42,12 +43,6 @@ export class PageFormatError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'PageFormatError';
   }
-}
-
-type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The value of `hydra:<term>` or, failing that, of the unprefixed `<term>` (API Platform 3+). */

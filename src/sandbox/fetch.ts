@@ -5,7 +5,7 @@
  * `TypeError('terminated')`; a body that drips; a promise that never settles until aborted).
  */
 import type { FetchLike } from '../http/fetch-like.js';
-import type { Clock } from '../time/clock.js';
+import { abortReason, type Clock } from '../time/clock.js';
 import type { Sandbox, SandboxReply } from './app.js';
 
 /** A request that reached an origin other than the sandbox's (it never reaches the sandbox). */
@@ -37,10 +37,6 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** The error undici's fetch rejects with when the connection fails (`err.cause.code` says how). */
 function fetchFailed(code: string, message: string): TypeError {
   return new TypeError('fetch failed', { cause: Object.assign(new Error(message), { code }) });
-}
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 }
 
 /** Rejects with the signal's reason as soon as it aborts; otherwise settles like `promise`. */

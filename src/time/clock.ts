@@ -21,7 +21,12 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-function abortReason(signal: AbortSignal): unknown {
+/**
+ * What an aborted `signal` rejects with: its own reason (an `AbortError` DOMException when aborted
+ * without one, as `AbortController.abort()` sets it), so that callers see the reason they gave,
+ * as fetch and `node:timers/promises` do.
+ */
+export function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
 }
 

@@ -9,6 +9,7 @@ import { stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
+import { errorReason } from '../../io/files.js';
 import { OUTPUT_FORMATS } from '../../output/writer.js';
 import { COMPRESSIONS } from '../files/gzip-destination.js';
 import { createItemCounter, type ItemCounter } from './item-count.js';
@@ -20,12 +21,6 @@ export interface OutputCheck {
   path: string;
   /** One line per mismatch (`missing`, size, SHA-256, item count); empty when the file is whole. */
   mismatches: string[];
-}
-
-/** The reason of a file-system error, e.g. `ENOENT`, or its message. */
-function reasonOf(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : error instanceof Error ? error.message : String(error);
 }
 
 /** Reads the file once: its SHA-256 (of the bytes as stored), and its items when not compressed. */
@@ -66,7 +61,7 @@ export async function verifyOutput(output: ManifestOutput, folder: string): Prom
     const items = counter?.count();
     if (items !== undefined && items !== output.items) mismatches.push(`holds ${items} items, the manifest says ${output.items}`);
   } catch (error) {
-    const reason = reasonOf(error);
+    const reason = errorReason(error);
     mismatches.push(reason === 'ENOENT' ? 'missing' : `cannot be read: ${reason}`);
   }
   return { path, mismatches };
