@@ -9,6 +9,7 @@
  */
 import type { SharedTicket } from './store.js';
 import { RateLimitError } from '../errors.js';
+import { abortReason } from '../time/clock.js';
 import type { AcquireOptions, GovernorOptions, GovernorState, GovernorWait, Permit, RateLimitGovernor } from './governor-types.js';
 import { QuotaWindow, type ResponseObservation } from './quota-window.js';
 import { decideWait, describeTooLong } from './wait.js';
@@ -32,10 +33,6 @@ interface Caller {
  */
 function sharedMargin(limit: number): number {
   return Math.max(64, limit / 4);
-}
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
 }
 
 /** A request reserved in what other processes share, and its ticket once the window's reset was known. */

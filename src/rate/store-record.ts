@@ -4,6 +4,7 @@
  * (store-file.ts) runs them under its lock on the record read from the file; the memory store
  * (store-memory.ts) on a record it keeps. Pure: no I/O, no clock (times come in as arguments).
  */
+import { isObject } from '../json/object.js';
 import type { SharedReservation, SharedSeen, SharedTicket, SharedWindow } from './store.js';
 
 /** One API's record: its windows by scope, and the routes known to be counted per path. */
@@ -14,7 +15,6 @@ export interface ApiRecord {
 }
 
 const finite = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A window read back from a store's document: its numbers if they are numbers, else nothing. */
 function windowOf(v: unknown): SharedWindow | undefined {

@@ -7,6 +7,7 @@ import { constants as fsConstants } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import type { FormatterState } from '../../output/writer.js';
 import { UsageError } from '../../errors.js';
+import { isObject } from '../../json/object.js';
 import { nodeFileSystem, replaceFile, type FileSystem } from '../../io/files.js';
 
 const { O_RDONLY, O_NOFOLLOW } = fsConstants;
@@ -121,24 +122,19 @@ function isCount(x: unknown): boolean {
   return typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
 }
 
-/** Whether `x` is a plain object (not null, not an array). */
-function isRecord(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
-}
-
 /**
  * Checks the type of every field of a parsed checkpoint.
  * @returns what is wrong, e.g. `pages is not a non-negative integer`; undefined when it is a {@link Checkpoint}
  */
 function checkpointSchemaError(v: unknown): string | undefined {
-  if (!isRecord(v)) return 'not an object';
+  if (!isObject(v)) return 'not an object';
   if (v.version !== CHECKPOINT_VERSION) return `version is not ${CHECKPOINT_VERSION}`;
-  if (!isRecord(v.fingerprint)) return 'fingerprint is not an object';
+  if (!isObject(v.fingerprint)) return 'fingerprint is not an object';
   if (!(v.next === null || typeof v.next === 'string')) return 'next is neither null nor a string';
   for (const field of ['pages', 'items', 'bytes'] as const) {
     if (!isCount(v[field])) return `${field} is not a non-negative integer`;
   }
-  if (!isRecord(v.formatter)) return 'formatter is not an object';
+  if (!isObject(v.formatter)) return 'formatter is not an object';
   if (v.totalItems !== undefined && !isCount(v.totalItems)) return 'totalItems is not a non-negative integer';
   if (v.watermark !== undefined && (typeof v.watermark !== 'string' || Number.isNaN(Date.parse(v.watermark)))) return 'watermark is not a date';
   if (typeof v.updatedAt !== 'string' || Number.isNaN(Date.parse(v.updatedAt))) return 'updatedAt is not a date';

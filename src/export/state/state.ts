@@ -7,6 +7,7 @@
 import { constants as fsConstants, closeSync, openSync, readFileSync } from 'node:fs';
 import { ID_SPECS, type Endpoint, type Ids } from '../../endpoints.js';
 import { UsageError } from '../../errors.js';
+import { isObject } from '../../json/object.js';
 import { fileError, nodeFileSystem, replaceFile, type FileSystem } from '../../io/files.js';
 import { parseSince } from './since.js';
 
@@ -41,18 +42,13 @@ export function stateKey(endpoint: Endpoint, ids: Ids): string {
   return parts.join(' ');
 }
 
-/** Whether `x` is a plain object. */
-function isRecord(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
-}
-
 /** What is wrong with a parsed state file, or undefined when it is a {@link StateFile}. */
 function stateSchemaError(v: unknown): string | undefined {
-  if (!isRecord(v)) return 'not an object';
+  if (!isObject(v)) return 'not an object';
   if (v.version !== STATE_VERSION) return `version is not ${STATE_VERSION}`;
-  if (!isRecord(v.watermarks)) return 'watermarks is not an object';
+  if (!isObject(v.watermarks)) return 'watermarks is not an object';
   for (const [key, entry] of Object.entries(v.watermarks)) {
-    if (!isRecord(entry) || typeof entry.since !== 'string' || typeof entry.updatedAt !== 'string')
+    if (!isObject(entry) || typeof entry.since !== 'string' || typeof entry.updatedAt !== 'string')
       return `the entry '${key}' is not {since, updatedAt}`;
   }
   return undefined;
