@@ -6,9 +6,8 @@
 import type { Context } from '../../context.js';
 import type { Endpoint } from '../../endpoints.js';
 import type { Client, ClientEvent, RateLimitSnapshot } from '../../http/client.js';
-import { createFormatter, type FormatterOptions, type OutputFormat } from '../../output/writer.js';
+import { createFormatter, prepareFormatter, type FormatterOptions, type OutputFormat } from '../../output/writer.js';
 import { BrokenPipeError } from '../../output/stream-sink.js';
-import { loadTableSupport } from '../../output/table.js';
 import { loadProgress, type Progress, type ProgressStats } from '../../io/progress.js';
 import type { LogFormat } from '../../io/events.js';
 import { outputColumns } from '../../io/columns.js';
@@ -192,7 +191,7 @@ export async function runExport(plan: ExportPlan, ctx: Context): Promise<ExportR
     out = watermark.wrap(await withCompression(await openDestination(plan, kind, ctx, progress, interrupt, held), plan.compress));
     if (manifest) out = manifest.observe(out, progress.stats);
     const resumed = out.resumed;
-    if (plan.format === 'table') await loadTableSupport();
+    await prepareFormatter(plan.format);
     // CSV keys first seen after the header are named on stderr (once each, also across a resume);
     // the table fits the terminal's width when there is one.
     const warn = plan.formatter.warn ?? ((m: string) => progress.note(`collections: ${m}`));
