@@ -92,7 +92,7 @@ describe('numbers and escapes as the server wrote them', () => {
     for (const safe of [false, true]) {
       const r = await run(['--format', 'csv', ...(safe ? ['--csv-safe'] : [])]);
       expect(r.code).toBe(0);
-      const [header, ...rows] = parse<string[]>(r.stdout);
+      const [header, ...rows] = parse(r.stdout);
       expect(rows).toHaveLength(5);
       const cell = (row: string[], name: string): string => row[header!.indexOf(name)]!;
       for (const row of rows) {
