@@ -8,6 +8,9 @@
  * stored `format` setting) needs them without loading the formatters. The type of {@link FORMATS}
  * ties the two: one definition per name of `OUTPUT_FORMATS`, in its order, each carrying that name,
  * so a name without a definition, a definition without a name, or two out of step do not compile.
+ *
+ * Adding a format: its file here exporting a `FormatDefinition` (test/fixtures/fake-format.ts is a
+ * complete small one), its entry in {@link FORMATS}, and its name in names.ts.
  */
 import type { FormatDefinition } from './definition.js';
 import type { OUTPUT_FORMATS } from './names.js';
