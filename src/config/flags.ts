@@ -8,7 +8,7 @@
  * it. It lives in `config/` because the config store sits below the commands and must not import
  * them; it is pure data, so `--help` can load it cheaply.
  */
-import { DEFAULT_FORMAT, OUTPUT_FORMATS } from '../output/formats/names.js';
+import { DEFAULT_FORMAT, OUTPUT_FORMATS } from '../format-names.js';
 import type { ExportFlagSpec, ExportFlagValues, FlagConfigSpec } from './flag-types.js';
 
 export type { ExportDefaults, ExportFlagSpec, ExportFlagValues, FlagConfigSpec, FlagValueSpec } from './flag-types.js';
@@ -33,8 +33,8 @@ export const EXPORT_FLAGS = [
     flags: '-f, --format <format>',
     attribute: 'format',
     description: 'output format',
-    // The names' leaf (no formatter is loaded, so `--help` stays cheap); the registry of
-    // definitions is checked against it by the type checker (output/formats/index.ts).
+    // The names' ground-floor leaf (no formatter is loaded, so `--help` stays cheap); the registry
+    // of definitions is checked against it by the type checker (output/formats/index.ts).
     value: { kind: 'choice', choices: OUTPUT_FORMATS },
     defaultValue: DEFAULT_FORMAT,
     defaultHelp: 'default: from the --out extension, else ndjson',

@@ -7,10 +7,10 @@
 import type { Formatter, FormatterOptions, FormatterState } from './formatter.js';
 import type { FormatDefinition } from './formats/definition.js';
 import { FORMATS } from './formats/index.js';
-import { DEFAULT_FORMAT, type OutputFormat } from './formats/names.js';
+import { DEFAULT_FORMAT, type OutputFormat } from '../format-names.js';
 
-export { OUTPUT_FORMATS } from './formats/names.js';
-export type { OutputFormat } from './formats/names.js';
+export { OUTPUT_FORMATS } from '../format-names.js';
+export type { OutputFormat } from '../format-names.js';
 export type { ItemCounter } from './formats/definition.js';
 export type { Formatter, FormatterOptions, FormatterState } from './formatter.js';
 
@@ -24,7 +24,7 @@ export function findFormat(name: string): FormatDefinition | undefined {
 
 /**
  * The definition of a format.
- * @throws {Error} (a bug, exit 1) for a name the registry lacks: names.ts and formats/index.ts are
+ * @throws {Error} (a bug, exit 1) for a name the registry lacks: format-names.ts and formats/index.ts are
  *   checked against each other by the type checker
  */
 export function formatDefinition(format: OutputFormat): FormatDefinition {

@@ -1,7 +1,7 @@
 /**
  * Adding an output format takes one file and one line: the fake format (test/fixtures/fake-format.ts,
  * one complete definition) is registered here the way a real one is, by appending it to the registry
- * list (output/formats/index.ts) and its name to the names' leaf (output/formats/names.ts, which
+ * list (output/formats/index.ts) and its name to the names' leaf (src/format-names.ts, which
  * config/ reads without loading formatters), and then works end to end with nothing else touched:
  * `--format` and `--help`, the `--out` extension, stdout and files, gzip, `--resume` with its record
  * boundary, the manifest and `verify` with its item count. The last test shows that a definition
@@ -14,8 +14,8 @@ import type { FormatDefinition } from '../../src/output/formats/definition.js';
 import { fake } from '../fixtures/fake-format.js';
 import { createWorld, interruptAt, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
 
-vi.mock('../../src/output/formats/names.js', async (importOriginal) => {
-  const names = await importOriginal<typeof import('../../src/output/formats/names.js')>();
+vi.mock('../../src/format-names.js', async (importOriginal) => {
+  const names = await importOriginal<typeof import('../../src/format-names.js')>();
   return { ...names, OUTPUT_FORMATS: [...names.OUTPUT_FORMATS, 'fake'] };
 });
 vi.mock('../../src/output/formats/index.js', async (importOriginal) => {
