@@ -5,7 +5,7 @@
 import type { Context } from '../context.js';
 import { idsFromFlags, resolveEndpoint } from '../endpoints.js';
 import { ExitCode, UsageError } from '../errors.js';
-import type { OutputFormat } from '../output/writer.js';
+import { formatDefinition, type OutputFormat } from '../output/writer.js';
 import type { Compression } from '../export/files/gzip-destination.js';
 import { runExport } from '../export/run/run.js';
 import { freezePlan, type ExportPlan } from '../export/run/plan.js';
@@ -39,8 +39,8 @@ const UNSUPPORTED_COMPRESSIONS = ['.zst', '.zstd', '.bz2', '.xz', '.lzma', '.lz4
  * @param format the resolved format
  * @returns `gzip`, or undefined for plain text
  * @throws {UsageError} (exit 2) for an `--out` ending in another compression's suffix (`.zst`,
- *   `.bz2`, `.xz`, `.zip`, `.br`…), naming gzip as the supported one, and for gzip with
- *   `--format table`
+ *   `.bz2`, `.xz`, `.zip`, `.br`…), naming gzip as the supported one, and for gzip with a format
+ *   that refuses it (its definition's `compress`: `--format table`)
  */
 function planCompression(flags: ExportFlags, out: string | undefined, format: OutputFormat): Compression | undefined {
   const lower = out?.toLowerCase() ?? '';
@@ -51,19 +51,20 @@ function planCompression(flags: ExportFlags, out: string | undefined, format: Ou
     });
   }
   const compress = flags.compress === 'gzip' || lower.endsWith('.gz') ? 'gzip' : undefined;
-  if (compress && format === 'table')
-    throw new UsageError('--format table cannot be compressed (it is for reading); use csv, json or ndjson with gzip');
+  const limit = formatDefinition(format).compress;
+  if (compress && !limit.compressible) throw new UsageError(limit.refusal);
   return compress;
 }
 
 /**
  * Checks `--resume` and `--restart` against the output.
- * @throws {UsageError} (exit 2) for both together, `--resume` to stdout or with `--format table`
+ * @throws {UsageError} (exit 2) for both together, `--resume` to stdout or with a format whose definition refuses it (`table`)
  */
 function checkResumeFlags(flags: ExportFlags, out: string | undefined, format: OutputFormat): void {
   if (flags.resume && flags.restart) throw new UsageError('--resume and --restart exclude each other: continue the checkpoint, or discard it');
   if (flags.resume && !out) throw new UsageError('--resume needs --out FILE (stdout exports have no checkpoint)');
-  if (flags.resume && format === 'table') throw new UsageError('--resume does not work with --format table (it is built at the end); use csv');
+  const limit = formatDefinition(format).resume;
+  if (flags.resume && !limit.resumable) throw new UsageError(limit.refusal);
 }
 
 /**

@@ -10,7 +10,7 @@ import { ExitCode } from '../errors.js';
 import { formatLocalTime, formatTimeLeft } from '../io/format.js';
 import { inertText } from '../io/terminal-text.js';
 import { outputColumns } from '../io/columns.js';
-import { drawTable, loadTableSupport } from '../output/table.js';
+import { drawTable, loadTableSupport } from '../output/table-draw.js';
 
 /** One row of `ratelimit --cached --json`. */
 export interface CachedRatelimitRow {

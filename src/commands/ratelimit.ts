@@ -15,7 +15,7 @@ import { formatLocalTime, formatTimeLeft } from '../io/format.js';
 import { createClient } from '../http/client.js';
 import type { Client, ClientOptions, ProbeResult, RateLimitSnapshot } from '../http/client.js';
 import { cell, newTable, resetSeconds, runCachedRatelimit, tableWidth } from './ratelimit-cached.js';
-import { loadTableSupport } from '../output/table.js';
+import { loadTableSupport } from '../output/table-draw.js';
 
 import type { GlobalFlags } from './flags.js';
 

@@ -2,13 +2,13 @@
  * The types of the one flag table (flags.ts): what commander hands over, what a profile stores, and
  * the shape of a row. Kept apart so the table itself stays a table.
  */
-import type { OutputFormat } from '../output/formatter.js';
+import type { OutputFormat } from '../format-names.js';
 
 /** The values of the export flags as commander hands them over (undefined = not given). */
 export interface ExportFlagValues {
   /** `-o, --out <file>`; `-` means stdout. */
   out?: string;
-  /** `-f, --format <format>`, one of {@link OUTPUT_FORMAT_CHOICES}. */
+  /** `-f, --format <format>`, one of the output formats (format-names.ts `OUTPUT_FORMATS`). */
   format?: string;
   /** `--compress <type>`: `gzip` (the only one). */
   compress?: string;

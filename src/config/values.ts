@@ -5,7 +5,7 @@
  * the flag itself would refuse.
  */
 import { UsageError } from '../errors.js';
-import type { OutputFormat } from '../output/formatter.js';
+import type { OutputFormat } from '../format-names.js';
 import { CONFIG_KEYS, configurableFlag, type ConfigKey } from './flags.js';
 
 export { CONFIG_KEYS, type ConfigKey } from './flags.js';

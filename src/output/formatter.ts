@@ -1,17 +1,11 @@
 /**
  * The formatter contract: a {@link Formatter} turns pages of items into text; a sink (stdout, or the
  * export's sidecar file) puts the text somewhere. Splitting the two lets the export checkpoint after
- * each page with the byte length and the formatter's state. The formats implement it (ndjson.ts,
- * json.ts, csv.ts, table.ts); writer.ts picks one. Types and the list of formats only, so the formats and the registry
- * both import this module and never each other.
+ * each page with the byte length and the formatter's state. Each format implements it in its own
+ * file under formats/ (with the rest of its definition); writer.ts picks one. Types only, so the
+ * formats and the registry both import this module and never each other.
  */
 import type { Members } from '../json/members.js';
-
-/** The output formats (README, "Output"). */
-export type OutputFormat = 'json' | 'ndjson' | 'csv' | 'table';
-
-/** Every {@link OutputFormat}, for help, validation and completion. */
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ['json', 'ndjson', 'csv', 'table'];
 
 /** JSON-serialisable state a formatter needs to continue after `--resume`. */
 export type FormatterState = Record<string, unknown>;

@@ -6,6 +6,7 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { UsageError } from '../../errors.js';
+import { findFormat } from '../../output/writer.js';
 import type { Checkpoint } from './checkpoint.js';
 
 /** What the command expects of a checkpoint's next link. */
@@ -44,25 +45,17 @@ export function checkNextLink(checkpointPath: string, next: string | null, expec
 }
 
 /**
- * Whether `bytes` bytes of the partial file end on a record boundary, per format (`lastByte`: the
- * byte just before the offset, undefined when `bytes` is 0):
- * - `ndjson`, `csv`: offset 0, or the byte before is `\n` (every NDJSON line and every CSV record,
- *   the header included, ends with a newline; CSV ends records with CRLF, RFC 4180);
- * - `json`: offset 0; `[` alone when no item was written; else the byte before is `}` (the array's
- *   elements are the API's items, JSON objects, and a page ends right after its last item);
- * - `table`: never resumed (`--resume` with a table is a usage error), so any offset.
+ * Whether `bytes` bytes of the partial file end on a record boundary (`lastByte`: the byte just
+ * before the offset, undefined when `bytes` is 0): offset 0 always; else the format's own rule (its
+ * definition's `resume.isRecordBoundary` in output/formats/, e.g. a `\n` before the offset for
+ * NDJSON and CSV). A format that is never resumed (`table`: `--resume` with it is a usage error)
+ * has no boundary to keep, and neither has a name no format has (the fingerprint, compared before
+ * this check, already refuses it): any offset.
  */
 export function isRecordBoundary(format: string, bytes: number, items: number, lastByte: number | undefined): boolean {
   if (bytes === 0) return true;
-  switch (format) {
-    case 'ndjson':
-    case 'csv':
-      return lastByte === 0x0a;
-    case 'json':
-      return items === 0 ? bytes === 1 && lastByte === 0x5b : lastByte === 0x7d;
-    default:
-      return true;
-  }
+  const rule = findFormat(format)?.resume;
+  return rule?.resumable !== true || rule.isRecordBoundary(bytes, items, lastByte);
 }
 
 /** The byte before `bytes` in `file`; undefined when `bytes` is 0 or the file is shorter. */

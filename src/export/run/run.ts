@@ -7,10 +7,9 @@
  */
 import type { Context } from '../../context.js';
 import type { Client, ClientEvent, RateLimitSnapshot } from '../../http/client.js';
-import { createFormatter, type Formatter, type FormatterState } from '../../output/writer.js';
+import { createFormatter, prepareFormatter, type Formatter, type FormatterState } from '../../output/writer.js';
 import type { FileSystem } from '../../io/files.js';
 import { BrokenPipeError } from '../../output/stream-sink.js';
-import { loadTableSupport } from '../../output/table.js';
 import { loadProgress, type Progress, type ProgressStats } from '../../io/progress.js';
 import { outputColumns } from '../../io/columns.js';
 import { addResumeHint, createInterrupt, type Interrupt } from './interrupt.js';
@@ -88,7 +87,7 @@ async function openDestination(
  */
 async function openFormatter(plan: ExportPlan, ctx: Context, progress: Progress, resumed: FormatterState | undefined): Promise<Formatter> {
   const { format, formatter } = plan.output;
-  if (format === 'table') await loadTableSupport();
+  await prepareFormatter(format);
   const warn = formatter.warn ?? ((m: string) => progress.note(`collections: ${m}`));
   return createFormatter(format, { ...formatter, columns: formatter.columns ?? outputColumns(ctx.io, ctx.env), warn }, resumed);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { flagHelp, flagParser } from '../../../src/config/flag-readers.js';
-import { CONFIG_KEYS, CONFIGURABLE_FLAGS, EXPORT_FLAGS, OUTPUT_FORMAT_CHOICES, exportFlag, longFlag } from '../../../src/config/flags.js';
+import { CONFIG_KEYS, CONFIGURABLE_FLAGS, EXPORT_FLAGS, exportFlag, longFlag } from '../../../src/config/flags.js';
 import { parseConfigValue, type ConfigKey } from '../../../src/config/values.js';
 import { UsageError } from '../../../src/errors.js';
 import { OUTPUT_FORMATS } from '../../../src/output/writer.js';
@@ -42,7 +42,7 @@ describe('the export flag table', () => {
   });
 
   it('its format choices are the output module formats', () => {
-    expect([...OUTPUT_FORMAT_CHOICES]).toEqual([...OUTPUT_FORMATS]);
+    expect(exportFlag('format').value).toEqual({ kind: 'choice', choices: [...OUTPUT_FORMATS] });
   });
 
   it('its compress choices are the export module compressions', () => {

@@ -3,7 +3,7 @@ import { UsageError } from '../../../src/errors.js';
 import { createFormatter, formatFromPath, OUTPUT_FORMATS } from '../../../src/output/writer.js';
 import type { FormatterOptions, FormatterState, OutputFormat } from '../../../src/output/writer.js';
 import { invoiceA, manyInvoices, paginate } from '../../fixtures/invoices.js';
-import { loadTableSupport } from '../../../src/output/table.js';
+import { loadTableSupport } from '../../../src/output/table-draw.js';
 import { valueMembers } from '../../../src/json/members.js';
 
 // The table draws its rows as pages come (string-width measures them), as the export loads it first.

@@ -9,15 +9,14 @@
  * even {@link TABLE_MIN_CELL} characters are left out and counted in a final line. No colours (plain `style`), no lines between rows (`compact`), and every cell and
  * heading is made inert ({@link plainCell}) so data cannot move the cursor or inject terminal escapes.
  */
-import type { Formatter, FormatterOptions, FormatterState } from './formatter.js';
-import { splitPath } from './fields.js';
-import { compileAccessor, isPlainObject, toCell } from './flatten.js';
-import { UsageError } from '../errors.js';
-import { JsonNumber } from '../json/json-value.js';
-import { inertText } from '../io/terminal-text.js';
-import { drawLines, drawTable, layoutOf, type TableLayout } from './table-draw.js';
-
-export { drawTable, fitWidths, loadTableSupport, TABLE_MIN_CELL } from './table-draw.js';
+import type { Formatter, FormatterOptions, FormatterState } from '../formatter.js';
+import { splitPath } from '../fields.js';
+import { compileAccessor, isPlainObject, toCell } from '../flatten.js';
+import { UsageError } from '../../errors.js';
+import { JsonNumber } from '../../json/json-value.js';
+import { inertText } from '../../io/terminal-text.js';
+import { drawLines, drawTable, layoutOf, loadTableSupport, type TableLayout } from '../table-draw.js';
+import type { FormatDefinition } from './definition.js';
 
 /** Rows shown at most; the rest are counted in a final line. */
 const TABLE_MAX_ROWS = 1000;
@@ -105,7 +104,7 @@ function progressOf(resume: FormatterState, columns: string[][] | null): TablePr
  * needs {@link loadTableSupport} to have completed, as `page()` does.
  * @throws {UsageError} when `resume` is not a table state
  */
-export function createTableFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {
+function createTableFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {
   const maxRows = options.tableMaxRows ?? TABLE_MAX_ROWS;
   const total = options.columns !== undefined && options.columns > 0 ? options.columns : TABLE_DEFAULT_WIDTH;
   const preset = options.fields?.length ? options.fields : options.tableFields?.length ? options.tableFields : undefined;
@@ -155,3 +154,19 @@ export function createTableFormatter(options: FormatterOptions = {}, resume?: Fo
     state: (): TableState => ({ format: 'table', columns: done.columns, layout: done.layout, rows: done.rows, hidden: done.hidden }),
   };
 }
+
+/**
+ * The table: a picture of the items for a terminal, never implied by an `--out` extension. It is
+ * not resumed (its widths come from the first page and it is capped at `tableMaxRows` rows), not
+ * counted by `verify` (the rows shown are not the items), and not compressed (it is for reading).
+ * Its formatter measures text with string-width, which `prepare` imports first.
+ */
+export const table: FormatDefinition<'table'> = {
+  name: 'table',
+  extensions: [],
+  create: createTableFormatter,
+  prepare: loadTableSupport,
+  resume: { resumable: false, refusal: '--resume does not work with --format table (it is built at the end); use csv' },
+  countItems: null,
+  compress: { compressible: false, refusal: '--format table cannot be compressed (it is for reading); use csv, json or ndjson with gzip' },
+};

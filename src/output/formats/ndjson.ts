@@ -4,10 +4,11 @@
  * number literals as the server wrote them) or projected on `--fields`.
  * Zero items give empty output. Stateless, so a resumed export continues byte-identically.
  */
-import type { Formatter, FormatterOptions, FormatterState } from './formatter.js';
-import { compileProjection } from './fields.js';
-import { writeJson } from '../json/json-value.js';
-import { UsageError } from '../errors.js';
+import type { Formatter, FormatterOptions, FormatterState } from '../formatter.js';
+import { compileProjection } from '../fields.js';
+import { writeJson } from '../../json/json-value.js';
+import { UsageError } from '../../errors.js';
+import type { FormatDefinition, ItemCounter } from './definition.js';
 
 /** The NDJSON formatter's checkpointed state: nothing but its name. */
 export interface NdjsonState extends FormatterState {
@@ -49,7 +50,7 @@ export function joinBytes(items: readonly string[], prefix: string, sep: string,
  * Creates the NDJSON formatter.
  * @throws {UsageError} when `resume` is not an NDJSON state
  */
-export function createNdjsonFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {
+function createNdjsonFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {
   if (resume !== undefined && resume.format !== 'ndjson') {
     throw new UsageError('checkpoint does not match the output format (expected an ndjson state)', { code: 'E_CHECKPOINT' });
   }
@@ -64,3 +65,40 @@ export function createNdjsonFormatter(options: FormatterOptions = {}, resume?: F
     state: (): NdjsonState => ({ format: 'ndjson' }),
   };
 }
+
+/** Line feed, the end of every NDJSON line. */
+const LF = 0x0a;
+
+/**
+ * Counts NDJSON items: LF-terminated lines, and a last line without its LF (a cut file) when it
+ * holds anything. Bytes only: UTF-8 never uses an ASCII byte inside a multi-byte character.
+ */
+function createLineCounter(): ItemCounter {
+  let lines = 0;
+  let open = false;
+  return {
+    update(chunk) {
+      for (const byte of chunk) {
+        if (byte === LF) {
+          lines++;
+          open = false;
+        } else open = true;
+      }
+    },
+    count: () => lines + (open ? 1 : 0),
+  };
+}
+
+/**
+ * NDJSON, the default format: `.ndjson` and `.jsonl` files. A record boundary is the byte after a
+ * `\n` (every line ends with one); items are counted as lines.
+ */
+export const ndjson: FormatDefinition<'ndjson'> = {
+  name: 'ndjson',
+  extensions: ['.ndjson', '.jsonl'],
+  create: createNdjsonFormatter,
+  prepare: null,
+  resume: { resumable: true, isRecordBoundary: (_bytes, _items, lastByte) => lastByte === LF },
+  countItems: createLineCounter,
+  compress: { compressible: true },
+};

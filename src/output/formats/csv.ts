@@ -12,11 +12,12 @@
  * at all, or the header line alone when `--fields` gave the columns.
  */
 import { createRequire } from 'node:module';
-import type { Formatter, FormatterOptions, FormatterState } from './formatter.js';
-import { splitPath } from './fields.js';
-import { addPaths, compileAccessor, createPathTree, findNewPaths, toCell, treeColumns, treeFromPaths, warnedPaths } from './flatten.js';
-import type { PathTree } from './flatten.js';
-import { UsageError } from '../errors.js';
+import type { Formatter, FormatterOptions, FormatterState } from '../formatter.js';
+import { splitPath } from '../fields.js';
+import { addPaths, compileAccessor, createPathTree, findNewPaths, toCell, treeColumns, treeFromPaths, warnedPaths } from '../flatten.js';
+import type { PathTree } from '../flatten.js';
+import { UsageError } from '../../errors.js';
+import type { FormatDefinition, ItemCounter } from './definition.js';
 
 /**
  * First characters that make a spreadsheet read a cell as a formula (OWASP "CSV Injection"), plus
@@ -135,7 +136,7 @@ function isPathList(value: unknown): value is string[][] {
  * @param resume a {@link CsvState} from a checkpoint
  * @throws {UsageError} when `resume` is not a CSV state
  */
-export function createCsvFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {
+function createCsvFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {
   const warn = options.warn;
   const csvSafe = options.csvSafe === true;
   const fixed = options.fields !== undefined && options.fields.length > 0 ? options.fields.map(splitPath) : null;
@@ -205,3 +206,42 @@ export function createCsvFormatter(options: FormatterOptions = {}, resume?: Form
     },
   };
 }
+
+/**
+ * Counts the items of a CSV file (RFC 4180): records, where a quoted field may hold line breaks
+ * (`""` inside quotes toggles twice, which leaves the state as it was). A record ends at an LF
+ * outside quotes (CRLF included); a last record without a line break counts when it holds anything.
+ * The first record is the header, so items = records − 1; an empty file (zero items without
+ * `--fields`) has none.
+ */
+function createRecordCounter(): ItemCounter {
+  let records = 0;
+  let inQuotes = false;
+  let open = false;
+  return {
+    update(chunk) {
+      for (const byte of chunk) {
+        if (byte === 0x22) inQuotes = !inQuotes;
+        if (byte === 0x0a && !inQuotes) {
+          records++;
+          open = false;
+        } else open = true;
+      }
+    },
+    count: () => Math.max(0, records + (open ? 1 : 0) - 1),
+  };
+}
+
+/**
+ * CSV: `.csv` files. A record boundary is the byte after a `\n` (every record, the header included,
+ * ends with CRLF); items are counted as records less the header.
+ */
+export const csv: FormatDefinition<'csv'> = {
+  name: 'csv',
+  extensions: ['.csv'],
+  create: createCsvFormatter,
+  prepare: null,
+  resume: { resumable: true, isRecordBoundary: (_bytes, _items, lastByte) => lastByte === 0x0a },
+  countItems: createRecordCounter,
+  compress: { compressible: true },
+};

@@ -1,0 +1,114 @@
+/**
+ * JSON: one array (RFC 8259), valid for zero items, streamed page by page. Layout, the same across
+ * page boundaries and resumes: `[`, then each item on its own line (compact, as received, or
+ * projected on `--fields`) preceded by `\n` for the first and `,\n` for the others, then `\n]\n`;
+ * zero items give `[]\n`. Only "has an item been written" is needed to continue, so that is the state.
+ */
+import type { Formatter, FormatterOptions, FormatterState } from '../formatter.js';
+import { compileProjection } from '../fields.js';
+import { joinBytes, joinProjected } from './ndjson.js';
+import { UsageError } from '../../errors.js';
+import type { FormatDefinition, ItemCounter } from './definition.js';
+
+/** The JSON formatter's checkpointed state. */
+export interface JsonState extends FormatterState {
+  format: 'json';
+  /** Items written so far (only zero versus more matters for the separators). */
+  items: number;
+}
+
+/**
+ * Creates the JSON formatter.
+ * @throws {UsageError} when `resume` is not a JSON state
+ */
+function createJsonFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {
+  let written = 0;
+  if (resume !== undefined) {
+    if (resume.format !== 'json' || typeof resume.items !== 'number' || !Number.isSafeInteger(resume.items) || resume.items < 0) {
+      throw new UsageError('checkpoint does not match the output format (expected a json state)', { code: 'E_CHECKPOINT' });
+    }
+    written = resume.items;
+  }
+  const project = options.fields !== undefined && options.fields.length > 0 ? compileProjection(options.fields) : undefined;
+  return {
+    begin: () => '[',
+    page(items) {
+      if (items.length === 0) return '';
+      const prefix = written === 0 ? '\n' : ',\n';
+      written += items.length;
+      return project === undefined ? joinBytes(items.texts(), prefix, ',\n', '') : prefix + joinProjected(items.values(), ',\n', project);
+    },
+    end: () => (written === 0 ? ']\n' : '\n]\n'),
+    state: (): JsonState => ({ format: 'json', items: written }),
+  };
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPENERS = new Set([0x5b, 0x7b]); // [ {
+const CLOSERS = new Set([0x5d, 0x7d]); // ] }
+const SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+/**
+ * Counts the items of a JSON file: the length of the top-level array (RFC 8259). Tracks strings
+ * (with escapes) and nesting depth; an element starts at a value byte at depth 1 after `[` or a `,`.
+ * Constant memory, so a file of any size verifies: the alternative, `JSON.parse`, holds the whole
+ * export in memory twice. It counts; it does not validate (the manifest's SHA-256 proves every byte).
+ */
+function createArrayCounter(): ItemCounter {
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let elements = 0;
+  let expectingValue = false;
+  const startValue = (): void => {
+    if (depth === 1 && expectingValue) {
+      elements++;
+      expectingValue = false;
+    }
+  };
+  return {
+    update(chunk) {
+      for (const byte of chunk) {
+        if (inString) {
+          if (escaped) escaped = false;
+          else if (byte === BACKSLASH) escaped = true;
+          else if (byte === QUOTE) inString = false;
+          continue;
+        }
+        if (SPACE.has(byte)) continue;
+        if (byte === COMMA) {
+          if (depth === 1) expectingValue = true;
+          continue;
+        }
+        if (CLOSERS.has(byte)) {
+          depth--;
+          continue;
+        }
+        startValue();
+        if (byte === QUOTE) inString = true;
+        else if (OPENERS.has(byte)) {
+          depth++;
+          if (depth === 1) expectingValue = true;
+        }
+      }
+    },
+    count: () => elements,
+  };
+}
+
+/**
+ * JSON: `.json` files. A record boundary is `[` alone when no item was written, else the byte after
+ * a `}` (the array's elements are the API's items, JSON objects, and a page ends right after its last
+ * item); items are counted as the array's elements.
+ */
+export const json: FormatDefinition<'json'> = {
+  name: 'json',
+  extensions: ['.json'],
+  create: createJsonFormatter,
+  prepare: null,
+  resume: { resumable: true, isRecordBoundary: (bytes, items, lastByte) => (items === 0 ? bytes === 1 && lastByte === 0x5b : lastByte === 0x7d) },
+  countItems: createArrayCounter,
+  compress: { compressible: true },
+};
