@@ -31,7 +31,7 @@ export interface IOStreams {
   columns: number | undefined;
 }
 
-/** The termination signals an export handles (README, "Files, checkpoints and `--resume`"). */
+/** The termination signals an export handles (docs/files.md, "Files, checkpoints and `--resume`"). */
 export type TerminationSignal = 'SIGINT' | 'SIGTERM';
 
 /** Subscribes to SIGINT / SIGTERM; returns the function that unsubscribes. */
@@ -64,7 +64,7 @@ export interface SharedTicket {
 }
 
 /**
- * What several processes learn together about the quota of one API and key (README, "Rate limits,
+ * What several processes learn together about the quota of one API and key (docs/rate-limits.md, "Rate limits,
  * retries and safety"). Every method is synchronous and never throws: a store that cannot be used
  * answers `undefined` (or false) and the caller works alone.
  */

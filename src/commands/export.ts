@@ -61,7 +61,7 @@ function endpointUrl(baseUrl: URL, path: string): URL {
 const UNSUPPORTED_COMPRESSIONS = ['.zst', '.zstd', '.bz2', '.xz', '.lzma', '.lz4', '.lz', '.zip', '.7z', '.br', '.z'];
 
 /**
- * The compression of an export: `--compress gzip`, or an `--out` ending in `.gz` (README,
+ * The compression of an export: `--compress gzip`, or an `--out` ending in `.gz` (docs/files.md,
  * "Compressed output").
  * @param out the resolved `--out`, undefined for stdout
  * @param format the resolved format
@@ -118,7 +118,7 @@ function pageSizeOf(flags: ExportFlags, settings: ResolvedExportSettings): numbe
 /**
  * Validates flags into a plan. Pure apart from path resolution against `cwd`. An incremental export
  * (`--since`, `--state`) pages by cursor where the endpoint can, unless `--page` asks for offset
- * mode (README, "Nightly sync").
+ * mode (docs/nightly-sync.md, "Nightly sync").
  * @param storedSince the watermark of `--state`, epoch ms (see `readStoredSince`)
  * @throws {UsageError} (exit 2) for every invalid combination, before anything is sent or written
  */

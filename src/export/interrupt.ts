@@ -1,5 +1,5 @@
 /**
- * SIGINT / SIGTERM during an export (README, "Files, checkpoints and `--resume`"): the first signal
+ * SIGINT / SIGTERM during an export (docs/files.md, "Files, checkpoints and `--resume`"): the first signal
  * stops the export after the current write, keeping the checkpoint; a second one ends the process
  * at once, which is safe because the checkpoint only ever describes bytes already on disk.
  */

@@ -1,6 +1,6 @@
 /**
  * Counting the items of a finished export file, chunk by chunk in constant memory, for `verify`
- * (README, "Manifests and `verify`"). Each counter is a small state machine over bytes: every byte
+ * (docs/files.md, "Manifests and `verify`"). Each counter is a small state machine over bytes: every byte
  * it looks at (`"`, `\`, `,`, brackets, LF) is ASCII, and UTF-8 never uses an ASCII byte inside a
  * multi-byte character, so no decoding is needed and a chunk may end anywhere. They count; they do
  * not validate: the SHA-256 in the manifest already proves every byte.

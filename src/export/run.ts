@@ -1,5 +1,5 @@
 /**
- * The export engine: pages → formatter → destination (README, "Files, checkpoints and `--resume`").
+ * The export engine: pages → formatter → destination (docs/files.md, "Files, checkpoints and `--resume`").
  * This module is the run loop; signals are in interrupt.ts, the sidecar file, its durability chain
  * and the checkpoint in sidecar.ts, stdout in destination.ts.
  */
