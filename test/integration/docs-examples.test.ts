@@ -78,7 +78,8 @@ describe('the examples of the README and docs/', () => {
   it('runs every block that calls collections, and skips only a few, each with a reason', () => {
     const blocks = pages.flatMap((p) => p.blocks);
     const calling = blocks.filter((b) => b.body.some((l) => /^\s*(\$ )?collections( |$)/.test(l)));
-    for (const block of calling.filter((b) => b.skip === undefined)) expect(docCommands(block, { HOME: '/h', RFC: 'R', DAY }).length, `${block.page}:${block.line}`).toBeGreaterThan(0);
+    for (const block of calling.filter((b) => b.skip === undefined))
+      expect(docCommands(block, { HOME: '/h', RFC: 'R', DAY }).length, `${block.page}:${block.line}`).toBeGreaterThan(0);
     const skipped = blocks.filter((b) => b.skip !== undefined);
     expect(skipped.map((b) => `${b.page}:${b.line} (${b.skip!})`)).toHaveLength(3);
     // The README's own examples run too, not only the guides'.
@@ -100,8 +101,14 @@ describe('shellWords (as much shell as the docs use)', () => {
   const vars = { HOME: '/home/u', RFC: 'D&M750624V8Z', DAY: '2024-04-16' };
   it.each([
     ['collections invoices --taxpayer "$RFC" --out x.csv', ['collections', 'invoices', '--taxpayer', 'D&M750624V8Z', '--out', 'x.csv']],
-    ["collections invoices --taxpayer 'D&M750624V8Z' --param 'total[gte]=1000'", ['collections', 'invoices', '--taxpayer', 'D&M750624V8Z', '--param', 'total[gte]=1000']],
-    ['collections x --out "exports/$DAY/{taxpayer}/a.ndjson" --quiet "$@"', ['collections', 'x', '--out', 'exports/2024-04-16/{taxpayer}/a.ndjson', '--quiet']],
+    [
+      "collections invoices --taxpayer 'D&M750624V8Z' --param 'total[gte]=1000'",
+      ['collections', 'invoices', '--taxpayer', 'D&M750624V8Z', '--param', 'total[gte]=1000'],
+    ],
+    [
+      'collections x --out "exports/$DAY/{taxpayer}/a.ndjson" --quiet "$@"',
+      ['collections', 'x', '--out', 'exports/2024-04-16/{taxpayer}/a.ndjson', '--quiet'],
+    ],
     ['collections verify m.json || echo "not whole" >&2', ['collections', 'verify', 'm.json']],
     ['collections completion bash > ~/.bash  # comment', ['collections', 'completion', 'bash', '\0>', '/home/u/.bash']],
     ['collections ratelimit   # check the quota', ['collections', 'ratelimit']],
