@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks the package as `npm publish` would ship it.
 #   bash scripts/pack-check.sh --contents   `npm pack --dry-run` (after a build): the tarball holds
-#                                           LICENSE, README, CHANGELOG, bin/ and dist/, and no
+#                                           LICENSE, README, CHANGELOG, bin/, dist/ and every
+#                                           guide in docs/ the README links to, and no
 #                                           src/, test/ or scripts/. Offline; run by
 #                                           `npm run lint:package` (and so by CI).
 #   bash scripts/pack-check.sh              the same, then packs the tarball and installs it
@@ -19,7 +20,10 @@ npm pack --dry-run --json --ignore-scripts 2>/dev/null >"$tmp/dry-run.json"
 node -e '
   const [pack] = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
   const files = new Set(pack.files.map((f) => f.path));
-  const required = ["LICENSE", "README.md", "CHANGELOG.md", "package.json", "bin/collections.js", "dist/cli/main.js"];
+  // The README links its guides in docs/: each one it links must ship with it.
+  const readme = require("node:fs").readFileSync("README.md", "utf8");
+  const guides = [...readme.matchAll(/\]\((docs\/[^)#\s]+)/g)].map((m) => m[1]);
+  const required = ["LICENSE", "README.md", "CHANGELOG.md", "package.json", "bin/collections.js", "dist/cli/main.js", ...new Set(guides)];
   const missing = required.filter((f) => !files.has(f));
   const stray = [...files].filter((f) => /^(src|test|scripts)\//.test(f));
   if (missing.length > 0 || stray.length > 0) {

@@ -33,7 +33,7 @@ export interface IOStreams {
   columns: number | undefined;
 }
 
-/** The termination signals an export handles (README, "Files, checkpoints and `--resume`"). */
+/** The termination signals an export handles (docs/files.md, "Files, checkpoints and `--resume`"). */
 export type TerminationSignal = 'SIGINT' | 'SIGTERM';
 
 /** Subscribes to SIGINT / SIGTERM; returns the function that unsubscribes. */

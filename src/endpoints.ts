@@ -231,7 +231,7 @@ export function resolveEndpoint(command: string, ids: Ids): Endpoint {
  * refused rather than encoded: `/` and `\\` because a server or proxy that decodes `%2F` before
  * routing would read another path, `?` `#` `%` because they signal a pasted URL or query, `,`
  * because it separates the ids of a `--taxpayer` list, and
- * white space or control characters because they are typing accidents (README, "Choices made where
+ * white space or control characters because they are typing accidents (docs/choices.md, "Choices made where
  * the spec is silent").
  */
 // eslint-disable-next-line no-control-regex -- it rejects control characters in an id on purpose

@@ -196,7 +196,7 @@ export class UnsafeLinkError extends CollectionsError {
 }
 
 /**
- * A response past one of the safety bounds (README, "Security and safety"): a body over
+ * A response past one of the safety bounds (docs/security.md, "Security and safety"): a body over
  * `--max-body-size` bytes after decompression, a compression ratio past the limit, JSON nested
  * too deep, or too many empty pages in a row that still link to a next one (exit 6). Never
  * retried: a server that answers this way once is not having a transient failure.

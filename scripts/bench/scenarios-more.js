@@ -20,7 +20,7 @@ export async function table() {
 }
 
 /**
- * The nightly scenario (README, "Nightly sync"): per round, a first `--state` run (no watermark
+ * The nightly scenario (docs/nightly-sync.md, "Nightly sync"): per round, a first `--state` run (no watermark
  * yet: the whole collection), then an incremental one with the watermark it stored, against a
  * sandbox that changes `SIZE.nightlyChurn` items a minute. Rows: wall time and requests of each.
  */

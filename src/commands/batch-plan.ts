@@ -1,5 +1,5 @@
 /**
- * The taxpayers of a run and where each one's output goes (README, "Many taxpayers in one run"):
+ * The taxpayers of a run and where each one's output goes (docs/many-taxpayers.md, "Many taxpayers in one run"):
  * the `--taxpayer` list (comma-separated, repeatable), `--taxpayers-file` (one id a line, `-` for
  * stdin), and the `--out` template with `{taxpayer}`, `{endpoint}` and `{date}`. Everything here
  * is checked before any request or file write.

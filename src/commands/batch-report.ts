@@ -1,5 +1,5 @@
 /**
- * What a run with many taxpayers tells the user (README, "Many taxpayers in one run"): one line per
+ * What a run with many taxpayers tells the user (docs/many-taxpayers.md, "Many taxpayers in one run"): one line per
  * taxpayer as it ends, the table at the end, and the exit code of the whole run; with
  * `--log-format json`, one JSON event per taxpayer end and one for the run instead.
  */
@@ -27,7 +27,7 @@ export interface TaxpayerOutcome {
 }
 
 /**
- * The exit codes from most to least severe (README, "Many taxpayers in one run"): an interruption
+ * The exit codes from most to least severe (docs/many-taxpayers.md, "Many taxpayers in one run"): an interruption
  * first (SIGTERM, then SIGINT: the run did not finish), then what needs a person (1 a bug, 2 usage
  * or a checkpoint left, 3 the key, 7 the disk), then what a `--resume` may cure (6, 5), then a
  * taxpayer the API does not know (4), then success.

@@ -1,5 +1,5 @@
 /**
- * A run with many taxpayers (README, "Many taxpayers in one run"): every taxpayer's export is
+ * A run with many taxpayers (docs/many-taxpayers.md, "Many taxpayers in one run"): every taxpayer's export is
  * planned before any request (one usage error stops the run there), then up to `--parallel` run at
  * once, each with its own file, checkpoint, lock, state entry and manifest, through the normal
  * export machinery (export/run/run.ts). A failing taxpayer does not stop the others; a signal stops

@@ -1,5 +1,5 @@
 /**
- * `--dry-run` of an export command (README, "Dry run"): the plan of a validated export printed on
+ * `--dry-run` of an export command (docs/progress.md, "Dry run"): the plan of a validated export printed on
  * stdout (it is the command's output), with one light request (`itemsPerPage=1`) to learn the total
  * and the quota; nothing is written (no output, sidecar, checkpoint, lock or cache file).
  */
@@ -202,7 +202,7 @@ function unitLine(unit: DryRunUnit, estimate: DryRunEstimate | undefined): strin
 }
 
 /**
- * The dry run of a run with many taxpayers (README, "Dry run"): one light request per taxpayer, one
+ * The dry run of a run with many taxpayers (docs/progress.md, "Dry run"): one light request per taxpayer, one
  * after the other, then one line per taxpayer (first request, file, items) and the total with its
  * estimate (the pages of every taxpayer at the quota of the last answer: they share the endpoint's
  * budget). A taxpayer the API does not know is named on its line; the others are still planned.

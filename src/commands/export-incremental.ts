@@ -1,5 +1,5 @@
 /**
- * The incremental side of an export plan (README, "Nightly sync"): `--since` and `--state` turned
+ * The incremental side of an export plan (docs/nightly-sync.md, "Nightly sync"): `--since` and `--state` turned
  * into the filter parameter, the state file's key and the paging mode.
  */
 import { resolve as resolvePath } from 'node:path';

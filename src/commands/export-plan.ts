@@ -55,7 +55,7 @@ export interface ExportTarget {
 /**
  * Resolves the endpoint of `command` and its ids, and the paging mode. An incremental export
  * (`--since`, `--state`) pages by cursor where the endpoint can, unless `--page` asks for offset
- * mode (README, "Nightly sync").
+ * mode (docs/nightly-sync.md, "Nightly sync").
  * @param storedSince the watermark of `--state`, epoch ms (commands/export-incremental.ts `readStoredSince`)
  * @throws {UsageError} (exit 2) for unknown ids, an invalid incremental flag, and `--cursor`,
  *   `--total` or `--page` where they do not apply

@@ -33,7 +33,7 @@ export type { ResolvedExportSettings } from './export-settings.js';
 const UNSUPPORTED_COMPRESSIONS = ['.zst', '.zstd', '.bz2', '.xz', '.lzma', '.lz4', '.lz', '.zip', '.7z', '.br', '.z'];
 
 /**
- * The compression of an export: `--compress gzip`, or an `--out` ending in `.gz` (README,
+ * The compression of an export: `--compress gzip`, or an `--out` ending in `.gz` (docs/files.md,
  * "Compressed output").
  * @param out the resolved `--out`, undefined for stdout
  * @param format the resolved format

@@ -1,5 +1,5 @@
 /**
- * The folders an export writes into, made and checked before its first request (README, "Many
+ * The folders an export writes into, made and checked before its first request (docs/many-taxpayers.md, "Many
  * taxpayers in one run" and "Nightly sync"): the folder of an `--out` template and the folder of
  * the `--state` file are created when missing (as `gh` and `rclone` create theirs), and must then
  * be writable, so a run never downloads a whole export only to fail when it stores the result.

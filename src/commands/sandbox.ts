@@ -1,5 +1,5 @@
 /**
- * `collections sandbox` (README, "The sandbox"): runs the bundled Collection API on loopback until
+ * `collections sandbox` (docs/sandbox.md, "The sandbox"): runs the bundled Collection API on loopback until
  * Ctrl-C or SIGTERM, and prints its base URL, its key, the taxpayer RFCs and a command to try.
  * The key printed is the sandbox's own (default `sandbox-key`), never a key of the user.
  */

@@ -1,5 +1,5 @@
 /**
- * `collections verify <manifest…>` (README, "Manifests and `verify`"): re-reads each output a
+ * `collections verify <manifest…>` (docs/files.md, "Manifests and `verify`"): re-reads each output a
  * manifest describes (one for a per-output manifest, every output of the run for the manifest of a
  * run with many taxpayers) and checks its size, SHA-256 and item count. Whole outputs get one `ok` line on
  * stdout; each mismatch gets one line on stderr; any mismatch (or an unreadable manifest) ends with

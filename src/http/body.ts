@@ -1,5 +1,5 @@
 /**
- * Reading a response body within bounds (README, "Security and safety"): the body is streamed and
+ * Reading a response body within bounds (docs/security.md, "Security and safety"): the body is streamed and
  * its decoded (decompressed) bytes counted while they arrive, so an endless or oversized body is
  * stopped at the limit instead of being buffered whole.
  */

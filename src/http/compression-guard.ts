@@ -1,5 +1,5 @@
 /**
- * The compression-ratio guard of the transport (README, "Security and safety"): fetch decompresses
+ * The compression-ratio guard of the transport (docs/security.md, "Security and safety"): fetch decompresses
  * `Content-Encoding: gzip`/`deflate`/`br` bodies transparently, so a few kilobytes on the wire can
  * become gigabytes in memory (a "zip bomb"). The bytes received on the socket are counted by a
  * dispatcher interceptor ({@link countWireBytes}); the decompressed stream is checked against them

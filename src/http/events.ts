@@ -4,7 +4,7 @@
  */
 
 /**
- * One event of the client; progress and `--verbose` consume these (README, "Rate limits, retries
+ * One event of the client; progress and `--verbose` consume these (docs/rate-limits.md, "Rate limits, retries
  * and safety"):
  * - `response`: one HTTP response (every hop of a redirect included), with the attempt's duration;
  * - `wait`: a rate-limit wait about to be slept (a 429, pacing on `Remaining: 0`, or `Retry-After`);

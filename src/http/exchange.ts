@@ -2,7 +2,7 @@
  * One request of the client, HTTP only: the request headers, a permit from the rate budget
  * (rate/index.ts: the endpoint's window; the response's headers are recorded on it), a timeout per
  * attempt (`AbortSignal.timeout`, covering the body too), a bounded body read (body.ts),
- * same-origin redirects followed by hand (the key must not leave the origin: README, "Rate
+ * same-origin redirects followed by hand (the key must not leave the origin: docs/rate-limits.md, "Rate
  * limits, retries and safety"), and the response with its status, headers, body text or server
  * message, and timing.
  * What a status means (wait, retry, fail) is the client's business.

@@ -1,5 +1,5 @@
 /**
- * The origin guard (README, "Rate limits, retries and safety": the key stays home): the API key
+ * The origin guard (docs/rate-limits.md, "Rate limits, retries and safety": the key stays home): the API key
  * must never leave the configured origin, so every link and redirect target is resolved with `URL`
  * and its scheme, host and port compared with the base URL's before anything is sent to it.
  */
@@ -65,7 +65,7 @@ export function resolveSameOrigin(link: string, current: URL, base: URL, what: s
  * parsing (case of scheme and host, default port, dot segments, percent-encoding), without the
  * fragment, which is never sent, and with the query parameters decoded and sorted by name (a
  * stable sort, so repeated names keep their order): a link that only reorders the query names the
- * same page (README, "A hostile or broken server"). Then a pair equal to the one before it is
+ * same page (docs/security.md, "A hostile or broken server"). Then a pair equal to the one before it is
  * dropped (`x=1&x=1` → `x=1`, also `x=1&y=2&x=1`): a server that reads a parameter as its first
  * value, its last value or the set of its values answers both alike, so padding a link with a
  * repeated pair does not make it a new page. Pairs with the same name and different values keep

@@ -1,5 +1,5 @@
 /**
- * Keeps the API key out of messages (README, "Rate limits, retries and safety": the key never
+ * Keeps the API key out of messages (docs/rate-limits.md, "Rate limits, retries and safety": the key never
  * appears in output, errors, `--verbose` lines or checkpoints): anything the server or the
  * transport says is passed through {@link redactSecret} / {@link redact} before it reaches an
  * error, an event, a log line or the terminal. Redaction is the last line of defence: code should

@@ -1,5 +1,5 @@
 /**
- * The retry policy for GETs (README, "Rate limits, retries and safety": retries): exponential
+ * The retry policy for GETs (docs/rate-limits.md, "Rate limits, retries and safety": retries): exponential
  * backoff with full jitter ("Exponential Backoff And Jitter", AWS Architecture Blog, 2015), base
  * 1 s, cap 30 s; what counts as retryable ({@link RetryableFailure}); the description of what
  * failed for events and the final error; and {@link waitBeforeRetry}, the step between attempts.

@@ -1,5 +1,5 @@
 /**
- * The ETA of the progress line (README, "Progress"): the larger of two estimates of the time left.
+ * The ETA of the progress line (docs/progress.md, "Progress"): the larger of two estimates of the time left.
  * - Throughput: the items still to fetch at this run's own pace, measured over a recent window
  *   ({@link RATE_WINDOW_MS}) of the items this process fetched (from its first page on once there
  *   are two), the rate-limit waits left out: the quota estimate accounts for those. After one page

@@ -1,6 +1,6 @@
 /**
  * `--log-format json`: one JSON object a line on stderr per event, for cron wrappers and log
- * collectors (README, "Events for scripts"). Each object starts with `event` (its kind) and `time`
+ * collectors (docs/progress.md, "Events for scripts"). Each object starts with `event` (its kind) and `time`
  * (ISO 8601, UTC, from the injected Clock); the other fields are those of {@link LogEvent}. Text
  * fields are made inert for a terminal ({@link inertText}) since they may quote a server; the API
  * key never reaches them (error messages are scrubbed by cli/main.ts with http/redact.ts).

@@ -1,7 +1,7 @@
 /**
  * Terminal text made inert: what a server, a header, a URL, a field name or a checkpoint says is
  * shown to a person only after {@link inertText} has removed whatever a terminal would act on
- * instead of print (README, "Security and safety"). Applied where text reaches a terminal (the
+ * instead of print (docs/security.md, "Security and safety"). Applied where text reaches a terminal (the
  * error line, progress and warning lines, table cells, the ratelimit table), never to data files
  * (json, ndjson and csv stay byte-exact).
  */

@@ -1,5 +1,5 @@
 /**
- * The bound on empty pages (README, "A hostile or broken server"): a server that keeps answering
+ * The bound on empty pages (docs/security.md, "A hostile or broken server"): a server that keeps answering
  * pages with no items and a `next` link would otherwise be followed for ever. It guards offset
  * mode; in cursor mode an empty page is the end of the collection (pagination/paginate.ts
  * `emptyPageEnds`), so the chain API Platform 4.3.5+ links on from it is never followed.

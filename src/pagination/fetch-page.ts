@@ -1,7 +1,7 @@
 /**
  * One collection page fetched through the HTTP client and parsed as Hydra inside the client's
  * retry loop: an HTML page, invalid JSON or a 200 that is not a collection is retried like a 5xx
- * (README, "Rate limits, retries and safety": retries), so a page is only ever returned whole.
+ * (docs/rate-limits.md, "Rate limits, retries and safety": retries), so a page is only ever returned whole.
  */
 import type { Client, ResponseHead, ResponseInfo } from '../http/client.js';
 import { UnreadableBodyError } from '../http/client.js';

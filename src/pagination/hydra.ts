@@ -1,7 +1,7 @@
 /**
  * Pure parsing of one JSON-LD/Hydra collection page (Hydra Core Vocabulary: `member`, `totalItems`,
  * `view` with `first`/`next`/`previous`/`last`). Accepts the prefixed (`hydra:member`) and
- * unprefixed (`member`) spellings, as API Platform emits both (README, "Rate limits, retries and
+ * unprefixed (`member`) spellings, as API Platform emits both (docs/rate-limits.md, "Rate limits, retries and
  * safety": links).
  */
 import { HostileResponseError } from '../errors.js';

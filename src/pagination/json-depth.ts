@@ -1,7 +1,7 @@
 /**
  * A cheap guard against JSON nested deep enough to exhaust the stack of whatever walks the parsed
  * value (the parser, the formatters, `--fields`): one pass over the text counting the `[` and `{`
- * open outside strings, before `JSON.parse` runs (README, "Security and safety").
+ * open outside strings, before `JSON.parse` runs (docs/security.md, "Security and safety").
  */
 import { BACKSLASH, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './json-chars.js';
 

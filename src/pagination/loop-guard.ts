@@ -1,5 +1,5 @@
 /**
- * The loop guard (README, "A hostile or broken server": loops): a `hydra:next` chain must not lead
+ * The loop guard (docs/security.md, "A hostile or broken server": loops): a `hydra:next` chain must not lead
  * back to a page already fetched. Two checks that padding cannot defeat together:
  * - by URL: every URL fetched is remembered in the normalised form of http/origin.ts
  *   `normalizeUrl` (query sorted by name, identical pairs in a row folded), and a next link to one

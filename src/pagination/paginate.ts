@@ -2,7 +2,7 @@
  * Follows `hydra:next` from a first URL, yielding each page once it parsed whole. Every link is
  * resolved against the URL of the page it came from and checked before anything is sent to it:
  * another origin or a page already fetched (a loop, pagination/loop-guard.ts) stops the export
- * (README, "Rate limits, retries and safety": the key stays home; links). In cursor mode an empty
+ * (docs/rate-limits.md, "Rate limits, retries and safety": the key stays home; links). In cursor mode an empty
  * page ends the collection whatever it links to: API Platform links every cursor page on, the
  * last and (since 4.3.5) empty ones included.
  */

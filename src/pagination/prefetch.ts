@@ -1,6 +1,6 @@
 /**
- * A one-page prefetch for pages that must be fetched one after the other (cursor mode, README
- * "As fast as Node allows"): while the consumer writes page k, page k+1 is already being fetched,
+ * A one-page prefetch for pages that must be fetched one after the other (cursor mode,
+ * docs/architecture.md, "One page's path"): while the consumer writes page k, page k+1 is already being fetched,
  * since its link is known once page k was parsed. At most one request is ahead of the consumer.
  */
 

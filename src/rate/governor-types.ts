@@ -30,7 +30,7 @@ export interface GovernorOptions {
   /** Names the endpoint in errors: its route or path, e.g. `/taxpayers/{taxpayerId}/invoices`. */
   name?: string;
   /**
-   * What other processes share about this window (README, "Rate limits, retries and safety"):
+   * What other processes share about this window (docs/rate-limits.md, "Rate limits, retries and safety"):
    * each request is reserved in `quota()` under `scope` before it is sent, and every response's
    * headers are recorded there (`quota()` undefined: nothing shared, or not open yet);
    * `onPerPath` is called when those records show that the API counts `scope` per concrete path.

@@ -2,7 +2,7 @@
  * The rate-limit governor: one per endpoint (limits are per API key and per endpoint, the API
  * documentation, rate limiting; which paths make one endpoint is pool.ts's), shared
  * by every request in flight of the clients of one origin and key. It paces requests
- * so that an honest server never has to answer 429 (README, "Rate limits, retries and safety":
+ * so that an honest server never has to answer 429 (docs/rate-limits.md, "Rate limits, retries and safety":
  * pace before the 429): a request is only sent when the window has room for it, counting the
  * requests already in flight (a reservation), and when the window is spent it waits for the reset
  * by the server's clock. The window model is quota-window.ts; how long to wait is wait.ts.

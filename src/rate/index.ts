@@ -1,6 +1,6 @@
 /**
  * The rate budget: everything about the API's rate limit, in one floor between the ground floor
- * and http/ (it imports only the ground floor; http/ calls it through this file). README,
+ * and http/ (it imports only the ground floor; http/ calls it through this file). docs/rate-limits.md,
  * "Rate limits, retries and safety", says what users see; this is how it is built.
  *
  * The interface is narrow. A process has one {@link RateBudget} (`ctx.rateBudget`, budget.ts);

@@ -2,7 +2,7 @@
  * The governor pool: which governor (governor.ts) paces a request, and what the clients of one API
  * and key share.
  *
- * Scope (README, "Rate limits, retries and safety"): the API documentation says limits are per key
+ * Scope (docs/rate-limits.md, "Rate limits, retries and safety"): the API documentation says limits are per key
  * and per endpoint, but not whether `/taxpayers/A/invoices` and `/taxpayers/B/invoices` are one
  * endpoint. The pool starts on the safe side: every path of one route (the endpoint's path template
  * of endpoints.ts, e.g. `/taxpayers/{taxpayerId}/invoices`, after any prefix of the base URL) shares

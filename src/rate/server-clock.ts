@@ -1,6 +1,6 @@
 /**
  * The server's clock as the client knows it. Rate-limit resets are instants by the server's clock,
- * which may be minutes away from the local one (README, "Rate limits, retries and safety": waits
+ * which may be minutes away from the local one (docs/rate-limits.md, "Rate limits, retries and safety": waits
  * come from the server's clock); every response's `Date` bounds the offset between the two, and
  * intersecting those bounds narrows it to tens of milliseconds.
  *

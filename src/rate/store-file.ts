@@ -1,6 +1,6 @@
 /**
  * The file store (store.ts `QuotaStore`): what `collections` processes on one host share about
- * the quota (README, "Rate limits, retries and safety"): a small JSON file, `rate-budget.json` in
+ * the quota (docs/rate-limits.md, "Rate limits, retries and safety"): a small JSON file, `rate-budget.json` in
  * the cache folder (config/folder.ts `cacheDirOf`, which cli/main.ts passes in), mode 0600, locked
  * with proper-lockfile around each read-modify-write (the lock is held for one read and one write,
  * never across a wait) and replaced atomically with write-file-atomic.

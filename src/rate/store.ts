@@ -1,6 +1,6 @@
 /**
  * The store interface of the rate budget: where what several processes learn together about the
- * quota of one API and key is kept (README, "Rate limits, retries and safety"). Two stores
+ * quota of one API and key is kept (docs/rate-limits.md, "Rate limits, retries and safety"). Two stores
  * implement it: store-file.ts (the processes of one host, through `rate-budget.json` in the cache
  * folder) and store-memory.ts (budgets of one process acting as separate processes). A networked
  * store (the processes of several hosts, e.g. over Redis) is what would implement it next: it

@@ -1,6 +1,6 @@
 /**
  * The rate-limit waits one client announced, so that what it reports adds up to the waits that
- * really happened (README, "Rate limits, retries and safety"). A `wait` event goes out before its
+ * really happened (docs/rate-limits.md, "Rate limits, retries and safety"). A `wait` event goes out before its
  * sleep (progress shows the resume time while it lasts); when the client's requests are aborted
  * (a read-ahead cancelled, a signal), a wait still under way or not begun was not taken in full,
  * and the client's `onWaitCut` is told how much of it was not waited.

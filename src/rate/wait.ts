@@ -1,7 +1,7 @@
 /**
  * How long to wait, decided in one place ({@link decideWait}) for the client and the governor:
  * the rate-limit reset read on the server's clock, `Retry-After` (delay-seconds or an HTTP-date,
- * RFC 9110 §10.2.3), the retry backoff, the floors, and the `--max-wait` ceiling (README, "Rate
+ * RFC 9110 §10.2.3), the retry backoff, the floors, and the `--max-wait` ceiling (docs/rate-limits.md, "Rate
  * limits, retries and safety"). Pure: callers sleep on the answer.
  *
  * Times: "server ms" are epoch milliseconds by the server's clock; "local ms" are epoch

@@ -1,6 +1,6 @@
 /**
  * The bundled Collection API as a function: `handle(Request) → Promise<Response>`, no socket
- * (README, The sandbox). server.ts adapts it to node:http, fetch.ts to an in-process `fetch`.
+ * (docs/sandbox.md, "The sandbox"). server.ts adapts it to node:http, fetch.ts to an in-process `fetch`.
  *
  * What it implements: the seven GET endpoints of src/endpoints.ts; offset pagination with
  * `hydra:totalItems` and first/previous/next/last links; cursor pagination (`X-Pagination-Style:

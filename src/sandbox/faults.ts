@@ -1,5 +1,5 @@
 /**
- * Fault injection for the sandbox (README, The sandbox: `--faults` injects failures for testing).
+ * Fault injection for the sandbox (docs/sandbox.md, "The sandbox": `--faults` injects failures for testing).
  * A fault is a rule: what goes wrong, and when (probability, request numbers, pages, endpoint, a
  * time window, a maximum count). Random draws are a pure function of (seed, rule, request URL, how
  * many times that URL was requested), so a failing run replays from its seed even with concurrent

@@ -1,6 +1,6 @@
 /**
  * The sandbox's rate limiter: fixed windows per API key and per endpoint (the API documentation,
- * rate limiting; README, The sandbox). Windows are aligned on epoch multiples of their length, so
+ * rate limiting; docs/sandbox.md, "The sandbox"). Windows are aligned on epoch multiples of their length, so
  * with a whole number of seconds they end on whole seconds and `X-RateLimit-Reset` (epoch seconds)
  * is exact.
  */

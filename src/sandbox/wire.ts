@@ -1,5 +1,5 @@
 /**
- * The bytes the sandbox writes (README, The sandbox: `--wire`). The real service is built with API
+ * The bytes the sandbox writes (docs/sandbox.md, "The sandbox": `--wire`). The real service is built with API
  * Platform, whose `JsonEncoder` calls PHP's `json_encode` with `JSON_HEX_TAG | JSON_HEX_APOS |
  * JSON_HEX_AMP | JSON_HEX_QUOT | JSON_UNESCAPED_UNICODE | JSON_PRESERVE_ZERO_FRACTION` (and
  * `JSON_PRETTY_PRINT` in debug mode). PHP's ext/json encoder (`php_json_escape_string`) then writes:

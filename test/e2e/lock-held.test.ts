@@ -1,5 +1,5 @@
 /**
- * The output lock holds for the whole run, however long (README, "Files, checkpoints and
+ * The output lock holds for the whole run, however long (docs/files.md, "Files, checkpoints and
  * `--resume`"): a real export of about 20 s (the built bin against a served sandbox that allows two
  * requests a second), a second export to the same `--out` at 12 s and a `--resume` at 15 s (past
  * proper-lockfile's 10 s staleness, where the lock used to lapse): both exit 7 naming the holder,

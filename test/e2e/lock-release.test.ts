@@ -1,5 +1,5 @@
 /**
- * No `F.lock` is left behind, however an export ends (README, "Files, checkpoints and `--resume`"):
+ * No `F.lock` is left behind, however an export ends (docs/files.md, "Files, checkpoints and `--resume`"):
  * exit 0, SIGINT, SIGTERM, a write error, retries given up on a refused connection, a short run with
  * many taxpayers and `--dry-run`. Each run lasts longer than proper-lockfile's first refreshes of the
  * lock (a served sandbox answering after 800 ms), where a lock taken for compromised used to stay.

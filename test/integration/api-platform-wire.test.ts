@@ -1,5 +1,5 @@
 /**
- * API Platform 4's wire (README, "Links", "Exit codes", "A hostile or broken server"), from whole
+ * API Platform 4's wire (docs/rate-limits.md, "Links"; README, "Exit codes"; docs/security.md, "A hostile or broken server"), from whole
  * in-process exports against responses built as API Platform writes them (test/fixtures/api-platform.ts):
  * a cursor chain that never ends by itself (4.3.5+: the last page and every empty page link on),
  * 422 for invalid query parameters, and next links padded so that no two URLs are alike.

@@ -1,5 +1,5 @@
 /**
- * Durability in groups, end to end in process (README, "Files, checkpoints and `--resume`"): a fast
+ * Durability in groups, end to end in process (docs/files.md, "Files, checkpoints and `--resume`"): a fast
  * export commits its checkpoint once at the end, not per page; a rate-limit wait commits the pages
  * written before the client sleeps; every checkpoint counts only bytes already in the sidecar.
  */

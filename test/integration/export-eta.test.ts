@@ -1,6 +1,6 @@
 /**
  * The ETA of the progress line against the time runs really take, on the virtual clock: the
- * sandbox of the README's example (`--invoices 200000 --limit 10 --window 5 --latency 100`, pages
+ * sandbox of the example in docs/progress.md ("Progress") (`--invoices 200000 --limit 10 --window 5 --latency 100`, pages
  * of 1,000) scaled down tenfold in items only: 20,000 invoices in 200 pages of 100, so the same
  * requests, windows and times with a tenth of the records to generate. An export resumed at 7,500
  * (the example's 75,000) and a fresh one. The time left at each repaint is measured from the run

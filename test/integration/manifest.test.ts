@@ -1,5 +1,5 @@
 /**
- * The manifest beside each file export and `collections verify` (README, "Manifests and
+ * The manifest beside each file export and `collections verify` (docs/files.md, "Manifests and
  * `verify`"), in process against the sandbox on the virtual clock: the manifest's fields after an
  * export and after an interruption and `--resume`; verify passing on whole files and failing, one
  * line per mismatch and exit 8, on a changed byte, a truncated file and a missing one.

@@ -1,5 +1,5 @@
 /**
- * Many taxpayers in one run (README, "Many taxpayers in one run"), in process on the sandbox with
+ * Many taxpayers in one run (docs/many-taxpayers.md, "Many taxpayers in one run"), in process on the sandbox with
  * the virtual clock: the list flags and file, the `--out` template, `--parallel`, a failing
  * taxpayer that does not stop the others, an interrupted run and its `--resume`, one state file
  * and one run manifest for every taxpayer, and `verify` of that manifest.

@@ -1,6 +1,6 @@
 /**
  * `--max-items` spends only the requests it needs, and the shared rate budget holds no phantom
- * reservations (README, "Rate limits, retries and safety"): many short exports in a row, each a
+ * reservations (docs/rate-limits.md, "Rate limits, retries and safety"): many short exports in a row, each a
  * new process sharing the cache folder's `rate-budget.json`, on the sandbox's virtual clock.
  */
 import { readFileSync } from 'node:fs';

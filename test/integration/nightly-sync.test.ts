@@ -1,6 +1,6 @@
 /**
  * Incremental exports end to end on the in-process sandbox with churn and the virtual clock
- * (README, "Nightly sync"): a full run, churn, an incremental run with `--state` that finds every
+ * (docs/nightly-sync.md, "Nightly sync"): a full run, churn, an incremental run with `--state` that finds every
  * change and advances the watermark; an interrupted incremental run that leaves the state alone
  * and a `--resume` that completes it with the original watermark; the usage errors of `--since`.
  */

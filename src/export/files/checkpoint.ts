@@ -1,6 +1,6 @@
 /**
  * The checkpoint of a file export: after each group of pages is written and flushed, a small JSON file beside
- * the sidecar records what `--resume` needs (README, "Files, checkpoints and `--resume`"). It holds
+ * the sidecar records what `--resume` needs (docs/files.md, "Files, checkpoints and `--resume`"). It holds
  * no secret: links, counts, byte length, the options that shape the output and the formatter's state.
  */
 import { constants as fsConstants } from 'node:fs';
@@ -37,7 +37,7 @@ export interface Checkpoint {
   totalItems?: number;
   /**
    * The watermark an incremental export (`--state`) stores when it completes: the server's time of
-   * its first response, less a second (README, "Nightly sync"); a resume keeps it. ISO 8601.
+   * its first response, less a second (docs/nightly-sync.md, "Nightly sync"); a resume keeps it. ISO 8601.
    */
   watermark?: string;
   /** When it was written, ISO 8601. */

@@ -54,7 +54,7 @@ export interface Destination {
    * Stops after a failure, keeping what `--resume` needs: waits for the durability chain (its
    * error, if any, was or will be thrown elsewhere), then closes. Never throws.
    * @param wrotePage whether this run wrote a page; a fresh file export that wrote none leaves no
-   *   trace (README, "Files, checkpoints and `--resume`")
+   *   trace (docs/files.md, "Files, checkpoints and `--resume`")
    */
   abort(wrotePage: boolean): Promise<void>;
   /**

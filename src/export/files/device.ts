@@ -1,6 +1,6 @@
 /**
  * An `--out` that is not a regular file (a FIFO, a character device such as `/dev/null`, or
- * `/dev/stdout`): written straight through, without sidecar, rename, checkpoint or lock (README,
+ * `/dev/stdout`): written straight through, without sidecar, rename, checkpoint or lock (docs/security.md,
  * "Security and safety"), so a device is never replaced by a regular file.
  */
 import { constants as fsConstants } from 'node:fs';

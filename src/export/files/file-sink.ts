@@ -1,6 +1,6 @@
 /**
  * The file {@link Sink} of an export: a sidecar (`F.part`) renamed onto `--out` when complete
- * (README, "Files, checkpoints and `--resume`"). Pages are appended through a queue of positional
+ * (docs/files.md, "Files, checkpoints and `--resume`"). Pages are appended through a queue of positional
  * writes; `sync()` flushes them (fdatasync) so the caller may then advance the checkpoint; `commit()`
  * publishes by rename, then fsyncs the folder (as write-file-atomic does). Until `commit()`, the
  * target (yesterday's export) is untouched.

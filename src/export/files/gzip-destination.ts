@@ -1,5 +1,5 @@
 /**
- * Compressed output (README, "Compressed output"): a {@link Destination} wrapper that writes gzip
+ * Compressed output (docs/files.md, "Compressed output"): a {@link Destination} wrapper that writes gzip
  * (RFC 1952) through `node:zlib`, one gzip member per group of pages (one per checkpoint,
  * export/run/checkpoint-group.ts). A gzip file may hold several members,
  * and decompressing it yields their contents one after the other (RFC 1952, section 2.2), so the

@@ -1,5 +1,5 @@
 /**
- * One writer per output (README, "Security and safety"): an export to `--out F` holds an exclusive
+ * One writer per output (docs/security.md, "Security and safety"): an export to `--out F` holds an exclusive
  * lock for its whole run, the folder `F.lock` made by `proper-lockfile` (mkdir is atomic; the
  * holder refreshes its mtime every 2 s, so a lock whose mtime stops moving is stale). Inside it,
  * `owner.json` names the holder (`{ pid, host, since }`) for the message a second export prints;

@@ -1,5 +1,5 @@
 /**
- * The file side of an export (README, "Files, checkpoints and `--resume`"): `F.part` is written
+ * The file side of an export (docs/files.md, "Files, checkpoints and `--resume`"): `F.part` is written
  * first, page by page; a group of pages is the unit of durability (export/run/checkpoint-group.ts): it
  * is written, flushed, and only then recorded in the checkpoint `F.checkpoint.json`, so a crash at
  * any moment leaves a state `--resume` completes exactly. The finished sidecar is renamed onto `F`
@@ -250,7 +250,7 @@ export async function openSidecar(options: SidecarOptions): Promise<Destination>
       await durability.settleQuietly();
       await sink.abort();
       if (resumed === undefined && !wrotePage && lock.lost === undefined) {
-        // Nothing was written: leave no trace (README, "Files, checkpoints and `--resume`": a
+        // Nothing was written: leave no trace (docs/files.md, "Files, checkpoints and `--resume`": a
         // failure before the first page leaves nothing behind).
         await rm(options.sidecar, { force: true }).catch(() => undefined);
         await removeCheckpoint(options.checkpoint).catch(() => undefined);

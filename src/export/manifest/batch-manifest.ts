@@ -1,5 +1,5 @@
 /**
- * The manifest of a run with many taxpayers (`--manifest FILE`; README, "Many taxpayers in one
+ * The manifest of a run with many taxpayers (`--manifest FILE`; docs/many-taxpayers.md, "Many taxpayers in one
  * run"): one file listing every output of the run, each entry a per-output manifest object
  * (export/manifest/manifest.ts), plus when the run started and finished. `collections verify` reads it like
  * any manifest.

@@ -1,6 +1,6 @@
 /**
  * Counting the items of a finished export file, chunk by chunk in constant memory, for `verify`
- * (README, "Manifests and `verify`"). Each format says how in its own file (output/formats/, its
+ * (docs/files.md, "Manifests and `verify`"). Each format says how in its own file (output/formats/, its
  * definition's `countItems`): a small state machine over bytes, needing no decoding since every byte
  * it looks at is ASCII and UTF-8 never uses an ASCII byte inside a multi-byte character. They count;
  * they do not validate: the SHA-256 in the manifest already proves every byte.

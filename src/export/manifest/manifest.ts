@@ -1,5 +1,5 @@
 /**
- * The manifest of a file export (README, "Manifests and `verify`"): `F.manifest.json` beside `F`
+ * The manifest of a file export (docs/files.md, "Manifests and `verify`"): `F.manifest.json` beside `F`
  * (or `--manifest FILE`), written atomically once `F` is published. It says what was asked (base
  * URL, endpoint, ids, filters, mode, format), when (local and server clocks), what came back
  * (pages, items, `totalItems`, the first and last `X-Request-ID`, rate-limit waits) and what was

@@ -1,5 +1,5 @@
 /**
- * Checking an output against its manifest (README, "Manifests and `verify`"): the file is there,
+ * Checking an output against its manifest (docs/files.md, "Manifests and `verify`"): the file is there,
  * its size and SHA-256 are the manifest's, and it holds the manifest's number of items (counted on
  * the decompressed bytes of a `.gz`). One mismatch per line, so a cron job's log says what is wrong.
  */

@@ -1,5 +1,5 @@
 /**
- * Durability in groups (README, "Files, checkpoints and `--resume`"): a file export flushes its
+ * Durability in groups (docs/files.md, "Files, checkpoints and `--resume`"): a file export flushes its
  * sidecar and saves its checkpoint once per group of pages, not per page. A group ends when
  * {@link GROUP_BYTES} were written or {@link GROUP_MS} passed since the last commit, and always
  * before a rate-limit wait, on SIGINT / SIGTERM, on a failure and at the end. A commit hands the
@@ -17,7 +17,7 @@ export const GROUP_BYTES = 8 * 1024 * 1024;
 /** Time after the last commit (by the context's monotonic clock) after which a group is committed, ms. */
 export const GROUP_MS = 1000;
 
-/** The environment variable that sets the time of a group, ms (README, "Files, checkpoints and `--resume`"). */
+/** The environment variable that sets the time of a group, ms (docs/files.md, "Files, checkpoints and `--resume`"). */
 const GROUP_MS_VARIABLE = 'COLLECTIONS_CHECKPOINT_MS';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * How an export stops short. SIGINT / SIGTERM (README, "Files, checkpoints and `--resume`"): the
+ * How an export stops short. SIGINT / SIGTERM (docs/files.md, "Files, checkpoints and `--resume`"): the
  * first signal stops the export after the current write, keeping the checkpoint; a second one ends
  * the process at once, which is safe because the checkpoint only ever describes bytes already on
  * disk. And the "resume with: …" hint on failures that keep a checkpoint (README, "Exit codes": 5,

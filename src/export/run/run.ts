@@ -1,5 +1,5 @@
 /**
- * The export engine: pages → formatter → destination (README, "Files, checkpoints and `--resume`").
+ * The export engine: pages → formatter → destination (docs/files.md, "Files, checkpoints and `--resume`").
  * This module is the run loop. It reads a frozen plan (export/run/plan.ts) and is handed its
  * services (the client opener, the file system) and observers beside it; signals and the resume
  * hint are in interrupt.ts, the sidecar file, its durability chain and the checkpoint in

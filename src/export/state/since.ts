@@ -1,5 +1,5 @@
 /**
- * The time filter of incremental exports (README, "Nightly sync"): `--since <time>` parsed from
+ * The time filter of incremental exports (docs/nightly-sync.md, "Nightly sync"): `--since <time>` parsed from
  * ISO 8601, and the filter parameter it becomes on an endpoint (`updatedAt[after]` or
  * `createdAt[after]`, the API documentation, filters), its value written with an explicit UTC
  * offset because the API does not document the time zone it reads.

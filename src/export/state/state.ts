@@ -1,5 +1,5 @@
 /**
- * The state file of incremental exports (`--state <file>`; README, "Nightly sync"): a small JSON
+ * The state file of incremental exports (`--state <file>`; docs/nightly-sync.md, "Nightly sync"): a small JSON
  * file holding, per endpoint and ids, the watermark the next export starts at:
  * `{"version":1,"watermarks":{"invoices PEIC211118IS0":{"since":"2024-05-01T05:59:59+00:00","updatedAt":"…"}}}`.
  * It is read before anything is sent and replaced atomically only once an export completed.

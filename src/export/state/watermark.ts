@@ -1,5 +1,5 @@
 /**
- * The watermark of an incremental export (`--state`; README, "Nightly sync"): the server's time of
+ * The watermark of an incremental export (`--state`; docs/nightly-sync.md, "Nightly sync"): the server's time of
  * the run's first response, less one second because `Date` has a resolution of one second
  * (RFC 9110 §5.6.7), so nothing changed during that second is missed. It is carried in the
  * checkpoint while the export runs (a `--resume` keeps the original) and written to the state file

@@ -1,5 +1,5 @@
 /**
- * Summaries count only the rate-limit waits that were taken (README, "Rate limits, retries and
+ * Summaries count only the rate-limit waits that were taken (docs/rate-limits.md, "Rate limits, retries and
  * safety"): a wait announced to progress and then cut by an abort is taken out of its counts again
  * (rate/wait-ledger.ts, export/run/export-client.ts). Sandbox world, virtual clock.
  */
