@@ -31,8 +31,9 @@ const runs = Number(values.runs);
 const { createSandbox } = await import(join(ROOT, 'dist/sandbox/app.js'));
 const { createSandboxFetch } = await import(join(ROOT, 'dist/sandbox/fetch.js'));
 const { scanPageText } = await import(join(ROOT, 'dist/pagination/page-scan.js'));
-const { joinBytes } = await import(join(ROOT, 'dist/output/ndjson.js'));
-const { createCsvFormatter } = await import(join(ROOT, 'dist/output/csv.js'));
+const { joinBytes } = await import(join(ROOT, 'dist/output/formats/ndjson.js'));
+const { csv } = await import(join(ROOT, 'dist/output/formats/csv.js'));
+const createCsvFormatter = csv.create;
 const { encodeApiPlatform } = await import(join(ROOT, 'test/helpers/api-platform-json.js'));
 
 const sandbox = createSandbox({ apiKey: 'bench', limit: 0, sizes: { taxpayers: 1, invoicesPerTaxpayer: items } });

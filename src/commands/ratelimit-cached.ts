@@ -38,7 +38,7 @@ export interface PlainTable {
 }
 
 /**
- * A plain table: no ANSI colours, like the export's `table` format, drawn by output/table.ts
+ * A plain table: no ANSI colours, like the export's `table` format, drawn by output/table-draw.ts
  * `drawTable` (which needs `loadTableSupport` first): fitted to `columns` (text columns shrink,
  * numbers are aligned right and never cut). Every heading and cell is made inert for a terminal
  * ({@link inertText}): origins come from the config file and values from response headers.

@@ -11,7 +11,7 @@ export interface Members {
   readonly length: number;
   /**
    * Each item's compact JSON text as a "byte text": its UTF-8 bytes one per UTF-16 code unit, so
-   * `Buffer.from(t, 'latin1')` gives the bytes back (output/ndjson.ts `joinBytes` copies them so).
+   * `Buffer.from(t, 'latin1')` gives the bytes back (output/formats/ndjson.ts `joinBytes` copies them so).
    * Read from a page, a text is the member's source with the whitespace outside strings dropped:
    * escapes, number literals, key order and repeated keys as received.
    */
