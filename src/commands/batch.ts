@@ -15,7 +15,7 @@ import { ExitCode, InterruptedError, UsageError, toExitCode } from '../errors.js
 import type { RateLimitSnapshot } from '../http/client.js';
 import { runExport } from '../export/run/run.js';
 import type { ExportHooks, ExportPlan } from '../export/run/plan.js';
-import { exportServices } from '../export/run/export-client.js';
+import { exportServices } from '../export/run/services.js';
 import { sidecarPaths } from '../export/files/sidecar.js';
 import type { ManifestOutput } from '../export/manifest/manifest.js';
 import { earlierOutputs, writeRunManifest } from '../export/manifest/batch-manifest.js';

@@ -9,7 +9,7 @@ import { formatDefinition, type OutputFormat } from '../output/writer.js';
 import type { Compression } from '../export/files/gzip-destination.js';
 import { runExport } from '../export/run/run.js';
 import { freezePlan, type ExportPlan } from '../export/run/plan.js';
-import { exportServices } from '../export/run/export-client.js';
+import { exportServices } from '../export/run/services.js';
 import { planManifest } from '../export/manifest/manifest.js';
 import { runDryRun } from './dry-run.js';
 import { prepareFolders } from './folders.js';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planExport } from '../../src/commands/export.js';
 import { toExitCode } from '../../src/errors.js';
 import { runExport } from '../../src/export/run/run.js';
-import { exportServices } from '../../src/export/run/export-client.js';
+import { exportServices } from '../../src/export/run/services.js';
 
 import { failingFs } from '../helpers/failing-fs.js';
 import { requireBuild, runCli } from '../helpers/cli.js';
@@ -59,7 +59,7 @@ async function writeError(w: ServedWorld): Promise<{ code: number; files: string
   const plan = planExport('invoices', flags, { apiKey: w.key, baseUrl: new URL(w.base), defaults: {} }, dir.path, 'collections invoices');
   const { t } = worldContext(w, dir, { env: { COLLECTIONS_CHECKPOINT_MS: '0' } });
   const fs = failingFs({ code: 'ENOSPC', paths: (p) => p.endsWith('.part'), afterBytes: 40_000 });
-  const error = await runExport(plan, t.ctx, { ...exportServices(plan, t.ctx), fs }).then(
+  const error = await runExport(plan, t.ctx, exportServices(plan, t.ctx, { fs })).then(
     () => undefined,
     (e: unknown) => e,
   );

@@ -11,7 +11,7 @@ import { planExport } from '../../src/commands/export.js';
 import { toExitCode } from '../../src/errors.js';
 import { runExport } from '../../src/export/run/run.js';
 import type { ExportPlan, ExportServices } from '../../src/export/run/plan.js';
-import { exportServices } from '../../src/export/run/export-client.js';
+import { exportServices } from '../../src/export/run/services.js';
 
 import { isRecordBoundary } from '../../src/export/files/checkpoint-check.js';
 import type { Checkpoint } from '../../src/export/files/checkpoint.js';
@@ -68,7 +68,7 @@ function plan(): ExportPlan {
 async function runFailing(options: FailingFsOptions, env: Record<string, string> = {}): Promise<{ code: number; line: string }> {
   const { t } = worldContext(world, dir, { env });
   const p = plan();
-  const services: ExportServices = { ...exportServices(p, t.ctx), fs: failingFs(options) };
+  const services: ExportServices = exportServices(p, t.ctx, { fs: failingFs(options) });
   const error = await runExport(p, t.ctx, services).then(
     () => undefined,
     (e: unknown) => e,

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { planExport } from '../../src/commands/export.js';
 import { runExport } from '../../src/export/run/run.js';
-import { exportServices } from '../../src/export/run/export-client.js';
+import { exportServices } from '../../src/export/run/services.js';
 
 import type { Checkpoint } from '../../src/export/files/checkpoint.js';
 import { nodeFileSystem, type FileSystem } from '../../src/io/files.js';
@@ -35,12 +35,9 @@ async function exportWith(world: SandboxWorld, dir: TempDir) {
   const plan = planExport('invoices', flags, { apiKey: world.key, baseUrl: new URL(BASE), defaults: {} }, dir.path, 'collections invoices');
   const waits: number[] = [];
   const { t } = worldContext(world, dir);
-  await runExport(
-    plan,
-    t.ctx,
-    { ...exportServices(plan, t.ctx), fs: recordingFs(dir, saved) },
-    { onClientEvent: (e) => e.type === 'wait' && waits.push(e.ms) },
-  );
+  await runExport(plan, t.ctx, exportServices(plan, t.ctx, { fs: recordingFs(dir, saved) }), {
+    onClientEvent: (e) => e.type === 'wait' && waits.push(e.ms),
+  });
   return { saved, waits };
 }
 
@@ -94,7 +91,7 @@ describe('cursor pages fetched one ahead', () => {
     const { t } = worldContext(world, dir, {
       wrapFetch: (inner) => (input, init) => (++calls === 3 ? Promise.reject(new TypeError('fetch failed')) : inner(input, init)),
     });
-    await expect(runExport(plan, t.ctx, { ...exportServices(plan, t.ctx), fs: recordingFs(dir, saved) })).rejects.toThrow();
+    await expect(runExport(plan, t.ctx, exportServices(plan, t.ctx, { fs: recordingFs(dir, saved) }))).rejects.toThrow();
     expect(saved.map((s) => s.checkpoint.pages)).toEqual([2]);
     expect(dir.read('out.ndjson.part').toString().split('\n')).toHaveLength(21);
   });

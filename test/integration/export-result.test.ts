@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { planExport } from '../../src/commands/export.js';
 import type { ExportFlags } from '../../src/commands/flags.js';
 import { runExport } from '../../src/export/run/run.js';
-import { exportServices } from '../../src/export/run/export-client.js';
+import { exportServices } from '../../src/export/run/services.js';
 
 import type { PageStep } from '../../src/pagination/paginate.js';
 import { BASE, CANARY, createWorld, tempDir, worldContext, type SandboxWorld, type TempDir } from '../helpers/world.js';

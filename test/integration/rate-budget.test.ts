@@ -13,7 +13,7 @@ import { SHARED_QUOTA_FILE, createFileStore } from '../../src/rate/store-file.js
 import { createMemoryStore } from '../../src/rate/store-memory.js';
 import type { TestContext } from '../helpers/context.js';
 import { runExport } from '../../src/export/run/run.js';
-import { exportServices } from '../../src/export/run/export-client.js';
+import { exportServices } from '../../src/export/run/services.js';
 
 import type { LimitScope } from '../../src/sandbox/types.js';
 import {

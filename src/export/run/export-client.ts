@@ -1,13 +1,13 @@
 /**
  * The HTTP client of one export, a service handed to the run beside its plan (export/run/plan.ts
- * `ExportServices`): the command layer makes the opener from `plan.http` and the Context, and the
+ * `ExportServices`): export/run/services.ts makes the opener from `plan.http` and the Context, and the
  * run opens the client once it has its abort signal and listeners (export/run/run.ts
  * `clientWiring`). So the run depends on the client's interface only, and tests may hand in
  * another client.
  */
 import type { Context } from '../../context.js';
 import { createClient } from '../../http/client.js';
-import type { ExportPlan, ExportServices, HttpPlan } from './plan.js';
+import type { ExportServices, HttpPlan } from './plan.js';
 
 /**
  * Opens clients with the plan's limits and the context's transport, clock and rate budget, sending
@@ -32,9 +32,4 @@ export function exportClientOpener(http: HttpPlan, ctx: Context): ExportServices
       onEvent: wiring.onEvent,
       onWaitCut: wiring.onWaitCut,
     });
-}
-
-/** The services of a plan's run: its client opener (and the real file system). */
-export function exportServices(plan: ExportPlan, ctx: Context): ExportServices {
-  return { openClient: exportClientOpener(plan.http, ctx) };
 }

@@ -2,10 +2,8 @@
  * The page loop of an export (export/run/run.ts): pages → formatter → destination, with the
  * checkpoints committed per group of pages (export/run/checkpoint-group.ts).
  */
-import type { Client, RateLimitSnapshot } from '../../http/client.js';
-import { paginate, type PageStep } from '../../pagination/paginate.js';
-import { fetchOffsetPages } from '../../pagination/offset.js';
-import { prefetch } from '../../pagination/prefetch.js';
+import type { RateLimitSnapshot } from '../../http/client.js';
+import type { PageStep } from '../../pagination/paginate.js';
 import type { Formatter } from '../../output/writer.js';
 import type { Progress } from '../../io/progress.js';
 import type { Interrupt } from './interrupt.js';
@@ -42,31 +40,8 @@ export interface Loop {
 }
 
 /** Items still to write under `--max-items` (Infinity without it). */
-export function remaining(plan: Pick<PagesPlan, 'maxItems'>, tally: Tally): number {
+export function remaining(plan: Pick<PagesPlan, 'maxItems'>, tally: Readonly<Pick<Tally, 'items'>>): number {
   return plan.maxItems === undefined ? Infinity : plan.maxItems - tally.items;
-}
-
-/**
- * The pages from `start`: numbered pages in parallel in offset mode with concurrency, none
- * requested past the page that completes `--max-items`; else the
- * `next` links, in cursor mode with the next page fetched while this one is written
- * (pagination/prefetch.ts), unless `--max-items` is reached with this page.
- * @param tally the loop's totals, read when a page arrives to decide on the prefetch
- */
-export function pageSteps(plan: PagesPlan, client: Client, start: URL, tally: Tally): AsyncGenerator<PageStep, void, void> {
-  const { baseUrl, headers } = plan;
-  if (plan.mode === 'offset' && plan.concurrency > 1) {
-    // `--max-items`: no page past the one that completes it is requested ahead.
-    const left = remaining(plan, tally);
-    const maxItems = left === Infinity ? {} : { maxItems: left };
-    return fetchOffsetPages({ client, baseUrl, start, concurrency: plan.concurrency, headers, ...maxItems });
-  }
-  if (plan.mode === 'offset') return paginate({ client, baseUrl, start, headers });
-  // Cursor mode: the first empty page is the end (API Platform 4.3.5+ links every cursor page on).
-  return prefetch(
-    (signal) => paginate({ client, baseUrl, start, headers, signal, emptyPageEnds: true }),
-    (step) => step.next !== undefined && remaining(plan, tally) > step.page.members.length,
-  );
 }
 
 /** A page's output (text, or the bytes JSON and NDJSON copy the items' texts into) after the formatter's text not written yet. */

@@ -2,19 +2,20 @@
  * The plan of one export, and what is handed to `runExport` beside it (export/run/run.ts). The
  * plan is data: built once, whole, by commands/export-plan.ts `planExport` from the flags and
  * settings, frozen there, and read in groups by the parts that need them (the client takes
- * `http` as it is, the page loop `pages`, the destination and formatter `output`, progress
- * `progress`, the checkpoint `resume`). Services (the client, the file system) and observers
- * (pages fetched, client events, finished manifests) are never assigned into it: they come as
- * {@link ExportServices} and {@link ExportHooks}.
+ * `http` as it is, the page source `pages`, the destination and formatter `output`, progress
+ * `progress`, the checkpoint `resume`). Services (the client, the page source, the formatter, the
+ * output: made from the plan by export/run/services.ts) and observers (pages fetched, client
+ * events, finished manifests) are never assigned into it: they come as {@link ExportServices} and
+ * {@link ExportHooks}.
  */
 import type { Endpoint } from '../../endpoints.js';
 import type { Client, ClientEvent, ClientOptions } from '../../http/client.js';
 import type { PageStep } from '../../pagination/paginate.js';
-import type { FormatterOptions, OutputFormat } from '../../output/writer.js';
+import type { Formatter, FormatterOptions, FormatterState, OutputFormat } from '../../output/writer.js';
 import type { LogFormat } from '../../io/events.js';
-import type { FileSystem } from '../../io/files.js';
 import type { Compression } from '../files/gzip-destination.js';
-import type { ManifestOutput, ManifestPlan } from '../manifest/manifest.js';
+import type { Destination } from '../files/destination.js';
+import type { ManifestOutput, ManifestPlan, ManifestRecorder } from '../manifest/manifest.js';
 
 /** What the HTTP client of an export takes, as it is (export/run/export-client.ts). */
 export interface HttpPlan {
@@ -116,12 +117,51 @@ export interface ClientWiring {
   readonly onWaitCut: NonNullable<ClientOptions['onWaitCut']>;
 }
 
-/** Services the run uses beside the plan; the command layer makes them (export/run/export-client.ts `exportServices`). */
+/** What the output of an export is wired to by the run. */
+export interface OutputWiring {
+  /** Aborts a device's writes in flight (SIGINT / SIGTERM). */
+  readonly signal: AbortSignal;
+  /** A line for stderr (a stale lock taken over, a checkpoint discarded), through progress. */
+  readonly note: (line: string) => void;
+  /** The output lock was lost while the run held it: the run stops at once with `error`. */
+  readonly onLost: (error: Error) => void;
+}
+
+/** The output of one run: opened before any request, released when the run ends, whatever the ending. */
+export interface ExportOutput {
+  /**
+   * Opens stdout, a device or FIFO, or the sidecar (the output lock first, then the checkpoint
+   * validated and read; `resumed` when it continues one), compressed as planned.
+   * @throws {CollectionsError} subclasses for a held lock, a bad checkpoint or an unwritable target
+   */
+  open(): Promise<Destination>;
+  /** Whether `open()` found a device or FIFO (written straight through: nothing to resume); false before. */
+  readonly device: boolean;
+  /** Releases the output lock when `open()` took it; the run calls it last, so the lock covers every file of the run. */
+  release(): Promise<void>;
+}
+
+/** Services the run uses beside the plan; export/run/services.ts `exportServices` makes the real ones, tests may hand in others. */
 export interface ExportServices {
-  /** Opens the export's HTTP client once the run has its signal and listeners; tests may hand in another. */
+  /** Opens the export's HTTP client once the run has its signal and listeners. */
   readonly openClient: (wiring: ClientWiring) => Client;
-  /** The file system of the sidecar, checkpoint and manifest; tests inject write errors (default the real one). */
-  readonly fs?: FileSystem;
+  /**
+   * The pages from `start` (the plan's first page, or a checkpoint's next link), fetched through
+   * `client`; `tally` (the items written so far) is read as pages arrive, for `--max-items`.
+   */
+  readonly openPages: (client: Client, start: URL, tally: { readonly items: number }) => AsyncGenerator<PageStep, void, void>;
+  /**
+   * The formatter, continuing `resumed` (a checkpoint's formatter state) when given.
+   * @param note a line for stderr (a CSV key first seen after the header)
+   */
+  readonly openFormatter: (resumed: FormatterState | undefined, note: (line: string) => void) => Promise<Formatter>;
+  /** The output of one run; nothing is opened before {@link ExportOutput.open}. */
+  readonly openOutput: (wiring: OutputWiring) => ExportOutput;
+  /**
+   * Starts recording the manifest of a file export (written beside the output when it is published,
+   * or handed to `onManifest` when the plan collects it); undefined when the plan has no manifest.
+   */
+  readonly openManifest: (onManifest: ExportHooks['onManifest']) => ManifestRecorder | undefined;
 }
 
 /** Observers of a run, all optional; none changes what the run does. */

@@ -1,26 +1,18 @@
 /**
  * The export engine: pages → formatter → destination (docs/files.md, "Files, checkpoints and `--resume`").
  * This module is the run loop. It reads a frozen plan (export/run/plan.ts) and is handed its
- * services (the client opener, the file system) and observers beside it; signals and the resume
- * hint are in interrupt.ts, the sidecar file, its durability chain and the checkpoint in
- * export/files/sidecar.ts, stdout in export/files/destination.ts.
+ * services (the client, the page source, the formatter, the output and the manifest: export/run/services.ts
+ * makes the real ones) and observers beside it; signals and the resume hint are in interrupt.ts,
+ * the writing of each page in page-loop.ts.
  */
 import type { Context } from '../../context.js';
 import type { Client, ClientEvent, RateLimitSnapshot } from '../../http/client.js';
-import { createFormatter, prepareFormatter, type Formatter, type FormatterState } from '../../output/writer.js';
-import type { FileSystem } from '../../io/files.js';
 import { BrokenPipeError } from '../../output/stream-sink.js';
 import { loadProgress, type Progress, type ProgressStats } from '../../io/progress.js';
-import { outputColumns } from '../../io/columns.js';
-import { addResumeHint, createInterrupt, type Interrupt } from './interrupt.js';
-import { openStdout, type Destination } from '../files/destination.js';
-import { lockTarget, openSidecar } from '../files/sidecar.js';
-import type { OutputLock } from '../files/output-lock.js';
-import { openDevice, outputKind, type OutputKind } from '../files/device.js';
-import { withCompression } from '../files/gzip-destination.js';
+import { addResumeHint, createInterrupt } from './interrupt.js';
+import type { Destination } from '../files/destination.js';
 import { createWatermarkTracker } from '../state/watermark.js';
-import { createManifestRecorder } from '../manifest/manifest.js';
-import { pageSteps, remaining, writePages, type Tally } from './page-loop.js';
+import { remaining, writePages, type Tally } from './page-loop.js';
 import type { ClientWiring, ExportHooks, ExportPlan, ExportServices } from './plan.js';
 import { createCheckpointGroups, parseGroupMs } from './checkpoint-group.js';
 
@@ -34,62 +26,6 @@ export interface ExportResult {
   requests: number;
   /** The rate-limit headers of the last page that had them; undefined when none did. */
   rateLimit?: RateLimitSnapshot;
-}
-
-/** The output lock of a file export: taken by {@link openDestination}, released when the run ends, whatever the ending. */
-interface LockHolder {
-  lock?: OutputLock;
-}
-
-/**
- * Opens stdout, a device or FIFO (written straight through), or the sidecar, before any request:
- * first the output lock (kept in `holder`; a lost lock stops the run at once through `interrupt`),
- * then the checkpoint is validated and read.
- */
-async function openDestination(
-  plan: ExportPlan,
-  fs: FileSystem | undefined,
-  kind: OutputKind,
-  ctx: Context,
-  progress: Progress,
-  interrupt: Interrupt,
-  holder: LockHolder,
-) {
-  const { files } = plan.output;
-  if (!files || kind.type === 'stdout') return openStdout(ctx.io.stdout);
-  const { target, sidecar, checkpoint } = files;
-  const { signal } = interrupt;
-  if (kind.type === 'device') return openDevice({ target, info: kind.info, signal, clock: ctx.clock, ...(fs ? { fs } : {}) });
-  holder.lock = await lockTarget(target, {
-    now: () => ctx.clock.now(),
-    note: (line) => progress.note(line),
-    onLost: (error) => interrupt.fail(error),
-  });
-  return openSidecar({
-    held: holder.lock,
-    target,
-    sidecar,
-    checkpoint,
-    resume: plan.resume.resume,
-    restart: plan.resume.restart,
-    expectedLink: { origin: plan.pages.baseUrl.origin, path: plan.pages.start.pathname },
-    fingerprint: plan.resume.fingerprint,
-    now: () => ctx.clock.now(),
-    note: (line) => progress.note(line),
-    ...(fs ? { fs } : {}),
-  });
-}
-
-/**
- * The formatter of an export, continuing `resumed` when given. CSV keys first seen after the header
- * are named on stderr (once each, also across a resume); the table fits the terminal's width when
- * there is one.
- */
-async function openFormatter(plan: ExportPlan, ctx: Context, progress: Progress, resumed: FormatterState | undefined): Promise<Formatter> {
-  const { format, formatter } = plan.output;
-  await prepareFormatter(format);
-  const warn = formatter.warn ?? ((m: string) => progress.note(`collections: ${m}`));
-  return createFormatter(format, { ...formatter, columns: formatter.columns ?? outputColumns(ctx.io, ctx.env), warn }, resumed);
 }
 
 /** The progress of an export: spinner and lines, or JSON events (io/progress.ts). */
@@ -124,7 +60,7 @@ export function clientWiring(progress: Progress, signal: AbortSignal, ...listene
 /**
  * Runs an export to completion: opens the output before any request, then writes page after page,
  * made durable and checkpointed per group of pages (export/run/checkpoint-group.ts), and publishes the output at the end.
- * @param services the client opener and the file system (export/run/export-client.ts `exportServices`)
+ * @param services the client, page source, formatter, output and manifest openers (export/run/services.ts `exportServices`)
  * @param hooks observers of pages, client events and a collected manifest; none changes the run
  * @returns the counts, requests and last rate-limit state; `brokenPipe` when the reader of stdout
  *   went away (the export ends quietly, exit 0)
@@ -134,30 +70,28 @@ export function clientWiring(progress: Progress, signal: AbortSignal, ...listene
  */
 export async function runExport(plan: ExportPlan, ctx: Context, services: ExportServices, hooks: ExportHooks = {}): Promise<ExportResult> {
   const { stderr } = ctx.io;
-  const { endpoint, output, pages, resume } = plan;
-  const { fs } = services;
+  const { endpoint, pages, resume } = plan;
+  const { files, format } = plan.output;
   const progress = await openProgress(plan, ctx);
   progress.start({
     command: endpoint.command,
     endpoint: endpoint.path,
     mode: pages.mode,
-    format: output.format,
-    destination: output.files?.target ?? 'stdout',
+    format,
+    destination: files?.target ?? 'stdout',
   });
   const interrupt = createInterrupt(ctx, (signal) => {
     progress.stop();
     // The last checkpoint is consistent whatever is in flight (SIGKILL-safe), so it is kept.
     stderr.write(
-      `collections: interrupted again by ${signal}; stopped at once${output.files ? `; checkpoint kept; resume with: ${resume.command} --resume` : ''}\n`,
+      `collections: interrupted again by ${signal}; stopped at once${files ? `; checkpoint kept; resume with: ${resume.command} --resume` : ''}\n`,
     );
   });
   const tally: Tally = { items: 0, pages: 0, totalItems: undefined, pending: '', wrotePage: false, rateLimit: undefined };
-  const manifest =
-    plan.manifest && createManifestRecorder(plan.manifest, { clock: ctx.clock, version: ctx.version, fs, onManifest: hooks.onManifest });
+  const manifest = services.openManifest(hooks.onManifest);
   let out: Destination | undefined;
-  let kind: OutputKind | undefined;
   let client: Client | undefined;
-  const held: LockHolder = {};
+  const output = services.openOutput({ signal: interrupt.signal, note: (line) => progress.note(line), onLost: (error) => interrupt.fail(error) });
   const watermark = createWatermarkTracker({
     state: plan.state,
     maxItems: pages.maxItems,
@@ -173,11 +107,10 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
   });
   try {
     const groupMs = parseGroupMs(ctx.env);
-    kind = await outputKind({ files: output.files, resume: resume.resume });
-    out = watermark.wrap(await withCompression(await openDestination(plan, fs, kind, ctx, progress, interrupt, held), output.compress));
+    out = watermark.wrap(await output.open());
     if (manifest) out = manifest.observe(out, progress.stats);
     const resumed = out.resumed;
-    const formatter = await openFormatter(plan, ctx, progress, resumed?.formatter);
+    const formatter = await services.openFormatter(resumed?.formatter, (line) => progress.note(line));
     if (resumed) Object.assign(tally, { items: resumed.items, pages: resumed.pages, totalItems: resumed.totalItems });
     else tally.pending = formatter.begin();
     progress.onPage(tally.items, tally.pages, tally.totalItems);
@@ -190,7 +123,7 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
     client = services.openClient(clientWiring(progress, interrupt.signal, commitBeforeWaits, hooks.onClientEvent));
     const startFrom = resumed ? resumed.next : pages.start.href;
     if (startFrom !== null && remaining(pages, tally) > 0) {
-      const steps = watermark.observe(pageSteps(pages, client, new URL(startFrom), tally));
+      const steps = watermark.observe(services.openPages(client, new URL(startFrom), tally));
       await writePages(steps, { plan: pages, onPageFetched: hooks.onPageFetched, formatter, out, progress, interrupt, tally, manifest, groups });
     }
     await out.settle();
@@ -204,11 +137,11 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
     await out?.abort(tally.wrotePage);
     if (err instanceof BrokenPipeError) return result(true);
     const resumable = tally.wrotePage || out?.resumed !== undefined;
-    const device = kind?.type === 'device';
-    throw addResumeHint(err, { toFile: output.files !== undefined && !device, device, resumable, resumeCommand: resume.command });
+    const { device } = output;
+    throw addResumeHint(err, { toFile: files !== undefined && !device, device, resumable, resumeCommand: resume.command });
   } finally {
     // After the manifest and the state file, so the lock covers every file of the run.
-    await held.lock?.release();
+    await output.release();
     interrupt.release();
   }
 }

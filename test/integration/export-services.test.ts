@@ -1,0 +1,121 @@
+/**
+ * The services handed to runExport beside its plan (export/run/plan.ts `ExportServices`) are seams:
+ * a fake page source, formatter or output replaces the real one, and the run loop does with it
+ * what it does with the real ones (pages → formatter → destination → checkpoint).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { planExport } from '../../src/commands/export.js';
+import type { ExportFlags } from '../../src/commands/flags.js';
+import { runExport } from '../../src/export/run/run.js';
+import { exportServices } from '../../src/export/run/services.js';
+import type { ExportServices } from '../../src/export/run/plan.js';
+import type { Destination, PageMark } from '../../src/export/files/destination.js';
+import type { Formatter } from '../../src/output/formatter.js';
+import type { PageStep } from '../../src/pagination/paginate.js';
+import { valueMembers } from '../../src/json/members.js';
+import { BASE, CANARY, createWorld, tempDir, worldContext, type SandboxWorld, type TempDir } from '../helpers/world.js';
+
+let dir: TempDir;
+let world: SandboxWorld;
+beforeEach(() => {
+  dir = tempDir();
+  world = createWorld({ limit: 100, windowSeconds: 60 });
+});
+afterEach(() => dir.remove());
+
+function plan(flags: Partial<ExportFlags>) {
+  const settings = { apiKey: CANARY, baseUrl: new URL(BASE), defaults: {} };
+  const full: ExportFlags = { taxpayer: world.taxpayer, cursor: true, itemsPerPage: 7, quiet: true, progress: false, ...flags };
+  return planExport('invoices', full, settings, dir.path, 'collections invoices');
+}
+
+/** A page of `values`, linking on to `next` (a page of the sandbox's origin) unless it is the last. */
+function step(index: number, values: unknown[], next: string | undefined): PageStep {
+  return {
+    index,
+    url: new URL(`${BASE}/fake?page=${index + 1}`),
+    status: 200,
+    page: { members: valueMembers(values) },
+    text: JSON.stringify(values),
+    next: next === undefined ? undefined : new URL(next, BASE),
+  };
+}
+
+/** A page source yielding two pages (2 items, then 1) without a request; records where it was asked to start. */
+function twoPages(starts: string[]): ExportServices['openPages'] {
+  return async function* (_client, start) {
+    starts.push(start.href);
+    await Promise.resolve();
+    yield step(0, [{ id: 1 }, { id: 2 }], '/fake?page=2');
+    yield step(1, [{ id: 3 }], undefined);
+  };
+}
+
+describe('runExport services', () => {
+  it('writes the pages of a fake page source, from the plan’s first page, without a request', async () => {
+    const { t } = worldContext(world, dir);
+    const p = plan({ out: 'x.ndjson' });
+    const starts: string[] = [];
+    const result = await runExport(p, t.ctx, { ...exportServices(p, t.ctx), openPages: twoPages(starts) });
+    expect(starts).toEqual([p.pages.start.href]);
+    expect(dir.read('x.ndjson').toString()).toBe('{"id":1}\n{"id":2}\n{"id":3}\n');
+    expect(result.stats).toMatchObject({ items: 3, pages: 2 });
+    expect(world.sandbox.requests()).toHaveLength(0);
+  });
+
+  it('writes what a fake formatter makes of the sandbox’s pages', async () => {
+    const { t } = worldContext(world, dir);
+    const p = plan({ maxItems: 10 });
+    const fake: Formatter = {
+      begin: () => 'B\n',
+      page: (items) => `P${items.length}\n`,
+      end: () => 'E\n',
+      state: () => ({}),
+    };
+    const resumedWith: unknown[] = [];
+    const openFormatter: ExportServices['openFormatter'] = (resumed) => {
+      resumedWith.push(resumed);
+      return Promise.resolve(fake);
+    };
+    const result = await runExport(p, t.ctx, { ...exportServices(p, t.ctx), openFormatter });
+    // Pages of 7: the second is cut to the 3 items that complete --max-items 10.
+    expect(t.stdout.text()).toBe('B\nP7\nP3\nE\n');
+    expect(resumedWith).toEqual([undefined]);
+    expect(result.stats).toMatchObject({ items: 10, pages: 2 });
+  });
+
+  it('writes to a fake output and checkpoints there, then releases it', async () => {
+    const { t } = worldContext(world, dir);
+    const p = plan({ out: 'x.ndjson' });
+    const written: string[] = [];
+    const marks: Array<Omit<PageMark, 'formatterState'>> = [];
+    let finished = '';
+    let released = 0;
+    const destination: Destination = {
+      name: 'fake',
+      resumed: undefined,
+      write: (text) => Promise.resolve(void written.push(text.toString())),
+      pageWritten: ({ formatterState: _state, ...mark }) => Promise.resolve(void marks.push(mark)),
+      settle: () => Promise.resolve(),
+      finish: (text) => Promise.resolve(void (finished = text.toString())),
+      abort: () => Promise.resolve(),
+    };
+    const services: ExportServices = {
+      ...exportServices(p, t.ctx),
+      openPages: twoPages([]),
+      openOutput: () => ({
+        open: () => Promise.resolve(destination),
+        device: false,
+        release: () => Promise.resolve(void (released += 1)),
+      }),
+      openManifest: () => undefined,
+    };
+    const result = await runExport(p, t.ctx, services);
+    expect(written.join('') + finished).toBe('{"id":1}\n{"id":2}\n{"id":3}\n');
+    // The last checkpoint says the export is complete: no next page, every page and item counted.
+    expect(marks.at(-1)).toEqual({ next: null, pages: 2, items: 3, totalItems: undefined });
+    expect(released).toBe(1);
+    expect(result.stats).toMatchObject({ items: 3, pages: 2 });
+    expect(dir.has('x.ndjson')).toBe(false);
+  });
+});
