@@ -270,3 +270,17 @@ export function buildPath(endpoint: Endpoint, ids: Ids): string {
     return encodeId(name, value);
   });
 }
+
+/**
+ * The URL of an endpoint path under the base URL: the base's path prefix (trailing slashes dropped)
+ * joined with `path`, without query or fragment: `https://h/api/` + `/entities` →
+ * `https://h/api/entities`. The one join of the export plan and the `ratelimit` probe.
+ * @param path an endpoint path as {@link buildPath} gives it, starting with `/`
+ */
+export function endpointUrl(baseUrl: URL, path: string): URL {
+  const url = new URL(baseUrl.href);
+  url.pathname = baseUrl.pathname.replace(/\/+$/, '') + path;
+  url.search = '';
+  url.hash = '';
+  return url;
+}

@@ -7,7 +7,7 @@
 import { resolve as resolvePath } from 'node:path';
 import { builtInDefault } from '../config/flag-readers.js';
 import { exportFlag } from '../config/flags.js';
-import { buildPath, idsFromFlags, resolveEndpoint, type Endpoint, type Ids } from '../endpoints.js';
+import { buildPath, endpointUrl, idsFromFlags, resolveEndpoint, type Endpoint, type Ids } from '../endpoints.js';
 import { UsageError } from '../errors.js';
 import { formatFromPath, type OutputFormat } from '../output/writer.js';
 import { parseFields } from '../output/fields.js';
@@ -113,18 +113,6 @@ function pageSizeOf(flags: ExportFlags, settings: ResolvedExportSettings): numbe
   if (flags.itemsPerPage !== undefined) return flags.itemsPerPage;
   const byDefault = settings.defaults.itemsPerPage ?? EXPORT_DEFAULTS.itemsPerPage;
   return flags.maxItems !== undefined && flags.page === undefined ? Math.min(flags.maxItems, byDefault) : byDefault;
-}
-
-/**
- * Joins the base URL's path prefix and an endpoint path: `https://h/api/` + `/entities` →
- * `https://h/api/entities`.
- */
-function endpointUrl(baseUrl: URL, path: string): URL {
-  const url = new URL(baseUrl.href);
-  url.pathname = baseUrl.pathname.replace(/\/+$/, '') + path;
-  url.search = '';
-  url.hash = '';
-  return url;
 }
 
 /** The pagination headers of the API: `X-Pagination-Style: cursor`, and `X-Pagination-Enable-Partial: 0` for `--total`. */

@@ -8,7 +8,7 @@ import type { Context } from '../context.js';
 import { loadSettings, openConfigStore, requireApiSettings, stderrWarner } from '../config/settings.js';
 import type { ApiSettings, ResolvedSettings } from '../config/settings.js';
 import type { ConfigStore } from '../config/store.js';
-import { buildPath, ENDPOINTS, ID_SPECS, idsFromFlags } from '../endpoints.js';
+import { buildPath, endpointUrl, ENDPOINTS, ID_SPECS, idsFromFlags } from '../endpoints.js';
 import type { Endpoint, IdFlagValues, Ids } from '../endpoints.js';
 import { ExitCode, HttpError } from '../errors.js';
 import { formatLocalTime, formatTimeLeft } from '../io/format.js';
@@ -88,12 +88,10 @@ export function selectProbeEndpoints(ids: Ids): Endpoint[] {
   return ENDPOINTS.filter((e) => e.ids.every((id) => ids[id] !== undefined));
 }
 
-/** Joins the base URL's path prefix and an endpoint path, and asks for one item per page. */
+/** The endpoint's URL under the base URL, asking for one item per page. */
 function probeUrl(baseUrl: URL, path: string): URL {
-  const url = new URL(baseUrl.href);
-  url.pathname = baseUrl.pathname.replace(/\/+$/, '') + path;
+  const url = endpointUrl(baseUrl, path);
   url.search = '?itemsPerPage=1';
-  url.hash = '';
   return url;
 }
 
