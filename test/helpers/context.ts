@@ -30,6 +30,22 @@ export class CaptureStream extends Writable {
   }
 }
 
+/** A terminal stream with the cursor methods of tty.WriteStream, reporting `columns`. */
+export class FakeTerminal extends CaptureStream {
+  constructor(columns: number) {
+    super(true, columns);
+  }
+  cursorTo(): boolean {
+    return this.write('\x1b[1G');
+  }
+  clearLine(): boolean {
+    return this.write('\x1b[0K');
+  }
+  moveCursor(): boolean {
+    return this.write('\x1b[1A');
+  }
+}
+
 /** Options of {@link createTestContext}. */
 export interface TestContextOptions {
   fetch?: FetchLike;

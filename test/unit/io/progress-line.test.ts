@@ -10,23 +10,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RateLimitSnapshot } from '../../../src/rate/index.js';
 import { createProgress } from '../../../src/io/progress.js';
 import { createVirtualClock, type VirtualClock } from '../../../src/time/clock.js';
-import { CaptureStream } from '../../helpers/context.js';
-
-/** A terminal stream with the cursor methods of tty.WriteStream, reporting `columns`. */
-class FakeTerminal extends CaptureStream {
-  constructor(columns: number) {
-    super(true, columns);
-  }
-  cursorTo(): boolean {
-    return this.write('\x1b[1G');
-  }
-  clearLine(): boolean {
-    return this.write('\x1b[0K');
-  }
-  moveCursor(): boolean {
-    return this.write('\x1b[1A');
-  }
-}
+import { CaptureStream, FakeTerminal } from '../../helpers/context.js';
 
 // eslint-disable-next-line no-control-regex -- ANSI sequences start with ESC, the character stripped
 const strip = (s: string): string => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');

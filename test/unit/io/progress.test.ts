@@ -4,7 +4,7 @@ import { createProgress, spinnerEnabled } from '../../../src/io/progress.js';
 import stringWidth from 'string-width';
 import { formatRequestLine, formatStatus, formatSummary, formatWaitLine, truncate } from '../../../src/io/progress-text.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
-import { CaptureStream } from '../../helpers/context.js';
+import { CaptureStream, FakeTerminal } from '../../helpers/context.js';
 
 describe('spinnerEnabled', () => {
   it.each([
@@ -23,22 +23,6 @@ describe('spinnerEnabled', () => {
     expect(spinnerEnabled(options)).toBe(expected);
   });
 });
-
-/** A terminal stream with the cursor methods of tty.WriteStream, reporting `columns`. */
-class FakeTerminal extends CaptureStream {
-  constructor(columns: number) {
-    super(true, columns);
-  }
-  cursorTo(): boolean {
-    return this.write('\x1b[1G');
-  }
-  clearLine(): boolean {
-    return this.write('\x1b[0K');
-  }
-  moveCursor(): boolean {
-    return this.write('\x1b[1A');
-  }
-}
 
 describe('createProgress on a terminal', () => {
   it.each([0, 40])('a terminal reporting %i columns: output stays bounded (ora divides by the width)', (columns) => {
