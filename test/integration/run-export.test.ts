@@ -1,9 +1,12 @@
 /**
- * The services handed to runExport beside its plan (export/run/plan.ts `ExportServices`) are seams:
+ * runExport, the run loop (export/run/run.ts). What it returns for the summary and the rate-limit
+ * cache: the progress counts, the requests sent, the last rate-limit state seen, and `brokenPipe`.
+ * And the services handed to it beside its plan (export/run/plan.ts `ExportServices`) are seams:
  * a fake page source, formatter or output replaces the real one, and the run loop does with it
  * what it does with the real ones (pages → formatter → destination → checkpoint).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
 import { planExport } from '../../src/commands/export.js';
 import type { ExportFlags } from '../../src/commands/flags.js';
 import { runExport } from '../../src/export/run/run.js';
@@ -117,5 +120,38 @@ describe('runExport services', () => {
     expect(released).toBe(1);
     expect(result.stats).toMatchObject({ items: 3, pages: 2 });
     expect(dir.has('x.ndjson')).toBe(false);
+  });
+});
+
+describe('runExport result', () => {
+  it('returns the counts, the requests sent and the rate-limit state of the last page', async () => {
+    const { t } = worldContext(world, dir);
+    const p = plan({ out: 'x.ndjson' });
+    const pages: PageStep[] = [];
+    const result = await runExport(p, t.ctx, exportServices(p, t.ctx), { onPageFetched: (page) => pages.push(page) });
+    expect(result.brokenPipe).toBe(false);
+    // 9 pages of 7 and the empty page that ends the cursor chain (API Platform ≥ 4.3.5 links on).
+    expect(result.stats).toMatchObject({ items: 60, pages: 10, requests: 10, retries: 0, waits: 0 });
+    expect(result.requests).toBe(world.sandbox.requests().length);
+    expect(result.requests).toBe(10);
+    expect(pages).toHaveLength(10);
+    expect(result.rateLimit).toEqual(pages.at(-1)!.rateLimit);
+    expect(result.rateLimit).toMatchObject({ limit: 100, remaining: 90 });
+  });
+
+  it('reports a reader that went away as brokenPipe, with what was fetched until then', async () => {
+    const { t } = worldContext(world, dir);
+    const gone = new Writable({
+      write(_chunk, _enc, cb) {
+        cb(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+      },
+    });
+    t.ctx.io.stdout = gone;
+    const p = plan({});
+    const result = await runExport(p, t.ctx, exportServices(p, t.ctx));
+    expect(result.brokenPipe).toBe(true);
+    expect(result.requests).toBeGreaterThanOrEqual(1);
+    expect(result.requests).toBe(world.sandbox.requests().length);
+    expect(result.rateLimit?.limit).toBe(100);
   });
 });
