@@ -11,7 +11,7 @@ import type { ExportFlags } from './flags.js';
 
 /** What `--since` / `--state` add to a plan. */
 export interface IncrementalPlan {
-  /** Whether `--since` or `--state` was given. */
+  /** Whether `--since`, `--state` or `--incremental` was given. */
   readonly incremental: boolean;
   /** The filter to send, e.g. `['updatedAt[after]', '2024-05-01T00:00:00+00:00']`; undefined = a full export. */
   readonly filter: readonly [string, string] | undefined;
@@ -41,13 +41,12 @@ export function readStoredSince(command: string, flags: ExportFlags, cwd: string
  *   filter (line items, payments), an invalid `--since`, or a `--param` that sets the same filter
  */
 export function planIncremental(endpoint: Endpoint, ids: Ids, flags: ExportFlags, cwd: string, storedSince?: number): IncrementalPlan {
-  const incremental = flags.since !== undefined || flags.state !== undefined;
+  const incremental = flags.since !== undefined || flags.state !== undefined || flags.incremental === true;
   if (!incremental) return { incremental, filter: undefined, state: undefined };
-  const parameter = sinceParameter(endpoint, flags.since !== undefined ? '--since' : '--state');
+  const flag = flags.since !== undefined ? '--since' : flags.state !== undefined ? '--state' : '--incremental';
+  const parameter = sinceParameter(endpoint, flag);
   const clash = (flags.param ?? []).find(([key]) => conflictsWithSince(endpoint, key));
-  if (clash) {
-    throw new UsageError(`--param ${clash[0]} and ${flags.since !== undefined ? '--since' : '--state'} set the same filter; give one of them`);
-  }
+  if (clash) throw new UsageError(`--param ${clash[0]} and ${flag} set the same filter; give one of them`);
   const since = flags.since !== undefined ? parseSince(flags.since) : storedSince;
   return {
     incremental,

@@ -15,6 +15,7 @@ import { sidecarPaths } from '../export/files/sidecar.js';
 import type { Compression } from '../export/files/gzip-destination.js';
 import type { HttpPlan, OutputPlan, PagesPlan, ProgressPlan } from '../export/run/plan.js';
 import { planIncremental, type IncrementalPlan } from './export-incremental.js';
+import { databaseFingerprint } from './export-database.js';
 import type { ResolvedExportSettings } from './export-settings.js';
 import type { ExportFlags } from './flags.js';
 
@@ -185,6 +186,7 @@ export function fingerprintOf(target: ExportTarget, flags: ExportFlags, pages: P
     csvSafe: output.formatter.csvSafe === true,
     maxItems: flags.maxItems ?? null,
     ...(inc.state ? { state: inc.state.key } : {}),
+    ...databaseFingerprint(output.database),
     ...(output.compress ? { compress: output.compress } : {}),
   };
 }

@@ -8,7 +8,7 @@ import { ExitCode, UsageError } from '../errors.js';
 import { formatDefinition, type OutputFormat } from '../output/writer.js';
 import type { Compression } from '../export/files/gzip-destination.js';
 import { runExport } from '../export/run/run.js';
-import { freezePlan, type ExportPlan } from '../export/run/plan.js';
+import { freezePlan, type ExportPlan, type OutputPlan } from '../export/run/plan.js';
 import { exportServices } from '../export/run/services.js';
 import { planManifest } from '../export/manifest/manifest.js';
 import { runDryRun } from './dry-run.js';
@@ -18,6 +18,7 @@ import { expandOut, isOutTemplate, taxpayerList, utcDate, type TemplateValues } 
 import { runBatchExport } from './batch.js';
 import { readStoredSince } from './export-incremental.js';
 import { fingerprintOf, formatOf, outPathOf, planHttp, planOutput, planPages, planProgress, planTarget, type UnitOfMany } from './export-plan.js';
+import { planDatabase, planDestination, storedDatabaseSince, withoutPassword } from './export-database.js';
 import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSettings } from './export-settings.js';
 import type { ExportCommandOptions, ExportFlags } from './flags.js';
 import type { RateLimitSnapshot } from '../http/client.js';
@@ -86,13 +87,20 @@ export function planExport(
 ): ExportPlan {
   const target = planTarget(command, flags, cwd, storedSince);
   const { endpoint, inc } = target;
-  const out = outPathOf(flags, cwd);
-  const format = formatOf(flags, out, settings);
+  const address = planDestination(flags, cwd);
+  const table = address?.kind === 'parquet' ? undefined : address;
+  const out = table ? undefined : outPathOf(flags, cwd);
+  // A database is written NDJSON (each item as received), a Parquet file CSV first (flattened, like CSV).
+  const format = table ? 'ndjson' : address ? 'csv' : formatOf(flags, out, settings);
   const compress = planCompression(flags, out, format);
-  checkResumeFlags(flags, out, format);
-  const output = planOutput(flags, endpoint, format, out, compress);
+  checkResumeFlags(flags, out ?? table?.shown, format);
+  const output: OutputPlan = {
+    ...planOutput(flags, endpoint, format, out, compress),
+    ...(table ? { database: planDatabase(table, flags, target) } : {}),
+    ...(address?.kind === 'parquet' ? { parquet: true } : {}),
+  };
   const pages = planPages(target, flags, settings);
-  const where = { flag: flags.manifest, target: out, cwd, baseUrl: settings.baseUrl, collect: many?.collectManifest === true };
+  const where = { flag: flags.manifest, target: address ? undefined : out, cwd, baseUrl: settings.baseUrl, collect: many?.collectManifest === true };
   const params = flags.param ?? [];
   const manifest = planManifest({
     ...where,
@@ -129,7 +137,7 @@ function shellQuote(word: string): string {
 
 /** The command line to repeat with `--resume`, shell-quoted: `collections` and `argv` (given without the key and `--resume`). */
 function resumeCommandOf(argv: readonly string[]): string {
-  return ['collections', ...argv].map(shellQuote).join(' ');
+  return ['collections', ...argv.map(withoutPassword)].map(shellQuote).join(' ');
 }
 
 /** A validated export and the settings it came from. */
@@ -144,12 +152,22 @@ export interface PreparedExport {
  * @param argv the command line without the key and without `--resume`, for the resume hint
  * @throws {UsageError} (exit 2) for missing or invalid settings and every invalid flag combination
  */
-export function prepareExport(command: string, flags: ExportFlags, argv: readonly string[], ctx: Context): PreparedExport {
+export function prepareExport(command: string, flags: ExportFlags, argv: readonly string[], ctx: Context, databaseSince?: number): PreparedExport {
   const settings = loadExportSettings(flags, ctx);
   ctx.secrets.add(settings.resolved.apiKey);
   const resumeCommand = resumeCommandOf(argv);
-  const storedSince = readStoredSince(command, flags, ctx.cwd);
-  return { plan: planExport(command, flags, settings.resolved, ctx.cwd, resumeCommand, storedSince), settings };
+  const storedSince = databaseSince ?? readStoredSince(command, flags, ctx.cwd);
+  const plan = planExport(command, flags, settings.resolved, ctx.cwd, resumeCommand, storedSince);
+  addDatabaseSecrets(plan, ctx);
+  return { plan, settings };
+}
+
+/** The password of a PostgreSQL destination (from its URL, or `PGPASSWORD`) becomes a secret of the run: no output shows it. */
+function addDatabaseSecrets(plan: ExportPlan, ctx: Context): void {
+  const address = plan.output.database?.address;
+  if (address?.kind !== 'postgres') return;
+  ctx.secrets.add(address.password);
+  ctx.secrets.add(ctx.env.PGPASSWORD);
 }
 
 /** The values of an `--out` template for one export: its taxpayer, endpoint key and the UTC date now. */
@@ -179,7 +197,11 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
   }
   const template = isOutTemplate(flags.out);
   if (template) flags = { ...flags, out: expandOut(flags.out!, outValues(command, flags, ctx)) };
-  const { plan, settings } = prepareExport(command, flags, argv, ctx);
+  let { plan, settings } = prepareExport(command, flags, argv, ctx);
+  // Planned once to check every flag, then again from the watermark stored with the table.
+  const stored = flags.dryRun === true ? undefined : await storedDatabaseSince(plan, flags, ctx);
+  const since = plan.output.database && stored?.get(plan.output.database.source);
+  if (since !== undefined) ({ plan, settings } = prepareExport(command, flags, argv, ctx, since));
   const ids = idsFromFlags(flags);
   if (flags.dryRun === true) {
     try {

@@ -28,6 +28,14 @@ export interface ExportFlagValues {
   since?: string;
   /** `--state <file>`, the state file of incremental exports. */
   state?: string;
+  /** `--table <name>`: the table of a database `--out`, `name` or `schema.name`. */
+  table?: string;
+  /** `--key <field>`: the member field that is a database table's key, a dot path. */
+  key?: string;
+  /** `--incremental`: the watermark kept with a database table. */
+  incremental?: boolean;
+  /** `--prune`: delete the rows of the source a complete full run did not see. */
+  prune?: boolean;
   /** `--taxpayers-file <file>`: one taxpayer id a line; `-` is stdin (commands/batch-plan.ts reads it). */
   taxpayersFile?: string;
   /** `--parallel <n>`, 1 to 32: taxpayers exported at once. */

@@ -26,7 +26,8 @@ export const EXPORT_FLAGS = [
   {
     flags: '-o, --out <file>',
     attribute: 'out',
-    description: 'write to a file (completed atomically); omitted or - means stdout; may be a template with {taxpayer}, {endpoint}, {date}',
+    description:
+      'write to a file (completed atomically), a postgres:// URL, F.duckdb or F.parquet; omitted or - means stdout; may be a template with {taxpayer}, {endpoint}, {date}',
     value: { kind: 'text', files: true },
   },
   {
@@ -91,6 +92,30 @@ export const EXPORT_FLAGS = [
     attribute: 'state',
     description: 'incremental export: start at the watermark stored in this JSON file, advance it when the export completes',
     value: { kind: 'text', files: true },
+  },
+  {
+    flags: '--table <name>',
+    attribute: 'table',
+    description: 'table of a database --out, schema.table allowed (default from the command: invoices, line_items, payments, entities, events)',
+    value: { kind: 'text' },
+  },
+  {
+    flags: '--key <field>',
+    attribute: 'key',
+    description: "the member field that is a database table's primary key, a dot path (default id, else @id)",
+    value: { kind: 'text' },
+  },
+  {
+    flags: '--incremental',
+    attribute: 'incremental',
+    description: 'with a database --out: start at the watermark stored with the table for this source; store the new one when complete',
+    value: { kind: 'switch' },
+  },
+  {
+    flags: '--prune',
+    attribute: 'prune',
+    description: "with a database --out, on a complete full run: delete this source's rows that the run did not see",
+    value: { kind: 'switch' },
   },
   {
     flags: '--taxpayers-file <file>',

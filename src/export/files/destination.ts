@@ -20,6 +20,8 @@ export interface PageMark {
   totalItems: number | undefined;
   /** The pending watermark of an incremental export (see `Checkpoint.watermark`), kept by `--resume`. */
   watermark?: string;
+  /** `X-Request-ID` of the page, when the server sent one (a database's run log keeps it). */
+  requestId?: string;
   /** The formatter's state after the page; called only by destinations that checkpoint. */
   formatterState: () => FormatterState;
 }
@@ -57,6 +59,11 @@ export interface Destination {
    *   trace (docs/files.md, "Files, checkpoints and `--resume`")
    */
   abort(wrotePage: boolean): Promise<void>;
+  /**
+   * Database destinations only (export/destinations/database.ts): the watermark a complete run
+   * stores in its final transaction, told just before `finish()` (export/state/watermark.ts).
+   */
+  keepWatermark?(since: string): void;
   /**
    * The published file's length (bytes) and SHA-256, after `finish()`; present only on file
    * destinations (export/files/sidecar.ts), whose output a manifest describes (export/manifest/manifest.ts).

@@ -1,8 +1,9 @@
 /**
  * The output of an export, a service handed to the run beside its plan
  * (export/run/plan.ts `ExportServices.openOutput`): stdout, a device or FIFO (written straight
- * through), or the sidecar beside `--out` with its lock and checkpoint (export/files/), compressed
- * as planned. The run writes to the destination it opens and never reads the file plan itself.
+ * through), the sidecar beside `--out` with its lock and checkpoint (export/files/), compressed
+ * as planned, or a database table or Parquet file (export/destinations/, loaded only then). The
+ * run writes to the destination it opens and never reads the file plan itself.
  */
 import type { Context } from '../../context.js';
 import type { FileSystem } from '../../io/files.js';
@@ -11,6 +12,7 @@ import { lockTarget, openSidecar } from '../files/sidecar.js';
 import type { OutputLock } from '../files/output-lock.js';
 import { openDevice, outputKind, type OutputKind } from '../files/device.js';
 import { withCompression } from '../files/gzip-destination.js';
+import type { DatabaseDestination } from '../destinations/database.js';
 import type { ExportOutput, ExportPlan, OutputWiring } from './plan.js';
 
 /** What opening the output reads of the plan: where and how it writes, the checkpoint's rules, and the pages a checkpoint must link to. */
@@ -26,16 +28,30 @@ async function openDestination(
   kind: OutputKind,
   ctx: Context,
   wiring: OutputWiring,
-  held: { lock?: OutputLock },
+  held: { lock?: OutputLock; database?: DatabaseDestination },
   fs: FileSystem | undefined,
 ): Promise<Destination> {
-  const { files } = plan.output;
+  const { files, database } = plan.output;
+  if (database) {
+    const [{ openDatabase }, { openStore }] = await Promise.all([import('../destinations/database.js'), import('../destinations/open-store.js')]);
+    held.database = await openDatabase(database, {
+      resume: plan.resume.resume,
+      fingerprint: plan.resume.fingerprint,
+      expectedLink: { origin: plan.pages.baseUrl.origin, path: plan.pages.start.pathname },
+      note: wiring.note,
+      stats: wiring.stats,
+      signal: wiring.signal,
+      now: () => ctx.clock.now(),
+      openStore: (target) => openStore(target, ctx.env),
+    });
+    return held.database;
+  }
   if (!files || kind.type === 'stdout') return openStdout(ctx.io.stdout);
   const { target, sidecar, checkpoint } = files;
   const { signal, note } = wiring;
   if (kind.type === 'device') return openDevice({ target, info: kind.info, signal, clock: ctx.clock, ...(fs ? { fs } : {}) });
   held.lock = await lockTarget(target, { now: () => ctx.clock.now(), note, onLost: wiring.onLost });
-  return openSidecar({
+  const sidecarDestination = openSidecar({
     held: held.lock,
     target,
     sidecar,
@@ -48,6 +64,9 @@ async function openDestination(
     note,
     ...(fs ? { fs } : {}),
   });
+  if (!plan.output.parquet) return sidecarDestination;
+  const { parquetDestination } = await import('../destinations/parquet.js');
+  return parquetDestination(await sidecarDestination, files);
 }
 
 /**
@@ -56,7 +75,7 @@ async function openDestination(
  */
 export function outputOpener(plan: OutputOfPlan, ctx: Context, fs: FileSystem | undefined): (wiring: OutputWiring) => ExportOutput {
   return (wiring) => {
-    const held: { lock?: OutputLock } = {};
+    const held: { lock?: OutputLock; database?: DatabaseDestination } = {};
     let kind: OutputKind | undefined;
     return {
       async open() {
@@ -67,6 +86,7 @@ export function outputOpener(plan: OutputOfPlan, ctx: Context, fs: FileSystem | 
         return kind?.type === 'device';
       },
       async release() {
+        await held.database?.close();
         await held.lock?.release();
       },
     };

@@ -87,7 +87,14 @@ async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
   tally.pages += 1;
   progress.onPage(tally.items, tally.pages, tally.totalItems, step.rateLimit);
   const next = last || step.next === undefined ? null : step.next.href;
-  const mark = { next, pages: tally.pages, items: tally.items, totalItems: tally.totalItems, formatterState: () => formatter.state() };
+  const mark = {
+    next,
+    pages: tally.pages,
+    items: tally.items,
+    totalItems: tally.totalItems,
+    ...(step.requestId !== undefined ? { requestId: step.requestId } : {}),
+    formatterState: () => formatter.state(),
+  };
   await groups.pageWritten(mark, text.length);
   return last;
 }

@@ -16,6 +16,8 @@ import type { LogFormat } from '../../io/events.js';
 import type { Compression } from '../files/gzip-destination.js';
 import type { Destination } from '../files/destination.js';
 import type { ManifestOutput, ManifestPlan, ManifestRecorder } from '../manifest/manifest.js';
+import type { DatabasePlan } from '../destinations/database.js';
+import type { RunStats } from '../destinations/store.js';
 
 /** What the HTTP client of an export takes, as it is (export/run/export-client.ts). */
 export interface HttpPlan {
@@ -65,6 +67,10 @@ export interface OutputPlan {
   readonly files: ExportFiles | undefined;
   /** `--compress gzip` or an `--out` ending in `.gz`; undefined: plain text. */
   readonly compress?: Compression;
+  /** A PostgreSQL or DuckDB table (`--out postgres://…`, `F.duckdb`): the formatter writes NDJSON, `files` is undefined. */
+  readonly database?: DatabasePlan;
+  /** `--out F.parquet`: `files` are `F`'s, the sidecar holds CSV, converted to Parquet once complete. */
+  readonly parquet?: boolean;
 }
 
 /** How the run reports on stderr (io/progress.ts). */
@@ -125,6 +131,8 @@ export interface OutputWiring {
   readonly note: (line: string) => void;
   /** The output lock was lost while the run held it: the run stops at once with `error`. */
   readonly onLost: (error: Error) => void;
+  /** The run's counters so far (a database's run log records them). */
+  readonly stats: () => RunStats;
 }
 
 /** The output of one run: opened before any request, released when the run ends, whatever the ending. */

@@ -71,33 +71,39 @@ export function clientWiring(progress: Progress, signal: AbortSignal, ...listene
 export async function runExport(plan: ExportPlan, ctx: Context, services: ExportServices, hooks: ExportHooks = {}): Promise<ExportResult> {
   const { stderr } = ctx.io;
   const { endpoint, pages, resume } = plan;
-  const { files, format } = plan.output;
+  const { files, format, database } = plan.output;
   const progress = await openProgress(plan, ctx);
   progress.start({
     command: endpoint.command,
     endpoint: endpoint.path,
     mode: pages.mode,
     format,
-    destination: files?.target ?? 'stdout',
+    destination: database ? database.address.shown : (files?.target ?? 'stdout'),
   });
   const interrupt = createInterrupt(ctx, (signal) => {
     progress.stop();
     // The last checkpoint is consistent whatever is in flight (SIGKILL-safe), so it is kept.
     stderr.write(
-      `collections: interrupted again by ${signal}; stopped at once${files ? `; checkpoint kept; resume with: ${resume.command} --resume` : ''}\n`,
+      `collections: interrupted again by ${signal}; stopped at once${files || database ? `; checkpoint kept; resume with: ${resume.command} --resume` : ''}\n`,
     );
   });
   const tally: Tally = { items: 0, pages: 0, totalItems: undefined, pending: '', wrotePage: false, rateLimit: undefined };
   const manifest = services.openManifest(hooks.onManifest);
   let out: Destination | undefined;
   let client: Client | undefined;
-  const output = services.openOutput({ signal: interrupt.signal, note: (line) => progress.note(line), onLost: (error) => interrupt.fail(error) });
+  const output = services.openOutput({
+    signal: interrupt.signal,
+    note: (line) => progress.note(line),
+    onLost: (error) => interrupt.fail(error),
+    stats: () => ({ ...progress.stats, requests: client?.requests ?? progress.stats.requests }),
+  });
   const watermark = createWatermarkTracker({
     state: plan.state,
     maxItems: pages.maxItems,
     now: () => ctx.clock.now(),
     note: (l) => progress.note(l),
     manifest,
+    inDestination: database && { stores: database.storeWatermark, where: `the watermark stored with ${database.table.name}` },
   });
   const result = (brokenPipe: boolean): ExportResult => ({
     stats: progress.stats,
@@ -138,7 +144,8 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
     if (err instanceof BrokenPipeError) return result(true);
     const resumable = tally.wrotePage || out?.resumed !== undefined;
     const { device } = output;
-    throw addResumeHint(err, { toFile: files !== undefined && !device, device, resumable, resumeCommand: resume.command });
+    const toFile = (files !== undefined || database !== undefined) && !device;
+    throw addResumeHint(err, { toFile, device, resumable, resumeCommand: resume.command });
   } finally {
     // After the manifest and the state file, so the lock covers every file of the run.
     await output.release();

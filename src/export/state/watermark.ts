@@ -3,7 +3,8 @@
  * the run's first response, less one second because `Date` has a resolution of one second
  * (RFC 9110 §5.6.7), so nothing changed during that second is missed. It is carried in the
  * checkpoint while the export runs (a `--resume` keeps the original) and written to the state file
- * only once the output is complete and in place.
+ * only once the output is complete and in place. A database destination keeps it itself: in each
+ * group's checkpoint, and in the run's final transaction (export/destinations/database.ts).
  */
 import type { PageStep } from '../../pagination/paginate.js';
 import type { Destination } from '../files/destination.js';
@@ -23,6 +24,12 @@ export interface WatermarkOptions {
   note: (line: string) => void;
   /** The export's manifest, told the watermark it will store (`after`) just before the output is published. */
   manifest?: Pick<ManifestRecorder, 'setWatermark'> | undefined;
+  /**
+   * The destination keeps the watermark (a database): its checkpoints carry it and it is told the
+   * one to store before it finishes (`Destination.keepWatermark`); `stores`: whether a complete
+   * run stores one there (then the notes name `where`).
+   */
+  inDestination?: { readonly stores: boolean; readonly where: string } | undefined;
 }
 
 /** Follows one export's watermark; see the module comment. */
@@ -43,7 +50,8 @@ export interface WatermarkTracker {
 
 /** A watermark tracker (a no-op one without `--state`). */
 export function createWatermarkTracker(options: WatermarkOptions): WatermarkTracker {
-  const { state } = options;
+  const { state, inDestination } = options;
+  const active = state !== undefined || inDestination !== undefined;
   /** The earliest server `Date` seen, epoch ms; undefined before the first. */
   let earliest: number | undefined;
   /** Whether a resumed checkpoint fixed the watermark (then nothing observed changes it). */
@@ -53,7 +61,7 @@ export function createWatermarkTracker(options: WatermarkOptions): WatermarkTrac
   const limited = (items: number): boolean => options.maxItems !== undefined && items >= options.maxItems;
   return {
     wrap(out) {
-      if (!state) return out;
+      if (!active) return out;
       if (out.resumed) {
         fixed = true;
         const stored = out.resumed.watermark;
@@ -71,24 +79,28 @@ export function createWatermarkTracker(options: WatermarkOptions): WatermarkTrac
       };
       wrapped.finish = (text) => {
         const after = pending();
-        if (after !== undefined && !limited(items)) options.manifest?.setWatermark({ after });
+        if (after !== undefined && !limited(items)) {
+          options.manifest?.setWatermark({ after });
+          out.keepWatermark?.(after);
+        }
         return out.finish(text);
       };
       return wrapped;
     },
     async *observe(steps) {
       for await (const step of steps) {
-        if (state && !fixed && step.date !== undefined && (earliest === undefined || step.date < earliest)) earliest = step.date;
+        if (active && !fixed && step.date !== undefined && (earliest === undefined || step.date < earliest)) earliest = step.date;
         yield step;
       }
     },
     async commit(items) {
-      if (!state) return;
-      const unchanged = `the state file ${state.path} is left as it was`;
+      const where = state ? `the state file ${state.path}` : inDestination?.stores ? inDestination.where : undefined;
+      if (where === undefined) return;
+      const unchanged = `${where} is left as it was`;
       const since = pending();
       if (limited(items)) options.note(`collections: --max-items stopped the export; ${unchanged}`);
       else if (since === undefined) options.note(`collections: the server sent no Date header; ${unchanged}`);
-      else await saveWatermark(state.path, state.key, since, options.now());
+      else if (state) await saveWatermark(state.path, state.key, since, options.now());
     },
   };
 }

@@ -1,0 +1,224 @@
+/**
+ * A table of PostgreSQL or DuckDB as the destination of an export (docs/databases.md, "Mirror into
+ * a database"). The run loop writes NDJSON (one item a line, as received) and marks the end of each
+ * group of pages (export/run/checkpoint-group.ts); here each group becomes one transaction that
+ * upserts its items by key and records the run's checkpoint (next link, counts, request id) in the
+ * run log. So the table and the checkpoint never disagree: after a kill at any moment, `--resume`
+ * continues from the last committed group and re-fetches at most the one after it, whose upsert
+ * is then harmless (Kafka Connect's JDBC sink and dlt keep their offsets in the destination for
+ * this reason). One group is committed while the next is fetched; a complete run ends with one
+ * more transaction: `--prune`, the watermark, the row count and the outcome.
+ */
+import { CollectionsError, OutputError, UsageError } from '../../errors.js';
+import { formatCount } from '../../io/format.js';
+import type { Checkpoint } from '../files/checkpoint.js';
+import type { Destination, PageMark } from '../files/destination.js';
+import { tableText } from './table-name.js';
+import type { FinalRun, GroupMark, RowCounts, RunStats, StoreTarget, StoredCheckpoint, StoredRun, TableStore } from './store.js';
+
+/** The plan of a database destination (commands/ builds it with the rest of the export plan). */
+export interface DatabasePlan extends StoreTarget {
+  /** `incremental` (`--incremental`) or `full`, as the run log records it. */
+  readonly mode: 'full' | 'incremental';
+  /** `--prune`. */
+  readonly prune: boolean;
+  /** Whether a complete run stores its watermark: `--incremental`, or a full run without `--since`. */
+  readonly storeWatermark: boolean;
+}
+
+/** What opening a database destination needs beside its plan. */
+export interface DatabaseOpenOptions {
+  /** `--resume`: continue the table and source's unfinished run, if any. */
+  readonly resume: boolean;
+  /** The options that shape the run; stored with its checkpoint and compared on `--resume`. */
+  readonly fingerprint: Record<string, unknown>;
+  /** What a stored next link must be on: the configured origin and the command's path. */
+  readonly expectedLink: { readonly origin: string; readonly path: string };
+  /** A line for stderr (resuming, starting afresh). */
+  readonly note: (line: string) => void;
+  /** The run's counters so far, for the run log. */
+  readonly stats: () => RunStats;
+  /** Aborted on SIGINT / SIGTERM: the run log then says `interrupted`. */
+  readonly signal: AbortSignal;
+  /** Epoch ms now, for the resumed checkpoint's `updatedAt`. */
+  readonly now: () => number;
+  /** Opens the driver's session (export/destinations/open-store.ts `openStore`). */
+  readonly openStore: (target: StoreTarget) => Promise<TableStore>;
+}
+
+/** A database destination: a {@link Destination} whose session ends with {@link close}. */
+export interface DatabaseDestination extends Destination {
+  /** Ends the session, releasing the lock; the run calls it last. */
+  close(): Promise<void>;
+}
+
+/**
+ * The unfinished run `--resume` continues: the newest run of the table and source unless it is
+ * complete, with the same options and a next link on this export's path.
+ * @throws {UsageError} (exit 2, `E_CHECKPOINT`) for other options or a foreign link
+ */
+function resumable(latest: StoredRun | undefined, plan: DatabasePlan, options: DatabaseOpenOptions): StoredRun | undefined {
+  if (latest === undefined || latest.status === 'complete' || latest.checkpoint === undefined) return undefined;
+  const where = `the checkpoint of ${tableText(plan.table)} for ${plan.source}`;
+  const theirs = latest.checkpoint.fingerprint;
+  const ours = options.fingerprint;
+  const differ = Object.keys({ ...ours, ...theirs }).filter((k) => JSON.stringify(ours[k]) !== JSON.stringify(theirs[k]));
+  if (differ.length > 0) {
+    throw new UsageError(`--resume with different options than the interrupted export (${differ.join(', ')})`, {
+      code: 'E_CHECKPOINT',
+      hint: `repeat the original options, or run without --resume to start ${where} over`,
+    });
+  }
+  if (latest.next !== null) {
+    let url: URL | undefined;
+    try {
+      url = new URL(latest.next);
+    } catch {
+      url = undefined;
+    }
+    if (url?.origin !== options.expectedLink.origin || url.pathname !== options.expectedLink.path || url.username !== '' || url.password !== '') {
+      throw new UsageError(`${where} does not match this export: its next link is not on ${options.expectedLink.origin}${options.expectedLink.path}`, {
+        code: 'E_CHECKPOINT',
+        hint: 'run without --resume to start over',
+      });
+    }
+  }
+  return latest;
+}
+
+/** A stored run as the file checkpoint the run loop resumes from. */
+function asCheckpoint(run: StoredRun, checkpoint: StoredCheckpoint, nowMs: number): Checkpoint {
+  return {
+    version: 1,
+    fingerprint: checkpoint.fingerprint,
+    next: run.next,
+    pages: run.pages,
+    items: run.items,
+    bytes: 0,
+    formatter: checkpoint.formatter,
+    ...(checkpoint.totalItems !== undefined ? { totalItems: checkpoint.totalItems } : {}),
+    ...(checkpoint.watermark !== undefined ? { watermark: checkpoint.watermark } : {}),
+    updatedAt: new Date(nowMs).toISOString(),
+  };
+}
+
+/** The server time of a pending watermark (which is the first response's `Date` less one second). */
+function serverTimeOf(watermark: string | undefined): string | undefined {
+  if (watermark === undefined) return undefined;
+  const ms = Date.parse(watermark);
+  return Number.isNaN(ms) ? undefined : new Date(ms + 1000).toISOString();
+}
+
+/**
+ * Opens a database destination before any request: connects, creates or checks the tables, takes
+ * the lock of the table and source, then continues the unfinished run (`--resume`) or starts one.
+ * @throws {UsageError} (exit 2) for a table of another shape or a checkpoint of other options;
+ *   {@link CollectionsError} (exit 7) for a database that cannot be reached, refuses the login, or
+ *   whose table and source another export holds
+ */
+export async function openDatabase(plan: DatabasePlan, options: DatabaseOpenOptions): Promise<DatabaseDestination> {
+  const store = await options.openStore(plan);
+  try {
+    await store.prepare();
+    await store.lock();
+    const latest = options.resume ? await store.latestRun() : undefined;
+    const run = options.resume ? resumable(latest, plan, options) : undefined;
+    const where = `${tableText(plan.table)} for ${plan.source}`;
+    if (options.resume && run === undefined) options.note(`collections: no unfinished run of ${where}; starting afresh`);
+    if (run) options.note(`collections: resuming after ${formatCount(run.items)} items (${formatCount(run.pages)} pages)`);
+    const first: StoredCheckpoint = { fingerprint: options.fingerprint, formatter: {} };
+    const runId = await store.startRun(plan.mode, run?.checkpoint ?? first, run?.runId);
+    const resumed = run ? asCheckpoint(run, run.checkpoint!, options.now()) : undefined;
+    return databaseDestination(plan, options, store, runId, resumed);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}
+
+/** The destination of one run `runId` on an open, locked `store`. */
+function databaseDestination(
+  plan: DatabasePlan,
+  options: DatabaseOpenOptions,
+  store: TableStore,
+  runId: string,
+  resumed: Checkpoint | undefined,
+): DatabaseDestination {
+  const shown = `${tableText(plan.table)} in ${plan.address.shown}`;
+  let chunks: Buffer[] = [];
+  let inFlight: Promise<void> = Promise.resolve();
+  const rows: RowCounts & { deleted: number | undefined } = { inserted: 0, updated: 0, deleted: undefined };
+  let watermark: string | undefined;
+  let finished = false;
+  const groupMark = (mark: PageMark): GroupMark => ({
+    next: mark.next,
+    items: mark.items,
+    pages: mark.pages,
+    requestId: mark.requestId,
+    serverTime: serverTimeOf(mark.watermark),
+    checkpoint: {
+      fingerprint: options.fingerprint,
+      formatter: mark.formatterState(),
+      ...(mark.totalItems !== undefined ? { totalItems: mark.totalItems } : {}),
+      ...(mark.watermark !== undefined ? { watermark: mark.watermark } : {}),
+    },
+  });
+  return {
+    get name() {
+      if (!finished) return shown;
+      const deleted = rows.deleted === undefined ? '' : `, ${formatCount(rows.deleted)} deleted`;
+      return `${shown} (${formatCount(rows.inserted)} rows inserted, ${formatCount(rows.updated)} updated${deleted})`;
+    },
+    resumed,
+    write(text) {
+      chunks.push(typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
+      return Promise.resolve();
+    },
+    async pageWritten(mark) {
+      const group = chunks;
+      chunks = [];
+      // One group is committed while the next is fetched: wait for the one before (and its failure).
+      await inFlight;
+      inFlight = store.commitGroup(runId, group, groupMark(mark), plan.prune).then((counts) => {
+        rows.inserted += counts.inserted;
+        rows.updated += counts.updated;
+      });
+      inFlight.catch(() => undefined);
+    },
+    settle: () => inFlight,
+    keepWatermark(since) {
+      if (plan.storeWatermark) watermark = since;
+    },
+    async finish(text) {
+      if (text.length > 0 || chunks.length > 0) throw new Error('a database destination got text after its last group');
+      await inFlight;
+      const final: FinalRun = { stats: options.stats(), prune: plan.prune, watermark };
+      const done = await store.finishRun(runId, final);
+      if (plan.prune) rows.deleted = done.deleted;
+      finished = true;
+    },
+    async abort() {
+      await inFlight.catch(() => undefined);
+      await store.endRun(runId, options.signal.aborted ? 'interrupted' : 'failed', options.stats());
+    },
+    close: () => store.close(),
+  };
+}
+
+/** Whether `err` is one of ours (kept as it is) rather than a driver's (turned into an {@link OutputError}). */
+export function isCollectionsError(err: unknown): err is CollectionsError {
+  return err instanceof CollectionsError;
+}
+
+/**
+ * A driver's failure as exit 7, with the database's own reason and code (drivers never put a
+ * password in a message); one of ours is returned as it is.
+ * @param hint what to do, when there is more to say than the reason
+ */
+export function databaseError(what: string, err: unknown, hint?: string): CollectionsError {
+  if (isCollectionsError(err)) return err;
+  const e = err as { message?: unknown; code?: unknown };
+  const reason = typeof e.message === 'string' && e.message !== '' ? e.message : String(err);
+  const code = typeof e.code === 'string' && !reason.includes(e.code) ? ` (${e.code})` : '';
+  return new OutputError(`${what}: ${reason}${code}`, hint === undefined ? {} : { hint });
+}

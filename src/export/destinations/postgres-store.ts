@@ -1,0 +1,294 @@
+/**
+ * The PostgreSQL store of a database destination (export/destinations/store.ts), on `pg` and
+ * `pg-copy-streams`, both loaded only here and only when asked for. A group's items reach the
+ * server by `COPY` into a temporary staging table (the bulk path), and one `INSERT … ON CONFLICT
+ * (id) DO UPDATE … WHERE the row differs` upserts them, so an unchanged item leaves its row, its
+ * `xmin`, triggers and logical replication alone. The lock of a table and source is a
+ * session-level advisory lock: a killed run frees it when its connection drops.
+ */
+import { createHash } from 'node:crypto';
+import type { Client, ClientConfig } from 'pg';
+import { CollectionsError } from '../../errors.js';
+import { databaseError } from './database.js';
+import { loadDriver } from './driver.js';
+import { checkShapes, createStatements, tableNames, type ExistingTable, type TableNames } from './schema.js';
+import { parseCheckpoint, type FinalRun, type GroupMark, type RowCounts, type RunStats, type StoreTarget, type StoredRun, type TableStore } from './store.js';
+import { tableText } from './table-name.js';
+import type { PostgresAddress } from './address.js';
+
+/** What a PostgreSQL store needs beside its target. */
+export interface PostgresStoreOptions {
+  /** The environment the password may come from (`PGPASSWORD`); `~/.pgpass` is read by `pg` as libpq does. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** Serialises the DDL of all sessions (`CREATE TABLE IF NOT EXISTS` races otherwise): an arbitrary constant. */
+const DDL_LOCK = '7262372620363226741';
+
+/** How long a connection attempt may take, ms: an unreachable host fails instead of hanging a nightly job. */
+const CONNECT_TIMEOUT_MS = 30_000;
+
+/** The staging table of a session's groups (`ON COMMIT DELETE ROWS`: empty outside a transaction). */
+const STAGE = 'pg_temp.collections_stage';
+
+/** The item's `updatedAt` when it is an ISO 8601 time (else NULL, never an error for an odd value). */
+const UPDATED_AT =
+  "CASE WHEN item->>'updatedAt' ~ '^\\d{4}-[01]\\d-[0-3]\\dT[0-2]\\d:[0-5]\\d:[0-6]\\d(\\.\\d{1,9})?(Z|[+-][0-2]\\d(:?[0-5]\\d)?)?$' " +
+  "THEN (item->>'updatedAt')::timestamptz END";
+
+/** The key of an item in SQL: `--key`'s path as parameter `$n`, else `id`, else `@id`. */
+function keySql(key: readonly string[] | undefined, param: number): string {
+  return key === undefined ? "coalesce(item->>'id', item->>'@id')" : `item #>> $${param}::text[]`;
+}
+
+/** The 64-bit advisory lock key of a table (by oid) and source, as text for a `bigint` parameter. */
+function lockKey(oid: string, source: string): bigint {
+  return createHash('sha256').update(`${oid}\n${source}`).digest().readBigInt64BE(0);
+}
+
+/** Reads what the catalog says of `name` (quoted, maybe qualified); undefined when there is no such table. */
+async function existing(client: Client, name: string): Promise<ExistingTable | undefined> {
+  const columns = await client.query<{ name: string; type: string }>(
+    'SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type FROM pg_attribute a ' +
+      'WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped',
+    [name],
+  );
+  if (columns.rows.length === 0) return undefined;
+  const key = await client.query<{ name: string }>(
+    'SELECT a.attname AS name FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) ' +
+      'WHERE i.indrelid = to_regclass($1) AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)',
+    [name],
+  );
+  return { columns: new Map(columns.rows.map((r) => [r.name, r.type])), primaryKey: key.rows.map((r) => r.name) };
+}
+
+/**
+ * Connects to the server of `address`: the password from the URL, else `PGPASSWORD`, else what `pg`
+ * finds in `~/.pgpass`; every other parameter as libpq reads it. Times without an offset are UTC.
+ * @throws {CollectionsError} (exit 7) with the server's reason: unreachable, login refused, no such database
+ */
+async function connect(address: PostgresAddress, options: PostgresStoreOptions): Promise<Client> {
+  const pg = await loadDriver<typeof import('pg')>('pg', address.shown);
+  const password = address.password ?? options.env.PGPASSWORD;
+  const config: ClientConfig = {
+    connectionString: address.url,
+    application_name: 'collections',
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+    ...(password !== undefined ? { password } : {}),
+  };
+  const client = new pg.default.Client(config);
+  // A connection lost between queries is reported on the next one; without a listener it would end the process.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query("SET TIME ZONE 'UTC'");
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    throw databaseError(`cannot connect to PostgreSQL at ${address.shown}`, err);
+  }
+  return client;
+}
+
+/** Opens a PostgreSQL session for `target`. @throws {CollectionsError} (exit 7; exit 2 when `pg` is not installed) */
+export async function openPostgresStore(target: StoreTarget, options: PostgresStoreOptions): Promise<TableStore> {
+  if (target.address.kind !== 'postgres') throw new Error('not a PostgreSQL address');
+  const client = await connect(target.address, options);
+  const { from: copyFrom } = await loadDriver<typeof import('pg-copy-streams')>('pg-copy-streams', target.address.shown);
+  const names = tableNames(target.table);
+  const fail = (what: string) => (err: unknown) => {
+    throw databaseError(`PostgreSQL ${what} (${tableText(target.table)} in ${target.address.shown})`, err);
+  };
+  const inTransaction = async <T>(work: () => Promise<T>): Promise<T> => {
+    await client.query('BEGIN');
+    try {
+      const result = await work();
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  };
+  const copy = (ndjson: readonly Buffer[]): Promise<void> =>
+    new Promise((resolve, reject) => {
+      // CSV with delimiter and quote characters that compact JSON never holds (it has no byte below 0x20), so no line needs escaping.
+      const stream = client.query(copyFrom(`COPY ${STAGE} (item) FROM STDIN WITH (FORMAT csv, DELIMITER E'\\x1f', QUOTE E'\\x1e')`));
+      stream.on('error', reject);
+      stream.on('finish', resolve);
+      for (const chunk of ndjson) stream.write(chunk);
+      stream.end();
+    });
+  return {
+    prepare: () => prepare(client, target, names).catch(fail('could not prepare the tables')),
+    lock: () => lock(client, target, names).catch(fail('could not take the lock')),
+    latestRun: () => latestRun(client, target, names).catch(fail('could not read the run log')),
+    startRun: (mode, checkpoint, resumed) => {
+      const start = resumed
+        ? client.query(`UPDATE ${names.runs} SET status = 'running', ended_at = NULL WHERE run_id = $1 RETURNING run_id::text AS id`, [resumed])
+        : client.query<{ id: string }>(
+            `INSERT INTO ${names.runs} (table_name, source, mode, status, started_at, checkpoint) ` +
+              `VALUES ($1, $2, $3, 'running', now(), $4) RETURNING run_id::text AS id`,
+            [tableText(target.table), target.source, mode, JSON.stringify(checkpoint)],
+          );
+      return start.then((r) => (r.rows[0] as { id: string }).id, fail('could not start the run'));
+    },
+    commitGroup: (runId, ndjson, mark, seen) =>
+      inTransaction(async () => {
+        await copy(ndjson);
+        const counts = await upsert(client, target, names, mark);
+        if (seen) {
+          const params = target.key === undefined ? [runId] : [runId, target.key];
+          await client.query(`INSERT INTO ${names.seen} (run_id, id) SELECT DISTINCT $1::bigint, ${keySql(target.key, 2)} FROM ${STAGE} ON CONFLICT DO NOTHING`, params);
+        }
+        await recordGroup(client, names, runId, mark, counts);
+        return counts;
+      }).catch(fail('could not commit a group of pages; the last committed checkpoint is kept')),
+    finishRun: (runId, final) => inTransaction(() => finishRun(client, target, names, runId, final)).catch(fail('could not finish the run')),
+    endRun: async (runId, status, stats) => {
+      await client
+        .query(`UPDATE ${names.runs} SET status = $2, ended_at = now(), ${addStats} WHERE run_id = $1 AND status = 'running'`, [runId, status, ...statParams(stats)])
+        .catch(() => undefined);
+    },
+    close: () => client.end().catch(() => undefined),
+  };
+}
+
+/** Checks the tables that exist and creates those missing, in one transaction under the DDL lock: a table of another shape leaves everything as it was. */
+async function prepare(client: Client, target: StoreTarget, names: TableNames): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query(`SELECT pg_advisory_xact_lock(${DDL_LOCK})`);
+    checkShapes(target.table, 'postgres', {
+      mirror: await existing(client, names.mirror),
+      runs: await existing(client, names.runs),
+      seen: await existing(client, names.seen),
+    });
+    for (const sql of createStatements(names, 'postgres')) await client.query(sql);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+  await client.query(`CREATE TEMP TABLE IF NOT EXISTS collections_stage (n bigserial, item jsonb) ON COMMIT DELETE ROWS`);
+}
+
+/** Takes the session's advisory lock of the table and source. @throws {CollectionsError} (exit 7, `E_LOCKED`) naming the holder */
+async function lock(client: Client, target: StoreTarget, names: TableNames): Promise<void> {
+  const oid = (await client.query<{ oid: string }>('SELECT to_regclass($1)::oid::text AS oid', [names.mirror])).rows[0]!.oid;
+  const key = lockKey(oid, target.source);
+  const taken = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [key.toString()]);
+  if (taken.rows[0]!.locked) return;
+  const unsigned = BigInt.asUintN(64, key);
+  const holder = await client.query<{ pid: number }>(
+    "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1::oid AND objid = $2::oid AND objsubid = 1 LIMIT 1",
+    [(unsigned >> 32n).toString(), (unsigned & 0xffffffffn).toString()],
+  );
+  const pid = holder.rows[0]?.pid;
+  throw new CollectionsError(
+    `another export is writing ${tableText(target.table)} for ${target.source}${pid === undefined ? '' : ` (PostgreSQL backend ${pid} holds its lock)`}`,
+    'E_LOCKED',
+    { hint: 'wait for it to end; a killed export frees the lock when its connection drops' },
+  );
+}
+
+/** The newest run of the table and source. */
+async function latestRun(client: Client, target: StoreTarget, names: TableNames): Promise<StoredRun | undefined> {
+  const result = await client.query<{ id: string; status: string; next: string | null; items: string; pages: string; checkpoint: string | null }>(
+    `SELECT run_id::text AS id, status, next, items::text AS items, pages::text AS pages, checkpoint FROM ${names.runs} ` +
+      'WHERE table_name = $1 AND source = $2 ORDER BY run_id DESC LIMIT 1',
+    [tableText(target.table), target.source],
+  );
+  const row = result.rows[0];
+  if (row === undefined) return undefined;
+  return {
+    runId: row.id,
+    status: row.status,
+    next: row.next,
+    items: Number(row.items),
+    pages: Number(row.pages),
+    checkpoint: parseCheckpoint(row.checkpoint),
+  };
+}
+
+/** Upserts the staged items; counts the rows inserted and changed (an unchanged item is neither). */
+async function upsert(client: Client, target: StoreTarget, names: TableNames, mark: GroupMark): Promise<RowCounts> {
+  const params: unknown[] = [target.taxpayer ?? null, target.source, mark.serverTime ?? null];
+  if (target.key !== undefined) params.push(target.key);
+  const result = await client.query<{ inserted: string; updated: string }>(
+    `WITH src AS (SELECT DISTINCT ON (k) k, item FROM (SELECT ${keySql(target.key, 4)} AS k, item, n FROM ${STAGE}) s ORDER BY k, n DESC), ` +
+      `up AS (INSERT INTO ${names.mirror} AS t (id, item, taxpayer, source, updated_at, synced_at) ` +
+      `SELECT k, item, $1::text, $2::text, ${UPDATED_AT}, coalesce($3::timestamptz, now()) FROM src ` +
+      'ON CONFLICT (id) DO UPDATE SET item = excluded.item, taxpayer = excluded.taxpayer, source = excluded.source, ' +
+      'updated_at = excluded.updated_at, synced_at = excluded.synced_at ' +
+      'WHERE (t.item, t.taxpayer, t.source) IS DISTINCT FROM (excluded.item, excluded.taxpayer, excluded.source) ' +
+      'RETURNING (xmax = 0) AS inserted) ' +
+      'SELECT count(*) FILTER (WHERE inserted)::text AS inserted, count(*) FILTER (WHERE NOT inserted)::text AS updated FROM up',
+    params,
+  );
+  const row = result.rows[0]!;
+  return { inserted: Number(row.inserted), updated: Number(row.updated) };
+}
+
+/** Records a group's checkpoint in the run's row of the run log. */
+async function recordGroup(client: Client, names: TableNames, runId: string, mark: GroupMark, counts: RowCounts): Promise<void> {
+  await client.query(
+    `UPDATE ${names.runs} SET next = $2, items = $3, pages = $4, last_request_id = coalesce($5, last_request_id), ` +
+      'server_time = coalesce(server_time, $6::timestamptz), rows_inserted = rows_inserted + $7, rows_updated = rows_updated + $8, ' +
+      'checkpoint = $9 WHERE run_id = $1',
+    [runId, mark.next, mark.items, mark.pages, mark.requestId ?? null, mark.serverTime ?? null, counts.inserted, counts.updated, JSON.stringify(mark.checkpoint)],
+  );
+}
+
+/** The counters a session adds to its run's row ($3 to $6: requests, retries, waits, wait ms). */
+const addStats = 'requests = requests + $3, retries = retries + $4, waits = waits + $5, wait_ms = wait_ms + $6';
+
+const statParams = (stats: RunStats): number[] => [stats.requests, stats.retries, stats.waits, Math.round(stats.waitMs)];
+
+/** The final transaction of a complete run (see {@link TableStore.finishRun}). */
+async function finishRun(client: Client, target: StoreTarget, names: TableNames, runId: string, final: FinalRun): Promise<{ deleted: number; rows: number }> {
+  let deleted = 0;
+  if (final.prune) {
+    const result = await client.query(
+      `DELETE FROM ${names.mirror} t WHERE t.source = $1 AND NOT EXISTS (SELECT 1 FROM ${names.seen} s WHERE s.run_id = $2 AND s.id = t.id)`,
+      [target.source, runId],
+    );
+    deleted = result.rowCount ?? 0;
+  }
+  await client.query(`DELETE FROM ${names.seen} s USING ${names.runs} r WHERE s.run_id = r.run_id AND r.table_name = $1 AND r.source = $2`, [
+    tableText(target.table),
+    target.source,
+  ]);
+  const count = await client.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${names.mirror} WHERE source = $1`, [target.source]);
+  const rows = Number(count.rows[0]!.n);
+  await client.query(
+    `UPDATE ${names.runs} SET status = 'complete', ended_at = now(), next = NULL, items = $7, pages = $8, ${addStats}, ` +
+      'rows_deleted = $9, rows_total = $10, watermark = $2 WHERE run_id = $1',
+    [runId, final.watermark ?? null, ...statParams(final.stats), final.stats.items, final.stats.pages, deleted, rows],
+  );
+  return { deleted, rows };
+}
+
+/**
+ * The watermark of each source of `target`'s table: the newest complete run's that stored one.
+ * @returns empty when the run log does not exist yet (a first run exports in full)
+ * @throws {CollectionsError} (exit 7) when the server cannot be reached or refuses the login
+ */
+export async function readPostgresWatermarks(target: Pick<StoreTarget, 'address' | 'table'>, options: PostgresStoreOptions): Promise<Map<string, string>> {
+  if (target.address.kind !== 'postgres') throw new Error('not a PostgreSQL address');
+  const client = await connect(target.address, options);
+  try {
+    const names = tableNames(target.table);
+    const log = await client.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [names.runs]);
+    if (!log.rows[0]!.found) return new Map();
+    const result = await client.query<{ source: string; watermark: string }>(
+      `SELECT DISTINCT ON (source) source, watermark FROM ${names.runs} WHERE table_name = $1 AND status = 'complete' AND watermark IS NOT NULL ORDER BY source, run_id DESC`,
+      [tableText(target.table)],
+    );
+    return new Map(result.rows.map((r) => [r.source, r.watermark]));
+  } catch (err) {
+    throw databaseError(`PostgreSQL could not read the run log (${tableText(target.table)} in ${target.address.shown})`, err);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The tables a database destination keeps (docs/databases.md, "The tables"), in both dialects: the
+ * mirror table (one row per key), the run log `collections_runs` (each run's counts, outcome,
+ * checkpoint and watermark) and `collections_seen` (the keys a `--prune` run saw, until it
+ * completes). The run log and the seen table sit in the mirror table's schema.
+ */
+import { UsageError } from '../../errors.js';
+import { besideTable, quoteTable, tableText, type TableName } from './table-name.js';
+
+/** The dialect of a store. */
+export type Dialect = 'postgres' | 'duckdb';
+
+/** One column: its name and type in each dialect (as the catalog spells it back), and the rest of its definition. */
+interface Column {
+  readonly name: string;
+  readonly postgres: string;
+  readonly duckdb: string;
+  readonly rest?: string;
+}
+
+const TEXT = { postgres: 'text', duckdb: 'VARCHAR' } as const;
+const TIME = { postgres: 'timestamp with time zone', duckdb: 'TIMESTAMP WITH TIME ZONE' } as const;
+const COUNT = { postgres: 'bigint', duckdb: 'BIGINT' } as const;
+
+/** The mirror table: what a user filters on without opening the JSON, beside the item itself. */
+const MIRROR: readonly Column[] = [
+  { name: 'id', ...TEXT, rest: 'PRIMARY KEY' },
+  // jsonb keeps every number exactly (numeric), not key order, white space or repeated keys;
+  // DuckDB's JSON is the text as received.
+  { name: 'item', postgres: 'jsonb', duckdb: 'JSON', rest: 'NOT NULL' },
+  { name: 'taxpayer', ...TEXT },
+  { name: 'source', ...TEXT, rest: 'NOT NULL' },
+  { name: 'updated_at', ...TIME },
+  { name: 'synced_at', ...TIME, rest: 'NOT NULL' },
+];
+
+/** The run log. `run_id` is made by each dialect (an identity column, a sequence). */
+const RUNS: readonly Column[] = [
+  { name: 'table_name', ...TEXT, rest: 'NOT NULL' },
+  { name: 'source', ...TEXT, rest: 'NOT NULL' },
+  { name: 'mode', ...TEXT, rest: 'NOT NULL' },
+  { name: 'status', ...TEXT, rest: 'NOT NULL' },
+  { name: 'started_at', ...TIME, rest: 'NOT NULL' },
+  { name: 'ended_at', ...TIME },
+  { name: 'server_time', ...TIME },
+  ...['items', 'pages', 'requests', 'retries', 'waits', 'wait_ms', 'rows_inserted', 'rows_updated', 'rows_deleted'].map((name) => ({
+    name,
+    ...COUNT,
+    rest: 'NOT NULL DEFAULT 0',
+  })),
+  { name: 'rows_total', ...COUNT },
+  { name: 'last_request_id', ...TEXT },
+  { name: 'next', ...TEXT },
+  { name: 'checkpoint', ...TEXT },
+  { name: 'watermark', ...TEXT },
+];
+
+const SEEN: readonly Column[] = [
+  { name: 'run_id', ...COUNT, rest: 'NOT NULL' },
+  { name: 'id', ...TEXT, rest: 'NOT NULL' },
+];
+
+/** The name of the run log. */
+export const RUNS_TABLE = 'collections_runs';
+
+/** The name of the table of keys seen by a `--prune` run. */
+export const SEEN_TABLE = 'collections_seen';
+
+/** The quoted names of a destination's three tables. */
+export interface TableNames {
+  readonly mirror: string;
+  readonly runs: string;
+  readonly seen: string;
+  /** DuckDB's sequence of run ids. */
+  readonly runSequence: string;
+}
+
+/** The quoted names of the tables of `table`. */
+export function tableNames(table: TableName): TableNames {
+  return {
+    mirror: quoteTable(table),
+    runs: besideTable(table, RUNS_TABLE),
+    seen: besideTable(table, SEEN_TABLE),
+    runSequence: besideTable(table, `${RUNS_TABLE}_seq`),
+  };
+}
+
+const columnsSql = (columns: readonly Column[], dialect: Dialect): string[] =>
+  columns.map((c) => `${c.name} ${c[dialect]}${c.rest === undefined ? '' : ` ${c.rest}`}`);
+
+/** `CREATE … IF NOT EXISTS` of the three tables (and DuckDB's sequence), in order. */
+export function createStatements(names: TableNames, dialect: Dialect): string[] {
+  const runId =
+    dialect === 'postgres'
+      ? 'run_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY'
+      : `run_id BIGINT PRIMARY KEY DEFAULT nextval('${names.runSequence.replace(/'/g, "''")}')`;
+  return [
+    ...(dialect === 'duckdb' ? [`CREATE SEQUENCE IF NOT EXISTS ${names.runSequence}`] : []),
+    `CREATE TABLE IF NOT EXISTS ${names.mirror} (${columnsSql(MIRROR, dialect).join(', ')})`,
+    `CREATE TABLE IF NOT EXISTS ${names.runs} (${[runId, ...columnsSql(RUNS, dialect)].join(', ')})`,
+    `CREATE TABLE IF NOT EXISTS ${names.seen} (${columnsSql(SEEN, dialect).join(', ')}, PRIMARY KEY (run_id, id))`,
+  ];
+}
+
+/** What the catalog says of an existing table: its columns by name with their types, and its primary key. */
+export interface ExistingTable {
+  readonly columns: ReadonlyMap<string, string>;
+  readonly primaryKey: readonly string[];
+}
+
+/**
+ * Checks that an existing table has the columns (with their types) and the primary key a
+ * destination writes; more columns are allowed (a user's own, nullable or with a default).
+ * @param which `the table`, `the run log`…: how the refusal names it
+ * @throws {UsageError} (exit 2) naming the table and the first difference
+ */
+function checkShape(existing: ExistingTable, expected: readonly Column[], key: readonly string[], dialect: Dialect, which: string): void {
+  const refuse = (what: string): never => {
+    throw new UsageError(`${which} exists with another shape (${what}); nothing was written`, {
+      hint: 'choose another table with --table, or drop or rename that one',
+    });
+  };
+  for (const column of expected) {
+    const type = existing.columns.get(column.name);
+    if (type === undefined) refuse(`no column ${column.name}`);
+    else if (type.toLowerCase() !== column[dialect].toLowerCase()) refuse(`${column.name} is ${type}, not ${column[dialect]}`);
+  }
+  if (existing.primaryKey.join(',') !== key.join(',')) refuse(`its primary key is not (${key.join(', ')})`);
+}
+
+/** Checks the tables of `table` that exist (undefined: missing, to be created). @throws {UsageError} (exit 2) */
+export function checkShapes(
+  table: TableName,
+  dialect: Dialect,
+  found: { mirror?: ExistingTable | undefined; runs?: ExistingTable | undefined; seen?: ExistingTable | undefined },
+): void {
+  if (found.mirror) checkShape(found.mirror, MIRROR, ['id'], dialect, `the table ${tableText(table)}`);
+  const runs = [{ name: 'run_id', ...COUNT }, ...RUNS];
+  if (found.runs) checkShape(found.runs, runs, ['run_id'], dialect, `the run log ${RUNS_TABLE}`);
+  if (found.seen) checkShape(found.seen, SEEN, ['run_id', 'id'], dialect, `the table ${SEEN_TABLE}`);
+}

@@ -1,0 +1,118 @@
+/**
+ * What a database destination asks of its driver (export/destinations/postgres-store.ts,
+ * duckdb-store.ts): one table and one source, written by one session at a time, where the rows of a
+ * group of pages and the run's checkpoint are committed in one transaction. The run logic is
+ * export/destinations/database.ts's; a store only speaks its database's SQL.
+ */
+import type { DuckDbAddress, PostgresAddress } from './address.js';
+import type { TableName } from './table-name.js';
+
+/** What a database destination writes to: one table of one database, for one source. */
+export interface StoreTarget {
+  readonly address: PostgresAddress | DuckDbAddress;
+  readonly table: TableName;
+  /** The member field that is the key, as path segments; undefined: `id`, else `@id`. */
+  readonly key: readonly string[] | undefined;
+  /** The collection path and its `--param`s, e.g. `/taxpayers/X/invoices?status=VIGENTE`: what the rows, the lock and the watermark belong to. */
+  readonly source: string;
+  /** The taxpayer of the path, stored in every row; undefined when the path has none. */
+  readonly taxpayer: string | undefined;
+}
+
+/** The checkpoint a run keeps in its row of the run log (the fields of a file checkpoint that a database needs). */
+export interface StoredCheckpoint {
+  /** The options that shaped the run; a `--resume` with others is refused. */
+  readonly fingerprint: Record<string, unknown>;
+  /** The formatter's state (NDJSON keeps none). */
+  readonly formatter: Record<string, unknown>;
+  readonly totalItems?: number;
+  /** The pending watermark of the run (export/state/watermark.ts), kept by `--resume`. */
+  readonly watermark?: string;
+}
+
+/** The latest run of a table and source, as the run log holds it. */
+export interface StoredRun {
+  readonly runId: string;
+  /** `running` (also a run that was killed), `complete`, `failed` or `interrupted`. */
+  readonly status: string;
+  readonly next: string | null;
+  readonly items: number;
+  readonly pages: number;
+  readonly checkpoint: StoredCheckpoint | undefined;
+}
+
+/** The counters of a run, for the run log. */
+export interface RunStats {
+  readonly items: number;
+  readonly pages: number;
+  readonly requests: number;
+  readonly retries: number;
+  readonly waits: number;
+  readonly waitMs: number;
+}
+
+/** What a group's transaction records with its rows. */
+export interface GroupMark {
+  readonly next: string | null;
+  readonly items: number;
+  readonly pages: number;
+  /** `X-Request-ID` of the group's last page, when the server sent one. */
+  readonly requestId: string | undefined;
+  /** The server's time of the run's first response (the rows' `synced_at`), ISO 8601. */
+  readonly serverTime: string | undefined;
+  readonly checkpoint: StoredCheckpoint;
+}
+
+/** Rows a transaction inserted or changed (unchanged items rewrite nothing and count in neither). */
+export interface RowCounts {
+  inserted: number;
+  updated: number;
+}
+
+/** What the final transaction of a complete run records. */
+export interface FinalRun {
+  readonly stats: RunStats;
+  /** `--prune`: delete the source's rows this run did not see. */
+  readonly prune: boolean;
+  /** The watermark to store; undefined: none (not incremental, `--max-items`, no `Date`). */
+  readonly watermark: string | undefined;
+}
+
+/** One session on a database for one {@link StoreTarget}. */
+export interface TableStore {
+  /**
+   * Creates the table, the run log and the seen-ids table when missing, and checks the shape of
+   * those that exist. @throws {UsageError} (exit 2) for a table of another shape, naming it
+   */
+  prepare(): Promise<void>;
+  /** Takes the one-writer lock of the table and source, held until {@link close}. @throws {CollectionsError} (exit 7, `E_LOCKED`) */
+  lock(): Promise<void>;
+  /** The newest run of the table and source in the run log, if any. */
+  latestRun(): Promise<StoredRun | undefined>;
+  /** Adds a run to the run log (`running`), or marks the resumed one `running` again. @returns its id */
+  startRun(mode: string, checkpoint: StoredCheckpoint, resumed: string | undefined): Promise<string>;
+  /**
+   * Upserts the items of `ndjson` (one JSON text a line) and records `mark` in the run's row, in one transaction.
+   * @param seen also record the items' keys for `--prune`
+   */
+  commitGroup(runId: string, ndjson: readonly Buffer[], mark: GroupMark, seen: boolean): Promise<RowCounts>;
+  /** The final transaction: prune, count the source's rows, store the watermark, mark the run complete. */
+  finishRun(runId: string, final: FinalRun): Promise<{ deleted: number; rows: number }>;
+  /** Marks a run that stopped early (`failed`, `interrupted`); never throws (the database may be gone). */
+  endRun(runId: string, status: 'failed' | 'interrupted', stats: RunStats): Promise<void>;
+  /** Ends the session and so releases the lock; never throws. */
+  close(): Promise<void>;
+}
+
+/** A stored checkpoint, or undefined when it is not one (then `--resume` starts afresh). */
+export function parseCheckpoint(text: string | null): StoredCheckpoint | undefined {
+  if (text === null) return undefined;
+  try {
+    const value = JSON.parse(text) as { fingerprint?: unknown; formatter?: unknown };
+    const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+    return isObject(value.fingerprint) && isObject(value.formatter) ? (value as StoredCheckpoint) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
