@@ -11,6 +11,8 @@ import type { Context } from '../context.js';
 import { ExitCode, VerifyError } from '../errors.js';
 import { inertText } from '../io/terminal-text.js';
 import { parseManifest, verifyOutput } from '../export/manifest/verify-output.js';
+import { databaseAddress, type DatabaseAddress } from '../export/destinations/address.js';
+import { parseTableName } from '../export/destinations/table-name.js';
 
 /** The totals of a verify run. */
 interface Tally {
@@ -61,8 +63,42 @@ async function verifyManifest(manifestPath: string, ctx: Context, tally: Tally):
 
 /** What the `verify` command (commands/verify-command.ts) hands {@link runVerify}. */
 export interface VerifyCommandOptions {
-  /** The manifest paths as typed (at least one: commander requires it). */
+  /** The manifest paths as typed (at least one: commander requires it), or database destinations. */
   manifests: readonly string[];
+  /** `--table`: with a database, the table to re-count. */
+  table?: string;
+}
+
+/**
+ * Re-counts the sources of a database destination's tables against the run log: one `ok` line per
+ * source on stdout, one line per mismatch on stderr.
+ */
+async function verifyDatabase(address: Exclude<DatabaseAddress, { kind: 'parquet' }>, table: string | undefined, ctx: Context, tally: Tally): Promise<void> {
+  const name = table === undefined ? undefined : parseTableName(table);
+  if (address.kind === 'postgres') {
+    ctx.secrets.add(address.password);
+    ctx.secrets.add(ctx.env.PGPASSWORD);
+  }
+  const { checkTables } = await import('../export/destinations/verify-table.js');
+  const checks = await checkTables(address, name, ctx.env);
+  if (checks.length === 0) {
+    tally.files++;
+    tally.failedFiles++;
+    tally.mismatches++;
+    ctx.io.stderr.write(`collections: ${inertText(`${address.shown}: no complete run of ${table ?? 'any table'} in its run log`)}\n`);
+    return;
+  }
+  for (const check of checks) {
+    tally.files++;
+    const what = `${check.table} ${check.source}`;
+    if (check.rows === check.expected) {
+      ctx.io.stdout.write(`ok ${inertText(what)}: ${check.rows} rows, as run ${check.runId} left them\n`);
+      continue;
+    }
+    tally.failedFiles++;
+    tally.mismatches++;
+    ctx.io.stderr.write(`collections: ${inertText(`${what}: ${check.rows} rows, but the last complete run left ${check.expected} (run ${check.runId})`)}\n`);
+  }
 }
 
 /**
@@ -70,9 +106,13 @@ export interface VerifyCommandOptions {
  * @returns 0 when every output matches its manifest
  * @throws {VerifyError} (exit 8, `E_VERIFY_MISMATCH`) after the mismatch lines, counting them
  */
-export async function runVerify(ctx: Context, { manifests }: VerifyCommandOptions): Promise<number> {
+export async function runVerify(ctx: Context, { manifests, table }: VerifyCommandOptions): Promise<number> {
   const tally: Tally = { files: 0, failedFiles: 0, mismatches: 0 };
-  for (const manifest of manifests) await verifyManifest(resolvePath(ctx.cwd, manifest), ctx, tally);
+  for (const manifest of manifests) {
+    const address = databaseAddress(manifest, ctx.cwd);
+    if (address !== undefined && address.kind !== 'parquet') await verifyDatabase(address, table, ctx, tally);
+    else await verifyManifest(resolvePath(ctx.cwd, manifest), ctx, tally);
+  }
   if (tally.mismatches > 0) {
     const mismatches = `${tally.mismatches} ${tally.mismatches === 1 ? 'mismatch' : 'mismatches'}`;
     const files = `${tally.files} ${tally.files === 1 ? 'file' : 'files'}`;

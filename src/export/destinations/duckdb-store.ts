@@ -8,11 +8,12 @@
  */
 import { existsSync } from 'node:fs';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { CollectionsError } from '../../errors.js';
+import { CollectionsError, OutputError } from '../../errors.js';
+import type { DuckDbAddress } from './address.js';
 import { databaseError } from './database.js';
 import { loadDriver } from './driver.js';
 import { checkShapes, createStatements, tableNames, type ExistingTable, type TableNames } from './schema.js';
-import { parseCheckpoint, type FinalRun, type GroupMark, type RowCounts, type RunStats, type StoreTarget, type StoredRun, type TableStore } from './store.js';
+import { parseCheckpoint, type TableReader, type FinalRun, type GroupMark, type RowCounts, type RunStats, type StoreTarget, type StoredRun, type TableStore } from './store.js';
 import { tableText, type TableName } from './table-name.js';
 
 /** An instance shared by the sessions of this process on one file, and the chain its transactions run on. */
@@ -325,4 +326,29 @@ export async function readDuckDbWatermarks(target: Pick<StoreTarget, 'address' |
   } finally {
     await leave(path, shared);
   }
+}
+
+/** A read-only session (`verify`): rows of a query, every value as text. */
+export async function openDuckDbReader(address: DuckDbAddress): Promise<TableReader> {
+  const { path, shown } = address;
+  if (!existsSync(path)) throw new OutputError(`the DuckDB file ${shown} does not exist`);
+  const shared = await instanceOf(path, shown);
+  const connection = await (await shared.instance).connect();
+  const text = (rows: Array<Record<string, unknown>>) =>
+    rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === null ? null : String(v)])));
+  return {
+    rows: async (sql, params = []) => text(await rows(connection, sql, params)),
+    exists: async (name) => {
+      try {
+        await connection.run(`SELECT 1 FROM ${name} LIMIT 0`);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: async () => {
+      connection.closeSync();
+      await leave(path, shared);
+    },
+  };
 }

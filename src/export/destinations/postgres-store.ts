@@ -11,14 +11,15 @@ import type { Client, ClientConfig } from 'pg';
 import { CollectionsError } from '../../errors.js';
 import { databaseError } from './database.js';
 import { loadDriver } from './driver.js';
+import { pgpassPassword, type PgpassQuery } from './pgpass.js';
 import { checkShapes, createStatements, tableNames, type ExistingTable, type TableNames } from './schema.js';
-import { parseCheckpoint, type FinalRun, type GroupMark, type RowCounts, type RunStats, type StoreTarget, type StoredRun, type TableStore } from './store.js';
+import { parseCheckpoint, type TableReader, type FinalRun, type GroupMark, type RowCounts, type RunStats, type StoreTarget, type StoredRun, type TableStore } from './store.js';
 import { tableText } from './table-name.js';
 import type { PostgresAddress } from './address.js';
 
 /** What a PostgreSQL store needs beside its target. */
 export interface PostgresStoreOptions {
-  /** The environment the password may come from (`PGPASSWORD`); `~/.pgpass` is read by `pg` as libpq does. */
+  /** The environment the password may come from (`PGPASSWORD`, else the file of `PGPASSFILE` or `HOME`). */
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
@@ -69,15 +70,14 @@ async function existing(client: Client, name: string): Promise<ExistingTable | u
  */
 async function connect(address: PostgresAddress, options: PostgresStoreOptions): Promise<Client> {
   const pg = await loadDriver<typeof import('pg')>('pg', address.shown);
-  const password = address.password ?? options.env.PGPASSWORD;
-  const config: ClientConfig = {
-    connectionString: address.url,
-    application_name: 'collections',
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    keepAlive: true,
-    ...(password !== undefined ? { password } : {}),
-  };
+  const config: ClientConfig = { connectionString: address.url, application_name: 'collections', connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true };
   const client = new pg.default.Client(config);
+  if (address.password === undefined) {
+    // Set on the client: `pg` lets the URL's empty password win over a `password` option.
+    const fromEnv = options.env.PGPASSWORD;
+    (client as unknown as { password: unknown }).password =
+      fromEnv ?? ((params: PgpassQuery) => pgpassPassword(params, options.env).then((found) => found ?? ''));
+  }
   // A connection lost between queries is reported on the next one; without a listener it would end the process.
   client.on('error', () => undefined);
   try {
@@ -291,4 +291,14 @@ export async function readPostgresWatermarks(target: Pick<StoreTarget, 'address'
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/** A read-only session (`verify`): rows of a query, every value as text. */
+export async function openPostgresReader(address: PostgresAddress, options: PostgresStoreOptions): Promise<TableReader> {
+  const client = await connect(address, options);
+  return {
+    rows: async (sql, params = []) => (await client.query<Record<string, string | null>>(sql, params)).rows,
+    exists: async (name) => (await client.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [name])).rows[0]!.found,
+    close: () => client.end().catch(() => undefined),
+  };
 }

@@ -104,6 +104,15 @@ export interface TableStore {
   close(): Promise<void>;
 }
 
+/** A read-only session on a database (`verify`). */
+export interface TableReader {
+  /** Rows of `sql` (parameters `$1`…), every value as text (cast in the query) or null. */
+  rows(sql: string, params?: string[]): Promise<Array<Record<string, string | null>>>;
+  /** Whether the table `name` (quoted, maybe qualified) exists. */
+  exists(name: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
 /** A stored checkpoint, or undefined when it is not one (then `--resume` starts afresh). */
 export function parseCheckpoint(text: string | null): StoredCheckpoint | undefined {
   if (text === null) return undefined;
