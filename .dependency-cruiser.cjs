@@ -1,7 +1,7 @@
 // dependency-cruiser rules for src (run: `depcruise src --config .dependency-cruiser.cjs`).
 // The stack, top to bottom: cli → commands → export → {pagination, output} → http → rate → {context, errors, time, json}.
 // `rate` is the rate budget (governors, windows, waits, the stores shared by processes); context.ts carries the budget and names its type only.
-// Inside export/: run → state → manifest → files (each room imports only the rooms after it).
+// Inside export/: run → state → manifest → files (each room imports only the rooms after it); run → destinations → files.
 // Arrows point down: a module may import its own floor and the floors below it, never one above.
 // `sandbox` stands beside the stack: only the sandbox command (`commands/sandbox*.ts`) starts it, and it reuses only the ground floor.
 // Type-only imports count too (tsPreCompilationDeps), since a type import ties a module to another floor as surely as a value import.
@@ -170,7 +170,23 @@ module.exports = {
       comment:
         'export/files/ (the output file, its sidecar, lock, checkpoint and compression) is the bottom room of export/: it imports no other room of export/.',
       from: { path: '^src/export/files/' },
+      to: { path: '^src/export/(run|state|manifest|destinations)/' },
+    },
+    {
+      name: 'export-destinations-above-files',
+      severity: 'error',
+      comment:
+        'export/destinations/ (database tables and Parquet behind the one Destination interface) uses export/files/ only: the run opens it, never the other way round.',
+      from: { path: '^src/export/destinations/' },
       to: { path: '^src/export/(run|state|manifest)/' },
+    },
+    {
+      name: 'database-drivers-only-in-destinations',
+      severity: 'error',
+      comment:
+        'pg, pg-copy-streams and @duckdb/node-api are optional dependencies, loaded on first use by export/destinations/ only: --help and file exports never load them.',
+      from: { path: '^src/', pathNot: '^src/export/destinations/' },
+      to: { path: 'node_modules/(pg|pg-copy-streams|@duckdb/[^/]+)/' },
     },
     {
       name: 'export-manifest-above-files',

@@ -6,13 +6,13 @@
  * request.
  */
 import type { Context } from '../context.js';
+import type { Endpoint, Ids } from '../endpoints.js';
 import { UsageError } from '../errors.js';
 import { databaseAddress, isPostgresUrl, type DatabaseAddress } from '../export/destinations/address.js';
 import type { DatabasePlan } from '../export/destinations/database.js';
 import { defaultTableName, parseTableName, tableText } from '../export/destinations/table-name.js';
 import type { ExportPlan } from '../export/run/plan.js';
 import { parseSince } from '../export/state/since.js';
-import type { ExportTarget } from './export-plan.js';
 import type { ExportFlags } from './flags.js';
 
 /**
@@ -36,7 +36,7 @@ function refuse(flag: string, why: string): never {
  *   `--incremental`, `--prune` without one; `--prune` with `--incremental`, `--since`,
  *   `--max-items` or `--page`
  */
-export function checkDestinationFlags(flags: ExportFlags, address: DatabaseAddress | undefined): void {
+function checkDestinationFlags(flags: ExportFlags, address: DatabaseAddress | undefined): void {
   const table = address !== undefined && address.kind !== 'parquet';
   if (!table) {
     const needs = address === undefined ? 'needs a database --out (postgres://…, F.duckdb)' : 'is for a database table, not a Parquet file';
@@ -55,8 +55,17 @@ export function checkDestinationFlags(flags: ExportFlags, address: DatabaseAddre
   if (flags.fields !== undefined) refuse('--fields', 'projects items, and a database stores each item as received; query its item column instead');
   if (flags.state !== undefined) refuse('--state', 'is the watermark file of file exports; a database keeps its own: use --incremental');
   if (flags.prune === true) {
-    const partial = flags.incremental ? '--incremental' : flags.since !== undefined ? '--since' : flags.maxItems !== undefined ? '--max-items' : flags.page !== undefined ? '--page' : undefined;
-    if (partial !== undefined) refuse('--prune', `needs a complete, full run: with ${partial} the run does not see every item, so it cannot tell which rows were deleted`);
+    const partial = flags.incremental
+      ? '--incremental'
+      : flags.since !== undefined
+        ? '--since'
+        : flags.maxItems !== undefined
+          ? '--max-items'
+          : flags.page !== undefined
+            ? '--page'
+            : undefined;
+    if (partial !== undefined)
+      refuse('--prune', `needs a complete, full run: with ${partial} the run does not see every item, so it cannot tell which rows were deleted`);
   }
 }
 
@@ -80,13 +89,14 @@ export function planDestination(flags: ExportFlags, cwd: string): DatabaseAddres
 export function planDatabase(
   address: Exclude<DatabaseAddress, { kind: 'parquet' }>,
   flags: ExportFlags,
-  target: ExportTarget,
+  target: { readonly endpoint: Endpoint; readonly ids: Ids; readonly path: string },
 ): DatabasePlan {
   const table = parseTableName(flags.table ?? defaultTableName(target.endpoint.key));
   let key: string[] | undefined;
   if (flags.key !== undefined) {
     key = flags.key.split('.');
-    if (key.some((s) => s === '')) throw new UsageError(`--key '${flags.key.slice(0, 100)}' has an empty path segment`, { hint: 'e.g. --key uuid or --key timbre.uuid' });
+    if (key.some((s) => s === ''))
+      throw new UsageError(`--key '${flags.key.slice(0, 100)}' has an empty path segment`, { hint: 'e.g. --key uuid or --key timbre.uuid' });
   }
   const incremental = flags.incremental === true;
   return {

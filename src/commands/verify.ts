@@ -73,7 +73,12 @@ export interface VerifyCommandOptions {
  * Re-counts the sources of a database destination's tables against the run log: one `ok` line per
  * source on stdout, one line per mismatch on stderr.
  */
-async function verifyDatabase(address: Exclude<DatabaseAddress, { kind: 'parquet' }>, table: string | undefined, ctx: Context, tally: Tally): Promise<void> {
+async function verifyDatabase(
+  address: Exclude<DatabaseAddress, { kind: 'parquet' }>,
+  table: string | undefined,
+  ctx: Context,
+  tally: Tally,
+): Promise<void> {
   const name = table === undefined ? undefined : parseTableName(table);
   if (address.kind === 'postgres') {
     ctx.secrets.add(address.password);
@@ -97,7 +102,9 @@ async function verifyDatabase(address: Exclude<DatabaseAddress, { kind: 'parquet
     }
     tally.failedFiles++;
     tally.mismatches++;
-    ctx.io.stderr.write(`collections: ${inertText(`${what}: ${check.rows} rows, but the last complete run left ${check.expected} (run ${check.runId})`)}\n`);
+    ctx.io.stderr.write(
+      `collections: ${inertText(`${what}: ${check.rows} rows, but the last complete run left ${check.expected} (run ${check.runId})`)}\n`,
+    );
   }
 }
 

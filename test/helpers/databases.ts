@@ -23,7 +23,9 @@ export interface TestDatabase {
 
 /** Rows with every value as text (numbers and times as the database prints them). */
 function asText(rows: Array<Record<string, unknown>>): Array<Record<string, string | null>> {
-  return rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === null || v === undefined ? null : String(v)])));
+  return rows.map((r) =>
+    Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === null || v === undefined ? null : typeof v === 'string' ? v : JSON.stringify(v)])),
+  );
 }
 
 /** A fresh PostgreSQL database on `server`. */
@@ -43,12 +45,14 @@ export async function postgresDatabase(server: TestPostgres): Promise<TestDataba
 /** A fresh DuckDB file in `dir`. */
 export function duckdbDatabase(dir: TempDir, name = 'mirror.duckdb'): TestDatabase {
   const path = dir.file(name);
-  const withConnection = async <T>(work: (run: (sql: string, params?: string[]) => Promise<Array<Record<string, unknown>>>) => Promise<T>): Promise<T> => {
+  const withConnection = async <T>(
+    work: (run: (sql: string, params?: string[]) => Promise<Array<Record<string, unknown>>>) => Promise<T>,
+  ): Promise<T> => {
     const instance = await DuckDBInstance.create(path);
     try {
       const connection = await instance.connect();
       try {
-        return await work(async (sql, params = []) => (await connection.runAndReadAll(sql, params)).getRowObjectsJson() as Array<Record<string, unknown>>);
+        return await work(async (sql, params = []) => (await connection.runAndReadAll(sql, params)).getRowObjectsJson());
       } finally {
         connection.closeSync();
       }
@@ -60,7 +64,10 @@ export function duckdbDatabase(dir: TempDir, name = 'mirror.duckdb'): TestDataba
     kind: 'duckdb',
     out: path,
     rows: (sql, params) => withConnection(async (run) => asText(await run(sql, params))),
-    run: (sql) => withConnection(async (run) => void (await run(sql))),
+    run: (sql) =>
+      withConnection(async (run) => {
+        await run(sql);
+      }),
     itemText: 'item::VARCHAR',
   };
 }

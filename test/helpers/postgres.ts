@@ -55,7 +55,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     persistent: false,
     createPostgresUser: true,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off'],
-    onLog: (m) => log.push(String(m)),
+    onLog: (m) => log.push(m),
     onError: (m) => log.push(String(m)),
   });
   try {

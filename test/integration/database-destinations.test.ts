@@ -16,7 +16,7 @@ beforeAll(async () => {
   server = await startPostgres();
 }, 60_000);
 afterAll(async () => {
-  await server?.stop();
+  await server.stop();
   removeTempDirs();
 });
 
@@ -32,8 +32,19 @@ beforeEach(() => {
 });
 
 const invoicesPath = (): string => `/taxpayers/${world.taxpayer}/invoices`;
-const exportTo = (out: string, ...extra: string[]): string[] => ['invoices', '--taxpayer', world.taxpayer, '--items-per-page', '10', '--out', out, '--no-progress', ...extra];
-const run = (args: string[], options: Parameters<typeof runInProcess>[3] = {}) => runInProcess(world, dir, args, { ...options, env: { ...ENV, ...options.env } });
+const exportTo = (out: string, ...extra: string[]): string[] => [
+  'invoices',
+  '--taxpayer',
+  world.taxpayer,
+  '--items-per-page',
+  '10',
+  '--out',
+  out,
+  '--no-progress',
+  ...extra,
+];
+const run = (args: string[], options: Parameters<typeof runInProcess>[3] = {}) =>
+  runInProcess(world, dir, args, { ...options, env: { ...ENV, ...options.env } });
 
 /** The table's rows keyed by id: the item as text and the columns beside it. */
 async function table(db: TestDatabase, name = 'invoices'): Promise<Map<string, Record<string, string | null>>> {
@@ -72,14 +83,15 @@ describe.each(['postgres', 'duckdb'] as const)('--out %s', (kind) => {
       if (kind === 'duckdb') expect(row.item).toBe(line);
     }
     expect(lines.some((l) => /"satFolio":\d{17,}/.test(l)) && lines.some((l) => l.includes('"exchangeRate":1.0'))).toBe(true);
-    const [log] = await db.rows("SELECT status, mode, items, pages, rows_inserted, rows_total, next, last_request_id FROM collections_runs");
+    const [log] = await db.rows('SELECT status, mode, items, pages, rows_inserted, rows_total, next, last_request_id FROM collections_runs');
     expect(log).toMatchObject({ status: 'complete', mode: 'full', items: '60', pages: '6', rows_inserted: '60', rows_total: '60', next: null });
     expect(log!.last_request_id).toBeTruthy();
   });
 
   it('a second run of an unchanged collection rewrites no row; a run after changes rewrites exactly the rows that changed', async () => {
     expect((await run(exportTo(db.out))).code).toBe(0);
-    const xmin = async () => (kind === 'postgres' ? new Map((await db.rows('SELECT id, xmin::text AS x FROM invoices')).map((r) => [r.id, r.x])) : undefined);
+    const xmin = async () =>
+      kind === 'postgres' ? new Map((await db.rows('SELECT id, xmin::text AS x FROM invoices')).map((r) => [r.id, r.x])) : undefined;
     const before = await xmin();
     const first = await table(db);
     const again = await run(exportTo(db.out));
@@ -145,7 +157,7 @@ describe.each(['postgres', 'duckdb'] as const)('--out %s', (kind) => {
     const ids = await table(db);
     for (const id of gone) expect(ids.has(id)).toBe(false);
     expect(ids.size).toBe(57);
-    const [log] = await db.rows("SELECT rows_deleted, rows_total FROM collections_runs WHERE rows_deleted > 0");
+    const [log] = await db.rows('SELECT rows_deleted, rows_total FROM collections_runs WHERE rows_deleted > 0');
     expect(log).toEqual({ rows_deleted: '3', rows_total: '57' });
     expect(await db.rows('SELECT * FROM collections_seen')).toEqual([]);
   });
@@ -179,7 +191,7 @@ describe.each(['postgres', 'duckdb'] as const)('--out %s', (kind) => {
   });
 
   it('refuses a table of another shape before any request (exit 2), naming it and leaving it untouched', async () => {
-    await db.run("CREATE TABLE invoices (id INTEGER PRIMARY KEY, body TEXT)");
+    await db.run('CREATE TABLE invoices (id INTEGER PRIMARY KEY, body TEXT)');
     const r = await run(exportTo(db.out));
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/the table invoices exists with another shape \(id is integer, not (text|VARCHAR)\); nothing was written/i);
@@ -217,7 +229,9 @@ describe('--out postgres:// errors', () => {
     const db = await server.createDatabase();
     const r = await run(exportTo(server.url(db, { password: 'wrong-canary-PW-9d1e' })));
     expect(r.code).toBe(7);
-    expect(r.stderr).toMatch(/cannot connect to PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/t\w+: password authentication failed for user "postgres"/);
+    expect(r.stderr).toMatch(
+      /cannot connect to PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/t\w+: password authentication failed for user "postgres"/,
+    );
     expect(r.requests).toHaveLength(0);
     expect(r.stdout + r.stderr).not.toContain('wrong-canary-PW-9d1e');
   });
@@ -256,7 +270,9 @@ describe('--out postgres:// errors', () => {
     await running;
     const second = await run(exportTo(out));
     expect(second.code).toBe(7);
-    expect(second.stderr).toMatch(new RegExp(`another export is writing invoices for ${invoicesPath()} \\(PostgreSQL backend \\d+ holds its lock\\)`));
+    expect(second.stderr).toMatch(
+      new RegExp(`another export is writing invoices for ${invoicesPath()} \\(PostgreSQL backend \\d+ holds its lock\\)`),
+    );
     expect(second.requests).toHaveLength(0);
     // Another process (its own rate budget: the first's is held by its gated first request).
     const other = await run(exportTo(out, '--param', 'status=VIGENTE'), { rateBudget: createRateBudget() });

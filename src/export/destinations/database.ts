@@ -77,10 +77,13 @@ function resumable(latest: StoredRun | undefined, plan: DatabasePlan, options: D
       url = undefined;
     }
     if (url?.origin !== options.expectedLink.origin || url.pathname !== options.expectedLink.path || url.username !== '' || url.password !== '') {
-      throw new UsageError(`${where} does not match this export: its next link is not on ${options.expectedLink.origin}${options.expectedLink.path}`, {
-        code: 'E_CHECKPOINT',
-        hint: 'run without --resume to start over',
-      });
+      throw new UsageError(
+        `${where} does not match this export: its next link is not on ${options.expectedLink.origin}${options.expectedLink.path}`,
+        {
+          code: 'E_CHECKPOINT',
+          hint: 'run without --resume to start over',
+        },
+      );
     }
   }
   return latest;
@@ -205,18 +208,13 @@ function databaseDestination(
   };
 }
 
-/** Whether `err` is one of ours (kept as it is) rather than a driver's (turned into an {@link OutputError}). */
-export function isCollectionsError(err: unknown): err is CollectionsError {
-  return err instanceof CollectionsError;
-}
-
 /**
  * A driver's failure as exit 7, with the database's own reason and code (drivers never put a
  * password in a message); one of ours is returned as it is.
  * @param hint what to do, when there is more to say than the reason
  */
 export function databaseError(what: string, err: unknown, hint?: string): CollectionsError {
-  if (isCollectionsError(err)) return err;
+  if (err instanceof CollectionsError) return err;
   const e = err as { message?: unknown; code?: unknown };
   const reason = typeof e.message === 'string' && e.message !== '' ? e.message : String(err);
   const code = typeof e.code === 'string' && !reason.includes(e.code) ? ` (${e.code})` : '';

@@ -3,34 +3,34 @@
  * file, no server, through `@duckdb/node-api` (loaded only here, only when asked for). A group's
  * NDJSON reaches DuckDB as one string split into rows by DuckDB itself (one call, no row-by-row
  * appends), then one `INSERT … ON CONFLICT (id) DO UPDATE … WHERE the row differs` upserts it.
- * DuckDB locks its file for one process; inside a process, the sessions on one file share one
- * instance, and its transactions run one at a time (DuckDB would refuse two that touch one table).
+ * DuckDB locks its file for one process (export/destinations/duckdb-instance.ts); inside it, one
+ * session writes a table and source at a time.
  */
-import { existsSync } from 'node:fs';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { CollectionsError, OutputError } from '../../errors.js';
-import type { DuckDbAddress } from './address.js';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { CollectionsError } from '../../errors.js';
 import { databaseError } from './database.js';
-import { loadDriver } from './driver.js';
-import { checkShapes, createStatements, tableNames, type ExistingTable, type TableNames } from './schema.js';
-import { parseCheckpoint, type TableReader, type FinalRun, type GroupMark, type RowCounts, type RunStats, type StoreTarget, type StoredRun, type TableStore } from './store.js';
-import { tableText, type TableName } from './table-name.js';
-
-/** An instance shared by the sessions of this process on one file, and the chain its transactions run on. */
-interface SharedInstance {
-  readonly instance: Promise<DuckDBInstance>;
-  users: number;
-  chain: Promise<unknown>;
-}
-
-const instances = new Map<string, SharedInstance>();
+import { existing, inTransaction, instanceOf, leave, rows, type SharedInstance } from './duckdb-instance.js';
+import { RUNS_TABLE, SEEN_TABLE, checkShapes, createStatements, tableNames, type TableNames } from './schema.js';
+import {
+  parseCheckpoint,
+  type FinalRun,
+  type GroupMark,
+  type RowCounts,
+  type RunStats,
+  type StoreTarget,
+  type StoredRun,
+  type TableStore,
+} from './store.js';
+import { tableText } from './table-name.js';
 
 /** The tables and sources a session of this process is writing, by `path`, table and source. */
 const writing = new Set<string>();
 
 /** The item's key: `--key`'s path as JSON pointer parameter `$n`, else `id`, else `@id`. */
 function keySql(key: readonly string[] | undefined, param: number): string {
-  return key === undefined ? `coalesce(json_extract_string(item, '$.id'), json_extract_string(item, '$."@id"'))` : `json_extract_string(item, $${param})`;
+  return key === undefined
+    ? `coalesce(json_extract_string(item, '$.id'), json_extract_string(item, '$."@id"'))`
+    : `json_extract_string(item, $${param})`;
 }
 
 /** A key path as a JSON pointer (RFC 6901). */
@@ -38,117 +38,51 @@ function pointer(key: readonly string[]): string {
   return key.map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
-/** Opens (or joins) the instance of `path`. @throws {CollectionsError} (exit 7, `E_LOCKED`) when another process holds the file */
-async function instanceOf(path: string, shown: string): Promise<SharedInstance> {
-  let shared = instances.get(path);
-  if (shared === undefined) {
-    const duckdb = await loadDriver<typeof import('@duckdb/node-api')>('@duckdb/node-api', shown);
-    shared = { instance: duckdb.DuckDBInstance.create(path), users: 0, chain: Promise.resolve() };
-    instances.set(path, shared);
-    shared.instance.catch(() => instances.delete(path));
-  }
-  shared.users += 1;
+/** Opens a connection on the shared instance of `path`, times in UTC. */
+async function connectTo(path: string, shown: string): Promise<{ shared: SharedInstance; connection: DuckDBConnection }> {
+  const shared = await instanceOf(path, shown);
   try {
-    await shared.instance;
+    const connection = await (await shared.instance).connect();
+    await connection.run("SET TimeZone = 'UTC'");
+    return { shared, connection };
   } catch (err) {
-    shared.users -= 1;
-    const message = (err as Error).message;
-    const pid = /PID (\d+)/.exec(message)?.[1];
-    if (/lock/i.test(message)) {
-      throw new CollectionsError(`another process${pid === undefined ? '' : ` (PID ${pid})`} holds the DuckDB file ${shown}`, 'E_LOCKED', {
-        hint: 'wait for it to end; DuckDB lets one process write a file at a time',
-      });
-    }
+    await leave(path, shared);
     throw databaseError(`cannot open the DuckDB file ${shown}`, err);
   }
-  return shared;
 }
 
-/** Leaves the instance of `path`, closing it with its last session. */
-async function leave(path: string, shared: SharedInstance): Promise<void> {
-  shared.users -= 1;
-  if (shared.users > 0) return;
-  instances.delete(path);
-  await shared.chain.catch(() => undefined);
-  (await shared.instance).closeSync();
-}
-
-/** Rows of a query as JSON values (numbers as text), one object a row. */
-async function rows(connection: DuckDBConnection, sql: string, values: Array<string | null> = []): Promise<Array<Record<string, unknown>>> {
-  return (await connection.runAndReadAll(sql, values)).getRowObjectsJson() as Array<Record<string, unknown>>;
-}
-
-/** What the catalog says of a table; undefined when it does not exist. */
-async function existing(connection: DuckDBConnection, table: TableName, name: string): Promise<ExistingTable | undefined> {
-  const schema = table.schema ?? null;
-  const columns = await rows(
-    connection,
-    'SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = coalesce($1, current_schema()) AND table_name = $2',
-    [schema, name],
-  );
-  if (columns.length === 0) return undefined;
-  const key = await rows(
-    connection,
-    "SELECT constraint_column_names AS key FROM duckdb_constraints() WHERE schema_name = coalesce($1, current_schema()) AND table_name = $2 AND constraint_type = 'PRIMARY KEY'",
-    [schema, name],
-  );
-  return { columns: new Map(columns.map((c) => [String(c.name), String(c.type)])), primaryKey: (key[0]?.key as string[] | undefined) ?? [] };
+/** Checks the tables that exist and creates those missing, in one transaction: a table of another shape leaves everything as it was. */
+async function prepare(connection: DuckDBConnection, target: StoreTarget, names: TableNames): Promise<void> {
+  checkShapes(target.table, 'duckdb', {
+    mirror: await existing(connection, target.table, target.table.name),
+    runs: await existing(connection, target.table, RUNS_TABLE),
+    seen: await existing(connection, target.table, SEEN_TABLE),
+  });
+  for (const sql of createStatements(names, 'duckdb')) await connection.run(sql);
 }
 
 /** Opens a DuckDB session for `target`. @throws {CollectionsError} (exit 7; exit 2 when `@duckdb/node-api` is not installed) */
 export async function openDuckDbStore(target: StoreTarget): Promise<TableStore> {
   if (target.address.kind !== 'duckdb') throw new Error('not a DuckDB address');
   const { path, shown } = target.address;
-  const shared = await instanceOf(path, shown);
-  let connection: DuckDBConnection;
-  try {
-    connection = await (await shared.instance).connect();
-    await connection.run("SET TimeZone = 'UTC'");
-  } catch (err) {
-    await leave(path, shared);
-    throw databaseError(`cannot open the DuckDB file ${shown}`, err);
-  }
+  const { shared, connection } = await connectTo(path, shown);
   const names = tableNames(target.table);
   const lockKey = `${path}\n${tableText(target.table)}\n${target.source}`;
   let locked = false;
   const fail = (what: string) => (err: unknown) => {
     throw databaseError(`DuckDB ${what} (${tableText(target.table)} in ${shown})`, err);
   };
-  /** Runs `work` in a transaction, after every other transaction of this file in this process. */
-  const inTransaction = <T>(work: () => Promise<T>): Promise<T> => {
-    const run = async (): Promise<T> => {
-      await connection.run('BEGIN TRANSACTION');
-      try {
-        const result = await work();
-        await connection.run('COMMIT');
-        return result;
-      } catch (err) {
-        await connection.run('ROLLBACK').catch(() => undefined);
-        throw err;
-      }
-    };
-    const next = shared.chain.then(run, run);
-    shared.chain = next.catch(() => undefined);
-    return next;
-  };
-  const q = (sql: string, values: Array<string | null> = []) => rows(connection, sql, values);
+  const transaction = <T>(work: () => Promise<T>): Promise<T> => inTransaction(shared, connection, work);
+  const q: Query = (sql, values = []) => rows(connection, sql, values);
   return {
     prepare: () =>
-      inTransaction(async () => {
-        checkShapes(target.table, 'duckdb', {
-          mirror: await existing(connection, target.table, target.table.name),
-          runs: await existing(connection, target.table, 'collections_runs'),
-          seen: await existing(connection, target.table, 'collections_seen'),
-        });
-        for (const sql of createStatements(names, 'duckdb')) await connection.run(sql);
-      })
+      transaction(() => prepare(connection, target, names))
         .then(() => connection.run('CREATE TEMP TABLE IF NOT EXISTS collections_stage (n BIGINT, item JSON)'))
         .then(() => undefined, fail('could not prepare the tables')),
     lock: () => {
       if (writing.has(lockKey)) {
-        return Promise.reject(
-          new CollectionsError(`another export of this run is writing ${tableText(target.table)} for ${target.source} in ${shown}`, 'E_LOCKED'),
-        );
+        const where = `${tableText(target.table)} for ${target.source} in ${shown}`;
+        return Promise.reject(new CollectionsError(`another export of this run is writing ${where}`, 'E_LOCKED'));
       }
       writing.add(lockKey);
       locked = true;
@@ -162,21 +96,16 @@ export async function openDuckDbStore(target: StoreTarget): Promise<TableStore> 
             `INSERT INTO ${names.runs} (table_name, source, mode, status, started_at, checkpoint) VALUES ($1, $2, $3, 'running', now(), $4) RETURNING run_id::VARCHAR AS id`,
             [tableText(target.table), target.source, mode, JSON.stringify(checkpoint)],
           );
-      return start.then((r) => String(r[0]!.id), fail('could not start the run'));
+      return start.then((r) => r[0]!.id!, fail('could not start the run'));
     },
     commitGroup: (runId, ndjson, mark, seen) =>
-      inTransaction(() => commitGroup(connection, q, target, names, runId, ndjson, mark, seen)).catch(
+      transaction(() => commitGroup(connection, q, target, names, runId, ndjson, mark, seen)).catch(
         fail('could not commit a group of pages; the last committed checkpoint is kept'),
       ),
-    finishRun: (runId, final) => inTransaction(() => finishRun(q, target, names, runId, final)).catch(fail('could not finish the run')),
+    finishRun: (runId, final) => transaction(() => finishRun(q, target, names, runId, final)).catch(fail('could not finish the run')),
     endRun: async (runId, status, stats) => {
-      await inTransaction(() =>
-        q(`UPDATE ${names.runs} SET status = $2, ended_at = now(), ${ADD_STATS} WHERE run_id = $1::BIGINT AND status = 'running'`, [
-          runId,
-          status,
-          ...statParams(stats),
-        ]),
-      ).catch(() => undefined);
+      const sql = `UPDATE ${names.runs} SET status = $2, ended_at = now(), ${ADD_STATS} WHERE run_id = $1::BIGINT AND status = 'running'`;
+      await transaction(() => q(sql, [runId, status, ...statParams(stats)])).catch(() => undefined);
     },
     close: async () => {
       if (locked) writing.delete(lockKey);
@@ -192,7 +121,7 @@ export async function openDuckDbStore(target: StoreTarget): Promise<TableStore> 
 }
 
 /** The newest run of the table and source. */
-async function latestRun(q: (sql: string, values?: Array<string | null>) => Promise<Array<Record<string, unknown>>>, target: StoreTarget, names: TableNames): Promise<StoredRun | undefined> {
+async function latestRun(q: Query, target: StoreTarget, names: TableNames): Promise<StoredRun | undefined> {
   const result = await q(
     `SELECT run_id::VARCHAR AS id, status, next, items::VARCHAR AS items, pages::VARCHAR AS pages, checkpoint FROM ${names.runs} ` +
       'WHERE table_name = $1 AND source = $2 ORDER BY run_id DESC LIMIT 1',
@@ -201,16 +130,17 @@ async function latestRun(q: (sql: string, values?: Array<string | null>) => Prom
   const row = result[0];
   if (row === undefined) return undefined;
   return {
-    runId: String(row.id),
-    status: String(row.status),
-    next: row.next === null ? null : String(row.next),
+    runId: row.id!,
+    status: row.status!,
+    next: row.next ?? null,
     items: Number(row.items),
     pages: Number(row.pages),
-    checkpoint: parseCheckpoint(row.checkpoint === null ? null : String(row.checkpoint)),
+    checkpoint: parseCheckpoint(row.checkpoint ?? null),
   };
 }
 
-type Query = (sql: string, values?: Array<string | null>) => Promise<Array<Record<string, unknown>>>;
+/** A query on the session's connection: rows with every value as text. */
+type Query = (sql: string, values?: Array<string | null>) => Promise<Array<Record<string, string | null>>>;
 
 /** One group: stage the lines, keep the last item of each key, count, upsert, record the checkpoint. */
 async function commitGroup(
@@ -223,11 +153,13 @@ async function commitGroup(
   mark: GroupMark,
   seen: boolean,
 ): Promise<RowCounts> {
-  const text = Buffer.concat(ndjson as Buffer[]);
+  const text = Buffer.concat(ndjson);
   const lines = text.toString('utf8', 0, text.length > 0 && text[text.length - 1] === 0x0a ? text.length - 1 : text.length);
   await connection.run('DELETE FROM collections_stage');
   if (lines !== '') {
-    await connection.run('INSERT INTO collections_stage SELECT generate_subscripts(l, 1), unnest(l) FROM (SELECT string_split($1, chr(10)) AS l)', [lines]);
+    await connection.run('INSERT INTO collections_stage SELECT generate_subscripts(l, 1), unnest(l) FROM (SELECT string_split($1, chr(10)) AS l)', [
+      lines,
+    ]);
   }
   const keyParams = target.key === undefined ? [] : [pointer(target.key)];
   await connection.run(
@@ -276,7 +208,13 @@ const ADD_STATS = 'requests = requests + $3::BIGINT, retries = retries + $4::BIG
 const statParams = (stats: RunStats): string[] => [stats.requests, stats.retries, stats.waits, Math.round(stats.waitMs)].map(String);
 
 /** The final transaction of a complete run (see {@link TableStore.finishRun}). */
-async function finishRun(q: Query, target: StoreTarget, names: TableNames, runId: string, final: FinalRun): Promise<{ deleted: number; rows: number }> {
+async function finishRun(
+  q: Query,
+  target: StoreTarget,
+  names: TableNames,
+  runId: string,
+  final: FinalRun,
+): Promise<{ deleted: number; rows: number }> {
   let deleted = 0;
   if (final.prune) {
     const unseen = `FROM ${names.mirror} t WHERE t.source = $1 AND NOT EXISTS (SELECT 1 FROM ${names.seen} s WHERE s.run_id = $2::BIGINT AND s.id = t.id)`;
@@ -292,63 +230,15 @@ async function finishRun(q: Query, target: StoreTarget, names: TableNames, runId
   await q(
     `UPDATE ${names.runs} SET status = 'complete', ended_at = now(), next = NULL, items = $7::BIGINT, pages = $8::BIGINT, ${ADD_STATS}, ` +
       'rows_deleted = $9::BIGINT, rows_total = $10::BIGINT, watermark = $2 WHERE run_id = $1::BIGINT',
-    [runId, final.watermark ?? null, ...statParams(final.stats), String(final.stats.items), String(final.stats.pages), String(deleted), String(total)],
+    [
+      runId,
+      final.watermark ?? null,
+      ...statParams(final.stats),
+      String(final.stats.items),
+      String(final.stats.pages),
+      String(deleted),
+      String(total),
+    ],
   );
   return { deleted, rows: total };
-}
-
-/**
- * The watermark of each source of `target`'s table: the newest complete run's that stored one.
- * @returns empty when the file or its run log does not exist yet (a first run exports in full)
- * @throws {CollectionsError} (exit 7) when another process holds the file
- */
-export async function readDuckDbWatermarks(target: Pick<StoreTarget, 'address' | 'table'>): Promise<Map<string, string>> {
-  if (target.address.kind !== 'duckdb') throw new Error('not a DuckDB address');
-  const { path, shown } = target.address;
-  if (!existsSync(path)) return new Map();
-  const shared = await instanceOf(path, shown);
-  try {
-    const connection = await (await shared.instance).connect();
-    try {
-      if ((await existing(connection, target.table, 'collections_runs')) === undefined) return new Map();
-      const found = await rows(
-        connection,
-        `SELECT source, watermark FROM ${tableNames(target.table).runs} WHERE table_name = $1 AND status = 'complete' AND watermark IS NOT NULL ` +
-          'QUALIFY row_number() OVER (PARTITION BY source ORDER BY run_id DESC) = 1',
-        [tableText(target.table)],
-      );
-      return new Map(found.map((r) => [String(r.source), String(r.watermark)]));
-    } finally {
-      connection.closeSync();
-    }
-  } catch (err) {
-    throw databaseError(`DuckDB could not read the run log (${tableText(target.table)} in ${shown})`, err);
-  } finally {
-    await leave(path, shared);
-  }
-}
-
-/** A read-only session (`verify`): rows of a query, every value as text. */
-export async function openDuckDbReader(address: DuckDbAddress): Promise<TableReader> {
-  const { path, shown } = address;
-  if (!existsSync(path)) throw new OutputError(`the DuckDB file ${shown} does not exist`);
-  const shared = await instanceOf(path, shown);
-  const connection = await (await shared.instance).connect();
-  const text = (rows: Array<Record<string, unknown>>) =>
-    rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === null ? null : String(v)])));
-  return {
-    rows: async (sql, params = []) => text(await rows(connection, sql, params)),
-    exists: async (name) => {
-      try {
-        await connection.run(`SELECT 1 FROM ${name} LIMIT 0`);
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    close: async () => {
-      connection.closeSync();
-      await leave(path, shared);
-    },
-  };
 }

@@ -19,6 +19,6 @@ export async function openStore(target: StoreTarget, env: Env): Promise<TableSto
  * read before an incremental export is planned.
  */
 export async function readWatermarks(target: Pick<StoreTarget, 'address' | 'table'>, env: Env): Promise<Map<string, string>> {
-  if (target.address.kind === 'postgres') return (await import('./postgres-store.js')).readPostgresWatermarks(target, { env });
-  return (await import('./duckdb-store.js')).readDuckDbWatermarks(target);
+  if (target.address.kind === 'postgres') return (await import('./postgres-read.js')).readPostgresWatermarks(target, { env });
+  return (await import('./duckdb-read.js')).readDuckDbWatermarks(target);
 }

@@ -22,7 +22,7 @@ function fields(line: string): string[] | undefined {
   let current = '';
   for (let i = 0; i < line.length; i++) {
     const c = line[i]!;
-    if (c === '\\' && i + 1 < line.length) current += line[++i];
+    if (c === '\\' && i + 1 < line.length) current += line[++i]!;
     else if (c === ':' && out.length < 4) {
       out.push(current);
       current = '';

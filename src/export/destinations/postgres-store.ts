@@ -7,27 +7,26 @@
  * session-level advisory lock: a killed run frees it when its connection drops.
  */
 import { createHash } from 'node:crypto';
-import type { Client, ClientConfig } from 'pg';
+import type { Client } from 'pg';
 import { CollectionsError } from '../../errors.js';
 import { databaseError } from './database.js';
 import { loadDriver } from './driver.js';
-import { pgpassPassword, type PgpassQuery } from './pgpass.js';
-import { checkShapes, createStatements, tableNames, type ExistingTable, type TableNames } from './schema.js';
-import { parseCheckpoint, type TableReader, type FinalRun, type GroupMark, type RowCounts, type RunStats, type StoreTarget, type StoredRun, type TableStore } from './store.js';
+import { connect, existing, type PostgresStoreOptions } from './postgres-connect.js';
+import { checkShapes, createStatements, tableNames, type TableNames } from './schema.js';
+import {
+  parseCheckpoint,
+  type FinalRun,
+  type GroupMark,
+  type RowCounts,
+  type RunStats,
+  type StoreTarget,
+  type StoredRun,
+  type TableStore,
+} from './store.js';
 import { tableText } from './table-name.js';
-import type { PostgresAddress } from './address.js';
-
-/** What a PostgreSQL store needs beside its target. */
-export interface PostgresStoreOptions {
-  /** The environment the password may come from (`PGPASSWORD`, else the file of `PGPASSFILE` or `HOME`). */
-  readonly env: Readonly<Record<string, string | undefined>>;
-}
 
 /** Serialises the DDL of all sessions (`CREATE TABLE IF NOT EXISTS` races otherwise): an arbitrary constant. */
 const DDL_LOCK = '7262372620363226741';
-
-/** How long a connection attempt may take, ms: an unreachable host fails instead of hanging a nightly job. */
-const CONNECT_TIMEOUT_MS = 30_000;
 
 /** The staging table of a session's groups (`ON COMMIT DELETE ROWS`: empty outside a transaction). */
 const STAGE = 'pg_temp.collections_stage';
@@ -45,49 +44,6 @@ function keySql(key: readonly string[] | undefined, param: number): string {
 /** The 64-bit advisory lock key of a table (by oid) and source, as text for a `bigint` parameter. */
 function lockKey(oid: string, source: string): bigint {
   return createHash('sha256').update(`${oid}\n${source}`).digest().readBigInt64BE(0);
-}
-
-/** Reads what the catalog says of `name` (quoted, maybe qualified); undefined when there is no such table. */
-async function existing(client: Client, name: string): Promise<ExistingTable | undefined> {
-  const columns = await client.query<{ name: string; type: string }>(
-    'SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type FROM pg_attribute a ' +
-      'WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped',
-    [name],
-  );
-  if (columns.rows.length === 0) return undefined;
-  const key = await client.query<{ name: string }>(
-    'SELECT a.attname AS name FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) ' +
-      'WHERE i.indrelid = to_regclass($1) AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)',
-    [name],
-  );
-  return { columns: new Map(columns.rows.map((r) => [r.name, r.type])), primaryKey: key.rows.map((r) => r.name) };
-}
-
-/**
- * Connects to the server of `address`: the password from the URL, else `PGPASSWORD`, else what `pg`
- * finds in `~/.pgpass`; every other parameter as libpq reads it. Times without an offset are UTC.
- * @throws {CollectionsError} (exit 7) with the server's reason: unreachable, login refused, no such database
- */
-async function connect(address: PostgresAddress, options: PostgresStoreOptions): Promise<Client> {
-  const pg = await loadDriver<typeof import('pg')>('pg', address.shown);
-  const config: ClientConfig = { connectionString: address.url, application_name: 'collections', connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true };
-  const client = new pg.default.Client(config);
-  if (address.password === undefined) {
-    // Set on the client: `pg` lets the URL's empty password win over a `password` option.
-    const fromEnv = options.env.PGPASSWORD;
-    (client as unknown as { password: unknown }).password =
-      fromEnv ?? ((params: PgpassQuery) => pgpassPassword(params, options.env).then((found) => found ?? ''));
-  }
-  // A connection lost between queries is reported on the next one; without a listener it would end the process.
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.query("SET TIME ZONE 'UTC'");
-  } catch (err) {
-    await client.end().catch(() => undefined);
-    throw databaseError(`cannot connect to PostgreSQL at ${address.shown}`, err);
-  }
-  return client;
 }
 
 /** Opens a PostgreSQL session for `target`. @throws {CollectionsError} (exit 7; exit 2 when `pg` is not installed) */
@@ -139,7 +95,10 @@ export async function openPostgresStore(target: StoreTarget, options: PostgresSt
         const counts = await upsert(client, target, names, mark);
         if (seen) {
           const params = target.key === undefined ? [runId] : [runId, target.key];
-          await client.query(`INSERT INTO ${names.seen} (run_id, id) SELECT DISTINCT $1::bigint, ${keySql(target.key, 2)} FROM ${STAGE} ON CONFLICT DO NOTHING`, params);
+          await client.query(
+            `INSERT INTO ${names.seen} (run_id, id) SELECT DISTINCT $1::bigint, ${keySql(target.key, 2)} FROM ${STAGE} ON CONFLICT DO NOTHING`,
+            params,
+          );
         }
         await recordGroup(client, names, runId, mark, counts);
         return counts;
@@ -147,7 +106,11 @@ export async function openPostgresStore(target: StoreTarget, options: PostgresSt
     finishRun: (runId, final) => inTransaction(() => finishRun(client, target, names, runId, final)).catch(fail('could not finish the run')),
     endRun: async (runId, status, stats) => {
       await client
-        .query(`UPDATE ${names.runs} SET status = $2, ended_at = now(), ${addStats} WHERE run_id = $1 AND status = 'running'`, [runId, status, ...statParams(stats)])
+        .query(`UPDATE ${names.runs} SET status = $2, ended_at = now(), ${addStats} WHERE run_id = $1 AND status = 'running'`, [
+          runId,
+          status,
+          ...statParams(stats),
+        ])
         .catch(() => undefined);
     },
     close: () => client.end().catch(() => undefined),
@@ -236,7 +199,17 @@ async function recordGroup(client: Client, names: TableNames, runId: string, mar
     `UPDATE ${names.runs} SET next = $2, items = $3, pages = $4, last_request_id = coalesce($5, last_request_id), ` +
       'server_time = coalesce(server_time, $6::timestamptz), rows_inserted = rows_inserted + $7, rows_updated = rows_updated + $8, ' +
       'checkpoint = $9 WHERE run_id = $1',
-    [runId, mark.next, mark.items, mark.pages, mark.requestId ?? null, mark.serverTime ?? null, counts.inserted, counts.updated, JSON.stringify(mark.checkpoint)],
+    [
+      runId,
+      mark.next,
+      mark.items,
+      mark.pages,
+      mark.requestId ?? null,
+      mark.serverTime ?? null,
+      counts.inserted,
+      counts.updated,
+      JSON.stringify(mark.checkpoint),
+    ],
   );
 }
 
@@ -246,7 +219,13 @@ const addStats = 'requests = requests + $3, retries = retries + $4, waits = wait
 const statParams = (stats: RunStats): number[] => [stats.requests, stats.retries, stats.waits, Math.round(stats.waitMs)];
 
 /** The final transaction of a complete run (see {@link TableStore.finishRun}). */
-async function finishRun(client: Client, target: StoreTarget, names: TableNames, runId: string, final: FinalRun): Promise<{ deleted: number; rows: number }> {
+async function finishRun(
+  client: Client,
+  target: StoreTarget,
+  names: TableNames,
+  runId: string,
+  final: FinalRun,
+): Promise<{ deleted: number; rows: number }> {
   let deleted = 0;
   if (final.prune) {
     const result = await client.query(
@@ -267,38 +246,4 @@ async function finishRun(client: Client, target: StoreTarget, names: TableNames,
     [runId, final.watermark ?? null, ...statParams(final.stats), final.stats.items, final.stats.pages, deleted, rows],
   );
   return { deleted, rows };
-}
-
-/**
- * The watermark of each source of `target`'s table: the newest complete run's that stored one.
- * @returns empty when the run log does not exist yet (a first run exports in full)
- * @throws {CollectionsError} (exit 7) when the server cannot be reached or refuses the login
- */
-export async function readPostgresWatermarks(target: Pick<StoreTarget, 'address' | 'table'>, options: PostgresStoreOptions): Promise<Map<string, string>> {
-  if (target.address.kind !== 'postgres') throw new Error('not a PostgreSQL address');
-  const client = await connect(target.address, options);
-  try {
-    const names = tableNames(target.table);
-    const log = await client.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [names.runs]);
-    if (!log.rows[0]!.found) return new Map();
-    const result = await client.query<{ source: string; watermark: string }>(
-      `SELECT DISTINCT ON (source) source, watermark FROM ${names.runs} WHERE table_name = $1 AND status = 'complete' AND watermark IS NOT NULL ORDER BY source, run_id DESC`,
-      [tableText(target.table)],
-    );
-    return new Map(result.rows.map((r) => [r.source, r.watermark]));
-  } catch (err) {
-    throw databaseError(`PostgreSQL could not read the run log (${tableText(target.table)} in ${target.address.shown})`, err);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/** A read-only session (`verify`): rows of a query, every value as text. */
-export async function openPostgresReader(address: PostgresAddress, options: PostgresStoreOptions): Promise<TableReader> {
-  const client = await connect(address, options);
-  return {
-    rows: async (sql, params = []) => (await client.query<Record<string, string | null>>(sql, params)).rows,
-    exists: async (name) => (await client.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [name])).rows[0]!.found,
-    close: () => client.end().catch(() => undefined),
-  };
 }

@@ -124,4 +124,3 @@ export function parseCheckpoint(text: string | null): StoredCheckpoint | undefin
     return undefined;
   }
 }
-

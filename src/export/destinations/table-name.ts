@@ -32,14 +32,21 @@ export function defaultTableName(endpointKeyOrPath: string): string {
   const known = BY_ENDPOINT_KEY[endpointKeyOrPath];
   if (known !== undefined) return known;
   const path = endpointKeyOrPath.split(/[?#]/, 1)[0]!;
-  const last = path.split('/').filter((s) => s !== '').pop() ?? '';
+  const last =
+    path
+      .split('/')
+      .filter((s) => s !== '')
+      .pop() ?? '';
   let segment = last;
   try {
     segment = decodeURIComponent(last);
   } catch {
     // A malformed escape is kept as typed; its `%` becomes `_` below.
   }
-  const name = segment.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 63);
+  const name = segment
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, '_')
+    .slice(0, 63);
   return PART.test(name) ? name : 'items';
 }
 
@@ -58,7 +65,7 @@ export function parseTableName(text: string): TableName {
 }
 
 /** Quotes one identifier part for SQL (PostgreSQL and DuckDB alike). Parts are checked by {@link parseTableName}, so none holds `"`. */
-export function quoteIdent(part: string): string {
+function quoteIdent(part: string): string {
   if (!PART.test(part)) throw new Error(`not an identifier: ${part}`);
   return `"${part}"`;
 }

@@ -20,9 +20,12 @@ export interface TableCheck {
 }
 
 /** Opens a read-only session of the driver of `address`. */
-async function openReader(address: Exclude<DatabaseAddress, { kind: 'parquet' }>, env: Readonly<Record<string, string | undefined>>): Promise<TableReader> {
-  if (address.kind === 'postgres') return (await import('./postgres-store.js')).openPostgresReader(address, { env });
-  return (await import('./duckdb-store.js')).openDuckDbReader(address);
+async function openReader(
+  address: Exclude<DatabaseAddress, { kind: 'parquet' }>,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<TableReader> {
+  if (address.kind === 'postgres') return (await import('./postgres-read.js')).openPostgresReader(address, { env });
+  return (await import('./duckdb-read.js')).openDuckDbReader(address);
 }
 
 /**

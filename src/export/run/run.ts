@@ -11,7 +11,8 @@ import { BrokenPipeError } from '../../output/stream-sink.js';
 import { loadProgress, type Progress, type ProgressStats } from '../../io/progress.js';
 import { addResumeHint, createInterrupt } from './interrupt.js';
 import type { Destination } from '../files/destination.js';
-import { createWatermarkTracker } from '../state/watermark.js';
+import { createWatermarkTracker, type WatermarkTracker } from '../state/watermark.js';
+import type { ManifestRecorder } from '../manifest/manifest.js';
 import { remaining, writePages, type Tally } from './page-loop.js';
 import type { ClientWiring, ExportHooks, ExportPlan, ExportServices } from './plan.js';
 import { createCheckpointGroups, parseGroupMs } from './checkpoint-group.js';
@@ -33,6 +34,19 @@ function openProgress(plan: ExportPlan, ctx: Context): Promise<Progress> {
   const { io } = ctx;
   const { quiet, spinner, verbose, logFormat } = plan.progress;
   return loadProgress({ stderr: io.stderr, isTTY: io.stderrIsTTY, env: ctx.env, clock: ctx.clock, quiet, spinner, verbose, logFormat });
+}
+
+/** The watermark of the run: the state file's (`--state`), a database's, or none (export/state/watermark.ts). */
+function openWatermark(plan: ExportPlan, ctx: Context, progress: Progress, manifest: ManifestRecorder | undefined): WatermarkTracker {
+  const { database } = plan.output;
+  return createWatermarkTracker({
+    state: plan.state,
+    maxItems: plan.pages.maxItems,
+    now: () => ctx.clock.now(),
+    note: (l) => progress.note(l),
+    manifest,
+    inDestination: database && { stores: database.storeWatermark, where: `the watermark stored with ${database.table.name}` },
+  });
 }
 
 /**
@@ -97,14 +111,7 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
     onLost: (error) => interrupt.fail(error),
     stats: () => ({ ...progress.stats, requests: client?.requests ?? progress.stats.requests }),
   });
-  const watermark = createWatermarkTracker({
-    state: plan.state,
-    maxItems: pages.maxItems,
-    now: () => ctx.clock.now(),
-    note: (l) => progress.note(l),
-    manifest,
-    inDestination: database && { stores: database.storeWatermark, where: `the watermark stored with ${database.table.name}` },
-  });
+  const watermark = openWatermark(plan, ctx, progress, manifest);
   const result = (brokenPipe: boolean): ExportResult => ({
     stats: progress.stats,
     brokenPipe,

@@ -1,0 +1,104 @@
+/**
+ * The DuckDB instances of this process (export/destinations/duckdb-store.ts, duckdb-read.ts):
+ * DuckDB locks its file for one process, so the sessions of this process on one file share one
+ * instance (opened by the first, closed by the last), and its transactions run one at a time on
+ * its chain (DuckDB would refuse two that touch one table).
+ */
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { CollectionsError } from '../../errors.js';
+import { databaseError } from './database.js';
+import { loadDriver } from './driver.js';
+import type { ExistingTable } from './schema.js';
+import type { TableName } from './table-name.js';
+
+/** An instance shared by the sessions of this process on one file, and the chain its transactions run on. */
+export interface SharedInstance {
+  readonly instance: Promise<DuckDBInstance>;
+  users: number;
+  chain: Promise<unknown>;
+}
+
+const instances = new Map<string, SharedInstance>();
+
+/** Opens (or joins) the instance of `path`. @throws {CollectionsError} (exit 7, `E_LOCKED`) when another process holds the file */
+export async function instanceOf(path: string, shown: string): Promise<SharedInstance> {
+  let shared = instances.get(path);
+  if (shared === undefined) {
+    const duckdb = await loadDriver<typeof import('@duckdb/node-api')>('@duckdb/node-api', shown);
+    shared = { instance: duckdb.DuckDBInstance.create(path), users: 0, chain: Promise.resolve() };
+    instances.set(path, shared);
+    shared.instance.catch(() => instances.delete(path));
+  }
+  shared.users += 1;
+  try {
+    await shared.instance;
+  } catch (err) {
+    shared.users -= 1;
+    const message = (err as Error).message;
+    const pid = /PID (\d+)/.exec(message)?.[1];
+    if (/lock/i.test(message)) {
+      throw new CollectionsError(`another process${pid === undefined ? '' : ` (PID ${pid})`} holds the DuckDB file ${shown}`, 'E_LOCKED', {
+        hint: 'wait for it to end; DuckDB lets one process write a file at a time',
+      });
+    }
+    throw databaseError(`cannot open the DuckDB file ${shown}`, err);
+  }
+  return shared;
+}
+
+/** Leaves the instance of `path`, closing it with its last session. */
+export async function leave(path: string, shared: SharedInstance): Promise<void> {
+  shared.users -= 1;
+  if (shared.users > 0) return;
+  instances.delete(path);
+  await shared.chain.catch(() => undefined);
+  (await shared.instance).closeSync();
+}
+
+/** Rows of a query, every value as text (numbers as DuckDB prints them, lists as JSON) or null. */
+export async function rows(
+  connection: DuckDBConnection,
+  sql: string,
+  values: Array<string | null> = [],
+): Promise<Array<Record<string, string | null>>> {
+  const text = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'string' ? v : JSON.stringify(v));
+  return (await connection.runAndReadAll(sql, values))
+    .getRowObjectsJson()
+    .map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, text(v)])));
+}
+
+/** Runs `work` in a transaction of `connection`, after every other transaction on the file's instance in this process. */
+export function inTransaction<T>(shared: SharedInstance, connection: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+  const run = async (): Promise<T> => {
+    await connection.run('BEGIN TRANSACTION');
+    try {
+      const result = await work();
+      await connection.run('COMMIT');
+      return result;
+    } catch (err) {
+      await connection.run('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  };
+  const next = shared.chain.then(run, run);
+  shared.chain = next.catch(() => undefined);
+  return next;
+}
+
+/** What the catalog says of a table; undefined when it does not exist. */
+export async function existing(connection: DuckDBConnection, table: TableName, name: string): Promise<ExistingTable | undefined> {
+  const schema = table.schema ?? null;
+  const columns = await rows(
+    connection,
+    'SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = coalesce($1, current_schema()) AND table_name = $2',
+    [schema, name],
+  );
+  if (columns.length === 0) return undefined;
+  const key = await rows(
+    connection,
+    "SELECT array_to_string(constraint_column_names, ',') AS key FROM duckdb_constraints() WHERE schema_name = coalesce($1, current_schema()) AND table_name = $2 AND constraint_type = 'PRIMARY KEY'",
+    [schema, name],
+  );
+  const primaryKey = key[0]?.key;
+  return { columns: new Map(columns.map((c) => [c.name!, c.type!])), primaryKey: primaryKey ? primaryKey.split(',') : [] };
+}

@@ -1,0 +1,68 @@
+/**
+ * A PostgreSQL session (export/destinations/postgres-store.ts, postgres-read.ts): the connection,
+ * with the password from the URL, `PGPASSWORD` or the password file, and what the catalog says of
+ * a table.
+ */
+import type { Client, ClientConfig } from 'pg';
+import type { PostgresAddress } from './address.js';
+import { databaseError } from './database.js';
+import { loadDriver } from './driver.js';
+import { pgpassPassword, type PgpassQuery } from './pgpass.js';
+import type { ExistingTable } from './schema.js';
+
+/** What a PostgreSQL store needs beside its target. */
+export interface PostgresStoreOptions {
+  /** The environment the password may come from (`PGPASSWORD`, else the file of `PGPASSFILE` or `HOME`). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** How long a connection attempt may take, ms: an unreachable host fails instead of hanging a nightly job. */
+const CONNECT_TIMEOUT_MS = 30_000;
+
+/** Reads what the catalog says of `name` (quoted, maybe qualified); undefined when there is no such table. */
+export async function existing(client: Client, name: string): Promise<ExistingTable | undefined> {
+  const columns = await client.query<{ name: string; type: string }>(
+    'SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type FROM pg_attribute a ' +
+      'WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped',
+    [name],
+  );
+  if (columns.rows.length === 0) return undefined;
+  const key = await client.query<{ name: string }>(
+    'SELECT a.attname AS name FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) ' +
+      'WHERE i.indrelid = to_regclass($1) AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)',
+    [name],
+  );
+  return { columns: new Map(columns.rows.map((r) => [r.name, r.type])), primaryKey: key.rows.map((r) => r.name) };
+}
+
+/**
+ * Connects to the server of `address`: the password from the URL, else `PGPASSWORD`, else what `pg`
+ * finds in `~/.pgpass`; every other parameter as libpq reads it. Times without an offset are UTC.
+ * @throws {CollectionsError} (exit 7) with the server's reason: unreachable, login refused, no such database
+ */
+export async function connect(address: PostgresAddress, options: PostgresStoreOptions): Promise<Client> {
+  const pg = await loadDriver<typeof import('pg')>('pg', address.shown);
+  const config: ClientConfig = {
+    connectionString: address.url,
+    application_name: 'collections',
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+  };
+  const client = new pg.default.Client(config);
+  if (address.password === undefined) {
+    // Set on the client: `pg` lets the URL's empty password win over a `password` option.
+    const fromEnv = options.env.PGPASSWORD;
+    (client as unknown as { password: unknown }).password =
+      fromEnv ?? ((params: PgpassQuery) => pgpassPassword(params, options.env).then((found) => found ?? ''));
+  }
+  // A connection lost between queries is reported on the next one; without a listener it would end the process.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query("SET TIME ZONE 'UTC'");
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    throw databaseError(`cannot connect to PostgreSQL at ${address.shown}`, err);
+  }
+  return client;
+}
