@@ -27,6 +27,7 @@ import { createBatchReporter, mostSevereCode, type TaxpayerOutcome } from './bat
 import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSettings } from './export-settings.js';
 import type { ExportFlags } from './flags.js';
 import type { UnitOfMany } from './export-plan.js';
+import { addDatabaseSecrets, isDatabaseTable } from './export-database.js';
 
 /** One taxpayer's export, planned. */
 interface Unit {
@@ -69,10 +70,12 @@ interface BatchPlan {
  * Checks what a run with many taxpayers needs of `--out`.
  * @throws {UsageError} (exit 2) for stdout, an unknown placeholder, or several taxpayers without `{taxpayer}`
  */
-function checkBatchFlags(flags: ExportFlags, taxpayers: readonly string[]): string {
+function checkBatchFlags(flags: ExportFlags, taxpayers: readonly string[], cwd: string): string {
   const example = "e.g. --out 'exports/{taxpayer}/invoices-{date}.ndjson'";
   if (flags.out === undefined || flags.out === '-')
     throw new UsageError('several taxpayers need --out FILE, a template with {taxpayer} (stdout would mix them)', { hint: example });
+  // Every taxpayer is a source of its own in one table (docs/databases.md).
+  if (isDatabaseTable(flags.out, cwd)) return flags.out;
   checkPlaceholders(flags.out);
   if (taxpayers.length > 1 && !flags.out.includes('{taxpayer}'))
     throw new UsageError(`--out ${flags.out} has no {taxpayer}: every taxpayer would write the same file`, { hint: example });
@@ -87,7 +90,8 @@ function checkBatchFlags(flags: ExportFlags, taxpayers: readonly string[]): stri
  */
 function planBatch(request: BatchRequest, ctx: Context): BatchPlan {
   const { command, flags, taxpayers, resumeCommand } = request;
-  const template = checkBatchFlags(flags, taxpayers);
+  const template = checkBatchFlags(flags, taxpayers, ctx.cwd);
+  const table = isDatabaseTable(template, ctx.cwd);
   const settings = loadExportSettings(flags, ctx);
   ctx.secrets.add(settings.resolved.apiKey);
   const endpoint = resolveEndpoint(command, idsFromFlags({ ...flags, taxpayer: taxpayers[0]! }));
@@ -100,11 +104,13 @@ function planBatch(request: BatchRequest, ctx: Context): BatchPlan {
     // With --resume, a taxpayer continues its checkpoint when it has one, else starts afresh (or
     // was finished earlier). Each export is silent; the run reports one line per taxpayer
     // (commands/batch-report.ts).
-    const target = resolvePath(ctx.cwd, out);
-    const resume = flags.resume === true && existsSync(sidecarPaths(target).checkpoint);
+    const target = table ? out : resolvePath(ctx.cwd, out);
+    // A database table keeps each taxpayer's unfinished run itself; --resume continues it, or starts afresh.
+    const resume = flags.resume === true && (table || existsSync(sidecarPaths(target).checkpoint));
     const plan = request.planOne(one, settings.resolved, { resume, collectManifest: manifestPath !== undefined });
+    addDatabaseSecrets(plan, ctx);
     const doneEarlier = flags.resume === true && !resume && existsSync(target);
-    return { taxpayer, plan, target, doneEarlier };
+    return { taxpayer, plan, target: plan.output.database?.address.shown ?? target, doneEarlier };
   });
   return { units, settings, manifestPath, collected, resumeCommand };
 }
@@ -213,7 +219,10 @@ export async function runBatchExport(request: BatchRequest, ctx: Context): Promi
   const batch = planBatch(request, ctx);
   if (flags.dryRun === true) return runBatchDryRun(batch.units, flags.parallel ?? 1, ctx);
   // Before the first request: every output's folder and the state file's folder, made and checked.
-  for (const unit of batch.units) if (!unit.doneEarlier) await prepareFolders(unit.target, undefined);
+  for (const unit of batch.units) {
+    const folderOf = unit.plan.output.database ? (unit.plan.output.database.address.kind === 'duckdb' ? unit.plan.output.database.address.path : undefined) : unit.target;
+    if (!unit.doneEarlier && folderOf !== undefined) await prepareFolders(folderOf, undefined);
+  }
   await prepareFolders(undefined, batch.units[0]?.plan.state?.path);
   const reporter = createBatchReporter(ctx, { total: batch.units.length, quiet: flags.quiet === true, json: flags.logFormat === 'json' });
   const outcomes = await runUnits(batch, flags.parallel ?? 1, ctx, (o) => reporter.ended(o));

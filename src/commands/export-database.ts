@@ -24,6 +24,12 @@ export function sourceOf(path: string, params: ReadonlyArray<readonly [string, s
   return params.length === 0 ? path : `${path}?${new URLSearchParams(params.map(([k, v]): [string, string] => [k, v])).toString()}`;
 }
 
+/** Whether `out` names a database table (PostgreSQL or DuckDB), where every taxpayer of a run is a source of one table. */
+export function isDatabaseTable(out: string, cwd: string): boolean {
+  const address = databaseAddress(out, cwd);
+  return address !== undefined && address.kind !== 'parquet';
+}
+
 /** The flags that make no sense with each kind of destination, and why. */
 function refuse(flag: string, why: string): never {
   throw new UsageError(`${flag} ${why}`);
@@ -131,6 +137,14 @@ export async function storedDatabaseSince(plan: ExportPlan, flags: ExportFlags, 
   const stored = await readWatermarks(database, ctx.env);
   const where = `the watermark stored with ${tableText(database.table)}`;
   return new Map([...stored].map(([source, since]) => [source, parseSince(since, `${where} for ${source}`)]));
+}
+
+/** The password of a PostgreSQL destination (from its URL, or `PGPASSWORD`) becomes a secret of the run: no output shows it. */
+export function addDatabaseSecrets(plan: ExportPlan, ctx: Pick<Context, 'env' | 'secrets'>): void {
+  const address = plan.output.database?.address;
+  if (address?.kind !== 'postgres') return;
+  ctx.secrets.add(address.password);
+  ctx.secrets.add(ctx.env.PGPASSWORD);
 }
 
 /** A command line word without the password of a PostgreSQL URL (the "resume with" hint is printed). */

@@ -18,7 +18,7 @@ import { expandOut, isOutTemplate, taxpayerList, utcDate, type TemplateValues } 
 import { runBatchExport } from './batch.js';
 import { readStoredSince } from './export-incremental.js';
 import { fingerprintOf, formatOf, outPathOf, planHttp, planOutput, planPages, planProgress, planTarget, type UnitOfMany } from './export-plan.js';
-import { planDatabase, planDestination, storedDatabaseSince, withoutPassword } from './export-database.js';
+import { addDatabaseSecrets, isDatabaseTable, planDatabase, planDestination, storedDatabaseSince, withoutPassword } from './export-database.js';
 import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSettings } from './export-settings.js';
 import type { ExportCommandOptions, ExportFlags } from './flags.js';
 import type { RateLimitSnapshot } from '../http/client.js';
@@ -162,12 +162,13 @@ export function prepareExport(command: string, flags: ExportFlags, argv: readonl
   return { plan, settings };
 }
 
-/** The password of a PostgreSQL destination (from its URL, or `PGPASSWORD`) becomes a secret of the run: no output shows it. */
-function addDatabaseSecrets(plan: ExportPlan, ctx: Context): void {
-  const address = plan.output.database?.address;
-  if (address?.kind !== 'postgres') return;
-  ctx.secrets.add(address.password);
-  ctx.secrets.add(ctx.env.PGPASSWORD);
+/**
+ * The watermarks stored with the table of a run of many taxpayers into a database (`--incremental`),
+ * read once before any request, after the first taxpayer's plan checked every flag.
+ */
+async function batchDatabaseSince(command: string, first: ExportFlags, argv: readonly string[], ctx: Context): Promise<Map<string, number> | undefined> {
+  if (first.incremental !== true || first.dryRun === true || first.out === undefined || !isDatabaseTable(first.out, ctx.cwd)) return undefined;
+  return storedDatabaseSince(prepareExport(command, first, argv, ctx).plan, first, ctx);
 }
 
 /** The values of an `--out` template for one export: its taxpayer, endpoint key and the UTC date now. */
@@ -191,8 +192,12 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
   const taxpayers = await taxpayerList(flags, ctx);
   if (taxpayers.length > 1 || flags.taxpayersFile !== undefined) {
     const resumeCommand = resumeCommandOf(argv);
-    const planOne = (one: ExportFlags, settings: ResolvedExportSettings, many: UnitOfMany): ExportPlan =>
-      planExport(command, one, settings, ctx.cwd, resumeCommand, readStoredSince(command, one, ctx.cwd), many);
+    const stored = await batchDatabaseSince(command, { ...flags, taxpayer: taxpayers[0] }, argv, ctx);
+    const planOne = (one: ExportFlags, settings: ResolvedExportSettings, many: UnitOfMany): ExportPlan => {
+      const plan = planExport(command, one, settings, ctx.cwd, resumeCommand, readStoredSince(command, one, ctx.cwd), many);
+      const since = plan.output.database && stored?.get(plan.output.database.source);
+      return since === undefined ? plan : planExport(command, one, settings, ctx.cwd, resumeCommand, since, many);
+    };
     return runBatchExport({ command, flags, taxpayers, resumeCommand, planOne }, ctx);
   }
   const template = isOutTemplate(flags.out);

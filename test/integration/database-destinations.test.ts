@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { duckdbDatabase, postgresDatabase, type TestDatabase } from '../helpers/databases.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { PG_PASSWORD, startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { createRateBudget } from '../../src/rate/budget.js';
 import { createWorld, interruptAt, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
 
@@ -245,7 +245,6 @@ describe('--out postgres:// errors', () => {
 
   it('takes the password from PGPASSWORD when the URL has none, and never shows it', async () => {
     const db = await server.createDatabase();
-    const { PG_PASSWORD } = await import('../helpers/postgres.js');
     const r = await run(exportTo(server.url(db, { password: false })), { env: { PGPASSWORD: PG_PASSWORD } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toContain(PG_PASSWORD);
@@ -330,5 +329,26 @@ describe('--out F.parquet', () => {
     expect(types.get('isIssuer')).toBe('BOOLEAN');
     const [count] = await db.rows(`SELECT count(*) AS n, count(DISTINCT id) AS ids FROM read_parquet('${dir.file('invoices.parquet')}')`);
     expect(count).toEqual({ n: '60', ids: '60' });
+  });
+});
+
+describe('many taxpayers into one table', () => {
+  it.each(['postgres', 'duckdb'] as const)('%s: each taxpayer is a source of its own, with its own lock, run and watermark', async (kind) => {
+    world = createWorld({ churn: 6, sizes: { taxpayers: 3, invoicesPerTaxpayer: 20 } });
+    const db = kind === 'postgres' ? await postgresDatabase(server) : duckdbDatabase(dir);
+    const taxpayers = world.sandbox.taxpayers();
+    const args = ['invoices', '--taxpayer', taxpayers.join(','), '--out', db.out, '--incremental', '--parallel', process.env.PAR ?? '2', '--items-per-page', '10'];
+    const first = await run(args);
+    expect(first.code, first.stderr).toBe(0);
+    const sources = await db.rows('SELECT source, count(*) AS n FROM invoices GROUP BY source ORDER BY source');
+    expect(sources).toEqual(taxpayers.map((t) => `/taxpayers/${encodeURIComponent(t)}/invoices`).sort().map((source) => ({ source, n: '20' })));
+    world.clock.advance(MINUTE);
+    const second = await run(args);
+    expect(second.code, second.stderr).toBe(0);
+    const filtered = second.requests.filter((r) => decodeURIComponent(r.url).includes('updatedAt[after]=2024-04-16T17:59:59+00:00'));
+    expect(filtered.length).toBeGreaterThanOrEqual(3);
+    const log = await db.rows("SELECT count(*) AS n FROM collections_runs WHERE status = 'complete' AND watermark IS NOT NULL");
+    expect(log).toEqual([{ n: '6' }]);
+    expect(first.stdout + first.stderr + second.stderr).not.toContain(PG_PASSWORD);
   });
 });

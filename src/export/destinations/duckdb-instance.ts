@@ -24,10 +24,12 @@ const instances = new Map<string, SharedInstance>();
 export async function instanceOf(path: string, shown: string): Promise<SharedInstance> {
   let shared = instances.get(path);
   if (shared === undefined) {
-    const duckdb = await loadDriver<typeof import('@duckdb/node-api')>('@duckdb/node-api', shown);
-    shared = { instance: duckdb.DuckDBInstance.create(path), users: 0, chain: Promise.resolve() };
+    // In the map before the first await: two sessions starting at once must share one instance
+    // (two instances of one file in one process corrupt it; DuckDB's file lock is per process).
+    const instance = loadDriver<typeof import('@duckdb/node-api')>('@duckdb/node-api', shown).then((duckdb) => duckdb.DuckDBInstance.create(path));
+    shared = { instance, users: 0, chain: Promise.resolve() };
     instances.set(path, shared);
-    shared.instance.catch(() => instances.delete(path));
+    instance.catch(() => instances.delete(path));
   }
   shared.users += 1;
   try {
@@ -67,9 +69,19 @@ export async function rows(
     .map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, text(v)])));
 }
 
-/** Runs `work` in a transaction of `connection`, after every other transaction on the file's instance in this process. */
+/**
+ * Runs `work` after everything else queued on the file's instance in this process: its sessions run
+ * one statement at a time (DuckDB refuses two transactions that write one table at once).
+ */
+export function serial<T>(shared: SharedInstance, work: () => Promise<T>): Promise<T> {
+  const next = shared.chain.then(work, work);
+  shared.chain = next.catch(() => undefined);
+  return next;
+}
+
+/** Runs `work` in a transaction of `connection`, {@link serial}ly. */
 export function inTransaction<T>(shared: SharedInstance, connection: DuckDBConnection, work: () => Promise<T>): Promise<T> {
-  const run = async (): Promise<T> => {
+  return serial(shared, async () => {
     await connection.run('BEGIN TRANSACTION');
     try {
       const result = await work();
@@ -79,10 +91,7 @@ export function inTransaction<T>(shared: SharedInstance, connection: DuckDBConne
       await connection.run('ROLLBACK').catch(() => undefined);
       throw err;
     }
-  };
-  const next = shared.chain.then(run, run);
-  shared.chain = next.catch(() => undefined);
-  return next;
+  });
 }
 
 /** What the catalog says of a table; undefined when it does not exist. */

@@ -9,7 +9,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CollectionsError } from '../../errors.js';
 import { databaseError } from './database.js';
-import { existing, inTransaction, instanceOf, leave, rows, type SharedInstance } from './duckdb-instance.js';
+import { existing, inTransaction, instanceOf, leave, rows, serial, type SharedInstance } from './duckdb-instance.js';
 import { RUNS_TABLE, SEEN_TABLE, checkShapes, createStatements, tableNames, type TableNames } from './schema.js';
 import {
   parseCheckpoint,
@@ -42,8 +42,8 @@ function pointer(key: readonly string[]): string {
 async function connectTo(path: string, shown: string): Promise<{ shared: SharedInstance; connection: DuckDBConnection }> {
   const shared = await instanceOf(path, shown);
   try {
-    const connection = await (await shared.instance).connect();
-    await connection.run("SET TimeZone = 'UTC'");
+    const connection = await serial(shared, async () => (await shared.instance).connect());
+    await serial(shared, () => connection.run("SET TimeZone = 'UTC'"));
     return { shared, connection };
   } catch (err) {
     await leave(path, shared);
@@ -74,10 +74,11 @@ export async function openDuckDbStore(target: StoreTarget): Promise<TableStore> 
   };
   const transaction = <T>(work: () => Promise<T>): Promise<T> => inTransaction(shared, connection, work);
   const q: Query = (sql, values = []) => rows(connection, sql, values);
+  const once: Query = (sql, values = []) => serial(shared, () => rows(connection, sql, values));
   return {
     prepare: () =>
       transaction(() => prepare(connection, target, names))
-        .then(() => connection.run('CREATE TEMP TABLE IF NOT EXISTS collections_stage (n BIGINT, item JSON)'))
+        .then(() => once('CREATE TEMP TABLE IF NOT EXISTS collections_stage (n BIGINT, item JSON)'))
         .then(() => undefined, fail('could not prepare the tables')),
     lock: () => {
       if (writing.has(lockKey)) {
@@ -88,11 +89,11 @@ export async function openDuckDbStore(target: StoreTarget): Promise<TableStore> 
       locked = true;
       return Promise.resolve();
     },
-    latestRun: () => latestRun(q, target, names).catch(fail('could not read the run log')),
+    latestRun: () => latestRun(once, target, names).catch(fail('could not read the run log')),
     startRun: (mode, checkpoint, resumed) => {
       const start = resumed
-        ? q(`UPDATE ${names.runs} SET status = 'running', ended_at = NULL WHERE run_id = $1::BIGINT RETURNING run_id::VARCHAR AS id`, [resumed])
-        : q(
+        ? once(`UPDATE ${names.runs} SET status = 'running', ended_at = NULL WHERE run_id = $1::BIGINT RETURNING run_id::VARCHAR AS id`, [resumed])
+        : once(
             `INSERT INTO ${names.runs} (table_name, source, mode, status, started_at, checkpoint) VALUES ($1, $2, $3, 'running', now(), $4) RETURNING run_id::VARCHAR AS id`,
             [tableText(target.table), target.source, mode, JSON.stringify(checkpoint)],
           );
@@ -110,11 +111,7 @@ export async function openDuckDbStore(target: StoreTarget): Promise<TableStore> 
     close: async () => {
       if (locked) writing.delete(lockKey);
       locked = false;
-      try {
-        connection.closeSync();
-      } catch {
-        // Closed already.
-      }
+      await serial(shared, async () => connection.closeSync()).catch(() => undefined);
       await leave(path, shared).catch(() => undefined);
     },
   };
