@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run demo`: start the bundled sandbox on a free loopback port with a small rate limit, export
 // one taxpayer's invoices with --cursor to demo/invoices.ndjson (progress, a rate-limit wait and
-// the summary show on the terminal), then stop the sandbox. Uses the built dist/ (npm run build).
+// the summary show on the terminal), then the same invoices into the DuckDB table
+// demo/invoices.duckdb (one request of 1000; a database destination needs no server), then stop the sandbox. Uses the built dist/ (npm run build).
 // Every command it prints pastes into a POSIX shell as it is, from the folder the demo ran in: the
 // RFC (which may hold `&` or `Ñ`) and paths (which may hold spaces) are quoted, and the base URL and
 // key are given as environment variables.
@@ -31,6 +32,7 @@ const demoDir = join(root, 'demo');
 const configDir = join(demoDir, '.config');
 const bin = join(root, 'bin', 'collections.js');
 const out = join(demoDir, 'invoices.ndjson');
+const duckdb = join(demoDir, 'invoices.duckdb');
 await mkdir(demoDir, { recursive: true });
 // A config folder of the demo's own, so the demo never touches the user's stored settings.
 await rm(configDir, { recursive: true, force: true });
@@ -61,10 +63,19 @@ const commandLine = (baseUrl) =>
 process.stderr.write(`Sandbox API on ${server.url} (${SANDBOX.limit} requests per ${SANDBOX.windowSeconds} s window per endpoint)\n`);
 process.stderr.write(`$ ${commandLine(server.url)}\n`);
 
-const code = await new Promise((resolve) => {
-  const child = spawn(process.execPath, [bin, ...args], { stdio: 'inherit', env: { ...process.env, ...env } });
-  child.on('close', (c) => resolve(c ?? 1));
-});
+/** Runs the CLI with `argv`, its output on this terminal; resolves to its exit code. */
+const collections = (argv) =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...argv], { stdio: 'inherit', env: { ...process.env, ...env } });
+    child.on('close', (c) => resolve(c ?? 1));
+  });
+
+let code = await collections(args);
+const tableArgs = ['invoices', '--taxpayer', taxpayer, '--cursor', '--items-per-page', '1000', '--out', duckdb];
+if (code === 0) {
+  process.stderr.write(`$ collections ${tableArgs.map((a) => (a === duckdb ? shown(a) : shellQuote(a))).join(' ')}\n`);
+  code = await collections(tableArgs);
+}
 await server.close();
 if (code === 0) {
   const count = sandbox.items(`/taxpayers/${encodeURIComponent(taxpayer)}/invoices`).length;

@@ -1,5 +1,5 @@
 /**
- * `collections verify` on a database destination (docs/databases.md, "The run log and verify"):
+ * `collections verify` on a database destination (docs/databases.md, "The run log"):
  * each source of each table in the run log is re-counted and compared with the row count its last
  * complete run recorded in its final transaction.
  */
