@@ -182,6 +182,15 @@ describe.each(['postgres', 'duckdb'] as const)('--out %s', (kind) => {
     expect(log.map((l) => l.status)).toEqual(['complete', 'complete']);
   });
 
+  it('--resume of a run stopped before its first group committed starts it afresh, under the same run', async () => {
+    expect((await run(exportTo(db.out), interruptAt(1))).code).toBe(130);
+    const resumed = await run([...exportTo(db.out), '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain('starting afresh');
+    expect((await table(db)).size).toBe(60);
+    expect(await db.rows('SELECT status, items FROM collections_runs')).toEqual([{ status: 'complete', items: '60' }]);
+  });
+
   it('--resume with other options is refused (exit 2) before any request', async () => {
     expect((await run(exportTo(db.out), interruptAt(3))).code).toBe(130);
     const r = await run([...exportTo(db.out), '--resume', '--prune']);
@@ -337,11 +346,27 @@ describe('many taxpayers into one table', () => {
     world = createWorld({ churn: 6, sizes: { taxpayers: 3, invoicesPerTaxpayer: 20 } });
     const db = kind === 'postgres' ? await postgresDatabase(server) : duckdbDatabase(dir);
     const taxpayers = world.sandbox.taxpayers();
-    const args = ['invoices', '--taxpayer', taxpayers.join(','), '--out', db.out, '--incremental', '--parallel', process.env.PAR ?? '2', '--items-per-page', '10'];
+    const args = [
+      'invoices',
+      '--taxpayer',
+      taxpayers.join(','),
+      '--out',
+      db.out,
+      '--incremental',
+      '--parallel',
+      process.env.PAR ?? '2',
+      '--items-per-page',
+      '10',
+    ];
     const first = await run(args);
     expect(first.code, first.stderr).toBe(0);
     const sources = await db.rows('SELECT source, count(*) AS n FROM invoices GROUP BY source ORDER BY source');
-    expect(sources).toEqual(taxpayers.map((t) => `/taxpayers/${encodeURIComponent(t)}/invoices`).sort().map((source) => ({ source, n: '20' })));
+    expect(sources).toEqual(
+      taxpayers
+        .map((t) => `/taxpayers/${encodeURIComponent(t)}/invoices`)
+        .sort()
+        .map((source) => ({ source, n: '20' })),
+    );
     world.clock.advance(MINUTE);
     const second = await run(args);
     expect(second.code, second.stderr).toBe(0);

@@ -125,12 +125,14 @@ export async function openDatabase(plan: DatabasePlan, options: DatabaseOpenOpti
     await store.prepare();
     await store.lock();
     const latest = options.resume ? await store.latestRun() : undefined;
-    const run = options.resume ? resumable(latest, plan, options) : undefined;
+    const unfinished = options.resume ? resumable(latest, plan, options) : undefined;
+    // A run killed before its first group committed has nothing to continue: it starts again, under its own id.
+    const run = unfinished !== undefined && unfinished.pages > 0 ? unfinished : undefined;
     const where = `${tableText(plan.table)} for ${plan.source}`;
-    if (options.resume && run === undefined) options.note(`collections: no unfinished run of ${where}; starting afresh`);
+    if (options.resume && run === undefined) options.note(`collections: no checkpoint of ${where}; starting afresh`);
     if (run) options.note(`collections: resuming after ${formatCount(run.items)} items (${formatCount(run.pages)} pages)`);
     const first: StoredCheckpoint = { fingerprint: options.fingerprint, formatter: {} };
-    const runId = await store.startRun(plan.mode, run?.checkpoint ?? first, run?.runId);
+    const runId = await store.startRun(plan.mode, run?.checkpoint ?? first, unfinished?.runId);
     const resumed = run ? asCheckpoint(run, run.checkpoint!, options.now()) : undefined;
     return databaseDestination(plan, options, store, runId, resumed);
   } catch (err) {

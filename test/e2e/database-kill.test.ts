@@ -1,0 +1,143 @@
+/**
+ * Database destinations as separate processes (the built bin): `kill -9` at a random moment, then
+ * `--resume`, leaves the table equal to an uninterrupted run's, with only the uncommitted group
+ * fetched again (a property over kill points, seeded: FC_SEED replays another seed); a DuckDB file
+ * held by another process is exit 7; the password file is read as libpq reads it.
+ */
+import { chmodSync, writeFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireBuild, runCli, runCommand } from '../helpers/cli.js';
+import { duckdbDatabase, postgresDatabase, type TestDatabase } from '../helpers/databases.js';
+import { PG_PASSWORD, startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { cliEnv, removeTempDirs, serveWorld, tempDir, type ServedWorld, type TempDir } from '../helpers/world.js';
+
+const SEED = Number(process.env.FC_SEED ?? 20240416);
+const RUNS = Number(process.env.FC_RUNS ?? 4);
+/** 20 pages of 10, a transaction per page. */
+const PAGES = 20;
+
+let server: TestPostgres;
+let world: ServedWorld;
+let dir: TempDir;
+/** Requests the sandbox answered, and what to do at the n-th of the current run. */
+let served = 0;
+let onRequest: ((n: number) => void) | undefined;
+
+beforeAll(async () => {
+  requireBuild();
+  server = await startPostgres();
+  dir = tempDir();
+  world = await serveWorld({ latencyMs: 15, sizes: { taxpayers: 1, invoicesPerTaxpayer: PAGES * 10 } });
+  const reply = world.sandbox.reply.bind(world.sandbox);
+  world.sandbox.reply = (request, signal) => {
+    onRequest?.(++served);
+    return reply(request, signal);
+  };
+}, 60_000);
+afterAll(async () => {
+  await world.close();
+  await server.stop();
+  removeTempDirs();
+});
+
+const args = (out: string, table: string): string[] => [
+  'invoices',
+  '--taxpayer',
+  world.taxpayer,
+  '--cursor',
+  '--items-per-page',
+  '10',
+  '--out',
+  out,
+  '--table',
+  table,
+  '--base-url',
+  world.base,
+  '-q',
+];
+const env = () => cliEnv(dir, { COLLECTIONS_CHECKPOINT_MS: '0' });
+
+/** Runs the CLI, counting the requests it sends; `killAt` sends SIGKILL when the server receives that many. */
+async function spawnRun(argv: string[], killAt?: number): Promise<{ code: number | null; signal: string | null; stderr: string; requests: number }> {
+  served = 0;
+  let kill: (() => void) | undefined;
+  onRequest = (n) => {
+    if (n === killAt) kill?.();
+  };
+  const r = await runCli(argv, { cwd: dir.path, env: env(), onSpawn: (child) => (kill = () => child.kill('SIGKILL')) });
+  onRequest = undefined;
+  return { code: r.code, signal: r.signal, stderr: r.stderr, requests: served };
+}
+
+/** The table's items as text, by id. */
+const items = async (db: TestDatabase, table: string): Promise<string[]> =>
+  (await db.rows(`SELECT id, ${db.itemText} AS item FROM ${table} ORDER BY id`)).map((r) => `${r.id!} ${r.item!}`);
+
+describe.each(['postgres', 'duckdb'] as const)('kill -9 of an export into %s, then --resume', (kind) => {
+  it('leaves the table equal to an uninterrupted run, fetching again only what was not committed', async () => {
+    const db = kind === 'postgres' ? await postgresDatabase(server) : duckdbDatabase(dir, `kill-${kind}.duckdb`);
+    const clean = await spawnRun(args(db.out, 'clean'));
+    expect(clean.code, clean.stderr).toBe(0);
+    const expected = await items(db, 'clean');
+    expect(expected).toHaveLength(PAGES * 10);
+    let round = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 2, max: PAGES }), async (killAt) => {
+        const table = `killed_${++round}`;
+        const killed = await spawnRun(args(db.out, table), killAt);
+        expect(killed.signal, killed.stderr).toBe('SIGKILL');
+        const [log] = await db.rows(`SELECT status, pages, next FROM collections_runs WHERE table_name = '${table}'`);
+        const committed = Number(log!.pages);
+        expect(log!.status).toBe('running');
+        // The rows of the committed groups, and no others.
+        expect((await items(db, table)).length).toBe(committed * 10);
+        const resumed = await spawnRun([...args(db.out, table), '--resume']);
+        expect(resumed.code, resumed.stderr).toBe(0);
+        expect(await items(db, table)).toEqual(expected);
+        // Only the pages after the last committed group (and the empty page that ends a cursor chain).
+        expect(resumed.requests).toBe(PAGES - committed + 1);
+        expect(committed).toBeGreaterThanOrEqual(killAt - 3);
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+  }, 240_000);
+});
+
+describe('locks and passwords of other processes', () => {
+  it('a DuckDB file another process holds is exit 7 naming it, before any request', async () => {
+    const db = duckdbDatabase(dir, 'held.duckdb');
+    let holding: { kill: (s: NodeJS.Signals) => boolean } | undefined;
+    const holder = runCommand(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const {DuckDBInstance}=await import('@duckdb/node-api');await DuckDBInstance.create(${JSON.stringify(db.out)});console.log('held');await new Promise(r=>setTimeout(r,8000));`,
+      ],
+      { cwd: process.cwd(), onStdout: (_c, child) => (holding = child) },
+    );
+    while (holding === undefined) await new Promise((r) => setTimeout(r, 50));
+    const r = await spawnRun(args(db.out, 'invoices'));
+    holding.kill('SIGTERM');
+    await holder;
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/another process \(PID \d+\) holds the DuckDB file .*held\.duckdb/);
+    expect(r.requests).toBe(0);
+  });
+
+  it('reads the password from ~/.pgpass (0600) when neither the URL nor PGPASSWORD has one, and ignores a file others can read', async () => {
+    const name = await server.createDatabase();
+    const home = tempDir();
+    writeFileSync(home.file('.pgpass'), `# test\n127.0.0.1:${server.port}:${name}:postgres:${PG_PASSWORD}\n`);
+    chmodSync(home.file('.pgpass'), 0o600);
+    const out = server.url(name, { password: false });
+    const ok = await runCli(args(out, 'invoices'), { cwd: dir.path, env: { ...env(), HOME: home.path, PGPASSWORD: undefined } });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(await server.query(name, 'SELECT count(*)::int AS n FROM invoices')).toEqual([{ n: PAGES * 10 }]);
+    chmodSync(home.file('.pgpass'), 0o644);
+    const refused = await runCli(args(out, 'invoices'), { cwd: dir.path, env: { ...env(), HOME: home.path, PGPASSWORD: undefined } });
+    expect(refused.code).toBe(7);
+    expect(refused.stderr).not.toContain(PG_PASSWORD);
+  });
+});
