@@ -111,7 +111,11 @@ export async function openDuckDbStore(target: StoreTarget): Promise<TableStore> 
     close: async () => {
       if (locked) writing.delete(lockKey);
       locked = false;
-      await serial(shared, async () => connection.closeSync()).catch(() => undefined);
+      const disconnect = (): Promise<void> => {
+        connection.closeSync();
+        return Promise.resolve();
+      };
+      await serial(shared, disconnect).catch(() => undefined);
       await leave(path, shared).catch(() => undefined);
     },
   };
