@@ -220,7 +220,11 @@ export async function runBatchExport(request: BatchRequest, ctx: Context): Promi
   if (flags.dryRun === true) return runBatchDryRun(batch.units, flags.parallel ?? 1, ctx);
   // Before the first request: every output's folder and the state file's folder, made and checked.
   for (const unit of batch.units) {
-    const folderOf = unit.plan.output.database ? (unit.plan.output.database.address.kind === 'duckdb' ? unit.plan.output.database.address.path : undefined) : unit.target;
+    const folderOf = unit.plan.output.database
+      ? unit.plan.output.database.address.kind === 'duckdb'
+        ? unit.plan.output.database.address.path
+        : undefined
+      : unit.target;
     if (!unit.doneEarlier && folderOf !== undefined) await prepareFolders(folderOf, undefined);
   }
   await prepareFolders(undefined, batch.units[0]?.plan.state?.path);

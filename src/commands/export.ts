@@ -166,7 +166,12 @@ export function prepareExport(command: string, flags: ExportFlags, argv: readonl
  * The watermarks stored with the table of a run of many taxpayers into a database (`--incremental`),
  * read once before any request, after the first taxpayer's plan checked every flag.
  */
-async function batchDatabaseSince(command: string, first: ExportFlags, argv: readonly string[], ctx: Context): Promise<Map<string, number> | undefined> {
+async function batchDatabaseSince(
+  command: string,
+  first: ExportFlags,
+  argv: readonly string[],
+  ctx: Context,
+): Promise<Map<string, number> | undefined> {
   if (first.incremental !== true || first.dryRun === true || first.out === undefined || !isDatabaseTable(first.out, ctx.cwd)) return undefined;
   return storedDatabaseSince(prepareExport(command, first, argv, ctx).plan, first, ctx);
 }

@@ -97,7 +97,8 @@ describe.each(['postgres', 'duckdb'] as const)('kill -9 of an export into %s, th
         expect(await items(db, table)).toEqual(expected);
         // Only the pages after the last committed group (and the empty page that ends a cursor chain).
         expect(resumed.requests).toBe(PAGES - committed + 1);
-        expect(committed).toBeGreaterThanOrEqual(killAt - 3);
+        // Never a checkpoint ahead of what was fetched.
+        expect(committed).toBeLessThanOrEqual(killAt);
       }),
       { numRuns: RUNS, seed: SEED },
     );
@@ -120,8 +121,9 @@ describe('locks and passwords of other processes', () => {
     while (holding === undefined) await new Promise((r) => setTimeout(r, 50));
     const r = await spawnRun(args(db.out, 'invoices'));
     holding.kill('SIGTERM');
-    await holder;
-    expect(r.code).toBe(7);
+    const held = await holder;
+    expect(held.stdout).toContain('held');
+    expect(r.code, `${r.stderr}\n${held.stderr}`).toBe(7);
     expect(r.stderr).toMatch(/another process \(PID \d+\) holds the DuckDB file .*held\.duckdb/);
     expect(r.requests).toBe(0);
   });

@@ -141,6 +141,63 @@ export async function openDatabase(plan: DatabasePlan, options: DatabaseOpenOpti
   }
 }
 
+/** Bytes of groups waiting while one commits, past which the page loop waits for the commit: memory stays bounded. */
+const MAX_WAITING_BYTES = 32 * 1024 * 1024;
+
+/** The commits of a run, one at a time; see {@link createCommitChain}. */
+interface CommitChain {
+  /** Queues a group; waits only when too much is waiting. @throws the failure of an earlier commit */
+  add(chunks: Buffer[], mark: GroupMark): Promise<void>;
+  /** Waits until everything queued is committed. @throws the failure of a commit */
+  settle(): Promise<void>;
+}
+
+/**
+ * One commit at a time, beside the fetching; groups that end while one commits wait and are
+ * committed together with the latest mark, so a database slower than the API gets fewer, larger
+ * transactions (as the file durability chain shares one flush among pages), never a checkpoint
+ * ahead of its rows.
+ */
+function createCommitChain(commit: (chunks: Buffer[], mark: GroupMark) => Promise<void>): CommitChain {
+  let waiting: { chunks: Buffer[]; bytes: number; mark: GroupMark } | undefined;
+  let running: Promise<void> | undefined;
+  let failure: unknown;
+  let failed = false;
+  const start = (): void => {
+    if (running !== undefined) return;
+    running = (async () => {
+      try {
+        while (waiting !== undefined) {
+          const next = waiting;
+          waiting = undefined;
+          await commit(next.chunks, next.mark);
+        }
+      } catch (err) {
+        failed = true;
+        failure = err;
+        waiting = undefined;
+      } finally {
+        running = undefined;
+      }
+    })();
+  };
+  const settle = async (): Promise<void> => {
+    while (running !== undefined) await running;
+    if (failed) throw failure;
+  };
+  return {
+    async add(chunks, mark) {
+      if (failed) throw failure;
+      const bytes = chunks.reduce((n, c) => n + c.length, 0);
+      if (waiting === undefined) waiting = { chunks, bytes, mark };
+      else waiting = { chunks: [...waiting.chunks, ...chunks], bytes: waiting.bytes + bytes, mark };
+      start();
+      if (waiting !== undefined && waiting.bytes >= MAX_WAITING_BYTES) await settle();
+    },
+    settle,
+  };
+}
+
 /** The destination of one run `runId` on an open, locked `store`. */
 function databaseDestination(
   plan: DatabasePlan,
@@ -151,8 +208,12 @@ function databaseDestination(
 ): DatabaseDestination {
   const shown = `${tableText(plan.table)} in ${plan.address.shown}`;
   let chunks: Buffer[] = [];
-  let inFlight: Promise<void> = Promise.resolve();
   const rows: RowCounts & { deleted: number | undefined } = { inserted: 0, updated: 0, deleted: undefined };
+  const commits = createCommitChain(async (group, mark) => {
+    const counts = await store.commitGroup(runId, group, mark, plan.prune);
+    rows.inserted += counts.inserted;
+    rows.updated += counts.updated;
+  });
   let watermark: string | undefined;
   let finished = false;
   const groupMark = (mark: PageMark): GroupMark => ({
@@ -179,31 +240,25 @@ function databaseDestination(
       chunks.push(typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
       return Promise.resolve();
     },
-    async pageWritten(mark) {
+    pageWritten(mark) {
       const group = chunks;
       chunks = [];
-      // One group is committed while the next is fetched: wait for the one before (and its failure).
-      await inFlight;
-      inFlight = store.commitGroup(runId, group, groupMark(mark), plan.prune).then((counts) => {
-        rows.inserted += counts.inserted;
-        rows.updated += counts.updated;
-      });
-      inFlight.catch(() => undefined);
+      return commits.add(group, groupMark(mark));
     },
-    settle: () => inFlight,
+    settle: () => commits.settle(),
     keepWatermark(since) {
       if (plan.storeWatermark) watermark = since;
     },
     async finish(text) {
       if (text.length > 0 || chunks.length > 0) throw new Error('a database destination got text after its last group');
-      await inFlight;
+      await commits.settle();
       const final: FinalRun = { stats: options.stats(), prune: plan.prune, watermark };
       const done = await store.finishRun(runId, final);
       if (plan.prune) rows.deleted = done.deleted;
       finished = true;
     },
     async abort() {
-      await inFlight.catch(() => undefined);
+      await commits.settle().catch(() => undefined);
       await store.endRun(runId, options.signal.aborted ? 'interrupted' : 'failed', options.stats());
     },
     close: () => store.close(),

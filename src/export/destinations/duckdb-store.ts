@@ -1,11 +1,14 @@
 /**
  * The DuckDB store of a database destination (export/destinations/store.ts): an embedded database
  * file, no server, through `@duckdb/node-api` (loaded only here, only when asked for). A group's
- * NDJSON reaches DuckDB as one string split into rows by DuckDB itself (one call, no row-by-row
- * appends), then one `INSERT … ON CONFLICT (id) DO UPDATE … WHERE the row differs` upserts it.
+ * NDJSON reaches DuckDB as a file its own JSON reader reads (no row-by-row appends), and one
+ * `INSERT … ON CONFLICT (id) DO UPDATE … WHERE the row differs` upserts it.
  * DuckDB locks its file for one process (export/destinations/duckdb-instance.ts); inside it, one
  * session writes a table and source at a time.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CollectionsError } from '../../errors.js';
 import { databaseError } from './database.js';
@@ -67,6 +70,9 @@ export async function openDuckDbStore(target: StoreTarget): Promise<TableStore> 
   const { path, shown } = target.address;
   const { shared, connection } = await connectTo(path, shown);
   const names = tableNames(target.table);
+  // DuckDB reads each group as NDJSON from this file: its own parallel JSON reader, no row-by-row appends.
+  const scratch = await mkdtemp(join(tmpdir(), 'collections-duckdb-'));
+  const groupFile = join(scratch, 'group.ndjson');
   const lockKey = `${path}\n${tableText(target.table)}\n${target.source}`;
   let locked = false;
   const fail = (what: string) => (err: unknown) => {
@@ -76,10 +82,7 @@ export async function openDuckDbStore(target: StoreTarget): Promise<TableStore> 
   const q: Query = (sql, values = []) => rows(connection, sql, values);
   const once: Query = (sql, values = []) => serial(shared, () => rows(connection, sql, values));
   return {
-    prepare: () =>
-      transaction(() => prepare(connection, target, names))
-        .then(() => once('CREATE TEMP TABLE IF NOT EXISTS collections_stage (n BIGINT, item JSON)'))
-        .then(() => undefined, fail('could not prepare the tables')),
+    prepare: () => transaction(() => prepare(connection, target, names)).then(() => undefined, fail('could not prepare the tables')),
     lock: () => {
       if (writing.has(lockKey)) {
         const where = `${tableText(target.table)} for ${target.source} in ${shown}`;
@@ -100,7 +103,7 @@ export async function openDuckDbStore(target: StoreTarget): Promise<TableStore> 
       return start.then((r) => r[0]!.id!, fail('could not start the run'));
     },
     commitGroup: (runId, ndjson, mark, seen) =>
-      transaction(() => commitGroup(connection, q, target, names, runId, ndjson, mark, seen)).catch(
+      transaction(() => commitGroup(connection, q, target, names, runId, { file: groupFile, ndjson }, mark, seen)).catch(
         fail('could not commit a group of pages; the last committed checkpoint is kept'),
       ),
     finishRun: (runId, final) => transaction(() => finishRun(q, target, names, runId, final)).catch(fail('could not finish the run')),
@@ -116,6 +119,7 @@ export async function openDuckDbStore(target: StoreTarget): Promise<TableStore> 
         return Promise.resolve();
       };
       await serial(shared, disconnect).catch(() => undefined);
+      await rm(scratch, { recursive: true, force: true });
       await leave(path, shared).catch(() => undefined);
     },
   };
@@ -143,47 +147,44 @@ async function latestRun(q: Query, target: StoreTarget, names: TableNames): Prom
 /** A query on the session's connection: rows with every value as text. */
 type Query = (sql: string, values?: Array<string | null>) => Promise<Array<Record<string, string | null>>>;
 
-/** One group: stage the lines, keep the last item of each key, count, upsert, record the checkpoint. */
+/** One group: its items read by DuckDB from the session's group file, the last item of each key kept, upserted; the checkpoint recorded. */
 async function commitGroup(
   connection: DuckDBConnection,
   q: Query,
   target: StoreTarget,
   names: TableNames,
   runId: string,
-  ndjson: readonly Buffer[],
+  group: { file: string; ndjson: readonly Buffer[] },
   mark: GroupMark,
   seen: boolean,
 ): Promise<RowCounts> {
-  const text = Buffer.concat(ndjson);
-  const lines = text.toString('utf8', 0, text.length > 0 && text[text.length - 1] === 0x0a ? text.length - 1 : text.length);
-  await connection.run('DELETE FROM collections_stage');
-  if (lines !== '') {
-    await connection.run('INSERT INTO collections_stage SELECT generate_subscripts(l, 1), unnest(l) FROM (SELECT string_split($1, chr(10)) AS l)', [
-      lines,
-    ]);
-  }
-  const keyParams = target.key === undefined ? [] : [pointer(target.key)];
-  await connection.run(
-    `CREATE OR REPLACE TEMP TABLE collections_group AS SELECT k, item FROM (SELECT ${keySql(target.key, 1)} AS k, item, n FROM collections_stage) ` +
-      'QUALIFY row_number() OVER (PARTITION BY k ORDER BY n DESC) = 1',
-    keyParams,
-  );
-  const same = '(t.item, t.taxpayer, t.source) IS NOT DISTINCT FROM (s.item, $1, $2)';
-  const counted = await q(
-    `SELECT count(*) FILTER (WHERE t.id IS NULL)::VARCHAR AS inserted, count(*) FILTER (WHERE t.id IS NOT NULL AND NOT ${same})::VARCHAR AS updated ` +
-      `FROM collections_group s LEFT JOIN ${names.mirror} t ON t.id = s.k`,
-    [target.taxpayer ?? null, target.source],
-  );
-  await q(
+  await writeFile(group.file, group.ndjson);
+  const keyed =
+    `SELECT ${keySql(target.key, 2)} AS k, item, n FROM (SELECT json AS item, row_number() OVER () AS n FROM read_ndjson_objects($1)) ` +
+    'QUALIFY row_number() OVER (PARTITION BY k ORDER BY n DESC) = 1';
+  const keyParam = target.key === undefined ? [] : [pointer(target.key)];
+  const count = async (): Promise<number> => Number((await q(`SELECT count(*)::VARCHAR AS n FROM ${names.mirror}`))[0]!.n);
+  const before = await count();
+  // The rows inserted or changed come back (one `1` each); the table's growth tells the inserted from them.
+  const changed = await connection.runAndReadAll(
     `INSERT INTO ${names.mirror} AS t (id, item, taxpayer, source, updated_at, synced_at) ` +
-      "SELECT k, item, $1, $2, try_cast(json_extract_string(item, '$.updatedAt') AS TIMESTAMPTZ), coalesce($3::TIMESTAMPTZ, now()) FROM collections_group " +
+      `SELECT k, item, $${keyParam.length + 2}, $${keyParam.length + 3}, try_cast(json_extract_string(item, '$.updatedAt') AS TIMESTAMPTZ), ` +
+      `coalesce($${keyParam.length + 4}::TIMESTAMPTZ, now()) FROM (${keyed}) ` +
       'ON CONFLICT (id) DO UPDATE SET item = excluded.item, taxpayer = excluded.taxpayer, source = excluded.source, ' +
       'updated_at = excluded.updated_at, synced_at = excluded.synced_at ' +
-      'WHERE (t.item, t.taxpayer, t.source) IS DISTINCT FROM (excluded.item, excluded.taxpayer, excluded.source)',
-    [target.taxpayer ?? null, target.source, mark.serverTime ?? null],
+      'WHERE (t.item, t.taxpayer, t.source) IS DISTINCT FROM (excluded.item, excluded.taxpayer, excluded.source) RETURNING 1',
+    [group.file, ...keyParam, target.taxpayer ?? null, target.source, mark.serverTime ?? null],
   );
-  if (seen) await q(`INSERT INTO ${names.seen} (run_id, id) SELECT $1::BIGINT, k FROM collections_group ON CONFLICT DO NOTHING`, [runId]);
-  const counts = { inserted: Number(counted[0]!.inserted), updated: Number(counted[0]!.updated) };
+  const inserted = (await count()) - before;
+  const counts = { inserted, updated: changed.currentRowCount - inserted };
+  if (seen) {
+    const last = keyParam.length + 2;
+    await q(`INSERT INTO ${names.seen} (run_id, id) SELECT DISTINCT $${last}::BIGINT, k FROM (${keyed}) ON CONFLICT DO NOTHING`, [
+      group.file,
+      ...keyParam,
+      runId,
+    ]);
+  }
   await q(
     `UPDATE ${names.runs} SET next = $2, items = $3::BIGINT, pages = $4::BIGINT, last_request_id = coalesce($5, last_request_id), ` +
       'server_time = coalesce(server_time, $6::TIMESTAMPTZ), rows_inserted = rows_inserted + $7::BIGINT, rows_updated = rows_updated + $8::BIGINT, ' +
