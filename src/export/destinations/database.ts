@@ -181,6 +181,8 @@ function createCommitChain(commit: (chunks: Buffer[], mark: GroupMark) => Promis
       }
     })();
   };
+  // Read through a function: `start()` may have taken the batch already.
+  const waitingBytes = (): number => waiting?.bytes ?? 0;
   const settle = async (): Promise<void> => {
     while (running !== undefined) await running;
     if (failed) throw failure;
@@ -192,7 +194,7 @@ function createCommitChain(commit: (chunks: Buffer[], mark: GroupMark) => Promis
       if (waiting === undefined) waiting = { chunks, bytes, mark };
       else waiting = { chunks: [...waiting.chunks, ...chunks], bytes: waiting.bytes + bytes, mark };
       start();
-      if (waiting !== undefined && waiting.bytes >= MAX_WAITING_BYTES) await settle();
+      if (waitingBytes() >= MAX_WAITING_BYTES) await settle();
     },
     settle,
   };
