@@ -66,6 +66,9 @@ async function runCommandLine(line: CommandLine, ctx: Context): Promise<number> 
  * an exit code instead of a stack trace.
  */
 export async function run(argv: readonly string[]): Promise<number> {
+  // A password in a PostgreSQL URL leaves the process's command line, which `ps` shows to every
+  // user (docs/databases.md, "Passwords"): the title overwrites it.
+  if (argv.some((word) => /^postgres(ql)?:\/\/[^/@]*:[^/@]*@/i.test(word))) process.title = 'collections';
   // The proxy variables are read from the Context's environment (called on the first request only).
   const loadTransport = (): Promise<FetchLike> => import('../http/transport.js').then((m) => m.createTransportFetch({ env: ctx.env }));
   const ctx = createSystemContext(readPackageVersion(), loadTransport);

@@ -8,6 +8,8 @@ import { CollectionsError, ExitCode } from '../errors.js';
 import type { ExportPlan } from '../export/run/plan.js';
 import { formatCount, formatDuration } from '../io/format.js';
 import { statOrUndefined } from '../io/files.js';
+import { RUNS_TABLE } from '../export/destinations/schema.js';
+import { tableText } from '../export/destinations/table-name.js';
 import { inertText } from '../io/terminal-text.js';
 import { createClient } from '../http/client.js';
 import { maskSecret } from '../http/redact.js';
@@ -100,7 +102,15 @@ async function probeExport(plan: ExportPlan, ctx: Context): Promise<DryRunProbe>
 
 /** Where the export would write, and what it would keep beside the output. */
 async function fileLines(plan: ExportPlan): Promise<Array<[string, string]>> {
-  const { files } = plan.output;
+  const { files, database } = plan.output;
+  if (database) {
+    const where = inertText(`${tableText(database.table)} in ${database.address.shown}`);
+    return [
+      ['output', `table ${where}, upserted by ${database.key?.join('.') ?? 'id (else @id)'} (not connected by a dry run)`],
+      ['checkpoint', `in ${inertText(RUNS_TABLE)}, for ${inertText(database.source)}`],
+      ['lock', database.address.kind === 'postgres' ? 'a PostgreSQL advisory lock on the table and source' : "DuckDB's lock on the file"],
+    ];
+  }
   if (!files)
     return [
       ['output', 'stdout'],
@@ -198,7 +208,9 @@ function unitLine(unit: DryRunUnit, estimate: DryRunEstimate | undefined): strin
       : estimate.items === undefined
         ? 'items unknown'
         : `${formatCount(estimate.items)} items, ${formatCount(estimate.pages ?? 0)} ${estimate.pages === 1 ? 'page' : 'pages'}`;
-  return inertText(`${unit.taxpayer}: GET ${unit.plan.pages.start.href} → ${unit.plan.output.files?.target ?? 'stdout'} (${counts})`);
+  const { database, files } = unit.plan.output;
+  const to = database ? `${tableText(database.table)} in ${database.address.shown}` : (files?.target ?? 'stdout');
+  return inertText(`${unit.taxpayer}: GET ${unit.plan.pages.start.href} → ${to} (${counts})`);
 }
 
 /**

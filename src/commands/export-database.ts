@@ -86,7 +86,7 @@ export function planDestination(flags: ExportFlags, cwd: string): DatabaseAddres
 }
 
 /**
- * The plan of a database destination: the table (`--table`, else from the endpoint), the key, the
+ * The plan of a database destination: the table (`--table`, else from the path), the key, the
  * source, the taxpayer, the mode, and whether a complete run stores its watermark: an incremental
  * run, or a full one without `--since` (a full run saw everything, so the next `--incremental` may
  * start there); never under `--max-items`, nor where the API has no date filter.
@@ -97,7 +97,8 @@ export function planDatabase(
   flags: ExportFlags,
   target: { readonly endpoint: Endpoint; readonly ids: Ids; readonly path: string },
 ): DatabasePlan {
-  const table = parseTableName(flags.table ?? defaultTableName(target.endpoint.key));
+  // From the path, so `get <path>` and the named commands name their tables alike (`/taxpayers/X/invoices/payments` → payments).
+  const table = parseTableName(flags.table ?? defaultTableName(target.path));
   let key: string[] | undefined;
   if (flags.key !== undefined) {
     key = flags.key.split('.');

@@ -4,7 +4,8 @@
  * fetched again (a property over kill points, seeded: FC_SEED replays another seed); a DuckDB file
  * held by another process is exit 7; the password file is read as libpq reads it.
  */
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuild, runCli, runCommand } from '../helpers/cli.js';
@@ -141,5 +142,27 @@ describe('locks and passwords of other processes', () => {
     const refused = await runCli(args(out, 'invoices'), { cwd: dir.path, env: { ...env(), HOME: home.path, PGPASSWORD: undefined } });
     expect(refused.code).toBe(7);
     expect(refused.stderr).not.toContain(PG_PASSWORD);
+  });
+
+  it.runIf(process.platform === 'linux')('takes a password in the URL off the process command line that ps shows', async () => {
+    // A server that accepts the connection and never answers: the run waits in its connect.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    let cmdline = '';
+    const r = await runCli(args(`postgres://me:title-canary-PW@127.0.0.1:${port}/db`, 'invoices'), {
+      cwd: dir.path,
+      env: env(),
+      onSpawn: (child) => {
+        setTimeout(() => {
+          cmdline = readFileSync(`/proc/${child.pid!}/cmdline`, 'utf8');
+          child.kill('SIGKILL');
+        }, 3000);
+      },
+    });
+    silent.close();
+    expect(r.signal).toBe('SIGKILL');
+    expect(cmdline).toMatch(/^collections/);
+    expect(cmdline).not.toContain('title-canary-PW');
   });
 });

@@ -314,6 +314,14 @@ describe('database destinations: usage errors (exit 2, no request, nothing writt
     expect(r.stderr).not.toContain(':pw@');
   });
 
+  it('--dry-run names the table, its checkpoint and lock, connects to nothing and shows no password', async () => {
+    const r = await run(['invoices', '--taxpayer', world.taxpayer, '--out', 'postgres://me:dry-canary-PW@127.0.0.1:9/db', '--dry-run']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('table invoices in postgres://me@127.0.0.1:9/db, upserted by id (else @id)');
+    expect(r.stdout).toContain(`in collections_runs, for ${invoicesPath()}`);
+    expect(r.stdout + r.stderr).not.toContain('dry-canary-PW');
+  });
+
   it('--incremental on an endpoint without a date filter is refused', async () => {
     const r = await run(['payments', '--taxpayer', world.taxpayer, '--out', 'x.duckdb', '--incremental']);
     expect(r.code).toBe(2);

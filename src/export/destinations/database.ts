@@ -142,7 +142,7 @@ export async function openDatabase(plan: DatabasePlan, options: DatabaseOpenOpti
 }
 
 /** Bytes of groups waiting while one commits, past which the page loop waits for the commit: memory stays bounded. */
-const MAX_WAITING_BYTES = 32 * 1024 * 1024;
+const MAX_WAITING_BYTES = 16 * 1024 * 1024;
 
 /** The commits of a run, one at a time; see {@link createCommitChain}. */
 interface CommitChain {
