@@ -270,7 +270,9 @@ export function createProgress(options: ProgressOptions): Progress {
     note(text) {
       if (!quiet) line(text);
     },
-    start() {},
+    start(info) {
+      if (info.mode === 'cursor') eta.endsOnEmptyPage();
+    },
     done(destination) {
       countdown.stop();
       const summary = inertText(formatSummary(stats, destination, clock.monotonic() - started));
