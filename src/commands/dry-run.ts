@@ -6,14 +6,18 @@
 import type { Context } from '../context.js';
 import { CollectionsError, ExitCode } from '../errors.js';
 import type { ExportPlan } from '../export/run/plan.js';
-import { formatCount, formatDuration } from '../io/format.js';
+import { formatCount, formatTimeLeft } from '../io/format.js';
 import { statOrUndefined } from '../io/files.js';
 import { inertText } from '../io/terminal-text.js';
 import { createClient } from '../http/client.js';
 import { maskSecret } from '../http/redact.js';
 import { fetchPage } from '../pagination/fetch-page.js';
 
-/** What the light request told: the total when the API sent one, and the quota of its window. */
+/**
+ * What the light request told: the total when the API sent one, and the quota as it stood. One
+ * response never shows the window's length (`X-RateLimit-Reset` is when the current window ends,
+ * and a run starts at any point of it), so none is derived from it.
+ */
 export interface DryRunProbe {
   /** `hydra:totalItems`, when sent. */
   totalItems?: number;
@@ -21,8 +25,20 @@ export interface DryRunProbe {
   limit?: number;
   /** `X-RateLimit-Remaining`. */
   remaining?: number;
-  /** Window length estimate, ms: `X-RateLimit-Reset` minus the response's `Date`. */
-  windowMs?: number;
+  /** Time until the window resets, ms: `X-RateLimit-Reset` as a local instant less when the response came. */
+  resetInMs?: number;
+}
+
+/** How an export's requests meet the quota the light request saw. */
+export interface QuotaForecast {
+  /** Requests the current window still allows that the export would use now. */
+  now: number;
+  /** Windows after the current one the other requests need (0: no rate-limit wait). */
+  windows: number;
+  /** `X-RateLimit-Limit`. */
+  limit: number;
+  /** Time until the current window resets, ms, when known. */
+  resetInMs?: number;
 }
 
 /** The work an export would do, from a {@link DryRunProbe}: `undefined` where it is unknown. */
@@ -31,27 +47,40 @@ export interface DryRunEstimate {
   items?: number;
   /** Requests of `itemsPerPage` items it would send. */
   pages?: number;
-  /** pages / limit per window × window length, ms. */
-  durationMs?: number;
+  /** Requests it would send: the pages, and in cursor mode the empty page that ends the chain. */
+  requests?: number;
 }
 
 /**
- * The items, pages and time an export would take (pure).
+ * The items, pages and requests an export would take (pure).
  * @param itemsPerPage items per page of the real export
  * @param firstPage first page in offset mode (1 in cursor mode)
  */
-export function estimateExport(probe: DryRunProbe, itemsPerPage: number, firstPage: number, maxItems: number | undefined): DryRunEstimate {
-  const out: DryRunEstimate = {};
-  if (probe.totalItems === undefined) return out;
+export function estimateExport(
+  probe: DryRunProbe,
+  itemsPerPage: number,
+  firstPage: number,
+  maxItems: number | undefined,
+  cursor = false,
+): DryRunEstimate {
+  if (probe.totalItems === undefined) return {};
   const left = Math.max(0, probe.totalItems - (firstPage - 1) * itemsPerPage);
   const items = maxItems === undefined ? left : Math.min(left, maxItems);
   const pages = Math.max(1, Math.ceil(items / itemsPerPage));
-  out.items = items;
-  out.pages = pages;
-  if (probe.limit !== undefined && probe.limit > 0 && probe.windowMs !== undefined && probe.windowMs > 0) {
-    out.durationMs = (pages / probe.limit) * probe.windowMs;
-  }
-  return out;
+  // A cursor chain ends on its first empty page, unless --max-items stops the export first.
+  const requests = pages + (cursor && (maxItems === undefined || maxItems > left) ? 1 : 0);
+  return { items, pages, requests };
+}
+
+/**
+ * How `requests` meet the quota of `probe` (pure): those the window has left go now, the others
+ * wait for its reset and then `limit` a window; undefined without `X-RateLimit-Limit` and `-Remaining`.
+ */
+export function forecastQuota(requests: number, probe: DryRunProbe): QuotaForecast | undefined {
+  const { limit, remaining, resetInMs } = probe;
+  if (limit === undefined || remaining === undefined || limit <= 0) return undefined;
+  const now = Math.min(requests, Math.max(0, remaining));
+  return { now, windows: Math.ceil((requests - now) / limit), limit, ...(resetInMs === undefined ? {} : { resetInMs }) };
 }
 
 /** The request headers of the export, the key masked (`****abcd`), in the order they are sent. */
@@ -66,8 +95,8 @@ function shownHeaders(plan: ExportPlan, ctx: Context): Array<[string, string]> {
 
 /**
  * Sends the light request: the first page with `itemsPerPage=1` (page 1 in offset mode), no retry.
- * The window length is the reset as a local instant (corrected by the server's `Date`) minus when
- * the response arrived, i.e. `X-RateLimit-Reset` − `Date` (the API documentation, rate limiting).
+ * The time to the reset is the reset as a local instant (corrected by the server's `Date`) minus
+ * when the response arrived (the API documentation, rate limiting).
  * @throws what {@link fetchPage} throws (401/403 exit 3, 404 exit 4, network exit 6…)
  */
 async function probeExport(plan: ExportPlan, ctx: Context): Promise<DryRunProbe> {
@@ -94,7 +123,7 @@ async function probeExport(plan: ExportPlan, ctx: Context): Promise<DryRunProbe>
   if (rl?.limit !== undefined) probe.limit = rl.limit;
   if (rl?.remaining !== undefined) probe.remaining = rl.remaining;
   const reset = rl?.resetLocalAt ?? rl?.resetAt;
-  if (rl !== undefined && reset !== undefined && reset > rl.observedAt) probe.windowMs = reset - rl.observedAt;
+  if (rl !== undefined && reset !== undefined) probe.resetInMs = Math.max(0, reset - rl.observedAt);
   return probe;
 }
 
@@ -125,11 +154,34 @@ async function fileLines(plan: ExportPlan): Promise<Array<[string, string]>> {
 
 const unknown = (value: string | undefined): string => value ?? 'unknown';
 
-/** The quota a probe saw: `60 requests per 1m, 57 left`, or `unknown`. */
+/** The quota a probe saw: `60 requests, 57 left, resets in 3s`, or `unknown`. */
 function quotaText(probe: DryRunProbe): string {
   if (probe.limit === undefined) return 'unknown';
-  const window = probe.windowMs === undefined ? 'window of unknown length' : formatDuration(probe.windowMs);
-  return `${formatCount(probe.limit)} requests per ${window}${probe.remaining === undefined ? '' : `, ${formatCount(probe.remaining)} left`}`;
+  const left = probe.remaining === undefined ? '' : `, ${formatCount(probe.remaining)} left`;
+  const reset = probe.resetInMs === undefined ? '' : `, resets in ${formatTimeLeft(probe.resetInMs)}`;
+  return `${formatCount(probe.limit)} ${probe.limit === 1 ? 'request' : 'requests'}${left}${reset}`;
+}
+
+const plural = (n: number, one: string, many: string): string => `${formatCount(n)} ${n === 1 ? one : many}`;
+
+/**
+ * What is known of the time `requests` take under the quota, never a made-up duration: no wait; the
+ * wait for the reset when one more window suffices; else the windows needed, whose length no
+ * response tells.
+ */
+function estimateText(requests: number | undefined, probe: DryRunProbe): string {
+  if (requests === undefined) return 'unknown';
+  const forecast = forecastQuota(requests, probe);
+  if (forecast === undefined) return `unknown (${plural(requests, 'request', 'requests')}, no rate-limit headers)`;
+  const all = plural(requests, 'request', 'requests');
+  if (forecast.windows === 0) return `no rate-limit wait: the ${all} fit in the ${formatCount(probe.remaining ?? 0)} left`;
+  const reset = forecast.resetInMs === undefined ? 'the reset' : `the reset in ${formatTimeLeft(forecast.resetInMs)}`;
+  const head = `${all}: ${formatCount(forecast.now)} now, ${formatCount(requests - forecast.now)}`;
+  if (forecast.windows === 1) {
+    const text = `${head} after ${reset}`;
+    return forecast.resetInMs === undefined ? text : `at least ${formatTimeLeft(forecast.resetInMs)}: ${text}`;
+  }
+  return `${head} in ${formatCount(forecast.windows)} more windows of ${formatCount(forecast.limit)} after ${reset}; no time given (no response tells a window's length)`;
 }
 
 /** The estimate of a plan's export from its probe (pure wrapper of {@link estimateExport}). */
@@ -137,7 +189,7 @@ function estimateOf(plan: ExportPlan, probe: DryRunProbe): DryRunEstimate & { it
   const { start, mode, maxItems } = plan.pages;
   const itemsPerPage = Number(start.searchParams.get('itemsPerPage'));
   const firstPage = mode === 'offset' ? Number(start.searchParams.get('page')) : 1;
-  return { ...estimateExport(probe, itemsPerPage, firstPage, maxItems), itemsPerPage };
+  return { ...estimateExport(probe, itemsPerPage, firstPage, maxItems, mode === 'cursor'), itemsPerPage };
 }
 
 /** `label: value` rows, labels padded to one width (an empty label continues the row above). */
@@ -166,7 +218,7 @@ function planLines(plan: ExportPlan, ctx: Context, files: Array<[string, string]
     ['items', unknown(estimate.items === undefined ? undefined : formatCount(estimate.items))],
     ['pages', unknown(estimate.pages === undefined ? undefined : `${formatCount(estimate.pages)} of ${formatCount(estimate.itemsPerPage)} items`)],
     ['quota', quotaText(probe)],
-    ['estimate', unknown(estimate.durationMs === undefined ? undefined : `${formatDuration(estimate.durationMs)} at the current quota`)],
+    ['estimate', estimateText(estimate.requests, probe)],
   ]);
 }
 
@@ -204,7 +256,7 @@ function unitLine(unit: DryRunUnit, estimate: DryRunEstimate | undefined): strin
 /**
  * The dry run of a run with many taxpayers (docs/progress.md, "Dry run"): one light request per taxpayer, one
  * after the other, then one line per taxpayer (first request, file, items) and the total with its
- * estimate (the pages of every taxpayer at the quota of the last answer: they share the endpoint's
+ * estimate (the requests of every taxpayer against the quota of the last answer: they share the endpoint's
  * budget). A taxpayer the API does not know is named on its line; the others are still planned.
  * Writes nothing, makes no folder.
  * @returns 0, or 4 when a taxpayer was not found
@@ -215,6 +267,7 @@ export async function runBatchDryRun(units: readonly DryRunUnit[], parallel: num
   let probe: DryRunProbe = {};
   let items: number | undefined = 0;
   let pages = 0;
+  let requests = 0;
   let code: number = ExitCode.Ok;
   for (const unit of units) {
     let estimate: (DryRunEstimate & { itemsPerPage: number }) | undefined;
@@ -228,12 +281,11 @@ export async function runBatchDryRun(units: readonly DryRunUnit[], parallel: num
     if (estimate !== undefined) {
       items = items === undefined || estimate.items === undefined ? undefined : items + estimate.items;
       pages += estimate.pages ?? 0;
+      requests += estimate.requests ?? 0;
     }
     lines.push(unitLine(unit, estimate));
   }
   const first = units[0]!.plan;
-  const durationMs =
-    probe.limit !== undefined && probe.limit > 0 && probe.windowMs !== undefined ? (pages / probe.limit) * probe.windowMs : undefined;
   const n = units.length;
   const head = `dry run: nothing was written; ${n} requests (itemsPerPage=1) were sent, one per taxpayer`;
   const rows = padRows([
@@ -241,7 +293,7 @@ export async function runBatchDryRun(units: readonly DryRunUnit[], parallel: num
     ...commonRows(first, ctx),
     ['total', items === undefined ? 'unknown' : `${formatCount(items)} items, ${formatCount(pages)} ${pages === 1 ? 'page' : 'pages'}`],
     ['quota', quotaText(probe)],
-    ['estimate', items === undefined || durationMs === undefined ? 'unknown' : `${formatDuration(durationMs)} at the current quota`],
+    ['estimate', estimateText(items === undefined ? undefined : requests, probe)],
   ]);
   ctx.io.stdout.write(`${[head, ...lines, ...rows].join('\n')}\n`);
   return code;
