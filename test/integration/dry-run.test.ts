@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { estimateExport, forecastQuota } from '../../src/commands/dry-run.js';
-import { canaryFree, createWorld, removeTempDirs, runInProcess, tempDir } from '../helpers/world.js';
+import { canaryFree, createWorld, removeTempDirs, runInProcess, START, tempDir } from '../helpers/world.js';
 
 afterAll(removeTempDirs);
 
@@ -73,6 +73,46 @@ describe('--dry-run', () => {
     const run = await runInProcess(world, dir, ['entities', '--out', 'e.ndjson', '--dry-run']);
     expect(run.code).toBe(0);
     expect(filesUnder(dir.path)).toEqual([]);
+  });
+});
+
+describe('the estimate of --dry-run does not depend on when it runs', () => {
+  it('five dry runs one second apart (3 requests per 5 s, 30 pages): the windows needed each time, never a made-up duration', async () => {
+    // Issue 27: the estimate took the time to the reset for the window's length (40, 20, 50, 30 and 10 s for a 47 s export).
+    const world = createWorld({ limit: 3, windowSeconds: 5, sizes: { taxpayers: 1, invoicesPerTaxpayer: 3000 } });
+    const dir = tempDir();
+    const seen: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const run = await runInProcess(world, dir, [
+        'invoices',
+        '--taxpayer',
+        world.taxpayer,
+        '--items-per-page',
+        '100',
+        '--out',
+        'inv.csv',
+        '--dry-run',
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      seen.push(...run.stdout.split('\n').filter((l) => /^(quota|estimate):/.test(l)));
+      await world.clock.sleep(1_000);
+    }
+    // Each light request spends one of the 3; the fourth waits for the next window (at 5 s).
+    const left = [2, 1, 0, 2, 1];
+    const resetIn = [5, 4, 3, 5, 4];
+    expect(seen).toEqual(
+      left.flatMap((l, i) => [
+        `quota:      3 requests, ${l} left, resets in ${resetIn[i]}s`,
+        `estimate:   30 requests: ${l} now, ${30 - l} in 10 more windows of 3 after the reset in ${resetIn[i]}s; no time given (no response tells a window's length)`,
+      ]),
+    );
+  });
+
+  it('one more window: at least the time to the reset', async () => {
+    const world = createWorld({ limit: 3, windowSeconds: 5, start: START + 1_000, sizes: { taxpayers: 1, invoicesPerTaxpayer: 3000 } });
+    const dir = tempDir();
+    const run = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--out', 'inv.csv', '--dry-run']);
+    expect(run.stdout).toMatch(/^estimate: +at least 4s: 3 requests: 2 now, 1 after the reset in 4s$/m);
   });
 });
 
