@@ -199,7 +199,7 @@ async function writeBatchManifest(batch: BatchPlan, startedMs: number, ctx: Cont
 }
 
 /**
- * Runs the export for every taxpayer of the request, or with `--dry-run` prints their plan
+ * Runs the export for every taxpayer of the request, or with `--dry-run` its checks and their plan
  * (commands/dry-run.ts `runBatchDryRun`). Every output's folder and the state file's folder are
  * made and checked before the first request.
  * @returns the most severe exit code of the taxpayers (commands/batch-report.ts `SEVERITY`)

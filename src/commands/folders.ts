@@ -8,7 +8,8 @@ import { constants as fsConstants } from 'node:fs';
 import { access, mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { OutputError } from '../errors.js';
-import { fileError } from '../io/files.js';
+import type { ExportPlan } from '../export/run/plan.js';
+import { errorReason, fileError } from '../io/files.js';
 
 /** The calls {@link makeFolder} makes; tests inject a read-only or forbidden file system. */
 export interface FolderFileSystem {
@@ -85,4 +86,73 @@ export async function makeFolder(folder: string, forPath: string, fs: FolderFile
 export async function prepareFolders(templated: string | undefined, state: string | undefined, fs?: FolderFileSystem): Promise<void> {
   if (templated !== undefined) await makeFolder(dirname(templated), templated, fs);
   if (state !== undefined) await makeFolder(dirname(state), state, fs);
+}
+
+/** Why a file cannot be written: the file, the path at fault (a folder on its way), and the cause in words. */
+export interface FolderProblem {
+  file: string;
+  path: string;
+  cause: string;
+}
+
+/** What writing a set of files needs of their folders: what to create, or why it cannot be done. */
+export interface FolderPlan {
+  /** Folders to create, absolute, each after its parent. */
+  create: string[];
+  /** The first file that cannot be written; `create` is then empty. */
+  problem?: FolderProblem;
+}
+
+/** The error of a {@link FolderProblem}: `cannot write F: cause` (exit 7). */
+export function folderError(problem: FolderProblem): OutputError {
+  return new OutputError(`cannot write ${problem.file}: ${problem.cause}`);
+}
+
+/**
+ * The missing folders above `file`, from the deepest existing one down, or why they cannot be made.
+ * A FIFO or device is written straight through: nothing to make.
+ */
+async function planFile(file: string, fs: FolderFileSystem): Promise<string[] | FolderProblem> {
+  const self = await stat(file).catch(() => undefined);
+  if (self !== undefined && !self.isFile() && !self.isDirectory()) return [];
+  const missing: string[] = [];
+  let at = dirname(file);
+  for (;;) {
+    try {
+      if (!(await fs.stat(at)).isDirectory()) return { file, path: at, cause: `${at} is not a folder` };
+      break;
+    } catch (err) {
+      if (codeOf(err) !== 'ENOENT') return { file, path: at, cause: `cannot check ${at} (${errorReason(err)})` };
+      missing.unshift(at);
+      if (dirname(at) === at) break;
+      at = dirname(at);
+    }
+  }
+  try {
+    await fs.access(at);
+  } catch (err) {
+    return { file, path: at, cause: `folder ${at} is not writable (${codeOf(err) ?? 'access'})` };
+  }
+  return missing;
+}
+
+/**
+ * Which folders writing `files` would make, and whether it would fail, creating nothing (the dry
+ * run's): for each file, the missing folders above it, made from the deepest existing folder,
+ * which must be a folder this process may write into.
+ * @param files absolute paths
+ */
+export async function planFolders(files: readonly string[], fs: FolderFileSystem = nodeFolders): Promise<FolderPlan> {
+  const create: string[] = [];
+  for (const file of files) {
+    const planned = await planFile(file, fs);
+    if (!Array.isArray(planned)) return { create: [], problem: planned };
+    for (const level of planned) if (!create.includes(level)) create.push(level);
+  }
+  return { create };
+}
+
+/** The files an export plan writes whose folders must exist: its output, `--state` file and manifest (absolute). */
+export function writtenFiles(plan: Pick<ExportPlan, 'output' | 'state' | 'manifest'>): string[] {
+  return [plan.output.files?.target, plan.state?.path, plan.manifest?.path].filter((f): f is string => f !== undefined);
 }

@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeFolder, type FolderFileSystem } from '../../../src/commands/folders.js';
+import { makeFolder, planFolders, type FolderFileSystem } from '../../../src/commands/folders.js';
 import { OutputError } from '../../../src/errors.js';
 import { removeTempDirs, tempDir } from '../../helpers/world.js';
 
@@ -56,5 +56,29 @@ describe('makeFolder', () => {
     await makeFolder(deep, join(deep, 'x.ndjson'));
     expect(statSync(deep).isDirectory()).toBe(true);
     await makeFolder(deep, join(deep, 'x.ndjson'));
+  });
+});
+
+describe('planFolders (the dry run: which folders would be made, and would it fail)', () => {
+  it('the missing levels from the deepest existing folder down, once each, making nothing', async () => {
+    const fs = failingUnder('EROFS');
+    expect(await planFolders(['/mnt/a/b/x.csv', '/mnt/a/c/y.csv', '/mnt/z.json'], fs)).toEqual({ create: ['/mnt/a', '/mnt/a/b', '/mnt/a/c'] });
+    expect(fs.made).toEqual([]);
+  });
+
+  it('a read-only or forbidden folder where one must be made: the problem, naming it and the cause', async () => {
+    const fs: FolderFileSystem = { ...failingUnder('EROFS'), access: () => Promise.reject(coded('EROFS')) };
+    expect(await planFolders(['/mnt/a/x.csv'], fs)).toEqual({
+      create: [],
+      problem: { file: '/mnt/a/x.csv', path: '/mnt', cause: 'folder /mnt is not writable (EROFS)' },
+    });
+  });
+
+  it('a file in the way: the problem', async () => {
+    const fs: FolderFileSystem = {
+      ...failingUnder('EROFS'),
+      stat: (path) => (path.startsWith('/mnt/') ? Promise.reject(coded('ENOENT')) : Promise.resolve({ isDirectory: () => path === '/' })),
+    };
+    expect((await planFolders(['/mnt/a/x.csv'], fs)).problem?.cause).toBe('/mnt is not a folder');
   });
 });
