@@ -95,15 +95,13 @@ export async function checkFileSink(options: SinkPaths): Promise<void> {
   const { target, sidecar, resumeAtBytes } = options;
   const info = await checkPaths(target, sidecar);
   // A dangling symlink stats as missing, but `openOwnedFile` would still refuse it.
-  if (
-    resumeAtBytes === undefined &&
-    info === undefined &&
-    !(await lstat(sidecar).then(
+  const present =
+    info !== undefined ||
+    (await lstat(sidecar).then(
       () => true,
       () => false,
-    ))
-  )
-    return;
+    ));
+  if (resumeAtBytes === undefined && !present) return;
   const fs = options.fs ?? nodeFileSystem;
   const handle =
     resumeAtBytes === undefined
