@@ -8,7 +8,7 @@
  *   run has fetched nothing yet.
  * - Quota: the requests still to send (pages to go = items left / items per page) against the rate
  *   limit: those beyond the window's `X-RateLimit-Remaining` wait for its `X-RateLimit-Reset` and
- *   for later windows of the length learnt from two successive resets. Until that length is known
+ *   for later windows of the length learnt from the responses' successive resets. Until it is known
  *   and later windows are needed, there is no ETA at all: throughput cannot see the waits to come
  *   on a fresh run, whose first pages come at full speed before the quota runs out.
  * Pure: the caller passes the times (monotonic ms for rates, local epoch ms for resets).
@@ -32,8 +32,8 @@ export interface EtaEstimator {
    * @param monoMs when, monotonic ms
    */
   page(items: number, pages: number, monoMs: number, rateLimit?: RateLimitSnapshot): void;
-  /** A response arrived after `ms` (its duration). */
-  response(ms: number): void;
+  /** A response arrived after `ms` (its duration), with its `X-RateLimit-Reset` (server ms) when sent. */
+  response(ms: number, resetAt?: number): void;
   /**
    * A rate-limit wait of `ms` from `monoMs`, until `until` (epoch ms, local clock): the window's
    * quota is spent until then. `limit` is `X-RateLimit-Limit` of the response that caused it.
@@ -61,19 +61,21 @@ interface Quota {
 }
 
 /**
- * The window length, ms, learnt from the resets seen: the smallest gap between successive distinct
- * resets (a gap with no request in a window is a multiple of it); undefined until two were seen. The
- * time from a response to its window's reset is no measure of it: the run may start at any point of
- * a window (docs/progress.md, "Progress").
+ * The window length, ms, learnt from the responses' resets (`X-RateLimit-Reset`, by the server's
+ * clock, so the local clock's offset does not blur it) in the order they arrive, 429s included:
+ * the smallest gap between successive distinct resets (a window in which no response arrived makes
+ * a gap of several). Undefined until two were seen. The time from a response to its window's reset
+ * is no measure of the window: the run may start at any point of it (docs/progress.md, "Progress").
  */
 function createWindowLearner(): { see(resetAt: number): void; windowMs(): number | undefined } {
-  let lastReset: number | undefined;
+  let last: number | undefined;
   let learnt: number | undefined;
   return {
     see(resetAt) {
-      if (lastReset !== undefined && Math.abs(resetAt - lastReset) < 1000) return;
-      if (lastReset !== undefined && resetAt > lastReset) learnt = Math.min(learnt ?? Infinity, resetAt - lastReset);
-      lastReset = resetAt;
+      // The same window, or an older one (a response overtaken by one of the next window).
+      if (last !== undefined && resetAt < last + 1000) return;
+      if (last !== undefined) learnt = Math.min(learnt ?? Infinity, resetAt - last);
+      last = resetAt;
     },
     windowMs: () => learnt,
   };
@@ -196,12 +198,12 @@ export function createEtaEstimator(startMono: number): EtaEstimator {
       done = items;
       pagesDone = pages;
       const { limit, remaining, resetLocalAt } = rateLimit ?? {};
-      if (limit !== undefined && remaining !== undefined && resetLocalAt !== undefined) {
-        windows.see(resetLocalAt);
-        quota = { limit, remaining, resetAt: resetLocalAt };
-      }
+      if (limit === undefined || remaining === undefined || resetLocalAt === undefined) return;
+      // A page fetched in an earlier window, written after later ones (offset mode), tells an old quota.
+      if (quota === undefined || resetLocalAt > quota.resetAt - 1000) quota = { limit, remaining, resetAt: resetLocalAt };
     },
-    response(ms) {
+    response(ms, resetAt) {
+      if (resetAt !== undefined) windows.see(resetAt);
       durations.push(ms);
       if (durations.length > DURATION_SAMPLES) durations.shift();
     },

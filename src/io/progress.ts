@@ -234,7 +234,7 @@ export function createProgress(options: ProgressOptions): Progress {
       switch (event.type) {
         case 'response':
           stats.requests++;
-          eta.response(event.ms);
+          eta.response(event.ms, event.resetAt);
           if (verbose) line(formatRequestLine(event));
           break;
         case 'wait':
