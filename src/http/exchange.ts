@@ -16,6 +16,7 @@ import { resolveSameOrigin } from './origin.js';
 import { snapshotOf, type ClientBudget, type RateLimitHeaders, type RateLimitSnapshot } from '../rate/index.js';
 import { redactSecret } from './redact.js';
 import { describeConnectFailure, describeNetworkError, RetryableFailure } from './retry.js';
+import { ProxyFailure } from './proxy.js';
 import { parseServerMessage } from './server-message.js';
 
 /** Same-origin redirects followed per request (like fetch's 20, but a collection API needs few). */
@@ -62,8 +63,19 @@ export function pathOf(url: URL): string {
   return url.pathname + url.search;
 }
 
-function formatSeconds(ms: number): string {
+/** A timeout for a message: `250 ms` below a second (never `0.0 s`), else `1.5 s`. */
+export function formatTimeout(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms * 10) / 10} ms`;
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * Whether the origin has answered in this run (any response, any status), shared by the clients of
+ * one process (`RateBudget.share`): before it has, a failure that says the URL is wrong ends the run
+ * at once instead of being retried (README, "Exit codes").
+ */
+export interface OriginContact {
+  answered: boolean;
 }
 
 /** Options of {@link createExchanger}. */
@@ -80,6 +92,8 @@ export interface ExchangeOptions {
   maxBodyBytes: number;
   /** The client's view of the rate budget: a permit per request, the response's headers recorded on it. */
   budget: ClientBudget;
+  /** Whether the origin has answered yet; set by the first response. */
+  contact: OriginContact;
   emit: ClientEventSink;
 }
 
@@ -170,6 +184,7 @@ export function createExchanger(options: ExchangeOptions): Exchanger {
       permit.release();
       throw failure(options, err, send.signal, timeout, '', url);
     }
+    options.contact.answered = true;
     const receivedAt = options.clock.now();
     const rl = permit.record({ status: res.status, headers: res.headers, sentAt, receivedAt });
     return { res, url, rl, requestId: res.headers.get('x-request-id') ?? undefined, receivedAt, startedAt, timeout };
@@ -194,15 +209,24 @@ export function createExchanger(options: ExchangeOptions): Exchanger {
   };
 }
 
-/** Why an attempt failed: the caller's abort as it is; a connection never made names `url`'s origin (retry.ts). */
+/**
+ * Why an attempt failed: the caller's abort as it is; a connection never made names `url`'s origin
+ * or the proxy (retry.ts), and ends the run at once when it says the setting is wrong and the
+ * origin has not answered in this run (a wrong URL, not an outage).
+ */
 function failure(options: ExchangeOptions, err: unknown, caller: AbortSignal | undefined, timeout: AbortSignal, what: string, url?: URL): unknown {
   if (caller?.aborted) return abortReason(caller);
   // A bound of body.ts or the transport (HostileResponseError), or a bad proxy setting: not retried.
   if (err instanceof CollectionsError) return err;
-  if (timeout.aborted) return new RetryableFailure(`timeout after ${formatSeconds(options.timeoutMs)}${what}`, { cause: err });
+  if (timeout.aborted) return new RetryableFailure(`timeout after ${formatTimeout(options.timeoutMs)}${what}`, { cause: err });
   const connect = url === undefined ? undefined : describeConnectFailure(err, url);
+  if (connect !== undefined && connect.likely !== undefined && !options.contact.answered) {
+    const message = `${connect.reason}, before the API answered anything in this run: ${connect.likely}`;
+    return new ApiUnavailableError(redactSecret(message, options.apiKey), { cause: err, hint: connect.hint });
+  }
   if (connect !== undefined) return new RetryableFailure(redactSecret(connect.reason, options.apiKey), { cause: err, hint: connect.hint });
-  return new RetryableFailure(redactSecret(describeNetworkError(err), options.apiKey) + what, { cause: err });
+  const proxy = err instanceof ProxyFailure ? ` (through the proxy ${err.proxy})` : '';
+  return new RetryableFailure(redactSecret(describeNetworkError(err), options.apiKey) + what + proxy, { cause: err });
 }
 
 function emitResponse(options: ExchangeOptions, h: Hop): void {

@@ -8,6 +8,7 @@ import { ApiUnavailableError } from '../errors.js';
 import type { Clock } from '../time/clock.js';
 import type { ClientEventSink } from './events.js';
 import { decideWait, describeTooLong, type ReceivedResponse, type ServerClock } from '../rate/index.js';
+import { ProxyFailure } from './proxy.js';
 
 /** Default number of retries after a failed attempt (README, `--retries`). */
 export const DEFAULT_RETRIES = 5;
@@ -143,20 +144,69 @@ function isBadPort(err: unknown): boolean {
 
 /** A first-contact failure described for a person: what happened, and what to check. */
 export interface ConnectFailure {
-  /** E.g. `ECONNREFUSED: nothing answered at http://127.0.0.1:9`, `ENOTFOUND: host api.exampel.com not found`. */
+  /** E.g. `ECONNREFUSED: connection refused by http://127.0.0.1:9`, `ENOTFOUND: host api.exampel.com not found (DNS)`. */
   reason: string;
-  /** What to check: the `base-url` setting, and `collections sandbox` for local tries. */
+  /** What to check: the `base-url` setting (and `collections sandbox` for local tries), or the proxy variable. */
   hint: string;
+  /**
+   * What is most likely wrong when the origin never answered in this run: a failure that says the
+   * setting is wrong (refused, unknown host, blocked port, no TLS, proxy credentials); undefined
+   * for one that may pass (unreachable network, DNS or connect timeout), which is retried.
+   */
+  likely: string | undefined;
 }
 
 const BASE_URL_HINT = 'check base-url (`collections config get base-url`, --base-url or COLLECTIONS_BASE_URL)';
+const WRONG_BASE_URL = 'the base URL is most likely wrong';
+const WRONG_PROXY = 'the proxy setting is most likely wrong';
+
+/** OpenSSL's codes for a TLS handshake answered in plain text: an http server at an https URL. */
+const PLAIN_TEXT_TLS_CODES = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG']);
+
+/** What a connect or name-resolution code means, or undefined for another code. */
+function connectWords(code: string, syscall: unknown): string | undefined {
+  if (code === 'ECONNREFUSED') return 'connection refused by';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || (code === 'ETIMEDOUT' && syscall === 'connect')) return 'no answer from';
+  return CONNECT_CODES.has(code) ? 'cannot reach' : undefined;
+}
+
+/** The status a proxy answered `CONNECT` with, from undici's `Proxy response (N) !== 200 when HTTP Tunneling`. */
+function tunnelStatus(err: unknown): number | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && e instanceof Error; depth++) {
+    const m = /^Proxy response \((\d{3})\)/.exec(e.message);
+    if (m !== null) return Number(m[1]);
+    e = e.cause;
+  }
+  return undefined;
+}
+
+/** A failure at the proxy (connect, DNS, or a refused tunnel), named as the proxy's; undefined for any other. */
+function describeProxyFailure(p: ProxyFailure, url: URL): ConnectFailure | undefined {
+  const proxy = `the proxy ${p.proxy} (${p.variable})`;
+  const hint = `check ${p.variable}, or list ${url.hostname} in NO_PROXY to go direct`;
+  const status = tunnelStatus(p);
+  if (status === 407) {
+    return { reason: `${proxy} asks for credentials (HTTP 407)`, hint: `give them in ${p.variable} as http://user:password@host:port`, likely: WRONG_PROXY };
+  }
+  if (status !== undefined) return { reason: `${proxy} refused the tunnel to ${url.origin} (HTTP ${status})`, hint, likely: undefined };
+  const found = findCoded(p.cause);
+  if (found === undefined) return undefined;
+  if (DNS_CODES.has(found.code)) {
+    return { reason: `${found.code}: ${proxy} not found (DNS)`, hint, likely: found.code === 'ENOTFOUND' ? WRONG_PROXY : undefined };
+  }
+  const words = connectWords(found.code, found.syscall);
+  if (words === undefined) return undefined;
+  return { reason: `${found.code}: ${words} ${proxy}`, hint, likely: found.code === 'ECONNREFUSED' ? WRONG_PROXY : undefined };
+}
 
 /**
  * Describes a fetch rejection that never reached the server: a refused, unreachable or timed-out
  * connection (`ECONNREFUSED`, `EHOSTUNREACH`, `ENETUNREACH`, `ETIMEDOUT` of `connect`, undici's
- * `UND_ERR_CONNECT_TIMEOUT`) names the URL's origin; a name resolution failure (`ENOTFOUND`,
- * `EAI_AGAIN` of getaddrinfo) names the host; a port fetch blocks (undici's `bad port`) names the
- * port. All suggest checking the base URL.
+ * `UND_ERR_CONNECT_TIMEOUT`) names the URL's origin, or the proxy's when it failed at the proxy
+ * (a {@link ProxyFailure}); a name resolution failure (`ENOTFOUND`, `EAI_AGAIN` of getaddrinfo)
+ * names the host; a port fetch blocks (undici's `bad port`) names the port; a TLS handshake
+ * answered in plain text says the server does not speak TLS.
  * @param url the URL requested (only its origin or host is quoted, never its path or query)
  * @returns undefined for any other failure (e.g. `ECONNRESET` after the connection was made)
  */
@@ -166,25 +216,30 @@ export function describeConnectFailure(err: unknown, url: URL): ConnectFailure |
     return {
       reason: `bad port: fetch never connects to port ${port} of ${url.origin} (a port the Fetch standard blocks, like a refused connection)`,
       hint: `${BASE_URL_HINT}; the API listens on another port`,
+      likely: WRONG_BASE_URL,
     };
   }
   const found = findCoded(err);
+  if (found !== undefined && PLAIN_TEXT_TLS_CODES.has(found.code)) {
+    return {
+      reason: `${url.origin} does not speak TLS (${found.code}: its answer to the handshake was plain text)`,
+      hint: `if it is an http server, use http://${url.host} as base-url; ${BASE_URL_HINT}`,
+      likely: WRONG_BASE_URL,
+    };
+  }
+  if (err instanceof ProxyFailure) return describeProxyFailure(err, url);
   if (found === undefined) return undefined;
   const { code, syscall } = found;
   if (DNS_CODES.has(code)) {
     const what = code === 'EAI_AGAIN' ? 'could not be resolved (DNS did not answer)' : 'not found (DNS)';
-    return { reason: `${code}: host ${url.hostname} ${what}`, hint: `${BASE_URL_HINT}; is the host name right?` };
+    return { reason: `${code}: host ${url.hostname} ${what}`, hint: `${BASE_URL_HINT}; is the host name right?`, likely: code === 'ENOTFOUND' ? WRONG_BASE_URL : undefined };
   }
-  if (!CONNECT_CODES.has(code) && !(code === 'ETIMEDOUT' && syscall === 'connect')) return undefined;
-  const what =
-    code === 'ECONNREFUSED'
-      ? 'connection refused by'
-      : code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT'
-        ? 'no answer from'
-        : 'cannot reach';
+  const words = connectWords(code, syscall);
+  if (words === undefined) return undefined;
   return {
-    reason: `${code}: ${what} ${url.origin}`,
+    reason: `${code}: ${words} ${url.origin}`,
     hint: `${BASE_URL_HINT}; to try the tool locally, run \`collections sandbox\` and use the base URL it prints`,
+    likely: code === 'ECONNREFUSED' ? WRONG_BASE_URL : undefined,
   };
 }
 
