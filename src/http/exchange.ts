@@ -70,9 +70,9 @@ export function formatTimeout(ms: number): string {
 }
 
 /**
- * Whether the origin has answered in this run (any response, any status), shared by the clients of
- * one process (`RateBudget.share`): before it has, a failure that says the URL is wrong ends the run
- * at once instead of being retried (README, "Exit codes").
+ * Whether the origin has answered in this run (any response, any status, or a connection that broke
+ * after it was made), shared by the clients of one process (`RateBudget.share`): before it has, a
+ * failure that says the URL is wrong ends the run at once instead of being retried (README, "Exit codes").
  */
 export interface OriginContact {
   answered: boolean;
@@ -226,6 +226,8 @@ function failure(options: ExchangeOptions, err: unknown, caller: AbortSignal | u
   }
   if (connect !== undefined) return new RetryableFailure(redactSecret(connect.reason, options.apiKey), { cause: err, hint: connect.hint });
   const proxy = err instanceof ProxyFailure ? ` (through the proxy ${err.proxy})` : '';
+  // A connection reset or broken after it was made: something listens there, so the URL is not the mistake.
+  if (proxy === '') options.contact.answered = true;
   return new RetryableFailure(redactSecret(describeNetworkError(err), options.apiKey) + what + proxy, { cause: err });
 }
 
