@@ -11,7 +11,8 @@ import { ApiUnavailableError, HttpError, RateLimitError, type HttpErrorDetails }
 import type { Clock } from '../time/clock.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
 import type { ClientEvent } from './events.js';
-import { createExchanger, createRequestHeaders, pathOf, type Exchanger, type HttpExchange, type OriginContact } from './exchange.js';
+import type { OriginContact } from './connect-failure.js';
+import { createExchanger, createRequestHeaders, pathOf, type Exchanger, type HttpExchange } from './exchange.js';
 import type { FetchLike } from './fetch-like.js';
 import { clampTimerMs, clientBudgetOf, createWaitLedger, decideWait, describeTooLong } from '../rate/index.js';
 import type { ClientBudget, RateBudget, RateLimitSnapshot, WaitCut, WaitLedger } from '../rate/index.js';

@@ -7,16 +7,15 @@
  * message, and timing.
  * What a status means (wait, retry, fail) is the client's business.
  */
-import { ApiUnavailableError, CollectionsError, HttpError, UsageError } from '../errors.js';
-import { abortReason, type Clock } from '../time/clock.js';
+import { ApiUnavailableError, HttpError, UsageError } from '../errors.js';
+import type { Clock } from '../time/clock.js';
 import { readBoundedByteText, readBoundedText } from './body.js';
 import type { ClientEvent, ClientEventSink } from './events.js';
 import type { FetchLike } from './fetch-like.js';
+import { attemptFailure, type OriginContact } from './connect-failure.js';
 import { resolveSameOrigin } from './origin.js';
 import { snapshotOf, type ClientBudget, type RateLimitHeaders, type RateLimitSnapshot } from '../rate/index.js';
 import { redactSecret } from './redact.js';
-import { describeConnectFailure, describeNetworkError, RetryableFailure } from './retry.js';
-import { ProxyFailure } from './proxy.js';
 import { parseServerMessage } from './server-message.js';
 
 /** Same-origin redirects followed per request (like fetch's 20, but a collection API needs few). */
@@ -61,21 +60,6 @@ export function createRequestHeaders(
 /** Path and query of a URL, as events and messages name it. */
 export function pathOf(url: URL): string {
   return url.pathname + url.search;
-}
-
-/** A timeout for a message: `250 ms` below a second (never `0.0 s`), else `1.5 s`. */
-export function formatTimeout(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms * 10) / 10} ms`;
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
-}
-
-/**
- * Whether the origin has answered in this run (any response, any status, or a connection that broke
- * after it was made), shared by the clients of one process (`RateBudget.share`): before it has, a
- * failure that says the URL is wrong ends the run at once instead of being retried (README, "Exit codes").
- */
-export interface OriginContact {
-  answered: boolean;
 }
 
 /** Options of {@link createExchanger}. */
@@ -182,7 +166,7 @@ export function createExchanger(options: ExchangeOptions): Exchanger {
       res = await options.fetch(url, { method: 'GET', headers, redirect: 'manual', signal });
     } catch (err) {
       permit.release();
-      throw failure(options, err, send.signal, timeout, '', url);
+      throw attemptFailure(options, err, send.signal, timeout, '', url);
     }
     options.contact.answered = true;
     const receivedAt = options.clock.now();
@@ -207,28 +191,6 @@ export function createExchanger(options: ExchangeOptions): Exchanger {
       return requests;
     },
   };
-}
-
-/**
- * Why an attempt failed: the caller's abort as it is; a connection never made names `url`'s origin
- * or the proxy (retry.ts), and ends the run at once when it says the setting is wrong and the
- * origin has not answered in this run (a wrong URL, not an outage).
- */
-function failure(options: ExchangeOptions, err: unknown, caller: AbortSignal | undefined, timeout: AbortSignal, what: string, url?: URL): unknown {
-  if (caller?.aborted) return abortReason(caller);
-  // A bound of body.ts or the transport (HostileResponseError), or a bad proxy setting: not retried.
-  if (err instanceof CollectionsError) return err;
-  if (timeout.aborted) return new RetryableFailure(`timeout after ${formatTimeout(options.timeoutMs)}${what}`, { cause: err });
-  const connect = url === undefined ? undefined : describeConnectFailure(err, url);
-  if (connect !== undefined && connect.likely !== undefined && !options.contact.answered) {
-    const message = `${connect.reason}, before the API answered anything in this run: ${connect.likely}`;
-    return new ApiUnavailableError(redactSecret(message, options.apiKey), { cause: err, hint: connect.hint });
-  }
-  if (connect !== undefined) return new RetryableFailure(redactSecret(connect.reason, options.apiKey), { cause: err, hint: connect.hint });
-  const proxy = err instanceof ProxyFailure ? ` (through the proxy ${err.proxy})` : '';
-  // A connection reset or broken after it was made: something listens there, so the URL is not the mistake.
-  if (proxy === '') options.contact.answered = true;
-  return new RetryableFailure(redactSecret(describeNetworkError(err), options.apiKey) + what + proxy, { cause: err });
 }
 
 function emitResponse(options: ExchangeOptions, h: Hop): void {
@@ -300,7 +262,7 @@ async function finish(options: ExchangeOptions, h: Hop, send: SendOptions): Prom
     try {
       ({ text, byteText } = await readBoundedByteText(res, options.maxBodyBytes, `GET ${pathOf(h.url)}`, send.body === 'bytes'));
     } catch (err) {
-      throw failure(options, err, send.signal, h.timeout, ' while reading the body');
+      throw attemptFailure(options, err, send.signal, h.timeout, ' while reading the body');
     } finally {
       emitResponse(options, h);
     }

@@ -118,7 +118,14 @@ const UNKNOWN_ROUTE = { type: 'https://tools.ietf.org/html/rfc2616#section-10', 
  * Turns a draft into the framework's error answer with `status` in `style`: `{"message": detail}`,
  * or API Platform's problem details (an unknown route's own body when `unknownRoute`).
  */
-export function setFrameworkError(draft: ResponseDraft, status: number, detail: string, style: ErrorStyle, wire: WireEncoding, unknownRoute = false): void {
+export function setFrameworkError(
+  draft: ResponseDraft,
+  status: number,
+  detail: string,
+  style: ErrorStyle,
+  wire: WireEncoding,
+  unknownRoute = false,
+): void {
   if (style === 'message') {
     setMessage(draft, status, detail);
     return;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProxyFailure } from '../../../src/http/proxy.js';
-import { describeConnectFailure, RetryableFailure, waitBeforeRetry } from '../../../src/http/retry.js';
+import { describeConnectFailure } from '../../../src/http/connect-failure.js';
+import { RetryableFailure, waitBeforeRetry } from '../../../src/http/retry.js';
 import { ApiUnavailableError } from '../../../src/errors.js';
 import { createServerClock } from '../../../src/rate/server-clock.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
@@ -70,7 +71,9 @@ describe('describeConnectFailure: what a failure at first contact says is wrong 
 
   it('an https URL answered in plain text says the server does not speak TLS, in words, and suggests http://', () => {
     const d = describeConnectFailure(fetchFailed({ code: 'ERR_SSL_WRONG_VERSION_NUMBER', library: 'SSL routines' }), url);
-    expect(d?.reason).toBe('https://api.example.test:8443 does not speak TLS (ERR_SSL_WRONG_VERSION_NUMBER: its answer to the handshake was plain text)');
+    expect(d?.reason).toBe(
+      'https://api.example.test:8443 does not speak TLS (ERR_SSL_WRONG_VERSION_NUMBER: its answer to the handshake was plain text)',
+    );
     expect(d?.hint).toMatch(/^if it is an http server, use http:\/\/api\.example\.test:8443 as base-url; check base-url/);
   });
 });
@@ -80,16 +83,36 @@ describe('describeConnectFailure through a proxy (issue 27)', () => {
   const viaProxy = (cause: unknown): ProxyFailure => new ProxyFailure(route, fetchFailed(cause as object));
 
   it.each([
-    ['refused', { code: 'ECONNREFUSED', syscall: 'connect' }, 'ECONNREFUSED: connection refused by the proxy http://proxy.example:3128 (HTTPS_PROXY)', true],
-    ['unknown host', { code: 'ENOTFOUND', syscall: 'getaddrinfo' }, 'ENOTFOUND: the proxy http://proxy.example:3128 (HTTPS_PROXY) not found (DNS)', true],
-    ['unreachable', { code: 'EHOSTUNREACH', syscall: 'connect' }, 'EHOSTUNREACH: cannot reach the proxy http://proxy.example:3128 (HTTPS_PROXY)', false],
+    [
+      'refused',
+      { code: 'ECONNREFUSED', syscall: 'connect' },
+      'ECONNREFUSED: connection refused by the proxy http://proxy.example:3128 (HTTPS_PROXY)',
+      true,
+    ],
+    [
+      'unknown host',
+      { code: 'ENOTFOUND', syscall: 'getaddrinfo' },
+      'ENOTFOUND: the proxy http://proxy.example:3128 (HTTPS_PROXY) not found (DNS)',
+      true,
+    ],
+    [
+      'unreachable',
+      { code: 'EHOSTUNREACH', syscall: 'connect' },
+      'EHOSTUNREACH: cannot reach the proxy http://proxy.example:3128 (HTTPS_PROXY)',
+      false,
+    ],
     [
       'tunnel refused',
       new Error('Proxy response (502) !== 200 when HTTP Tunneling'),
       'the proxy http://proxy.example:3128 (HTTPS_PROXY) refused the tunnel to https://api.example.test:8443 (HTTP 502)',
       false,
     ],
-    ['credentials wanted', new Error('Proxy response (407) !== 200 when HTTP Tunneling'), 'the proxy http://proxy.example:3128 (HTTPS_PROXY) asks for credentials (HTTP 407)', true],
+    [
+      'credentials wanted',
+      new Error('Proxy response (407) !== 200 when HTTP Tunneling'),
+      'the proxy http://proxy.example:3128 (HTTPS_PROXY) asks for credentials (HTTP 407)',
+      true,
+    ],
   ])('%s names the proxy (never its userinfo) and says it is the proxy', (_n, cause, reason, wrongSetting) => {
     const d = describeConnectFailure(viaProxy(cause), url);
     expect(d?.reason).toBe(reason);
@@ -99,9 +122,11 @@ describe('describeConnectFailure through a proxy (issue 27)', () => {
     expect(d?.hint).toContain('HTTPS_PROXY');
   });
 
-  it('a reset through the proxy is left to the short description; a TLS failure is the origin\'s', () => {
+  it("a reset through the proxy is left to the short description; a TLS failure is the origin's", () => {
     expect(describeConnectFailure(viaProxy({ code: 'ECONNRESET', syscall: 'read' }), url)).toBeUndefined();
-    expect(describeConnectFailure(viaProxy({ code: 'ERR_SSL_WRONG_VERSION_NUMBER' }), url)?.reason).toMatch(/^https:\/\/api\.example\.test:8443 does not speak TLS/);
+    expect(describeConnectFailure(viaProxy({ code: 'ERR_SSL_WRONG_VERSION_NUMBER' }), url)?.reason).toMatch(
+      /^https:\/\/api\.example\.test:8443 does not speak TLS/,
+    );
   });
 });
 
