@@ -1,9 +1,7 @@
 /**
- * The folders of every file an export writes (`--out`, an `--out` template, `--state`,
- * `--manifest`, and what sits beside them: sidecar, checkpoint, lock, `F.manifest.json`), made and
- * checked before its first request (docs/files.md, "Folders"): a missing folder is created with its
- * parents (as `gh` and `rclone` create theirs); one that cannot be made or written into is exit 7
- * naming it and the cause, so a run never downloads a whole export only to fail when it stores the result.
+ * The folders of every file an export writes, made (as `gh` and `rclone` make theirs) and checked
+ * before its first request (docs/files.md, "Folders"), so a run never downloads a whole export only
+ * to fail when it stores the result.
  */
 import { constants as fsConstants } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -16,11 +14,10 @@ import { errorCode, errorWords, fileError } from '../io/files.js';
 
 /** The calls of {@link planFolders} and {@link makeFolders}; tests inject a read-only or forbidden file system. */
 export interface FolderFileSystem {
-  /** As `fs.promises.mkdir` without `recursive`: EEXIST when something is there. */
+  /** Without `recursive`: EEXIST when something is there. */
   mkdir(path: string): Promise<unknown>;
-  /** As `fs.promises.stat`. */
   stat(path: string): Promise<{ isDirectory(): boolean; isFile(): boolean }>;
-  /** As `fs.promises.access` with `W_OK | X_OK`. */
+  /** With `W_OK | X_OK`. */
   access(path: string): Promise<void>;
   /** Creates `path` (`O_CREAT | O_EXCL | O_NOFOLLOW`) and removes it again. */
   probe(path: string): Promise<void>;
@@ -38,23 +35,21 @@ const nodeFolders: FolderFileSystem = {
   },
 };
 
-/** Why a file cannot be written: the file, the path at fault (it or a folder above it), and the cause in words. */
+/** Why a file cannot be written. */
 export interface FolderProblem {
-  /** The file that was to be written, absolute. */
   file: string;
   /** The path at fault: the file itself, or a folder on its way. */
   path: string;
-  /** e.g. `folder /ro is not writable: read-only file system (EROFS)`, `/data/x is a file, not a folder`. */
+  /** In words, e.g. `folder /ro is not writable: read-only file system (EROFS)`, `/data/x is a file, not a folder`. */
   cause: string;
 }
 
-/** What writing a set of files needs of their folders: what to create, or why it cannot be done. */
+/** What writing a set of files needs of their folders. */
 export interface FolderPlan {
-  /** Folders to create, absolute, each after its parent. */
+  /** Folders to create, absolute, each after its parent; empty with a `problem`. */
   create: string[];
-  /** The first file that cannot be written; `create` is then empty. */
   problem?: FolderProblem;
-  /** The folders the files go into (existing or to create): where {@link makeFolders} creates a file to be sure. */
+  /** The folders the files go into, where {@link makeFolders} creates a file to be sure. */
   folders: string[];
 }
 
@@ -65,7 +60,6 @@ export function folderError(problem: FolderProblem): OutputError {
 
 type Stat = Awaited<ReturnType<FolderFileSystem['stat']>>;
 
-/** `stat`, or the error code it failed with. */
 async function statOf(fs: FolderFileSystem, path: string): Promise<Stat | { code: string; error: unknown }> {
   try {
     return await fs.stat(path);
@@ -74,10 +68,7 @@ async function statOf(fs: FolderFileSystem, path: string): Promise<Stat | { code
   }
 }
 
-/**
- * The folders one file needs: the missing levels from the deepest existing folder down, or the problem.
- * @returns undefined for a FIFO or device, written straight through (no folder is made for it)
- */
+/** The missing folders of one file, parents first, or its problem; undefined for a FIFO or device. */
 async function planFile(file: string, fs: FolderFileSystem): Promise<{ missing: string[]; folder: string } | FolderProblem | undefined> {
   const self = await statOf(fs, file);
   if ('isDirectory' in self) {
@@ -107,11 +98,9 @@ async function planFile(file: string, fs: FolderFileSystem): Promise<{ missing: 
 }
 
 /**
- * Checks, creating nothing, what writing `files` needs: for each, the file is not a folder, and its
- * folder exists or can be made (the deepest existing folder above it is a folder this process may
- * write into, by `access(2)`). A FIFO or device is skipped. The dry run reports this plan;
- * {@link makeFolders} carries it out.
- * @param files absolute paths of the files to write
+ * Checks, creating nothing, that each of `files` (absolute) is not a folder and that its folder
+ * exists or can be made: the deepest existing folder above it is one `access(2)` lets us write
+ * into. A FIFO or device is skipped. {@link makeFolders} carries the plan out.
  */
 export async function planFolders(files: readonly string[], fs: FolderFileSystem = nodeFolders): Promise<FolderPlan> {
   const create: string[] = [];
@@ -130,9 +119,7 @@ export async function planFolders(files: readonly string[], fs: FolderFileSystem
  * Makes the folders of `files` ({@link planFolders}), one level at a time (Node's recursive mkdir
  * reports a read-only mount as ENOENT), then creates and removes a file in each folder: `access(2)`
  * says yes to root on a pseudo file system (`/proc`) that takes no file.
- * @throws {OutputError} (exit 7) before anything else is written: `cannot write F: D is a file, not a
- *   folder`, `… folder D is not writable: permission denied (EACCES)`, `cannot create the folder D:
- *   read-only file system (EROFS)`, `cannot write F: it is a folder`, `… creating a file in D failed: …`
+ * @throws {OutputError} (exit 7) naming the path and the cause in words, e.g. `cannot create the folder D: read-only file system (EROFS)`
  */
 export async function makeFolders(files: readonly string[], fs: FolderFileSystem = nodeFolders): Promise<void> {
   const plan = await planFolders(files, fs);

@@ -13,11 +13,10 @@ import type { ManifestOutput } from '../manifest/manifest.js';
 import { parseManifest } from '../manifest/verify-output.js';
 import { formatFilterTime, parseSince } from './since.js';
 
-/** An export about to replace its output. */
+/** An export about to replace its output (paths absolute). */
 export interface ReplaceCheck {
-  /** The output, absolute. */
   target: string;
-  /** The manifest the export writes, absolute: `F.manifest.json` beside it, or `--manifest FILE`. */
+  /** The manifest the export writes: `F.manifest.json`, or `--manifest FILE`. */
   manifest: string;
   /** The `--since` / `--state` filter the export sends (ISO 8601); undefined for a full export. */
   since: string | undefined;
@@ -36,10 +35,7 @@ async function entryFor(path: string, target: string, bytes: number): Promise<Ma
   return manifest.outputs.find((o) => resolvePath(dirname(path), o.file) === target && o.bytes === bytes);
 }
 
-/**
- * Where an output's items start by its manifest entry, epoch ms: `watermark.before` (the filter its
- * export sent), null for a full export; undefined when the entry does not say.
- */
+/** Where an output starts by its manifest's `watermark.before`, epoch ms: null for a full export, undefined when unsaid. */
 function startOf(entry: ManifestOutput): number | null | undefined {
   const before: unknown = (entry.watermark as Partial<ManifestOutput['watermark']> | undefined)?.before;
   if (before === null) return null;
@@ -52,12 +48,10 @@ function startOf(entry: ManifestOutput): number | null | undefined {
 }
 
 /**
- * Refuses, before any request, an incremental export that would replace a complete output holding
- * items it will not fetch (see the module comment). Reads the output's size and its manifest
- * (`check.manifest`, then `F.manifest.json`); writes nothing. A missing output, a FIFO or device
- * (written straight through), or a full export passes.
- * @throws {UsageError} (exit 2) naming the output, where it starts and where this export starts,
- *   with the way out: move it away once consumed, or write each run to its own path
+ * Refuses an incremental export that would replace a complete output holding items it will not
+ * fetch (see the module comment), reading the manifests `check.manifest` and `F.manifest.json`;
+ * writes nothing. A missing output, a FIFO or device, or a full export passes.
+ * @throws {UsageError} (exit 2) naming the output and both starts, with the way out
  */
 export async function checkReplace(check: ReplaceCheck): Promise<void> {
   const { target, since } = check;

@@ -8,7 +8,8 @@
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeFolders, planFolders, type FolderFileSystem } from '../../../src/commands/folders.js';
+import { folderError, makeFolders, planFolders, writtenFiles, type FolderFileSystem } from '../../../src/commands/folders.js';
+import type { ExportPlan } from '../../../src/export/run/plan.js';
 import { OutputError } from '../../../src/errors.js';
 import { removeTempDirs, tempDir } from '../../helpers/world.js';
 
@@ -75,7 +76,7 @@ describe('planFolders (creates nothing)', () => {
     ['a read-only mount', { access: () => Promise.reject(coded('EROFS')) }, '/mnt', 'folder /mnt is not writable: read-only file system (EROFS)'],
     ['a forbidden folder', { access: () => Promise.reject(coded('EACCES')) }, '/mnt', 'folder /mnt is not writable: permission denied (EACCES)'],
   ] as const)('%s: the problem names the path and the cause in words, nothing to create', async (_name, overrides, path, cause) => {
-    const plan = await planFolders(['/mnt/a/b/x.ndjson'], fakeFs(overrides as Partial<FolderFileSystem>));
+    const plan = await planFolders(['/mnt/a/b/x.ndjson'], fakeFs(overrides));
     expect(plan).toEqual({ create: [], folders: [], problem: { file: '/mnt/a/b/x.ndjson', path, cause } });
   });
 
@@ -136,5 +137,25 @@ describe('makeFolders', () => {
     await expect(makeFolders([join(dir.path, 'plain', 'a', 'x.ndjson')])).rejects.toThrow(`${join(dir.path, 'plain')} is a file, not a folder`);
     await expect(makeFolders([join(dir.path, 'sub')])).rejects.toThrow(`cannot write ${join(dir.path, 'sub')}: it is a folder`);
     expect(readdirSync(dir.path).sort()).toEqual(['plain', 'sub']);
+  });
+});
+
+describe('the check-only plan and the run agree', () => {
+  it('a problem planFolders finds reads as the error makeFolders throws (what a dry run can say before the run)', async () => {
+    const fs = fakeFs({ access: () => Promise.reject(coded('EROFS')) });
+    const { problem } = await planFolders(['/mnt/a/x.ndjson'], fs);
+    const thrown = await rejection(makeFolders(['/mnt/a/x.ndjson'], fs));
+    expect(folderError(problem!).message).toBe((thrown as Error).message);
+  });
+
+  it('writtenFiles: the output, the state file and the manifest of a plan; none for stdout', () => {
+    const plan = (files: boolean): Pick<ExportPlan, 'output' | 'state' | 'manifest'> =>
+      ({
+        output: { files: files ? { target: '/d/x.ndjson' } : undefined },
+        state: { path: '/s/state.json', key: 'invoices A' },
+        manifest: files ? { path: '/m/run.json' } : undefined,
+      }) as unknown as Pick<ExportPlan, 'output' | 'state' | 'manifest'>;
+    expect(writtenFiles(plan(true))).toEqual(['/d/x.ndjson', '/s/state.json', '/m/run.json']);
+    expect(writtenFiles(plan(false))).toEqual(['/s/state.json']);
   });
 });
