@@ -28,7 +28,8 @@ const PLACEHOLDERS: ReadonlyArray<[string, string]> = [
   ['PEIC211118IS0', first],
   ['AAA010101AAA', second],
 ];
-const DAY = new Date(START).toISOString().slice(0, 10);
+/** `$RUN` of the nightly script: `date -u +%Y%m%dT%H%M%SZ` at the sandbox's start. */
+const RUN = new Date(START).toISOString().replace(/[-:]|\.\d+/g, '');
 
 /** A word with the example RFCs replaced and `/data/…` moved under the page's folder. */
 function substitute(word: string, dir: TempDir): string {
@@ -52,7 +53,7 @@ describe('the examples of the README and docs/', () => {
     '%s: every collections command exits as the page says',
     async (_page, blocks: DocBlock[]) => {
       const dir = pageFolder();
-      const vars = { HOME: dir.path, RFC: first, DAY };
+      const vars = { HOME: dir.path, RFC: first, RUN };
       const outcomes: string[] = [];
       const expected: string[] = [];
       for (const block of blocks.filter((b) => b.skip === undefined)) {
@@ -79,7 +80,7 @@ describe('the examples of the README and docs/', () => {
     const blocks = pages.flatMap((p) => p.blocks);
     const calling = blocks.filter((b) => b.body.some((l) => /^\s*(\$ )?collections( |$)/.test(l)));
     for (const block of calling.filter((b) => b.skip === undefined))
-      expect(docCommands(block, { HOME: '/h', RFC: 'R', DAY }).length, `${block.page}:${block.line}`).toBeGreaterThan(0);
+      expect(docCommands(block, { HOME: '/h', RFC: 'R', RUN }).length, `${block.page}:${block.line}`).toBeGreaterThan(0);
     const skipped = blocks.filter((b) => b.skip !== undefined);
     expect(skipped.map((b) => `${b.page}:${b.line} (${b.skip!})`)).toHaveLength(3);
     // The README's own examples run too, not only the guides'.
