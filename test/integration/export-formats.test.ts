@@ -103,6 +103,39 @@ describe('CSV from a real export', () => {
   });
 });
 
+describe('--fields that no item of the first page has', () => {
+  const args = (format: string): string[] => ['invoices', '--taxpayer', world.taxpayer, '--items-per-page', '10', '--format', format];
+  const fields = ['--fields', 'ID,total,issuer.nope,issuer.rfc'];
+  const NAMED = [
+    "collections: --fields: no item of the first page has 'ID'; did you mean 'id'?",
+    "collections: --fields: no item of the first page has 'issuer.nope'; check the name (keys are case-sensitive, nested keys are dot paths such as issuer.rfc)",
+  ];
+
+  it.each(['csv', 'table', 'json', 'ndjson'])('%s: each is named once on stderr, over six pages, and the export completes', async (format) => {
+    const r = await runInProcess(world, dir, [...args(format), ...fields], { columns: 200 });
+    expect(r.code).toBe(0);
+    expect(r.lines.filter((l) => l.includes('--fields'))).toEqual(NAMED);
+  });
+
+  it('with --log-format json: one warning event each', async () => {
+    const r = await runInProcess(world, dir, [...args('csv'), ...fields, '--log-format', 'json']);
+    expect(r.code).toBe(0);
+    const warnings = r.lines.map((l) => JSON.parse(l) as { event: string; message?: string }).filter((e) => e.event === 'warning');
+    expect(warnings.map((e) => `collections: ${e.message!}`)).toEqual(NAMED);
+  });
+
+  it('fields every item has, and an export of no items, name nothing', async () => {
+    const all = await runInProcess(world, dir, [...args('csv'), '--fields', 'id,issuer.rfc,relations']);
+    expect(all.code).toBe(0);
+    expect(all.lines.filter((l) => l.includes('--fields'))).toEqual([]);
+    world = createWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 0 } });
+    const none = await runInProcess(world, dir, [...args('csv'), ...fields]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe('ID,total,issuer.nope,issuer.rfc\r\n');
+    expect(none.lines.filter((l) => l.includes('--fields'))).toEqual([]);
+  });
+});
+
 describe('table', () => {
   it('fits the terminal width', async () => {
     const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--format', 'table'], { columns: 60, stdoutIsTTY: true });
