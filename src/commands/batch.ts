@@ -22,7 +22,7 @@ import { earlierOutputs, writeRunManifest } from '../export/manifest/batch-manif
 import { checkPlaceholders, expandOut, utcDate } from './batch-plan.js';
 import { runBatchDryRun } from './dry-run.js';
 import { errorText } from './error-text.js';
-import { prepareFolders } from './folders.js';
+import { prepareFolders, removeEmptyFolders } from './folders.js';
 import { createBatchReporter, mostSevereCode, type TaxpayerOutcome } from './batch-report.js';
 import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSettings } from './export-settings.js';
 import type { ExportFlags } from './flags.js';
@@ -201,7 +201,7 @@ async function writeBatchManifest(batch: BatchPlan, startedMs: number, ctx: Cont
 /**
  * Runs the export for every taxpayer of the request, or with `--dry-run` prints their plan
  * (commands/dry-run.ts `runBatchDryRun`). Every output's folder and the state file's folder are
- * made and checked before the first request.
+ * made and checked before the first request; those still empty at the end are removed.
  * @returns the most severe exit code of the taxpayers (commands/batch-report.ts `SEVERITY`)
  * @throws {UsageError} (exit 2) before any request for invalid flags or ids; {@link OutputError}
  *   (exit 7) before any request when a folder cannot be made or written, and when the run manifest
@@ -213,10 +213,12 @@ export async function runBatchExport(request: BatchRequest, ctx: Context): Promi
   const batch = planBatch(request, ctx);
   if (flags.dryRun === true) return runBatchDryRun(batch.units, flags.parallel ?? 1, ctx);
   // Before the first request: every output's folder and the state file's folder, made and checked.
-  for (const unit of batch.units) if (!unit.doneEarlier) await prepareFolders(unit.target, undefined);
-  await prepareFolders(undefined, batch.units[0]?.plan.state?.path);
+  const made: string[] = [];
+  for (const unit of batch.units) if (!unit.doneEarlier) made.push(...(await prepareFolders(unit.target, undefined)));
+  made.push(...(await prepareFolders(undefined, batch.units[0]?.plan.state?.path)));
   const reporter = createBatchReporter(ctx, { total: batch.units.length, quiet: flags.quiet === true, json: flags.logFormat === 'json' });
   const outcomes = await runUnits(batch, flags.parallel ?? 1, ctx, (o) => reporter.ended(o));
+  await removeEmptyFolders(made);
   const code = mostSevereCode(outcomes);
   reporter.finished(outcomes, code, batch.resumeCommand);
   await writeBatchManifest(batch, startedMs, ctx);

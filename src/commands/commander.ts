@@ -4,7 +4,7 @@
  * commander has no field for (a value that names a file, words a positional argument completes to).
  * Shell completion (commands/completion.ts) is generated from the commander tree plus these hints.
  */
-import { InvalidArgumentError, type Argument, type Command, type Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, type Argument, type Option } from 'commander';
 import type { Context } from '../context.js';
 
 /**
@@ -68,4 +68,26 @@ export function withCompletion<T extends Option | Argument>(target: T, hint: Com
 /** The completion hint of an option or argument, `{}` when none was attached. */
 export function completionHint(target: Option | Argument): CompletionHint {
   return HINTS.get(target) ?? {};
+}
+
+/**
+ * Commander's "(Did you mean set?)" for `word` among `words`, the answer it gives a mistyped
+ * command; its similarity rule is not exported, so a silent program whose commands are `words` is
+ * asked. Used for words commander does not check itself (config's actions).
+ * @returns e.g. `(Did you mean set?)`; '' when no word is close
+ */
+export function commanderSuggestion(word: string, words: readonly string[]): string {
+  const probe = new Command()
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .helpCommand(false)
+    .configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
+  for (const w of words) probe.command(w);
+  try {
+    probe.parse([word], { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) return /\(Did you mean [^)]*\)/.exec(err.message)?.[0] ?? '';
+    throw err;
+  }
+  return '';
 }

@@ -12,7 +12,7 @@ import { freezePlan, type ExportPlan } from '../export/run/plan.js';
 import { exportServices } from '../export/run/services.js';
 import { planManifest } from '../export/manifest/manifest.js';
 import { runDryRun } from './dry-run.js';
-import { prepareFolders } from './folders.js';
+import { prepareFolders, removeEmptyFolders } from './folders.js';
 import { withNotFoundHint } from './not-found.js';
 import { expandOut, isOutTemplate, taxpayerList, utcDate, type TemplateValues } from './batch-plan.js';
 import { runBatchExport } from './batch.js';
@@ -193,7 +193,7 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
     throw new UsageError('gzip output is not written to a terminal', { hint: 'add --out FILE.gz, or pipe stdout into a file or a program' });
   }
   // Before the first request: a template's folders and the state file's folder are made and checked.
-  await prepareFolders(template ? plan.output.files?.target : undefined, plan.state?.path);
+  const made = await prepareFolders(template ? plan.output.files?.target : undefined, plan.state?.path);
   // The last quota seen is recorded once, at the end, for `ratelimit --cached` (only the headers:
   // holding the page itself would keep its items alive).
   let last: RateLimitSnapshot | undefined;
@@ -203,6 +203,7 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
   try {
     await runExport(plan, ctx, exportServices(plan, ctx), { onPageFetched });
   } catch (err) {
+    await removeEmptyFolders(made);
     throw withNotFoundHint(err, ids, plan.http.baseUrl);
   } finally {
     if (last) settings.recordRateLimit(plan.endpoint.key, last);

@@ -5,7 +5,7 @@
  * be writable, so a run never downloads a whole export only to fail when it stores the result.
  */
 import { constants as fsConstants } from 'node:fs';
-import { access, mkdir, stat } from 'node:fs/promises';
+import { access, mkdir, rmdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { OutputError } from '../errors.js';
 import { fileError } from '../io/files.js';
@@ -39,10 +39,11 @@ function codeOf(err: unknown): string | undefined {
  * ENOENT instead of EROFS; some pseudo file systems make it loop), so each level is made on its own
  * and the first failure is reported with its real cause.
  * @param forPath the file that will be written there, named when the folder is not writable
+ * @returns the folders it made, outermost first (for {@link removeEmptyFolders})
  * @throws {OutputError} (exit 7): `cannot create the folder D: read-only file system (EROFS)` (also
  *   EACCES, ENOTDIR, ENOSPC…), `cannot write F: D is not a folder`, `cannot write F: folder D is not writable`
  */
-export async function makeFolder(folder: string, forPath: string, fs: FolderFileSystem = nodeFolders): Promise<void> {
+export async function makeFolder(folder: string, forPath: string, fs: FolderFileSystem = nodeFolders): Promise<string[]> {
   const missing: string[] = [];
   let at = folder;
   for (;;) {
@@ -59,9 +60,11 @@ export async function makeFolder(folder: string, forPath: string, fs: FolderFile
       at = parent;
     }
   }
+  const made: string[] = [];
   for (const level of missing) {
     try {
       await fs.mkdir(level);
+      made.push(level);
     } catch (err) {
       // Made meanwhile by another run (or by a parallel taxpayer): fine when it is a folder.
       if (codeOf(err) !== 'EEXIST') throw fileError('create the folder', level, err);
@@ -72,6 +75,17 @@ export async function makeFolder(folder: string, forPath: string, fs: FolderFile
   } catch (err) {
     throw new OutputError(`cannot write ${forPath}: folder ${folder} is not writable (${codeOf(err) ?? 'access'})`, { cause: err });
   }
+  return made;
+}
+
+/**
+ * Removes the folders a run made that are still empty, innermost first (`rmdir` removes only an
+ * empty folder), so a run that fails before writing anything (a rejected key) leaves no empty
+ * folders behind. Best effort: a folder that holds a file, or cannot be removed, stays.
+ * @param made folders from {@link prepareFolders}, each listed after its parents
+ */
+export async function removeEmptyFolders(made: readonly string[]): Promise<void> {
+  for (const folder of [...made].reverse()) await rmdir(folder).catch(() => undefined);
 }
 
 /**
@@ -80,9 +94,12 @@ export async function makeFolder(folder: string, forPath: string, fs: FolderFile
  * folder of its `--state` file.
  * @param templated the output of a template, absolute; undefined when `--out` was no template
  * @param state the `--state` file, absolute; undefined without `--state`
+ * @returns the folders made, each after its parents
  * @throws {OutputError} (exit 7) as {@link makeFolder}
  */
-export async function prepareFolders(templated: string | undefined, state: string | undefined, fs?: FolderFileSystem): Promise<void> {
-  if (templated !== undefined) await makeFolder(dirname(templated), templated, fs);
-  if (state !== undefined) await makeFolder(dirname(state), state, fs);
+export async function prepareFolders(templated: string | undefined, state: string | undefined, fs?: FolderFileSystem): Promise<string[]> {
+  const made: string[] = [];
+  if (templated !== undefined) made.push(...(await makeFolder(dirname(templated), templated, fs)));
+  if (state !== undefined) made.push(...(await makeFolder(dirname(state), state, fs)));
+  return made;
 }

@@ -217,12 +217,23 @@ describe('--resume', () => {
     expect(r.code).toBe(2);
     expect(r.lines).toEqual([
       expect.stringMatching(
-        /^collections: --resume with different options than the interrupted export \(fields\); repeat the original options or delete \S+x\.csv\.checkpoint\.json$/,
+        /^collections: --resume with different options than the interrupted export \(its ≠ this run's\): --fields not given ≠ id,total; repeat its options, or run with --restart instead of --resume to discard \S+x\.csv\.checkpoint\.json and the \.part file and start afresh$/,
       ),
     ]);
     expect(dir.read('x.csv.part').equals(part)).toBe(true);
     expect(dir.read('x.csv.checkpoint.json').equals(checkpoint)).toBe(true);
     expect(world.sandbox.requests()).toHaveLength(sent);
+  });
+
+  it('with another --items-per-page: names it with both values and hints --restart, which leaves no .part behind', async () => {
+    const offset = ['invoices', '--taxpayer', world.taxpayer, '--out', 'x.ndjson'];
+    expect((await runInProcess(world, dir, [...offset, '--items-per-page', '10'], interruptAt(3))).code).toBe(130);
+    const r = await runInProcess(world, dir, [...offset, '--resume']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("(its ≠ this run's): --items-per-page 10 ≠ 1000; repeat its options, or run with --restart");
+    const restarted = await runInProcess(world, dir, [...offset, '--restart']);
+    expect(restarted.code).toBe(0);
+    expect([dir.has('x.ndjson.part'), dir.has('x.ndjson.checkpoint.json'), dir.has('x.ndjson')]).toEqual([false, false, true]);
   });
 
   it('with a corrupt checkpoint: exit 2, nothing sent', async () => {

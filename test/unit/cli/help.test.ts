@@ -182,10 +182,14 @@ describe('config alone and config profiles, from the command line', () => {
     expect(await run(['config', 'profiles'])).toMatchObject({ code: 0, out: '', err: '' });
   });
 
-  it('an unknown config action is still a usage error listing the actions', async () => {
-    const r = await run(['config', 'lsit']);
+  it.each([
+    ['lsit', ' (Did you mean list?)'],
+    ['sett', ' (Did you mean set?)'],
+    ['zzz', ''],
+  ])("an unknown config action '%s' is a usage error with commander's did-you-mean and the actions", async (word, suggestion) => {
+    const r = await run(['config', word]);
     expect(r.code).toBe(2);
-    expect(r.err).toBe("collections: unknown config action 'lsit' (use set, get, unset, list, profiles, path)\n");
+    expect(r.err).toBe(`collections: unknown config action '${word}'${suggestion}; use set, get, unset, list, profiles, path\n`);
   });
 });
 
