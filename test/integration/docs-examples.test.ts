@@ -90,6 +90,33 @@ describe('the examples of the README and docs/', () => {
   });
 });
 
+describe('the examples of --help', () => {
+  /** Commands whose examples cannot run in a test, as in the docs: a server that runs until Ctrl-C, files in the shell's folders. */
+  const SKIPPED = new Set(['sandbox', 'completion']);
+  const names = ['invoices', 'line-items', 'payments', 'entities', 'events', 'ratelimit', 'config', 'verify'];
+
+  it('run against the default sandbox as written (its ids, their ` \\` continuations), in one folder, each exit 0', async () => {
+    const dir = pageFolder();
+    const outcomes: string[] = [];
+    const expected: string[] = [];
+    for (const command of [[], ...names.filter((n) => !SKIPPED.has(n)).map((n) => [n])]) {
+      const help = (await runInProcess(world, dir, [...command, '--help'], { connectVia: 'none' })).stdout;
+      const examples = help.slice(help.indexOf('\nExamples:\n'), help.indexOf('\nExit codes:\n')).split('\n');
+      const block: DocBlock = { page: `collections ${command.join(' ')} --help`, line: 0, lang: 'console', body: examples, exit: 0 };
+      for (const { source, args, stdoutTo } of docCommands(block, { HOME: dir.path, RFC: first, DAY })) {
+        // A shell glob (`verify exports/*.manifest.json`) is not expanded here.
+        if (SKIPPED.has(args[0]!) || args.some((a) => a.includes('*'))) continue;
+        const r = await runInProcess(world, dir, args, { connectVia: 'env', env: { HOME: dir.path }, stdinText: `${world.key}\n` });
+        if (stdoutTo !== undefined) writeFileSync(join(dir.path, stdoutTo), r.stdout);
+        outcomes.push(`${block.page}: ${source} → exit ${r.code}${r.code === 0 ? '' : `\n${r.stderr}`}`);
+        expected.push(`${block.page}: ${source} → exit 0`);
+      }
+    }
+    expect(outcomes.length).toBeGreaterThan(20);
+    expect(outcomes).toEqual(expected);
+  });
+});
+
 describe('shellWords (as much shell as the docs use)', () => {
   const vars = { HOME: '/home/u', RFC: 'D&M750624V8Z', DAY: '2024-04-16' };
   it.each([
