@@ -124,7 +124,8 @@ function queryFlag(key: string): string {
 function shownValue(value: unknown): string {
   if (value === undefined || value === null || value === false || value === '') return 'not given';
   if (value === true) return 'given';
-  return Array.isArray(value) ? value.map(String).join(',') : typeof value === 'object' ? JSON.stringify(value) : String(value as string | number);
+  if (typeof value === 'string' || typeof value === 'number') return String(value);
+  return Array.isArray(value) ? value.map((v) => shownValue(v)).join(',') : JSON.stringify(value);
 }
 
 /** What differs between two first requests (`path?query`): the path (the ids), then each query parameter by its flag. */
