@@ -12,7 +12,7 @@ import { freezePlan, type ExportPlan } from '../export/run/plan.js';
 import { exportServices } from '../export/run/services.js';
 import { planManifest } from '../export/manifest/manifest.js';
 import { runDryRun } from './dry-run.js';
-import { prepareOutputs } from './folders.js';
+import { prepareOutputs, removeEmptyFolders } from './folders.js';
 import { withNotFoundHint } from './not-found.js';
 import { expandOut, isOutTemplate, taxpayerList, utcDate, type TemplateValues } from './batch-plan.js';
 import { runBatchExport } from './batch.js';
@@ -193,7 +193,7 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
   if (plan.output.compress && !plan.output.files && ctx.io.stdoutIsTTY) {
     throw new UsageError('gzip output is not written to a terminal', { hint: 'add --out FILE.gz, or pipe stdout into a file or a program' });
   }
-  await prepareOutputs([plan]);
+  const made = await prepareOutputs([plan]);
   // The last quota seen is recorded once, at the end, for `ratelimit --cached` (only the headers:
   // holding the page itself would keep its items alive).
   let last: RateLimitSnapshot | undefined;
@@ -203,6 +203,7 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
   try {
     await runExport(plan, ctx, exportServices(plan, ctx), { onPageFetched });
   } catch (err) {
+    await removeEmptyFolders(made);
     throw withNotFoundHint(err, ids, plan.http.baseUrl);
   } finally {
     if (last) settings.recordRateLimit(plan.endpoint.key, last);

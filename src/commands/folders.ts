@@ -5,7 +5,7 @@
  */
 import { constants as fsConstants } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { access, mkdir, open, rm, stat } from 'node:fs/promises';
+import { access, mkdir, open, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { OutputError } from '../errors.js';
 import type { ExportPlan } from '../export/run/plan.js';
@@ -121,12 +121,14 @@ export async function planFolders(files: readonly string[], fs: FolderFileSystem
  * says yes to root on a pseudo file system (`/proc`) that takes no file.
  * @throws {OutputError} (exit 7) naming the path and the cause in words, e.g. `cannot create the folder D: read-only file system (EROFS)`
  */
-export async function makeFolders(files: readonly string[], fs: FolderFileSystem = nodeFolders): Promise<void> {
+export async function makeFolders(files: readonly string[], fs: FolderFileSystem = nodeFolders): Promise<string[]> {
   const plan = await planFolders(files, fs);
   if (plan.problem) throw folderError(plan.problem);
+  const made: string[] = [];
   for (const level of plan.create) {
     try {
       await fs.mkdir(level);
+      made.push(level);
     } catch (err) {
       // Made meanwhile by another run: fine when it is a folder (a file there fails the probe).
       if (errorCode(err) !== 'EEXIST') throw fileError('create the folder', level, err);
@@ -140,6 +142,17 @@ export async function makeFolders(files: readonly string[], fs: FolderFileSystem
       throw new OutputError(`cannot write ${file}: creating a file in ${folder} failed: ${errorWords(err)}`, { cause: err });
     }
   }
+  return made;
+}
+
+/**
+ * Removes the folders a run made that are still empty, innermost first (`rmdir` removes only an
+ * empty folder), so a run that fails before writing anything (a rejected key) leaves no empty
+ * folders behind. Best effort: a folder that holds a file, or cannot be removed, stays.
+ * @param made folders from {@link prepareOutputs}, each listed after its parents
+ */
+export async function removeEmptyFolders(made: readonly string[]): Promise<void> {
+  for (const folder of [...made].reverse()) await rmdir(folder).catch(() => undefined);
 }
 
 /** The files an export plan writes whose folders must exist: its output, `--state` file and manifest (absolute). */
@@ -154,11 +167,11 @@ export function writtenFiles(plan: Pick<ExportPlan, 'output' | 'state' | 'manife
  * is made and checked ({@link makeFolders}).
  * @throws {UsageError} (exit 2) from `checkReplace`, before anything is written; {@link OutputError} (exit 7) from {@link makeFolders}
  */
-export async function prepareOutputs(plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'state' | 'manifest'>>): Promise<void> {
+export async function prepareOutputs(plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'state' | 'manifest'>>): Promise<string[]> {
   for (const { output, manifest } of plans) {
     if (output.files && manifest) {
       await checkReplace({ target: output.files.target, manifest: manifest.path, since: manifest.output.watermark.before ?? undefined });
     }
   }
-  await makeFolders(plans.flatMap(writtenFiles));
+  return makeFolders(plans.flatMap(writtenFiles));
 }

@@ -162,6 +162,21 @@ describe('a run with many taxpayers', () => {
     expect(r.lines.find((l) => l.startsWith(rfcs[0]!))).toMatch(/failed \(exit 3\): the API key was rejected/);
     expect(r.lines.filter((l) => l.endsWith('not started'))).toHaveLength(3);
     expect(r.stderr).not.toContain(WRONG_KEY);
+    // Not resumable: the hint is to fix the key, and the run leaves none of the folders it made.
+    expect(r.lines.at(-1)).toMatch(
+      /^collections: the API key was rejected; set a valid key with `collections config set api-key` or COLLECTIONS_API_KEY, then run the command again: collections invoices .*'out\/\{taxpayer\}\/invoices-\{date\}\.ndjson' --items-per-page 5 --base-url \S+$/,
+    );
+    expect(r.stderr).not.toContain('--resume');
+    expect(readdirSync(dir.path).filter((f) => f !== 'config')).toEqual([]);
+  });
+
+  it('a single export to a template leaves no folder it made when it fails; a folder that holds a checkpoint stays', async () => {
+    const one = ['invoices', '--taxpayer', rfcs[0]!, '--out', 'a/b/{taxpayer}.ndjson', '--items-per-page', '5'];
+    const rejected = await runInProcess(world, dir, [...one, '--api-key', WRONG_KEY], { noKey: true });
+    expect(rejected.code).toBe(3);
+    expect(readdirSync(dir.path).filter((f) => f !== 'config')).toEqual([]);
+    expect((await runInProcess(world, dir, one, interruptAt(2))).code).toBe(130);
+    expect(readdirSync(dir.file('a/b')).sort()).toEqual([`${rfcs[0]!}.ndjson.checkpoint.json`, `${rfcs[0]!}.ndjson.part`]);
   });
 
   it('a template with one taxpayer creates its folders and fills {endpoint} and {date}', async () => {
