@@ -7,7 +7,7 @@
 import { CollectionsError, HttpError, type ErrorCode } from '../errors.js';
 
 /** The key hint of a 401 or 403. */
-const KEY_HINT = 'set a valid key with `collections config set api-key` or COLLECTIONS_API_KEY';
+export const KEY_HINT = 'set a valid key with `collections config set api-key` or COLLECTIONS_API_KEY';
 
 /**
  * What to do about an HTTP status the client does not retry, by the code errors.ts gives it: 400

@@ -91,11 +91,28 @@ function profileArg(profile: string): string {
 }
 
 /**
+ * Refuses a profile named by `--profile` or `COLLECTIONS_PROFILE` that is not stored (a typo would
+ * otherwise read as an empty profile, and its hints would say to fill it); `default` always exists.
+ * @throws {UsageError} (exit 2) naming the stored profiles
+ */
+function checkProfileKnown(profile: string, source: ResolvedSettings['sources']['profile'], store: ConfigStore): void {
+  if (source === 'default' || profile === DEFAULT_PROFILE) return;
+  const known = store.profiles();
+  if (known.includes(profile)) return;
+  const from = source === 'flag' ? '--profile' : 'COLLECTIONS_PROFILE';
+  const create = `create it with \`collections config set base-url URL --profile ${profile}\``;
+  throw new UsageError(`unknown profile '${profile}' (from ${from})`, {
+    code: 'E_CONFIG',
+    hint: known.length > 0 ? `use a stored profile (${known.join(', ')}), or ${create}` : `no profile is stored yet; ${create}`,
+  });
+}
+
+/**
  * Resolves key, base URL, profile and export defaults with precedence flag > env > profile.
  * Does not require key or base URL (`ratelimit --cached` needs neither); see {@link requireApiSettings}.
- * @throws {UsageError} for an invalid profile name, base URL or key (the message never holds the
- *   key), an invalid stored value, or a stored key paired with a base URL of another origin (the
- *   key binding rule of this module's comment)
+ * @throws {UsageError} for an invalid or unknown profile name, base URL or key (the message never
+ *   holds the key), an invalid stored value, or a stored key paired with a base URL of another
+ *   origin (the key binding rule of this module's comment)
  */
 export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
   const { flags, env, store } = input;
@@ -114,6 +131,7 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
     profileSource = 'default';
   }
 
+  checkProfileKnown(profile, profileSource, store);
   const stored = store.getProfile(profile);
   const sources: ResolvedSettings['sources'] = { profile: profileSource };
 
@@ -181,9 +199,12 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
 export function requireApiSettings(settings: ResolvedSettings, warn: (message: string) => void): ApiSettings {
   const p = profileArg(settings.profile);
   if (settings.baseUrl === undefined) {
+    // A stored key is only sent to its profile's own base URL, so --base-url would be refused.
+    const elsewhere =
+      settings.sources.apiKey === 'profile' ? ` (the key stored there is sent only to that base URL)` : ', or set COLLECTIONS_BASE_URL or --base-url';
     throw new UsageError(`no base URL configured${p ? ` for profile '${settings.profile}'` : ''}`, {
       code: 'E_CONFIG',
-      hint: `run \`collections config set base-url URL${p}\`, or set COLLECTIONS_BASE_URL or --base-url`,
+      hint: `run \`collections config set base-url URL${p}\`${elsewhere}`,
     });
   }
   if (settings.apiKey === undefined) {
