@@ -14,6 +14,7 @@
  */
 import type { Context, IOStreams } from '../context.js';
 import { UsageError } from '../errors.js';
+import { isLoopbackHost, proxyFor } from '../http/proxy.js';
 import { inertText } from '../io/terminal-text.js';
 import { CONFIGURABLE_FLAGS, type ExportDefaults } from './flags.js';
 import { createConfigStore, DEFAULT_PROFILE } from './store.js';
@@ -21,6 +22,7 @@ import type { ConfigStore, ProfileValues } from './store.js';
 import { parseApiKey, parseBaseUrl, parseProfileName } from './values.js';
 
 export type { ExportDefaults } from './flags.js';
+export { isLoopbackHost };
 
 /** The global flags (commander: `--api-key <key>`, `--base-url <url>`, `--profile <name>`). */
 export interface SettingsFlags {
@@ -68,19 +70,6 @@ export interface ApiSettings extends ResolvedSettings {
 }
 
 const nonEmpty = (v: string | undefined): string | undefined => (v === undefined || v === '' ? undefined : v);
-
-/**
- * Whether a URL hostname (as `URL.hostname` spells it) is loopback: `localhost`, 127.0.0.0/8,
- * `[::1]` or an IPv4-mapped 127.x address. `URL` has already normalised forms like `127.1` or
- * `0x7f.0.0.1` to dotted decimal.
- */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.toLowerCase();
-  if (h === 'localhost' || h === 'localhost.') return true;
-  if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)) return true;
-  if (h === '[::1]') return true;
-  return /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(h);
-}
 
 /**
  * The export defaults of a profile's stored values, as the flags parse them: every key of the flag
@@ -231,11 +220,14 @@ export function requireApiSettings(settings: ResolvedSettings, warn: (message: s
 }
 
 /**
- * {@link resolveSettings} then {@link requireApiSettings}: what every command that sends requests calls.
- * @throws {UsageError} as both do
+ * {@link resolveSettings} then {@link requireApiSettings}, and the proxy variable that applies to
+ * the base URL checked (http/proxy.ts `proxyFor`): what every command that sends requests calls.
+ * @throws {UsageError} as both do, and when that proxy variable is not a proxy URL
  */
 export function resolveApiSettings(input: ResolveSettingsInput, warn: (message: string) => void): ApiSettings {
-  return requireApiSettings(resolveSettings(input), warn);
+  const settings = requireApiSettings(resolveSettings(input), warn);
+  proxyFor(settings.baseUrl, input.env);
+  return settings;
 }
 
 /**

@@ -110,7 +110,9 @@ describe('exit codes', () => {
     expect(r.code).toBe(4);
     expectOneErrorLine(r.lines, /not found.*HTTP 404.*Not Found.*X-Request-ID: \S+/);
     expect(dir.has('x.ndjson.part')).toBe(false);
-    expect(r.lines[0]).toMatch(/; check --taxpayer NOPE010101AAA \(the API does not know it at http:\/\/127\.0\.0\.1:9\/\)$/);
+    expect(r.lines[0]).toMatch(
+      /; check --taxpayer NOPE010101AAA, or whether the API serves http:\/\/127\.0\.0\.1:9\/taxpayers\/NOPE010101AAA\/invoices at all$/,
+    );
   });
 
   it.each([[['entities']], [['events', '--dry-run']]])(
@@ -121,14 +123,16 @@ describe('exit codes', () => {
       expect(r.code).toBe(4);
       expect(r.lines).toHaveLength(1);
       expect(r.lines[0]).not.toContain('--taxpayer');
-      expect(r.lines[0]).toContain(`; no id was given, so the path of base-url ${base} is the likely mistake: check it`);
+      expect(r.lines[0]).toContain(`; check the path /wrong/${args[0]} and the path of base-url ${base} (\`collections config get base-url\``);
     },
   );
 
   it('4 with both ids given names both', async () => {
     const r = await runInProcess(world, dir, ['line-items', '--taxpayer', world.taxpayer, '--invoice', '00000000-0000-4000-8000-000000000000']);
     expect(r.code).toBe(4);
-    expect(r.lines[0]).toMatch(new RegExp(`; check --taxpayer ${world.taxpayer} and --invoice 00000000-0000-4000-8000-000000000000 \\(`));
+    expect(r.lines[0]).toMatch(
+      new RegExp(`; check --taxpayer ${world.taxpayer} and --invoice 00000000-0000-4000-8000-000000000000, or whether the API serves `),
+    );
   });
 
   it('5: a rate-limit wait over --max-wait keeps the checkpoint and says how to resume', async () => {
