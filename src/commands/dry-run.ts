@@ -17,7 +17,7 @@ import { inertText } from '../io/terminal-text.js';
 import { mostSevere } from './batch-report.js';
 import { estimateExport, estimateText, quotaText, type DryRunEstimate, type DryRunProbe } from './dry-run-estimate.js';
 import { errorText } from './error-text.js';
-import { folderError, planFolders, writtenFiles } from './folders.js';
+import { planOutputs } from './folders.js';
 import { createClient } from '../http/client.js';
 import { maskSecret } from '../http/redact.js';
 import { fetchPage } from '../pagination/fetch-page.js';
@@ -75,14 +75,13 @@ interface Preflight {
 }
 
 /**
- * The real run's checks before its first request, in its order, writing nothing: the folders it
- * would make (commands/folders.ts `planFolders` over `writtenFiles`), then what the run checks
+ * The real run's checks before its first request, in its order, writing nothing: those of
+ * commands/folders.ts `prepareOutputs` and the folders it would make (`planOutputs`), then what the run checks
  * (export/run/run.ts `checkExport`: the environment, the output, its lock and checkpoint).
  * @throws the error the real run would stop with before any request (exit 2 or 7)
  */
 async function preflight(plan: ExportPlan, ctx: Context): Promise<Preflight> {
-  const folders = await planFolders(writtenFiles(plan));
-  if (folders.problem) throw folderError(folders.problem);
+  const folders = await planOutputs([plan]);
   return { create: folders.create, forecast: await checkExport(plan, ctx) };
 }
 
@@ -266,10 +265,7 @@ async function dryRunUnit(unit: DryRunUnit, ctx: Context): Promise<UnitForecast>
  *   throws other than a 404 (exit 3 for the key, 6 for the network…)
  */
 export async function runBatchDryRun(units: readonly DryRunUnit[], parallel: number, ctx: Context): Promise<number> {
-  await orStop(async () => {
-    const folders = await planFolders(units.filter((u) => u.doneEarlier !== true).flatMap((u) => writtenFiles(u.plan)));
-    if (folders.problem) throw folderError(folders.problem);
-  }, ctx);
+  await orStop(() => planOutputs(units.filter((u) => u.doneEarlier !== true).map((u) => u.plan)), ctx);
   const forecasts: UnitForecast[] = [];
   for (const unit of units) forecasts.push(await dryRunUnit(unit, ctx));
   const probe = forecasts.findLast((f) => f.probe !== undefined)?.probe ?? {};

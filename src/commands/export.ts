@@ -12,7 +12,7 @@ import { freezePlan, type ExportPlan } from '../export/run/plan.js';
 import { exportServices } from '../export/run/services.js';
 import { planManifest } from '../export/manifest/manifest.js';
 import { runDryRun } from './dry-run.js';
-import { prepareFolders } from './folders.js';
+import { prepareOutputs, removeEmptyFolders } from './folders.js';
 import { withNotFoundHint } from './not-found.js';
 import { expandOut, isOutTemplate, taxpayerList, utcDate, type TemplateValues } from './batch-plan.js';
 import { runBatchExport } from './batch.js';
@@ -162,7 +162,8 @@ function outValues(command: string, flags: ExportFlags, ctx: Context): TemplateV
  * `--dry-run` its checks before the first request, the plan and one light request
  * (commands/dry-run.ts), writing nothing. Several
  * taxpayers, or `--taxpayers-file`, make a run of many (commands/batch.ts); one export with an
- * `--out` template has it filled and its folders created.
+ * `--out` template has it filled. Before the first request, commands/folders.ts `prepareOutputs`
+ * refuses an incremental export that would narrow its output and makes the folders it writes into.
  * @param options the command, its flags, and the command line without the key and `--resume` (for the resume hint)
  * @returns 0 on success (also when the reader of stdout went away)
  * @throws {UsageError} (exit 2) as {@link prepareExport}, for `--quiet` with `--verbose`, and for gzip to stdout when it is a terminal
@@ -193,8 +194,7 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
       throw withNotFoundHint(err, ids, plan.http.baseUrl);
     }
   }
-  // Before the first request: a template's folders and the state file's folder are made and checked.
-  await prepareFolders(template ? plan.output.files?.target : undefined, plan.state?.path);
+  const made = await prepareOutputs([plan]);
   // The last quota seen is recorded once, at the end, for `ratelimit --cached` (only the headers:
   // holding the page itself would keep its items alive).
   let last: RateLimitSnapshot | undefined;
@@ -204,6 +204,7 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
   try {
     await runExport(plan, ctx, exportServices(plan, ctx), { onPageFetched });
   } catch (err) {
+    await removeEmptyFolders(made);
     throw withNotFoundHint(err, ids, plan.http.baseUrl);
   } finally {
     if (last) settings.recordRateLimit(plan.endpoint.key, last);

@@ -127,4 +127,9 @@ export interface ExportFlagSpec {
   readonly config?: FlagConfigSpec;
   /** Present when the flag only makes sense with that id: only commands whose endpoints take it offer it. */
   readonly forId?: 'taxpayerId' | 'invoiceId';
+  /**
+   * Present when the flag only works in cursor mode: a command none of whose endpoints pages by
+   * cursor still accepts it (to refuse it with its own usage error) but leaves it out of its help.
+   */
+  readonly cursorOnly?: true;
 }

@@ -11,6 +11,7 @@ import { ApiUnavailableError, HttpError, RateLimitError, type HttpErrorDetails }
 import type { Clock } from '../time/clock.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
 import type { ClientEvent } from './events.js';
+import type { OriginContact } from './connect-failure.js';
 import { createExchanger, createRequestHeaders, pathOf, type Exchanger, type HttpExchange } from './exchange.js';
 import type { FetchLike } from './fetch-like.js';
 import { clampTimerMs, clientBudgetOf, createWaitLedger, decideWait, describeTooLong } from '../rate/index.js';
@@ -162,7 +163,8 @@ export function createClient(options: ClientOptions): Client {
   const emit = waits.emit;
   const budget = clientBudgetOf(options.budget, { origin: baseUrl.origin, apiKey, clock, maxWaitMs, onWait: (w) => emit({ type: 'wait', ...w }) });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const exchanger = createExchanger({ baseUrl, apiKey, fetch, clock, timeoutMs, maxBodyBytes, budget, emit });
+  const contact = options.budget?.share<OriginContact>(`contact ${baseUrl.origin}`, () => ({ answered: false })) ?? { answered: false };
+  const exchanger = createExchanger({ baseUrl, apiKey, fetch, clock, timeoutMs, maxBodyBytes, budget, contact, emit });
   const policy: RetryPolicy = { retries, maxWaitMs, random, clock, serverClock: budget.serverClock, emit };
   const session: Session = { baseUrl, clock, maxWaitMs, waits, budget, exchanger, headersFor, signal: options.signal, policy };
   return {

@@ -7,15 +7,15 @@
  * message, and timing.
  * What a status means (wait, retry, fail) is the client's business.
  */
-import { ApiUnavailableError, CollectionsError, HttpError, UsageError } from '../errors.js';
-import { abortReason, type Clock } from '../time/clock.js';
+import { ApiUnavailableError, HttpError, UsageError } from '../errors.js';
+import type { Clock } from '../time/clock.js';
 import { readBoundedByteText, readBoundedText } from './body.js';
 import type { ClientEvent, ClientEventSink } from './events.js';
 import type { FetchLike } from './fetch-like.js';
+import { attemptFailure, type OriginContact } from './connect-failure.js';
 import { resolveSameOrigin } from './origin.js';
 import { snapshotOf, type ClientBudget, type RateLimitHeaders, type RateLimitSnapshot } from '../rate/index.js';
 import { redactSecret } from './redact.js';
-import { describeConnectFailure, describeNetworkError, RetryableFailure } from './retry.js';
 import { parseServerMessage } from './server-message.js';
 
 /** Same-origin redirects followed per request (like fetch's 20, but a collection API needs few). */
@@ -62,10 +62,6 @@ export function pathOf(url: URL): string {
   return url.pathname + url.search;
 }
 
-function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
-}
-
 /** Options of {@link createExchanger}. */
 export interface ExchangeOptions {
   /** The configured base URL: redirects must keep its origin. */
@@ -80,6 +76,8 @@ export interface ExchangeOptions {
   maxBodyBytes: number;
   /** The client's view of the rate budget: a permit per request, the response's headers recorded on it. */
   budget: ClientBudget;
+  /** Whether the origin has answered yet; set by the first response. */
+  contact: OriginContact;
   emit: ClientEventSink;
 }
 
@@ -168,8 +166,9 @@ export function createExchanger(options: ExchangeOptions): Exchanger {
       res = await options.fetch(url, { method: 'GET', headers, redirect: 'manual', signal });
     } catch (err) {
       permit.release();
-      throw failure(options, err, send.signal, timeout, '', url);
+      throw attemptFailure(options, err, send.signal, timeout, '', url);
     }
+    options.contact.answered = true;
     const receivedAt = options.clock.now();
     const rl = permit.record({ status: res.status, headers: res.headers, sentAt, receivedAt });
     return { res, url, rl, requestId: res.headers.get('x-request-id') ?? undefined, receivedAt, startedAt, timeout };
@@ -192,17 +191,6 @@ export function createExchanger(options: ExchangeOptions): Exchanger {
       return requests;
     },
   };
-}
-
-/** Why an attempt failed: the caller's abort as it is; a connection never made names `url`'s origin (retry.ts). */
-function failure(options: ExchangeOptions, err: unknown, caller: AbortSignal | undefined, timeout: AbortSignal, what: string, url?: URL): unknown {
-  if (caller?.aborted) return abortReason(caller);
-  // A bound of body.ts or the transport (HostileResponseError), or a bad proxy setting: not retried.
-  if (err instanceof CollectionsError) return err;
-  if (timeout.aborted) return new RetryableFailure(`timeout after ${formatSeconds(options.timeoutMs)}${what}`, { cause: err });
-  const connect = url === undefined ? undefined : describeConnectFailure(err, url);
-  if (connect !== undefined) return new RetryableFailure(redactSecret(connect.reason, options.apiKey), { cause: err, hint: connect.hint });
-  return new RetryableFailure(redactSecret(describeNetworkError(err), options.apiKey) + what, { cause: err });
 }
 
 function emitResponse(options: ExchangeOptions, h: Hop): void {
@@ -275,7 +263,7 @@ async function finish(options: ExchangeOptions, h: Hop, send: SendOptions): Prom
     try {
       ({ text, byteText } = await readBoundedByteText(res, options.maxBodyBytes, `GET ${pathOf(h.url)}`, send.body === 'bytes'));
     } catch (err) {
-      throw failure(options, err, send.signal, h.timeout, ' while reading the body');
+      throw attemptFailure(options, err, send.signal, h.timeout, ' while reading the body');
     } finally {
       emitResponse(options, h);
     }

@@ -92,7 +92,7 @@ describe('--dry-run exits as the real run would', () => {
     await runInProcess(world, dir, invoices('--out', 'inv.csv'), { ...interruptAt(2), stderrIsTTY: false });
     const dry = await predicts(invoices('--out', 'inv.csv', '--max-items', '15', '--resume'));
     expect(dry.code).toBe(2);
-    expect(dry.stderr).toContain('--resume with different options than the interrupted export (maxItems)');
+    expect(dry.stderr).toContain("--resume with different options than the interrupted export (its ≠ this run's): --max-items not given ≠ 15");
   });
 
   it('--resume with a partial file shorter than its checkpoint: exit 2', async () => {
@@ -117,13 +117,11 @@ describe('--dry-run exits as the real run would', () => {
     }
   });
 
-  it('a file where the output or a template needs a folder: exit 7 (the --state file: exit 2)', async () => {
+  it('a file where the output, the --state file or a template needs a folder: exit 7', async () => {
     writeFileSync(dir.file('blocked'), 'not a folder');
-    // The folder rule of issue 27 (every written path's folders made first) words this one as the
-    // others; until it is merged the real run says `cannot check …: ENOTDIR` here.
-    expect((await predicts(invoices('--out', 'blocked/inv.csv'), {}, { sameError: false })).code).toBe(7);
-    // The state file is read while planning: a file in its way is a usage error before any folder is looked at.
-    expect((await predicts(invoices('--out', 'inv.csv', '--state', 'blocked/state.json'), {}, { stops: false })).code).toBe(2);
+    expect((await predicts(invoices('--out', 'blocked/inv.csv'))).code).toBe(7);
+    // The state file is read while planning: a file in its way stops both there, before the checks.
+    expect((await predicts(invoices('--out', 'inv.csv', '--state', 'blocked/state.json'), {}, { stops: false })).code).toBe(7);
     expect((await predicts(invoices('--out', 'blocked/{taxpayer}.csv'))).code).toBe(7);
   });
 

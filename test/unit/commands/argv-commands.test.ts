@@ -127,7 +127,8 @@ describe('the options each command hands its run function', () => {
 
 describe('what a command refuses before running anything', () => {
   it.each<[string[], number, RegExp]>([
-    [['config', 'bogus'], 2, /^unknown config action 'bogus' \(use set, get, unset, list, profiles, path\)$/],
+    [['config', 'bogus'], 2, /^unknown config action 'bogus'$/],
+    [['config', 'sett'], 2, /^unknown config action 'sett' \(Did you mean set\?\)$/],
     [['completion', 'powershell'], 2, /^unknown shell 'powershell' \(use bash, zsh, fish\)$/],
   ])('%j → exit %i', async (argv, exitCode, message) => {
     const r = await parse(argv);
