@@ -46,10 +46,15 @@ const SEVERITY: readonly number[] = [
   ExitCode.Ok,
 ];
 
-/** The most severe of the outcomes' exit codes ({@link SEVERITY}); a code not listed ranks with 1. */
-export function mostSevereCode(outcomes: readonly TaxpayerOutcome[]): number {
+/** The most severe of exit codes ({@link SEVERITY}); a code not listed ranks with 1; 0 for none. */
+export function mostSevere(codes: readonly number[]): number {
   const rank = (code: number): number => (SEVERITY.includes(code) ? SEVERITY.indexOf(code) : SEVERITY.indexOf(ExitCode.Internal));
-  return outcomes.reduce<number>((worst, o) => (rank(o.code) < rank(worst) ? o.code : worst), ExitCode.Ok);
+  return codes.reduce<number>((worst, code) => (rank(code) < rank(worst) ? code : worst), ExitCode.Ok);
+}
+
+/** The most severe of the outcomes' exit codes ({@link mostSevere}). */
+export function mostSevereCode(outcomes: readonly TaxpayerOutcome[]): number {
+  return mostSevere(outcomes.map((o) => o.code));
 }
 
 /** A path as shown: relative to the working folder when under it, else absolute. */

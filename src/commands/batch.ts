@@ -199,7 +199,7 @@ async function writeBatchManifest(batch: BatchPlan, startedMs: number, ctx: Cont
 }
 
 /**
- * Runs the export for every taxpayer of the request, or with `--dry-run` prints their plan
+ * Runs the export for every taxpayer of the request, or with `--dry-run` its checks and their plan
  * (commands/dry-run.ts `runBatchDryRun`). Before the first request, commands/folders.ts
  * `prepareOutputs` checks that no taxpayer's incremental export would narrow its output and makes
  * every folder the run writes into; those still empty at the end are removed.

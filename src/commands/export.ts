@@ -159,7 +159,8 @@ function outValues(command: string, flags: ExportFlags, ctx: Context): TemplateV
 
 /**
  * Runs export `command` from parsed flags: {@link prepareExport}, then the export, or with
- * `--dry-run` the plan and one light request (commands/dry-run.ts), writing nothing. Several
+ * `--dry-run` its checks before the first request, the plan and one light request
+ * (commands/dry-run.ts), writing nothing. Several
  * taxpayers, or `--taxpayers-file`, make a run of many (commands/batch.ts); one export with an
  * `--out` template has it filled. Before the first request, commands/folders.ts `prepareOutputs`
  * refuses an incremental export that would narrow its output and makes the folders it writes into.
@@ -182,16 +183,16 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
   if (template) flags = { ...flags, out: expandOut(flags.out!, outValues(command, flags, ctx)) };
   const { plan, settings } = prepareExport(command, flags, argv, ctx);
   const ids = idsFromFlags(flags);
+  // As gzip(1) does: compressed bytes are never written to a terminal.
+  if (plan.output.compress && !plan.output.files && ctx.io.stdoutIsTTY) {
+    throw new UsageError('gzip output is not written to a terminal', { hint: 'add --out FILE.gz, or pipe stdout into a file or a program' });
+  }
   if (flags.dryRun === true) {
     try {
       return await runDryRun(plan, ctx);
     } catch (err) {
       throw withNotFoundHint(err, ids, plan.http.baseUrl);
     }
-  }
-  // As gzip(1) does: compressed bytes are never written to a terminal.
-  if (plan.output.compress && !plan.output.files && ctx.io.stdoutIsTTY) {
-    throw new UsageError('gzip output is not written to a terminal', { hint: 'add --out FILE.gz, or pipe stdout into a file or a program' });
   }
   const made = await prepareOutputs([plan]);
   // The last quota seen is recorded once, at the end, for `ratelimit --cached` (only the headers:

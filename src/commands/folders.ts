@@ -161,17 +161,33 @@ export function writtenFiles(plan: Pick<ExportPlan, 'output' | 'state' | 'manife
   return files.filter((f): f is string => f !== undefined);
 }
 
-/**
- * The pre-flight of exports about to run, before their first request: none may replace an output
- * it would narrow (export/state/replace-guard.ts `checkReplace`), then every folder they write into
- * is made and checked ({@link makeFolders}).
- * @throws {UsageError} (exit 2) from `checkReplace`, before anything is written; {@link OutputError} (exit 7) from {@link makeFolders}
- */
-export async function prepareOutputs(plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'state' | 'manifest'>>): Promise<string[]> {
+/** Refuses, before anything is written, an export that would replace an output it narrows (export/state/replace-guard.ts `checkReplace`). */
+async function checkReplaces(plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'manifest'>>): Promise<void> {
   for (const { output, manifest } of plans) {
     if (output.files && manifest) {
       await checkReplace({ target: output.files.target, manifest: manifest.path, since: manifest.output.watermark.before ?? undefined });
     }
   }
+}
+
+/**
+ * The pre-flight of exports about to run, before their first request: none may replace an output
+ * it would narrow ({@link checkReplaces}), then every folder they write into is made and checked
+ * ({@link makeFolders}).
+ * @throws {UsageError} (exit 2) from `checkReplace`, before anything is written; {@link OutputError} (exit 7) from {@link makeFolders}
+ */
+export async function prepareOutputs(plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'state' | 'manifest'>>): Promise<string[]> {
+  await checkReplaces(plans);
   return makeFolders(plans.flatMap(writtenFiles));
+}
+
+/**
+ * {@link prepareOutputs} writing nothing (the dry run's): the same checks, and the folders it would make.
+ * @throws what {@link prepareOutputs} throws: {@link UsageError} (exit 2), {@link OutputError} (exit 7)
+ */
+export async function planOutputs(plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'state' | 'manifest'>>): Promise<FolderPlan> {
+  await checkReplaces(plans);
+  const plan = await planFolders(plans.flatMap(writtenFiles));
+  if (plan.problem) throw folderError(plan.problem);
+  return plan;
 }

@@ -197,7 +197,7 @@ export const EXPORT_FLAGS = [
     flags: '--dry-run',
     attribute: 'dryRun',
     description:
-      'print the plan (request, headers with the key masked, files, items, pages, time at the current quota) and write nothing; spends one request of the quota (itemsPerPage=1) per taxpayer',
+      "run the export's checks (folders, lock, checkpoint) and print the plan (request, headers with the key masked, files, items, pages, the quota and the windows it needs), writing nothing; exits as the export would; spends one request of the quota (itemsPerPage=1) per taxpayer",
     value: { kind: 'switch' },
   },
   {

@@ -21,6 +21,8 @@ export type ClientEvent =
       ms: number;
       limit?: number;
       remaining?: number;
+      /** `X-RateLimit-Reset`, epoch ms by the server's clock. */
+      resetAt?: number;
       requestId?: string;
     }
   | {

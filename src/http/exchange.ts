@@ -203,6 +203,7 @@ function emitResponse(options: ExchangeOptions, h: Hop): void {
   };
   if (h.rl.limit !== undefined) event.limit = h.rl.limit;
   if (h.rl.remaining !== undefined) event.remaining = h.rl.remaining;
+  if (h.rl.resetAt !== undefined) event.resetAt = h.rl.resetAt;
   if (h.requestId !== undefined) event.requestId = h.requestId;
   options.emit(event);
 }

@@ -8,8 +8,9 @@
  *   run has fetched nothing yet.
  * - Quota: the requests still to send (pages to go = items left / items per page) against the rate
  *   limit: those beyond the window's `X-RateLimit-Remaining` wait for its `X-RateLimit-Reset` and
- *   for later windows of the learnt length. Throughput alone cannot see this on a fresh run, whose
- *   first pages come at full speed before the quota runs out.
+ *   for later windows of the length learnt from the responses' successive resets. Until it is known
+ *   and later windows are needed, there is no ETA at all: throughput cannot see the waits to come
+ *   on a fresh run, whose first pages come at full speed before the quota runs out.
  * Pure: the caller passes the times (monotonic ms for rates, local epoch ms for resets).
  */
 import type { RateLimitSnapshot } from '../rate/index.js';
@@ -31,18 +32,21 @@ export interface EtaEstimator {
    * @param monoMs when, monotonic ms
    */
   page(items: number, pages: number, monoMs: number, rateLimit?: RateLimitSnapshot): void;
-  /** A response arrived after `ms` (its duration). */
-  response(ms: number): void;
+  /** A response arrived after `ms` (its duration), with its `X-RateLimit-Reset` (server ms) when sent. */
+  response(ms: number, resetAt?: number): void;
   /**
    * A rate-limit wait of `ms` from `monoMs`, until `until` (epoch ms, local clock): the window's
    * quota is spent until then. `limit` is `X-RateLimit-Limit` of the response that caused it.
    */
   wait(event: { ms: number; until: number; limit?: number | undefined }, monoMs: number): void;
+  /** The export pages by cursor: its chain ends on the first empty page, one request more than the pages of items. */
+  endsOnEmptyPage(): void;
   /** This run's items per second over the last {@link RATE_WINDOW_MS} (0 before any time passed). */
   rate(monoMs: number): number;
   /**
    * The time left, ms: the larger of the throughput and the quota estimates; undefined without a
-   * total or before either can be made (no item fetched yet and no rate-limit headers).
+   * total, before either can be made (no item fetched yet and no rate-limit headers), and while the
+   * quota's time needs a window length not learnt yet.
    * @param monoMs now, monotonic ms
    * @param nowMs now, epoch ms by the local clock (resets are local-clock instants)
    */
@@ -57,46 +61,48 @@ interface Quota {
 }
 
 /**
- * The window length, ms, learnt from the resets seen: the smallest gap between successive distinct
- * resets (a gap with no request in a window is a multiple of it), else the time from the first
- * response of the current window to its reset, rounded up to whole seconds since `X-RateLimit-Reset`
- * counts in seconds (a lower bound: the window may have begun before this run's first request).
+ * The window length, ms, learnt from the responses' resets (`X-RateLimit-Reset`, by the server's
+ * clock, so the local clock's offset does not blur it) in the order they arrive, 429s included:
+ * the smallest gap between successive distinct resets (a window in which no response arrived makes
+ * a gap of several). Undefined until two were seen. The time from a response to its window's reset
+ * is no measure of the window: the run may start at any point of it (docs/progress.md, "Progress").
  */
-function createWindowLearner(): { see(resetAt: number, observedAt: number): void; windowMs(): number | undefined } {
-  let lastReset: number | undefined;
-  let firstSeenAt = 0;
+function createWindowLearner(): { see(resetAt: number): void; windowMs(): number | undefined } {
+  let last: number | undefined;
   let learnt: number | undefined;
   return {
-    see(resetAt, observedAt) {
-      if (lastReset !== undefined && Math.abs(resetAt - lastReset) < 1000) return;
-      if (lastReset !== undefined && resetAt > lastReset) learnt = Math.min(learnt ?? Infinity, resetAt - lastReset);
-      lastReset = resetAt;
-      firstSeenAt = observedAt;
+    see(resetAt) {
+      // The same window, or an older one (a response overtaken by one of the next window).
+      if (last !== undefined && resetAt < last + 1000) return;
+      if (last !== undefined) learnt = Math.min(learnt ?? Infinity, resetAt - last);
+      last = resetAt;
     },
-    windowMs() {
-      if (learnt !== undefined) return learnt;
-      return lastReset === undefined ? undefined : Math.max(1000, Math.ceil((lastReset - firstSeenAt) / 1000) * 1000);
-    },
+    windowMs: () => learnt,
   };
 }
 
 /**
  * The time the requests still to send need under the quota, ms: those the current window still
  * allows go at once; the others wait for its reset and then `limit` a window of `windowMs`.
+ * @param windowMs the window's length; undefined when not known
  * @param perRequestMs the time one request takes, ms
+ * @returns undefined when the answer depends on the window's length and it is not known (more
+ *   requests than the current window and the next one allow, or a window rolled over)
  */
-export function quotaEtaMs(requests: number, quota: Quota, windowMs: number, nowMs: number, perRequestMs: number): number {
+export function quotaEtaMs(requests: number, quota: Quota, windowMs: number | undefined, nowMs: number, perRequestMs: number): number | undefined {
   let { remaining, resetAt } = quota;
   if (resetAt <= nowMs) {
     // The window has rolled over since the last response: a fresh quota, up to the next reset.
+    if (windowMs === undefined) return requests <= quota.limit ? requests * perRequestMs : undefined;
     remaining = quota.limit;
     resetAt += (Math.floor((nowMs - resetAt) / windowMs) + 1) * windowMs;
   }
   if (requests <= remaining) return requests * perRequestMs;
   const beyond = requests - remaining;
   const windows = Math.ceil(beyond / quota.limit);
+  if (windows > 1 && windowMs === undefined) return undefined;
   const lastBatch = beyond - (windows - 1) * quota.limit;
-  return resetAt - nowMs + (windows - 1) * windowMs + lastBatch * perRequestMs;
+  return resetAt - nowMs + (windows - 1) * (windowMs ?? 0) + lastBatch * perRequestMs;
 }
 
 /** This run's pace: items fetched over time and the rate-limit waits within it; see {@link createPace}. */
@@ -170,14 +176,15 @@ export function createEtaEstimator(startMono: number): EtaEstimator {
   let pagesDone = 0;
   let perPage = 0;
   let quota: Quota | undefined;
+  let emptyPage = 0;
   const windows = createWindowLearner();
   const durations: number[] = [];
 
-  const quotaEta = (itemsLeft: number, nowMs: number): number | undefined => {
-    const windowMs = windows.windowMs();
-    if (quota === undefined || windowMs === undefined || perPage === 0 || quota.limit <= 0) return undefined;
+  // `unknown`: the quota applies but its time needs the window's length, not known yet.
+  const quotaEta = (itemsLeft: number, nowMs: number): number | 'unknown' | undefined => {
+    if (quota === undefined || perPage === 0 || quota.limit <= 0) return undefined;
     const perRequestMs = durations.length > 0 ? mean(durations) : 0;
-    return quotaEtaMs(Math.ceil(itemsLeft / perPage), quota, windowMs, nowMs, perRequestMs);
+    return quotaEtaMs(Math.ceil(itemsLeft / perPage) + emptyPage, quota, windows.windowMs(), nowMs, perRequestMs) ?? 'unknown';
   };
 
   return {
@@ -191,12 +198,12 @@ export function createEtaEstimator(startMono: number): EtaEstimator {
       done = items;
       pagesDone = pages;
       const { limit, remaining, resetLocalAt } = rateLimit ?? {};
-      if (limit !== undefined && remaining !== undefined && resetLocalAt !== undefined && rateLimit !== undefined) {
-        windows.see(resetLocalAt, rateLimit.observedAt);
-        quota = { limit, remaining, resetAt: resetLocalAt };
-      }
+      if (limit === undefined || remaining === undefined || resetLocalAt === undefined) return;
+      // A page fetched in an earlier window, written after later ones (offset mode), tells an old quota.
+      if (quota === undefined || resetLocalAt > quota.resetAt - 1000) quota = { limit, remaining, resetAt: resetLocalAt };
     },
-    response(ms) {
+    response(ms, resetAt) {
+      if (resetAt !== undefined) windows.see(resetAt);
       durations.push(ms);
       if (durations.length > DURATION_SAMPLES) durations.shift();
     },
@@ -205,12 +212,20 @@ export function createEtaEstimator(startMono: number): EtaEstimator {
       const limit = event.limit ?? quota?.limit;
       if (limit !== undefined) quota = { limit, remaining: 0, resetAt: event.until };
     },
+    endsOnEmptyPage() {
+      emptyPage = 1;
+    },
     rate: (monoMs) => pace.rate(monoMs),
     etaMs(total, monoMs, nowMs) {
       if (total === undefined) return undefined;
       const left = Math.max(0, total - done);
-      if (left === 0) return 0;
+      if (left === 0) {
+        const last = emptyPage === 0 ? 0 : quotaEta(0, nowMs);
+        return typeof last === 'number' ? last : 0;
+      }
       const byQuota = quotaEta(left, nowMs);
+      // No ETA rather than a wrong one: the pace of the first windows says nothing of the waits to come.
+      if (byQuota === 'unknown') return undefined;
       // One page is no pace yet: the first response of a run is often several times slower than
       // the next (a cold connection, a cold server). The quota's time decides when there is one;
       // else that page's response time (the time since the start also holds the start-up).

@@ -234,7 +234,7 @@ export function createProgress(options: ProgressOptions): Progress {
       switch (event.type) {
         case 'response':
           stats.requests++;
-          eta.response(event.ms);
+          eta.response(event.ms, event.resetAt);
           if (verbose) line(formatRequestLine(event));
           break;
         case 'wait':
@@ -270,7 +270,9 @@ export function createProgress(options: ProgressOptions): Progress {
     note(text) {
       if (!quiet) line(text);
     },
-    start() {},
+    start(info) {
+      if (info.mode === 'cursor') eta.endsOnEmptyPage();
+    },
     done(destination) {
       countdown.stop();
       const summary = inertText(formatSummary(stats, destination, clock.monotonic() - started));

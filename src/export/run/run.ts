@@ -15,6 +15,7 @@ import { createWatermarkTracker } from '../state/watermark.js';
 import { remaining, writePages, type Tally } from './page-loop.js';
 import type { ClientWiring, ExportHooks, ExportPlan, ExportServices } from './plan.js';
 import { createCheckpointGroups, parseGroupMs } from './checkpoint-group.js';
+import { checkOutput, type OutputForecast } from './output-opener.js';
 
 /** What an export did: what the summary and the rate-limit cache need. */
 export interface ExportResult {
@@ -144,4 +145,15 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
     await output.release();
     interrupt.release();
   }
+}
+
+/**
+ * What {@link runExport} checks before its first request, in its order, writing nothing (the dry
+ * run's; docs/progress.md, "Dry run"): the environment it reads, then what opening the output
+ * checks (export/run/output-opener.ts `checkOutput`).
+ * @throws what {@link runExport} would throw before its first request, with the same exit code
+ */
+export async function checkExport(plan: ExportPlan, ctx: Pick<Context, 'env'>): Promise<OutputForecast> {
+  parseGroupMs(ctx.env);
+  return checkOutput(plan);
 }
