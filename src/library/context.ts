@@ -51,7 +51,6 @@ export function userAgent(): string {
 
 /** Header names (RFC 9110 §5.6.2 tokens) and values (no CR, LF or NUL). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
- 
 const UNSAFE_VALUE = /[\r\n\0]/;
 
 /** Headers the library sets itself, and the option that does. */
