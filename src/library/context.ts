@@ -72,7 +72,8 @@ export function extraHeaders(headers: Readonly<Record<string, string>> | undefin
     if (!TOKEN.test(name)) throw new UsageError(`headers: '${name.slice(0, 80)}' is not a valid header name`);
     const own = OWN_HEADERS[name.toLowerCase()];
     if (own !== undefined) throw new UsageError(`headers: ${name} is set by ${own}`);
-    if (typeof value !== 'string' || UNSAFE_VALUE.test(value)) throw new UsageError(`headers: the value of ${name} must be a string without CR, LF or NUL`);
+    if (typeof value !== 'string' || UNSAFE_VALUE.test(value))
+      throw new UsageError(`headers: the value of ${name} must be a string without CR, LF or NUL`);
     out[name] = value;
   }
   return out;

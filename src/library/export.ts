@@ -175,7 +175,10 @@ export async function exportCollection(options: ExportCollectionOptions): Promis
   if (plan.output.compress && !plan.output.files && ctx.io.stdoutIsTTY) throw new UsageError('gzip output is not written to a terminal');
   await prepareFolders(undefined, plan.state?.path);
   try {
-    const hooks = { onPageFetched: (step: Parameters<typeof pageEvent>[0]) => stopper.emit(pageEvent(step)), onClientEvent: (event: CollectionEvent) => stopper.emit(event) };
+    const hooks = {
+      onPageFetched: (step: Parameters<typeof pageEvent>[0]) => stopper.emit(pageEvent(step)),
+      onClientEvent: (event: CollectionEvent) => stopper.emit(event),
+    };
     return summaryOf(await runExport(plan, ctx, exportServices(plan, ctx), hooks), plan);
   } catch (err) {
     throw libraryError(err, stopper, plan.output.files !== undefined);

@@ -37,7 +37,7 @@ async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-const idOf = (item: JsonValue): string => String((item as Record<string, JsonValue>).id);
+const idOf = (item: JsonValue): string => (item as Record<string, string>).id!;
 const pathOf = (world: SandboxWorld): string => `/taxpayers/${world.taxpayer}/invoices`;
 
 describe('collection()', () => {
@@ -65,7 +65,7 @@ describe('collection()', () => {
     const [item] = await all(collection(pathOf(world), options));
     const folio = (item as Record<string, JsonValue>).satFolio;
     expect(folio).toBeInstanceOf(JsonNumber);
-    const literal = String(folio);
+    const literal = (folio as JsonNumber).toString();
     expect(BigInt(literal) > 2n ** 53n).toBe(true);
     expect(String(Number(literal))).not.toBe(literal);
     const text = sourceText(item);
@@ -155,14 +155,14 @@ describe('collection(): stopping', () => {
     const path = 'since' in bad ? `/taxpayers/${world.taxpayer}/invoices/payments` : pathOf(world);
     let thrown: unknown;
     try {
-      collection(path, { ...options, ...bad } as CollectionOptions);
+      collection(path, { ...options, ...bad });
     } catch (err) {
       thrown = err;
     }
     expect(thrown).toBeInstanceOf(UsageError);
     if (message !== undefined) expect((thrown as UsageError).message).toBe(message);
     expect((thrown as UsageError).exitCode).toBe(2);
-    expect(String((thrown as Error).message)).not.toContain(CANARY);
+    expect((thrown as Error).message).not.toContain(CANARY);
     expect(world.sandbox.requests()).toEqual([]);
   });
 });

@@ -108,7 +108,7 @@ describe('exportCollection(): errors', () => {
     const err: unknown = await exportCollection(options(bad)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(type);
     expect(err).toMatchObject({ code, exitCode });
-    expect(String((err as Error).message)).not.toContain(WRONG_KEY);
+    expect((err as Error).message).not.toContain(WRONG_KEY);
     expect(dir.has('lib.ndjson')).toBe(false);
     expect(dir.has('lib.ndjson.part')).toBe(false);
   });
@@ -125,7 +125,7 @@ describe('exportCollection(): errors', () => {
     expect(err).toBeInstanceOf(UsageError);
     expect((err as CollectionsError).code).toBe(code);
     expect((err as CollectionsError).exitCode).toBe(2);
-    expect(String((err as Error).message)).not.toContain(CANARY);
+    expect((err as Error).message).not.toContain(CANARY);
     expect(world.sandbox.requests()).toEqual([]);
     expect(dir.has('lib.ndjson.part')).toBe(false);
   });

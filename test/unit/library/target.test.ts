@@ -11,7 +11,15 @@ describe('targetOfPath', () => {
     ['/entities', 'entities', {}, []],
     ['/taxpayers/PEIC211118IS0/invoices', 'invoices', { taxpayerId: 'PEIC211118IS0' }, []],
     ['/taxpayers/D%26M750624V8Z/invoices', 'invoices', { taxpayerId: 'D&M750624V8Z' }, []],
-    ['/taxpayers/D&M750624V8Z/invoices?status=VIGENTE&a=1', 'invoices', { taxpayerId: 'D&M750624V8Z' }, [['status', 'VIGENTE'], ['a', '1']]],
+    [
+      '/taxpayers/D&M750624V8Z/invoices?status=VIGENTE&a=1',
+      'invoices',
+      { taxpayerId: 'D&M750624V8Z' },
+      [
+        ['status', 'VIGENTE'],
+        ['a', '1'],
+      ],
+    ],
     ['/taxpayers/A/invoices/line-items', 'taxpayer-line-items', { taxpayerId: 'A' }, []],
     ['/taxpayers/A/invoices/payments', 'payments', { taxpayerId: 'A' }, []],
     ['/taxpayers/A/invoices/B/line-items', 'taxpayer-invoice-line-items', { taxpayerId: 'A', invoiceId: 'B' }, []],
