@@ -98,21 +98,6 @@ function pageOf<T>(step: PageStep, members: Members): CollectionPage<T> {
   };
 }
 
-/**
- * The client that reads pages as UTF-8 text, not as byte texts (http/body.ts
- * `readBoundedByteText`): the export writes the items' bytes as they came, the library hands
- * values and texts to JavaScript, which a byte text would have to be decoded for twice.
- */
-function readingText(client: Client): Client {
-  return {
-    get: (url, options) => client.get(url, { ...options, bytes: false }),
-    probe: (url, headers) => client.probe(url, headers),
-    get requests() {
-      return client.requests;
-    },
-  };
-}
-
 /** A call, planned and connected. */
 interface Walk {
   pages: PagesPlan;
@@ -135,7 +120,7 @@ function openWalk(path: string, options: CollectionOptions): Walk {
   const pages = planPages(planned, flags, settings);
   const http = planHttp(flags, settings);
   const stopper = createStopper(options);
-  const client = readingText(createClient({
+  const client = createClient({
     ...http,
     fetch: transportOf(options),
     clock: options.clock ?? systemClock,
@@ -143,7 +128,7 @@ function openWalk(path: string, options: CollectionOptions): Walk {
     signal: stopper.signal,
     budget: budgetOf(options),
     onEvent: (event) => stopper.emit(event),
-  }));
+  });
   return { pages, client, stopper };
 }
 
