@@ -17,7 +17,7 @@ const [mode, baseUrl, path, apiKey, outFile] = process.argv.slice(2);
 /** The minimal loop: fetch, JSON.parse, yield the members, follow next. */
 async function* minimal(url) {
   const headers = { Accept: 'application/ld+json', 'X-Api-Key': apiKey };
-  for (let next = url; next; ) {
+  for (let next = url; next;) {
     const res = await fetch(next, { headers });
     if (!res.ok) throw new Error(`HTTP ${res.status} for ${next}`);
     const page = JSON.parse(await res.text());
