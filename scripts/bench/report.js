@@ -4,7 +4,7 @@ import { cpus, release, totalmem } from 'node:os';
 import { existsSync } from 'node:fs';
 import { CURSOR, FIRST_REQUEST, LATENCY, MACHINE_LIMIT, ONLY, QUICK, RL, ROUNDS, SIZE } from './config.js';
 import { results, rows } from './rounds.js';
-import { LIBRARY, LIBRARY_CURSOR, LIBRARY_MINIMAL } from './scenarios-library.js';
+import { LIBRARY, LIBRARY_MINIMAL } from './scenarios-library.js';
 import { GNU_TIME } from './tools.js';
 
 /** The ratio `a / b` as `1.23x`. */
@@ -104,8 +104,6 @@ export function targets() {
     const a = ips(`library/${LIBRARY}`);
     const b = ips(`library/${LIBRARY_MINIMAL}`);
     add('collection() vs minimal loop, same bytes (items/s)', ratio(a, b), '>= 1.00x', a / b >= 1.0, both(a, b));
-    const c = ips(`library/${LIBRARY_CURSOR}`);
-    add('collection() cursor vs minimal loop (items/s)', ratio(c, b), '>= 1.00x', c / b >= 1.0, both(c, b));
   }
   {
     const full = get('nightly/collections --state, first run (everything)');

@@ -7,9 +7,9 @@ import { HERE, KEY, ROUNDS, SIZE, TMP } from './config.js';
 import { record, rotate } from './rounds.js';
 import { runProcess, startSandbox } from './tools.js';
 
-/** The row names, for the targets (report.js). */
+/** The row names; the first and the last are compared by a target (report.js). */
 export const LIBRARY = 'collection() (offset, its defaults)';
-export const LIBRARY_CURSOR = 'collection() cursor';
+const LIBRARY_CURSOR = 'collection() cursor';
 export const LIBRARY_MINIMAL = 'minimal loop: fetch, JSON.parse, yield members, follow next';
 
 /** A contender: library-loop.js in `mode`, its output the ids of the items read. */
