@@ -4,6 +4,8 @@
 // Inside export/: run → state → manifest → files (each room imports only the rooms after it).
 // Arrows point down: a module may import its own floor and the floors below it, never one above.
 // `sandbox` stands beside the stack: only the sandbox command (`commands/sandbox*.ts`) starts it, and it reuses only the ground floor.
+// The library's door (src/index.ts, the package's exports, and library/ behind it) stands above commands/: it plans and runs
+// with the export command's own functions; nothing in src imports it yet (the CLI going through it is the next step).
 // Type-only imports count too (tsPreCompilationDeps), since a type import ties a module to another floor as surely as a value import.
 
 /** The ground floor: shared by every floor, imports nothing above itself. */
@@ -24,7 +26,7 @@ module.exports = {
       name: 'no-orphans',
       severity: 'error',
       comment: 'A module of src that nothing imports (and that is not the CLI entry point) is dead code: use it or delete it.',
-      from: { path: '^src/', orphan: true, pathNot: ['^src/cli/main\\.ts$', '\\.d\\.ts$'] },
+      from: { path: '^src/', orphan: true, pathNot: ['^src/cli/main\\.ts$', '^src/index\\.ts$', '\\.d\\.ts$'] },
       to: {},
     },
     {
@@ -87,9 +89,9 @@ module.exports = {
       name: 'rate-through-its-index',
       severity: 'error',
       comment:
-        'Above rate/, the budget is used through rate/index.ts, its narrow interface; only cli/main.ts makes the process budget ' +
+        'Above rate/, the budget is used through rate/index.ts, its narrow interface; only cli/main.ts (and library/context.ts, for the library) makes the process budget ' +
         '(rate/budget.ts, light enough for --help) and loads the file store (rate/store-file.ts), and context.ts names the budget type.',
-      from: { path: '^src/', pathNot: '^src/(rate/|cli/main\\.ts$|context\\.ts$)' },
+      from: { path: '^src/', pathNot: '^src/(rate/|cli/main\\.ts$|context\\.ts$|library/context\\.ts$)' },
       to: { path: '^src/rate/', pathNot: '^src/rate/index\\.ts$' },
     },
     {
@@ -190,9 +192,25 @@ module.exports = {
     {
       name: 'only-top-imports-top',
       severity: 'error',
-      comment: 'cli/ and commands/ are the top floors: nothing below them imports them.',
-      from: { path: '^src/', pathNot: '^src/(cli|commands)/' },
+      comment: 'cli/ and commands/ are the top floors: nothing below them imports them (the library door, above commands/, may).',
+      from: { path: '^src/', pathNot: '^src/(cli|commands|library)/' },
       to: { path: '^src/(cli|commands)/' },
+    },
+    {
+      name: 'door-is-the-top',
+      severity: 'error',
+      comment:
+        'src/index.ts is what the package exports and nothing else: no module of src imports it; library/ is behind it, imported only by it ' +
+        'and by itself, and imports no cli/.',
+      from: { path: '^src/', pathNot: '^src/(index\\.ts$|library/)' },
+      to: { path: '^src/(index\\.ts$|library/)' },
+    },
+    {
+      name: 'library-below-cli',
+      severity: 'error',
+      comment: 'The library never reads argv or the process: cli/ is the command line only.',
+      from: { path: '^src/(index\\.ts$|library/)' },
+      to: { path: '^src/cli/' },
     },
     {
       name: 'commands-below-cli',

@@ -76,6 +76,8 @@ export const EXIT_CODE_OF = {
   E_INTERRUPTED_SIGINT: ExitCode.Sigint,
   /** Stopped by SIGTERM. */
   E_INTERRUPTED_SIGTERM: ExitCode.Sigterm,
+  /** Stopped by the caller's `AbortSignal` (the library's `signal` option): an interruption, as SIGINT is. */
+  E_ABORTED: ExitCode.Sigint,
   /** A bug: anything that is not a {@link CollectionsError}. */
   E_INTERNAL: ExitCode.Internal,
 } as const satisfies Record<string, ExitCode>;
@@ -248,5 +250,16 @@ export class InterruptedError extends CollectionsError {
 export class VerifyError extends CollectionsError {
   constructor(message: string, options: CollectionsErrorOptions = {}) {
     super(message, 'E_VERIFY_MISMATCH', options);
+  }
+}
+
+/**
+ * The caller's `AbortSignal` stopped the work (the library's `signal` option; the command line's
+ * interruptions are {@link InterruptedError}s). Named `AbortError` like the errors of fetch and
+ * Node's timers, so `err.name === 'AbortError'` checks hold; the signal's reason is its `cause`.
+ */
+export class AbortError extends CollectionsError {
+  constructor(message = 'aborted', options: CollectionsErrorOptions = {}) {
+    super(message, 'E_ABORTED', options);
   }
 }

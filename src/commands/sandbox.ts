@@ -5,10 +5,12 @@
  */
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { createSandbox, DEFAULT_SANDBOX_KEY, DEFAULT_SIZES } from '../sandbox/app.js';
+import { createSandbox, DEFAULT_SANDBOX_KEY, DEFAULT_SIZES, type Sandbox } from '../sandbox/app.js';
+import type { LimitScope } from '../sandbox/types.js';
 import { parseCursorEnd } from '../sandbox/cursor.js';
 import { parseFaultSpec, type FaultConfig } from '../sandbox/faults.js';
-import { startSandboxServer } from '../sandbox/server.js';
+import { startSandboxServer, type RunningServer } from '../sandbox/server.js';
+import type { Clock } from '../time/clock.js';
 import { parseWireEncoding } from '../sandbox/wire.js';
 import type { SandboxCommandOptions } from './sandbox-options.js';
 
@@ -89,14 +91,26 @@ function checkOptions(options: SandboxCommandOptions): void {
   if (options.key !== undefined && options.key.trim() === '') throw new UsageError('--key must not be empty');
 }
 
+/** A sandbox served on loopback (or `--host`), and the settings it was started with. */
+export interface ServedSandbox {
+  sandbox: Sandbox;
+  server: RunningServer;
+  faults: FaultConfig | undefined;
+  host: string;
+  limit: number;
+  windowSeconds: number;
+  limitScope: LimitScope;
+}
+
 /**
- * Starts the sandbox server and serves until SIGINT or SIGTERM, then closes it.
- * @returns 0 after a clean stop
+ * Checks the options and serves the sandbox they describe, with the command's defaults (port 8787
+ * unless `options.port` says otherwise); `runSandbox` and the library's `startSandbox` share it.
+ * @param clock the sandbox's clock (its windows, latency and churn)
  * @throws {UsageError} (exit 2) for out-of-range options or a bad fault spec (before anything
  *   listens), and when it cannot listen: the port is taken or needs privileges, the host is unknown
  *   or not of this machine ({@link listenError})
  */
-export async function runSandbox(ctx: Context, options: SandboxCommandOptions): Promise<number> {
+export async function serveSandbox(options: SandboxCommandOptions, clock: Clock): Promise<ServedSandbox> {
   checkOptions(options);
   const faults: FaultConfig | undefined = options.faults === undefined ? undefined : parseFaultSpec(options.faults);
 
@@ -112,7 +126,7 @@ export async function runSandbox(ctx: Context, options: SandboxCommandOptions): 
     latencyMs: options.latency ?? 0,
     churn: options.churn ?? 0,
     seed: options.seed ?? 1,
-    clock: ctx.clock,
+    clock,
     warmAhead: true,
     sizes: {
       entities: options.entities,
@@ -132,7 +146,16 @@ export async function runSandbox(ctx: Context, options: SandboxCommandOptions): 
   const server = await startSandboxServer(sandbox, { host, port }).catch((err: unknown) => {
     throw listenError(err, host, port);
   });
+  return { sandbox, server, faults, host, limit, windowSeconds, limitScope };
+}
 
+/**
+ * Starts the sandbox server and serves until SIGINT or SIGTERM, then closes it.
+ * @returns 0 after a clean stop
+ * @throws {UsageError} (exit 2) as {@link serveSandbox}
+ */
+export async function runSandbox(ctx: Context, options: SandboxCommandOptions): Promise<number> {
+  const { sandbox, server, faults, host, limit, windowSeconds, limitScope } = await serveSandbox(options, ctx.clock);
   const out = ctx.io.stdout;
   const rfcs = sandbox.taxpayers();
   const lines = [

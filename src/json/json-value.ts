@@ -31,6 +31,14 @@ export class JsonNumber {
   valueOf(): number {
     return Number(this.#literal);
   }
+
+  /**
+   * What `JSON.stringify` writes: the literal as a string (as decimal libraries do; a number would
+   * lose it, and the private literal would otherwise give `{}`). {@link writeJson} writes the number.
+   */
+  toJSON(): string {
+    return this.#literal;
+  }
 }
 
 /** A number whose literal `String(n)` gives back is a plain number; any other a {@link JsonNumber}. */

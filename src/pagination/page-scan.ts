@@ -22,7 +22,7 @@ import { pageMembers, type MemberArray } from './page-items.js';
 const COLON = 58;
 
 /** The member array of a page without one. */
-const NO_MEMBERS: MemberArray = { start: 0, end: 0, texts: [], odd: [], oddSpans: [] };
+const NO_MEMBERS: MemberArray = { start: 0, end: 0, texts: [], bounds: [], oddSpans: [] };
 
 /** One collection page as read: its items and the envelope's Hydra terms. */
 export interface CollectionPage {
@@ -40,7 +40,7 @@ export interface CollectionPage {
  */
 function scanMembers(s: Scan, i: number): MemberArray | undefined {
   const text = s.text;
-  const array: MemberArray = { start: i, end: i, texts: [], odd: [], oddSpans: [] };
+  const array: MemberArray = { start: i, end: i, texts: [], bounds: [], oddSpans: [] };
   let j = skipWhitespace(text, i + 1);
   if (text.charCodeAt(j) === RBRACKET) {
     array.end = j + 1;
@@ -50,11 +50,9 @@ function scanMembers(s: Scan, i: number): MemberArray | undefined {
     beginValue(s);
     const end = scanValue(s, j, 2);
     if (end < 0) return undefined;
-    if (s.odd) {
-      array.odd.push(array.texts.length);
-      for (const at of s.oddSpans) array.oddSpans.push(at);
-    }
+    if (s.odd) for (const at of s.oddSpans) array.oddSpans.push(at);
     array.texts.push(s.gaps.length > 0 ? compactText(text, j, end, s.gaps) : text.slice(j, end));
+    array.bounds.push(j, end);
     j = skipWhitespace(text, end);
     const c = text.charCodeAt(j);
     if (c === RBRACKET) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hintOf } from '../../src/commands/hints.js';
 import {
+  AbortError,
   ApiUnavailableError,
   CollectionsError,
   EXIT_CODE_OF,
@@ -34,6 +35,7 @@ describe('errors: one code and one exit code each', () => {
     [new CollectionsError('x', 'E_LOCKED'), 'E_LOCKED', 7],
     [new InterruptedError('SIGINT'), 'E_INTERRUPTED_SIGINT', 130],
     [new InterruptedError('SIGTERM'), 'E_INTERRUPTED_SIGTERM', 143],
+    [new AbortError(), 'E_ABORTED', 130],
   ] as const)('%s → %s, exit %i', (err, code, exit) => {
     expect(err).toBeInstanceOf(CollectionsError);
     expect(err.code).toBe(code);

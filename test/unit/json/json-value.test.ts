@@ -51,6 +51,12 @@ describe('a kept literal in the formats', () => {
     expect(writeJson(project({ n, x: 1 }, ['n']))).toBe(`{"n":${lit}}`);
   });
 
+  it('JSON.stringify writes a kept literal as a string of it (not {}), writeJson as the number', () => {
+    const value = { n: numberOf('9007199254740993') };
+    expect(JSON.stringify(value)).toBe('{"n":"9007199254740993"}');
+    expect(writeJson(value)).toBe('{"n":9007199254740993}');
+  });
+
   it('numberOf keeps a plain number when String(n) is the literal', () => {
     for (const lit of ['0', '-12', '0.5', '1e+21', '123456789012345']) expect(numberOf(lit)).toBe(Number(lit));
   });
