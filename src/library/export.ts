@@ -163,7 +163,7 @@ export async function exportCollection(options: ExportCollectionOptions): Promis
   const stream = typeof options.out === 'string' ? undefined : options.out;
   const ctx = exportContext({ ...options, ...(stream ? { stdout: stream } : {}) }, stopper.signal);
   ctx.secrets.add(settings.apiKey);
-  const [{ planExport }, { readStoredSince }, { prepareFolders }, { runExport }, { exportServices }] = await Promise.all([
+  const [{ planExport }, { readStoredSince }, { prepareOutputs }, { runExport }, { exportServices }] = await Promise.all([
     import('../commands/export.js'),
     import('../commands/export-incremental.js'),
     import('../commands/folders.js'),
@@ -173,7 +173,7 @@ export async function exportCollection(options: ExportCollectionOptions): Promis
   const command = target.endpoint.command;
   const plan = planExport(command, flags, settings, ctx.cwd, RESUME_COMMAND, readStoredSince(command, flags, ctx.cwd));
   if (plan.output.compress && !plan.output.files && ctx.io.stdoutIsTTY) throw new UsageError('gzip output is not written to a terminal');
-  await prepareFolders(undefined, plan.state?.path);
+  await prepareOutputs([plan]);
   try {
     const hooks = {
       onPageFetched: (step: Parameters<typeof pageEvent>[0]) => stopper.emit(pageEvent(step)),
