@@ -6,7 +6,7 @@
 import type { Clock } from '../time/clock.js';
 import type { FaultInjector } from './faults.js';
 import type { RateLimitDecision, RateLimiter } from './limiter.js';
-import { parsePageQuery, planPage } from './pages.js';
+import { parsePageQuery, planPage, type PagingRule, type SinglePage } from './pages.js';
 import type { CollectionRegistry } from './registry.js';
 import type { RequestLog } from './request-log.js';
 import { finishDraft } from './respond.js';
@@ -41,6 +41,10 @@ export interface ReplyHandlerOptions {
   cursorEnd: CursorEnd;
   /** How bodies are written (sandbox/wire.ts). */
   wire: WireEncoding;
+  /** How the paging mode is chosen where cursor mode is allowed (sandbox/pages.ts). */
+  paging: PagingRule;
+  /** A page that links nowhere: with its `view` or without (sandbox/pages.ts). */
+  singlePage: SinglePage;
   limiter: RateLimiter;
   /** `route`: one window per endpoint key; `path`: one per concrete path (see SandboxOptions.limitScope). */
   limitScope: LimitScope;
@@ -68,7 +72,7 @@ function unauthorized(nowMs: number, requestId: string): SandboxReply {
  * (sandbox/validation.ts), else a page of the collection.
  */
 function planAnswer(
-  options: Pick<ReplyHandlerOptions, 'registry' | 'cursorEnd' | 'wire'>,
+  options: Pick<ReplyHandlerOptions, 'registry' | 'cursorEnd' | 'wire' | 'paging'>,
   req: SandboxRequest,
   url: URL,
   route: Route | undefined,
@@ -90,7 +94,7 @@ function planAnswer(
     setMessage(draft, 404, 'Not Found');
     return draft;
   }
-  const query = parsePageQuery(url.searchParams, route.endpoint.cursor, (name) => req.header(name));
+  const query = parsePageQuery(url.searchParams, route.endpoint.cursor, (name) => req.header(name), options.paging);
   if ('error' in query) {
     setMessage(draft, 400, query.error);
     return draft;
@@ -153,6 +157,7 @@ export function createReplyHandler(options: ReplyHandlerOptions): (req: SandboxR
       requestId,
       cursorPrevious: options.cursorPrevious,
       wire: options.wire,
+      singlePage: options.singlePage,
       afterRender: (page) => options.afterRender(page),
     });
     entry.status = reply.network?.kind === 'reset-mid-body' ? 0 : reply.status;
