@@ -65,7 +65,8 @@ function shownHeaders(plan: ExportPlan, ctx: Context): Array<[string, string]> {
 }
 
 /**
- * Sends the light request: the first page with `itemsPerPage=1` (page 1 in offset mode), no retry.
+ * Sends the light request: the first page with `itemsPerPage=1` (`page=1` with `--page`, else no
+ * `page`, as the export's first request), no retry.
  * The window length is the reset as a local instant (corrected by the server's `Date`) minus when
  * the response arrived, i.e. `X-RateLimit-Reset` − `Date` (the API documentation, rate limiting).
  * @throws what {@link fetchPage} throws (401/403 exit 3, 404 exit 4, network exit 6…)
@@ -74,7 +75,7 @@ async function probeExport(plan: ExportPlan, ctx: Context): Promise<DryRunProbe>
   const { http, pages } = plan;
   const url = new URL(pages.start.href);
   url.searchParams.set('itemsPerPage', '1');
-  if (pages.mode === 'offset') url.searchParams.set('page', '1');
+  if (url.searchParams.has('page')) url.searchParams.set('page', '1');
   const client = createClient({
     baseUrl: http.baseUrl,
     apiKey: http.apiKey,
@@ -134,9 +135,9 @@ function quotaText(probe: DryRunProbe): string {
 
 /** The estimate of a plan's export from its probe (pure wrapper of {@link estimateExport}). */
 function estimateOf(plan: ExportPlan, probe: DryRunProbe): DryRunEstimate & { itemsPerPage: number } {
-  const { start, mode, maxItems } = plan.pages;
+  const { start, maxItems } = plan.pages;
   const itemsPerPage = Number(start.searchParams.get('itemsPerPage'));
-  const firstPage = mode === 'offset' ? Number(start.searchParams.get('page')) : 1;
+  const firstPage = plan.pages.firstPage ?? 1;
   return { ...estimateExport(probe, itemsPerPage, firstPage, maxItems), itemsPerPage };
 }
 

@@ -173,13 +173,14 @@ export const SANDBOX_OPTION_HELP: readonly SandboxOptionHelp[] = [
     flags: '--ignore-pagination-style',
     option: 'ignorePaginationStyle',
     type: 'boolean',
-    description: 'offset pages whatever X-Pagination-Style asks, as plain API Platform (the header is the deployment\'s own)',
+    description: "offset pages whatever X-Pagination-Style asks, as plain API Platform (the header is the deployment's own)",
   },
   {
     flags: '--single-page <shape>',
     option: 'singlePage',
     type: 'string',
-    description: 'a page that links nowhere (one page holds the collection, or it is empty): view, or no-view (a hydra:search template instead, as the real service)',
+    description:
+      'a page that links nowhere (one page holds the collection, or it is empty): view, or no-view (a hydra:search template instead, as the real service)',
     defaultValue: 'view',
     words: ['view', 'no-view'],
   },

@@ -60,7 +60,9 @@ function buildPayment(ctx: RecordContext, t: number, rng: Rng, id: string, ts: n
     outstandingBalance: money(Math.max(0, previousCents - paidCents)),
     invoice: `/invoices/${core.id}`,
     batchPayment:
-      ctx.shapes.batchPayment === 'object' ? batchPayment(batchId, money(sign * paidCents), core.currency, ts) : `/invoices/batch-payments/${batchId}`,
+      ctx.shapes.batchPayment === 'object'
+        ? batchPayment(batchId, money(sign * paidCents), core.currency, ts)
+        : `/invoices/batch-payments/${batchId}`,
     canceledAt: rng.next() < 0.03 ? isoDate(ts + DAY) : null,
     createdAt: isoDate(ts),
     updatedAt: isoDate(ts),

@@ -71,7 +71,10 @@ describe('ignorePaginationStyle (plain API Platform)', () => {
     const sb = sandbox({ ignorePaginationStyle: true });
     const body = await json(await get(sb, `/taxpayers/${tp(sb)}/invoices?itemsPerPage=10`, CURSOR));
     expect(body['hydra:totalItems']).toBe(30);
-    expect(view(body)).toMatchObject({ 'hydra:next': expect.stringMatching(/page=2$/) as unknown, 'hydra:last': expect.stringMatching(/page=3$/) as unknown });
+    expect(view(body)).toMatchObject({
+      'hydra:next': expect.stringMatching(/page=2$/) as unknown,
+      'hydra:last': expect.stringMatching(/page=3$/) as unknown,
+    });
   });
 });
 
@@ -86,7 +89,9 @@ describe("singlePage: 'no-view'", () => {
     expect(body['hydra:member']).toHaveLength(invoices);
     expect(body['hydra:totalItems']).toBe(invoices);
     const search = body['hydra:search'] as { 'hydra:template': string; 'hydra:mapping': Array<{ variable: string; property: string }> };
-    expect(search['hydra:template']).toMatch(new RegExp(`^/taxpayers/${tp(sb)}/invoices\\{\\?status,.*createdAt\\[after\\],.*order\\[issuedAt\\]\\}$`));
+    expect(search['hydra:template']).toMatch(
+      new RegExp(`^/taxpayers/${tp(sb)}/invoices\\{\\?status,.*createdAt\\[after\\],.*order\\[issuedAt\\]\\}$`),
+    );
     expect(search['hydra:mapping']).toContainEqual(expect.objectContaining({ variable: 'updatedAt[strictly_before]', property: 'updatedAt' }));
   });
 
