@@ -217,8 +217,7 @@ export function createProgress(options: ProgressOptions): Progress {
   const eta = createEtaEstimator(started);
   const state: StatusState = { stats, total: undefined, wait: undefined, primed: false };
   let lastPaint: number | undefined;
-  /** The mode the API pages in, once it turned out not to be the one asked for. */
-  let changedMode: 'cursor' | 'offset' | undefined;
+  let changedMode: 'cursor' | 'offset' | undefined; // the API's, once it is not the one asked for
   const noColor = options.env.NO_COLOR !== undefined && options.env.NO_COLOR !== '';
   const spinner = startSpinner(options, noColor);
   if (spinner) liveText(spinner, () => statusLine(state, eta, started, options));

@@ -86,7 +86,8 @@ export async function* paginate(options: PaginateOptions): AsyncGenerator<PageSt
   let url: URL | undefined = options.start;
   for (let index = 0; url !== undefined; index++) {
     loop.addUrl(url);
-    const fetched: FetchedPage = index === 0 && options.first ? options.first : await fetchPage(client, url, { headers, ...(signal ? { signal } : {}) });
+    const fetched: FetchedPage =
+      index === 0 && options.first ? options.first : await fetchPage(client, url, { headers, ...(signal ? { signal } : {}) });
     loop.addUrl(fetched.url);
     loop.addPage(fetched.page, fetched.url);
     const ends = options.emptyPageEnds === true && fetched.page.members.length === 0;

@@ -25,7 +25,7 @@ const PAGING_PARAMS = new Set(['page', 'id[lt]', 'id[gt]']);
 export type PagingRule = 'header' | 'cursor-only' | 'ignore-header';
 
 /** The 400 message of a cursor-only endpoint asked for a `page`, as the real service words it. */
-export const CURSOR_ONLY_MESSAGE = 'Only cursor pagination is available for this endpoint.';
+const CURSOR_ONLY_MESSAGE = 'Only cursor pagination is available for this endpoint.';
 
 /** What a request asks of pagination. */
 export interface PageQuery {

@@ -216,7 +216,7 @@ describe("pages without view (sandbox singlePage: 'no-view')", () => {
   it.each(FORMATS.flatMap((format) => [0, 30].flatMap((size) => [false, true].map((cursor) => [format, size, cursor] as const))))(
     '%s, %i invoices, cursor %s: one page without view is the whole collection',
     async (format, size, cursor) => {
-      const { world, ids, args } = setUp({ singlePage: 'no-view', cursorEnd: 'last-page', sizes: { taxpayers: 1, invoicesPerTaxpayer: size } });
+      const { world, ids } = setUp({ singlePage: 'no-view', cursorEnd: 'last-page', sizes: { taxpayers: 1, invoicesPerTaxpayer: size } });
       const page = await world.sandbox.handle(
         new Request(`${world.base}/taxpayers/${world.taxpayer}/invoices?itemsPerPage=50`, {
           headers: { 'X-Api-Key': world.key, ...(cursor ? { 'X-Pagination-Style': 'cursor' } : {}) },
