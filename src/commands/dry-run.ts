@@ -33,16 +33,17 @@ function shownHeaders(plan: ExportPlan, ctx: Context): Array<[string, string]> {
 }
 
 /**
- * Sends the light request: the first page with `itemsPerPage=1` (page 1 in offset mode), no retry.
- * The time to the reset is the reset as a local instant (corrected by the server's `Date`) minus
- * when the response arrived (the API documentation, rate limiting).
+ * Sends the light request: the first page with `itemsPerPage=1` (`page=1` with `--page`, else no
+ * `page`, as the export's first request), no retry. The time to the reset is the reset as a local
+ * instant (corrected by the server's `Date`) minus when the response arrived (the API
+ * documentation, rate limiting).
  * @throws what {@link fetchPage} throws (401/403 exit 3, 404 exit 4, network exit 6…)
  */
 async function probeExport(plan: ExportPlan, ctx: Context): Promise<DryRunProbe> {
   const { http, pages } = plan;
   const url = new URL(pages.start.href);
   url.searchParams.set('itemsPerPage', '1');
-  if (pages.mode === 'offset') url.searchParams.set('page', '1');
+  if (url.searchParams.has('page')) url.searchParams.set('page', '1');
   const client = createClient({
     baseUrl: http.baseUrl,
     apiKey: http.apiKey,
@@ -139,7 +140,7 @@ const unknown = (value: string | undefined): string => value ?? 'unknown';
 function estimateOf(plan: ExportPlan, probe: DryRunProbe, done: number): DryRunEstimate & { itemsPerPage: number } {
   const { start, mode, maxItems } = plan.pages;
   const itemsPerPage = Number(start.searchParams.get('itemsPerPage'));
-  const firstPage = mode === 'offset' ? Number(start.searchParams.get('page')) : 1;
+  const firstPage = plan.pages.firstPage ?? 1;
   return { ...estimateExport(probe, itemsPerPage, firstPage, maxItems, mode === 'cursor', done), itemsPerPage };
 }
 

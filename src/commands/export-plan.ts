@@ -125,7 +125,8 @@ function paginationHeaders(cursor: boolean, total: boolean): Record<string, stri
 
 /**
  * The pages to ask for: the first request's URL (the endpoint under the base URL's path, the
- * `--param`s in order, the incremental filter, `itemsPerPage`, and `page` in offset mode), the
+ * `--param`s in order, the incremental filter, `itemsPerPage`, and `page` only when `--page` asks:
+ * the API's first page is its default, and a cursor-only endpoint refuses any `page`), the
  * pagination headers, the mode and the pages in flight.
  */
 export function planPages(target: ExportTarget, flags: ExportFlags, settings: ResolvedExportSettings): PagesPlan {
@@ -134,12 +135,14 @@ export function planPages(target: ExportTarget, flags: ExportFlags, settings: Re
   for (const [key, value] of flags.param ?? []) start.searchParams.append(key, value);
   if (inc.filter) start.searchParams.set(inc.filter[0], inc.filter[1]);
   start.searchParams.set('itemsPerPage', String(pageSizeOf(flags, settings)));
-  if (!cursor) start.searchParams.set('page', String(flags.page ?? EXPORT_DEFAULTS.firstPage));
+  if (flags.page !== undefined) start.searchParams.set('page', String(flags.page));
   return {
     baseUrl: settings.baseUrl,
     start,
     headers: paginationHeaders(cursor, flags.total === true),
+    cursorHeaders: paginationHeaders(true, flags.total === true),
     mode: cursor ? 'cursor' : 'offset',
+    firstPage: flags.page,
     concurrency: cursor ? 1 : (flags.concurrency ?? settings.defaults.concurrency ?? EXPORT_DEFAULTS.concurrency),
     maxItems: flags.maxItems,
   };

@@ -89,6 +89,17 @@ function checkOptions(options: SandboxCommandOptions): void {
     throw new UsageError('--limit-scope must be route or path');
   }
   if (options.key !== undefined && options.key.trim() === '') throw new UsageError('--key must not be empty');
+  if (options.cursorOnly && options.ignorePaginationStyle) {
+    throw new UsageError('--cursor-only and --ignore-pagination-style exclude each other: one pages by cursor only, the other by offset only');
+  }
+  checkWord('single-page', options.singlePage, ['view', 'no-view']);
+  checkWord('dates', options.dates, ['iso', 'naive']);
+  checkWord('batch-payment', options.batchPayment, ['iri', 'object']);
+}
+
+/** @throws {UsageError} (exit 2) when `value` is given and is none of `words` */
+function checkWord(name: string, value: string | undefined, words: readonly string[]): void {
+  if (value !== undefined && !words.includes(value)) throw new UsageError(`--${name} must be ${words.slice(0, -1).join(', ')} or ${words.at(-1)!}`);
 }
 
 /** A sandbox served on loopback (or `--host`), and the settings it was started with. */
@@ -141,6 +152,11 @@ export async function serveSandbox(options: SandboxCommandOptions, clock: Clock)
     cursorEnd: parseCursorEnd(options.cursorEnd ?? 'endless'),
     wire: parseWireEncoding(options.wire ?? 'apiplatform'),
     errors: options.errors === 'problem' ? 'problem' : 'message',
+    cursorOnly: options.cursorOnly === true,
+    ignorePaginationStyle: options.ignorePaginationStyle === true,
+    singlePage: options.singlePage === 'no-view' ? 'no-view' : 'view',
+    dates: options.dates === 'naive' ? 'naive' : 'iso',
+    batchPayment: options.batchPayment === 'object' ? 'object' : 'iri',
   });
   const port = options.port ?? 8787;
   const server = await startSandboxServer(sandbox, { host, port }).catch((err: unknown) => {
@@ -166,6 +182,8 @@ export async function runSandbox(ctx: Context, options: SandboxCommandOptions): 
     ...rfcs.map((rfc) => `  ${rfc}`),
     ...(faults && faults.rules.length > 0 ? [`Faults: ${faults.rules.map((r) => r.kind).join(', ')}`] : []),
     ...(options.errors === 'problem' ? ['Errors: application/problem+json, as API Platform writes them'] : []),
+    ...(options.cursorOnly ? ['Paging: cursor only where cursor pagination exists (a request with page is a 400)'] : []),
+    ...(options.ignorePaginationStyle ? ['Paging: offset only (X-Pagination-Style is ignored)'] : []),
     'Try:',
     `  collections invoices --taxpayer ${shellWord(rfcs[0]!)} --cursor --base-url ${server.url} --api-key ${shellWord(sandbox.apiKey)}`,
     'Press Ctrl-C to stop.',

@@ -25,11 +25,16 @@ export type LogEvent =
   | { event: 'wait'; reason: string; ms: number; until: string }
   /** A retry after a network error, a 5xx or an unreadable body: which attempt, after how long (ms), why. */
   | { event: 'retry'; attempt: number; delayMs: number; reason: string }
+  /**
+   * The API pages in another mode than the one asked for (docs/choices.md, "Cursor-only endpoints and honest
+   * mode"): the mode it uses, the one asked for, and the note's words.
+   */
+  | { event: 'mode'; mode: 'cursor' | 'offset'; asked: 'cursor' | 'offset'; message: string }
   /** A warning (e.g. a CSV column first seen after the header) or a note (a resume). */
   | { event: 'warning'; message: string }
   /** The failure that ends the run: its one-line message, its `E_…` code and the exit code. */
   | { event: 'error'; message: string; code: string; exitCode: number }
-  /** The export finished: counts, rate-limit waits (total ms), elapsed ms and where it wrote. */
+  /** The export finished: counts, rate-limit waits (total ms), elapsed ms, where it wrote and the mode the API paged in. */
   | {
       event: 'summary';
       items: number;
@@ -39,6 +44,7 @@ export type LogEvent =
       waitMs: number;
       elapsedMs: number;
       destination: string;
+      mode: 'cursor' | 'offset';
     };
 
 /**

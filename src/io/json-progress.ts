@@ -30,10 +30,16 @@ export function createJsonProgress(options: JsonProgressOptions): Progress {
   const started = clock.monotonic();
   const stats: ProgressStats = { items: 0, pages: 0, requests: 0, retries: 0, waits: 0, waitMs: 0 };
   let primed = false;
+  let mode: 'cursor' | 'offset' = 'offset';
   return {
     stats,
     start(info: StartInfo) {
+      mode = info.mode;
       emit({ event: 'start', ...info });
+    },
+    modeChanged(change) {
+      mode = change.mode;
+      emit({ event: 'mode', ...change });
     },
     onClientEvent(event) {
       if (event.type === 'response') stats.requests++;
@@ -59,7 +65,7 @@ export function createJsonProgress(options: JsonProgressOptions): Progress {
     },
     done(destination) {
       const { items, pages, requests, waits, waitMs } = stats;
-      emit({ event: 'summary', items, pages, requests, waits, waitMs, elapsedMs: Math.round(clock.monotonic() - started), destination });
+      emit({ event: 'summary', items, pages, requests, waits, waitMs, elapsedMs: Math.round(clock.monotonic() - started), destination, mode });
     },
     stop() {},
   };

@@ -25,12 +25,21 @@ export interface Progress {
   onPage(items: number, pages: number, totalItems: number | undefined, rateLimit?: RateLimitSnapshot): void;
   /** A one-line note (a warning, the "resumed" note) that must not tangle with the spinner. */
   note(line: string): void;
+  /** The API pages in another mode than the one asked for: a note (a `mode` event), and the summary names the mode. */
+  modeChanged(change: ModeNote): void;
   /** Stops the spinner and prints the summary (unless quiet). */
   done(destination: string): void;
   /** Stops the spinner without a summary (on failure). */
   stop(): void;
   /** The counters so far. */
   readonly stats: ProgressStats;
+}
+
+/** The API pages in `mode`, not in `asked`; `message` says so (without the `collections: ` prefix). */
+export interface ModeNote {
+  mode: 'cursor' | 'offset';
+  asked: 'cursor' | 'offset';
+  message: string;
 }
 
 /** A client event of one type. */
@@ -73,15 +82,18 @@ export function formatWaitLine(event: EventOf<'wait'>, nowMs: number, leftMs?: n
 
 /**
  * The summary of a finished export, without the `collections: ` prefix:
- * `60 items to x.ndjson in 2.5s (7 requests, 0 retries, 2 rate-limit waits (2m))`.
+ * `60 items to x.ndjson in 2.5s (7 requests, 0 retries, 2 rate-limit waits (2m))`, and
+ * `; the API paged by cursor` before the `)` when it paged in another mode than the one asked for.
  * @param elapsedMs how long the export took, ms
+ * @param mode the mode the API paged in, when it is not the one asked for
  */
-export function formatSummary(stats: ProgressStats, destination: string, elapsedMs: number): string {
+export function formatSummary(stats: ProgressStats, destination: string, elapsedMs: number, mode?: 'cursor' | 'offset'): string {
   const waits =
     stats.waits > 0 ? `, ${stats.waits} rate-limit wait${stats.waits === 1 ? '' : 's'} (${formatDuration(stats.waitMs)})` : ', no rate-limit waits';
   return (
     `${formatCount(stats.items)} item${stats.items === 1 ? '' : 's'} to ${destination} in ${formatDuration(elapsedMs)}` +
-    ` (${formatCount(stats.requests)} request${stats.requests === 1 ? '' : 's'}, ${stats.retries} retr${stats.retries === 1 ? 'y' : 'ies'}${waits})`
+    ` (${formatCount(stats.requests)} request${stats.requests === 1 ? '' : 's'}, ${stats.retries} retr${stats.retries === 1 ? 'y' : 'ies'}${waits}` +
+    `${mode === undefined ? '' : `; the API paged by ${mode}`})`
   );
 }
 

@@ -28,7 +28,7 @@ import {
 import type { LogFormat } from './events.js';
 import { createJsonProgress } from './json-progress.js';
 
-export type { Progress, ProgressStats, StartInfo } from './progress-text.js';
+export type { ModeNote, Progress, ProgressStats, StartInfo } from './progress-text.js';
 import { inertText } from './terminal-text.js';
 
 /** Options of {@link createProgress}. */
@@ -217,6 +217,7 @@ export function createProgress(options: ProgressOptions): Progress {
   const eta = createEtaEstimator(started);
   const state: StatusState = { stats, total: undefined, wait: undefined, primed: false };
   let lastPaint: number | undefined;
+  let changedMode: 'cursor' | 'offset' | undefined; // the API's, once it is not the one asked for
   const noColor = options.env.NO_COLOR !== undefined && options.env.NO_COLOR !== '';
   const spinner = startSpinner(options, noColor);
   if (spinner) liveText(spinner, () => statusLine(state, eta, started, options));
@@ -270,12 +271,17 @@ export function createProgress(options: ProgressOptions): Progress {
     note(text) {
       if (!quiet) line(text);
     },
+    modeChanged(change) {
+      changedMode = change.mode;
+      if (change.mode === 'cursor') eta.endsOnEmptyPage();
+      if (!quiet) line(`collections: ${change.message}`);
+    },
     start(info) {
       if (info.mode === 'cursor') eta.endsOnEmptyPage();
     },
     done(destination) {
       countdown.stop();
-      const summary = inertText(formatSummary(stats, destination, clock.monotonic() - started));
+      const summary = inertText(formatSummary(stats, destination, clock.monotonic() - started, changedMode));
       // ora's success symbol is coloured from process-wide state; NO_COLOR in our env wins.
       if (spinner && noColor) spinner.stopAndPersist({ symbol: '✔', text: summary });
       else if (spinner) spinner.succeed(summary);

@@ -15,7 +15,7 @@ import { textOfBytes, type Members } from '../json/members.js';
 import { systemClock } from '../time/clock.js';
 import type { JsonNumber } from '../json/json-value.js';
 import { budgetOf, extraHeaders, transportOf, userAgent } from './context.js';
-import { createStopper, pageEvent, type Stopper } from './events.js';
+import { createStopper, pageEvent, type ModeEvent, type Stopper } from './events.js';
 import { flagsOf, paramPairs, settingsOf, type ConnectionOptions, type PagingOptions } from './options.js';
 import { targetOfOtherPath, targetOfPath } from './target.js';
 
@@ -135,9 +135,10 @@ function openWalk(path: string, options: CollectionOptions): Walk {
 async function* walkPages<T>(walk: Walk): AsyncGenerator<CollectionPage<T>, void, undefined> {
   const { pages, client, stopper } = walk;
   const tally = { items: 0 };
+  const hooks = { tally, resumedMode: undefined, onMode: (note: Omit<ModeEvent, 'type'>) => stopper.emit({ type: 'mode', ...note }) };
   try {
     stopper.throwIfStopped();
-    for await (const step of pageSteps(pages, client, pages.start, tally)) {
+    for await (const step of pageSteps(pages, client, pages.start, hooks)) {
       const left = remaining(pages, tally);
       const members = step.page.members.take(left);
       tally.items += members.length;

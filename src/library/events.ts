@@ -23,12 +23,23 @@ export interface PageEvent {
   rateLimit?: RateLimitSnapshot;
 }
 
+/** The API pages in another mode than the one asked for, and the call goes on in it (README, cursor-only endpoints). */
+export interface ModeEvent {
+  type: 'mode';
+  /** The mode the API uses. */
+  mode: 'cursor' | 'offset';
+  /** The mode asked for. */
+  asked: 'cursor' | 'offset';
+  message: string;
+}
+
 /**
- * One event of a call: `page` (a page fetched), and the HTTP client's `response` (every response,
- * redirect hops included), `wait` (a rate-limit wait about to be slept: after a 429, on
- * `Remaining: 0`, or a `Retry-After`) and `retry` (a failed attempt about to be retried).
+ * One event of a call: `page` (a page fetched), `mode` (the API pages in another mode than asked),
+ * and the HTTP client's `response` (every response, redirect hops included), `wait` (a rate-limit
+ * wait about to be slept: after a 429, on `Remaining: 0`, or a `Retry-After`) and `retry` (a
+ * failed attempt about to be retried).
  */
-export type CollectionEvent = ClientEvent | PageEvent;
+export type CollectionEvent = ClientEvent | PageEvent | ModeEvent;
 
 /** The `page` event of a page step. */
 export function pageEvent(step: PageStep): PageEvent {

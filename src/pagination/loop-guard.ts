@@ -67,11 +67,21 @@ export class LoopGuard {
   }
 
   /**
-   * Notes a page's content, refusing a page whose items were already fetched under another URL.
-   * @param url the page's URL, for the message
+   * Notes a page's content, refusing a page whose items were already fetched under another URL,
+   * and its own name for itself (`view`'s `@id`, e.g. `?page=1` for a first page asked without
+   * `page`) as a URL fetched.
+   * @param url the page's URL, for the message and to resolve its `@id` against
    * @throws {UnsafeLinkError} (exit 6) for the second page with the same content key
    */
   addPage(page: CollectionPage, url: URL): void {
+    const self = page.view?.id;
+    if (self !== undefined) {
+      try {
+        this.#urls.add(normalizeUrl(new URL(self, url)));
+      } catch {
+        // Not a URL: a link to it is refused when followed.
+      }
+    }
     const key = contentKey(page);
     if (key === undefined) return;
     if (this.#contents.has(key)) {

@@ -120,13 +120,22 @@ interface OffsetRun {
  *   once every page before it has been yielded.
  */
 export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGenerator<PageStep, void, void> {
+  if (!((options.maxPages ?? Number.POSITIVE_INFINITY) >= 1)) return;
+  assertSameOrigin(options.start, options.baseUrl, 'the first page');
+  yield* offsetPagesAfter(options, await fetchPage(options.client, options.start, { headers: options.headers }));
+}
+
+/**
+ * {@link fetchOffsetPages} once its first page was fetched (by pagination/modes.ts, which reads it
+ * first to learn the server's mode): that page, then the others.
+ * @param first the page fetched from `options.start`
+ */
+export async function* offsetPagesAfter(options: OffsetPagesOptions, first: FetchedPage): AsyncGenerator<PageStep, void, void> {
   const { client, baseUrl, start, headers } = options;
   const concurrency = Math.max(1, Math.floor(options.concurrency));
   const maxPages = options.maxPages ?? Number.POSITIVE_INFINITY;
   if (!(maxPages >= 1)) return;
-  assertSameOrigin(start, baseUrl, 'the first page');
   const firstNo = options.firstPage ?? pageNumberOf(start) ?? 1;
-  const first = await fetchPage(client, start, { headers });
   const maxItems = options.maxItems ?? Number.POSITIVE_INFINITY;
   const run: OffsetRun = { client, baseUrl, headers, maxPages, maxItems, loop: new LoopGuard([start.href, first.url.href]) };
   run.loop.addPage(first.page, first.url);

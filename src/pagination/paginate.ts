@@ -34,7 +34,12 @@ export interface PaginateOptions {
   emptyPageEnds?: boolean;
   /** Aborts the request in flight (pagination/prefetch.ts cancels a page fetched ahead). */
   signal?: AbortSignal;
+  /** The page `start` answered, fetched already (pagination/modes.ts reads it first): yielded without a request. */
+  first?: FetchedPage;
 }
+
+/** Offset pages (`page=N`, `totalItems`) or cursor pages (`id[lt]=…` links); see pagination/modes.ts. */
+export type PagingMode = 'cursor' | 'offset';
 
 /**
  * A page plus where to go next: `url` (final, after redirects), `page` (the parsed Hydra page),
@@ -45,6 +50,8 @@ export interface PageStep extends FetchedPage {
   index: number;
   /** The resolved, origin-checked next link; undefined on the last page. */
   next: URL | undefined;
+  /** The mode the server pages in, once pagination/modes.ts read it; undefined from the lower layers. */
+  mode?: PagingMode;
 }
 
 /**
@@ -79,7 +86,8 @@ export async function* paginate(options: PaginateOptions): AsyncGenerator<PageSt
   let url: URL | undefined = options.start;
   for (let index = 0; url !== undefined; index++) {
     loop.addUrl(url);
-    const fetched = await fetchPage(client, url, { headers, ...(signal ? { signal } : {}) });
+    const fetched: FetchedPage =
+      index === 0 && options.first ? options.first : await fetchPage(client, url, { headers, ...(signal ? { signal } : {}) });
     loop.addUrl(fetched.url);
     loop.addPage(fetched.page, fetched.url);
     const ends = options.emptyPageEnds === true && fetched.page.members.length === 0;

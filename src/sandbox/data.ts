@@ -16,10 +16,10 @@ import { createInvoiceLineItems, createTaxpayerLineItems } from './records/line-
 import { buildParty } from './records/parties.js';
 import { createPaymentCollection } from './records/payments.js';
 import { PARTY_TEMPLATES } from './records/tables.js';
-import type { DataSizes, GeneratedCollection, InvoiceCollection, Party, RecordContext, Timeline } from './records/types.js';
+import type { DataSizes, GeneratedCollection, InvoiceCollection, Party, RecordContext, RecordShapes, Timeline } from './records/types.js';
 import { DAY, MAX_LINE_ITEMS_AVG, SPAN_END, SPAN_MS } from './records/values.js';
 
-export type { DataSizes, GeneratedCollection, JsonObject, JsonValue, Party } from './records/types.js';
+export type { DataSizes, GeneratedCollection, JsonObject, JsonValue, Party, RecordShapes } from './records/types.js';
 
 /** The generated world of one seed: taxpayers and their collections. */
 export interface Dataset {
@@ -63,7 +63,7 @@ function memo<T>(make: (key: number) => T): (key: number) => T {
 }
 
 /** Builds the parties (at once: a few dozen) and the shared context of the generators. */
-function createRecordContext(seed: number, sizes: DataSizes): RecordContext {
+function createRecordContext(seed: number, sizes: DataSizes, shapes: RecordShapes): RecordContext {
   const taken = new Set<string>();
   const taxpayerCount = Math.max(1, Math.floor(sizes.taxpayers));
   const partyCount = Math.max(taxpayerCount, PARTY_TEMPLATES.length);
@@ -75,6 +75,7 @@ function createRecordContext(seed: number, sizes: DataSizes): RecordContext {
   const ctx: RecordContext = {
     seed,
     sizes,
+    shapes,
     taxpayers: parties.slice(0, taxpayerCount),
     counterparties: parties.slice(0, PARTY_TEMPLATES.length),
     partyCount,
@@ -95,8 +96,8 @@ function createRecordContext(seed: number, sizes: DataSizes): RecordContext {
  * Creates the dataset of a seed. Taxpayer and counterparty RFCs are generated at once (a few
  * dozen); every other record lazily, and each collection object once.
  */
-export function createDataset(seed: number, sizes: DataSizes): Dataset {
-  const ctx = createRecordContext(seed, sizes);
+export function createDataset(seed: number, sizes: DataSizes, shapes: RecordShapes = { batchPayment: 'iri' }): Dataset {
+  const ctx = createRecordContext(seed, sizes, shapes);
   const byRfc = new Map(ctx.taxpayers.map((p, i) => [p.rfc, i]));
   let entities: GeneratedCollection | undefined;
   let events: GeneratedCollection | undefined;

@@ -8,6 +8,7 @@ import type { Dataset, GeneratedCollection } from './data.js';
 import { matchRoute, type Route } from './routes.js';
 import { validateFilters, type Violation } from './validation.js';
 import type { WireEncoding } from './wire.js';
+import type { DateStyle } from './records/values.js';
 
 /** Finds the state of the collection a route or path names; see {@link createCollectionRegistry}. */
 export interface CollectionRegistry {
@@ -56,6 +57,7 @@ function violationsOf(dataset: Dataset, route: Route, url: URL): Violation[] {
  * @param seed the sandbox seed (seeds the ids of inserted items)
  * @param churn brings a collection's churn up to the clock's time each time it is resolved (sandbox/churn.ts)
  * @param wire how item bytes are written (sandbox/wire.ts)
+ * @param dates how item dates are written (records/values.ts `DateStyle`)
  */
 export function createCollectionRegistry(
   dataset: Dataset,
@@ -63,12 +65,13 @@ export function createCollectionRegistry(
   seed: number,
   churn?: (state: CollectionState) => void,
   wire: WireEncoding = 'apiplatform',
+  dates: DateStyle = 'iso',
 ): CollectionRegistry {
   const states = new Map<string, CollectionState>();
   const invoiceOwner = new Map<string, number>();
 
   const state = (key: string, make: () => GeneratedCollection): CollectionState => {
-    const s = states.get(key) ?? createCollectionState(key, make(), budget, seed, wire);
+    const s = states.get(key) ?? createCollectionState(key, make(), budget, seed, wire, dates);
     states.set(key, s);
     churn?.(s);
     return s;

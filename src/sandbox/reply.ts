@@ -6,7 +6,7 @@
 import type { Clock } from '../time/clock.js';
 import type { FaultInjector } from './faults.js';
 import type { RateLimitDecision, RateLimiter } from './limiter.js';
-import { parsePageQuery, planPage } from './pages.js';
+import { parsePageQuery, planPage, type PagingRule, type SinglePage } from './pages.js';
 import type { CollectionRegistry } from './registry.js';
 import type { RequestLog } from './request-log.js';
 import { finishDraft } from './respond.js';
@@ -45,6 +45,10 @@ export interface ReplyHandlerOptions {
   wire: WireEncoding;
   /** How the framework's 400, 404 and 405 are written (responses.ts). */
   errors: ErrorStyle;
+  /** How the paging mode is chosen where cursor mode is allowed (sandbox/pages.ts). */
+  paging: PagingRule;
+  /** A page that links nowhere: with its `view` or without (sandbox/pages.ts). */
+  singlePage: SinglePage;
   limiter: RateLimiter;
   /** `route`: one window per endpoint key; `path`: one per concrete path (see SandboxOptions.limitScope). */
   limitScope: LimitScope;
@@ -72,7 +76,7 @@ function unauthorized(nowMs: number, requestId: string): SandboxReply {
  * (sandbox/validation.ts), else a page of the collection.
  */
 function planAnswer(
-  options: Pick<ReplyHandlerOptions, 'registry' | 'cursorEnd' | 'wire' | 'errors'>,
+  options: Pick<ReplyHandlerOptions, 'registry' | 'cursorEnd' | 'wire' | 'errors' | 'paging'>,
   req: SandboxRequest,
   url: URL,
   route: Route | undefined,
@@ -94,7 +98,7 @@ function planAnswer(
     setFrameworkError(draft, 404, 'Not Found', errors, wire, route === undefined);
     return draft;
   }
-  const query = parsePageQuery(url.searchParams, route.endpoint.cursor, (name) => req.header(name));
+  const query = parsePageQuery(url.searchParams, route.endpoint.cursor, (name) => req.header(name), options.paging);
   if ('error' in query) {
     setFrameworkError(draft, 400, query.error, errors, wire);
     return draft;
@@ -157,6 +161,7 @@ export function createReplyHandler(options: ReplyHandlerOptions): (req: SandboxR
       requestId,
       cursorPrevious: options.cursorPrevious,
       wire: options.wire,
+      singlePage: options.singlePage,
       afterRender: (page) => options.afterRender(page),
     });
     entry.status = reply.network?.kind === 'reset-mid-body' ? 0 : reply.status;

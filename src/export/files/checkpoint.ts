@@ -36,6 +36,11 @@ export interface Checkpoint {
   /** `hydra:totalItems` if the API sent it, for progress. */
   totalItems?: number;
   /**
+   * The mode the API paged in, which `--resume` continues in (docs/choices.md, "Cursor-only endpoints and
+   * honest mode"); absent from checkpoints of versions that always paged in the mode asked for.
+   */
+  mode?: 'cursor' | 'offset';
+  /**
    * The watermark an incremental export (`--state`) stores when it completes: the server's time of
    * its first response, less a second (docs/nightly-sync.md, "Nightly sync"); a resume keeps it. ISO 8601.
    */
@@ -188,6 +193,7 @@ function checkpointSchemaError(v: unknown): string | undefined {
   }
   if (!isObject(v.formatter)) return 'formatter is not an object';
   if (v.totalItems !== undefined && !isCount(v.totalItems)) return 'totalItems is not a non-negative integer';
+  if (v.mode !== undefined && v.mode !== 'cursor' && v.mode !== 'offset') return 'mode is neither cursor nor offset';
   if (v.watermark !== undefined && (typeof v.watermark !== 'string' || Number.isNaN(Date.parse(v.watermark)))) return 'watermark is not a date';
   if (typeof v.updatedAt !== 'string' || Number.isNaN(Date.parse(v.updatedAt))) return 'updatedAt is not a date';
   return undefined;

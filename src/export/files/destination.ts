@@ -18,6 +18,8 @@ export interface PageMark {
   items: number;
   /** `hydra:totalItems`, if the API sent it. */
   totalItems: number | undefined;
+  /** The mode the API paged in (pagination/modes.ts), which a resume continues. */
+  mode?: 'cursor' | 'offset';
   /** The pending watermark of an incremental export (see `Checkpoint.watermark`), kept by `--resume`. */
   watermark?: string;
   /** The formatter's state after the page; called only by destinations that checkpoint. */

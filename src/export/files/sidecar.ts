@@ -235,6 +235,7 @@ export async function openSidecar(options: SidecarOptions): Promise<Destination>
     bytes: sink.bytes,
     formatter: mark.formatterState(),
     ...(mark.totalItems !== undefined ? { totalItems: mark.totalItems } : {}),
+    ...(mark.mode !== undefined ? { mode: mark.mode } : {}),
     ...(mark.watermark !== undefined ? { watermark: mark.watermark } : {}),
     updatedAt: new Date(options.now()).toISOString(),
   });

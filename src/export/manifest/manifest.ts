@@ -47,6 +47,7 @@ export interface ManifestOutput {
    * `--max-items`, no `Date` header).
    */
   watermark: { before: string | null; after: string | null };
+  /** The mode the API paged in (docs/choices.md, "Cursor-only endpoints and honest mode"), which may not be the one asked for. */
   mode: 'cursor' | 'offset';
   format: OutputFormat;
   /**
@@ -240,6 +241,7 @@ export function createManifestRecorder(plan: ManifestPlan, options: ManifestReco
     const output: ManifestOutput = {
       file: relative(dirname(plan.path), plan.target) || basename(plan.target),
       ...plan.output,
+      mode: mark?.mode ?? out.resumed?.mode ?? plan.output.mode,
       watermark: { ...watermark },
       started: { local: startedLocal, server: serverIso(first?.date) },
       finished: { local: new Date(clock.now()).toISOString(), server: serverIso(last?.date) },

@@ -87,7 +87,8 @@ async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
   tally.pages += 1;
   progress.onPage(tally.items, tally.pages, tally.totalItems, step.rateLimit);
   const next = last || step.next === undefined ? null : step.next.href;
-  const mark = { next, pages: tally.pages, items: tally.items, totalItems: tally.totalItems, formatterState: () => formatter.state() };
+  const mode = step.mode ?? plan.mode;
+  const mark = { next, pages: tally.pages, items: tally.items, totalItems: tally.totalItems, mode, formatterState: () => formatter.state() };
   await groups.pageWritten(mark, text.length);
   return last;
 }

@@ -8,7 +8,7 @@
 import type { Context } from '../../context.js';
 import type { Client, ClientEvent, RateLimitSnapshot } from '../../http/client.js';
 import { BrokenPipeError } from '../../output/stream-sink.js';
-import { loadProgress, type Progress, type ProgressStats } from '../../io/progress.js';
+import { loadProgress, type ModeNote, type Progress, type ProgressStats } from '../../io/progress.js';
 import { addResumeHint, createInterrupt } from './interrupt.js';
 import type { Destination } from '../files/destination.js';
 import { createWatermarkTracker } from '../state/watermark.js';
@@ -124,7 +124,9 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
     client = services.openClient(clientWiring(progress, interrupt.signal, commitBeforeWaits, hooks.onClientEvent));
     const startFrom = resumed ? resumed.next : pages.start.href;
     if (startFrom !== null && remaining(pages, tally) > 0) {
-      const steps = watermark.observe(services.openPages(client, new URL(startFrom), tally));
+      // A checkpoint written before modes were recorded is of the mode asked for: those versions never changed it.
+      const source = { tally, resumedMode: resumed ? (resumed.mode ?? pages.mode) : undefined, onMode: (n: ModeNote) => progress.modeChanged(n) };
+      const steps = watermark.observe(services.openPages(client, new URL(startFrom), source));
       await writePages(steps, { plan: pages, onPageFetched: hooks.onPageFetched, formatter, out, progress, interrupt, tally, manifest, groups });
     }
     await out.settle();

@@ -39,7 +39,7 @@ export function exportServices(plan: ExportPlan, ctx: Context, options: { fs?: F
   const { fs } = options;
   return {
     openClient: exportClientOpener(plan.http, ctx),
-    openPages: (client, start, tally) => pageSteps(plan.pages, client, start, tally),
+    openPages: (client, start, source) => pageSteps(plan.pages, client, start, source),
     openFormatter: formatterOpener(plan.output, ctx),
     openOutput: outputOpener(plan, ctx, fs),
     openManifest: (onManifest) => plan.manifest && createManifestRecorder(plan.manifest, { clock: ctx.clock, version: ctx.version, fs, onManifest }),

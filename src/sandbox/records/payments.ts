@@ -3,10 +3,38 @@
  * three installments; amounts are negative for expenses (the API documentation: a payment of an
  * invoice the taxpayer received and paid is an expense).
  */
-import { createRng, hash32, uuidV4, type Rng } from '../random.js';
+import { createRng, hash32, hashString, uuidV4, type Rng } from '../random.js';
 import { insertedParent } from './line-items.js';
 import type { GeneratedCollection, JsonObject, RecordContext } from './types.js';
 import { DAY, isoDate, KIND, money, newId } from './values.js';
+
+/** Payer banks of embedded batch payments: RFC and name. */
+const BANKS: ReadonlyArray<readonly [string, string]> = [
+  ['BBA830831LJ2', 'BBVA MEXICO'],
+  ['BNM840515VB1', 'BANAMEX'],
+  ['BMN930209927', 'BANORTE'],
+  ['BSM970519DU8', 'BANCO SANTANDER MEXICO'],
+];
+
+/**
+ * The batch payment a payment belongs to, embedded as the real service sends it. Its values are
+ * drawn from its own id, so the payment's other fields are those of the IRI shape.
+ */
+function batchPayment(id: string, amount: number, currency: string, ts: number): JsonObject {
+  const rng = createRng(hashString(id));
+  const [rfc, name] = rng.pick(BANKS);
+  return {
+    '@id': `/invoices/batch-payments/${id}`,
+    '@type': 'BatchPayment',
+    id,
+    date: isoDate(ts),
+    paymentMethod: '03',
+    currency,
+    amount,
+    operationNumber: String(100_000_000 + rng.int(900_000_000)),
+    payerBank: { rfc, name },
+  };
+}
 
 /** Builds a payment of taxpayer `t` with id `id`, created at `ts` (epoch ms). */
 function buildPayment(ctx: RecordContext, t: number, rng: Rng, id: string, ts: number): JsonObject {
@@ -18,6 +46,7 @@ function buildPayment(ctx: RecordContext, t: number, rng: Rng, id: string, ts: n
   const paidCents = Math.round(baseCents / 3);
   // Negative for expenses: the taxpayer received the invoice and paid it.
   const sign = core.isIssuer ? 1 : -1;
+  const batchId = uuidV4(rng);
   return {
     '@id': `/invoices/payments/${id}`,
     '@type': 'InvoicePayment',
@@ -30,7 +59,10 @@ function buildPayment(ctx: RecordContext, t: number, rng: Rng, id: string, ts: n
     amount: money(sign * paidCents),
     outstandingBalance: money(Math.max(0, previousCents - paidCents)),
     invoice: `/invoices/${core.id}`,
-    batchPayment: `/invoices/batch-payments/${uuidV4(rng)}`,
+    batchPayment:
+      ctx.shapes.batchPayment === 'object'
+        ? batchPayment(batchId, money(sign * paidCents), core.currency, ts)
+        : `/invoices/batch-payments/${batchId}`,
     canceledAt: rng.next() < 0.03 ? isoDate(ts + DAY) : null,
     createdAt: isoDate(ts),
     updatedAt: isoDate(ts),

@@ -81,7 +81,7 @@ const T_PATH = 'D%26M750624V8Z';
 const I = '0b3e5a2c-7d1f-4e8a-9c6b-1a2b3c4d5e6f';
 
 const ROWS: Array<[string, string[], Partial<Record<ConfigKey, string>>, Expected]> = [
-  ['entities, offset, all defaults', ['entities'], {}, { endpoint: 'entities', start: '/v1/entities?itemsPerPage=1000&page=1', format: 'ndjson' }],
+  ['entities, offset, all defaults', ['entities'], {}, { endpoint: 'entities', start: '/v1/entities?itemsPerPage=1000', format: 'ndjson' }],
   [
     'events, offset, page size, first page, params, max items',
     ['events', '--items-per-page', '50', '--page', '3', '--param', 'type=invoice.created', '--param', 'q=a=b', '--max-items', '120'],
@@ -92,7 +92,7 @@ const ROWS: Array<[string, string[], Partial<Record<ConfigKey, string>>, Expecte
     'invoices, offset, concurrency',
     ['invoices', '--taxpayer', T, '--concurrency', '8'],
     {},
-    { endpoint: 'invoices', start: `/v1/taxpayers/${T_PATH}/invoices?itemsPerPage=1000&page=1`, format: 'ndjson', concurrency: 8 },
+    { endpoint: 'invoices', start: `/v1/taxpayers/${T_PATH}/invoices?itemsPerPage=1000`, format: 'ndjson', concurrency: 8 },
   ],
   [
     'invoices, cursor (concurrency is 1 whatever the flag)',
@@ -122,7 +122,7 @@ const ROWS: Array<[string, string[], Partial<Record<ConfigKey, string>>, Expecte
     "line-items of a taxpayer's invoices, offset",
     ['line-items', '--taxpayer', T],
     {},
-    { endpoint: 'taxpayer-line-items', start: `/v1/taxpayers/${T_PATH}/invoices/line-items?itemsPerPage=1000&page=1`, format: 'ndjson' },
+    { endpoint: 'taxpayer-line-items', start: `/v1/taxpayers/${T_PATH}/invoices/line-items?itemsPerPage=1000`, format: 'ndjson' },
   ],
   [
     "line-items of one of a taxpayer's invoices, cursor",
@@ -140,7 +140,7 @@ const ROWS: Array<[string, string[], Partial<Record<ConfigKey, string>>, Expecte
     'line-items of one invoice, offset, format from the flag',
     ['line-items', '--invoice', I, '-f', 'table'],
     {},
-    { endpoint: 'invoice-line-items', start: `/v1/invoices/${I}/line-items?itemsPerPage=1000&page=1`, format: 'table' },
+    { endpoint: 'invoice-line-items', start: `/v1/invoices/${I}/line-items?itemsPerPage=1000`, format: 'table' },
   ],
   [
     'line-items of one invoice, cursor, file (format from the extension)',
@@ -161,7 +161,7 @@ const ROWS: Array<[string, string[], Partial<Record<ConfigKey, string>>, Expecte
     {},
     {
       endpoint: 'payments',
-      start: `/v1/taxpayers/${T_PATH}/invoices/payments?itemsPerPage=1000&page=1`,
+      start: `/v1/taxpayers/${T_PATH}/invoices/payments?itemsPerPage=1000`,
       format: 'csv',
       out: 'out/payments.csv',
       retries: 0,
@@ -188,7 +188,7 @@ const ROWS: Array<[string, string[], Partial<Record<ConfigKey, string>>, Expecte
     { format: 'csv', 'items-per-page': '200', concurrency: '2', 'max-wait': '30', retries: '3', timeout: '1.5' },
     {
       endpoint: 'entities',
-      start: '/v1/entities?itemsPerPage=200&page=1',
+      start: '/v1/entities?itemsPerPage=200',
       format: 'csv',
       concurrency: 2,
       retries: 3,
@@ -202,7 +202,7 @@ const ROWS: Array<[string, string[], Partial<Record<ConfigKey, string>>, Expecte
     { format: 'csv', 'items-per-page': '200', concurrency: '2', 'max-wait': '30', retries: '3', timeout: '1.5' },
     {
       endpoint: 'events',
-      start: '/v1/events?itemsPerPage=10&page=1',
+      start: '/v1/events?itemsPerPage=10',
       format: 'json',
       out: 'events.json',
       concurrency: 1,
@@ -211,31 +211,31 @@ const ROWS: Array<[string, string[], Partial<Record<ConfigKey, string>>, Expecte
       maxWaitMs: 0,
     },
   ],
-  ['`--out -` is stdout', ['entities', '--out', '-'], {}, { endpoint: 'entities', start: '/v1/entities?itemsPerPage=1000&page=1', format: 'ndjson' }],
+  ['`--out -` is stdout', ['entities', '--out', '-'], {}, { endpoint: 'entities', start: '/v1/entities?itemsPerPage=1000', format: 'ndjson' }],
   // --max-items below the page size asks for that many items a page, unless the page size was given or --page depends on it.
   [
     '--max-items 2 asks for pages of 2',
     ['entities', '--max-items', '2'],
     {},
-    { endpoint: 'entities', start: '/v1/entities?itemsPerPage=2&page=1', format: 'ndjson', maxItems: 2 },
+    { endpoint: 'entities', start: '/v1/entities?itemsPerPage=2', format: 'ndjson', maxItems: 2 },
   ],
   [
     '--max-items under the profile page size lowers it; over it keeps it',
     ['events', '--max-items', '150'],
     { 'items-per-page': '200' },
-    { endpoint: 'events', start: '/v1/events?itemsPerPage=150&page=1', format: 'ndjson', maxItems: 150 },
+    { endpoint: 'events', start: '/v1/events?itemsPerPage=150', format: 'ndjson', maxItems: 150 },
   ],
   [
     '--max-items over the page size keeps the default',
     ['entities', '--max-items', '1500'],
     {},
-    { endpoint: 'entities', start: '/v1/entities?itemsPerPage=1000&page=1', format: 'ndjson', maxItems: 1500 },
+    { endpoint: 'entities', start: '/v1/entities?itemsPerPage=1000', format: 'ndjson', maxItems: 1500 },
   ],
   [
     '--max-items with --items-per-page keeps the given page size',
     ['entities', '--max-items', '2', '--items-per-page', '50'],
     {},
-    { endpoint: 'entities', start: '/v1/entities?itemsPerPage=50&page=1', format: 'ndjson', maxItems: 2 },
+    { endpoint: 'entities', start: '/v1/entities?itemsPerPage=50', format: 'ndjson', maxItems: 2 },
   ],
   [
     '--max-items with --page keeps the page size the page number means',

@@ -97,6 +97,13 @@ describe('progress lines', () => {
     );
   });
 
+  it('formatSummary names the mode the API paged in when it is not the one asked for', () => {
+    const stats = { items: 2, pages: 1, requests: 1, retries: 0, waits: 0, waitMs: 0 };
+    expect(formatSummary(stats, 'stdout', 850, 'cursor')).toBe(
+      '2 items to stdout in 850ms (1 request, 0 retries, no rate-limit waits; the API paged by cursor)',
+    );
+  });
+
   it('formatStatus: the total, percentage and ETA only when known, items per second, elapsed time', () => {
     const info = { items: 1_200, pages: 12, total: 5_000, rate: 480, elapsedMs: 2_500, etaMs: 7_200 };
     expect(formatStatus(info, 0)).toBe('1,200 of 5,000 items (24%) · 12 pages · 480 items/s · 2.5s elapsed · ETA 8s');
