@@ -13,8 +13,10 @@ import { inertText } from '../io/terminal-text.js';
  * without ids `check the path of base-url …`.
  * @param ids the ids the export was given (endpoints.ts `idsFromFlags`)
  * @param baseUrl the configured base URL (origin and path prefix are shown; it holds no secret)
+ * @param path the path given to `get`: the one to check
  */
-function notFoundHint(ids: Ids, baseUrl: URL): string {
+function notFoundHint(ids: Ids, baseUrl: URL, path?: string): string {
+  if (path !== undefined) return `check the path ${inertText(path)} (the API has no collection there under ${baseUrl.origin}${baseUrl.pathname})`;
   const given = ID_SPECS.filter((spec) => ids[spec.name] !== undefined).map((spec) => `${spec.flag} ${inertText(ids[spec.name]!)}`);
   const base = `${baseUrl.origin}${baseUrl.pathname}`;
   if (given.length > 0) return `check ${given.join(' and ')} (the API does not know ${given.length > 1 ? 'one of them' : 'it'} at ${base})`;
@@ -22,10 +24,10 @@ function notFoundHint(ids: Ids, baseUrl: URL): string {
 }
 
 /**
- * Gives a 404 of an export the hint of {@link notFoundHint}; any other error is returned as it is.
+ * Gives a 404 of an export the hint of {@link notFoundHint} (`path`: the one given to `get`); any other error is returned as it is.
  * @returns a new {@link HttpError} with the same details (the original as its `cause`), or `err`
  */
-export function withNotFoundHint(err: unknown, ids: Ids, baseUrl: URL): unknown {
+export function withNotFoundHint(err: unknown, ids: Ids, baseUrl: URL, path?: string): unknown {
   if (!(err instanceof HttpError) || err.details.status !== 404) return err;
-  return new HttpError(err.details, { hint: notFoundHint(ids, baseUrl), cause: err });
+  return new HttpError(err.details, { hint: notFoundHint(ids, baseUrl, path), cause: err });
 }

@@ -13,8 +13,8 @@ import { readBoundedByteText, readBoundedText } from './body.js';
 import type { ClientEvent, ClientEventSink } from './events.js';
 import type { FetchLike } from './fetch-like.js';
 import { resolveSameOrigin } from './origin.js';
+import { extraHeaders } from './request-headers.js';
 import { snapshotOf, type ClientBudget, type RateLimitHeaders, type RateLimitSnapshot } from '../rate/index.js';
-import { redactSecret } from './redact.js';
 import { describeConnectFailure, describeNetworkError, RetryableFailure } from './retry.js';
 import { parseServerMessage } from './server-message.js';
 
@@ -28,21 +28,13 @@ function isHeaderSafe(value: string): boolean {
   return /^[\t\x20-\x7e\x80-\xff]*$/.test(value);
 }
 
-function withoutReserved(headers: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) {
-    const lk = k.toLowerCase();
-    if (lk !== 'x-api-key' && lk !== 'accept') out[k] = v;
-  }
-  return out;
-}
-
 /**
  * The request headers: `extras` first, then `Accept: application/ld+json` and `X-Api-Key`, which
  * no extra can replace.
  * @returns a function giving the headers of one request plus its own extras (same rule)
  * @throws {UsageError} (exit 2) when the key holds characters not allowed in a header (checked
- *   here because fetch's own error would quote the header value, i.e. the key)
+ *   here because fetch's own error would quote the header value, i.e. the key), or an extra header
+ *   is invalid (request-headers.ts `extraHeaders`)
  */
 export function createRequestHeaders(
   apiKey: string,
@@ -53,8 +45,8 @@ export function createRequestHeaders(
       hint: 'check for a stray newline or quote in the key',
     });
   }
-  const base: Record<string, string> = { ...withoutReserved(extras), Accept: 'application/ld+json', 'X-Api-Key': apiKey };
-  return (extra) => (extra === undefined ? base : { ...base, ...withoutReserved(extra) });
+  const base: Record<string, string> = { ...extraHeaders(extras), Accept: 'application/ld+json', 'X-Api-Key': apiKey };
+  return (extra) => (extra === undefined ? base : { ...base, ...extraHeaders(extra) });
 }
 
 /** Path and query of a URL, as events and messages name it. */
@@ -70,8 +62,8 @@ function formatSeconds(ms: number): string {
 export interface ExchangeOptions {
   /** The configured base URL: redirects must keep its origin. */
   baseUrl: URL;
-  /** Redacted from every message. */
-  apiKey: string;
+  /** Removes the key and the run's other secrets from a text the server or the transport wrote (a message, a network error). */
+  redact: (text: string) => string;
   fetch: FetchLike;
   clock: Clock;
   /** Per-attempt timeout, ms: a deadline for the headers and the whole body together. */
@@ -113,7 +105,7 @@ export interface HttpExchange {
   text: string | undefined;
   /** Whether `text` is a byte text (body.ts `readBoundedByteText`). */
   byteText: boolean;
-  /** A non-2xx's message from its body ({@link parseServerMessage}, key redacted), when it had one. */
+  /** A non-2xx's message from its body ({@link parseServerMessage}, secrets redacted), when it had one. */
   serverMessage: string | undefined;
   /** The rate-limit snapshot, read on the server's clock as known once the body was handled. */
   rateLimit: RateLimitSnapshot | undefined;
@@ -201,8 +193,8 @@ function failure(options: ExchangeOptions, err: unknown, caller: AbortSignal | u
   if (err instanceof CollectionsError) return err;
   if (timeout.aborted) return new RetryableFailure(`timeout after ${formatSeconds(options.timeoutMs)}${what}`, { cause: err });
   const connect = url === undefined ? undefined : describeConnectFailure(err, url);
-  if (connect !== undefined) return new RetryableFailure(redactSecret(connect.reason, options.apiKey), { cause: err, hint: connect.hint });
-  return new RetryableFailure(redactSecret(describeNetworkError(err), options.apiKey) + what, { cause: err });
+  if (connect !== undefined) return new RetryableFailure(options.redact(connect.reason), { cause: err, hint: connect.hint });
+  return new RetryableFailure(options.redact(describeNetworkError(err)) + what, { cause: err });
 }
 
 function emitResponse(options: ExchangeOptions, h: Hop): void {
@@ -248,11 +240,11 @@ const MAX_MESSAGE_BODY_BYTES = 1024 * 1024;
  * Reads an error response's body (at most {@link MAX_MESSAGE_BODY_BYTES}) for its message;
  * failures, an oversized body included, give undefined (the status says enough).
  */
-async function readMessage(apiKey: string, res: Response, what: string): Promise<string | undefined> {
+async function readMessage(redact: (text: string) => string, res: Response, what: string): Promise<string | undefined> {
   try {
     const text = await readBoundedText(res, MAX_MESSAGE_BODY_BYTES, what);
     const msg = parseServerMessage(res.headers.get('content-type'), text);
-    return msg === undefined ? undefined : redactSecret(msg, apiKey);
+    return msg === undefined ? undefined : redact(msg);
   } catch {
     return undefined;
   }
@@ -265,7 +257,7 @@ async function finish(options: ExchangeOptions, h: Hop, send: SendOptions): Prom
   let byteText = false;
   let serverMessage: string | undefined;
   if (res.status < 200 || res.status >= 300) {
-    serverMessage = await readMessage(options.apiKey, res, `GET ${pathOf(h.url)}`);
+    serverMessage = await readMessage(options.redact, res, `GET ${pathOf(h.url)}`);
     emitResponse(options, h);
   } else if (send.body === 'discard') {
     await res.body?.cancel().catch(() => undefined);

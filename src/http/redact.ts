@@ -98,3 +98,16 @@ export function maskSecret(secret: string): string {
   if (secret.length < MIN_LENGTH_TO_SHOW_TAIL) return MASK;
   return `${MASK}${secret.slice(-4)}`;
 }
+
+/** Names of headers whose values are credentials, masked like the key wherever a header is shown. */
+const SECRET_HEADER_NAME = /auth|token|key|secret|cookie|passw|session|credential|signature/i;
+
+export function isSecretHeaderName(name: string): boolean {
+  return SECRET_HEADER_NAME.test(name);
+}
+
+/** The value, and its credentials without the auth scheme (RFC 9110 §11.4), which a server may echo alone. */
+export function headerSecretParts(value: string): string[] {
+  const space = value.search(/[\t ]/);
+  return space < 0 ? [value] : [value, value.slice(space).trim()];
+}
