@@ -11,7 +11,7 @@ import type { Context } from '../context.js';
 import { exportCommandSpecs } from '../endpoints.js';
 import { CollectionsError, ExitCode, UsageError } from '../errors.js';
 import type { CommandWiring, RunCommand } from '../commands/command.js';
-import { bindToContext } from '../commands/commander.js';
+import { bindToContext, helpWidth, wrapHelp } from '../commands/commander.js';
 import { createCompletionCommand } from '../commands/completion-command.js';
 import type { CompletionCommandOptions } from '../commands/completion.js';
 import { createConfigCommand } from '../commands/config-command.js';
@@ -140,7 +140,7 @@ export async function runProgram(line: CommandLine, ctx: Context, runners: Progr
   const program = createProgram(ctx, (c) => (code = c), { resumeArgv: line.resumeWords, runners });
   const argv = line.words;
   if (argv.length === 0) {
-    ctx.io.stdout.write(overviewText(program, ctx.version));
+    ctx.io.stdout.write(wrapHelp(overviewText(program, ctx.version), helpWidth(ctx)));
     return ExitCode.Ok;
   }
   checkProgramWords(argv, program);

@@ -8,6 +8,7 @@ import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { formatCount } from '../io/format.js';
 import { inertText } from '../io/terminal-text.js';
+import { KEY_HINT } from './hints.js';
 
 /** How one taxpayer's export ended. */
 export type TaxpayerStatus = 'ok' | 'done earlier' | 'failed' | 'interrupted' | 'not started';
@@ -114,7 +115,10 @@ export function createBatchReporter(ctx: Pick<Context, 'io' | 'clock' | 'cwd'>, 
         return;
       }
       if (!options.quiet) stderr.write(summaryTable(outcomes, ctx.cwd));
-      if (unfinished) stderr.write(`collections: ${inertText(`continue the unfinished ones with: ${resumeCommand} --resume`)}\n`);
+      // A rejected key stops the run: not resumable, since a --resume with that key is rejected too.
+      if (outcomes.some((o) => o.code === ExitCode.Auth)) {
+        stderr.write(`collections: ${inertText(`the API key was rejected; ${KEY_HINT}, then run the command again: ${resumeCommand}`)}\n`);
+      } else if (unfinished) stderr.write(`collections: ${inertText(`continue the unfinished ones with: ${resumeCommand} --resume`)}\n`);
     },
   };
 }

@@ -14,7 +14,7 @@ import { freezePlan, type ExportPlan } from '../export/run/plan.js';
 import { exportServices } from '../export/run/services.js';
 import { planManifest } from '../export/manifest/manifest.js';
 import { runDryRun } from './dry-run.js';
-import { prepareFolders } from './folders.js';
+import { prepareOutputs, removeEmptyFolders } from './folders.js';
 import { withNotFoundHint } from './not-found.js';
 import { expandOut, isOutTemplate, taxpayerList, utcDate, type TemplateValues } from './batch-plan.js';
 import { runBatchExport } from './batch.js';
@@ -173,7 +173,8 @@ function outValues(command: string, flags: ExportFlags, ctx: Context): TemplateV
  * Runs export `command` from parsed flags: {@link prepareExport}, then the export, or with
  * `--dry-run` the plan and one light request (commands/dry-run.ts), writing nothing. Several
  * taxpayers, or `--taxpayers-file`, make a run of many (commands/batch.ts); one export is
- * {@link runLoneExport}.
+ * {@link runLoneExport}, where commands/folders.ts `prepareOutputs` refuses, before the first
+ * request, an incremental export that would narrow its output and makes the folders it writes into.
  * @param options the command, its flags, and the command line without the key and `--resume` (for the resume hint)
  * @returns 0 on success (also when the reader of stdout went away)
  * @throws {UsageError} (exit 2) as {@link prepareExport}, for `--quiet` with `--verbose`, and for gzip to stdout when it is a terminal
@@ -202,20 +203,18 @@ export async function runLoneExport(command: string, flags: ExportFlags, argv: r
   if (template) flags = { ...flags, out: expandOut(flags.out!, outValues(command, flags, ctx)) };
   const { plan, settings } = prepareExport(command, flags, argv, ctx);
   const ids = idsFromFlags(flags);
-  const getPath = isPathEndpoint(plan.endpoint) ? plan.endpoint.key : undefined;
   if (flags.dryRun === true) {
     try {
       return await runDryRun(plan, ctx);
     } catch (err) {
-      throw withNotFoundHint(err, ids, plan.http.baseUrl, getPath);
+      throw withNotFoundHint(err, ids, plan.http.baseUrl);
     }
   }
   // As gzip(1) does: compressed bytes are never written to a terminal.
   if (plan.output.compress && !plan.output.files && ctx.io.stdoutIsTTY) {
     throw new UsageError('gzip output is not written to a terminal', { hint: 'add --out FILE.gz, or pipe stdout into a file or a program' });
   }
-  // Before the first request: a template's folders and the state file's folder are made and checked.
-  await prepareFolders(template ? plan.output.files?.target : undefined, plan.state?.path);
+  const made = await prepareOutputs([plan]);
   // The last quota seen is recorded once, at the end, for `ratelimit --cached` (only the headers:
   // holding the page itself would keep its items alive).
   let last: RateLimitSnapshot | undefined;
@@ -225,7 +224,8 @@ export async function runLoneExport(command: string, flags: ExportFlags, argv: r
   try {
     await runExport(plan, ctx, exportServices(plan, ctx), { onPageFetched });
   } catch (err) {
-    throw withNotFoundHint(err, ids, plan.http.baseUrl, getPath);
+    await removeEmptyFolders(made);
+    throw withNotFoundHint(err, ids, plan.http.baseUrl);
   } finally {
     if (last) settings.recordRateLimit(plan.endpoint.key, last);
   }

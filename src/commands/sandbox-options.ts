@@ -49,6 +49,8 @@ export interface SandboxCommandOptions {
   cursorEnd?: string;
   /** `--wire`: `apiplatform` (default), `compact` or `pretty` (sandbox/wire.ts); the word as typed. */
   wire?: string;
+  /** `--errors`: `message` (default) or `problem` (sandbox/responses.ts `ErrorStyle`); the word as typed. */
+  errors?: string;
 }
 
 /** One flag of the `sandbox` command, for its definition (commands/sandbox-command.ts). */
@@ -152,6 +154,15 @@ export const SANDBOX_OPTION_HELP: readonly SandboxOptionHelp[] = [
     defaultValue: 'apiplatform',
     words: ['apiplatform', 'compact', 'pretty'],
   },
+  {
+    flags: '--errors <style>',
+    option: 'errors',
+    type: 'string',
+    description:
+      'how the 400, 404 and 405 API Platform answers itself are written: message ({"message": …}, as the service documents) or problem (application/problem+json with title, detail, description)',
+    defaultValue: 'message',
+    words: ['message', 'problem'],
+  },
 ];
 
 /** Help text of `sandbox` (commander `addHelpText('after', …)`). */
@@ -172,5 +183,6 @@ Examples:
   $ collections sandbox --limit 60 --limit-scope path   # each taxpayer's invoices get their own window
   $ collections sandbox --churn 30     # something for an incremental export (--since, --state) to find
   $ collections sandbox --wire pretty --cursor-end last-page
+  $ collections sandbox --errors problem   # errors as API Platform writes them (application/problem+json)
   $ collections sandbox --faults 'status status=503 p=0.2; reset-mid-body requests=5'
 ${exitCodesHelp(SANDBOX_EXIT_CODES)}`;

@@ -80,6 +80,9 @@ function checkOptions(options: SandboxCommandOptions): void {
   if (options.wire !== undefined && parseWireEncoding(options.wire) === undefined) {
     throw new UsageError('--wire must be apiplatform, compact or pretty');
   }
+  if (options.errors !== undefined && options.errors !== 'message' && options.errors !== 'problem') {
+    throw new UsageError('--errors must be message or problem');
+  }
   if (options.limitScope !== undefined && options.limitScope !== 'route' && options.limitScope !== 'path') {
     throw new UsageError('--limit-scope must be route or path');
   }
@@ -123,6 +126,7 @@ export async function runSandbox(ctx: Context, options: SandboxCommandOptions): 
     ...(options.cursorPrevious === 'last' || options.cursorPrevious === 'previous' ? { cursorPrevious: options.cursorPrevious } : {}),
     cursorEnd: parseCursorEnd(options.cursorEnd ?? 'endless'),
     wire: parseWireEncoding(options.wire ?? 'apiplatform'),
+    errors: options.errors === 'problem' ? 'problem' : 'message',
   });
   const port = options.port ?? 8787;
   const server = await startSandboxServer(sandbox, { host, port }).catch((err: unknown) => {
@@ -138,6 +142,7 @@ export async function runSandbox(ctx: Context, options: SandboxCommandOptions): 
     `Taxpayers (${options.invoices ?? DEFAULT_SIZES.invoicesPerTaxpayer} invoices each):`,
     ...rfcs.map((rfc) => `  ${rfc}`),
     ...(faults && faults.rules.length > 0 ? [`Faults: ${faults.rules.map((r) => r.kind).join(', ')}`] : []),
+    ...(options.errors === 'problem' ? ['Errors: application/problem+json, as API Platform writes them'] : []),
     'Try:',
     `  collections invoices --taxpayer ${shellWord(rfcs[0]!)} --cursor --base-url ${server.url} --api-key ${shellWord(sandbox.apiKey)}`,
     'Press Ctrl-C to stop.',

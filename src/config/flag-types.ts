@@ -135,4 +135,9 @@ export interface ExportFlagSpec {
   readonly forId?: 'taxpayerId' | 'invoiceId';
   /** Present when only that command offers the flag (`get`: its path names no endpoint of the table). */
   readonly forCommand?: 'get';
+  /**
+   * Present when the flag only works in cursor mode: a command none of whose endpoints pages by
+   * cursor still accepts it (to refuse it with its own usage error) but leaves it out of its help.
+   */
+  readonly cursorOnly?: true;
 }

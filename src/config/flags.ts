@@ -46,12 +46,19 @@ export const EXPORT_FLAGS = [
     description: 'compress the output with gzip (implied by an --out ending in .gz); resumable',
     value: { kind: 'choice', choices: ['gzip'] },
   },
-  { flags: '--cursor', attribute: 'cursor', description: 'cursor pagination (X-Pagination-Style: cursor)', value: { kind: 'switch' } },
+  {
+    flags: '--cursor',
+    attribute: 'cursor',
+    description: 'cursor pagination (X-Pagination-Style: cursor)',
+    value: { kind: 'switch' },
+    cursorOnly: true,
+  },
   {
     flags: '--total',
     attribute: 'total',
     description: 'with --cursor, ask for hydra:totalItems so progress shows a percentage (slower)',
     value: { kind: 'switch' },
+    cursorOnly: true,
   },
   {
     flags: '--items-per-page <n>',

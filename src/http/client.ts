@@ -11,12 +11,12 @@ import { ApiUnavailableError, HttpError, RateLimitError, type HttpErrorDetails }
 import type { Clock } from '../time/clock.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
 import type { ClientEvent } from './events.js';
+import type { OriginContact } from './connect-failure.js';
 import { createExchanger, createRequestHeaders, pathOf, type Exchanger, type HttpExchange } from './exchange.js';
 import type { FetchLike } from './fetch-like.js';
 import { clampTimerMs, clientBudgetOf, createWaitLedger, decideWait, describeTooLong } from '../rate/index.js';
 import type { ClientBudget, RateBudget, RateLimitSnapshot, WaitCut, WaitLedger } from '../rate/index.js';
 import { assertSameOrigin } from './origin.js';
-import { redactSecret } from './redact.js';
 import { DEFAULT_RETRIES, RetryableFailure, waitBeforeRetry, type RetryPolicy } from './retry.js';
 
 export type { ClientEvent } from './events.js';
@@ -43,7 +43,6 @@ export interface ClientOptions {
   maxWaitMs?: number;
   /** Extra request headers (e.g. `User-Agent`, the user's `--header`s); `X-Api-Key` and `Accept` cannot be replaced. */
   headers?: Record<string, string>;
-  /** The run's secrets (the Context's): server and transport messages are scrubbed of them (and of the key) before any error or event. */
   secrets?: { redact(text: string): string };
   onEvent?: (event: ClientEvent) => void;
   /** Told when a `wait` event's wait was not waited in full: its requests were aborted (rate/wait-ledger.ts). */
@@ -165,8 +164,8 @@ export function createClient(options: ClientOptions): Client {
   const emit = waits.emit;
   const budget = clientBudgetOf(options.budget, { origin: baseUrl.origin, apiKey, clock, maxWaitMs, onWait: (w) => emit({ type: 'wait', ...w }) });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const redact = (text: string): string => options.secrets?.redact(redactSecret(text, apiKey)) ?? redactSecret(text, apiKey);
-  const exchanger = createExchanger({ baseUrl, redact, fetch, clock, timeoutMs, maxBodyBytes, budget, emit });
+  const contact = options.budget?.share<OriginContact>(`contact ${baseUrl.origin}`, () => ({ answered: false })) ?? { answered: false };
+  const exchanger = createExchanger({ baseUrl, apiKey, secrets: options.secrets, fetch, clock, timeoutMs, maxBodyBytes, budget, contact, emit });
   const policy: RetryPolicy = { retries, maxWaitMs, random, clock, serverClock: budget.serverClock, emit };
   const session: Session = { baseUrl, clock, maxWaitMs, waits, budget, exchanger, headersFor, signal: options.signal, policy };
   return {

@@ -7,15 +7,16 @@
  * message, and timing.
  * What a status means (wait, retry, fail) is the client's business.
  */
-import { ApiUnavailableError, CollectionsError, HttpError, UsageError } from '../errors.js';
-import { abortReason, type Clock } from '../time/clock.js';
+import { ApiUnavailableError, HttpError, UsageError } from '../errors.js';
+import type { Clock } from '../time/clock.js';
 import { readBoundedByteText, readBoundedText } from './body.js';
 import type { ClientEvent, ClientEventSink } from './events.js';
 import type { FetchLike } from './fetch-like.js';
+import { attemptFailure, type OriginContact } from './connect-failure.js';
 import { resolveSameOrigin } from './origin.js';
+import { scrubberOf } from './redact.js';
 import { extraHeaders } from './request-headers.js';
 import { snapshotOf, type ClientBudget, type RateLimitHeaders, type RateLimitSnapshot } from '../rate/index.js';
-import { describeConnectFailure, describeNetworkError, RetryableFailure } from './retry.js';
 import { parseServerMessage } from './server-message.js';
 
 /** Same-origin redirects followed per request (like fetch's 20, but a collection API needs few). */
@@ -54,16 +55,13 @@ export function pathOf(url: URL): string {
   return url.pathname + url.search;
 }
 
-function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
-}
-
 /** Options of {@link createExchanger}. */
 export interface ExchangeOptions {
   /** The configured base URL: redirects must keep its origin. */
   baseUrl: URL;
-  /** Removes the key and the run's other secrets from a text the server or the transport wrote (a message, a network error). */
-  redact: (text: string) => string;
+  /** Redacted from every message, as are the run's `secrets` (the Context's) when given. */
+  apiKey: string;
+  secrets?: { redact(text: string): string } | undefined;
   fetch: FetchLike;
   clock: Clock;
   /** Per-attempt timeout, ms: a deadline for the headers and the whole body together. */
@@ -72,6 +70,8 @@ export interface ExchangeOptions {
   maxBodyBytes: number;
   /** The client's view of the rate budget: a permit per request, the response's headers recorded on it. */
   budget: ClientBudget;
+  /** Whether the origin has answered yet; set by the first response. */
+  contact: OriginContact;
   emit: ClientEventSink;
 }
 
@@ -141,8 +141,12 @@ interface Hop {
   timeout: AbortSignal;
 }
 
+/** The options and the scrubbing of every message (http/redact.ts `scrubberOf`). */
+type Exchange = ExchangeOptions & { redact: (text: string) => string };
+
 /** Creates an {@link Exchanger}. */
-export function createExchanger(options: ExchangeOptions): Exchanger {
+export function createExchanger(given: ExchangeOptions): Exchanger {
+  const options: Exchange = { ...given, redact: scrubberOf(given.apiKey, given.secrets) };
   let requests = 0;
   const sendOne = async (url: URL, headers: Record<string, string>, send: SendOptions, afterWait: boolean): Promise<Hop> => {
     const demand = send.demand !== undefined ? { demand: send.demand } : {};
@@ -160,8 +164,9 @@ export function createExchanger(options: ExchangeOptions): Exchanger {
       res = await options.fetch(url, { method: 'GET', headers, redirect: 'manual', signal });
     } catch (err) {
       permit.release();
-      throw failure(options, err, send.signal, timeout, '', url);
+      throw attemptFailure(options, err, send.signal, timeout, '', url);
     }
+    options.contact.answered = true;
     const receivedAt = options.clock.now();
     const rl = permit.record({ status: res.status, headers: res.headers, sentAt, receivedAt });
     return { res, url, rl, requestId: res.headers.get('x-request-id') ?? undefined, receivedAt, startedAt, timeout };
@@ -186,18 +191,7 @@ export function createExchanger(options: ExchangeOptions): Exchanger {
   };
 }
 
-/** Why an attempt failed: the caller's abort as it is; a connection never made names `url`'s origin (retry.ts). */
-function failure(options: ExchangeOptions, err: unknown, caller: AbortSignal | undefined, timeout: AbortSignal, what: string, url?: URL): unknown {
-  if (caller?.aborted) return abortReason(caller);
-  // A bound of body.ts or the transport (HostileResponseError), or a bad proxy setting: not retried.
-  if (err instanceof CollectionsError) return err;
-  if (timeout.aborted) return new RetryableFailure(`timeout after ${formatSeconds(options.timeoutMs)}${what}`, { cause: err });
-  const connect = url === undefined ? undefined : describeConnectFailure(err, url);
-  if (connect !== undefined) return new RetryableFailure(options.redact(connect.reason), { cause: err, hint: connect.hint });
-  return new RetryableFailure(options.redact(describeNetworkError(err)) + what, { cause: err });
-}
-
-function emitResponse(options: ExchangeOptions, h: Hop): void {
+function emitResponse(options: Exchange, h: Hop): void {
   const event: ClientEvent = {
     type: 'response',
     method: 'GET',
@@ -251,7 +245,7 @@ async function readMessage(redact: (text: string) => string, res: Response, what
 }
 
 /** Handles the final response's body, reports the response, and describes it. */
-async function finish(options: ExchangeOptions, h: Hop, send: SendOptions): Promise<HttpExchange> {
+async function finish(options: Exchange, h: Hop, send: SendOptions): Promise<HttpExchange> {
   const { res } = h;
   let text: string | undefined;
   let byteText = false;
@@ -266,7 +260,7 @@ async function finish(options: ExchangeOptions, h: Hop, send: SendOptions): Prom
     try {
       ({ text, byteText } = await readBoundedByteText(res, options.maxBodyBytes, `GET ${pathOf(h.url)}`, send.body === 'bytes'));
     } catch (err) {
-      throw failure(options, err, send.signal, h.timeout, ' while reading the body');
+      throw attemptFailure(options, err, send.signal, h.timeout, ' while reading the body');
     } finally {
       emitResponse(options, h);
     }

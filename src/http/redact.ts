@@ -23,6 +23,17 @@ export function redactSecret(text: string, secret: string): string {
   return out;
 }
 
+/**
+ * What the client scrubs from a message of the server or the transport before any error or event:
+ * the key (whatever its length), then the run's other secrets (the Context's `secrets`), if given.
+ */
+export function scrubberOf(apiKey: string, secrets?: { redact(text: string): string }): (text: string) => string {
+  return (text) => {
+    const withoutKey = redactSecret(text, apiKey);
+    return secrets === undefined ? withoutKey : secrets.redact(withoutKey);
+  };
+}
+
 /** In {@link redact}, shorter secrets are skipped: replacing e.g. every `a` would mangle all text. */
 const MIN_SECRET_LENGTH = 4;
 

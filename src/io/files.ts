@@ -52,9 +52,14 @@ const REASONS: Record<string, string> = {
  * @param action the verb phrase, e.g. `write`, `sync`, `rename the finished export onto`
  */
 export function fileError(action: string, path: string, error: unknown): OutputError {
+  return new OutputError(`cannot ${action} ${path}: ${errorWords(error)}`, { cause: error });
+}
+
+/** The cause of a file-system error in words: `permission denied (EACCES)`; the error's own message for other codes. */
+export function errorWords(error: unknown): string {
   const code = errorCode(error);
-  const reason = (code && REASONS[code]) ?? errorMessage(error);
-  return new OutputError(`cannot ${action} ${path}: ${reason}${code && REASONS[code] ? ` (${code})` : ''}`, { cause: error });
+  const reason = code === undefined ? undefined : REASONS[code];
+  return reason === undefined ? errorMessage(error) : `${reason} (${code})`;
 }
 
 /** What `fs.stat` tells about a path. */

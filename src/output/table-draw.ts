@@ -75,17 +75,20 @@ function waterFill(widths: number[], indices: readonly number[], available: numb
  * the capped columns from the left. Columns are dropped from the right while even
  * {@link TABLE_MIN_CELL} characters per text column (or its whole content when narrower) and whole
  * numbers do not fit, so a narrow terminal shows fewer readable columns rather than every column
- * cut to a stub; a lone column wider than the terminal is cut.
+ * cut to a stub; a lone column wider than the terminal is cut. With `keepAll` (the columns the
+ * user named in `--fields`) no column is dropped: text columns shrink to {@link TABLE_MIN_CELL} at
+ * most, and a table that still does not fit is wider than the terminal.
  * @param natural widest content of each column, in characters
  * @param total terminal width, in columns
  * @param numeric which columns hold numbers (default none)
+ * @param keepAll keep every column, even past `total`
  * @returns content widths, one per column kept
  */
-export function fitWidths(natural: readonly number[], total: number, numeric: readonly boolean[] = []): number[] {
+export function fitWidths(natural: readonly number[], total: number, numeric: readonly boolean[] = [], keepAll = false): number[] {
   const need = (k: number): number =>
     natural.slice(0, k).reduce((a, w, i) => a + 3 + (numeric[i] ? Math.max(1, w) : Math.min(Math.max(1, w), TABLE_MIN_CELL)), 1);
   let count = Math.max(1, natural.length);
-  while (count > 1 && need(count) > total) count--;
+  while (!keepAll && count > 1 && need(count) > total) count--;
   const widths = natural.slice(0, count).map((w) => Math.max(1, w));
   const available = total - 1 - 3 * widths.length;
   if (widths.reduce((a, b) => a + b, 0) <= available) return widths;
@@ -93,6 +96,7 @@ export function fitWidths(natural: readonly number[], total: number, numeric: re
   const fixed = widths.reduce((a, w, i) => a + (numeric[i] ? w : 0), 0);
   const textFloor = text.reduce((a, i) => a + Math.min(widths[i]!, TABLE_MIN_CELL), 0);
   if (text.length > 0 && available - fixed >= textFloor) waterFill(widths, text, available - fixed, TABLE_MIN_CELL);
+  else if (keepAll && count > 1) for (const i of text) widths[i] = Math.min(widths[i]!, TABLE_MIN_CELL);
   // A lone column (or numbers alone) wider than the terminal: cut to what there is.
   else
     waterFill(
@@ -122,11 +126,14 @@ export interface TableLayout {
 /** Rows per cli-table3 table: its layout pass is quadratic in the rows, so they are drawn in chunks. */
 const ROWS_PER_DRAW = 64;
 
-/** The layout of a table that fits `total` terminal columns for `head` and `rows`. */
-export function layoutOf(head: readonly string[], rows: readonly (readonly string[])[], total: number): TableLayout {
+/**
+ * The layout of a table that fits `total` terminal columns for `head` and `rows`.
+ * @param keepAll keep every column (see {@link fitWidths})
+ */
+export function layoutOf(head: readonly string[], rows: readonly (readonly string[])[], total: number, keepAll = false): TableLayout {
   const natural = head.map((h, i) => rows.reduce((w, r) => Math.max(w, width(r[i] ?? '')), width(h)));
   const numeric = head.map((_h, i) => numericColumn(rows, i));
-  const widths = fitWidths(natural, total, numeric);
+  const widths = fitWidths(natural, total, numeric, keepAll);
   return { widths, numeric: numeric.slice(0, widths.length) };
 }
 
@@ -175,8 +182,9 @@ export function drawLines(layout: TableLayout, head: readonly string[] | undefin
  * between rows, number columns aligned right and never cut, text cut with `…`. Cells and headings
  * must already be inert ({@link plainCell}). Needs {@link loadTableSupport} to have completed.
  * @param total terminal width, in columns
+ * @param keepAll keep every column (see {@link fitWidths})
  */
-export function drawTable(head: readonly string[], rows: readonly (readonly string[])[], total: number): DrawnTable {
-  const layout = layoutOf(head, rows, total);
+export function drawTable(head: readonly string[], rows: readonly (readonly string[])[], total: number, keepAll = false): DrawnTable {
+  const layout = layoutOf(head, rows, total, keepAll);
   return { text: drawLines(layout, head, rows).join('\n'), shown: layout.widths.length };
 }

@@ -7,6 +7,7 @@
 import type { Formatter, FormatterOptions, FormatterState } from './formatter.js';
 import type { FormatDefinition } from './formats/definition.js';
 import { FORMATS } from './formats/index.js';
+import { withMissingFieldCheck } from './missing-fields.js';
 import { DEFAULT_FORMAT, type OutputFormat } from '../format-names.js';
 
 export { OUTPUT_FORMATS } from '../format-names.js';
@@ -36,14 +37,20 @@ export function formatDefinition(format: OutputFormat): FormatDefinition {
 /**
  * Creates the formatter of `format`. Every format streams page by page (`table` from its first page
  * that has items, whose rows fix its column widths). `state()` is plain JSON that names
- * its format, e.g. `{ format: 'json', items: 2000 }`. Call {@link prepareFormatter} first.
+ * its format, e.g. `{ format: 'json', items: 2000 }`. Call {@link prepareFormatter} first. With
+ * `fields` and `warn`, each field no item of the first page has is named through `warn`.
  * @param resume state from a checkpoint: the formatter continues as if it had written those pages
  *   (only `page()` and `end()` are called then, never `begin()`), byte-identically.
  * @throws {UsageError} (exit 2) when `resume` is the state of another format or is malformed
  *   ("checkpoint does not match").
  */
 export function createFormatter(format: OutputFormat, options: FormatterOptions = {}, resume?: FormatterState): Formatter {
-  return formatDefinition(format).create(options, resume);
+  const formatter = formatDefinition(format).create(options, resume);
+  const { fields, warn } = options;
+  // A resumed export checked its first page before it stopped.
+  return fields !== undefined && fields.length > 0 && warn !== undefined && resume === undefined
+    ? withMissingFieldCheck(formatter, fields, warn)
+    : formatter;
 }
 
 /** Loads what the formatter of `format` needs before its first page (`table`: string-width); at once for the others. */

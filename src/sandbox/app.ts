@@ -31,6 +31,7 @@ import { createWarmer } from './warm.js';
 export { DEFAULT_SANDBOX_KEY, DEFAULT_SIZES };
 export type { CursorEnd } from './cursor.js';
 export type { WireEncoding } from './wire.js';
+export type { ErrorStyle } from './responses.js';
 export type { AutoMutation, RequestLogEntry, Sandbox, SandboxOptions, SandboxReply, SandboxRequest, SandboxStats } from './types.js';
 
 /** The answer of `Sandbox.handle`: a network fault becomes a bodiless 502. */
@@ -78,6 +79,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     cursorPrevious: options.cursorPrevious ?? 'previous',
     cursorEnd: options.cursorEnd ?? 'endless',
     wire: options.wire ?? 'apiplatform',
+    errors: options.errors ?? 'message',
     limiter,
     limitScope: options.limitScope ?? 'route',
     injector,

@@ -11,7 +11,7 @@
 import { hash32 } from './random.js';
 import { createEntityCollection } from './records/entities.js';
 import { createEventCollection, createTaxpayerEventCollection } from './records/events.js';
-import { createInvoiceCollection } from './records/invoices.js';
+import { createInvoiceCollection, SAMPLE_INVOICE_TIME, sampleInvoiceIndex } from './records/invoices.js';
 import { createInvoiceLineItems, createTaxpayerLineItems } from './records/line-items.js';
 import { buildParty } from './records/parties.js';
 import { createOrganisationPaymentCollection, createPaymentCollection } from './records/payments.js';
@@ -75,6 +75,7 @@ function createRecordContext(seed: number, sizes: DataSizes): RecordContext {
   for (let i = 0; i < partyCount; i++) parties.push(buildParty(seed, i, taken));
   const invoiceCount = Math.max(0, Math.floor(sizes.invoicesPerTaxpayer));
   const paymentCount = Math.max(0, Math.floor(sizes.paymentsPerTaxpayer));
+  const invoiceTime = spread(seed, invoiceCount, SPAN_END, SPAN_MS);
   const ctx: RecordContext = {
     seed,
     sizes,
@@ -85,7 +86,7 @@ function createRecordContext(seed: number, sizes: DataSizes): RecordContext {
     invoiceCount,
     averageLines: Math.min(MAX_LINE_ITEMS_AVG, Math.max(0, Math.floor(sizes.lineItemsPerInvoice))),
     paymentCount,
-    invoiceTime: spread(seed, invoiceCount, SPAN_END, SPAN_MS),
+    invoiceTime: (kind, t, i) => (i === sampleInvoiceIndex(t, invoiceCount) ? SAMPLE_INVOICE_TIME : invoiceTime(kind, t, i)),
     paymentTime: spread(seed, paymentCount, SPAN_END, SPAN_MS),
     entityTime: spread(seed, Math.max(0, sizes.entities), Date.UTC(2024, 2, 1), 365 * DAY),
     eventTime: spread(seed, Math.max(0, sizes.events), Date.UTC(2024, 3, 16), 7 * DAY),

@@ -17,7 +17,9 @@ import {
   messageBody,
   PROBLEM_TYPE,
   requestIdOf,
+  setFrameworkError,
   setMessage,
+  type ErrorStyle,
   type PageDraft,
   type ResponseDraft,
 } from './responses.js';
@@ -41,6 +43,8 @@ export interface ReplyHandlerOptions {
   cursorEnd: CursorEnd;
   /** How bodies are written (sandbox/wire.ts). */
   wire: WireEncoding;
+  /** How the framework's 400, 404 and 405 are written (responses.ts). */
+  errors: ErrorStyle;
   limiter: RateLimiter;
   /** `route`: one window per endpoint key; `path`: one per concrete path (see SandboxOptions.limitScope). */
   limitScope: LimitScope;
@@ -68,38 +72,38 @@ function unauthorized(nowMs: number, requestId: string): SandboxReply {
  * (sandbox/validation.ts), else a page of the collection.
  */
 function planAnswer(
-  options: Pick<ReplyHandlerOptions, 'registry' | 'cursorEnd' | 'wire'>,
+  options: Pick<ReplyHandlerOptions, 'registry' | 'cursorEnd' | 'wire' | 'errors'>,
   req: SandboxRequest,
   url: URL,
   route: Route | undefined,
   decision: RateLimitDecision,
 ): ResponseDraft {
-  const { registry } = options;
+  const { registry, errors, wire } = options;
   const draft = createDraft(decision);
   if (decision.limited) {
     setMessage(draft, 429, 'Too Many Requests');
     return draft;
   }
   if (req.method !== 'GET') {
-    setMessage(draft, 405, 'Method Not Allowed');
+    setFrameworkError(draft, 405, 'Method Not Allowed', errors, wire);
     draft.extra.Allow = 'GET';
     return draft;
   }
   const state = route && registry.resolve(route);
   if (!route || !state) {
-    setMessage(draft, 404, 'Not Found');
+    setFrameworkError(draft, 404, 'Not Found', errors, wire, route === undefined);
     return draft;
   }
   const query = parsePageQuery(url.searchParams, route.endpoint.cursor, (name) => req.header(name));
   if ('error' in query) {
-    setMessage(draft, 400, query.error);
+    setFrameworkError(draft, 400, query.error, errors, wire);
     return draft;
   }
   const violations = registry.violationsFor(route, url);
   if (violations.length > 0) {
     draft.status = 422;
     draft.contentType = PROBLEM_TYPE;
-    draft.body = Buffer.from(encodeJson(violationProblem(violations), options.wire));
+    draft.body = Buffer.from(encodeJson(violationProblem(violations), wire));
     return draft;
   }
   const view = state.view(registry.filtersFor(route, url, query.mode === 'cursor'));

@@ -7,6 +7,7 @@ import type { FaultConfig, FaultKind, FaultRule, NetworkFault } from './faults.j
 import type { LimitedWindow } from './limiter.js';
 import type { CursorEnd } from './cursor.js';
 import type { WireEncoding } from './wire.js';
+import type { ErrorStyle } from './responses.js';
 
 /** What one rate-limit window of the sandbox counts: each concrete path, or each path template (route). */
 export type LimitScope = 'path' | 'route';
@@ -71,6 +72,14 @@ export interface SandboxOptions {
    * Platform's debug mode). Number literals (`satFolio`, `1.0`) are exact in each.
    */
   wire?: WireEncoding;
+  /**
+   * How the errors API Platform answers itself (400, 404, 405) are written: `message` (default, the
+   * service's documented `{"message": …}`) or `problem` (`application/problem+json` with `title`,
+   * `detail`, `description`, `status`, `type`; an unknown route's 404 is `{"type": …rfc2616…,
+   * "title": …, "detail": "Not Found"}`). A 401 and a 429 are the deployment's `{"message": …}` in
+   * both; a 422 is always problem+json.
+   */
+  errors?: ErrorStyle;
   /**
    * Items a minute of the clock (default 0: none) inserted or updated in each collection with date
    * filters (invoices, entities, events), stamped with a fresh `updatedAt` (inserts also a fresh

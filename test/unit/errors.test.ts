@@ -50,7 +50,7 @@ describe('errors: one code and one exit code each', () => {
   it('describes an HTTP error with the server message and request id, and its hint', () => {
     const err = new HttpError({ method: 'GET', path: '/taxpayers/X/invoices', status: 404, serverMessage: 'no such taxpayer', requestId: 'r-1' });
     expect(err.message).toBe('not found (GET /taxpayers/X/invoices: HTTP 404): no such taxpayer [X-Request-ID: r-1]');
-    expect(hintOf(err)).toBe('check the --taxpayer and --invoice ids');
+    expect(hintOf(err)).toBe('check the path /taxpayers/X/invoices (the ids in it, and the path of base-url)');
     expect(new HttpError({ method: 'GET', path: '/p', status: 418 }).message).toBe('unexpected response (GET /p: HTTP 418)');
   });
 });

@@ -5,8 +5,9 @@
  * rows (default {@link TABLE_MAX_ROWS}), the rest counted in a final line. Columns: `--fields`, else the
  * endpoint's `tableFields`, else the top-level scalar keys of the first page that has items.
  * Cells are cut with `…` so every line fits `columns` (default {@link TABLE_DEFAULT_WIDTH}): text
- * columns shrink first, number columns are aligned right and never cut; columns that cannot get
- * even {@link TABLE_MIN_CELL} characters are left out and counted in a final line. No colours (plain `style`), no lines between rows (`compact`), and every cell and
+ * columns shrink first, number columns are aligned right and never cut; default columns that cannot
+ * get even {@link TABLE_MIN_CELL} characters are left out and counted in a final line, while the
+ * columns of `--fields` are all kept (the table is then wider than `columns`). No colours (plain `style`), no lines between rows (`compact`), and every cell and
  * heading is made inert ({@link plainCell}) so data cannot move the cursor or inject terminal escapes.
  */
 import type { Formatter, FormatterOptions, FormatterState } from '../formatter.js';
@@ -107,7 +108,9 @@ function progressOf(resume: FormatterState, columns: string[][] | null): TablePr
 function createTableFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {
   const maxRows = options.tableMaxRows ?? TABLE_MAX_ROWS;
   const total = options.columns !== undefined && options.columns > 0 ? options.columns : TABLE_DEFAULT_WIDTH;
-  const preset = options.fields?.length ? options.fields : options.tableFields?.length ? options.tableFields : undefined;
+  // Columns the user named are never left out; the endpoint's default ones may be.
+  const named = options.fields !== undefined && options.fields.length > 0;
+  const preset = named ? options.fields : options.tableFields?.length ? options.tableFields : undefined;
   const columns = preset === undefined ? null : preset.map(splitPath);
   const done: TableProgress = resume === undefined ? { columns, layout: null, rows: 0, hidden: 0 } : progressOf(resume, columns);
   let accessors = (done.columns ?? []).map(compileAccessor);
@@ -128,7 +131,7 @@ function createTableFormatter(options: FormatterOptions = {}, resume?: Formatter
       if (take === 0) return '';
       const rows = items.slice(0, take).map((item) => accessors.map((get) => plainCell(toCell(get(item)))));
       const first = done.layout === null;
-      done.layout ??= layoutOf(head(), rows, total);
+      done.layout ??= layoutOf(head(), rows, total, named);
       done.rows += take;
       // The heading and top border come with the first rows; the bottom border waits for end().
       const lines = drawLines(done.layout, first ? head() : undefined, rows).slice(first ? 0 : 1, -1);
@@ -138,12 +141,12 @@ function createTableFormatter(options: FormatterOptions = {}, resume?: Formatter
       if (done.columns === null || done.columns.length === 0) return '';
       let text: string;
       if (done.layout === null) {
-        text = drawTable(head(), [], total).text + '\n';
+        text = drawTable(head(), [], total, named).text + '\n';
       } else {
         // The bottom border: the last line of any drawing in this layout.
         text = (drawLines(done.layout, undefined, [done.layout.widths.map(() => '')]).at(-1) as string) + '\n';
       }
-      const shown = done.layout?.widths.length ?? layoutOf(head(), [], total).widths.length;
+      const shown = done.layout?.widths.length ?? layoutOf(head(), [], total, named).widths.length;
       // A note as wide as the table at most: narrow terminals drop columns, and the note says so briefly.
       const note = (long: string, short: string): string => `${long.length <= total ? long : short}\n`;
       const more = done.columns.length - shown;

@@ -47,10 +47,10 @@ function modulesLoadedBy(args: string[]): string[] {
 
 /**
  * What `--help` must not load; http/redact.js and io/terminal-text.js (pure text scrubbing of error
- * lines, loaded by cli/main.ts) are allowed.
+ * lines, loaded by cli/main.ts) and io/columns.js (the width help is wrapped to) are allowed.
  */
 const HEAVY = [
-  /\/dist\/(http\/(?!redact\.js|request-headers\.js)|output|export|pagination|io\/(?!terminal-text\.js)|sandbox\/(?!defaults))/,
+  /\/dist\/(http\/(?!redact\.js|request-headers\.js)|output|export|pagination|io\/(?!terminal-text\.js|columns\.js)|sandbox\/(?!defaults))/,
   /\/dist\/config\/(store|settings|folder|rate-limit-cache)\.js$/,
   /\/dist\/commands\/(export|ratelimit|ratelimit-cached|config|completion|completion-render|sandbox)\.js$/,
   /\/node_modules\/(write-file-atomic|undici|csv-stringify|cli-table3|ora)\//,

@@ -169,7 +169,8 @@ describe('the options each command hands its run function', () => {
 
 describe('what a command refuses before running anything', () => {
   it.each<[string[], number, RegExp]>([
-    [['config', 'bogus'], 2, /^unknown config action 'bogus' \(use set, get, unset, list, profiles, path\)$/],
+    [['config', 'bogus'], 2, /^unknown config action 'bogus'$/],
+    [['config', 'sett'], 2, /^unknown config action 'sett' \(Did you mean set\?\)$/],
     [['get', '/entities', '-H', 'X-Api-Key: other-key'], 2, /^--header X-Api-Key cannot be set this way: the key comes from/],
     [['invoices', '--taxpayer', 'A', '-H', 'Accept: text/csv'], 2, /^--header Accept cannot be set this way/],
     [['ratelimit', '-H', 'X-Pagination-Style: cursor'], 2, /^--header X-Pagination-Style cannot be set this way: --cursor sets it$/],
