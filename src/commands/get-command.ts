@@ -20,7 +20,8 @@ function getHelp(): string {
     const since = e.watermark === undefined ? '' : `, --since on ${e.watermark}`;
     return `  ${e.path.padEnd(PATH_COLUMN)} ${e.description} (--cursor${since})`;
   });
-  const entity = `/entities/${SAMPLE_ENTITY_ID}`;
+  // The path last and without its `/`, so it fits a 60-column help on its own line.
+  const entity = `entities/${SAMPLE_ENTITY_ID}`;
   return [
     '',
     'The current path family ({entityId} is a UUID, written in the path):',
@@ -32,10 +33,10 @@ function getHelp(): string {
     'counted per path until its headers show the API counts the route as one.',
     '',
     'Examples:',
-    `  $ collections get ${entity}/invoices --cursor --out invoices.ndjson`,
-    `  $ collections get '${entity}/invoices?status=VIGENTE' --format table --max-items 20`,
+    `  $ collections get --cursor --out invoices.ndjson ${entity}/invoices`,
+    `  $ collections get --state state.json --out events.ndjson ${entity}/events`,
     `  $ collections get /invoices/payments --cursor --out payments.ndjson --resume`,
-    `  $ collections get ${entity}/events --state state.json --out events.ndjson`,
+    `  $ collections get '/entities?updatedAt[after]=2024-01-01' --format table --max-items 20`,
     `  $ collections get /entities -H 'Accept-Version: 2020-06-28' --format csv --out entities.csv`,
     exitCodesHelp(EXPORT_EXIT_CODES),
   ].join('\n');
