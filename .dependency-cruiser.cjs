@@ -9,7 +9,7 @@
 // Type-only imports count too (tsPreCompilationDeps), since a type import ties a module to another floor as surely as a value import.
 
 /** The ground floor: shared by every floor, imports nothing above itself. */
-const GROUND = '^src/(context\\.ts|errors\\.ts|endpoints\\.ts|secrets\\.ts|time/|http/(fetch-like|redact)\\.ts)';
+const GROUND = '^src/(context\\.ts|errors\\.ts|endpoints\\.ts|path-family\\.ts|secrets\\.ts|time/|http/(fetch-like|redact)\\.ts)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -80,10 +80,10 @@ module.exports = {
       name: 'rate-above-ground',
       severity: 'error',
       comment:
-        'rate/ (the rate budget) is the floor between the ground and http/: it imports only itself, errors.ts, time/, endpoints.ts and json/. ' +
+        'rate/ (the rate budget) is the floor between the ground and http/: it imports only itself, errors.ts, time/, endpoints.ts, path-family.ts and json/. ' +
         'Not context.ts, which names rate/budget.ts (a cycle), nor config/: cli/main.ts hands the file store its folder.',
       from: { path: '^src/rate/' },
-      to: { path: '^src/', pathNot: '^src/(rate/|errors\\.ts$|time/|endpoints\\.ts$|json/)' },
+      to: { path: '^src/', pathNot: '^src/(rate/|errors\\.ts$|time/|endpoints\\.ts$|path-family\\.ts$|json/)' },
     },
     {
       name: 'rate-through-its-index',
@@ -106,9 +106,10 @@ module.exports = {
     {
       name: 'ground-endpoints-fetch-like',
       severity: 'error',
-      comment: 'Ground floor: endpoints.ts and http/fetch-like.ts are shared by the stack and the sandbox, so they import only errors.ts and time/.',
-      from: { path: '^src/(endpoints\\.ts|http/fetch-like\\.ts)$' },
-      to: { path: '^src/', pathNot: '^src/(endpoints\\.ts$|http/fetch-like\\.ts$|errors\\.ts$|time/)' },
+      comment:
+        'Ground floor: endpoints.ts, path-family.ts (the current path family, rows of the same shape) and http/fetch-like.ts are shared by the stack and the sandbox, so they import only each other, errors.ts and time/.',
+      from: { path: '^src/(endpoints\\.ts|path-family\\.ts|http/fetch-like\\.ts)$' },
+      to: { path: '^src/', pathNot: '^src/(endpoints\\.ts$|path-family\\.ts$|http/fetch-like\\.ts$|errors\\.ts$|time/)' },
     },
     {
       name: 'ground-format-names',

@@ -90,8 +90,9 @@ export interface Endpoint {
    * The date field `--since` filters on with `<field>[after]` (the API documentation, filters):
    * `updatedAt` where items record changes, `createdAt` where they are only ever created (events);
    * undefined where the API documents no date filter (line items, payments), so `--since` is refused.
+   * On a path of `get`, `--since-field` names it.
    */
-  readonly watermark: 'updatedAt' | 'createdAt' | undefined;
+  readonly watermark: string | undefined;
   /** One-line description for `--help`. */
   readonly description: string;
   /** Default columns of the `table` format (dot paths). */

@@ -19,17 +19,17 @@ import { estimateExport, estimateText, quotaText, type DryRunEstimate, type DryR
 import { errorText } from './error-text.js';
 import { planOutputs } from './folders.js';
 import { createClient } from '../http/client.js';
+import { requestHeaders } from '../export/run/export-client.js';
 import { maskSecret } from '../http/redact.js';
 import { fetchPage } from '../pagination/fetch-page.js';
 
-/** The request headers of the export, the key masked (`****abcd`), in the order they are sent. */
+/**
+ * The request headers of the export, in the order they are sent: the key masked (`****abcd`), and so
+ * is the value of a credential-like header of the user's (secrets.ts `showHeader`).
+ */
 function shownHeaders(plan: ExportPlan, ctx: Context): Array<[string, string]> {
-  return [
-    ['Accept', 'application/ld+json'],
-    ['X-Api-Key', maskSecret(plan.http.apiKey)],
-    ['User-Agent', `collections/${ctx.version}`],
-    ...Object.entries(plan.pages.headers),
-  ];
+  const extras = Object.entries(requestHeaders(plan.http, ctx)).map(([name, value]): [string, string] => [name, ctx.secrets.showHeader(name, value)]);
+  return [['Accept', 'application/ld+json'], ['X-Api-Key', maskSecret(plan.http.apiKey)], ...extras, ...Object.entries(plan.pages.headers)];
 }
 
 /**
@@ -54,7 +54,8 @@ async function probeExport(plan: ExportPlan, ctx: Context): Promise<DryRunProbe>
     timeoutMs: http.timeoutMs,
     maxBodyBytes: http.maxBodyBytes,
     maxWaitMs: http.maxWaitMs,
-    headers: { 'User-Agent': `collections/${ctx.version}` },
+    headers: requestHeaders(http, ctx),
+    secrets: ctx.secrets,
   });
   const fetched = await fetchPage(client, url, { headers: pages.headers });
   const probe: DryRunProbe = {};

@@ -91,6 +91,12 @@ export const SAMPLE_IDS: Readonly<Record<IdName, string>> = {
 };
 
 /**
+ * An entity id for `get` examples: the first taxpayer's entity in the sandbox (its fixed id, so the
+ * examples run against it as written).
+ */
+export const SAMPLE_ENTITY_ID = '01869a77-fc00-7a1e-8c3b-5d6e7f8091a2';
+
+/**
  * The "Examples:" block of an export command's help: three commands that paste and run as they
  * are (given a key and base URL). Example i uses the ids of endpoint i (modulo their count), so a
  * command with several endpoints (`line-items`) shows each set of ids: a plain export to a file,

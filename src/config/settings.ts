@@ -19,7 +19,7 @@ import { inertText } from '../io/terminal-text.js';
 import { CONFIGURABLE_FLAGS, type ExportDefaults } from './flags.js';
 import { createConfigStore, DEFAULT_PROFILE } from './store.js';
 import type { ConfigStore, ProfileValues } from './store.js';
-import { parseApiKey, parseBaseUrl, parseProfileName } from './values.js';
+import { parseApiKey, parseBaseUrl, parseProfileName, storedHeaderName } from './values.js';
 
 export type { ExportDefaults } from './flags.js';
 export { isLoopbackHost };
@@ -59,6 +59,8 @@ export interface ResolvedSettings {
   };
   /** Export defaults stored in the profile. */
   defaults: ExportDefaults;
+  /** Request headers stored in the profile (`config set header 'Name: value'`), in order; `--header` adds to them. */
+  headers: ReadonlyArray<readonly [string, string]>;
   /** True when the base URL is plain `http:` to a host that is not loopback. */
   insecureTransport: boolean;
 }
@@ -181,9 +183,13 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
   }
 
   const defaults = exportDefaults(stored);
+  const headers = (stored.header ?? []).map((text): [string, string] => {
+    const name = storedHeaderName(text);
+    return [name, text.slice(name.length + 1).trim()];
+  });
 
   const insecureTransport = baseUrl !== undefined && baseUrl.protocol === 'http:' && !isLoopbackHost(baseUrl.hostname);
-  const out: ResolvedSettings = { profile, sources, defaults, insecureTransport };
+  const out: ResolvedSettings = { profile, sources, defaults, headers, insecureTransport };
   if (apiKey !== undefined) out.apiKey = apiKey;
   if (baseUrl !== undefined) out.baseUrl = baseUrl;
   return out;

@@ -41,8 +41,9 @@ export interface ClientOptions {
   maxBodyBytes?: number;
   /** Longest single rate-limit wait accepted, ms (default Infinity); longer → RateLimitError. */
   maxWaitMs?: number;
-  /** Extra request headers (e.g. `User-Agent`). */
+  /** Extra request headers (e.g. `User-Agent`, the user's `--header`s); `X-Api-Key` and `Accept` cannot be replaced. */
   headers?: Record<string, string>;
+  secrets?: { redact(text: string): string };
   onEvent?: (event: ClientEvent) => void;
   /** Told when a `wait` event's wait was not waited in full: its requests were aborted (rate/wait-ledger.ts). */
   onWaitCut?: (cut: WaitCut) => void;
@@ -164,7 +165,7 @@ export function createClient(options: ClientOptions): Client {
   const budget = clientBudgetOf(options.budget, { origin: baseUrl.origin, apiKey, clock, maxWaitMs, onWait: (w) => emit({ type: 'wait', ...w }) });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const contact = options.budget?.share<OriginContact>(`contact ${baseUrl.origin}`, () => ({ answered: false })) ?? { answered: false };
-  const exchanger = createExchanger({ baseUrl, apiKey, fetch, clock, timeoutMs, maxBodyBytes, budget, contact, emit });
+  const exchanger = createExchanger({ baseUrl, apiKey, secrets: options.secrets, fetch, clock, timeoutMs, maxBodyBytes, budget, contact, emit });
   const policy: RetryPolicy = { retries, maxWaitMs, random, clock, serverClock: budget.serverClock, emit };
   const session: Session = { baseUrl, clock, maxWaitMs, waits, budget, exchanger, headersFor, signal: options.signal, policy };
   return {

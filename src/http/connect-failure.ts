@@ -7,7 +7,6 @@
 import { ApiUnavailableError, CollectionsError } from '../errors.js';
 import { abortReason } from '../time/clock.js';
 import { ProxyFailure } from './proxy.js';
-import { redactSecret } from './redact.js';
 import { describeNetworkError, RetryableFailure } from './retry.js';
 
 /** A timeout for a message: `250 ms` below a second (never `0.0 s`), else `1.5 s`. */
@@ -27,8 +26,8 @@ export interface OriginContact {
 
 /** What {@link attemptFailure} needs of the exchange. */
 export interface AttemptContext {
-  /** Redacted from every message. */
-  apiKey: string;
+  /** Removes the key and the run's other secrets from a message. */
+  redact: (text: string) => string;
   /** Per-attempt timeout, ms. */
   timeoutMs: number;
   contact: OriginContact;
@@ -193,11 +192,11 @@ export function attemptFailure(
   const connect = url === undefined ? undefined : describeConnectFailure(err, url);
   if (connect !== undefined && connect.likely !== undefined && !options.contact.answered) {
     const message = `${connect.reason}, before the API answered anything in this run: ${connect.likely}`;
-    return new ApiUnavailableError(redactSecret(message, options.apiKey), { cause: err, hint: connect.hint });
+    return new ApiUnavailableError(options.redact(message), { cause: err, hint: connect.hint });
   }
-  if (connect !== undefined) return new RetryableFailure(redactSecret(connect.reason, options.apiKey), { cause: err, hint: connect.hint });
+  if (connect !== undefined) return new RetryableFailure(options.redact(connect.reason), { cause: err, hint: connect.hint });
   const proxy = err instanceof ProxyFailure ? ` (through the proxy ${err.proxy})` : '';
   // A connection reset or broken after it was made: something listens there, so the URL is not the mistake.
   if (proxy === '') options.contact.answered = true;
-  return new RetryableFailure(redactSecret(describeNetworkError(err), options.apiKey) + what + proxy, { cause: err });
+  return new RetryableFailure(options.redact(describeNetworkError(err)) + what + proxy, { cause: err });
 }

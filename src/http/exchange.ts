@@ -14,8 +14,9 @@ import type { ClientEvent, ClientEventSink } from './events.js';
 import type { FetchLike } from './fetch-like.js';
 import { attemptFailure, type OriginContact } from './connect-failure.js';
 import { resolveSameOrigin } from './origin.js';
+import { scrubberOf } from './redact.js';
+import { extraHeaders } from './request-headers.js';
 import { snapshotOf, type ClientBudget, type RateLimitHeaders, type RateLimitSnapshot } from '../rate/index.js';
-import { redactSecret } from './redact.js';
 import { parseServerMessage } from './server-message.js';
 
 /** Same-origin redirects followed per request (like fetch's 20, but a collection API needs few). */
@@ -28,21 +29,13 @@ function isHeaderSafe(value: string): boolean {
   return /^[\t\x20-\x7e\x80-\xff]*$/.test(value);
 }
 
-function withoutReserved(headers: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) {
-    const lk = k.toLowerCase();
-    if (lk !== 'x-api-key' && lk !== 'accept') out[k] = v;
-  }
-  return out;
-}
-
 /**
  * The request headers: `extras` first, then `Accept: application/ld+json` and `X-Api-Key`, which
  * no extra can replace.
  * @returns a function giving the headers of one request plus its own extras (same rule)
  * @throws {UsageError} (exit 2) when the key holds characters not allowed in a header (checked
- *   here because fetch's own error would quote the header value, i.e. the key)
+ *   here because fetch's own error would quote the header value, i.e. the key), or an extra header
+ *   is invalid (request-headers.ts `extraHeaders`)
  */
 export function createRequestHeaders(
   apiKey: string,
@@ -53,8 +46,8 @@ export function createRequestHeaders(
       hint: 'check for a stray newline or quote in the key',
     });
   }
-  const base: Record<string, string> = { ...withoutReserved(extras), Accept: 'application/ld+json', 'X-Api-Key': apiKey };
-  return (extra) => (extra === undefined ? base : { ...base, ...withoutReserved(extra) });
+  const base: Record<string, string> = { ...extraHeaders(extras), Accept: 'application/ld+json', 'X-Api-Key': apiKey };
+  return (extra) => (extra === undefined ? base : { ...base, ...extraHeaders(extra) });
 }
 
 /** Path and query of a URL, as events and messages name it. */
@@ -66,8 +59,9 @@ export function pathOf(url: URL): string {
 export interface ExchangeOptions {
   /** The configured base URL: redirects must keep its origin. */
   baseUrl: URL;
-  /** Redacted from every message. */
+  /** Redacted from every message, as are the run's `secrets` (the Context's) when given. */
   apiKey: string;
+  secrets?: { redact(text: string): string } | undefined;
   fetch: FetchLike;
   clock: Clock;
   /** Per-attempt timeout, ms: a deadline for the headers and the whole body together. */
@@ -111,7 +105,7 @@ export interface HttpExchange {
   text: string | undefined;
   /** Whether `text` is a byte text (body.ts `readBoundedByteText`). */
   byteText: boolean;
-  /** A non-2xx's message from its body ({@link parseServerMessage}, key redacted), when it had one. */
+  /** A non-2xx's message from its body ({@link parseServerMessage}, secrets redacted), when it had one. */
   serverMessage: string | undefined;
   /** The rate-limit snapshot, read on the server's clock as known once the body was handled. */
   rateLimit: RateLimitSnapshot | undefined;
@@ -147,8 +141,12 @@ interface Hop {
   timeout: AbortSignal;
 }
 
+/** The options and the scrubbing of every message (http/redact.ts `scrubberOf`). */
+type Exchange = ExchangeOptions & { redact: (text: string) => string };
+
 /** Creates an {@link Exchanger}. */
-export function createExchanger(options: ExchangeOptions): Exchanger {
+export function createExchanger(given: ExchangeOptions): Exchanger {
+  const options: Exchange = { ...given, redact: scrubberOf(given.apiKey, given.secrets) };
   let requests = 0;
   const sendOne = async (url: URL, headers: Record<string, string>, send: SendOptions, afterWait: boolean): Promise<Hop> => {
     const demand = send.demand !== undefined ? { demand: send.demand } : {};
@@ -193,7 +191,7 @@ export function createExchanger(options: ExchangeOptions): Exchanger {
   };
 }
 
-function emitResponse(options: ExchangeOptions, h: Hop): void {
+function emitResponse(options: Exchange, h: Hop): void {
   const event: ClientEvent = {
     type: 'response',
     method: 'GET',
@@ -237,24 +235,24 @@ const MAX_MESSAGE_BODY_BYTES = 1024 * 1024;
  * Reads an error response's body (at most {@link MAX_MESSAGE_BODY_BYTES}) for its message;
  * failures, an oversized body included, give undefined (the status says enough).
  */
-async function readMessage(apiKey: string, res: Response, what: string): Promise<string | undefined> {
+async function readMessage(redact: (text: string) => string, res: Response, what: string): Promise<string | undefined> {
   try {
     const text = await readBoundedText(res, MAX_MESSAGE_BODY_BYTES, what);
     const msg = parseServerMessage(res.headers.get('content-type'), text);
-    return msg === undefined ? undefined : redactSecret(msg, apiKey);
+    return msg === undefined ? undefined : redact(msg);
   } catch {
     return undefined;
   }
 }
 
 /** Handles the final response's body, reports the response, and describes it. */
-async function finish(options: ExchangeOptions, h: Hop, send: SendOptions): Promise<HttpExchange> {
+async function finish(options: Exchange, h: Hop, send: SendOptions): Promise<HttpExchange> {
   const { res } = h;
   let text: string | undefined;
   let byteText = false;
   let serverMessage: string | undefined;
   if (res.status < 200 || res.status >= 300) {
-    serverMessage = await readMessage(options.apiKey, res, `GET ${pathOf(h.url)}`);
+    serverMessage = await readMessage(options.redact, res, `GET ${pathOf(h.url)}`);
     emitResponse(options, h);
   } else if (send.body === 'discard') {
     await res.body?.cancel().catch(() => undefined);

@@ -23,6 +23,17 @@ export function redactSecret(text: string, secret: string): string {
   return out;
 }
 
+/**
+ * What the client scrubs from a message of the server or the transport before any error or event:
+ * the key (whatever its length), then the run's other secrets (the Context's `secrets`), if given.
+ */
+export function scrubberOf(apiKey: string, secrets?: { redact(text: string): string }): (text: string) => string {
+  return (text) => {
+    const withoutKey = redactSecret(text, apiKey);
+    return secrets === undefined ? withoutKey : secrets.redact(withoutKey);
+  };
+}
+
 /** In {@link redact}, shorter secrets are skipped: replacing e.g. every `a` would mangle all text. */
 const MIN_SECRET_LENGTH = 4;
 
@@ -97,4 +108,17 @@ const MIN_LENGTH_TO_SHOW_TAIL = 8;
 export function maskSecret(secret: string): string {
   if (secret.length < MIN_LENGTH_TO_SHOW_TAIL) return MASK;
   return `${MASK}${secret.slice(-4)}`;
+}
+
+/** Names of headers whose values are credentials, masked like the key wherever a header is shown. */
+const SECRET_HEADER_NAME = /auth|token|key|secret|cookie|passw|session|credential|signature/i;
+
+export function isSecretHeaderName(name: string): boolean {
+  return SECRET_HEADER_NAME.test(name);
+}
+
+/** The value, and its credentials without the auth scheme (RFC 9110 §11.4), which a server may echo alone. */
+export function headerSecretParts(value: string): string[] {
+  const space = value.search(/[\t ]/);
+  return space < 0 ? [value] : [value, value.slice(space).trim()];
 }

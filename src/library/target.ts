@@ -76,5 +76,5 @@ export function targetOfOtherPath(path: string, flags: ExportFlags): ExportTarge
   if (flags.total === true && !cursor) throw new UsageError('--total goes with --cursor (offset mode always reports the total)');
   if (cursor && flags.page !== undefined) throw new UsageError('--page is for offset mode; cursor mode starts at the first page');
   const endpoint: Endpoint = { key: 'path', command: '', path, ids: [], cursor: true, watermark: undefined, description: path, tableFields: [] };
-  return { endpoint, ids: {}, path, inc: FULL_EXPORT, cursor };
+  return { endpoint, ids: {}, path, query: '', inc: FULL_EXPORT, cursor };
 }

@@ -12,6 +12,11 @@
  * would have counted A's request first); from then on each path of the route has its own window.
  * A path that matches no template is its own window (as before).
  *
+ * The routes of the current path family (path-family.ts, which `get` reads) start the other way:
+ * each path counted alone until the headers show one shared counter: the first answer on path B
+ * in a window, sent after an answer on path A of the route arrived in that window, with less room
+ * than A had (B's own counter would have at least as much). Learnt in this process only.
+ *
  * Sharing: a {@link GovernorPool} holds the governors and the server's clock of one origin and key;
  * every client created with the same rate budget (budget.ts) uses the same pool ({@link poolFor}),
  * and each client sees it through its own view (client-budget.ts), so the waits of a client's
@@ -20,6 +25,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ENDPOINTS } from '../endpoints.js';
+import { PATH_FAMILY } from '../path-family.js';
 import type { Clock } from '../time/clock.js';
 import type { RateBudget } from './budget.js';
 import { createRateLimitGovernor } from './governor.js';
@@ -42,30 +48,41 @@ export interface GovernorPool {
   learn(url: URL, sentAfter: number, obs: ResponseObservation): void;
   /** Responses learnt from so far. */
   readonly receipts: number;
-  /** How the route of `url` is counted, as learnt so far (`route` until per-path counting is seen). */
+  /** How the route of `url` is counted, as learnt so far. */
   scopeOf(url: URL): 'route' | 'path';
 }
 
-const TEMPLATES = ENDPOINTS.map((e) => e.path.split('/').slice(1)).sort((a, b) => b.length - a.length);
+interface Template {
+  segments: string[];
+  perPath: boolean;
+}
+
+const TEMPLATES: Template[] = [
+  ...ENDPOINTS.map((e) => ({ segments: e.path.split('/').slice(1), perPath: false })),
+  ...PATH_FAMILY.map((e) => ({ segments: e.path.split('/').slice(1), perPath: true })),
+].sort((a, b) => b.segments.length - a.segments.length);
 
 /**
- * The route of a path: the longest endpoint template of endpoints.ts its last segments fit (a
- * `{…}` segment fits any non-empty segment), after the rest of the path (a base URL's prefix), e.g.
- * `/v1/taxpayers/AAA/invoices` → `/v1/taxpayers/{taxpayerId}/invoices`; a path no template fits is
- * its own route.
+ * The route of a path: the longest template its last segments fit (a `{…}` segment fits any
+ * non-empty one), after a base URL's prefix; a path no template fits is its own route.
  */
-export function routeOf(pathname: string): string {
+function matchRoute(pathname: string): { route: string; perPath: boolean } {
   const segments = pathname.split('/').slice(1);
   for (const template of TEMPLATES) {
-    const offset = segments.length - template.length;
+    const offset = segments.length - template.segments.length;
     if (offset < 0) continue;
-    const fits = template.every((t, i) => {
+    const fits = template.segments.every((t, i) => {
       const s = segments[offset + i]!;
       return t.startsWith('{') ? s !== '' : t === s;
     });
-    if (fits) return ['', ...segments.slice(0, offset), ...template].join('/');
+    if (fits) return { route: ['', ...segments.slice(0, offset), ...template.segments].join('/'), perPath: template.perPath };
   }
-  return pathname;
+  return { route: pathname, perPath: false };
+}
+
+/** e.g. `/v1/taxpayers/AAA/invoices` → `/v1/taxpayers/{taxpayerId}/invoices` (see {@link matchRoute}). */
+export function routeOf(pathname: string): string {
+  return matchRoute(pathname).route;
 }
 
 /** The lowest `Remaining` seen in a route's current window, and where. */
@@ -79,9 +96,30 @@ interface Floor {
 interface RouteGroup {
   route: string;
   perPath: boolean;
+  startsPerPath: boolean;
   governor: RateLimitGovernor;
   paths: Map<string, RateLimitGovernor>;
   floor: Floor | undefined;
+  answers: Map<string, Floor>;
+}
+
+const MAX_ANSWERS = 64;
+
+/** Whether an answer of a route that starts per path shows one shared counter (the module comment says when). */
+function learnsShared(g: RouteGroup, path: string, sentAfter: number, receipt: number, obs: ResponseObservation): boolean {
+  const { remaining, resetAt } = obs.headers;
+  if (obs.status < 200 || obs.status >= 300 || remaining === undefined || resetAt === undefined) return false;
+  const first = g.answers.get(path)?.resetAt !== resetAt;
+  let shared = false;
+  if (first) {
+    for (const [other, a] of g.answers) {
+      if (other !== path && a.resetAt === resetAt && a.receipt <= sentAfter && remaining < a.remaining) shared = true;
+    }
+  }
+  g.answers.delete(path);
+  g.answers.set(path, { path, remaining, resetAt, receipt });
+  if (g.answers.size > MAX_ANSWERS) g.answers.delete(g.answers.keys().next().value!);
+  return shared;
 }
 
 /**
@@ -96,6 +134,32 @@ function learnsPerPath(g: RouteGroup, path: string, sentAfter: number, receipt: 
   if (f !== undefined && f.resetAt === resetAt && f.path !== path && f.receipt <= sentAfter && remaining >= f.remaining) return true;
   if (f === undefined || resetAt > f.resetAt || (resetAt === f.resetAt && remaining < f.remaining)) g.floor = { path, remaining, resetAt, receipt };
   return false;
+}
+
+/** A shared counter, once learnt of a route that starts per path, stays: its governor takes no per-path lesson from the store. */
+function newGroup(
+  route: string,
+  startsPerPath: boolean,
+  learntPerPath: boolean,
+  make: (scope: string, onPerPath?: () => void) => RateLimitGovernor,
+): RouteGroup {
+  const group: RouteGroup = {
+    route,
+    perPath: startsPerPath || learntPerPath,
+    startsPerPath,
+    governor: make(
+      route,
+      startsPerPath
+        ? undefined
+        : () => {
+            group.perPath = true;
+          },
+    ),
+    paths: new Map(),
+    floor: undefined,
+    answers: new Map(),
+  };
+  return group;
 }
 
 /** Options of {@link createGovernorPool}. */
@@ -135,20 +199,11 @@ export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
       ...(sharing ? { shared: { quota: () => quota, scope, ...(onPerPath === undefined ? {} : { onPerPath }) } } : {}),
     });
   const groupOf = (url: URL): RouteGroup => {
-    const route = routeOf(url.pathname);
+    const { route, perPath } = matchRoute(url.pathname);
     let g = groups.get(route);
     if (g === undefined) {
-      const group: RouteGroup = {
-        route,
-        perPath: quota?.isPathScope(route) ?? false,
-        governor: make(route, () => {
-          group.perPath = true;
-        }),
-        paths: new Map(),
-        floor: undefined,
-      };
-      groups.set(route, group);
-      g = group;
+      g = newGroup(route, perPath, quota?.isPathScope(route) ?? false, make);
+      groups.set(route, g);
     }
     return g;
   };
@@ -174,7 +229,9 @@ export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
     learn(url, sentAfter, obs) {
       const receipt = ++receipts;
       const g = groupOf(url);
-      if (!g.perPath && learnsPerPath(g, url.pathname, sentAfter, receipt, obs)) {
+      if (g.startsPerPath) {
+        if (g.perPath && learnsShared(g, url.pathname, sentAfter, receipt, obs)) g.perPath = false;
+      } else if (!g.perPath && learnsPerPath(g, url.pathname, sentAfter, receipt, obs)) {
         g.perPath = true;
         quota?.learnPathScope(g.route);
       }

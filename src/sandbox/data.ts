@@ -10,11 +10,11 @@
  */
 import { hash32 } from './random.js';
 import { createEntityCollection } from './records/entities.js';
-import { createEventCollection } from './records/events.js';
+import { createEventCollection, createTaxpayerEventCollection } from './records/events.js';
 import { createInvoiceCollection, SAMPLE_INVOICE_TIME, sampleInvoiceIndex } from './records/invoices.js';
 import { createInvoiceLineItems, createTaxpayerLineItems } from './records/line-items.js';
 import { buildParty } from './records/parties.js';
-import { createPaymentCollection } from './records/payments.js';
+import { createOrganisationPaymentCollection, createPaymentCollection } from './records/payments.js';
 import { PARTY_TEMPLATES } from './records/tables.js';
 import type { DataSizes, GeneratedCollection, InvoiceCollection, Party, RecordContext, RecordShapes, Timeline } from './records/types.js';
 import { DAY, MAX_LINE_ITEMS_AVG, SPAN_END, SPAN_MS } from './records/values.js';
@@ -37,6 +37,10 @@ export interface Dataset {
   /** Line items of one invoice, or of an inserted invoice when `invoiceIndex` is -1 (none then). */
   invoiceLineItems(taxpayer: number, invoiceIndex: number): GeneratedCollection;
   payments(taxpayer: number): GeneratedCollection;
+  organisationPayments(): GeneratedCollection;
+  taxpayerEvents(taxpayer: number): GeneratedCollection;
+  /** Entity `i` is taxpayer `i`'s; -1 for another id. */
+  entityTaxpayer(entityId: string): number;
 }
 
 /**
@@ -101,16 +105,26 @@ export function createDataset(seed: number, sizes: DataSizes, shapes: RecordShap
   const byRfc = new Map(ctx.taxpayers.map((p, i) => [p.rfc, i]));
   let entities: GeneratedCollection | undefined;
   let events: GeneratedCollection | undefined;
+  let organisationPayments: GeneratedCollection | undefined;
+  const payments = memo((t) => createPaymentCollection(ctx, t));
+  const entityCollection = (): GeneratedCollection => (entities ??= createEntityCollection(ctx));
   return {
     seed,
     sizes,
     taxpayers: ctx.taxpayers,
     taxpayerIndex: (rfc) => byRfc.get(rfc) ?? -1,
-    entities: () => (entities ??= createEntityCollection(ctx)),
+    entities: entityCollection,
     events: () => (events ??= createEventCollection(ctx)),
     invoices: (t) => ctx.invoices(t),
     taxpayerLineItems: memo((t) => createTaxpayerLineItems(ctx, t)),
     invoiceLineItems: (t, i) => createInvoiceLineItems(ctx, t, i),
-    payments: memo((t) => createPaymentCollection(ctx, t)),
+    payments,
+    organisationPayments: () => (organisationPayments ??= createOrganisationPaymentCollection(ctx, payments)),
+    taxpayerEvents: memo((t) => createTaxpayerEventCollection(ctx, t)),
+    entityTaxpayer: (entityId) => {
+      const all = entityCollection();
+      for (let i = 0; i < Math.min(all.count, ctx.taxpayers.length); i++) if (all.id(i) === entityId) return i;
+      return -1;
+    },
   };
 }

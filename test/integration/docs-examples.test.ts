@@ -94,7 +94,7 @@ describe('the examples of the README and docs/', () => {
 describe('the examples of --help', () => {
   /** Commands whose examples cannot run in a test, as in the docs: a server that runs until Ctrl-C, files in the shell's folders. */
   const SKIPPED = new Set(['sandbox', 'completion']);
-  const names = ['invoices', 'line-items', 'payments', 'entities', 'events', 'ratelimit', 'config', 'verify'];
+  const names = ['invoices', 'line-items', 'payments', 'entities', 'events', 'get', 'ratelimit', 'config', 'verify'];
 
   it('run against the default sandbox as written (its ids, their ` \\` continuations), in one folder, each exit 0', async () => {
     const dir = pageFolder();

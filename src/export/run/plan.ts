@@ -31,6 +31,8 @@ export interface HttpPlan {
   readonly maxWaitMs: number;
   /** `--max-body-size`: largest response body accepted, bytes (default the client's, 256 MiB). */
   readonly maxBodyBytes?: number;
+  /** The user's request headers (the profile's `header`s, then `--header`s), sent with every request; none: `{}`. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** Which pages the page loop asks for (export/run/page-loop.ts). */

@@ -84,3 +84,42 @@ export function createPaymentCollection(ctx: RecordContext, t: number): Generate
     filters: [],
   };
 }
+
+/**
+ * Every taxpayer's payments: payment `k` of each, in id order, before any payment `k + 1` (one
+ * timeline, jitter under a quarter step, so ids still grow with the index).
+ */
+export function createOrganisationPaymentCollection(ctx: RecordContext, paymentsOf: (t: number) => GeneratedCollection): GeneratedCollection {
+  const turns = ctx.taxpayers.length;
+  let last: { k: number; order: number[] } | undefined;
+  const orderOf = (k: number): number[] => {
+    if (last?.k !== k) {
+      const ids = Array.from({ length: turns }, (_, t) => paymentsOf(t).id(k));
+      last = { k, order: ids.map((_, t) => t).sort((a, b) => (ids[a]! < ids[b]! ? -1 : 1)) };
+    }
+    return last.order;
+  };
+  const at = (g: number): [GeneratedCollection, number] => {
+    const k = Math.floor(g / turns);
+    return [paymentsOf(orderOf(k)[g % turns]!), k];
+  };
+  return {
+    count: ctx.paymentCount * turns,
+    context: '/contexts/InvoicePayment',
+    id: (g) => {
+      const [c, k] = at(g);
+      return c.id(k);
+    },
+    timestamp: (g) => {
+      const [c, k] = at(g);
+      return c.timestamp(k);
+    },
+    item: (g) => {
+      const [c, k] = at(g);
+      return c.item(k);
+    },
+    make: (newIdValue, tsMs, serial) =>
+      buildPayment(ctx, serial % turns, createRng(hash32(ctx.seed, KIND.inserted, turns + 1, serial, 5)), newIdValue, tsMs),
+    filters: [],
+  };
+}

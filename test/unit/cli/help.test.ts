@@ -41,7 +41,7 @@ function block(text: string, title: string): string[] {
 
 describe('every subcommand help', () => {
   it('covers every command of the program', () => {
-    expect(subcommands()).toEqual([...exportCommands(), 'ratelimit', 'config', 'completion', 'verify', 'sandbox']);
+    expect(subcommands()).toEqual([...exportCommands(), 'get', 'ratelimit', 'config', 'completion', 'verify', 'sandbox']);
   });
 
   it.each(subcommands().map((name) => ({ name })))('$name --help: global flags, examples, exit codes; exit 0', async ({ name }) => {

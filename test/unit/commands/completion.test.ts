@@ -22,7 +22,7 @@ import { UsageError } from '../../../src/errors.js';
 import { OUTPUT_FORMATS } from '../../../src/output/writer.js';
 import { createTestContext } from '../../helpers/context.js';
 
-const COMMANDS = ['entities', 'events', 'invoices', 'line-items', 'payments', 'ratelimit', 'config', 'sandbox', 'completion', 'verify'];
+const COMMANDS = ['entities', 'events', 'invoices', 'line-items', 'payments', 'get', 'ratelimit', 'config', 'sandbox', 'completion', 'verify'];
 const dir = mkdtempSync(join(tmpdir(), 'collections-completion-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -63,7 +63,7 @@ function completeBash(words: string[]): string[] {
 describe('completion scripts', () => {
   it("the command list comes from the endpoint table plus the fixed commands, in the program's order", () => {
     const names = completionSpec(program()).commands.map((c) => c.name);
-    expect(names).toEqual([...exportCommands(), 'ratelimit', 'config', 'completion', 'verify', 'sandbox']);
+    expect(names).toEqual([...exportCommands(), 'get', 'ratelimit', 'config', 'completion', 'verify', 'sandbox']);
     expect([...names].sort()).toEqual([...COMMANDS].sort());
   });
 

@@ -12,6 +12,7 @@ import type { RunCommand } from '../../../src/commands/command.js';
 import { prepareExport } from '../../../src/commands/export.js';
 import { EXPORT_DEFAULTS } from '../../../src/commands/export-plan.js';
 import type { ExportCommandOptions } from '../../../src/commands/flags.js';
+import type { GetCommandOptions } from '../../../src/commands/get.js';
 import { createConfigStore } from '../../../src/config/store.js';
 import type { ConfigKey } from '../../../src/config/values.js';
 import { ENDPOINTS } from '../../../src/endpoints.js';
@@ -52,7 +53,9 @@ async function planFrom(argv: string[], profile: Partial<Record<ConfigKey, strin
   let code: number;
   let error: unknown;
   try {
-    code = await runProgram(readCommandLine(argv), t.ctx, { export: runner });
+    const get: RunCommand<GetCommandOptions> = (ctx, { path, flags, argv: resumeArgv }) =>
+      runner(ctx, { command: 'get', flags: { ...flags, path }, argv: resumeArgv });
+    code = await runProgram(readCommandLine(argv), t.ctx, { export: runner, get });
   } catch (err) {
     error = err;
     code = -1;
@@ -364,5 +367,45 @@ describe('the plan is frozen once built', () => {
     ])
       expect(Object.isFrozen(part)).toBe(true);
     expect(() => Object.assign(plan.progress, { quiet: false })).toThrow(TypeError);
+  });
+});
+
+describe('argv → planned export: get and request headers', () => {
+  it('get: the endpoint of the path (its key the path), its query first, --cursor on any path', async () => {
+    const r = await planFrom(['get', 'reports/monthly?kind=a%20b&x[y]=1', '--cursor', '--param', 'z=1', '--out', 'r.ndjson']);
+    expect(r.error).toBeUndefined();
+    const plan = r.plans[0]!;
+    expect([plan.endpoint.key, plan.endpoint.path, plan.endpoint.command]).toEqual(['/reports/monthly', '/reports/monthly', 'get']);
+    expect(plan.pages.start.pathname + plan.pages.start.search).toBe('/v1/reports/monthly?kind=a%20b&x[y]=1&z=1&itemsPerPage=1000');
+    expect(plan.pages.headers).toEqual({ 'X-Pagination-Style': 'cursor' });
+    expect(plan.manifest?.output.endpoint).toEqual({
+      key: '/reports/monthly',
+      template: '/reports/monthly',
+      path: '/reports/monthly?kind=a%20b&x[y]=1',
+    });
+    expect(plan.resume.fingerprint.request).toBe('/v1/reports/monthly?kind=a%20b&x[y]=1&z=1&itemsPerPage=1000');
+  });
+
+  it("headers: the profile's, replaced by name by the flags; in the checkpoint a credential by name only; in the manifest masked", async () => {
+    const r = await planFrom(
+      ['get', '/entities', '--out', 'e.ndjson', '-H', 'accept-version: 2020-06-28', '-H', 'Authorization: Bearer tok-123456789'],
+      {
+        header: 'Accept-Version: 2019-01-01',
+      },
+    );
+    expect(r.error).toBeUndefined();
+    const plan = r.plans[0]!;
+    expect(plan.http.headers).toEqual({ 'accept-version': '2020-06-28', Authorization: 'Bearer tok-123456789' });
+    expect(plan.resume.fingerprint.headers).toEqual({ 'accept-version': '2020-06-28', Authorization: '(credential)' });
+    expect(plan.manifest?.output.headers).toEqual({ 'accept-version': '2020-06-28', Authorization: '****6789' });
+    expect(r.secrets.redact('x Bearer tok-123456789 y')).toBe('x [REDACTED] y');
+  });
+
+  it('without headers, a plan has none, and neither have its checkpoint and manifest', async () => {
+    const r = await planFrom(['entities', '--out', 'e.ndjson']);
+    const plan = r.plans[0]!;
+    expect(plan.http.headers).toBeUndefined();
+    expect('headers' in plan.resume.fingerprint).toBe(false);
+    expect(plan.manifest && 'headers' in plan.manifest.output).toBe(false);
   });
 });
