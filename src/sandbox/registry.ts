@@ -150,8 +150,7 @@ export function createCollectionRegistry(
     resolve,
     invoicesOf,
     resolvePath(path) {
-      const pathname = new URL(path, 'http://sandbox.invalid').pathname;
-      const route = matchRoute(pathname);
+      const route = matchRoute(new URL(path, 'http://sandbox.invalid').pathname);
       const s = route && resolve(route);
       if (!s) throw new Error(`not a sandbox collection: ${path}`);
       return s;
