@@ -1,121 +1,114 @@
 /**
- * The HTTP client of the Collection API, HTTP only (it knows nothing of Hydra or pages): it
- * composes one request with its redirects (exchange.ts), the rate budget (rate/: the per-endpoint
- * pacing and the waits) and the retries (retry.ts), and maps statuses to errors (README, "Exit
- * codes"; "Rate limits, retries and safety").
- *
- * Hot path: a page (up to 1000 items, ~1 MB) is read as text (or a byte text) once and handed to
- * the caller's `parse` once; nothing here touches individual items.
+ * The HTTP client of the Collection API, HTTP only (nothing of Hydra or pages): one GET's attempts
+ * with their rate-limit waits and retries, and what a status means (README, "Exit codes"). Hot
+ * path: a page (~1 MB) is read as text once and handed to the caller's `parse` once.
  */
+import type { FetchLike } from '../context.js';
 import { ApiUnavailableError, HttpError, RateLimitError, type HttpErrorDetails } from '../errors.js';
 import type { Clock } from '../time/clock.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
 import type { ClientEvent } from './events.js';
-import type { OriginContact } from './connect-failure.js';
-import { createExchanger, createRequestHeaders, pathOf, type Exchanger, type HttpExchange } from './exchange.js';
-import type { FetchLike } from './fetch-like.js';
+import { createExchanger, pathOf, type Exchanger, type HttpExchange } from './exchange.js';
 import { clampTimerMs, clientBudgetOf, createWaitLedger, decideWait, describeTooLong } from '../rate/index.js';
 import type { ClientBudget, RateBudget, RateLimitSnapshot, WaitCut, WaitLedger } from '../rate/index.js';
 import { assertSameOrigin } from './origin.js';
-import { DEFAULT_RETRIES, RetryableFailure, waitBeforeRetry, type RetryPolicy } from './retry.js';
+import { createRequestHeaders } from './request-headers.js';
+import { DEFAULT_RETRIES, RetryableFailure, waitBeforeRetry, type OriginContact, type RetryPolicy } from './retry.js';
 
 export type { ClientEvent } from './events.js';
 export type { RateLimitSnapshot } from '../rate/index.js';
-export { UnreadableBodyError } from './retry.js';
 
-/** Options of {@link createClient}. */
+/**
+ * A 2xx body the caller could not use (invalid JSON, HTML, not the expected document), thrown by
+ * `parse`: retried like a 5xx, so the caller never sees a half-read page.
+ */
+export class UnreadableBodyError extends RetryableFailure {
+  /** @param reason short and free of secrets, e.g. `invalid JSON`: the `retry` event's reason */
+  constructor(reason: string, options: { cause?: unknown } = {}) {
+    super(reason, options);
+    this.name = 'UnreadableBodyError';
+  }
+}
+
 export interface ClientOptions {
-  /** The configured base URL; its origin is the only one requests and the key may go to. */
+  /** Its origin is the only one requests and the key may go to. */
   baseUrl: URL;
   /** Sent as `X-Api-Key`; never logged, never in errors. */
   apiKey: string;
   fetch: FetchLike;
   clock: Clock;
-  /** Uniform [0, 1) for full-jitter backoff (default Math.random). */
+  /** Uniform [0, 1) for the backoff's jitter (default Math.random). */
   random?: () => number;
-  /** Retries after network errors, 5xx or unreadable bodies (default 5). */
+  /** Default 5. */
   retries?: number;
-  /** Per-attempt timeout, ms (default 60 000): a deadline for the headers and the whole body. */
+  /** Per attempt, ms (default 60 000): a deadline for the headers and the whole body. */
   timeoutMs?: number;
-  /** Largest body accepted per response, bytes, after decompression (default 256 MiB). */
+  /** bytes, after decompression (default 256 MiB) */
   maxBodyBytes?: number;
   /** Longest single rate-limit wait accepted, ms (default Infinity); longer → RateLimitError. */
   maxWaitMs?: number;
-  /** Extra request headers (e.g. `User-Agent`, the user's `--header`s); `X-Api-Key` and `Accept` cannot be replaced. */
+  /** `X-Api-Key` and `Accept` cannot be replaced. */
   headers?: Record<string, string>;
   secrets?: { redact(text: string): string };
   onEvent?: (event: ClientEvent) => void;
-  /** Told when a `wait` event's wait was not waited in full: its requests were aborted (rate/wait-ledger.ts). */
+  /** Told when a `wait` event's wait was not waited in full: its requests were aborted. */
   onWaitCut?: (cut: WaitCut) => void;
-  /** Aborts waits and requests in flight (used on SIGINT/SIGTERM). */
+  /** Aborts waits and requests in flight (SIGINT/SIGTERM). */
   signal?: AbortSignal;
-  /** The process's rate budget: clients with the same origin and key share their windows (rate/pool.ts); none: this client alone. */
+  /** Clients with the same origin and key share their windows; none: this client alone. */
   budget?: RateBudget;
 }
 
-/** What every answer of the client says about its response. */
 export interface ResponseInfo {
-  /** The final URL (after same-origin redirects). */
+  /** After same-origin redirects. */
   url: URL;
   status: number;
-  /** `X-Request-ID`, when sent. */
   requestId?: string;
-  /** The rate-limit headers, when sent. */
   rateLimit?: RateLimitSnapshot;
 }
 
-/** What a body parser sees of the response besides the text. */
 export interface ResponseHead {
   url: URL;
   status: number;
-  /** The response headers (`Content-Type`…). */
   headers: Headers;
   requestId?: string;
-  /** When the headers arrived, local epoch ms. */
+  /** local epoch ms */
   receivedAt: number;
-  /** True when the text is a byte text (asked with {@link GetOptions.bytes}; http/body.ts `readBoundedByteText`). */
+  /** The text holds the bytes, one code unit each (asked with {@link GetOptions.bytes}). */
   byteText?: true;
 }
 
-/**
- * Parses a 2xx body inside the retry loop. Throw {@link UnreadableBodyError} to have the attempt
- * retried like a 5xx (its reason names it in the `retry` event and the final error); any other
- * error ends the request.
- */
+/** Throw {@link UnreadableBodyError} to have the attempt retried; any other error ends the request. */
 export type BodyParser<T> = (text: string, response: ResponseHead) => T;
 
-/** Per-call options of {@link Client.get}. */
 export interface GetOptions<T> {
-  /** Extra headers for this request (`X-Pagination-Style`…); cannot replace `X-Api-Key` or `Accept`. */
+  /** Cannot replace `X-Api-Key` or `Accept`. */
   headers?: Record<string, string>;
-  /** Aborts this request (and its waits) only, e.g. when a consumer of concurrent pages stops. */
+  /** Aborts this request and its waits only, e.g. when a consumer of concurrent pages stops. */
   signal?: AbortSignal;
-  /** Requests the caller will still make to this endpoint after this one, when known (see rate/governor-types.ts `AcquireOptions.demand`). */
+  /** Requests the caller will still make to this endpoint after this one, when known. */
   demand?: number;
-  /** Parses the body (default: the body is the text). */
+  /** Default: the body is the text. */
   parse?: BodyParser<T>;
-  /** Read the body as a byte text when it is valid UTF-8 without a BOM (see {@link ResponseHead.byteText}). */
+  /** Read the body as a byte text when it is valid UTF-8 without a BOM. */
   bytes?: boolean;
 }
 
-/** A 2xx response read whole and parsed. */
 export interface ClientResponse<T> extends ResponseInfo {
   headers: Headers;
-  /** The body exactly as received (decoded as UTF-8, or a byte text: {@link ResponseHead.byteText}). */
+  /** Exactly as received (decoded as UTF-8, or a byte text). */
   text: string;
-  /** When the headers arrived, local epoch ms. */
+  /** local epoch ms */
   receivedAt: number;
-  /** What `parse` returned (the text itself without one). */
   body: T;
 }
 
-/** The answer of a quota probe (`ratelimit`): any status, never waited on. */
+/** A quota probe's answer (`ratelimit`): any status, never waited on. */
 export interface ProbeResult extends ResponseInfo {
-  /** A non-2xx's message from its body, key redacted. */
+  /** Key redacted. */
   serverMessage?: string;
 }
 
-/** The client. */
 export interface Client {
   /**
    * GETs `url` (`Accept: application/ld+json`, `X-Api-Key`, plus headers), waiting out rate limits
@@ -128,16 +121,15 @@ export interface Client {
   get<T = string>(url: URL, options?: GetOptions<T>): Promise<ClientResponse<T>>;
   /** One request, no rate-limit wait, no retry on 429; for `ratelimit`. */
   probe(url: URL, headers?: Record<string, string>): Promise<ProbeResult>;
-  /** Requests sent so far (attempts, including retries and redirect hops). */
+  /** Every attempt and redirect hop so far. */
   readonly requests: number;
 }
 
-/** Default per-attempt timeout, ms (README, `--timeout` 60 s). */
+/** ms (README, `--timeout`) */
 const DEFAULT_TIMEOUT_MS = 60_000;
-/** Consecutive 429s of one request after which the client gives up with {@link RateLimitError}. */
+/** Consecutive 429s of one request after which the client gives up. */
 export const MAX_RATE_LIMITED_ATTEMPTS = 5;
 
-/** What the functions of one client share. */
 interface Session {
   baseUrl: URL;
   clock: Clock;
@@ -150,10 +142,7 @@ interface Session {
   policy: RetryPolicy;
 }
 
-/**
- * Creates a {@link Client}.
- * @throws {UsageError} when the API key holds characters not allowed in an HTTP header
- */
+/** @throws {UsageError} when the API key holds characters not allowed in an HTTP header */
 export function createClient(options: ClientOptions): Client {
   const { baseUrl, apiKey, fetch, clock } = options;
   const headersFor = createRequestHeaders(apiKey, options.headers);
@@ -206,7 +195,6 @@ async function getWithRetries<T>(s: Session, url: URL, call: GetOptions<T> = {})
   }
 }
 
-/** A 2xx: parses its text (a thrown {@link UnreadableBodyError} is retried by the caller). */
 function respond<T>(x: HttpExchange, parse: BodyParser<T>): ClientResponse<T> {
   const text = x.text ?? '';
   const head: ResponseHead = { url: x.url, status: x.status, headers: x.headers, receivedAt: x.receivedAt };
@@ -235,8 +223,7 @@ function failureOf(x: HttpExchange): RetryableFailure | HttpError {
 }
 
 /**
- * A 429: holds the endpoint until the reset by the server's clock ({@link decideWait}, kind `429`),
- * reports the wait and sleeps it; waits are not retries.
+ * A 429: holds the endpoint until the reset by the server's clock and sleeps; waits are not retries.
  * @param limited 429s in a row of this request, this one included
  * @throws {RateLimitError} (exit 5) after {@link MAX_RATE_LIMITED_ATTEMPTS} 429s in a row, or when
  *   the wait exceeds `--max-wait` (without waiting)
@@ -275,7 +262,6 @@ async function waitOutRateLimit(s: Session, x: HttpExchange, limited: number, si
   await s.clock.sleep(clampTimerMs(decision.ms), signal);
 }
 
-/** `ratelimit`'s probe: one request, any status returned as an answer. */
 async function probeOnce(s: Session, url: URL, extra: Record<string, string> | undefined): Promise<ProbeResult> {
   assertSameOrigin(url, s.baseUrl, 'a request');
   const headers = s.headersFor(extra);
