@@ -10,17 +10,14 @@ import type { ClientEventSink } from './events.js';
 import { ProxyFailure } from './proxy.js';
 import { decideWait, describeTooLong, type ReceivedResponse, type ServerClock } from '../rate/index.js';
 
-/** README, `--retries`. */
 export const DEFAULT_RETRIES = 5;
 /** ms */
 const BACKOFF_BASE_MS = 1000;
-/** ms */
 const BACKOFF_CAP_MS = 30_000;
 
+/** ms */
 export interface BackoffOptions {
-  /** ms */
   baseMs?: number;
-  /** ms */
   capMs?: number;
 }
 
@@ -57,7 +54,6 @@ export class RetryableFailure extends Error {
   }
 }
 
-/** `err` and its `cause` chain, at most `depth` errors. */
 function* causes(err: unknown, depth = 5): Generator<Error> {
   let e: unknown = err;
   for (let i = 0; i < depth && e instanceof Error; i++) {
@@ -86,7 +82,7 @@ export function describeNetworkError(err: unknown): string {
   return message;
 }
 
-/** `250 ms` below a second (never `0.0 s`), else `1.5 s`. */
+/** `250 ms` below a second (never `0.0 s`). */
 function formatTimeout(ms: number): string {
   if (ms < 1000) return `${Math.round(ms * 10) / 10} ms`;
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
@@ -99,7 +95,6 @@ export interface OriginContact {
 
 export interface AttemptContext {
   redact: (text: string) => string;
-  /** ms */
   timeoutMs: number;
   contact: OriginContact;
 }
@@ -110,7 +105,6 @@ const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN']);
 /** OpenSSL's codes for a TLS handshake answered in plain text: an http server at an https URL. */
 const PLAIN_TEXT_TLS_CODES = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG']);
 
-/** A first-contact failure described for a person. */
 export interface ConnectFailure {
   reason: string;
   hint: string;
@@ -230,7 +224,6 @@ export function attemptFailure(
 }
 
 export interface RetryPolicy {
-  /** `--retries` */
   retries: number;
   /** `--max-wait`, ms */
   maxWaitMs: number;
@@ -243,7 +236,6 @@ export interface RetryPolicy {
 export interface FailedAttempt {
   /** Retries made so far for this request (0 after the first attempt). */
   retry: number;
-  /** Path and query, for the message. */
   path: string;
   requestId?: string;
   signal?: AbortSignal;
