@@ -15,7 +15,6 @@ import { readFileSync } from 'node:fs';
  */
 export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
-/** A readable stream that may be a terminal. */
 export type InputStream = NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
 
 /** A writable stream that may be a terminal. */
@@ -30,13 +29,11 @@ export interface IOStreams {
   stdinIsTTY: boolean;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
-  /** When stdout or stderr is a terminal. */
   columns: number | undefined;
 }
 
 export type TerminationSignal = 'SIGINT' | 'SIGTERM';
 
-/** Returns the function that unsubscribes. */
 export type SignalSource = (listener: (signal: TerminationSignal) => void) => () => void;
 
 export interface Context {
@@ -47,7 +44,6 @@ export interface Context {
   fetch: FetchLike;
   /** Uniform in [0, 1), for retry jitter; seeded in tests. */
   random: () => number;
-  /** `--out` paths resolve against it. */
   cwd: string;
   /** undefined: the user's config folder. */
   configDir: string | undefined;
@@ -57,7 +53,6 @@ export interface Context {
   forceExit: (code: number) => void;
   /** undefined: each client learns alone. */
   rateBudget?: RateBudget;
-  /** The run's secrets (the API key, once known), removed from any text shown. */
   secrets: Secrets;
 }
 
