@@ -1,6 +1,6 @@
 /**
  * The rate budget of one process (`ctx.rateBudget`) and the stores through which processes share
- * their windows. Light on purpose: cli/main.ts makes the budget before it knows whether a request
+ * their windows. Light on purpose: the CLI makes the budget before it knows whether a request
  * will be sent, so nothing here loads governor code or a store's libraries.
  */
 import { isObject } from '../json/object.js';

@@ -54,13 +54,7 @@ export interface AcquireOptions {
   onWait?: (wait: GovernorWait) => void;
 }
 
-export interface GovernorState {
-  limit: number | undefined;
-  available: number | undefined;
-  /** server ms */
-  resetAt: number | undefined;
-  inFlight: number;
-}
+export type GovernorState = Pick<QuotaWindow, 'limit' | 'available' | 'resetAt'> & { inFlight: number };
 
 export interface RateLimitGovernor {
   /** @throws {RateLimitError} when the wait for the reset would exceed `maxWaitMs` */

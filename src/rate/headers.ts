@@ -4,10 +4,7 @@
  */
 import type { ServerClock } from './server-clock.js';
 
-/** A fetch `Headers`, or anything with its case-insensitive `get`. */
-export interface HeaderSource {
-  get(name: string): string | null;
-}
+export type HeaderSource = Pick<Headers, 'get'>;
 
 /** RFC 9110 §10.2.3: a delay, or an HTTP-date by the server's clock. */
 export type RetryAfter = { kind: 'delay'; ms: number } | { kind: 'date'; at: number };

@@ -1,6 +1,6 @@
 /** The governor's model of one endpoint's window: pure bookkeeping, the governor waits on it. */
-import type { RateLimitHeaders } from './headers.js';
 import type { ServerClock } from './server-clock.js';
+import type { ReceivedResponse } from './wait.js';
 
 /** Below this uncertainty of the server clock's offset, ms, the governor stops probing it. */
 export const PROBE_PRECISION_MS = 25;
@@ -9,12 +9,9 @@ const PROBES_PER_WINDOW = 4;
 /** A probe is sent at least this long before the window may end by the server's clock, ms. */
 const PROBE_DEADLINE_MARGIN_MS = 100;
 
-export interface ResponseObservation {
+export interface ResponseObservation extends ReceivedResponse {
   /** A 429 counts as `Remaining: 0`. */
   status: number;
-  headers: RateLimitHeaders;
-  /** local ms */
-  receivedAt: number;
 }
 
 /**
