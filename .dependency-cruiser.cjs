@@ -9,7 +9,7 @@
 // Type-only imports count too (tsPreCompilationDeps), since a type import ties a module to another floor as surely as a value import.
 
 /** The ground floor: shared by every floor, imports nothing above itself. */
-const GROUND = '^src/(context\\.ts|errors\\.ts|endpoints\\.ts|path-family\\.ts|secrets\\.ts|time/|http/(fetch-like|redact)\\.ts)';
+const GROUND = '^src/(context\\.ts|errors\\.ts|endpoints\\.ts|path-family\\.ts|secrets\\.ts|time/|http/redact\\.ts)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -62,10 +62,10 @@ module.exports = {
       name: 'ground-context',
       severity: 'error',
       comment:
-        'Ground floor: context.ts (the injected clock, streams, fetch and secrets service) may import only time/, errors.ts, secrets.ts, http/fetch-like.ts, ' +
+        'Ground floor: context.ts (the injected clock, streams, fetch and its FetchLike type, secrets service) may import only time/, errors.ts, secrets.ts, ' +
         'and the type of the rate budget it carries (rate/budget.ts; type-only, see context-names-the-budget-type).',
       from: { path: '^src/context\\.ts$' },
-      to: { path: '^src/', pathNot: '^src/(context\\.ts$|errors\\.ts$|secrets\\.ts$|time/|http/fetch-like\\.ts$|rate/budget\\.ts$)' },
+      to: { path: '^src/', pathNot: '^src/(context\\.ts$|errors\\.ts$|secrets\\.ts$|time/|rate/budget\\.ts$)' },
     },
     {
       name: 'context-names-the-budget-type',
@@ -104,12 +104,12 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(secrets\\.ts|http/redact\\.ts)$' },
     },
     {
-      name: 'ground-endpoints-fetch-like',
+      name: 'ground-endpoints',
       severity: 'error',
       comment:
-        'Ground floor: endpoints.ts, path-family.ts (the current path family, rows of the same shape) and http/fetch-like.ts are shared by the stack and the sandbox, so they import only each other, errors.ts and time/.',
-      from: { path: '^src/(endpoints\\.ts|path-family\\.ts|http/fetch-like\\.ts)$' },
-      to: { path: '^src/', pathNot: '^src/(endpoints\\.ts$|path-family\\.ts$|http/fetch-like\\.ts$|errors\\.ts$|time/)' },
+        'Ground floor: endpoints.ts and path-family.ts (the current path family, rows of the same shape) are shared by the stack and the sandbox, so they import only each other, errors.ts and time/.',
+      from: { path: '^src/(endpoints\\.ts|path-family\\.ts)$' },
+      to: { path: '^src/', pathNot: '^src/(endpoints\\.ts$|path-family\\.ts$|errors\\.ts$|time/)' },
     },
     {
       name: 'ground-format-names',
@@ -139,7 +139,7 @@ module.exports = {
       name: 'output-below-export',
       severity: 'error',
       comment:
-        'output/ turns items into bytes (io/ and the ground floor only); it knows nothing of pages, HTTP (not even fetch-like.ts), the export run, commands, CLI, config or the sandbox.',
+        'output/ turns items into bytes (io/ and the ground floor only); it knows nothing of pages, HTTP, the export run, commands, CLI, config or the sandbox.',
       from: { path: '^src/output/' },
       to: { path: '^src/(pagination|http|export|commands|cli|config|sandbox)/' },
     },
@@ -224,7 +224,7 @@ module.exports = {
       name: 'sandbox-beside-stack',
       severity: 'error',
       comment:
-        'The sandbox stands beside the stack: it may import only sandbox/ and the ground floor it shares with the client (endpoints, time, errors, context, fetch-like).',
+        'The sandbox stands beside the stack: it may import only sandbox/ and the ground floor it shares with the client (endpoints, time, errors, context).',
       from: { path: '^src/sandbox/' },
       to: { path: '^src/', pathNot: ['^src/sandbox/', GROUND] },
     },

@@ -34,6 +34,5 @@ export {
 } from './errors.js';
 export type { ClientEvent, RateLimitSnapshot } from './http/client.js';
 export type { Clock } from './time/clock.js';
-export type { FetchLike } from './http/fetch-like.js';
-export type { OutputStream } from './context.js';
+export type { FetchLike, OutputStream } from './context.js';
 export type { OutputFormat } from './format-names.js';

@@ -1,11 +1,9 @@
 /**
- * The current path family of the API as data (the `/taxpayers/…` paths of `ENDPOINTS` are the older
- * family): `get` exports them and lists them in its help, the sandbox serves them, the rate budget
- * counts them per path until their headers show otherwise.
+ * The API's current path family as data (`ENDPOINTS`' `/taxpayers/…` paths are the older one): `get`
+ * exports and lists them, the sandbox serves them, the rate budget counts them per path at first.
  */
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 
-/** The command that exports any collection path (`collections get <path>`). */
 export const GET_COMMAND = 'get';
 
 const columnsOf = (key: string): readonly string[] => ENDPOINTS.find((e) => e.key === key)!.tableFields;

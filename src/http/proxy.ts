@@ -1,26 +1,20 @@
 /**
- * Which proxy a request goes through (docs/security.md, "Where the key may go"): the variable of
- * its scheme (`https_proxy`/`HTTPS_PROXY` for https, falling back to `http_proxy`/`HTTP_PROXY`;
- * only `http_proxy`/`HTTP_PROXY` for http), never for a loopback host (as Go's net/http), nor for
- * a host `NO_PROXY` lists (undici's matching: names, domain suffixes, `host:port`, `*`).
+ * Which proxy a request goes through: the variable of its scheme (https falls back to
+ * `http_proxy`), never for a loopback host (as Go's net/http), nor a host `NO_PROXY` lists
+ * (undici's matching: names, domain suffixes, `host:port`, `*`).
  */
 import { UsageError } from '../errors.js';
 
-/** The proxy of a request: its URL (userinfo included, for `Proxy-Authorization`) and the variable it came from. */
 export interface ProxyRoute {
+  /** Userinfo included, for `Proxy-Authorization`. */
   url: URL;
-  /** The variable as spelt in the environment, e.g. `https_proxy`. */
+  /** As spelt in the environment, e.g. `https_proxy`. */
   variable: string;
 }
 
-/** The environment the variables are read from (the Context's). */
 export type ProxyEnv = Readonly<Record<string, string | undefined>>;
 
-/**
- * Whether a URL hostname (as `URL.hostname` spells it) is loopback: `localhost`, 127.0.0.0/8,
- * `[::1]` or an IPv4-mapped 127.x address. `URL` has already normalised forms like `127.1` or
- * `0x7f.0.0.1` to dotted decimal.
- */
+/** `URL.hostname` has already normalised forms like `127.1` or `0x7f.0.0.1` to dotted decimal. */
 export function isLoopbackHost(hostname: string): boolean {
   const h = hostname.toLowerCase();
   if (h === 'localhost' || h === 'localhost.') return true;
@@ -29,7 +23,7 @@ export function isLoopbackHost(hostname: string): boolean {
   return /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(h);
 }
 
-/** The first of `names` set to a non-empty value (an empty variable counts as unset, as in curl). */
+/** An empty variable counts as unset, as in curl. */
 function firstSet(env: ProxyEnv, names: readonly string[]): { name: string; value: string } | undefined {
   for (const name of names) {
     const value = env[name];
@@ -38,7 +32,7 @@ function firstSet(env: ProxyEnv, names: readonly string[]): { name: string; valu
   return undefined;
 }
 
-/** Whether `NO_PROXY` lists the host of `target` (undici's EnvHttpProxyAgent rules). */
+/** undici's EnvHttpProxyAgent rules. */
 function listedInNoProxy(target: URL, env: ProxyEnv): boolean {
   const entries = (firstSet(env, ['no_proxy', 'NO_PROXY'])?.value ?? '').split(/[,\s]+/).filter((e) => e !== '');
   if (entries.includes('*')) return true;
@@ -53,8 +47,7 @@ function listedInNoProxy(target: URL, env: ProxyEnv): boolean {
 }
 
 /**
- * A proxy variable's value as a URL: `http://host:port` or `https://…` (userinfo allowed), or
- * `host:port` read as `http://host:port` (as curl and Go read it).
+ * `host:port` is read as `http://host:port`, as curl and Go read it.
  * @throws {UsageError} (exit 2) naming the variable, never quoting its value (it may hold a password)
  */
 function parseProxyUrl(name: string, value: string): URL {
@@ -69,9 +62,9 @@ function parseProxyUrl(name: string, value: string): URL {
 }
 
 /**
- * The proxy a request to `target` goes through, or undefined to go direct.
+ * undefined: direct.
  * @throws {UsageError} (exit 2) when the variable of the target's scheme is not a proxy URL, even
- *   for a host that goes direct (as Go's net/http); a variable of the other scheme is not read
+ *   for a host that goes direct (as Go's net/http)
  */
 export function proxyFor(target: URL, env: ProxyEnv): ProxyRoute | undefined {
   const names = target.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'] : ['http_proxy', 'HTTP_PROXY'];
@@ -82,14 +75,10 @@ export function proxyFor(target: URL, env: ProxyEnv): ProxyRoute | undefined {
   return { url, variable: found.name };
 }
 
-/**
- * A request through a proxy failed before a response: the transport's error (its `cause`) with
- * the proxy named, so the message can say where the failure was.
- */
+/** A request through a proxy failed before a response: the transport's error is its `cause`. */
 export class ProxyFailure extends Error {
-  /** The proxy's origin (never its userinfo). */
+  /** The proxy's origin, never its userinfo. */
   readonly proxy: string;
-  /** The variable it came from. */
   readonly variable: string;
 
   constructor(route: ProxyRoute, cause: unknown) {

@@ -1,13 +1,16 @@
 /**
- * The request headers a user adds (`-H 'Name: value'` as curl and `gh api` take them, a profile's
- * `header`s): RFC 9110 names and values, except the tool's own headers and the transport's.
+ * The request headers: the key and `Accept`, and those a user adds (`-H 'Name: value'` as curl and
+ * `gh api` take them, a profile's `header`s), except the tool's own headers and the transport's.
  */
 import { UsageError } from '../errors.js';
 
 /** RFC 9110 §5.6.2 token. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/** RFC 9110 §5.5 field-value, trimmed; fetch sends values as Latin-1 bytes (a ByteString), so nothing past U+00FF. */
+/** What fetch accepts: no CR, LF or NUL, nothing past U+00FF (it sends a ByteString). */
+const HEADER_SAFE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** RFC 9110 §5.5 field-value, trimmed. */
 const FIELD_VALUE = /^[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?$/;
 
 const OWN_HEADERS: ReadonlyMap<string, string> = new Map([
@@ -17,7 +20,7 @@ const OWN_HEADERS: ReadonlyMap<string, string> = new Map([
   ['x-pagination-enable-partial', '--total sets it (with --cursor)'],
 ]);
 
-/** Connection, framing and content-coding headers (RFC 9110 §7.6.1, §8.6, §12.5.3): a user's value would break framing or decoding. */
+/** RFC 9110 §7.6.1, §8.6, §12.5.3: a user's value would break framing or decoding. */
 const TRANSPORT_HEADERS = new Set([
   'host',
   'content-length',
@@ -40,7 +43,7 @@ const TRANSPORT_HEADERS = new Set([
 export function extraHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (!TOKEN.test(name) || !/^[\t\x20-\x7e\x80-\xff]*$/.test(value)) {
+    if (!TOKEN.test(name) || !HEADER_SAFE.test(value)) {
       throw new UsageError(`the request header ${JSON.stringify(name.slice(0, 60))} has an invalid name or value`, {
         hint: 'a header is a token name and one line of printable Latin-1 text',
       });
@@ -52,8 +55,7 @@ export function extraHeaders(headers: Record<string, string>): Record<string, st
 }
 
 /**
- * Parses `Name: value`, e.g. `Accept-Version: 2020-06-28` → `['Accept-Version', '2020-06-28']`.
- * @param source how messages name where it came from, e.g. `--header`
+ * `Accept-Version: 2020-06-28` → `['Accept-Version', '2020-06-28']`.
  * @throws {UsageError} (exit 2) for a bad name or value, or a header the tool or the transport
  *   sets; the message never quotes the value (it may be a credential)
  */
@@ -77,7 +79,25 @@ export function parseHeader(text: string, source = '--header'): [string, string]
   return [name, value];
 }
 
-/** `layers` merged in order, a later header replacing an earlier one of the same name in any case (at its place). */
+/**
+ * The headers of each request: `extras`, then `Accept: application/ld+json` and `X-Api-Key`.
+ * @throws {UsageError} (exit 2) when the key holds characters not allowed in a header (checked
+ *   here because fetch's own error would quote the key), or an extra header is invalid
+ */
+export function createRequestHeaders(
+  apiKey: string,
+  extras: Record<string, string> = {},
+): (extra?: Record<string, string>) => Record<string, string> {
+  if (!HEADER_SAFE.test(apiKey)) {
+    throw new UsageError('the API key contains characters not allowed in an HTTP header', {
+      hint: 'check for a stray newline or quote in the key',
+    });
+  }
+  const base: Record<string, string> = { ...extraHeaders(extras), Accept: 'application/ld+json', 'X-Api-Key': apiKey };
+  return (extra) => (extra === undefined ? base : { ...base, ...extraHeaders(extra) });
+}
+
+/** A later header replaces an earlier one of the same name in any case, at its place. */
 export function mergeHeaders(...layers: ReadonlyArray<ReadonlyArray<readonly [string, string]>>): Record<string, string> {
   const byName = new Map<string, [string, string]>();
   for (const layer of layers) for (const [name, value] of layer) byName.set(name.toLowerCase(), [name, value]);

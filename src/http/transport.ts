@@ -1,40 +1,25 @@
-/**
- * The only module that imports undici (so the rest of the code depends on `FetchLike` alone):
- * shared keep-alive dispatchers, direct or through the proxy of the environment that applies
- * (proxy.ts), and undici's fetch bound to them, with the compression-ratio guard
- * (compression-guard.ts) on every body.
- */
+/** The only module that imports undici: the rest of the code depends on `FetchLike` alone. */
 import { Agent, ProxyAgent, fetch as undiciFetch, Response as UndiciResponse, type Dispatcher } from 'undici';
 import { countWireBytes, guardCompressionRatio, type WireCount } from './compression-guard.js';
-import type { FetchLike } from './fetch-like.js';
+import type { FetchLike } from '../context.js';
 import { proxyFor, ProxyFailure, type ProxyEnv, type ProxyRoute } from './proxy.js';
 
-/** Options of the shared dispatchers. */
 export interface TransportOptions {
   /** Sockets per origin (default 16; offset-mode concurrency never needs more). */
   connections?: number;
-  /** How long an idle socket is kept, ms (default 10 000). */
+  /** ms (default 10 000) */
   keepAliveTimeoutMs?: number;
-  /**
-   * The environment the proxy variables are read from (the Context's, not `process.env`):
-   * `http_proxy`/`HTTP_PROXY`, `https_proxy`/`HTTPS_PROXY`, `no_proxy`/`NO_PROXY` (lower case
-   * first, as curl and undici read them). Default: none, i.e. no proxy.
-   */
+  /** The Context's, not `process.env`; default none, i.e. no proxy. */
   env?: ProxyEnv;
 }
 
-/** Statuses whose response has no body (Fetch standard, "null body status"). */
+/** Fetch standard, "null body status". */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /**
- * Creates undici's fetch over keep-alive dispatchers: a direct {@link Agent}, and a
- * {@link ProxyAgent} per proxy that {@link proxyFor} names for a request (an https request is
- * tunnelled with `CONNECT`, so the proxy sees only the host). The proxy never changes where a
- * request goes: it still targets the API's origin, which the client checks before anything is
- * sent. A failure before a response through a proxy is a {@link ProxyFailure}, so messages name
- * the proxy. Redirects are left to the caller (`redirect: 'manual'`), so no redirect carries the
- * key to another origin (undici #4917). A compressed body is handed over through
- * {@link guardCompressionRatio}.
+ * undici's fetch over keep-alive dispatchers, direct or a {@link ProxyAgent} per proxy (an https
+ * request is tunnelled with `CONNECT`, so the proxy sees only the host). Redirects are left to the
+ * caller (`redirect: 'manual'`), so no redirect carries the key to another origin (undici #4917).
  * @throws {UsageError} (exit 2), per request, when the proxy variable of its scheme is not a proxy URL
  */
 export function createTransportFetch(options: TransportOptions = {}): FetchLike {

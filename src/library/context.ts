@@ -7,8 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import { readPackageVersion, type Context, type OutputStream } from '../context.js';
-import type { FetchLike } from '../http/fetch-like.js';
+import { readPackageVersion, type Context, type FetchLike, type OutputStream } from '../context.js';
 import { createRateBudget, type RateBudget } from '../rate/budget.js';
 import { createSecrets } from '../secrets.js';
 import { systemClock } from '../time/clock.js';

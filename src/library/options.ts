@@ -10,7 +10,7 @@ import type { ExportFlagValues } from '../config/flag-types.js';
 import type { ExportFlags } from '../commands/flags.js';
 import type { ResolvedExportSettings } from '../commands/export-settings.js';
 import type { Clock } from '../time/clock.js';
-import type { FetchLike } from '../http/fetch-like.js';
+import type { FetchLike } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { Ids } from '../endpoints.js';
 import type { CollectionEvent } from './events.js';

@@ -1,54 +1,31 @@
 /**
- * The governor pool: which governor (governor.ts) paces a request, and what the clients of one API
- * and key share.
- *
- * Scope (docs/rate-limits.md, "Rate limits, retries and safety"): the API documentation says limits are per key
- * and per endpoint, but not whether `/taxpayers/A/invoices` and `/taxpayers/B/invoices` are one
- * endpoint. The pool starts on the safe side: every path of one route (the endpoint's path template
- * of endpoints.ts, e.g. `/taxpayers/{taxpayerId}/invoices`, after any prefix of the base URL) shares
- * one window, so a per-route API never answers a second 429. It learns per-path counting from the
- * headers: a response on path B, sent after a response on path A of the same route arrived, that
- * reports the same reset and a `Remaining` at least A's cannot come from one shared counter (that
- * would have counted A's request first); from then on each path of the route has its own window.
- * A path that matches no template is its own window (as before).
- *
- * The routes of the current path family (path-family.ts, which `get` reads) start the other way:
- * each path counted alone until the headers show one shared counter: the first answer on path B
- * in a window, sent after an answer on path A of the route arrived in that window, with less room
- * than A had (B's own counter would have at least as much). Learnt in this process only.
- *
- * Sharing: a {@link GovernorPool} holds the governors and the server's clock of one origin and key;
- * every client created with the same rate budget (budget.ts) uses the same pool ({@link poolFor}),
- * and each client sees it through its own view (client-budget.ts), so the waits of a client's
- * requests are reported to that client and bounded by its `--max-wait`. What other processes share
- * comes from the budget's store (store.ts), opened once per pool.
+ * Which governor paces a request. The API documentation says limits are per key and endpoint, but
+ * not whether two paths of one route are one endpoint. A route of `ENDPOINTS` starts on the safe
+ * side, one window for all its paths, and learns per-path counting from the headers: a response on
+ * path B, sent after one on path A arrived, with the same reset and a `Remaining` at least A's,
+ * cannot come from one shared counter (it would have counted A's request first). A route of
+ * `PATH_FAMILY` starts per path until the headers show one shared counter (B's first answer in a
+ * window has less room than A had); learnt in this process only.
  */
 import { createHash } from 'node:crypto';
 import { ENDPOINTS } from '../endpoints.js';
 import { PATH_FAMILY } from '../path-family.js';
 import type { Clock } from '../time/clock.js';
-import type { RateBudget } from './budget.js';
-import { createRateLimitGovernor } from './governor.js';
-import type { RateLimitGovernor } from './governor-types.js';
+import type { RateBudget, SharedQuota } from './budget.js';
+import { createRateLimitGovernor, type RateLimitGovernor } from './governor.js';
 import type { ResponseObservation } from './quota-window.js';
 import { createServerClock, type ServerClock } from './server-clock.js';
-import type { SharedQuota } from './store.js';
 
-/** What the clients of one origin and key share; see {@link createGovernorPool}. */
+/** The governors and the server's clock the clients of one origin and key share. */
 export interface GovernorPool {
   readonly serverClock: ServerClock;
-  /** Settles when what other processes share is open (or known to be unavailable); undefined once it is. */
+  /** Settles when the shared quota is open (or known to be unavailable); undefined once it is. */
   readonly opening: Promise<void> | undefined;
-  /** The governor pacing `url` now. */
   resolve(url: URL): RateLimitGovernor;
-  /**
-   * Learns from one response to `url`.
-   * @param sentAfter {@link GovernorPool.receipts} when its request was granted
-   */
+  /** @param sentAfter {@link GovernorPool.receipts} when its request was granted */
   learn(url: URL, sentAfter: number, obs: ResponseObservation): void;
   /** Responses learnt from so far. */
   readonly receipts: number;
-  /** How the route of `url` is counted, as learnt so far. */
   scopeOf(url: URL): 'route' | 'path';
 }
 
@@ -62,10 +39,7 @@ const TEMPLATES: Template[] = [
   ...PATH_FAMILY.map((e) => ({ segments: e.path.split('/').slice(1), perPath: true })),
 ].sort((a, b) => b.segments.length - a.segments.length);
 
-/**
- * The route of a path: the longest template its last segments fit (a `{…}` segment fits any
- * non-empty one), after a base URL's prefix; a path no template fits is its own route.
- */
+/** The longest template the path's last segments fit (after a base URL's prefix); else the path itself. */
 function matchRoute(pathname: string): { route: string; perPath: boolean } {
   const segments = pathname.split('/').slice(1);
   for (const template of TEMPLATES) {
@@ -105,7 +79,6 @@ interface RouteGroup {
 
 const MAX_ANSWERS = 64;
 
-/** Whether an answer of a route that starts per path shows one shared counter (the module comment says when). */
 function learnsShared(g: RouteGroup, path: string, sentAfter: number, receipt: number, obs: ResponseObservation): boolean {
   const { remaining, resetAt } = obs.headers;
   if (obs.status < 200 || obs.status >= 300 || remaining === undefined || resetAt === undefined) return false;
@@ -122,11 +95,6 @@ function learnsShared(g: RouteGroup, path: string, sentAfter: number, receipt: n
   return shared;
 }
 
-/**
- * Feeds one answer into a route's floor (the lowest `Remaining` of its window, and where).
- * @returns true when it shows per-path counting: a 2xx on another path than the floor's, sent after
- *   the floor's answer arrived, with the same reset and at least as much room
- */
 function learnsPerPath(g: RouteGroup, path: string, sentAfter: number, receipt: number, obs: ResponseObservation): boolean {
   const { remaining, resetAt } = obs.headers;
   if (obs.status < 200 || obs.status >= 300 || remaining === undefined || resetAt === undefined) return false;
@@ -136,7 +104,7 @@ function learnsPerPath(g: RouteGroup, path: string, sentAfter: number, receipt: 
   return false;
 }
 
-/** A shared counter, once learnt of a route that starts per path, stays: its governor takes no per-path lesson from the store. */
+/** A shared counter, once learnt of a route that starts per path, stays: no per-path lesson from the store. */
 function newGroup(
   route: string,
   startsPerPath: boolean,
@@ -162,14 +130,12 @@ function newGroup(
   return group;
 }
 
-/** Options of {@link createGovernorPool}. */
 export interface GovernorPoolOptions {
   clock: Clock;
-  /** What other processes share (reservations and windows by route or path), or its opening; none: this process alone. */
+  /** The shared quota, or its opening; none: this process alone. */
   quota?: SharedQuota | Promise<SharedQuota | undefined>;
 }
 
-/** Creates an empty {@link GovernorPool} (no window known, every route counted as one window). */
 export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
   const { clock } = options;
   const serverClock = createServerClock();
@@ -239,15 +205,11 @@ export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
   };
 }
 
-/** The SHA-256 of an API key, hex: how shared state names a key without holding it. */
+/** How shared state names a key without holding it. */
 export function keyHashOf(apiKey: string): string {
   return createHash('sha256').update(apiKey, 'utf8').digest('hex');
 }
 
-/**
- * The pool of `origin` and `apiKey` in `budget` (made on first use, with what other processes share
- * when the budget has a store), or a pool of this client alone without a budget.
- */
 export function poolFor(budget: RateBudget | undefined, origin: string, apiKey: string, clock: Clock): GovernorPool {
   if (budget === undefined) return createGovernorPool({ clock });
   const keyHash = keyHashOf(apiKey);

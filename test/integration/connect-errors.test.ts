@@ -5,7 +5,7 @@
  * failures are retried. The bounds of each attempt are named in words (`1 ms`, not `0.0 s`).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import type { FetchLike } from '../../src/http/fetch-like.js';
+import type { FetchLike } from '../../src/context.js';
 import { createTransportFetch } from '../../src/http/transport.js';
 import { canaryFree, createWorld, removeTempDirs, runInProcess, serveWorld, tempDir } from '../helpers/world.js';
 

@@ -6,7 +6,7 @@
  * the server refuses the page size. The default `{"message": …}` bodies give the same lines.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import type { FetchLike } from '../../src/http/fetch-like.js';
+import type { FetchLike } from '../../src/context.js';
 import { API_ERROR_BODIES } from '../fixtures/api-errors.js';
 import { BASE, canaryFree, createWorld, removeTempDirs, runInProcess, tempDir, type SandboxWorld } from '../helpers/world.js';
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRateBudget, type RateBudget } from '../../src/rate/budget.js';
 import { SHARED_QUOTA_FILE, createFileStore } from '../../src/rate/store-file.js';
-import type { SharedWindow } from '../../src/rate/store.js';
+import type { SharedWindow } from '../../src/rate/budget.js';
 import { START, createWorld, idsOfNdjson, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
 
 let dir: TempDir;

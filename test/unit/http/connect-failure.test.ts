@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProxyFailure } from '../../../src/http/proxy.js';
-import { describeConnectFailure } from '../../../src/http/connect-failure.js';
-import { RetryableFailure, waitBeforeRetry } from '../../../src/http/retry.js';
+import { describeConnectFailure, RetryableFailure, waitBeforeRetry } from '../../../src/http/retry.js';
 import { ApiUnavailableError } from '../../../src/errors.js';
 import { createServerClock } from '../../../src/rate/server-clock.js';
 import { createVirtualClock } from '../../../src/time/clock.js';

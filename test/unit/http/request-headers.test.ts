@@ -4,8 +4,7 @@
  * of the same name; and how the secrets service shows and scrubs a credential-like value.
  */
 import { describe, expect, it } from 'vitest';
-import { createRequestHeaders } from '../../../src/http/exchange.js';
-import { extraHeaders, mergeHeaders, parseHeader } from '../../../src/http/request-headers.js';
+import { createRequestHeaders, extraHeaders, mergeHeaders, parseHeader } from '../../../src/http/request-headers.js';
 import { createSecrets } from '../../../src/secrets.js';
 
 describe('parseHeader', () => {

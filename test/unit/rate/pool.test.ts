@@ -1,14 +1,14 @@
 /**
  * The governor pool (rate/pool.ts): routes by endpoint template, one window per route until
  * per-path counting is seen in the headers, and each client's waits reported to that client
- * (rate/client-budget.ts).
+ * (rate/index.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { createRateBudget } from '../../../src/rate/budget.js';
-import { createClientBudget } from '../../../src/rate/client-budget.js';
-import type { GovernorWait, ResponseObservation } from '../../../src/rate/governor.js';
+import { createRateBudget, type SharedQuota } from '../../../src/rate/budget.js';
+import { createClientBudget } from '../../../src/rate/index.js';
+import type { GovernorWait } from '../../../src/rate/governor.js';
+import type { ResponseObservation } from '../../../src/rate/quota-window.js';
 import { createGovernorPool, keyHashOf, poolFor, routeOf } from '../../../src/rate/pool.js';
-import type { SharedQuota } from '../../../src/rate/store.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
 
 const T = Date.UTC(2024, 3, 16, 18, 0, 0);
