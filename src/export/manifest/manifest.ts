@@ -10,7 +10,7 @@ import { basename, dirname, relative, resolve as resolvePath } from 'node:path';
 import type { Clock } from '../../time/clock.js';
 import type { Endpoint, Ids } from '../../endpoints.js';
 import { UsageError } from '../../errors.js';
-import type { OutputFormat } from '../../output/writer.js';
+import type { OutputFormat } from '../../format-names.js';
 import type { ProgressStats } from '../../io/progress.js';
 import { nodeFileSystem, replaceFile, type FileSystem } from '../../io/files.js';
 import type { Destination, PageMark } from '../files/destination.js';
