@@ -11,7 +11,7 @@ import type { Clock } from '../../time/clock.js';
 import type { Endpoint, Ids } from '../../endpoints.js';
 import { UsageError } from '../../errors.js';
 import type { OutputFormat } from '../../format-names.js';
-import type { ProgressStats } from '../../io/progress.js';
+import type { ProgressStats } from '../../io/events.js';
 import { nodeFileSystem, replaceFile, type FileSystem } from '../../io/files.js';
 import type { Destination, PageMark } from '../files/destination.js';
 import type { Compression } from '../files/gzip-destination.js';

@@ -14,7 +14,7 @@ import type { PageStep, PagingMode } from '../../pagination/paginate.js';
 import type { Formatter, FormatterOptions, FormatterState } from '../../output/formatter.js';
 import type { OutputFormat } from '../../format-names.js';
 import type { LogFormat } from '../../io/events.js';
-import type { ModeNote } from '../../io/progress.js';
+import type { ModeNote } from '../../io/events.js';
 import type { Compression } from '../files/gzip-destination.js';
 import type { Destination } from '../files/destination.js';
 import type { ManifestOutput, ManifestPlan, ManifestRecorder } from '../manifest/manifest.js';
