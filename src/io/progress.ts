@@ -170,12 +170,7 @@ export function createProgress(options: ProgressOptions): Progress {
   const spinner = startSpinner(options, noColor);
   if (spinner) liveText(spinner, () => statusLine(state, eta, started, options));
   const line = lineWriter(stderr, spinner);
-
-  // Repaints at once (ora's own tick is 80 ms) so a wait or a page is never missed.
-  const render = (): void => {
-    spinner?.render();
-  };
-  const countdown = createCountdown(clock, render);
+  const countdown = createCountdown(clock, () => spinner?.render());
 
   return {
     stats,
@@ -193,7 +188,7 @@ export function createProgress(options: ProgressOptions): Progress {
           state.primed = true;
           eta.wait(event, clock.monotonic());
           if (spinner) {
-            render();
+            spinner.render(); // at once: ora's own tick is 80 ms
             countdown.start(state.wait.endMono);
           } else if (!quiet) line(`collections: ${inertText(formatWaitLine(event, clock.now()))}`);
           break;
