@@ -6,7 +6,7 @@
  */
 import { Command, CommanderError, Help, InvalidArgumentError, type Argument, type Option } from 'commander';
 import type { Context } from '../context.js';
-import { outputColumns } from '../io/columns.js';
+import { outputColumns } from '../io/terminal-text.js';
 
 /**
  * Makes `cmd` report to the context's streams and throw instead of exiting (commander's

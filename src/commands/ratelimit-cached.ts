@@ -9,7 +9,7 @@ import { ENDPOINTS } from '../endpoints.js';
 import { ExitCode } from '../errors.js';
 import { formatLocalTime, formatTimeLeft } from '../io/format.js';
 import { inertText } from '../io/terminal-text.js';
-import { outputColumns } from '../io/columns.js';
+import { outputColumns } from '../io/terminal-text.js';
 import { drawTable, loadTableSupport } from '../output/table-draw.js';
 
 /** One row of `ratelimit --cached --json`. */

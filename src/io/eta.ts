@@ -1,59 +1,33 @@
 /**
- * The ETA of the progress line (docs/progress.md, "Progress"): the larger of two estimates of the time left.
- * - Throughput: the items still to fetch at this run's own pace, measured over a recent window
- *   ({@link RATE_WINDOW_MS}) of the items this process fetched (from its first page on once there
- *   are two), the rate-limit waits left out: the quota estimate accounts for those. After one page
- *   there is no pace yet: the quota estimate alone, or without one that page's response time.
- *   Items restored from a checkpoint count toward the done part, never toward the pace: a resumed
- *   run has fetched nothing yet.
- * - Quota: the requests still to send (pages to go = items left / items per page) against the rate
- *   limit: those beyond the window's `X-RateLimit-Remaining` wait for its `X-RateLimit-Reset` and
- *   for later windows of the length learnt from the responses' successive resets. Until it is known
- *   and later windows are needed, there is no ETA at all: throughput cannot see the waits to come
- *   on a fresh run, whose first pages come at full speed before the quota runs out.
- * Pure: the caller passes the times (monotonic ms for rates, local epoch ms for resets).
+ * The ETA (docs/progress.md, "Progress"), the larger of: the items left at this run's recent pace,
+ * waits left out (a resume's items are done, not pace); and the requests left under the quota, in
+ * windows learnt from successive resets. Until a needed window is learnt, no ETA: a fresh run's
+ * first pages come at full speed before the quota runs out. Monotonic ms for rates, local epoch ms for resets.
  */
 import type { RateLimitSnapshot } from '../rate/index.js';
 
-/**
- * The span of the throughput's moving window, ms: long enough to cover several rate-limit windows
- * of seconds, short enough to follow a change of pace.
- */
+/** The throughput's window, ms: several rate-limit windows of seconds, short enough to follow a change of pace. */
 export const RATE_WINDOW_MS = 30_000;
 
 /** Responses whose mean duration is the time one request takes. */
 const DURATION_SAMPLES = 20;
 
-/** The ETA estimator of one export; see {@link createEtaEstimator}. */
 export interface EtaEstimator {
-  /**
-   * The counts after a page was written, with that page's rate-limit headers. The first call sets
-   * the counts restored by a resume (or zero): they are done but were not fetched by this run.
-   * @param monoMs when, monotonic ms
-   */
+  /** After a page was written; the first call sets the counts restored by a resume (or zero). */
   page(items: number, pages: number, monoMs: number, rateLimit?: RateLimitSnapshot): void;
-  /** A response arrived after `ms` (its duration), with its `X-RateLimit-Reset` (server ms) when sent. */
+  /** @param resetAt its `X-RateLimit-Reset`, server ms */
   response(ms: number, resetAt?: number): void;
-  /**
-   * A rate-limit wait of `ms` from `monoMs`, until `until` (epoch ms, local clock): the window's
-   * quota is spent until then. `limit` is `X-RateLimit-Limit` of the response that caused it.
-   */
+  /** The window's quota is spent until `until` (epoch ms, local clock). */
   wait(event: { ms: number; until: number; limit?: number | undefined }, monoMs: number): void;
-  /** The export pages by cursor: its chain ends on the first empty page, one request more than the pages of items. */
+  /** Cursor mode: the chain ends on an empty page, one request more than the pages of items. */
   endsOnEmptyPage(): void;
-  /** This run's items per second over the last {@link RATE_WINDOW_MS} (0 before any time passed). */
+  /** Items per second over the last {@link RATE_WINDOW_MS}. */
   rate(monoMs: number): number;
-  /**
-   * The time left, ms: the larger of the throughput and the quota estimates; undefined without a
-   * total, before either can be made (no item fetched yet and no rate-limit headers), and while the
-   * quota's time needs a window length not learnt yet.
-   * @param monoMs now, monotonic ms
-   * @param nowMs now, epoch ms by the local clock (resets are local-clock instants)
-   */
+  /** Ms; undefined without a total, before any estimate, and while the quota needs a window length not learnt yet. */
   etaMs(total: number | undefined, monoMs: number, nowMs: number): number | undefined;
 }
 
-/** The quota as last seen: requests left until `resetAt` (epoch ms, local clock). */
+/** `resetAt`: epoch ms, local clock. */
 interface Quota {
   limit: number;
   remaining: number;
@@ -61,11 +35,8 @@ interface Quota {
 }
 
 /**
- * The window length, ms, learnt from the responses' resets (`X-RateLimit-Reset`, by the server's
- * clock, so the local clock's offset does not blur it) in the order they arrive, 429s included:
- * the smallest gap between successive distinct resets (a window in which no response arrived makes
- * a gap of several). Undefined until two were seen. The time from a response to its window's reset
- * is no measure of the window: the run may start at any point of it (docs/progress.md, "Progress").
+ * The smallest gap between successive distinct resets, by the server's clock (a window without
+ * responses makes a gap of several); the time to a reset is no measure: a run starts anywhere in a window.
  */
 function createWindowLearner(): { see(resetAt: number): void; windowMs(): number | undefined } {
   let last: number | undefined;
@@ -81,14 +52,7 @@ function createWindowLearner(): { see(resetAt: number): void; windowMs(): number
   };
 }
 
-/**
- * The time the requests still to send need under the quota, ms: those the current window still
- * allows go at once; the others wait for its reset and then `limit` a window of `windowMs`.
- * @param windowMs the window's length; undefined when not known
- * @param perRequestMs the time one request takes, ms
- * @returns undefined when the answer depends on the window's length and it is not known (more
- *   requests than the current window and the next one allow, or a window rolled over)
- */
+/** Ms the requests left need under the quota; undefined when that depends on a `windowMs` not known. */
 export function quotaEtaMs(requests: number, quota: Quota, windowMs: number | undefined, nowMs: number, perRequestMs: number): number | undefined {
   let { remaining, resetAt } = quota;
   if (resetAt <= nowMs) {
@@ -105,24 +69,16 @@ export function quotaEtaMs(requests: number, quota: Quota, windowMs: number | un
   return resetAt - nowMs + (windows - 1) * (windowMs ?? 0) + lastBatch * perRequestMs;
 }
 
-/** This run's pace: items fetched over time and the rate-limit waits within it; see {@link createPace}. */
 interface Pace {
-  /** This run has fetched `fetched` items by `monoMs`. */
   add(monoMs: number, fetched: number): void;
-  /** A rate-limit wait from `fromMono` to `toMono` (monotonic ms). */
   waited(fromMono: number, toMono: number): void;
-  /** Items per second over the recent window, waits included (what the line shows). */
+  /** Waits included (what the line shows). */
   rate(monoMs: number): number;
-  /** Items per second over the recent window with the rate-limit waits left out; undefined when there is no such time. */
+  /** Waits left out; undefined when there is no such time. */
   activeRate(monoMs: number): number | undefined;
 }
 
-/**
- * The pace of one run over the last {@link RATE_WINDOW_MS}: from the newest sample at or before
- * the window's start. Rate-limit waits are kept apart so that the throughput estimate does not count
- * them twice: the quota estimate is the one that knows when the next waits come and how long they are.
- * @param startMono the run's start, monotonic ms (the first sample, with 0 items)
- */
+/** Waits kept apart, so the throughput does not count them twice: the quota estimate knows when the next ones come. */
 function createPace(startMono: number): Pace {
   const samples: Array<{ mono: number; fetched: number }> = [{ mono: startMono, fetched: 0 }];
   // Waits as disjoint intervals in order (overlapping ones, e.g. of concurrent requests, are merged).
@@ -159,15 +115,10 @@ function createPace(startMono: number): Pace {
   };
 }
 
-/** The mean of a non-empty list. */
 function mean(values: readonly number[]): number {
   return values.reduce((a, b) => a + b, 0) / values.length;
 }
 
-/**
- * Creates the estimator of one export.
- * @param startMono when the export started, monotonic ms (the throughput counts from then)
- */
 export function createEtaEstimator(startMono: number): EtaEstimator {
   const pace = createPace(startMono);
   let restored: number | undefined;

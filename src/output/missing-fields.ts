@@ -1,27 +1,12 @@
 /**
- * `--fields` names that match nothing (README, "Output"): a typo such as `Total` for `total` would
- * otherwise give an empty column or `null` in every item and exit 0. Each name that no item of the
- * first page holding items has is named once through the formatter's `warn`, in every format.
+ * `--fields` names that match nothing: a typo such as `Total` would otherwise give an empty column
+ * or `null` in every item and exit 0.
  */
 import type { Formatter } from './formatter.js';
 import { getPath, splitPath } from './fields.js';
-import { addPaths, createPathTree, type PathTree } from './flatten.js';
+import { addPaths, createPathTree, treePaths } from './flatten.js';
 
-/** Every path of a tree, branches included (`issuer` and `issuer.rfc`), joined with dots. */
-function allPaths(tree: PathTree): string[] {
-  const out: string[] = [];
-  const walk = (node: PathTree, prefix: string): void => {
-    for (const [key, next] of node.children) {
-      const path = prefix === '' ? key : `${prefix}.${key}`;
-      out.push(path);
-      walk(next, path);
-    }
-  };
-  walk(tree, '');
-  return out;
-}
-
-/** The warning for `field`, with the path of the page it differs from only in case, if any. */
+/** With the path it differs from only in case, if any. */
 function missingMessage(field: string, present: readonly string[]): string {
   const lower = field.toLowerCase();
   const near = present.find((p) => p.toLowerCase() === lower);
@@ -30,10 +15,7 @@ function missingMessage(field: string, present: readonly string[]): string {
     : `--fields: no item of the first page has '${field}'; did you mean '${near}'?`;
 }
 
-/**
- * The names of `fields` that no item of `items` has (a value, `null` included, at that path).
- * @returns one warning a name, in the order of `fields`
- */
+/** A warning for each name no item has (a value, `null` included, at that path), in the order of `fields`. */
 export function missingFieldWarnings(fields: readonly string[], items: readonly unknown[]): string[] {
   const missing = fields.filter((field) => {
     const path = splitPath(field);
@@ -42,14 +24,11 @@ export function missingFieldWarnings(fields: readonly string[], items: readonly 
   if (missing.length === 0) return [];
   const tree = createPathTree();
   for (const item of items) addPaths(tree, item);
-  const present = allPaths(tree);
+  const present = treePaths(tree).map((path) => path.join('.'));
   return missing.map((field) => missingMessage(field, present));
 }
 
-/**
- * `formatter`, which names through `warn` the `fields` that no item of its first page holding items
- * has (once: a page with no items names nothing and leaves the check to the next).
- */
+/** `formatter`, checking the first page that holds items. */
 export function withMissingFieldCheck(formatter: Formatter, fields: readonly string[], warn: (message: string) => void): Formatter {
   let checked = false;
   return {

@@ -1,25 +1,18 @@
 /**
- * The paging mode the server really uses (docs/choices.md, "Cursor-only endpoints and honest mode"), whatever
- * the client asked for: the real service's current invoice endpoints page by cursor only (a request
- * carrying `page` is a 400 `Only cursor pagination is available for this endpoint.`), and plain API
- * Platform ignores `X-Pagination-Style`, the deployment's own header, so `--cursor` gets offset pages.
- * {@link serverModePages} reads the first page (or that 400), says once when the mode is not the one
- * asked for, and pages on in the mode the server uses.
+ * The paging mode the server really uses, whatever was asked (docs/choices.md, "Cursor-only
+ * endpoints and honest mode"): the real service's invoice endpoints page by cursor only (`page` is
+ * a 400), and plain API Platform ignores `X-Pagination-Style`, so `--cursor` gets offset pages.
  */
 import type { Client } from '../http/client.js';
 import { HttpError } from '../errors.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
 import { offsetPagesAfter } from './offset.js';
-import { paginate, type PageStep, type PagingMode } from './paginate.js';
+import { paginate, prefetch, type PageStep, type PagingMode } from './paginate.js';
 import type { CollectionPage } from './page-scan.js';
-import { prefetch } from './prefetch.js';
-
-export type { PagingMode } from './paginate.js';
 
 /** A cursor parameter as API Platform links it (`id[lt]`, `id[gt]`; URLSearchParams decodes `%5B…%5D`). */
 const CURSOR_KEY = /\[(?:lt|gt)\]$/;
 
-/** The query of `link` resolved against `base`; undefined for a link that is no URL. */
 function queryOf(link: string | undefined, base: URL): URLSearchParams | undefined {
   if (link === undefined) return undefined;
   try {
@@ -30,11 +23,9 @@ function queryOf(link: string | undefined, base: URL): URLSearchParams | undefin
 }
 
 /**
- * The mode a page's links show: `offset` when one of them carries `page`; `cursor` when `next` or
- * `previous` carries a cursor (a `…[lt]` or `…[gt]` parameter the page's own URL does not hold with
- * that value: a filter such as `total[lt]=5` is in every link) and none carries `page`; undefined
- * when they show neither (no `view`, or no link to another page).
- * @param url the page's URL, which its links are resolved against
+ * `offset` when a link of the page carries `page`; `cursor` when `next` or `previous` carries a
+ * `…[lt]` or `…[gt]` the page's own URL does not hold with that value (a filter such as
+ * `total[lt]=5` is in every link); undefined when the links show neither.
  */
 export function modeOfPage(page: Pick<CollectionPage, 'view'>, url: URL): PagingMode | undefined {
   const view = page.view;
@@ -46,15 +37,11 @@ export function modeOfPage(page: Pick<CollectionPage, 'view'>, url: URL): Paging
   return moves(queryOf(view.next, url)) || moves(queryOf(view.previous, url)) ? 'cursor' : undefined;
 }
 
-/**
- * Whether `err` is a server saying that only cursor pagination is available: a 400 whose message
- * speaks of a cursor, as the real service's `Only cursor pagination is available for this endpoint.`
- */
+/** A 400 speaking of a cursor, as the real service's `Only cursor pagination is available for this endpoint.` */
 export function isCursorOnlyRefusal(err: unknown): err is HttpError {
   return err instanceof HttpError && err.details.status === 400 && /\bcursor\b/i.test(err.details.serverMessage ?? '');
 }
 
-/** The server pages in another mode than the one asked for. */
 export interface ModeChange {
   asked: PagingMode;
   used: PagingMode;
@@ -62,39 +49,26 @@ export interface ModeChange {
   refusal?: HttpError;
 }
 
-/** Options of {@link serverModePages}. */
 export interface ServerModeOptions {
   client: Client;
-  /** The configured base URL: links must keep its origin. */
   baseUrl: URL;
-  /** First page to fetch (absolute). */
   start: URL;
   /** The mode asked for. */
   mode: PagingMode;
-  /** The pagination headers of each mode (cursor: `X-Pagination-Style: cursor`). */
   headers: Readonly<Record<PagingMode, Readonly<Record<string, string>>>>;
-  /** Offset pages in flight once the first page showed an offset collection (≥ 1). */
   concurrency: number;
-  /** Items still wanted (`--max-items` less those written; Infinity: all), read as pages arrive. */
+  /** Items still wanted (Infinity: all), read as pages arrive. */
   wanted: () => number;
-  /**
-   * Told once, before any page is yielded, when the server pages in another mode; it may throw to
-   * stop (e.g. `--page` asked for offset pages the server does not have).
-   */
+  /** Told once, before any page is yielded, when the server pages in another mode; may throw to stop. */
   onChange: (change: ModeChange) => void;
 }
 
 /**
- * The pages from `start` in the mode the server uses, each step with its `mode`. The first page is
- * fetched alone in the mode asked for, so no offset read-ahead fires `page=2…` before it showed an
- * offset collection. An offset request refused with {@link isCursorOnlyRefusal}'s 400, or a first
- * page whose links are cursors, goes on in cursor mode from `start` or that page; a cursor request
- * answered with offset pages goes on following their `next`. Cursor mode ends at the first empty
- * page (paginate.ts `emptyPageEnds`) and fetches the next page while this one is written
- * (prefetch.ts), as does a `--cursor` export the server pages by offset; an offset export pages by
- * number, `concurrency` pages in flight (offset.ts).
- * @throws what {@link paginate}, {@link offsetPagesAfter} and `onChange` throw; the 400 when the
- *   request already was in cursor mode
+ * The pages from `start` in the mode the server uses. The first page is fetched alone, so no
+ * read-ahead fires `page=2…` before it showed an offset collection; an offset request refused by
+ * {@link isCursorOnlyRefusal}'s 400, or a first page with cursor links, goes on by cursor; a
+ * cursor request answered with offset pages follows their `next`.
+ * @throws what {@link paginate}, {@link offsetPagesAfter} and `onChange` throw
  */
 export async function* serverModePages(options: ServerModeOptions): AsyncGenerator<PageStep, void, void> {
   const { client, start, mode: asked, headers } = options;
@@ -117,12 +91,7 @@ export async function* serverModePages(options: ServerModeOptions): AsyncGenerat
   yield* following(options, used, start, first);
 }
 
-/**
- * Follows `next` from `start` (whose page is `first` when fetched already) in `mode`: in cursor
- * mode the first empty page ends it. The next page is fetched while this one is written, unless
- * the items wanted are reached, or the export pages by offset one page at a time as asked
- * (`--concurrency 1`).
- */
+/** Follows `next`, fetching the next page while this one is written, except offset pages asked one at a time (`--concurrency 1`). */
 async function* following(options: ServerModeOptions, mode: PagingMode, start: URL, first?: FetchedPage): AsyncGenerator<PageStep, void, void> {
   const { client, baseUrl } = options;
   const headers = { ...options.headers[mode] };

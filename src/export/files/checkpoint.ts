@@ -5,7 +5,7 @@
  */
 import { constants as fsConstants } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
-import type { FormatterState } from '../../output/writer.js';
+import type { FormatterState } from '../../output/formatter.js';
 import { UsageError } from '../../errors.js';
 import { isObject } from '../../json/object.js';
 import { nodeFileSystem, replaceFile, type FileSystem } from '../../io/files.js';

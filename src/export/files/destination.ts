@@ -3,7 +3,7 @@
  * ({@link openStdout}) or a sidecar file with its checkpoint (export/files/sidecar.ts).
  */
 import type { OutputStream } from '../../context.js';
-import type { FormatterState } from '../../output/writer.js';
+import type { FormatterState } from '../../output/formatter.js';
 import { createStreamSink } from '../../output/stream-sink.js';
 import type { Checkpoint } from './checkpoint.js';
 import type { FileDigest } from './file-sink.js';

@@ -4,8 +4,8 @@
  */
 import type { RateLimitSnapshot } from '../../http/client.js';
 import type { PageStep } from '../../pagination/paginate.js';
-import type { Formatter } from '../../output/writer.js';
-import type { Progress } from '../../io/progress.js';
+import type { Formatter } from '../../output/formatter.js';
+import type { Progress } from '../../io/events.js';
 import type { Interrupt } from './interrupt.js';
 import type { Destination } from '../files/destination.js';
 import type { ManifestRecorder } from '../manifest/manifest.js';

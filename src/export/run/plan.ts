@@ -11,9 +11,10 @@
 import type { Endpoint } from '../../endpoints.js';
 import type { Client, ClientEvent, ClientOptions } from '../../http/client.js';
 import type { PageStep, PagingMode } from '../../pagination/paginate.js';
-import type { Formatter, FormatterOptions, FormatterState, OutputFormat } from '../../output/writer.js';
+import type { Formatter, FormatterOptions, FormatterState } from '../../output/formatter.js';
+import type { OutputFormat } from '../../format-names.js';
 import type { LogFormat } from '../../io/events.js';
-import type { ModeNote } from '../../io/progress.js';
+import type { ModeNote } from '../../io/events.js';
 import type { Compression } from '../files/gzip-destination.js';
 import type { Destination } from '../files/destination.js';
 import type { ManifestOutput, ManifestPlan, ManifestRecorder } from '../manifest/manifest.js';

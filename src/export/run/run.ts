@@ -8,7 +8,8 @@
 import type { Context } from '../../context.js';
 import type { Client, ClientEvent, RateLimitSnapshot } from '../../http/client.js';
 import { BrokenPipeError } from '../../output/stream-sink.js';
-import { loadProgress, type ModeNote, type Progress, type ProgressStats } from '../../io/progress.js';
+import { loadProgress } from '../../io/progress.js';
+import type { ModeNote, Progress, ProgressStats } from '../../io/events.js';
 import { addResumeHint, createInterrupt } from './interrupt.js';
 import type { Destination } from '../files/destination.js';
 import { createWatermarkTracker } from '../state/watermark.js';

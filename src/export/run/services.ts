@@ -8,7 +8,7 @@
  */
 import type { Context } from '../../context.js';
 import { createFormatter, prepareFormatter } from '../../output/writer.js';
-import { outputColumns } from '../../io/columns.js';
+import { outputColumns } from '../../io/terminal-text.js';
 import type { FileSystem } from '../../io/files.js';
 import { exportClientOpener } from './export-client.js';
 import { pageSteps } from './page-source.js';

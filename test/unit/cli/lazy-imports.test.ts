@@ -47,7 +47,7 @@ function modulesLoadedBy(args: string[]): string[] {
 
 /**
  * What `--help` must not load; http/redact.js and io/terminal-text.js (pure text scrubbing of error
- * lines, loaded by cli/main.ts) and io/columns.js (the width help is wrapped to) are allowed.
+ * lines, loaded by cli/main.ts) and io/terminal-text.js (the width help is wrapped to) are allowed.
  */
 const HEAVY = [
   /\/dist\/(http\/(?!redact\.js|request-headers\.js)|output|export|pagination|io\/(?!terminal-text\.js|columns\.js)|sandbox\/(?!defaults))/,

@@ -19,7 +19,7 @@ import { EXPORT_FLAGS, longFlag } from '../../../src/config/flags.js';
 import { CONFIG_KEYS } from '../../../src/config/values.js';
 import { exportCommands } from '../../../src/endpoints.js';
 import { UsageError } from '../../../src/errors.js';
-import { OUTPUT_FORMATS } from '../../../src/output/writer.js';
+import { OUTPUT_FORMATS } from '../../../src/format-names.js';
 import { createTestContext } from '../../helpers/context.js';
 
 const COMMANDS = ['entities', 'events', 'invoices', 'line-items', 'payments', 'get', 'ratelimit', 'config', 'sandbox', 'completion', 'verify'];

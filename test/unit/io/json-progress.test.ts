@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createJsonProgress } from '../../../src/io/json-progress.js';
-import { formatEvent } from '../../../src/io/events.js';
+import { createJsonProgress, formatEvent } from '../../../src/io/events.js';
 import { readCommandLine } from '../../../src/cli/argv.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
 import { CaptureStream } from '../../helpers/context.js';

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { parse } from 'csv-parse/sync';
 import { createFormatter } from '../../../src/output/writer.js';
-import type { FormatterOptions } from '../../../src/output/writer.js';
+import type { FormatterOptions } from '../../../src/output/formatter.js';
 import { encodeRecord, neutraliseFormula } from '../../../src/output/formats/csv.js';
 import { invoiceA, invoiceB, manyInvoices, paginate } from '../../fixtures/invoices.js';
 import { valueMembers } from '../../../src/json/members.js';

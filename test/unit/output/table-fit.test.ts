@@ -6,7 +6,7 @@
 import stringWidth from 'string-width';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { drawTable, fitWidths, loadTableSupport } from '../../../src/output/table-draw.js';
-import { outputColumns } from '../../../src/io/columns.js';
+import { outputColumns } from '../../../src/io/terminal-text.js';
 import { createWorld, runInProcess, tempDir, type TempDir } from '../../helpers/world.js';
 
 beforeAll(() => loadTableSupport());
