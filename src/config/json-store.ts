@@ -1,21 +1,11 @@
 /**
- * The two JSON file stores: the settings file, kept with the `conf` package ({@link createConfStore},
- * as the product has always named it), and the rate-limit cache ({@link createJsonStore}). Both hold
- * one JSON object, read afresh on every call and replaced atomically on every write, in the same
- * layout (the object pretty-printed with tabs, no trailing newline), so files written by any
- * version are read as they are, with no migration.
+ * The JSON object files: the settings, kept with `conf` ({@link createConfStore}), and the
+ * rate-limit cache ({@link createJsonStore}). Both are read afresh on every call and replaced
+ * atomically (temp file opened 0600, fsync, chmod 0600 whatever the umask, rename; a symlink's
+ * target is replaced, the owner kept), in the layout conf writes: tabs, no trailing newline.
  *
- * Writes go through a temporary file beside the target, opened with mode 0600, written, fsync'd,
- * chmod'ed to exactly 0600 (so no umask can widen it), then renamed over the target (rename(2) is
- * atomic within a folder, so a failed write leaves the old file whole): conf does it through
- * `atomically`, the cache through `write-file-atomic`. A symlinked file is followed and its target
- * replaced, and an existing file's owner is kept. Our own exclusive-temp helpers (io/files.ts) are
- * asynchronous and built for the export's files; the stores are synchronous and their folder is
- * private (0700), so the libraries are enough here.
- *
- * The cache stays off conf: it is a cache, not settings, and best-effort, and `atomically` retries
- * a refused write (EACCES, EPERM, EBUSY) in a busy loop for up to a second before giving up, which
- * would stall every export whose cache folder is read-only.
+ * The cache stays off conf: it is not settings, it must never stall an export, and conf's writer
+ * (`atomically`) retries a refused write (EACCES, EPERM, EBUSY) in a busy loop for up to 1 s.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname } from 'node:path';
@@ -97,14 +87,13 @@ export function createJsonStore(path: string): JsonStore {
 }
 
 /**
- * The store of the file at `path`, kept with conf; the same contract as {@link createJsonStore}.
- * conf is opened on first use, as its constructor reads the file. It makes a missing folder with
- * the umask's mode (on a read too), so the folder is made here first, 0700, and a read of a file
- * whose folder is missing reads nothing without asking conf.
+ * The store of the file at `path`, kept with conf; the contract of {@link createJsonStore}. conf
+ * makes a missing folder with the umask's mode, on a read too: the folder is made 0700 here first,
+ * and a read in a missing folder does not reach conf. Opened on first use (the constructor reads).
  */
 export function createConfStore(path: string): JsonStore {
-  let conf: Conf<Record<string, unknown>> | undefined;
-  const open = (): Conf<Record<string, unknown>> =>
+  let conf: Conf | undefined;
+  const open = (): Conf =>
     (conf ??= new Conf({
       cwd: dirname(path),
       configName: basename(path, extname(path)),
