@@ -1,6 +1,6 @@
 /**
  * The config store: named profiles of settings (API key, base URL, export defaults) in one JSON
- * file (config/json-store.ts), plus a cache of the last rate-limit headers seen per endpoint in a second
+ * file kept with `conf` (createConfStore), plus a cache of the last rate-limit headers seen per endpoint in a second
  * file in the cache folder (never holding the key; config/rate-limit-cache.ts). The folders and both
  * files are kept private (config/folder.ts).
  */
@@ -11,7 +11,7 @@ import { UsageError } from '../errors.js';
 import { fileError } from '../io/files.js';
 import { isObject } from '../json/object.js';
 import { cacheDirOf, defaultConfigDir, DIR_MODE, secureFiles } from './folder.js';
-import { createJsonStore, type JsonStore } from './json-store.js';
+import { createConfStore, createJsonStore, type JsonStore } from './json-store.js';
 import { createRateLimitCache, migrateRateLimitCache, type RateLimitCacheEntry, type RateLimitObservation } from './rate-limit-cache.js';
 import { CONFIG_KEYS, checkStoredValue, parseConfigValue, parseProfileName, storedHeaderName } from './values.js';
 import type { ConfigKey, ProfileValues } from './values.js';
@@ -42,8 +42,8 @@ export interface ConfigStore {
    * @returns the value as stored
    * @throws {UsageError} for an invalid profile name or value; {@link OutputError} (`E_OUTPUT_WRITE`,
    *   exit 7) when the file cannot be saved (disk full, quota, size limit, read-only, permission),
-   *   naming the path and the cause; the file is then left as it was (the store writes a temp file
-   *   and renames it, config/json-store.ts)
+   *   naming the path and the cause; the file is then left as it was (conf writes a temp file and
+   *   renames it)
    */
   set(profile: string, key: ConfigKey, raw: string): string | number;
   /**
@@ -72,7 +72,7 @@ export interface ConfigStore {
 
 /** Options of {@link createConfigStore}. */
 export interface ConfigStoreOptions {
-  /** Folder of the files; default {@link defaultConfigDir} (the folder the `conf` package used, so older files are found). */
+  /** Folder of the files; default {@link defaultConfigDir} (conf's own default for the project). */
   configDir?: string;
   /**
    * Environment, for the default folders (`XDG_CONFIG_HOME`, `APPDATA`, `XDG_CACHE_HOME`,
@@ -222,7 +222,7 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
   if (fixes.length > 0) {
     options.warn?.(`config permissions were too open; changed ${fixes.join('; ')}`);
   }
-  const settings = createJsonStore(path);
+  const settings = createConfStore(path);
   readProfiles(settings);
   let cacheFile: JsonStore | undefined;
   let warned = false;

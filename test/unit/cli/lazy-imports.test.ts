@@ -53,7 +53,7 @@ const HEAVY = [
   /\/dist\/(http\/(?!redact\.js|request-headers\.js)|output|export|pagination|io\/(?!terminal-text\.js|columns\.js)|sandbox\/(?!defaults))/,
   /\/dist\/config\/(store|settings|folder|rate-limit-cache)\.js$/,
   /\/dist\/commands\/(export|ratelimit|ratelimit-cached|config|completion|completion-render|sandbox)\.js$/,
-  /\/node_modules\/(write-file-atomic|undici|csv-stringify|cli-table3|ora)\//,
+  /\/node_modules\/(conf|atomically|ajv|write-file-atomic|undici|csv-stringify|cli-table3|ora)\//,
 ];
 
 describe('lazy imports', () => {
@@ -72,5 +72,6 @@ describe('lazy imports', () => {
     const loaded = modulesLoadedBy(['config', 'path']);
     expect(loaded.some((url) => url.endsWith('/dist/config/store.js'))).toBe(true);
     expect(loaded.some((url) => /\/node_modules\/write-file-atomic\//.test(url))).toBe(true);
+    expect(loaded.some((url) => /\/node_modules\/conf\//.test(url))).toBe(true);
   });
 });
