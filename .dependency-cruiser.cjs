@@ -4,10 +4,12 @@
 // Inside export/: run → state → manifest → files (each room imports only the rooms after it); run → destinations → files.
 // Arrows point down: a module may import its own floor and the floors below it, never one above.
 // `sandbox` stands beside the stack: only the sandbox command (`commands/sandbox*.ts`) starts it, and it reuses only the ground floor.
+// The library's door (src/index.ts, the package's exports, and library/ behind it) stands above commands/: it plans and runs
+// with the export command's own functions; nothing in src imports it yet (the CLI going through it is the next step).
 // Type-only imports count too (tsPreCompilationDeps), since a type import ties a module to another floor as surely as a value import.
 
 /** The ground floor: shared by every floor, imports nothing above itself. */
-const GROUND = '^src/(context\\.ts|errors\\.ts|endpoints\\.ts|secrets\\.ts|time/|http/(fetch-like|redact)\\.ts)';
+const GROUND = '^src/(context\\.ts|errors\\.ts|endpoints\\.ts|path-family\\.ts|secrets\\.ts|time/|http/redact\\.ts)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -24,7 +26,7 @@ module.exports = {
       name: 'no-orphans',
       severity: 'error',
       comment: 'A module of src that nothing imports (and that is not the CLI entry point) is dead code: use it or delete it.',
-      from: { path: '^src/', orphan: true, pathNot: ['^src/cli/main\\.ts$', '\\.d\\.ts$'] },
+      from: { path: '^src/', orphan: true, pathNot: ['^src/cli/main\\.ts$', '^src/index\\.ts$', '\\.d\\.ts$'] },
       to: {},
     },
     {
@@ -60,10 +62,10 @@ module.exports = {
       name: 'ground-context',
       severity: 'error',
       comment:
-        'Ground floor: context.ts (the injected clock, streams, fetch and secrets service) may import only time/, errors.ts, secrets.ts, http/fetch-like.ts, ' +
+        'Ground floor: context.ts (the injected clock, streams, fetch and its FetchLike type, secrets service) may import only time/, errors.ts, secrets.ts, ' +
         'and the type of the rate budget it carries (rate/budget.ts; type-only, see context-names-the-budget-type).',
       from: { path: '^src/context\\.ts$' },
-      to: { path: '^src/', pathNot: '^src/(context\\.ts$|errors\\.ts$|secrets\\.ts$|time/|http/fetch-like\\.ts$|rate/budget\\.ts$)' },
+      to: { path: '^src/', pathNot: '^src/(context\\.ts$|errors\\.ts$|secrets\\.ts$|time/|rate/budget\\.ts$)' },
     },
     {
       name: 'context-names-the-budget-type',
@@ -78,18 +80,18 @@ module.exports = {
       name: 'rate-above-ground',
       severity: 'error',
       comment:
-        'rate/ (the rate budget) is the floor between the ground and http/: it imports only itself, errors.ts, time/, endpoints.ts and json/. ' +
+        'rate/ (the rate budget) is the floor between the ground and http/: it imports only itself, errors.ts, time/, endpoints.ts, path-family.ts and json/. ' +
         'Not context.ts, which names rate/budget.ts (a cycle), nor config/: cli/main.ts hands the file store its folder.',
       from: { path: '^src/rate/' },
-      to: { path: '^src/', pathNot: '^src/(rate/|errors\\.ts$|time/|endpoints\\.ts$|json/)' },
+      to: { path: '^src/', pathNot: '^src/(rate/|errors\\.ts$|time/|endpoints\\.ts$|path-family\\.ts$|json/)' },
     },
     {
       name: 'rate-through-its-index',
       severity: 'error',
       comment:
-        'Above rate/, the budget is used through rate/index.ts, its narrow interface; only cli/main.ts makes the process budget ' +
+        'Above rate/, the budget is used through rate/index.ts, its narrow interface; only cli/main.ts (and library/context.ts, for the library) makes the process budget ' +
         '(rate/budget.ts, light enough for --help) and loads the file store (rate/store-file.ts), and context.ts names the budget type.',
-      from: { path: '^src/', pathNot: '^src/(rate/|cli/main\\.ts$|context\\.ts$)' },
+      from: { path: '^src/', pathNot: '^src/(rate/|cli/main\\.ts$|context\\.ts$|library/context\\.ts$)' },
       to: { path: '^src/rate/', pathNot: '^src/rate/index\\.ts$' },
     },
     {
@@ -102,11 +104,12 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(secrets\\.ts|http/redact\\.ts)$' },
     },
     {
-      name: 'ground-endpoints-fetch-like',
+      name: 'ground-endpoints',
       severity: 'error',
-      comment: 'Ground floor: endpoints.ts and http/fetch-like.ts are shared by the stack and the sandbox, so they import only errors.ts and time/.',
-      from: { path: '^src/(endpoints\\.ts|http/fetch-like\\.ts)$' },
-      to: { path: '^src/', pathNot: '^src/(endpoints\\.ts$|http/fetch-like\\.ts$|errors\\.ts$|time/)' },
+      comment:
+        'Ground floor: endpoints.ts and path-family.ts (the current path family, rows of the same shape) are shared by the stack and the sandbox, so they import only each other, errors.ts and time/.',
+      from: { path: '^src/(endpoints\\.ts|path-family\\.ts)$' },
+      to: { path: '^src/', pathNot: '^src/(endpoints\\.ts$|path-family\\.ts$|errors\\.ts$|time/)' },
     },
     {
       name: 'ground-format-names',
@@ -136,7 +139,7 @@ module.exports = {
       name: 'output-below-export',
       severity: 'error',
       comment:
-        'output/ turns items into bytes (io/ and the ground floor only); it knows nothing of pages, HTTP (not even fetch-like.ts), the export run, commands, CLI, config or the sandbox.',
+        'output/ turns items into bytes (io/ and the ground floor only); it knows nothing of pages, HTTP, the export run, commands, CLI, config or the sandbox.',
       from: { path: '^src/output/' },
       to: { path: '^src/(pagination|http|export|commands|cli|config|sandbox)/' },
     },
@@ -206,9 +209,25 @@ module.exports = {
     {
       name: 'only-top-imports-top',
       severity: 'error',
-      comment: 'cli/ and commands/ are the top floors: nothing below them imports them.',
-      from: { path: '^src/', pathNot: '^src/(cli|commands)/' },
+      comment: 'cli/ and commands/ are the top floors: nothing below them imports them (the library door, above commands/, may).',
+      from: { path: '^src/', pathNot: '^src/(cli|commands|library)/' },
       to: { path: '^src/(cli|commands)/' },
+    },
+    {
+      name: 'door-is-the-top',
+      severity: 'error',
+      comment:
+        'src/index.ts is what the package exports and nothing else: no module of src imports it; library/ is behind it, imported only by it ' +
+        'and by itself, and imports no cli/.',
+      from: { path: '^src/', pathNot: '^src/(index\\.ts$|library/)' },
+      to: { path: '^src/(index\\.ts$|library/)' },
+    },
+    {
+      name: 'library-below-cli',
+      severity: 'error',
+      comment: 'The library never reads argv or the process: cli/ is the command line only.',
+      from: { path: '^src/(index\\.ts$|library/)' },
+      to: { path: '^src/cli/' },
     },
     {
       name: 'commands-below-cli',
@@ -221,7 +240,7 @@ module.exports = {
       name: 'sandbox-beside-stack',
       severity: 'error',
       comment:
-        'The sandbox stands beside the stack: it may import only sandbox/ and the ground floor it shares with the client (endpoints, time, errors, context, fetch-like).',
+        'The sandbox stands beside the stack: it may import only sandbox/ and the ground floor it shares with the client (endpoints, time, errors, context).',
       from: { path: '^src/sandbox/' },
       to: { path: '^src/', pathNot: ['^src/sandbox/', GROUND] },
     },

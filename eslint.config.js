@@ -7,7 +7,8 @@ import tseslint from 'typescript-eslint';
 
 export default defineConfig(
   {
-    ignores: ['dist/', 'coverage/', 'demo/', 'node_modules/', 'test/bench/tmp/'],
+    // examples/ are projects of their own, type-checked against the packed package by `npm run example`.
+    ignores: ['dist/', 'coverage/', 'demo/', 'node_modules/', 'test/bench/tmp/', 'examples/'],
   },
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,
@@ -39,10 +40,9 @@ export default defineConfig(
     },
   },
   {
-    // House rule: no source file over 300 lines and no function over 80 lines (tests group cases in long describe blocks).
+    // House rule: no function over 80 lines (tests group cases in long describe blocks). File length is no rule: files split by concern.
     files: ['src/**/*.ts'],
     rules: {
-      'max-lines': ['error', { max: 300 }],
       'max-lines-per-function': ['error', { max: 80 }],
     },
   },

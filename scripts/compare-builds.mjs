@@ -52,6 +52,8 @@ const INVOICE = '$INVOICE';
 
 const FAULTY = ['--faults', 'status status=503 requests=3 times=1'];
 const RATE_1_PER_S = ['--limit', '1', '--window', '1'];
+/** The fixed entity id of the sandbox's first taxpayer (the current path family). */
+const ENTITY0 = '01869a77-fc00-7a1e-8c3b-5d6e7f8091a2';
 
 /**
  * The table. A case is `{ args, code }` (one step) or `{ name, steps: [{ args, code, ... }] }`;
@@ -65,6 +67,7 @@ const CASES = [
   ...[[], ['invoices'], ['line-items'], ['sandbox']].map((rest) => ({ args: ['help', ...rest], code: 0, sandbox: false })),
   ...['entities', 'events', 'payments', 'ratelimit', 'config', 'completion', 'verify'].map((c) => ({ args: [c, '--help'], code: 0, sandbox: false })),
   { args: ['--version'], code: 0, sandbox: false },
+  { args: ['get', '--help'], code: 0, sandbox: false },
   ...['bash', 'zsh', 'fish'].map((shell) => ({ args: ['completion', shell], code: 0, sandbox: false })),
   // Usage errors: exit 2 before any request.
   { args: ['invoices', '--taxpayer', TP0, '--bogus'], code: 2 },
@@ -100,7 +103,8 @@ const CASES = [
     code: 0,
     racy: true,
   },
-  { args: ['invoices', '--taxpayer', TP0, '--out', 'invoices.json', '--manifest', 'no/such/folder/m.json'], code: 7 },
+  { args: ['invoices', '--taxpayer', TP0, '--out', 'invoices.json', '--manifest', 'no/such/folder/m.json'], code: 0 },
+  { args: ['invoices', '--taxpayer', TP0, '--out', 'invoices.json', '--manifest', '/proc/collections/m.json'], code: 7 },
   { args: ['invoices', '--taxpayer', TP1, '--items-per-page', '10', '--page', '2', '--out', '-'], code: 0 },
   { args: ['invoices', '--taxpayer', TP0, '--max-items', '13', '--items-per-page', '5'], code: 0 },
   { args: ['invoices', '--taxpayer', TP0, '--cursor', '--max-items', '13', '--items-per-page', '5', '--format', 'csv'], code: 0 },
@@ -109,7 +113,25 @@ const CASES = [
   { args: ['line-items', '--taxpayer', TP0, '--invoice', INVOICE], code: 0 },
   { args: ['line-items', '--invoice', INVOICE, '--format', 'table'], code: 0 },
   { args: ['payments', '--taxpayer', TP1, '--format', 'csv', '--out', 'payments.csv.gz'], code: 0 },
-  { args: ['invoices', '--taxpayer', TP0, '--out', 'no/such/folder/x.ndjson'], code: 7 },
+  { args: ['invoices', '--taxpayer', TP0, '--out', 'no/such/folder/x.ndjson'], code: 0 },
+  { args: ['invoices', '--taxpayer', TP0, '--out', '/proc/collections/x.ndjson'], code: 7 },
+  { args: ['entities', '--format', 'csv', '--fields', 'ID,type,taxpayer.nope'], code: 0 },
+  // Any path (`get`), request headers, the real service's paging.
+  { args: ['get', `/entities/${ENTITY0}/invoices`, '--cursor', '--items-per-page', '9', '--out', 'g.ndjson'], code: 0 },
+  { args: ['get', '/invoices/payments', '--format', 'csv', '--items-per-page', '25'], code: 0 },
+  { args: ['get', `/entities/${ENTITY0}/invoices?status=VIGENTE`, '--max-items', '5', '-H', 'Accept-Version: 2020-06-28', '-v'], code: 0 },
+  { args: ['get', '/entities/nope/invoices'], code: 4 },
+  { args: ['get', 'https://elsewhere.example/entities'], code: 2 },
+  { args: ['invoices', '--taxpayer', TP0, '-H', 'X-Api-Key: other'], code: 2 },
+  { args: ['invoices', '--taxpayer', TP0, '--items-per-page', '20', '--out', 'co.ndjson'], code: 0, sandbox: ['--cursor-only'] },
+  { args: ['invoices', '--taxpayer', TP0, '--page', '2', '--out', 'co2.ndjson'], code: 2, sandbox: ['--cursor-only'] },
+  {
+    args: ['invoices', '--taxpayer', TP0, '--cursor', '--items-per-page', '20', '--out', 'ip.ndjson'],
+    code: 0,
+    sandbox: ['--ignore-pagination-style'],
+  },
+  { args: ['entities', '--format', 'csv'], code: 0, sandbox: ['--single-page', 'no-view', '--dates', 'naive'] },
+  { args: ['invoices', '--taxpayer', 'XAXX010101000'], code: 4, sandbox: ['--errors', 'problem'] },
   // Logs.
   { args: ['invoices', '--taxpayer', TP0, '--cursor', '--items-per-page', '10', '-v'], code: 0 },
   { args: ['entities', '--items-per-page', '10', '--concurrency', '1', '-v', '--out', 'e.ndjson'], code: 0 },
@@ -122,6 +144,7 @@ const CASES = [
   { args: ['ratelimit', '--taxpayer', TP0, '--invoice', INVOICE, '--json'], code: 0, volatile: true, racy: true },
   // Dry runs.
   { args: ['invoices', '--taxpayer', TP0, '--dry-run'], code: 0, volatile: true },
+  { args: ['invoices', '--taxpayer', TP0, '--dry-run', '-H', 'Authorization: Bearer abcdefghijkl'], code: 0, volatile: true },
   { args: ['invoices', '--taxpayer', `${TP0},${TP1}`, '--cursor', '--out', '{taxpayer}.csv', '--dry-run'], code: 0, volatile: true },
   // Many taxpayers.
   { args: ['invoices', '--taxpayer', `${TP0},${TP2}`, '--taxpayer', TP1, '--out', 'out/{taxpayer}-{endpoint}.ndjson'], code: 0 },

@@ -1,31 +1,20 @@
-/**
- * The endpoints of the Collection API as data: every export command is generated from these rows,
- * never copied, and each id a path takes is described once ({@link ID_SPECS}: its flag, its help
- * and how messages name it). Paths and cursor support are those of the API documentation
- * (endpoints and pagination).
- */
+/** The endpoints of the API documentation as data: every export command is generated from these rows. */
 import { UsageError } from './errors.js';
 
-/** The name of an id a path template takes. */
 export type IdName = 'taxpayerId' | 'invoiceId';
 
 /** How one id is given on the command line (`--taxpayer <rfc>`) and named in messages and help. */
 export interface IdSpec {
-  /** The placeholder of path templates, e.g. `taxpayerId` (`{taxpayerId}`). */
+  /** The placeholder of path templates (`{taxpayerId}`). */
   readonly name: IdName;
-  /** The flag, also how messages name the id, e.g. `--taxpayer` (`--taxpayer must not be empty`). */
   readonly flag: string;
-  /** Commander's attribute of the flag, e.g. `taxpayer` (`flags.taxpayer`). */
   readonly attribute: 'taxpayer' | 'invoice';
-  /** The value's name in help, e.g. `rfc` (`--taxpayer <rfc>`). */
   readonly valueName: string;
-  /** Help of the flag on the export commands, e.g. `taxpayer id (RFC)`. */
   readonly help: string;
-  /** Help of the flag on `ratelimit`, which checks the endpoints the ids open. */
+  /** On `ratelimit`, which checks the endpoints the ids open. */
   readonly probeHelp: string;
 }
 
-/** Every id, in the order flags and messages list them. */
 export const ID_SPECS: readonly IdSpec[] = [
   {
     name: 'taxpayerId',
@@ -45,26 +34,20 @@ export const ID_SPECS: readonly IdSpec[] = [
   },
 ];
 
-/** The spec of one id. */
 export function idSpec(name: IdName): IdSpec {
   return ID_SPECS.find((s) => s.name === name)!;
 }
 
-/** The command-line flag that carries each id, e.g. `taxpayerId` → `--taxpayer` (from {@link ID_SPECS}). */
+/** `taxpayerId` → `--taxpayer` */
 export const ID_FLAGS: Readonly<Record<IdName, string>> = Object.fromEntries(ID_SPECS.map((s) => [s.name, s.flag])) as Record<IdName, string>;
 
-/** Commander flags of an id, e.g. `--taxpayer <rfc>`. */
 export function idOptionFlags(spec: IdSpec): string {
   return `${spec.flag} <${spec.valueName}>`;
 }
 
-/** Id values as commander hands them over, by attribute (`{ taxpayer: 'ABC' }`); absent = not given. */
 export type IdFlagValues = Partial<Record<IdSpec['attribute'], string>>;
 
-/**
- * The ids given as flags, by id name: `{ taxpayer: 'ABC' }` → `{ taxpayerId: 'ABC' }`. Values are
- * not checked here ({@link encodeId} does, when a path is built).
- */
+/** `{ taxpayer: 'ABC' }` → `{ taxpayerId: 'ABC' }`, unchecked ({@link encodeId} checks when a path is built). */
 export function idsFromFlags(flags: IdFlagValues): Ids {
   const ids: Ids = {};
   for (const spec of ID_SPECS) {
@@ -74,25 +57,15 @@ export function idsFromFlags(flags: IdFlagValues): Ids {
   return ids;
 }
 
-/** One endpoint of the API. */
 export interface Endpoint {
-  /** Stable key, used in checkpoints, the rate-limit cache and `ratelimit` output, e.g. `invoice-line-items`. */
+  /** Stable: checkpoints, the rate-limit cache and `ratelimit` output use it. */
   readonly key: string;
-  /** The command that exports it, e.g. `line-items` (three endpoints share that command). */
   readonly command: string;
-  /** Path template with `{taxpayerId}` / `{invoiceId}` placeholders, e.g. `/taxpayers/{taxpayerId}/invoices`. */
   readonly path: string;
-  /** The ids the template needs, in order. */
   readonly ids: readonly IdName[];
-  /** Whether cursor pagination (`X-Pagination-Style: cursor`) is supported. */
   readonly cursor: boolean;
-  /**
-   * The date field `--since` filters on with `<field>[after]` (the API documentation, filters):
-   * `updatedAt` where items record changes, `createdAt` where they are only ever created (events);
-   * undefined where the API documents no date filter (line items, payments), so `--since` is refused.
-   */
-  readonly watermark: 'updatedAt' | 'createdAt' | undefined;
-  /** One-line description for `--help`. */
+  /** The date field `--since` filters on (`<field>[after]`); undefined: none documented, `--since` is refused. */
+  readonly watermark: string | undefined;
   readonly description: string;
   /** Default columns of the `table` format (dot paths). */
   readonly tableFields: readonly string[];
@@ -101,7 +74,6 @@ export interface Endpoint {
 const INVOICE_TABLE = ['id', 'type', 'status', 'issuer.rfc', 'receiver.rfc', 'currency', 'total', 'issuedAt'];
 const LINE_ITEM_TABLE = ['id', 'invoice.id', 'description', 'quantity', 'unitAmount', 'totalAmount'];
 
-/** Every endpoint of the API documentation, one row each. */
 export const ENDPOINTS: readonly Endpoint[] = [
   {
     key: 'entities',
@@ -175,10 +147,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
 ];
 
-/** Ids given on the command line; absent ids are `undefined`. */
 export type Ids = Partial<Record<IdName, string>>;
 
-/** The export commands in table order, without repeats: `entities`, `events`, `invoices`, `line-items`, `payments`. */
 export function exportCommands(): string[] {
   return [...new Set(ENDPOINTS.map((e) => e.command))];
 }
@@ -188,19 +158,14 @@ const SHARED_COMMAND_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'line-items': 'Export invoice line items (of a taxpayer, of one invoice, or both)',
 };
 
-/** One export command: the rows of {@link ENDPOINTS} that share it. */
+/** One export command and the rows of {@link ENDPOINTS} that share it (the ids given pick one). */
 export interface ExportCommandSpec {
-  /** The command, e.g. `line-items`. */
   readonly name: string;
-  /** One line for `--help`: the endpoint's own, or a summary when several share the command. */
   readonly description: string;
-  /** Its endpoints, in table order (the ids given pick one, see {@link resolveEndpoint}). */
   readonly endpoints: readonly Endpoint[];
-  /** The ids any of its endpoints takes, in {@link ID_SPECS} order. */
   readonly ids: readonly IdSpec[];
 }
 
-/** The spec of every export command, in table order (see {@link exportCommands}). */
 export function exportCommandSpecs(): ExportCommandSpec[] {
   return exportCommands().map((name) => {
     const endpoints = ENDPOINTS.filter((e) => e.command === name);
@@ -210,11 +175,7 @@ export function exportCommandSpecs(): ExportCommandSpec[] {
   });
 }
 
-/**
- * Picks the endpoint of `command` whose ids are exactly the ids given.
- * @throws {UsageError} when the command is unknown or no endpoint of it takes that set of ids
- *   (e.g. `invoices` without `--taxpayer`, `entities --invoice X`).
- */
+/** @throws {UsageError} when the command is unknown or no endpoint of it takes exactly the ids given */
 export function resolveEndpoint(command: string, ids: Ids): Endpoint {
   const candidates = ENDPOINTS.filter((e) => e.command === command);
   if (candidates.length === 0) throw new UsageError(`unknown command '${command}'`);
@@ -227,22 +188,17 @@ export function resolveEndpoint(command: string, ids: Ids): Endpoint {
 }
 
 /**
- * Characters no id of the API holds (RFCs are letters, digits, `&` and `Ñ`; other ids are UUIDs),
- * refused rather than encoded: `/` and `\\` because a server or proxy that decodes `%2F` before
- * routing would read another path, `?` `#` `%` because they signal a pasted URL or query, `,`
- * because it separates the ids of a `--taxpayer` list, and
- * white space or control characters because they are typing accidents (docs/choices.md, "Choices made where
- * the spec is silent").
+ * Characters no id holds (RFCs are letters, digits, `&` and `Ñ`; other ids are UUIDs), refused
+ * rather than encoded: `/` and `\\` because a server or proxy that decodes `%2F` before routing
+ * would read another path, `?` `#` `%` signal a pasted URL, `,` separates a `--taxpayer` list, and
+ * white space or control characters are typing accidents.
  */
 // eslint-disable-next-line no-control-regex -- it rejects control characters in an id on purpose
 const FORBIDDEN_IN_ID = /[/\\?#%,\s\u0000-\u001f\u007f]/u;
 
 /**
- * Checks one id and percent-encodes it for a path segment (RFC 3986 §3.3), e.g. `D&M750624V8Z` →
- * `D%26M750624V8Z`. `.` and `..` are refused because URL parsing would resolve them as dot segments
- * (RFC 3986 §5.2.4) and send the request to another path; so is an empty id, and an id holding
- * `/`, `\\`, `?`, `#`, `%`, `,`, white space or control characters. The same checks make an id safe
- * in an `--out` template's file name (no `/`, `\\`, NUL, `.` or `..`).
+ * For a path segment (RFC 3986 §3.3); `.` and `..` are refused: URL parsing would resolve them as
+ * dot segments (§5.2.4).
  * @throws {UsageError} naming the flag
  */
 export function encodeId(name: IdName, value: string): string {
@@ -258,11 +214,7 @@ export function encodeId(name: IdName, value: string): string {
   return encodeURIComponent(value);
 }
 
-/**
- * Fills an endpoint's path template with percent-encoded ids, e.g.
- * `buildPath(invoices, {taxpayerId: 'A&B Ñ'})` → `/taxpayers/A%26B%20%C3%91/invoices`.
- * @throws {UsageError} when an id is missing or invalid (see {@link encodeId}).
- */
+/** @throws {UsageError} when an id is missing or invalid */
 export function buildPath(endpoint: Endpoint, ids: Ids): string {
   return endpoint.path.replace(/\{(\w+)\}/g, (_m, name: IdName) => {
     const value = ids[name];
@@ -271,12 +223,7 @@ export function buildPath(endpoint: Endpoint, ids: Ids): string {
   });
 }
 
-/**
- * The URL of an endpoint path under the base URL: the base's path prefix (trailing slashes dropped)
- * joined with `path`, without query or fragment: `https://h/api/` + `/entities` →
- * `https://h/api/entities`. The one join of the export plan and the `ratelimit` probe.
- * @param path an endpoint path as {@link buildPath} gives it, starting with `/`
- */
+/** `https://h/api/` + `/entities` → `https://h/api/entities`, without query or fragment. */
 export function endpointUrl(baseUrl: URL, path: string): URL {
   const url = new URL(baseUrl.href);
   url.pathname = baseUrl.pathname.replace(/\/+$/, '') + path;

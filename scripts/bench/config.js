@@ -1,6 +1,6 @@
 // Settings of `npm run bench` (scripts/bench/run.js): paths, command-line arguments, sizes.
 //
-//   node scripts/bench/run.js [--quick] [--only throughput,csv,memory,ratelimit,latency,startup,table,nightly]
+//   node scripts/bench/run.js [--quick] [--only throughput,csv,memory,ratelimit,latency,startup,table,nightly,library]
 //                             [--rounds N] [--out FILE]
 //
 // --quick (or BENCH_QUICK=1): small collections and one round, a smoke run of the harness for

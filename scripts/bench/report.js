@@ -4,6 +4,7 @@ import { cpus, release, totalmem } from 'node:os';
 import { existsSync } from 'node:fs';
 import { CURSOR, FIRST_REQUEST, LATENCY, MACHINE_LIMIT, ONLY, QUICK, RL, ROUNDS, SIZE } from './config.js';
 import { results, rows } from './rounds.js';
+import { LIBRARY, LIBRARY_MINIMAL } from './scenarios-library.js';
 import { GNU_TIME } from './tools.js';
 
 /** The ratio `a / b` as `1.23x`. */
@@ -98,6 +99,11 @@ export function targets() {
       version / node <= 1.5,
       both(version, node),
     );
+  }
+  {
+    const a = ips(`library/${LIBRARY}`);
+    const b = ips(`library/${LIBRARY_MINIMAL}`);
+    add('collection() vs minimal loop, same bytes (items/s)', ratio(a, b), '>= 1.00x', a / b >= 1.0, both(a, b));
   }
   {
     const full = get('nightly/collections --state, first run (everything)');
@@ -209,7 +215,9 @@ ${SIZE.rlPages} pages of ${RL.itemsPerPage}, each run started 100 ms into a fres
 ${Math.ceil(SIZE.rlPages / RL.limit)}th window opens); latency = ${LATENCY.ms} ms per response, ${SIZE.latencyPages} pages of ${LATENCY.itemsPerPage}, offset mode;
 startup = ${SIZE.startupRounds} rounds (time to first request: from spawning an export to its first request
 reaching the sandbox); table = ${fmt(SIZE.table)} invoices, \`--format table\` to a file; nightly = ${fmt(SIZE.nightly)}
-invoices changing ${fmt(SIZE.nightlyChurn)} a minute, a first \`--state\` run then an incremental one.
+invoices changing ${fmt(SIZE.nightlyChurn)} a minute, a first \`--state\` run then an incremental one;
+library = ${fmt(SIZE.throughput)} invoices handed to a Node program by \`collection()\` (offset with its defaults, and cursor)
+against a minimal async generator (fetch a page, \`JSON.parse\`, yield its members, follow \`next\`), each keeping the ids.
 
 ${markdown(HEAD, body)}
 

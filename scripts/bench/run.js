@@ -4,7 +4,7 @@
 // processes, alternates the contenders within each round (the order rotates from round to round),
 // takes medians, prints one table and appends a dated section to test/bench/results.md.
 //
-//   node scripts/bench/run.js [--quick] [--only throughput,csv,memory,ratelimit,latency,startup,table,nightly]
+//   node scripts/bench/run.js [--quick] [--only throughput,csv,memory,ratelimit,latency,startup,table,nightly,library]
 //                             [--rounds N] [--out FILE]
 //
 // --quick (or BENCH_QUICK=1): small collections and one round, a smoke run of the harness (results

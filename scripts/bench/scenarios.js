@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BIN, CONFIG_DIR, CURSOR, FIRST_REQUEST, KEY, LATENCY, MACHINE_LIMIT, RL, ROUNDS, SIZE, TMP } from './config.js';
 import { nightly, table } from './scenarios-more.js';
+import { library } from './scenarios-library.js';
 import { collections, curlJq, machineLimit, minimalLoop, notes, record, rotate } from './rounds.js';
 import { CURL, JQ, median, runProcess, startSandbox } from './tools.js';
 
@@ -173,4 +174,4 @@ async function startup() {
 }
 
 /** The scenarios by their `--only` name (`csv` runs within `throughput`). */
-export const SCENARIOS = { throughput, memory, ratelimit: rateLimit, latency, startup, table, nightly };
+export const SCENARIOS = { throughput, memory, ratelimit: rateLimit, latency, startup, table, nightly, library };

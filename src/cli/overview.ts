@@ -8,6 +8,7 @@ import { SAMPLE_IDS } from '../commands/help-text.js';
 
 /** One short line per command that is not an export command (its `--help` has the rest). */
 const SUMMARIES: Readonly<Record<string, string>> = {
+  get: 'export any collection path (/entities/<entityId>/invoices, …)',
   ratelimit: 'show the rate-limit quota of each endpoint',
   config: 'show or change stored settings (base URL, key, defaults)',
   completion: 'print a shell completion script (bash, zsh, fish)',

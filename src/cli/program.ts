@@ -3,7 +3,7 @@
  * commands/ (commands/command.ts: `create<Name>Command(wiring, run)`, whose action hands the parsed
  * options to `run<Name>(ctx, options)`, loaded lazily so `--help` loads no HTTP, output or
  * config-store code): one export command per export command of the endpoint table
- * (commands/export-command.ts), then `ratelimit`, `config`, `completion`, `verify` and `sandbox`.
+ * (commands/export-command.ts), then `get`, `ratelimit`, `config`, `completion`, `verify` and `sandbox`.
  * The command line is read once (cli/argv.ts) and parsed once, here.
  */
 import { Command, CommanderError } from 'commander';
@@ -11,12 +11,14 @@ import type { Context } from '../context.js';
 import { exportCommandSpecs } from '../endpoints.js';
 import { CollectionsError, ExitCode, UsageError } from '../errors.js';
 import type { CommandWiring, RunCommand } from '../commands/command.js';
-import { bindToContext } from '../commands/commander.js';
+import { bindToContext, helpWidth, wrapHelp } from '../commands/commander.js';
 import { createCompletionCommand } from '../commands/completion-command.js';
 import type { CompletionCommandOptions } from '../commands/completion.js';
 import { createConfigCommand } from '../commands/config-command.js';
 import type { ConfigCommandOptions } from '../commands/config.js';
 import { createExportCommand } from '../commands/export-command.js';
+import { createGetCommand } from '../commands/get-command.js';
+import type { GetCommandOptions } from '../commands/get.js';
 import type { ExportCommandOptions, GlobalFlags } from '../commands/flags.js';
 import { exitCodesHelp, PROGRAM_EXIT_CODES } from '../commands/help-text.js';
 import { createRatelimitCommand } from '../commands/ratelimit-command.js';
@@ -45,6 +47,8 @@ ${exitCodesHelp(PROGRAM_EXIT_CODES)}`;
 export interface ProgramRunners {
   /** The export commands' (default commands/export.ts `runExportCommand`). */
   export?: RunCommand<ExportCommandOptions>;
+  /** `get`'s (default commands/get.ts `runGet`). */
+  get?: RunCommand<GetCommandOptions>;
   /** `ratelimit`'s (default commands/ratelimit.ts `runRatelimit`). */
   ratelimit?: RunCommand<RatelimitCommandOptions>;
   /** `config`'s (default commands/config.ts `runConfig`). */
@@ -67,8 +71,8 @@ export interface ProgramOptions {
 
 /**
  * Builds the program: its global flags and every command, in the order of `--help`. `setCode`
- * receives each command's exit code. Before any command runs, the `--api-key` it was given is added
- * to `ctx.secrets`, so error text can scrub it.
+ * receives each command's exit code. Before any command runs, the `--api-key` it was given and the
+ * values of its credential-like `--header`s are added to `ctx.secrets`, so every text shown can scrub them.
  */
 export function createProgram(ctx: Context, setCode: (code: number) => void, options: ProgramOptions = {}): Command {
   const program = bindToContext(new Command('collections'), ctx)
@@ -78,12 +82,17 @@ export function createProgram(ctx: Context, setCode: (code: number) => void, opt
     .option('--base-url <url>', 'API base URL (or COLLECTIONS_BASE_URL, or `collections config set base-url`)')
     .option('--profile <name>', 'stored profile to use (or COLLECTIONS_PROFILE; default "default")')
     .addHelpText('after', EXAMPLES)
-    .hook('preAction', (_program, command) => ctx.secrets.add(command.optsWithGlobals<GlobalFlags>().apiKey));
+    .hook('preAction', (_program, command) => {
+      const flags = command.optsWithGlobals<GlobalFlags & { header?: unknown }>();
+      ctx.secrets.add(flags.apiKey);
+      if (Array.isArray(flags.header)) for (const [name, value] of flags.header as Array<[string, string]>) ctx.secrets.addHeader(name, value);
+    });
 
   const wiring: CommandWiring = { ctx, setCode, resumeArgv: options.resumeArgv ?? [] };
   const runners = options.runners ?? {};
   const commands = [
     ...exportCommandSpecs().map((spec) => createExportCommand(spec, wiring, runners.export)),
+    createGetCommand(wiring, runners.get),
     createRatelimitCommand(wiring, runners.ratelimit),
     createConfigCommand(wiring, runners.config),
     createCompletionCommand(wiring, runners.completion),
@@ -131,7 +140,7 @@ export async function runProgram(line: CommandLine, ctx: Context, runners: Progr
   const program = createProgram(ctx, (c) => (code = c), { resumeArgv: line.resumeWords, runners });
   const argv = line.words;
   if (argv.length === 0) {
-    ctx.io.stdout.write(overviewText(program, ctx.version));
+    ctx.io.stdout.write(wrapHelp(overviewText(program, ctx.version), helpWidth(ctx)));
     return ExitCode.Ok;
   }
   checkProgramWords(argv, program);

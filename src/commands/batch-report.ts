@@ -8,6 +8,7 @@ import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { formatCount } from '../io/format.js';
 import { inertText } from '../io/terminal-text.js';
+import { KEY_HINT } from './hints.js';
 
 /** How one taxpayer's export ended. */
 export type TaxpayerStatus = 'ok' | 'done earlier' | 'failed' | 'interrupted' | 'not started';
@@ -45,10 +46,15 @@ const SEVERITY: readonly number[] = [
   ExitCode.Ok,
 ];
 
-/** The most severe of the outcomes' exit codes ({@link SEVERITY}); a code not listed ranks with 1. */
-export function mostSevereCode(outcomes: readonly TaxpayerOutcome[]): number {
+/** The most severe of exit codes ({@link SEVERITY}); a code not listed ranks with 1; 0 for none. */
+export function mostSevere(codes: readonly number[]): number {
   const rank = (code: number): number => (SEVERITY.includes(code) ? SEVERITY.indexOf(code) : SEVERITY.indexOf(ExitCode.Internal));
-  return outcomes.reduce<number>((worst, o) => (rank(o.code) < rank(worst) ? o.code : worst), ExitCode.Ok);
+  return codes.reduce<number>((worst, code) => (rank(code) < rank(worst) ? code : worst), ExitCode.Ok);
+}
+
+/** The most severe of the outcomes' exit codes ({@link mostSevere}). */
+export function mostSevereCode(outcomes: readonly TaxpayerOutcome[]): number {
+  return mostSevere(outcomes.map((o) => o.code));
 }
 
 /** A path as shown: relative to the working folder when under it, else absolute. */
@@ -114,7 +120,10 @@ export function createBatchReporter(ctx: Pick<Context, 'io' | 'clock' | 'cwd'>, 
         return;
       }
       if (!options.quiet) stderr.write(summaryTable(outcomes, ctx.cwd));
-      if (unfinished) stderr.write(`collections: ${inertText(`continue the unfinished ones with: ${resumeCommand} --resume`)}\n`);
+      // A rejected key stops the run: not resumable, since a --resume with that key is rejected too.
+      if (outcomes.some((o) => o.code === ExitCode.Auth)) {
+        stderr.write(`collections: ${inertText(`the API key was rejected; ${KEY_HINT}, then run the command again: ${resumeCommand}`)}\n`);
+      } else if (unfinished) stderr.write(`collections: ${inertText(`continue the unfinished ones with: ${resumeCommand} --resume`)}\n`);
     },
   };
 }

@@ -22,7 +22,7 @@ import { earlierOutputs, writeRunManifest } from '../export/manifest/batch-manif
 import { checkPlaceholders, expandOut, utcDate } from './batch-plan.js';
 import { runBatchDryRun } from './dry-run.js';
 import { errorText } from './error-text.js';
-import { prepareFolders } from './folders.js';
+import { prepareOutputs, removeEmptyFolders } from './folders.js';
 import { createBatchReporter, mostSevereCode, type TaxpayerOutcome } from './batch-report.js';
 import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSettings } from './export-settings.js';
 import type { ExportFlags } from './flags.js';
@@ -205,11 +205,13 @@ async function writeBatchManifest(batch: BatchPlan, startedMs: number, ctx: Cont
 }
 
 /**
- * Runs the export for every taxpayer of the request, or with `--dry-run` prints their plan
- * (commands/dry-run.ts `runBatchDryRun`). Every output's folder and the state file's folder are
- * made and checked before the first request.
+ * Runs the export for every taxpayer of the request, or with `--dry-run` its checks and their plan
+ * (commands/dry-run.ts `runBatchDryRun`). Before the first request, commands/folders.ts
+ * `prepareOutputs` checks that no taxpayer's incremental export would narrow its output and makes
+ * every folder the run writes into; those still empty at the end are removed.
  * @returns the most severe exit code of the taxpayers (commands/batch-report.ts `SEVERITY`)
- * @throws {UsageError} (exit 2) before any request for invalid flags or ids; {@link OutputError}
+ * @throws {UsageError} (exit 2) before any request for invalid flags or ids, or an output an
+ *   incremental export would narrow; {@link OutputError}
  *   (exit 7) before any request when a folder cannot be made or written, and when the run manifest
  *   cannot be written
  */
@@ -218,18 +220,10 @@ export async function runBatchExport(request: BatchRequest, ctx: Context): Promi
   const startedMs = ctx.clock.now();
   const batch = planBatch(request, ctx);
   if (flags.dryRun === true) return runBatchDryRun(batch.units, flags.parallel ?? 1, ctx);
-  // Before the first request: every output's folder and the state file's folder, made and checked.
-  for (const unit of batch.units) {
-    const folderOf = unit.plan.output.database
-      ? unit.plan.output.database.address.kind === 'duckdb'
-        ? unit.plan.output.database.address.path
-        : undefined
-      : unit.target;
-    if (!unit.doneEarlier && folderOf !== undefined) await prepareFolders(folderOf, undefined);
-  }
-  await prepareFolders(undefined, batch.units[0]?.plan.state?.path);
+  const made = await prepareOutputs(batch.units.filter((u) => !u.doneEarlier).map((u) => u.plan));
   const reporter = createBatchReporter(ctx, { total: batch.units.length, quiet: flags.quiet === true, json: flags.logFormat === 'json' });
   const outcomes = await runUnits(batch, flags.parallel ?? 1, ctx, (o) => reporter.ended(o));
+  await removeEmptyFolders(made);
   const code = mostSevereCode(outcomes);
   reporter.finished(outcomes, code, batch.resumeCommand);
   await writeBatchManifest(batch, startedMs, ctx);

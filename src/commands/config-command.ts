@@ -9,7 +9,7 @@ import { UsageError } from '../errors.js';
 import type { ConfigCommandOptions } from './config.js';
 import type { CommandWiring, RunCommand } from './command.js';
 import { CONFIG_ACTIONS, CONFIG_HELP, CONFIG_KEY_ACTIONS, type ConfigAction } from './command-specs.js';
-import { bindToContext, withCompletion } from './commander.js';
+import { bindToContext, commanderSuggestion, withCompletion } from './commander.js';
 import type { GlobalFlags } from './flags.js';
 
 /** commands/config.ts `runConfig`, loaded on first use. */
@@ -18,7 +18,7 @@ const runConfig: RunCommand<ConfigCommandOptions> = async (ctx, options) => (awa
 /**
  * Makes the `config` command: its action checks the action word, then hands the global flags, the
  * action and its arguments to `run`, and its exit code to `wiring.setCode`.
- * @throws {UsageError} (from the action, exit 2) for an unknown action
+ * @throws {UsageError} (from the action, exit 2) for an unknown action, with commander's "did you mean"
  */
 export function createConfigCommand(wiring: CommandWiring, run: RunCommand<ConfigCommandOptions> = runConfig): Command {
   const keys = ['api-key', 'base-url', ...CONFIG_KEYS.filter((k) => k !== 'api-key' && k !== 'base-url')];
@@ -29,7 +29,10 @@ export function createConfigCommand(wiring: CommandWiring, run: RunCommand<Confi
     .addHelpText('after', CONFIG_HELP)
     .action(async (action: string | undefined, args: string[], _opts: unknown, self: Command) => {
       const known = CONFIG_ACTIONS as readonly string[];
-      if (action !== undefined && !known.includes(action)) throw new UsageError(`unknown config action '${action}' (use ${known.join(', ')})`);
+      if (action !== undefined && !known.includes(action)) {
+        const suggestion = commanderSuggestion(action, known);
+        throw new UsageError(`unknown config action '${action}'${suggestion ? ` ${suggestion}` : ''}`, { hint: `use ${known.join(', ')}` });
+      }
       wiring.setCode(await run(wiring.ctx, { ...self.optsWithGlobals<GlobalFlags>(), action: action as ConfigAction | undefined, args }));
     });
 }

@@ -11,10 +11,12 @@ import { openConfigStore, stderrWarner } from '../config/settings.js';
 import type { SettingsFlags } from '../config/settings.js';
 import { DEFAULT_PROFILE } from '../config/store.js';
 import type { ConfigStore } from '../config/store.js';
-import { CONFIG_KEYS, parseConfigKey, parseProfileName } from '../config/values.js';
+import { CONFIG_KEYS, parseConfigKey, parseProfileName, storedHeaderName } from '../config/values.js';
 import type { ConfigKey, ProfileValues } from '../config/values.js';
 import { ExitCode, InterruptedError, UsageError } from '../errors.js';
-import { maskSecret } from '../http/redact.js';
+import { isSecretHeaderName, maskSecret } from '../http/redact.js';
+import { inertText } from '../io/terminal-text.js';
+import type { Secrets } from '../secrets.js';
 import type { ConfigAction } from './command-specs.js';
 
 export type { ConfigAction } from './command-specs.js';
@@ -43,9 +45,16 @@ export function runConfig(ctx: Context, options: ConfigCommandOptions): number |
   return runConfigAction(options.action, options.args, options, ctx);
 }
 
-/** How a value is displayed: the key masked, everything else as stored. */
-function display(key: ConfigKey, value: string | number): string {
-  return key === 'api-key' ? maskSecret(String(value)) : String(value);
+function displayHeader(text: string, secrets: Pick<Secrets, 'showHeader'>): string {
+  const name = storedHeaderName(text);
+  return `${name}: ${secrets.showHeader(name, text.slice(name.length + 1).trim())}`;
+}
+
+/** How a value is displayed, one text per line: the key and a credential-like header value masked. */
+function display(key: ConfigKey, value: string | number | string[], secrets: Pick<Secrets, 'showHeader'>): string[] {
+  if (Array.isArray(value)) return value.map((h) => displayHeader(h, secrets));
+  if (key === 'header') return [displayHeader(String(value), secrets)];
+  return [key === 'api-key' ? maskSecret(String(value)) : String(value)];
 }
 
 /**
@@ -111,9 +120,25 @@ async function readApiKey(io: IOStreams): Promise<string> {
   return line;
 }
 
+/** VALUE, or for `api-key` without one a line of stdin; a key or credential given as an argument is warned about. */
+async function valueToSet(key: ConfigKey, raw: string | undefined, io: IOStreams): Promise<string> {
+  if (raw === undefined) {
+    if (key !== 'api-key') throw new UsageError(`config set ${key} needs a value`, { hint: `usage: collections config set ${key} VALUE` });
+    return readApiKey(io);
+  }
+  if (key === 'api-key') {
+    stderrWarner(io)(
+      'a key given as an argument stays in your shell history; next time run `collections config set api-key` and paste it at the prompt',
+    );
+  } else if (key === 'header' && isSecretHeaderName(storedHeaderName(raw))) {
+    stderrWarner(io)('a credential given as an argument stays in your shell history (and `ps`); clear it from the history');
+  }
+  return raw;
+}
+
 /** The `key=value` lines of a profile's values, in {@link CONFIG_KEYS} order, the key masked. */
-function settingLines(values: ProfileValues): string[] {
-  return CONFIG_KEYS.filter((k) => values[k] !== undefined).map((k) => `${k}=${display(k, values[k]!)}\n`);
+function settingLines(values: ProfileValues, secrets: Pick<Secrets, 'showHeader'>): string[] {
+  return CONFIG_KEYS.filter((k) => values[k] !== undefined).flatMap((k) => display(k, values[k]!, secrets).map((v) => `${k}=${v}\n`));
 }
 
 /**
@@ -134,8 +159,8 @@ function expectArgs(action: ConfigAction, args: readonly string[], min: number, 
  * Runs `config <action> [args…]`.
  * - `set KEY [VALUE]`: validates and stores; `api-key` without VALUE reads stdin (see
  *   {@link promptHidden}); a key given as an argument is stored with a warning about shell history.
- * - `get KEY`: prints the value (the API key masked, `****abcd`).
- * - `unset KEY`: removes it (not an error when it was not set).
+ * - `get KEY`: prints the value (the API key masked, `****abcd`; a header a line).
+ * - `unset KEY`: removes it (not an error when it was not set); `unset header NAME` removes one header.
  * - `list`: prints `key=value` lines of the profile (key masked).
  * - `profiles`: prints the names of the stored profiles, one a line, sorted.
  * - `path`: prints the config file's absolute path.
@@ -159,7 +184,7 @@ async function runConfigAction(action: ConfigAction, args: readonly string[], op
 
     case 'list': {
       expectArgs(action, args, 0, 0, 'list');
-      const lines = settingLines(store.getProfile(profile));
+      const lines = settingLines(store.getProfile(profile), ctx.secrets);
       io.stdout.write(lines.join(''));
       if (lines.length === 0) {
         const others = store.profiles();
@@ -187,32 +212,29 @@ async function runConfigAction(action: ConfigAction, args: readonly string[], op
           hint: `run \`collections config set ${key}${key === 'api-key' ? '' : ' VALUE'}${profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`}\``,
         });
       }
-      io.stdout.write(`${display(key, value)}\n`);
+      io.stdout.write(
+        display(key, value, ctx.secrets)
+          .map((line) => `${line}\n`)
+          .join(''),
+      );
       return ExitCode.Ok;
     }
 
     case 'unset': {
-      expectArgs(action, args, 1, 1, 'unset KEY');
+      const header = args[0] === 'header';
+      expectArgs(action, args, 1, header ? 2 : 1, header ? 'unset header [NAME]' : 'unset KEY');
       const key = parseConfigKey(args[0]!);
-      const removed = store.unset(profile, key);
-      io.stderr.write(removed ? `Removed ${key} from ${inProfile}.\n` : `${key} was not set in ${inProfile}.\n`);
+      const removed = store.unset(profile, key, args[1]);
+      const what = args[1] === undefined ? key : `header ${inertText(args[1])}`;
+      io.stderr.write(removed ? `Removed ${what} from ${inProfile}.\n` : `${what} was not set in ${inProfile}.\n`);
       return ExitCode.Ok;
     }
 
     case 'set': {
       expectArgs(action, args, 1, 2, 'set KEY [VALUE]');
       const key = parseConfigKey(args[0]!);
-      let raw = args[1];
-      if (raw === undefined) {
-        if (key !== 'api-key') throw new UsageError(`config set ${key} needs a value`, { hint: `usage: collections config set ${key} VALUE` });
-        raw = await readApiKey(io);
-      } else if (key === 'api-key') {
-        stderrWarner(io)(
-          'a key given as an argument stays in your shell history; next time run `collections config set api-key` and paste it at the prompt',
-        );
-      }
-      const stored = store.set(profile, key, raw);
-      io.stderr.write(`Saved ${key} ${display(key, stored)} in ${inProfile} (${store.path}).\n`);
+      const stored = store.set(profile, key, await valueToSet(key, args[1], io));
+      io.stderr.write(`Saved ${key} ${display(key, stored, ctx.secrets).join(' ')} in ${inProfile} (${store.path}).\n`);
       if (key === 'base-url' && store.getProfile(profile)['api-key'] !== undefined) {
         io.stderr.write(`The key stored in ${inProfile} will now be sent to ${new URL(String(stored)).origin} only.\n`);
       }
@@ -235,7 +257,7 @@ export function runConfigOverview(options: ConfigOptions, ctx: Context): number 
   const inUse = profileInUse(options, ctx);
   const store = options.store ?? openConfigStore(ctx);
   const names = store.profiles().map(parseProfileName);
-  const blocks = names.map((name) => `[${name}]\n${settingLines(store.getProfile(name)).join('')}`);
+  const blocks = names.map((name) => `[${name}]\n${settingLines(store.getProfile(name), ctx.secrets).join('')}`);
   io.stdout.write(blocks.join('\n'));
   if (names.length === 0) {
     io.stderr.write(`Nothing is stored yet (${store.path}). Start with: collections config set base-url URL\n`);

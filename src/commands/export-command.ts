@@ -31,7 +31,9 @@ export function endpointsHelp(endpoints: readonly Endpoint[]): string {
 /**
  * Builds the commander command of one export command: `spec.name`, its description, one option per
  * id its endpoints take (`--taxpayer <rfc>`, a list, and `--invoice <id>`), then every row of the
- * flag table (those for an id, such as `--parallel`, only where the command takes that id);
+ * flag table (those for an id, such as `--parallel`, only where the command takes that id; those
+ * of cursor mode hidden from the help of a command without it; none of `get`'s own, such as
+ * `--since-field`);
  * its help ends with the endpoints, three examples and the exit codes (commands/help-text.ts), and
  * lists the global flags it accepts (commander's `showGlobalOptions`, set by {@link bindToContext}).
  * Parse errors go to `ctx`'s stderr and are thrown (commander's `exitOverride`), never exit.
@@ -45,8 +47,12 @@ export function createExportCommand(
 ): Command {
   const cmd = bindToContext(new Command(spec.name), wiring.ctx).description(spec.description);
   for (const id of spec.ids) cmd.addOption(id.name === 'taxpayerId' ? taxpayerListOption(id) : idOption(id));
+  const cursor = spec.endpoints.some((e) => e.cursor);
   for (const flag of EXPORT_FLAGS as readonly ExportFlagSpec[]) {
-    if (flag.forId === undefined || spec.ids.some((id) => id.name === flag.forId)) cmd.addOption(exportOption(flag));
+    if (flag.forCommand !== undefined) continue;
+    if (flag.forId !== undefined && !spec.ids.some((id) => id.name === flag.forId)) continue;
+    const option = exportOption(flag);
+    cmd.addOption(flag.cursorOnly && !cursor ? option.hideHelp() : option);
   }
   cmd.addHelpText('after', `${endpointsHelp(spec.endpoints)}${exportExamplesHelp(spec)}\n${exitCodesHelp(EXPORT_EXIT_CODES)}`);
   cmd.action(async (_opts: unknown, self: Command) => {

@@ -3,7 +3,8 @@
  * into the filter parameter, the state file's key and the paging mode.
  */
 import { resolve as resolvePath } from 'node:path';
-import { idsFromFlags, resolveEndpoint, type Endpoint, type Ids } from '../endpoints.js';
+import { idsFromFlags, type Endpoint, type Ids } from '../endpoints.js';
+import { resolveSource } from './collection-path.js';
 import { UsageError } from '../errors.js';
 import { conflictsWithSince, formatFilterTime, parseSince, sinceParameter } from '../export/state/since.js';
 import { readState, stateKey, storedWatermark } from '../export/state/state.js';
@@ -27,8 +28,7 @@ export interface IncrementalPlan {
  */
 export function readStoredSince(command: string, flags: ExportFlags, cwd: string): number | undefined {
   if (flags.state === undefined || flags.since !== undefined) return undefined;
-  const ids = idsFromFlags(flags);
-  const endpoint = resolveEndpoint(command, ids);
+  const { endpoint, ids } = resolveSource(command, idsFromFlags(flags), flags.path, flags.sinceField);
   if (endpoint.watermark === undefined) return undefined;
   const path = resolvePath(cwd, flags.state);
   return storedWatermark(readState(path), stateKey(endpoint, ids), path);
@@ -37,16 +37,30 @@ export function readStoredSince(command: string, flags: ExportFlags, cwd: string
 /**
  * Plans the incremental part of an export. Pure apart from path resolution against `cwd`.
  * @param storedSince the state file's watermark (see {@link readStoredSince}), epoch ms
+ * @param query the pairs of the query `get` was given with its path
  * @throws {UsageError} (exit 2) for `--since`/`--state` on an endpoint without a documented date
- *   filter (line items, payments), an invalid `--since`, or a `--param` that sets the same filter
+ *   filter (line items, payments) or a path of `get` without `--since-field`, an invalid `--since`,
+ *   a `--param` or query pair that sets the same filter, and `--since-field` without either
  */
-export function planIncremental(endpoint: Endpoint, ids: Ids, flags: ExportFlags, cwd: string, storedSince?: number): IncrementalPlan {
+export function planIncremental(
+  endpoint: Endpoint,
+  ids: Ids,
+  flags: ExportFlags,
+  cwd: string,
+  storedSince?: number,
+  query: ReadonlyArray<readonly [string, string]> = [],
+): IncrementalPlan {
   const incremental = flags.since !== undefined || flags.state !== undefined || flags.incremental === true;
-  if (!incremental) return { incremental, filter: undefined, state: undefined };
+  if (!incremental) {
+    if (flags.sinceField !== undefined) throw new UsageError('--since-field goes with --since, --state or --incremental (it names the field they filter on)');
+    return { incremental, filter: undefined, state: undefined };
+  }
   const flag = flags.since !== undefined ? '--since' : flags.state !== undefined ? '--state' : '--incremental';
   const parameter = sinceParameter(endpoint, flag);
   const clash = (flags.param ?? []).find(([key]) => conflictsWithSince(endpoint, key));
   if (clash) throw new UsageError(`--param ${clash[0]} and ${flag} set the same filter; give one of them`);
+  const inPath = query.find(([key]) => conflictsWithSince(endpoint, key));
+  if (inPath) throw new UsageError(`the path's ${inPath[0]} and ${flag} set the same filter; give one of them`);
   const since = flags.since !== undefined ? parseSince(flags.since) : storedSince;
   return {
     incremental,

@@ -7,9 +7,14 @@
 import { resolve as resolvePath } from 'node:path';
 import { builtInDefault } from '../config/flag-readers.js';
 import { exportFlag } from '../config/flags.js';
-import { buildPath, endpointUrl, idsFromFlags, resolveEndpoint, type Endpoint, type Ids } from '../endpoints.js';
+import { endpointUrl, idsFromFlags, type Endpoint, type Ids } from '../endpoints.js';
+import { isPathEndpoint } from '../path-family.js';
+import { resolveSource } from './collection-path.js';
 import { UsageError } from '../errors.js';
-import { formatFromPath, type OutputFormat } from '../output/writer.js';
+import { isSecretHeaderName } from '../http/redact.js';
+import { mergeHeaders } from '../http/request-headers.js';
+import { formatFromPath } from '../output/writer.js';
+import type { OutputFormat } from '../format-names.js';
 import { parseFields } from '../output/fields.js';
 import { sidecarPaths } from '../export/files/sidecar.js';
 import type { Compression } from '../export/files/gzip-destination.js';
@@ -46,31 +51,34 @@ export interface UnitOfMany {
 export interface ExportTarget {
   readonly endpoint: Endpoint;
   readonly ids: Ids;
-  /** The endpoint path with the ids filled in (endpoints.ts `buildPath`). */
+  /** The endpoint path with the ids filled in (endpoints.ts `buildPath`), or the path given to `get`. */
   readonly path: string;
+  /** `get`'s query (no `?`), sent first as typed; empty otherwise. */
+  readonly query: string;
   readonly inc: IncrementalPlan;
   /** Cursor mode (`--cursor`, or an incremental export on an endpoint that has it), else offset mode. */
   readonly cursor: boolean;
 }
 
 /**
- * Resolves the endpoint of `command` and its ids, and the paging mode. An incremental export
- * (`--since`, `--state`) pages by cursor where the endpoint can, unless `--page` asks for offset
- * mode (docs/nightly-sync.md, "Nightly sync").
+ * Resolves the endpoint of `command` and its ids (or, for `get`, the endpoint of its path), and the
+ * paging mode. An incremental export (`--since`, `--state`) pages by cursor where the endpoint
+ * can, unless `--page` asks for offset mode (docs/nightly-sync.md, "Nightly sync"); `get` sends
+ * `--cursor` on any path.
  * @param storedSince the watermark of `--state`, epoch ms (commands/export-incremental.ts `readStoredSince`)
- * @throws {UsageError} (exit 2) for unknown ids, an invalid incremental flag, and `--cursor`,
- *   `--total` or `--page` where they do not apply
+ * @throws {UsageError} (exit 2) for unknown ids or an invalid path, an invalid incremental flag,
+ *   and `--cursor`, `--total` or `--page` where they do not apply
  */
 export function planTarget(command: string, flags: ExportFlags, cwd: string, storedSince: number | undefined): ExportTarget {
-  const ids = idsFromFlags(flags);
-  const endpoint = resolveEndpoint(command, ids);
-  const path = buildPath(endpoint, ids);
-  const inc = planIncremental(endpoint, ids, flags, cwd, storedSince);
+  const { endpoint, ids, path, query } = resolveSource(command, idsFromFlags(flags), flags.path, flags.sinceField);
+  const queryPairs = [...new URLSearchParams(query)];
+  const inc = planIncremental(endpoint, ids, flags, cwd, storedSince, queryPairs);
   const cursor = flags.cursor === true || (inc.incremental && endpoint.cursor && flags.page === undefined);
-  if (cursor && !endpoint.cursor) throw new UsageError(`--cursor is not supported by ${endpoint.path}; it pages by number only`);
+  if (cursor && !endpoint.cursor && !isPathEndpoint(endpoint))
+    throw new UsageError(`--cursor is not supported by ${endpoint.path}; it pages by number only`);
   if (flags.total && !cursor) throw new UsageError('--total goes with --cursor (offset mode always reports the total)');
   if (cursor && flags.page !== undefined) throw new UsageError('--page is for offset mode; cursor mode starts at the first page');
-  return { endpoint, ids, path, inc, cursor };
+  return { endpoint, ids, path, query, inc, cursor };
 }
 
 /** `--out` resolved against `cwd`; undefined for stdout (no `--out`, or `-`). */
@@ -125,29 +133,41 @@ function paginationHeaders(cursor: boolean, total: boolean): Record<string, stri
 }
 
 /**
- * The pages to ask for: the first request's URL (the endpoint under the base URL's path, the
- * `--param`s in order, the incremental filter, `itemsPerPage`, and `page` in offset mode), the
- * pagination headers, the mode and the pages in flight.
+ * The pages to ask for: the first request's URL (the endpoint under the base URL's path, the query
+ * of a `get` path, the `--param`s in order, the incremental filter, `itemsPerPage`, and `page` only
+ * when `--page` asks: the API's first page is its default, and a cursor-only endpoint refuses any
+ * `page`), the pagination headers, the mode and the pages in flight.
  */
 export function planPages(target: ExportTarget, flags: ExportFlags, settings: ResolvedExportSettings): PagesPlan {
   const { cursor, inc } = target;
   const start = endpointUrl(settings.baseUrl, target.path);
-  for (const [key, value] of flags.param ?? []) start.searchParams.append(key, value);
-  if (inc.filter) start.searchParams.set(inc.filter[0], inc.filter[1]);
-  start.searchParams.set('itemsPerPage', String(pageSizeOf(flags, settings)));
-  if (!cursor) start.searchParams.set('page', String(flags.page ?? EXPORT_DEFAULTS.firstPage));
+  const added = new URLSearchParams();
+  for (const [key, value] of flags.param ?? []) added.append(key, value);
+  if (inc.filter) added.set(inc.filter[0], inc.filter[1]);
+  added.set('itemsPerPage', String(pageSizeOf(flags, settings)));
+  if (flags.page !== undefined) added.set('page', String(flags.page));
+  // The query of a `get` path goes first, as typed (URLSearchParams would re-encode it).
+  start.search = [target.query, added.toString()].filter((part) => part !== '').join('&');
   return {
     baseUrl: settings.baseUrl,
     start,
     headers: paginationHeaders(cursor, flags.total === true),
+    cursorHeaders: paginationHeaders(true, flags.total === true),
     mode: cursor ? 'cursor' : 'offset',
+    firstPage: flags.page,
     concurrency: cursor ? 1 : (flags.concurrency ?? settings.defaults.concurrency ?? EXPORT_DEFAULTS.concurrency),
     maxItems: flags.maxItems,
   };
 }
 
-/** The client's limits: flag, else profile, else the built-in default. */
+/** The profile's headers, then `--header`s. */
+function userHeaders(flags: Pick<ExportFlags, 'header'>, settings: Pick<ResolvedExportSettings, 'headers'>): Record<string, string> {
+  return mergeHeaders(settings.headers ?? [], flags.header ?? []);
+}
+
+/** The client's limits (flag, else profile, else the built-in default) and the user's headers. */
 export function planHttp(flags: ExportFlags, settings: ResolvedExportSettings): HttpPlan {
+  const headers = userHeaders(flags, settings);
   return {
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey,
@@ -155,6 +175,7 @@ export function planHttp(flags: ExportFlags, settings: ResolvedExportSettings): 
     timeoutMs: flags.timeout ?? settings.defaults.timeoutMs ?? EXPORT_DEFAULTS.timeoutMs,
     maxWaitMs: flags.maxWait ?? settings.defaults.maxWaitMs ?? EXPORT_DEFAULTS.maxWaitMs,
     maxBodyBytes: flags.maxBodySize ?? EXPORT_DEFAULTS.maxBodyBytes,
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
   };
 }
 
@@ -172,10 +193,19 @@ export function planProgress(flags: ExportFlags, many: UnitOfMany | undefined): 
 /**
  * The options that shape the output, stored in the checkpoint and compared on `--resume` (a
  * checkpoint of other options is refused): the origin and first request, paging, format and its
- * options, `--max-items`, the state entry and the compression.
+ * options, `--max-items`, the state entry, the compression and the user's request headers (a
+ * credential-like one by name only).
  */
-export function fingerprintOf(target: ExportTarget, flags: ExportFlags, pages: PagesPlan, output: OutputPlan): Record<string, unknown> {
+export function fingerprintOf(
+  target: ExportTarget,
+  flags: ExportFlags,
+  pages: PagesPlan,
+  output: OutputPlan,
+  headers: Readonly<Record<string, string>> = {},
+): Record<string, unknown> {
   const { inc } = target;
+  // A credential's value is not kept (the checkpoint is no place for it, and a rotated token may resume).
+  const shown = Object.entries(headers).map(([name, value]) => [name, isSecretHeaderName(name) ? '(credential)' : value]);
   return {
     origin: pages.baseUrl.origin,
     request: pages.start.pathname + pages.start.search,
@@ -188,5 +218,6 @@ export function fingerprintOf(target: ExportTarget, flags: ExportFlags, pages: P
     ...(inc.state ? { state: inc.state.key } : {}),
     ...databaseFingerprint(output.database),
     ...(output.compress ? { compress: output.compress } : {}),
+    ...(shown.length > 0 ? { headers: Object.fromEntries(shown) } : {}),
   };
 }

@@ -14,6 +14,8 @@ export interface ResolvedExportSettings {
   baseUrl: URL;
   /** Profile defaults for export flags not given on the command line. */
   defaults: ExportDefaults;
+  /** Request headers stored in the profile, in order (`--header` adds to them); none when absent. */
+  headers?: ReadonlyArray<readonly [string, string]>;
 }
 
 /** Resolved settings plus a recorder of the rate-limit headers of each page. */
@@ -24,16 +26,19 @@ export interface LoadedExportSettings {
 }
 
 /**
- * Loads the settings of an export; warns on stderr before anything is sent when the base URL is
- * plain `http://` to a host other than loopback.
+ * Loads the settings of an export, adding the key and the values of credential-like stored headers
+ * to `ctx.secrets`; warns on stderr before anything is sent when the base URL is plain `http://`
+ * to a host other than loopback.
  * @throws {UsageError} (exit 2) when the key or base URL is missing or invalid, or a stored key
  *   would be sent to another origin than its profile's
  */
 export function loadExportSettings(flags: SettingsFlags, ctx: Context): LoadedExportSettings {
   const { settings, store } = loadApiSettings(flags, ctx);
+  ctx.secrets.add(settings.apiKey);
+  for (const [name, value] of settings.headers) ctx.secrets.addHeader(name, value);
   const origin = settings.baseUrl.origin;
   return {
-    resolved: { apiKey: settings.apiKey, baseUrl: settings.baseUrl, defaults: settings.defaults },
+    resolved: { apiKey: settings.apiKey, baseUrl: settings.baseUrl, defaults: settings.defaults, headers: settings.headers },
     recordRateLimit: (endpointKey, snapshot) => {
       store.recordRateLimit(origin, endpointKey, snapshot);
     },

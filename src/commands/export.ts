@@ -3,16 +3,19 @@
  * into an {@link ExportPlan} before any request or file is touched, then runs it.
  */
 import type { Context } from '../context.js';
-import { idsFromFlags, resolveEndpoint } from '../endpoints.js';
+import { idsFromFlags } from '../endpoints.js';
+import { isPathEndpoint } from '../path-family.js';
+import { resolveSource } from './collection-path.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { formatDefinition, type OutputFormat } from '../output/writer.js';
+import { formatDefinition } from '../output/writer.js';
+import type { OutputFormat } from '../format-names.js';
 import type { Compression } from '../export/files/gzip-destination.js';
 import { runExport } from '../export/run/run.js';
 import { freezePlan, type ExportPlan, type OutputPlan } from '../export/run/plan.js';
 import { exportServices } from '../export/run/services.js';
 import { planManifest } from '../export/manifest/manifest.js';
 import { runDryRun } from './dry-run.js';
-import { prepareFolders } from './folders.js';
+import { prepareOutputs, removeEmptyFolders } from './folders.js';
 import { withNotFoundHint } from './not-found.js';
 import { expandOut, isOutTemplate, taxpayerList, utcDate, type TemplateValues } from './batch-plan.js';
 import { runBatchExport } from './batch.js';
@@ -23,6 +26,7 @@ import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSetti
 import type { ExportCommandOptions, ExportFlags } from './flags.js';
 import type { RateLimitSnapshot } from '../http/client.js';
 import type { PageStep } from '../pagination/paginate.js';
+import { showHeaderValue } from '../secrets.js';
 
 export type { ExportFlags, GlobalFlags } from './flags.js';
 export type { ResolvedExportSettings } from './export-settings.js';
@@ -100,14 +104,16 @@ export function planExport(
     ...(address?.kind === 'parquet' ? { parquet: true } : {}),
   };
   const pages = planPages(target, flags, settings);
+  const http = planHttp(flags, settings);
   const where = { flag: flags.manifest, target: address ? undefined : out, cwd, baseUrl: settings.baseUrl, collect: many?.collectManifest === true };
   const params = flags.param ?? [];
   const manifest = planManifest({
     ...where,
     endpoint,
-    path: target.path,
+    path: target.query === '' ? target.path : `${target.path}?${target.query}`,
     ids: target.ids,
     params,
+    headers: shownHeaders(http.headers),
     format,
     cursor: target.cursor,
     compress,
@@ -115,19 +121,24 @@ export function planExport(
   });
   return freezePlan({
     endpoint,
-    http: planHttp(flags, settings),
+    http,
     pages,
     output,
     progress: planProgress(flags, many),
     resume: {
       resume: many ? many.resume : flags.resume === true,
       restart: flags.restart === true,
-      fingerprint: fingerprintOf(target, flags, pages, output),
+      fingerprint: fingerprintOf(target, flags, pages, output, http.headers),
       command: resumeCommand,
     },
     manifest,
     state: inc.state,
   });
+}
+
+/** Headers as manifests show them. */
+function shownHeaders(headers: Readonly<Record<string, string>> = {}): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, showHeaderValue(name, value)]));
 }
 
 /** Quotes a word for a POSIX shell when needed, for the "resume with" hint. */
@@ -176,24 +187,27 @@ async function batchDatabaseSince(
   return storedDatabaseSince(prepareExport(command, first, argv, ctx).plan, first, ctx);
 }
 
-/** The values of an `--out` template for one export: its taxpayer, endpoint key and the UTC date now. */
+/** The values of an `--out` template: its taxpayer, endpoint key (`get`: the path's segments joined with `-`) and the UTC date. */
 function outValues(command: string, flags: ExportFlags, ctx: Context): TemplateValues {
-  return { taxpayer: flags.taxpayer, endpoint: resolveEndpoint(command, idsFromFlags(flags)).key, date: utcDate(ctx.clock.now()) };
+  const { endpoint, path } = resolveSource(command, idsFromFlags(flags), flags.path, flags.sinceField);
+  const name = isPathEndpoint(endpoint) ? path.slice(1).split('/').join('-') : endpoint.key;
+  return { taxpayer: flags.taxpayer, endpoint: name, date: utcDate(ctx.clock.now()) };
 }
 
 /**
  * Runs export `command` from parsed flags: {@link prepareExport}, then the export, or with
- * `--dry-run` the plan and one light request (commands/dry-run.ts), writing nothing. Several
- * taxpayers, or `--taxpayers-file`, make a run of many (commands/batch.ts); one export with an
- * `--out` template has it filled and its folders created.
+ * `--dry-run` its checks before the first request, the plan and one light request
+ * (commands/dry-run.ts), writing nothing. Several taxpayers, or `--taxpayers-file`, make a run of
+ * many (commands/batch.ts); one export is {@link runLoneExport}, where commands/folders.ts
+ * `prepareOutputs` refuses, before the first request, an incremental export that would narrow its
+ * output and makes the folders it writes into.
  * @param options the command, its flags, and the command line without the key and `--resume` (for the resume hint)
  * @returns 0 on success (also when the reader of stdout went away)
  * @throws {UsageError} (exit 2) as {@link prepareExport}, for `--quiet` with `--verbose`, and for gzip to stdout when it is a terminal
  * @throws {CollectionsError} subclasses mapped to exit codes by main()
  */
 export async function runExportCommand(ctx: Context, { command, flags, argv }: ExportCommandOptions): Promise<number> {
-  // One says "print nothing but errors", the other "a line per request": no order of the two is right.
-  if (flags.quiet === true && flags.verbose === true) throw new UsageError('--quiet and --verbose exclude each other; give one of them');
+  checkQuietVerbose(flags);
   const taxpayers = await taxpayerList(flags, ctx);
   if (taxpayers.length > 1 || flags.taxpayersFile !== undefined) {
     const resumeCommand = resumeCommandOf(argv);
@@ -205,6 +219,16 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
     };
     return runBatchExport({ command, flags, taxpayers, resumeCommand, planOne }, ctx);
   }
+  return runLoneExport(command, flags, argv, ctx);
+}
+
+/** @throws {UsageError} for `--quiet` with `--verbose`: "nothing but errors" and "a line per request" have no right order */
+export function checkQuietVerbose(flags: ExportFlags): void {
+  if (flags.quiet === true && flags.verbose === true) throw new UsageError('--quiet and --verbose exclude each other; give one of them');
+}
+
+/** One export (a named command's, or `get`'s with `flags.path`), or its dry run. @throws as {@link runExportCommand} */
+export async function runLoneExport(command: string, flags: ExportFlags, argv: readonly string[], ctx: Context): Promise<number> {
   const template = isOutTemplate(flags.out);
   if (template) flags = { ...flags, out: expandOut(flags.out!, outValues(command, flags, ctx)) };
   let { plan, settings } = prepareExport(command, flags, argv, ctx);
@@ -213,6 +237,10 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
   const since = plan.output.database && stored?.get(plan.output.database.source);
   if (since !== undefined) ({ plan, settings } = prepareExport(command, flags, argv, ctx, since));
   const ids = idsFromFlags(flags);
+  // As gzip(1) does: compressed bytes are never written to a terminal.
+  if (plan.output.compress && !plan.output.files && ctx.io.stdoutIsTTY) {
+    throw new UsageError('gzip output is not written to a terminal', { hint: 'add --out FILE.gz, or pipe stdout into a file or a program' });
+  }
   if (flags.dryRun === true) {
     try {
       return await runDryRun(plan, ctx);
@@ -220,12 +248,7 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
       throw withNotFoundHint(err, ids, plan.http.baseUrl);
     }
   }
-  // As gzip(1) does: compressed bytes are never written to a terminal.
-  if (plan.output.compress && !plan.output.files && ctx.io.stdoutIsTTY) {
-    throw new UsageError('gzip output is not written to a terminal', { hint: 'add --out FILE.gz, or pipe stdout into a file or a program' });
-  }
-  // Before the first request: a template's folders and the state file's folder are made and checked.
-  await prepareFolders(template ? plan.output.files?.target : undefined, plan.state?.path);
+  const made = await prepareOutputs([plan]);
   // The last quota seen is recorded once, at the end, for `ratelimit --cached` (only the headers:
   // holding the page itself would keep its items alive).
   let last: RateLimitSnapshot | undefined;
@@ -235,6 +258,7 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
   try {
     await runExport(plan, ctx, exportServices(plan, ctx), { onPageFetched });
   } catch (err) {
+    await removeEmptyFolders(made);
     throw withNotFoundHint(err, ids, plan.http.baseUrl);
   } finally {
     if (last) settings.recordRateLimit(plan.endpoint.key, last);

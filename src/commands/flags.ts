@@ -14,7 +14,10 @@ import { commanderParser, withCompletion } from './commander.js';
 export type GlobalFlags = SettingsFlags;
 
 /** Flags of the export commands, as commander hands them over (undefined = not given). */
-export interface ExportFlags extends GlobalFlags, IdFlagValues, ExportFlagValues {}
+export interface ExportFlags extends GlobalFlags, IdFlagValues, ExportFlagValues {
+  /** The collection path of `get <path>` (endpoints.ts `parseCollectionPath` checks it); undefined on the named commands. */
+  path?: string;
+}
 
 /** What an export command's definition (commands/export-command.ts) hands its run function (commands/export.ts `runExportCommand`). */
 export interface ExportCommandOptions {
@@ -36,7 +39,8 @@ export function exportOption(spec: ExportFlagSpec): Option {
   const value = spec.value;
   if (value.kind === 'choice') option.choices(value.choices);
   const parse = flagParser(spec);
-  if (parse) option.argParser(commanderParser(parse));
+  // A header's parser throws its own one-line UsageError: commander's message would quote the value, which may be a credential.
+  if (parse) option.argParser(value.kind === 'headers' ? parse : commanderParser(parse));
   return withCompletion(option, {
     ...(value.kind === 'text' && value.files ? { files: true } : {}),
     ...(value.kind === 'pairs' ? { repeatable: true } : {}),

@@ -82,12 +82,19 @@ export function exitCodesHelp(rows: readonly ExitCodeRow[]): string {
 
 /**
  * A value of each id that reads like a real one in examples: an RFC of 13 characters, a UUIDv7.
- * Both paste into a shell as they are.
+ * Both paste into a shell as they are, and the sandbox serves both (its first taxpayer and that
+ * taxpayer's newest invoice), so every example runs against it as written.
  */
 export const SAMPLE_IDS: Readonly<Record<IdName, string>> = {
   taxpayerId: 'PEIC211118IS0',
-  invoiceId: '0190a6e4-5b1c-7d2e-9f3a-4b5c6d7e8f90',
+  invoiceId: '018e96f4-a418-7d2e-9f3a-4b5c6d7e8f90',
 };
+
+/**
+ * An entity id for `get` examples: the first taxpayer's entity in the sandbox (its fixed id, so the
+ * examples run against it as written).
+ */
+export const SAMPLE_ENTITY_ID = '01869a77-fc00-7a1e-8c3b-5d6e7f8091a2';
 
 /**
  * The "Examples:" block of an export command's help: three commands that paste and run as they

@@ -9,7 +9,7 @@ import { ENDPOINTS } from '../endpoints.js';
 import { ExitCode } from '../errors.js';
 import { formatLocalTime, formatTimeLeft } from '../io/format.js';
 import { inertText } from '../io/terminal-text.js';
-import { outputColumns } from '../io/columns.js';
+import { outputColumns } from '../io/terminal-text.js';
 import { drawTable, loadTableSupport } from '../output/table-draw.js';
 
 /** One row of `ratelimit --cached --json`. */
@@ -17,7 +17,7 @@ export interface CachedRatelimitRow {
   /** Origin of the API, e.g. `https://api.example.com`. */
   origin: string;
   endpoint: string;
-  /** The endpoint's path template, e.g. `/taxpayers/{taxpayerId}/invoices`. */
+  /** The endpoint's path template, e.g. `/taxpayers/{taxpayerId}/invoices`, or the path `get` exported. */
   path: string;
   limit: number | null;
   remaining: number | null;
@@ -89,7 +89,8 @@ export async function runCachedRatelimit(options: CachedRatelimitOptions, ctx: C
   const rows: CachedRatelimitRow[] = entries.map((e) => ({
     origin: e.origin,
     endpoint: e.endpoint,
-    path: ENDPOINTS.find((row) => row.key === e.endpoint)?.path ?? '',
+    // The key of a path exported by `get` is the path itself.
+    path: ENDPOINTS.find((row) => row.key === e.endpoint)?.path ?? (e.endpoint.startsWith('/') ? e.endpoint : ''),
     limit: e.limit ?? null,
     remaining: e.remaining ?? null,
     reset: e.resetAt === undefined ? null : new Date(e.resetAt).toISOString(),

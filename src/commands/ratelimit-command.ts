@@ -1,6 +1,6 @@
 /**
  * The definition of `collections ratelimit` (commands/command.ts): the id flags of the id table,
- * `--json` and `--cached`; what it does is commands/ratelimit.ts `runRatelimit`, loaded lazily.
+ * `-H, --header` of the flag table, `--json` and `--cached`; what it does is commands/ratelimit.ts `runRatelimit`, loaded lazily.
  */
 import { Command } from 'commander';
 import { ID_SPECS } from '../endpoints.js';
@@ -8,7 +8,8 @@ import type { RatelimitCommandOptions } from './ratelimit.js';
 import type { CommandWiring, RunCommand } from './command.js';
 import { RATELIMIT_HELP } from './command-specs.js';
 import { bindToContext } from './commander.js';
-import { idOption } from './flags.js';
+import { exportOption, idOption } from './flags.js';
+import { exportFlag } from '../config/flags.js';
 
 /** commands/ratelimit.ts `runRatelimit`, loaded on first use. */
 const runRatelimit: RunCommand<RatelimitCommandOptions> = async (ctx, options) => (await import('./ratelimit.js')).runRatelimit(ctx, options);
@@ -22,6 +23,7 @@ export function createRatelimitCommand(wiring: CommandWiring, run: RunCommand<Ra
     "Show the rate-limit quota of each endpoint (spends one request of each endpoint's quota)",
   );
   for (const id of ID_SPECS) cmd.addOption(idOption(id, id.probeHelp));
+  cmd.addOption(exportOption(exportFlag('header')));
   return cmd
     .option('--json', 'print JSON for scripts')
     .option('--cached', 'show the last values any command saw, with their age; sends nothing')

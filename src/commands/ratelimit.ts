@@ -13,6 +13,7 @@ import type { Endpoint, IdFlagValues, Ids } from '../endpoints.js';
 import { ExitCode, HttpError } from '../errors.js';
 import { formatLocalTime, formatTimeLeft } from '../io/format.js';
 import { createClient } from '../http/client.js';
+import { mergeHeaders } from '../http/request-headers.js';
 import type { Client, ClientOptions, ProbeResult, RateLimitSnapshot } from '../http/client.js';
 import { cell, newTable, resetSeconds, runCachedRatelimit, tableWidth } from './ratelimit-cached.js';
 import { loadTableSupport } from '../output/table-draw.js';
@@ -24,6 +25,8 @@ export type { CachedRatelimitRow } from './ratelimit-cached.js';
 
 /** What the `ratelimit` command (commands/ratelimit-command.ts) hands {@link runRatelimit}: its flags as parsed. */
 export interface RatelimitCommandOptions extends GlobalFlags, IdFlagValues {
+  /** `-H, --header`, repeatable: headers sent with each probe besides the profile's. */
+  header?: Array<[string, string]>;
   /** `--json`. */
   json: boolean;
   /** `--cached`. */
@@ -32,13 +35,16 @@ export interface RatelimitCommandOptions extends GlobalFlags, IdFlagValues {
 
 /**
  * Runs `ratelimit` from its parsed flags: resolves the settings (flag, environment, profile; the key
- * is added to `ctx.secrets` once known), then {@link showRatelimit}.
+ * and credential-like stored headers are added to `ctx.secrets` once known) and the headers to
+ * send (the profile's, then `--header`s), then {@link showRatelimit}.
  * @throws as {@link showRatelimit}, and {@link UsageError} (exit 2) for invalid settings
  */
 export async function runRatelimit(ctx: Context, options: RatelimitCommandOptions): Promise<number> {
   const { settings, store } = loadSettings(options, ctx);
   ctx.secrets.add(settings.apiKey);
-  return showRatelimit({ settings, store, ...idsFromFlags(options), json: options.json, cached: options.cached }, ctx);
+  for (const [name, value] of settings.headers) ctx.secrets.addHeader(name, value);
+  const headers = mergeHeaders(settings.headers, options.header ?? []);
+  return showRatelimit({ settings, store, ...idsFromFlags(options), json: options.json, cached: options.cached, headers }, ctx);
 }
 
 /**
@@ -58,6 +64,8 @@ export interface RatelimitOptions extends Ids {
   createClient?: (options: ClientOptions) => Client;
   /** Probes in flight at once (default 3). */
   concurrency?: number;
+  /** The user's request headers (the profile's, then `--header`s), sent with each probe. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** One row of `ratelimit --json` (live mode). */
@@ -160,7 +168,8 @@ function probeClient(options: RatelimitOptions, settings: ApiSettings, ctx: Cont
     fetch: ctx.fetch,
     clock: ctx.clock,
     random: ctx.random,
-    headers: { 'User-Agent': `collections/${ctx.version}` },
+    headers: mergeHeaders([['User-Agent', `collections/${ctx.version}`]], Object.entries(options.headers ?? {})),
+    secrets: ctx.secrets,
   };
   if (settings.defaults.retries !== undefined) clientOptions.retries = settings.defaults.retries;
   if (settings.defaults.timeoutMs !== undefined) clientOptions.timeoutMs = settings.defaults.timeoutMs;

@@ -49,6 +49,18 @@ export interface SandboxCommandOptions {
   cursorEnd?: string;
   /** `--wire`: `apiplatform` (default), `compact` or `pretty` (sandbox/wire.ts); the word as typed. */
   wire?: string;
+  /** `--errors`: `message` (default) or `problem` (sandbox/responses.ts `ErrorStyle`); the word as typed. */
+  errors?: string;
+  /** `--cursor-only`: the cursor-capable endpoints page by cursor only; `page` is a 400. */
+  cursorOnly?: boolean;
+  /** `--ignore-pagination-style`: offset pages whatever `X-Pagination-Style` asks (plain API Platform). */
+  ignorePaginationStyle?: boolean;
+  /** `--single-page`: `view` (default) or `no-view` (sandbox/pages.ts `SinglePage`); the word as typed. */
+  singlePage?: string;
+  /** `--dates`: `iso` (default) or `naive` (sandbox/records/values.ts `DateStyle`); the word as typed. */
+  dates?: string;
+  /** `--batch-payment`: `iri` (default) or `object`; the word as typed. */
+  batchPayment?: string;
 }
 
 /** One flag of the `sandbox` command, for its definition (commands/sandbox-command.ts). */
@@ -58,8 +70,8 @@ export interface SandboxOptionHelp {
   /** The {@link SandboxCommandOptions} field it fills. */
   option: keyof SandboxCommandOptions;
   description: string;
-  /** Kind of value, so the wiring can parse it: integer, number or string. */
-  type: 'integer' | 'number' | 'string';
+  /** Kind of value, so the wiring can parse it: integer, number or string; boolean for a switch without a value. */
+  type: 'integer' | 'number' | 'string' | 'boolean';
   /** Default shown in help (the runner applies it when the option is undefined). */
   defaultValue?: string;
   /** Words completion offers for the value (the runner checks them, with its own message). */
@@ -152,6 +164,53 @@ export const SANDBOX_OPTION_HELP: readonly SandboxOptionHelp[] = [
     defaultValue: 'apiplatform',
     words: ['apiplatform', 'compact', 'pretty'],
   },
+  {
+    flags: '--errors <style>',
+    option: 'errors',
+    type: 'string',
+    description:
+      'how the 400, 404 and 405 API Platform answers itself are written: message ({"message": …}, as the service documents) or problem (application/problem+json with title, detail, description)',
+    defaultValue: 'message',
+    words: ['message', 'problem'],
+  },
+  {
+    flags: '--cursor-only',
+    option: 'cursorOnly',
+    type: 'boolean',
+    description:
+      'the endpoints that page by cursor page by cursor only, as the real invoice endpoints: a request with page is a 400 "Only cursor pagination is available for this endpoint."',
+  },
+  {
+    flags: '--ignore-pagination-style',
+    option: 'ignorePaginationStyle',
+    type: 'boolean',
+    description: "offset pages whatever X-Pagination-Style asks, as plain API Platform (the header is the deployment's own)",
+  },
+  {
+    flags: '--single-page <shape>',
+    option: 'singlePage',
+    type: 'string',
+    description:
+      'a page that links nowhere (one page holds the collection, or it is empty): view, or no-view (a hydra:search template instead, as the real service)',
+    defaultValue: 'view',
+    words: ['view', 'no-view'],
+  },
+  {
+    flags: '--dates <style>',
+    option: 'dates',
+    type: 'string',
+    description: 'item dates: iso (2024-03-28T16:45:09.000Z) or naive (2024-03-28 16:45:09, UTC, as the real service)',
+    defaultValue: 'iso',
+    words: ['iso', 'naive'],
+  },
+  {
+    flags: '--batch-payment <shape>',
+    option: 'batchPayment',
+    type: 'string',
+    description: "a payment's batchPayment: iri, or object (embedded: payerBank, operationNumber…, as the real service)",
+    defaultValue: 'iri',
+    words: ['iri', 'object'],
+  },
 ];
 
 /** Help text of `sandbox` (commander `addHelpText('after', …)`). */
@@ -172,5 +231,7 @@ Examples:
   $ collections sandbox --limit 60 --limit-scope path   # each taxpayer's invoices get their own window
   $ collections sandbox --churn 30     # something for an incremental export (--since, --state) to find
   $ collections sandbox --wire pretty --cursor-end last-page
+  $ collections sandbox --errors problem   # errors as API Platform writes them (application/problem+json)
+  $ collections sandbox --cursor-only --single-page no-view --dates naive --batch-payment object   # as the real service
   $ collections sandbox --faults 'status status=503 p=0.2; reset-mid-body requests=5'
 ${exitCodesHelp(SANDBOX_EXIT_CODES)}`;

@@ -5,10 +5,12 @@
  */
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { createSandbox, DEFAULT_SANDBOX_KEY, DEFAULT_SIZES } from '../sandbox/app.js';
+import { createSandbox, DEFAULT_SANDBOX_KEY, DEFAULT_SIZES, type Sandbox } from '../sandbox/app.js';
+import type { LimitScope } from '../sandbox/types.js';
 import { parseCursorEnd } from '../sandbox/cursor.js';
 import { parseFaultSpec, type FaultConfig } from '../sandbox/faults.js';
-import { startSandboxServer } from '../sandbox/server.js';
+import { startSandboxServer, type RunningServer } from '../sandbox/server.js';
+import type { Clock } from '../time/clock.js';
 import { parseWireEncoding } from '../sandbox/wire.js';
 import type { SandboxCommandOptions } from './sandbox-options.js';
 
@@ -80,20 +82,46 @@ function checkOptions(options: SandboxCommandOptions): void {
   if (options.wire !== undefined && parseWireEncoding(options.wire) === undefined) {
     throw new UsageError('--wire must be apiplatform, compact or pretty');
   }
+  if (options.errors !== undefined && options.errors !== 'message' && options.errors !== 'problem') {
+    throw new UsageError('--errors must be message or problem');
+  }
   if (options.limitScope !== undefined && options.limitScope !== 'route' && options.limitScope !== 'path') {
     throw new UsageError('--limit-scope must be route or path');
   }
   if (options.key !== undefined && options.key.trim() === '') throw new UsageError('--key must not be empty');
+  if (options.cursorOnly && options.ignorePaginationStyle) {
+    throw new UsageError('--cursor-only and --ignore-pagination-style exclude each other: one pages by cursor only, the other by offset only');
+  }
+  checkWord('single-page', options.singlePage, ['view', 'no-view']);
+  checkWord('dates', options.dates, ['iso', 'naive']);
+  checkWord('batch-payment', options.batchPayment, ['iri', 'object']);
+}
+
+/** @throws {UsageError} (exit 2) when `value` is given and is none of `words` */
+function checkWord(name: string, value: string | undefined, words: readonly string[]): void {
+  if (value !== undefined && !words.includes(value)) throw new UsageError(`--${name} must be ${words.slice(0, -1).join(', ')} or ${words.at(-1)!}`);
+}
+
+/** A sandbox served on loopback (or `--host`), and the settings it was started with. */
+export interface ServedSandbox {
+  sandbox: Sandbox;
+  server: RunningServer;
+  faults: FaultConfig | undefined;
+  host: string;
+  limit: number;
+  windowSeconds: number;
+  limitScope: LimitScope;
 }
 
 /**
- * Starts the sandbox server and serves until SIGINT or SIGTERM, then closes it.
- * @returns 0 after a clean stop
+ * Checks the options and serves the sandbox they describe, with the command's defaults (port 8787
+ * unless `options.port` says otherwise); `runSandbox` and the library's `startSandbox` share it.
+ * @param clock the sandbox's clock (its windows, latency and churn)
  * @throws {UsageError} (exit 2) for out-of-range options or a bad fault spec (before anything
  *   listens), and when it cannot listen: the port is taken or needs privileges, the host is unknown
  *   or not of this machine ({@link listenError})
  */
-export async function runSandbox(ctx: Context, options: SandboxCommandOptions): Promise<number> {
+export async function serveSandbox(options: SandboxCommandOptions, clock: Clock): Promise<ServedSandbox> {
   checkOptions(options);
   const faults: FaultConfig | undefined = options.faults === undefined ? undefined : parseFaultSpec(options.faults);
 
@@ -109,7 +137,7 @@ export async function runSandbox(ctx: Context, options: SandboxCommandOptions): 
     latencyMs: options.latency ?? 0,
     churn: options.churn ?? 0,
     seed: options.seed ?? 1,
-    clock: ctx.clock,
+    clock,
     warmAhead: true,
     sizes: {
       entities: options.entities,
@@ -123,12 +151,27 @@ export async function runSandbox(ctx: Context, options: SandboxCommandOptions): 
     ...(options.cursorPrevious === 'last' || options.cursorPrevious === 'previous' ? { cursorPrevious: options.cursorPrevious } : {}),
     cursorEnd: parseCursorEnd(options.cursorEnd ?? 'endless'),
     wire: parseWireEncoding(options.wire ?? 'apiplatform'),
+    errors: options.errors === 'problem' ? 'problem' : 'message',
+    cursorOnly: options.cursorOnly === true,
+    ignorePaginationStyle: options.ignorePaginationStyle === true,
+    singlePage: options.singlePage === 'no-view' ? 'no-view' : 'view',
+    dates: options.dates === 'naive' ? 'naive' : 'iso',
+    batchPayment: options.batchPayment === 'object' ? 'object' : 'iri',
   });
   const port = options.port ?? 8787;
   const server = await startSandboxServer(sandbox, { host, port }).catch((err: unknown) => {
     throw listenError(err, host, port);
   });
+  return { sandbox, server, faults, host, limit, windowSeconds, limitScope };
+}
 
+/**
+ * Starts the sandbox server and serves until SIGINT or SIGTERM, then closes it.
+ * @returns 0 after a clean stop
+ * @throws {UsageError} (exit 2) as {@link serveSandbox}
+ */
+export async function runSandbox(ctx: Context, options: SandboxCommandOptions): Promise<number> {
+  const { sandbox, server, faults, host, limit, windowSeconds, limitScope } = await serveSandbox(options, ctx.clock);
   const out = ctx.io.stdout;
   const rfcs = sandbox.taxpayers();
   const lines = [
@@ -138,6 +181,9 @@ export async function runSandbox(ctx: Context, options: SandboxCommandOptions): 
     `Taxpayers (${options.invoices ?? DEFAULT_SIZES.invoicesPerTaxpayer} invoices each):`,
     ...rfcs.map((rfc) => `  ${rfc}`),
     ...(faults && faults.rules.length > 0 ? [`Faults: ${faults.rules.map((r) => r.kind).join(', ')}`] : []),
+    ...(options.errors === 'problem' ? ['Errors: application/problem+json, as API Platform writes them'] : []),
+    ...(options.cursorOnly ? ['Paging: cursor only where cursor pagination exists (a request with page is a 400)'] : []),
+    ...(options.ignorePaginationStyle ? ['Paging: offset only (X-Pagination-Style is ignored)'] : []),
     'Try:',
     `  collections invoices --taxpayer ${shellWord(rfcs[0]!)} --cursor --base-url ${server.url} --api-key ${shellWord(sandbox.apiKey)}`,
     'Press Ctrl-C to stop.',

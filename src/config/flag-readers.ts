@@ -3,6 +3,7 @@
  * its built-in default. Pure; the parsers are those of config/parse.ts.
  */
 import { exportFlag, longFlag, type ExportFlagSpec, type ExportFlagValues } from './flags.js';
+import { parseHeader } from '../http/request-headers.js';
 import { parseBytesOption, parseIntegerOption, parseParam, parseSecondsOption } from './parse.js';
 
 /**
@@ -22,7 +23,7 @@ export function flagHelp(spec: ExportFlagSpec): string {
  * The parser of a flag's value (commander calls it with the value and the previous one), or
  * undefined when the value is kept as typed (`switch`, `text`, `choice`: commander checks choices).
  * Integers, seconds and bytes are range-checked; seconds come back in milliseconds, bytes as a
- * number of bytes; `pairs` collect.
+ * number of bytes; `pairs` and `headers` collect.
  * @throws {UsageError} (from the returned parser) naming the flag, the value and what it takes
  */
 export function flagParser(spec: ExportFlagSpec): ((value: string, previous: unknown) => unknown) | undefined {
@@ -37,6 +38,8 @@ export function flagParser(spec: ExportFlagSpec): ((value: string, previous: unk
       return (v) => parseBytesOption(name, v, value.min, value.max);
     case 'pairs':
       return (v, previous) => [...((previous as Array<[string, string]> | undefined) ?? []), parseParam(v)];
+    case 'headers':
+      return (v, previous) => [...((previous as Array<[string, string]> | undefined) ?? []), parseHeader(v, name)];
     default:
       return undefined;
   }

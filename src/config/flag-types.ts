@@ -24,8 +24,12 @@ export interface ExportFlagValues {
   maxItems?: number;
   /** `--param <key=value>`, repeatable: the pairs in order. */
   param?: Array<[string, string]>;
+  /** `-H, --header <'Name: value'>`, repeatable: the headers in order, checked (http/request-headers.ts `parseHeader`). */
+  header?: Array<[string, string]>;
   /** `--since <time>`, unparsed (export/state/since.ts parses it). */
   since?: string;
+  /** `--since-field <field>` (`get` only): the date field `--since` and `--state` filter on. */
+  sinceField?: string;
   /** `--state <file>`, the state file of incremental exports. */
   state?: string;
   /** `--table <name>`: the table of a database `--out`, `name` or `schema.name`. */
@@ -93,7 +97,8 @@ export interface ExportDefaults {
  * `files` when it names a path, for completion), `integer` (whole number in [min, max]), `seconds`
  * (decimal seconds in [min, max], parsed to milliseconds), `bytes` (a whole number of bytes in
  * [min, max], with an optional unit `KiB`/`MiB`/`GiB`), `choice` (one of `choices`, checked by
- * commander), `pairs` (repeatable `key=value`, collected in order).
+ * commander), `pairs` (repeatable `key=value`, collected in order), `headers` (repeatable
+ * `Name: value`, checked and collected in order).
  */
 export type FlagValueSpec =
   | { readonly kind: 'switch' }
@@ -102,7 +107,8 @@ export type FlagValueSpec =
   | { readonly kind: 'seconds'; readonly min: number; readonly max: number }
   | { readonly kind: 'bytes'; readonly min: number; readonly max: number }
   | { readonly kind: 'choice'; readonly choices: readonly string[] }
-  | { readonly kind: 'pairs' };
+  | { readonly kind: 'pairs' }
+  | { readonly kind: 'headers' };
 
 /** A flag that a profile can store a default for. */
 export interface FlagConfigSpec {
@@ -135,4 +141,11 @@ export interface ExportFlagSpec {
   readonly config?: FlagConfigSpec;
   /** Present when the flag only makes sense with that id: only commands whose endpoints take it offer it. */
   readonly forId?: 'taxpayerId' | 'invoiceId';
+  /** Present when only that command offers the flag (`get`: its path names no endpoint of the table). */
+  readonly forCommand?: 'get';
+  /**
+   * Present when the flag only works in cursor mode: a command none of whose endpoints pages by
+   * cursor still accepts it (to refuse it with its own usage error) but leaves it out of its help.
+   */
+  readonly cursorOnly?: true;
 }

@@ -47,12 +47,19 @@ export const EXPORT_FLAGS = [
     description: 'compress the output with gzip (implied by an --out ending in .gz); resumable',
     value: { kind: 'choice', choices: ['gzip'] },
   },
-  { flags: '--cursor', attribute: 'cursor', description: 'cursor pagination (X-Pagination-Style: cursor)', value: { kind: 'switch' } },
+  {
+    flags: '--cursor',
+    attribute: 'cursor',
+    description: 'cursor pagination (X-Pagination-Style: cursor)',
+    value: { kind: 'switch' },
+    cursorOnly: true,
+  },
   {
     flags: '--total',
     attribute: 'total',
     description: 'with --cursor, ask for hydra:totalItems so progress shows a percentage (slower)',
     value: { kind: 'switch' },
+    cursorOnly: true,
   },
   {
     flags: '--items-per-page <n>',
@@ -82,10 +89,24 @@ export const EXPORT_FLAGS = [
     value: { kind: 'pairs' },
   },
   {
+    flags: '-H, --header <header>',
+    attribute: 'header',
+    description:
+      "extra request header 'Name: value' (repeatable; replaces a stored header of that name); not X-Api-Key, Accept or the pagination headers; credential-like values are masked",
+    value: { kind: 'headers' },
+  },
+  {
     flags: '--since <time>',
     attribute: 'since',
     description: 'only items created or changed at or after this ISO 8601 time (a date alone is 00:00 UTC); invoices, entities, events',
     value: { kind: 'text' },
+  },
+  {
+    flags: '--since-field <field>',
+    attribute: 'sinceField',
+    description: 'the date field --since and --state filter on (as <field>[after]), e.g. updatedAt; default: the one of a known path',
+    value: { kind: 'text' },
+    forCommand: 'get',
   },
   {
     flags: '--state <file>',
@@ -215,7 +236,7 @@ export const EXPORT_FLAGS = [
     flags: '--dry-run',
     attribute: 'dryRun',
     description:
-      'print the plan (request, headers with the key masked, files, items, pages, time at the current quota) and write nothing; spends one request of the quota (itemsPerPage=1) per taxpayer',
+      "run the export's checks (folders, lock, checkpoint) and print the plan (request, headers with the key masked, files, items, pages, the quota and the windows it needs), writing nothing; exits as the export would; spends one request of the quota (itemsPerPage=1) per taxpayer",
     value: { kind: 'switch' },
   },
   {
@@ -234,15 +255,18 @@ type ConfigurableFlag = Extract<(typeof EXPORT_FLAGS)[number], { config: FlagCon
 export type ExportConfigKey = ConfigurableFlag['config']['key'];
 
 /** The keys of a profile, as typed on the command line (`collections config set KEY VALUE`). */
-export type ConfigKey = 'api-key' | 'base-url' | ExportConfigKey;
+export type ConfigKey = 'api-key' | 'base-url' | 'header' | ExportConfigKey;
 
 /** The export flags with a config key, in {@link FlagConfigSpec.listOrder}. */
 export const CONFIGURABLE_FLAGS: readonly ConfigurableFlag[] = EXPORT_FLAGS.filter((f): f is ConfigurableFlag => 'config' in f).sort(
   (a, b) => a.config.listOrder - b.config.listOrder,
 );
 
-/** Every {@link ConfigKey}, in the order `config list` prints them: base URL, key, then the export defaults. */
-export const CONFIG_KEYS: readonly ConfigKey[] = ['base-url', 'api-key', ...CONFIGURABLE_FLAGS.map((f) => f.config.key)];
+/**
+ * Every {@link ConfigKey}, in the order `config list` prints them: base URL, key, the export
+ * defaults, then the stored request headers (`header`, one or more; `--header` adds to them).
+ */
+export const CONFIG_KEYS: readonly ConfigKey[] = ['base-url', 'api-key', ...CONFIGURABLE_FLAGS.map((f) => f.config.key), 'header'];
 
 /** The long flag of a spec, e.g. `--items-per-page` for `--items-per-page <n>`. */
 export function longFlag(spec: Pick<ExportFlagSpec, 'flags'>): string {
@@ -254,7 +278,7 @@ export function exportFlag(attribute: keyof ExportFlagValues): ExportFlagSpec {
   return EXPORT_FLAGS.find((f) => f.attribute === attribute)!;
 }
 
-/** The flag of a config key, e.g. `max-wait` → `--max-wait <seconds>`; undefined for `api-key` and `base-url`. */
+/** The flag of a config key, e.g. `max-wait` → `--max-wait <seconds>`; undefined for `api-key`, `base-url` and `header`. */
 export function configurableFlag(key: string): ConfigurableFlag | undefined {
   return CONFIGURABLE_FLAGS.find((f) => f.config.key === key);
 }

@@ -1,11 +1,11 @@
 /**
  * The config folder: where it is by default, and keeping it and its files private.
  *
- * Permissions (README, "Configuration": mode 0600 in a 0700 folder whatever the umask): the store
- * creates the folder with mode 0700, writes each file through a temporary file chmod'ed to 0600
- * before it is renamed into place (config/json-store.ts, so no umask can widen it), and tightens an
- * existing looser folder or file with one warning line ({@link secureFiles}). Older versions, which
- * kept the files with the `conf` package, used the same folders, file names and JSON layout.
+ * Permissions (README, "Configuration": mode 0600 in a 0700 folder whatever the umask): conf and
+ * the cache's store would create the folder with mode 0777 minus the umask, so the store creates it
+ * with mode 0700 first; each file is written through a temporary file chmod'ed to 0600 before it is
+ * renamed into place (createConfStore, createJsonStore), and an existing looser folder or file is
+ * tightened with one warning line ({@link secureFiles}).
  */
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { homedir as osHomedir, platform as osPlatform } from 'node:os';
@@ -21,14 +21,15 @@ export const DIR_MODE = 0o700;
 export const FILE_MODE = 0o600;
 
 /**
- * The default config folder: the one the `conf` package (used by older versions) chose for project
- * `collections`, by `env-paths`' convention with suffix `nodejs`:
+ * The default config folder: conf's own default for project `collections` (`env-paths` with
+ * conf's `projectSuffix`, `nodejs`):
  * Linux `$XDG_CONFIG_HOME/collections-nodejs` (else `~/.config/…`), macOS
  * `~/Library/Preferences/collections-nodejs`, Windows `%APPDATA%\collections-nodejs\Config`.
  *
- * Not computed by calling `env-paths`: it reads `process.env`, `os.homedir()` and `process.platform`
- * when loaded, so the environment of the Context (and the platform and home of tests) could not be
- * passed in; these three lines follow its convention and are tested against it.
+ * Passed to conf as `cwd` rather than left to it: the folder must be made 0700 before conf runs,
+ * and `env-paths` reads `process.env`, `os.homedir()` and `process.platform` when loaded, so the
+ * environment of the Context (and the platform and home of tests) could not be passed in; these
+ * three lines follow its convention and are tested against it.
  */
 export function defaultConfigDir(
   env: Readonly<Record<string, string | undefined>>,

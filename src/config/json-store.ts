@@ -1,18 +1,15 @@
 /**
- * A small JSON file store for the settings and the rate-limit cache: one JSON object per file, read
- * afresh on every call and replaced atomically on every write. It keeps the on-disk format of the
- * `conf` package used before (the object pretty-printed with tabs, no trailing newline), so files
- * written by older versions are read as they are, with no migration.
+ * The JSON object files: the settings, kept with `conf` ({@link createConfStore}), and the
+ * rate-limit cache ({@link createJsonStore}). Both are read afresh on every call and replaced
+ * atomically (temp file opened 0600, fsync, chmod 0600 whatever the umask, rename; a symlink's
+ * target is replaced, the owner kept), in the layout conf writes: tabs, no trailing newline.
  *
- * Writes go through `write-file-atomic`: a temporary file beside the target, opened with mode 0600,
- * written, fsync'd, chmod'ed to exactly 0600 (so no umask can widen it), then renamed over the
- * target (rename(2) is atomic within a folder, so a failed write leaves the old file whole). A
- * symlinked file is followed and its target replaced, and an existing file's owner is kept, as
- * conf did. Our own exclusive-temp helpers (io/files.ts) are asynchronous and built for the export's
- * files; the store is synchronous and its folder is private (0700), so the library is enough here.
+ * The cache stays off conf: it is not settings, it must never stall an export, and conf's writer
+ * (`atomically`) retries a refused write (EACCES, EPERM, EBUSY) in a busy loop for up to 1 s.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, extname } from 'node:path';
+import Conf from 'conf';
 import writeFileAtomic from 'write-file-atomic';
 import { DIR_MODE, FILE_MODE } from './folder.js';
 
@@ -85,6 +82,39 @@ export function createJsonStore(path: string): JsonStore {
         if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
         writeFileSync(path, text, { mode: FILE_MODE });
       }
+    },
+  };
+}
+
+/**
+ * The store of the file at `path`, kept with conf; the contract of {@link createJsonStore}. conf
+ * makes a missing folder with the umask's mode, on a read too: the folder is made 0700 here first,
+ * and a read in a missing folder does not reach conf. Opened on first use (the constructor reads).
+ */
+export function createConfStore(path: string): JsonStore {
+  let conf: Conf | undefined;
+  const open = (): Conf =>
+    (conf ??= new Conf({
+      cwd: dirname(path),
+      configName: basename(path, extname(path)),
+      fileExtension: extname(path).slice(1),
+      configFileMode: FILE_MODE,
+      // Keys taken literally (dot-prop would read `a.b` as a path and hide a `__proto__` field).
+      accessPropertiesByDotNotation: false,
+      // Never empty a file the user can still fix: a damaged one is an error (E_CONFIG).
+      clearInvalidConfig: false,
+      // The layout of the files already written, byte for byte (conf's default today, pinned).
+      serialize: (value) => JSON.stringify(value, undefined, '\t'),
+    }));
+  return {
+    path,
+    get(key) {
+      if (!existsSync(dirname(path))) return undefined;
+      return open().get(key);
+    },
+    set(key, value) {
+      mkdirSync(dirname(path), { recursive: true, mode: DIR_MODE });
+      open().set(key, value);
     },
   };
 }

@@ -14,13 +14,15 @@
  */
 import type { Context, IOStreams } from '../context.js';
 import { UsageError } from '../errors.js';
+import { isLoopbackHost, proxyFor } from '../http/proxy.js';
 import { inertText } from '../io/terminal-text.js';
 import { CONFIGURABLE_FLAGS, type ExportDefaults } from './flags.js';
 import { createConfigStore, DEFAULT_PROFILE } from './store.js';
 import type { ConfigStore, ProfileValues } from './store.js';
-import { parseApiKey, parseBaseUrl, parseProfileName } from './values.js';
+import { parseApiKey, parseBaseUrl, parseProfileName, storedHeaderName } from './values.js';
 
 export type { ExportDefaults } from './flags.js';
+export { isLoopbackHost };
 
 /** The global flags (commander: `--api-key <key>`, `--base-url <url>`, `--profile <name>`). */
 export interface SettingsFlags {
@@ -57,6 +59,8 @@ export interface ResolvedSettings {
   };
   /** Export defaults stored in the profile. */
   defaults: ExportDefaults;
+  /** Request headers stored in the profile (`config set header 'Name: value'`), in order; `--header` adds to them. */
+  headers: ReadonlyArray<readonly [string, string]>;
   /** True when the base URL is plain `http:` to a host that is not loopback. */
   insecureTransport: boolean;
 }
@@ -68,19 +72,6 @@ export interface ApiSettings extends ResolvedSettings {
 }
 
 const nonEmpty = (v: string | undefined): string | undefined => (v === undefined || v === '' ? undefined : v);
-
-/**
- * Whether a URL hostname (as `URL.hostname` spells it) is loopback: `localhost`, 127.0.0.0/8,
- * `[::1]` or an IPv4-mapped 127.x address. `URL` has already normalised forms like `127.1` or
- * `0x7f.0.0.1` to dotted decimal.
- */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.toLowerCase();
-  if (h === 'localhost' || h === 'localhost.') return true;
-  if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)) return true;
-  if (h === '[::1]') return true;
-  return /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(h);
-}
 
 /**
  * The export defaults of a profile's stored values, as the flags parse them: every key of the flag
@@ -102,11 +93,28 @@ function profileArg(profile: string): string {
 }
 
 /**
+ * Refuses a profile named by `--profile` or `COLLECTIONS_PROFILE` that is not stored (a typo would
+ * otherwise read as an empty profile, and its hints would say to fill it); `default` always exists.
+ * @throws {UsageError} (exit 2) naming the stored profiles
+ */
+function checkProfileKnown(profile: string, source: ResolvedSettings['sources']['profile'], store: ConfigStore): void {
+  if (source === 'default' || profile === DEFAULT_PROFILE) return;
+  const known = store.profiles();
+  if (known.includes(profile)) return;
+  const from = source === 'flag' ? '--profile' : 'COLLECTIONS_PROFILE';
+  const create = `create it with \`collections config set base-url URL --profile ${profile}\``;
+  throw new UsageError(`unknown profile '${profile}' (from ${from})`, {
+    code: 'E_CONFIG',
+    hint: known.length > 0 ? `use a stored profile (${known.join(', ')}), or ${create}` : `no profile is stored yet; ${create}`,
+  });
+}
+
+/**
  * Resolves key, base URL, profile and export defaults with precedence flag > env > profile.
  * Does not require key or base URL (`ratelimit --cached` needs neither); see {@link requireApiSettings}.
- * @throws {UsageError} for an invalid profile name, base URL or key (the message never holds the
- *   key), an invalid stored value, or a stored key paired with a base URL of another origin (the
- *   key binding rule of this module's comment)
+ * @throws {UsageError} for an invalid or unknown profile name, base URL or key (the message never
+ *   holds the key), an invalid stored value, or a stored key paired with a base URL of another
+ *   origin (the key binding rule of this module's comment)
  */
 export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
   const { flags, env, store } = input;
@@ -125,6 +133,7 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
     profileSource = 'default';
   }
 
+  checkProfileKnown(profile, profileSource, store);
   const stored = store.getProfile(profile);
   const sources: ResolvedSettings['sources'] = { profile: profileSource };
 
@@ -174,9 +183,13 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
   }
 
   const defaults = exportDefaults(stored);
+  const headers = (stored.header ?? []).map((text): [string, string] => {
+    const name = storedHeaderName(text);
+    return [name, text.slice(name.length + 1).trim()];
+  });
 
   const insecureTransport = baseUrl !== undefined && baseUrl.protocol === 'http:' && !isLoopbackHost(baseUrl.hostname);
-  const out: ResolvedSettings = { profile, sources, defaults, insecureTransport };
+  const out: ResolvedSettings = { profile, sources, defaults, headers, insecureTransport };
   if (apiKey !== undefined) out.apiKey = apiKey;
   if (baseUrl !== undefined) out.baseUrl = baseUrl;
   return out;
@@ -192,9 +205,12 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
 export function requireApiSettings(settings: ResolvedSettings, warn: (message: string) => void): ApiSettings {
   const p = profileArg(settings.profile);
   if (settings.baseUrl === undefined) {
+    // A stored key is only sent to its profile's own base URL, so --base-url would be refused.
+    const elsewhere =
+      settings.sources.apiKey === 'profile' ? ` (the key stored there is sent only to that base URL)` : ', or set COLLECTIONS_BASE_URL or --base-url';
     throw new UsageError(`no base URL configured${p ? ` for profile '${settings.profile}'` : ''}`, {
       code: 'E_CONFIG',
-      hint: `run \`collections config set base-url URL${p}\`, or set COLLECTIONS_BASE_URL or --base-url`,
+      hint: `run \`collections config set base-url URL${p}\`${elsewhere}`,
     });
   }
   if (settings.apiKey === undefined) {
@@ -210,11 +226,14 @@ export function requireApiSettings(settings: ResolvedSettings, warn: (message: s
 }
 
 /**
- * {@link resolveSettings} then {@link requireApiSettings}: what every command that sends requests calls.
- * @throws {UsageError} as both do
+ * {@link resolveSettings} then {@link requireApiSettings}, and the proxy variable that applies to
+ * the base URL checked (http/proxy.ts `proxyFor`): what every command that sends requests calls.
+ * @throws {UsageError} as both do, and when that proxy variable is not a proxy URL
  */
 export function resolveApiSettings(input: ResolveSettingsInput, warn: (message: string) => void): ApiSettings {
-  return requireApiSettings(resolveSettings(input), warn);
+  const settings = requireApiSettings(resolveSettings(input), warn);
+  proxyFor(settings.baseUrl, input.env);
+  return settings;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The config store: named profiles of settings (API key, base URL, export defaults) in one JSON
- * file (config/json-store.ts), plus a cache of the last rate-limit headers seen per endpoint in a second
+ * file kept with `conf` (createConfStore), plus a cache of the last rate-limit headers seen per endpoint in a second
  * file in the cache folder (never holding the key; config/rate-limit-cache.ts). The folders and both
  * files are kept private (config/folder.ts).
  */
@@ -11,9 +11,9 @@ import { UsageError } from '../errors.js';
 import { fileError } from '../io/files.js';
 import { isObject } from '../json/object.js';
 import { cacheDirOf, defaultConfigDir, DIR_MODE, secureFiles } from './folder.js';
-import { createJsonStore, type JsonStore } from './json-store.js';
+import { createConfStore, createJsonStore, type JsonStore } from './json-store.js';
 import { createRateLimitCache, migrateRateLimitCache, type RateLimitCacheEntry, type RateLimitObservation } from './rate-limit-cache.js';
-import { CONFIG_KEYS, checkStoredValue, parseConfigValue, parseProfileName } from './values.js';
+import { CONFIG_KEYS, checkStoredValue, parseConfigValue, parseProfileName, storedHeaderName } from './values.js';
 import type { ConfigKey, ProfileValues } from './values.js';
 
 export type { ConfigKey, ProfileValues } from './values.js';
@@ -37,20 +37,22 @@ export interface ConfigStore {
    */
   getProfile(profile: string): ProfileValues;
   /**
-   * Validates and stores one value (see parseConfigValue in values.ts).
+   * Validates and stores one value (see parseConfigValue in values.ts); a `header` is added to the
+   * profile's list, replacing the one of the same name (in any case).
    * @returns the value as stored
    * @throws {UsageError} for an invalid profile name or value; {@link OutputError} (`E_OUTPUT_WRITE`,
    *   exit 7) when the file cannot be saved (disk full, quota, size limit, read-only, permission),
-   *   naming the path and the cause; the file is then left as it was (the store writes a temp file
-   *   and renames it, config/json-store.ts)
+   *   naming the path and the cause; the file is then left as it was (conf writes a temp file and
+   *   renames it)
    */
   set(profile: string, key: ConfigKey, raw: string): string | number;
   /**
    * Removes one value; removes the profile when it becomes empty.
+   * @param headerName with `header`: remove only the header of this name (in any case), not every one
    * @returns whether there was a value
    * @throws {OutputError} (exit 7) when the file cannot be saved, as {@link ConfigStore.set}
    */
-  unset(profile: string, key: ConfigKey): boolean;
+  unset(profile: string, key: ConfigKey, headerName?: string): boolean;
   /** Names of the stored profiles, sorted. */
   profiles(): string[];
   /**
@@ -70,7 +72,7 @@ export interface ConfigStore {
 
 /** Options of {@link createConfigStore}. */
 export interface ConfigStoreOptions {
-  /** Folder of the files; default {@link defaultConfigDir} (the folder the `conf` package used, so older files are found). */
+  /** Folder of the files; default {@link defaultConfigDir} (conf's own default for the project). */
   configDir?: string;
   /**
    * Environment, for the default folders (`XDG_CONFIG_HOME`, `APPDATA`, `XDG_CACHE_HOME`,
@@ -132,6 +134,20 @@ function saveProfiles(settings: JsonStore, path: string, profiles: Record<string
   }
 }
 
+function withHeader(list: unknown, header: string): string[] {
+  const name = storedHeaderName(header).toLowerCase();
+  const current = Array.isArray(list) ? list.filter((h): h is string => typeof h === 'string') : [];
+  const at = current.findIndex((h) => storedHeaderName(h).toLowerCase() === name);
+  return at < 0 ? [...current, header] : current.map((h, i) => (i === at ? header : h));
+}
+
+/** undefined when the list has no header named `name`. */
+function withoutHeader(list: unknown, name: string): string[] | undefined {
+  const current = Array.isArray(list) ? list.filter((h): h is string => typeof h === 'string') : [];
+  const kept = current.filter((h) => storedHeaderName(h).toLowerCase() !== name.toLowerCase());
+  return kept.length === current.length ? undefined : kept;
+}
+
 /** The profile operations of {@link ConfigStore} over the settings file at `path`. */
 function profileOperations(settings: JsonStore, path: string): Pick<ConfigStore, 'getProfile' | 'set' | 'unset' | 'profiles'> {
   const allProfiles = (): Record<string, ProfileValues> => {
@@ -147,7 +163,7 @@ function profileOperations(settings: JsonStore, path: string): Pick<ConfigStore,
       if (!Object.hasOwn(all, profile)) return {};
       const stored: unknown = all[profile];
       if (!isObject(stored)) throw new UsageError(`invalid profile '${profile}' in ${path}`, { code: 'E_CONFIG', hint: `fix or delete ${path}` });
-      const out: Record<string, string | number> = {};
+      const out: Record<string, string | number | string[]> = {};
       for (const key of CONFIG_KEYS) {
         if (Object.hasOwn(stored, key) && stored[key] !== undefined) {
           out[key] = checkStoredValue(key, stored[key], profile, path);
@@ -160,15 +176,24 @@ function profileOperations(settings: JsonStore, path: string): Pick<ConfigStore,
       const value = parseConfigValue(key, raw);
       const all = allProfiles();
       const current = Object.hasOwn(all, profile) && isObject(all[profile]) ? all[profile] : {};
-      saveProfiles(settings, path, { ...all, [profile]: { ...current, [key]: value } });
+      const stored = key === 'header' ? withHeader(current.header, String(value)) : value;
+      saveProfiles(settings, path, { ...all, [profile]: { ...current, [key]: stored } });
       return value;
     },
-    unset(profile, key) {
+    unset(profile, key, headerName) {
       parseProfileName(profile);
       const all = allProfiles();
       if (!Object.hasOwn(all, profile) || !isObject(all[profile])) return false;
       const stored: Record<string, unknown> = { ...all[profile] };
       if (!Object.hasOwn(stored, key)) return false;
+      if (key === 'header' && headerName !== undefined) {
+        const kept = withoutHeader(stored.header, headerName);
+        if (kept === undefined) return false;
+        if (kept.length > 0) {
+          saveProfiles(settings, path, { ...all, [profile]: { ...stored, header: kept } });
+          return true;
+        }
+      }
       const { [key]: _removed, ...current } = stored;
       const { [profile]: _emptied, ...others } = all;
       saveProfiles(settings, path, Object.keys(current).length === 0 ? others : { ...all, [profile]: current });
@@ -197,7 +222,7 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
   if (fixes.length > 0) {
     options.warn?.(`config permissions were too open; changed ${fixes.join('; ')}`);
   }
-  const settings = createJsonStore(path);
+  const settings = createConfStore(path);
   readProfiles(settings);
   let cacheFile: JsonStore | undefined;
   let warned = false;

@@ -6,6 +6,7 @@
  */
 import { UsageError } from '../errors.js';
 import type { OutputFormat } from '../format-names.js';
+import { parseHeader } from '../http/request-headers.js';
 import { CONFIG_KEYS, configurableFlag, type ConfigKey } from './flags.js';
 
 export { CONFIG_KEYS, type ConfigKey } from './flags.js';
@@ -31,6 +32,8 @@ export interface ProfileValues {
   retries?: number;
   /** Default of `--timeout`, seconds (more than 0). */
   timeout?: number;
+  /** Request headers of every request of the profile, as `Name: value` texts. */
+  header?: string[];
 }
 
 /** `true` only when {@link ProfileValues} has exactly the keys of {@link ConfigKey} (which the flag table gives). */
@@ -141,7 +144,8 @@ function parseSeconds(key: ConfigKey, raw: string, positive: boolean, max: numbe
 
 /**
  * Parses the text of a value for `key` into what is stored:
- * `base-url` → normalised href; `api-key` → trimmed key; an export default → what its flag's value
+ * `base-url` → normalised href; `api-key` → trimmed key; `header` → one `Name: value` checked as
+ * `--header` is (http/request-headers.ts `parseHeader`); an export default → what its flag's value
  * spec allows (config/flags.ts): whole numbers in the flag's range (`items-per-page` 1–1000,
  * `concurrency` 1–16, `retries` 0–100), seconds as typed, decimals allowed (`max-wait` ≥ 0, `timeout`
  * > 0: a flag minimum above 0 means "above 0" here; both at most the flag's maximum, what a timer
@@ -151,6 +155,7 @@ function parseSeconds(key: ConfigKey, raw: string, positive: boolean, max: numbe
 export function parseConfigValue(key: ConfigKey, raw: string): string | number {
   if (key === 'api-key') return parseApiKey(raw);
   if (key === 'base-url') return parseBaseUrl(raw).href;
+  if (key === 'header') return parseHeader(raw, 'header').join(': ');
   const value = configurableFlag(key)!.value;
   switch (value.kind) {
     case 'integer':
@@ -170,8 +175,9 @@ export function parseConfigValue(key: ConfigKey, raw: string): string | number {
  * re-parsing its text form.
  * @throws {UsageError} (`E_CONFIG`) naming the key and profile, never quoting an API key
  */
-export function checkStoredValue(key: ConfigKey, value: unknown, profile: string, file: string): string | number {
+export function checkStoredValue(key: ConfigKey, value: unknown, profile: string, file: string): string | number | string[] {
   const where = `'${key}' in profile '${profile}' of ${file}`;
+  if (key === 'header') return checkStoredHeaders(value, where);
   if (typeof value !== 'string' && typeof value !== 'number') {
     throw new UsageError(`invalid ${where}`, { code: 'E_CONFIG', hint: `run \`collections config set ${key}\` again` });
   }
@@ -181,4 +187,22 @@ export function checkStoredValue(key: ConfigKey, value: unknown, profile: string
     const detail = key === 'api-key' || !(err instanceof Error) ? '' : `: ${err.message}`;
     throw new UsageError(`invalid ${where}${detail}`, { code: 'E_CONFIG', hint: `run \`collections config set ${key}\` again` });
   }
+}
+
+/** @throws {UsageError} (`E_CONFIG`) never quoting a value (it may be a credential) */
+function checkStoredHeaders(value: unknown, where: string): string[] {
+  const again = { code: 'E_CONFIG' as const, hint: "run `collections config unset header` and `config set header 'Name: value'` again" };
+  if (!Array.isArray(value)) throw new UsageError(`invalid ${where}: not a list`, again);
+  return value.map((text) => {
+    if (typeof text !== 'string') throw new UsageError(`invalid ${where}: not a list of texts`, again);
+    try {
+      return parseHeader(text, 'header').join(': ');
+    } catch (err) {
+      throw new UsageError(`invalid ${where}: ${err instanceof Error ? err.message : String(err)}`, again);
+    }
+  });
+}
+
+export function storedHeaderName(text: string): string {
+  return text.slice(0, text.indexOf(':'));
 }

@@ -1,119 +1,115 @@
 /**
- * The HTTP client of the Collection API, HTTP only (it knows nothing of Hydra or pages): it
- * composes one request with its redirects (exchange.ts), the rate budget (rate/: the per-endpoint
- * pacing and the waits) and the retries (retry.ts), and maps statuses to errors (README, "Exit
- * codes"; "Rate limits, retries and safety").
- *
- * Hot path: a page (up to 1000 items, ~1 MB) is read as text (or a byte text) once and handed to
- * the caller's `parse` once; nothing here touches individual items.
+ * The HTTP client, HTTP only (nothing of Hydra or pages): a GET's attempts, their rate-limit waits
+ * and retries, and what a status means. Hot path: a page (~1 MB) is read as text once and handed
+ * to the caller's `parse` once.
  */
+import type { FetchLike } from '../context.js';
 import { ApiUnavailableError, HttpError, RateLimitError, type HttpErrorDetails } from '../errors.js';
 import type { Clock } from '../time/clock.js';
-import { DEFAULT_MAX_BODY_BYTES } from './body.js';
-import type { ClientEvent } from './events.js';
-import { createExchanger, createRequestHeaders, pathOf, type Exchanger, type HttpExchange } from './exchange.js';
-import type { FetchLike } from './fetch-like.js';
-import { clampTimerMs, clientBudgetOf, createWaitLedger, decideWait, describeTooLong } from '../rate/index.js';
-import type { ClientBudget, RateBudget, RateLimitSnapshot, WaitCut, WaitLedger } from '../rate/index.js';
-import { assertSameOrigin } from './origin.js';
-import { DEFAULT_RETRIES, RetryableFailure, waitBeforeRetry, type RetryPolicy } from './retry.js';
+import { DEFAULT_MAX_BODY_BYTES, readBoundedByteText, readBoundedText } from './body.js';
+import type { ClientEvent, ClientEventSink } from './events.js';
+import { clampTimerMs, clientBudgetOf, createWaitLedger, decideWait, describeTooLong, snapshotOf } from '../rate/index.js';
+import type { ClientBudget, RateBudget, RateLimitHeaders, RateLimitSnapshot, WaitCut, WaitLedger } from '../rate/index.js';
+import { assertSameOrigin, resolveSameOrigin } from './origin.js';
+import { scrubberOf } from './redact.js';
+import { createRequestHeaders } from './request-headers.js';
+import { attemptFailure, DEFAULT_RETRIES, RetryableFailure, waitBeforeRetry, type OriginContact, type RetryPolicy } from './retry.js';
+import { parseServerMessage } from './server-message.js';
 
 export type { ClientEvent } from './events.js';
 export type { RateLimitSnapshot } from '../rate/index.js';
-export { UnreadableBodyError } from './retry.js';
 
-/** Options of {@link createClient}. */
+/**
+ * A 2xx body the caller could not use (invalid JSON, HTML, not the expected document), thrown by
+ * `parse`: retried like a 5xx, so the caller never sees a half-read page.
+ */
+export class UnreadableBodyError extends RetryableFailure {
+  /** @param reason short and free of secrets, e.g. `invalid JSON`: the `retry` event's reason */
+  constructor(reason: string, options: { cause?: unknown } = {}) {
+    super(reason, options);
+    this.name = 'UnreadableBodyError';
+  }
+}
+
 export interface ClientOptions {
-  /** The configured base URL; its origin is the only one requests and the key may go to. */
+  /** Its origin is the only one requests and the key may go to. */
   baseUrl: URL;
   /** Sent as `X-Api-Key`; never logged, never in errors. */
   apiKey: string;
   fetch: FetchLike;
   clock: Clock;
-  /** Uniform [0, 1) for full-jitter backoff (default Math.random). */
+  /** Uniform [0, 1) for the backoff's jitter (default Math.random). */
   random?: () => number;
-  /** Retries after network errors, 5xx or unreadable bodies (default 5). */
+  /** Default 5. */
   retries?: number;
-  /** Per-attempt timeout, ms (default 60 000): a deadline for the headers and the whole body. */
+  /** Per attempt, ms (default 60 000): a deadline for the headers and the whole body. */
   timeoutMs?: number;
-  /** Largest body accepted per response, bytes, after decompression (default 256 MiB). */
+  /** bytes, after decompression (default 256 MiB) */
   maxBodyBytes?: number;
   /** Longest single rate-limit wait accepted, ms (default Infinity); longer → RateLimitError. */
   maxWaitMs?: number;
-  /** Extra request headers (e.g. `User-Agent`). */
+  /** `X-Api-Key` and `Accept` cannot be replaced. */
   headers?: Record<string, string>;
+  secrets?: { redact(text: string): string };
   onEvent?: (event: ClientEvent) => void;
-  /** Told when a `wait` event's wait was not waited in full: its requests were aborted (rate/wait-ledger.ts). */
+  /** Told when a `wait` event's wait was not waited in full: its requests were aborted. */
   onWaitCut?: (cut: WaitCut) => void;
-  /** Aborts waits and requests in flight (used on SIGINT/SIGTERM). */
+  /** Aborts waits and requests in flight (SIGINT/SIGTERM). */
   signal?: AbortSignal;
-  /** The process's rate budget: clients with the same origin and key share their windows (rate/pool.ts); none: this client alone. */
+  /** Clients with the same origin and key share their windows; none: this client alone. */
   budget?: RateBudget;
 }
 
-/** What every answer of the client says about its response. */
 export interface ResponseInfo {
-  /** The final URL (after same-origin redirects). */
+  /** After same-origin redirects. */
   url: URL;
   status: number;
-  /** `X-Request-ID`, when sent. */
   requestId?: string;
-  /** The rate-limit headers, when sent. */
   rateLimit?: RateLimitSnapshot;
 }
 
-/** What a body parser sees of the response besides the text. */
 export interface ResponseHead {
   url: URL;
   status: number;
-  /** The response headers (`Content-Type`…). */
   headers: Headers;
   requestId?: string;
-  /** When the headers arrived, local epoch ms. */
+  /** local epoch ms */
   receivedAt: number;
-  /** True when the text is a byte text (asked with {@link GetOptions.bytes}; http/body.ts `readBoundedByteText`). */
+  /** The text holds the bytes, one code unit each (asked with {@link GetOptions.bytes}). */
   byteText?: true;
 }
 
-/**
- * Parses a 2xx body inside the retry loop. Throw {@link UnreadableBodyError} to have the attempt
- * retried like a 5xx (its reason names it in the `retry` event and the final error); any other
- * error ends the request.
- */
+/** Throw {@link UnreadableBodyError} to have the attempt retried; any other error ends the request. */
 export type BodyParser<T> = (text: string, response: ResponseHead) => T;
 
-/** Per-call options of {@link Client.get}. */
 export interface GetOptions<T> {
-  /** Extra headers for this request (`X-Pagination-Style`…); cannot replace `X-Api-Key` or `Accept`. */
+  /** Cannot replace `X-Api-Key` or `Accept`. */
   headers?: Record<string, string>;
-  /** Aborts this request (and its waits) only, e.g. when a consumer of concurrent pages stops. */
+  /** Aborts this request and its waits only, e.g. when a consumer of concurrent pages stops. */
   signal?: AbortSignal;
-  /** Requests the caller will still make to this endpoint after this one, when known (see rate/governor-types.ts `AcquireOptions.demand`). */
+  /** Requests the caller will still make to this endpoint after this one, when known. */
   demand?: number;
-  /** Parses the body (default: the body is the text). */
+  /** Default: the body is the text. */
   parse?: BodyParser<T>;
-  /** Read the body as a byte text when it is valid UTF-8 without a BOM (see {@link ResponseHead.byteText}). */
+  /** Read the body as a byte text when it is valid UTF-8 without a BOM. */
   bytes?: boolean;
 }
 
-/** A 2xx response read whole and parsed. */
 export interface ClientResponse<T> extends ResponseInfo {
   headers: Headers;
-  /** The body exactly as received (decoded as UTF-8, or a byte text: {@link ResponseHead.byteText}). */
+  /** Exactly as received (decoded as UTF-8, or a byte text). */
   text: string;
-  /** When the headers arrived, local epoch ms. */
+  /** local epoch ms */
   receivedAt: number;
-  /** What `parse` returned (the text itself without one). */
   body: T;
 }
 
-/** The answer of a quota probe (`ratelimit`): any status, never waited on. */
+/** A quota probe's answer (`ratelimit`): any status, never waited on. */
 export interface ProbeResult extends ResponseInfo {
-  /** A non-2xx's message from its body, key redacted. */
+  /** Key redacted. */
   serverMessage?: string;
 }
 
-/** The client. */
 export interface Client {
   /**
    * GETs `url` (`Accept: application/ld+json`, `X-Api-Key`, plus headers), waiting out rate limits
@@ -126,50 +122,73 @@ export interface Client {
   get<T = string>(url: URL, options?: GetOptions<T>): Promise<ClientResponse<T>>;
   /** One request, no rate-limit wait, no retry on 429; for `ratelimit`. */
   probe(url: URL, headers?: Record<string, string>): Promise<ProbeResult>;
-  /** Requests sent so far (attempts, including retries and redirect hops). */
+  /** Every attempt and redirect hop so far. */
   readonly requests: number;
 }
 
-/** Default per-attempt timeout, ms (README, `--timeout` 60 s). */
+/** ms (README, `--timeout`) */
 const DEFAULT_TIMEOUT_MS = 60_000;
-/** Consecutive 429s of one request after which the client gives up with {@link RateLimitError}. */
+/** Consecutive 429s of one request after which the client gives up. */
 export const MAX_RATE_LIMITED_ATTEMPTS = 5;
+/** Like fetch's 20, but a collection API needs few. */
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** bytes: a message is a line, not a page. */
+const MAX_MESSAGE_BODY_BYTES = 1024 * 1024;
 
-/** What the functions of one client share. */
+function pathOf(url: URL): string {
+  return url.pathname + url.search;
+}
+
 interface Session {
   baseUrl: URL;
+  fetch: FetchLike;
   clock: Clock;
   maxWaitMs: number;
+  timeoutMs: number;
+  maxBodyBytes: number;
   waits: WaitLedger<ClientEvent>;
+  emit: ClientEventSink;
   budget: ClientBudget;
-  exchanger: Exchanger;
+  contact: OriginContact;
+  redact: (text: string) => string;
   headersFor: (extra?: Record<string, string>) => Record<string, string>;
   signal: AbortSignal | undefined;
   policy: RetryPolicy;
+  requests: number;
 }
 
-/**
- * Creates a {@link Client}.
- * @throws {UsageError} when the API key holds characters not allowed in an HTTP header
- */
+/** @throws {UsageError} when the API key holds characters not allowed in an HTTP header */
 export function createClient(options: ClientOptions): Client {
   const { baseUrl, apiKey, fetch, clock } = options;
   const headersFor = createRequestHeaders(apiKey, options.headers);
-  const random = options.random ?? Math.random;
-  const [retries, timeoutMs] = [Math.max(0, Math.floor(options.retries ?? DEFAULT_RETRIES)), options.timeoutMs ?? DEFAULT_TIMEOUT_MS];
+  const retries = Math.max(0, Math.floor(options.retries ?? DEFAULT_RETRIES));
   const maxWaitMs = options.maxWaitMs ?? Number.POSITIVE_INFINITY;
   const waits = createWaitLedger<ClientEvent>(clock, options.onEvent ?? ((): void => undefined), options.onWaitCut ?? ((): void => undefined));
   const emit = waits.emit;
   const budget = clientBudgetOf(options.budget, { origin: baseUrl.origin, apiKey, clock, maxWaitMs, onWait: (w) => emit({ type: 'wait', ...w }) });
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const exchanger = createExchanger({ baseUrl, apiKey, fetch, clock, timeoutMs, maxBodyBytes, budget, emit });
-  const policy: RetryPolicy = { retries, maxWaitMs, random, clock, serverClock: budget.serverClock, emit };
-  const session: Session = { baseUrl, clock, maxWaitMs, waits, budget, exchanger, headersFor, signal: options.signal, policy };
+  const s: Session = {
+    baseUrl,
+    fetch,
+    clock,
+    maxWaitMs,
+    waits,
+    emit,
+    budget,
+    headersFor,
+    signal: options.signal,
+    requests: 0,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    contact: options.budget?.share<OriginContact>(`contact ${baseUrl.origin}`, () => ({ answered: false })) ?? { answered: false },
+    redact: scrubberOf(apiKey, options.secrets),
+    policy: { retries, maxWaitMs, random: options.random ?? Math.random, clock, serverClock: budget.serverClock, emit },
+  };
   return {
-    get: (url, call) => getWithRetries(session, url, call),
-    probe: (url, extra) => probeOnce(session, url, extra),
+    get: (url, call) => getWithRetries(s, url, call),
+    probe: (url, extra) => probeOnce(s, url, extra),
     get requests() {
-      return exchanger.requests;
+      return s.requests;
     },
   };
 }
@@ -186,7 +205,7 @@ async function getWithRetries<T>(s: Session, url: URL, call: GetOptions<T> = {})
   for (;;) {
     let x: HttpExchange | undefined;
     try {
-      x = await s.exchanger.send(url, headers, { signal, pace: true, afterWait, body: call.bytes === true ? 'bytes' : 'text', ...demand });
+      x = await send(s, url, headers, { signal, pace: true, afterWait, body: call.bytes === true ? 'bytes' : 'text', ...demand });
       afterWait = false;
       if (x.status >= 200 && x.status < 300) return respond(x, parse);
       if (x.status !== 429) throw failureOf(x);
@@ -203,7 +222,6 @@ async function getWithRetries<T>(s: Session, url: URL, call: GetOptions<T> = {})
   }
 }
 
-/** A 2xx: parses its text (a thrown {@link UnreadableBodyError} is retried by the caller). */
 function respond<T>(x: HttpExchange, parse: BodyParser<T>): ClientResponse<T> {
   const text = x.text ?? '';
   const head: ResponseHead = { url: x.url, status: x.status, headers: x.headers, receivedAt: x.receivedAt };
@@ -232,8 +250,7 @@ function failureOf(x: HttpExchange): RetryableFailure | HttpError {
 }
 
 /**
- * A 429: holds the endpoint until the reset by the server's clock ({@link decideWait}, kind `429`),
- * reports the wait and sleeps it; waits are not retries.
+ * A 429: holds the endpoint until the reset by the server's clock and sleeps; waits are not retries.
  * @param limited 429s in a row of this request, this one included
  * @throws {RateLimitError} (exit 5) after {@link MAX_RATE_LIMITED_ATTEMPTS} 429s in a row, or when
  *   the wait exceeds `--max-wait` (without waiting)
@@ -272,13 +289,12 @@ async function waitOutRateLimit(s: Session, x: HttpExchange, limited: number, si
   await s.clock.sleep(clampTimerMs(decision.ms), signal);
 }
 
-/** `ratelimit`'s probe: one request, any status returned as an answer. */
 async function probeOnce(s: Session, url: URL, extra: Record<string, string> | undefined): Promise<ProbeResult> {
   assertSameOrigin(url, s.baseUrl, 'a request');
   const headers = s.headersFor(extra);
   let x: HttpExchange;
   try {
-    x = await s.exchanger.send(url, headers, { signal: s.signal, pace: false, afterWait: false, body: 'discard' });
+    x = await send(s, url, headers, { signal: s.signal, pace: false, afterWait: false, body: 'discard' });
   } catch (err) {
     if (err instanceof RetryableFailure) {
       throw new ApiUnavailableError(`the API could not be read (GET ${pathOf(url)}): ${err.reason}`, {
@@ -293,4 +309,163 @@ async function probeOnce(s: Session, url: URL, extra: Record<string, string> | u
   if (x.rateLimit !== undefined) result.rateLimit = x.rateLimit;
   if (x.serverMessage !== undefined) result.serverMessage = x.serverMessage;
   return result;
+}
+
+interface SendOptions {
+  /** Aborts the permit wait, the request and the body read; its reason passes through untouched. */
+  signal?: AbortSignal;
+  /** False: no pacing (`ratelimit` probes). */
+  pace: boolean;
+  afterWait: boolean;
+  demand?: number;
+  /** A 2xx body: read as text, as a byte text when it can be, or discarded unread. */
+  body: 'text' | 'bytes' | 'discard';
+}
+
+/** A final (non-redirect) response. */
+interface HttpExchange {
+  url: URL;
+  status: number;
+  headers: Headers;
+  rateLimitHeaders: RateLimitHeaders;
+  requestId: string | undefined;
+  /** local epoch ms */
+  receivedAt: number;
+  /** A 2xx's body, when asked to read it. */
+  text: string | undefined;
+  byteText: boolean;
+  /** A non-2xx's, secrets redacted. */
+  serverMessage: string | undefined;
+  /** Read on the server's clock as known once the body was handled. */
+  rateLimit: RateLimitSnapshot | undefined;
+}
+
+interface Hop {
+  res: Response;
+  url: URL;
+  rl: RateLimitHeaders;
+  requestId: string | undefined;
+  receivedAt: number;
+  /** Monotonic start of the attempt, ms. */
+  startedAt: number;
+  timeout: AbortSignal;
+}
+
+async function sendOne(s: Session, url: URL, headers: Record<string, string>, send: SendOptions, afterWait: boolean): Promise<Hop> {
+  const demand = send.demand !== undefined ? { demand: send.demand } : {};
+  const permit = await s.budget.reserve(url, { signal: send.signal, afterWait, wait: send.pace, ...demand });
+  // Stopped after the permit (a read-ahead cancelled, a signal): nothing is sent, so nothing is spent.
+  if (send.signal?.aborted === true) permit.cancel();
+  send.signal?.throwIfAborted();
+  const timeout = AbortSignal.timeout(s.timeoutMs);
+  const signal = send.signal === undefined ? timeout : AbortSignal.any([timeout, send.signal]);
+  s.requests++;
+  const sentAt = s.clock.now();
+  const startedAt = s.clock.monotonic();
+  let res: Response;
+  try {
+    res = await s.fetch(url, { method: 'GET', headers, redirect: 'manual', signal });
+  } catch (err) {
+    permit.release();
+    throw attemptFailure(s, err, send.signal, timeout, '', url);
+  }
+  s.contact.answered = true;
+  const receivedAt = s.clock.now();
+  const rl = permit.record({ status: res.status, headers: res.headers, sentAt, receivedAt });
+  return { res, url, rl, requestId: res.headers.get('x-request-id') ?? undefined, receivedAt, startedAt, timeout };
+}
+
+/**
+ * One attempt: a GET and its same-origin redirects, each hop paced, counted and reported.
+ * @throws {RetryableFailure} for a network error, a timeout or a failed 2xx body read
+ */
+async function send(s: Session, start: URL, headers: Record<string, string>, options: SendOptions): Promise<HttpExchange> {
+  let url = start;
+  let afterWait = options.afterWait;
+  for (let hop = 0; ; hop++) {
+    const h = await sendOne(s, url, headers, options, afterWait);
+    if (!REDIRECT_STATUSES.has(h.res.status)) return finish(s, h, options);
+    emitResponse(s, h);
+    await h.res.body?.cancel().catch(() => undefined);
+    url = redirectTarget(s.baseUrl, h, start, hop);
+    afterWait = false;
+  }
+}
+
+function emitResponse(s: Session, h: Hop): void {
+  const event: ClientEvent = {
+    type: 'response',
+    method: 'GET',
+    path: pathOf(h.url),
+    status: h.res.status,
+    ms: Math.max(0, Math.round(s.clock.monotonic() - h.startedAt)),
+  };
+  if (h.rl.limit !== undefined) event.limit = h.rl.limit;
+  if (h.rl.remaining !== undefined) event.remaining = h.rl.remaining;
+  if (h.rl.resetAt !== undefined) event.resetAt = h.rl.resetAt;
+  if (h.requestId !== undefined) event.requestId = h.requestId;
+  s.emit(event);
+}
+
+function redirectTarget(baseUrl: URL, h: Hop, start: URL, hop: number): URL {
+  const location = h.res.headers.get('location');
+  if (location === null) {
+    throw new HttpError({
+      method: 'GET',
+      path: pathOf(h.url),
+      status: h.res.status,
+      serverMessage: 'redirect without a Location',
+      ...(h.requestId ? { requestId: h.requestId } : {}),
+    });
+  }
+  const url = resolveSameOrigin(location, h.url, baseUrl, `a redirect from ${pathOf(h.url)}`);
+  if (hop + 1 > MAX_REDIRECTS) {
+    throw new ApiUnavailableError(`too many redirects (more than ${MAX_REDIRECTS}) from GET ${pathOf(start)}`);
+  }
+  return url;
+}
+
+/** A failure, an oversized body included, gives undefined: the status says enough. */
+async function readMessage(redact: (text: string) => string, res: Response, what: string): Promise<string | undefined> {
+  try {
+    const text = await readBoundedText(res, MAX_MESSAGE_BODY_BYTES, what);
+    const msg = parseServerMessage(res.headers.get('content-type'), text);
+    return msg === undefined ? undefined : redact(msg);
+  } catch {
+    return undefined;
+  }
+}
+
+async function finish(s: Session, h: Hop, send: SendOptions): Promise<HttpExchange> {
+  const { res } = h;
+  let text: string | undefined;
+  let byteText = false;
+  let serverMessage: string | undefined;
+  if (res.status < 200 || res.status >= 300) {
+    serverMessage = await readMessage(s.redact, res, `GET ${pathOf(h.url)}`);
+    emitResponse(s, h);
+  } else if (send.body === 'discard') {
+    await res.body?.cancel().catch(() => undefined);
+    emitResponse(s, h);
+  } else {
+    try {
+      ({ text, byteText } = await readBoundedByteText(res, s.maxBodyBytes, `GET ${pathOf(h.url)}`, send.body === 'bytes'));
+    } catch (err) {
+      throw attemptFailure(s, err, send.signal, h.timeout, ' while reading the body');
+    } finally {
+      emitResponse(s, h);
+    }
+  }
+  return {
+    url: h.url,
+    status: res.status,
+    headers: res.headers,
+    rateLimitHeaders: h.rl,
+    requestId: h.requestId,
+    receivedAt: h.receivedAt,
+    text,
+    byteText,
+    serverMessage,
+    rateLimit: snapshotOf(h.rl, h.receivedAt, s.budget.serverClock),
+  };
 }

@@ -1,24 +1,20 @@
 /**
- * The compression-ratio guard of the transport (docs/security.md, "Security and safety"): fetch decompresses
- * `Content-Encoding: gzip`/`deflate`/`br` bodies transparently, so a few kilobytes on the wire can
- * become gigabytes in memory (a "zip bomb"). The bytes received on the socket are counted by a
- * dispatcher interceptor ({@link countWireBytes}); the decompressed stream is checked against them
- * ({@link guardCompressionRatio}) and stopped once it grows past the ratio.
+ * fetch decompresses bodies transparently, so a few kilobytes on the wire can become gigabytes in
+ * memory (a "zip bomb"): the bytes received on the socket are counted, and the decompressed stream
+ * is stopped once it grows past a ratio of them.
  */
 import type { Dispatcher } from 'undici';
 import { HostileResponseError } from '../errors.js';
 
-/** Decompressed bytes per byte received accepted, once past {@link RATIO_FLOOR_BYTES}. */
+/** Decompressed bytes per byte received. */
 const MAX_COMPRESSION_RATIO = 100;
-/** Decompressed bytes below which the ratio is not checked (small pages compress well), bytes (1 MiB). */
+/** bytes: small pages compress well. */
 const RATIO_FLOOR_BYTES = 1024 * 1024;
 
-/** Bytes of one response's body as received on the socket (before decompression). */
 export interface WireCount {
   bytes: number;
 }
 
-/** Passes every callback on to the inner handler, counting the body bytes as they arrive. */
 class CountingHandler implements Dispatcher.DispatchHandler {
   constructor(
     private readonly inner: Dispatcher.DispatchHandler,
@@ -51,20 +47,12 @@ class CountingHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-/**
- * A dispatcher interceptor (undici's `Dispatcher.compose`) adding the body bytes of every response
- * it sees, as received on the socket, to `count`. Compose one per request.
- */
+/** An interceptor for undici's `Dispatcher.compose`, one per request. */
 export function countWireBytes(count: WireCount): Dispatcher.DispatcherComposeInterceptor {
   return (dispatch) => (opts, handler) => dispatch(opts, new CountingHandler(handler, count));
 }
 
-/**
- * A pass-through stream of a decompressed body that errors with a {@link HostileResponseError}
- * (exit 6, not retried) once more than {@link RATIO_FLOOR_BYTES} came out and they are more than
- * {@link MAX_COMPRESSION_RATIO} times the bytes received (`wire`); erroring cancels the body.
- * @param what names the response in the message, e.g. `GET /entities?page=2`
- */
+/** Errors with a {@link HostileResponseError} (exit 6, not retried), which cancels the body. */
 export function guardCompressionRatio(wire: WireCount, what: string): TransformStream<Uint8Array, Uint8Array> {
   let decoded = 0;
   return new TransformStream({

@@ -1,20 +1,11 @@
 /**
- * Keeps the API key out of messages (docs/rate-limits.md, "Rate limits, retries and safety": the key never
- * appears in output, errors, `--verbose` lines or checkpoints): anything the server or the
- * transport says is passed through {@link redactSecret} / {@link redact} before it reaches an
- * error, an event, a log line or the terminal. Redaction is the last line of defence: code should
- * not put the key into text in the first place, but messages from lower layers (undici, a server
- * echoing a header back) are not under our control.
+ * Keeps secrets out of text: the last line of defence, for messages from lower layers (undici, a
+ * server echoing a header back) that are not under our control. Pure; imports nothing.
  */
 
-/** What replaces a secret in text. */
 export const REDACTED = '[REDACTED]';
 
-/**
- * Replaces every occurrence of `secret` in `text`, raw and percent-encoded, with {@link REDACTED}.
- * A server that echoes the key back, or a transport error that quotes a header, cannot leak it.
- * @param secret secrets shorter than 4 characters are still replaced (an empty one is ignored)
- */
+/** Raw and percent-encoded; unlike {@link redact}, a secret shorter than 4 characters is still replaced. */
 export function redactSecret(text: string, secret: string): string {
   if (secret.length === 0 || text.length === 0) return text;
   let out = text.split(secret).join(REDACTED);
@@ -23,14 +14,18 @@ export function redactSecret(text: string, secret: string): string {
   return out;
 }
 
-/** In {@link redact}, shorter secrets are skipped: replacing e.g. every `a` would mangle all text. */
+/** The key whatever its length, then the run's other secrets. */
+export function scrubberOf(apiKey: string, secrets?: { redact(text: string): string }): (text: string) => string {
+  return (text) => {
+    const withoutKey = redactSecret(text, apiKey);
+    return secrets === undefined ? withoutKey : secrets.redact(withoutKey);
+  };
+}
+
+/** Shorter secrets are skipped: replacing e.g. every `a` would mangle all text. */
 const MIN_SECRET_LENGTH = 4;
 
-/**
- * The spellings a secret can take in text: as given, percent-encoded (`encodeURIComponent`, a key
- * that ended up in a URL) and form-encoded (`+` for space). Longest first, so a longer spelling is
- * replaced before a shorter one it contains.
- */
+/** As given, percent- and form-encoded; longest first, so a longer spelling is replaced before a shorter one it contains. */
 function spellings(secret: string): string[] {
   const forms = new Set<string>([secret]);
   try {
@@ -43,14 +38,7 @@ function spellings(secret: string): string[] {
   return [...forms].sort((a, b) => b.length - a.length);
 }
 
-/**
- * Replaces every occurrence of each secret in `text` (raw, percent- and form-encoded) with
- * {@link REDACTED}, e.g. `redact('key abc123xyz rejected', ['abc123xyz'])` →
- * `'key [REDACTED] rejected'`. Secrets that are `undefined` or shorter than 4 characters are ignored.
- * @param text any text (an error message, a stack, a log line)
- * @param secrets the values to remove
- * @returns the text without the secrets; the same string when there was nothing to remove
- */
+/** Each secret raw, percent- and form-encoded; the same string when there was nothing to remove. */
 export function redact(text: string, secrets: Iterable<string | undefined>): string {
   let out = text;
   for (const secret of secrets) {
@@ -62,11 +50,7 @@ export function redact(text: string, secrets: Iterable<string | undefined>): str
   return out;
 }
 
-/**
- * Scrubs secrets from an error in place: its `message`, its `stack`, and those of its `cause`
- * chain (at most 8 levels, so a cyclic chain ends). Non-errors are left alone.
- * @returns the same value, for chaining
- */
+/** In place: `message` and `stack`, along the `cause` chain (at most 8 levels, so a cyclic chain ends). */
 export function redactError<T>(err: T, secrets: Iterable<string | undefined>): T {
   const list = [...secrets];
   let current: unknown = err;
@@ -83,18 +67,24 @@ export function redactError<T>(err: T, secrets: Iterable<string | undefined>): T
   return err;
 }
 
-/** What a masked key starts with. */
 const MASK = '****';
 
-/** Keys shorter than this are masked completely: their last 4 characters would be too much of them. */
 const MIN_LENGTH_TO_SHOW_TAIL = 8;
 
-/**
- * Masks an API key for display (`config get`, `config list`): `****` then its last 4 characters
- * (`****abcd`), as GitHub CLI and the AWS CLI do. Keys shorter than 8 characters show no tail
- * (`****`): 4 characters would be half of such a key.
- */
+/** `****abcd`, as GitHub CLI and the AWS CLI show a key; below 8 characters no tail, which would be half the key. */
 export function maskSecret(secret: string): string {
   if (secret.length < MIN_LENGTH_TO_SHOW_TAIL) return MASK;
   return `${MASK}${secret.slice(-4)}`;
+}
+
+const SECRET_HEADER_NAME = /auth|token|key|secret|cookie|passw|session|credential|signature/i;
+
+export function isSecretHeaderName(name: string): boolean {
+  return SECRET_HEADER_NAME.test(name);
+}
+
+/** The value, and its credentials without the auth scheme (RFC 9110 §11.4), which a server may echo alone. */
+export function headerSecretParts(value: string): string[] {
+  const space = value.search(/[\t ]/);
+  return space < 0 ? [value] : [value, value.slice(space).trim()];
 }

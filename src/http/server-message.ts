@@ -1,11 +1,6 @@
-/**
- * The server's own message in an error body, as one line for the error the user sees (README,
- * "Exit codes"). API Platform answers errors in several shapes (its `ConstraintViolation`, Hydra
- * errors, RFC 9457 problem details, a plain `{"message": …}`), so several keys are tried.
- */
 import { isObject } from '../json/object.js';
 
-/** Longest server message kept, characters: one stderr line, not a page of HTML. */
+/** characters: one stderr line, not a page of HTML. */
 const MAX_MESSAGE_CHARS = 300;
 
 function oneLine(text: string): string | undefined {
@@ -32,17 +27,10 @@ function violationsText(value: unknown): string | undefined {
 }
 
 /**
- * Extracts the server's own message from an error body, as one line of at most 300 characters:
- * - API Platform `ConstraintViolation` (422): its `violations[]` joined as `path: message; …`;
- * - `{"message": "…"}` (400/401/404/429);
- * - a Hydra error (403/422): `hydra:description` or `description`;
- * - RFC 7807 / RFC 9457 problem details (`application/problem+json`): `detail`, else `title`
- *   (also `hydra:title`);
- * - `text/plain`: the text itself.
- * HTML and anything unparseable give undefined (a page of markup is no message).
- * @param contentType the response's `Content-Type` (may be null)
- * @param bodyText the body as text
- * @returns the message, or undefined when the body holds none; never throws
+ * The server's own message in an error body, one line. API Platform answers errors in several
+ * shapes, so several keys are tried: `ConstraintViolation`'s `violations[]` (422), `message`, a
+ * Hydra error's `description`, RFC 9457 problem details' `detail` or `title`; `text/plain` as it
+ * is. HTML and anything unparseable give undefined. Never throws.
  */
 export function parseServerMessage(contentType: string | null | undefined, bodyText: string): string | undefined {
   const type = (contentType ?? '').toLowerCase();

@@ -1,55 +1,33 @@
 /**
- * The ETA of the progress line (docs/progress.md, "Progress"): the larger of two estimates of the time left.
- * - Throughput: the items still to fetch at this run's own pace, measured over a recent window
- *   ({@link RATE_WINDOW_MS}) of the items this process fetched (from its first page on once there
- *   are two), the rate-limit waits left out: the quota estimate accounts for those. After one page
- *   there is no pace yet: the quota estimate alone, or without one that page's response time.
- *   Items restored from a checkpoint count toward the done part, never toward the pace: a resumed
- *   run has fetched nothing yet.
- * - Quota: the requests still to send (pages to go = items left / items per page) against the rate
- *   limit: those beyond the window's `X-RateLimit-Remaining` wait for its `X-RateLimit-Reset` and
- *   for later windows of the learnt length. Throughput alone cannot see this on a fresh run, whose
- *   first pages come at full speed before the quota runs out.
- * Pure: the caller passes the times (monotonic ms for rates, local epoch ms for resets).
+ * The ETA (docs/progress.md, "Progress"), the larger of: the items left at this run's recent pace,
+ * waits left out (a resume's items are done, not pace); and the requests left under the quota, in
+ * windows learnt from successive resets. Until a needed window is learnt, no ETA: a fresh run's
+ * first pages come at full speed before the quota runs out. Monotonic ms for rates, local epoch ms for resets.
  */
 import type { RateLimitSnapshot } from '../rate/index.js';
 
-/**
- * The span of the throughput's moving window, ms: long enough to cover several rate-limit windows
- * of seconds, short enough to follow a change of pace.
- */
+/** The throughput's window, ms: several rate-limit windows of seconds, short enough to follow a change of pace. */
 export const RATE_WINDOW_MS = 30_000;
 
 /** Responses whose mean duration is the time one request takes. */
 const DURATION_SAMPLES = 20;
 
-/** The ETA estimator of one export; see {@link createEtaEstimator}. */
 export interface EtaEstimator {
-  /**
-   * The counts after a page was written, with that page's rate-limit headers. The first call sets
-   * the counts restored by a resume (or zero): they are done but were not fetched by this run.
-   * @param monoMs when, monotonic ms
-   */
+  /** After a page was written; the first call sets the counts restored by a resume (or zero). */
   page(items: number, pages: number, monoMs: number, rateLimit?: RateLimitSnapshot): void;
-  /** A response arrived after `ms` (its duration). */
-  response(ms: number): void;
-  /**
-   * A rate-limit wait of `ms` from `monoMs`, until `until` (epoch ms, local clock): the window's
-   * quota is spent until then. `limit` is `X-RateLimit-Limit` of the response that caused it.
-   */
+  /** @param resetAt its `X-RateLimit-Reset`, server ms */
+  response(ms: number, resetAt?: number): void;
+  /** The window's quota is spent until `until` (epoch ms, local clock). */
   wait(event: { ms: number; until: number; limit?: number | undefined }, monoMs: number): void;
-  /** This run's items per second over the last {@link RATE_WINDOW_MS} (0 before any time passed). */
+  /** Cursor mode: the chain ends on an empty page, one request more than the pages of items. */
+  endsOnEmptyPage(): void;
+  /** Items per second over the last {@link RATE_WINDOW_MS}. */
   rate(monoMs: number): number;
-  /**
-   * The time left, ms: the larger of the throughput and the quota estimates; undefined without a
-   * total or before either can be made (no item fetched yet and no rate-limit headers).
-   * @param monoMs now, monotonic ms
-   * @param nowMs now, epoch ms by the local clock (resets are local-clock instants)
-   */
+  /** Ms; undefined without a total, before any estimate, and while the quota needs a window length not learnt yet. */
   etaMs(total: number | undefined, monoMs: number, nowMs: number): number | undefined;
 }
 
-/** The quota as last seen: requests left until `resetAt` (epoch ms, local clock). */
+/** `resetAt`: epoch ms, local clock. */
 interface Quota {
   limit: number;
   remaining: number;
@@ -57,66 +35,50 @@ interface Quota {
 }
 
 /**
- * The window length, ms, learnt from the resets seen: the smallest gap between successive distinct
- * resets (a gap with no request in a window is a multiple of it), else the time from the first
- * response of the current window to its reset, rounded up to whole seconds since `X-RateLimit-Reset`
- * counts in seconds (a lower bound: the window may have begun before this run's first request).
+ * The smallest gap between successive distinct resets, by the server's clock (a window without
+ * responses makes a gap of several); the time to a reset is no measure: a run starts anywhere in a window.
  */
-function createWindowLearner(): { see(resetAt: number, observedAt: number): void; windowMs(): number | undefined } {
-  let lastReset: number | undefined;
-  let firstSeenAt = 0;
+function createWindowLearner(): { see(resetAt: number): void; windowMs(): number | undefined } {
+  let last: number | undefined;
   let learnt: number | undefined;
   return {
-    see(resetAt, observedAt) {
-      if (lastReset !== undefined && Math.abs(resetAt - lastReset) < 1000) return;
-      if (lastReset !== undefined && resetAt > lastReset) learnt = Math.min(learnt ?? Infinity, resetAt - lastReset);
-      lastReset = resetAt;
-      firstSeenAt = observedAt;
+    see(resetAt) {
+      // The same window, or an older one (a response overtaken by one of the next window).
+      if (last !== undefined && resetAt < last + 1000) return;
+      if (last !== undefined) learnt = Math.min(learnt ?? Infinity, resetAt - last);
+      last = resetAt;
     },
-    windowMs() {
-      if (learnt !== undefined) return learnt;
-      return lastReset === undefined ? undefined : Math.max(1000, Math.ceil((lastReset - firstSeenAt) / 1000) * 1000);
-    },
+    windowMs: () => learnt,
   };
 }
 
-/**
- * The time the requests still to send need under the quota, ms: those the current window still
- * allows go at once; the others wait for its reset and then `limit` a window of `windowMs`.
- * @param perRequestMs the time one request takes, ms
- */
-export function quotaEtaMs(requests: number, quota: Quota, windowMs: number, nowMs: number, perRequestMs: number): number {
+/** Ms the requests left need under the quota; undefined when that depends on a `windowMs` not known. */
+export function quotaEtaMs(requests: number, quota: Quota, windowMs: number | undefined, nowMs: number, perRequestMs: number): number | undefined {
   let { remaining, resetAt } = quota;
   if (resetAt <= nowMs) {
     // The window has rolled over since the last response: a fresh quota, up to the next reset.
+    if (windowMs === undefined) return requests <= quota.limit ? requests * perRequestMs : undefined;
     remaining = quota.limit;
     resetAt += (Math.floor((nowMs - resetAt) / windowMs) + 1) * windowMs;
   }
   if (requests <= remaining) return requests * perRequestMs;
   const beyond = requests - remaining;
   const windows = Math.ceil(beyond / quota.limit);
+  if (windows > 1 && windowMs === undefined) return undefined;
   const lastBatch = beyond - (windows - 1) * quota.limit;
-  return resetAt - nowMs + (windows - 1) * windowMs + lastBatch * perRequestMs;
+  return resetAt - nowMs + (windows - 1) * (windowMs ?? 0) + lastBatch * perRequestMs;
 }
 
-/** This run's pace: items fetched over time and the rate-limit waits within it; see {@link createPace}. */
 interface Pace {
-  /** This run has fetched `fetched` items by `monoMs`. */
   add(monoMs: number, fetched: number): void;
-  /** A rate-limit wait from `fromMono` to `toMono` (monotonic ms). */
   waited(fromMono: number, toMono: number): void;
-  /** Items per second over the recent window, waits included (what the line shows). */
+  /** Waits included (what the line shows). */
   rate(monoMs: number): number;
-  /** Items per second over the recent window with the rate-limit waits left out; undefined when there is no such time. */
+  /** Waits left out; undefined when there is no such time. */
   activeRate(monoMs: number): number | undefined;
 }
 
-/**
- * The pace of one run over the last {@link RATE_WINDOW_MS}: from the newest sample at or before
- * the window's start. Rate-limit waits are kept apart so that the throughput estimate does not count
- * them twice: the quota estimate is the one that knows when the next waits come and how long they are.
- * @param startMono the run's start, monotonic ms (the first sample, with 0 items)
- */
+/** Waits kept apart, so the throughput does not count them twice: the quota estimate knows when the next ones come. */
 function createPace(startMono: number): Pace {
   const samples: Array<{ mono: number; fetched: number }> = [{ mono: startMono, fetched: 0 }];
   // Waits as disjoint intervals in order (overlapping ones, e.g. of concurrent requests, are merged).
@@ -153,15 +115,10 @@ function createPace(startMono: number): Pace {
   };
 }
 
-/** The mean of a non-empty list. */
 function mean(values: readonly number[]): number {
   return values.reduce((a, b) => a + b, 0) / values.length;
 }
 
-/**
- * Creates the estimator of one export.
- * @param startMono when the export started, monotonic ms (the throughput counts from then)
- */
 export function createEtaEstimator(startMono: number): EtaEstimator {
   const pace = createPace(startMono);
   let restored: number | undefined;
@@ -170,14 +127,15 @@ export function createEtaEstimator(startMono: number): EtaEstimator {
   let pagesDone = 0;
   let perPage = 0;
   let quota: Quota | undefined;
+  let emptyPage = 0;
   const windows = createWindowLearner();
   const durations: number[] = [];
 
-  const quotaEta = (itemsLeft: number, nowMs: number): number | undefined => {
-    const windowMs = windows.windowMs();
-    if (quota === undefined || windowMs === undefined || perPage === 0 || quota.limit <= 0) return undefined;
+  // `unknown`: the quota applies but its time needs the window's length, not known yet.
+  const quotaEta = (itemsLeft: number, nowMs: number): number | 'unknown' | undefined => {
+    if (quota === undefined || perPage === 0 || quota.limit <= 0) return undefined;
     const perRequestMs = durations.length > 0 ? mean(durations) : 0;
-    return quotaEtaMs(Math.ceil(itemsLeft / perPage), quota, windowMs, nowMs, perRequestMs);
+    return quotaEtaMs(Math.ceil(itemsLeft / perPage) + emptyPage, quota, windows.windowMs(), nowMs, perRequestMs) ?? 'unknown';
   };
 
   return {
@@ -191,12 +149,12 @@ export function createEtaEstimator(startMono: number): EtaEstimator {
       done = items;
       pagesDone = pages;
       const { limit, remaining, resetLocalAt } = rateLimit ?? {};
-      if (limit !== undefined && remaining !== undefined && resetLocalAt !== undefined && rateLimit !== undefined) {
-        windows.see(resetLocalAt, rateLimit.observedAt);
-        quota = { limit, remaining, resetAt: resetLocalAt };
-      }
+      if (limit === undefined || remaining === undefined || resetLocalAt === undefined) return;
+      // A page fetched in an earlier window, written after later ones (offset mode), tells an old quota.
+      if (quota === undefined || resetLocalAt > quota.resetAt - 1000) quota = { limit, remaining, resetAt: resetLocalAt };
     },
-    response(ms) {
+    response(ms, resetAt) {
+      if (resetAt !== undefined) windows.see(resetAt);
       durations.push(ms);
       if (durations.length > DURATION_SAMPLES) durations.shift();
     },
@@ -205,12 +163,20 @@ export function createEtaEstimator(startMono: number): EtaEstimator {
       const limit = event.limit ?? quota?.limit;
       if (limit !== undefined) quota = { limit, remaining: 0, resetAt: event.until };
     },
+    endsOnEmptyPage() {
+      emptyPage = 1;
+    },
     rate: (monoMs) => pace.rate(monoMs),
     etaMs(total, monoMs, nowMs) {
       if (total === undefined) return undefined;
       const left = Math.max(0, total - done);
-      if (left === 0) return 0;
+      if (left === 0) {
+        const last = emptyPage === 0 ? 0 : quotaEta(0, nowMs);
+        return typeof last === 'number' ? last : 0;
+      }
       const byQuota = quotaEta(left, nowMs);
+      // No ETA rather than a wrong one: the pace of the first windows says nothing of the waits to come.
+      if (byQuota === 'unknown') return undefined;
       // One page is no pace yet: the first response of a run is often several times slower than
       // the next (a cold connection, a cold server). The quota's time decides when there is one;
       // else that page's response time (the time since the start also holds the start-up).

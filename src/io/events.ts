@@ -1,35 +1,31 @@
 /**
- * `--log-format json`: one JSON object a line on stderr per event, for cron wrappers and log
- * collectors (docs/progress.md, "Events for scripts"). Each object starts with `event` (its kind) and `time`
- * (ISO 8601, UTC, from the injected Clock); the other fields are those of {@link LogEvent}. Text
- * fields are made inert for a terminal ({@link inertText}) since they may quote a server; the API
- * key never reaches them (error messages are scrubbed by cli/main.ts with http/redact.ts).
+ * What an export reports ({@link Progress}), and its events as JSON lines for `--log-format json`
+ * (docs/progress.md, "Events for scripts"), strings made inert since they may quote a server.
  */
 import type { Clock } from '../time/clock.js';
 import type { OutputStream } from '../context.js';
+import type { ClientEvent } from '../http/client.js';
+import type { RateLimitSnapshot } from '../rate/index.js';
 import { inertText } from './terminal-text.js';
 
-/** The values of `--log-format`: human lines (`text`, the default) or JSON lines (`json`). */
 export const LOG_FORMATS = ['text', 'json'] as const;
 
-/** One of {@link LOG_FORMATS}. */
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
-/** The events of an export, without `event`'s `time` (added by {@link formatEvent}). */
+/** The events of an export, without `time`. */
 export type LogEvent =
-  /** The export starts: what it reads and where it writes (`destination` is `stdout` or the absolute `--out`). */
+  /** `destination` is `stdout` or the absolute `--out`. */
   | { event: 'start'; command: string; endpoint: string; mode: 'cursor' | 'offset'; format: string; destination: string }
-  /** A page was written: cumulative items and pages; `totalItems` null when the API did not say. */
+  /** Cumulative counts; `totalItems` null when the API did not say. */
   | { event: 'page'; items: number; pages: number; totalItems: number | null }
-  /** A rate-limit wait: why, how long (ms) and when it ends (`until`, ISO 8601). */
+  /** `until`: ISO 8601. */
   | { event: 'wait'; reason: string; ms: number; until: string }
-  /** A retry after a network error, a 5xx or an unreadable body: which attempt, after how long (ms), why. */
   | { event: 'retry'; attempt: number; delayMs: number; reason: string }
-  /** A warning (e.g. a CSV column first seen after the header) or a note (a resume). */
+  /** The API pages in another mode than the one asked for (docs/choices.md, "Cursor-only endpoints and honest mode"). */
+  | { event: 'mode'; mode: 'cursor' | 'offset'; asked: 'cursor' | 'offset'; message: string }
+  /** A warning, or a note such as a resume. */
   | { event: 'warning'; message: string }
-  /** The failure that ends the run: its one-line message, its `E_…` code and the exit code. */
   | { event: 'error'; message: string; code: string; exitCode: number }
-  /** The export finished: counts, rate-limit waits (total ms), elapsed ms and where it wrote. */
   | {
       event: 'summary';
       items: number;
@@ -39,24 +35,112 @@ export type LogEvent =
       waitMs: number;
       elapsedMs: number;
       destination: string;
+      mode: 'cursor' | 'offset';
     };
 
-/**
- * The JSON line of an event: `{"event":…,"time":…,…}` and a newline. Strings are made inert.
- * @param nowMs the event's time, epoch ms
- */
+export type StartInfo = Omit<Extract<LogEvent, { event: 'start' }>, 'event'>;
+
+/** `message` without the `collections: ` prefix. */
+export type ModeNote = Omit<Extract<LogEvent, { event: 'mode' }>, 'event'>;
+
+export interface ProgressStats {
+  items: number;
+  pages: number;
+  requests: number;
+  retries: number;
+  waits: number;
+  /** Total rate-limit wait, ms. */
+  waitMs: number;
+}
+
+/** The progress reporter of one export. */
+export interface Progress {
+  start(info: StartInfo): void;
+  onClientEvent(event: ClientEvent): void;
+  /** Cumulative counts after a page; the first call gives those restored by `--resume`, or zero. */
+  onPage(items: number, pages: number, totalItems: number | undefined, rateLimit?: RateLimitSnapshot): void;
+  /** A one-line note that must not tangle with the spinner. */
+  note(line: string): void;
+  modeChanged(change: ModeNote): void;
+  /** Stops the spinner and prints the summary (unless quiet). */
+  done(destination: string): void;
+  /** Stops the spinner without a summary (on failure). */
+  stop(): void;
+  readonly stats: ProgressStats;
+}
+
+/** @param nowMs the event's time, epoch ms */
 export function formatEvent(event: LogEvent, nowMs: number): string {
   const { event: kind, ...fields } = event;
   const clean = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, typeof v === 'string' ? inertText(v) : v]));
   return `${JSON.stringify({ event: kind, time: new Date(nowMs).toISOString(), ...clean })}\n`;
 }
 
-/** Writes {@link LogEvent}s as JSON lines. */
 export type EventWriter = (event: LogEvent) => void;
 
-/** Creates an {@link EventWriter} on `stream`, stamping each event with `clock.now()`. */
+/** Writes events as JSON lines on `stream`, stamped with `clock.now()`. */
 export function createEventWriter(stream: OutputStream, clock: Pick<Clock, 'now'>): EventWriter {
   return (event) => {
     stream.write(formatEvent(event, clock.now()));
+  };
+}
+
+export interface JsonProgressOptions {
+  stderr: OutputStream;
+  clock: Clock;
+  /** `--quiet`: no events from here (main() still prints the `error` event). */
+  quiet: boolean;
+}
+
+const PREFIX = 'collections: ';
+
+/** The JSON-lines {@link Progress}: no spinner, no prose; `--verbose` adds nothing (responses are not events). */
+export function createJsonProgress(options: JsonProgressOptions): Progress {
+  const { clock, quiet } = options;
+  const write = createEventWriter(options.stderr, clock);
+  const emit: EventWriter = (event) => {
+    if (!quiet) write(event);
+  };
+  const started = clock.monotonic();
+  const stats: ProgressStats = { items: 0, pages: 0, requests: 0, retries: 0, waits: 0, waitMs: 0 };
+  let primed = false;
+  let mode: 'cursor' | 'offset' = 'offset';
+  return {
+    stats,
+    start(info: StartInfo) {
+      mode = info.mode;
+      emit({ event: 'start', ...info });
+    },
+    modeChanged(change) {
+      mode = change.mode;
+      emit({ event: 'mode', ...change });
+    },
+    onClientEvent(event) {
+      if (event.type === 'response') stats.requests++;
+      else if (event.type === 'wait') {
+        stats.waits++;
+        stats.waitMs += event.ms;
+        emit({ event: 'wait', reason: event.reason, ms: event.ms, until: new Date(event.until).toISOString() });
+      } else {
+        stats.retries++;
+        emit({ event: 'retry', attempt: event.attempt, delayMs: event.delayMs, reason: event.reason });
+      }
+    },
+    onPage(items, pages, totalItems) {
+      // The first call only sets the counts of a resume (or zero); a page event is a written page.
+      const written = primed && (pages !== stats.pages || items !== stats.items);
+      primed = true;
+      stats.items = items;
+      stats.pages = pages;
+      if (written) emit({ event: 'page', items, pages, totalItems: totalItems ?? null });
+    },
+    note(line) {
+      emit({ event: 'warning', message: line.startsWith(PREFIX) ? line.slice(PREFIX.length) : line });
+    },
+    done(destination) {
+      const { items, pages, requests, waits, waitMs } = stats;
+      emit({ event: 'summary', items, pages, requests, waits, waitMs, elapsedMs: Math.round(clock.monotonic() - started), destination, mode });
+    },
+    stop() {},
   };
 }

@@ -1,7 +1,6 @@
 /**
- * File-system helpers of the export's files: errors that name the path and say why in words, a
- * folder check done before anything is written, the folder fsync that makes a rename durable, and
- * the opens that never follow a symlink nor truncate a file the tool did not create.
+ * The export's files: errors that name the path and say why, the folder fsync that makes a rename
+ * durable, and opens that never follow a symlink nor truncate a file the tool did not create.
  */
 import { constants as fsConstants } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -11,26 +10,21 @@ import { userInfo } from 'node:os';
 import { dirname } from 'node:path';
 import { OutputError } from '../errors.js';
 
-/**
- * The `code` of a Node.js system error (`'ENOSPC'`, `'EPIPE'`…).
- * @returns the code, or undefined when `error` carries no string `code`
- */
+/** `'ENOSPC'`, `'EPIPE'`…; undefined when `error` carries no string `code`. */
 export function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
 }
 
-/** The message of anything thrown: an Error's `message`, else the value as a string. */
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The reason of a file-system error in a word or a line: its `code` (`ENOENT`), else its message. */
+/** Its `code` (`ENOENT`), else its message. */
 export function errorReason(error: unknown): string {
   return errorCode(error) ?? errorMessage(error);
 }
 
-/** One-line reasons for the usual file-system error codes. */
 const REASONS: Record<string, string> = {
   ENOSPC: 'no space left on the device',
   EDQUOT: 'disk quota exceeded',
@@ -46,25 +40,23 @@ const REASONS: Record<string, string> = {
 };
 
 /**
- * An {@link OutputError} (exit 7) naming the path and the reason, from a file-system error:
- * `cannot write /data/x.part: no space left on the device (ENOSPC)`. Codes without a reason above
- * give the error's own message and no code.
- * @param action the verb phrase, e.g. `write`, `sync`, `rename the finished export onto`
+ * `cannot write /data/x.part: no space left on the device (ENOSPC)` (exit 7).
+ * @param action e.g. `write`, `sync`, `rename the finished export onto`
  */
 export function fileError(action: string, path: string, error: unknown): OutputError {
-  const code = errorCode(error);
-  const reason = (code && REASONS[code]) ?? errorMessage(error);
-  return new OutputError(`cannot ${action} ${path}: ${reason}${code && REASONS[code] ? ` (${code})` : ''}`, { cause: error });
+  return new OutputError(`cannot ${action} ${path}: ${errorWords(error)}`, { cause: error });
 }
 
-/** What `fs.stat` tells about a path. */
+/** `permission denied (EACCES)`; the error's own message for other codes. */
+export function errorWords(error: unknown): string {
+  const code = errorCode(error);
+  const reason = code === undefined ? undefined : REASONS[code];
+  return reason === undefined ? errorMessage(error) : `${reason} (${code})`;
+}
+
 export type FileInfo = Awaited<ReturnType<typeof stat>>;
 
-/**
- * Stats a path.
- * @returns undefined when it does not exist (ENOENT)
- * @throws {OutputError} (exit 7) on any other error, e.g. `cannot check /p: permission denied (EACCES)`
- */
+/** Undefined for ENOENT. @throws {OutputError} (exit 7) on any other error */
 export async function statOrUndefined(path: string): Promise<FileInfo | undefined> {
   try {
     return await stat(path);
@@ -75,11 +67,8 @@ export async function statOrUndefined(path: string): Promise<FileInfo | undefine
 }
 
 /**
- * Checks that `folder` exists, is a folder and is writable (W_OK and X_OK), before any file in it
- * is touched.
- * @param forPath the file that will be written there, named in the message
- * @throws {OutputError} (exit 7): `cannot write F: folder D does not exist`, `… D is not a folder`,
- *   `… folder D is not writable`
+ * Before any file in `folder` is touched: it exists, is a folder, is writable.
+ * @throws {OutputError} (exit 7) naming `forPath`, the file to be written there
  */
 export async function checkFolder(folder: string, forPath: string): Promise<void> {
   const info = await statOrUndefined(folder);
@@ -92,15 +81,12 @@ export async function checkFolder(folder: string, forPath: string): Promise<void
   }
 }
 
-/** Errors of a folder fsync that mean "this platform or file system does not do that". */
+/** "This platform or file system does not fsync folders" (Windows: EISDIR, EPERM; some file systems: EINVAL, ENOTSUP). */
 const FOLDER_SYNC_UNSUPPORTED = new Set(['EINVAL', 'EISDIR', 'EPERM', 'ENOTSUP', 'EBADF', 'EACCES']);
 
 /**
- * fsyncs a folder so a rename in it survives a crash (as write-file-atomic does; POSIX leaves the
- * durability of a directory entry to an fsync of the directory). Some platforms refuse to open or
- * fsync a folder (Windows: EISDIR/EPERM; some file systems: EINVAL, ENOTSUP); durability there
- * rests on the file system, so those errors are ignored.
- * @throws {OutputError} (exit 7) on any other error (EIO…)
+ * So a rename in `folder` survives a crash: POSIX leaves a directory entry's durability to an fsync
+ * of the directory. @throws {OutputError} (exit 7) on any error but those
  */
 export async function syncFolder(folder: string): Promise<void> {
   let handle: FileHandle | undefined;
@@ -114,18 +100,12 @@ export async function syncFolder(folder: string): Promise<void> {
   }
 }
 
-/**
- * The file-system calls the export's files go through: `node:fs/promises` in production, a facade
- * in tests that makes a write fail with ENOSPC, EIO… (the tests of write errors).
- */
+/** `node:fs/promises`, or in tests a facade that makes a write fail with ENOSPC, EIO… */
 export interface FileSystem {
-  /** As `fs.promises.open`; `flags` a string or the `O_*` bits of `fs.constants`, `mode` e.g. `0o600`. */
   open(path: string, flags: string | number, mode?: number): Promise<FileHandle>;
-  /** As `fs.promises.rename`. */
   rename(from: string, to: string): Promise<void>;
 }
 
-/** The real file system. */
 export const nodeFileSystem: FileSystem = {
   open: (path, flags, mode) => open(path, flags, mode),
   rename: (from, to) => rename(from, to),
@@ -134,10 +114,8 @@ export const nodeFileSystem: FileSystem = {
 const { O_RDWR, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fsConstants;
 
 /**
- * Creates a file that must not exist yet, never through a symlink: `O_CREAT | O_EXCL | O_NOFOLLOW`
- * (open(2): EEXIST when anything, a symlink included, is at the path).
- * @param mode permission bits, e.g. `0o600`
- * @throws {OutputError} (exit 7) naming the path: EEXIST, EACCES, ENOSPC…
+ * A file that must not exist yet, never through a symlink (open(2): EEXIST for anything at the path).
+ * @throws {OutputError} (exit 7) naming the path
  */
 export async function createExclusive(fs: FileSystem, path: string, mode = 0o666): Promise<FileHandle> {
   try {
@@ -148,14 +126,8 @@ export async function createExclusive(fs: FileSystem, path: string, mode = 0o666
 }
 
 /**
- * Opens the sidecar of an export read-write without following a symlink (`O_NOFOLLOW`), and checks
- * with `fstat` on the open descriptor (so nothing can be swapped in between) that it is a regular
- * file of this user with one link: only such a file can be a sidecar this tool left. Fresh
- * (`truncate`), it is created when missing and emptied only after those checks; on resume it must
- * exist.
- * @throws {OutputError} (exit 7): `refusing to write P: it is a symbolic link` (ELOOP), `… it is not
- *   a regular file`, `… it belongs to another user`, `… it has other hard links`; other open errors
- *   as {@link fileError}
+ * A sidecar, opened without following a symlink, then checked by `fstat` on the descriptor: only a
+ * regular file of this user with one link can be one this tool left; emptied only after. @throws {OutputError} (exit 7)
  */
 export async function openOwnedFile(fs: FileSystem, path: string, options: { create: boolean }): Promise<FileHandle> {
   let handle: FileHandle;
@@ -181,25 +153,18 @@ export async function openOwnedFile(fs: FileSystem, path: string, options: { cre
   }
 }
 
-/** Options of {@link replaceFile}. */
 export interface ReplaceFileOptions {
-  /** Permission bits of the new file, e.g. `0o600`. */
+  /** e.g. `0o600`. */
   mode: number;
   /** Names the write in errors, e.g. `write the checkpoint`. */
   action: string;
-  /** Fsync the folder after the rename, so the rename itself survives a crash (default false). */
+  /** Fsync the folder after the rename, so the rename itself survives a crash. */
   syncFolder?: boolean;
 }
 
 /**
- * Replaces `path` with `text` atomically and durably: a temp file with a random name beside it
- * (`path.<random>.tmp`, created `O_CREAT | O_EXCL | O_NOFOLLOW`, so a symlink or a file planted
- * there is never written through), written, fsynced, renamed onto `path`; a crash leaves the old
- * file or the new one, never half of one. The temp file is removed on failure. Our own rather than
- * write-file-atomic's because it must refuse symlinks (`O_NOFOLLOW`) and take the injected
- * {@link FileSystem} of the fault tests.
- * @throws {OutputError} (exit 7) naming `path` and the cause, e.g. `cannot write the checkpoint P:
- *   no space left on the device (ENOSPC)`
+ * Atomically and durably, by an exclusive temp file beside `path`: ours, not write-file-atomic's,
+ * since it must refuse symlinks and take the injected {@link FileSystem}. @throws {OutputError} (exit 7)
  */
 export async function replaceFile(fs: FileSystem, path: string, text: string, options: ReplaceFileOptions): Promise<void> {
   const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;

@@ -1,75 +1,44 @@
 /**
- * Progress on stderr: an ora spinner when stderr is a terminal (not with `--quiet`, `--no-progress`,
- * in CI or on `TERM=dumb`) showing items, pages, rate, elapsed time, an ETA when the total is known
- * (io/eta.ts) and a rate-limit wait's countdown, on one line fitted to the terminal's width; the
- * line is computed afresh at each of ora's frames from the injected Clock, and a wait repaints it
- * every second of that Clock. Plain lines otherwise; `--verbose` request lines; the summary line.
- * `--log-format json` gets JSON lines instead (io/json-progress.ts). Consumes the client's events.
- * Never prints the API key: nothing here ever sees it. Every line and the spinner's text pass
- * through {@link inertText} first: they quote request paths, `X-Request-ID`, retry reasons from the
- * server and warnings naming field names, which must not reach the terminal as escape sequences.
+ * Progress on stderr for people: an ora spinner on a terminal, its one line computed afresh at each
+ * of ora's frames from the injected Clock; plain lines otherwise. Every line passes through
+ * {@link inertText}: paths, request ids and server reasons must not reach the terminal as escapes.
  */
 import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import type { Ora, Options as OraOptions } from 'ora';
 import type { Clock } from '../time/clock.js';
 import type { ClientEvent } from '../http/client.js';
 import type { OutputStream } from '../context.js';
-import { formatDuration } from './format.js';
+import { formatDuration, formatRequestLine, formatStatus, formatSummary, formatWaitLine, type MeasureWidth } from './format.js';
 import { createEtaEstimator, type EtaEstimator } from './eta.js';
-import {
-  formatRequestLine,
-  formatStatus,
-  formatSummary,
-  formatWaitLine,
-  type MeasureWidth,
-  type Progress,
-  type ProgressStats,
-} from './progress-text.js';
-import type { LogFormat } from './events.js';
-import { createJsonProgress } from './json-progress.js';
-
-export type { Progress, ProgressStats, StartInfo } from './progress-text.js';
+import { createJsonProgress, type LogFormat, type Progress, type ProgressStats } from './events.js';
 import { inertText } from './terminal-text.js';
 
-/** Options of {@link createProgress}. */
 export interface ProgressOptions {
   stderr: OutputStream;
   /** Whether stderr is a terminal. */
   isTTY: boolean;
-  /** Environment, for `CI`, `TERM` and `NO_COLOR`. */
+  /** For `CI`, `TERM` and `NO_COLOR`. */
   env: Readonly<Record<string, string | undefined>>;
   clock: Clock;
-  /** `--quiet`: nothing but errors. */
   quiet: boolean;
-  /** `--no-progress` turns this off: no spinner. */
+  /** False with `--no-progress`. */
   spinner: boolean;
-  /** `--verbose`: one line per request. */
   verbose: boolean;
-  /** `--log-format`: `json` gives the JSON-lines progress of io/json-progress.ts (default `text`). */
   logFormat?: LogFormat | undefined;
-  /**
-   * Makes the spinner (ora's default export). Without it there is no spinner; {@link loadProgress}
-   * imports ora only when a spinner will be shown, so exports to a pipe or a log never load it.
-   */
+  /** ora's default export; {@link loadProgress} imports ora only when a spinner will be shown. */
   createSpinner?: (options: OraOptions) => Ora;
-  /**
-   * Measures the status line in terminal columns (string-width's default export, which
-   * {@link loadProgress} imports with ora); without it, one column per code point.
-   */
+  /** string-width's default export; without it, one column per code point. */
   measureWidth?: MeasureWidth;
 }
 
-/**
- * Whether a spinner may be shown: stderr is a terminal, not quiet, not disabled, not CI, and the
- * terminal can move its cursor (`TERM=dumb` cannot: terminfo's `dumb` has no cursor addressing).
- */
+/** Not quiet, not `--no-progress`, not CI, and a terminal that can move its cursor (terminfo's `dumb` cannot). */
 export function spinnerEnabled(options: Pick<ProgressOptions, 'isTTY' | 'quiet' | 'spinner' | 'env'>): boolean {
   const ci = options.env.CI;
   const inCI = ci !== undefined && ci !== '' && ci !== '0' && ci !== 'false';
   return options.isTTY && !options.quiet && options.spinner && !inCI && options.env.TERM !== 'dumb';
 }
 
-/** The cursor methods ora calls on its stream (those of `tty.WriteStream`). */
+/** What ora calls on its stream, of `tty.WriteStream`. */
 interface CursorMethods {
   cursorTo(x: number, y?: number, callback?: () => void): boolean;
   clearLine(dir: -1 | 0 | 1, callback?: () => void): boolean;
@@ -79,15 +48,12 @@ interface CursorMethods {
 /** Width assumed when a terminal reports none (a pseudo-terminal without a size reports 0). */
 const FALLBACK_COLUMNS = 80;
 
-/** Columns ora puts before the text: one spinner frame (every frame of `dots` and `line` is one column wide) and a space. */
+/** A spinner frame (every frame of `dots` and `line` is one column wide) and a space. */
 const SPINNER_FRAME_COLUMNS = 2;
 
 /**
- * The stream ora draws on. A real terminal (`tty.WriteStream`) with a width is used as is. Any other
- * stream the context says is a terminal (a test's capture, a wrapped stream) gets the cursor methods
- * ora calls, written as ANSI sequences by node:readline. A terminal that reports 0 columns (`script`,
- * some container ttys) gets a width of {@link FALLBACK_COLUMNS}: ora divides by the width to count
- * the lines to clear, and with 0 it clears Infinity lines, writing escape codes forever.
+ * A test's capture gets ora's cursor methods from node:readline; a terminal of 0 columns (`script`)
+ * gets {@link FALLBACK_COLUMNS}: ora divides by the width, and with 0 clears Infinity lines for ever.
  */
 function spinnerStream(stream: OutputStream): NodeJS.WritableStream {
   const hasCursor = typeof (stream as Partial<CursorMethods>).cursorTo === 'function';
@@ -111,10 +77,7 @@ function spinnerStream(stream: OutputStream): NodeJS.WritableStream {
   return terminal as unknown as NodeJS.WritableStream;
 }
 
-/**
- * Creates a {@link Progress}: JSON lines with `logFormat: 'json'`, else the human one, importing ora
- * first when a spinner will be shown (see {@link spinnerEnabled}).
- */
+/** JSON lines with `logFormat: 'json'`, else the human {@link Progress}, importing ora only when a spinner will be shown. */
 export async function loadProgress(options: ProgressOptions): Promise<Progress> {
   if (options.logFormat === 'json') return createJsonProgress(options);
   if (options.createSpinner || !spinnerEnabled(options)) return createProgress(options);
@@ -122,25 +85,19 @@ export async function loadProgress(options: ProgressOptions): Promise<Progress> 
   return createProgress({ ...options, createSpinner: ora.default, measureWidth: options.measureWidth ?? stringWidth.default });
 }
 
-/** Starts the spinner on stderr when one may be shown and `createSpinner` is given; cyan unless NO_COLOR. */
 function startSpinner(options: ProgressOptions, noColor: boolean): Ora | undefined {
   if (!spinnerEnabled(options) || !options.createSpinner) return undefined;
   const stream = spinnerStream(options.stderr);
   return options.createSpinner({ stream, isEnabled: true, discardStdin: false, color: noColor ? false : 'cyan', text: 'starting…' }).start();
 }
 
-/** A repaint every second of the injected clock until a wait ends; see {@link createCountdown}. */
 interface Countdown {
-  /** Starts ticking until `endMono` (monotonic ms), stopping a countdown under way. */
+  /** Ticks until `endMono` (monotonic ms), stopping a countdown under way. */
   start(endMono: number): void;
-  /** Stops ticking. */
   stop(): void;
 }
 
-/**
- * Calls `render` every second of `clock` (and once at `endMono`) until `endMono`, so the time left
- * of a rate-limit wait is live. It sleeps on the injected Clock: a virtual clock drives it in tests.
- */
+/** `render` every second of `clock` until `endMono`, so a wait's time left is live; a virtual clock drives it in tests. */
 function createCountdown(clock: Clock, render: () => void): Countdown {
   let ticker: AbortController | undefined;
   const stop = (): void => {
@@ -163,7 +120,6 @@ function createCountdown(clock: Clock, render: () => void): Countdown {
   };
 }
 
-/** Writes one inert line on stderr, clearing the spinner first and repainting it after. */
 function lineWriter(stderr: OutputStream, spinner: Ora | undefined): (raw: string) => void {
   return (raw) => {
     spinner?.clear();
@@ -173,30 +129,22 @@ function lineWriter(stderr: OutputStream, spinner: Ora | undefined): (raw: strin
 }
 
 /**
- * Makes `spinner.text` a live view of `status()`: ora reads `text` on every frame of its own interval
- * (80 ms), so the elapsed time, the ETA and a wait's countdown move between pages without a timer of
- * ours (a timer on the injected Clock would make a virtual clock race ahead whenever the run waits on
- * real I/O). ora's own writes to `text` (its constructor, `start()`) are ignored.
+ * ora reads `text` every frame (80 ms): no timer of ours, which on the injected Clock would make a
+ * virtual clock race ahead whenever the run waits on real I/O. ora's own writes are ignored.
  */
 function liveText(spinner: Ora, status: () => string): void {
   Object.defineProperty(spinner, 'text', { get: status, set: () => undefined, configurable: true, enumerable: true });
 }
 
-/** What the status line shows besides the counters: the total, the wait under way, whether anything is known yet. */
 interface StatusState {
   readonly stats: ProgressStats;
   total: number | undefined;
-  /** The rate-limit wait under way: its event and when it ends on the monotonic clock. */
   wait: { event: Extract<ClientEvent, { type: 'wait' }>; endMono: number } | undefined;
-  /** Whether the counts or a wait are known yet: until then the spinner says `starting…`. */
+  /** Until the counts or a wait are known, the spinner says `starting…`. */
   primed: boolean;
 }
 
-/**
- * The status line of `state` now, fitted to the terminal's width less ora's frame and its space
- * (read at each frame: the terminal may be resized).
- * @param started when the export started, monotonic ms
- */
+/** Fitted to the terminal's width at each frame: it may be resized. */
 function statusLine(state: StatusState, eta: EtaEstimator, started: number, options: ProgressOptions): string {
   if (!state.primed) return 'starting…';
   const { clock, stderr } = options;
@@ -209,7 +157,7 @@ function statusLine(state: StatusState, eta: EtaEstimator, started: number, opti
   return inertText(formatStatus(info, now, columns - SPINNER_FRAME_COLUMNS, options.measureWidth));
 }
 
-/** Creates a {@link Progress}; a spinner only with `options.createSpinner`. */
+/** A spinner only with `options.createSpinner`. */
 export function createProgress(options: ProgressOptions): Progress {
   const { stderr, clock, quiet, verbose } = options;
   const started = clock.monotonic();
@@ -217,16 +165,12 @@ export function createProgress(options: ProgressOptions): Progress {
   const eta = createEtaEstimator(started);
   const state: StatusState = { stats, total: undefined, wait: undefined, primed: false };
   let lastPaint: number | undefined;
+  let changedMode: 'cursor' | 'offset' | undefined; // the API's, once it is not the one asked for
   const noColor = options.env.NO_COLOR !== undefined && options.env.NO_COLOR !== '';
   const spinner = startSpinner(options, noColor);
   if (spinner) liveText(spinner, () => statusLine(state, eta, started, options));
   const line = lineWriter(stderr, spinner);
-
-  // Repaints at once (ora's own tick is 80 ms) so a wait or a page is never missed.
-  const render = (): void => {
-    spinner?.render();
-  };
-  const countdown = createCountdown(clock, render);
+  const countdown = createCountdown(clock, () => spinner?.render());
 
   return {
     stats,
@@ -234,7 +178,7 @@ export function createProgress(options: ProgressOptions): Progress {
       switch (event.type) {
         case 'response':
           stats.requests++;
-          eta.response(event.ms);
+          eta.response(event.ms, event.resetAt);
           if (verbose) line(formatRequestLine(event));
           break;
         case 'wait':
@@ -244,7 +188,7 @@ export function createProgress(options: ProgressOptions): Progress {
           state.primed = true;
           eta.wait(event, clock.monotonic());
           if (spinner) {
-            render();
+            spinner.render(); // at once: ora's own tick is 80 ms
             countdown.start(state.wait.endMono);
           } else if (!quiet) line(`collections: ${inertText(formatWaitLine(event, clock.now()))}`);
           break;
@@ -270,10 +214,17 @@ export function createProgress(options: ProgressOptions): Progress {
     note(text) {
       if (!quiet) line(text);
     },
-    start() {},
+    modeChanged(change) {
+      changedMode = change.mode;
+      if (change.mode === 'cursor') eta.endsOnEmptyPage();
+      if (!quiet) line(`collections: ${change.message}`);
+    },
+    start(info) {
+      if (info.mode === 'cursor') eta.endsOnEmptyPage();
+    },
     done(destination) {
       countdown.stop();
-      const summary = inertText(formatSummary(stats, destination, clock.monotonic() - started));
+      const summary = inertText(formatSummary(stats, destination, clock.monotonic() - started, changedMode));
       // ora's success symbol is coloured from process-wide state; NO_COLOR in our env wins.
       if (spinner && noColor) spinner.stopAndPersist({ symbol: '✔', text: summary });
       else if (spinner) spinner.succeed(summary);

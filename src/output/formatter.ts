@@ -1,16 +1,13 @@
 /**
- * The formatter contract: a {@link Formatter} turns pages of items into text; a sink (stdout, or the
- * export's sidecar file) puts the text somewhere. Splitting the two lets the export checkpoint after
- * each page with the byte length and the formatter's state. Each format implements it in its own
- * file under formats/ (with the rest of its definition); writer.ts picks one. Types only, so the
- * formats and the registry both import this module and never each other.
+ * The contract of an output format: a {@link Formatter} turns pages into text, a sink puts it
+ * somewhere, so the export can checkpoint after each page; a {@link FormatDefinition} says every
+ * rule of the format. Types only: the formats and the registry import this, never each other.
  */
 import type { Members } from '../json/members.js';
 
 /** JSON-serialisable state a formatter needs to continue after `--resume`. */
 export type FormatterState = Record<string, unknown>;
 
-/** Options of a formatter (writer.ts `createFormatter`). */
 export interface FormatterOptions {
   /** `--fields`: dot paths; columns for csv/table, projection for json/ndjson. */
   fields?: readonly string[];
@@ -20,26 +17,66 @@ export interface FormatterOptions {
   csvSafe?: boolean;
   /** Terminal width for `table`, columns. */
   columns?: number;
-  /** Warnings (e.g. CSV keys first seen after the first page), one line each, for stderr. */
+  /** Warnings, one line each, for stderr. */
   warn?: (message: string) => void;
   /** `table` only: rows shown at most (default 1000); the rest are counted in a final line. */
   tableMaxRows?: number;
 }
 
-/** Turns pages into text. All text is UTF-8. */
+/** Turns pages into UTF-8 text. */
 export interface Formatter {
-  /** Text before the first page (e.g. nothing for NDJSON). Not called on resume. */
+  /** Not called on resume. */
   begin(): string;
   /**
-   * Text of one page (may be empty, e.g. `table` before its first rows are known). JSON and NDJSON
-   * without `--fields` give bytes: the items' texts copied into one Buffer, never decoded nor
-   * encoded again (the hot path, ndjson.ts `joinBytes`); the others give text.
-   * @param items the page's items, in order (or the first ones of it, under `--max-items`): the
-   *   format asks them for their texts or their values (json/members.ts)
+   * JSON and NDJSON without `--fields` give bytes, the items' texts copied into one Buffer, never
+   * decoded nor encoded again (the hot path); the others give text.
+   * @param items the page's items (the first ones of it under `--max-items`)
    */
   page(items: Members): string | Buffer;
-  /** Text after the last page (e.g. `]` for JSON, the whole table for `table`). */
   end(): string;
-  /** State to checkpoint after a page; pass it back to writer.ts `createFormatter` on resume. */
+  /** State to checkpoint after a page, handed back to `createFormatter` on resume. */
   state(): FormatterState;
+}
+
+/** Counts the items of one file, fed its bytes in order (constant memory, for `verify`). */
+export interface ItemCounter {
+  /** A chunk may end anywhere, even inside a UTF-8 character. */
+  update(chunk: Uint8Array): void;
+  count(): number;
+}
+
+/** Where a checkpoint may cut the file, or the usage error (exit 2) for `--resume` with this format. */
+export type ResumeRule =
+  | {
+      readonly resumable: true;
+      /**
+       * Whether `bytes` (> 0) bytes of the partial (decompressed) file end on a record boundary.
+       * @param items items written before the offset
+       * @param lastByte the byte just before the offset; undefined when the file is shorter
+       */
+      readonly isRecordBoundary: (bytes: number, items: number, lastByte: number | undefined) => boolean;
+    }
+  | { readonly resumable: false; readonly refusal: string };
+
+/** Whether the output can be gzip-compressed, or the usage error (exit 2). */
+export type CompressRule = { readonly compressible: true } | { readonly compressible: false; readonly refusal: string };
+
+/**
+ * Everything about one output format. Every rule is a required field, so a format that forgets
+ * one does not compile; a rule that does not apply says so (`null`, or a refusal).
+ */
+export interface FormatDefinition<Name extends string = string> {
+  /** The `--format` value. */
+  readonly name: Name;
+  /** `--out` suffixes, lower case, that imply this format (a trailing `.gz` is dropped first). */
+  readonly extensions: readonly string[];
+  /** @throws {UsageError} (exit 2, `E_CHECKPOINT`) when `resume` is not this format's state */
+  readonly create: (options: FormatterOptions, resume: FormatterState | undefined) => Formatter;
+  /** Loads what the formatter needs before its first page (e.g. a lazily imported library). */
+  readonly prepare: (() => Promise<void>) | null;
+  readonly resume: ResumeRule;
+  /** `verify` and manifests: a counter of a finished file's items; null when it cannot be counted. */
+  readonly countItems: (() => ItemCounter) | null;
+  /** `--compress gzip` / `--out F.gz`. */
+  readonly compress: CompressRule;
 }

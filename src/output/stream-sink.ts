@@ -1,27 +1,23 @@
-/**
- * Where formatted text goes: the {@link Sink} interface, and its stream implementation for stdout.
- * The file implementation (a sidecar renamed onto `--out` when complete) belongs to the export
- * engine: export/files/file-sink.ts.
- */
+/** Where formatted text goes; stdout's sink (a file's belongs to the export). */
 import type { OutputStream } from '../context.js';
 import { OutputError } from '../errors.js';
+import { errorCode } from '../io/files.js';
 
-/** A destination for text: stdout ({@link createStreamSink}) or a sidecar file (export/files/file-sink.ts). */
 export interface Sink {
   /**
    * Appends text (UTF-8) or bytes, respecting backpressure.
    * @throws {OutputError} (exit 7), or {@link BrokenPipeError} on stdout EPIPE.
    */
   write(text: string | Buffer): Promise<void>;
-  /** Makes what was written durable (fsync for files; no-op for stdout). @throws {OutputError} */
+  /** fsync for files. @throws {OutputError} */
   sync(): Promise<void>;
   /** Bytes written so far, including what was kept on resume. */
   readonly bytes: number;
-  /** Finishes: for files, fsync, rename the sidecar onto the target, fsync the folder. @throws {OutputError} */
+  /** For files: fsync, rename the sidecar onto the target, fsync the folder. @throws {OutputError} */
   commit(): Promise<void>;
-  /** Stops: closes the file, leaving the sidecar for `--resume`. Never throws. */
+  /** Closes the file, leaving the sidecar for `--resume`. Never throws. */
   abort(): Promise<void>;
-  /** Human name of the destination for the summary (`invoices.ndjson`, `stdout`). */
+  /** For the summary: `invoices.ndjson`, `stdout`. */
   readonly name: string;
 }
 
@@ -33,16 +29,9 @@ export class BrokenPipeError extends Error {
   }
 }
 
-/** Error codes meaning the reader left: EPIPE from the OS, ERR_STREAM_DESTROYED once Node closed the stream. */
+/** The reader left: EPIPE from the OS, ERR_STREAM_DESTROYED once Node closed the stream. */
 const PIPE_GONE = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ECONNRESET']);
 
-/** The string `code` of a stream error (`'EPIPE'`…), if any. */
-function errorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-/** Maps a stream error: the reader leaving → {@link BrokenPipeError}, anything else → {@link OutputError}. */
 function streamError(error: unknown, name: string): Error {
   if (PIPE_GONE.has(errorCode(error) ?? '')) return new BrokenPipeError();
   const message = error instanceof Error ? error.message : String(error);
@@ -50,13 +39,9 @@ function streamError(error: unknown, name: string): Error {
 }
 
 /**
- * Creates a sink on a stream (stdout). `write()` resolves as soon as the stream accepts the text
- * and waits for `'drain'` when it reports a full buffer; `commit()` waits until the last chunk was
- * handed to the OS (its write callback ran), so nothing is cut off when the process exits. The
- * stream is never ended: stdout belongs to the process.
- * @param name summary name, default `stdout`
- * @throws (from write/commit) {@link BrokenPipeError} when the reader left (EPIPE,
- *   ERR_STREAM_DESTROYED), {@link OutputError} (exit 7) for any other stream error.
+ * A sink on stdout. `commit()` waits until the last chunk was handed to the OS, so nothing is cut
+ * off when the process exits; the stream is never ended: stdout belongs to the process.
+ * @throws (from write/commit) {@link BrokenPipeError} when the reader left, {@link OutputError} (exit 7)
  */
 export function createStreamSink(stream: OutputStream, name = 'stdout'): Sink {
   let bytes = 0;

@@ -1,56 +1,40 @@
-/**
- * Drawing of the `table` format (table.ts) with cli-table3: column widths that fit the terminal
- * ({@link fitWidths}), measured with string-width, and the lines of rows in a fixed layout.
- */
+/** Tables drawn with cli-table3 in column widths that fit the terminal, measured with string-width. */
 import { createRequire } from 'node:module';
 import type CliTable3 from 'cli-table3';
 
 /**
- * Narrowest a text column is cut to, in characters, before columns are left out instead: 8 keeps a
- * date's year and month or an RFC's first 7 characters and `…`, while 3 (`01…`) told nothing and
- * made a 60-column table of 8 unreadable columns. A column whose content is narrower keeps its width.
+ * Narrowest a text column is cut to, in characters, before columns are left out: 8 keeps a date's
+ * year and month, while 3 (`01…`) told nothing and made a 60-column table of 8 unreadable columns.
  */
 export const TABLE_MIN_CELL = 8;
 
-/** string-width's measure, once {@link loadTableSupport} has run. */
 let stringWidth: ((text: string) => number) | undefined;
 
 /**
- * Loads string-width, which `end()` of a table needs, and resolves once it is there. The table is
- * the one format that measures text, so the others do not pay for it at start-up (it builds an
- * `Intl.Segmenter`, about 30 ms of CPU); being ESM only, it cannot be required synchronously by
- * `end()` on every Node 20 (`require` of ESM came with 20.19). The export awaits this before it
- * creates a table formatter.
+ * Loads string-width, so other formats do not pay for it at start-up (an `Intl.Segmenter`, about 30
+ * ms of CPU); ESM only, it cannot be required synchronously on every Node 20 (`require` of ESM came with 20.19).
  */
 export async function loadTableSupport(): Promise<void> {
   stringWidth ??= (await import('string-width')).default;
 }
 
-/**
- * Display width in terminal columns, by string-width: East Asian wide characters and emoji count 2,
- * combining marks 0 (cli-table3 measures with its own copy and cuts cells to the widths given).
- * @throws {Error} (a bug, exit 1) when {@link loadTableSupport} has not completed
- */
+/** Wide characters and emoji count 2, combining marks 0 (cli-table3 cuts cells to the widths given). */
 function width(text: string): number {
   if (stringWidth === undefined) throw new Error('table: end() before loadTableSupport() completed');
   return stringWidth(text);
 }
 
-/** Whether a cell reads as a number (`-12`, `1,200`, `3.5`, `1e6`): such columns are aligned right and never cut. */
+/** `-12`, `1,200`, `3.5`, `1e6`: such columns are aligned right and never cut. */
 function isNumber(text: string): boolean {
   return /^[-+]?\d[\d,]*(\.\d+)?([eE][-+]?\d+)?$/.test(text);
 }
 
-/** Whether every non-empty cell of column `i` is a number (and at least one is). */
 function numericColumn(rows: readonly (readonly string[])[], i: number): boolean {
   const cells = rows.map((r) => r[i] ?? '').filter((c) => c !== '' && c !== '-');
   return cells.length > 0 && cells.every(isNumber);
 }
 
-/**
- * Caps the widths at `indices` at the largest common width from `floor` on that fits `available`
- * (water filling), the rest from the left.
- */
+/** Caps the widths at `indices` at the largest common width from `floor` that fits `available`, the rest from the left. */
 function waterFill(widths: number[], indices: readonly number[], available: number, floor: number): void {
   const natural = indices.map((i) => widths[i] as number);
   let cap = floor;
@@ -68,24 +52,18 @@ function waterFill(widths: number[], indices: readonly number[], available: numb
 }
 
 /**
- * Content widths that fit `total` terminal columns (cli-table3 adds 1 padding each side and one
- * border character between and around columns). Natural widths are kept when they fit. Otherwise
- * number columns keep their width (a number is never cut) and the text columns are capped at the
- * largest common width that fits (water filling), the remainder going one character at a time to
- * the capped columns from the left. Columns are dropped from the right while even
- * {@link TABLE_MIN_CELL} characters per text column (or its whole content when narrower) and whole
- * numbers do not fit, so a narrow terminal shows fewer readable columns rather than every column
- * cut to a stub; a lone column wider than the terminal is cut.
- * @param natural widest content of each column, in characters
- * @param total terminal width, in columns
- * @param numeric which columns hold numbers (default none)
- * @returns content widths, one per column kept
+ * Content widths, one per column kept, that fit `total` terminal columns (cli-table3 adds a space
+ * each side and a border between and around columns). Numbers are never cut; text columns are
+ * capped at the largest common width that fits. Columns are dropped from the right while even
+ * {@link TABLE_MIN_CELL} characters a text column do not fit, so a narrow terminal shows fewer
+ * readable columns rather than stubs. `keepAll` (the columns of `--fields`) drops none: the table
+ * may then be wider than the terminal.
  */
-export function fitWidths(natural: readonly number[], total: number, numeric: readonly boolean[] = []): number[] {
+export function fitWidths(natural: readonly number[], total: number, numeric: readonly boolean[] = [], keepAll = false): number[] {
   const need = (k: number): number =>
     natural.slice(0, k).reduce((a, w, i) => a + 3 + (numeric[i] ? Math.max(1, w) : Math.min(Math.max(1, w), TABLE_MIN_CELL)), 1);
   let count = Math.max(1, natural.length);
-  while (count > 1 && need(count) > total) count--;
+  while (!keepAll && count > 1 && need(count) > total) count--;
   const widths = natural.slice(0, count).map((w) => Math.max(1, w));
   const available = total - 1 - 3 * widths.length;
   if (widths.reduce((a, b) => a + b, 0) <= available) return widths;
@@ -93,6 +71,7 @@ export function fitWidths(natural: readonly number[], total: number, numeric: re
   const fixed = widths.reduce((a, w, i) => a + (numeric[i] ? w : 0), 0);
   const textFloor = text.reduce((a, i) => a + Math.min(widths[i]!, TABLE_MIN_CELL), 0);
   if (text.length > 0 && available - fixed >= textFloor) waterFill(widths, text, available - fixed, TABLE_MIN_CELL);
+  else if (keepAll && count > 1) for (const i of text) widths[i] = Math.min(widths[i]!, TABLE_MIN_CELL);
   // A lone column (or numbers alone) wider than the terminal: cut to what there is.
   else
     waterFill(
@@ -104,39 +83,33 @@ export function fitWidths(natural: readonly number[], total: number, numeric: re
   return widths;
 }
 
-/** A drawn table: its text (no final newline) and how many columns it shows. */
 export interface DrawnTable {
+  /** No final newline. */
   text: string;
   /** Columns shown, from the left; the rest did not fit. */
   shown: number;
 }
 
-/** Content widths and alignment of the columns shown, fixed once (from the first page's rows). */
+/** Content widths and alignment of the columns shown, fixed from the first page's rows. */
 export interface TableLayout {
-  /** Content width of each column shown, in terminal columns ({@link fitWidths}). */
   widths: number[];
-  /** Whether each column shown holds numbers (aligned right). */
   numeric: boolean[];
 }
 
-/** Rows per cli-table3 table: its layout pass is quadratic in the rows, so they are drawn in chunks. */
+/** cli-table3's layout pass is quadratic in the rows, so they are drawn in chunks. */
 const ROWS_PER_DRAW = 64;
 
-/** The layout of a table that fits `total` terminal columns for `head` and `rows`. */
-export function layoutOf(head: readonly string[], rows: readonly (readonly string[])[], total: number): TableLayout {
+export function layoutOf(head: readonly string[], rows: readonly (readonly string[])[], total: number, keepAll = false): TableLayout {
   const natural = head.map((h, i) => rows.reduce((w, r) => Math.max(w, width(r[i] ?? '')), width(h)));
   const numeric = head.map((_h, i) => numericColumn(rows, i));
-  const widths = fitWidths(natural, total, numeric);
+  const widths = fitWidths(natural, total, numeric, keepAll);
   return { widths, numeric: numeric.slice(0, widths.length) };
 }
 
 /**
- * The lines of `rows` (and `head`, when given) in `layout`, borders included: the top one, the
- * heading and its rule, the rows, the bottom one, as cli-table3 draws them in one table. cli-table3
- * draws them in chunks of {@link ROWS_PER_DRAW} (the borders between chunks left out): with fixed
- * widths a row's line does not depend on the other rows, and drawing with the library keeps every
- * width rule (wide and combining characters) its own. 10,000 items with the default 1,000 rows
- * shown take well under a second (test/bench/results.md).
+ * The lines of `rows` (and `head`) in `layout`, borders included, as cli-table3 draws them in one
+ * table: drawn in chunks, the borders between left out, since with fixed widths a row's line does
+ * not depend on the other rows.
  */
 export function drawLines(layout: TableLayout, head: readonly string[] | undefined, rows: readonly (readonly string[])[]): string[] {
   // Loaded here, on the calls that draw: other formats never pay for it at start-up.
@@ -170,13 +143,8 @@ export function drawLines(layout: TableLayout, head: readonly string[] | undefin
   return lines;
 }
 
-/**
- * Draws a plain table that fits `total` terminal columns ({@link fitWidths}): no colours, no lines
- * between rows, number columns aligned right and never cut, text cut with `…`. Cells and headings
- * must already be inert ({@link plainCell}). Needs {@link loadTableSupport} to have completed.
- * @param total terminal width, in columns
- */
-export function drawTable(head: readonly string[], rows: readonly (readonly string[])[], total: number): DrawnTable {
-  const layout = layoutOf(head, rows, total);
+/** A plain table that fits `total` terminal columns; cells and headings must be inert already. */
+export function drawTable(head: readonly string[], rows: readonly (readonly string[])[], total: number, keepAll = false): DrawnTable {
+  const layout = layoutOf(head, rows, total, keepAll);
   return { text: drawLines(layout, head, rows).join('\n'), shown: layout.widths.length };
 }

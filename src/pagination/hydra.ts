@@ -1,51 +1,38 @@
 /**
- * Pure parsing of one JSON-LD/Hydra collection page (Hydra Core Vocabulary: `member`, `totalItems`,
- * `view` with `first`/`next`/`previous`/`last`). Accepts the prefixed (`hydra:member`) and
- * unprefixed (`member`) spellings, as API Platform emits both (docs/rate-limits.md, "Rate limits, retries and
- * safety": links).
+ * A JSON-LD/Hydra collection page (Hydra Core Vocabulary), in the prefixed (`hydra:member`) and
+ * unprefixed (`member`, API Platform 3+) spellings.
  */
 import { HostileResponseError } from '../errors.js';
 import { isObject, type JsonObject } from '../json/object.js';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-scan.js';
 
-/** Links of a page's `hydra:view` (all as they appear in the body: relative or absolute URI strings). */
+/** Links of a page's `hydra:view`, as the body has them (relative or absolute). */
 export interface HydraView {
   /** `@id`: the current page. */
   id?: string;
   first?: string;
-  /** Absent on the last page. */
   next?: string;
   previous?: string;
   last?: string;
 }
 
-/**
- * One collection page parsed by `JSON.parse` (the envelope of every page, page-scan.ts; and the
- * verdict on a page the scan refuses, fetch-page.ts).
- */
+/** A page parsed by `JSON.parse`: the envelope of every page, and a page the scan refused. */
 export interface HydraPage {
-  /** `hydra:member` / `member`: the items, as parsed JSON values. */
   members: unknown[];
-  /** `hydra:totalItems` / `totalItems` when present (always in offset mode; in cursor mode only with `X-Pagination-Enable-Partial: 0`). */
+  /** Always in offset mode; in cursor mode only with `X-Pagination-Enable-Partial: 0`. */
   totalItems?: number;
-  /** `hydra:view` / `view`; undefined when the page has none (a single-page collection). */
+  /** Undefined on a single-page collection. */
   view?: HydraView;
 }
 
-/** The body is not a Hydra collection (retryable: the page is never emitted). */
+/** The body is not a Hydra collection: retried, and its short message is the retry's reason. */
 export class PageFormatError extends Error {
-  /**
-   * @param message short, e.g. `invalid JSON` or `not a Hydra collection: …`; becomes the reason of
-   *   the retry
-   * @param options.cause the JSON parser's error, when there was one
-   */
   constructor(message: string, options: { cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'PageFormatError';
   }
 }
 
-/** The value of `hydra:<term>` or, failing that, of the unprefixed `<term>` (API Platform 3+). */
 function term(obj: JsonObject, name: string): unknown {
   const prefixed = obj[`hydra:${name}`];
   return prefixed !== undefined ? prefixed : obj[name];
@@ -61,23 +48,14 @@ function parseView(value: unknown): HydraView | undefined {
   const view: HydraView = {};
   const id = value['@id'];
   if (typeof id === 'string' && id.length > 0) view.id = id;
-  const first = link(value, 'first');
-  if (first !== undefined) view.first = first;
-  const next = link(value, 'next');
-  if (next !== undefined) view.next = next;
-  const previous = link(value, 'previous');
-  if (previous !== undefined) view.previous = previous;
-  const last = link(value, 'last');
-  if (last !== undefined) view.last = last;
+  for (const name of ['first', 'next', 'previous', 'last'] as const) {
+    const uri = link(value, name);
+    if (uri !== undefined) view[name] = uri;
+  }
   return view;
 }
 
-/**
- * Parses a decoded JSON body into a {@link HydraPage}. Does no per-item work (the members array is
- * returned as is), since pages hold up to 1000 items.
- * @throws {PageFormatError} when the body is not an object, or `member` is present but not an array,
- *   or neither `member`, `totalItems` nor `view` is present (not a collection).
- */
+/** @throws {PageFormatError} for a body that is no object, a `member` that is no array, or none of `member`, `totalItems`, `view` */
 export function parsePage(body: unknown): HydraPage {
   if (!isObject(body)) {
     const kind = body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body;
@@ -105,22 +83,14 @@ export function parsePage(body: unknown): HydraPage {
   return page;
 }
 
-/**
- * Refuses a body whose `Content-Type` says HTML (a proxy's or a maintenance page).
- * @throws {PageFormatError} `HTML instead of JSON`
- */
+/** @throws {PageFormatError} when the `Content-Type` says HTML (a proxy's or a maintenance page) */
 export function refuseHtml(contentType: string | null | undefined): void {
   if ((contentType ?? '').toLowerCase().includes('html')) throw new PageFormatError('HTML instead of JSON');
 }
 
 /**
- * Parses a 2xx body as a Hydra page: refuses HTML (a proxy's or a maintenance page) and JSON
- * nested deeper than {@link MAX_JSON_DEPTH}, then `JSON.parse`s the text once and
- * {@link parsePage}s it.
- * @param contentType the response's `Content-Type` (may be null)
- * @throws {PageFormatError} `HTML instead of JSON`, `invalid JSON` (cause: the SyntaxError), or
- *   what {@link parsePage} throws
- * @throws {HostileResponseError} (exit 6, not retried) for JSON nested too deep
+ * @throws {PageFormatError} `HTML instead of JSON`, `invalid JSON`, or {@link parsePage}'s
+ * @throws {HostileResponseError} (exit 6, not retried) for JSON nested deeper than {@link MAX_JSON_DEPTH}
  */
 export function parsePageText(text: string, contentType: string | null | undefined): HydraPage {
   refuseHtml(contentType);

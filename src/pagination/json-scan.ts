@@ -1,17 +1,17 @@
 /**
- * The JSON scanning under page-scan.ts: reading a value of any valid JSON text (RFC 8259) and
- * judging it as it goes, strings skipped by `indexOf` from quote to quote (their escapes and raw
- * line breaks found by cached `indexOf`s, so a string's characters are not looked at one by one),
- * the nesting counted against {@link MAX_JSON_DEPTH}. It notes what the page reader needs of a
- * member: whether it holds whitespace outside strings (then its text is compacted) and whether it
- * holds a number whose literal JavaScript would print otherwise, and where (page-items.ts then
- * keeps that literal as a `JsonNumber` instead of the number `JSON.parse` would make of it).
- * Our own code because it is the hot path: every page of every export is read by it once.
+ * JSON text (RFC 8259) read without `JSON.parse`: a validating scan for the page reader, strings
+ * skipped by `indexOf` from quote to quote, and a depth guard for any text. Ours because it is the
+ * hot path: every page of every export is read by it once.
  */
-import { COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './json-chars.js';
-import { MAX_JSON_DEPTH } from './json-depth.js';
 
-const COLON = 58;
+export const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+export const LBRACE = 0x7b;
+export const RBRACE = 0x7d;
+export const LBRACKET = 0x5b;
+export const RBRACKET = 0x5d;
+export const COMMA = 0x2c;
+export const COLON = 58;
 const MINUS = 45;
 const PLUS = 43;
 const DOT = 46;
@@ -21,51 +21,80 @@ const LOWER_E = 101;
 const UPPER_E = 69;
 const LOWER_U = 117;
 
-/** Longest run of significant digits whose JavaScript rendering is the digits themselves (DBL_DIG). */
+/** Deepest nesting of arrays and objects accepted in a page (the page object itself is level 1). */
+export const MAX_JSON_DEPTH = 64;
+
+/** The index after the string whose opening quote is at `i` (`text.length` when it does not end). */
+function stringEnd(text: string, i: number): number {
+  let j = i + 1;
+  for (;;) {
+    const q = text.indexOf('"', j);
+    if (q < 0) return text.length;
+    let k = q - 1;
+    while (text.charCodeAt(k) === BACKSLASH) k--;
+    if ((q - 1 - k) % 2 === 0) return q + 1;
+    j = q + 1;
+  }
+}
+
+/**
+ * Whether `text` opens more than `maxDepth` arrays or objects inside one another, brackets in
+ * strings not counted. One cheap pass before `JSON.parse`, so no walker of the value runs out of
+ * stack; the text need not be valid JSON.
+ */
+export function exceedsJsonDepth(text: string, maxDepth = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  const end = text.length;
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      i = stringEnd(text, i) - 1;
+    } else if (c === LBRACKET || c === LBRACE) {
+      if (++depth > maxDepth) return true;
+    } else if (c === RBRACKET || c === RBRACE) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/** DBL_DIG: up to 15 significant digits, JavaScript prints the digits given. */
 const MAX_EXACT_DIGITS = 15;
 
-/** Not valid JSON, or nested deeper than {@link MAX_JSON_DEPTH}. */
 const INVALID = -1;
 
-/** Whether an escape letter after `\` is one of JSON's (RFC 8259 §7), indexed by char code. */
+// By char code: JSON's escape letters (RFC 8259 §7), and hex digits.
 const ESCAPE = new Uint8Array(128);
 for (const c of '"\\/bfnrtu') ESCAPE[c.charCodeAt(0)] = 1;
-/** Whether a char code is a hex digit. */
 const HEX = new Uint8Array(128);
 for (const c of '0123456789abcdefABCDEF') HEX[c.charCodeAt(0)] = 1;
 
-/**
- * Control characters that JSON allows nowhere (RFC 8259 §2 and §7: whitespace outside strings is
- * only space, tab, LF and CR; inside strings no control character is raw). One test per page.
- */
+/** Control characters JSON allows nowhere (RFC 8259 §2, §7), one test a page; raw tab, LF and CR are judged in strings. */
 // eslint-disable-next-line no-control-regex -- looking for exactly these characters
 export const FORBIDDEN_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
 
-/** Scan state over one page text (create it with {@link createScan}). */
+/** Scan state over one page text. Index pairs are [start, end) spans, ascending. */
 export interface Scan {
   readonly text: string;
-  /** Position of the first backslash at or after the last place searched, or text.length. */
+  // The next backslash, tab, LF and CR at or after the last place searched (text.length: none): cached indexOf.
   nextBackslash: number;
-  /** Positions of the next tab, LF and CR at or after the last place searched (or text.length): raw in a string they are invalid. */
   nextTab: number;
   nextLf: number;
   nextCr: number;
-  /** The whitespace runs outside strings met in the value scanned: start and end index pairs (empty in a compact value). */
+  /** Whitespace runs outside strings in the value scanned. */
   gaps: number[];
-  /** Set when the value scanned had a number JavaScript would print otherwise. */
+  /** The value scanned holds a number JavaScript would print otherwise, at `oddSpans`. */
   odd: boolean;
-  /** Where those numbers are in the text: start and end index pairs, ascending. */
   oddSpans: number[];
 }
 
-/** Forgets what the last value noted ({@link Scan.gaps}, {@link Scan.odd}) before the next one is scanned. */
+/** Forgets what the last value noted. */
 export function beginValue(s: Scan): void {
   s.gaps.length = 0;
   s.odd = false;
   s.oddSpans.length = 0;
 }
 
-/** A fresh scan of `text`. */
 export function createScan(text: string): Scan {
   return { text, nextBackslash: -1, nextTab: -1, nextLf: -1, nextCr: -1, gaps: [], odd: false, oddSpans: [] };
 }
@@ -78,20 +107,17 @@ function isWhitespace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
 }
 
-/** The index of the first character at or after `i` that is not JSON whitespace (RFC 8259 §2). */
 export function skipWhitespace(text: string, i: number): number {
   while (isWhitespace(text.charCodeAt(i))) i++;
   return i;
 }
 
-/** The next occurrence of `char` at or after `j`, given the cached one (text.length for none). */
 function nextOf(text: string, char: string, cached: number, j: number): number {
   if (cached >= j) return cached;
   const at = text.indexOf(char, j);
   return at === -1 ? text.length : at;
 }
 
-/** Whether a raw tab, LF or CR lies in [from, to). */
 function breakWithin(s: Scan, from: number, to: number): boolean {
   s.nextLf = nextOf(s.text, '\n', s.nextLf, from);
   s.nextTab = nextOf(s.text, '\t', s.nextTab, from);
@@ -99,11 +125,7 @@ function breakWithin(s: Scan, from: number, to: number): boolean {
   return s.nextLf < to || s.nextTab < to || s.nextCr < to;
 }
 
-/**
- * Skips the string whose opening quote is at `i`, judging its escapes and raw line breaks (other
- * raw control characters are refused page-wide by {@link FORBIDDEN_CONTROL}).
- * @returns the index after its closing quote, or {@link INVALID}
- */
+/** The index after the string whose quote is at `i`, or INVALID. */
 export function skipString(s: Scan, i: number): number {
   const text = s.text;
   let j = i + 1;
@@ -127,18 +149,14 @@ export function skipString(s: Scan, i: number): number {
   }
 }
 
-/** The index after the digits from `j`. */
 function skipDigits(text: string, j: number): number {
   while (isDigit(text.charCodeAt(j))) j++;
   return j;
 }
 
 /**
- * Reads the number at `i` (RFC 8259 §6), and notes in `s.odd` when JavaScript would print it
- * otherwise: an exponent, a trailing fraction zero, `-0`, more than 15 significant digits, or a
- * fraction below 1e-6 (ECMA-262 Number::toString: up to 15 significant digits, the shortest
- * round-trip form is the digits given).
- * @returns the index after it, or {@link INVALID}
+ * The index after the number at `i`, or INVALID. Odd (ECMA-262 Number::toString prints it
+ * otherwise): an exponent, a trailing fraction zero, `-0`, over 15 significant digits, below 1e-6.
  */
 function skipNumber(s: Scan, i: number): number {
   const text = s.text;
@@ -187,12 +205,10 @@ function skipNumber(s: Scan, i: number): number {
   return j;
 }
 
-/** The index after the literal `word` at `i`, or {@link INVALID}. */
 function skipLiteral(text: string, i: number, word: string): number {
   return text.startsWith(word, i) ? i + word.length : INVALID;
 }
 
-/** Reads one scalar value at `i`: the index after it, or {@link INVALID}. */
 function skipScalar(s: Scan, i: number): number {
   const c = s.text.charCodeAt(i);
   if (c === QUOTE) return skipString(s, i);
@@ -202,14 +218,14 @@ function skipScalar(s: Scan, i: number): number {
   return c === MINUS || isDigit(c) ? skipNumber(s, i) : INVALID;
 }
 
-/** Whitespace from `i` (noted in `s.gaps`): the index after it. */
+/** Skips whitespace, noting it in `s.gaps`. */
 function space(s: Scan, i: number): number {
   const j = skipWhitespace(s.text, i);
   if (j !== i) s.gaps.push(i, j);
   return j;
 }
 
-/** Reads an object key at `i` (after whitespace), its colon and the whitespace after: the index of the value, or {@link INVALID}. */
+/** From before a key to its value: the value's index, or INVALID. */
 function skipKey(s: Scan, i: number): number {
   i = space(s, i);
   if (s.text.charCodeAt(i) !== QUOTE) return INVALID;
@@ -220,17 +236,15 @@ function skipKey(s: Scan, i: number): number {
 }
 
 /**
- * Reads the value at `i` (no whitespace before it), judging it as valid JSON, and notes
- * `s.gaps` and `s.odd` (call {@link beginValue} before).
+ * The index after the valid JSON value at `i`, or INVALID (also past {@link MAX_JSON_DEPTH});
+ * notes `gaps` and `odd` (call {@link beginValue} before).
  * @param depth nesting of the value's container (the page object is 1)
- * @returns the index after the value, or {@link INVALID}
  */
 export function scanValue(s: Scan, i: number, depth: number): number {
   const text = s.text;
   // Open containers, innermost last: true for an object.
   const open: boolean[] = [];
   for (;;) {
-    // A value is expected at i.
     let c = text.charCodeAt(i);
     if (c === LBRACE || c === LBRACKET) {
       if (depth + open.length + 1 > MAX_JSON_DEPTH) return INVALID;
@@ -248,7 +262,6 @@ export function scanValue(s: Scan, i: number, depth: number): number {
       i = skipScalar(s, i);
       if (i < 0) return i;
     }
-    // After a value: a separator, or the end of containers.
     for (;;) {
       if (open.length === 0) return i;
       const inObject = open[open.length - 1] as boolean;
@@ -266,10 +279,7 @@ export function scanValue(s: Scan, i: number, depth: number): number {
   }
 }
 
-/**
- * The text of the value in [start, end) without the whitespace runs `gaps` ({@link Scan.gaps} of
- * its scan): a pretty-printed member becomes one line; strings, escapes and numbers stay as written.
- */
+/** The value in [start, end) without its whitespace `gaps`: a pretty-printed member on one line. */
 export function compactText(text: string, start: number, end: number, gaps: readonly number[]): string {
   // One join: a flat string, where `+=` would leave a rope of slices for the collector to walk.
   const parts = new Array<string>(gaps.length / 2 + 1);

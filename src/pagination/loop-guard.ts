@@ -1,29 +1,18 @@
-/**
- * The loop guard (docs/security.md, "A hostile or broken server": loops): a `hydra:next` chain must not lead
- * back to a page already fetched. Two checks that padding cannot defeat together:
- * - by URL: every URL fetched is remembered in the normalised form of http/origin.ts
- *   `normalizeUrl` (query sorted by name, identical pairs in a row folded), and a next link to one
- *   of them is refused before it is requested;
- * - by content: a non-empty page whose items are those of a page already fetched (same count, same
- *   first and last item, compared by hash) is refused before it is yielded, so a server that answers
- *   the same page under ever new URLs (`&x=1`, `&x=1&x=1`, …, or `&x=1&x=2&x=1`…) is stopped on the
- *   second copy, and no item is written twice.
- */
+// Guards against a server that pages for ever: a next link to a page fetched, the same items
+// under ever new URLs, empty pages that keep linking on (docs/security.md).
 import { createHash } from 'node:crypto';
-import { UnsafeLinkError } from '../errors.js';
+import { HostileResponseError, UnsafeLinkError } from '../errors.js';
 import { normalizeUrl } from '../http/origin.js';
+import type { FetchedPage } from './fetch-page.js';
 import type { CollectionPage } from './page-scan.js';
 
-/** The hint of every loop refusal. */
 const LOOP_HINT = 'the server returned a looping next link; stopping to avoid duplicate items';
 
 /**
- * The identity of a page's content: its item count and the SHA-256 of its first and last item's
- * JSON text (json/members.ts `Members.texts`: the bytes as received, whitespace outside strings dropped). Two
- * distinct pages of a collection never share it unless they hold the same items: cursor pages move
- * strictly past their last item, and offset pages that repeat another page whole are duplicates
- * anyway. Only two items are hashed, so the cost does not grow with the page.
- * @returns undefined for a page without items (empty pages are bounded by pagination/empty-pages.ts)
+ * The item count and the SHA-256 of the first and last item's text. Distinct pages never share it
+ * unless they hold the same items: cursor pages move strictly past their last item, and offset
+ * pages that repeat another page whole are duplicates anyway. Two items only: the cost does not
+ * grow with the page.
  */
 function contentKey(page: CollectionPage): string | undefined {
   const { members } = page;
@@ -37,27 +26,24 @@ function contentKey(page: CollectionPage): string | undefined {
 }
 
 /**
- * What one export has fetched: normalised URLs and page contents. Memory grows by one short string
- * per URL and per page, like the checkpoint's page count, never with the items.
+ * What one export has fetched: URLs normalised (query sorted, repeated pairs folded, so padding
+ * such as `&x=1&x=1` does not make a new one) and page contents. One short string per page, never
+ * per item.
  */
 export class LoopGuard {
   readonly #urls = new Set<string>();
   readonly #contents = new Set<string>();
 
-  /** @param urls URLs fetched before (absolute strings, e.g. before a resume) */
+  /** @param urls URLs fetched before (e.g. before a resume) */
   constructor(urls: Iterable<string> = []) {
     for (const u of urls) this.#urls.add(normalizeUrl(u));
   }
 
-  /** Notes a URL as fetched (the one requested, and the final one after redirects). */
   addUrl(url: URL | string): void {
     this.#urls.add(normalizeUrl(url));
   }
 
-  /**
-   * Refuses a next link to a page already fetched.
-   * @throws {UnsafeLinkError} (exit 6) when `next`, normalised, was fetched before
-   */
+  /** @throws {UnsafeLinkError} (exit 6) when `next` was fetched before */
   checkLink(next: URL): void {
     if (this.#urls.has(normalizeUrl(next))) {
       throw new UnsafeLinkError(`the API's hydra:next link loops back to a page already fetched (${next.pathname}${next.search})`, {
@@ -67,11 +53,19 @@ export class LoopGuard {
   }
 
   /**
-   * Notes a page's content, refusing a page whose items were already fetched under another URL.
-   * @param url the page's URL, for the message
-   * @throws {UnsafeLinkError} (exit 6) for the second page with the same content key
+   * Notes a page's content, and its `view`'s `@id` as a URL fetched (`?page=1` for a first page
+   * asked without `page`).
+   * @throws {UnsafeLinkError} (exit 6) when its items were fetched before under another URL
    */
   addPage(page: CollectionPage, url: URL): void {
+    const self = page.view?.id;
+    if (self !== undefined) {
+      try {
+        this.#urls.add(normalizeUrl(new URL(self, url)));
+      } catch {
+        // Not a URL: a link to it is refused when followed.
+      }
+    }
     const key = contentKey(page);
     if (key === undefined) return;
     if (this.#contents.has(key)) {
@@ -82,4 +76,26 @@ export class LoopGuard {
     }
     this.#contents.add(key);
   }
+}
+
+/**
+ * A check, called with every page before it is yielded, that stops the export at the
+ * `limit + 1`-th page in a row without items that links to a next one. Offset mode only: in
+ * cursor mode an empty page ends the collection.
+ * @throws {HostileResponseError} (exit 6, from the check), before that next link is requested
+ */
+export function createEmptyPageGuard(limit = 3): (fetched: FetchedPage, next: URL | undefined) => void {
+  let empty = 0;
+  return (fetched, next) => {
+    if (next === undefined || fetched.page.members.length > 0) {
+      empty = 0;
+      return;
+    }
+    if (++empty > limit) {
+      throw new HostileResponseError(
+        `the API sent ${empty} empty pages in a row that each link to a next one (last: GET ${fetched.url.pathname}${fetched.url.search})`,
+        { hint: 'the server keeps paging without items; stopping instead of following it for ever' },
+      );
+    }
+  };
 }

@@ -1,43 +1,29 @@
 /**
- * Concurrent offset pagination (`--concurrency`, "As fast as Node allows"): after the first page,
- * the page URLs are known (`page=2…last`), so several can be in flight at once. Pages are still
- * yielded strictly in order, with bounded buffering, and every request goes through the client's
- * rate-limit governor, so concurrency never outruns `X-RateLimit-Remaining`.
+ * Offset pages by number, several in flight (`--concurrency`), yielded strictly in order; every
+ * request goes through the client's rate-limit governor, so concurrency never outruns the quota.
  */
 import type { Client } from '../http/client.js';
 import { assertSameOrigin, isSameOrigin } from '../http/origin.js';
-import { createEmptyPageGuard } from './empty-pages.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
-import { LoopGuard } from './loop-guard.js';
+import { createEmptyPageGuard, LoopGuard } from './loop-guard.js';
 import { paginate, resolveNext, type PageStep } from './paginate.js';
 import { ReadAhead } from './read-ahead.js';
 
-/** Options of {@link fetchOffsetPages}. */
 export interface OffsetPagesOptions {
   client: Client;
-  /** The configured base URL: every request keeps its origin. */
   baseUrl: URL;
-  /** First page to fetch (absolute), with its `page` and `itemsPerPage` query parameters. */
   start: URL;
   /** Page number of `start` (default: its `page` query parameter, else 1). */
   firstPage?: number;
   /** Pages in flight at once (≥ 1); the governor may allow fewer. */
   concurrency: number;
-  /** Extra headers for every page. */
   headers?: Record<string, string>;
-  /** Stop after this many pages (default: all). */
   maxPages?: number;
-  /**
-   * Items the consumer wants from `start` on (`--max-items` less what a resumed export already
-   * wrote; default all): no page past the one that may complete them is requested ahead.
-   */
+  /** Items wanted from `start` on (default all): no page past the one that may complete them is requested ahead. */
   maxItems?: number;
 }
 
-/**
- * The `page` query parameter of a URL as a positive integer.
- * @returns undefined when absent or not a positive integer
- */
+/** The `page` query parameter when it is a positive integer. */
 export function pageNumberOf(url: URL): number | undefined {
   const v = url.searchParams.get('page');
   if (v === null || !/^\d{1,15}$/.test(v)) return undefined;
@@ -45,11 +31,7 @@ export function pageNumberOf(url: URL): number | undefined {
   return n >= 1 ? n : undefined;
 }
 
-/**
- * A copy of `url` with its `page` query parameter set to `page`. The other parameters are kept
- * byte for byte (URLSearchParams would re-encode `issuedAt[after]` and spaces), so the server sees
- * the same filters on every page.
- */
+/** `url` with `page` set; the other parameters byte for byte (URLSearchParams would re-encode `issuedAt[after]` and spaces). */
 export function withPage(url: URL, page: number): URL {
   const out = new URL(url);
   const query = out.search.startsWith('?') ? out.search.slice(1) : out.search;
@@ -66,11 +48,7 @@ export function withPage(url: URL, page: number): URL {
   return out;
 }
 
-/**
- * The last page number the first page announces: `hydra:last`'s `page` (same origin and path
- * only), else `ceil(totalItems / itemsPerPage)` with `itemsPerPage` from the URL or, on a full first
- * page, from its length.
- */
+/** `hydra:last`'s `page` (same origin and path only), else `ceil(totalItems / itemsPerPage)`, per page from the URL or the first page. */
 function lastPageOf(first: FetchedPage, baseUrl: URL, start: URL): number | undefined {
   const lastLink = first.page.view?.last;
   if (lastLink !== undefined) {
@@ -91,42 +69,33 @@ function lastPageOf(first: FetchedPage, baseUrl: URL, start: URL): number | unde
   return Math.max(1, Math.ceil(total / perPage));
 }
 
-/** What the parts of one {@link fetchOffsetPages} run share. */
 interface OffsetRun {
   client: Client;
   baseUrl: URL;
   headers: Record<string, string> | undefined;
   maxPages: number;
-  /** Items wanted from the first page on (Infinity: all). */
   maxItems: number;
-  /** URLs and page contents fetched so far, for loop detection (pagination/loop-guard.ts). */
   loop: LoopGuard;
 }
 
 /**
- * Fetches offset pages `first…last` with up to `concurrency` requests in flight, yielding them
- * strictly in page order. At most `concurrency` pages are in flight or buffered at once (plus the
- * one the consumer holds); fewer (down to 1) while parsed items pile up because the consumer is the
- * slower side ({@link ReadAhead}). Page URLs are built by setting `page` on the first page's URL, so
- * they share its origin by construction. When the first page's links do not describe the range
- * (no `last` nor `totalItems`, or a `next` that is not `page + 1` of the same path), it falls back
- * to following `next` one page at a time ({@link paginate}). If the last page still has a `next`
- * (the collection grew), that link is followed the same way. Breaking out of the loop aborts the
- * requests in flight and starts no more. Too many empty pages in a row that are not the last stop
- * the export ({@link createEmptyPageGuard}), as in {@link paginate}; so does a page that repeats
- * the items of one fetched before, also one fetched by number (a server that ignores `page`:
- * {@link LoopGuard}).
- * @throws everything {@link paginate} and {@link fetchPage} throw; a failed page is thrown
- *   once every page before it has been yielded.
+ * Offset pages, built by setting `page` on the first page's URL; `next` one at a time when the
+ * first page does not describe the range, and after the last page (the collection grew).
+ * @throws what {@link paginate} and {@link fetchPage} throw; a failed page once every page before it was yielded
  */
 export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGenerator<PageStep, void, void> {
+  if (!((options.maxPages ?? Number.POSITIVE_INFINITY) >= 1)) return;
+  assertSameOrigin(options.start, options.baseUrl, 'the first page');
+  yield* offsetPagesAfter(options, await fetchPage(options.client, options.start, { headers: options.headers }));
+}
+
+/** {@link fetchOffsetPages} once the page of `options.start` was fetched (to learn the server's mode). */
+export async function* offsetPagesAfter(options: OffsetPagesOptions, first: FetchedPage): AsyncGenerator<PageStep, void, void> {
   const { client, baseUrl, start, headers } = options;
   const concurrency = Math.max(1, Math.floor(options.concurrency));
   const maxPages = options.maxPages ?? Number.POSITIVE_INFINITY;
   if (!(maxPages >= 1)) return;
-  assertSameOrigin(start, baseUrl, 'the first page');
   const firstNo = options.firstPage ?? pageNumberOf(start) ?? 1;
-  const first = await fetchPage(client, start, { headers });
   const maxItems = options.maxItems ?? Number.POSITIVE_INFINITY;
   const run: OffsetRun = { client, baseUrl, headers, maxPages, maxItems, loop: new LoopGuard([start.href, first.url.href]) };
   run.loop.addPage(first.page, first.url);
@@ -147,10 +116,7 @@ export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGener
   yield* fetchRange(run, first, { firstNo, last, template, concurrency });
 }
 
-/**
- * Follows `next` links one page at a time from `start`, numbering the pages from `index`, until
- * there is none or `maxPages` pages were yielded in all.
- */
+/** Follows `next` from `start`, numbering pages from `index`, up to `maxPages` in all. */
 async function* followNext(run: OffsetRun, start: URL, index: number): AsyncGenerator<PageStep, void, void> {
   let count = index;
   if (count >= run.maxPages) return;
@@ -161,21 +127,15 @@ async function* followNext(run: OffsetRun, start: URL, index: number): AsyncGene
   }
 }
 
-/** The page range a first page announced. */
+/** The page range a first page announced; other pages are `withPage(template, n)`. */
 interface PageRange {
-  /** Page number of the first page. */
   firstNo: number;
-  /** The last page number it announced. */
   last: number;
-  /** The URL other pages are built from with {@link withPage}. */
   template: URL;
   concurrency: number;
 }
 
-/**
- * Yields the first page, then pages `firstNo + 1…last` (at most `maxPages` in all) fetched ahead
- * concurrently, in order; then follows a `next` link the last page may still have.
- */
+/** The first page, then pages `firstNo + 1…last` fetched ahead (at most `maxPages` in all), then a `next` the last one may have. */
 async function* fetchRange(run: OffsetRun, first: FetchedPage, range: PageRange): AsyncGenerator<PageStep, void, void> {
   const { client, baseUrl, headers, loop } = run;
   const { firstNo, last, template } = range;
@@ -199,15 +159,12 @@ async function* fetchRange(run: OffsetRun, first: FetchedPage, range: PageRange)
       const fetched = await ahead.take(n);
       // Pages built from numbers never loop by URL, but a server that ignores `page` repeats one.
       loop.addPage(fetched.page, fetched.url);
-      if (n < last) checkEmpty(fetched, withPage(template, n + 1));
-      if (n < lastToFetch) {
-        yield { ...fetched, index: n - firstNo, next: withPage(template, n + 1) };
-        continue;
-      }
       if (n < last) {
-        // Stopped by maxPages: the following page exists.
-        yield { ...fetched, index: n - firstNo, next: withPage(template, n + 1) };
-        return;
+        // Not the last page: with `maxPages`, possibly the last one fetched.
+        const next = withPage(template, n + 1);
+        checkEmpty(fetched, next);
+        yield { ...fetched, index: n - firstNo, next };
+        continue;
       }
       for (let k = firstNo; k <= n; k++) loop.addUrl(withPage(template, k));
       loop.addUrl(fetched.url);

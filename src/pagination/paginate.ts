@@ -1,57 +1,46 @@
 /**
- * Follows `hydra:next` from a first URL, yielding each page once it parsed whole. Every link is
- * resolved against the URL of the page it came from and checked before anything is sent to it:
- * another origin or a page already fetched (a loop, pagination/loop-guard.ts) stops the export
- * (docs/rate-limits.md, "Rate limits, retries and safety": the key stays home; links). In cursor mode an empty
- * page ends the collection whatever it links to: API Platform links every cursor page on, the
- * last and (since 4.3.5) empty ones included.
+ * Follows `hydra:next` from a first URL. Every link is resolved against its page's URL and checked
+ * before anything is sent to it: another origin or a loop stops the export (the key stays home).
  */
 import type { Client } from '../http/client.js';
 import { assertSameOrigin, resolveSameOrigin } from '../http/origin.js';
-import { createEmptyPageGuard } from './empty-pages.js';
-import { LoopGuard } from './loop-guard.js';
+import { createEmptyPageGuard, LoopGuard } from './loop-guard.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
 
-export type { FetchedPage } from './fetch-page.js';
-
-/** Options of {@link paginate}. */
 export interface PaginateOptions {
   client: Client;
   /** The configured base URL: links must keep its origin. */
   baseUrl: URL;
-  /** First page to fetch (absolute). */
   start: URL;
-  /** Extra headers for every page (`X-Pagination-Style`, `X-Pagination-Enable-Partial`). */
+  /** `X-Pagination-Style`, `X-Pagination-Enable-Partial`. */
   headers?: Record<string, string>;
-  /** What was fetched before (pagination/offset.ts: the pages of a range), for loop detection; default a new guard. */
+  /** What was fetched before (the pages of an offset range). */
   loop?: LoopGuard;
   /**
-   * Cursor mode: a page without items is the end of the collection, whatever its links say
-   * (API Platform's `PartialCollectionViewNormalizer` links every non-empty cursor page on, and
-   * since 4.3.5 an empty page too: `id[lt]=X` becomes `id[lt]=X−itemsPerPage`). Default false:
-   * empty pages that link on are followed, up to the bound of pagination/empty-pages.ts.
+   * Cursor mode: a page without items ends the collection, whatever it links to. API Platform's
+   * `PartialCollectionViewNormalizer` links every cursor page on, since 4.3.5 an empty one too.
    */
   emptyPageEnds?: boolean;
-  /** Aborts the request in flight (pagination/prefetch.ts cancels a page fetched ahead). */
   signal?: AbortSignal;
+  /** The page `start` answered, fetched already: yielded without a request. */
+  first?: FetchedPage;
 }
 
-/**
- * A page plus where to go next: `url` (final, after redirects), `page` (the parsed Hydra page),
- * `text` (the exact body it was parsed from), `status`, `requestId`, `rateLimit`, `index`, `next`.
- */
+/** Offset pages (`page=N`, `totalItems`) or cursor pages (`id[lt]=…` links). */
+export type PagingMode = 'cursor' | 'offset';
+
+/** A fetched page and where to go next. */
 export interface PageStep extends FetchedPage {
-  /** 0-based index of the page in this run. */
+  /** 0-based, in this run. */
   index: number;
-  /** The resolved, origin-checked next link; undefined on the last page. */
+  /** Resolved and origin-checked; undefined on the last page. */
   next: URL | undefined;
+  /** The mode the server pages in, once known. */
+  mode?: PagingMode;
 }
 
 /**
- * Resolves a page's `next` link against the page's own URL (so `?page=2`, `/path?page=2` and
- * absolute links all work) and checks its origin and that it was not fetched before.
- * @param loop what was fetched so far
- * @returns the next URL, or undefined on the last page
+ * The page's `next` resolved against its own URL (`?page=2`, `/path?page=2` and absolute links).
  * @throws {UnsafeLinkError} for another origin, userinfo, a bad URL, or a loop
  */
 export function resolveNext(fetched: FetchedPage, baseUrl: URL, loop: LoopGuard): URL | undefined {
@@ -63,13 +52,11 @@ export function resolveNext(fetched: FetchedPage, baseUrl: URL, loop: LoopGuard)
 }
 
 /**
- * Yields pages in order until one has no `next` (or, with `emptyPageEnds`, has no items). Callers
- * may `break` at any time. A page whose `next` is refused, or that repeats the items of a page
- * already fetched, is not yielded: the error comes instead, before any request to the link.
- * @throws {UnsafeLinkError} when `start` or `next` has another origin, or for a loop: `next` was
- *   already fetched (compared normalised, http/origin.ts `normalizeUrl`) or the page's items were
- *   ({@link LoopGuard}); {@link HostileResponseError} for too many empty pages in a row with a next
- *   link ({@link createEmptyPageGuard}); everything {@link fetchPage} throws.
+ * Yields pages in order until one has no `next` (or, with `emptyPageEnds`, no items). A page whose
+ * `next` is refused, or that repeats the items of a page fetched before, is not yielded: its error
+ * comes instead, before any request to the link.
+ * @throws {UnsafeLinkError} for another origin or a loop; {@link HostileResponseError} for too many
+ *   empty pages in a row that link on; what {@link fetchPage} throws
  */
 export async function* paginate(options: PaginateOptions): AsyncGenerator<PageStep, void, void> {
   const { client, baseUrl, headers, signal } = options;
@@ -79,7 +66,8 @@ export async function* paginate(options: PaginateOptions): AsyncGenerator<PageSt
   let url: URL | undefined = options.start;
   for (let index = 0; url !== undefined; index++) {
     loop.addUrl(url);
-    const fetched = await fetchPage(client, url, { headers, ...(signal ? { signal } : {}) });
+    const fetched: FetchedPage =
+      index === 0 && options.first ? options.first : await fetchPage(client, url, { headers, ...(signal ? { signal } : {}) });
     loop.addUrl(fetched.url);
     loop.addPage(fetched.page, fetched.url);
     const ends = options.emptyPageEnds === true && fetched.page.members.length === 0;
@@ -87,5 +75,41 @@ export async function* paginate(options: PaginateOptions): AsyncGenerator<PageSt
     checkEmpty(fetched, next);
     yield { ...fetched, index, next };
     url = next;
+  }
+}
+
+/**
+ * Yields what `open`'s generator yields, asking it for the next item as soon as one is handed
+ * over, so the consumer's work on page k overlaps the fetch of page k+1 (pages that must come one
+ * after the other: cursor mode). At most one item ahead.
+ * - An error producing item k+1 reaches the consumer when it asks for item k+1, as without this.
+ * - `wants(item)` false (e.g. `--max-items` reached): nothing is asked for ahead.
+ * - The consumer stopping aborts `open`'s signal, cancelling a request ahead, then closes the source.
+ */
+export async function* prefetch<T>(
+  open: (signal: AbortSignal) => AsyncGenerator<T, void, void>,
+  wants: (item: T) => boolean,
+): AsyncGenerator<T, void, void> {
+  const controller = new AbortController();
+  const source = open(controller.signal);
+  let ahead: Promise<IteratorResult<T, void>> | undefined = source.next();
+  try {
+    for (;;) {
+      const result: IteratorResult<T, void> = await (ahead ?? source.next());
+      ahead = undefined;
+      if (result.done === true) return;
+      if (wants(result.value)) {
+        ahead = source.next();
+        // Awaited on the consumer's next request; until then, a failure is not an unhandled rejection.
+        ahead.catch(() => undefined);
+      }
+      yield result.value;
+    }
+  } finally {
+    if (ahead !== undefined) {
+      controller.abort();
+      await ahead.catch(() => undefined);
+    }
+    await source.return();
   }
 }

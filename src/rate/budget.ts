@@ -1,29 +1,21 @@
 /**
- * The rate budget of one process: the one object the Context carries (`ctx.rateBudget`), made by
- * cli/main.ts (with the file store) and by the test world (in memory). Light on purpose: cli/main.ts
- * makes it before it knows whether a request will be sent, so it imports no governor code (pool.ts
- * builds the pools it keeps, on the first request).
+ * The rate budget of one process (`ctx.rateBudget`) and the stores through which processes share
+ * their windows. Light on purpose: the CLI makes the budget before it knows whether a request
+ * will be sent, so nothing here loads governor code or a store's libraries.
  */
-import type { QuotaStore, SharedQuota } from './store.js';
+import { isObject } from '../json/object.js';
 
-/**
- * What the HTTP clients of one process share about the quota: the governor pool of each API and
- * key (pool.ts `poolFor`), and the store where other processes share theirs.
- */
+/** What the HTTP clients of one process share: a governor pool per API and key, and the store. */
 export interface RateBudget {
-  /** The value every client of the process shares under `key`, made by `create` the first time. */
   share<T>(key: string, create: () => T): T;
-  /** Where other processes share the windows (store.ts); undefined: this process alone. */
+  /** undefined: this process alone. */
   readonly store?: QuotaStore;
 }
 
-/** Options of {@link createRateBudget}. */
 export interface RateBudgetOptions {
-  /** Where other processes share the windows (store-file.ts, store-memory.ts, {@link loadStoreOnUse}); none: this process alone. */
   store?: QuotaStore;
 }
 
-/** Creates a {@link RateBudget}: values shared by key in memory, and the store given. */
 export function createRateBudget(options: RateBudgetOptions = {}): RateBudget {
   const values = new Map<string, unknown>();
   return {
@@ -35,17 +27,181 @@ export function createRateBudget(options: RateBudgetOptions = {}): RateBudget {
   };
 }
 
-/**
- * A store loaded on its first use (cli/main.ts: `--help` loads no store code): `load` is called
- * once, when the first API is opened; a failed load means working alone.
- * @param load imports and makes the store
- */
+/** A store loaded when the first API is opened (`--help` loads no store code); a failed load means working alone. */
 export function loadStoreOnUse(load: () => Promise<QuotaStore>): QuotaStore {
   let store: Promise<QuotaStore | undefined> | undefined;
   return {
     open(origin, keyHash): Promise<SharedQuota | undefined> {
       store ??= load().catch(() => undefined);
       return store.then((s) => s?.open(origin, keyHash));
+    },
+  };
+}
+
+export interface SharedWindow {
+  limit?: number;
+  /** The smallest seen in this window. */
+  remaining?: number;
+  /** server epoch ms */
+  resetAt?: number;
+  /** By every process, sent or about to be. */
+  reserved: number;
+  /** 2xx answers recorded by every process: what the server has certainly counted. */
+  seen?: number;
+}
+
+/** What a reservation knew of its window: its reset (server ms) and the 2xx answers recorded before it. */
+export interface SharedTicket {
+  resetAt: number;
+  seen: number;
+}
+
+/** Reset in server ms; status default 200. */
+export interface SharedSeen {
+  limit?: number;
+  remaining: number;
+  resetAt: number;
+  status?: number;
+}
+
+export type SharedReservation = { granted: true; ticket?: SharedTicket } | { granted: false; resetAt: number };
+
+/**
+ * What the processes sharing one API and key learn together. Synchronous and never throws, since
+ * the governors call it on their hot path: a store that cannot be used answers undefined (or
+ * false) and the caller works alone. A networked store would answer from what it last synchronised.
+ */
+export interface SharedQuota {
+  /** `scope` is a route template or a path; `granted: false` when the others' reservations fill the window. */
+  reserve(scope: string, nowServerMs: number): SharedReservation | undefined;
+  /** @returns true when it shows the API counts `scope` per concrete path */
+  observe(scope: string, seen: SharedSeen, ticket?: SharedTicket): boolean;
+  /** Only in the window it was made in, and never below the server's own count (limit − remaining). */
+  cancel(scope: string, ticket?: SharedTicket): void;
+  learnPathScope(route: string): void;
+  isPathScope(route: string): boolean;
+}
+
+export interface QuotaStore {
+  /** `keyHash` is the key's SHA-256 hex, never the key; undefined: not shared. Must not throw nor reject. */
+  open(origin: string, keyHash: string): SharedQuota | Promise<SharedQuota | undefined> | undefined;
+}
+
+/** One API's record in a store; `pathScope`: the routes known to be counted per path. */
+export interface ApiRecord {
+  windows: Record<string, SharedWindow>;
+  pathScope: string[];
+}
+
+const finite = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+function windowOf(v: unknown): SharedWindow | undefined {
+  if (!isObject(v)) return undefined;
+  const w: SharedWindow = { reserved: Math.max(0, finite(v.reserved) ?? 0) };
+  for (const field of ['limit', 'remaining', 'resetAt', 'seen'] as const) {
+    const n = finite(v[field]);
+    if (n !== undefined) w[field] = n;
+  }
+  return w;
+}
+
+/** The records of every API in a store document (`{ "version": 1, "apis": { "<api>": ApiRecord } }`), copied. */
+export function apisOf(doc: unknown): Record<string, unknown> {
+  return isObject(doc) && isObject(doc.apis) ? { ...doc.apis } : {};
+}
+
+/** The record of `api` in a store document (empty when absent or malformed). */
+export function recordOf(doc: unknown, api: string): ApiRecord {
+  const raw = isObject(doc) && isObject(doc.apis) && Object.hasOwn(doc.apis, api) ? doc.apis[api] : undefined;
+  const record: ApiRecord = { windows: Object.create(null) as Record<string, SharedWindow>, pathScope: [] };
+  if (!isObject(raw)) return record;
+  if (isObject(raw.windows)) {
+    for (const [scope, value] of Object.entries(raw.windows)) {
+      const w = windowOf(value);
+      if (w !== undefined) record.windows[scope] = w;
+    }
+  }
+  if (Array.isArray(raw.pathScope)) record.pathScope = raw.pathScope.filter((r): r is string => typeof r === 'string');
+  return record;
+}
+
+/**
+ * A window whose reset has passed starts again from zero; one whose count (the larger of the
+ * reservations and the server's own count, limit − remaining) has reached the limit is refused.
+ */
+export function reserveIn(record: ApiRecord, scope: string, now: number): SharedReservation {
+  let w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
+  if (w !== undefined && w.resetAt !== undefined && now >= w.resetAt) w = { reserved: 0, ...(w.limit === undefined ? {} : { limit: w.limit }) };
+  w ??= { reserved: 0 };
+  record.windows[scope] = w;
+  const counted = w.limit !== undefined && w.remaining !== undefined ? w.limit - w.remaining : 0;
+  if (w.limit !== undefined && w.resetAt !== undefined && Math.max(w.reserved, counted) >= w.limit) return { granted: false, resetAt: w.resetAt };
+  w.reserved++;
+  return w.resetAt === undefined ? { granted: true } : { granted: true, ticket: { resetAt: w.resetAt, seen: w.seen ?? 0 } };
+}
+
+/**
+ * @returns per-path counting: with a shared counter the server would have counted every 2xx
+ *   recorded before the reservation, and the request itself (`limit − remaining ≥ ticket.seen + 1`)
+ */
+export function observeIn(record: ApiRecord, scope: string, seen: SharedSeen, ticket: SharedTicket | undefined): boolean {
+  const w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
+  const limit = seen.limit ?? w?.limit;
+  const counted = limit === undefined ? 0 : Math.max(0, limit - seen.remaining);
+  const ok = seen.status === undefined || (seen.status >= 200 && seen.status < 300);
+  if (w === undefined || w.resetAt === undefined || seen.resetAt > w.resetAt) {
+    const since = w !== undefined && w.resetAt === undefined ? w.reserved : 0;
+    record.windows[scope] = {
+      remaining: seen.remaining,
+      resetAt: seen.resetAt,
+      reserved: Math.max(since, counted),
+      seen: ok ? 1 : 0,
+      ...(limit === undefined ? {} : { limit }),
+    };
+    return false;
+  }
+  if (seen.resetAt !== w.resetAt) return false;
+  w.remaining = Math.min(w.remaining ?? seen.remaining, seen.remaining);
+  if (limit !== undefined) w.limit = limit;
+  if (!ok) return false;
+  w.seen = (w.seen ?? 0) + 1;
+  const perPath = ticket !== undefined && limit !== undefined && ticket.resetAt === seen.resetAt && counted < ticket.seen + 1;
+  if (perPath && !record.pathScope.includes(scope)) record.pathScope.push(scope);
+  return perPath;
+}
+
+export function cancelIn(record: ApiRecord, scope: string, ticket: SharedTicket | undefined): void {
+  const w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
+  if (w === undefined || (ticket !== undefined && w.resetAt !== ticket.resetAt)) return;
+  const counted = w.limit !== undefined && w.remaining !== undefined ? w.limit - w.remaining : 0;
+  if (w.reserved > counted) w.reserved--;
+}
+
+/**
+ * The records of the file store kept in memory, without lock or file: budgets sharing one behave
+ * towards each other as processes sharing `rate-budget.json` do (how tests act out several
+ * processes). One budget alone needs no store.
+ */
+export function createMemoryStore(): QuotaStore {
+  const records = new Map<string, ApiRecord>();
+  return {
+    open(origin, keyHash): SharedQuota {
+      const api = `${origin} ${keyHash}`;
+      let record = records.get(api);
+      if (record === undefined) {
+        record = recordOf(undefined, api);
+        records.set(api, record);
+      }
+      const r = record;
+      return {
+        reserve: (scope, now) => reserveIn(r, scope, now),
+        observe: (scope, seen, ticket) => observeIn(r, scope, seen, ticket),
+        cancel: (scope, ticket) => cancelIn(r, scope, ticket),
+        learnPathScope(route) {
+          if (!r.pathScope.includes(route)) r.pathScope.push(route);
+        },
+        isPathScope: (route) => r.pathScope.includes(route),
+      };
     },
   };
 }

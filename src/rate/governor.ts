@@ -1,59 +1,100 @@
 /**
- * The rate-limit governor: one per endpoint (limits are per API key and per endpoint, the API
- * documentation, rate limiting; which paths make one endpoint is pool.ts's), shared
- * by every request in flight of the clients of one origin and key. It paces requests
- * so that an honest server never has to answer 429 (docs/rate-limits.md, "Rate limits, retries and safety":
- * pace before the 429): a request is only sent when the window has room for it, counting the
- * requests already in flight (a reservation), and when the window is spent it waits for the reset
- * by the server's clock. The window model is quota-window.ts; how long to wait is wait.ts.
+ * The governor of one endpoint's window: a request goes out only when the window has room for it,
+ * counting those in flight, so an honest server never has to answer 429.
  */
-import type { SharedTicket } from './store.js';
 import { RateLimitError } from '../errors.js';
-import { abortReason } from '../time/clock.js';
-import type { AcquireOptions, GovernorOptions, GovernorState, GovernorWait, Permit, RateLimitGovernor } from './governor-types.js';
+import { abortReason, type Clock } from '../time/clock.js';
 import { QuotaWindow, type ResponseObservation } from './quota-window.js';
+import type { ServerClock } from './server-clock.js';
+import type { SharedQuota, SharedTicket } from './budget.js';
 import { decideWait, describeTooLong } from './wait.js';
 
-export type { AcquireOptions, GovernorOptions, GovernorState, GovernorWait, Permit, RateLimitGovernor } from './governor-types.js';
-export { PROBE_PRECISION_MS, type ResponseObservation } from './quota-window.js';
+export interface GovernorWait {
+  reason: 'pacing';
+  /** ms */
+  ms: number;
+  /** local epoch ms */
+  until: number;
+  limit?: number;
+  remaining?: number;
+}
 
-/** Whom a wait is reported to, and the longest wait it accepts, ms (a caller's, or the governor's). */
+export interface GovernorOptions {
+  clock: Clock;
+  serverClock: ServerClock;
+  /** Longest pacing wait accepted, ms (default Infinity); longer → {@link RateLimitError} without waiting. */
+  maxWaitMs?: number;
+  /** Called once per distinct pacing wait (concurrent requests waiting for the same reset report it once). */
+  onWait?: (wait: GovernorWait) => void;
+  /** The endpoint's route or path, for errors. */
+  name?: string;
+  /** `quota()` is undefined until the shared quota is open; `onPerPath`: its records show the API counts `scope` per path. */
+  shared?: { quota: () => SharedQuota | undefined; scope: string; onPerPath?: () => void };
+}
+
+/** Released when the response headers arrive or the attempt failed; idempotent. */
+export interface Permit {
+  /** The first request after a rate-limit wait: a 429 on it means the server rounds its reset down. */
+  readonly afterWait: boolean;
+  release(observation?: ResponseObservation): void;
+  /** The request was never sent: gives its reservation back, also to the shared quota, so no phantom holds it. */
+  cancel(): void;
+}
+
+export interface AcquireOptions {
+  signal?: AbortSignal;
+  /** The caller has just slept a 429 wait itself: marks the permit {@link Permit.afterWait}. */
+  afterWait?: boolean;
+  /** False: grant at once whatever the window says (`ratelimit` probes); still counted. Default true. */
+  wait?: boolean;
+  /** Requests the caller will still make to this endpoint after this one, when it knows (offset pages). */
+  demand?: number;
+  /** ms */
+  maxWaitMs?: number;
+  onWait?: (wait: GovernorWait) => void;
+}
+
+export type GovernorState = Pick<QuotaWindow, 'limit' | 'available' | 'resetAt'> & { inFlight: number };
+
+export interface RateLimitGovernor {
+  /** @throws {RateLimitError} when the wait for the reset would exceed `maxWaitMs` */
+  acquire(options?: AcquireOptions): Promise<Permit>;
+  /** A 429 wait the caller reports and sleeps itself: `reportedTo` is not told it again as a pacing wait. */
+  blockUntil(localMs: number, reportedTo?: (wait: GovernorWait) => void): void;
+  state(): GovernorState;
+}
+
 interface Caller {
   onWait: ((wait: GovernorWait) => void) | undefined;
   maxWaitMs: number;
 }
 
 /**
- * Requests left in a window above which the store (store.ts `SharedQuota`) is neither read
- * nor written: the server's `Remaining` already counts every process's answered requests, and
- * other processes cannot spend this many before this one hears again, so only a window's start
- * and its last quarter (at least 64 requests) pay for a file lock per request. A quota of 60 a
- * window is shared on every request; an unlimited one only at its start.
- * @param limit `X-RateLimit-Limit`
+ * Requests left above which the shared quota is neither read nor written: the server's `Remaining`
+ * already counts every process's answered requests, so only a window's start and its last quarter
+ * (at least 64 requests) pay for a file lock per request.
  */
 function sharedMargin(limit: number): number {
   return Math.max(64, limit / 4);
 }
 
-/** A request reserved in what other processes share, and its ticket once the window's reset was known. */
 interface Reservation {
   ticket?: SharedTicket;
 }
 
-/** A permit, and how long to hold its request to probe the server's clock (ms, 0 = none). */
+/** `hold`: ms to hold the request to probe the server's clock. */
 interface Grant {
   permit: Permit;
   hold: number;
 }
 
-/** The governor of one endpoint; see {@link createRateLimitGovernor}. */
 class Governor implements RateLimitGovernor {
   private readonly window: QuotaWindow;
   private inFlight = 0;
   private blockedUntil = -Infinity;
-  /** The latest wait end (local ms) each listener was told of, so a wait is reported once per listener. */
+  /** The latest wait end (local ms) each listener was told of: a wait is reported once per listener. */
   private readonly reported = new Map<((wait: GovernorWait) => void) | undefined, number>();
-  /** Callers inside `acquire` (waiting for a permit): the demand the window has to serve. */
+  /** Callers waiting inside `acquire`: the demand the window has to serve. */
   private acquiring = 0;
   private waiters: Array<() => void> = [];
 
@@ -99,7 +140,7 @@ class Governor implements RateLimitGovernor {
     return { limit: w.limit, available: w.available, resetAt: w.resetAt, inFlight: this.inFlight };
   }
 
-  /** Tells the caller of a wait unless it was told of one ending at the same instant (±1 ms). */
+  /** Once per listener and end (±1 ms). */
   private report(caller: Caller, wait: GovernorWait): void {
     if (wait.until <= (this.reported.get(caller.onWait) ?? -Infinity) + 1) return;
     this.reported.set(caller.onWait, wait.until);
@@ -132,7 +173,6 @@ class Governor implements RateLimitGovernor {
     });
   }
 
-  /** A permit; `reservation`: the request was reserved in what other processes share (with its ticket, if any). */
   private grant(afterWait: boolean, reservation?: Reservation): Permit {
     this.inFlight++;
     this.window.take();
@@ -162,7 +202,6 @@ class Governor implements RateLimitGovernor {
     };
   }
 
-  /** Records a response's window where other processes read it (a 429 is recorded as none left). */
   private share(obs: ResponseObservation, ticket: SharedTicket | undefined): void {
     const { shared } = this.options;
     const quota = shared?.quota();
@@ -175,9 +214,8 @@ class Governor implements RateLimitGovernor {
   }
 
   /**
-   * Reserves the request in what other processes share: `until`, the local instant (ms) the
-   * window's reset is certainly past by the server's clock, when their reservations fill it; else
-   * the reservation's ticket, if any (go).
+   * Reserves the request in the shared quota: `until` (local ms) when the other processes'
+   * reservations fill the window, else the reservation (go).
    */
   private sharedHold(now: number): { until?: number; reservation?: Reservation } {
     const { shared, serverClock } = this.options;
@@ -192,7 +230,6 @@ class Governor implements RateLimitGovernor {
     return until > now ? { until } : {};
   }
 
-  /** The waiting part of `acquire` (counted in `acquiring` by its caller). */
   private async acquireWaiting(caller: Caller, signal: AbortSignal | undefined, afterWait: boolean, demand: number): Promise<Grant> {
     let waited = afterWait;
     for (;;) {
@@ -225,10 +262,7 @@ class Governor implements RateLimitGovernor {
     }
   }
 
-  /**
-   * A pacing wait until `until` (local ms): reported to the caller, then slept.
-   * @throws {RateLimitError} when it would exceed the caller's `maxWaitMs`
-   */
+  /** @throws {RateLimitError} when the wait would exceed the caller's `maxWaitMs` */
   private async sleepUntil(caller: Caller, now: number, until: number, signal: AbortSignal | undefined): Promise<void> {
     const ms = until - now;
     if (ms > caller.maxWaitMs) {
@@ -248,7 +282,7 @@ class Governor implements RateLimitGovernor {
     await this.sleepReported(caller, ms, until, signal);
   }
 
-  /** Sleeps a wait reported to `caller` ending at `until`; aborted, it was not taken (wait-ledger.ts) and may be reported again. */
+  /** An aborted wait was not taken, so it may be reported again. */
   private async sleepReported(caller: Caller, ms: number, until: number, signal: AbortSignal | undefined): Promise<void> {
     try {
       await this.options.clock.sleep(ms, signal);
@@ -258,13 +292,7 @@ class Governor implements RateLimitGovernor {
     }
   }
 
-  /**
-   * The window is spent and nothing is in flight: sleeps until its reset by the server's clock
-   * (a `pacing` wait, reported once per distinct end), then forgets the window so that one request
-   * learns the new one.
-   * @returns true when it slept
-   * @throws {RateLimitError} when the wait would exceed `maxWaitMs`
-   */
+  /** The window is spent and nothing is in flight: after its reset, one request learns the new one. */
   private async waitForReset(caller: Caller, now: number, signal: AbortSignal | undefined): Promise<boolean> {
     const { serverClock } = this.options;
     const obs = this.window.last;
@@ -282,13 +310,8 @@ class Governor implements RateLimitGovernor {
 }
 
 /**
- * Creates the governor of one endpoint. While the window's state is unknown (no response yet, or a
- * new window), one request at a time goes out to learn it; then requests are granted while the
- * window has room ({@link QuotaWindow}), so concurrency cannot produce a burst of 429s. When
- * nothing is available and nothing is in flight, it sleeps until the reset by the server's clock
- * ({@link decideWait}, kind `pacing`), then starts the new window with one request. With
- * `options.shared`, each request is also reserved in what other processes share, and waits for the
- * reset when their reservations fill the window.
+ * While the window is unknown (no response yet, or a new window) one request at a time goes out
+ * to learn it, so concurrency cannot produce a burst of 429s.
  */
 export function createRateLimitGovernor(options: GovernorOptions): RateLimitGovernor {
   return new Governor(options);

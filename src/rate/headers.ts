@@ -1,31 +1,22 @@
 /**
- * Parsing of the rate-limit headers, pure: `X-RateLimit-Limit`, `X-RateLimit-Remaining`,
- * `X-RateLimit-Reset` (the API documentation, rate limiting), `Retry-After` and `Date` (RFC 9110).
- * What the values mean for the server's clock is server-clock.ts; how long to wait is wait.ts.
- *
- * Times: "server ms" are epoch milliseconds by the server's clock (from `Date`, `Reset`).
+ * The rate-limit headers (the API documentation, rate limiting), `Retry-After` and `Date` (RFC
+ * 9110), parsed; pure. Times are server ms: epoch ms by the server's clock.
  */
 import type { ServerClock } from './server-clock.js';
 
-/** Anything with a case-insensitive `get` (a fetch `Headers`). */
-export interface HeaderSource {
-  get(name: string): string | null;
-}
+export type HeaderSource = Pick<Headers, 'get'>;
 
-/** A parsed `Retry-After` (RFC 9110 §10.2.3): a delay, or an HTTP-date by the server's clock. */
+/** RFC 9110 §10.2.3: a delay, or an HTTP-date by the server's clock. */
 export type RetryAfter = { kind: 'delay'; ms: number } | { kind: 'date'; at: number };
 
-/** The rate-limit headers of one response, parsed. Absent or garbage values are undefined. */
+/** Absent or garbage values are undefined. */
 export interface RateLimitHeaders {
-  /** `X-RateLimit-Limit`: requests per window. */
   limit?: number;
-  /** `X-RateLimit-Remaining`: requests left in the current window. */
   remaining?: number;
-  /** `X-RateLimit-Reset`: when the window resets, server ms. */
+  /** `X-RateLimit-Reset`, server ms. */
   resetAt?: number;
-  /** `Retry-After`, when sent. */
   retryAfter?: RetryAfter;
-  /** `Date`: the server's time when it made the response, rounded down to the second (RFC 9110 §6.6.1), server ms. */
+  /** server ms, rounded down to the second (RFC 9110 §6.6.1) */
   date?: number;
 }
 
@@ -46,13 +37,10 @@ function utc(year: number, month: string, day: number, h: number, m: number, s: 
 }
 
 /**
- * Parses an HTTP-date (RFC 9110 §5.6.7): IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), and the
- * obsolete rfc850-date (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime-date
- * (`Sun Nov  6 08:49:37 1994`), all UTC. `Date.parse` is not used because it reads asctime as local time.
- * @param value the header value
- * @param referenceMs for rfc850's two-digit year: a year more than 50 years after this instant's
- *   year means the century before (RFC 9110 §5.6.7); default: 00–69 → 20xx, 70–99 → 19xx
- * @returns epoch ms, or undefined for anything else
+ * An HTTP-date (RFC 9110 §5.6.7: IMF-fixdate, and the obsolete rfc850 and asctime forms), epoch ms.
+ * Not `Date.parse`, which reads asctime as local time.
+ * @param referenceMs for rfc850's two-digit year: more than 50 years after this instant's year
+ *   means the century before (RFC 9110 §5.6.7); default: 00–69 → 20xx, 70–99 → 19xx
  */
 export function parseHttpDate(value: string | null | undefined, referenceMs?: number): number | undefined {
   if (value == null) return undefined;
@@ -77,11 +65,7 @@ export function parseHttpDate(value: string | null | undefined, referenceMs?: nu
   return undefined;
 }
 
-/**
- * Parses a non-negative integer header (`X-RateLimit-Limit`, `X-RateLimit-Remaining`). A list
- * (`5, 4`, from a duplicated header) gives its smallest value, the conservative reading.
- * @returns the integer, or undefined when absent or not a non-negative integer
- */
+/** A non-negative integer; a list (`5, 4`, a duplicated header) gives its smallest value, the conservative reading. */
 export function parseCount(value: string | null | undefined): number | undefined {
   if (value == null) return undefined;
   let result: number | undefined;
@@ -97,13 +81,9 @@ export function parseCount(value: string | null | undefined): number | undefined
 const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?$/i;
 
 /**
- * Parses `X-RateLimit-Reset`. The API documentation says UTC epoch seconds; its 429 response schema
- * types it as an ISO date-time, and some servers send epoch milliseconds:
- * - digits (optionally with a fraction) of up to 12 integer digits: epoch seconds;
- * - 13 or more integer digits: epoch milliseconds;
- * - ISO 8601 date-time (`2024-04-16T18:06:00Z`, offset optional and then UTC);
- * - an HTTP-date, for good measure.
- * @returns server ms, or undefined for garbage (the caller then applies the 1 s floor)
+ * `X-RateLimit-Reset`, server ms. The API documentation says epoch seconds; its 429 schema types it
+ * as an ISO date-time (offset optional, then UTC), and some servers send epoch ms (13 or more
+ * integer digits). An HTTP-date is read too.
  */
 export function parseReset(value: string | null | undefined): number | undefined {
   if (value == null) return undefined;
@@ -124,10 +104,7 @@ export function parseReset(value: string | null | undefined): number | undefined
   return parseHttpDate(v);
 }
 
-/**
- * Parses `Retry-After` (RFC 9110 §10.2.3): delay-seconds (`1*DIGIT`) or an HTTP-date.
- * @returns the delay in ms or the date in server ms; undefined when absent or garbage
- */
+/** RFC 9110 §10.2.3: delay-seconds (`1*DIGIT`) or an HTTP-date. */
 export function parseRetryAfter(value: string | null | undefined): RetryAfter | undefined {
   if (value == null) return undefined;
   const v = value.trim();
@@ -136,7 +113,7 @@ export function parseRetryAfter(value: string | null | undefined): RetryAfter | 
   return at === undefined ? undefined : { kind: 'date', at };
 }
 
-/** Parses the rate-limit headers, `Retry-After` and `Date` of a response. Never throws. */
+/** Never throws. */
 export function parseRateLimitHeaders(headers: HeaderSource): RateLimitHeaders {
   const out: RateLimitHeaders = {};
   const limit = parseCount(headers.get('x-ratelimit-limit'));
@@ -152,11 +129,11 @@ export function parseRateLimitHeaders(headers: HeaderSource): RateLimitHeaders {
   return out;
 }
 
-/** Rate-limit headers of a response (the API documentation, rate limiting), with their local reading. */
+/** The rate-limit headers of a response (`X-RateLimit-Limit`, `-Remaining`, `-Reset`), with their local reading. */
 export interface RateLimitSnapshot {
   limit?: number;
   remaining?: number;
-  /** Reset time by the server's clock, epoch ms. */
+  /** The reset by the server's clock, epoch ms. */
   resetAt?: number;
   /** When the response was received, epoch ms by the local clock. */
   observedAt: number;
@@ -164,11 +141,7 @@ export interface RateLimitSnapshot {
   resetLocalAt?: number;
 }
 
-/**
- * The snapshot of a response's rate-limit headers, read on the server's clock as known now.
- * @param receivedAt when the response arrived, local ms
- * @returns undefined when the response had none of `X-RateLimit-Limit`, `-Remaining`, `-Reset`
- */
+/** undefined when the response had none of the three headers. */
 export function snapshotOf(rl: RateLimitHeaders, receivedAt: number, serverClock: ServerClock): RateLimitSnapshot | undefined {
   if (rl.limit === undefined && rl.remaining === undefined && rl.resetAt === undefined) return undefined;
   const s: RateLimitSnapshot = { observedAt: receivedAt };

@@ -1,38 +1,105 @@
 /**
- * The rate budget: everything about the API's rate limit, in one floor between the ground floor
- * and http/ (it imports only the ground floor; http/ calls it through this file). docs/rate-limits.md,
- * "Rate limits, retries and safety", says what users see; this is how it is built.
+ * The rate budget's door for http/: one client's view of the budget. Per request it reserves a
+ * permit in the endpoint's window, records the response's headers on it, and holds the endpoint
+ * for a 429 wait the client sleeps itself; the windows are the pool's, the waits the client's.
  *
- * The interface is narrow. A process has one {@link RateBudget} (`ctx.rateBudget`, budget.ts);
- * each HTTP client takes its view of it ({@link clientBudgetOf}, client-budget.ts) and, per
- * request, reserves a permit for the endpoint's window (`reserve`, a permit that can be
- * cancelled), records the response's headers on it (`record`: `X-RateLimit-*`, `Retry-After`,
- * `Date`, status), and holds the endpoint for a 429 wait it sleeps itself (`holdUntil`, with the
- * wait from {@link decideWait}); the waits it announces go through a {@link createWaitLedger} so
- * the summary counts only the waits really taken. Behind the views:
- * - pool.ts: one governor per endpoint window of an origin and key, per route until the headers
- *   show the API counts per concrete path (then per path);
- * - governor.ts, quota-window.ts: pace before the 429, counting requests in flight, and time the
- *   window's last requests to probe the server's clock;
- * - headers.ts, server-clock.ts, wait.ts: pure header parsing, the server clock's offset, and the
- *   one wait rule (Reset by the server's clock, `Retry-After`, floors, `--max-wait`);
- * - store.ts and its stores: what several processes share: store-file.ts (`rate-budget.json` for
- *   the processes of one host), store-memory.ts (in memory); a networked store would be next.
- *
- * Why this is our own code and not a library's: rate limiting is what this tool exists for, and
- * the pacing libraries do not do what the API needs. Bottleneck and p-limit pace by a local rate
- * or a reservoir refreshed on the local clock, not by the server's `Remaining` and `Reset`;
- * Octokit's throttling plugin reads the reset on the local clock (plugin-throttling #599: limited
- * again right after the reset); undici caps `Retry-After` and retries into a certain 429; and none
- * of them shares a window across processes or learns whether the API counts a route per path. Per-path learning earns its lines: the API's
- * documentation says limits are per key and endpoint but not whether `/taxpayers/A/invoices` and
- * `/taxpayers/B/invoices` are one endpoint; counted per route, a many-taxpayer run would pace all
- * taxpayers through one window when the API gives each its own (`--parallel` would gain nothing),
- * and counted per path it would spend a 429 per taxpayer when the API counts the route.
+ * Our own code, not a library's: Bottleneck and p-limit pace on the local clock, not by the
+ * server's `Remaining` and `Reset`; Octokit's throttling reads the reset on the local clock
+ * (plugin-throttling #599); undici caps `Retry-After` and retries into a certain 429; none shares a
+ * window across processes or learns whether the API counts a route per path (its documentation
+ * does not say whether `/taxpayers/A/invoices` and `/taxpayers/B/invoices` are one endpoint).
  */
+import type { Clock } from '../time/clock.js';
+import type { RateBudget } from './budget.js';
+import type { AcquireOptions, GovernorWait, Permit } from './governor.js';
+import { parseRateLimitHeaders, type HeaderSource, type RateLimitHeaders } from './headers.js';
+import { poolFor, type GovernorPool } from './pool.js';
+import type { ServerClock } from './server-clock.js';
+
 export type { RateBudget } from './budget.js';
-export { clientBudgetOf, type BudgetPermit, type ClientBudget } from './client-budget.js';
 export { parseHttpDate, snapshotOf, type RateLimitHeaders, type RateLimitSnapshot } from './headers.js';
 export type { ServerClock } from './server-clock.js';
 export { createWaitLedger, type WaitCut, type WaitLedger } from './wait-ledger.js';
 export { clampTimerMs, decideWait, describeTooLong, type ReceivedResponse } from './wait.js';
+
+/** What a client brings to the governors it shares: its listener of waits and its `--max-wait`. */
+export interface ClientPacing {
+  /** ms (Infinity: any) */
+  maxWaitMs: number;
+  onWait: (wait: GovernorWait) => void;
+}
+
+/** A response's head as {@link BudgetPermit.record} reads it. */
+export interface RecordedResponse {
+  status: number;
+  headers: HeaderSource;
+  /** local ms */
+  sentAt: number;
+  /** When the response headers arrived, local ms. */
+  receivedAt: number;
+}
+
+export interface BudgetPermit extends Permit {
+  /** Parses the rate-limit headers, `Retry-After` and `Date`, narrows the server clock's offset, and releases the permit. */
+  record(response: RecordedResponse): RateLimitHeaders;
+}
+
+export type ReserveOptions = Omit<AcquireOptions, 'maxWaitMs' | 'onWait'>;
+
+export interface ClientBudget {
+  /** Shared by the clients of its pool. */
+  readonly serverClock: ServerClock;
+  /**
+   * Waits until a request to `url` may be sent, then reserves it in its endpoint's window.
+   * @throws {RateLimitError} when the wait for the reset would exceed the client's `maxWaitMs`
+   * @throws the signal's reason when aborted
+   */
+  reserve(url: URL, options?: ReserveOptions): Promise<BudgetPermit>;
+  /** Holds every request to the endpoint of `url` until `localMs`. */
+  holdUntil(url: URL, localMs: number): void;
+}
+
+export function createClientBudget(pool: GovernorPool, client: ClientPacing): ClientBudget {
+  const { maxWaitMs, onWait } = client;
+  const { serverClock } = pool;
+  return {
+    serverClock,
+    async reserve(url, opts = {}) {
+      if (pool.opening !== undefined && opts.wait !== false) await pool.opening;
+      const permit = await pool.resolve(url).acquire({ ...opts, maxWaitMs, onWait });
+      const sentAfter = pool.receipts;
+      let learnt = false;
+      const release = (obs?: Parameters<Permit['release']>[0]): void => {
+        permit.release(obs);
+        if (obs === undefined || learnt) return;
+        learnt = true;
+        pool.learn(url, sentAfter, obs);
+      };
+      return {
+        afterWait: permit.afterWait,
+        cancel: () => permit.cancel(),
+        release,
+        record({ status, headers, sentAt, receivedAt }) {
+          const rl = parseRateLimitHeaders(headers);
+          serverClock.observe(rl.date, sentAt, receivedAt);
+          release({ status, headers: rl, receivedAt });
+          return rl;
+        },
+      };
+    },
+    holdUntil: (url, localMs) => pool.resolve(url).blockUntil(localMs, onWait),
+  };
+}
+
+export interface ClientBudgetOptions extends ClientPacing {
+  origin: string;
+  /** Only its SHA-256 names the pool and the store's record. */
+  apiKey: string;
+  clock: Clock;
+}
+
+/** The clients of one budget, origin and key share one pool; without a budget, a pool of this client alone. */
+export function clientBudgetOf(budget: RateBudget | undefined, options: ClientBudgetOptions): ClientBudget {
+  const { origin, apiKey, clock, maxWaitMs, onWait } = options;
+  return createClientBudget(poolFor(budget, origin, apiKey, clock), { maxWaitMs, onWait });
+}

@@ -1,71 +1,62 @@
 /**
- * The governor pool: which governor (governor.ts) paces a request, and what the clients of one API
- * and key share.
- *
- * Scope (docs/rate-limits.md, "Rate limits, retries and safety"): the API documentation says limits are per key
- * and per endpoint, but not whether `/taxpayers/A/invoices` and `/taxpayers/B/invoices` are one
- * endpoint. The pool starts on the safe side: every path of one route (the endpoint's path template
- * of endpoints.ts, e.g. `/taxpayers/{taxpayerId}/invoices`, after any prefix of the base URL) shares
- * one window, so a per-route API never answers a second 429. It learns per-path counting from the
- * headers: a response on path B, sent after a response on path A of the same route arrived, that
- * reports the same reset and a `Remaining` at least A's cannot come from one shared counter (that
- * would have counted A's request first); from then on each path of the route has its own window.
- * A path that matches no template is its own window (as before).
- *
- * Sharing: a {@link GovernorPool} holds the governors and the server's clock of one origin and key;
- * every client created with the same rate budget (budget.ts) uses the same pool ({@link poolFor}),
- * and each client sees it through its own view (client-budget.ts), so the waits of a client's
- * requests are reported to that client and bounded by its `--max-wait`. What other processes share
- * comes from the budget's store (store.ts), opened once per pool.
+ * Which governor paces a request. The API documentation says limits are per key and endpoint, but
+ * not whether two paths of one route are one endpoint. A route of `ENDPOINTS` starts on the safe
+ * side, one window for all its paths, and learns per-path counting from the headers: a response on
+ * path B, sent after one on path A arrived, with the same reset and a `Remaining` at least A's,
+ * cannot come from one shared counter (it would have counted A's request first). A route of
+ * `PATH_FAMILY` starts per path until the headers show one shared counter (B's first answer in a
+ * window has less room than A had); learnt in this process only.
  */
 import { createHash } from 'node:crypto';
 import { ENDPOINTS } from '../endpoints.js';
+import { PATH_FAMILY } from '../path-family.js';
 import type { Clock } from '../time/clock.js';
-import type { RateBudget } from './budget.js';
-import { createRateLimitGovernor } from './governor.js';
-import type { RateLimitGovernor } from './governor-types.js';
+import type { RateBudget, SharedQuota } from './budget.js';
+import { createRateLimitGovernor, type RateLimitGovernor } from './governor.js';
 import type { ResponseObservation } from './quota-window.js';
 import { createServerClock, type ServerClock } from './server-clock.js';
-import type { SharedQuota } from './store.js';
 
-/** What the clients of one origin and key share; see {@link createGovernorPool}. */
+/** The governors and the server's clock the clients of one origin and key share. */
 export interface GovernorPool {
   readonly serverClock: ServerClock;
-  /** Settles when what other processes share is open (or known to be unavailable); undefined once it is. */
+  /** Settles when the shared quota is open (or known to be unavailable); undefined once it is. */
   readonly opening: Promise<void> | undefined;
-  /** The governor pacing `url` now. */
   resolve(url: URL): RateLimitGovernor;
-  /**
-   * Learns from one response to `url`.
-   * @param sentAfter {@link GovernorPool.receipts} when its request was granted
-   */
+  /** @param sentAfter {@link GovernorPool.receipts} when its request was granted */
   learn(url: URL, sentAfter: number, obs: ResponseObservation): void;
   /** Responses learnt from so far. */
   readonly receipts: number;
-  /** How the route of `url` is counted, as learnt so far (`route` until per-path counting is seen). */
   scopeOf(url: URL): 'route' | 'path';
 }
 
-const TEMPLATES = ENDPOINTS.map((e) => e.path.split('/').slice(1)).sort((a, b) => b.length - a.length);
+interface Template {
+  segments: string[];
+  perPath: boolean;
+}
 
-/**
- * The route of a path: the longest endpoint template of endpoints.ts its last segments fit (a
- * `{…}` segment fits any non-empty segment), after the rest of the path (a base URL's prefix), e.g.
- * `/v1/taxpayers/AAA/invoices` → `/v1/taxpayers/{taxpayerId}/invoices`; a path no template fits is
- * its own route.
- */
-export function routeOf(pathname: string): string {
+const TEMPLATES: Template[] = [
+  ...ENDPOINTS.map((e) => ({ segments: e.path.split('/').slice(1), perPath: false })),
+  ...PATH_FAMILY.map((e) => ({ segments: e.path.split('/').slice(1), perPath: true })),
+].sort((a, b) => b.segments.length - a.segments.length);
+
+/** The longest template the path's last segments fit (after a base URL's prefix); else the path itself. */
+function matchRoute(pathname: string): { route: string; perPath: boolean } {
   const segments = pathname.split('/').slice(1);
   for (const template of TEMPLATES) {
-    const offset = segments.length - template.length;
+    const offset = segments.length - template.segments.length;
     if (offset < 0) continue;
-    const fits = template.every((t, i) => {
+    const fits = template.segments.every((t, i) => {
       const s = segments[offset + i]!;
       return t.startsWith('{') ? s !== '' : t === s;
     });
-    if (fits) return ['', ...segments.slice(0, offset), ...template].join('/');
+    if (fits) return { route: ['', ...segments.slice(0, offset), ...template.segments].join('/'), perPath: template.perPath };
   }
-  return pathname;
+  return { route: pathname, perPath: false };
+}
+
+/** e.g. `/v1/taxpayers/AAA/invoices` → `/v1/taxpayers/{taxpayerId}/invoices` (see {@link matchRoute}). */
+export function routeOf(pathname: string): string {
+  return matchRoute(pathname).route;
 }
 
 /** The lowest `Remaining` seen in a route's current window, and where. */
@@ -79,16 +70,31 @@ interface Floor {
 interface RouteGroup {
   route: string;
   perPath: boolean;
+  startsPerPath: boolean;
   governor: RateLimitGovernor;
   paths: Map<string, RateLimitGovernor>;
   floor: Floor | undefined;
+  answers: Map<string, Floor>;
 }
 
-/**
- * Feeds one answer into a route's floor (the lowest `Remaining` of its window, and where).
- * @returns true when it shows per-path counting: a 2xx on another path than the floor's, sent after
- *   the floor's answer arrived, with the same reset and at least as much room
- */
+const MAX_ANSWERS = 64;
+
+function learnsShared(g: RouteGroup, path: string, sentAfter: number, receipt: number, obs: ResponseObservation): boolean {
+  const { remaining, resetAt } = obs.headers;
+  if (obs.status < 200 || obs.status >= 300 || remaining === undefined || resetAt === undefined) return false;
+  const first = g.answers.get(path)?.resetAt !== resetAt;
+  let shared = false;
+  if (first) {
+    for (const [other, a] of g.answers) {
+      if (other !== path && a.resetAt === resetAt && a.receipt <= sentAfter && remaining < a.remaining) shared = true;
+    }
+  }
+  g.answers.delete(path);
+  g.answers.set(path, { path, remaining, resetAt, receipt });
+  if (g.answers.size > MAX_ANSWERS) g.answers.delete(g.answers.keys().next().value!);
+  return shared;
+}
+
 function learnsPerPath(g: RouteGroup, path: string, sentAfter: number, receipt: number, obs: ResponseObservation): boolean {
   const { remaining, resetAt } = obs.headers;
   if (obs.status < 200 || obs.status >= 300 || remaining === undefined || resetAt === undefined) return false;
@@ -98,14 +104,38 @@ function learnsPerPath(g: RouteGroup, path: string, sentAfter: number, receipt: 
   return false;
 }
 
-/** Options of {@link createGovernorPool}. */
+/** A shared counter, once learnt of a route that starts per path, stays: no per-path lesson from the store. */
+function newGroup(
+  route: string,
+  startsPerPath: boolean,
+  learntPerPath: boolean,
+  make: (scope: string, onPerPath?: () => void) => RateLimitGovernor,
+): RouteGroup {
+  const group: RouteGroup = {
+    route,
+    perPath: startsPerPath || learntPerPath,
+    startsPerPath,
+    governor: make(
+      route,
+      startsPerPath
+        ? undefined
+        : () => {
+            group.perPath = true;
+          },
+    ),
+    paths: new Map(),
+    floor: undefined,
+    answers: new Map(),
+  };
+  return group;
+}
+
 export interface GovernorPoolOptions {
   clock: Clock;
-  /** What other processes share (reservations and windows by route or path), or its opening; none: this process alone. */
+  /** The shared quota, or its opening; none: this process alone. */
   quota?: SharedQuota | Promise<SharedQuota | undefined>;
 }
 
-/** Creates an empty {@link GovernorPool} (no window known, every route counted as one window). */
 export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
   const { clock } = options;
   const serverClock = createServerClock();
@@ -135,20 +165,11 @@ export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
       ...(sharing ? { shared: { quota: () => quota, scope, ...(onPerPath === undefined ? {} : { onPerPath }) } } : {}),
     });
   const groupOf = (url: URL): RouteGroup => {
-    const route = routeOf(url.pathname);
+    const { route, perPath } = matchRoute(url.pathname);
     let g = groups.get(route);
     if (g === undefined) {
-      const group: RouteGroup = {
-        route,
-        perPath: quota?.isPathScope(route) ?? false,
-        governor: make(route, () => {
-          group.perPath = true;
-        }),
-        paths: new Map(),
-        floor: undefined,
-      };
-      groups.set(route, group);
-      g = group;
+      g = newGroup(route, perPath, quota?.isPathScope(route) ?? false, make);
+      groups.set(route, g);
     }
     return g;
   };
@@ -174,7 +195,9 @@ export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
     learn(url, sentAfter, obs) {
       const receipt = ++receipts;
       const g = groupOf(url);
-      if (!g.perPath && learnsPerPath(g, url.pathname, sentAfter, receipt, obs)) {
+      if (g.startsPerPath) {
+        if (g.perPath && learnsShared(g, url.pathname, sentAfter, receipt, obs)) g.perPath = false;
+      } else if (!g.perPath && learnsPerPath(g, url.pathname, sentAfter, receipt, obs)) {
         g.perPath = true;
         quota?.learnPathScope(g.route);
       }
@@ -182,15 +205,11 @@ export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
   };
 }
 
-/** The SHA-256 of an API key, hex: how shared state names a key without holding it. */
+/** How shared state names a key without holding it. */
 export function keyHashOf(apiKey: string): string {
   return createHash('sha256').update(apiKey, 'utf8').digest('hex');
 }
 
-/**
- * The pool of `origin` and `apiKey` in `budget` (made on first use, with what other processes share
- * when the budget has a store), or a pool of this client alone without a budget.
- */
 export function poolFor(budget: RateBudget | undefined, origin: string, apiKey: string, clock: Clock): GovernorPool {
   if (budget === undefined) return createGovernorPool({ clock });
   const keyHash = keyHashOf(apiKey);

@@ -1,52 +1,41 @@
-/**
- * The governor's model of one endpoint's rate-limit window: how many requests it still has room
- * for, when it resets, and when to time a request so that it probes the server's clock. Pure
- * bookkeeping, no waiting (governor.ts waits on it).
- */
-import type { RateLimitHeaders } from './headers.js';
+/** The governor's model of one endpoint's window: pure bookkeeping, the governor waits on it. */
 import type { ServerClock } from './server-clock.js';
+import type { ReceivedResponse } from './wait.js';
 
 /** Below this uncertainty of the server clock's offset, ms, the governor stops probing it. */
 export const PROBE_PRECISION_MS = 25;
-/** Requests of a window at most that the governor times to probe the server's clock. */
+/** Requests of a window at most that are timed to probe the server's clock. */
 const PROBES_PER_WINDOW = 4;
 /** A probe is sent at least this long before the window may end by the server's clock, ms. */
 const PROBE_DEADLINE_MARGIN_MS = 100;
 
-/** What a response said, fed back through the governor's permit. */
-export interface ResponseObservation {
-  /** HTTP status; a 429 counts as `Remaining: 0`. */
+export interface ResponseObservation extends ReceivedResponse {
+  /** A 429 counts as `Remaining: 0`. */
   status: number;
-  headers: RateLimitHeaders;
-  /** When the response arrived, local ms. */
-  receivedAt: number;
 }
 
 /**
- * One endpoint's window. `available` = the smallest `Remaining` seen in the current window minus
- * the requests in flight when it was seen, minus the requests granted since. Counting every
- * in-flight request as not yet counted by the server under-estimates, which is the safe side.
- * A response with a later Reset starts a new window; one with an earlier Reset (a late answer from
- * the previous window) changes nothing.
+ * `available` = the smallest `Remaining` seen in the current window minus the requests in flight
+ * when it was seen, minus those granted since: counting every request in flight as not yet counted
+ * by the server under-estimates, the safe side. A later Reset starts a new window; an earlier one
+ * (a late answer from the previous window) changes nothing.
  */
 export class QuotaWindow {
-  /** Last `X-RateLimit-Limit` seen. */
   limit: number | undefined;
-  /** Requests that may still be started, net of those in flight; undefined: unknown (one at a time). */
+  /** Net of the requests in flight; undefined: unknown (one at a time). */
   available: number | undefined;
-  /** The current window's reset, server ms. */
+  /** server ms */
   resetAt: number | undefined;
   /** The last response of the current window that counted, for the wait until its reset. */
   last: ResponseObservation | undefined;
   /** Bumped whenever the window changes, so concurrent sleepers do not reset a window twice. */
   epoch = 0;
-  /** Earliest local instant of the next clock probe (see {@link QuotaWindow.probeDelay}). */
+  /** local ms */
   private probeNotBefore = -Infinity;
 
-  /** @param serverClock the client's knowledge of the server's clock (read, never changed here) */
   constructor(private readonly serverClock: ServerClock) {}
 
-  /** Forgets the window (its reset has passed): the next request goes out alone to learn the new one. */
+  /** The reset has passed: the next request goes out alone to learn the new window. */
   reset(): void {
     this.epoch++;
     this.available = undefined;
@@ -54,23 +43,16 @@ export class QuotaWindow {
     this.last = undefined;
   }
 
-  /** Counts a granted request against the window. */
   take(): void {
     if (this.available !== undefined) this.available--;
   }
 
-  /**
-   * Gives back a granted request that was never sent: whether `available` was counted down by
-   * {@link QuotaWindow.take} or set by a response while it was in flight, it counted the request.
-   */
+  /** A granted request never sent: whether `available` was counted down by `take` or set by a response since, it counted it. */
   untake(): void {
     if (this.available !== undefined && Number.isFinite(this.available)) this.available++;
   }
 
-  /**
-   * Feeds one response into the model.
-   * @param inFlight requests sent and not yet answered, this one excluded
-   */
+  /** @param inFlight requests sent and not yet answered, this one excluded */
   observe(obs: ResponseObservation, inFlight: number): void {
     const h = obs.headers;
     if (h.limit !== undefined) this.limit = h.limit;
@@ -98,20 +80,14 @@ export class QuotaWindow {
   }
 
   /**
-   * How long to hold the next request of this window so that it probes the server's clock.
-   * `Date` has a resolution of one second (RFC 9110 §6.6.1), so responses only narrow the clock
-   * offset when one is in flight while the server's clock turns a whole second; requests sent back
-   * to back right after each reset never are, and every wait would end as late as the first one
-   * did. When the window will run out anyway (more callers wait than it has room for, or the
-   * caller says more requests will follow: `demand`), holding its last requests until the moments
-   * the next tick may happen costs no time: the requests after them wait for the reset whatever
-   * happens. (A sequential caller that does not say its demand is never held.) The probes are
-   * spread evenly over the tick's uncertainty, so each window divides it by the number of probes,
-   * and probing stops once it is below {@link PROBE_PRECISION_MS}.
-   * @param now local ms
-   * @param demand requests the caller will still make after this one
+   * How long to hold the next request so that it probes the server's clock, ms. `Date` has a
+   * resolution of one second (RFC 9110 §6.6.1), so a response narrows the clock offset only when it
+   * is in flight while the server's clock turns a second; requests sent back to back after each
+   * reset never are. When the window will run out anyway (more callers than room, or `demand`),
+   * holding its last requests until the moments the next tick may happen costs nothing: the
+   * requests after them wait for the reset anyway. Probes are spread evenly over the tick's
+   * uncertainty, dividing it each window, until it is below {@link PROBE_PRECISION_MS}.
    * @param acquiring callers waiting for a permit, this one included
-   * @returns ms to wait before sending (0: send now)
    */
   probeDelay(now: number, demand: number, acquiring: number): number {
     const offset = this.serverClock.offset;

@@ -1,21 +1,15 @@
 /**
- * The rate-limit waits one client announced, so that what it reports adds up to the waits that
- * really happened (docs/rate-limits.md, "Rate limits, retries and safety"). A `wait` event goes out before its
- * sleep (progress shows the resume time while it lasts); when the client's requests are aborted
- * (a read-ahead cancelled, a signal), a wait still under way or not begun was not taken in full,
- * and the client's `onWaitCut` is told how much of it was not waited.
+ * The waits one client announced, so that what it reports adds up to the waits really taken: a
+ * `wait` event goes out before its sleep, and when the client's requests are aborted (a read-ahead
+ * cancelled, a signal) a wait under way or not begun was not taken in full.
  */
 import type { Clock } from '../time/clock.js';
 
-/**
- * A wait as the ledger remembers it: the `wait` event of http/events.ts `ClientEvent` (the
- * ledger passes every other event on untouched, so it needs no more of their shape).
- */
+/** The client's `wait` event; the ledger passes every other event on untouched. */
 export interface LedgerWait {
   type: 'wait';
-  /** Length of the wait, ms. */
   ms: number;
-  /** When the wait ends, local epoch ms. */
+  /** local epoch ms */
   until: number;
 }
 
@@ -23,25 +17,18 @@ const isWait = (event: { type: string }): event is LedgerWait => event.type === 
 
 /** Part of an announced wait not waited because the requests waiting were aborted. */
 export interface WaitCut {
-  /** The part of the wait not waited, ms. */
+  /** ms */
   ms: number;
-  /** Whether some of it was waited (false: it was cut before it began, so it was no wait at all). */
+  /** false: cut before it began, so it was no wait at all. */
   begun: boolean;
 }
 
-/** See {@link createWaitLedger}; `E` is the client's event type. */
 export interface WaitLedger<E extends { type: string }> {
-  /** Passes every event on, remembering each `wait` until its end. */
   emit: (event: E) => void;
-  /** The client's requests were aborted now: each announced wait not over yet is cut (told to `onCut`). */
+  /** The client's requests were aborted now: each announced wait not over yet is told to `onCut`. */
   cut(): void;
 }
 
-/**
- * Creates a {@link WaitLedger} in front of `sink`.
- * @param clock the client's clock (`until` of a wait is local epoch ms)
- * @param onCut told of each wait cut
- */
 export function createWaitLedger<E extends { type: string }>(
   clock: Pick<Clock, 'now'>,
   sink: (event: E) => void,

@@ -1,24 +1,14 @@
-/**
- * How long to wait, decided in one place ({@link decideWait}) for the client and the governor:
- * the rate-limit reset read on the server's clock, `Retry-After` (delay-seconds or an HTTP-date,
- * RFC 9110 §10.2.3), the retry backoff, the floors, and the `--max-wait` ceiling (docs/rate-limits.md, "Rate
- * limits, retries and safety"). Pure: callers sleep on the answer.
- *
- * Times: "server ms" are epoch milliseconds by the server's clock; "local ms" are epoch
- * milliseconds by the injected Clock's `now()`.
- */
+/** How long to wait, decided in one place for the client and the governor; pure: callers sleep on the answer. */
 import { MAX_TIMER_MS } from '../time/clock.js';
 import type { RateLimitHeaders } from './headers.js';
 import { serverToLocal, type ClockOffset, type ServerClock } from './server-clock.js';
 
-/** The smallest rate-limit wait, ms: zero, past or garbage waits become this. */
+/** Zero, past or garbage waits become this, ms. */
 const RATE_LIMIT_FLOOR_MS = 1000;
 
 /**
- * The floor of the `attempt`-th consecutive 429 of one request: 1 s, 2 s, 4 s… (exponential growth,
- * so a server that keeps answering 429 with a zero wait is not hammered), clamped to timer range.
- * @param attempt 1-based count of consecutive 429s of the same request
- * @returns ms
+ * The floor of the `attempt`-th (1-based) consecutive 429 of one request, ms: 1 s, 2 s, 4 s…, so a
+ * server that keeps answering 429 with a zero wait is not hammered.
  */
 export function floorWaitMs(attempt: number): number {
   const n = Math.max(1, Math.floor(attempt));
@@ -31,60 +21,43 @@ export function clampTimerMs(ms: number): number {
   return Math.min(ms, MAX_TIMER_MS);
 }
 
-/** A response a wait is measured from. */
 export interface ReceivedResponse {
-  /** Its parsed rate-limit headers, `Retry-After` and `Date`. */
   headers: RateLimitHeaders;
-  /** When it arrived, local ms: waits are measured from here, not from when the caller sleeps. */
+  /** local ms: waits are measured from here, not from when the caller sleeps. */
   receivedAt: number;
 }
 
-/**
- * A server instant as a local one: with no offset estimate yet but a `Date`, measured from the
- * response (the same as a one-sample estimate); otherwise {@link serverToLocal}.
- */
+/** With no offset estimate yet but a `Date`, measured from the response (as a one-sample estimate). */
 function localInstant(serverMs: number, response: ReceivedResponse, offset: ClockOffset | undefined): number {
   if (offset === undefined && response.headers.date !== undefined) return response.receivedAt + (serverMs - response.headers.date);
   return serverToLocal(serverMs, offset);
 }
 
-/** Inputs of {@link planWait}. */
 export interface WaitInput extends ReceivedResponse {
-  /** The clock-offset estimate including this response (see server-clock.ts). */
+  /** Including this response. */
   offset?: ClockOffset;
-  /** Added to waits derived from Reset or a Retry-After date: 0, or the rounding margin once the server rounded down. */
+  /** Added to waits derived from Reset or a Retry-After date, ms. */
   marginMs?: number;
-  /**
-   * `429`: the response was a 429 (Retry-After honoured, floor grows with `attempt`);
-   * `pacing`: a 2xx with `Remaining: 0` (wait for the reset, 1 s floor when the reset is unusable).
-   */
+  /** `pacing`: a 2xx with `Remaining: 0` (no Retry-After, a 1 s floor). */
   kind: '429' | 'pacing';
   /** 1-based count of consecutive 429s of the same request (ignored for pacing). */
   attempt?: number;
 }
 
-/** The answer of {@link planWait}. */
 export interface WaitPlan {
-  /** How long to wait from `receivedAt`, ms, clamped to timer range. */
+  /** From `receivedAt`, ms, clamped to timer range. */
   ms: number;
-  /** When the wait ends, local ms (`receivedAt + ms` before clamping: compare it with `--max-wait`). */
+  /** local ms, before clamping: compare it with `--max-wait`. */
   until: number;
-  /** What set the wait: the Reset (`rate-limit` / `pacing`) or `Retry-After`. */
   reason: 'rate-limit' | 'pacing' | 'retry-after';
-  /** True when the floor replaced a zero, past, missing or garbage wait. */
+  /** The floor replaced a zero, past, missing or garbage wait. */
   floored: boolean;
 }
 
 /**
- * How long to wait after a rate-limited response, from the server's clock:
- * - Reset: it ends at the local instant `serverToLocal(Reset, offset)`; with one response that is
- *   `receivedAt + (Reset − Date)`, the wait measured from the response; without `Date`, Reset is
- *   read against the local clock;
- * - `Retry-After` (on a 429): seconds from `receivedAt`, or an HTTP-date read like Reset; the wait
- *   is at least that long (the later of Retry-After and Reset wins);
- * - `marginMs` is added to server-clock instants;
- * - a 429's wait is at least {@link floorWaitMs}(attempt); a pacing wait with no usable future reset
- *   is {@link RATE_LIMIT_FLOOR_MS}.
+ * A rate-limited response's wait ends at its Reset read on the server's clock, or its
+ * `Retry-After` on a 429 if later; a 429's is at least {@link floorWaitMs}(attempt), a pacing
+ * wait without a usable future reset {@link RATE_LIMIT_FLOOR_MS}.
  */
 export function planWait(input: WaitInput): WaitPlan {
   const { headers, receivedAt, kind } = input;
@@ -118,19 +91,12 @@ export function planWait(input: WaitInput): WaitPlan {
   return { ms: clampTimerMs(wait), until: receivedAt + wait, reason, floored };
 }
 
-/**
- * The simple form: ms to wait after a 429 received at `receivedAt` (local ms), from the server's
- * clock, with the floor. See {@link planWait}.
- */
+/** ms to wait after a 429 received at `receivedAt` (local ms); see {@link planWait}. */
 export function waitMs(headers: RateLimitHeaders, receivedAt: number): number {
   return planWait({ headers, receivedAt, kind: '429', attempt: 1 }).ms;
 }
 
-/**
- * A response's `Retry-After` as ms to wait from its arrival: delay-seconds as given; an HTTP-date
- * read on the server's clock like a Reset, but without the rounding margin.
- * @returns undefined when there is no (valid) `Retry-After`
- */
+/** ms from the response's arrival; a date is read like a Reset, but without the rounding margin. */
 function retryAfterMsOf(response: ReceivedResponse, offset: ClockOffset | undefined): number | undefined {
   const ra = response.headers.retryAfter;
   if (ra === undefined) return undefined;
@@ -138,52 +104,42 @@ function retryAfterMsOf(response: ReceivedResponse, offset: ClockOffset | undefi
   return Math.max(0, localInstant(ra.at, response, offset) - response.receivedAt);
 }
 
-/** What every {@link WaitRequest} gives. */
 interface WaitRequestBase {
-  /** The local time now, ms. */
+  /** local ms */
   now: number;
-  /** The client's knowledge of the server's clock. */
   serverClock: Pick<ServerClock, 'offset' | 'marginMs'>;
-  /** `--max-wait`: the longest wait accepted, ms (Infinity: none). */
+  /** `--max-wait`, ms (Infinity: none). */
   maxWaitMs: number;
 }
 
 /**
- * What to decide a wait for:
- * - `429`: a rate-limited response, the `attempt`-th in a row of one request;
- * - `pacing`: the governor's window is spent; `response` is the last one seen in it;
- * - `retry`: a failed attempt about to be retried; `response` is the 5xx whose `Retry-After` sets
- *   the least delay (RFC 9110 §10.2.3), if any; `backoffMs` draws the backoff (full jitter, see
- *   http/retry.ts) and is only called when the retry will happen.
+ * `pacing`: the governor's window is spent, `response` the last one seen in it; `retry`: `response`
+ * is the 5xx whose `Retry-After` sets the least delay (RFC 9110 §10.2.3), and `backoffMs` is called
+ * only when the retry will happen.
  */
 export type WaitRequest =
   | (WaitRequestBase & { kind: '429'; response: ReceivedResponse; attempt: number })
   | (WaitRequestBase & { kind: 'pacing'; response: ReceivedResponse })
   | (WaitRequestBase & { kind: 'retry'; response?: ReceivedResponse; backoffMs: () => number });
 
-/** The answer of {@link decideWait}. */
 export interface WaitDecision {
-  /** What set the wait. */
   reason: 'rate-limit' | 'pacing' | 'retry-after' | 'backoff';
-  /** When the wait ends, local ms. */
+  /** local ms */
   until: number;
-  /** How long to sleep from `now`, ms, ≥ 0 (for `retry` clamped to timer range, as reported in `retry` events). */
+  /** From `now`, ms, ≥ 0 (a retry's clamped to timer range, as its `retry` event reports it). */
   ms: number;
   /**
    * The wait compared with `maxWaitMs`, ms: a 429's from the response's arrival, pacing's from
    * `now`, a retry's `Retry-After` alone (the backoff is ours, capped at 30 s).
    */
   neededMs: number;
-  /** True when `neededMs` exceeds `maxWaitMs`: the caller fails instead of sleeping. */
+  /** The caller fails instead of sleeping: RateLimitError (exit 5), or ApiUnavailableError (exit 6) for a 5xx. */
   tooLong: boolean;
 }
 
 /**
- * THE wait rule: decides how long to wait before the next request. A 429 and a spent window wait
- * for the reset by the server's clock ({@link planWait}); a retry waits for the larger of the
- * backoff and the 5xx's `Retry-After`. Any wait the server asks for that exceeds `maxWaitMs` is
- * `tooLong`; the caller then throws (RateLimitError, exit 5, for rate limits; ApiUnavailableError,
- * exit 6, for a 5xx) without sleeping.
+ * The one wait rule: a 429 and a spent window wait for the reset by the server's clock; a retry
+ * for the larger of the backoff and the 5xx's `Retry-After`.
  */
 export function decideWait(request: WaitRequest): WaitDecision {
   const { now, serverClock, maxWaitMs } = request;
@@ -211,11 +167,7 @@ export function decideWait(request: WaitRequest): WaitDecision {
   return { reason: plan.reason, until: plan.until, ms, neededMs, tooLong: neededMs > maxWaitMs };
 }
 
-/**
- * The end of a "wait too long" message: `<n> s, longer than the longest wait allowed (<m> s)`.
- * @param ms the wait asked for, ms (rounded up to seconds)
- * @param maxWaitMs `--max-wait`, ms (rounded down to seconds)
- */
+/** `<n> s, longer than the longest wait allowed (<m> s)`: the end of a "wait too long" message. */
 export function describeTooLong(ms: number, maxWaitMs: number): string {
   return `${Math.ceil(ms / 1000)} s, longer than the longest wait allowed (${Math.floor(maxWaitMs / 1000)} s)`;
 }

@@ -31,6 +31,7 @@ import { createWarmer } from './warm.js';
 export { DEFAULT_SANDBOX_KEY, DEFAULT_SIZES };
 export type { CursorEnd } from './cursor.js';
 export type { WireEncoding } from './wire.js';
+export type { ErrorStyle } from './responses.js';
 export type { AutoMutation, RequestLogEntry, Sandbox, SandboxOptions, SandboxReply, SandboxRequest, SandboxStats } from './types.js';
 
 /** The answer of `Sandbox.handle`: a network fault becomes a bodiless 502. */
@@ -49,20 +50,22 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
 /**
  * Creates a sandbox. Nothing is generated until it is read (see data.ts). Faults apply to
  * authenticated requests only: a 401 is always an honest 401.
- * @throws {UsageError} for a bad fault spec; {RangeError} when `windowSeconds` is not > 0
+ * @throws {UsageError} for a bad fault spec; {RangeError} when `windowSeconds` is not > 0, or
+ *   for `cursorOnly` with `ignorePaginationStyle`
  */
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  if (options.cursorOnly && options.ignorePaginationStyle) throw new RangeError('cursorOnly and ignorePaginationStyle exclude each other');
   const apiKey = options.apiKey ?? DEFAULT_SANDBOX_KEY;
   const clock: Clock = options.clock ?? systemClock;
   const seed = options.seed ?? 1;
   const sizes: DataSizes = { ...DEFAULT_SIZES, ...stripUndefined(options.sizes ?? {}) };
-  const dataset = createDataset(seed, sizes);
+  const dataset = createDataset(seed, sizes, { batchPayment: options.batchPayment ?? 'iri' });
   const limiter = createRateLimiter({ limit: options.limit ?? 60, windowSeconds: options.windowSeconds ?? 60 });
   const budget: ByteBudget = { used: 0, limitBytes: options.cacheBytes ?? 2 * 1024 ** 3 };
   const injector = createFaultInjector(seed);
   const log = createRequestLog(options.logLimit ?? 100_000);
   const churn = createChurner({ perMinute: options.churn ?? 0, clock, seed, startMs: clock.now() });
-  const registry = createCollectionRegistry(dataset, budget, seed, churn, options.wire ?? 'apiplatform');
+  const registry = createCollectionRegistry(dataset, budget, seed, churn, options.wire ?? 'apiplatform', options.dates ?? 'iso');
   const warm = createWarmer(budget);
 
   const setFaults = (faults: FaultConfig | FaultRule[] | string): void => {
@@ -78,6 +81,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     cursorPrevious: options.cursorPrevious ?? 'previous',
     cursorEnd: options.cursorEnd ?? 'endless',
     wire: options.wire ?? 'apiplatform',
+    errors: options.errors ?? 'message',
+    paging: options.cursorOnly ? 'cursor-only' : options.ignorePaginationStyle ? 'ignore-header' : 'header',
+    singlePage: options.singlePage ?? 'view',
     limiter,
     limitScope: options.limitScope ?? 'route',
     injector,

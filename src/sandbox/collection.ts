@@ -8,10 +8,10 @@
  * an unfiltered view, so a collection of a million items costs a few words until it is read.
  */
 import type { GeneratedCollection, JsonObject } from './data.js';
-import { compileFilters, fieldTime } from './filters.js';
+import { compileFilters, fieldTime, searchVariables } from './filters.js';
 import { createDateIndex, type DateIndex } from './date-index.js';
 import { createRng, hash32, hashString, uuidV7 } from './random.js';
-import { isoDate } from './records/values.js';
+import { isoDate, withNaiveDates, type DateStyle } from './records/values.js';
 import { encodeJson, type WireEncoding } from './wire.js';
 
 /** Depth of a member in a page's JSON (envelope, `member` array, item): where pretty item text is indented. */
@@ -52,6 +52,8 @@ export interface CollectionState {
   readonly version: number;
   /** The date fields the collection filters on (`GeneratedCollection.dateFilters`); [] for none. */
   readonly dateFields: readonly string[];
+  /** The variables of its `hydra:search` template (sandbox/filters.ts `searchVariables`). */
+  readonly search: readonly string[];
   /** The current items in API order, optionally filtered (see sandbox/filters.ts) and ordered by `order[field]`. */
   view(filters?: ReadonlyMap<string, string>): CollectionView;
   /** Whether a current (not deleted) item has this id. */
@@ -228,8 +230,7 @@ function removeItem(st: Store, id: string): boolean {
  * Creates the state of a collection.
  * @param key stable name of the collection (seeds inserted ids), e.g. `invoices:DMO140312KT5`
  * @param budget bytes of item JSON that may be cached, shared by every collection
- * @param seed the sandbox seed
- * @param wire how item bytes are written (sandbox/wire.ts); default `apiplatform`
+ * @param wire how item bytes are written (sandbox/wire.ts); `dates` how their dates are (the items keep ISO 8601 for the filters)
  */
 export function createCollectionState(
   key: string,
@@ -237,6 +238,7 @@ export function createCollectionState(
   budget: ByteBudget,
   seed: number,
   wire: WireEncoding = 'apiplatform',
+  dates: DateStyle = 'iso',
 ): CollectionState {
   const depth = wire === 'pretty' ? PAGE_MEMBER_DEPTH : 0;
   const st: Store = {
@@ -249,7 +251,7 @@ export function createCollectionState(
     updated: new Map(),
     filtered: new Map(),
     dates: createDateIndex(base),
-    encode: (obj) => Buffer.from(encodeJson(obj, wire, depth)),
+    encode: (obj) => Buffer.from(encodeJson(dates === 'naive' ? withNaiveDates(obj) : obj, wire, depth)),
     version: 0,
   };
   let serial = 0;
@@ -262,6 +264,7 @@ export function createCollectionState(
       return st.version;
     },
     dateFields: base.dateFilters ?? [],
+    search: searchVariables(base),
     view: (filters) => (filters && filters.size > 0 ? filteredView(st, filters) : fullView(st)),
     has: (id) => st.inserted.some((x) => x.id === id) || baseIndexOfCurrent(st, id) >= 0,
     baseIndexOf: (id) => baseIndexOfCurrent(st, id),

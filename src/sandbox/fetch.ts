@@ -4,7 +4,7 @@
  * `TypeError('fetch failed')` and a coded cause; a body stream that errors with
  * `TypeError('terminated')`; a body that drips; a promise that never settles until aborted).
  */
-import type { FetchLike } from '../http/fetch-like.js';
+import type { FetchLike } from '../context.js';
 import { abortReason, type Clock } from '../time/clock.js';
 import type { Sandbox, SandboxReply } from './app.js';
 

@@ -22,6 +22,19 @@ const ORDER_KEY = /^order\[(\w+)\]$/;
 const NUMERIC_KEY = /^(\w+)\[(gt|gte|lt|lte|between)\]$/;
 
 /**
+ * The filter variables of a collection as its `hydra:search` IRI template lists them: exact names,
+ * `field[operator]` ranges and `order[field]`.
+ */
+export function searchVariables(base: GeneratedCollection): string[] {
+  return [
+    ...base.filters,
+    ...(base.dateFilters ?? []).flatMap((f) => RANGE_OPERATORS.map((op) => `${f}[${op}]`)),
+    ...(base.numericFilters ?? []).flatMap((f) => NUMERIC_OPERATORS.map((op) => `${f}[${op}]`)),
+    ...(base.orderFields ?? []).map((f) => `order[${f}]`),
+  ];
+}
+
+/**
  * The filters a request asks of a collection: its filterable names present in the query, with
  * their values (exact names, `field[operator]` date ranges, `order[field]`).
  * @param cursor whether the request pages by cursor: cursor pages follow the id order, so

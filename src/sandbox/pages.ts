@@ -15,6 +15,18 @@ const MAX_ITEMS_PER_PAGE = 1000;
 /** Query parameters that belong to pagination; every other parameter is kept in the links. */
 const PAGING_PARAMS = new Set(['page', 'id[lt]', 'id[gt]']);
 
+/**
+ * How a request's paging mode is chosen on the endpoints that can page by cursor:
+ * - `header` (the default, the deployment): `X-Pagination-Style: cursor` asks for cursor pages;
+ * - `cursor-only` (the current invoice endpoints of the real service): cursor pages whatever the
+ *   headers, and a request carrying `page` is a 400 {@link CURSOR_ONLY_MESSAGE};
+ * - `ignore-header` (plain API Platform, which does not know that header): offset pages always.
+ */
+export type PagingRule = 'header' | 'cursor-only' | 'ignore-header';
+
+/** The 400 message of a cursor-only endpoint asked for a `page`, as the real service words it. */
+const CURSOR_ONLY_MESSAGE = 'Only cursor pagination is available for this endpoint.';
+
 /** What a request asks of pagination. */
 export interface PageQuery {
   mode: 'offset' | 'cursor';
@@ -35,13 +47,15 @@ const POSITIVE_INTEGER = /^[0-9]+$/;
  * Parses the pagination of a request.
  * @param cursorAllowed whether the endpoint supports cursor mode; `X-Pagination-Style: cursor` is
  *   ignored elsewhere (the API documentation, cursor pagination)
+ * @param rule how the mode is chosen where cursor mode is allowed (see {@link PagingRule})
  * @returns the query, or an error message for a 400 (`itemsPerPage` not an integer in 1..1000,
- *   `page` not an integer ≥ 1)
+ *   `page` not an integer ≥ 1, any `page` on a cursor-only endpoint)
  */
 export function parsePageQuery(
   params: URLSearchParams,
   cursorAllowed: boolean,
   header: (name: string) => string | null,
+  rule: PagingRule = 'header',
 ): PageQuery | { error: string } {
   const ippText = params.get('itemsPerPage');
   let itemsPerPage = DEFAULT_ITEMS_PER_PAGE;
@@ -52,7 +66,9 @@ export function parsePageQuery(
     }
     itemsPerPage = n;
   }
-  const cursor = cursorAllowed && header('x-pagination-style')?.trim().toLowerCase() === 'cursor';
+  const asked = header('x-pagination-style')?.trim().toLowerCase() === 'cursor';
+  const cursor = cursorAllowed && rule !== 'ignore-header' && (rule === 'cursor-only' || asked);
+  if (cursor && rule === 'cursor-only' && params.has('page')) return { error: CURSOR_ONLY_MESSAGE };
   let page = 1;
   const pageText = params.get('page');
   if (!cursor && pageText !== null) {
@@ -164,6 +180,13 @@ export function planPage(view: CollectionView, query: PageQuery, path: string, p
   };
 }
 
+/**
+ * How a page that links nowhere (a collection that fits one page, an empty one) is written: with
+ * its `view` (`view`, the default) or, as a recorded page of the real service, without `view` and
+ * with a `hydra:search` IRI template (`no-view`).
+ */
+export type SinglePage = 'view' | 'no-view';
+
 /** How the envelope is spelled and written. */
 export interface EnvelopeStyle {
   /** `hydra:member` etc. (true) or the unprefixed terms of current API Platform (`member`, `view`…). */
@@ -172,6 +195,8 @@ export interface EnvelopeStyle {
   cursorPrevious: 'previous' | 'last';
   /** The bytes: API Platform's escapes, JSON.stringify's, or the debug-mode pretty print (sandbox/wire.ts). */
   wire: WireEncoding;
+  /** A page that links nowhere: with its `view` or without (default `view`). */
+  singlePage?: SinglePage;
 }
 
 /** The `view` object of a page: its links in the order API Platform writes them. */
@@ -195,11 +220,30 @@ function viewObject(plan: PagePlan, links: PageLinks, style: EnvelopeStyle): Rec
 }
 
 /**
+ * The `hydra:search` of a collection, as API Platform's CollectionFiltersNormalizer writes it: an
+ * IRI template of the filters and one mapping per variable (`createdAt[after]` maps to `createdAt`).
+ */
+function searchObject(collectionId: string, variables: readonly string[], p: string): Record<string, unknown> {
+  return {
+    '@type': `${p}IriTemplate`,
+    [`${p}template`]: `${collectionId}{?${variables.join(',')}}`,
+    [`${p}variableRepresentation`]: 'BasicRepresentation',
+    [`${p}mapping`]: variables.map((variable) => ({
+      '@type': 'IriTemplateMapping',
+      variable,
+      property: variable.replace(/^order\[(.*)\]$/, '$1').replace(/\[.*\]$/, ''),
+      required: false,
+    })),
+  };
+}
+
+/**
  * Renders a collection page as JSON-LD (a Hydra collection, as in the API documentation's sample
  * pages) into one Buffer: the envelope's head and tail in the style's encoding around the cached
  * bytes of each member (already in that encoding), without re-serialising them.
  * @param collectionId the collection's `@id` (the request path without query)
  * @param links the links to write (possibly altered by faults)
+ * @param search the collection's filter variables, for the `hydra:search` of a page without `view`
  */
 export function renderPage(
   view: CollectionView,
@@ -208,12 +252,15 @@ export function renderPage(
   collectionId: string,
   context: string,
   style: EnvelopeStyle,
+  search: readonly string[] = [],
 ): Buffer {
   const p = style.prefixed ? 'hydra:' : '';
   const envelope: Record<string, unknown> = { '@context': context, '@id': collectionId, '@type': `${p}Collection` };
   if (plan.includeTotal) envelope[`${p}totalItems`] = plan.total;
   envelope[`${p}member`] = [];
-  envelope[`${p}view`] = viewObject(plan, links, style);
+  const alone = links.first === undefined && links.previous === undefined && links.next === undefined && links.last === undefined;
+  if (style.singlePage !== 'no-view' || !alone) envelope[`${p}view`] = viewObject(plan, links, style);
+  else if (search.length > 0) envelope[`${p}search`] = searchObject(collectionId, search, p);
   const frame = encodeFrame(envelope, `${p}member`, style.wire);
   if (plan.end <= plan.start) return Buffer.from(frame.empty);
   const separator = Buffer.from(frame.separator);

@@ -8,6 +8,7 @@ import type { Dataset, GeneratedCollection } from './data.js';
 import { matchRoute, type Route } from './routes.js';
 import { validateFilters, type Violation } from './validation.js';
 import type { WireEncoding } from './wire.js';
+import type { DateStyle } from './records/values.js';
 
 /** Finds the state of the collection a route or path names; see {@link createCollectionRegistry}. */
 export interface CollectionRegistry {
@@ -29,13 +30,33 @@ export interface CollectionRegistry {
   violationsFor(route: Route, url: URL): Violation[];
 }
 
+/** Routes of the current path family that serve an older route's collection (that taxpayer's). */
+const SAME_COLLECTION: Readonly<Record<string, string>> = {
+  'entity-invoices': 'invoices',
+  'entity-line-items': 'taxpayer-line-items',
+  'entity-payments': 'payments',
+};
+
+/** -1 when the route names none, undefined for an unknown one (a 404). */
+function taxpayerOf(dataset: Dataset, route: Route): number | undefined {
+  const t =
+    route.taxpayerId !== undefined
+      ? dataset.taxpayerIndex(route.taxpayerId)
+      : route.entityId !== undefined
+        ? dataset.entityTaxpayer(route.entityId)
+        : -1;
+  return t < 0 && (route.taxpayerId !== undefined || route.entityId !== undefined) ? undefined : t;
+}
+
 /** Remembered invoice owners before the cache is cleared. */
 const MAX_KNOWN_OWNERS = 10_000;
 
-/** The generated type of a route's collection when it has filters (invoices, events, entities). */
+/** The generated type of a route's collection when it has filters (invoices, events, entities; an entity's invoices and events too). */
 function filteredBase(dataset: Dataset, route: Route): GeneratedCollection | undefined {
   const key = route.endpoint.key;
-  return key === 'invoices' ? dataset.invoices(0) : key === 'events' ? dataset.events() : key === 'entities' ? dataset.entities() : undefined;
+  if (key === 'invoices' || key === 'entity-invoices') return dataset.invoices(0);
+  if (key === 'events' || key === 'entity-events') return dataset.events();
+  return key === 'entities' ? dataset.entities() : undefined;
 }
 
 /** Filters of the collection's generated type (see {@link CollectionRegistry.filtersFor}). */
@@ -56,6 +77,7 @@ function violationsOf(dataset: Dataset, route: Route, url: URL): Violation[] {
  * @param seed the sandbox seed (seeds the ids of inserted items)
  * @param churn brings a collection's churn up to the clock's time each time it is resolved (sandbox/churn.ts)
  * @param wire how item bytes are written (sandbox/wire.ts)
+ * @param dates how item dates are written (records/values.ts `DateStyle`)
  */
 export function createCollectionRegistry(
   dataset: Dataset,
@@ -63,12 +85,13 @@ export function createCollectionRegistry(
   seed: number,
   churn?: (state: CollectionState) => void,
   wire: WireEncoding = 'apiplatform',
+  dates: DateStyle = 'iso',
 ): CollectionRegistry {
   const states = new Map<string, CollectionState>();
   const invoiceOwner = new Map<string, number>();
 
   const state = (key: string, make: () => GeneratedCollection): CollectionState => {
-    const s = states.get(key) ?? createCollectionState(key, make(), budget, seed, wire);
+    const s = states.get(key) ?? createCollectionState(key, make(), budget, seed, wire, dates);
     states.set(key, s);
     churn?.(s);
     return s;
@@ -98,12 +121,13 @@ export function createCollectionRegistry(
   };
 
   const resolve = (route: Route): CollectionState | undefined => {
-    let t = -1;
-    if (route.taxpayerId !== undefined) {
-      t = dataset.taxpayerIndex(route.taxpayerId);
-      if (t < 0) return undefined;
-    }
-    switch (route.endpoint.key) {
+    const t = taxpayerOf(dataset, route);
+    if (t === undefined) return undefined;
+    switch (SAME_COLLECTION[route.endpoint.key] ?? route.endpoint.key) {
+      case 'entity-events':
+        return state(`entity-events:${t}`, () => dataset.taxpayerEvents(t));
+      case 'organisation-payments':
+        return state('organisation-payments', () => dataset.organisationPayments());
       case 'entities':
         return state('entities', () => dataset.entities());
       case 'events':
@@ -126,8 +150,7 @@ export function createCollectionRegistry(
     resolve,
     invoicesOf,
     resolvePath(path) {
-      const pathname = new URL(path, 'http://sandbox.invalid').pathname;
-      const route = matchRoute(pathname);
+      const route = matchRoute(new URL(path, 'http://sandbox.invalid').pathname);
       const s = route && resolve(route);
       if (!s) throw new Error(`not a sandbox collection: ${path}`);
       return s;

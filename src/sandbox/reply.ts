@@ -6,7 +6,7 @@
 import type { Clock } from '../time/clock.js';
 import type { FaultInjector } from './faults.js';
 import type { RateLimitDecision, RateLimiter } from './limiter.js';
-import { parsePageQuery, planPage } from './pages.js';
+import { parsePageQuery, planPage, type PagingRule, type SinglePage } from './pages.js';
 import type { CollectionRegistry } from './registry.js';
 import type { RequestLog } from './request-log.js';
 import { finishDraft } from './respond.js';
@@ -17,7 +17,9 @@ import {
   messageBody,
   PROBLEM_TYPE,
   requestIdOf,
+  setFrameworkError,
   setMessage,
+  type ErrorStyle,
   type PageDraft,
   type ResponseDraft,
 } from './responses.js';
@@ -41,6 +43,12 @@ export interface ReplyHandlerOptions {
   cursorEnd: CursorEnd;
   /** How bodies are written (sandbox/wire.ts). */
   wire: WireEncoding;
+  /** How the framework's 400, 404 and 405 are written (responses.ts). */
+  errors: ErrorStyle;
+  /** How the paging mode is chosen where cursor mode is allowed (sandbox/pages.ts). */
+  paging: PagingRule;
+  /** A page that links nowhere: with its `view` or without (sandbox/pages.ts). */
+  singlePage: SinglePage;
   limiter: RateLimiter;
   /** `route`: one window per endpoint key; `path`: one per concrete path (see SandboxOptions.limitScope). */
   limitScope: LimitScope;
@@ -68,38 +76,38 @@ function unauthorized(nowMs: number, requestId: string): SandboxReply {
  * (sandbox/validation.ts), else a page of the collection.
  */
 function planAnswer(
-  options: Pick<ReplyHandlerOptions, 'registry' | 'cursorEnd' | 'wire'>,
+  options: Pick<ReplyHandlerOptions, 'registry' | 'cursorEnd' | 'wire' | 'errors' | 'paging'>,
   req: SandboxRequest,
   url: URL,
   route: Route | undefined,
   decision: RateLimitDecision,
 ): ResponseDraft {
-  const { registry } = options;
+  const { registry, errors, wire } = options;
   const draft = createDraft(decision);
   if (decision.limited) {
     setMessage(draft, 429, 'Too Many Requests');
     return draft;
   }
   if (req.method !== 'GET') {
-    setMessage(draft, 405, 'Method Not Allowed');
+    setFrameworkError(draft, 405, 'Method Not Allowed', errors, wire);
     draft.extra.Allow = 'GET';
     return draft;
   }
   const state = route && registry.resolve(route);
   if (!route || !state) {
-    setMessage(draft, 404, 'Not Found');
+    setFrameworkError(draft, 404, 'Not Found', errors, wire, route === undefined);
     return draft;
   }
-  const query = parsePageQuery(url.searchParams, route.endpoint.cursor, (name) => req.header(name));
+  const query = parsePageQuery(url.searchParams, route.endpoint.cursor, (name) => req.header(name), options.paging);
   if ('error' in query) {
-    setMessage(draft, 400, query.error);
+    setFrameworkError(draft, 400, query.error, errors, wire);
     return draft;
   }
   const violations = registry.violationsFor(route, url);
   if (violations.length > 0) {
     draft.status = 422;
     draft.contentType = PROBLEM_TYPE;
-    draft.body = Buffer.from(encodeJson(violationProblem(violations), options.wire));
+    draft.body = Buffer.from(encodeJson(violationProblem(violations), wire));
     return draft;
   }
   const view = state.view(registry.filtersFor(route, url, query.mode === 'cursor'));
@@ -153,6 +161,7 @@ export function createReplyHandler(options: ReplyHandlerOptions): (req: SandboxR
       requestId,
       cursorPrevious: options.cursorPrevious,
       wire: options.wire,
+      singlePage: options.singlePage,
       afterRender: (page) => options.afterRender(page),
     });
     entry.status = reply.network?.kind === 'reset-mid-body' ? 0 : reply.status;

@@ -5,7 +5,7 @@
  */
 import { runStage, type RewriteContext } from './fault-table.js';
 import type { FaultRule, NetworkFault } from './faults.js';
-import { renderPage } from './pages.js';
+import { renderPage, type SinglePage } from './pages.js';
 import { httpDate, type PageDraft, type ResponseDraft } from './responses.js';
 import type { SandboxReply } from './types.js';
 import type { WireEncoding } from './wire.js';
@@ -18,6 +18,8 @@ export interface FinishContext extends RewriteContext {
   cursorPrevious: 'previous' | 'last';
   /** How the page is written (sandbox/wire.ts). */
   wire: WireEncoding;
+  /** A page that links nowhere: with its `view` or without (sandbox/pages.ts). */
+  singlePage: SinglePage;
   /** Called once a page is rendered (to warm the next one). */
   afterRender(page: PageDraft): void;
 }
@@ -26,8 +28,8 @@ export interface FinishContext extends RewriteContext {
 function renderDraftPage(draft: ResponseDraft, page: PageDraft, fired: readonly FaultRule[], ctx: FinishContext): void {
   runStage('links', draft, fired, ctx);
   runStage('envelope', draft, fired, ctx);
-  const style = { prefixed: page.prefixed, cursorPrevious: ctx.cursorPrevious, wire: ctx.wire };
-  draft.body = renderPage(page.view, page.plan, page.links, ctx.url.pathname, page.state.context, style);
+  const style = { prefixed: page.prefixed, cursorPrevious: ctx.cursorPrevious, wire: ctx.wire, singlePage: ctx.singlePage };
+  draft.body = renderPage(page.view, page.plan, page.links, ctx.url.pathname, page.state.context, style, page.state.search);
   ctx.afterRender(page);
   runStage('body', draft, fired, ctx);
 }

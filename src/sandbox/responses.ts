@@ -8,6 +8,7 @@ import type { NetworkFault } from './faults.js';
 import type { RateLimitDecision } from './limiter.js';
 import type { PageLinks, PagePlan } from './pages.js';
 import { hash32, hex32 } from './random.js';
+import { encodeJson, type WireEncoding } from './wire.js';
 
 /** `Content-Type` of error messages (`{"message": …}`). */
 export const JSON_TYPE = 'application/json';
@@ -100,5 +101,40 @@ export function setMessage(draft: ResponseDraft, status: number, message: string
   draft.status = status;
   draft.contentType = JSON_TYPE;
   draft.body = messageBody(message);
+  draft.page = undefined;
+}
+
+/**
+ * How the sandbox writes the errors the framework answers itself (400, 404, 405): `message`, the
+ * service's documented `{"message": …}`, or `problem`, API Platform's `application/problem+json`.
+ * A 401 and a 429 come from the deployment in front of it: `{"message": …}` in both.
+ */
+export type ErrorStyle = 'message' | 'problem';
+
+/** An unknown route's 404 as API Platform writes it (Symfony's routing, before any resource). */
+const UNKNOWN_ROUTE = { type: 'https://tools.ietf.org/html/rfc2616#section-10', title: 'An error occurred', detail: 'Not Found' };
+
+/**
+ * Turns a draft into the framework's error answer with `status` in `style`: `{"message": detail}`,
+ * or API Platform's problem details (an unknown route's own body when `unknownRoute`).
+ */
+export function setFrameworkError(
+  draft: ResponseDraft,
+  status: number,
+  detail: string,
+  style: ErrorStyle,
+  wire: WireEncoding,
+  unknownRoute = false,
+): void {
+  if (style === 'message') {
+    setMessage(draft, status, detail);
+    return;
+  }
+  const problem = unknownRoute
+    ? UNKNOWN_ROUTE
+    : { '@context': '/contexts/Error', '@type': 'Error', title: 'An error occurred', detail, status, description: detail, type: `/errors/${status}` };
+  draft.status = status;
+  draft.contentType = PROBLEM_TYPE;
+  draft.body = Buffer.from(encodeJson(problem, wire));
   draft.page = undefined;
 }

@@ -1,16 +1,27 @@
 /**
- * Routing of the sandbox: a request path matched against the endpoint table of src/endpoints.ts.
+ * Routing of the sandbox: a request path matched against the endpoint table of src/endpoints.ts,
+ * the older `/taxpayers/…` family and the current path family (`/entities/{entityId}/…`,
+ * `/invoices/payments`).
  */
 import { ENDPOINTS, type Endpoint } from '../endpoints.js';
+import { PATH_FAMILY } from '../path-family.js';
 
 /** An endpoint and the ids its path named (decoded). */
 export interface Route {
   endpoint: Endpoint;
   taxpayerId?: string;
   invoiceId?: string;
+  entityId?: string;
 }
 
-const ROUTES = ENDPOINTS.map((endpoint) => ({ endpoint, segments: endpoint.path.split('/').slice(1) }));
+const ROUTES = [...ENDPOINTS, ...PATH_FAMILY].map((endpoint) => ({ endpoint, segments: endpoint.path.split('/').slice(1) }));
+
+/** The field of a {@link Route} each placeholder fills. */
+const ID_FIELDS: Readonly<Record<string, 'taxpayerId' | 'invoiceId' | 'entityId'>> = {
+  '{taxpayerId}': 'taxpayerId',
+  '{invoiceId}': 'invoiceId',
+  '{entityId}': 'entityId',
+};
 
 /**
  * Matches a percent-encoded path (no query) against the endpoint table; ids come back decoded.
@@ -34,8 +45,7 @@ export function matchRoute(pathname: string): Route | undefined {
           return undefined;
         }
         if (value === '') ok = false;
-        else if (want === '{taxpayerId}') route.taxpayerId = value;
-        else route.invoiceId = value;
+        else route[ID_FIELDS[want]!] = value;
       } else if (want !== got) {
         ok = false;
       }

@@ -7,6 +7,9 @@ import type { FaultConfig, FaultKind, FaultRule, NetworkFault } from './faults.j
 import type { LimitedWindow } from './limiter.js';
 import type { CursorEnd } from './cursor.js';
 import type { WireEncoding } from './wire.js';
+import type { ErrorStyle } from './responses.js';
+import type { SinglePage } from './pages.js';
+import type { DateStyle } from './records/values.js';
 
 /** What one rate-limit window of the sandbox counts: each concrete path, or each path template (route). */
 export type LimitScope = 'path' | 'route';
@@ -71,6 +74,36 @@ export interface SandboxOptions {
    * Platform's debug mode). Number literals (`satFolio`, `1.0`) are exact in each.
    */
   wire?: WireEncoding;
+  /**
+   * How the errors API Platform answers itself (400, 404, 405) are written: `message` (default, the
+   * service's documented `{"message": …}`) or `problem` (`application/problem+json` with `title`,
+   * `detail`, `description`, `status`, `type`; an unknown route's 404 is `{"type": …rfc2616…,
+   * "title": …, "detail": "Not Found"}`). A 401 and a 429 are the deployment's `{"message": …}` in
+   * both; a 422 is always problem+json.
+   */
+  errors?: ErrorStyle;
+  /**
+   * The endpoints that can page by cursor (`cursor` of src/endpoints.ts) page by cursor only, as
+   * the real service's current invoice endpoints: cursor pages whatever `X-Pagination-Style`
+   * says, and any request carrying `page` is a 400 `{"message":"Only cursor pagination is
+   * available for this endpoint."}` (default false).
+   */
+  cursorOnly?: boolean;
+  /**
+   * `X-Pagination-Style` is ignored, as plain API Platform does (the header is the deployment's
+   * own): offset pages whatever the client asks (default false). Not with {@link cursorOnly}.
+   */
+  ignorePaginationStyle?: boolean;
+  /**
+   * A page that links nowhere (a collection that fits one page, an empty one): `view` (default)
+   * keeps its `view`; `no-view` leaves it out and writes a `hydra:search` IRI template instead, as
+   * a recorded page of the real service.
+   */
+  singlePage?: SinglePage;
+  /** How item dates are written: `iso` (default, `2024-03-28T16:45:09.000Z`) or `naive` (`2024-03-28 16:45:09`, UTC, as the real service). */
+  dates?: DateStyle;
+  /** A payment's `batchPayment`: `iri` (default, as the API documentation) or `object` (embedded, as the real service sends it). */
+  batchPayment?: 'iri' | 'object';
   /**
    * Items a minute of the clock (default 0: none) inserted or updated in each collection with date
    * filters (invoices, entities, events), stamped with a fresh `updatedAt` (inserts also a fresh

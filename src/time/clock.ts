@@ -1,40 +1,24 @@
-/**
- * Injected time. Everything that waits or measures time (rate-limit waits, retry backoff, the
- * sandbox's windows, progress rates) takes a {@link Clock}, so tests drive a virtual clock and
- * never sleep for real.
- */
+/** Everything that waits or measures time takes a {@link Clock}, so tests drive a virtual clock and never sleep for real. */
 import { setTimeout } from 'node:timers/promises';
 
 /** Largest delay a Node timer accepts (2^31 − 1 ms); longer ones fire at once, so we clamp. */
 export const MAX_TIMER_MS = 2_147_483_647;
 
-/** A source of time and of waiting. */
 export interface Clock {
   /** Wall-clock time, epoch milliseconds (like `Date.now()`); may be skewed against the server. */
   now(): number;
-  /** Monotonic milliseconds from an arbitrary origin, for durations and rates. */
+  /** Monotonic ms from an arbitrary origin, for durations and rates. */
   monotonic(): number;
-  /**
-   * Resolves after `ms` milliseconds (clamped to [0, {@link MAX_TIMER_MS}]).
-   * @throws the signal's reason (an `AbortError` DOMException by default) when `signal` aborts first.
-   */
+  /** @throws the signal's reason (an `AbortError` DOMException by default) when `signal` aborts first */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-/**
- * What an aborted `signal` rejects with: its own reason (an `AbortError` DOMException when aborted
- * without one, as `AbortController.abort()` sets it), so that callers see the reason they gave,
- * as fetch and `node:timers/promises` do.
- */
+/** Callers see the reason they gave, as fetch and `node:timers/promises` do. */
 export function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
 }
 
-/**
- * The real clock: `Date.now()`, `performance.now()` and `node:timers/promises` `setTimeout`. Its
- * sleep rejects with the signal's own reason (timers/promises would wrap it in an `AbortError`
- * whose `cause` is the reason), so callers see the same error from both clocks.
- */
+/** Its sleep rejects with the signal's own reason (timers/promises would wrap it), as the virtual clock does. */
 export const systemClock: Clock = {
   now: () => Date.now(),
   monotonic: () => performance.now(),
@@ -51,13 +35,12 @@ export const systemClock: Clock = {
   },
 };
 
-/** A virtual clock for tests and simulations; see {@link createVirtualClock}. */
 export interface VirtualClock extends Clock {
-  /** Moves time forward by `ms`, firing due sleepers in order. */
+  /** Fires due sleepers in order. */
   advance(ms: number): void;
-  /** Sets wall-clock time (epoch ms) without firing anything; for skew scenarios. */
+  /** Without firing anything; for skew scenarios. */
   setNow(epochMs: number): void;
-  /** Number of sleepers not yet woken. */
+  /** Sleepers not yet woken. */
   pending(): number;
 }
 
@@ -68,14 +51,9 @@ interface Sleeper {
 }
 
 /**
- * A virtual clock that advances by itself: whenever the event loop has nothing else to do but
- * sleepers are waiting (checked with `setImmediate`, i.e. after pending microtasks and I/O
- * callbacks of the current turn), time jumps to the earliest due sleeper and wakes it. Client and
- * in-process sandbox can share one, so a 10-minute rate-limit wait takes no real time.
- *
- * Per-attempt network timeouts stay on real timers (they guard the transport, not the protocol).
- *
- * @param startEpochMs initial wall-clock time, epoch ms (default 2024-04-16T18:00:00Z)
+ * A clock that advances by itself: when the event loop has nothing else to do (checked with
+ * `setImmediate`) but sleepers wait, time jumps to the earliest and wakes it, so a 10-minute wait
+ * takes no real time. Per-attempt network timeouts stay on real timers: they guard the transport.
  * @param options.autoAdvance when false, only {@link VirtualClock.advance} moves time
  */
 export function createVirtualClock(startEpochMs = Date.UTC(2024, 3, 16, 18, 0, 0), options: { autoAdvance?: boolean } = {}): VirtualClock {

@@ -225,7 +225,8 @@ describe('disk full, unwritable path, path is a folder', () => {
   });
 
   const unwritable: Array<[string, (dir: string) => string]> = [
-    ['folder does not exist', (dir) => join(dir, 'missing', 'out.ndjson')],
+    // A missing folder is made (docs/files.md, "Folders"); one that cannot be made is exit 7.
+    ['folder that cannot be made (in /proc)', () => '/proc/collections-fault-test/out.ndjson'],
     [
       'a part of the path is a file',
       (dir) => {

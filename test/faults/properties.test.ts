@@ -75,7 +75,10 @@ const faultArb: fc.Arbitrary<FaultRule> = fc
     status: fc.constantFrom(500, 502, 503, 504),
     request: fc.integer({ min: 1, max: 40 }),
   })
-  .map(({ kind, status, request }) => (kind === 'status' ? { kind, status, requests: request } : { kind, requests: request }));
+  // A refusal of the very first request is a wrong URL, not retried (test/integration/connect-errors.test.ts).
+  .map(({ kind, status, request }) =>
+    kind === 'status' ? { kind, status, requests: request } : { kind, requests: kind === 'refuse' ? Math.max(2, request) : request },
+  );
 
 const scenarioArb = fc.record({
   size: fc.integer({ min: 0, max: 120 }),

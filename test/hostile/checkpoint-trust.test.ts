@@ -96,7 +96,7 @@ describe('a tampered checkpoint is refused before anything is sent', () => {
     expectRefused(
       'out.ndjson',
       (cp) => ({ ...cp, fingerprint: { ...(cp.fingerprint as object), request: '/other' } }),
-      /^collections: --resume with different options than the interrupted export \(request\); repeat the original options or delete \S+$/,
+      /^collections: --resume with different options than the interrupted export \(its ≠ this run's\): the path \/other ≠ \S+ \(the ids\), --items-per-page not given ≠ \d+; repeat its options, or run with --restart instead of --resume to discard \S+ and the \.part file and start afresh$/,
     ));
 
   it.each([

@@ -251,7 +251,7 @@ describe('retries', () => {
     const got = await fetchPage(client, new URL('/entities', BASE));
     expect(got.page.members.values()).toEqual([2]);
     expect(scope.isDone()).toBe(true);
-    expect(events.find((e) => e.type === 'retry')).toMatchObject({ reason: expect.stringContaining('timeout after 0.2 s') as string });
+    expect(events.find((e) => e.type === 'retry')).toMatchObject({ reason: expect.stringContaining('timeout after 200 ms') as string });
   });
 });
 

@@ -110,7 +110,9 @@ describe('exit codes', () => {
     expect(r.code).toBe(4);
     expectOneErrorLine(r.lines, /not found.*HTTP 404.*Not Found.*X-Request-ID: \S+/);
     expect(dir.has('x.ndjson.part')).toBe(false);
-    expect(r.lines[0]).toMatch(/; check --taxpayer NOPE010101AAA \(the API does not know it at http:\/\/127\.0\.0\.1:9\/\)$/);
+    expect(r.lines[0]).toMatch(
+      /; check --taxpayer NOPE010101AAA, or whether the API serves http:\/\/127\.0\.0\.1:9\/taxpayers\/NOPE010101AAA\/invoices at all$/,
+    );
   });
 
   it.each([[['entities']], [['events', '--dry-run']]])(
@@ -121,14 +123,16 @@ describe('exit codes', () => {
       expect(r.code).toBe(4);
       expect(r.lines).toHaveLength(1);
       expect(r.lines[0]).not.toContain('--taxpayer');
-      expect(r.lines[0]).toContain(`; no id was given, so the path of base-url ${base} is the likely mistake: check it`);
+      expect(r.lines[0]).toContain(`; check the path /wrong/${args[0]} and the path of base-url ${base} (\`collections config get base-url\``);
     },
   );
 
   it('4 with both ids given names both', async () => {
     const r = await runInProcess(world, dir, ['line-items', '--taxpayer', world.taxpayer, '--invoice', '00000000-0000-4000-8000-000000000000']);
     expect(r.code).toBe(4);
-    expect(r.lines[0]).toMatch(new RegExp(`; check --taxpayer ${world.taxpayer} and --invoice 00000000-0000-4000-8000-000000000000 \\(`));
+    expect(r.lines[0]).toMatch(
+      new RegExp(`; check --taxpayer ${world.taxpayer} and --invoice 00000000-0000-4000-8000-000000000000, or whether the API serves `),
+    );
   });
 
   it('5: a rate-limit wait over --max-wait keeps the checkpoint and says how to resume', async () => {
@@ -194,8 +198,7 @@ describe('exit codes', () => {
 
   it.each([
     ['a folder', (d: TempDir) => (mkdirSync(d.file('out.ndjson')), 'out.ndjson'), /is a folder/],
-    ['a missing folder', () => 'missing/out.ndjson', /does not exist/],
-    ['a file as folder', (d: TempDir) => (writeFileSync(d.file('plain'), 'x'), 'plain/out.ndjson'), /not a folder/],
+    ['a file as folder', (d: TempDir) => (writeFileSync(d.file('plain'), 'x'), 'plain/out.ndjson'), /plain is a file, not a folder$/],
   ])('7: --out is %s: zero requests', async (_name, make, pattern) => {
     const out = make(dir);
     const r = await runInProcess(world, dir, ['entities', '--out', out]);
@@ -205,10 +208,18 @@ describe('exit codes', () => {
     expect(r.t.fetched).toHaveLength(0);
   });
 
+  it('0: the missing folders of --out and --manifest are made before the first request', async () => {
+    const r = await runInProcess(world, dir, ['entities', '--out', 'dry/invoices.csv', '--manifest', 'm/n/run.json', '-q']);
+    expect(r.code).toBe(0);
+    const manifest = JSON.parse(dir.read('m/n/run.json').toString()) as { outputs: Array<{ file: string; items: number }> };
+    expect(manifest.outputs).toMatchObject([{ file: '../../dry/invoices.csv', items: 25 }]);
+    expect(dir.has('dry/invoices.csv')).toBe(true);
+  });
+
   it.skipIf(!existsSync('/proc/self'))('7: an unwritable path (/proc, refused even to root): zero requests', async () => {
     const r = await runInProcess(world, dir, ['entities', '--out', '/proc/collections-export.ndjson']);
     expect(r.code).toBe(7);
-    expectOneErrorLine(r.lines, /^collections: cannot [\w ]+ \/proc\/collections-export\.ndjson\.(part|lock): /);
+    expectOneErrorLine(r.lines, /^collections: cannot write \/proc\/collections-export\.ndjson: /);
     expect(world.sandbox.requests()).toHaveLength(0);
   });
 

@@ -103,6 +103,39 @@ describe('CSV from a real export', () => {
   });
 });
 
+describe('--fields that no item of the first page has', () => {
+  const args = (format: string): string[] => ['invoices', '--taxpayer', world.taxpayer, '--items-per-page', '10', '--format', format];
+  const fields = ['--fields', 'ID,total,issuer.nope,issuer.rfc'];
+  const NAMED = [
+    "collections: --fields: no item of the first page has 'ID'; did you mean 'id'?",
+    "collections: --fields: no item of the first page has 'issuer.nope'; check the name (keys are case-sensitive, nested keys are dot paths such as issuer.rfc)",
+  ];
+
+  it.each(['csv', 'table', 'json', 'ndjson'])('%s: each is named once on stderr, over six pages, and the export completes', async (format) => {
+    const r = await runInProcess(world, dir, [...args(format), ...fields], { columns: 200 });
+    expect(r.code).toBe(0);
+    expect(r.lines.filter((l) => l.includes('--fields'))).toEqual(NAMED);
+  });
+
+  it('with --log-format json: one warning event each', async () => {
+    const r = await runInProcess(world, dir, [...args('csv'), ...fields, '--log-format', 'json']);
+    expect(r.code).toBe(0);
+    const warnings = r.lines.map((l) => JSON.parse(l) as { event: string; message?: string }).filter((e) => e.event === 'warning');
+    expect(warnings.map((e) => `collections: ${e.message!}`)).toEqual(NAMED);
+  });
+
+  it('fields every item has, and an export of no items, name nothing', async () => {
+    const all = await runInProcess(world, dir, [...args('csv'), '--fields', 'id,issuer.rfc,relations']);
+    expect(all.code).toBe(0);
+    expect(all.lines.filter((l) => l.includes('--fields'))).toEqual([]);
+    world = createWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 0 } });
+    const none = await runInProcess(world, dir, [...args('csv'), ...fields]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe('ID,total,issuer.nope,issuer.rfc\r\n');
+    expect(none.lines.filter((l) => l.includes('--fields'))).toEqual([]);
+  });
+});
+
 describe('table', () => {
   it('fits the terminal width', async () => {
     const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--format', 'table'], { columns: 60, stdoutIsTTY: true });
@@ -184,12 +217,23 @@ describe('--resume', () => {
     expect(r.code).toBe(2);
     expect(r.lines).toEqual([
       expect.stringMatching(
-        /^collections: --resume with different options than the interrupted export \(fields\); repeat the original options or delete \S+x\.csv\.checkpoint\.json$/,
+        /^collections: --resume with different options than the interrupted export \(its ≠ this run's\): --fields not given ≠ id,total; repeat its options, or run with --restart instead of --resume to discard \S+x\.csv\.checkpoint\.json and the \.part file and start afresh$/,
       ),
     ]);
     expect(dir.read('x.csv.part').equals(part)).toBe(true);
     expect(dir.read('x.csv.checkpoint.json').equals(checkpoint)).toBe(true);
     expect(world.sandbox.requests()).toHaveLength(sent);
+  });
+
+  it('with another --items-per-page: names it with both values and hints --restart, which leaves no .part behind', async () => {
+    const offset = ['invoices', '--taxpayer', world.taxpayer, '--out', 'x.ndjson'];
+    expect((await runInProcess(world, dir, [...offset, '--items-per-page', '10'], interruptAt(3))).code).toBe(130);
+    const r = await runInProcess(world, dir, [...offset, '--resume']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("(its ≠ this run's): --items-per-page 10 ≠ 1000; repeat its options, or run with --restart");
+    const restarted = await runInProcess(world, dir, [...offset, '--restart']);
+    expect(restarted.code).toBe(0);
+    expect([dir.has('x.ndjson.part'), dir.has('x.ndjson.checkpoint.json'), dir.has('x.ndjson')]).toEqual([false, false, true]);
   });
 
   it('with a corrupt checkpoint: exit 2, nothing sent', async () => {

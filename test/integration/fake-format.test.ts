@@ -10,7 +10,7 @@
 import { writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { FormatDefinition } from '../../src/output/formats/definition.js';
+import type { FormatDefinition } from '../../src/output/formatter.js';
 import { fake } from '../fixtures/fake-format.js';
 import { createWorld, interruptAt, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
 

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, truncateSync, unlinkSyn
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { publicBaseUrl, type Manifest } from '../../src/export/manifest/manifest.js';
-import type { FetchLike } from '../../src/http/fetch-like.js';
+import type { FetchLike } from '../../src/context.js';
 import {
   canaryFree,
   createWorld,

@@ -150,7 +150,7 @@ describe('a run with many taxpayers', () => {
     writeFileSync(dir.file('blocker'), 'not a folder');
     const r = await runInProcess(world, dir, ['invoices', '--taxpayer', rfcs.slice(0, 2).join(','), '--out', 'blocker/{taxpayer}.ndjson']);
     expect(r.code).toBe(7);
-    expect(r.lines).toEqual([expect.stringMatching(/^collections: cannot write \S+blocker\/\S+\.ndjson: \S+blocker is not a folder$/)]);
+    expect(r.lines).toEqual([expect.stringMatching(/^collections: cannot write \S+blocker\/\S+\.ndjson: \S+blocker is a file, not a folder$/)]);
     expect(r.requests).toHaveLength(0);
     expect(readdirSync(dir.path).filter((f) => f !== 'config')).toEqual(['blocker']);
   });
@@ -162,6 +162,21 @@ describe('a run with many taxpayers', () => {
     expect(r.lines.find((l) => l.startsWith(rfcs[0]!))).toMatch(/failed \(exit 3\): the API key was rejected/);
     expect(r.lines.filter((l) => l.endsWith('not started'))).toHaveLength(3);
     expect(r.stderr).not.toContain(WRONG_KEY);
+    // Not resumable: the hint is to fix the key, and the run leaves none of the folders it made.
+    expect(r.lines.at(-1)).toMatch(
+      /^collections: the API key was rejected; set a valid key with `collections config set api-key` or COLLECTIONS_API_KEY, then run the command again: collections invoices .*'out\/\{taxpayer\}\/invoices-\{date\}\.ndjson' --items-per-page 5 --base-url \S+$/,
+    );
+    expect(r.stderr).not.toContain('--resume');
+    expect(readdirSync(dir.path).filter((f) => f !== 'config')).toEqual([]);
+  });
+
+  it('a single export to a template leaves no folder it made when it fails; a folder that holds a checkpoint stays', async () => {
+    const one = ['invoices', '--taxpayer', rfcs[0]!, '--out', 'a/b/{taxpayer}.ndjson', '--items-per-page', '5'];
+    const rejected = await runInProcess(world, dir, [...one, '--api-key', WRONG_KEY], { noKey: true });
+    expect(rejected.code).toBe(3);
+    expect(readdirSync(dir.path).filter((f) => f !== 'config')).toEqual([]);
+    expect((await runInProcess(world, dir, one, interruptAt(2))).code).toBe(130);
+    expect(readdirSync(dir.file('a/b')).sort()).toEqual([`${rfcs[0]!}.ndjson.checkpoint.json`, `${rfcs[0]!}.ndjson.part`]);
   });
 
   it('a template with one taxpayer creates its folders and fills {endpoint} and {date}', async () => {
@@ -209,9 +224,12 @@ describe('one state file and one manifest for the run', () => {
 
   it('parallel taxpayers keep every state entry; the run manifest has their watermarks and verify checks it', async () => {
     const five = rfcs.slice(0, 5);
-    const args = (extra: string[]): string[] =>
-      invoices([five.join(',')], ['--state', 'state.json', '--manifest', 'out/run.json', '--parallel', '4', '-q', ...extra]);
-    expect((await runInProcess(world, dir, args([]))).code).toBe(0);
+    // Each run in its own folder (docs/nightly-sync.md, "Running twice"): `run` in place of `out`.
+    const args = (run: string): string[] =>
+      invoices([five.join(',')], ['--state', 'state.json', '--manifest', `${run}/run.json`, '--parallel', '4', '-q']).map((a) =>
+        a.replace(/^out\//, `${run}/`),
+      );
+    expect((await runInProcess(world, dir, args('out'))).code).toBe(0);
     const first = readJson('state.json') as State;
     expect(Object.keys(first.watermarks).sort()).toEqual(five.map((t) => `invoices ${t}`).sort());
     const m1 = readJson('out/run.json') as RunManifest;
@@ -222,27 +240,47 @@ describe('one state file and one manifest for the run', () => {
     expect(dir.has(`${fileOf(five[0]!)}.manifest.json`)).toBe(false);
 
     world.clock.advance(10 * 60_000);
-    expect((await runInProcess(world, dir, args(['--restart']))).code).toBe(0);
+    expect((await runInProcess(world, dir, args('out2'))).code).toBe(0);
     const second = readJson('state.json') as State;
-    const m2 = readJson('out/run.json') as RunManifest;
+    const m2 = readJson('out2/run.json') as RunManifest;
     for (const o of m2.outputs) {
       const key = `invoices ${o.ids.taxpayerId}`;
       expect(o.watermark).toEqual({ before: first.watermarks[key]!.since, after: second.watermarks[key]!.since });
       expect(o.watermark.after).not.toBe(o.watermark.before);
     }
 
-    const ok = await runInProcess(world, dir, ['verify', 'out/run.json']);
+    const ok = await runInProcess(world, dir, ['verify', 'out/run.json', 'out2/run.json']);
     expect(ok.code).toBe(0);
-    expect(ok.stdout.split('\n').filter((l) => l.startsWith('ok '))).toHaveLength(5);
+    expect(ok.stdout.split('\n').filter((l) => l.startsWith('ok '))).toHaveLength(10);
 
-    const victim = dir.file(fileOf(five[2]!));
+    const victim = fileOf(five[2]!).replace(/^out\//, 'out2/');
     // The incremental files may be empty (nothing changed): one more line changes any of them.
-    writeFileSync(victim, `${dir.read(fileOf(five[2]!)).toString()}{"id":"planted"}\n`);
-    const bad = await runInProcess(world, dir, ['verify', 'out/run.json']);
+    writeFileSync(dir.file(victim), `${dir.read(victim).toString()}{"id":"planted"}\n`);
+    const bad = await runInProcess(world, dir, ['verify', 'out2/run.json']);
     expect(bad.code).toBe(8);
     expect(bad.stderr).toContain(`${five[2]}/invoices-${DATE}.ndjson: SHA-256`);
     expect(bad.stderr).toContain('holds');
     expect(bad.stdout.split('\n').filter((l) => l.startsWith('ok '))).toHaveLength(4);
+  });
+
+  it("a second incremental run into the first run's files: exit 2 before any request; files, run manifest and state kept", async () => {
+    const three = rfcs.slice(0, 3);
+    const args = invoices([three.join(',')], ['--state', 'state.json', '--manifest', 'out/run.json', '-q']);
+    expect((await runInProcess(world, dir, args)).code).toBe(0);
+    const kept = [...three.map(fileOf), 'out/run.json', 'state.json'].map((f) => dir.read(f).toString());
+    world.clock.advance(10 * 60_000);
+    const again = await runInProcess(world, dir, args);
+    expect(again.code).toBe(2);
+    expect(again.requests).toHaveLength(0);
+    expect(again.lines).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^collections: \\S+/${fileOf(three[0]!)} holds a full export \\(its manifest says so\\); this export asks only for what changed since 2024-04-16T17:59:59\\+00:00, `,
+        ),
+      ),
+    ]);
+    expect([...three.map(fileOf), 'out/run.json', 'state.json'].map((f) => dir.read(f).toString())).toEqual(kept);
+    expect((await runInProcess(world, dir, ['verify', 'out/run.json'])).code).toBe(0);
   });
 
   it('a run manifest after --resume still lists the outputs finished before the interruption', async () => {

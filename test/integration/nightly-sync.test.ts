@@ -4,7 +4,7 @@
  * change and advances the watermark; an interrupted incremental run that leaves the state alone
  * and a `--resume` that completes it with the original watermark; the usage errors of `--since`.
  */
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   createWorld,
@@ -153,12 +153,27 @@ describe('--state', () => {
     ]);
   });
 
-  it("a state file's folder that cannot be made is exit 7 before the first request; the output is not written", async () => {
-    writeFileSync(dir.file('blocker'), '');
-    const args = sync('x.ndjson').map((a) => (a === 'state.json' ? 'blocker/state.json' : a));
+  it.each([
+    [
+      'a file on its path',
+      (d: TempDir) => (writeFileSync(d.file('blocker'), ''), 'blocker/state.json'),
+      'a part of the path is not a folder (ENOTDIR)',
+    ],
+    ['a folder', (d: TempDir) => (mkdirSync(d.file('folder')), 'folder'), 'it is a folder'],
+  ])('a state file with %s is exit 7 with the cause in words, before the first request; nothing is written', async (_name, make, words) => {
+    const args = sync('x.ndjson').map((a) => (a === 'state.json' ? make(dir) : a));
     const r = await runInProcess(world, dir, args);
-    expect(r.code === 2 || r.code === 7).toBe(true);
-    expect(r.stderr).toContain('blocker');
+    expect(r.code).toBe(7);
+    expect(r.lines).toEqual([expect.stringMatching(new RegExp(`^collections: cannot \\w+ the state file \\S+: ${words.replace(/[()]/g, '\\$&')}$`))]);
+    expect(r.requests).toHaveLength(0);
+    expect(dir.has('x.ndjson')).toBe(false);
+  });
+
+  it.skipIf(!existsSync('/proc/self'))('a state file in /proc (which takes no file, even from root) is exit 7 before the first request', async () => {
+    const args = sync('x.ndjson').map((a) => (a === 'state.json' ? '/proc/collections-state.json' : a));
+    const r = await runInProcess(world, dir, args);
+    expect(r.code).toBe(7);
+    expect(r.lines).toEqual([expect.stringMatching(/^collections: cannot write \/proc\/collections-state\.json: /)]);
     expect(r.requests).toHaveLength(0);
     expect(dir.has('x.ndjson')).toBe(false);
   });
@@ -204,5 +219,78 @@ describe('--since', () => {
     const bad = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--since', '2024-02-30']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('not an ISO 8601 date');
+  });
+});
+
+describe('an incremental export and an output already there (docs/nightly-sync.md, "Running twice")', () => {
+  /** Every file of the temp folder but the config, with its bytes. */
+  const files = (): Record<string, string> =>
+    Object.fromEntries(
+      readdirSync(dir.path)
+        .filter((f) => f !== 'config')
+        .sort()
+        .map((f) => [f, dir.read(f).toString('latin1')]),
+    );
+
+  it.each(['x.ndjson', 'x.csv', 'x.json.gz'])(
+    "%s: a second --state run to the first one's file stops before any request (exit 2); every file kept",
+    async (out) => {
+      expect((await runInProcess(world, dir, sync(out))).code).toBe(0);
+      const kept = files();
+      world.clock.advance(10 * MINUTE);
+      const r = await runInProcess(world, dir, sync(out));
+      expect(r.code).toBe(2);
+      expect(r.requests).toHaveLength(0);
+      expect(r.lines).toEqual([
+        `collections: ${dir.file(out)} holds a full export (its manifest says so); this export asks only for what changed since ${watermarkOf(START)}, so replacing it would lose the items before; move it away once it is consumed, or write each run to its own path (e.g. a folder per run)`,
+      ]);
+      expect(files()).toEqual(kept);
+    },
+  );
+
+  it('--since: a later start is refused; the same start, an earlier one or a full export replaces the file', async () => {
+    const since = (t: string | undefined): string[] => [
+      'invoices',
+      '--taxpayer',
+      world.taxpayer,
+      '--out',
+      'x.ndjson',
+      '-q',
+      ...(t ? ['--since', t] : []),
+    ];
+    const run = async (t: string | undefined): Promise<number> => (await runInProcess(world, dir, since(t))).code;
+    expect(await run('2024-04-16T17:00:00Z')).toBe(0);
+    const later = await runInProcess(world, dir, since('2024-04-16T17:30:00Z'));
+    expect(later.code).toBe(2);
+    expect(later.stderr).toContain('holds what changed since 2024-04-16T17:00:00+00:00 (its manifest says so)');
+    expect(await run('2024-04-16T17:00:00Z')).toBe(0);
+    expect(await run('2024-04-16T16:00:00+00:00')).toBe(0);
+    expect(await run(undefined)).toBe(0);
+    expect(idsOfNdjson(dir.read('x.ndjson').toString())).toHaveLength(60);
+    expect(await run('2024-04-16T16:00:00Z')).toBe(2);
+  });
+
+  it('an output that no manifest describes (none, or one of another size) holds unknown items: refused', async () => {
+    writeFileSync(dir.file('x.ndjson'), 'yesterday\n');
+    const none = await runInProcess(world, dir, [...sync('x.ndjson'), '--since', '2024-04-16']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain(`${dir.file('x.ndjson')} has no manifest that describes it, so what it holds is unknown`);
+    expect(none.requests).toHaveLength(0);
+
+    expect((await runInProcess(world, dir, [...sync('y.ndjson'), '--since', '2024-04-16'])).code).toBe(0);
+    writeFileSync(dir.file('y.ndjson'), `${dir.read('y.ndjson').toString()}{"id":"planted"}\n`);
+    const changed = await runInProcess(world, dir, [...sync('y.ndjson'), '--since', '2024-04-16']);
+    expect(changed.code).toBe(2);
+    expect(changed.stderr).toContain('has no manifest that describes it');
+  });
+
+  it('with --manifest FILE, the entry of that manifest is the one read', async () => {
+    const args = (t: string): string[] => [...sync('x.ndjson'), '--since', t, '--manifest', 'runs/m.json'];
+    expect((await runInProcess(world, dir, args('2024-04-16T12:00:00Z'))).code).toBe(0);
+    expect(dir.has('x.ndjson.manifest.json')).toBe(false);
+    expect((await runInProcess(world, dir, args('2024-04-16T12:00:00Z'))).code).toBe(0);
+    const r = await runInProcess(world, dir, args('2024-04-16T13:00:00Z'));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('holds what changed since 2024-04-16T12:00:00+00:00');
   });
 });

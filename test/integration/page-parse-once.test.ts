@@ -8,15 +8,15 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FetchLike } from '../../src/context.js';
 import { scanPageText } from '../../src/pagination/page-scan.js';
-import { exceedsJsonDepth } from '../../src/pagination/json-depth.js';
+import { exceedsJsonDepth } from '../../src/pagination/json-scan.js';
 import { createWorld, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
 
 vi.mock('../../src/pagination/page-scan.js', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../src/pagination/page-scan.js')>();
   return { ...original, scanPageText: vi.fn(original.scanPageText) };
 });
-vi.mock('../../src/pagination/json-depth.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../src/pagination/json-depth.js')>();
+vi.mock('../../src/pagination/json-scan.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/pagination/json-scan.js')>();
   return { ...original, exceedsJsonDepth: vi.fn(original.exceedsJsonDepth) };
 });
 

@@ -8,9 +8,8 @@ import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:f
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { planExport } from '../../src/commands/export.js';
 import type { ExportFlags } from '../../src/commands/flags.js';
-import { createRateBudget, type RateBudget } from '../../src/rate/budget.js';
+import { createMemoryStore, createRateBudget, type RateBudget } from '../../src/rate/budget.js';
 import { SHARED_QUOTA_FILE, createFileStore } from '../../src/rate/store-file.js';
-import { createMemoryStore } from '../../src/rate/store-memory.js';
 import type { TestContext } from '../helpers/context.js';
 import { runExport } from '../../src/export/run/run.js';
 import { exportServices } from '../../src/export/run/services.js';

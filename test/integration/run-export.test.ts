@@ -115,8 +115,8 @@ describe('runExport services', () => {
     };
     const result = await runExport(p, t.ctx, services);
     expect(written.join('') + finished).toBe('{"id":1}\n{"id":2}\n{"id":3}\n');
-    // The last checkpoint says the export is complete: no next page, every page and item counted.
-    expect(marks.at(-1)).toEqual({ next: null, pages: 2, items: 3, totalItems: undefined });
+    // The last checkpoint says the export is complete: no next page, every page and item counted, the mode paged in.
+    expect(marks.at(-1)).toEqual({ next: null, pages: 2, items: 3, totalItems: undefined, mode: 'cursor' });
     expect(released).toBe(1);
     expect(result.stats).toMatchObject({ items: 3, pages: 2 });
     expect(dir.has('x.ndjson')).toBe(false);

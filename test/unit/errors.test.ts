@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hintOf } from '../../src/commands/hints.js';
 import {
+  AbortError,
   ApiUnavailableError,
   CollectionsError,
   EXIT_CODE_OF,
@@ -34,6 +35,7 @@ describe('errors: one code and one exit code each', () => {
     [new CollectionsError('x', 'E_LOCKED'), 'E_LOCKED', 7],
     [new InterruptedError('SIGINT'), 'E_INTERRUPTED_SIGINT', 130],
     [new InterruptedError('SIGTERM'), 'E_INTERRUPTED_SIGTERM', 143],
+    [new AbortError(), 'E_ABORTED', 130],
   ] as const)('%s → %s, exit %i', (err, code, exit) => {
     expect(err).toBeInstanceOf(CollectionsError);
     expect(err.code).toBe(code);
@@ -50,7 +52,7 @@ describe('errors: one code and one exit code each', () => {
   it('describes an HTTP error with the server message and request id, and its hint', () => {
     const err = new HttpError({ method: 'GET', path: '/taxpayers/X/invoices', status: 404, serverMessage: 'no such taxpayer', requestId: 'r-1' });
     expect(err.message).toBe('not found (GET /taxpayers/X/invoices: HTTP 404): no such taxpayer [X-Request-ID: r-1]');
-    expect(hintOf(err)).toBe('check the --taxpayer and --invoice ids');
+    expect(hintOf(err)).toBe('check the path /taxpayers/X/invoices (the ids in it, and the path of base-url)');
     expect(new HttpError({ method: 'GET', path: '/p', status: 418 }).message).toBe('unexpected response (GET /p: HTTP 418)');
   });
 });

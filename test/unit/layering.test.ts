@@ -89,9 +89,14 @@ describe('layering of cli/, commands/, config/ and endpoints.ts', () => {
     expect(edges.filter((e) => floor(e.from) === 'commands' && floor(e.to) === 'cli')).toEqual([]);
   });
 
-  it('nothing below commands/ imports cli/ or commands/', () => {
-    const up = edges.filter((e) => !['cli', 'commands'].includes(floor(e.from)) && ['cli', 'commands'].includes(floor(e.to)));
+  it('nothing below commands/ imports cli/ or commands/ (the library door, index.ts and library/, stands above commands/)', () => {
+    const up = edges.filter((e) => !['cli', 'commands', 'library', 'index'].includes(floor(e.from)) && ['cli', 'commands'].includes(floor(e.to)));
     expect(up).toEqual([]);
+  });
+
+  it('the library door imports no cli/, and only index.ts imports library/', () => {
+    expect(edges.filter((e) => ['library', 'index'].includes(floor(e.from)) && floor(e.to) === 'cli')).toEqual([]);
+    expect(edges.filter((e) => floor(e.to) === 'library' && !['library', 'index'].includes(floor(e.from)))).toEqual([]);
   });
 
   it('no import cycle runs through the command-line floors', () => {

@@ -5,7 +5,7 @@
  */
 import { constants as fsConstants } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
-import type { FormatterState } from '../../output/writer.js';
+import type { FormatterState } from '../../output/formatter.js';
 import { UsageError } from '../../errors.js';
 import { isObject } from '../../json/object.js';
 import { nodeFileSystem, replaceFile, type FileSystem } from '../../io/files.js';
@@ -35,6 +35,11 @@ export interface Checkpoint {
   formatter: FormatterState;
   /** `hydra:totalItems` if the API sent it, for progress. */
   totalItems?: number;
+  /**
+   * The mode the API paged in, which `--resume` continues in (docs/choices.md, "Cursor-only endpoints and
+   * honest mode"); absent from checkpoints of versions that always paged in the mode asked for.
+   */
+  mode?: 'cursor' | 'offset';
   /**
    * The watermark an incremental export (`--state`) stores when it completes: the server's time of
    * its first response, less a second (docs/nightly-sync.md, "Nightly sync"); a resume keeps it. ISO 8601.
@@ -90,14 +95,66 @@ export async function loadCheckpoint(path: string, fingerprint: Record<string, u
   const theirs = JSON.stringify(checkpoint.fingerprint);
   const ours = JSON.stringify(fingerprint);
   if (theirs !== ours) {
-    const diff = Object.keys({ ...fingerprint, ...checkpoint.fingerprint })
-      .filter((k) => JSON.stringify(fingerprint[k]) !== JSON.stringify(checkpoint.fingerprint[k]))
-      .join(', ');
-    throw new UsageError(`--resume with different options than the interrupted export (${diff}); repeat the original options or delete ${path}`, {
+    const diff = fingerprintDifferences(checkpoint.fingerprint, fingerprint).join(', ');
+    throw new UsageError(`--resume with different options than the interrupted export (its ≠ this run's): ${diff}`, {
       code: 'E_CHECKPOINT',
+      hint: `repeat its options, or run with --restart instead of --resume to discard ${path} and the .part file and start afresh`,
     });
   }
   return checkpoint;
+}
+
+/** The flag behind each field of a fingerprint (commands/export-plan.ts `fingerprintOf`); `request` is read by {@link requestDifferences}. */
+const FINGERPRINT_FLAGS: Readonly<Record<string, string>> = {
+  origin: '--base-url',
+  cursor: '--cursor',
+  total: '--total',
+  format: '--format',
+  fields: '--fields',
+  csvSafe: '--csv-safe',
+  maxItems: '--max-items',
+  state: '--state',
+  compress: '--compress',
+};
+
+/** The flag behind a query parameter of the first request: the paging ones, the incremental filter, else `--param`. */
+function queryFlag(key: string): string {
+  if (key === 'itemsPerPage') return '--items-per-page';
+  if (key === 'page') return '--page';
+  if (key === 'updatedAt[after]' || key === 'createdAt[after]') return `--since (${key})`;
+  return `--param ${key}`;
+}
+
+/** A fingerprint value as a person reads it: a flag given or not, a list, a value. */
+function shownValue(value: unknown): string {
+  if (value === undefined || value === null || value === false || value === '') return 'not given';
+  if (value === true) return 'given';
+  if (typeof value === 'string' || typeof value === 'number') return String(value);
+  return Array.isArray(value) ? value.map((v) => shownValue(v)).join(',') : JSON.stringify(value);
+}
+
+/** What differs between two first requests (`path?query`): the path (the ids), then each query parameter by its flag. */
+function requestDifferences(theirs: unknown, ours: unknown): string[] {
+  const a = new URL(String(theirs), 'http://checkpoint.invalid');
+  const b = new URL(String(ours), 'http://checkpoint.invalid');
+  const out = a.pathname === b.pathname ? [] : [`the path ${a.pathname} ≠ ${b.pathname} (the ids)`];
+  for (const key of new Set([...a.searchParams.keys(), ...b.searchParams.keys()])) {
+    const [x, y] = [a.searchParams.getAll(key), b.searchParams.getAll(key)];
+    if (x.join('\n') !== y.join('\n')) out.push(`${queryFlag(key)} ${shownValue(x.join(','))} ≠ ${shownValue(y.join(','))}`);
+  }
+  return out;
+}
+
+/**
+ * The options that differ between a checkpoint's fingerprint and this run's, named by their flags:
+ * `--items-per-page 100 ≠ 1000`, the checkpoint's value first.
+ */
+export function fingerprintDifferences(theirs: Record<string, unknown>, ours: Record<string, unknown>): string[] {
+  return Object.keys({ ...ours, ...theirs })
+    .filter((k) => JSON.stringify(ours[k]) !== JSON.stringify(theirs[k]))
+    .flatMap((k) =>
+      k === 'request' ? requestDifferences(theirs[k], ours[k]) : [`${FINGERPRINT_FLAGS[k] ?? k} ${shownValue(theirs[k])} ≠ ${shownValue(ours[k])}`],
+    );
 }
 
 /** The text of a checkpoint, read with `O_NOFOLLOW`; undefined when there is none. @throws {UsageError} (exit 2) */
@@ -136,6 +193,7 @@ function checkpointSchemaError(v: unknown): string | undefined {
   }
   if (!isObject(v.formatter)) return 'formatter is not an object';
   if (v.totalItems !== undefined && !isCount(v.totalItems)) return 'totalItems is not a non-negative integer';
+  if (v.mode !== undefined && v.mode !== 'cursor' && v.mode !== 'offset') return 'mode is neither cursor nor offset';
   if (v.watermark !== undefined && (typeof v.watermark !== 'string' || Number.isNaN(Date.parse(v.watermark)))) return 'watermark is not a date';
   if (typeof v.updatedAt !== 'string' || Number.isNaN(Date.parse(v.updatedAt))) return 'updatedAt is not a date';
   return undefined;

@@ -3,7 +3,7 @@
  * ({@link openStdout}) or a sidecar file with its checkpoint (export/files/sidecar.ts).
  */
 import type { OutputStream } from '../../context.js';
-import type { FormatterState } from '../../output/writer.js';
+import type { FormatterState } from '../../output/formatter.js';
 import { createStreamSink } from '../../output/stream-sink.js';
 import type { Checkpoint } from './checkpoint.js';
 import type { FileDigest } from './file-sink.js';
@@ -18,6 +18,8 @@ export interface PageMark {
   items: number;
   /** `hydra:totalItems`, if the API sent it. */
   totalItems: number | undefined;
+  /** The mode the API paged in (pagination/modes.ts), which a resume continues. */
+  mode?: 'cursor' | 'offset';
   /** The pending watermark of an incremental export (see `Checkpoint.watermark`), kept by `--resume`. */
   watermark?: string;
   /** `X-Request-ID` of the page, when the server sent one (a database's run log keeps it). */

@@ -7,19 +7,11 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { dirname } from 'node:path';
 import type { Sink } from '../../output/stream-sink.js';
-import { OutputError, UsageError, type CollectionsError } from '../../errors.js';
-import {
-  checkFolder,
-  fileError,
-  nodeFileSystem,
-  openOwnedFile,
-  statOrUndefined,
-  syncFolder,
-  type FileInfo,
-  type FileSystem,
-} from '../../io/files.js';
+import { OutputError, type CollectionsError } from '../../errors.js';
+import { fileError, nodeFileSystem, openOwnedFile, syncFolder, type FileInfo } from '../../io/files.js';
+import { checkPaths, openResumable, type SinkPaths } from './file-sink-check.js';
 
 /**
  * Bytes a file sink lets wait in its write queue before `write()` waits for them (backpressure):
@@ -45,23 +37,9 @@ export interface FileSink extends Sink {
 }
 
 /** Options of {@link createFileSink}. */
-export interface FileSinkOptions {
-  /** Absolute path of the final file (`--out`). */
-  target: string;
-  /** Absolute path of the sidecar the export writes first. */
-  sidecar: string;
-  /** On resume: truncate the existing sidecar to this many bytes and append; otherwise a new sidecar. */
-  resumeAtBytes?: number;
+export interface FileSinkOptions extends SinkPaths {
   /** Summary name of the destination; default: the target path as given. */
   name?: string;
-  /**
-   * On resume: checks, reading the sidecar before it is truncated, that `resumeAtBytes` is a record
-   * boundary (of a gzip sidecar: the end of a member) and throws ({@link UsageError}, exit 2) when
-   * not (export/files/checkpoint-check.ts `boundaryCheck`).
-   */
-  checkBoundary?: (sidecar: FileHandle) => Promise<void>;
-  /** The file system (default the real one; tests inject write errors). */
-  fs?: FileSystem;
   /**
    * Called before each write reaches the file and before the rename; throws when nothing more may
    * be written (the output lock was lost: export/files/output-lock.ts). That error fails the sink as a
@@ -71,62 +49,22 @@ export interface FileSinkOptions {
 }
 
 /**
- * Validates the paths before any file is touched, so an unusable `--out` fails (exit 7, README
- * "Exit codes") before a request is sent: the target's folder exists and is writable, the target
- * and the sidecar are not folders, and the sidecar's folder is writable.
- * @returns what `stat` says about the sidecar, undefined when there is none
- * @throws {OutputError} (exit 7) naming the path
- */
-async function checkPaths(target: string, sidecar: string): Promise<FileInfo | undefined> {
-  const folder = dirname(target);
-  await checkFolder(folder, target);
-  const targetInfo = await statOrUndefined(target);
-  if (targetInfo?.isDirectory()) throw new OutputError(`cannot write ${target}: it is a folder`);
-  if (dirname(sidecar) !== folder) await checkFolder(dirname(sidecar), sidecar);
-  const sidecarInfo = await statOrUndefined(sidecar);
-  if (sidecarInfo?.isDirectory()) throw new OutputError(`cannot write ${sidecar}: it is a folder`);
-  return sidecarInfo;
-}
-
-/**
- * Opens the sidecar of a resumed export (never through a symlink, only a regular file of this
- * user: io/files.ts `openOwnedFile`), checks `resumeAtBytes` is a record boundary (`checkBoundary`),
- * and truncates it to `resumeAtBytes` (what the checkpoint counts; anything after it was written but
- * never checkpointed).
- * @throws {UsageError} (exit 2, `E_CHECKPOINT`) when the length is not a byte count, the sidecar is
- *   missing or shorter than `resumeAtBytes`, or the offset is not a record boundary: "checkpoint
- *   does not match the partial file"
- * @throws {OutputError} (exit 7) when it cannot be opened or truncated, or is a symlink
+ * {@link openResumable}, then truncates the sidecar to `resumeAtBytes` (what the checkpoint counts;
+ * anything after it was written but never checkpointed) and hashes what is kept.
+ * @throws as {@link openResumable}; {@link OutputError} (exit 7) when it cannot be truncated
  */
 async function reopenSidecar(
   sidecar: string,
   info: FileInfo | undefined,
   options: FileSinkOptions & { resumeAtBytes: number; hash: Hash },
 ): Promise<FileHandle> {
-  const { resumeAtBytes } = options;
-  if (!Number.isSafeInteger(resumeAtBytes) || resumeAtBytes < 0) {
-    throw new UsageError(`checkpoint does not match the partial file ${basename(sidecar)} (bad length ${resumeAtBytes})`, { code: 'E_CHECKPOINT' });
-  }
-  if (info === undefined) {
-    throw new UsageError(`checkpoint does not match the partial file: ${sidecar} is missing`, {
-      code: 'E_CHECKPOINT',
-      hint: 'start over with --restart',
-    });
-  }
-  if (info.size < resumeAtBytes) {
-    throw new UsageError(`checkpoint does not match the partial file: ${sidecar} has ${info.size} bytes, the checkpoint expects ${resumeAtBytes}`, {
-      code: 'E_CHECKPOINT',
-      hint: 'start over with --restart',
-    });
-  }
-  const handle = await openOwnedFile(options.fs ?? nodeFileSystem, sidecar, { create: false });
+  const handle = await openResumable(sidecar, info, options);
   try {
-    if (options.checkBoundary) await options.checkBoundary(handle);
-    await handle.truncate(resumeAtBytes);
-    await hashPrefix(handle, resumeAtBytes, options.hash);
+    await handle.truncate(options.resumeAtBytes);
+    await hashPrefix(handle, options.resumeAtBytes, options.hash);
   } catch (error) {
     await handle.close().catch(() => undefined);
-    throw error instanceof UsageError ? error : fileError('truncate', sidecar, error);
+    throw fileError('truncate', sidecar, error);
   }
   return handle;
 }

@@ -175,6 +175,11 @@ function lostError(target: string, lockPath: string, cause: Error): CollectionsE
 const asLockError = (lockPath: string, error: unknown): OutputError =>
   error instanceof OutputError ? error : fileError('create the lock', lockPath, error);
 
+/** Whether the holder of a lock may be taken over: a process of this host that no longer runs. */
+function isTakeover(owner: LockOwner | undefined, alive: (pid: number) => boolean): owner is LockOwner {
+  return owner !== undefined && owner.host === hostname() && !alive(owner.pid);
+}
+
 /**
  * Takes the lock with `take`, taking over the lock of a dead process of this host.
  * @throws as {@link lockOutput}
@@ -191,8 +196,7 @@ async function acquire(
     if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw asLockError(lockPath, error);
   }
   const owner = await readSettledOwner(lockPath);
-  const alive = options.isAlive ?? processAlive;
-  if (owner === undefined || owner.host !== hostname() || alive(owner.pid)) throw lockedError(target, owner);
+  if (!isTakeover(owner, options.isAlive ?? processAlive)) throw lockedError(target, owner);
   options.note(`collections: took over the stale lock of ${target} (pid ${owner.pid}, since ${owner.since})`);
   await rm(lockPath, { recursive: true, force: true });
   try {
@@ -246,4 +250,33 @@ export async function lockOutput(target: string, options: LockOutputOptions): Pr
       else if (sameOwner(await readOwner(lockPath), owner)) await rm(lockPath, { recursive: true, force: true }).catch(() => undefined);
     },
   };
+}
+
+/** What {@link checkLock} found: no lock, or one {@link lockOutput} would take over (its holder when named). */
+export type LockFound = { kind: 'free' } | { kind: 'stale'; owner?: LockOwner };
+
+/**
+ * What {@link lockOutput} would find, taking nothing (the dry run's): a lock held by a live export
+ * is the same error; a lock whose mtime stood still for {@link LOCK_STALE_MS}, or that names a dead
+ * process of this host, would be taken over.
+ * @throws {CollectionsError} (exit 7, `E_LOCKED`) `another export is writing F (pid N, since T)`
+ * @throws {OutputError} (exit 7) when the lock folder cannot be checked
+ */
+export async function checkLock(target: string, options: Pick<LockOutputOptions, 'isAlive'> = {}): Promise<LockFound> {
+  const { check } = await import('proper-lockfile');
+  const lockPath = `${target}.lock`;
+  let held: boolean;
+  try {
+    held = await check(target, { realpath: false, lockfilePath: lockPath, stale: LOCK_STALE_MS });
+  } catch (error) {
+    throw fileError('check the lock', lockPath, error);
+  }
+  if (!held) {
+    if (!nodeFs.existsSync(lockPath)) return { kind: 'free' };
+    const stale = await readOwner(lockPath);
+    return stale === undefined ? { kind: 'stale' } : { kind: 'stale', owner: stale };
+  }
+  const owner = await readSettledOwner(lockPath);
+  if (!isTakeover(owner, options.isAlive ?? processAlive)) throw lockedError(target, owner);
+  return { kind: 'stale', owner };
 }

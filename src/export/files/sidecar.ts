@@ -124,31 +124,43 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
+/** What an export finds of its checkpoint before it opens the sidecar (see {@link checkCheckpoint}). */
+export type CheckpointFound = { kind: 'none' } | { kind: 'resume'; checkpoint: Checkpoint } | { kind: 'discard' };
+
 /**
  * Reads and checks the checkpoint of `--resume` (schema, fingerprint, next link; the byte offset is
  * checked by the file sink); without `--resume`, an existing checkpoint is never silently discarded:
- * it is an error, unless `--restart` asks to remove it.
+ * it is an error, unless `--restart` asks to remove it. Reads only: the dry run calls it too.
+ * @returns the checkpoint to continue, `discard` for one `--restart` removes, or `none`
  * @throws {UsageError} (exit 2, `E_CHECKPOINT`) for a checkpoint that cannot be trusted, naming what
  *   did not match; without `--resume` or `--restart` when one exists, with the hint `use --resume
  *   to continue it, or --restart to start over`
  */
-async function readCheckpoint(options: SidecarOptions): Promise<Checkpoint | undefined> {
+export async function checkCheckpoint(
+  options: Pick<SidecarOptions, 'target' | 'checkpoint' | 'resume' | 'restart' | 'fingerprint' | 'expectedLink'>,
+): Promise<CheckpointFound> {
   if (options.resume) {
     const checkpoint = await loadCheckpoint(options.checkpoint, options.fingerprint);
-    if (!checkpoint) options.note(`collections: no checkpoint for ${options.target}; starting afresh`);
-    else checkNextLink(options.checkpoint, checkpoint.next, options.expectedLink);
-    return checkpoint;
+    if (!checkpoint) return { kind: 'none' };
+    checkNextLink(options.checkpoint, checkpoint.next, options.expectedLink);
+    return { kind: 'resume', checkpoint };
   }
-  if (await exists(options.checkpoint)) {
-    if (!options.restart) {
-      throw new UsageError(`an interrupted export of ${options.target} has a checkpoint (${options.checkpoint})`, {
-        code: 'E_CHECKPOINT',
-        hint: 'use --resume to continue it, or --restart to start over',
-      });
-    }
-    await removeCheckpoint(options.checkpoint);
+  if (!(await exists(options.checkpoint))) return { kind: 'none' };
+  if (!options.restart) {
+    throw new UsageError(`an interrupted export of ${options.target} has a checkpoint (${options.checkpoint})`, {
+      code: 'E_CHECKPOINT',
+      hint: 'use --resume to continue it, or --restart to start over',
+    });
   }
-  return undefined;
+  return { kind: 'discard' };
+}
+
+/** {@link checkCheckpoint}, then what it found done: a checkpoint `--restart` discards is removed. */
+async function readCheckpoint(options: SidecarOptions): Promise<Checkpoint | undefined> {
+  const found = await checkCheckpoint(options);
+  if (found.kind === 'discard') await removeCheckpoint(options.checkpoint);
+  if (found.kind === 'none' && options.resume) options.note(`collections: no checkpoint for ${options.target}; starting afresh`);
+  return found.kind === 'resume' ? found.checkpoint : undefined;
 }
 
 /**
@@ -223,6 +235,7 @@ export async function openSidecar(options: SidecarOptions): Promise<Destination>
     bytes: sink.bytes,
     formatter: mark.formatterState(),
     ...(mark.totalItems !== undefined ? { totalItems: mark.totalItems } : {}),
+    ...(mark.mode !== undefined ? { mode: mark.mode } : {}),
     ...(mark.watermark !== undefined ? { watermark: mark.watermark } : {}),
     updatedAt: new Date(options.now()).toISOString(),
   });

@@ -5,9 +5,11 @@
  * it looks at is ASCII and UTF-8 never uses an ASCII byte inside a multi-byte character. They count;
  * they do not validate: the SHA-256 in the manifest already proves every byte.
  */
-import { formatDefinition, type ItemCounter, type OutputFormat } from '../../output/writer.js';
+import { formatDefinition } from '../../output/writer.js';
+import type { ItemCounter } from '../../output/formatter.js';
+import type { OutputFormat } from '../../format-names.js';
 
-export type { ItemCounter } from '../../output/writer.js';
+export type { ItemCounter } from '../../output/formatter.js';
 
 /**
  * The counter of a format (its definition's `countItems`): lines for `ndjson`, the array's length

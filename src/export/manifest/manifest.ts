@@ -10,8 +10,8 @@ import { basename, dirname, relative, resolve as resolvePath } from 'node:path';
 import type { Clock } from '../../time/clock.js';
 import type { Endpoint, Ids } from '../../endpoints.js';
 import { UsageError } from '../../errors.js';
-import type { OutputFormat } from '../../output/writer.js';
-import type { ProgressStats } from '../../io/progress.js';
+import type { OutputFormat } from '../../format-names.js';
+import type { ProgressStats } from '../../io/events.js';
 import { nodeFileSystem, replaceFile, type FileSystem } from '../../io/files.js';
 import type { Destination, PageMark } from '../files/destination.js';
 import type { Compression } from '../files/gzip-destination.js';
@@ -47,6 +47,7 @@ export interface ManifestOutput {
    * `--max-items`, no `Date` header).
    */
   watermark: { before: string | null; after: string | null };
+  /** The mode the API paged in (docs/choices.md, "Cursor-only endpoints and honest mode"), which may not be the one asked for. */
   mode: 'cursor' | 'offset';
   format: OutputFormat;
   /**
@@ -55,6 +56,11 @@ export interface ManifestOutput {
    * decompressed bytes. Null for plain text. Absent from manifests written before it existed.
    */
   compression?: Compression | null;
+  /**
+   * The user's request headers (the profile's `header`s and `--header`s) by name, a credential-like
+   * value masked (`****abcd`); absent when there were none.
+   */
+  headers?: Record<string, string>;
   /** When the run that completed the export started: its start, and the `Date` of its first page. */
   started: ManifestInstant;
   /** When it finished: after the rename, and the `Date` of the last page. */
@@ -98,7 +104,7 @@ export interface ManifestPlan {
   /** The output it describes, absolute. */
   readonly target: string;
   /** The fields known before any request (`watermark.after` is set when the export completes). */
-  readonly output: Pick<ManifestOutput, 'baseUrl' | 'endpoint' | 'ids' | 'filters' | 'mode' | 'format' | 'compression' | 'watermark'>;
+  readonly output: Pick<ManifestOutput, 'baseUrl' | 'endpoint' | 'ids' | 'filters' | 'mode' | 'format' | 'compression' | 'watermark' | 'headers'>;
   /**
    * The finished output goes to a run manifest (commands/batch.ts, through the recorder's
    * `onManifest`) instead of a manifest file of its own; `path` is then the run manifest's (so
@@ -117,7 +123,7 @@ export interface ManifestPlanInput {
   cwd: string;
   baseUrl: URL;
   endpoint: Endpoint;
-  /** The endpoint path with the ids filled in (endpoints.ts `buildPath`). */
+  /** The endpoint path with the ids filled in (endpoints.ts `buildPath`), or the path given to `get` (with its query). */
   path: string;
   ids: Ids;
   params: ReadonlyArray<readonly [string, string]>;
@@ -130,6 +136,8 @@ export interface ManifestPlanInput {
   since?: string | undefined;
   /** The output goes to a run manifest of many taxpayers (see {@link ManifestPlan.collect}); default false. */
   collect?: boolean;
+  /** The user's request headers as shown (credential-like values masked); none or empty: not in the manifest. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -172,6 +180,7 @@ export function planManifest(input: ManifestPlanInput): ManifestPlan | undefined
       mode: input.cursor ? 'cursor' : 'offset',
       format: input.format,
       compression: input.compress ?? null,
+      ...(input.headers && Object.keys(input.headers).length > 0 ? { headers: { ...input.headers } } : {}),
     },
   };
 }
@@ -240,6 +249,7 @@ export function createManifestRecorder(plan: ManifestPlan, options: ManifestReco
     const output: ManifestOutput = {
       file: relative(dirname(plan.path), plan.target) || basename(plan.target),
       ...plan.output,
+      mode: mark?.mode ?? out.resumed?.mode ?? plan.output.mode,
       watermark: { ...watermark },
       started: { local: startedLocal, server: serverIso(first?.date) },
       finished: { local: new Date(clock.now()).toISOString(), server: serverIso(last?.date) },

@@ -10,7 +10,7 @@ import { resolve as resolvePath } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { errorReason } from '../../io/files.js';
-import { OUTPUT_FORMATS } from '../../output/writer.js';
+import { OUTPUT_FORMATS } from '../../format-names.js';
 import { COMPRESSIONS } from '../files/gzip-destination.js';
 import { createItemCounter, type ItemCounter } from './item-count.js';
 import { MANIFEST_VERSION, type Manifest, type ManifestOutput } from './manifest.js';

@@ -7,11 +7,17 @@
  */
 import type { Context } from '../../context.js';
 import { createClient } from '../../http/client.js';
+import { mergeHeaders } from '../../http/request-headers.js';
 import type { ExportServices, HttpPlan } from './plan.js';
+
+/** The extra headers of an export's requests: `User-Agent: collections/<version>`, then the user's (which may replace it). */
+export function requestHeaders(http: Pick<HttpPlan, 'headers'>, ctx: Pick<Context, 'version'>): Record<string, string> {
+  return mergeHeaders([['User-Agent', `collections/${ctx.version}`]], Object.entries(http.headers ?? {}));
+}
 
 /**
  * Opens clients with the plan's limits and the context's transport, clock and rate budget, sending
- * `User-Agent: collections/<version>`. Clients of one Context with the same base URL origin and key
+ * `User-Agent: collections/<version>` and the user's headers. Clients of one Context with the same base URL origin and key
  * share their rate-limit windows (`ctx.rateBudget`).
  */
 export function exportClientOpener(http: HttpPlan, ctx: Context): ExportServices['openClient'] {
@@ -26,7 +32,8 @@ export function exportClientOpener(http: HttpPlan, ctx: Context): ExportServices
       timeoutMs: http.timeoutMs,
       maxWaitMs: http.maxWaitMs,
       ...(http.maxBodyBytes === undefined ? {} : { maxBodyBytes: http.maxBodyBytes }),
-      headers: { 'User-Agent': `collections/${ctx.version}` },
+      headers: requestHeaders(http, ctx),
+      secrets: ctx.secrets,
       signal: wiring.signal,
       ...(ctx.rateBudget === undefined ? {} : { budget: ctx.rateBudget }),
       onEvent: wiring.onEvent,

@@ -4,8 +4,8 @@
  */
 import type { RateLimitSnapshot } from '../../http/client.js';
 import type { PageStep } from '../../pagination/paginate.js';
-import type { Formatter } from '../../output/writer.js';
-import type { Progress } from '../../io/progress.js';
+import type { Formatter } from '../../output/formatter.js';
+import type { Progress } from '../../io/events.js';
 import type { Interrupt } from './interrupt.js';
 import type { Destination } from '../files/destination.js';
 import type { ManifestRecorder } from '../manifest/manifest.js';
@@ -87,11 +87,13 @@ async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
   tally.pages += 1;
   progress.onPage(tally.items, tally.pages, tally.totalItems, step.rateLimit);
   const next = last || step.next === undefined ? null : step.next.href;
+  const mode = step.mode ?? plan.mode;
   const mark = {
     next,
     pages: tally.pages,
     items: tally.items,
     totalItems: tally.totalItems,
+    mode,
     ...(step.requestId !== undefined ? { requestId: step.requestId } : {}),
     formatterState: () => formatter.state(),
   };

@@ -10,9 +10,11 @@
  */
 import type { Endpoint } from '../../endpoints.js';
 import type { Client, ClientEvent, ClientOptions } from '../../http/client.js';
-import type { PageStep } from '../../pagination/paginate.js';
-import type { Formatter, FormatterOptions, FormatterState, OutputFormat } from '../../output/writer.js';
+import type { PageStep, PagingMode } from '../../pagination/paginate.js';
+import type { Formatter, FormatterOptions, FormatterState } from '../../output/formatter.js';
+import type { OutputFormat } from '../../format-names.js';
 import type { LogFormat } from '../../io/events.js';
+import type { ModeNote } from '../../io/events.js';
 import type { Compression } from '../files/gzip-destination.js';
 import type { Destination } from '../files/destination.js';
 import type { ManifestOutput, ManifestPlan, ManifestRecorder } from '../manifest/manifest.js';
@@ -32,17 +34,24 @@ export interface HttpPlan {
   readonly maxWaitMs: number;
   /** `--max-body-size`: largest response body accepted, bytes (default the client's, 256 MiB). */
   readonly maxBodyBytes?: number;
+  /** The user's request headers (the profile's `header`s, then `--header`s), sent with every request; none: `{}`. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** Which pages the page loop asks for (export/run/page-loop.ts). */
 export interface PagesPlan {
   /** The configured base URL (its origin bounds every link followed). */
   readonly baseUrl: URL;
-  /** First page, absolute, with `itemsPerPage`, `page` (offset mode) and `--param`s. */
+  /** First page, absolute, with `itemsPerPage`, `--param`s and `page` when `--page` asks for one. */
   readonly start: URL;
-  /** Pagination headers (`X-Pagination-Style: cursor`, `X-Pagination-Enable-Partial: 0`). */
+  /** Pagination headers of the mode asked for (`X-Pagination-Style: cursor`, `X-Pagination-Enable-Partial: 0`). */
   readonly headers: Readonly<Record<string, string>>;
-  readonly mode: 'cursor' | 'offset';
+  /** Pagination headers of cursor mode, sent once the API turned out to page by cursor (pagination/modes.ts). */
+  readonly cursorHeaders: Readonly<Record<string, string>>;
+  /** The mode asked for (`--cursor`, else offset); the API may page in the other (pagination/modes.ts). */
+  readonly mode: PagingMode;
+  /** `--page`: the offset page asked for; undefined: the API's first page, no `page` sent. */
+  readonly firstPage: number | undefined;
   /** Pages in flight in offset mode (1 = sequential, always 1 in cursor mode). */
   readonly concurrency: number;
   /** `--max-items`: stop after exactly this many items. */
@@ -149,15 +158,25 @@ export interface ExportOutput {
   release(): Promise<void>;
 }
 
+/** What the page source reads from the run and tells it. */
+export interface PageSourceHooks {
+  /** The items written so far, read as pages arrive (`--max-items`). */
+  readonly tally: { readonly items: number };
+  /** The mode the checkpoint of a resumed export recorded; undefined for a fresh start. */
+  readonly resumedMode: PagingMode | undefined;
+  /** The API pages in another mode than the one asked for, and the export goes on in it (a note on stderr). */
+  readonly onMode: (note: ModeNote) => void;
+}
+
 /** Services the run uses beside the plan; export/run/services.ts `exportServices` makes the real ones, tests may hand in others. */
 export interface ExportServices {
   /** Opens the export's HTTP client once the run has its signal and listeners. */
   readonly openClient: (wiring: ClientWiring) => Client;
   /**
    * The pages from `start` (the plan's first page, or a checkpoint's next link), fetched through
-   * `client`; `tally` (the items written so far) is read as pages arrive, for `--max-items`.
+   * `client`, in the mode the API pages in (each step's `mode`).
    */
-  readonly openPages: (client: Client, start: URL, tally: { readonly items: number }) => AsyncGenerator<PageStep, void, void>;
+  readonly openPages: (client: Client, start: URL, source: PageSourceHooks) => AsyncGenerator<PageStep, void, void>;
   /**
    * The formatter, continuing `resumed` (a checkpoint's formatter state) when given.
    * @param note a line for stderr (a CSV key first seen after the header)

@@ -8,7 +8,8 @@
 import type { Context } from '../../context.js';
 import type { Client, ClientEvent, RateLimitSnapshot } from '../../http/client.js';
 import { BrokenPipeError } from '../../output/stream-sink.js';
-import { loadProgress, type Progress, type ProgressStats } from '../../io/progress.js';
+import { loadProgress } from '../../io/progress.js';
+import type { ModeNote, Progress, ProgressStats } from '../../io/events.js';
 import { addResumeHint, createInterrupt } from './interrupt.js';
 import type { Destination } from '../files/destination.js';
 import { createWatermarkTracker, type WatermarkTracker } from '../state/watermark.js';
@@ -16,6 +17,7 @@ import type { ManifestRecorder } from '../manifest/manifest.js';
 import { remaining, writePages, type Tally } from './page-loop.js';
 import type { ClientWiring, ExportHooks, ExportPlan, ExportServices } from './plan.js';
 import { createCheckpointGroups, parseGroupMs } from './checkpoint-group.js';
+import { checkOutput, type OutputForecast } from './output-opener.js';
 
 /** What an export did: what the summary and the rate-limit cache need. */
 export interface ExportResult {
@@ -136,7 +138,9 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
     client = services.openClient(clientWiring(progress, interrupt.signal, commitBeforeWaits, hooks.onClientEvent));
     const startFrom = resumed ? resumed.next : pages.start.href;
     if (startFrom !== null && remaining(pages, tally) > 0) {
-      const steps = watermark.observe(services.openPages(client, new URL(startFrom), tally));
+      // A checkpoint written before modes were recorded is of the mode asked for: those versions never changed it.
+      const source = { tally, resumedMode: resumed ? (resumed.mode ?? pages.mode) : undefined, onMode: (n: ModeNote) => progress.modeChanged(n) };
+      const steps = watermark.observe(services.openPages(client, new URL(startFrom), source));
       await writePages(steps, { plan: pages, onPageFetched: hooks.onPageFetched, formatter, out, progress, interrupt, tally, manifest, groups });
     }
     await out.settle();
@@ -158,4 +162,15 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
     await output.release();
     interrupt.release();
   }
+}
+
+/**
+ * What {@link runExport} checks before its first request, in its order, writing nothing (the dry
+ * run's; docs/progress.md, "Dry run"): the environment it reads, then what opening the output
+ * checks (export/run/output-opener.ts `checkOutput`).
+ * @throws what {@link runExport} would throw before its first request, with the same exit code
+ */
+export async function checkExport(plan: ExportPlan, ctx: Pick<Context, 'env'>): Promise<OutputForecast> {
+  parseGroupMs(ctx.env);
+  return checkOutput(plan);
 }

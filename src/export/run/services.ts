@@ -8,7 +8,7 @@
  */
 import type { Context } from '../../context.js';
 import { createFormatter, prepareFormatter } from '../../output/writer.js';
-import { outputColumns } from '../../io/columns.js';
+import { outputColumns } from '../../io/terminal-text.js';
 import type { FileSystem } from '../../io/files.js';
 import { exportClientOpener } from './export-client.js';
 import { pageSteps } from './page-source.js';
@@ -39,7 +39,7 @@ export function exportServices(plan: ExportPlan, ctx: Context, options: { fs?: F
   const { fs } = options;
   return {
     openClient: exportClientOpener(plan.http, ctx),
-    openPages: (client, start, tally) => pageSteps(plan.pages, client, start, tally),
+    openPages: (client, start, source) => pageSteps(plan.pages, client, start, source),
     openFormatter: formatterOpener(plan.output, ctx),
     openOutput: outputOpener(plan, ctx, fs),
     openManifest: (onManifest) => plan.manifest && createManifestRecorder(plan.manifest, { clock: ctx.clock, version: ctx.version, fs, onManifest }),

@@ -5,6 +5,7 @@
  * offset because the API does not document the time zone it reads.
  */
 import type { Endpoint } from '../../endpoints.js';
+import { isPathEndpoint } from '../../path-family.js';
 import { UsageError } from '../../errors.js';
 
 /** `YYYY-MM-DD`, optionally `THH:MM`, `:SS`, `.fraction` and a zone (`Z`, `±HH:MM`, `±HHMM`). */
@@ -61,9 +62,15 @@ export function formatFilterTime(ms: number): string {
 /**
  * The query parameter `--since` sets on an endpoint: `updatedAt[after]` or `createdAt[after]`
  * (inclusive, the API documentation, filters).
- * @throws {UsageError} (exit 2) on an endpoint without a documented date filter (line items, payments)
+ * @throws {UsageError} (exit 2) on an endpoint without a documented date filter (line items,
+ *   payments), or a path of `get` whose field is unknown (`--since-field` names it)
  */
 export function sinceParameter(endpoint: Endpoint, flag = '--since'): string {
+  if (endpoint.watermark === undefined && isPathEndpoint(endpoint)) {
+    throw new UsageError(`${flag} on ${endpoint.key} needs the date field to filter on`, {
+      hint: 'name it with --since-field (e.g. --since-field updatedAt, sent as updatedAt[after])',
+    });
+  }
   if (endpoint.watermark === undefined) {
     throw new UsageError(`${flag} is not supported by ${endpoint.path}: the API documents no date filter for it`, {
       hint: 'export it in full, or export the invoices incrementally',

@@ -6,7 +6,7 @@
  */
 import { constants as fsConstants, closeSync, openSync, readFileSync } from 'node:fs';
 import { ID_SPECS, type Endpoint, type Ids } from '../../endpoints.js';
-import { UsageError } from '../../errors.js';
+import { OutputError, UsageError } from '../../errors.js';
 import { isObject } from '../../json/object.js';
 import { fileError, nodeFileSystem, replaceFile, type FileSystem } from '../../io/files.js';
 import { parseSince } from './since.js';
@@ -58,8 +58,9 @@ function stateSchemaError(v: unknown): string | undefined {
  * Reads a state file, never through a symlink (`O_NOFOLLOW`), synchronously (it is read once,
  * while the export is planned).
  * @returns the file, or an empty one when there is none (a first run exports in full)
- * @throws {UsageError} (exit 2) when it is a symlink, unreadable, not JSON or not of this layout,
- *   naming the path: a state that cannot be trusted must not silently turn into a full export
+ * @throws {UsageError} (exit 2) when it is a symlink, not JSON or not of this layout, naming the
+ *   path: a state that cannot be trusted must not silently turn into a full export;
+ *   {@link OutputError} (exit 7) when it cannot be read (a folder, a file on its path, EACCES…), the cause in words
  */
 export function readState(path: string): StateFile {
   let text: string;
@@ -74,7 +75,8 @@ export function readState(path: string): StateFile {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { version: STATE_VERSION, watermarks: {} };
     if (code === 'ELOOP') throw new UsageError(`the state file ${path} is a symbolic link; refusing to read it`);
-    throw new UsageError(`cannot read the state file ${path}: ${code ?? String(err)}`);
+    if (code === 'EISDIR') throw new OutputError(`cannot use the state file ${path}: it is a folder`, { cause: err });
+    throw fileError('read the state file', path, err);
   }
   let value: unknown;
   try {

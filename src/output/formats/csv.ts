@@ -1,23 +1,15 @@
 /**
- * CSV (RFC 4180): a header row of dot paths, then one record per item, CRLF line ends, fields quoted
- * when they hold a quote, comma, CR or LF (RFC 4180 §2.6, a lone CR or LF included, so parsers that
- * split records on either agree), quotes doubled (§2.7). The encoding is csv-stringify's (house rule:
- * outside what this project exists for, a well-kept library beats our own code): its sync API is
- * called once per page for the cells that need quoting, which this module has already flattened to
- * strings; the records are the cells joined by commas, the same bytes as csv-stringify's.
- *
- * Columns come from `--fields`, else from the first page that has items (every item of it, keys in
- * first-seen order per level, see flatten.ts). The header is out once that page is written, so keys
- * first seen later cannot become columns; each is named once through `warn`. Zero items: no output
- * at all, or the header line alone when `--fields` gave the columns.
+ * CSV (RFC 4180) in csv-stringify's bytes: a header of dot paths, CRLF, a field quoted when it holds
+ * a quote, comma, CR or LF (a lone CR or LF too, so parsers that split on either agree). Columns
+ * come from `--fields`, else from the first page with items; keys first seen later are named once
+ * through `warn`. Zero items: nothing, or the header alone with `--fields`.
  */
 import { createRequire } from 'node:module';
-import type { Formatter, FormatterOptions, FormatterState } from '../formatter.js';
+import type { FormatDefinition, Formatter, FormatterOptions, FormatterState, ItemCounter } from '../formatter.js';
 import { splitPath } from '../fields.js';
 import { addPaths, compileAccessor, createPathTree, findNewPaths, toCell, treeColumns, treeFromPaths, warnedPaths } from '../flatten.js';
 import type { PathTree } from '../flatten.js';
 import { UsageError } from '../../errors.js';
-import type { FormatDefinition, ItemCounter } from './definition.js';
 
 /**
  * First characters that make a spreadsheet read a cell as a formula (OWASP "CSV Injection"), plus
@@ -25,20 +17,14 @@ import type { FormatDefinition, ItemCounter } from './definition.js';
  */
 const FORMULA_START = new Set(['=', '+', '-', '@', '\t', '\r', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20']);
 
-/**
- * `--csv-safe` (OWASP CSV injection): a string cell that begins with `=`, `+`, `-`, `@`, tab or CR
- * gets a leading `'` so spreadsheets show it as text. Numbers are never touched (`-5` or a kept
- * literal such as `-1.0E3` stays a number),
- * nor JSON text of arrays/objects (it begins with `[` or `{`).
- */
+/** `--csv-safe`: a leading `'` so spreadsheets show the string as text; numbers (`-5`, `-1.0E3`) are never touched. */
 export function neutraliseFormula(value: unknown): unknown {
   return typeof value === 'string' && value.length > 0 && FORMULA_START.has(value[0] as string) ? `'${value}` : value;
 }
 
-/** The CSV formatter's checkpointed state. */
 export interface CsvState extends FormatterState {
   format: 'csv';
-  /** Column paths (segments), once the header is written; `null` before. */
+  /** `null` until the header is written. */
   columns: string[][] | null;
   /** Paths already named in a "new field" warning. */
   warned: string[][];
@@ -47,31 +33,22 @@ export interface CsvState extends FormatterState {
 type CsvStringify = (typeof import('csv-stringify/sync'))['stringify'];
 let loaded: CsvStringify | undefined;
 
-/**
- * csv-stringify's sync API, loaded on first use with a synchronous `require` (formatters are
- * synchronous), so exports in other formats do not pay for loading it at start-up.
- */
+/** Loaded on first use (a synchronous `require`: formatters are synchronous), so other formats do not pay for it at start-up. */
 function stringify(...args: Parameters<CsvStringify>): string {
   loaded ??= (createRequire(import.meta.url)('csv-stringify/sync') as typeof import('csv-stringify/sync')).stringify;
   return loaded(...args);
 }
 
-/**
- * csv-stringify's options for RFC 4180: CRLF record ends, and `quote_record_delimiter` so that a
- * cell holding a lone CR or LF is quoted too (csv-stringify turns it off when `record_delimiter`
- * is given).
- */
+/** `quote_record_delimiter`: a lone CR or LF is quoted too (csv-stringify turns it off when `record_delimiter` is given). */
 const CSV_OPTIONS = { record_delimiter: 'windows', quote_record_delimiter: true, eof: true } as const;
 
-/** One CSV record without its line end (csv-stringify, RFC 4180). */
 export function encodeRecord(cells: readonly string[]): string {
   return stringify([cells], { ...CSV_OPTIONS, eof: false });
 }
 
-/** What makes csv-stringify quote a cell with {@link CSV_OPTIONS}: a quote, a comma, a CR or an LF. */
+/** What makes csv-stringify quote a cell with {@link CSV_OPTIONS}. */
 const NEEDS_QUOTES = /[",\r\n]/;
 
-/** Quotes in `text`. */
 function countQuotes(text: string): number {
   let n = 0;
   for (let i = text.indexOf('"'); i !== -1; i = text.indexOf('"', i + 1)) n++;
@@ -79,11 +56,8 @@ function countQuotes(text: string): number {
 }
 
 /**
- * Each cell as csv-stringify quotes it (RFC 4180 §2.6, §2.7: `"`, the text with its quotes
- * doubled, `"`), from one csv-stringify call for all of them: one record whose fields, all quoted,
- * are cut apart by their lengths.
- * @param cells cells that each need quoting ({@link NEEDS_QUOTES})
- * @returns undefined if the output is not cut that way (then each record is csv-stringify's own)
+ * Each cell (all needing quotes) as csv-stringify quotes it, from one call: a record whose quoted
+ * fields are cut apart by their lengths; undefined if its output is not cut that way.
  */
 function quoteCells(cells: readonly string[]): string[] | undefined {
   const encoded = stringify([cells], { ...CSV_OPTIONS, eof: false });
@@ -100,10 +74,8 @@ function quoteCells(cells: readonly string[]): string[] | undefined {
 }
 
 /**
- * Encodes rows of cells as CSV text, each record ending in CRLF: the bytes csv-stringify writes for
- * them, with one csv-stringify call for the cells that need quoting and none for the others
- * (a call costs ~15 µs, ~25 µs a record within a page: more than the rest of a record's work).
- * @param rows the page's records; the cells that need quoting are replaced in place
+ * csv-stringify's bytes for the rows, from one call for the cells that need quoting (a call costs
+ * ~15 µs, ~25 µs a record: more than the rest of a record's work); those cells are replaced in place.
  */
 function encode(rows: string[][]): string {
   const toQuote: string[] = [];
@@ -131,11 +103,7 @@ function isPathList(value: unknown): value is string[][] {
   return Array.isArray(value) && value.every((p) => Array.isArray(p) && p.every((s) => typeof s === 'string'));
 }
 
-/**
- * Creates the CSV formatter.
- * @param resume a {@link CsvState} from a checkpoint
- * @throws {UsageError} when `resume` is not a CSV state
- */
+/** @throws {UsageError} when `resume` is not a {@link CsvState} */
 function createCsvFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {
   const warn = options.warn;
   const csvSafe = options.csvSafe === true;
@@ -208,11 +176,8 @@ function createCsvFormatter(options: FormatterOptions = {}, resume?: FormatterSt
 }
 
 /**
- * Counts the items of a CSV file (RFC 4180): records, where a quoted field may hold line breaks
- * (`""` inside quotes toggles twice, which leaves the state as it was). A record ends at an LF
- * outside quotes (CRLF included); a last record without a line break counts when it holds anything.
- * The first record is the header, so items = records − 1; an empty file (zero items without
- * `--fields`) has none.
+ * Records less the header: a record ends at an LF outside quotes (`""` toggles twice), a last one
+ * without it counts when it holds anything; an empty file has none.
  */
 function createRecordCounter(): ItemCounter {
   let records = 0;
@@ -232,10 +197,7 @@ function createRecordCounter(): ItemCounter {
   };
 }
 
-/**
- * CSV: `.csv` files. A record boundary is the byte after a `\n` (every record, the header included,
- * ends with CRLF); items are counted as records less the header.
- */
+/** Every record, the header included, ends with CRLF: a boundary is the byte after an LF. */
 export const csv: FormatDefinition<'csv'> = {
   name: 'csv',
   extensions: ['.csv'],

@@ -1,26 +1,18 @@
 /**
- * JSON: one array (RFC 8259), valid for zero items, streamed page by page. Layout, the same across
- * page boundaries and resumes: `[`, then each item on its own line (compact, as received, or
- * projected on `--fields`) preceded by `\n` for the first and `,\n` for the others, then `\n]\n`;
- * zero items give `[]\n`. Only "has an item been written" is needed to continue, so that is the state.
+ * JSON: one array, streamed: `[`, each item on its own line after `\n` (the first) or `,\n`, then
+ * `\n]\n`; zero items give `[]\n`. Only whether an item was written matters to resume.
  */
-import type { Formatter, FormatterOptions, FormatterState } from '../formatter.js';
+import type { FormatDefinition, Formatter, FormatterOptions, FormatterState, ItemCounter } from '../formatter.js';
 import { compileProjection } from '../fields.js';
 import { joinBytes, joinProjected } from './ndjson.js';
 import { UsageError } from '../../errors.js';
-import type { FormatDefinition, ItemCounter } from './definition.js';
 
-/** The JSON formatter's checkpointed state. */
 export interface JsonState extends FormatterState {
   format: 'json';
-  /** Items written so far (only zero versus more matters for the separators). */
   items: number;
 }
 
-/**
- * Creates the JSON formatter.
- * @throws {UsageError} when `resume` is not a JSON state
- */
+/** @throws {UsageError} when `resume` is not a JSON state */
 function createJsonFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {
   let written = 0;
   if (resume !== undefined) {
@@ -51,10 +43,8 @@ const CLOSERS = new Set([0x5d, 0x7d]); // ] }
 const SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
 /**
- * Counts the items of a JSON file: the length of the top-level array (RFC 8259). Tracks strings
- * (with escapes) and nesting depth; an element starts at a value byte at depth 1 after `[` or a `,`.
- * Constant memory, so a file of any size verifies: the alternative, `JSON.parse`, holds the whole
- * export in memory twice. It counts; it does not validate (the manifest's SHA-256 proves every byte).
+ * The length of the top-level array, in constant memory (`JSON.parse` would hold the export twice):
+ * an element starts at a value byte at depth 1 after `[` or `,`. It counts, it does not validate.
  */
 function createArrayCounter(): ItemCounter {
   let depth = 0;
@@ -98,11 +88,7 @@ function createArrayCounter(): ItemCounter {
   };
 }
 
-/**
- * JSON: `.json` files. A record boundary is `[` alone when no item was written, else the byte after
- * a `}` (the array's elements are the API's items, JSON objects, and a page ends right after its last
- * item); items are counted as the array's elements.
- */
+/** A boundary is `[` alone, or the byte after a `}`: a page ends right after its last item, an object. */
 export const json: FormatDefinition<'json'> = {
   name: 'json',
   extensions: ['.json'],

@@ -1,25 +1,17 @@
 /**
- * NDJSON (https://github.com/ndjson/ndjson-spec): one JSON object a line, `\n` after each, items
- * as received (the item's text from the page: whitespace outside strings dropped, escapes and
- * number literals as the server wrote them) or projected on `--fields`.
+ * NDJSON (https://github.com/ndjson/ndjson-spec): one item a line, `\n` after each.
  * Zero items give empty output. Stateless, so a resumed export continues byte-identically.
  */
-import type { Formatter, FormatterOptions, FormatterState } from '../formatter.js';
+import type { FormatDefinition, Formatter, FormatterOptions, FormatterState, ItemCounter } from '../formatter.js';
 import { compileProjection } from '../fields.js';
 import { writeJson } from '../../json/json-value.js';
 import { UsageError } from '../../errors.js';
-import type { FormatDefinition, ItemCounter } from './definition.js';
 
-/** The NDJSON formatter's checkpointed state: nothing but its name. */
 export interface NdjsonState extends FormatterState {
   format: 'ndjson';
 }
 
-/**
- * The `--fields` projections of items as JSON texts joined by `sep` (json/json-value.ts
- * `writeJson`: numbers keep their literals).
- * @param values the items' values
- */
+/** The `--fields` projections of items as JSON texts joined by `sep`. */
 export function joinProjected(values: readonly unknown[], sep: string, project: (item: unknown) => unknown): string {
   const texts = new Array<string>(values.length);
   for (let i = 0; i < values.length; i++) texts[i] = writeJson(project(values[i]));
@@ -27,11 +19,9 @@ export function joinProjected(values: readonly unknown[], sep: string, project: 
 }
 
 /**
- * The bytes of `prefix`, the byte texts `items` separated by `sep`, and `suffix` (all ASCII or byte
- * texts, json/members.ts `Members.texts`), in one Buffer: each part is copied once (`latin1`
- * write), which is several times cheaper than joining the texts and encoding the join (the items
- * are slices of the page: a join copies them, and an encode copies them again). Our own code
- * because it is the hot path of JSON and NDJSON.
+ * `prefix`, the byte texts `items` separated by `sep`, and `suffix` in one Buffer, each copied once
+ * by a `latin1` write: several times cheaper than joining the texts and encoding the join (the hot
+ * path of JSON and NDJSON).
  */
 export function joinBytes(items: readonly string[], prefix: string, sep: string, suffix: string): Buffer {
   let size = prefix.length + suffix.length + Math.max(0, items.length - 1) * sep.length;
@@ -46,10 +36,7 @@ export function joinBytes(items: readonly string[], prefix: string, sep: string,
   return out;
 }
 
-/**
- * Creates the NDJSON formatter.
- * @throws {UsageError} when `resume` is not an NDJSON state
- */
+/** @throws {UsageError} when `resume` is not an NDJSON state */
 function createNdjsonFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {
   if (resume !== undefined && resume.format !== 'ndjson') {
     throw new UsageError('checkpoint does not match the output format (expected an ndjson state)', { code: 'E_CHECKPOINT' });
@@ -66,13 +53,9 @@ function createNdjsonFormatter(options: FormatterOptions = {}, resume?: Formatte
   };
 }
 
-/** Line feed, the end of every NDJSON line. */
 const LF = 0x0a;
 
-/**
- * Counts NDJSON items: LF-terminated lines, and a last line without its LF (a cut file) when it
- * holds anything. Bytes only: UTF-8 never uses an ASCII byte inside a multi-byte character.
- */
+/** Lines, and a last one without its LF (a cut file) when it holds anything; UTF-8 never uses an ASCII byte inside a character. */
 function createLineCounter(): ItemCounter {
   let lines = 0;
   let open = false;
@@ -89,10 +72,7 @@ function createLineCounter(): ItemCounter {
   };
 }
 
-/**
- * NDJSON, the default format: `.ndjson` and `.jsonl` files. A record boundary is the byte after a
- * `\n` (every line ends with one); items are counted as lines.
- */
+/** The default format; a boundary is the byte after an LF. */
 export const ndjson: FormatDefinition<'ndjson'> = {
   name: 'ndjson',
   extensions: ['.ndjson', '.jsonl'],

@@ -86,3 +86,18 @@ export function createEventCollection(ctx: RecordContext): GeneratedCollection {
     orderFields: ['createdAt'],
   };
 }
+
+/** The events of taxpayer `t`: every `T`-th of {@link createEventCollection} (taxpayers take turns). */
+export function createTaxpayerEventCollection(ctx: RecordContext, t: number): GeneratedCollection {
+  const all = createEventCollection(ctx);
+  const turns = Math.max(1, ctx.taxpayers.length);
+  const at = (j: number): number => t + j * turns;
+  return {
+    ...all,
+    count: all.count > t ? Math.ceil((all.count - t) / turns) : 0,
+    id: (j) => all.id(at(j)),
+    timestamp: (j) => all.timestamp(at(j)),
+    item: (j) => all.item(at(j)),
+    make: (newIdValue, tsMs, serial) => buildEvent(ctx, t, createRng(hash32(ctx.seed, KIND.inserted, t + 1, serial, 7)), newIdValue, tsMs),
+  };
+}

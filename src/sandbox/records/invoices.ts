@@ -4,10 +4,18 @@
  * order, so invoice `i` is a pure function of (seed, taxpayer, i).
  */
 import { createRng, hash32, uuidV4, type Rng } from '../random.js';
-import { INVOICE_TAGS, PACS, POSTAL_CODES, REFERENCES } from './tables.js';
+import { INVOICE_TAGS, PACS, POSTAL_CODES, REFERENCES, SAMPLE_INVOICE_ID } from './tables.js';
 import type { InvoiceCollection, InvoiceCore, JsonObject, JsonValue, Party, RecordContext } from './types.js';
 import { DAY, isoDate, KIND, money, newId } from './values.js';
 import { JsonNumberLiteral } from '../wire.js';
+
+/** Creation time of the sample invoice: the timestamp of its UUIDv7 (the first 48 bits), epoch ms. */
+export const SAMPLE_INVOICE_TIME = parseInt(SAMPLE_INVOICE_ID.slice(0, 8) + SAMPLE_INVOICE_ID.slice(9, 13), 16);
+
+/** Index of the invoice of taxpayer `t` that is {@link SAMPLE_INVOICE_ID} (the first taxpayer's newest), or -1. */
+export function sampleInvoiceIndex(t: number, count: number): number {
+  return t === 0 ? count - 1 : -1;
+}
 
 /** The drawn facts of an invoice, before it is written out. */
 interface InvoiceTerms {
@@ -225,7 +233,8 @@ export function buildInvoice(ctx: RecordContext, t: number, rng: Rng, id: string
 export function createInvoiceCollection(ctx: RecordContext, t: number): InvoiceCollection {
   const { seed, invoiceCount } = ctx;
   const ts = (i: number): number => ctx.invoiceTime(KIND.invoice, t, i);
-  const id = (i: number): string => newId(ts(i), createRng(hash32(seed, KIND.invoice, t, i, 1)));
+  const sample = sampleInvoiceIndex(t, invoiceCount);
+  const id = (i: number): string => (i === sample ? SAMPLE_INVOICE_ID : newId(ts(i), createRng(hash32(seed, KIND.invoice, t, i, 1))));
   let last: { i: number; core: InvoiceCore } | undefined;
   const core = (i: number): InvoiceCore => {
     if (last?.i === i) return last.core;

@@ -1,6 +1,7 @@
 /**
  * Taxpayers and counterparties: seeded RFCs (three letters and a date for companies, four for
- * persons, then three check characters) that never repeat within a dataset.
+ * persons, then three check characters) that never repeat within a dataset; a template may fix
+ * its RFC (the examples' taxpayers).
  */
 import { createRng, hash32 } from '../random.js';
 import { ALNUM, COMPANY_REGIMES, LETTERS, PARTY_TEMPLATES, type PartyTemplate } from './tables.js';
@@ -31,14 +32,22 @@ export function buildParty(seed: number, index: number, taken: Set<string>): Par
   const rng = createRng(hash32(seed, KIND.party, index));
   const template = templateOf(index);
   const person = template.letters.length === 4;
-  const year = 1960 + rng.int(62);
-  const month = 1 + rng.int(12);
-  const day = 1 + rng.int(28);
-  const date = `${String(year % 100).padStart(2, '0')}${pad2(month)}${pad2(day)}`;
+  let year = 1960 + rng.int(62);
+  let month = 1 + rng.int(12);
+  let day = 1 + rng.int(28);
   let rfc: string;
-  do {
-    rfc = template.letters + date + rng.pick(ALNUM_CHARS) + rng.pick(ALNUM_CHARS) + rng.pick(ALNUM_CHARS);
-  } while (taken.has(rfc));
+  if (template.rfc !== undefined) {
+    rfc = template.rfc;
+    const yymmdd = rfc.slice(template.letters.length, template.letters.length + 6);
+    year = Number(yymmdd.slice(0, 2)) + (yymmdd < '60' ? 2000 : 1900);
+    month = Number(yymmdd.slice(2, 4));
+    day = Number(yymmdd.slice(4, 6));
+  } else {
+    const date = `${String(year % 100).padStart(2, '0')}${pad2(month)}${pad2(day)}`;
+    do {
+      rfc = template.letters + date + rng.pick(ALNUM_CHARS) + rng.pick(ALNUM_CHARS) + rng.pick(ALNUM_CHARS);
+    } while (taken.has(rfc));
+  }
   taken.add(rfc);
   return {
     rfc,

@@ -3,10 +3,38 @@
  * three installments; amounts are negative for expenses (the API documentation: a payment of an
  * invoice the taxpayer received and paid is an expense).
  */
-import { createRng, hash32, uuidV4, type Rng } from '../random.js';
+import { createRng, hash32, hashString, uuidV4, type Rng } from '../random.js';
 import { insertedParent } from './line-items.js';
 import type { GeneratedCollection, JsonObject, RecordContext } from './types.js';
 import { DAY, isoDate, KIND, money, newId } from './values.js';
+
+/** Payer banks of embedded batch payments: RFC and name. */
+const BANKS: ReadonlyArray<readonly [string, string]> = [
+  ['BBA830831LJ2', 'BBVA MEXICO'],
+  ['BNM840515VB1', 'BANAMEX'],
+  ['BMN930209927', 'BANORTE'],
+  ['BSM970519DU8', 'BANCO SANTANDER MEXICO'],
+];
+
+/**
+ * The batch payment a payment belongs to, embedded as the real service sends it. Its values are
+ * drawn from its own id, so the payment's other fields are those of the IRI shape.
+ */
+function batchPayment(id: string, amount: number, currency: string, ts: number): JsonObject {
+  const rng = createRng(hashString(id));
+  const [rfc, name] = rng.pick(BANKS);
+  return {
+    '@id': `/invoices/batch-payments/${id}`,
+    '@type': 'BatchPayment',
+    id,
+    date: isoDate(ts),
+    paymentMethod: '03',
+    currency,
+    amount,
+    operationNumber: String(100_000_000 + rng.int(900_000_000)),
+    payerBank: { rfc, name },
+  };
+}
 
 /** Builds a payment of taxpayer `t` with id `id`, created at `ts` (epoch ms). */
 function buildPayment(ctx: RecordContext, t: number, rng: Rng, id: string, ts: number): JsonObject {
@@ -18,6 +46,7 @@ function buildPayment(ctx: RecordContext, t: number, rng: Rng, id: string, ts: n
   const paidCents = Math.round(baseCents / 3);
   // Negative for expenses: the taxpayer received the invoice and paid it.
   const sign = core.isIssuer ? 1 : -1;
+  const batchId = uuidV4(rng);
   return {
     '@id': `/invoices/payments/${id}`,
     '@type': 'InvoicePayment',
@@ -30,7 +59,10 @@ function buildPayment(ctx: RecordContext, t: number, rng: Rng, id: string, ts: n
     amount: money(sign * paidCents),
     outstandingBalance: money(Math.max(0, previousCents - paidCents)),
     invoice: `/invoices/${core.id}`,
-    batchPayment: `/invoices/batch-payments/${uuidV4(rng)}`,
+    batchPayment:
+      ctx.shapes.batchPayment === 'object'
+        ? batchPayment(batchId, money(sign * paidCents), core.currency, ts)
+        : `/invoices/batch-payments/${batchId}`,
     canceledAt: rng.next() < 0.03 ? isoDate(ts + DAY) : null,
     createdAt: isoDate(ts),
     updatedAt: isoDate(ts),
@@ -49,6 +81,45 @@ export function createPaymentCollection(ctx: RecordContext, t: number): Generate
     timestamp: ts,
     item: (k) => buildPayment(ctx, t, createRng(hash32(seed, KIND.payment, t, k, 2)), id(k), ts(k)),
     make: (newIdValue, tsMs, serial) => buildPayment(ctx, t, createRng(hash32(seed, KIND.inserted, t, serial, 5)), newIdValue, tsMs),
+    filters: [],
+  };
+}
+
+/**
+ * Every taxpayer's payments: payment `k` of each, in id order, before any payment `k + 1` (one
+ * timeline, jitter under a quarter step, so ids still grow with the index).
+ */
+export function createOrganisationPaymentCollection(ctx: RecordContext, paymentsOf: (t: number) => GeneratedCollection): GeneratedCollection {
+  const turns = ctx.taxpayers.length;
+  let last: { k: number; order: number[] } | undefined;
+  const orderOf = (k: number): number[] => {
+    if (last?.k !== k) {
+      const ids = Array.from({ length: turns }, (_, t) => paymentsOf(t).id(k));
+      last = { k, order: ids.map((_, t) => t).sort((a, b) => (ids[a]! < ids[b]! ? -1 : 1)) };
+    }
+    return last.order;
+  };
+  const at = (g: number): [GeneratedCollection, number] => {
+    const k = Math.floor(g / turns);
+    return [paymentsOf(orderOf(k)[g % turns]!), k];
+  };
+  return {
+    count: ctx.paymentCount * turns,
+    context: '/contexts/InvoicePayment',
+    id: (g) => {
+      const [c, k] = at(g);
+      return c.id(k);
+    },
+    timestamp: (g) => {
+      const [c, k] = at(g);
+      return c.timestamp(k);
+    },
+    item: (g) => {
+      const [c, k] = at(g);
+      return c.item(k);
+    },
+    make: (newIdValue, tsMs, serial) =>
+      buildPayment(ctx, serial % turns, createRng(hash32(ctx.seed, KIND.inserted, turns + 1, serial, 5)), newIdValue, tsMs),
     filters: [],
   };
 }

@@ -1,7 +1,8 @@
 /**
- * Constant word and name lists of the generated records: data only, no logic. The first party
- * templates are chosen so the defaults exercise the ugly cases: an `&` in a company RFC and an `Ñ`
- * in a person's (the API documentation: RFCs are uppercase letters, digits, `&` and `Ñ`).
+ * Constant word and name lists of the generated records: data only, no logic. The first two party
+ * templates hold the RFCs the README's and `--help`'s examples use, so they run against the sandbox
+ * as written; the next two make the defaults exercise the ugly cases: an `&` in a company RFC and an
+ * `Ñ` in a person's (the API documentation: RFCs are uppercase letters, digits, `&` and `Ñ`).
  */
 
 /** A taxpayer's name, RFC letters and the tax regimes it may have. */
@@ -10,6 +11,8 @@ export interface PartyTemplate {
   /** RFC letters: 3 for a company, 4 for a person. */
   letters: string;
   regimes: readonly number[];
+  /** The whole RFC, for every seed (`letters`, a `YYMMDD` registration date, 3 check characters); else drawn. */
+  rfc?: string;
 }
 
 /** Tax regimes of companies (legal persons); repeats weight the draw. */
@@ -19,8 +22,8 @@ const PERSON_REGIMES = [612, 626, 605, 606] as const;
 
 /** The first parties of every dataset, in order; further ones are synthetic companies. */
 export const PARTY_TEMPLATES: readonly PartyTemplate[] = [
-  { name: 'DISTRIBUIDORA DEL MONTE SA DE CV', letters: 'DMO', regimes: COMPANY_REGIMES },
-  { name: 'ALEJANDRA GONZÁLEZ MÁRQUEZ', letters: 'GOMA', regimes: PERSON_REGIMES },
+  { name: 'CARLOS PEÑA ITURBIDE', letters: 'PEIC', regimes: PERSON_REGIMES, rfc: 'PEIC211118IS0' },
+  { name: 'ABARROTES ARANDA ALCÁNTARA SA DE CV', letters: 'AAA', regimes: COMPANY_REGIMES, rfc: 'AAA010101AAA' },
   { name: 'D&M COMERCIAL SA DE CV', letters: 'D&M', regimes: COMPANY_REGIMES },
   { name: 'JOSÉ ÑÚÑEZ ORTIZ', letters: 'ÑUOJ', regimes: PERSON_REGIMES },
   { name: 'COMERCIALIZADORA DEL VALLE SA DE CV', letters: 'CVA', regimes: COMPANY_REGIMES },
@@ -32,6 +35,12 @@ export const PARTY_TEMPLATES: readonly PartyTemplate[] = [
   { name: 'ANA SOFÍA TORRES LEÓN', letters: 'TOLA', regimes: PERSON_REGIMES },
   { name: 'FERRETERÍA LA ESPAÑOLA SA DE CV', letters: 'FES', regimes: COMPANY_REGIMES },
 ];
+
+/**
+ * Id of the first taxpayer's newest generated invoice, the one the `--help` examples use (a UUIDv7
+ * of 2024-03-31T23:59:59Z, so it sorts after every other generated invoice and before inserted ones).
+ */
+export const SAMPLE_INVOICE_ID = '018e96f4-a418-7d2e-9f3a-4b5c6d7e8f90';
 
 /** Characters of an RFC's check digits (no `O`). */
 export const ALNUM = 'ABCDEFGHIJKLMNPQRSTUVWXYZ0123456789';

@@ -100,12 +100,22 @@ export type InvoiceCollection = GeneratedCollection & {
 export type Timeline = (kind: number, t: number, i: number) => number;
 
 /**
+ * Shapes of records that differ between what the API documentation shows (the default) and what
+ * the real service was recorded sending: a payment's `batchPayment` as an IRI (`iri`) or as an
+ * embedded object (`object`: `payerBank`, `operationNumber`…).
+ */
+export interface RecordShapes {
+  readonly batchPayment: 'iri' | 'object';
+}
+
+/**
  * What every generator of one dataset shares: the seed, the counts, the parties and the
  * timelines. Built once by `createDataset` (data.ts).
  */
 export interface RecordContext {
   readonly seed: number;
   readonly sizes: DataSizes;
+  readonly shapes: RecordShapes;
   /** The generated taxpayers, in order. */
   readonly taxpayers: readonly Party[];
   /** The parties invoices are exchanged with (the templated ones). */

@@ -56,6 +56,26 @@ export function isoDate(ms: number): string {
   return `${prefix}${pad2(h)}:${pad2(m)}:${pad2(sec)}.${pad3(rest - sec * 1000)}Z`;
 }
 
+/**
+ * How dates are written: ISO 8601 in UTC with milliseconds and `Z` (`iso`, as the API documentation
+ * shows them), or without a zone (`naive`, `2025-04-29 19:41:06`, as the real service was recorded
+ * writing them; the time is UTC all the same).
+ */
+export type DateStyle = 'iso' | 'naive';
+
+const ISO_UTC = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)(?:\.\d+)?Z$/;
+
+/** `value` with every ISO 8601 UTC date string in it written without a zone (see {@link DateStyle}). */
+export function withNaiveDates<T>(value: T): T {
+  if (typeof value === 'string') {
+    const m = ISO_UTC.exec(value);
+    return (m ? `${m[1]} ${m[2]}` : value) as T;
+  }
+  if (Array.isArray(value)) return value.map(withNaiveDates) as T;
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withNaiveDates(v)])) as T;
+}
+
 /** Cents rounded to a float amount in currency units (the API writes money as a JSON float). */
 export function money(cents: number): number {
   return Math.round(cents) / 100;

@@ -5,7 +5,9 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
+import stringWidth from 'string-width';
 import { createProgram } from '../../../src/cli/program.js';
+import { wrapHelp } from '../../../src/commands/commander.js';
 import { planExport } from '../../../src/commands/export.js';
 import { exportCommands } from '../../../src/endpoints.js';
 import { createTestContext, type TestContext } from '../../helpers/context.js';
@@ -39,7 +41,7 @@ function block(text: string, title: string): string[] {
 
 describe('every subcommand help', () => {
   it('covers every command of the program', () => {
-    expect(subcommands()).toEqual([...exportCommands(), 'ratelimit', 'config', 'completion', 'verify', 'sandbox']);
+    expect(subcommands()).toEqual([...exportCommands(), 'get', 'ratelimit', 'config', 'completion', 'verify', 'sandbox']);
   });
 
   it.each(subcommands().map((name) => ({ name })))('$name --help: global flags, examples, exit codes; exit 0', async ({ name }) => {
@@ -53,7 +55,8 @@ describe('every subcommand help', () => {
     expect(examples.length).toBeGreaterThanOrEqual(2);
     for (const line of examples) expect(line).toMatch(new RegExp(`collections ${name}\\b`));
 
-    const codes = block(r.out, 'Exit codes:');
+    // A meaning wider than the help goes on under its column.
+    const codes = block(r.out, 'Exit codes:').filter((l) => /^ {2}\S/.test(l));
     expect(codes[0]).toMatch(/^ {2}0 +\S/);
     expect(codes.some((l) => /^ {2}2 +\S/.test(l))).toBe(true);
     for (const line of codes) expect(line).toMatch(/^ {2}\d+(\/\d+)? +\S/);
@@ -65,18 +68,27 @@ describe('every subcommand help', () => {
   });
 
   it('an export command lists all eight exit codes of an export, interruption last', async () => {
-    const codes = block((await run(['payments', '--help'])).out, 'Exit codes:').map((l) => l.trim().split(/ +/)[0]);
+    const codes = block((await run(['payments', '--help'])).out, 'Exit codes:')
+      .filter((l) => /^ {2}\S/.test(l))
+      .map((l) => l.trim().split(/ +/)[0]);
     expect(codes).toEqual(['0', '2', '3', '4', '5', '6', '7', '130/143']);
   });
 
   it('the program help lists the exit codes, 1 (a bug) included', async () => {
-    const codes = block((await run(['--help'])).out, 'Exit codes:').map((l) => l.trim().split(/ +/)[0]);
+    const codes = block((await run(['--help'])).out, 'Exit codes:')
+      .filter((l) => /^ {2}\S/.test(l))
+      .map((l) => l.trim().split(/ +/)[0]);
     expect(codes).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '130/143']);
   });
 
   it.each(exportCommands().map((name) => ({ name })))('the examples of $name parse into an export plan as written', async ({ name }) => {
     const out = (await run([name, '--help'])).out;
-    const examples = block(out, 'Examples:').map((l) => l.replace(/^ {2}\$ collections /, ''));
+    // An example wider than the help is cut with ` \` continuations (80 columns when not a terminal).
+    const examples = block(out, 'Examples:')
+      .join('\n')
+      .replace(/ \\\n +/g, ' ')
+      .split('\n')
+      .map((l) => l.replace(/^ {2}\$ collections /, ''));
     expect(examples).toHaveLength(3);
     const settings = { apiKey: 'k', baseUrl: new URL('https://api.example.com/'), defaults: {} };
     for (const example of examples) {
@@ -95,6 +107,48 @@ describe('every subcommand help', () => {
       expect(planned, example).toHaveLength(1);
       expect(t.stderr.text()).toBe('');
     }
+  });
+});
+
+describe('help fits the terminal (issue 27: it reached 140 columns on an 80-column terminal)', () => {
+  const screens = [[], ['--help'], ['help'], ...subcommands().map((name) => [name, '--help'])];
+  const widest = (text: string): number => Math.max(...text.split('\n').map((l) => stringWidth(l)));
+
+  it.each(screens.flatMap((args) => [80, 60].map((columns) => ({ args, columns }))))(
+    'collections $args at COLUMNS=$columns: no line is wider',
+    async ({ args, columns }) => {
+      const r = await run(args, { COLUMNS: String(columns) });
+      expect(r.code).toBe(0);
+      expect(widest(r.out)).toBeLessThanOrEqual(columns);
+    },
+  );
+
+  it('is 80 columns when not a terminal, and the terminal width when it is', async () => {
+    const piped = await run(['sandbox', '--help']);
+    expect(widest(piped.out)).toBeLessThanOrEqual(80);
+    const dir = tempDir();
+    const t = createTestContext({ cwd: dir.path, configDir: dir.file('config'), stdoutIsTTY: true, columns: 110 });
+    expect(await main(['sandbox', '--help'], t.ctx)).toBe(0);
+    expect(widest(t.stdout.text())).toBeGreaterThan(80);
+    expect(widest(t.stdout.text())).toBeLessThanOrEqual(110);
+  });
+
+  it('a long example is cut with ` \\` continuations that paste as one command; a comment that does not fit goes above it', () => {
+    const line = "  $ collections sandbox --faults 'status status=503 p=0.2; reset-mid-body requests=5'   # two faults";
+    expect(wrapHelp(line, 60).split('\n')).toEqual([
+      '  # two faults',
+      '  $ collections sandbox --faults \\',
+      "      'status status=503 p=0.2; reset-mid-body requests=5'",
+    ]);
+    expect(wrapHelp('  2        usage or configuration error, or the API rejected the parameters (400)', 60).split('\n')).toEqual([
+      '  2        usage or configuration error, or the API rejected',
+      '           the parameters (400)',
+    ]);
+  });
+
+  it.each(['entities', 'events'])('%s --help does not list --cursor and --total, which always fail there', async (name) => {
+    expect((await run([name, '--help'])).out).not.toMatch(/--cursor|--total/);
+    expect((await run(['invoices', '--help'])).out).toMatch(/--cursor[\s\S]*--total/);
   });
 });
 
@@ -182,10 +236,14 @@ describe('config alone and config profiles, from the command line', () => {
     expect(await run(['config', 'profiles'])).toMatchObject({ code: 0, out: '', err: '' });
   });
 
-  it('an unknown config action is still a usage error listing the actions', async () => {
-    const r = await run(['config', 'lsit']);
+  it.each([
+    ['lsit', ' (Did you mean list?)'],
+    ['sett', ' (Did you mean set?)'],
+    ['zzz', ''],
+  ])("an unknown config action '%s' is a usage error with commander's did-you-mean and the actions", async (word, suggestion) => {
+    const r = await run(['config', word]);
     expect(r.code).toBe(2);
-    expect(r.err).toBe("collections: unknown config action 'lsit' (use set, get, unset, list, profiles, path)\n");
+    expect(r.err).toBe(`collections: unknown config action '${word}'${suggestion}; use set, get, unset, list, profiles, path\n`);
   });
 });
 

@@ -2,7 +2,8 @@
  * `--help` and `--version` stay cheap: run in their own process (the built CLI, which `npm test`
  * builds first) with a module hook that logs every module loaded, they load no HTTP, output,
  * export, pagination or config-store code, nor the libraries behind them (only http/redact.js and
- * io/terminal-text.js, the pure scrubbing of error lines that cli/main.ts needs for any failure).
+ * io/terminal-text.js, the pure scrubbing of error lines that cli/main.ts needs for any failure,
+ * and http/request-headers.js, the pure syntax of `--header` that the flag table's parser checks).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,13 +47,13 @@ function modulesLoadedBy(args: string[]): string[] {
 
 /**
  * What `--help` must not load; http/redact.js and io/terminal-text.js (pure text scrubbing of error
- * lines, loaded by cli/main.ts) are allowed.
+ * lines, loaded by cli/main.ts) and io/terminal-text.js (the width help is wrapped to) are allowed.
  */
 const HEAVY = [
-  /\/dist\/(http\/(?!redact\.js)|output|export|pagination|io\/(?!terminal-text\.js)|sandbox\/(?!defaults))/,
+  /\/dist\/(http\/(?!redact\.js|request-headers\.js)|output|export|pagination|io\/(?!terminal-text\.js|columns\.js)|sandbox\/(?!defaults))/,
   /\/dist\/config\/(store|settings|folder|rate-limit-cache)\.js$/,
   /\/dist\/commands\/(export|ratelimit|ratelimit-cached|config|completion|completion-render|sandbox)\.js$/,
-  /\/node_modules\/(write-file-atomic|undici|csv-stringify|cli-table3|ora)\//,
+  /\/node_modules\/(conf|atomically|ajv|write-file-atomic|undici|csv-stringify|cli-table3|ora)\//,
 ];
 
 describe('lazy imports', () => {
@@ -71,5 +72,6 @@ describe('lazy imports', () => {
     const loaded = modulesLoadedBy(['config', 'path']);
     expect(loaded.some((url) => url.endsWith('/dist/config/store.js'))).toBe(true);
     expect(loaded.some((url) => /\/node_modules\/write-file-atomic\//.test(url))).toBe(true);
+    expect(loaded.some((url) => /\/node_modules\/conf\//.test(url))).toBe(true);
   });
 });

@@ -36,6 +36,7 @@ async function parse(
     completion: fake('completion'),
     verify: fake('verify'),
     sandbox: fake('sandbox'),
+    get: fake('get'),
   };
   try {
     return { calls, exit: await runProgram(readCommandLine(argv), t.ctx, runners), error: undefined, t };
@@ -81,10 +82,51 @@ describe('the options each command hands its run function', () => {
       'export',
       { command: 'entities', flags: { maxItems: 10, format: 'csv', progress: true }, argv: ['entities', '--max-items', '10', '--format', 'csv'] },
     ],
+    [
+      ['get', '/entities/0190/invoices?type=I', '--cursor', '--out', 'i.ndjson', '-H', 'Accept-Version: 2020-06-28'],
+      'get',
+      {
+        path: '/entities/0190/invoices?type=I',
+        flags: { cursor: true, out: 'i.ndjson', header: [['Accept-Version', '2020-06-28']], progress: true },
+        argv: ['get', '/entities/0190/invoices?type=I', '--cursor', '--out', 'i.ndjson', '-H', 'Accept-Version: 2020-06-28'],
+      },
+    ],
+    [
+      ['get', 'invoices/payments', '--since', '2024-05-01', '--since-field', 'updatedAt', '--state', 's.json', '--max-items', '5'],
+      'get',
+      {
+        path: 'invoices/payments',
+        flags: { since: '2024-05-01', sinceField: 'updatedAt', state: 's.json', maxItems: 5, progress: true },
+        argv: ['get', 'invoices/payments', '--since', '2024-05-01', '--since-field', 'updatedAt', '--state', 's.json', '--max-items', '5'],
+      },
+    ],
+    [
+      ['invoices', '--taxpayer', 'A', '-H', 'X-A: 1', '--header', 'x-b:2'],
+      'export',
+      {
+        command: 'invoices',
+        flags: {
+          taxpayer: 'A',
+          header: [
+            ['X-A', '1'],
+            ['x-b', '2'],
+          ],
+          progress: true,
+        },
+        argv: ['invoices', '--taxpayer', 'A', '-H', 'X-A: 1', '--header', 'x-b:2'],
+      },
+    ],
+    [['ratelimit', '-H', 'Accept-Version: 2020-06-28'], 'ratelimit', { header: [['Accept-Version', '2020-06-28']], json: false, cached: false }],
   ])('%j → %s', async (argv, command, options) => {
     const r = await parse(argv);
     expect(r.error).toBeUndefined();
     expect(r.calls).toEqual([{ command, options }]);
+  });
+
+  it('the values of credential-like --headers are secrets of the run before the command runs', async () => {
+    const r = await parse(['get', '/entities', '-H', 'Authorization: Bearer tok-9876543', '-H', 'Accept-Version: 2020-06-28']);
+    expect(r.calls).toHaveLength(1);
+    expect(r.t.ctx.secrets.redact('Bearer tok-9876543 / tok-9876543 / 2020-06-28')).toBe(`${REDACTED} / ${REDACTED} / 2020-06-28`);
   });
 
   it('completion: the shell, and the program whose tree the script completes', async () => {
@@ -127,7 +169,11 @@ describe('the options each command hands its run function', () => {
 
 describe('what a command refuses before running anything', () => {
   it.each<[string[], number, RegExp]>([
-    [['config', 'bogus'], 2, /^unknown config action 'bogus' \(use set, get, unset, list, profiles, path\)$/],
+    [['config', 'bogus'], 2, /^unknown config action 'bogus'$/],
+    [['config', 'sett'], 2, /^unknown config action 'sett' \(Did you mean set\?\)$/],
+    [['get', '/entities', '-H', 'X-Api-Key: other-key'], 2, /^--header X-Api-Key cannot be set this way: the key comes from/],
+    [['invoices', '--taxpayer', 'A', '-H', 'Accept: text/csv'], 2, /^--header Accept cannot be set this way/],
+    [['ratelimit', '-H', 'X-Pagination-Style: cursor'], 2, /^--header X-Pagination-Style cannot be set this way: --cursor sets it$/],
     [['completion', 'powershell'], 2, /^unknown shell 'powershell' \(use bash, zsh, fish\)$/],
   ])('%j → exit %i', async (argv, exitCode, message) => {
     const r = await parse(argv);
@@ -135,13 +181,20 @@ describe('what a command refuses before running anything', () => {
     expect(r.error).toMatchObject({ exitCode, message: expect.stringMatching(message) as string });
   });
 
-  it.each([[['sandbox', '--port', '-1']], [['verify']], [['completion']], [['ratelimit', '--bogus']], [['entities', '--concurrency', '0']]])(
-    '%j: a commander usage error, exit 2',
-    async (argv) => {
-      const r = await parse(argv);
-      expect(r.calls).toEqual([]);
-      expect(r.exit).toBe(2);
-      expect(r.t.stderr.text()).toMatch(/^collections: /);
-    },
-  );
+  it.each([
+    [['sandbox', '--port', '-1']],
+    [['verify']],
+    [['completion']],
+    [['ratelimit', '--bogus']],
+    [['entities', '--concurrency', '0']],
+    [['get']],
+    [['get', '/entities', '--taxpayer', 'A']],
+    [['get', '/entities', '--parallel', '2']],
+    [['invoices', '--taxpayer', 'A', '--since-field', 'updatedAt']],
+  ])('%j: a commander usage error, exit 2', async (argv) => {
+    const r = await parse(argv);
+    expect(r.calls).toEqual([]);
+    expect(r.exit).toBe(2);
+    expect(r.t.stderr.text()).toMatch(/^collections: /);
+  });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -282,5 +282,53 @@ describe('config alone (runConfigOverview)', () => {
 
   it('an invalid --profile is a usage error', () => {
     expect(() => overview({ profile: '../x' })).toThrow(UsageError);
+  });
+});
+
+describe('config: stored request headers', () => {
+  it('set adds a header or replaces the one of its name; list, get and the overview show each, a credential masked', async () => {
+    expect((await run('set', ['header', 'Accept-Version: 2019-01-01'])).code).toBe(0);
+    expect((await run('set', ['header', 'X-Team:data'])).code).toBe(0);
+    const secret = await run('set', ['header', `Authorization: Bearer ${CANARY}`]);
+    expect(secret.err).toMatch(/warning: a credential given as an argument stays in your shell history/);
+    expect(secret.err).toContain('Saved header Authorization: ****rint in');
+    expect((await run('set', ['header', 'accept-version: 2020-06-28'])).code).toBe(0);
+    expect(stored().header).toEqual(['accept-version: 2020-06-28', 'X-Team: data', `Authorization: Bearer ${CANARY}`]);
+    const list = await run('list', []);
+    expect(list.out).toBe('header=accept-version: 2020-06-28\nheader=X-Team: data\nheader=Authorization: ****rint\n');
+    const get = await run('get', ['header']);
+    expect(get.out).toBe('accept-version: 2020-06-28\nX-Team: data\nAuthorization: ****rint\n');
+    const t = context();
+    runConfigOverview({}, t.ctx);
+    expect(t.stdout.text()).toContain('header=Authorization: ****rint\n');
+    for (const r of [secret, list, get, { out: t.stdout.text(), err: t.stderr.text() }]) expectNoCanary(r);
+  });
+
+  it('unset header NAME removes that one (any case); unset header removes them all', async () => {
+    await run('set', ['header', 'Accept-Version: 2020-06-28']);
+    await run('set', ['header', 'X-Team: data']);
+    const one = await run('unset', ['header', 'x-team']);
+    expect(one.err).toMatch(/^Removed header x-team from profile 'default'/);
+    expect(stored().header).toEqual(['Accept-Version: 2020-06-28']);
+    expect((await run('unset', ['header', 'X-Nope'])).err).toMatch(/header X-Nope was not set/);
+    expect((await run('unset', ['header'])).err).toMatch(/^Removed header from/);
+    expect(stored().header).toBeUndefined();
+    expect((await run('unset', ['base-url', 'extra'])).error).toBeInstanceOf(UsageError);
+  });
+
+  it('refuses what --header refuses, and a hand-edited header that is not one', async () => {
+    const r = await run('set', ['header', 'X-Api-Key: k']);
+    expect(r.error).toBeInstanceOf(UsageError);
+    expect((r.error as Error).message).toMatch(/X-Api-Key cannot be set this way/);
+    expect((await run('set', ['header'])).error).toBeInstanceOf(UsageError);
+    const store = createConfigStore({ configDir: dir });
+    store.set('default', 'base-url', 'https://api.example.com');
+    const path = join(dir, 'config.json');
+    const file = JSON.parse(readFileSync(path, 'utf8')) as { profiles: { default: Record<string, unknown> } };
+    file.profiles.default.header = [`Authorization: ${CANARY}\r\nX: y`];
+    writeFileSync(path, JSON.stringify(file));
+    const bad = await run('list', []);
+    expect(bad.error).toMatchObject({ code: 'E_CONFIG', message: expect.stringMatching(/invalid 'header' in profile 'default'/) as string });
+    expectNoCanary(bad);
   });
 });

@@ -16,10 +16,39 @@ describe('the hints of HTTP statuses', () => {
     [422, 'collections: the API rejected the parameters (GET /p: HTTP 422); check --param values'],
     [401, 'collections: the API key was rejected (GET /p: HTTP 401); set a valid key with `collections config set api-key` or COLLECTIONS_API_KEY'],
     [403, 'collections: the API key was rejected (GET /p: HTTP 403); set a valid key with `collections config set api-key` or COLLECTIONS_API_KEY'],
-    [404, 'collections: not found (GET /p: HTTP 404); check the --taxpayer and --invoice ids'],
+    [404, 'collections: not found (GET /p: HTTP 404); check the path /p (the ids in it, and the path of base-url)'],
     [418, 'collections: unexpected response (GET /p: HTTP 418)'],
   ])('HTTP %i → %s', (status, line) => {
     expect(formatError(http(status))).toBe(line);
+  });
+
+  it.each<[string, number, string, string | undefined, string]>([
+    [
+      'a 400 naming itemsPerPage (the service\'s {"message"})',
+      400,
+      '/entities?itemsPerPage=1000&page=1',
+      'itemsPerPage must be between 1 and 100',
+      'the API refuses this page size (itemsPerPage=1000): give a smaller --items-per-page, e.g. 100',
+    ],
+    [
+      'a 422 violation of itemsPerPage',
+      422,
+      '/entities?itemsPerPage=500',
+      'itemsPerPage: This value should be less than or equal to 100.',
+      'the API refuses this page size (itemsPerPage=500): give a smaller --items-per-page, e.g. 100',
+    ],
+    ['a 400 about another parameter', 400, '/entities?itemsPerPage=1000&page=1', 'Page should not be less than 1', 'check --param values'],
+    ['a 400 without a message', 400, '/entities?itemsPerPage=1000', undefined, 'check --param values'],
+    [
+      'a 404 of a path with a query',
+      404,
+      '/v2/entities/abc/invoices?itemsPerPage=1000',
+      'Not Found',
+      'check the path /v2/entities/abc/invoices (the ids in it, and the path of base-url)',
+    ],
+  ])('%s', (_name, status, path, serverMessage, hint) => {
+    const err = new HttpError({ method: 'GET', path, status, ...(serverMessage === undefined ? {} : { serverMessage }) });
+    expect(hintOf(err)).toBe(hint);
   });
 
   it('a hint given where the error is made wins; an empty one means none', () => {

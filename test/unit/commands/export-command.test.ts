@@ -16,8 +16,12 @@ describe('createExportCommand', () => {
     const cmd = createExportCommand(s, wiring(), () => 0);
     expect(cmd.name()).toBe(s.name);
     expect(cmd.description()).toBe(s.description);
-    const flags = (EXPORT_FLAGS as readonly ExportFlagSpec[]).filter((f) => f.forId === undefined || s.ids.some((id) => id.name === f.forId));
+    const flags = (EXPORT_FLAGS as readonly ExportFlagSpec[]).filter(
+      (f) => f.forCommand === undefined && (f.forId === undefined || s.ids.some((id) => id.name === f.forId)),
+    );
     expect(cmd.options.map((o) => o.long)).toEqual([...s.ids.map((id) => id.flag), ...flags.map(longFlag)]);
+    // `get`'s own flags are not offered by a named command.
+    expect(cmd.options.some((o) => o.long === '--since-field')).toBe(false);
     // --taxpayers-file and --parallel only where there is a taxpayer.
     expect(cmd.options.some((o) => o.long === '--parallel')).toBe(s.ids.some((id) => id.name === 'taxpayerId'));
   });

@@ -12,6 +12,7 @@ import type { RunCommand } from '../../../src/commands/command.js';
 import { prepareExport } from '../../../src/commands/export.js';
 import { EXPORT_DEFAULTS } from '../../../src/commands/export-plan.js';
 import type { ExportCommandOptions } from '../../../src/commands/flags.js';
+import type { GetCommandOptions } from '../../../src/commands/get.js';
 import { createConfigStore } from '../../../src/config/store.js';
 import type { ConfigKey } from '../../../src/config/values.js';
 import { ENDPOINTS } from '../../../src/endpoints.js';
@@ -52,7 +53,9 @@ async function planFrom(argv: string[], profile: Partial<Record<ConfigKey, strin
   let code: number;
   let error: unknown;
   try {
-    code = await runProgram(readCommandLine(argv), t.ctx, { export: runner });
+    const get: RunCommand<GetCommandOptions> = (ctx, { path, flags, argv: resumeArgv }) =>
+      runner(ctx, { command: 'get', flags: { ...flags, path }, argv: resumeArgv });
+    code = await runProgram(readCommandLine(argv), t.ctx, { export: runner, get });
   } catch (err) {
     error = err;
     code = -1;
@@ -81,7 +84,7 @@ const T_PATH = 'D%26M750624V8Z';
 const I = '0b3e5a2c-7d1f-4e8a-9c6b-1a2b3c4d5e6f';
 
 const ROWS: Array<[string, string[], Partial<Record<ConfigKey, string>>, Expected]> = [
-  ['entities, offset, all defaults', ['entities'], {}, { endpoint: 'entities', start: '/v1/entities?itemsPerPage=1000&page=1', format: 'ndjson' }],
+  ['entities, offset, all defaults', ['entities'], {}, { endpoint: 'entities', start: '/v1/entities?itemsPerPage=1000', format: 'ndjson' }],
   [
     'events, offset, page size, first page, params, max items',
     ['events', '--items-per-page', '50', '--page', '3', '--param', 'type=invoice.created', '--param', 'q=a=b', '--max-items', '120'],
@@ -92,7 +95,7 @@ const ROWS: Array<[string, string[], Partial<Record<ConfigKey, string>>, Expecte
     'invoices, offset, concurrency',
     ['invoices', '--taxpayer', T, '--concurrency', '8'],
     {},
-    { endpoint: 'invoices', start: `/v1/taxpayers/${T_PATH}/invoices?itemsPerPage=1000&page=1`, format: 'ndjson', concurrency: 8 },
+    { endpoint: 'invoices', start: `/v1/taxpayers/${T_PATH}/invoices?itemsPerPage=1000`, format: 'ndjson', concurrency: 8 },
   ],
   [
     'invoices, cursor (concurrency is 1 whatever the flag)',
@@ -122,7 +125,7 @@ const ROWS: Array<[string, string[], Partial<Record<ConfigKey, string>>, Expecte
     "line-items of a taxpayer's invoices, offset",
     ['line-items', '--taxpayer', T],
     {},
-    { endpoint: 'taxpayer-line-items', start: `/v1/taxpayers/${T_PATH}/invoices/line-items?itemsPerPage=1000&page=1`, format: 'ndjson' },
+    { endpoint: 'taxpayer-line-items', start: `/v1/taxpayers/${T_PATH}/invoices/line-items?itemsPerPage=1000`, format: 'ndjson' },
   ],
   [
     "line-items of one of a taxpayer's invoices, cursor",
@@ -140,7 +143,7 @@ const ROWS: Array<[string, string[], Partial<Record<ConfigKey, string>>, Expecte
     'line-items of one invoice, offset, format from the flag',
     ['line-items', '--invoice', I, '-f', 'table'],
     {},
-    { endpoint: 'invoice-line-items', start: `/v1/invoices/${I}/line-items?itemsPerPage=1000&page=1`, format: 'table' },
+    { endpoint: 'invoice-line-items', start: `/v1/invoices/${I}/line-items?itemsPerPage=1000`, format: 'table' },
   ],
   [
     'line-items of one invoice, cursor, file (format from the extension)',
@@ -161,7 +164,7 @@ const ROWS: Array<[string, string[], Partial<Record<ConfigKey, string>>, Expecte
     {},
     {
       endpoint: 'payments',
-      start: `/v1/taxpayers/${T_PATH}/invoices/payments?itemsPerPage=1000&page=1`,
+      start: `/v1/taxpayers/${T_PATH}/invoices/payments?itemsPerPage=1000`,
       format: 'csv',
       out: 'out/payments.csv',
       retries: 0,
@@ -188,7 +191,7 @@ const ROWS: Array<[string, string[], Partial<Record<ConfigKey, string>>, Expecte
     { format: 'csv', 'items-per-page': '200', concurrency: '2', 'max-wait': '30', retries: '3', timeout: '1.5' },
     {
       endpoint: 'entities',
-      start: '/v1/entities?itemsPerPage=200&page=1',
+      start: '/v1/entities?itemsPerPage=200',
       format: 'csv',
       concurrency: 2,
       retries: 3,
@@ -202,7 +205,7 @@ const ROWS: Array<[string, string[], Partial<Record<ConfigKey, string>>, Expecte
     { format: 'csv', 'items-per-page': '200', concurrency: '2', 'max-wait': '30', retries: '3', timeout: '1.5' },
     {
       endpoint: 'events',
-      start: '/v1/events?itemsPerPage=10&page=1',
+      start: '/v1/events?itemsPerPage=10',
       format: 'json',
       out: 'events.json',
       concurrency: 1,
@@ -211,31 +214,31 @@ const ROWS: Array<[string, string[], Partial<Record<ConfigKey, string>>, Expecte
       maxWaitMs: 0,
     },
   ],
-  ['`--out -` is stdout', ['entities', '--out', '-'], {}, { endpoint: 'entities', start: '/v1/entities?itemsPerPage=1000&page=1', format: 'ndjson' }],
+  ['`--out -` is stdout', ['entities', '--out', '-'], {}, { endpoint: 'entities', start: '/v1/entities?itemsPerPage=1000', format: 'ndjson' }],
   // --max-items below the page size asks for that many items a page, unless the page size was given or --page depends on it.
   [
     '--max-items 2 asks for pages of 2',
     ['entities', '--max-items', '2'],
     {},
-    { endpoint: 'entities', start: '/v1/entities?itemsPerPage=2&page=1', format: 'ndjson', maxItems: 2 },
+    { endpoint: 'entities', start: '/v1/entities?itemsPerPage=2', format: 'ndjson', maxItems: 2 },
   ],
   [
     '--max-items under the profile page size lowers it; over it keeps it',
     ['events', '--max-items', '150'],
     { 'items-per-page': '200' },
-    { endpoint: 'events', start: '/v1/events?itemsPerPage=150&page=1', format: 'ndjson', maxItems: 150 },
+    { endpoint: 'events', start: '/v1/events?itemsPerPage=150', format: 'ndjson', maxItems: 150 },
   ],
   [
     '--max-items over the page size keeps the default',
     ['entities', '--max-items', '1500'],
     {},
-    { endpoint: 'entities', start: '/v1/entities?itemsPerPage=1000&page=1', format: 'ndjson', maxItems: 1500 },
+    { endpoint: 'entities', start: '/v1/entities?itemsPerPage=1000', format: 'ndjson', maxItems: 1500 },
   ],
   [
     '--max-items with --items-per-page keeps the given page size',
     ['entities', '--max-items', '2', '--items-per-page', '50'],
     {},
-    { endpoint: 'entities', start: '/v1/entities?itemsPerPage=50&page=1', format: 'ndjson', maxItems: 2 },
+    { endpoint: 'entities', start: '/v1/entities?itemsPerPage=50', format: 'ndjson', maxItems: 2 },
   ],
   [
     '--max-items with --page keeps the page size the page number means',
@@ -364,5 +367,45 @@ describe('the plan is frozen once built', () => {
     ])
       expect(Object.isFrozen(part)).toBe(true);
     expect(() => Object.assign(plan.progress, { quiet: false })).toThrow(TypeError);
+  });
+});
+
+describe('argv → planned export: get and request headers', () => {
+  it('get: the endpoint of the path (its key the path), its query first, --cursor on any path', async () => {
+    const r = await planFrom(['get', 'reports/monthly?kind=a%20b&x[y]=1', '--cursor', '--param', 'z=1', '--out', 'r.ndjson']);
+    expect(r.error).toBeUndefined();
+    const plan = r.plans[0]!;
+    expect([plan.endpoint.key, plan.endpoint.path, plan.endpoint.command]).toEqual(['/reports/monthly', '/reports/monthly', 'get']);
+    expect(plan.pages.start.pathname + plan.pages.start.search).toBe('/v1/reports/monthly?kind=a%20b&x[y]=1&z=1&itemsPerPage=1000');
+    expect(plan.pages.headers).toEqual({ 'X-Pagination-Style': 'cursor' });
+    expect(plan.manifest?.output.endpoint).toEqual({
+      key: '/reports/monthly',
+      template: '/reports/monthly',
+      path: '/reports/monthly?kind=a%20b&x[y]=1',
+    });
+    expect(plan.resume.fingerprint.request).toBe('/v1/reports/monthly?kind=a%20b&x[y]=1&z=1&itemsPerPage=1000');
+  });
+
+  it("headers: the profile's, replaced by name by the flags; in the checkpoint a credential by name only; in the manifest masked", async () => {
+    const r = await planFrom(
+      ['get', '/entities', '--out', 'e.ndjson', '-H', 'accept-version: 2020-06-28', '-H', 'Authorization: Bearer tok-123456789'],
+      {
+        header: 'Accept-Version: 2019-01-01',
+      },
+    );
+    expect(r.error).toBeUndefined();
+    const plan = r.plans[0]!;
+    expect(plan.http.headers).toEqual({ 'accept-version': '2020-06-28', Authorization: 'Bearer tok-123456789' });
+    expect(plan.resume.fingerprint.headers).toEqual({ 'accept-version': '2020-06-28', Authorization: '(credential)' });
+    expect(plan.manifest?.output.headers).toEqual({ 'accept-version': '2020-06-28', Authorization: '****6789' });
+    expect(r.secrets.redact('x Bearer tok-123456789 y')).toBe('x [REDACTED] y');
+  });
+
+  it('without headers, a plan has none, and neither have its checkpoint and manifest', async () => {
+    const r = await planFrom(['entities', '--out', 'e.ndjson']);
+    const plan = r.plans[0]!;
+    expect(plan.http.headers).toBeUndefined();
+    expect('headers' in plan.resume.fingerprint).toBe(false);
+    expect(plan.manifest && 'headers' in plan.manifest.output).toBe(false);
   });
 });

@@ -50,7 +50,23 @@ describe('runSandbox', () => {
     expect(page['hydra:view']['hydra:next'] !== undefined).toBe(linksNext);
   });
 
+  it('serves --errors problem: the 404 of an unknown route as API Platform writes it, and says so', async () => {
+    const t = createTestContext({ clock: createVirtualClock() });
+    const done = runSandbox(t.ctx, { port: 0, taxpayers: 1, invoices: 2, limit: 0, errors: 'problem' });
+    while (!t.stdout.text().includes('Ctrl-C')) await new Promise((r) => setTimeout(r, 5));
+    expect(t.stdout.text()).toContain('Errors: application/problem+json, as API Platform writes them');
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(t.stdout.text())![1]!;
+    const res = await fetch(`${url}/nowhere`, { headers: { 'X-Api-Key': 'sandbox-key' } });
+    const text = await res.text();
+    t.raise('SIGINT');
+    expect(await done).toBe(0);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(text).toBe('{"type":"https:\\/\\/tools.ietf.org\\/html\\/rfc2616#section-10","title":"An error occurred","detail":"Not Found"}');
+  });
+
   it.each([
+    [{ errors: 'json' }, /--errors must be message or problem/],
     [{ port: 70_000 }, /--port/],
     [{ limit: -1 }, /--limit/],
     [{ window: 0 }, /--window/],

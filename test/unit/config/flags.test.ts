@@ -3,7 +3,7 @@ import { flagHelp, flagParser } from '../../../src/config/flag-readers.js';
 import { CONFIG_KEYS, CONFIGURABLE_FLAGS, EXPORT_FLAGS, exportFlag, longFlag } from '../../../src/config/flags.js';
 import { parseConfigValue, type ConfigKey } from '../../../src/config/values.js';
 import { UsageError } from '../../../src/errors.js';
-import { OUTPUT_FORMATS } from '../../../src/output/writer.js';
+import { OUTPUT_FORMATS } from '../../../src/format-names.js';
 import { COMPRESSIONS } from '../../../src/export/files/gzip-destination.js';
 
 describe('the export flag table', () => {
@@ -18,7 +18,9 @@ describe('the export flag table', () => {
       '--page',
       '--max-items',
       '--param',
+      '--header',
       '--since',
+      '--since-field',
       '--state',
       '--table',
       '--key',
@@ -54,7 +56,7 @@ describe('the export flag table', () => {
   });
 
   it('the config keys derive from it, in the order config list prints them', () => {
-    expect(CONFIG_KEYS).toEqual(['base-url', 'api-key', 'items-per-page', 'format', 'concurrency', 'max-wait', 'retries', 'timeout']);
+    expect(CONFIG_KEYS).toEqual(['base-url', 'api-key', 'items-per-page', 'format', 'concurrency', 'max-wait', 'retries', 'timeout', 'header']);
     expect(CONFIGURABLE_FLAGS.map((f) => [f.config.key, longFlag(f), f.config.setting])).toEqual([
       ['items-per-page', '--items-per-page', 'itemsPerPage'],
       ['format', '--format', 'format'],

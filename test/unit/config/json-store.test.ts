@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DIR_MODE, FILE_MODE } from '../../../src/config/folder.js';
-import { createJsonStore, readJsonFile } from '../../../src/config/json-store.js';
+import { createConfStore, createJsonStore as createCacheStore, readJsonFile, type JsonStore } from '../../../src/config/json-store.js';
 
 const posix = process.platform !== 'win32';
 const mode = (path: string): number => statSync(path).mode & 0o777;
@@ -20,7 +20,11 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 /** What the `conf` package of older versions wrote: the object with tab indents, no final newline. */
 const CONF_WRITTEN = '{\n\t"profiles": {\n\t\t"default": {\n\t\t\t"api-key": "k",\n\t\t\t"timeout": 5000\n\t\t}\n\t}\n}';
 
-describe('createJsonStore', () => {
+// The same promises of the settings file (kept with conf) and of the rate-limit cache.
+describe.each([
+  ['createConfStore', createConfStore],
+  ['createJsonStore', createCacheStore],
+])('%s', (_name, createJsonStore: (path: string) => JsonStore) => {
   it('reads a missing file as empty and creates nothing until a write', () => {
     const store = createJsonStore(path);
     expect(store.path).toBe(path);

@@ -197,8 +197,36 @@ describe('missing and invalid settings', () => {
   });
 
   it('names the profile in hints when it is not the default', () => {
+    seed('work', { retries: '3' });
     const e = caught(() => resolveApiSettings({ flags: { profile: 'work' }, env: {}, store }, warn));
     expect(e.hint).toContain('--profile work');
+  });
+
+  it('a profile with a key and no base URL: the hint is to store its base URL, not --base-url (which the key binding refuses)', () => {
+    seed('work', { 'api-key': CANARY });
+    const e = caught(() => resolveApiSettings({ flags: { profile: 'work' }, env: {}, store }, warn));
+    expect(e.message).toBe("no base URL configured for profile 'work'");
+    expect(e.hint).toBe('run `collections config set base-url URL --profile work` (the key stored there is sent only to that base URL)');
+    expect(`${e.message} ${e.hint}`).not.toContain(CANARY);
+  });
+
+  it.each([
+    [{ profile: 'wrok' }, {}, "unknown profile 'wrok' (from --profile)"],
+    [{}, { COLLECTIONS_PROFILE: 'wrok' }, "unknown profile 'wrok' (from COLLECTIONS_PROFILE)"],
+  ])('an unknown profile is named, with the stored ones (%j %j)', (flags, env, message) => {
+    seed('work', { 'base-url': PROD });
+    seed('sandbox', { 'base-url': OTHER });
+    const e = caught(() => resolveSettings({ flags, env, store }));
+    expect(e.exitCode).toBe(2);
+    expect(e.message).toBe(message);
+    expect(e.hint).toBe('use a stored profile (sandbox, work), or create it with `collections config set base-url URL --profile wrok`');
+  });
+
+  it('with no profile stored, only default exists: naming it is fine, another one is unknown', () => {
+    expect(resolveSettings({ flags: { profile: 'default' }, env: {}, store }).profile).toBe('default');
+    expect(caught(() => resolveSettings({ flags: { profile: 'work' }, env: {}, store })).hint).toBe(
+      'no profile is stored yet; create it with `collections config set base-url URL --profile work`',
+    );
   });
 
   it.each([
@@ -263,7 +291,7 @@ describe('loadApiSettings / loadSettings (context wiring)', () => {
     expect(opened.path).toBe(join(root, 'config.json'));
     expect(t.stderr.text()).toMatch(/^collections: warning: .*plain http.*\n$/);
     expect(t.stderr.text()).not.toContain(CANARY);
-    expect(loadSettings({ profile: 'nobody' }, t.ctx).settings.apiKey).toBeUndefined();
+    expect(() => loadSettings({ profile: 'nobody' }, t.ctx)).toThrow("unknown profile 'nobody' (from --profile)");
     expect(() => loadApiSettings({ profile: 'nobody' }, t.ctx)).toThrow(UsageError);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ProxyFailure } from '../../../src/http/proxy.js';
 import { describeConnectFailure, RetryableFailure, waitBeforeRetry } from '../../../src/http/retry.js';
 import { ApiUnavailableError } from '../../../src/errors.js';
 import { createServerClock } from '../../../src/rate/server-clock.js';
@@ -50,6 +51,81 @@ describe('describeConnectFailure', () => {
     ['no code', new Error('socket hang up')],
   ])('leaves %s to the short description', (_n, cause) => {
     expect(describeConnectFailure(fetchFailed(cause), url)).toBeUndefined();
+  });
+});
+
+describe('describeConnectFailure: what a failure at first contact says is wrong (issue 27)', () => {
+  const WRONG_URL = 'the base URL is most likely wrong';
+  it.each([
+    ['ECONNREFUSED', fetchFailed({ code: 'ECONNREFUSED', syscall: 'connect' }), WRONG_URL],
+    ['ENOTFOUND', fetchFailed({ code: 'ENOTFOUND', syscall: 'getaddrinfo' }), WRONG_URL],
+    ['bad port', fetchFailed(new Error('bad port')), WRONG_URL],
+    ['no TLS', fetchFailed({ code: 'ERR_SSL_WRONG_VERSION_NUMBER' }), WRONG_URL],
+    ['EAI_AGAIN (DNS may answer later)', fetchFailed({ code: 'EAI_AGAIN', syscall: 'getaddrinfo' }), undefined],
+    ['EHOSTUNREACH (the network may come back)', fetchFailed({ code: 'EHOSTUNREACH', syscall: 'connect' }), undefined],
+    ['connect timeout', fetchFailed({ code: 'UND_ERR_CONNECT_TIMEOUT' }), undefined],
+  ])('%s', (_n, err, likely) => {
+    expect(describeConnectFailure(err, url)?.likely).toBe(likely);
+  });
+
+  it('an https URL answered in plain text says the server does not speak TLS, in words, and suggests http://', () => {
+    const d = describeConnectFailure(fetchFailed({ code: 'ERR_SSL_WRONG_VERSION_NUMBER', library: 'SSL routines' }), url);
+    expect(d?.reason).toBe(
+      'https://api.example.test:8443 does not speak TLS (ERR_SSL_WRONG_VERSION_NUMBER: its answer to the handshake was plain text)',
+    );
+    expect(d?.hint).toMatch(/^if it is an http server, use http:\/\/api\.example\.test:8443 as base-url; check base-url/);
+  });
+});
+
+describe('describeConnectFailure through a proxy (issue 27)', () => {
+  const route = { url: new URL('http://user:s3cret@proxy.example:3128'), variable: 'HTTPS_PROXY' };
+  const viaProxy = (cause: unknown): ProxyFailure => new ProxyFailure(route, fetchFailed(cause as object));
+
+  it.each([
+    [
+      'refused',
+      { code: 'ECONNREFUSED', syscall: 'connect' },
+      'ECONNREFUSED: connection refused by the proxy http://proxy.example:3128 (HTTPS_PROXY)',
+      true,
+    ],
+    [
+      'unknown host',
+      { code: 'ENOTFOUND', syscall: 'getaddrinfo' },
+      'ENOTFOUND: the proxy http://proxy.example:3128 (HTTPS_PROXY) not found (DNS)',
+      true,
+    ],
+    [
+      'unreachable',
+      { code: 'EHOSTUNREACH', syscall: 'connect' },
+      'EHOSTUNREACH: cannot reach the proxy http://proxy.example:3128 (HTTPS_PROXY)',
+      false,
+    ],
+    [
+      'tunnel refused',
+      new Error('Proxy response (502) !== 200 when HTTP Tunneling'),
+      'the proxy http://proxy.example:3128 (HTTPS_PROXY) refused the tunnel to https://api.example.test:8443 (HTTP 502)',
+      false,
+    ],
+    [
+      'credentials wanted',
+      new Error('Proxy response (407) !== 200 when HTTP Tunneling'),
+      'the proxy http://proxy.example:3128 (HTTPS_PROXY) asks for credentials (HTTP 407)',
+      true,
+    ],
+  ])('%s names the proxy (never its userinfo) and says it is the proxy', (_n, cause, reason, wrongSetting) => {
+    const d = describeConnectFailure(viaProxy(cause), url);
+    expect(d?.reason).toBe(reason);
+    expect(d?.likely).toBe(wrongSetting ? 'the proxy setting is most likely wrong' : undefined);
+    expect(`${d?.reason} ${d?.hint}`).not.toContain('s3cret');
+    expect(d?.reason).not.toContain('user');
+    expect(d?.hint).toContain('HTTPS_PROXY');
+  });
+
+  it("a reset through the proxy is left to the short description; a TLS failure is the origin's", () => {
+    expect(describeConnectFailure(viaProxy({ code: 'ECONNRESET', syscall: 'read' }), url)).toBeUndefined();
+    expect(describeConnectFailure(viaProxy({ code: 'ERR_SSL_WRONG_VERSION_NUMBER' }), url)?.reason).toMatch(
+      /^https:\/\/api\.example\.test:8443 does not speak TLS/,
+    );
   });
 });
 

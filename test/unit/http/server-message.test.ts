@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseServerMessage } from '../../../src/http/server-message.js';
+import { API_ERROR_BODIES } from '../../fixtures/api-errors.js';
 
 describe('parseServerMessage', () => {
   it.each<[string, string | null, string, string | undefined]>([
@@ -31,6 +32,10 @@ describe('parseServerMessage', () => {
     ['unknown binary type', 'application/octet-stream', 'xyz', undefined],
   ])('%s', (_name, type, body, expected) => {
     expect(parseServerMessage(type, body)).toBe(expected);
+  });
+
+  it.each(API_ERROR_BODIES.map((e) => [e.name, e] as const))('as the real service and API Platform write it: %s', (_name, e) => {
+    expect(parseServerMessage(e.contentType, e.body)).toBe(e.reason);
   });
 
   it('truncates a long message to 300 characters', () => {

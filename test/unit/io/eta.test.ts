@@ -96,37 +96,93 @@ describe('the ETA', () => {
     expect(eta.etaMs(1_000, 0, T0)).toBeUndefined();
   });
 
-  it("a fresh rate-limited run: the quota, not the first page's speed (10 a window of 5 s, 200 pages)", () => {
+  it("a fresh rate-limited run: no ETA until the window is known, then the quota's, not the first page's speed (10 a window of 5 s, 200 pages)", () => {
+    const eta = createEtaEstimator(0);
+    eta.page(0, 0, 0);
+    // The run starts 3.4 s into a window: 9 left until its reset at T0 + 5 s, which tells nothing of the window's length.
+    eta.response(100, T0 + 5_000);
+    eta.page(1_000, 1, 100, quota(T0 + 3_500, 9, T0 + 5_000));
+    expect(eta.etaMs(200_000, 100, T0 + 3_500)).toBeUndefined();
+    for (let p = 2; p <= 10; p++) {
+      eta.response(100, T0 + 5_000);
+      eta.page(p * 1_000, p, p * 100, quota(T0 + 3_400 + p * 100, 10 - p, T0 + 5_000));
+    }
+    expect(eta.etaMs(200_000, 1_000, T0 + 4_400)).toBeUndefined();
+    // The next window's first response: its reset 5 s after the last one.
+    eta.response(100, T0 + 10_000);
+    eta.page(11_000, 11, 1_700, quota(T0 + 5_100, 9, T0 + 10_000));
+    // 189 pages: 9 now, 180 in 18 more windows: 4.9 s to the reset, 17 windows of 5 s, the last 10 requests at 100 ms.
+    expect(eta.etaMs(200_000, 1_700, T0 + 5_100)).toBe(4_900 + 17 * 5_000 + 10 * 100);
+  });
+
+  it('needs no window length while the requests fit in this window and the next', () => {
     const eta = createEtaEstimator(0);
     eta.page(0, 0, 0);
     eta.response(100);
-    // The first request of the window, at its start + 100 ms; 9 left until T0 + 5 s.
-    eta.page(1_000, 1, 100, quota(T0 + 100, 9, T0 + 5_000));
-    // 199 pages: 9 now, 190 in 19 more windows: 4.9 s to the reset, 18 windows of 5 s, the last 10 requests at 100 ms.
-    expect(eta.etaMs(200_000, 100, T0 + 100)).toBe(4_900 + 18 * 5_000 + 10 * 100);
-    // The rate alone (1,000 items in 100 ms) would have said 19.9 s.
-    expect((199_000 / eta.rate(100)) * 1000).toBe(19_900);
+    eta.page(1_000, 1, 100, quota(T0 + 3_500, 9, T0 + 5_000));
+    // 9 pages: this window's 9, at 100 ms each.
+    expect(eta.etaMs(10_000, 100, T0 + 3_500)).toBe(900);
+    // 19 pages: 9 now, 10 after the reset in 1.5 s.
+    expect(eta.etaMs(20_000, 100, T0 + 3_500)).toBe(1_500 + 10 * 100);
+    // Once the window has rolled over: a full window's 10 still go, 11 do not.
+    expect(eta.etaMs(11_000, 100, T0 + 6_000)).toBe(10 * 100);
+    expect(eta.etaMs(12_000, 100, T0 + 6_000)).toBeUndefined();
     // A cold first response of 2 s says nothing of the pages after it: the quota's time still decides.
     const cold = createEtaEstimator(0);
     cold.page(0, 0, 0);
     cold.response(2_000);
     cold.page(1_000, 1, 2_000, quota(T0, 9, T0 + 5_000));
-    expect(cold.etaMs(200_000, 2_000, T0 + 2_000)).toBe(3_000 + 18 * 5_000 + 10 * 2_000);
+    expect(cold.etaMs(20_000, 2_000, T0 + 2_000)).toBe(3_000 + 10 * 2_000);
   });
 
-  it('learns the window from successive resets (a gap of two windows does not count)', () => {
+  it("learns the window from the responses' resets as they arrive, by the server's clock, 429s included", () => {
     const eta = createEtaEstimator(0);
     eta.page(0, 0, 0);
-    // First seen 2 s before its reset: at least 2 s long.
+    eta.response(100, T0 + 5_000);
     eta.page(100, 1, 1, quota(T0 + 3_000, 9, T0 + 5_000));
-    expect(eta.etaMs(100 + 100 * 20, 1, T0 + 3_000)).toBe(2_000 + 1 * 2_000);
-    // Then resets at +15 s (two windows later) and +20 s: the window is 5 s.
-    eta.page(200, 2, 2, quota(T0 + 11_000, 9, T0 + 15_000));
-    eta.page(300, 3, 3, quota(T0 + 16_000, 9, T0 + 20_000));
-    // 19 pages: 9 now, 10 after the reset in 4 s.
-    expect(eta.etaMs(300 + 100 * 19, 3, T0 + 16_000)).toBe(4_000);
-    // 29 pages: one more window of 5 s.
-    expect(eta.etaMs(300 + 100 * 29, 3, T0 + 16_000)).toBe(9_000);
+    expect(eta.etaMs(100 + 100 * 20, 1, T0 + 3_000)).toBeUndefined();
+    // A 429 of the next window (no page), then a response overtaken by it (the old window's).
+    eta.response(100, T0 + 10_000);
+    eta.response(100, T0 + 5_000);
+    // 20 pages: 9 now, 10 after the reset, 1 a window later.
+    expect(eta.etaMs(100 + 100 * 20, 1, T0 + 3_000)).toBe(2_000 + 5_000 + 100);
+  });
+
+  it('a window in which no response arrived makes a gap of two, until a gap of one is seen', () => {
+    const eta = createEtaEstimator(0);
+    eta.page(0, 0, 0);
+    eta.response(0, T0 + 5_000);
+    eta.response(0, T0 + 15_000);
+    eta.page(100, 1, 1, quota(T0 + 11_000, 9, T0 + 15_000));
+    // 29 pages: 9 now, 20 in two windows taken for 10 s.
+    expect(eta.etaMs(100 + 100 * 29, 1, T0 + 11_000)).toBe(4_000 + 10_000);
+    eta.response(0, T0 + 20_000);
+    eta.page(200, 2, 2, quota(T0 + 16_000, 9, T0 + 20_000));
+    // 29 pages: 9 now, 20 in two windows of 5 s.
+    expect(eta.etaMs(200 + 100 * 29, 2, T0 + 16_000)).toBe(4_000 + 5_000);
+  });
+
+  it('a page fetched in an earlier window, written after later ones (offset mode), leaves the quota as it is', () => {
+    const eta = createEtaEstimator(0);
+    eta.page(0, 0, 0);
+    eta.response(0, T0 + 5_000);
+    eta.response(0, T0 + 10_000);
+    eta.page(100, 1, 1, quota(T0 + 5_100, 9, T0 + 10_000));
+    eta.page(200, 2, 2, quota(T0 + 4_000, 0, T0 + 5_000));
+    // 29 pages: 9 now, 20 after the reset in 4.9 s and a window of 5 s.
+    expect(eta.etaMs(200 + 100 * 29, 2, T0 + 5_100)).toBe(4_900 + 5_000);
+  });
+
+  it('by cursor, counts the empty page that ends the chain', () => {
+    const eta = createEtaEstimator(0);
+    eta.endsOnEmptyPage();
+    eta.page(0, 0, 0);
+    eta.response(100);
+    eta.page(100, 1, 100, quota(T0, 0, T0 + 5_000));
+    // Every item fetched, the window spent: the empty page waits for the reset.
+    expect(eta.etaMs(100, 100, T0 + 100)).toBe(4_900 + 100);
+    // One page of items and the empty page: both after the reset.
+    expect(eta.etaMs(200, 100, T0 + 100)).toBe(4_900 + 2 * 100);
   });
 
   it('a wait spends the quota until its end', () => {
@@ -149,5 +205,14 @@ describe('quotaEtaMs', () => {
     ['rolled over twice: the next reset is the third', 11, q, T0 + 9_000, 3_000 + 5_000 + 5_000 - 9_000 + 100],
   ])('%s', (_name, requests, quotaNow, now, expected) => {
     expect(quotaEtaMs(requests, quotaNow, 5_000, now, 100)).toBe(expected);
+  });
+  it.each([
+    ['fewer requests than left', 4, T0, 4 * 100],
+    ['this window and the next', 14, T0, 3_000 + 10 * 100],
+    ['beyond the next window', 15, T0, undefined],
+    ['rolled over, one window', 10, T0 + 4_000, 10 * 100],
+    ['rolled over, more', 11, T0 + 4_000, undefined],
+  ])('without the window length, %s', (_name, requests, now, expected) => {
+    expect(quotaEtaMs(requests, q, undefined, now, 100)).toBe(expected);
   });
 });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createJsonProgress } from '../../../src/io/json-progress.js';
-import { formatEvent } from '../../../src/io/events.js';
+import { createJsonProgress, formatEvent } from '../../../src/io/events.js';
 import { readCommandLine } from '../../../src/cli/argv.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
 import { CaptureStream } from '../../helpers/context.js';
@@ -35,8 +34,26 @@ describe('createJsonProgress', () => {
         waitMs: 0,
         elapsedMs: 1500,
         destination: 'out.csv',
+        mode: 'offset',
       },
     ]);
+  });
+
+  it('a change of mode is one mode event, and the summary names the mode the API paged in', () => {
+    const stderr = new CaptureStream();
+    const p = createJsonProgress({ stderr, clock: createVirtualClock(Date.UTC(2024, 0, 1), { autoAdvance: false }), quiet: false });
+    p.start({ command: 'invoices', endpoint: '/taxpayers/{taxpayerId}/invoices', mode: 'offset', format: 'ndjson', destination: 'stdout' });
+    p.modeChanged({ mode: 'cursor', asked: 'offset', message: 'the API pages this endpoint by cursor only' });
+    p.done('stdout');
+    const events = parse(stderr);
+    expect(events[1]).toEqual({
+      event: 'mode',
+      time: '2024-01-01T00:00:00.000Z',
+      mode: 'cursor',
+      asked: 'offset',
+      message: 'the API pages this endpoint by cursor only',
+    });
+    expect(events[2]).toMatchObject({ event: 'summary', mode: 'cursor' });
   });
 
   it('--quiet: no events', () => {

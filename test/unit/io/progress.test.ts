@@ -2,7 +2,7 @@ import ora from 'ora';
 import { describe, expect, it } from 'vitest';
 import { createProgress, spinnerEnabled } from '../../../src/io/progress.js';
 import stringWidth from 'string-width';
-import { formatRequestLine, formatStatus, formatSummary, formatWaitLine, truncate } from '../../../src/io/progress-text.js';
+import { formatRequestLine, formatStatus, formatSummary, formatWaitLine, truncate } from '../../../src/io/format.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
 import { CaptureStream, FakeTerminal } from '../../helpers/context.js';
 
@@ -94,6 +94,13 @@ describe('progress lines', () => {
     expect(formatSummary(stats, 'stdout', 850)).toBe('1 item to stdout in 850ms (1 request, 1 retry, no rate-limit waits)');
     expect(formatSummary({ ...stats, items: 12_345, requests: 13, retries: 2, waits: 2, waitMs: 120_000 }, 'x.csv', 125_000)).toBe(
       '12,345 items to x.csv in 2m 5s (13 requests, 2 retries, 2 rate-limit waits (2m))',
+    );
+  });
+
+  it('formatSummary names the mode the API paged in when it is not the one asked for', () => {
+    const stats = { items: 2, pages: 1, requests: 1, retries: 0, waits: 0, waitMs: 0 };
+    expect(formatSummary(stats, 'stdout', 850, 'cursor')).toBe(
+      '2 items to stdout in 850ms (1 request, 0 retries, no rate-limit waits; the API paged by cursor)',
     );
   });
 

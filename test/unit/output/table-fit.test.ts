@@ -6,7 +6,7 @@
 import stringWidth from 'string-width';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { drawTable, fitWidths, loadTableSupport } from '../../../src/output/table-draw.js';
-import { outputColumns } from '../../../src/io/columns.js';
+import { outputColumns } from '../../../src/io/terminal-text.js';
 import { createWorld, runInProcess, tempDir, type TempDir } from '../../helpers/world.js';
 
 beforeAll(() => loadTableSupport());
@@ -48,6 +48,39 @@ describe('fitWidths and drawTable', () => {
   it('drops columns from the right while whole numbers and 8 characters of text do not fit', () => {
     expect(fitWidths([10, 20, 20], 35, [false, true, true])).toEqual([8, 20]);
     expect(fitWidths([10, 20, 20], 34, [false, true, true])).toEqual([10]);
+  });
+
+  it('keeps every column named in --fields: text shrinks to 8 at most, then the table is wider than the terminal', () => {
+    expect(fitWidths([26, 56, 10, 9], 40, [false, false, true, true], true)).toEqual([8, 8, 10, 9]);
+    expect(fitWidths([10, 20, 20], 34, [false, true, true], true)).toEqual([8, 20, 20]);
+    // When they fit, the same widths as without keepAll.
+    expect(fitWidths([26, 56, 10, 9], 50, [false, false, true, true], true)).toEqual([9, 9, 10, 9]);
+    expect(fitWidths([40], 30, [false], true)).toEqual([26]);
+  });
+
+  it('at COLUMNS=40, four columns named in --fields all show, total whole (issue 24: total was left out)', async () => {
+    const world = createWorld();
+    const dir = tempDir();
+    const fields = ['id', 'issuer.rfc', 'status', 'total'];
+    const r = await runInProcess(
+      world,
+      dir,
+      ['invoices', '--taxpayer', world.taxpayer, '--format', 'table', '--max-items', '5', '--fields', fields.join(',')],
+      {
+        env: { COLUMNS: '40' },
+      },
+    );
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(
+      lines[1]!
+        .split('│')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    ).toEqual(['id', 'issuer.…', 'status', 'total']);
+    expect(lines.at(-1)).toMatch(/^└/);
+    const totals = (world.sandbox.items(`/taxpayers/${world.taxpayer}/invoices`) as Array<{ total: number }>).slice(0, 5).map((i) => String(i.total));
+    expect(lines.slice(3, 8).map((l) => l.split('│').at(-2)!.trim())).toEqual(totals);
   });
 
   it('a column narrower than 8 keeps its width and costs only that', () => {

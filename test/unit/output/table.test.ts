@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createFormatter } from '../../../src/output/writer.js';
-import type { FormatterOptions, FormatterState } from '../../../src/output/writer.js';
+import type { FormatterOptions, FormatterState } from '../../../src/output/formatter.js';
 import { drawTable, fitWidths, loadTableSupport, TABLE_MIN_CELL } from '../../../src/output/table-draw.js';
-import { plainCell } from '../../../src/output/formats/table.js';
+import { inertText as plainCell } from '../../../src/io/terminal-text.js';
 import stringWidth from 'string-width';
 import { invoiceA, invoiceB, manyInvoices, paginate } from '../../fixtures/invoices.js';
 import { valueMembers } from '../../../src/json/members.js';
@@ -47,7 +47,7 @@ describe('table', () => {
 
   it.each([40, 60, 80, 120])('fits a terminal of %i columns, cutting cells with …', (columns) => {
     const items = manyInvoices(20);
-    const text = table(paginate(items, [7]), { columns, fields: ['id', 'issuer.name', 'receiver.name', 'total', 'paymentTermsRaw'] });
+    const text = table(paginate(items, [7]), { columns, tableFields: ['id', 'issuer.name', 'receiver.name', 'total', 'paymentTermsRaw'] });
     const lines = text.trimEnd().split('\n');
     for (const line of lines) expect(width(line)).toBeLessThanOrEqual(columns);
     if (columns < 100) expect(text).toContain('…');
@@ -68,15 +68,25 @@ describe('table', () => {
     for (const line of cut.trimEnd().split('\n')) expect(stringWidth(line)).toBeLessThanOrEqual(30);
   });
 
-  it('leaves out the columns that cannot fit and says so', () => {
+  it('leaves out the default columns that cannot fit and says so', () => {
     const fields = Array.from({ length: 30 }, (_, i) => `c${i}`);
     const item = Object.fromEntries(fields.map((f) => [f, 'value']));
-    const text = table([[item]], { columns: 60, fields });
+    const text = table([[item]], { columns: 60, tableFields: fields });
     // Each column holds 'value' (5, under TABLE_MIN_CELL, so never cut) plus 3 of padding and border: 7 fit in 60.
     expect(TABLE_MIN_CELL).toBeGreaterThan(5);
     expect(text).toContain(`… 23 more columns not shown; use --fields to choose`);
     expect(text).not.toContain('va…');
     for (const line of text.trimEnd().split('\n')) expect(width(line)).toBeLessThanOrEqual(60);
+  });
+
+  it('keeps every column named in --fields, wider than the terminal rather than leaving one out', () => {
+    const fields = Array.from({ length: 30 }, (_, i) => `c${i}`);
+    const item = Object.fromEntries(fields.map((f) => [f, 'value']));
+    const lines = table([[item]], { columns: 60, fields })
+      .trimEnd()
+      .split('\n');
+    expect(lines).toHaveLength(5);
+    expect(lines[3]).toBe(`│${' value │'.repeat(30)}`);
   });
 
   it('caps the rows and says how many were not shown', () => {

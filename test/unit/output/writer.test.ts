@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
-import { createFormatter, formatFromPath, OUTPUT_FORMATS } from '../../../src/output/writer.js';
-import type { FormatterOptions, FormatterState, OutputFormat } from '../../../src/output/writer.js';
+import { createFormatter, formatFromPath } from '../../../src/output/writer.js';
+import type { FormatterOptions, FormatterState } from '../../../src/output/formatter.js';
+import { OUTPUT_FORMATS, type OutputFormat } from '../../../src/format-names.js';
 import { invoiceA, manyInvoices, paginate } from '../../fixtures/invoices.js';
 import { loadTableSupport } from '../../../src/output/table-draw.js';
 import { valueMembers } from '../../../src/json/members.js';

@@ -35,7 +35,7 @@ describe('fetchPage: one reader for every format', () => {
     expect(fetched.page.totalItems).toBe(2);
     expect(fetched.page.view).toEqual({ next: '/x?page=2' });
     expect(fetched.page.members.texts()).toEqual(['{"id":1,"x":1.50}', '{"id":2}']);
-    expect(fetched.page.members.values().map((v) => JSON.stringify(v))).toEqual(['{"id":1,"x":{}}', '{"id":2}']);
+    expect(fetched.page.members.values().map((v) => JSON.stringify(v))).toEqual(['{"id":1,"x":"1.50"}', '{"id":2}']);
     expect(String((fetched.page.members.values()[0] as { x: unknown }).x)).toBe('1.50');
     expect(fetched.text).toBe(text);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../../src/pagination/json-depth.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../../src/pagination/json-scan.js';
 
 const nested = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 

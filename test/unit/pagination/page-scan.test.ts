@@ -161,7 +161,7 @@ describe('scanPageText: any valid JSON', () => {
     const two = read.members.take(2);
     expect(two).toHaveLength(2);
     expect(two.texts()).toEqual(['{"a":1.0}', '2']);
-    expect(two.values().map((v) => JSON.stringify(v))).toEqual(['{"a":{}}', '2']);
+    expect(two.values().map((v) => JSON.stringify(v))).toEqual(['{"a":"1.0"}', '2']);
     expect(String((two.values()[0] as { a: unknown }).a)).toBe('1.0');
     expect(read.members.take(9)).toHaveLength(3);
   });

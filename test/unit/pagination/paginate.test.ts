@@ -10,7 +10,11 @@ const BASE = new URL('http://127.0.0.1:4010/');
  * A client whose pages are a map from absolute URL to next link; each page's members are
  * `members(url)`, by default its URL alone.
  */
-function fakeClient(links: Record<string, string | undefined>, members = (url: URL): unknown[] => [url.href]): Client & { fetched: string[] } {
+function fakeClient(
+  links: Record<string, string | undefined>,
+  members = (url: URL): unknown[] => [url.href],
+  self: Record<string, string> = {},
+): Client & { fetched: string[] } {
   const fetched: string[] = [];
   return {
     fetched,
@@ -19,7 +23,8 @@ function fakeClient(links: Record<string, string | undefined>, members = (url: U
       fetched.push(url.href);
       if (!(url.href in links)) return Promise.reject(new Error(`unexpected request to ${url.href}`));
       const next = links[url.href];
-      const text = JSON.stringify({ 'hydra:member': members(url), ...(next !== undefined ? { 'hydra:view': { 'hydra:next': next } } : {}) });
+      const view = { ...(self[url.href] !== undefined ? { '@id': self[url.href] } : {}), ...(next !== undefined ? { 'hydra:next': next } : {}) };
+      const text = JSON.stringify({ 'hydra:member': members(url), ...(Object.keys(view).length > 0 ? { 'hydra:view': view } : {}) });
       const headers = new Headers({ 'content-type': 'application/ld+json' });
       const parse = (options.parse ?? ((t: string) => t)) as BodyParser<T>;
       const body = parse(text, { url, status: 200, headers, receivedAt: 0 });
@@ -76,6 +81,19 @@ describe('paginate', () => {
   ])('detects a loop %s', async (_n, link) => {
     const client = fakeClient({ 'http://127.0.0.1:4010/e?page=1': '?page=2', 'http://127.0.0.1:4010/e?page=2': link });
     await expect(run(client, 'http://127.0.0.1:4010/e?page=1')).rejects.toThrow(/loops back/);
+    expect(client.fetched).toHaveLength(2);
+  });
+
+  it("detects a loop to the first page by the name it gives itself (view's @id: page=1 for a first page asked without page)", async () => {
+    const first = 'http://127.0.0.1:4010/e?itemsPerPage=2';
+    const client = fakeClient(
+      { [first]: '/e?itemsPerPage=2&page=2', 'http://127.0.0.1:4010/e?itemsPerPage=2&page=2': '/e?itemsPerPage=2&page=1' },
+      undefined,
+      {
+        [first]: '/e?itemsPerPage=2&page=1',
+      },
+    );
+    await expect(run(client, first)).rejects.toThrow(/loops back .*page=1/);
     expect(client.fetched).toHaveLength(2);
   });
 

@@ -1,10 +1,10 @@
 /**
- * The one-page prefetch of cursor pages (pagination/prefetch.ts): item k+1 is asked for while the
+ * The one-page prefetch of cursor pages (pagination/paginate.ts `prefetch`): item k+1 is asked for while the
  * consumer holds item k; an error of item k+1 comes after item k; `wants` false asks for nothing
  * ahead; stopping aborts the request ahead.
  */
 import { describe, expect, it } from 'vitest';
-import { prefetch } from '../../../src/pagination/prefetch.js';
+import { prefetch } from '../../../src/pagination/paginate.js';
 
 /** A source of `count` numbers that logs when each is started and can fail at `failAt`. */
 function source(count: number, log: string[], failAt?: number) {

@@ -1,14 +1,14 @@
 /**
  * The governor pool (rate/pool.ts): routes by endpoint template, one window per route until
  * per-path counting is seen in the headers, and each client's waits reported to that client
- * (rate/client-budget.ts).
+ * (rate/index.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { createRateBudget } from '../../../src/rate/budget.js';
-import { createClientBudget } from '../../../src/rate/client-budget.js';
-import type { GovernorWait, ResponseObservation } from '../../../src/rate/governor.js';
+import { createRateBudget, type SharedQuota } from '../../../src/rate/budget.js';
+import { createClientBudget } from '../../../src/rate/index.js';
+import type { GovernorWait } from '../../../src/rate/governor.js';
+import type { ResponseObservation } from '../../../src/rate/quota-window.js';
 import { createGovernorPool, keyHashOf, poolFor, routeOf } from '../../../src/rate/pool.js';
-import type { SharedQuota } from '../../../src/rate/store.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
 
 const T = Date.UTC(2024, 3, 16, 18, 0, 0);
@@ -31,6 +31,77 @@ describe('routeOf', () => {
     expect(routeOf('/invoices/1f0c/line-items')).toBe('/invoices/{invoiceId}/line-items');
     expect(routeOf('/entities')).toBe('/entities');
     expect(routeOf('/somewhere/else')).toBe('/somewhere/else');
+  });
+
+  it('names the template of the current path family (get)', () => {
+    expect(routeOf('/entities/0190/invoices')).toBe('/entities/{entityId}/invoices');
+    expect(routeOf('/v1/entities/0190/invoices/line-items')).toBe('/v1/entities/{entityId}/invoices/line-items');
+    expect(routeOf('/entities/0190/events')).toBe('/entities/{entityId}/events');
+    expect(routeOf('/invoices/payments')).toBe('/invoices/payments');
+  });
+});
+
+describe('governor pool: the current path family (paths of get)', () => {
+  const X = new URL('http://api.test/entities/X/invoices');
+  const Y = new URL('http://api.test/entities/Y/invoices');
+
+  it('counts each path alone at first', () => {
+    const pool = createGovernorPool({ clock: createVirtualClock(T) });
+    expect(pool.scopeOf(X)).toBe('path');
+    expect(pool.resolve(X)).not.toBe(pool.resolve(Y));
+    expect(pool.resolve(X)).toBe(pool.resolve(new URL('http://api.test/entities/X/invoices?page=2')));
+  });
+
+  it('learns one shared counter when the first answer on another path, sent after an answer arrived, has less room', () => {
+    const pool = createGovernorPool({ clock: createVirtualClock(T) });
+    pool.learn(X, pool.receipts, ok(57));
+    pool.learn(Y, pool.receipts, ok(56));
+    expect(pool.scopeOf(Y)).toBe('route');
+    expect(pool.resolve(X)).toBe(pool.resolve(Y));
+    // For good: later answers that look per-path do not split it again.
+    pool.learn(X, pool.receipts, ok(59, RESET + 60_000));
+    pool.learn(Y, pool.receipts, ok(59, RESET + 60_000));
+    expect(pool.scopeOf(X)).toBe('route');
+  });
+
+  it.each([
+    [
+      'as much room on the other path (its own counter)',
+      [
+        ['X', 57, 0],
+        ['Y', 59, 1],
+      ],
+    ],
+    [
+      'the other request sent before the answer arrived (in flight together)',
+      [
+        ['X', 57, 0],
+        ['Y', 56, 0],
+      ],
+    ],
+    [
+      'another window',
+      [
+        ['X', 57, 0],
+        ['Y', 56, 1, RESET + 60_000],
+      ],
+    ],
+    [
+      'not the first answer on that path in the window',
+      [
+        ['X', 57, 0],
+        ['Y', 59, 1],
+        ['Y', 56, 2],
+      ],
+    ],
+  ] as Array<[string, Array<[string, number, number, number?]>]>)('does not learn it from %s', (_what, answers) => {
+    const pool = createGovernorPool({ clock: createVirtualClock(T) });
+    const sentAt = [0];
+    for (const [path, remaining, after, reset] of answers) {
+      pool.learn(path === 'X' ? X : Y, sentAt[after] ?? pool.receipts, ok(remaining, reset));
+      sentAt.push(pool.receipts);
+    }
+    expect(pool.scopeOf(X)).toBe('path');
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSandbox, type WireEncoding } from '../../../src/sandbox/app.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
+import { SAMPLE_IDS } from '../../../src/commands/help-text.js';
 import { get, headers, KEY, parsePage } from './helpers.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -130,6 +131,27 @@ describe('records', () => {
     const c = sandbox(8);
     expect(JSON.stringify(a.items(path(a)))).toBe(JSON.stringify(b.items(path(b))));
     expect(JSON.stringify(a.items(path(a)))).not.toBe(JSON.stringify(c.items(path(c))));
+  });
+
+  it.each([1, 7, 8])('serves the ids of the README and --help as written, for seed %i', async (seed) => {
+    const sb = sandbox(seed);
+    expect(sb.taxpayers().slice(0, 2)).toEqual(['PEIC211118IS0', 'AAA010101AAA']);
+    expect(sb.taxpayers()).not.toContain('XAXX010101000');
+    const ids = sb.invoiceIds(SAMPLE_IDS.taxpayerId);
+    // Newest first, as id descending: the sample invoice keeps the order the cursor pages rely on.
+    expect(ids[0]).toBe(SAMPLE_IDS.invoiceId);
+    expect([...ids].sort().reverse()).toEqual(ids);
+    for (const path of [
+      `/invoices/${SAMPLE_IDS.invoiceId}/line-items`,
+      `/taxpayers/${SAMPLE_IDS.taxpayerId}/invoices/${SAMPLE_IDS.invoiceId}/line-items`,
+    ]) {
+      const res = await get(sb, path);
+      expect(res.status, path).toBe(200);
+      expect(parsePage(await res.json()).members.length).toBeGreaterThan(0);
+    }
+    expect((await get(sb, `/taxpayers/AAA010101AAA/invoices/${SAMPLE_IDS.invoiceId}/line-items`)).status).toBe(404);
+    const inserted = sb.insert(`/taxpayers/${SAMPLE_IDS.taxpayerId}/invoices`)[0]!;
+    expect(inserted > SAMPLE_IDS.invoiceId).toBe(true);
   });
 
   it('shapes invoices like the real service, with relative @ids and UUIDv7 ids', async () => {

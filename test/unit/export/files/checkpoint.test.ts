@@ -2,7 +2,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm, writeFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHECKPOINT_VERSION, loadCheckpoint, removeCheckpoint, saveCheckpoint, type Checkpoint } from '../../../../src/export/files/checkpoint.js';
+import {
+  CHECKPOINT_VERSION,
+  fingerprintDifferences,
+  loadCheckpoint,
+  removeCheckpoint,
+  saveCheckpoint,
+  type Checkpoint,
+} from '../../../../src/export/files/checkpoint.js';
 import { UsageError } from '../../../../src/errors.js';
 
 let dir: string;
@@ -62,7 +69,21 @@ describe('checkpoints', () => {
     const path = join(dir, 'cp.json');
     await saveCheckpoint(path, sample());
     const other = { ...fingerprint, format: 'ndjson' };
-    await expect(loadCheckpoint(path, other)).rejects.toThrow(/different options.*format/);
+    await expect(loadCheckpoint(path, other)).rejects.toThrow(/different options.*: --format \S+ ≠ ndjson$/);
+  });
+
+  it.each([
+    [{ request: '/t/A/invoices?itemsPerPage=100&page=1' }, { request: '/t/A/invoices?itemsPerPage=1000&page=1' }, ['--items-per-page 100 ≠ 1000']],
+    [
+      { request: '/t/A/invoices?page=1' },
+      { request: '/t/B/invoices?status=X&page=1' },
+      ['the path /t/A/invoices ≠ /t/B/invoices (the ids)', '--param status not given ≠ X'],
+    ],
+    [{ request: '/e?updatedAt%5Bafter%5D=2024-01-01' }, { request: '/e' }, ['--since (updatedAt[after]) 2024-01-01 ≠ not given']],
+    [{ cursor: true, fields: ['id', 'total'] }, { cursor: false, fields: null }, ['--cursor given ≠ not given', '--fields id,total ≠ not given']],
+    [{ origin: 'https://a.example' }, { origin: 'https://b.example' }, ['--base-url https://a.example ≠ https://b.example']],
+  ])('fingerprintDifferences(%j, %j) names the flags: %j', (theirs, ours, expected) => {
+    expect(fingerprintDifferences(theirs, ours)).toEqual(expected);
   });
 
   it('removeCheckpoint removes it and tolerates absence', async () => {

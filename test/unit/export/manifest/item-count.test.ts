@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createItemCounter } from '../../../../src/export/manifest/item-count.js';
-import type { OutputFormat } from '../../../../src/output/writer.js';
+import type { OutputFormat } from '../../../../src/format-names.js';
 
 /** Counts `text` fed in every split into two chunks (a chunk may end anywhere, even inside a character). */
 function countsAtEverySplit(format: OutputFormat, text: string): Set<number> {

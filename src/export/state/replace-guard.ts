@@ -1,0 +1,77 @@
+/**
+ * What an incremental export may replace (docs/nightly-sync.md, "Running twice"): an export with
+ * `--since` or `--state` asks only for what changed since its start, so replacing a complete output
+ * that starts earlier would drop the items in between, for good once a `--state` watermark has
+ * passed them. It may replace an output whose manifest shows it starts no earlier than this export
+ * does; it refuses one that starts earlier (a full export starts at the beginning) or whose
+ * manifest is missing (what it holds is unknown). A full export replaces any output.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, resolve as resolvePath } from 'node:path';
+import { UsageError } from '../../errors.js';
+import type { ManifestOutput } from '../manifest/manifest.js';
+import { parseManifest } from '../manifest/verify-output.js';
+import { formatFilterTime, parseSince } from './since.js';
+
+/** An export about to replace its output (paths absolute). */
+export interface ReplaceCheck {
+  target: string;
+  /** The manifest the export writes: `F.manifest.json`, or `--manifest FILE`. */
+  manifest: string;
+  /** The `--since` / `--state` filter the export sends (ISO 8601); undefined for a full export. */
+  since: string | undefined;
+}
+
+/** The entry of a readable manifest at `path` that describes `target` as it is now (`bytes` long). */
+async function entryFor(path: string, target: string, bytes: number): Promise<ManifestOutput | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const manifest = parseManifest(text);
+  if (typeof manifest === 'string') return undefined;
+  return manifest.outputs.find((o) => resolvePath(dirname(path), o.file) === target && o.bytes === bytes);
+}
+
+/** Where an output starts by its manifest's `watermark.before`, epoch ms: null for a full export, undefined when unsaid. */
+function startOf(entry: ManifestOutput): number | null | undefined {
+  const before: unknown = (entry.watermark as Partial<ManifestOutput['watermark']> | undefined)?.before;
+  if (before === null) return null;
+  if (typeof before !== 'string') return undefined;
+  try {
+    return parseSince(before);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Refuses an incremental export that would replace a complete output holding items it will not
+ * fetch (see the module comment), reading the manifests `check.manifest` and `F.manifest.json`;
+ * writes nothing. A missing output, a FIFO or device, or a full export passes.
+ * @throws {UsageError} (exit 2) naming the output and both starts, with the way out
+ */
+export async function checkReplace(check: ReplaceCheck): Promise<void> {
+  const { target, since } = check;
+  if (since === undefined) return;
+  const info = await stat(target).catch(() => undefined);
+  if (info === undefined || !info.isFile()) return;
+  const manifests = [...new Set([check.manifest, `${target}.manifest.json`])];
+  let entry: ManifestOutput | undefined;
+  for (const path of manifests) entry ??= await entryFor(path, target, info.size);
+  const start = entry === undefined ? undefined : startOf(entry);
+  if (start !== undefined && start !== null && parseSince(since) <= start) return;
+  const holds =
+    entry === undefined
+      ? 'has no manifest that describes it, so what it holds is unknown'
+      : start === null
+        ? 'holds a full export (its manifest says so)'
+        : start === undefined
+          ? 'has a manifest that does not say where its items start'
+          : `holds what changed since ${formatFilterTime(start)} (its manifest says so)`;
+  throw new UsageError(`${target} ${holds}; this export asks only for what changed since ${since}, so replacing it would lose the items before`, {
+    hint: 'move it away once it is consumed, or write each run to its own path (e.g. a folder per run)',
+  });
+}

@@ -1,0 +1,105 @@
+/**
+ * The request headers: the key and `Accept`, and those a user adds (`-H 'Name: value'` as curl and
+ * `gh api` take them, a profile's `header`s), except the tool's own headers and the transport's.
+ */
+import { UsageError } from '../errors.js';
+
+/** RFC 9110 §5.6.2 token. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** What fetch accepts: no CR, LF or NUL, nothing past U+00FF (it sends a ByteString). */
+const HEADER_SAFE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** RFC 9110 §5.5 field-value, trimmed. */
+const FIELD_VALUE = /^[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?$/;
+
+const OWN_HEADERS: ReadonlyMap<string, string> = new Map([
+  ['x-api-key', 'the key comes from COLLECTIONS_API_KEY, --api-key or `collections config set api-key`'],
+  ['accept', 'the tool reads JSON-LD/Hydra and always sends Accept: application/ld+json; Accept-Version pins the API version'],
+  ['x-pagination-style', '--cursor sets it'],
+  ['x-pagination-enable-partial', '--total sets it (with --cursor)'],
+]);
+
+/** RFC 9110 §7.6.1, §8.6, §12.5.3: a user's value would break framing or decoding. */
+const TRANSPORT_HEADERS = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+  'accept-encoding',
+]);
+
+/**
+ * Extra headers without `X-Api-Key` and `Accept`, which no extra replaces.
+ * @throws {UsageError} (exit 2) for an invalid name or value, never quoting the value (fetch's own error would)
+ */
+export function extraHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!TOKEN.test(name) || !HEADER_SAFE.test(value)) {
+      throw new UsageError(`the request header ${JSON.stringify(name.slice(0, 60))} has an invalid name or value`, {
+        hint: 'a header is a token name and one line of printable Latin-1 text',
+      });
+    }
+    const lower = name.toLowerCase();
+    if (lower !== 'x-api-key' && lower !== 'accept') out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * `Accept-Version: 2020-06-28` → `['Accept-Version', '2020-06-28']`.
+ * @throws {UsageError} (exit 2) for a bad name or value, or a header the tool or the transport
+ *   sets; the message never quotes the value (it may be a credential)
+ */
+export function parseHeader(text: string, source = '--header'): [string, string] {
+  const colon = text.indexOf(':');
+  const name = colon < 0 ? text : text.slice(0, colon);
+  const shownName = JSON.stringify(name.length > 60 ? `${name.slice(0, 60)}…` : name);
+  if (colon < 0) throw new UsageError(`${source} takes 'Name: value' (got no ':' after ${shownName})`);
+  if (!TOKEN.test(name)) throw new UsageError(`${source} ${shownName} is not a valid header name (letters, digits and !#$%&'*+.^_\`|~- only)`);
+  const value = text.slice(colon + 1).replace(/^[\t ]+|[\t ]+$/g, '');
+  if (value === '') throw new UsageError(`${source} ${name} has no value`, { hint: `give it as '${name}: value'` });
+  if (!FIELD_VALUE.test(value)) {
+    throw new UsageError(`${source} ${name} has a value with a line break, control character or character past U+00FF`, {
+      hint: 'a header value is one line of printable Latin-1 text',
+    });
+  }
+  const lower = name.toLowerCase();
+  const own = OWN_HEADERS.get(lower);
+  if (own !== undefined) throw new UsageError(`${source} ${name} cannot be set this way: ${own}`);
+  if (TRANSPORT_HEADERS.has(lower)) throw new UsageError(`${source} ${name} cannot be set: the HTTP transport sets it`);
+  return [name, value];
+}
+
+/**
+ * The headers of each request: `extras`, then `Accept: application/ld+json` and `X-Api-Key`.
+ * @throws {UsageError} (exit 2) when the key holds characters not allowed in a header (checked
+ *   here because fetch's own error would quote the key), or an extra header is invalid
+ */
+export function createRequestHeaders(
+  apiKey: string,
+  extras: Record<string, string> = {},
+): (extra?: Record<string, string>) => Record<string, string> {
+  if (!HEADER_SAFE.test(apiKey)) {
+    throw new UsageError('the API key contains characters not allowed in an HTTP header', {
+      hint: 'check for a stray newline or quote in the key',
+    });
+  }
+  const base: Record<string, string> = { ...extraHeaders(extras), Accept: 'application/ld+json', 'X-Api-Key': apiKey };
+  return (extra) => (extra === undefined ? base : { ...base, ...extraHeaders(extra) });
+}
+
+/** A later header replaces an earlier one of the same name in any case, at its place. */
+export function mergeHeaders(...layers: ReadonlyArray<ReadonlyArray<readonly [string, string]>>): Record<string, string> {
+  const byName = new Map<string, [string, string]>();
+  for (const layer of layers) for (const [name, value] of layer) byName.set(name.toLowerCase(), [name, value]);
+  return Object.fromEntries(byName.values());
+}

@@ -1,0 +1,194 @@
+/**
+ * `collection()` and `collectionPages()`: a collection's items, or its pages, to a Node program.
+ * No pager of their own: the pages come from the export's page source (export/run/page-source.ts:
+ * offset pages in parallel and in order, or cursor pages with the next one fetched ahead) over the
+ * export's HTTP client, planned by the export command's own planner from the same flags, so the
+ * pacing, waits, retries, origin rule, loop guards and exact member texts are the command line's.
+ */
+import { planHttp, planPages, planTarget, type ExportTarget } from '../commands/export-plan.js';
+import { createClient, type Client, type RateLimitSnapshot } from '../http/client.js';
+import type { PagesPlan } from '../export/run/plan.js';
+import { pageSteps } from '../export/run/page-source.js';
+import { remaining } from '../export/run/page-loop.js';
+import type { PageStep } from '../pagination/paginate.js';
+import { textOfBytes, type Members } from '../json/members.js';
+import { systemClock } from '../time/clock.js';
+import type { JsonNumber } from '../json/json-value.js';
+import { budgetOf, extraHeaders, transportOf, userAgent } from './context.js';
+import { createStopper, pageEvent, type ModeEvent, type Stopper } from './events.js';
+import { flagsOf, paramPairs, settingsOf, type ConnectionOptions, type PagingOptions } from './options.js';
+import { targetOfOtherPath, targetOfPath } from './target.js';
+
+/**
+ * A JSON value as the library hands it over: what `JSON.parse` gives, except that a number
+ * JavaScript would change (an integer past 2^53, `1.0`, `1.25E-2`) is a {@link JsonNumber}
+ * holding its literal.
+ */
+export type JsonValue = null | boolean | number | string | JsonNumber | JsonValue[] | { [key: string]: JsonValue };
+
+/** Options of {@link collection} and {@link collectionPages}. */
+export interface CollectionOptions extends ConnectionOptions, PagingOptions {
+  /** Extra request headers (not `X-Api-Key`, `Accept` or the pagination headers, which options set). */
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** One page of a collection, with what its response said. */
+export interface CollectionPage<T = JsonValue> {
+  /** 0-based index of the page in this call. */
+  readonly index: number;
+  /** The page's URL (after same-origin redirects). */
+  readonly url: URL;
+  readonly status: number;
+  /** The page's items (all of them, or the first ones under `maxItems`), parsed on first read. */
+  readonly items: readonly T[];
+  /** Each item's JSON text exactly as the server wrote it (whitespace between tokens aside), in order. */
+  texts(): readonly string[];
+  /** `hydra:totalItems`, when the page said it (offset mode; cursor mode with `total`). */
+  readonly totalItems: number | undefined;
+  /** The next page's URL (resolved, same origin, not seen before); undefined on the last page. */
+  readonly next: URL | undefined;
+  /** The response's `X-Request-ID`, when sent. */
+  readonly requestId: string | undefined;
+  /** The response's rate-limit headers, when sent. */
+  readonly rateLimit: RateLimitSnapshot | undefined;
+}
+
+/** Where an item handed over came from: its page's members and its place there. */
+interface ItemSource {
+  readonly members: Members;
+  readonly index: number;
+}
+
+const sources = new WeakMap<object, ItemSource>();
+
+/**
+ * The exact JSON text of an item that {@link collection} or {@link collectionPages} handed over,
+ * as the server wrote it (escapes, number literals and key order kept; whitespace between tokens
+ * dropped). Use it to keep 64-bit ids or decimal literals exactly, or to write the item on.
+ * @throws {TypeError} for a value that is not an item handed over by this library (an item that is
+ *   not an object or array has no identity: read it from {@link CollectionPage.texts})
+ */
+export function sourceText(item: unknown): string {
+  const source = typeof item === 'object' && item !== null ? sources.get(item) : undefined;
+  if (source === undefined) throw new TypeError('sourceText() takes an item (an object or array) handed over by collection() or collectionPages()');
+  return textOfBytes(source.members.texts()[source.index]!);
+}
+
+/** A page step as a {@link CollectionPage}, its items cut to `members`. */
+function pageOf<T>(step: PageStep, members: Members): CollectionPage<T> {
+  let items: readonly T[] | undefined;
+  let texts: readonly string[] | undefined;
+  return {
+    index: step.index,
+    url: step.url,
+    status: step.status,
+    get items() {
+      if (items !== undefined) return items;
+      const values = members.values();
+      values.forEach((value, index) => {
+        if (typeof value === 'object' && value !== null) sources.set(value, { members, index });
+      });
+      return (items = values as readonly T[]);
+    },
+    texts: () => (texts ??= members.texts().map(textOfBytes)),
+    totalItems: step.page.totalItems,
+    next: step.next,
+    requestId: step.requestId,
+    rateLimit: step.rateLimit,
+  };
+}
+
+/** A call, planned and connected. */
+interface Walk {
+  pages: PagesPlan;
+  client: Client;
+  stopper: Stopper;
+}
+
+/**
+ * Plans a call as the export command plans its pages: a row of the endpoint table by its own
+ * rules (commands/export-plan.ts `planTarget`), another path by the same paging rules.
+ * @throws {UsageError} for every bad option, before any request
+ */
+function openWalk(path: string, options: CollectionOptions): Walk {
+  const target = targetOfPath(path);
+  const settings = settingsOf(options);
+  const flags = flagsOf(options, target.ids);
+  const param = [...paramPairs(target.query), ...(flags.param ?? [])];
+  if (param.length > 0) flags.param = param;
+  const planned: ExportTarget = target.endpoint ? planTarget(target.endpoint.command, flags, '/', undefined) : targetOfOtherPath(target.path, flags);
+  const pages = planPages(planned, flags, settings);
+  const http = planHttp(flags, settings);
+  const stopper = createStopper(options);
+  const client = createClient({
+    ...http,
+    fetch: transportOf(options),
+    clock: options.clock ?? systemClock,
+    headers: { 'User-Agent': userAgent(), ...extraHeaders(options.headers) },
+    signal: stopper.signal,
+    budget: budgetOf(options),
+    onEvent: (event) => stopper.emit(event),
+  });
+  return { pages, client, stopper };
+}
+
+async function* walkPages<T>(walk: Walk): AsyncGenerator<CollectionPage<T>, void, undefined> {
+  const { pages, client, stopper } = walk;
+  const tally = { items: 0 };
+  const hooks = { tally, resumedMode: undefined, onMode: (note: Omit<ModeEvent, 'type'>) => stopper.emit({ type: 'mode', ...note }) };
+  try {
+    stopper.throwIfStopped();
+    for await (const step of pageSteps(pages, client, pages.start, hooks)) {
+      const left = remaining(pages, tally);
+      const members = step.page.members.take(left);
+      tally.items += members.length;
+      stopper.emit(pageEvent(step));
+      stopper.throwIfStopped();
+      yield pageOf<T>(step, members);
+      if (step.page.members.length >= left) return;
+    }
+  } catch (err) {
+    throw stopper.explain(err);
+  }
+}
+
+/**
+ * The pages of a collection, in order, each with its items and what its response said (rate-limit
+ * state, request id, links). Pages are fetched as {@link collection} fetches them.
+ * @param path the collection's path under the base URL, e.g. `/taxpayers/PEIC211118IS0/invoices`;
+ *   a query in it is sent with every page
+ * @throws {UsageError} at once, for a bad option (nothing is sent); while iterating, the errors of
+ *   {@link collection}
+ */
+export function collectionPages<T = JsonValue>(path: string, options: CollectionOptions): AsyncGenerator<CollectionPage<T>, void, undefined> {
+  return walkPages<T>(openWalk(path, options));
+}
+
+/**
+ * The items of a collection, in order, following `hydra:next` (offset mode: numbered pages fetched
+ * `concurrency` at a time; cursor mode: one after the other, the next fetched while the caller
+ * works). Rate limits are waited out by the server's clock (`X-RateLimit-Reset`, `Retry-After`),
+ * paced before a 429; network errors, 5xx and unreadable pages are retried with backoff; a link to
+ * another origin or back to a page already seen stops the iteration. `break` stops it and cancels
+ * what is in flight.
+ * @param path the collection's path under the base URL, e.g. `/taxpayers/PEIC211118IS0/invoices`
+ * @returns the items as {@link JsonValue}s; {@link sourceText} gives each one's exact text
+ * @throws {UsageError} at once, for a bad option (nothing is sent). While iterating:
+ *   `HttpError` (400/422: `E_API_REJECTED`; 401/403: `E_AUTH`; 404: `E_NOT_FOUND`),
+ *   `RateLimitError` (a wait over `maxWaitMs`, or 429s in a row), `ApiUnavailableError` (after the
+ *   retries), `UnsafeLinkError`, `HostileResponseError`, `AbortError` (the signal aborted), or
+ *   the error `onEvent` threw
+ */
+export function collection<T = JsonValue>(path: string, options: CollectionOptions): AsyncGenerator<T, void, undefined> {
+  const walk = openWalk(path, options);
+  return walkItems<T>(walkPages<T>(walk), walk.stopper);
+}
+
+async function* walkItems<T>(pages: AsyncGenerator<CollectionPage<T>, void, undefined>, stopper: Stopper): AsyncGenerator<T, void, undefined> {
+  for await (const page of pages) {
+    for (const item of page.items) {
+      if (stopper.signal.aborted) stopper.throwIfStopped();
+      yield item;
+    }
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * What a library call takes from the outside world, from its options instead of `process`: the
+ * transport (one keep-alive pool shared by the calls of a process, loaded on the first request),
+ * the rate budget (shared by the calls of a process on the system clock, as the clients of one
+ * command are), the clock, and the Context an export runs in (no terminal, nothing printed
+ * unless a log stream is given, the caller's signal in place of SIGINT).
+ */
+import { resolve } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
+import { readPackageVersion, type Context, type FetchLike, type OutputStream } from '../context.js';
+import { createRateBudget, type RateBudget } from '../rate/budget.js';
+import { createSecrets } from '../secrets.js';
+import { systemClock } from '../time/clock.js';
+import { UsageError } from '../errors.js';
+import type { ConnectionOptions } from './options.js';
+
+/** A fetch that loads undici's transport (http/transport.ts) on its first request. */
+function lazyTransport(env: Readonly<Record<string, string | undefined>>): FetchLike {
+  let transport: Promise<FetchLike> | undefined;
+  return async (input, init) => {
+    transport ??= import('../http/transport.js').then((m) => m.createTransportFetch({ env }));
+    return (await transport)(input, init);
+  };
+}
+
+let sharedTransport: FetchLike | undefined;
+let sharedBudget: RateBudget | undefined;
+
+/** The call's fetch: the injected one, a transport with the proxies of `env`, or the process's shared one. */
+export function transportOf(options: Pick<ConnectionOptions, 'fetch' | 'env'>): FetchLike {
+  if (options.fetch !== undefined) return options.fetch;
+  if (options.env !== undefined) return lazyTransport(options.env);
+  return (sharedTransport ??= lazyTransport({}));
+}
+
+/**
+ * The call's rate budget: the process's on the system clock; a budget of its own on an injected
+ * clock, whose windows mean nothing to other clocks.
+ */
+export function budgetOf(options: Pick<ConnectionOptions, 'clock'>): RateBudget {
+  return options.clock === undefined ? (sharedBudget ??= createRateBudget()) : createRateBudget();
+}
+
+let version: string | undefined;
+
+/** `User-Agent: collections/<version>`, as the command line sends it. */
+export function userAgent(): string {
+  return `collections/${(version ??= readPackageVersion())}`;
+}
+
+/** Header names (RFC 9110 §5.6.2 tokens) and values (no CR, LF or NUL). */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const UNSAFE_VALUE = /[\r\n\0]/;
+
+/** Headers the library sets itself, and the option that does. */
+const OWN_HEADERS: Readonly<Record<string, string>> = {
+  'x-api-key': 'the apiKey option',
+  accept: 'the library (application/ld+json)',
+  'x-pagination-style': 'the cursor option',
+  'x-pagination-enable-partial': 'the total option',
+};
+
+/**
+ * The caller's extra request headers, checked.
+ * @throws {UsageError} for a name that is not a token, a value holding CR, LF or NUL, or a header
+ *   the library sets itself (`X-Api-Key`, `Accept`, the pagination headers); the value is never shown
+ */
+export function extraHeaders(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (!TOKEN.test(name)) throw new UsageError(`headers: '${name.slice(0, 80)}' is not a valid header name`);
+    const own = OWN_HEADERS[name.toLowerCase()];
+    if (own !== undefined) throw new UsageError(`headers: ${name} is set by ${own}`);
+    if (typeof value !== 'string' || UNSAFE_VALUE.test(value))
+      throw new UsageError(`headers: the value of ${name} must be a string without CR, LF or NUL`);
+    out[name] = value;
+  }
+  return out;
+}
+
+/** A stream that drops what is written to it (stderr of a call that prints nothing). */
+function discard(): OutputStream {
+  return new Writable({ write: (_chunk, _encoding, done) => done() });
+}
+
+/** What an export call adds to its options to make its Context. */
+export interface ExportContextOptions extends ConnectionOptions {
+  /** Where the data goes when it is not a file. */
+  stdout?: OutputStream;
+  /** Where progress lines, notes and the summary go; default nowhere. */
+  log?: OutputStream;
+  /** Folder relative paths resolve against (default the process's current folder). */
+  cwd?: string;
+}
+
+/**
+ * The Context of an export call: its streams (no stdin, no terminal), no environment but `env`,
+ * the injected clock and fetch, the caller's `signal` standing for SIGINT, and a `forceExit` that
+ * never exits (a library does not end its host's process).
+ * @param stop aborted by the caller's signal or a failed listener (events.ts `Stopper.signal`)
+ */
+export function exportContext(options: ExportContextOptions, stop: AbortSignal): Context {
+  const stdout = options.stdout ?? discard();
+  const stderr = options.log ?? discard();
+  if (options.cwd !== undefined && typeof options.cwd !== 'string') throw new UsageError('cwd must be a path');
+  return {
+    io: { stdin: new PassThrough(), stdout, stderr, stdinIsTTY: false, stdoutIsTTY: stdout.isTTY === true, stderrIsTTY: false, columns: undefined },
+    env: options.env ?? {},
+    clock: options.clock ?? systemClock,
+    fetch: transportOf(options),
+    random: Math.random,
+    cwd: resolve(options.cwd ?? '.'),
+    configDir: undefined,
+    onSignal(listener) {
+      const onAbort = (): void => listener('SIGINT');
+      if (stop.aborted) queueMicrotask(onAbort);
+      else stop.addEventListener('abort', onAbort, { once: true });
+      return () => stop.removeEventListener('abort', onAbort);
+    },
+    version: (version ??= readPackageVersion()),
+    forceExit: () => undefined,
+    rateBudget: budgetOf(options),
+    secrets: createSecrets(),
+  };
+}

@@ -1,0 +1,186 @@
+/**
+ * `exportCollection()`: what an export command does, for a Node program. The options become the
+ * flags the command would have parsed (library/options.ts), and the same functions run them: the
+ * planner (commands/export.ts `planExport`), the services (export/run/services.ts) and the run
+ * loop (export/run/run.ts). So every destination, resume, manifest and state file behaves as on
+ * the command line; only the streams, the signal and the printing come from the options.
+ */
+import type { OutputFormat } from '../format-names.js';
+import type { ExportFlags } from '../commands/flags.js';
+import { AbortError, CollectionsError, InterruptedError, UsageError } from '../errors.js';
+import type { RateLimitSnapshot } from '../http/client.js';
+import type { OutputStream } from '../context.js';
+import type { ExportPlan } from '../export/run/plan.js';
+import type { ExportResult } from '../export/run/run.js';
+import { exportContext } from './context.js';
+import { createStopper, pageEvent, type CollectionEvent, type Stopper } from './events.js';
+import { flagsOf, paramPairs, settingsOf, type ConnectionOptions, type PagingOptions } from './options.js';
+import { targetOfPath } from './target.js';
+
+/** Options of {@link exportCollection}. */
+export interface ExportCollectionOptions extends ConnectionOptions, PagingOptions {
+  /** The collection's path, a row of the endpoint table with its ids, e.g. `/taxpayers/PEIC211118IS0/invoices`. */
+  path: string;
+  /**
+   * A file (written to `F.part` beside it, made durable page by page with a checkpoint, renamed
+   * onto `F` when complete, with `F.manifest.json` beside it), or a stream, which is written to and
+   * never ended (e.g. `process.stdout`). Relative paths resolve against `cwd`.
+   */
+  out: string | OutputStream;
+  /** `json`, `ndjson`, `csv` or `table` (default: from the file's suffix, else `ndjson`). */
+  format?: OutputFormat;
+  /** `gzip` (also implied by an `out` ending in `.gz`). */
+  compress?: 'gzip';
+  /** Only these fields, as dot paths (`['id', 'issuer.rfc']` or `'id,issuer.rfc'`). */
+  fields?: string | readonly string[];
+  /** CSV: prefix cells that a spreadsheet would run as formulas. */
+  csvSafe?: boolean;
+  /** Where the manifest goes (default `F.manifest.json` beside the file). */
+  manifest?: string;
+  /** Continue the checkpoint an interrupted export of the same options left. */
+  resume?: boolean;
+  /** Discard such a checkpoint and start afresh. */
+  restart?: boolean;
+  /** The state file of incremental exports: its watermark is `since`, and a complete export moves it on. */
+  state?: string;
+  /** Folder relative paths resolve against (default the current folder). */
+  cwd?: string;
+  /** Where the command line's progress lines, notes and summary go (default nowhere: the library prints nothing). */
+  log?: OutputStream;
+  /** The format of `log`: `text` (default) or `json` lines. */
+  logFormat?: 'text' | 'json';
+  /** With `log`: a line per request. */
+  verbose?: boolean;
+}
+
+/** What an export did. */
+export interface ExportSummary {
+  /** Items written, those of a resumed checkpoint included. */
+  items: number;
+  pages: number;
+  /** HTTP responses, and requests sent (attempts, retries included). */
+  responses: number;
+  requests: number;
+  retries: number;
+  /** Rate-limit waits taken, and their total in ms. */
+  waits: number;
+  waitMs: number;
+  /** The file written, absolute; undefined for a stream. */
+  file: string | undefined;
+  /** The manifest written beside it, absolute; undefined for a stream. */
+  manifest: string | undefined;
+  /** True when the reader of the stream went away (EPIPE): the export stopped early, without error. */
+  brokenPipe: boolean;
+  /** The rate-limit headers of the last page that had them. */
+  rateLimit: RateLimitSnapshot | undefined;
+}
+
+/** Stands for the command line in the plan's resume hint, which the library words as an option. */
+const RESUME_COMMAND = 'exportCollection()';
+const RESUME_HINT = `resume with: ${RESUME_COMMAND} --resume`;
+
+/** The output flags of the options, checked. */
+function outputFlags(options: ExportCollectionOptions): ExportFlags {
+  const { out } = options;
+  if (typeof out === 'string' && (out === '' || out === '-')) {
+    throw new UsageError(`out must be a file path or a stream (got '${out}')`, { hint: 'for standard output pass out: process.stdout' });
+  }
+  if (typeof out !== 'string' && typeof (out as Partial<OutputStream> | undefined)?.write !== 'function') {
+    throw new UsageError('out is required: a file path or a writable stream');
+  }
+  const fields = Array.isArray(options.fields) ? options.fields.join(',') : (options.fields as string | undefined);
+  const flags: Record<string, unknown> = {
+    out: typeof out === 'string' ? out : undefined,
+    format: options.format,
+    compress: options.compress,
+    fields,
+    csvSafe: options.csvSafe,
+    manifest: options.manifest,
+    resume: options.resume,
+    restart: options.restart,
+    state: options.state,
+  };
+  if (options.log !== undefined) Object.assign(flags, { quiet: false, verbose: options.verbose === true, logFormat: options.logFormat ?? 'text' });
+  return Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
+}
+
+/** The summary of a run. */
+function summaryOf(result: ExportResult, plan: ExportPlan): ExportSummary {
+  const { stats } = result;
+  const files = plan.output.files;
+  return {
+    items: stats.items,
+    pages: stats.pages,
+    responses: stats.requests,
+    requests: result.requests,
+    retries: stats.retries,
+    waits: stats.waits,
+    waitMs: stats.waitMs,
+    file: files?.target,
+    manifest: files && plan.manifest ? plan.manifest.path : undefined,
+    brokenPipe: result.brokenPipe,
+    rateLimit: result.rateLimit,
+  };
+}
+
+/**
+ * What the library throws for a failure of the run: an interruption by the caller's signal as an
+ * `AbortError`, and the command line's "resume with" hint worded as the option.
+ */
+function libraryError(err: unknown, stopper: Stopper, toFile: boolean): unknown {
+  const explained = stopper.explain(err);
+  const hint = err instanceof CollectionsError ? err.hint?.replace(RESUME_HINT, 'run it again with resume: true') : undefined;
+  if (explained instanceof AbortError && err instanceof InterruptedError) {
+    return new AbortError(`aborted${toFile ? '; checkpoint kept' : ''}`, { cause: explained.cause, ...(hint ? { hint } : {}) });
+  }
+  if (explained === err && err instanceof CollectionsError && hint !== err.hint) Object.defineProperty(err, 'hint', { value: hint });
+  return explained;
+}
+
+/**
+ * Runs an export as `collections <command> --out …` would, and returns its summary. Nothing is
+ * printed unless `log` is given. Bad options fail before any request and before any file is
+ * touched. An export that fails or is aborted after writing keeps its checkpoint: the same call
+ * with `resume: true` continues it.
+ * @throws {UsageError} (`E_USAGE`, `E_CONFIG`, `E_CHECKPOINT`; exit code 2) for bad options or a checkpoint of
+ *   other options; {@link AbortError} when `signal` aborts; and the errors of the command line
+ *   with their `code` and `exitCode`: `HttpError`, `RateLimitError`, `ApiUnavailableError`,
+ *   `UnsafeLinkError`, `HostileResponseError`, `OutputError`, `E_LOCKED` (another export holds the file)
+ */
+export async function exportCollection(options: ExportCollectionOptions): Promise<ExportSummary> {
+  const stopper = createStopper(options);
+  stopper.throwIfStopped();
+  const target = targetOfPath(options.path);
+  if (target.endpoint === undefined) {
+    throw new UsageError(`exportCollection exports the collections of the API's endpoints; ${target.path} is not one`, {
+      hint: 'read another path with collection()',
+    });
+  }
+  const flags = flagsOf(options, target.ids, outputFlags(options));
+  const param = [...paramPairs(target.query), ...(flags.param ?? [])];
+  if (param.length > 0) flags.param = param;
+  const settings = settingsOf(options);
+  const stream = typeof options.out === 'string' ? undefined : options.out;
+  const ctx = exportContext({ ...options, ...(stream ? { stdout: stream } : {}) }, stopper.signal);
+  ctx.secrets.add(settings.apiKey);
+  const [{ planExport }, { readStoredSince }, { prepareOutputs }, { runExport }, { exportServices }] = await Promise.all([
+    import('../commands/export.js'),
+    import('../commands/export-incremental.js'),
+    import('../commands/folders.js'),
+    import('../export/run/run.js'),
+    import('../export/run/services.js'),
+  ]);
+  const command = target.endpoint.command;
+  const plan = planExport(command, flags, settings, ctx.cwd, RESUME_COMMAND, readStoredSince(command, flags, ctx.cwd));
+  if (plan.output.compress && !plan.output.files && ctx.io.stdoutIsTTY) throw new UsageError('gzip output is not written to a terminal');
+  await prepareOutputs([plan]);
+  try {
+    const hooks = {
+      onPageFetched: (step: Parameters<typeof pageEvent>[0]) => stopper.emit(pageEvent(step)),
+      onClientEvent: (event: CollectionEvent) => stopper.emit(event),
+    };
+    return summaryOf(await runExport(plan, ctx, exportServices(plan, ctx), hooks), plan);
+  } catch (err) {
+    throw libraryError(err, stopper, plan.output.files !== undefined);
+  }
+}

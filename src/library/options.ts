@@ -1,0 +1,197 @@
+/**
+ * The options of the library's door (src/index.ts) and their translation into what the export
+ * command hands its planner: the same `ExportFlags` (commands/flags.ts) and settings, so the
+ * library and the command line plan pages, limits and outputs with one set of functions. Values
+ * are checked against the ranges of the one flag table (config/flags.ts) before anything is sent.
+ */
+import { exportFlag } from '../config/flags.js';
+import { parseApiKey, parseBaseUrl } from '../config/values.js';
+import type { ExportFlagValues } from '../config/flag-types.js';
+import type { ExportFlags } from '../commands/flags.js';
+import type { ResolvedExportSettings } from '../commands/export-settings.js';
+import type { Clock } from '../time/clock.js';
+import type { FetchLike } from '../context.js';
+import { UsageError } from '../errors.js';
+import type { Ids } from '../endpoints.js';
+import type { CollectionEvent } from './events.js';
+
+/** Query parameters: an object, or pairs in order (an array of pairs, a `URLSearchParams`). */
+export type Params = Readonly<Record<string, string>> | Iterable<readonly [string, string]>;
+
+/** What every function of the library that calls the API takes. */
+export interface ConnectionOptions {
+  /** The API's base URL, e.g. `https://api.example.com` (a path prefix is kept). Requests and links never leave its origin. */
+  baseUrl: string | URL;
+  /** Sent as `X-Api-Key`, to the base URL's origin only; never in an error, event or file. */
+  apiKey: string;
+  /** Retries of a network error, a 5xx or an unreadable body, 0 to 100 (default 5). Rate-limit waits are not retries. */
+  retries?: number;
+  /** Per attempt, ms (default 60 000). */
+  timeoutMs?: number;
+  /** Longest single rate-limit wait accepted, ms (default `Infinity`); a longer one throws `RateLimitError` without waiting. */
+  maxWaitMs?: number;
+  /** Largest response body accepted, bytes, 1 KiB to 512 MiB (default 256 MiB). */
+  maxBodyBytes?: number;
+  /** Stops the work: requests and waits in flight end, and the call throws an `AbortError`. */
+  signal?: AbortSignal;
+  /**
+   * Told of every page, response, rate-limit wait and retry, as they happen. Called synchronously;
+   * an error it throws stops the work and is thrown by the call.
+   */
+  onEvent?: (event: CollectionEvent) => void;
+  /**
+   * The HTTP transport (default: undici with one keep-alive pool per process). Tests inject one;
+   * it is called with `redirect: 'manual'` and must not follow redirects itself.
+   */
+  fetch?: FetchLike;
+  /** Time and waiting (default the system clock); a virtual clock makes waits instant in tests. */
+  clock?: Clock;
+  /**
+   * Where the default transport reads `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` (pass
+   * `process.env` to honour them); default none: no proxy. Nothing else is read from it.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** Which pages to ask for, as the export commands' flags of the same names. */
+export interface PagingOptions {
+  /** Cursor pagination (`X-Pagination-Style: cursor`) instead of page numbers (default false). */
+  cursor?: boolean;
+  /** With `cursor`: ask for `hydra:totalItems` (`X-Pagination-Enable-Partial: 0`). */
+  total?: boolean;
+  /** Items per request, 1 to 1000 (default 1000, or `maxItems` when smaller). */
+  itemsPerPage?: number;
+  /** Offset mode: the first page to fetch (default 1). */
+  page?: number;
+  /** Stop after exactly this many items; no page past the one that completes them is requested. */
+  maxItems?: number;
+  /** Offset mode: pages in flight, 1 to 16 (default 4); items still come in order. */
+  concurrency?: number;
+  /** Query parameters sent with every page, after those of `path`; `page` and `itemsPerPage` are the options'. */
+  params?: Params;
+  /** Only items changed since this time (the endpoint's documented date filter); an ISO 8601 text or a `Date`. */
+  since?: string | Date;
+}
+
+/** A number option checked against the range of a flag of the flag table. */
+interface NumberRule {
+  attribute: keyof ExportFlagValues;
+  /** The option holds milliseconds where the flag holds seconds. */
+  ms?: boolean;
+}
+
+const NUMBER_RULES: Readonly<Record<string, NumberRule>> = {
+  itemsPerPage: { attribute: 'itemsPerPage' },
+  page: { attribute: 'page' },
+  maxItems: { attribute: 'maxItems' },
+  concurrency: { attribute: 'concurrency' },
+  retries: { attribute: 'retries' },
+  maxBodyBytes: { attribute: 'maxBodySize' },
+  timeoutMs: { attribute: 'timeout', ms: true },
+  maxWaitMs: { attribute: 'maxWait', ms: true },
+};
+
+/**
+ * Checks one number option against its flag's range.
+ * @throws {UsageError} naming the option, what it takes and the value given
+ */
+function checkNumber(name: string, value: unknown): void {
+  const rule = NUMBER_RULES[name];
+  if (value === undefined || rule === undefined) return;
+  const spec = exportFlag(rule.attribute).value;
+  if (spec.kind !== 'integer' && spec.kind !== 'seconds' && spec.kind !== 'bytes') return;
+  const [min, max] = rule.ms ? [spec.min * 1000, spec.max * 1000] : [spec.min, spec.max];
+  const shown = typeof value === 'number' ? String(value) : JSON.stringify(value);
+  if (rule.ms) {
+    // `maxWaitMs: Infinity` is the default itself: no limit.
+    const ok = typeof value === 'number' && ((value >= min && value <= max) || (name === 'maxWaitMs' && value === Infinity));
+    if (!ok) throw new UsageError(`${name} must be a number of milliseconds from ${min} to ${max} (got ${shown})`);
+    return;
+  }
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`;
+    throw new UsageError(`${name} must be a whole number ${range} (got ${shown})`);
+  }
+}
+
+/** Query parameters the options set themselves (as `--param` refuses them). */
+const RESERVED_PARAMS: Readonly<Record<string, string>> = { page: 'page', itemsperpage: 'itemsPerPage' };
+
+/**
+ * The pairs of `params` in order, checked.
+ * @throws {UsageError} for an empty key or `page` / `itemsPerPage`
+ */
+export function paramPairs(params: Params | undefined): Array<[string, string]> {
+  if (params === undefined) return [];
+  const iterable = Symbol.iterator in params ? (params as Iterable<readonly [string, string]>) : Object.entries(params);
+  const pairs: Array<[string, string]> = [];
+  for (const [key, value] of iterable) {
+    if (typeof key !== 'string' || key === '' || typeof value !== 'string') {
+      throw new UsageError(`params must map non-empty names to strings (got ${JSON.stringify(key)})`);
+    }
+    const reserved = RESERVED_PARAMS[key.toLowerCase()];
+    if (reserved !== undefined) throw new UsageError(`params: ${key} is set by the ${reserved} option`);
+    pairs.push([key, value]);
+  }
+  return pairs;
+}
+
+/** The ids as the export commands' flags carry them (`taxpayerId` → `taxpayer`). */
+function idFlags(ids: Ids): ExportFlags {
+  return {
+    ...(ids.taxpayerId === undefined ? {} : { taxpayer: ids.taxpayerId }),
+    ...(ids.invoiceId === undefined ? {} : { invoice: ids.invoiceId }),
+  };
+}
+
+/** Copies the options that are set (an `undefined` option is a flag not given). */
+function defined(values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+}
+
+/**
+ * The flags an export command would have been given for these options: the ids, the paging
+ * options, the client's limits, and no progress (the library prints nothing of its own).
+ * @param extra flags of the caller (exportCollection's output options), already in flag form
+ * @throws {UsageError} for a number out of its flag's range or bad `params`
+ */
+export function flagsOf(options: ConnectionOptions & PagingOptions, ids: Ids, extra: ExportFlags = {}): ExportFlags {
+  for (const name of Object.keys(NUMBER_RULES)) checkNumber(name, (options as unknown as Record<string, unknown>)[name]);
+  const since = options.since instanceof Date ? options.since.toISOString() : options.since;
+  const param = paramPairs(options.params);
+  return {
+    ...idFlags(ids),
+    ...defined({
+      cursor: options.cursor,
+      total: options.total,
+      itemsPerPage: options.itemsPerPage,
+      page: options.page,
+      maxItems: options.maxItems,
+      concurrency: options.concurrency,
+      since,
+      retries: options.retries,
+      timeout: options.timeoutMs,
+      maxWait: options.maxWaitMs,
+      maxBodySize: options.maxBodyBytes,
+    }),
+    ...(param.length > 0 ? { param } : {}),
+    quiet: true,
+    progress: false,
+    ...extra,
+  };
+}
+
+/**
+ * The settings of a call: its key and base URL, checked as the command line checks them, and no
+ * profile defaults (the library reads no config file).
+ * @throws {UsageError} for a base URL that is not absolute http(s), holds a user name, a query or
+ *   a fragment, and for an empty key or one with spaces or control characters
+ */
+export function settingsOf(options: Pick<ConnectionOptions, 'baseUrl' | 'apiKey'>): ResolvedExportSettings {
+  // Checked as unknown: a JavaScript caller may leave either out.
+  const [raw, key]: unknown[] = [options.baseUrl, options.apiKey];
+  if (typeof raw !== 'string' && !(raw instanceof URL)) throw new UsageError('baseUrl is required', { code: 'E_CONFIG' });
+  if (typeof key !== 'string') throw new UsageError('apiKey is required', { code: 'E_CONFIG' });
+  const baseUrl = parseBaseUrl(raw instanceof URL ? raw.href : raw, 'baseUrl');
+  return { apiKey: parseApiKey(key, 'apiKey'), baseUrl, defaults: {} };
+}

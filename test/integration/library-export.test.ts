@@ -1,0 +1,132 @@
+/**
+ * The library's `exportCollection()` (src/index.ts): the export command's engine behind options.
+ * The file it writes is the command's byte for byte; an abort keeps the checkpoint and
+ * `resume: true` continues it; failures are the command line's typed errors; nothing is printed
+ * unless a log stream is given.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { PassThrough } from 'node:stream';
+import { gunzipSync } from 'node:zlib';
+import { AbortError, CollectionsError, exportCollection, HttpError, UsageError, type ExportCollectionOptions } from '../../src/index.js';
+import { createSandboxFetch } from '../../src/sandbox/fetch.js';
+import { CANARY, createWorld, runInProcess, tempDir, WRONG_KEY, type SandboxWorld, type TempDir } from '../helpers/world.js';
+
+let dir: TempDir;
+let world: SandboxWorld;
+beforeEach(() => {
+  dir = tempDir();
+  world = createWorld();
+});
+afterEach(() => dir.remove());
+
+/** Options wired to the world, in the temp folder; `onRequest` sees each request as it starts. */
+function options(extra: Partial<ExportCollectionOptions>, onRequest?: (n: number) => void): ExportCollectionOptions {
+  const inner = createSandboxFetch(world.sandbox, { origin: world.base });
+  let n = 0;
+  return {
+    path: `/taxpayers/${world.taxpayer}/invoices`,
+    out: 'lib.ndjson',
+    baseUrl: world.base,
+    apiKey: world.key,
+    fetch: (input, init) => {
+      onRequest?.(++n);
+      return inner(input, init);
+    },
+    clock: world.clock,
+    cwd: dir.path,
+    itemsPerPage: 7,
+    ...extra,
+  };
+}
+
+describe('exportCollection()', () => {
+  it('writes the file the export command writes, byte for byte, with its manifest, and returns the summary', async () => {
+    const cli = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--items-per-page', '7', '--out', 'cli.ndjson']);
+    expect(cli.code).toBe(0);
+    const summary = await exportCollection(options({}));
+    expect(dir.read('lib.ndjson').equals(dir.read('cli.ndjson'))).toBe(true);
+    expect(summary).toMatchObject({ items: 60, pages: 9, retries: 0, waits: 0, brokenPipe: false, file: dir.file('lib.ndjson') });
+    expect(summary.manifest).toBe(dir.file('lib.ndjson.manifest.json'));
+    expect(dir.has('lib.ndjson.manifest.json')).toBe(true);
+  });
+
+  it('writes gzip when the file ends in .gz, and CSV when asked', async () => {
+    await exportCollection(options({}));
+    await exportCollection(options({ out: 'lib.ndjson.gz' }));
+    expect(gunzipSync(dir.read('lib.ndjson.gz')).equals(dir.read('lib.ndjson'))).toBe(true);
+    await exportCollection(options({ out: 'lib.csv', fields: ['id', 'issuer.rfc'] }));
+    expect(dir.read('lib.csv').toString().split('\r\n')[0]).toBe('id,issuer.rfc');
+  });
+
+  it('writes to a stream without ending it', async () => {
+    const stream = new PassThrough();
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    const summary = await exportCollection(options({ out: stream }));
+    expect(Buffer.concat(chunks).toString().trim().split('\n')).toHaveLength(60);
+    expect(stream.writableEnded).toBe(false);
+    expect(summary).toMatchObject({ file: undefined, manifest: undefined, items: 60 });
+  });
+
+  it('keeps the checkpoint when aborted, and resume: true finishes the same file', async () => {
+    await exportCollection(options({ out: 'full.ndjson' }));
+    const controller = new AbortController();
+    const abortAt4 = (n: number): void => {
+      if (n === 4) controller.abort('stop');
+    };
+    const err: unknown = await exportCollection(options({ signal: controller.signal, concurrency: 1 }, abortAt4)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AbortError);
+    expect(err).toMatchObject({ message: 'aborted; checkpoint kept', hint: 'run it again with resume: true', exitCode: 130, cause: 'stop' });
+    expect(dir.has('lib.ndjson')).toBe(false);
+    expect(dir.has('lib.ndjson.part')).toBe(true);
+    const summary = await exportCollection(options({ resume: true, concurrency: 1 }));
+    expect(summary.items).toBe(60);
+    expect(dir.read('lib.ndjson').equals(dir.read('full.ndjson'))).toBe(true);
+  });
+
+  it('prints nothing without a log stream, and the command line’s lines with one', async () => {
+    const stderr = vi.spyOn(process.stderr, 'write');
+    const stdout = vi.spyOn(process.stdout, 'write');
+    await exportCollection(options({}));
+    expect(stderr).not.toHaveBeenCalled();
+    expect(stdout).not.toHaveBeenCalled();
+    stderr.mockRestore();
+    stdout.mockRestore();
+    const log = new PassThrough();
+    let text = '';
+    log.on('data', (c: Buffer) => (text += c.toString()));
+    await exportCollection(options({ out: 'again.ndjson', log }));
+    expect(text).toMatch(/^collections: 60 items to .*again\.ndjson/m);
+  });
+});
+
+describe('exportCollection(): errors', () => {
+  it.each([
+    ['an unknown taxpayer', { path: '/taxpayers/XAXX010101000/invoices' }, 'E_NOT_FOUND', 4, HttpError],
+    ['a rejected key', { apiKey: WRONG_KEY }, 'E_AUTH', 3, HttpError],
+  ] as const)('throws the typed error of %s, writing no file', async (_name, bad, code, exitCode, type) => {
+    const err: unknown = await exportCollection(options(bad)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(type);
+    expect(err).toMatchObject({ code, exitCode });
+    expect((err as Error).message).not.toContain(WRONG_KEY);
+    expect(dir.has('lib.ndjson')).toBe(false);
+    expect(dir.has('lib.ndjson.part')).toBe(false);
+  });
+
+  it.each([
+    ['itemsPerPage 0', { itemsPerPage: 0 }, 'E_USAGE'],
+    ['resume to a stream', { out: new PassThrough(), resume: true }, 'E_USAGE'],
+    ['a .zip file', { out: 'x.zip' }, 'E_USAGE'],
+    ["'-' for stdout", { out: '-' }, 'E_USAGE'],
+    ['a path of no endpoint', { path: '/reports' }, 'E_USAGE'],
+    ['no base URL', { baseUrl: undefined as unknown as string }, 'E_CONFIG'],
+  ] as const)('refuses %s before any request or file', async (_name, bad, code) => {
+    const err: unknown = await exportCollection(options(bad as Partial<ExportCollectionOptions>)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as CollectionsError).code).toBe(code);
+    expect((err as CollectionsError).exitCode).toBe(2);
+    expect((err as Error).message).not.toContain(CANARY);
+    expect(world.sandbox.requests()).toEqual([]);
+    expect(dir.has('lib.ndjson.part')).toBe(false);
+  });
+});
