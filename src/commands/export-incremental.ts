@@ -52,7 +52,8 @@ export function planIncremental(
 ): IncrementalPlan {
   const incremental = flags.since !== undefined || flags.state !== undefined || flags.incremental === true;
   if (!incremental) {
-    if (flags.sinceField !== undefined) throw new UsageError('--since-field goes with --since, --state or --incremental (it names the field they filter on)');
+    if (flags.sinceField !== undefined)
+      throw new UsageError('--since-field goes with --since, --state or --incremental (it names the field they filter on)');
     return { incremental, filter: undefined, state: undefined };
   }
   const flag = flags.since !== undefined ? '--since' : flags.state !== undefined ? '--state' : '--incremental';

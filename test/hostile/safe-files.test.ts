@@ -3,7 +3,7 @@
  * (the file it points to untouched); only a regular file of this user is emptied; an `--out` that
  * is a device or a FIFO is written straight through, and a signal stops the wait for a FIFO's reader.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, linkSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { recordHostile } from '../faults/harness.js';
@@ -22,6 +22,30 @@ import {
 } from '../helpers/world.js';
 import { requireBuild, runCli, runShell, BIN } from '../helpers/cli.js';
 import { snapshot } from './snapshot.js';
+
+/**
+ * Sends `signal` once the CLI is idle, waiting for the FIFO's reader (its CPU time, utime + stime in
+ * /proc/PID/stat, has not moved for 500 ms), so a loaded machine's slow start-up cannot make the
+ * default action kill it before it listens for signals (exit code null); after 20 s it is sent anyway.
+ */
+function killWhenIdle(child: ChildProcess, signal: 'SIGTERM' | 'SIGINT'): void {
+  const started = Date.now();
+  const ticks: number[] = [];
+  const poll = (): void => {
+    let cpu: number;
+    try {
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      cpu = Number(fields[11]) + Number(fields[12]);
+    } catch {
+      return;
+    }
+    ticks.push(cpu);
+    const idle = ticks.length >= 3 && ticks.at(-1) === ticks.at(-3);
+    if (idle || Date.now() - started > 20_000) child.kill(signal);
+    else setTimeout(poll, 250);
+  };
+  setTimeout(poll, 250);
+}
 
 let world: SandboxWorld;
 let dir: TempDir;
@@ -163,9 +187,9 @@ describe.skipIf(process.platform === 'win32')('a FIFO as --out (spawned)', () =>
     const r = await runCli(['invoices', '--taxpayer', served.taxpayer, '--cursor', '--base-url', served.base, '--out', 'pipe'], {
       cwd: dir.path,
       env: cliEnv(dir),
-      onSpawn: (child) => setTimeout(() => child.kill('SIGTERM'), 700),
+      onSpawn: (child) => killWhenIdle(child, 'SIGTERM'),
     });
-    expect(r.code).toBe(143);
+    expect(r.code, JSON.stringify(r)).toBe(143);
     expect(r.stderr).toBe('collections: interrupted by SIGTERM\n');
     expect(served.sandbox.requests().length).toBe(before);
     expect(statSync(dir.file('pipe')).isFIFO()).toBe(true);
