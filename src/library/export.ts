@@ -16,6 +16,7 @@ import { exportContext } from './context.js';
 import { createStopper, pageEvent, type CollectionEvent, type Stopper } from './events.js';
 import { flagsOf, paramPairs, settingsOf, type ConnectionOptions, type PagingOptions } from './options.js';
 import { targetOfPath } from './target.js';
+import { tableText } from '../export/destinations/table-name.js';
 
 /** Options of {@link exportCollection}. */
 export interface ExportCollectionOptions extends ConnectionOptions, PagingOptions {
@@ -24,9 +25,19 @@ export interface ExportCollectionOptions extends ConnectionOptions, PagingOption
   /**
    * A file (written to `F.part` beside it, made durable page by page with a checkpoint, renamed
    * onto `F` when complete, with `F.manifest.json` beside it), or a stream, which is written to and
-   * never ended (e.g. `process.stdout`). Relative paths resolve against `cwd`.
+   * never ended (e.g. `process.stdout`). Relative paths resolve against `cwd`. A `postgres://` URL
+   * or an `F.duckdb` file is a database table, `F.parquet` a Parquet file (README, "Mirror into a
+   * database"): `pg`/`@duckdb/node-api` must be installed, else a `UsageError` names the package.
    */
   out: string | OutputStream;
+  /** A database `out`: the table, `name` or `schema.name` (default from the path: `invoices`, `line_items`, …). */
+  table?: string;
+  /** A database `out`: the member field that is the row's key, a dot path (default `id`, else `@id`). */
+  key?: string;
+  /** A database `out`: start at the watermark stored with the table for this path, and store the new one when complete. */
+  incremental?: boolean;
+  /** A database `out`, complete and not incremental: delete the rows of this path that the run did not see. */
+  prune?: boolean;
   /** `json`, `ndjson`, `csv` or `table` (default: from the file's suffix, else `ndjson`). */
   format?: OutputFormat;
   /** `gzip` (also implied by an `out` ending in `.gz`). */
@@ -67,8 +78,10 @@ export interface ExportSummary {
   waitMs: number;
   /** The file written, absolute; undefined for a stream. */
   file: string | undefined;
-  /** The manifest written beside it, absolute; undefined for a stream. */
+  /** The manifest written beside it, absolute; undefined for a stream or a database. */
   manifest: string | undefined;
+  /** A database `out`: the table written, as `name in <out>` (the password left out). */
+  table: string | undefined;
   /** True when the reader of the stream went away (EPIPE): the export stopped early, without error. */
   brokenPipe: boolean;
   /** The rate-limit headers of the last page that had them. */
@@ -99,6 +112,10 @@ function outputFlags(options: ExportCollectionOptions): ExportFlags {
     resume: options.resume,
     restart: options.restart,
     state: options.state,
+    table: options.table,
+    key: options.key,
+    incremental: options.incremental,
+    prune: options.prune,
   };
   if (options.log !== undefined) Object.assign(flags, { quiet: false, verbose: options.verbose === true, logFormat: options.logFormat ?? 'text' });
   return Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
@@ -107,7 +124,7 @@ function outputFlags(options: ExportCollectionOptions): ExportFlags {
 /** The summary of a run. */
 function summaryOf(result: ExportResult, plan: ExportPlan): ExportSummary {
   const { stats } = result;
-  const files = plan.output.files;
+  const { files, database } = plan.output;
   return {
     items: stats.items,
     pages: stats.pages,
@@ -118,6 +135,7 @@ function summaryOf(result: ExportResult, plan: ExportPlan): ExportSummary {
     waitMs: stats.waitMs,
     file: files?.target,
     manifest: files && plan.manifest ? plan.manifest.path : undefined,
+    table: database ? `${tableText(database.table)} in ${database.address.shown}` : undefined,
     brokenPipe: result.brokenPipe,
     rateLimit: result.rateLimit,
   };
@@ -163,15 +181,21 @@ export async function exportCollection(options: ExportCollectionOptions): Promis
   const stream = typeof options.out === 'string' ? undefined : options.out;
   const ctx = exportContext({ ...options, ...(stream ? { stdout: stream } : {}) }, stopper.signal);
   ctx.secrets.add(settings.apiKey);
-  const [{ planExport }, { readStoredSince }, { prepareOutputs }, { runExport }, { exportServices }] = await Promise.all([
+  const [{ planExport }, { readStoredSince }, { prepareOutputs }, { runExport }, { exportServices }, database] = await Promise.all([
     import('../commands/export.js'),
     import('../commands/export-incremental.js'),
     import('../commands/folders.js'),
     import('../export/run/run.js'),
     import('../export/run/services.js'),
+    import('../commands/export-database.js'),
   ]);
   const command = target.endpoint.command;
-  const plan = planExport(command, flags, settings, ctx.cwd, RESUME_COMMAND, readStoredSince(command, flags, ctx.cwd));
+  let plan = planExport(command, flags, settings, ctx.cwd, RESUME_COMMAND, readStoredSince(command, flags, ctx.cwd));
+  database.addDatabaseSecrets(plan, ctx);
+  // Planned once to check every option, then again from the watermark stored with the table (as the command does).
+  const source = plan.output.database?.source;
+  const since = source === undefined ? undefined : (await database.storedDatabaseSince(plan, flags, ctx))?.get(source);
+  if (since !== undefined) plan = planExport(command, flags, settings, ctx.cwd, RESUME_COMMAND, since);
   if (plan.output.compress && !plan.output.files && ctx.io.stdoutIsTTY) throw new UsageError('gzip output is not written to a terminal');
   await prepareOutputs([plan]);
   try {

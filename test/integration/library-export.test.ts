@@ -9,6 +9,7 @@ import { PassThrough } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { AbortError, CollectionsError, exportCollection, HttpError, UsageError, type ExportCollectionOptions } from '../../src/index.js';
 import { createSandboxFetch } from '../../src/sandbox/fetch.js';
+import { duckdbDatabase } from '../helpers/databases.js';
 import { CANARY, createWorld, runInProcess, tempDir, WRONG_KEY, type SandboxWorld, type TempDir } from '../helpers/world.js';
 
 let dir: TempDir;
@@ -128,5 +129,37 @@ describe('exportCollection(): errors', () => {
     expect((err as Error).message).not.toContain(CANARY);
     expect(world.sandbox.requests()).toEqual([]);
     expect(dir.has('lib.ndjson.part')).toBe(false);
+  });
+});
+
+describe('exportCollection() into a database', () => {
+  it('DuckDB: a table named by the option, and incremental runs that start from the watermark stored with it', async () => {
+    world = createWorld({ churn: 6 });
+    const db = duckdbDatabase(dir, 'lib.duckdb');
+    const urls: string[] = [];
+    const withUrls = (extra: Partial<ExportCollectionOptions>): ExportCollectionOptions => {
+      const base = options(extra);
+      return { ...base, fetch: (input, init) => (urls.push(String(input)), base.fetch!(input, init)) };
+    };
+    const first = await exportCollection(withUrls({ out: 'lib.duckdb', table: 'mirror_invoices', incremental: true }));
+    expect(first).toMatchObject({ items: 60, file: undefined, manifest: undefined, table: 'mirror_invoices in lib.duckdb' });
+    expect(urls[0]).not.toContain('updatedAt');
+    const [stored] = await db.rows("SELECT watermark FROM collections_runs WHERE status = 'complete'");
+    world.clock.advance(60_000);
+    urls.length = 0;
+    const second = await exportCollection(withUrls({ out: 'lib.duckdb', table: 'mirror_invoices', incremental: true }));
+    expect(decodeURIComponent(urls[0]!)).toContain(`updatedAt[after]=${stored!.watermark}`);
+    expect(second.items).toBe(6);
+    const [count] = await db.rows('SELECT count(*) AS n FROM mirror_invoices');
+    expect(Number(count!.n)).toBe(world.sandbox.items(`/taxpayers/${world.taxpayer}/invoices`).length);
+  });
+
+  it('refuses an option a database cannot take before any request, as the command does', async () => {
+    let sent = 0;
+    await expect(exportCollection(options({ out: 'lib.duckdb', prune: true, incremental: true }, () => sent++))).rejects.toThrow(
+      /--prune needs a complete, full run/,
+    );
+    expect(sent).toBe(0);
+    expect(dir.has('lib.duckdb')).toBe(false);
   });
 });
