@@ -76,7 +76,10 @@ async function rewritten(url) {
 }
 
 const rows = [];
-const record = (scenario, contender, runs, items, note = '') => rows.push({ scenario, contender, runs, items, note });
+const record = (scenario, contender, runs, items, note = '') => {
+  rows.push({ scenario, contender, runs, items, note });
+  if (scenario !== 'databases') console.error(`${scenario} | ${contender}: ${(runs[0].ms / 1000).toFixed(2)} s, ${Math.round(runs[0].rssKiB / 1024)} MiB`);
+};
 
 /** One export of `sb`'s invoices by the CLI to `out`. */
 async function exportTo(sb, out, extra = []) {
@@ -104,7 +107,11 @@ async function throughput() {
   const sb = await startSandbox({ invoices: ITEMS, limit: 0 });
   const ndjson = join(TMP, 'db-bench.ndjson');
   const runs = new Map();
-  const add = (name, r, extra = {}) => runs.set(name, [...(runs.get(name) ?? []), { ms: r.ms, rssKiB: r.rssKiB, ...extra }]);
+  const add = (name, r, extra = {}) => {
+    runs.set(name, [...(runs.get(name) ?? []), { ms: r.ms, rssKiB: r.rssKiB, ...extra }]);
+    // Each run as it is measured, so an interrupted bench still leaves its figures.
+    console.error(`${name}: ${(r.ms / 1000).toFixed(2)} s, ${Math.round(r.rssKiB / 1024)} MiB ${JSON.stringify(extra)}`);
+  };
   try {
     await exportTo(sb, ndjson); // warms the sandbox's item cache
     for (let round = 0; round < ROUNDS; round++) {
