@@ -78,7 +78,8 @@ async function rewritten(url) {
 const rows = [];
 const record = (scenario, contender, runs, items, note = '') => {
   rows.push({ scenario, contender, runs, items, note });
-  if (scenario !== 'databases') console.error(`${scenario} | ${contender}: ${(runs[0].ms / 1000).toFixed(2)} s, ${Math.round(runs[0].rssKiB / 1024)} MiB`);
+  if (scenario !== 'databases')
+    console.error(`${scenario} | ${contender}: ${(runs[0].ms / 1000).toFixed(2)} s, ${Math.round(runs[0].rssKiB / 1024)} MiB`);
 };
 
 /** One export of `sb`'s invoices by the CLI to `out`. */
