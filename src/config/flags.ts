@@ -1,17 +1,56 @@
 /**
- * The one table of the export flags ({@link EXPORT_FLAGS}): for each flag its commander spec
- * (flags, description, kind of value, choices, the default shown in help), its built-in default
- * and, for the six that a profile can store, its config key (config/flag-readers.ts turns a row
- * into its help line, parser and default). The commander program
- * (commands/export-command.ts), the export defaults (commands/export.ts), the config keys and the
- * validation of stored values (config/values.ts) and, through commander, shell completion all read
- * it. It lives in `config/` because the config store sits below the commands and must not import
- * them; it is pure data, so `--help` can load it cheaply.
+ * The one table of the export flags: commander, the config keys and their checks, completion and
+ * the flag values' types all come from it. It sits in `config/` because the store, below the
+ * commands, reads it; it is pure data, so `--help` loads it cheaply.
  */
 import { DEFAULT_FORMAT, OUTPUT_FORMATS } from '../format-names.js';
-import type { ExportFlagSpec, ExportFlagValues, FlagConfigSpec } from './flag-types.js';
 
-export type { ExportDefaults, ExportFlagSpec, ExportFlagValues, FlagConfigSpec, FlagValueSpec } from './flag-types.js';
+/**
+ * The kind of value a flag takes, which gives its parser and its type: `seconds` are parsed to
+ * milliseconds; `bytes` take an optional `KiB`/`MiB`/`GiB`; commander checks a `choice`; `pairs`
+ * and `headers` are repeatable and collected in order; `files` is for completion.
+ */
+export type FlagValueSpec =
+  | { readonly kind: 'switch' }
+  | { readonly kind: 'text'; readonly files?: boolean }
+  | { readonly kind: 'integer'; readonly min: number; readonly max: number }
+  | { readonly kind: 'seconds'; readonly min: number; readonly max: number }
+  | { readonly kind: 'bytes'; readonly min: number; readonly max: number }
+  | { readonly kind: 'choice'; readonly choices: readonly string[] }
+  | { readonly kind: 'pairs' }
+  | { readonly kind: 'headers' };
+
+/** A flag that a profile can store a default for. */
+export interface FlagConfigSpec {
+  /** `collections config set KEY VALUE`. */
+  readonly key: string;
+  /** Its field of {@link ExportDefaults}. */
+  readonly setting: string;
+  /** Its place in `config list`, the config help and the "known keys" hint. */
+  readonly listOrder: number;
+}
+
+/** One row of {@link EXPORT_FLAGS}. */
+export interface ExportFlagSpec {
+  /** Commander's, e.g. `-o, --out <file>`. */
+  readonly flags: string;
+  /** Commander's attribute name: `progress` for `--no-progress`. */
+  readonly attribute: string;
+  /** Without the default. */
+  readonly description: string;
+  readonly value: FlagValueSpec;
+  /** Used when neither the flag nor the profile gives one, in the parser's unit (ms for `seconds`); `Infinity` = no limit. */
+  readonly defaultValue?: number | string;
+  /** When {@link defaultValue} alone would not say it, e.g. `default: no limit`. */
+  readonly defaultHelp?: string;
+  readonly config?: FlagConfigSpec;
+  /** Only commands whose endpoints take that id offer the flag. */
+  readonly forId?: 'taxpayerId' | 'invoiceId';
+  /** Only that command offers the flag (`get`: its path names no endpoint of the table). */
+  readonly forCommand?: 'get';
+  /** Cursor mode only: a command none of whose endpoints pages by cursor accepts it (to refuse it) but leaves it out of its help. */
+  readonly cursorOnly?: true;
+}
 
 /**
  * The longest delay a timer can hold, in whole seconds: Node's `setTimeout` keeps a signed 32-bit
@@ -248,8 +287,31 @@ export const EXPORT_FLAGS = [
   },
 ] as const satisfies readonly ExportFlagSpec[];
 
+type ExportFlagRow = (typeof EXPORT_FLAGS)[number];
+
+/** What commander hands over for a kind of value (see {@link FlagValueSpec}). */
+type FlagValue<V extends FlagValueSpec> = V extends { kind: 'switch' }
+  ? boolean
+  : V extends { kind: 'text' | 'choice' }
+    ? string
+    : V extends { kind: 'pairs' | 'headers' }
+      ? Array<[string, string]>
+      : number;
+
+/** The values of the export flags as commander hands them over (undefined = not given). */
+export type ExportFlagValues = { [F in ExportFlagRow as F['attribute']]?: FlagValue<F['value']> };
+
 /** The export flags a profile can store a default for. */
-type ConfigurableFlag = Extract<(typeof EXPORT_FLAGS)[number], { config: FlagConfigSpec }>;
+type ConfigurableFlag = Extract<ExportFlagRow, { config: FlagConfigSpec }>;
+
+/** A stored default: one of the choices, else a number (seconds as typed in a profile, ms in {@link ExportDefaults}). */
+type StoredValue<V extends FlagValueSpec> = V extends { kind: 'choice'; choices: ReadonlyArray<infer C> } ? C : number;
+
+/** The stored export defaults, by config key (a profile) or by setting ({@link ExportDefaults}). */
+export type StoredDefaults<By extends 'key' | 'setting'> = { [F in ConfigurableFlag as F['config'][By]]?: StoredValue<F['value']> };
+
+/** Export defaults stored in the profile, seconds in ms; flags override them, they override built-in defaults. */
+export type ExportDefaults = StoredDefaults<'setting'>;
 
 /** The config keys of export defaults: `items-per-page`, `format`, `concurrency`, `max-wait`, `retries`, `timeout`. */
 export type ExportConfigKey = ConfigurableFlag['config']['key'];

@@ -5,40 +5,20 @@
  * the flag itself would refuse.
  */
 import { UsageError } from '../errors.js';
-import type { OutputFormat } from '../format-names.js';
 import { parseHeader } from '../http/request-headers.js';
-import { CONFIG_KEYS, configurableFlag, type ConfigKey } from './flags.js';
+import { CONFIG_KEYS, configurableFlag, type ConfigKey, type StoredDefaults } from './flags.js';
 
 export { CONFIG_KEYS, type ConfigKey } from './flags.js';
 
-/**
- * The values of one profile as stored. Numbers are stored as numbers; `max-wait` and `timeout` in
- * seconds (like their flags).
- */
-export interface ProfileValues {
-  /** The API key; a secret: never printed unmasked. */
+/** The values of one profile as stored; `max-wait` and `timeout` in seconds, as their flags are typed. */
+export interface ProfileValues extends StoredDefaults<'key'> {
+  /** A secret: never printed unmasked. */
   'api-key'?: string;
-  /** The API's base URL (normalised `URL.href`); its origin is where the stored key may be sent. */
+  /** Normalised `URL.href`; its origin is where the stored key may be sent. */
   'base-url'?: string;
-  /** Default of `--items-per-page`, 1 to 1000. */
-  'items-per-page'?: number;
-  /** Default of `--format` when `--out` does not imply one. */
-  format?: OutputFormat;
-  /** Default of `--concurrency`, 1 to 16. */
-  concurrency?: number;
-  /** Default of `--max-wait`, seconds (0 or more). */
-  'max-wait'?: number;
-  /** Default of `--retries`, 0 to 100. */
-  retries?: number;
-  /** Default of `--timeout`, seconds (more than 0). */
-  timeout?: number;
-  /** Request headers of every request of the profile, as `Name: value` texts. */
+  /** Sent with every request of the profile, as `Name: value` texts. */
   header?: string[];
 }
-
-/** `true` only when {@link ProfileValues} has exactly the keys of {@link ConfigKey} (which the flag table gives). */
-type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
-const _profileValuesMatchConfigKeys: SameKeys<keyof ProfileValues, ConfigKey> = true;
 
 /**
  * Parses a key name.
