@@ -18,11 +18,8 @@ import { isLoopbackHost, proxyFor } from '../http/proxy.js';
 import { inertText } from '../io/terminal-text.js';
 import { CONFIGURABLE_FLAGS, type ExportDefaults } from './flags.js';
 import { createConfigStore, DEFAULT_PROFILE } from './store.js';
-import type { ConfigStore, ProfileValues } from './store.js';
-import { parseApiKey, parseBaseUrl, parseProfileName, storedHeaderName } from './values.js';
-
-export type { ExportDefaults } from './flags.js';
-export { isLoopbackHost };
+import type { ConfigStore } from './store.js';
+import { parseApiKey, parseBaseUrl, parseProfileName, storedHeaderName, type ProfileValues } from './values.js';
 
 /** The global flags (commander: `--api-key <key>`, `--base-url <url>`, `--profile <name>`). */
 export interface SettingsFlags {

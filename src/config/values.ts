@@ -8,8 +8,6 @@ import { UsageError } from '../errors.js';
 import { parseHeader } from '../http/request-headers.js';
 import { CONFIG_KEYS, configurableFlag, type ConfigKey, type StoredDefaults } from './flags.js';
 
-export { CONFIG_KEYS, type ConfigKey } from './flags.js';
-
 /** The values of one profile as stored; `max-wait` and `timeout` in seconds, as their flags are typed. */
 export interface ProfileValues extends StoredDefaults<'key'> {
   /** A secret: never printed unmasked. */

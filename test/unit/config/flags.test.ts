@@ -1,8 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { flagHelp, flagParser } from '../../../src/config/flag-readers.js';
-import { CONFIG_KEYS, CONFIGURABLE_FLAGS, EXPORT_FLAGS, exportFlag, longFlag } from '../../../src/config/flags.js';
-import { parseConfigValue, type ConfigKey } from '../../../src/config/values.js';
+import {
+  CONFIG_KEYS,
+  CONFIGURABLE_FLAGS,
+  EXPORT_FLAGS,
+  exportFlag,
+  flagHelp,
+  flagParser,
+  longFlag,
+  type ConfigKey,
+} from '../../../src/config/flags.js';
+import { parseConfigValue } from '../../../src/config/values.js';
 import { UsageError } from '../../../src/errors.js';
 import { OUTPUT_FORMATS } from '../../../src/format-names.js';
 import { COMPRESSIONS } from '../../../src/export/files/gzip-destination.js';
