@@ -19,10 +19,6 @@ function codeOf(err: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-function isBrokenPipe(err: unknown): boolean {
-  return PIPE_GONE.has(codeOf(err) ?? '');
-}
-
 /**
  * A file-system write error that escaped as a plain `Error`, as an `OutputError` (exit 7) naming its
  * path and cause; any other `err` as it is. `fileError` is imported only then: `--help` loads no file code.
@@ -85,7 +81,7 @@ export function watchOutputs(io: Pick<IOStreams, 'stdout' | 'stderr'>, end: (cod
   watched.set(io.stdout, watch);
   io.stdout.on('error', (err: unknown) => {
     if (failure) return;
-    if (isBrokenPipe(err)) {
+    if (PIPE_GONE.has(codeOf(err) ?? '')) {
       failure = { code: ExitCode.Ok };
     } else {
       failure = { code: ExitCode.Output };
