@@ -1,30 +1,22 @@
 /**
  * The one reading of the raw command line outside commander: what main() and the process guard must
- * know before (or without) commander having parsed the flags, since a failure can happen before the
- * parse ends (an unknown option, a bad value) or outside it (an uncaught exception). Read once, in
- * {@link readCommandLine}; everything else uses the {@link CommandLine} it returns, and commander
- * parses {@link CommandLine.words} (cli/program.ts).
+ * know when a failure comes before commander has parsed the flags, or outside it.
  */
 import type { LogFormat } from '../io/events.js';
 
-/** The command line as main() and the guard see it. */
 export interface CommandLine {
-  /** The words after the program name, as given (commander parses these). */
+  /** After the program name, as given: commander parses these. */
   readonly words: readonly string[];
   /** `--version` (or `-V`) alone: answered without loading commander. */
   readonly versionOnly: boolean;
-  /**
-   * The last `--log-format X` or `--log-format=X` before a `--`: `json` when X is `json`, else `text`
-   * (absent, or a value commander then reports).
-   */
+  /** Of the last `--log-format` before a `--`; `text` for a value commander then reports. */
   readonly logFormat: LogFormat;
-  /** `--verbose` (or `-v`) before any `--`: an internal error is shown with its stack (cli/guard.ts `wantsStack`). */
+  /** `--verbose` (or `-v`) before any `--`. */
   readonly verbose: boolean;
-  /** The words to repeat in the "resume with" hint: without the API key (`--api-key K`, `--api-key=K`) and `--resume`. */
+  /** For the "resume with" hint: without the API key and `--resume`. */
   readonly resumeWords: readonly string[];
 }
 
-/** The last `--log-format` value before a `--` (see {@link CommandLine.logFormat}). */
 function logFormatOf(words: readonly string[]): LogFormat {
   let found: string | undefined;
   for (let i = 0; i < words.length; i++) {
@@ -36,7 +28,6 @@ function logFormatOf(words: readonly string[]): LogFormat {
   return found === 'json' ? 'json' : 'text';
 }
 
-/** The words without the API key and `--resume` (see {@link CommandLine.resumeWords}). */
 function resumeWordsOf(words: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < words.length; i++) {
@@ -52,10 +43,7 @@ function resumeWordsOf(words: readonly string[]): string[] {
   return out;
 }
 
-/**
- * Reads the command line `words` (without `node` and the script) once.
- * @returns what main(), the guard and the export commands need of it; the words themselves for commander
- */
+/** @param words without `node` and the script */
 export function readCommandLine(words: readonly string[]): CommandLine {
   const end = words.indexOf('--');
   const options = end === -1 ? words : words.slice(0, end);

@@ -1,7 +1,4 @@
-/**
- * `main(argv, ctx) → exit code`: parse, run, map any error to its exit code and one stderr line.
- * Nothing here calls `process.exit()`; bin/ sets `process.exitCode` from the result.
- */
+/** `main(argv, ctx) → exit code`; nothing here calls `process.exit()`: bin/ sets `process.exitCode`. */
 import type { Context, FetchLike } from '../context.js';
 import { createSystemContext, readPackageVersion } from '../context.js';
 import { createRateBudget, loadStoreOnUse } from '../rate/budget.js';
@@ -11,11 +8,7 @@ import { readCommandLine, type CommandLine } from './argv.js';
 import { asWriteFailure, failureText, installProcessGuard, wantsStack, watchOutputs } from './guard.js';
 import { inertText } from '../io/terminal-text.js';
 
-/**
- * The failure as the `error` event of `--log-format json` (io/events.ts): the message of
- * {@link formatError} without its `collections: ` prefix (key scrubbed, inert), the `E_…` code
- * (`E_INTERNAL` for a bug) and the exit code.
- */
+/** The `error` event of `--log-format json`. */
 async function reportErrorEvent(ctx: Context, err: unknown): Promise<void> {
   // Loaded here: `--help` and `--version` load as little as they can.
   const { createEventWriter } = await import('../io/events.js');
@@ -25,17 +18,13 @@ async function reportErrorEvent(ctx: Context, err: unknown): Promise<void> {
 }
 
 /**
- * Runs the command line `argv` (without `node` and the script) in `ctx`. stdout and stderr are
- * watched (cli/guard.ts `watchOutputs`): the reader of stdout leaving ends the run with 0, another
- * stdout write error with 7, both through `ctx.forceExit` and as the returned code. Error text is
- * scrubbed of the secrets the run learnt (`ctx.secrets`: the API key once known).
- * @returns the exit code (README, "Exit codes"); never throws.
+ * @param argv without `node` and the script
+ * @returns the exit code (README, "Exit codes"); never throws
  */
 export function main(argv: readonly string[], ctx: Context): Promise<number> {
   return runCommandLine(readCommandLine(argv), ctx);
 }
 
-/** {@link main} for a command line already read (cli/argv.ts). */
 async function runCommandLine(line: CommandLine, ctx: Context): Promise<number> {
   const outputs = watchOutputs(ctx.io, ctx.forceExit);
   // `--version` is answered without loading commander or anything else (start-up budget).
@@ -60,19 +49,13 @@ async function runCommandLine(line: CommandLine, ctx: Context): Promise<number> 
   return outputs.failure?.code ?? code;
 }
 
-/**
- * The production entry point used by bin/collections.js: the system context, and the process-wide
- * guard (cli/guard.ts) that turns an uncaught exception or unhandled rejection into one line and
- * an exit code instead of a stack trace.
- */
+/** bin/collections.js's: {@link main} in the system context, with the process-wide guard. */
 export async function run(argv: readonly string[]): Promise<number> {
   // A password in a PostgreSQL URL leaves the process's command line, which `ps` shows to every
   // user (docs/databases.md, "Passwords"): the title overwrites it.
   if (argv.some((word) => /^postgres(ql)?:\/\/[^/@]*:[^/@]*@/i.test(word))) process.title = 'collections';
-  // The proxy variables are read from the Context's environment (called on the first request only).
   const loadTransport = (): Promise<FetchLike> => import('../http/transport.js').then((m) => m.createTransportFetch({ env: ctx.env }));
   const ctx = createSystemContext(readPackageVersion(), loadTransport);
-  // Processes with the same key and base URL share their rate-limit windows through the cache folder.
   const line = readCommandLine(argv);
   const verbose = wantsStack(line, ctx.env);
   const onTrouble = (message: string): void => {

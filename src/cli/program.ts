@@ -1,14 +1,10 @@
 /**
- * The commander program: the global flags and the list of commands, each made by its definition in
- * commands/ (commands/command.ts: `create<Name>Command(wiring, run)`, whose action hands the parsed
- * options to `run<Name>(ctx, options)`, loaded lazily so `--help` loads no HTTP, output or
- * config-store code): one export command per export command of the endpoint table
- * (commands/export-command.ts), then `get`, `ratelimit`, `config`, `completion`, `verify` and `sandbox`.
- * The command line is read once (cli/argv.ts) and parsed once, here.
+ * The commander program: the global flags and the list of commands. Each command's run function is
+ * loaded lazily, so `--help` loads no HTTP, output or config-store code.
  */
 import { Command, CommanderError } from 'commander';
 import type { Context } from '../context.js';
-import { exportCommandSpecs } from '../endpoints.js';
+import { exportCommands, exportCommandSpecs } from '../endpoints.js';
 import { CollectionsError, ExitCode, UsageError } from '../errors.js';
 import type { CommandWiring, RunCommand } from '../commands/command.js';
 import { bindToContext, helpWidth, wrapHelp } from '../commands/commander.js';
@@ -20,7 +16,7 @@ import { createExportCommand } from '../commands/export-command.js';
 import { createGetCommand } from '../commands/get-command.js';
 import type { GetCommandOptions } from '../commands/get.js';
 import type { ExportCommandOptions, GlobalFlags } from '../commands/flags.js';
-import { exitCodesHelp, PROGRAM_EXIT_CODES } from '../commands/help-text.js';
+import { exitCodesHelp, PROGRAM_EXIT_CODES, SAMPLE_IDS } from '../commands/help-text.js';
 import { createRatelimitCommand } from '../commands/ratelimit-command.js';
 import type { RatelimitCommandOptions } from '../commands/ratelimit.js';
 import { createSandboxCommand } from '../commands/sandbox-command.js';
@@ -28,7 +24,6 @@ import type { SandboxCommandOptions } from '../commands/sandbox-options.js';
 import { createVerifyCommand } from '../commands/verify-command.js';
 import type { VerifyCommandOptions } from '../commands/verify.js';
 import type { CommandLine } from './argv.js';
-import { overviewText } from './overview.js';
 
 const KEY_HELP = 'API key (prefer COLLECTIONS_API_KEY or `collections config set api-key`: flags are visible in shell history and `ps`)';
 
@@ -43,36 +38,26 @@ Examples:
   $ collections sandbox                         # a local API to try it all
 ${exitCodesHelp(PROGRAM_EXIT_CODES)}`;
 
-/** Replacements of what the commands do (tests: a fake run function per command); each default loads its command module lazily. */
+/** Fake run functions for tests, one per command; the defaults load their command module lazily. */
 export interface ProgramRunners {
-  /** The export commands' (default commands/export.ts `runExportCommand`). */
   export?: RunCommand<ExportCommandOptions>;
-  /** `get`'s (default commands/get.ts `runGet`). */
   get?: RunCommand<GetCommandOptions>;
-  /** `ratelimit`'s (default commands/ratelimit.ts `runRatelimit`). */
   ratelimit?: RunCommand<RatelimitCommandOptions>;
-  /** `config`'s (default commands/config.ts `runConfig`). */
   config?: RunCommand<ConfigCommandOptions>;
-  /** `completion`'s (default commands/completion.ts `runCompletion`). */
   completion?: RunCommand<CompletionCommandOptions>;
-  /** `verify`'s (default commands/verify.ts `runVerify`). */
   verify?: RunCommand<VerifyCommandOptions>;
-  /** `sandbox`'s (default commands/sandbox.ts `runSandbox`). */
   sandbox?: RunCommand<SandboxCommandOptions>;
 }
 
-/** Options of {@link createProgram}. */
 export interface ProgramOptions {
-  /** The command line without the API key and `--resume`, for the resume hint (cli/argv.ts); default none. */
+  /** For the resume hint: the command line without the API key and `--resume`. */
   resumeArgv?: readonly string[];
-  /** Replacements of what commands do (tests). */
   runners?: ProgramRunners;
 }
 
 /**
- * Builds the program: its global flags and every command, in the order of `--help`. `setCode`
- * receives each command's exit code. Before any command runs, the `--api-key` it was given and the
- * values of its credential-like `--header`s are added to `ctx.secrets`, so every text shown can scrub them.
+ * Before any command runs, its `--api-key` and the values of its credential-like `--header`s join
+ * `ctx.secrets`, so every text shown can scrub them.
  */
 export function createProgram(ctx: Context, setCode: (code: number) => void, options: ProgramOptions = {}): Command {
   const program = bindToContext(new Command('collections'), ctx)
@@ -103,7 +88,7 @@ export function createProgram(ctx: Context, setCode: (code: number) => void, opt
   return program;
 }
 
-/** What a commander error of parsing means for the exit code (README, "Exit codes"). */
+/** README, "Exit codes". */
 function commanderExitCode(err: CommanderError): ExitCode {
   if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return ExitCode.Ok;
   if (err.code === 'commander.executeSubCommandAsync') return ExitCode.Internal;
@@ -111,11 +96,10 @@ function commanderExitCode(err: CommanderError): ExitCode {
 }
 
 /**
- * What commander would answer too loosely before a command: `help NAME` for an unknown NAME prints
- * the whole help with exit 0 (gh says `unknown command "nope"`), and `-v` in front of any command
- * is a plain unknown option, while the user most likely wanted the version (`node -v`) or
- * `--verbose`, which belongs to an export command.
- * @throws {UsageError} (exit 2, one line) for `help NAME` with an unknown NAME and for a leading `-v`
+ * What commander answers too loosely: `help NAME` for an unknown NAME prints the whole help with
+ * exit 0 (gh says `unknown command "nope"`), and a leading `-v` most likely meant the version
+ * (`node -v`) or `--verbose`, an export command's.
+ * @throws {UsageError} (exit 2)
  */
 function checkProgramWords(argv: readonly string[], program: Command): void {
   const [first, second] = argv;
@@ -131,7 +115,7 @@ function checkProgramWords(argv: readonly string[], program: Command): void {
 }
 
 /**
- * Parses and runs the command line (its words, once); with no words at all, prints the overview (cli/overview.ts) on stdout.
+ * With no words at all, prints the overview on stdout.
  * @returns the exit code; commander usage errors map to 2, `--help`, `--version` and no arguments to 0
  * @throws whatever a command throws (main() maps it)
  */
@@ -151,4 +135,44 @@ export async function runProgram(line: CommandLine, ctx: Context, runners: Progr
     throw err;
   }
   return code;
+}
+
+/** Of the commands that are not export commands, for the overview. */
+const SUMMARIES: Readonly<Record<string, string>> = {
+  get: 'export any collection path (/entities/<entityId>/invoices, …)',
+  ratelimit: 'show the rate-limit quota of each endpoint',
+  config: 'show or change stored settings (base URL, key, defaults)',
+  completion: 'print a shell completion script (bash, zsh, fish)',
+  verify: 'check exported files against their manifests (size, hash, items)',
+  sandbox: 'run a local copy of the API to try everything on',
+};
+
+const WIDTH = 80;
+const COMMAND_COLUMN = 12;
+
+/** What `collections` alone prints, for someone who has just installed it, instead of commander's full help on stderr. */
+function overviewText(program: Command, version: string): string {
+  const exports = new Set(exportCommands());
+  const others = program.commands
+    .filter((cmd) => !exports.has(cmd.name()))
+    .map((cmd) => `  ${cmd.name().padEnd(COMMAND_COLUMN)} ${SUMMARIES[cmd.name()] ?? cmd.description()}`);
+  return [
+    program.createHelp().boxWrap(`collections ${version}: ${program.description()}`, WIDTH),
+    '',
+    'Commands:',
+    `  ${[...exports].join(', ')}`,
+    `  ${''.padEnd(COMMAND_COLUMN)} export that collection (to a file, or stdout)`,
+    ...others,
+    '',
+    'Start here:',
+    '  $ collections config set base-url https://api.example.com',
+    '  $ collections config set api-key   # prompts; keeps the key out of history',
+    '  $ collections sandbox              # or first try it all on a local API',
+    '',
+    'Example:',
+    `  $ collections invoices --taxpayer ${SAMPLE_IDS.taxpayerId} --out invoices.ndjson`,
+    '',
+    'More: collections --help, collections <command> --help',
+    '',
+  ].join('\n');
 }

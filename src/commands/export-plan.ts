@@ -5,8 +5,7 @@
  * one plan, for one export or for each taxpayer of a run with many.
  */
 import { resolve as resolvePath } from 'node:path';
-import { builtInDefault } from '../config/flag-readers.js';
-import { exportFlag } from '../config/flags.js';
+import { builtInDefault, exportFlag } from '../config/flags.js';
 import { endpointUrl, idsFromFlags, type Endpoint, type Ids } from '../endpoints.js';
 import { isPathEndpoint } from '../path-family.js';
 import { resolveSource } from './collection-path.js';

@@ -5,7 +5,8 @@
  */
 import type { Context } from '../context.js';
 import type { RateLimitSnapshot } from '../http/client.js';
-import { loadApiSettings, type ExportDefaults } from '../config/settings.js';
+import type { ExportDefaults } from '../config/flags.js';
+import { loadApiSettings } from '../config/settings.js';
 import type { SettingsFlags } from '../config/settings.js';
 
 /** Settings that come from flags, environment or profile (see config/settings.ts). */

@@ -3,7 +3,7 @@
  * flag table (config/flags.ts) and the id table (endpoints.ts): nothing here repeats a flag by hand.
  */
 import { Option } from 'commander';
-import { flagHelp, flagParser } from '../config/flag-readers.js';
+import { flagHelp, flagParser } from '../config/flags.js';
 import type { ExportFlagSpec, ExportFlagValues } from '../config/flags.js';
 import type { SettingsFlags } from '../config/settings.js';
 import { idOptionFlags, type IdFlagValues, type IdSpec } from '../endpoints.js';

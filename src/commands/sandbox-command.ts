@@ -4,7 +4,7 @@
  * commands/sandbox.ts `runSandbox`, loaded lazily.
  */
 import { Command, Option } from 'commander';
-import { parseIntegerOption } from '../config/parse.js';
+import { parseIntegerOption } from '../config/flags.js';
 import type { CommandWiring, RunCommand } from './command.js';
 import { bindToContext, commanderParser, withCompletion } from './commander.js';
 import { SANDBOX_HELP, SANDBOX_OPTION_HELP, type SandboxCommandOptions } from './sandbox-options.js';

@@ -1,23 +1,62 @@
 /**
- * The one table of the export flags ({@link EXPORT_FLAGS}): for each flag its commander spec
- * (flags, description, kind of value, choices, the default shown in help), its built-in default
- * and, for the six that a profile can store, its config key (config/flag-readers.ts turns a row
- * into its help line, parser and default). The commander program
- * (commands/export-command.ts), the export defaults (commands/export.ts), the config keys and the
- * validation of stored values (config/values.ts) and, through commander, shell completion all read
- * it. It lives in `config/` because the config store sits below the commands and must not import
- * them; it is pure data, so `--help` can load it cheaply.
+ * The one table of the export flags: commander, the config keys and their checks, completion and
+ * the flag values' types all come from it. It sits in `config/` because the store, below the
+ * commands, reads it; it is pure data, so `--help` loads it cheaply.
  */
+import { UsageError } from '../errors.js';
 import { DEFAULT_FORMAT, OUTPUT_FORMATS } from '../format-names.js';
-import type { ExportFlagSpec, ExportFlagValues, FlagConfigSpec } from './flag-types.js';
-
-export type { ExportDefaults, ExportFlagSpec, ExportFlagValues, FlagConfigSpec, FlagValueSpec } from './flag-types.js';
+import { parseHeader } from '../http/request-headers.js';
 
 /**
- * The longest delay a timer can hold, in whole seconds: Node's `setTimeout` keeps a signed 32-bit
- * count of milliseconds (at most 2^31 − 1 ms, about 24.8 days) and turns anything longer into 1 ms
- * (with a `TimeoutOverflowWarning`), so a larger `--timeout` would fire at once. `--max-wait` has
- * the same ceiling: the wait it accepts is then one timer.
+ * The kind of value a flag takes, which gives its parser and its type: `seconds` are parsed to
+ * milliseconds; `bytes` take an optional `KiB`/`MiB`/`GiB`; commander checks a `choice`; `pairs`
+ * and `headers` are repeatable and collected in order; `files` is for completion.
+ */
+export type FlagValueSpec =
+  | { readonly kind: 'switch' }
+  | { readonly kind: 'text'; readonly files?: boolean }
+  | { readonly kind: 'integer'; readonly min: number; readonly max: number }
+  | { readonly kind: 'seconds'; readonly min: number; readonly max: number }
+  | { readonly kind: 'bytes'; readonly min: number; readonly max: number }
+  | { readonly kind: 'choice'; readonly choices: readonly string[] }
+  | { readonly kind: 'pairs' }
+  | { readonly kind: 'headers' };
+
+/** A flag that a profile can store a default for. */
+export interface FlagConfigSpec {
+  /** `collections config set KEY VALUE`. */
+  readonly key: string;
+  /** Its field of {@link ExportDefaults}. */
+  readonly setting: string;
+  /** Its place in `config list`, the config help and the "known keys" hint. */
+  readonly listOrder: number;
+}
+
+/** One row of {@link EXPORT_FLAGS}. */
+export interface ExportFlagSpec {
+  /** Commander's, e.g. `-o, --out <file>`. */
+  readonly flags: string;
+  /** Commander's attribute name: `progress` for `--no-progress`. */
+  readonly attribute: string;
+  /** Without the default. */
+  readonly description: string;
+  readonly value: FlagValueSpec;
+  /** Used when neither the flag nor the profile gives one, in the parser's unit (ms for `seconds`); `Infinity` = no limit. */
+  readonly defaultValue?: number | string;
+  /** When {@link defaultValue} alone would not say it, e.g. `default: no limit`. */
+  readonly defaultHelp?: string;
+  readonly config?: FlagConfigSpec;
+  /** Only commands whose endpoints take that id offer the flag. */
+  readonly forId?: 'taxpayerId' | 'invoiceId';
+  /** Only that command offers the flag (`get`: its path names no endpoint of the table). */
+  readonly forCommand?: 'get';
+  /** Cursor mode only: a command none of whose endpoints pages by cursor accepts it (to refuse it) but leaves it out of its help. */
+  readonly cursorOnly?: true;
+}
+
+/**
+ * The longest delay a timer holds, in seconds: Node's `setTimeout` turns more than 2^31 − 1 ms into
+ * 1 ms, so a larger `--timeout` would fire at once; a `--max-wait` wait is one timer too.
  */
 export const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
@@ -34,8 +73,7 @@ export const EXPORT_FLAGS = [
     flags: '-f, --format <format>',
     attribute: 'format',
     description: 'output format',
-    // The names' ground-floor leaf (no formatter is loaded, so `--help` stays cheap); the registry
-    // of definitions is checked against it by the type checker (output/formats/index.ts).
+    // The names alone: `--help` loads no formatter.
     value: { kind: 'choice', choices: OUTPUT_FORMATS },
     defaultValue: DEFAULT_FORMAT,
     defaultHelp: 'default: from the --out extension, else ndjson',
@@ -248,37 +286,162 @@ export const EXPORT_FLAGS = [
   },
 ] as const satisfies readonly ExportFlagSpec[];
 
+type ExportFlagRow = (typeof EXPORT_FLAGS)[number];
+
+/** What commander hands over for a kind of value (see {@link FlagValueSpec}). */
+type FlagValue<V extends FlagValueSpec> = V extends { kind: 'switch' }
+  ? boolean
+  : V extends { kind: 'text' | 'choice' }
+    ? string
+    : V extends { kind: 'pairs' | 'headers' }
+      ? Array<[string, string]>
+      : number;
+
+/** The values of the export flags as commander hands them over (undefined = not given). */
+export type ExportFlagValues = { [F in ExportFlagRow as F['attribute']]?: FlagValue<F['value']> };
+
 /** The export flags a profile can store a default for. */
-type ConfigurableFlag = Extract<(typeof EXPORT_FLAGS)[number], { config: FlagConfigSpec }>;
+type ConfigurableFlag = Extract<ExportFlagRow, { config: FlagConfigSpec }>;
 
-/** The config keys of export defaults: `items-per-page`, `format`, `concurrency`, `max-wait`, `retries`, `timeout`. */
-export type ExportConfigKey = ConfigurableFlag['config']['key'];
+/** A stored default: one of the choices, else a number (seconds as typed in a profile, ms in {@link ExportDefaults}). */
+type StoredValue<V extends FlagValueSpec> = V extends { kind: 'choice'; choices: ReadonlyArray<infer C> } ? C : number;
 
-/** The keys of a profile, as typed on the command line (`collections config set KEY VALUE`). */
-export type ConfigKey = 'api-key' | 'base-url' | 'header' | ExportConfigKey;
+/** The stored export defaults, by config key (a profile) or by setting ({@link ExportDefaults}). */
+export type StoredDefaults<By extends 'key' | 'setting'> = { [F in ConfigurableFlag as F['config'][By]]?: StoredValue<F['value']> };
 
-/** The export flags with a config key, in {@link FlagConfigSpec.listOrder}. */
+/** Export defaults stored in the profile, seconds in ms; flags override them, they override built-in defaults. */
+export type ExportDefaults = StoredDefaults<'setting'>;
+
+/** `collections config set KEY VALUE`. */
+export type ConfigKey = 'api-key' | 'base-url' | 'header' | ConfigurableFlag['config']['key'];
+
 export const CONFIGURABLE_FLAGS: readonly ConfigurableFlag[] = EXPORT_FLAGS.filter((f): f is ConfigurableFlag => 'config' in f).sort(
   (a, b) => a.config.listOrder - b.config.listOrder,
 );
 
-/**
- * Every {@link ConfigKey}, in the order `config list` prints them: base URL, key, the export
- * defaults, then the stored request headers (`header`, one or more; `--header` adds to them).
- */
+/** In the order `config list` prints them. */
 export const CONFIG_KEYS: readonly ConfigKey[] = ['base-url', 'api-key', ...CONFIGURABLE_FLAGS.map((f) => f.config.key), 'header'];
 
-/** The long flag of a spec, e.g. `--items-per-page` for `--items-per-page <n>`. */
 export function longFlag(spec: Pick<ExportFlagSpec, 'flags'>): string {
   return /--[a-z][a-z-]*/.exec(spec.flags)![0];
 }
 
-/** The flag of an attribute. */
 export function exportFlag(attribute: keyof ExportFlagValues): ExportFlagSpec {
   return EXPORT_FLAGS.find((f) => f.attribute === attribute)!;
 }
 
-/** The flag of a config key, e.g. `max-wait` → `--max-wait <seconds>`; undefined for `api-key`, `base-url` and `header`. */
+/** Undefined for `api-key`, `base-url` and `header`. */
 export function configurableFlag(key: string): ConfigurableFlag | undefined {
   return CONFIGURABLE_FLAGS.find((f) => f.config.key === key);
+}
+
+/** `items per request, 1 to 1000 (default 1000)`; seconds are shown as typed, not in ms. */
+export function flagHelp(spec: ExportFlagSpec): string {
+  let shown = spec.defaultHelp;
+  if (shown === undefined && typeof spec.defaultValue === 'number') {
+    shown = `default ${spec.value.kind === 'seconds' ? spec.defaultValue / 1000 : spec.defaultValue}`;
+  }
+  return shown === undefined ? spec.description : `${spec.description} (${shown})`;
+}
+
+/**
+ * The parser commander calls with a flag's value and the previous one; undefined when the value is
+ * kept as typed (`switch`, `text`, and `choice`, which commander checks).
+ * @throws {UsageError} (from the parser, exit 2) naming the flag, the value and what it takes
+ */
+export function flagParser(spec: ExportFlagSpec): ((value: string, previous: unknown) => unknown) | undefined {
+  const name = longFlag(spec);
+  const value = spec.value;
+  switch (value.kind) {
+    case 'integer':
+      return (v) => parseIntegerOption(name, v, value.min, value.max);
+    case 'seconds':
+      return (v) => parseSecondsOption(name, v, value.min, value.max);
+    case 'bytes':
+      return (v) => parseBytesOption(name, v, value.min, value.max);
+    case 'pairs':
+      return (v, previous) => [...((previous as Array<[string, string]> | undefined) ?? []), parseParam(v)];
+    case 'headers':
+      return (v, previous) => [...((previous as Array<[string, string]> | undefined) ?? []), parseHeader(v, name)];
+    default:
+      return undefined;
+  }
+}
+
+/** @throws {Error} when the table gives the flag no numeric default (a bug) */
+export function builtInDefault(attribute: keyof ExportFlagValues): number {
+  const value = exportFlag(attribute).defaultValue;
+  if (typeof value !== 'number') throw new Error(`no numeric default for ${attribute}`);
+  return value;
+}
+
+/**
+ * A whole number in [min, max] written in decimal (`1000`; not `1.5`, `1e3`, `abc`, ``).
+ * @throws {UsageError} naming the option, the value and the range
+ */
+export function parseIntegerOption(name: string, value: string, min: number, max: number): number {
+  const trimmed = value.trim();
+  const n = /^[+]?\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`;
+    throw new UsageError(`${name} must be a whole number ${range} (got '${value}')`);
+  }
+  return n;
+}
+
+/**
+ * Decimal seconds in [min, max] (`--timeout 2.5`), returned in ms.
+ * @throws {UsageError} for negative, non-numeric or non-finite values, or values outside [min, max]
+ */
+export function parseSecondsOption(name: string, value: string, min = 0, max = Number.POSITIVE_INFINITY): number {
+  const trimmed = value.trim();
+  const n = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+  if (!Number.isFinite(n) || n < min) {
+    throw new UsageError(`${name} must be a number of seconds${min > 0 ? ` of at least ${min}` : ''} (got '${value}')`);
+  }
+  if (n > max) throw new UsageError(`${name} must be at most ${max} seconds, the longest a timer can hold (got '${value}')`);
+  return Math.round(n * 1000);
+}
+
+/** Binary units, in bytes (IEC 80000-13; `k`/`M`/`G` read as the same). */
+const BYTE_UNITS: ReadonlyMap<string, number> = new Map([
+  ['', 1],
+  ['b', 1],
+  ['k', 1024],
+  ['kib', 1024],
+  ['m', 1024 ** 2],
+  ['mib', 1024 ** 2],
+  ['g', 1024 ** 3],
+  ['gib', 1024 ** 3],
+]);
+
+/**
+ * A whole number of bytes with an optional unit (`64MiB`, `64 MiB`, `1G`; case-insensitive).
+ * @throws {UsageError} naming the option, the value and the range
+ */
+export function parseBytesOption(name: string, value: string, min: number, max: number): number {
+  const m = /^(\d{1,12})\s*([a-z]*)$/i.exec(value.trim());
+  const unit = m ? BYTE_UNITS.get(m[2]!.toLowerCase()) : undefined;
+  const n = m && unit !== undefined ? Number(m[1]) * unit : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`${name} must be a size from ${min} bytes to ${max / 1024 ** 2}MiB, e.g. 64MiB (got '${value}')`);
+  }
+  return n;
+}
+
+/** Set by the tool itself (the API documentation, pagination). */
+const RESERVED_PARAMS = new Set(['page', 'itemsperpage']);
+
+/**
+ * One `--param key=value`; the value may be empty or hold `=`.
+ * @throws {UsageError} without `=`, with an empty key, or for `page` / `itemsPerPage`
+ */
+export function parseParam(value: string): [string, string] {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new UsageError(`--param takes key=value (got '${value}')`);
+  const key = value.slice(0, eq);
+  if (RESERVED_PARAMS.has(key.toLowerCase())) {
+    throw new UsageError(`--param ${key} is set by ${key.toLowerCase() === 'page' ? '--page' : '--items-per-page'}`);
+  }
+  return [key, value.slice(eq + 1)];
 }

@@ -1,10 +1,6 @@
 /**
- * The JSON object files: the settings, kept with `conf` ({@link createConfStore}), and the
- * rate-limit cache ({@link createJsonStore}). Both are read afresh on every call and replaced
- * atomically (temp file opened 0600, fsync, chmod 0600 whatever the umask, rename; a symlink's
- * target is replaced, the owner kept), in the layout conf writes: tabs, no trailing newline.
- *
- * The cache stays off conf: it is not settings, it must never stall an export, and conf's writer
+ * The JSON object files, read afresh on every call and replaced atomically (0600 whatever the umask).
+ * The rate-limit cache stays off conf: it must never stall an export, and conf's writer
  * (`atomically`) retries a refused write (EACCES, EPERM, EBUSY) in a busy loop for up to 1 s.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,32 +9,25 @@ import Conf from 'conf';
 import writeFileAtomic from 'write-file-atomic';
 import { DIR_MODE, FILE_MODE } from './folder.js';
 
-/** One JSON object file; its top-level fields are read and written one at a time. */
+/** Its top-level fields are read and written one at a time. */
 export interface JsonStore {
-  /** Absolute path of the file. */
   readonly path: string;
   /**
-   * One top-level field of the file as it is now; undefined when the file is missing, has no such
-   * own field, or holds no object.
+   * Undefined when the file is missing, has no such own field, or holds no object.
    * @throws what {@link readJsonFile} throws
    */
   get(key: string): unknown;
   /**
-   * Replaces one top-level field, keeping the others, and saves the file (mode 0600; its folder is
-   * created with mode 0700 if it went missing).
-   * @throws what {@link readJsonFile} throws when the current file cannot be read; the file system's
-   *   error (an `Error` with a string `code`, e.g. `ENOSPC`, `EFBIG`, `EACCES`, `EROFS`) when it
-   *   cannot be saved, the file then being left as it was
+   * Keeps the other fields; recreates a missing folder.
+   * @throws what {@link readJsonFile} throws; the file system's error (a string `code`) when the
+   *   file cannot be saved, which is then left as it was
    */
   set(key: string, value: unknown): void;
 }
 
 /**
- * Reads and parses a JSON file.
- * @returns the parsed value; undefined when the file does not exist (`ENOENT`)
- * @throws the file system's error for any other read failure (e.g. `EACCES`, `EISDIR`); a
- *   `SyntaxError` when the text is not JSON (its message may quote the file, so callers must not
- *   show it)
+ * @returns undefined when the file does not exist
+ * @throws the file system's error; a `SyntaxError` whose message may quote the file, so callers must not show it
  */
 export function readJsonFile(path: string): unknown {
   let text: string;
@@ -51,19 +40,12 @@ export function readJsonFile(path: string): unknown {
   return JSON.parse(text) as unknown;
 }
 
-/**
- * The top-level fields of a parsed file, as conf took them: the own enumerable properties copied
- * onto an object without a prototype (so a `__proto__` field stays an ordinary field); `null`,
- * numbers and booleans give none.
- */
+/** As conf took them: without a prototype, so a `__proto__` field stays an ordinary field. */
 function fieldsOf(data: unknown): Record<string, unknown> {
   return Object.assign(Object.create(null) as Record<string, unknown>, data);
 }
 
-/**
- * The JSON store of the file at `path`. Touches nothing until {@link JsonStore.get} or
- * {@link JsonStore.set} is called.
- */
+/** Touches nothing until used. */
 export function createJsonStore(path: string): JsonStore {
   return {
     path,
@@ -87,9 +69,8 @@ export function createJsonStore(path: string): JsonStore {
 }
 
 /**
- * The store of the file at `path`, kept with conf; the contract of {@link createJsonStore}. conf
- * makes a missing folder with the umask's mode, on a read too: the folder is made 0700 here first,
- * and a read in a missing folder does not reach conf. Opened on first use (the constructor reads).
+ * conf makes a missing folder with the umask's mode, on a read too: the folder is made 0700 here
+ * first, and a read in a missing folder does not reach conf.
  */
 export function createConfStore(path: string): JsonStore {
   let conf: Conf | undefined;

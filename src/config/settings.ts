@@ -1,16 +1,11 @@
 /**
- * Where the API key and base URL come from: flag, then environment (`COLLECTIONS_API_KEY`,
- * `COLLECTIONS_BASE_URL`, `COLLECTIONS_PROFILE`), then the stored profile (README, "Set-up").
- * There is no built-in base URL.
+ * Where the API key and base URL come from: flag, then environment, then the stored profile
+ * (README, "Set-up").
  *
- * Key binding rule (so a key stored for one API is never sent to another, e.g. a production key
- * to a sandbox or a typo'd host): a key that comes from a stored profile is only used with that
- * profile's own stored base URL origin (scheme + host + port). If the base URL comes from a flag
- * or the environment and its origin differs from the profile's stored one (or the profile stores
- * no base URL), resolution fails with a usage error before anything is sent. There is no override
- * switch: give the key explicitly for that URL (`COLLECTIONS_API_KEY` or `--api-key`, which shows
- * intent), or store a profile for the other API (`--profile NAME`). Keys given by flag or
- * environment are sent to whatever base URL is in effect: the user typed both.
+ * Key binding rule: a key from a stored profile is sent only to that profile's own base URL origin,
+ * so a production key never reaches a sandbox or a typo'd host; any other origin is refused before
+ * anything is sent, with no override switch. A key given by flag or environment goes to whatever
+ * base URL is in effect: the user typed both.
  */
 import type { Context, IOStreams } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -18,54 +13,45 @@ import { isLoopbackHost, proxyFor } from '../http/proxy.js';
 import { inertText } from '../io/terminal-text.js';
 import { CONFIGURABLE_FLAGS, type ExportDefaults } from './flags.js';
 import { createConfigStore, DEFAULT_PROFILE } from './store.js';
-import type { ConfigStore, ProfileValues } from './store.js';
-import { parseApiKey, parseBaseUrl, parseProfileName, storedHeaderName } from './values.js';
+import type { ConfigStore } from './store.js';
+import { parseApiKey, parseBaseUrl, parseProfileName, storedHeaderName, type ProfileValues } from './values.js';
 
-export type { ExportDefaults } from './flags.js';
-export { isLoopbackHost };
-
-/** The global flags (commander: `--api-key <key>`, `--base-url <url>`, `--profile <name>`). */
+/** The global flags. */
 export interface SettingsFlags {
   apiKey?: string;
   baseUrl?: string;
   profile?: string;
 }
 
-/** Where a setting came from. */
 export type SettingSource = 'flag' | 'env' | 'profile';
 
-/** Input of {@link resolveSettings}. */
 export interface ResolveSettingsInput {
   flags: SettingsFlags;
-  /** The environment (ctx.env). Empty variables count as unset. */
+  /** Empty variables count as unset. */
   env: Readonly<Record<string, string | undefined>>;
   store: ConfigStore;
-  /** A profile name that overrides `flags.profile` and `COLLECTIONS_PROFILE` (e.g. already resolved). */
+  /** Overrides `flags.profile` and `COLLECTIONS_PROFILE`. */
   profile?: string;
 }
 
-/** Resolved settings; key and base URL may be missing (see {@link requireApiSettings}). */
+/** Key and base URL may be missing (see {@link requireApiSettings}). */
 export interface ResolvedSettings {
-  /** The API key: a secret, never to be printed. */
+  /** A secret, never to be printed. */
   apiKey?: string;
   baseUrl?: URL;
-  /** The profile in effect. */
   profile: string;
-  /** Where each value came from (`profile` says `default` when nothing named one). */
   sources: {
     apiKey?: SettingSource;
     baseUrl?: SettingSource;
     profile: 'flag' | 'env' | 'default';
   };
-  /** Export defaults stored in the profile. */
   defaults: ExportDefaults;
-  /** Request headers stored in the profile (`config set header 'Name: value'`), in order; `--header` adds to them. */
+  /** In order; `--header` adds to them. */
   headers: ReadonlyArray<readonly [string, string]>;
-  /** True when the base URL is plain `http:` to a host that is not loopback. */
+  /** Plain `http:` to a host that is not loopback. */
   insecureTransport: boolean;
 }
 
-/** Settings with which requests can be sent. */
 export interface ApiSettings extends ResolvedSettings {
   apiKey: string;
   baseUrl: URL;
@@ -73,10 +59,16 @@ export interface ApiSettings extends ResolvedSettings {
 
 const nonEmpty = (v: string | undefined): string | undefined => (v === undefined || v === '' ? undefined : v);
 
-/**
- * The export defaults of a profile's stored values, as the flags parse them: every key of the flag
- * table (config/flags.ts) that is set, under its `setting` name, seconds converted to milliseconds.
- */
+/** The first value given, parsed with the name of where it came from (for messages). */
+function firstGiven<S extends SettingSource, T>(
+  candidates: ReadonlyArray<readonly [S, string, string | undefined]>,
+  parse: (raw: string, from: string) => T,
+): { value: T; source: S } | undefined {
+  for (const [source, from, raw] of candidates) if (raw !== undefined) return { value: parse(raw, from), source };
+  return undefined;
+}
+
+/** As the flags parse them: seconds to ms. */
 function exportDefaults(stored: ProfileValues): ExportDefaults {
   const defaults: Record<string, unknown> = {};
   for (const flag of CONFIGURABLE_FLAGS) {
@@ -87,14 +79,12 @@ function exportDefaults(stored: ProfileValues): ExportDefaults {
   return defaults;
 }
 
-/** `--profile NAME` to append to a hint, when the profile is not the default one. */
 function profileArg(profile: string): string {
   return profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`;
 }
 
 /**
- * Refuses a profile named by `--profile` or `COLLECTIONS_PROFILE` that is not stored (a typo would
- * otherwise read as an empty profile, and its hints would say to fill it); `default` always exists.
+ * A typo in a profile's name would otherwise read as an empty profile, whose hints say to fill it.
  * @throws {UsageError} (exit 2) naming the stored profiles
  */
 function checkProfileKnown(profile: string, source: ResolvedSettings['sources']['profile'], store: ConfigStore): void {
@@ -110,58 +100,45 @@ function checkProfileKnown(profile: string, source: ResolvedSettings['sources'][
 }
 
 /**
- * Resolves key, base URL, profile and export defaults with precedence flag > env > profile.
- * Does not require key or base URL (`ratelimit --cached` needs neither); see {@link requireApiSettings}.
+ * Flag > env > profile; key and base URL not required (`ratelimit --cached` needs neither).
  * @throws {UsageError} for an invalid or unknown profile name, base URL or key (the message never
- *   holds the key), an invalid stored value, or a stored key paired with a base URL of another
- *   origin (the key binding rule of this module's comment)
+ *   holds the key), an invalid stored value, or a stored key paired with another origin
  */
 export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
   const { flags, env, store } = input;
 
-  let profile: string;
-  let profileSource: ResolvedSettings['sources']['profile'];
-  const envProfile = nonEmpty(env.COLLECTIONS_PROFILE);
-  if (input.profile !== undefined || flags.profile !== undefined) {
-    profile = parseProfileName((input.profile ?? flags.profile)!);
-    profileSource = 'flag';
-  } else if (envProfile !== undefined) {
-    profile = parseProfileName(envProfile);
-    profileSource = 'env';
-  } else {
-    profile = DEFAULT_PROFILE;
-    profileSource = 'default';
-  }
-
-  checkProfileKnown(profile, profileSource, store);
+  const named = firstGiven(
+    [
+      ['flag', '--profile', input.profile ?? flags.profile],
+      ['env', 'COLLECTIONS_PROFILE', nonEmpty(env.COLLECTIONS_PROFILE)],
+    ],
+    parseProfileName,
+  );
+  const profile = named?.value ?? DEFAULT_PROFILE;
+  checkProfileKnown(profile, named?.source ?? 'default', store);
   const stored = store.getProfile(profile);
-  const sources: ResolvedSettings['sources'] = { profile: profileSource };
+  const sources: ResolvedSettings['sources'] = { profile: named?.source ?? 'default' };
 
-  let baseUrl: URL | undefined;
-  const envBase = nonEmpty(env.COLLECTIONS_BASE_URL);
-  if (flags.baseUrl !== undefined) {
-    baseUrl = parseBaseUrl(flags.baseUrl, '--base-url');
-    sources.baseUrl = 'flag';
-  } else if (envBase !== undefined) {
-    baseUrl = parseBaseUrl(envBase, 'COLLECTIONS_BASE_URL');
-    sources.baseUrl = 'env';
-  } else if (stored['base-url'] !== undefined) {
-    baseUrl = parseBaseUrl(stored['base-url'], `base-url of profile '${profile}'`);
-    sources.baseUrl = 'profile';
-  }
-
-  let apiKey: string | undefined;
-  const envKey = nonEmpty(env.COLLECTIONS_API_KEY);
-  if (flags.apiKey !== undefined) {
-    apiKey = parseApiKey(flags.apiKey, '--api-key');
-    sources.apiKey = 'flag';
-  } else if (envKey !== undefined) {
-    apiKey = parseApiKey(envKey, 'COLLECTIONS_API_KEY');
-    sources.apiKey = 'env';
-  } else if (stored['api-key'] !== undefined) {
-    apiKey = stored['api-key'];
-    sources.apiKey = 'profile';
-  }
+  const base = firstGiven(
+    [
+      ['flag', '--base-url', flags.baseUrl],
+      ['env', 'COLLECTIONS_BASE_URL', nonEmpty(env.COLLECTIONS_BASE_URL)],
+      ['profile', `base-url of profile '${profile}'`, stored['base-url']],
+    ],
+    parseBaseUrl,
+  );
+  if (base) sources.baseUrl = base.source;
+  const baseUrl = base?.value;
+  const key = firstGiven(
+    [
+      ['flag', '--api-key', flags.apiKey],
+      ['env', 'COLLECTIONS_API_KEY', nonEmpty(env.COLLECTIONS_API_KEY)],
+      ['profile', 'api-key', stored['api-key']],
+    ],
+    parseApiKey,
+  );
+  if (key) sources.apiKey = key.source;
+  const apiKey = key?.value;
 
   if (sources.apiKey === 'profile' && baseUrl !== undefined && sources.baseUrl !== 'profile') {
     const boundTo = stored['base-url'] === undefined ? undefined : new URL(stored['base-url']).origin;
@@ -196,11 +173,9 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
 }
 
 /**
- * Requires a base URL and a key, and warns (one line, before anything is sent) when the key would
- * travel in clear text: plain `http:` to a host that is not loopback.
+ * Warns, before anything is sent, when the key would travel in clear text.
  * @param warn receives the warning text (no prefix, no newline)
- * @throws {UsageError} (exit 2) without a base URL (hint: `collections config set base-url URL`)
- *   or without a key (hint: `collections config set api-key` or COLLECTIONS_API_KEY)
+ * @throws {UsageError} (exit 2) without a base URL or without a key
  */
 export function requireApiSettings(settings: ResolvedSettings, warn: (message: string) => void): ApiSettings {
   const p = profileArg(settings.profile);
@@ -226,8 +201,7 @@ export function requireApiSettings(settings: ResolvedSettings, warn: (message: s
 }
 
 /**
- * {@link resolveSettings} then {@link requireApiSettings}, and the proxy variable that applies to
- * the base URL checked (http/proxy.ts `proxyFor`): what every command that sends requests calls.
+ * What every command that sends requests calls; the proxy variable of the base URL is checked too.
  * @throws {UsageError} as both do, and when that proxy variable is not a proxy URL
  */
 export function resolveApiSettings(input: ResolveSettingsInput, warn: (message: string) => void): ApiSettings {
@@ -236,49 +210,33 @@ export function resolveApiSettings(input: ResolveSettingsInput, warn: (message: 
   return settings;
 }
 
-/**
- * A warning sink that writes `collections: warning: <message>` as one line on stderr, made inert
- * for a terminal (io/terminal-text.ts): a warning may quote a URL or a path from the config file.
- */
+/** One inert line on stderr: a warning may quote a URL or a path from the config file. */
 export function stderrWarner(io: Pick<IOStreams, 'stderr'>): (message: string) => void {
   return (message) => {
     io.stderr.write(`collections: warning: ${inertText(message.replace(/[\r\n]+/g, ' '))}\n`);
   };
 }
 
-/**
- * Opens the config store of a context: folder `ctx.configDir` (set from `COLLECTIONS_CONFIG_DIR`)
- * or, when that is unset or empty, the default folder (config/folder.ts defaultConfigDir); warnings
- * to stderr.
- * @throws {UsageError} as createConfigStore does
- */
+/** @throws {UsageError} as createConfigStore does */
 export function openConfigStore(ctx: Pick<Context, 'configDir' | 'env' | 'io'>): ConfigStore {
   // An empty COLLECTIONS_CONFIG_DIR means unset, not the working directory.
   const configDir = ctx.configDir === '' ? undefined : ctx.configDir;
   return createConfigStore({ configDir, env: ctx.env, warn: stderrWarner(ctx.io) });
 }
 
-/** Settings plus the store they came from (for recording rate-limit snapshots). */
+/** The store is for recording rate-limit snapshots. */
 export interface LoadedSettings<S extends ResolvedSettings = ResolvedSettings> {
   settings: S;
   store: ConfigStore;
 }
 
-/**
- * Opens the context's store and resolves the settings of `flags` (no key or URL required), e.g.
- * for `ratelimit --cached`.
- * @throws {UsageError} as {@link openConfigStore} and {@link resolveSettings} do
- */
+/** @throws {UsageError} as {@link openConfigStore} and {@link resolveSettings} do */
 export function loadSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir' | 'env' | 'io'>): LoadedSettings {
   const store = openConfigStore(ctx);
   return { settings: resolveSettings({ flags, env: ctx.env, store }), store };
 }
 
-/**
- * Opens the context's store and resolves key and base URL for sending requests; the plain-http
- * warning goes to stderr before anything is sent. What export commands call first.
- * @throws {UsageError} (exit 2) as {@link resolveApiSettings} does
- */
+/** @throws {UsageError} (exit 2) as {@link resolveApiSettings} does */
 export function loadApiSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir' | 'env' | 'io'>): LoadedSettings<ApiSettings> {
   const store = openConfigStore(ctx);
   return { settings: resolveApiSettings({ flags, env: ctx.env, store }, stderrWarner(ctx.io)), store };

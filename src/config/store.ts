@@ -1,10 +1,8 @@
 /**
- * The config store: named profiles of settings (API key, base URL, export defaults) in one JSON
- * file kept with `conf` (createConfStore), plus a cache of the last rate-limit headers seen per endpoint in a second
- * file in the cache folder (never holding the key; config/rate-limit-cache.ts). The folders and both
- * files are kept private (config/folder.ts).
+ * The config store: named profiles in one JSON file kept with `conf`, and the last rate-limit
+ * headers seen per endpoint in a second file in the cache folder (never holding the key).
  */
-import { mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { platform as osPlatform, homedir as osHomedir } from 'node:os';
 import { UsageError } from '../errors.js';
@@ -12,87 +10,60 @@ import { fileError } from '../io/files.js';
 import { isObject } from '../json/object.js';
 import { cacheDirOf, defaultConfigDir, DIR_MODE, secureFiles } from './folder.js';
 import { createConfStore, createJsonStore, type JsonStore } from './json-store.js';
-import { createRateLimitCache, migrateRateLimitCache, type RateLimitCacheEntry, type RateLimitObservation } from './rate-limit-cache.js';
-import { CONFIG_KEYS, checkStoredValue, parseConfigValue, parseProfileName, storedHeaderName } from './values.js';
-import type { ConfigKey, ProfileValues } from './values.js';
+import { CONFIG_KEYS, type ConfigKey } from './flags.js';
+import { checkStoredValue, parseConfigValue, parseProfileName, storedHeaderName, type ProfileValues } from './values.js';
 
-export type { ConfigKey, ProfileValues } from './values.js';
-export type { RateLimitCacheEntry, RateLimitObservation } from './rate-limit-cache.js';
-export { defaultConfigDir, DIR_MODE, FILE_MODE } from './folder.js';
-
-/** The profile used when neither `--profile` nor `COLLECTIONS_PROFILE` names one. */
 export const DEFAULT_PROFILE = 'default';
 
-/** The store. All methods are synchronous; files are re-read on every call. */
+/** Synchronous; files are re-read on every call. */
 export interface ConfigStore {
-  /** Absolute path of the settings file (`config.json`), printed by `config path`. */
+  /** `config.json`, printed by `config path`. */
   readonly path: string;
-  /** Absolute path of the folder holding it. */
   readonly dir: string;
-  /** Absolute path of the rate-limit cache file (`ratelimit.json` in the cache folder, config/folder.ts cacheDirOf). */
   readonly rateLimitPath: string;
   /**
-   * The stored values of a profile, each validated; `{}` for an unknown profile.
+   * Each value validated; `{}` for an unknown profile.
    * @throws {UsageError} for an invalid profile name or an invalid stored value
    */
   getProfile(profile: string): ProfileValues;
   /**
-   * Validates and stores one value (see parseConfigValue in values.ts); a `header` is added to the
-   * profile's list, replacing the one of the same name (in any case).
+   * A `header` is added to the profile's list, replacing the one of the same name (in any case).
    * @returns the value as stored
-   * @throws {UsageError} for an invalid profile name or value; {@link OutputError} (`E_OUTPUT_WRITE`,
-   *   exit 7) when the file cannot be saved (disk full, quota, size limit, read-only, permission),
-   *   naming the path and the cause; the file is then left as it was (conf writes a temp file and
-   *   renames it)
+   * @throws {UsageError} for an invalid profile name or value; {@link OutputError} (exit 7) when the
+   *   file cannot be saved, which is then left as it was
    */
   set(profile: string, key: ConfigKey, raw: string): string | number;
   /**
-   * Removes one value; removes the profile when it becomes empty.
-   * @param headerName with `header`: remove only the header of this name (in any case), not every one
+   * Removes the profile too when it becomes empty.
+   * @param headerName with `header`: only the header of this name (in any case)
    * @returns whether there was a value
-   * @throws {OutputError} (exit 7) when the file cannot be saved, as {@link ConfigStore.set}
+   * @throws {OutputError} (exit 7) as {@link ConfigStore.set}
    */
   unset(profile: string, key: ConfigKey, headerName?: string): boolean;
-  /** Names of the stored profiles, sorted. */
+  /** Sorted. */
   profiles(): string[];
   /**
-   * Remembers the rate-limit headers of a response, unless a newer observation of the same
-   * origin and endpoint is already stored. Never throws: the cache is best-effort and must not
-   * break an export. The first failure to write it is reported as one warning (`warn` of
-   * {@link ConfigStoreOptions}) naming the path and the cause; later ones are silent.
+   * Unless a newer observation of the same origin and endpoint is stored. Never throws: the cache
+   * must not break an export; only its first failure to write is warned about.
    * @returns false when the cache could not be written
    */
   recordRateLimit(origin: string, endpointKey: string, snapshot: RateLimitObservation): boolean;
-  /**
-   * Cached observations in no particular order (callers sort), filtered to one origin when given.
-   * An unreadable cache reads as empty.
-   */
+  /** In no particular order; an unreadable cache reads as empty. */
   rateLimits(origin?: string): RateLimitCacheEntry[];
 }
 
-/** Options of {@link createConfigStore}. */
 export interface ConfigStoreOptions {
-  /** Folder of the files; default {@link defaultConfigDir} (conf's own default for the project). */
+  /** Default {@link defaultConfigDir}. */
   configDir?: string;
-  /**
-   * Environment, for the default folders (`XDG_CONFIG_HOME`, `APPDATA`, `XDG_CACHE_HOME`,
-   * `LOCALAPPDATA`) and `COLLECTIONS_CACHE_DIR`.
-   */
+  /** For the default folders and `COLLECTIONS_CACHE_DIR`. */
   env?: Readonly<Record<string, string | undefined>>;
-  /** Receives one-line warnings (without a prefix or newline), e.g. permissions tightened. */
+  /** One line, without a prefix or newline. */
   warn?: (message: string) => void;
-  /** For tests: the platform (default `os.platform()`). */
   platform?: NodeJS.Platform;
-  /** For tests: the home folder (default `os.homedir()`). */
   homedir?: string;
 }
 
-/**
- * Opens the rate-limit cache in `cacheDir`, first creating that folder (0700) and moving the file
- * of an older version out of the config folder `configDir` (config/rate-limit-cache.ts,
- * migrateRateLimitCache; best effort).
- * @throws what mkdir throws (the cache turns it into an empty read or a skipped write)
- */
+/** @throws what mkdir throws (the cache turns it into an empty read or a skipped write) */
 function openCache(configDir: string, cacheDir: string): JsonStore {
   if (cacheDir !== configDir) {
     mkdirSync(cacheDir, { recursive: true, mode: DIR_MODE });
@@ -101,10 +72,7 @@ function openCache(configDir: string, cacheDir: string): JsonStore {
   return createJsonStore(join(cacheDir, 'ratelimit.json'));
 }
 
-/**
- * Reads the `profiles` field of the settings file (undefined when the file or the field is missing).
- * @throws {UsageError} (`E_CONFIG`) when the file cannot be read or is not valid JSON
- */
+/** @throws {UsageError} (`E_CONFIG`) when the file cannot be read or is not valid JSON */
 function readProfiles(settings: JsonStore): unknown {
   try {
     return settings.get('profiles');
@@ -120,11 +88,7 @@ function readProfiles(settings: JsonStore): unknown {
   }
 }
 
-/**
- * Saves the profiles into the settings file.
- * @throws {OutputError} (exit 7) for a file-system error (an error with a string `code`), naming
- *   `path` and the cause; anything else (a bug) as it is
- */
+/** @throws {OutputError} (exit 7) for a file-system error (a string `code`); anything else (a bug) as it is */
 function saveProfiles(settings: JsonStore, path: string, profiles: Record<string, ProfileValues>): void {
   try {
     settings.set('profiles', profiles);
@@ -148,7 +112,6 @@ function withoutHeader(list: unknown, name: string): string[] | undefined {
   return kept.length === current.length ? undefined : kept;
 }
 
-/** The profile operations of {@link ConfigStore} over the settings file at `path`. */
 function profileOperations(settings: JsonStore, path: string): Pick<ConfigStore, 'getProfile' | 'set' | 'unset' | 'profiles'> {
   const allProfiles = (): Record<string, ProfileValues> => {
     const raw = readProfiles(settings);
@@ -206,7 +169,6 @@ function profileOperations(settings: JsonStore, path: string): Pick<ConfigStore,
 }
 
 /**
- * Opens (creating if needed) the config store.
  * @throws {UsageError} (`E_CONFIG`) when the folder cannot be created, the settings file is not
  *   valid JSON, or it is readable by others and cannot be tightened
  */
@@ -243,4 +205,109 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
     recordRateLimit: (origin, endpointKey, snapshot) => cache.record(origin, endpointKey, snapshot),
     rateLimits: (origin) => cache.list(origin),
   };
+}
+
+/** The `X-RateLimit-*` headers of one response (the API documentation, rate limiting); times in epoch ms. */
+export interface RateLimitObservation {
+  limit?: number;
+  remaining?: number;
+  /** By the server's clock. */
+  resetAt?: number;
+  /** By the local clock, corrected by the server's `Date`. */
+  resetLocalAt?: number;
+  /** By the local clock. */
+  observedAt: number;
+}
+
+export interface RateLimitCacheEntry extends RateLimitObservation {
+  origin: string;
+  /** Of the endpoint table, e.g. `invoices`. */
+  endpoint: string;
+}
+
+interface RateLimitCache {
+  record(origin: string, endpointKey: string, snapshot: RateLimitObservation): boolean;
+  list(origin?: string): RateLimitCacheEntry[];
+}
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+const OPTIONAL_FIELDS = ['limit', 'remaining', 'resetAt', 'resetLocalAt'] as const;
+
+/** In a fixed order; `finiteOnly` for values read back from the file. */
+function withNumbers(
+  entry: RateLimitCacheEntry,
+  from: Partial<Record<(typeof OPTIONAL_FIELDS)[number], unknown>>,
+  finiteOnly: boolean,
+): RateLimitCacheEntry {
+  for (const field of OPTIONAL_FIELDS) {
+    const value = finiteOnly ? num(from[field]) : (from[field] as number | undefined);
+    if (value !== undefined) entry[field] = value;
+  }
+  return entry;
+}
+
+/**
+ * The file holds `{ "entries": { "<origin> <endpoint>": RateLimitCacheEntry } }`. Never throws.
+ * @param open may throw: then recording returns false and listing is empty
+ * @param onWriteError told why recording failed, so the store can warn; it must not throw
+ */
+export function createRateLimitCache(open: () => JsonStore, onWriteError: (err: unknown) => void = () => undefined): RateLimitCache {
+  return {
+    record(origin, endpointKey, snapshot) {
+      try {
+        const c = open();
+        const entries: Record<string, RateLimitCacheEntry> = { ...((c.get('entries') ?? {}) as Record<string, RateLimitCacheEntry>) };
+        const id = `${origin} ${endpointKey}`;
+        const previous = Object.hasOwn(entries, id) ? entries[id] : undefined;
+        if (previous && previous.observedAt > snapshot.observedAt) return true;
+        entries[id] = withNumbers({ origin, endpoint: endpointKey, observedAt: snapshot.observedAt }, snapshot, false);
+        c.set('entries', entries);
+        return true;
+      } catch (err) {
+        onWriteError(err);
+        return false;
+      }
+    },
+    list(origin) {
+      let entries: unknown;
+      try {
+        entries = open().get('entries');
+      } catch {
+        return [];
+      }
+      if (!isObject(entries)) return [];
+      const out: RateLimitCacheEntry[] = [];
+      for (const value of Object.values(entries)) {
+        if (!isObject(value) || typeof value.origin !== 'string' || typeof value.endpoint !== 'string') continue;
+        if (typeof value.observedAt !== 'number') continue;
+        if (origin !== undefined && value.origin !== origin) continue;
+        out.push(withNumbers({ origin: value.origin, endpoint: value.endpoint, observedAt: value.observedAt }, value, true));
+      }
+      return out;
+    },
+  };
+}
+
+/**
+ * Moves an older version's cache file out of the config folder, once (when `newPath` is missing).
+ * Best effort: a failure is ignored, the cache being only a cache.
+ * @param newPath in an existing folder
+ * @returns whether the file was moved
+ */
+export function migrateRateLimitCache(oldPath: string, newPath: string): boolean {
+  if (oldPath === newPath) return false;
+  try {
+    if (!existsSync(oldPath) || existsSync(newPath)) return false;
+    try {
+      renameSync(oldPath, newPath);
+    } catch {
+      // Another file system (EXDEV).
+      copyFileSync(oldPath, newPath);
+      unlinkSync(oldPath);
+    }
+    return true;
+  } catch {
+    return false;
+  }
 }

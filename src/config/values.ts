@@ -1,60 +1,31 @@
 /**
- * The settings a profile can store, and the pure parsers that validate them (`config set`, and
- * values read back from a hand-edited file). The export defaults among them, their ranges and
- * choices come from the flag table (config/flags.ts), so a stored default can never be something
- * the flag itself would refuse.
+ * The parsers of what a profile stores, for `config set` and for a hand-edited file. The export
+ * defaults' ranges and choices are their flags', so a stored default is never one the flag refuses.
  */
 import { UsageError } from '../errors.js';
-import type { OutputFormat } from '../format-names.js';
 import { parseHeader } from '../http/request-headers.js';
-import { CONFIG_KEYS, configurableFlag, type ConfigKey } from './flags.js';
+import { CONFIG_KEYS, configurableFlag, type ConfigKey, type StoredDefaults } from './flags.js';
 
-export { CONFIG_KEYS, type ConfigKey } from './flags.js';
-
-/**
- * The values of one profile as stored. Numbers are stored as numbers; `max-wait` and `timeout` in
- * seconds (like their flags).
- */
-export interface ProfileValues {
-  /** The API key; a secret: never printed unmasked. */
+/** The values of one profile as stored; `max-wait` and `timeout` in seconds, as their flags are typed. */
+export interface ProfileValues extends StoredDefaults<'key'> {
+  /** A secret: never printed unmasked. */
   'api-key'?: string;
-  /** The API's base URL (normalised `URL.href`); its origin is where the stored key may be sent. */
+  /** Normalised `URL.href`; its origin is where the stored key may be sent. */
   'base-url'?: string;
-  /** Default of `--items-per-page`, 1 to 1000. */
-  'items-per-page'?: number;
-  /** Default of `--format` when `--out` does not imply one. */
-  format?: OutputFormat;
-  /** Default of `--concurrency`, 1 to 16. */
-  concurrency?: number;
-  /** Default of `--max-wait`, seconds (0 or more). */
-  'max-wait'?: number;
-  /** Default of `--retries`, 0 to 100. */
-  retries?: number;
-  /** Default of `--timeout`, seconds (more than 0). */
-  timeout?: number;
-  /** Request headers of every request of the profile, as `Name: value` texts. */
+  /** Sent with every request of the profile, as `Name: value` texts. */
   header?: string[];
 }
 
-/** `true` only when {@link ProfileValues} has exactly the keys of {@link ConfigKey} (which the flag table gives). */
-type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
-const _profileValuesMatchConfigKeys: SameKeys<keyof ProfileValues, ConfigKey> = true;
-
-/**
- * Parses a key name.
- * @throws {UsageError} for an unknown key, listing the known ones
- */
+/** @throws {UsageError} for an unknown key, listing the known ones */
 export function parseConfigKey(name: string): ConfigKey {
   if ((CONFIG_KEYS as readonly string[]).includes(name)) return name as ConfigKey;
   throw new UsageError(`unknown config key '${name}'`, { hint: `known keys: ${CONFIG_KEYS.join(', ')}` });
 }
 
-/** Profile names: a letter or digit, then letters, digits, `.`, `_`, `-`; at most 64 characters. */
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /**
- * Checks a profile name (`--profile`, `COLLECTIONS_PROFILE`). Names are restricted so that they are
- * safe as JSON keys and in messages.
+ * Restricted so that names are safe as JSON keys and in messages.
  * @throws {UsageError} for an empty or ill-formed name
  */
 export function parseProfileName(name: string): string {
@@ -64,23 +35,16 @@ export function parseProfileName(name: string): string {
   });
 }
 
-/**
- * A URL as it may be shown: any user name and password replaced by `***`
- * (`https://user:pass@host/` → `https://***@host/`), whether or not the rest parses; cut at 200
- * characters. The userinfo of RFC 3986 (section 3.2.1) is what lies between `//` and the last `@`
- * before the path, query or fragment.
- */
+/** `https://user:pass@host/` → `https://***@host/` (RFC 3986 §3.2.1), whether or not the rest parses; cut at 200 characters. */
 export function redactUserinfo(raw: string): string {
   return raw.replace(/^(\s*[A-Za-z][A-Za-z0-9+.-]*:[\\/]*)[^/\\?#]*@/, '$1***@').slice(0, 200);
 }
 
 /**
- * Parses a base URL: absolute `http:` or `https:`, no user name or password (they would be sent
- * along, and `https://good@evil/` is a classic phishing trick), no query or fragment (requests add
- * their own). A trailing path is kept (e.g. `https://host/api`). A message never shows a user name
- * or password ({@link redactUserinfo}).
- * @param source where it came from, for the message (e.g. `--base-url`, `COLLECTIONS_BASE_URL`)
- * @throws {UsageError} for anything else; `E_CONFIG` for a user name or password
+ * No user name or password (they would be sent along, and `https://good@evil/` is a classic
+ * phishing trick), no query or fragment (requests add their own); a path is kept.
+ * @param source for the message, e.g. `--base-url`
+ * @throws {UsageError}; `E_CONFIG` for a user name or password
  */
 export function parseBaseUrl(raw: string, source = 'base-url'): URL {
   let url: URL;
@@ -107,10 +71,9 @@ export function parseBaseUrl(raw: string, source = 'base-url'): URL {
 }
 
 /**
- * Checks an API key: not empty, no whitespace or control characters (an HTTP header value cannot
- * carry line breaks, and a pasted key with a stray space would fail obscurely later). Surrounding
- * whitespace is trimmed. The message never contains the key.
- * @throws {UsageError}
+ * Trimmed; no inner whitespace or control characters: a header value cannot carry line breaks, and
+ * a pasted key with a stray space would fail obscurely later.
+ * @throws {UsageError} never quoting the key
  */
 export function parseApiKey(raw: string, source = 'api-key'): string {
   const key = raw.trim();
@@ -143,14 +106,9 @@ function parseSeconds(key: ConfigKey, raw: string, positive: boolean, max: numbe
 }
 
 /**
- * Parses the text of a value for `key` into what is stored:
- * `base-url` → normalised href; `api-key` → trimmed key; `header` → one `Name: value` checked as
- * `--header` is (http/request-headers.ts `parseHeader`); an export default → what its flag's value
- * spec allows (config/flags.ts): whole numbers in the flag's range (`items-per-page` 1–1000,
- * `concurrency` 1–16, `retries` 0–100), seconds as typed, decimals allowed (`max-wait` ≥ 0, `timeout`
- * > 0: a flag minimum above 0 means "above 0" here; both at most the flag's maximum, what a timer
- * can hold), or one of the choices (`format`).
- * @throws {UsageError} for an invalid value (the message quotes it, except for `api-key`)
+ * An export default takes what its flag takes, seconds kept as typed (a flag minimum above 0 means
+ * "above 0" here); `header` is checked as `--header` is.
+ * @throws {UsageError} quoting the value, except for `api-key`
  */
 export function parseConfigValue(key: ConfigKey, raw: string): string | number {
   if (key === 'api-key') return parseApiKey(raw);
@@ -171,8 +129,7 @@ export function parseConfigValue(key: ConfigKey, raw: string): string | number {
 }
 
 /**
- * Validates a value read back from the config file (which a user may have edited by hand) by
- * re-parsing its text form.
+ * Re-parses the text form of a value read back from the file, which a user may have edited.
  * @throws {UsageError} (`E_CONFIG`) naming the key and profile, never quoting an API key
  */
 export function checkStoredValue(key: ConfigKey, value: unknown, profile: string, file: string): string | number | string[] {

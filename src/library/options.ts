@@ -6,7 +6,7 @@
  */
 import { exportFlag } from '../config/flags.js';
 import { parseApiKey, parseBaseUrl } from '../config/values.js';
-import type { ExportFlagValues } from '../config/flag-types.js';
+import type { ExportFlagValues } from '../config/flags.js';
 import type { ExportFlags } from '../commands/flags.js';
 import type { ResolvedExportSettings } from '../commands/export-settings.js';
 import type { Clock } from '../time/clock.js';

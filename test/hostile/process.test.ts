@@ -14,7 +14,7 @@ import { asWriteFailure, failureText, installProcessGuard, wantsStack } from '..
 import { formatError } from '../../src/commands/error-text.js';
 import { listenError } from '../../src/commands/sandbox.js';
 import type { JsonStore } from '../../src/config/json-store.js';
-import { createRateLimitCache } from '../../src/config/rate-limit-cache.js';
+import { createRateLimitCache } from '../../src/config/store.js';
 import { OutputError, UsageError } from '../../src/errors.js';
 import { createSecrets } from '../../src/secrets.js';
 import { BIN, requireBuild, runCli, runShell, type CliResult } from '../helpers/cli.js';

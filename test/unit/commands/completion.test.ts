@@ -15,8 +15,7 @@ import {
   type CompletionShell,
   type CompletionSpec,
 } from '../../../src/commands/completion.js';
-import { EXPORT_FLAGS, longFlag } from '../../../src/config/flags.js';
-import { CONFIG_KEYS } from '../../../src/config/values.js';
+import { CONFIG_KEYS, EXPORT_FLAGS, longFlag } from '../../../src/config/flags.js';
 import { exportCommands } from '../../../src/endpoints.js';
 import { UsageError } from '../../../src/errors.js';
 import { OUTPUT_FORMATS } from '../../../src/format-names.js';

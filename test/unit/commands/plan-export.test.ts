@@ -14,7 +14,7 @@ import { EXPORT_DEFAULTS } from '../../../src/commands/export-plan.js';
 import type { ExportCommandOptions } from '../../../src/commands/flags.js';
 import type { GetCommandOptions } from '../../../src/commands/get.js';
 import { createConfigStore } from '../../../src/config/store.js';
-import type { ConfigKey } from '../../../src/config/values.js';
+import type { ConfigKey } from '../../../src/config/flags.js';
 import { ENDPOINTS } from '../../../src/endpoints.js';
 import { UsageError } from '../../../src/errors.js';
 import type { ExportPlan } from '../../../src/export/run/plan.js';

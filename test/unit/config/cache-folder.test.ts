@@ -2,9 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cacheDirOf, defaultCacheDir } from '../../../src/config/folder.js';
-import { migrateRateLimitCache } from '../../../src/config/rate-limit-cache.js';
-import { createConfigStore, DIR_MODE, FILE_MODE } from '../../../src/config/store.js';
+import { cacheDirOf, defaultCacheDir, DIR_MODE, FILE_MODE } from '../../../src/config/folder.js';
+import { createConfigStore, migrateRateLimitCache } from '../../../src/config/store.js';
 
 const posix = process.platform !== 'win32';
 const ORIGIN = 'https://api.example.com';

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseBytesOption, parseIntegerOption, parseParam, parseSecondsOption } from '../../../src/config/parse.js';
 import { UsageError } from '../../../src/errors.js';
-import { EXPORT_FLAGS, MAX_TIMER_SECONDS } from '../../../src/config/flags.js';
+import { EXPORT_FLAGS, MAX_TIMER_SECONDS, parseBytesOption, parseIntegerOption, parseParam, parseSecondsOption } from '../../../src/config/flags.js';
 
 describe('parseIntegerOption', () => {
   it.each([

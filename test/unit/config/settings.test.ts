@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isLoopbackHost, requireApiSettings, resolveApiSettings, resolveSettings, type SettingsFlags } from '../../../src/config/settings.js';
+import { isLoopbackHost } from '../../../src/http/proxy.js';
+import { requireApiSettings, resolveApiSettings, resolveSettings, type SettingsFlags } from '../../../src/config/settings.js';
 import { createConfigStore, type ConfigStore } from '../../../src/config/store.js';
 import { UsageError } from '../../../src/errors.js';
 

@@ -2,7 +2,8 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createConfigStore, defaultConfigDir, DIR_MODE, FILE_MODE } from '../../../src/config/store.js';
+import { defaultConfigDir, DIR_MODE, FILE_MODE } from '../../../src/config/folder.js';
+import { createConfigStore } from '../../../src/config/store.js';
 import { UsageError } from '../../../src/errors.js';
 
 const CANARY = 'canary-KEY-0000-do-not-print';

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  parseApiKey,
-  parseBaseUrl,
-  parseConfigKey,
-  parseConfigValue,
-  parseProfileName,
-  redactUserinfo,
-  type ConfigKey,
-} from '../../../src/config/values.js';
+import { parseApiKey, parseBaseUrl, parseConfigKey, parseConfigValue, parseProfileName, redactUserinfo } from '../../../src/config/values.js';
+import type { ConfigKey } from '../../../src/config/flags.js';
 import { UsageError } from '../../../src/errors.js';
 
 describe('parseConfigValue', () => {
