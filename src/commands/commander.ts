@@ -9,6 +9,24 @@ import type { Context } from '../context.js';
 import { outputColumns } from '../io/terminal-text.js';
 
 /**
+ * What a command does once commander has parsed it, as GitHub CLI's `NewCmdX(f, runF)`: each
+ * `create<Name>Command(wiring, run)` loads its `run<Name>` lazily, so `--help` loads no HTTP,
+ * output or config-store code; tests pass a fake.
+ * @returns the exit code (README, "Exit codes")
+ * @throws {CollectionsError} for failures main() maps to exit codes
+ */
+export type RunCommand<O> = (ctx: Context, options: O) => Promise<number> | number;
+
+/** What a command's definition needs from the program. */
+export interface CommandWiring {
+  /** Its streams take commander's output too. */
+  ctx: Context;
+  setCode: (code: number) => void;
+  /** The command line without the API key and `--resume`, for the "resume with" hint of exports. */
+  resumeArgv: readonly string[];
+}
+
+/**
  * Makes `cmd` report to the context's streams and throw instead of exiting (commander's
  * `exitOverride`), with error lines as `collections: <message>` (README, "Exit codes"); its help
  * lists the global flags a subcommand accepts (`showGlobalOptions`: `--api-key`, `--base-url`,
@@ -188,3 +206,8 @@ export function commanderSuggestion(word: string, words: readonly string[]): str
   }
   return '';
 }
+
+/** The shells `completion` writes a script for. */
+export type CompletionShell = 'bash' | 'zsh' | 'fish';
+
+export const COMPLETION_SHELLS: readonly CompletionShell[] = ['bash', 'zsh', 'fish'];
