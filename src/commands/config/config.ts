@@ -1,8 +1,6 @@
 /**
- * `collections config set|get|unset|list|path` (README, "Configuration"): stored settings per profile.
- * Data (values, the path) goes to stdout; confirmations and warnings to stderr. The API key is only
- * ever shown masked (`****abcd`), and `config set api-key` without a value reads it from standard
- * input (a hidden prompt on a terminal) so that it stays out of shell history and `ps`.
+ * `collections config` (README, "Configuration"). Data goes to stdout, confirmations and warnings to
+ * stderr; the API key is only ever shown masked, and read from stdin to stay out of shell history and `ps`.
  */
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
@@ -21,25 +19,18 @@ import type { Secrets } from '../../secrets.js';
 /** `config` alone (no action) shows every profile. */
 export type ConfigAction = 'set' | 'get' | 'unset' | 'list' | 'profiles' | 'path';
 
-/** Options of {@link runConfigAction} and {@link runConfigOverview}: the global flags (only `profile` is used) and, for tests, a store. */
 export interface ConfigOptions extends SettingsFlags {
-  /** A store to use instead of opening the one of `ctx.configDir`. */
+  /** Tests: instead of opening the one of `ctx.configDir`. */
   store?: ConfigStore;
 }
 
-/** What the `config` command (commands/config-command.ts) hands {@link runConfig}: the global flags, the action and its arguments. */
 export interface ConfigCommandOptions extends ConfigOptions {
-  /** The action (checked by the command); undefined: `config` alone. */
+  /** Checked by the command. */
   action: ConfigAction | undefined;
-  /** The positional arguments after the action. */
   args: readonly string[];
 }
 
-/**
- * Runs `config`: {@link runConfigOverview} without an action, else {@link runConfigAction}.
- * @returns 0
- * @throws as those do
- */
+/** @throws as {@link runConfigOverview} and {@link runConfigAction} */
 export function runConfig(ctx: Context, options: ConfigCommandOptions): number | Promise<number> {
   if (options.action === undefined) return runConfigOverview(options, ctx);
   return runConfigAction(options.action, options.args, options, ctx);
@@ -50,7 +41,7 @@ function displayHeader(text: string, secrets: Pick<Secrets, 'showHeader'>): stri
   return `${name}: ${secrets.showHeader(name, text.slice(name.length + 1).trim())}`;
 }
 
-/** How a value is displayed, one text per line: the key and a credential-like header value masked. */
+/** One text per line; the key and a credential-like header value masked. */
 function display(key: ConfigKey, value: string | number | string[], secrets: Pick<Secrets, 'showHeader'>): string[] {
   if (Array.isArray(value)) return value.map((h) => displayHeader(h, secrets));
   if (key === 'header') return [displayHeader(String(value), secrets)];
@@ -58,15 +49,9 @@ function display(key: ConfigKey, value: string | number | string[], secrets: Pic
 }
 
 /**
- * Reads one line from a terminal without echo: readline in terminal mode (which puts the terminal
- * in raw mode, so the terminal does not echo) with its own echo sent to a muted stream. The prompt
- * goes to stderr so stdout stays clean.
- *
- * Kept rather than replaced by a prompt package (`read`, `password-prompt`, `@inquirer/password`):
- * those hide the echo by muting an output stream, do not refuse a terminal that cannot switch to
- * raw mode, and report Ctrl-C in their own way; these lines over `node:readline` keep the behaviour
- * the tests pin (no echo, refusal without raw mode, Ctrl-C as exit 130, Ctrl-D as a usage error)
- * with no dependency.
+ * readline in terminal mode puts the terminal in raw mode (no echo); its own echo goes to a muted
+ * stream. Not a prompt package (`read`, `@inquirer/password`): those mute an output stream, do not
+ * refuse a terminal without raw mode, and report Ctrl-C in their own way.
  * @throws {InterruptedError} on Ctrl-C; {@link UsageError} on end of input (Ctrl-D) or when the
  *   terminal cannot be switched to raw mode (typed text would be echoed)
  */
@@ -95,10 +80,7 @@ async function promptHidden(io: Pick<IOStreams, 'stdin' | 'stderr'>, prompt: str
   }
 }
 
-/**
- * Reads the first line of a non-terminal stdin (a pipe or a file), without its line ending.
- * @returns undefined when stdin is empty
- */
+/** Undefined when stdin is empty. */
 async function readFirstLine(stdin: IOStreams['stdin']): Promise<string | undefined> {
   const rl = createInterface({ input: stdin, terminal: false, crlfDelay: Infinity });
   try {
@@ -109,7 +91,6 @@ async function readFirstLine(stdin: IOStreams['stdin']): Promise<string | undefi
   }
 }
 
-/** Reads the API key for `config set api-key`: hidden prompt on a terminal, else one line. */
 async function readApiKey(io: IOStreams): Promise<string> {
   const line = io.stdinIsTTY ? await promptHidden(io, 'API key (input hidden): ') : await readFirstLine(io.stdin);
   if (line === undefined || line.trim() === '') {
@@ -136,15 +117,12 @@ async function valueToSet(key: ConfigKey, raw: string | undefined, io: IOStreams
   return raw;
 }
 
-/** The `key=value` lines of a profile's values, in {@link CONFIG_KEYS} order, the key masked. */
+/** In {@link CONFIG_KEYS} order. */
 function settingLines(values: ProfileValues, secrets: Pick<Secrets, 'showHeader'>): string[] {
   return CONFIG_KEYS.filter((k) => values[k] !== undefined).flatMap((k) => display(k, values[k]!, secrets).map((v) => `${k}=${v}\n`));
 }
 
-/**
- * The profile a command uses: `--profile`, else `COLLECTIONS_PROFILE`, else `default`.
- * @throws {UsageError} (exit 2) for an ill-formed name
- */
+/** `--profile`, else `COLLECTIONS_PROFILE`, else `default`. @throws {UsageError} (exit 2) for an ill-formed name */
 function profileInUse(options: SettingsFlags, ctx: Pick<Context, 'env'>): string {
   return parseProfileName(options.profile ?? (ctx.env.COLLECTIONS_PROFILE || DEFAULT_PROFILE));
 }
@@ -156,16 +134,7 @@ function expectArgs(action: ConfigAction, args: readonly string[], min: number, 
 }
 
 /**
- * Runs `config <action> [args…]`.
- * - `set KEY [VALUE]`: validates and stores; `api-key` without VALUE reads stdin (see
- *   {@link promptHidden}); a key given as an argument is stored with a warning about shell history.
- * - `get KEY`: prints the value (the API key masked, `****abcd`; a header a line).
- * - `unset KEY`: removes it (not an error when it was not set); `unset header NAME` removes one header.
- * - `list`: prints `key=value` lines of the profile (key masked).
- * - `profiles`: prints the names of the stored profiles, one a line, sorted.
- * - `path`: prints the config file's absolute path.
- * @param args the positional arguments after the action
- * @returns 0
+ * `unset` of a key that was not set is not an error.
  * @throws {UsageError} (exit 2) for unknown keys, invalid values or profile names, wrong arity, a
  *   `get` of a key that is not set, or a missing key on stdin; {@link InterruptedError} (130) when
  *   the prompt is cancelled with Ctrl-C
@@ -244,11 +213,7 @@ async function runConfigAction(action: ConfigAction, args: readonly string[], op
 }
 
 /**
- * Runs `config` alone: every stored profile as a block, `[name]` then its `key=value` lines (the
- * key masked, `****abcd`), blocks separated by a blank line, on stdout; on stderr, which profile
- * is in use (`--profile`, `COLLECTIONS_PROFILE`, else `default`) and where the file is, or, when
- * nothing is stored, how to start.
- * @returns 0
+ * `config` alone: every profile on stdout; on stderr the profile in use and the file, or how to start.
  * @throws {UsageError} (exit 2) for an invalid profile name (flag, environment or file) or an
  *   invalid stored value
  */

@@ -1,9 +1,4 @@
-/**
- * The taxpayers of a run and where each one's output goes (docs/many-taxpayers.md, "Many taxpayers in one run"):
- * the `--taxpayer` list (comma-separated, repeatable), `--taxpayers-file` (one id a line, `-` for
- * stdin), and the `--out` template with `{taxpayer}`, `{endpoint}` and `{date}`. Everything here
- * is checked before any request or file write.
- */
+/** The taxpayers of a run and the `--out` template (docs/many-taxpayers.md), checked before any request or write. */
 import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../../context.js';
@@ -12,43 +7,36 @@ import { UsageError } from '../../errors.js';
 import { inertText } from '../../io/terminal-text.js';
 import type { ExportFlags } from '../flags.js';
 
-/** The largest `--taxpayers-file` read, bytes (1 MiB: tens of thousands of ids). */
+/** Bytes: tens of thousands of ids. */
 const MAX_LIST_BYTES = 1024 * 1024;
 
-/** The placeholders of an `--out` template. */
 const PLACEHOLDERS = ['taxpayer', 'endpoint', 'date'] as const;
 
-/** One placeholder of an `--out` template. */
 type Placeholder = (typeof PLACEHOLDERS)[number];
 
-/** The values of the placeholders of one output: `taxpayer` undefined for endpoints without one. */
 export interface TemplateValues {
+  /** Undefined for endpoints without one. */
   taxpayer: string | undefined;
-  /** The endpoint key, e.g. `invoices`, `taxpayer-line-items`. */
   endpoint: string;
-  /** The UTC date the run started, `YYYY-MM-DD`. */
+  /** When the run started, UTC `YYYY-MM-DD`. */
   date: string;
 }
 
-/** The UTC date of an epoch ms, `YYYY-MM-DD` (the `{date}` of a template). */
+/** `YYYY-MM-DD` of an epoch ms. */
 export function utcDate(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-/** A `{name}` of an `--out` template, known or not. */
+/** Known or not. */
 const PLACEHOLDER_PATTERN = /\{([A-Za-z0-9_-]*)\}/g;
 
-/**
- * Whether `--out` is a template: it holds a `{name}`. An unknown name makes it a template too, so
- * that {@link expandOut} refuses it instead of a file being written under the literal name.
- */
+/** An unknown `{name}` makes a template too, so {@link expandOut} refuses it instead of writing under the literal name. */
 export function isOutTemplate(out: string | undefined): boolean {
   return out !== undefined && new RegExp(PLACEHOLDER_PATTERN.source).test(out);
 }
 
 /**
- * Checks every `{name}` of an `--out` template before anything else is checked about it, so an
- * unknown one (`{taxpayr}`) is named as such rather than reported as a missing `{taxpayer}`.
+ * First, so an unknown `{taxpayr}` is named as such rather than reported as a missing `{taxpayer}`.
  * @throws {UsageError} (exit 2) naming the first unknown placeholder and listing the known ones
  */
 export function checkPlaceholders(template: string): void {
@@ -60,10 +48,8 @@ export function checkPlaceholders(template: string): void {
 }
 
 /**
- * Fills an `--out` template, e.g. `exports/{taxpayer}/invoices-{date}.ndjson` →
- * `exports/PEIC211118IS0/invoices-2024-04-16.ndjson`. The taxpayer id is already checked
- * (endpoints.ts `encodeId`: no `/`, `\`, NUL, `.` or `..`), so it cannot make the path leave the
- * template's folder.
+ * The taxpayer id is already checked (`encodeId`: no `/`, `\`, NUL, `.` or `..`), so it cannot make
+ * the path leave the template's folder.
  * @throws {UsageError} (exit 2) for an unknown `{name}`, or `{taxpayer}` on an endpoint without one
  */
 export function expandOut(template: string, values: TemplateValues): string {
@@ -75,10 +61,7 @@ export function expandOut(template: string, values: TemplateValues): string {
   });
 }
 
-/**
- * Checks the ids of a list, naming where each came from.
- * @throws {UsageError} (exit 2) for an invalid id (endpoints.ts `encodeId`) or one given twice
- */
+/** @throws {UsageError} (exit 2) for an invalid id or one given twice, naming where it came from */
 function checkIds(entries: ReadonlyArray<{ id: string; where: string }>): string[] {
   const seen = new Map<string, string>();
   for (const { id, where } of entries) {
@@ -95,7 +78,7 @@ function checkIds(entries: ReadonlyArray<{ id: string; where: string }>): string
   return [...seen.keys()];
 }
 
-/** Reads `--taxpayers-file`: a file relative to the working folder, or stdin for `-`; at most {@link MAX_LIST_BYTES}. */
+/** `-` is stdin. */
 async function readListText(file: string, ctx: Context): Promise<string> {
   if (file === '-') {
     if (ctx.io.stdinIsTTY) throw new UsageError('--taxpayers-file - reads stdin, which is a terminal; pipe the list in or name a file');
@@ -122,10 +105,7 @@ async function readListText(file: string, ctx: Context): Promise<string> {
 }
 
 /**
- * The taxpayers of a run, in order: those of `--taxpayer` (split at commas; entries of a list
- * trimmed), then those
- * of `--taxpayers-file` (one a line, trimmed; blank lines and lines starting with `#` ignored).
- * @returns the ids, each valid and listed once; empty when neither flag is given
+ * `--taxpayer`'s, then `--taxpayers-file`'s (blank lines and `#` lines ignored); empty when neither is given.
  * @throws {UsageError} (exit 2) for an empty entry (`A,,B`), an invalid or repeated id (naming the
  *   file and line), a file that cannot be read, or an empty file
  */

@@ -1,10 +1,7 @@
 /**
- * A run with many taxpayers (docs/many-taxpayers.md, "Many taxpayers in one run"): every taxpayer's export is
- * planned before any request (one usage error stops the run there), then up to `--parallel` run at
- * once, each with its own file, checkpoint, lock, state entry and manifest, through the normal
- * export machinery (export/run/run.ts). A failing taxpayer does not stop the others; a signal stops
- * the run (every running export keeps its checkpoint), and so does a rejected key (the others
- * would be rejected too). The run ends with a summary and the most severe exit code.
+ * A run with many taxpayers (docs/many-taxpayers.md): every export is planned before any request,
+ * then up to `--parallel` run at once. A failing taxpayer does not stop the others; a signal stops
+ * the run, and so does a rejected key (the others would be rejected too).
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -28,45 +25,36 @@ import type { ExportFlags } from '../flags.js';
 import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSettings, type UnitOfMany } from './export-plan.js';
 import { addDatabaseSecrets, isDatabaseTable } from './export-database.js';
 
-/** One taxpayer's export, planned. */
 interface Unit {
   taxpayer: string;
   plan: ExportPlan;
-  /** Its output, absolute. */
+  /** Absolute. */
   target: string;
-  /** `--resume` found it finished earlier (its output there, no checkpoint): nothing to do. */
+  /** `--resume` found its output there without a checkpoint. */
   doneEarlier: boolean;
 }
 
-/** What commands/export.ts gives a run of many: the command, its flags and taxpayers, and how to plan one export. */
 export interface BatchRequest {
   command: string;
   flags: ExportFlags;
-  /** The taxpayers (commands/batch-plan.ts `taxpayerList`), at least one. */
+  /** At least one. */
   taxpayers: readonly string[];
-  /** The command line to repeat with `--resume` (no key), for the hint at the end. */
   resumeCommand: string;
-  /**
-   * Plans one taxpayer's export (commands/export.ts `planExport` with its stored watermark), the
-   * plan of one of many: silent, resumed only with a checkpoint, its manifest collected with `--manifest`.
-   * @throws {UsageError} (exit 2) for an invalid combination
-   */
+  /** `planExport` with the taxpayer's stored watermark. @throws {UsageError} (exit 2) for an invalid combination */
   planOne: (flags: ExportFlags, settings: ResolvedExportSettings, many: UnitOfMany) => ExportPlan;
 }
 
-/** A run, planned: its units and what they share. */
 interface BatchPlan {
   units: Unit[];
   settings: LoadedExportSettings;
-  /** The run manifest (`--manifest`), absolute; undefined for a manifest beside each output. */
+  /** Absolute; undefined for a manifest beside each output. */
   manifestPath: string | undefined;
-  /** The run's outputs collected for the run manifest, by target. */
+  /** By target. */
   collected: Map<string, ManifestOutput>;
   resumeCommand: string;
 }
 
 /**
- * Checks what a run with many taxpayers needs of `--out`.
  * @throws {UsageError} (exit 2) for stdout, an unknown placeholder, or several taxpayers without `{taxpayer}`
  */
 function checkBatchFlags(flags: ExportFlags, taxpayers: readonly string[], cwd: string): string {
@@ -82,9 +70,7 @@ function checkBatchFlags(flags: ExportFlags, taxpayers: readonly string[], cwd: 
 }
 
 /**
- * Plans every taxpayer's export (settings, template, state entry, checks of export.ts `planExport`)
- * and, with `--resume`, what each one needs: a checkpoint resumes, an output without one was
- * finished earlier, nothing starts afresh. Reads the state file; sends nothing, writes nothing.
+ * Reads the state file; sends nothing, writes nothing.
  * @throws {UsageError} (exit 2) for the first invalid taxpayer or flag
  */
 function planBatch(request: BatchRequest, ctx: Context): BatchPlan {
@@ -100,9 +86,6 @@ function planBatch(request: BatchRequest, ctx: Context): BatchPlan {
   const units = taxpayers.map((taxpayer): Unit => {
     const out = expandOut(template, { taxpayer, endpoint: endpoint.key, date });
     const one: ExportFlags = { ...flags, taxpayer, out };
-    // With --resume, a taxpayer continues its checkpoint when it has one, else starts afresh (or
-    // was finished earlier). Each export is silent; the run reports one line per taxpayer
-    // (commands/batch-report.ts).
     const target = table ? out : resolvePath(ctx.cwd, out);
     // A database table keeps each taxpayer's unfinished run itself; --resume continues it, or starts afresh.
     const resume = flags.resume === true && (table || existsSync(sidecarPaths(target).checkpoint));
@@ -114,16 +97,7 @@ function planBatch(request: BatchRequest, ctx: Context): BatchPlan {
   return { units, settings, manifestPath, collected, resumeCommand };
 }
 
-/** The message of a failure on one line without its hint, the key scrubbed (the reporter makes it inert). */
-function reasonOf(err: unknown, ctx: Context): string {
-  return errorText(err, ctx.secrets, { hint: false });
-}
-
-/**
- * The items an unfinished export keeps in its checkpoint (what `--resume` continues after), for the
- * summary; undefined without a readable checkpoint. Only the count is read: the checkpoint was
- * written by this run, and `--resume` checks it in full before trusting it.
- */
+/** Only the count is read: this run wrote the checkpoint, and `--resume` checks it in full before trusting it. */
 async function checkpointItems(path: string | undefined): Promise<number | undefined> {
   if (path === undefined) return undefined;
   try {
@@ -134,7 +108,7 @@ async function checkpointItems(path: string | undefined): Promise<number | undef
   }
 }
 
-/** Runs one taxpayer's export (its folder made before the run's first request) and says how it ended; never throws. */
+/** Never throws. */
 async function runUnit(unit: Unit, batch: BatchPlan, ctx: Context): Promise<TaxpayerOutcome> {
   const { taxpayer, plan, target } = unit;
   if (unit.doneEarlier) return { taxpayer, target, status: 'done earlier', code: ExitCode.Ok };
@@ -151,16 +125,20 @@ async function runUnit(unit: Unit, batch: BatchPlan, ctx: Context): Promise<Taxp
   } catch (err) {
     const status = err instanceof InterruptedError ? 'interrupted' : 'failed';
     const items = await checkpointItems(plan.output.files?.checkpoint);
-    return { taxpayer, target, status, code: toExitCode(err), reason: reasonOf(err, ctx), ...(items === undefined ? {} : { items }) };
+    return {
+      taxpayer,
+      target,
+      status,
+      code: toExitCode(err),
+      reason: errorText(err, ctx.secrets, { hint: false }),
+      ...(items === undefined ? {} : { items }),
+    };
   } finally {
     if (last) batch.settings.recordRateLimit(plan.endpoint.key, last);
   }
 }
 
-/**
- * Runs the units, up to `parallel` at once, in order. After a signal or a rejected key no unit
- * starts (those are `not started`); the running ones end as they do alone (a signal: checkpoint kept).
- */
+/** After a signal or a rejected key no unit starts; the running ones end as they do alone. */
 async function runUnits(batch: BatchPlan, parallel: number, ctx: Context, report: (o: TaxpayerOutcome) => void): Promise<TaxpayerOutcome[]> {
   const { units } = batch;
   const outcomes: Array<TaxpayerOutcome | undefined> = units.map(() => undefined);
@@ -191,7 +169,7 @@ async function runUnits(batch: BatchPlan, parallel: number, ctx: Context, report
   });
 }
 
-/** Writes the run manifest: this run's outputs, and with `--resume` those finished earlier that an earlier run manifest listed. */
+/** With `--resume`, also those finished earlier that an earlier run manifest listed. */
 async function writeBatchManifest(batch: BatchPlan, startedMs: number, ctx: Context): Promise<void> {
   if (batch.manifestPath === undefined) return;
   const earlier = await earlierOutputs(
@@ -204,15 +182,11 @@ async function writeBatchManifest(batch: BatchPlan, startedMs: number, ctx: Cont
 }
 
 /**
- * Runs the export for every taxpayer of the request, or with `--dry-run` its checks and their plan
- * (commands/dry-run.ts `runBatchDryRun`). Before the first request, commands/folders.ts
- * `prepareOutputs` checks that no taxpayer's incremental export would narrow its output and makes
- * every folder the run writes into; those still empty at the end are removed.
- * @returns the most severe exit code of the taxpayers (commands/batch-report.ts `SEVERITY`)
+ * Folders still empty at the end are removed.
+ * @returns the most severe exit code of the taxpayers
  * @throws {UsageError} (exit 2) before any request for invalid flags or ids, or an output an
- *   incremental export would narrow; {@link OutputError}
- *   (exit 7) before any request when a folder cannot be made or written, and when the run manifest
- *   cannot be written
+ *   incremental export would narrow; {@link OutputError} (exit 7) before any request when a folder
+ *   cannot be made or written, and when the run manifest cannot be written
  */
 export async function runBatchExport(request: BatchRequest, ctx: Context): Promise<number> {
   const { flags } = request;

@@ -1,9 +1,7 @@
 /**
- * `--dry-run` of an export command (docs/progress.md, "Dry run"): the real run's checks before its
- * first request (folders, the output, its lock and checkpoint), writing nothing, and when they pass
- * the plan of the export on stdout (it is the command's output), with one light request
- * (`itemsPerPage=1`) to learn the total and the quota; when they fail, the real run's error and
- * exit code. Nothing is written (no folder, output, sidecar, checkpoint, lock or cache file).
+ * `--dry-run` (docs/progress.md, "Dry run"): the real run's checks before its first request, then
+ * the plan on stdout with one `itemsPerPage=1` request for the total and the quota. Nothing is
+ * written: no folder, output, sidecar, checkpoint, lock or cache file.
  */
 import type { Context } from '../../context.js';
 import { CollectionsError, ExitCode, toExitCode } from '../../errors.js';
@@ -12,12 +10,11 @@ import { checkExport } from '../../export/run/run.js';
 import type { OutputForecast } from '../../export/run/output-opener.js';
 import type { CheckpointFound } from '../../export/files/sidecar.js';
 import type { LockFound } from '../../export/files/output-lock.js';
-import { formatCount } from '../../io/format.js';
+import { formatCount, formatTimeLeft } from '../../io/format.js';
 import { inertText } from '../../io/terminal-text.js';
 import { RUNS_TABLE } from '../../export/destinations/schema.js';
 import { tableText } from '../../export/destinations/table-name.js';
 import { mostSevere } from './batch-report.js';
-import { estimateExport, estimateText, quotaText, type DryRunEstimate, type DryRunProbe } from './dry-run-estimate.js';
 import { errorText } from '../error-text.js';
 import { planOutputs } from './folders.js';
 import { createClient } from '../../http/client.js';
@@ -26,19 +23,101 @@ import { maskSecret } from '../../http/redact.js';
 import { fetchPage } from '../../pagination/fetch-page.js';
 
 /**
- * The request headers of the export, in the order they are sent: the key masked (`****abcd`), and so
- * is the value of a credential-like header of the user's (secrets.ts `showHeader`).
+ * One response never shows the window's length (`X-RateLimit-Reset` is when the current window
+ * ends, and a run starts at any point of it), so none is derived from it.
  */
+export interface DryRunProbe {
+  totalItems?: number;
+  limit?: number;
+  remaining?: number;
+  /** `X-RateLimit-Reset` as a local instant less when the response came, ms. */
+  resetInMs?: number;
+}
+
+interface QuotaForecast {
+  /** Requests the current window still allows. */
+  now: number;
+  /** Windows after the current one the other requests need (0: no rate-limit wait). */
+  windows: number;
+  limit: number;
+  /** ms */
+  resetInMs?: number;
+}
+
+/** `undefined` where unknown. */
+interface DryRunEstimate {
+  /** `--max-items` and the first `--page` taken into account. */
+  items?: number;
+  pages?: number;
+  /** The pages, and in cursor mode the empty page that ends the chain. */
+  requests?: number;
+  /** Held by the checkpoint `--resume` continues; not fetched again. */
+  done?: number;
+}
+
+/**
+ * @param firstPage 1 in cursor mode
+ * @param done held by the checkpoint `--resume` continues: only the pages after them are fetched
+ */
+export function estimateExport(
+  probe: DryRunProbe,
+  itemsPerPage: number,
+  firstPage: number,
+  maxItems: number | undefined,
+  cursor = false,
+  done = 0,
+): DryRunEstimate {
+  if (probe.totalItems === undefined) return {};
+  const left = Math.max(0, probe.totalItems - (firstPage - 1) * itemsPerPage);
+  const items = maxItems === undefined ? left : Math.min(left, maxItems);
+  const pages = done > 0 ? Math.ceil(Math.max(0, items - done) / itemsPerPage) : Math.max(1, Math.ceil(items / itemsPerPage));
+  // A cursor chain ends on its first empty page, unless --max-items stops the export first.
+  const requests = pages + (cursor && (maxItems === undefined || maxItems > left) ? 1 : 0);
+  return { items, pages, requests, ...(done > 0 ? { done } : {}) };
+}
+
+/** Those the window has left go now, the others wait for its reset and then `limit` a window. */
+export function forecastQuota(requests: number, probe: DryRunProbe): QuotaForecast | undefined {
+  const { limit, remaining, resetInMs } = probe;
+  if (limit === undefined || remaining === undefined || limit <= 0) return undefined;
+  const now = Math.min(requests, Math.max(0, remaining));
+  return { now, windows: Math.ceil((requests - now) / limit), limit, ...(resetInMs === undefined ? {} : { resetInMs }) };
+}
+
+/** `60 requests, 57 left, resets in 3s`, or `unknown`. */
+function quotaText(probe: DryRunProbe): string {
+  if (probe.limit === undefined) return 'unknown';
+  const left = probe.remaining === undefined ? '' : `, ${formatCount(probe.remaining)} left`;
+  const reset = probe.resetInMs === undefined ? '' : `, resets in ${formatTimeLeft(probe.resetInMs)}`;
+  return `${formatCount(probe.limit)} ${probe.limit === 1 ? 'request' : 'requests'}${left}${reset}`;
+}
+
+const plural = (n: number, one: string, many: string): string => `${formatCount(n)} ${n === 1 ? one : many}`;
+
+/** Never a made-up duration: no response tells a window's length. */
+function estimateText(requests: number | undefined, probe: DryRunProbe): string {
+  if (requests === undefined) return 'unknown';
+  const forecast = forecastQuota(requests, probe);
+  if (forecast === undefined) return `unknown (${plural(requests, 'request', 'requests')}, no rate-limit headers)`;
+  const all = plural(requests, 'request', 'requests');
+  if (forecast.windows === 0) return `no rate-limit wait: the ${all} fit in the ${formatCount(probe.remaining ?? 0)} left`;
+  const reset = forecast.resetInMs === undefined ? 'the reset' : `the reset in ${formatTimeLeft(forecast.resetInMs)}`;
+  const head = `${all}: ${formatCount(forecast.now)} now, ${formatCount(requests - forecast.now)}`;
+  if (forecast.windows === 1) {
+    const text = `${head} after ${reset}`;
+    return forecast.resetInMs === undefined ? text : `at least ${formatTimeLeft(forecast.resetInMs)}: ${text}`;
+  }
+  return `${head} in ${formatCount(forecast.windows)} more windows of ${formatCount(forecast.limit)} after ${reset}; no time given (no response tells a window's length)`;
+}
+
+/** In the order they are sent, the key and credential-like values masked. */
 function shownHeaders(plan: ExportPlan, ctx: Context): Array<[string, string]> {
   const extras = Object.entries(requestHeaders(plan.http, ctx)).map(([name, value]): [string, string] => [name, ctx.secrets.showHeader(name, value)]);
   return [['Accept', 'application/ld+json'], ['X-Api-Key', maskSecret(plan.http.apiKey)], ...extras, ...Object.entries(plan.pages.headers)];
 }
 
 /**
- * Sends the light request: the first page with `itemsPerPage=1` (`page=1` with `--page`, else no
- * `page`, as the export's first request), no retry. The time to the reset is the reset as a local
- * instant (corrected by the server's `Date`) minus when the response arrived (the API
- * documentation, rate limiting).
+ * `page=1` only with `--page`, as the export's first request; no retry.
  * @throws what {@link fetchPage} throws (401/403 exit 3, 404 exit 4, network exit 6…)
  */
 async function probeExport(plan: ExportPlan, ctx: Context): Promise<DryRunProbe> {
@@ -70,26 +149,18 @@ async function probeExport(plan: ExportPlan, ctx: Context): Promise<DryRunProbe>
   return probe;
 }
 
-/** What the real run's checks before its first request found, writing nothing. */
 interface Preflight {
   /** Folders the run would create first. */
   create: readonly string[];
-  /** Its output as opening it would find it. */
   forecast: OutputForecast;
 }
 
-/**
- * The real run's checks before its first request, in its order, writing nothing: those of
- * commands/folders.ts `prepareOutputs` and the folders it would make (`planOutputs`), then what the run checks
- * (export/run/run.ts `checkExport`: the environment, the output, its lock and checkpoint).
- * @throws the error the real run would stop with before any request (exit 2 or 7)
- */
+/** The real run's checks, in its order. @throws what it would stop with before any request (exit 2 or 7) */
 async function preflight(plan: ExportPlan, ctx: Context): Promise<Preflight> {
   const folders = await planOutputs([plan]);
   return { create: folders.create, forecast: await checkExport(plan, ctx) };
 }
 
-/** Runs `check`; when it throws, says on stdout that the export would stop there, then rethrows. */
 async function orStop<T>(check: () => Promise<T>, ctx: Context): Promise<T> {
   try {
     return await check();
@@ -99,7 +170,6 @@ async function orStop<T>(check: () => Promise<T>, ctx: Context): Promise<T> {
   }
 }
 
-/** The checkpoint row: its path, and what the run would do with one that is there. */
 function checkpointText(path: string, found: CheckpointFound | undefined): string {
   const shown = inertText(path);
   if (found?.kind === 'resume') {
@@ -109,7 +179,6 @@ function checkpointText(path: string, found: CheckpointFound | undefined): strin
   return found?.kind === 'discard' ? `${shown} (--restart discards it)` : shown;
 }
 
-/** The lock row: its path, and the holder of a stale lock the run would take over. */
 function lockText(path: string, found: LockFound | undefined): string {
   const shown = inertText(path);
   if (found?.kind !== 'stale') return shown;
@@ -117,7 +186,6 @@ function lockText(path: string, found: LockFound | undefined): string {
   return inertText(`${shown} (stale${owner}: the run takes it over)`);
 }
 
-/** Where the export would write, the folders it would make, and what it would keep beside the output. */
 function fileLines(plan: ExportPlan, { create, forecast }: Preflight): Array<[string, string]> {
   const { files, database } = plan.output;
   const folders = create.map((f, i): [string, string] => [i === 0 ? 'folders' : '', `${inertText(f)} (would be created)`]);
@@ -142,13 +210,11 @@ function fileLines(plan: ExportPlan, { create, forecast }: Preflight): Array<[st
   ];
 }
 
-/** Items the checkpoint `--resume` would continue holds (0 without one). */
 const doneItems = (forecast: OutputForecast | undefined): number =>
   forecast?.checkpoint?.kind === 'resume' ? forecast.checkpoint.checkpoint.items : 0;
 
 const unknown = (value: string | undefined): string => value ?? 'unknown';
 
-/** The estimate of a plan's export from its probe (pure wrapper of {@link estimateExport}). */
 function estimateOf(plan: ExportPlan, probe: DryRunProbe, done: number): DryRunEstimate & { itemsPerPage: number } {
   const { start, mode, maxItems } = plan.pages;
   const itemsPerPage = Number(start.searchParams.get('itemsPerPage'));
@@ -156,13 +222,12 @@ function estimateOf(plan: ExportPlan, probe: DryRunProbe, done: number): DryRunE
   return { ...estimateExport(probe, itemsPerPage, firstPage, maxItems, mode === 'cursor', done), itemsPerPage };
 }
 
-/** `label: value` rows, labels padded to one width (an empty label continues the row above). */
+/** An empty label continues the row above. */
 function padRows(rows: ReadonlyArray<[string, string]>): string[] {
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   return rows.map(([k, v]) => (k ? `${k}:` : '').padEnd(width) + v);
 }
 
-/** The rows every plan shares: headers (the key masked), mode and format. */
 function commonRows(plan: ExportPlan, ctx: Context): Array<[string, string]> {
   const { pages } = plan;
   return [
@@ -172,13 +237,11 @@ function commonRows(plan: ExportPlan, ctx: Context): Array<[string, string]> {
   ];
 }
 
-/** The items row: the output's items, and those a resumed checkpoint holds already. */
 function itemsText(estimate: DryRunEstimate): string {
   if (estimate.items === undefined) return 'unknown';
   return `${formatCount(estimate.items)}${estimate.done === undefined ? '' : ` (${formatCount(estimate.done)} written before)`}`;
 }
 
-/** The lines of the plan, `label: value`, labels padded to one width. */
 function planLines(plan: ExportPlan, ctx: Context, checked: Preflight, probe: DryRunProbe): string[] {
   const estimate = estimateOf(plan, probe, doneItems(checked.forecast));
   const toGo = estimate.done === undefined ? '' : ' to go';
@@ -197,9 +260,7 @@ function planLines(plan: ExportPlan, ctx: Context, checked: Preflight, probe: Dr
 }
 
 /**
- * Runs a dry run of a validated export: the real run's checks before its first request (writing
- * nothing), then one light request and the plan on stdout. Records nothing in the rate-limit cache.
- * @returns 0
+ * Records nothing in the rate-limit cache.
  * @throws what the real run would throw before its first request (a checkpoint left without
  *   `--resume`: exit 2; a folder that cannot be made, a live lock: exit 7), after a line on stdout
  *   saying so; what the light request throws (HttpError exit 3/4, ApiUnavailableError exit 6…)
@@ -212,15 +273,13 @@ export async function runDryRun(plan: ExportPlan, ctx: Context): Promise<number>
   return ExitCode.Ok;
 }
 
-/** One taxpayer of a run with many, as its dry run sees it. */
 export interface DryRunUnit {
   taxpayer: string;
   plan: ExportPlan;
-  /** `--resume` found it finished earlier: the run does nothing for it. */
+  /** `--resume` found it finished earlier. */
   doneEarlier?: boolean;
 }
 
-/** What the dry run found of one taxpayer: its line, the exit code its export would have, and its light request's answer. */
 interface UnitForecast {
   line: string;
   code: number;
@@ -228,14 +287,12 @@ interface UnitForecast {
   estimate?: DryRunEstimate;
 }
 
-/** A taxpayer's line: `A: GET <first request> → <file> (what)`. */
 function unitLine(unit: DryRunUnit, what: string): string {
   const { database, files } = unit.plan.output;
   const to = database ? `${tableText(database.table)} in ${database.address.shown}` : (files?.target ?? 'stdout');
   return inertText(`${unit.taxpayer}: GET ${unit.plan.pages.start.href} → ${to} (${what})`);
 }
 
-/** `250 items, 1 page`, with the items a resumed checkpoint holds; `items unknown`. */
 function countsText(estimate: DryRunEstimate): string {
   if (estimate.items === undefined) return 'items unknown';
   const pages = `${formatCount(estimate.pages ?? 0)} ${estimate.pages === 1 ? 'page' : 'pages'}`;
@@ -243,12 +300,7 @@ function countsText(estimate: DryRunEstimate): string {
   return `${formatCount(estimate.items)} items, ${formatCount(estimate.done)} written before: ${pages} to go`;
 }
 
-/**
- * One taxpayer of a dry run with many, as its export would go: nothing to do when finished earlier;
- * the checks its export makes before its first request (a failure is that taxpayer's, as in the
- * run); then its light request (a 404 is its `not found, exit 4`).
- * @throws what its light request throws other than a 404
- */
+/** A failed check is that taxpayer's, as in the run. @throws what its light request throws other than a 404 */
 async function dryRunUnit(unit: DryRunUnit, ctx: Context): Promise<UnitForecast> {
   if (unit.doneEarlier === true) return { line: unitLine(unit, 'done earlier, nothing to do'), code: ExitCode.Ok };
   let forecast: OutputForecast;
@@ -269,13 +321,9 @@ async function dryRunUnit(unit: DryRunUnit, ctx: Context): Promise<UnitForecast>
 }
 
 /**
- * The dry run of a run with many taxpayers (docs/progress.md, "Dry run"): the folders the run
- * would make first (one that cannot be made stops it, as it stops the run), then per taxpayer, one
- * after the other, the checks its export makes and one light request; one line per taxpayer (its
- * first request, file, items and pages, or why it would fail or was done earlier), and the total
- * with its estimate (the requests of every taxpayer against the quota of the last answer: they
- * share the endpoint's budget). Writes nothing, makes no folder.
- * @returns the exit code the run would end with: the most severe of the taxpayers'
+ * Taxpayers one after the other; the estimate sets every taxpayer's requests against the quota of
+ * the last answer: they share the endpoint's budget.
+ * @returns the most severe of the taxpayers' exit codes
  * @throws what the run would throw before any request (exit 7 for a folder); what a light request
  *   throws other than a 404 (exit 3 for the key, 6 for the network…)
  */

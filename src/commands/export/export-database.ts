@@ -1,9 +1,6 @@
 /**
- * The database side of an export plan (docs/databases.md, "Mirror into a database"): which
- * destination `--out` names, the flags that go with it (`--table`, `--key`, `--incremental`,
- * `--prune`) and those that do not, the table's source, and the watermark stored with the table.
- * Everything but {@link storedDatabaseSince} is pure: a bad URL or table name is exit 2 before any
- * request.
+ * The database side of an export plan (docs/databases.md). All but {@link storedDatabaseSince} is
+ * pure: a bad URL or table name is exit 2 before any request.
  */
 import type { Context } from '../../context.js';
 import type { Endpoint, Ids } from '../../endpoints.js';
@@ -16,27 +13,24 @@ import { parseSince } from '../../export/state/since.js';
 import type { ExportFlags } from '../flags.js';
 
 /**
- * The source of a table's rows: the collection path and the `--param`s (the API's filters) as a
- * query, e.g. `/taxpayers/X/invoices?status=VIGENTE`. The lock, the watermark and `--prune` belong
- * to it, so a filtered export never prunes or advances what an unfiltered one saw.
+ * The path and the `--param`s as a query: the lock, the watermark and `--prune` belong to it, so a
+ * filtered export never prunes or advances what an unfiltered one saw.
  */
 export function sourceOf(path: string, params: ReadonlyArray<readonly [string, string]>): string {
   return params.length === 0 ? path : `${path}?${new URLSearchParams(params.map(([k, v]): [string, string] => [k, v])).toString()}`;
 }
 
-/** Whether `out` names a database table (PostgreSQL or DuckDB), where every taxpayer of a run is a source of one table. */
+/** PostgreSQL or DuckDB: every taxpayer of a run is a source of one table. */
 export function isDatabaseTable(out: string, cwd: string): boolean {
   const address = databaseAddress(out, cwd);
   return address !== undefined && address.kind !== 'parquet';
 }
 
-/** The flags that make no sense with each kind of destination, and why. */
 function refuse(flag: string, why: string): never {
   throw new UsageError(`${flag} ${why}`);
 }
 
 /**
- * Checks the flags that depend on the destination.
  * @throws {UsageError} (exit 2): `--format`, `--compress`, `--manifest` or `--csv-safe` with a
  *   database or Parquet `--out`; `--fields`, `--state` with a database; `--table`, `--key`,
  *   `--incremental`, `--prune` without one; `--prune` with `--incremental`, `--since`,
@@ -75,10 +69,7 @@ function checkDestinationFlags(flags: ExportFlags, address: DatabaseAddress | un
   }
 }
 
-/**
- * The destination `--out` names, its flags checked (see {@link checkDestinationFlags}).
- * @throws {UsageError} (exit 2)
- */
+/** @throws {UsageError} (exit 2) as {@link checkDestinationFlags} */
 export function planDestination(flags: ExportFlags, cwd: string): DatabaseAddress | undefined {
   const address = databaseAddress(flags.out, cwd);
   checkDestinationFlags(flags, address);
@@ -86,10 +77,8 @@ export function planDestination(flags: ExportFlags, cwd: string): DatabaseAddres
 }
 
 /**
- * The plan of a database destination: the table (`--table`, else from the path), the key, the
- * source, the taxpayer, the mode, and whether a complete run stores its watermark: an incremental
- * run, or a full one without `--since` (a full run saw everything, so the next `--incremental` may
- * start there); never under `--max-items`, nor where the API has no date filter.
+ * A full run without `--since` stores its watermark too (it saw everything, so the next
+ * `--incremental` may start there); never under `--max-items`, nor where the API has no date filter.
  * @throws {UsageError} (exit 2) for a bad `--table` or `--key`
  */
 export function planDatabase(
@@ -118,16 +107,14 @@ export function planDatabase(
   };
 }
 
-/** What a database destination adds to the checkpoint's fingerprint: the table, the key and `--prune`. */
 export function databaseFingerprint(database: DatabasePlan | undefined): Record<string, unknown> {
   if (database === undefined) return {};
   return { table: tableText(database.table), key: database.key ?? null, prune: database.prune };
 }
 
 /**
- * Reads the watermarks stored with the table of `plan` when it is an incremental export without
- * `--since` (which wins, as with `--state`); one connection, before any request.
- * @returns the watermark of each source, epoch ms; undefined when there is nothing to read
+ * `--since` wins, as with `--state`; one connection, before any request.
+ * @returns epoch ms by source; undefined when there is nothing to read
  * @throws {CollectionsError} (exit 7) when the database cannot be reached; {@link UsageError}
  *   (exit 2) when a stored watermark is not a time
  */
@@ -140,7 +127,7 @@ export async function storedDatabaseSince(plan: ExportPlan, flags: ExportFlags, 
   return new Map([...stored].map(([source, since]) => [source, parseSince(since, `${where} for ${source}`)]));
 }
 
-/** The password of a PostgreSQL destination (from its URL, or `PGPASSWORD`) becomes a secret of the run: no output shows it. */
+/** From its URL or `PGPASSWORD`: no output shows it. */
 export function addDatabaseSecrets(plan: ExportPlan, ctx: Pick<Context, 'env' | 'secrets'>): void {
   const address = plan.output.database?.address;
   if (address?.kind !== 'postgres') return;
@@ -148,7 +135,7 @@ export function addDatabaseSecrets(plan: ExportPlan, ctx: Pick<Context, 'env' | 
   ctx.secrets.add(ctx.env.PGPASSWORD);
 }
 
-/** A command line word without the password of a PostgreSQL URL (the "resume with" hint is printed). */
+/** The "resume with" hint is printed. */
 export function withoutPassword(word: string): string {
   if (!isPostgresUrl(word)) return word;
   try {

@@ -1,9 +1,4 @@
-/**
- * The parts of an export plan (export/run/plan.ts), each from the flags and settings alone:
- * endpoint and paging mode, the first request's URL, the pages, the client's limits, progress,
- * output and the checkpoint's fingerprint. commands/export.ts `planExport` puts them together in
- * one plan, for one export or for each taxpayer of a run with many.
- */
+/** The parts of an `ExportPlan`, each from the flags and settings alone; `planExport` puts them together. */
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../../context.js';
 import { builtInDefault } from '../../config/flag-readers.js';
@@ -26,27 +21,24 @@ import { planIncremental, type IncrementalPlan } from './export-incremental.js';
 import { databaseFingerprint } from './export-database.js';
 import type { ExportFlags } from '../flags.js';
 
-/** Settings that come from flags, environment or profile (see config/settings.ts). */
+/** From flag, environment or profile. */
 export interface ResolvedExportSettings {
   apiKey: string;
   baseUrl: URL;
-  /** Profile defaults for export flags not given on the command line. */
+  /** For export flags not given on the command line. */
   defaults: ExportDefaults;
-  /** Request headers stored in the profile, in order (`--header` adds to them); none when absent. */
+  /** Stored in the profile, in order (`--header` adds to them). */
   headers?: ReadonlyArray<readonly [string, string]>;
 }
 
-/** Resolved settings plus a recorder of the rate-limit headers of each page. */
 export interface LoadedExportSettings {
   resolved: ResolvedExportSettings;
-  /** Records a rate-limit snapshot under `endpointKey` for `ratelimit --cached` (never throws). */
+  /** For `ratelimit --cached`; never throws. */
   recordRateLimit: (endpointKey: string, snapshot: RateLimitSnapshot) => void;
 }
 
 /**
- * Loads the settings of an export, adding the key and the values of credential-like stored headers
- * to `ctx.secrets`; warns on stderr before anything is sent when the base URL is plain `http://`
- * to a host other than loopback.
+ * Adds the key and credential-like stored headers to `ctx.secrets`.
  * @throws {UsageError} (exit 2) when the key or base URL is missing or invalid, or a stored key
  *   would be sent to another origin than its profile's
  */
@@ -63,10 +55,7 @@ export function loadExportSettings(flags: SettingsFlags, ctx: Context): LoadedEx
   };
 }
 
-/**
- * Export defaults when neither a flag nor the profile gives one, from the flag table
- * (config/flags.ts; README, "Export options"): times in milliseconds, `maxWaitMs` Infinity = no limit.
- */
+/** When neither a flag nor the profile gives one: times in ms, `maxWaitMs` Infinity = no limit. */
 export const EXPORT_DEFAULTS = {
   itemsPerPage: builtInDefault('itemsPerPage'),
   firstPage: builtInDefault('page'),
@@ -78,33 +67,29 @@ export const EXPORT_DEFAULTS = {
   format: exportFlag('format').defaultValue as OutputFormat,
 } as const;
 
-/** How the plan of one taxpayer of a run with many differs from a lone export's (commands/batch.ts). */
+/** How the plan of one taxpayer of a run with many differs from a lone export's. */
 export interface UnitOfMany {
-  /** Whether to continue a checkpoint: with `--resume`, only a taxpayer that has one does; the others start afresh. */
+  /** With `--resume`, only a taxpayer that has a checkpoint continues; the others start afresh. */
   readonly resume: boolean;
-  /** Whether the finished output goes to the run manifest (`--manifest FILE`) instead of a manifest beside it. */
+  /** To the run manifest (`--manifest FILE`) instead of a manifest beside the output. */
   readonly collectManifest: boolean;
 }
 
-/** What an export asks for: the endpoint, its ids and path, the incremental part and the paging mode. */
 export interface ExportTarget {
   readonly endpoint: Endpoint;
   readonly ids: Ids;
-  /** The endpoint path with the ids filled in (endpoints.ts `buildPath`), or the path given to `get`. */
+  /** Ids filled in, or the path given to `get`. */
   readonly path: string;
   /** `get`'s query (no `?`), sent first as typed; empty otherwise. */
   readonly query: string;
   readonly inc: IncrementalPlan;
-  /** Cursor mode (`--cursor`, or an incremental export on an endpoint that has it), else offset mode. */
   readonly cursor: boolean;
 }
 
 /**
- * Resolves the endpoint of `command` and its ids (or, for `get`, the endpoint of its path), and the
- * paging mode. An incremental export (`--since`, `--state`) pages by cursor where the endpoint
- * can, unless `--page` asks for offset mode (docs/nightly-sync.md, "Nightly sync"); `get` sends
- * `--cursor` on any path.
- * @param storedSince the watermark of `--state`, epoch ms (commands/export-incremental.ts `readStoredSince`)
+ * An incremental export pages by cursor where the endpoint can, unless `--page` asks for offset
+ * mode (docs/nightly-sync.md); `get` sends `--cursor` on any path.
+ * @param storedSince the watermark of `--state`, epoch ms
  * @throws {UsageError} (exit 2) for unknown ids or an invalid path, an invalid incremental flag,
  *   and `--cursor`, `--total` or `--page` where they do not apply
  */
@@ -120,20 +105,17 @@ export function planTarget(command: string, flags: ExportFlags, cwd: string, sto
   return { endpoint, ids, path, query, inc, cursor };
 }
 
-/** `--out` resolved against `cwd`; undefined for stdout (no `--out`, or `-`). */
+/** Undefined for stdout. */
 export function outPathOf(flags: ExportFlags, cwd: string): string | undefined {
   return flags.out === undefined || flags.out === '-' ? undefined : resolvePath(cwd, flags.out);
 }
 
-/** The output format: `--format`, else the suffix of `--out`, else the profile's, else ndjson. */
+/** `--format`, else the suffix of `--out`, else the profile's, else ndjson. */
 export function formatOf(flags: ExportFlags, out: string | undefined, settings: ResolvedExportSettings): OutputFormat {
   return (flags.format as OutputFormat | undefined) ?? (out ? formatFromPath(out) : (settings.defaults.format ?? EXPORT_DEFAULTS.format));
 }
 
-/**
- * What is written and where.
- * @throws {UsageError} (exit 2) for an invalid `--fields`
- */
+/** @throws {UsageError} (exit 2) for an invalid `--fields` */
 export function planOutput(
   flags: ExportFlags,
   endpoint: Endpoint,
@@ -151,11 +133,9 @@ export function planOutput(
 }
 
 /**
- * Items per page (README, `--max-items`): `--items-per-page` as given; else the default (the
- * profile's, else 1000), lowered to `--max-items` when that is smaller, so `--max-items 2` asks
- * for 2 items and not 1000 (every item of a page costs the server and the wire). Not with `--page`,
- * whose meaning (which items the page holds) depends on the page size. Derived from flags only, so
- * a `--resume` with the same flags asks for the same pages (the checkpoint's fingerprint holds them).
+ * The default lowered to `--max-items` (every item of a page costs the server and the wire), but
+ * not with `--page`, whose items depend on the page size. From flags only, so a `--resume` with
+ * the same flags asks for the same pages.
  */
 function pageSizeOf(flags: ExportFlags, settings: ResolvedExportSettings): number {
   if (flags.itemsPerPage !== undefined) return flags.itemsPerPage;
@@ -163,7 +143,6 @@ function pageSizeOf(flags: ExportFlags, settings: ResolvedExportSettings): numbe
   return flags.maxItems !== undefined && flags.page === undefined ? Math.min(flags.maxItems, byDefault) : byDefault;
 }
 
-/** The pagination headers of the API: `X-Pagination-Style: cursor`, and `X-Pagination-Enable-Partial: 0` for `--total`. */
 function paginationHeaders(cursor: boolean, total: boolean): Record<string, string> {
   const headers: Record<string, string> = {};
   if (cursor) headers['X-Pagination-Style'] = 'cursor';
@@ -171,12 +150,7 @@ function paginationHeaders(cursor: boolean, total: boolean): Record<string, stri
   return headers;
 }
 
-/**
- * The pages to ask for: the first request's URL (the endpoint under the base URL's path, the query
- * of a `get` path, the `--param`s in order, the incremental filter, `itemsPerPage`, and `page` only
- * when `--page` asks: the API's first page is its default, and a cursor-only endpoint refuses any
- * `page`), the pagination headers, the mode and the pages in flight.
- */
+/** `page` only when `--page` asks: the API's first page is its default, and a cursor-only endpoint refuses any `page`. */
 export function planPages(target: ExportTarget, flags: ExportFlags, settings: ResolvedExportSettings): PagesPlan {
   const { cursor, inc } = target;
   const start = endpointUrl(settings.baseUrl, target.path);
@@ -199,14 +173,9 @@ export function planPages(target: ExportTarget, flags: ExportFlags, settings: Re
   };
 }
 
-/** The profile's headers, then `--header`s. */
-function userHeaders(flags: Pick<ExportFlags, 'header'>, settings: Pick<ResolvedExportSettings, 'headers'>): Record<string, string> {
-  return mergeHeaders(settings.headers ?? [], flags.header ?? []);
-}
-
-/** The client's limits (flag, else profile, else the built-in default) and the user's headers. */
+/** Each limit: flag, else profile, else the built-in default. */
 export function planHttp(flags: ExportFlags, settings: ResolvedExportSettings): HttpPlan {
-  const headers = userHeaders(flags, settings);
+  const headers = mergeHeaders(settings.headers ?? [], flags.header ?? []);
   return {
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey,
@@ -218,7 +187,7 @@ export function planHttp(flags: ExportFlags, settings: ResolvedExportSettings): 
   };
 }
 
-/** Progress on stderr; each export of a run with many is silent (the run reports one line per taxpayer, commands/batch-report.ts). */
+/** Each export of a run with many is silent: the run reports one line per taxpayer. */
 export function planProgress(flags: ExportFlags, many: UnitOfMany | undefined): ProgressPlan {
   if (many) return { quiet: true, spinner: false, verbose: flags.verbose === true, logFormat: 'text' };
   return {
@@ -229,12 +198,7 @@ export function planProgress(flags: ExportFlags, many: UnitOfMany | undefined): 
   };
 }
 
-/**
- * The options that shape the output, stored in the checkpoint and compared on `--resume` (a
- * checkpoint of other options is refused): the origin and first request, paging, format and its
- * options, `--max-items`, the state entry, the compression and the user's request headers (a
- * credential-like one by name only).
- */
+/** The options that shape the output: `--resume` refuses a checkpoint of others. */
 export function fingerprintOf(
   target: ExportTarget,
   flags: ExportFlags,

@@ -1,7 +1,4 @@
-/**
- * What an export command does (the commander side is commands/export-command.ts): validates flags
- * into an {@link ExportPlan} before any request or file is touched, then runs it.
- */
+/** An export command: flags validated into an {@link ExportPlan} before any request or file is touched, then run. */
 import type { Context } from '../../context.js';
 import { idsFromFlags } from '../../endpoints.js';
 import { isPathEndpoint } from '../../path-family.js';
@@ -40,22 +37,10 @@ import type { RateLimitSnapshot } from '../../http/client.js';
 import type { PageStep } from '../../pagination/paginate.js';
 import { showHeaderValue } from '../../secrets.js';
 
-/**
- * Compression suffixes of `--out` that are not supported (only gzip is): refused rather than
- * written as plain text under a name that promises another format.
- */
+/** Refused rather than written as plain text under a name that promises another format. */
 const UNSUPPORTED_COMPRESSIONS = ['.zst', '.zstd', '.bz2', '.xz', '.lzma', '.lz4', '.lz', '.zip', '.7z', '.br', '.z'];
 
-/**
- * The compression of an export: `--compress gzip`, or an `--out` ending in `.gz` (docs/files.md,
- * "Compressed output").
- * @param out the resolved `--out`, undefined for stdout
- * @param format the resolved format
- * @returns `gzip`, or undefined for plain text
- * @throws {UsageError} (exit 2) for an `--out` ending in another compression's suffix (`.zst`,
- *   `.bz2`, `.xz`, `.zip`, `.br`…), naming gzip as the supported one, and for gzip with a format
- *   that refuses it (its definition's `compress`: `--format table`)
- */
+/** @throws {UsageError} (exit 2) for another compression's suffix, and for gzip with a format that refuses it (`table`) */
 function planCompression(flags: ExportFlags, out: string | undefined, format: OutputFormat): Compression | undefined {
   const lower = out?.toLowerCase() ?? '';
   const suffix = UNSUPPORTED_COMPRESSIONS.find((s) => lower.endsWith(s));
@@ -70,10 +55,7 @@ function planCompression(flags: ExportFlags, out: string | undefined, format: Ou
   return compress;
 }
 
-/**
- * Checks `--resume` and `--restart` against the output.
- * @throws {UsageError} (exit 2) for both together, `--resume` to stdout or with a format whose definition refuses it (`table`)
- */
+/** @throws {UsageError} (exit 2) for both together, `--resume` to stdout or with a format that refuses it (`table`) */
 function checkResumeFlags(flags: ExportFlags, out: string | undefined, format: OutputFormat): void {
   if (flags.resume && flags.restart) throw new UsageError('--resume and --restart exclude each other: continue the checkpoint, or discard it');
   if (flags.resume && !out) throw new UsageError('--resume needs --out FILE (stdout exports have no checkpoint)');
@@ -82,11 +64,9 @@ function checkResumeFlags(flags: ExportFlags, out: string | undefined, format: O
 }
 
 /**
- * Validates flags into a frozen plan (export/run/plan.ts), the one place a plan is made: for one
- * export, and for each taxpayer of a run with many (commands/batch.ts, with `many`). Pure apart
- * from path resolution against `cwd`; the parts come from commands/export-plan.ts.
- * @param storedSince the watermark of `--state`, epoch ms (see `readStoredSince`)
- * @param many how this taxpayer's export differs when it is one of many; undefined for a lone export
+ * The one place a plan is made, for one export and for each taxpayer of a run with many. Pure apart
+ * from path resolution against `cwd`.
+ * @param storedSince the watermark of `--state`, epoch ms
  * @throws {UsageError} (exit 2) for every invalid combination, before anything is sent or written
  */
 export function planExport(
@@ -145,36 +125,31 @@ export function planExport(
   });
 }
 
-/** Headers as manifests show them. */
 function shownHeaders(headers: Readonly<Record<string, string>> = {}): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, showHeaderValue(name, value)]));
 }
 
-/** Quotes a word for a POSIX shell when needed, for the "resume with" hint. */
+/** For a POSIX shell. */
 function shellQuote(word: string): string {
   return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The command line to repeat with `--resume`, shell-quoted: `collections` and `argv` (given without the key and `--resume`). */
 function resumeCommandOf(argv: readonly string[]): string {
   return ['collections', ...argv.map(withoutPassword)].map(shellQuote).join(' ');
 }
 
-/** A validated export and the settings it came from. */
 export interface PreparedExport {
   plan: ExportPlan;
   settings: LoadedExportSettings;
 }
 
 /**
- * Loads the settings of `flags` (flag, environment, profile) and validates everything into a plan;
- * nothing is sent or written. The API key is added to `ctx.secrets` as soon as it is known.
- * @param argv the command line without the key and without `--resume`, for the resume hint
+ * Nothing is sent or written.
+ * @param argv without the key and `--resume`, for the resume hint
  * @throws {UsageError} (exit 2) for missing or invalid settings and every invalid flag combination
  */
 export function prepareExport(command: string, flags: ExportFlags, argv: readonly string[], ctx: Context, databaseSince?: number): PreparedExport {
   const settings = loadExportSettings(flags, ctx);
-  ctx.secrets.add(settings.resolved.apiKey);
   const resumeCommand = resumeCommandOf(argv);
   const storedSince = databaseSince ?? readStoredSince(command, flags, ctx.cwd);
   const plan = planExport(command, flags, settings.resolved, ctx.cwd, resumeCommand, storedSince);
@@ -182,10 +157,7 @@ export function prepareExport(command: string, flags: ExportFlags, argv: readonl
   return { plan, settings };
 }
 
-/**
- * The watermarks stored with the table of a run of many taxpayers into a database (`--incremental`),
- * read once before any request, after the first taxpayer's plan checked every flag.
- */
+/** Read once before any request, after the first taxpayer's plan checked every flag. */
 async function batchDatabaseSince(
   command: string,
   first: ExportFlags,
@@ -196,7 +168,7 @@ async function batchDatabaseSince(
   return storedDatabaseSince(prepareExport(command, first, argv, ctx).plan, first, ctx);
 }
 
-/** The values of an `--out` template: its taxpayer, endpoint key (`get`: the path's segments joined with `-`) and the UTC date. */
+/** `get`'s endpoint is the path's segments joined with `-`. */
 function outValues(command: string, flags: ExportFlags, ctx: Context): TemplateValues {
   const { endpoint, path } = resolveSource(command, idsFromFlags(flags), flags.path, flags.sinceField);
   const name = isPathEndpoint(endpoint) ? path.slice(1).split('/').join('-') : endpoint.key;
@@ -204,13 +176,7 @@ function outValues(command: string, flags: ExportFlags, ctx: Context): TemplateV
 }
 
 /**
- * Runs export `command` from parsed flags: {@link prepareExport}, then the export, or with
- * `--dry-run` its checks before the first request, the plan and one light request
- * (commands/dry-run.ts), writing nothing. Several taxpayers, or `--taxpayers-file`, make a run of
- * many (commands/batch.ts); one export is {@link runLoneExport}, where commands/folders.ts
- * `prepareOutputs` refuses, before the first request, an incremental export that would narrow its
- * output and makes the folders it writes into.
- * @param options the command, its flags, and the command line without the key and `--resume` (for the resume hint)
+ * Several taxpayers, or `--taxpayers-file`, make a run of many.
  * @returns 0 on success (also when the reader of stdout went away)
  * @throws {UsageError} (exit 2) as {@link prepareExport}, for `--quiet` with `--verbose`, and for gzip to stdout when it is a terminal
  * @throws {CollectionsError} subclasses mapped to exit codes by main()
@@ -231,12 +197,12 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
   return runLoneExport(command, flags, argv, ctx);
 }
 
-/** @throws {UsageError} for `--quiet` with `--verbose`: "nothing but errors" and "a line per request" have no right order */
+/** @throws {UsageError} (exit 2): "nothing but errors" and "a line per request" have no right order */
 export function checkQuietVerbose(flags: ExportFlags): void {
   if (flags.quiet === true && flags.verbose === true) throw new UsageError('--quiet and --verbose exclude each other; give one of them');
 }
 
-/** One export (a named command's, or `get`'s with `flags.path`), or its dry run. @throws as {@link runExportCommand} */
+/** A named command's, or `get`'s with `flags.path`. @throws as {@link runExportCommand} */
 export async function runLoneExport(command: string, flags: ExportFlags, argv: readonly string[], ctx: Context): Promise<number> {
   const template = isOutTemplate(flags.out);
   if (template) flags = { ...flags, out: expandOut(flags.out!, outValues(command, flags, ctx)) };
@@ -258,8 +224,7 @@ export async function runLoneExport(command: string, flags: ExportFlags, argv: r
     }
   }
   const made = await prepareOutputs([plan]);
-  // The last quota seen is recorded once, at the end, for `ratelimit --cached` (only the headers:
-  // holding the page itself would keep its items alive).
+  // Only the headers: holding the page would keep its items alive.
   let last: RateLimitSnapshot | undefined;
   const onPageFetched = (page: PageStep): void => {
     if (page.rateLimit) last = page.rateLimit;

@@ -1,7 +1,6 @@
 /**
- * The folders of every file an export writes, made (as `gh` and `rclone` make theirs) and checked
- * before its first request (docs/files.md, "Folders"), so a run never downloads a whole export only
- * to fail when it stores the result.
+ * The folders of every file an export writes, made (as `gh` and `rclone` do) and checked before its
+ * first request, so a run never downloads a whole export only to fail when it stores the result.
  */
 import { constants as fsConstants } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -12,7 +11,7 @@ import type { ExportPlan } from '../../export/run/plan.js';
 import { checkReplace } from '../../export/state/replace-guard.js';
 import { errorCode, errorWords, fileError } from '../../io/files.js';
 
-/** The calls of {@link planFolders} and {@link makeFolders}; tests inject a read-only or forbidden file system. */
+/** Tests inject a read-only or forbidden file system. */
 export interface FolderFileSystem {
   /** Without `recursive`: EEXIST when something is there. */
   mkdir(path: string): Promise<unknown>;
@@ -35,25 +34,23 @@ const nodeFolders: FolderFileSystem = {
   },
 };
 
-/** Why a file cannot be written. */
 export interface FolderProblem {
   file: string;
-  /** The path at fault: the file itself, or a folder on its way. */
+  /** The file itself, or a folder on its way. */
   path: string;
-  /** In words, e.g. `folder /ro is not writable: read-only file system (EROFS)`, `/data/x is a file, not a folder`. */
+  /** e.g. `folder /ro is not writable: read-only file system (EROFS)`. */
   cause: string;
 }
 
-/** What writing a set of files needs of their folders. */
 export interface FolderPlan {
-  /** Folders to create, absolute, each after its parent; empty with a `problem`. */
+  /** Absolute, each after its parent; empty with a `problem`. */
   create: string[];
   problem?: FolderProblem;
-  /** The folders the files go into, where {@link makeFolders} creates a file to be sure. */
+  /** Where {@link makeFolders} creates a file to be sure. */
   folders: string[];
 }
 
-/** The error of a {@link FolderProblem}: `cannot write F: cause` (exit 7). */
+/** Exit 7. */
 export function folderError(problem: FolderProblem): OutputError {
   return new OutputError(`cannot write ${problem.file}: ${problem.cause}`);
 }
@@ -68,7 +65,7 @@ async function statOf(fs: FolderFileSystem, path: string): Promise<Stat | { code
   }
 }
 
-/** The missing folders of one file, parents first, or its problem; undefined for a FIFO or device. */
+/** Parents first; undefined for a FIFO or device. */
 async function planFile(file: string, fs: FolderFileSystem): Promise<{ missing: string[]; folder: string } | FolderProblem | undefined> {
   const self = await statOf(fs, file);
   if ('isDirectory' in self) {
@@ -97,11 +94,7 @@ async function planFile(file: string, fs: FolderFileSystem): Promise<{ missing: 
   return { missing, folder: dirname(file) };
 }
 
-/**
- * Checks, creating nothing, that each of `files` (absolute) is not a folder and that its folder
- * exists or can be made: the deepest existing folder above it is one `access(2)` lets us write
- * into. A FIFO or device is skipped. {@link makeFolders} carries the plan out.
- */
+/** Creates nothing: the deepest existing folder above each file must be one `access(2)` lets us write into. */
 export async function planFolders(files: readonly string[], fs: FolderFileSystem = nodeFolders): Promise<FolderPlan> {
   const create: string[] = [];
   const folders: string[] = [];
@@ -116,10 +109,10 @@ export async function planFolders(files: readonly string[], fs: FolderFileSystem
 }
 
 /**
- * Makes the folders of `files` ({@link planFolders}), one level at a time (Node's recursive mkdir
- * reports a read-only mount as ENOENT), then creates and removes a file in each folder: `access(2)`
- * says yes to root on a pseudo file system (`/proc`) that takes no file.
- * @throws {OutputError} (exit 7) naming the path and the cause in words, e.g. `cannot create the folder D: read-only file system (EROFS)`
+ * One level at a time: Node's recursive mkdir reports a read-only mount as ENOENT. Then a file is
+ * created and removed in each folder: `access(2)` says yes to root on a pseudo file system (`/proc`)
+ * that takes no file.
+ * @throws {OutputError} (exit 7) naming the path and the cause in words
  */
 export async function makeFolders(files: readonly string[], fs: FolderFileSystem = nodeFolders): Promise<string[]> {
   const plan = await planFolders(files, fs);
@@ -146,16 +139,14 @@ export async function makeFolders(files: readonly string[], fs: FolderFileSystem
 }
 
 /**
- * Removes the folders a run made that are still empty, innermost first (`rmdir` removes only an
- * empty folder), so a run that fails before writing anything (a rejected key) leaves no empty
- * folders behind. Best effort: a folder that holds a file, or cannot be removed, stays.
- * @param made folders from {@link prepareOutputs}, each listed after its parents
+ * So a run that fails before writing anything leaves no empty folders; `rmdir` removes only an empty one.
+ * @param made each listed after its parents
  */
 export async function removeEmptyFolders(made: readonly string[]): Promise<void> {
   for (const folder of [...made].reverse()) await rmdir(folder).catch(() => undefined);
 }
 
-/** The files an export plan writes whose folders must exist: its output (a DuckDB file too), `--state` file and manifest (absolute). */
+/** The output (a DuckDB file too), `--state` file and manifest, absolute. */
 export function writtenFiles(plan: Pick<ExportPlan, 'output' | 'state' | 'manifest'>): string[] {
   const address = plan.output.database?.address;
   const output = address?.kind === 'duckdb' ? address.path : plan.output.files?.target;
@@ -163,7 +154,6 @@ export function writtenFiles(plan: Pick<ExportPlan, 'output' | 'state' | 'manife
   return files.filter((f): f is string => f !== undefined);
 }
 
-/** Refuses, before anything is written, an export that would replace an output it narrows (export/state/replace-guard.ts `checkReplace`). */
 async function checkReplaces(plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'manifest'>>): Promise<void> {
   for (const { output, manifest } of plans) {
     if (output.files && manifest) {
@@ -173,20 +163,15 @@ async function checkReplaces(plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'm
 }
 
 /**
- * The pre-flight of exports about to run, before their first request: none may replace an output
- * it would narrow ({@link checkReplaces}), then every folder they write into is made and checked
- * ({@link makeFolders}).
- * @throws {UsageError} (exit 2) from `checkReplace`, before anything is written; {@link OutputError} (exit 7) from {@link makeFolders}
+ * Before the first request: none may replace an output it would narrow, then every folder is made.
+ * @throws {UsageError} (exit 2) before anything is written; {@link OutputError} (exit 7) from {@link makeFolders}
  */
 export async function prepareOutputs(plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'state' | 'manifest'>>): Promise<string[]> {
   await checkReplaces(plans);
   return makeFolders(plans.flatMap(writtenFiles));
 }
 
-/**
- * {@link prepareOutputs} writing nothing (the dry run's): the same checks, and the folders it would make.
- * @throws what {@link prepareOutputs} throws: {@link UsageError} (exit 2), {@link OutputError} (exit 7)
- */
+/** {@link prepareOutputs} writing nothing. @throws as {@link prepareOutputs} */
 export async function planOutputs(plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'state' | 'manifest'>>): Promise<FolderPlan> {
   await checkReplaces(plans);
   const plan = await planFolders(plans.flatMap(writtenFiles));

@@ -1,40 +1,30 @@
 /**
- * `collections ratelimit` (README, "Checking the quota"): one light request (`itemsPerPage=1`) per
- * endpoint the given ids allow, then the quota each one reports (its `X-RateLimit-*` headers; the
- * API documentation, rate limiting). A 429 is an answer here, never waited on. `--cached` prints
- * what earlier commands saw and sends nothing (commands/ratelimit-cached.ts).
+ * `collections ratelimit` (README, "Checking the quota"): one `itemsPerPage=1` request per endpoint
+ * the ids allow, then its `X-RateLimit-*` headers. A 429 is an answer here, never waited on.
  */
 import type { Context } from '../../context.js';
 import { loadSettings, openConfigStore, requireApiSettings, stderrWarner } from '../../config/settings.js';
 import type { ApiSettings, ResolvedSettings } from '../../config/settings.js';
-import type { ConfigStore } from '../../config/store.js';
+import type { ConfigStore, RateLimitCacheEntry } from '../../config/store.js';
 import { buildPath, endpointUrl, ENDPOINTS, ID_SPECS, idsFromFlags } from '../../endpoints.js';
 import type { Endpoint, IdFlagValues, Ids } from '../../endpoints.js';
 import { ExitCode, HttpError } from '../../errors.js';
 import { formatLocalTime, formatTimeLeft } from '../../io/format.js';
+import { inertText, outputColumns } from '../../io/terminal-text.js';
 import { createClient } from '../../http/client.js';
 import { mergeHeaders } from '../../http/request-headers.js';
 import type { Client, ClientOptions, ProbeResult, RateLimitSnapshot } from '../../http/client.js';
-import { cell, newTable, resetSeconds, runCachedRatelimit, tableWidth } from './ratelimit-cached.js';
-import { loadTableSupport } from '../../output/table-draw.js';
+import { drawTable, loadTableSupport } from '../../output/table-draw.js';
 import type { GlobalFlags } from '../flags.js';
 
-/** What the `ratelimit` command (commands/ratelimit-command.ts) hands {@link runRatelimit}: its flags as parsed. */
 export interface RatelimitCommandOptions extends GlobalFlags, IdFlagValues {
-  /** `-H, --header`, repeatable: headers sent with each probe besides the profile's. */
+  /** `-H, --header`: sent with each probe after the profile's. */
   header?: Array<[string, string]>;
-  /** `--json`. */
   json: boolean;
-  /** `--cached`. */
   cached: boolean;
 }
 
-/**
- * Runs `ratelimit` from its parsed flags: resolves the settings (flag, environment, profile; the key
- * and credential-like stored headers are added to `ctx.secrets` once known) and the headers to
- * send (the profile's, then `--header`s), then {@link showRatelimit}.
- * @throws as {@link showRatelimit}, and {@link UsageError} (exit 2) for invalid settings
- */
+/** @throws as {@link showRatelimit}, and {@link UsageError} (exit 2) for invalid settings */
 export async function runRatelimit(ctx: Context, options: RatelimitCommandOptions): Promise<number> {
   const { settings, store } = loadSettings(options, ctx);
   ctx.secrets.add(settings.apiKey);
@@ -43,63 +33,48 @@ export async function runRatelimit(ctx: Context, options: RatelimitCommandOption
   return showRatelimit({ settings, store, ...idsFromFlags(options), json: options.json, cached: options.cached, headers }, ctx);
 }
 
-/**
- * Options of {@link showRatelimit} (commander: the id flags of endpoints.ts, `--json`, `--cached`):
- * the ids given (`taxpayerId` from `--taxpayer <rfc>`, `invoiceId` from `--invoice <id>`) and the rest.
- */
 export interface RatelimitOptions extends Ids {
-  /** Key, base URL and defaults (from resolveSettings); the key and URL are required unless `cached`. */
+  /** The key and base URL are required unless `cached`. */
   settings: ResolvedSettings;
-  /** `--json`: an array of objects on stdout instead of a table. */
   json: boolean;
-  /** `--cached`: show the last values seen, send nothing. */
   cached: boolean;
-  /** A store to use instead of opening the one of `ctx.configDir` (tests). */
+  /** Tests: instead of opening the one of `ctx.configDir`. */
   store?: ConfigStore;
-  /** Client factory (default createClient of http/client.ts); tests may inject one. */
   createClient?: (options: ClientOptions) => Client;
   /** Probes in flight at once (default 3). */
   concurrency?: number;
-  /** The user's request headers (the profile's, then `--header`s), sent with each probe. */
   headers?: Readonly<Record<string, string>>;
 }
 
-/** One row of `ratelimit --json` (live mode). */
+/** One row of `ratelimit --json`. */
 export interface RatelimitRow {
-  /** Endpoint key of endpoints.ts, e.g. `invoices`. */
   endpoint: string;
-  /** The path requested, ids percent-encoded, e.g. `/taxpayers/ABC/invoices`. */
+  /** Ids percent-encoded. */
   path: string;
-  /** HTTP status of the probe (200, 429, 404…). */
   status: number;
   limit: number | null;
   remaining: number | null;
-  /** When the window resets by the server's clock (`X-RateLimit-Reset`), ISO 8601 UTC. */
+  /** `X-RateLimit-Reset` by the server's clock, ISO 8601 UTC. */
   reset: string | null;
-  /** Whole seconds until the reset (rounded up, never negative), corrected for the local clock's offset from the server's `Date`. */
+  /** Rounded up, never negative, corrected for the local clock's offset from the server's `Date`. */
   resetInSeconds: number | null;
-  /** The response's `X-Request-ID`, when sent. */
   requestId?: string;
-  /** The server's message for a non-2xx answer other than 429, when sent. */
+  /** The server's message for a non-2xx answer other than 429. */
   message?: string;
 }
 
-/**
- * The endpoints a probe covers for the given ids: those whose ids are all given (so `entities` and
- * `events` always), in endpoints.ts order.
- */
+/** Those whose ids are all given (so `entities` and `events` always), in the endpoint table's order. */
 export function selectProbeEndpoints(ids: Ids): Endpoint[] {
   return ENDPOINTS.filter((e) => e.ids.every((id) => ids[id] !== undefined));
 }
 
-/** The endpoint's URL under the base URL, asking for one item per page. */
 function probeUrl(baseUrl: URL, path: string): URL {
   const url = endpointUrl(baseUrl, path);
   url.search = '?itemsPerPage=1';
   return url;
 }
 
-/** Runs `fn` over `items` with at most `limit` in flight, results in input order; stops starting new ones after a failure. */
+/** At most `limit` in flight, results in input order; starts none after a failure. */
 async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
@@ -122,18 +97,13 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
   return results;
 }
 
-/** One probe's answer. */
 interface ProbeAnswer {
   result: ProbeResult;
   path: string;
   endpoint: Endpoint;
 }
 
-/**
- * Sends one probe, records its rate-limit headers in the store's cache, and turns a thrown 404 into
- * an answer (it belongs in its row).
- * @throws {HttpError} for 401/403 (exit 3); whatever the client throws for network failures
- */
+/** @throws {HttpError} for 401/403 (exit 3); whatever the client throws for network failures */
 async function probeOne(client: Client, settings: ApiSettings, store: ConfigStore, endpoint: Endpoint, path: string): Promise<ProbeAnswer> {
   const url = probeUrl(settings.baseUrl, path);
   let result: ProbeResult;
@@ -156,7 +126,6 @@ async function probeOne(client: Client, settings: ApiSettings, store: ConfigStor
   return { result, path, endpoint };
 }
 
-/** The client of the probes: the context's fetch and clock, the profile's retries and timeout. */
 function probeClient(options: RatelimitOptions, settings: ApiSettings, ctx: Context): Client {
   const clientOptions: ClientOptions = {
     baseUrl: settings.baseUrl,
@@ -172,7 +141,6 @@ function probeClient(options: RatelimitOptions, settings: ApiSettings, ctx: Cont
   return (options.createClient ?? createClient)(clientOptions);
 }
 
-/** The `--json` row of an answer. */
 function toRow({ result, path, endpoint }: ProbeAnswer, now: number): RatelimitRow {
   const rl: RateLimitSnapshot | undefined = result.rateLimit;
   const row: RatelimitRow = {
@@ -191,7 +159,7 @@ function toRow({ result, path, endpoint }: ProbeAnswer, now: number): RatelimitR
   return row;
 }
 
-/** The live table: endpoint, a status column when an answer was not 200, limit, remaining, reset, time left. */
+/** A status column only when an answer was not 200. */
 function liveTable(answers: readonly ProbeAnswer[], rows: readonly RatelimitRow[], now: number, width: number): string {
   const showStatus = rows.some((r) => r.status !== 200);
   const table = newTable(['endpoint', ...(showStatus ? ['status'] : []), 'limit', 'remaining', 'reset', 'time left'], width);
@@ -213,19 +181,8 @@ function liveTable(answers: readonly ProbeAnswer[], rows: readonly RatelimitRow[
 }
 
 /**
- * Shows the quota once the settings are resolved (what {@link runRatelimit} calls; tests give settings and a store).
- *
- * Live mode: validates the ids and requires key and base URL before anything is sent; then probes
- * each endpoint of {@link selectProbeEndpoints} with `Client.probe` (`?itemsPerPage=1`), records
- * every rate-limit snapshot in the config store's cache, and prints a table (endpoint, limit,
- * remaining, reset in local time, time left; a status column when an answer was not 200) or, with
- * `json`, an array of {@link RatelimitRow}. A 404 (unknown taxpayer or invoice) or other non-auth
- * status shows in its row and the command still returns 0.
- *
- * `cached` mode: prints the cache (of the configured origin when a base URL is known, else of all
- * origins) with each entry's age; `ctx.fetch` is not called and no key is needed.
- *
- * @returns 0
+ * A 404 (unknown taxpayer or invoice) or other non-auth status shows in its row and still returns 0.
+ * `cached` sends nothing and needs no key: the cache of the configured origin, else of all origins.
  * @throws {UsageError} (exit 2) for an empty or invalid id, or a missing key or base URL;
  *   {@link HttpError} (exit 3) when the key is rejected (401/403); whatever the client throws for
  *   network failures (exit 6)
@@ -257,6 +214,101 @@ export async function showRatelimit(options: RatelimitOptions, ctx: Context): Pr
   else {
     await loadTableSupport();
     ctx.io.stdout.write(`${liveTable(answers, rows, now, tableWidth(ctx))}\n`);
+  }
+  return ExitCode.Ok;
+}
+
+/** One row of `ratelimit --cached --json`. */
+interface CachedRatelimitRow {
+  origin: string;
+  endpoint: string;
+  /** The endpoint's path template, or the path `get` exported. */
+  path: string;
+  limit: number | null;
+  remaining: number | null;
+  reset: string | null;
+  resetInSeconds: number | null;
+  /** ISO 8601 UTC. */
+  observedAt: string;
+  ageSeconds: number;
+}
+
+interface PlainTable {
+  push(row: readonly string[]): void;
+  /** Without a final newline. */
+  toString(): string;
+}
+
+/**
+ * Needs `loadTableSupport` first. Every cell is made inert: origins come from the config file and
+ * values from response headers.
+ * @param columns terminal columns (Infinity: natural widths)
+ */
+function newTable(head: readonly string[], columns: number): PlainTable {
+  const rows: string[][] = [];
+  return {
+    push: (row) => void rows.push(row.map(inertText)),
+    toString: () => drawTable(head.map(inertText), rows, columns).text,
+  };
+}
+
+const tableWidth = (ctx: Pick<Context, 'io' | 'env'>): number => outputColumns(ctx.io, ctx.env) ?? Number.POSITIVE_INFINITY;
+
+const cell = (v: number | undefined): string => (v === undefined ? '-' : String(v));
+
+/** @param resetAt epoch ms */
+const resetSeconds = (resetAt: number | undefined, now: number): number | null =>
+  resetAt === undefined ? null : Math.max(0, Math.ceil((resetAt - now) / 1000));
+
+/** @param options.baseUrl only its origin's entries when known, else every origin's */
+async function runCachedRatelimit(options: { baseUrl?: URL; json: boolean }, ctx: Context, store: ConfigStore): Promise<number> {
+  const now = ctx.clock.now();
+  const origin = options.baseUrl?.origin;
+  const order = (e: RateLimitCacheEntry): number => {
+    const i = ENDPOINTS.findIndex((row) => row.key === e.endpoint);
+    return i < 0 ? ENDPOINTS.length : i;
+  };
+  const entries = store
+    .rateLimits(origin)
+    .sort((a, b) => a.origin.localeCompare(b.origin) || order(a) - order(b) || a.endpoint.localeCompare(b.endpoint));
+
+  const rows: CachedRatelimitRow[] = entries.map((e) => ({
+    origin: e.origin,
+    endpoint: e.endpoint,
+    // The key of a path exported by `get` is the path itself.
+    path: ENDPOINTS.find((row) => row.key === e.endpoint)?.path ?? (e.endpoint.startsWith('/') ? e.endpoint : ''),
+    limit: e.limit ?? null,
+    remaining: e.remaining ?? null,
+    reset: e.resetAt === undefined ? null : new Date(e.resetAt).toISOString(),
+    resetInSeconds: resetSeconds(e.resetLocalAt ?? e.resetAt, now),
+    observedAt: new Date(e.observedAt).toISOString(),
+    ageSeconds: Math.max(0, Math.floor((now - e.observedAt) / 1000)),
+  }));
+
+  if (options.json) {
+    ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+  } else if (rows.length === 0) {
+    ctx.io.stderr.write(
+      `No rate-limit headers seen yet${origin ? ` for ${inertText(origin)}` : ''}; \`collections ratelimit\` checks them (one request per endpoint).\n`,
+    );
+  } else {
+    await loadTableSupport();
+    const showOrigin = new Set(rows.map((r) => r.origin)).size > 1 || origin === undefined;
+    const table = newTable([...(showOrigin ? ['origin'] : []), 'endpoint', 'limit', 'remaining', 'reset', 'time left', 'seen'], tableWidth(ctx));
+    for (const e of entries) {
+      const resetLocal = e.resetLocalAt ?? e.resetAt;
+      const passed = resetLocal !== undefined && resetLocal <= now;
+      table.push([
+        ...(showOrigin ? [e.origin] : []),
+        e.endpoint,
+        cell(e.limit),
+        cell(e.remaining),
+        resetLocal === undefined ? '-' : formatLocalTime(resetLocal, now),
+        resetLocal === undefined ? '-' : passed ? 'reset since' : formatTimeLeft(resetLocal - now),
+        `${formatTimeLeft(now - e.observedAt)} ago`,
+      ]);
+    }
+    ctx.io.stdout.write(`${table.toString()}\n`);
   }
   return ExitCode.Ok;
 }

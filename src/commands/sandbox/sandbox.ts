@@ -1,7 +1,6 @@
 /**
- * `collections sandbox` (docs/sandbox.md, "The sandbox"): runs the bundled Collection API on loopback until
- * Ctrl-C or SIGTERM, and prints its base URL, its key, the taxpayer RFCs and a command to try.
- * The key printed is the sandbox's own (default `sandbox-key`), never a key of the user.
+ * `collections sandbox` (docs/sandbox.md): the bundled API on loopback until Ctrl-C or SIGTERM. The
+ * key printed is the sandbox's own, never a key of the user.
  */
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
@@ -13,60 +12,40 @@ import { startSandboxServer, type RunningServer } from '../../sandbox/server.js'
 import type { Clock } from '../../time/clock.js';
 import { parseWireEncoding } from '../../sandbox/wire.js';
 
-/** Each has a flag in the definition's `SANDBOX_OPTION_HELP`. */
+/**
+ * One flag each, with its default, in `SANDBOX_OPTION_HELP`. Words arrive as typed (commander does
+ * not check them), so {@link checkOptions} rejects any other.
+ */
 export interface SandboxCommandOptions {
-  /** `--port` (default 8787; 0 picks a free port). */
   port?: number;
-  /** `--host` (default 127.0.0.1). */
   host?: string;
-  /** `--key`: the accepted API key (default `sandbox-key`). */
   key?: string;
-  /** `--limit`: requests per window per endpoint (default 60; 0 = unlimited). */
+  /** Requests per window per endpoint; 0 = unlimited. */
   limit?: number;
-  /** `--window`: window length, seconds (default 60). */
+  /** Seconds. */
   window?: number;
-  /** `--limit-scope`: `route` (default, one window per path template) or `path` (one per concrete path); the word as typed. */
   limitScope?: string;
-  /** `--latency`: added to each response, ms (default 0). */
+  /** ms added to each response. */
   latency?: number;
-  /** `--churn`: items a minute inserted or updated in each dated collection (default 0). */
+  /** Items a minute inserted or updated in each dated collection. */
   churn?: number;
-  /** `--seed` of the generated records (default 1). */
   seed?: number;
-  /** `--entities` (default 25). */
   entities?: number;
-  /** `--events` (default 40). */
   events?: number;
-  /** `--taxpayers` (default 4). */
+  /** The counts below are per taxpayer; line items per invoice, on average. */
   taxpayers?: number;
-  /** `--invoices`: invoices per taxpayer (default 250). */
   invoices?: number;
-  /** `--line-items`: average line items per invoice (default 3). */
   lineItems?: number;
-  /** `--payments`: payments per taxpayer (default 120). */
   payments?: number;
-  /** `--faults`: a fault spec, compact (`status status=503 p=0.1; drip`) or JSON. */
   faults?: string;
-  /**
-   * `--cursor-previous`: name of the previous cursor link, `previous` (default) or `last`; the word
-   * as typed (commander does not check it), so `runSandbox` rejects any other.
-   */
   cursorPrevious?: string;
-  /** `--cursor-end`: `endless` (default), `empty-page` or `last-page` (sandbox/cursor.ts); the word as typed. */
   cursorEnd?: string;
-  /** `--wire`: `apiplatform` (default), `compact` or `pretty` (sandbox/wire.ts); the word as typed. */
   wire?: string;
-  /** `--errors`: `message` (default) or `problem` (sandbox/responses.ts `ErrorStyle`); the word as typed. */
   errors?: string;
-  /** `--cursor-only`: the cursor-capable endpoints page by cursor only; `page` is a 400. */
   cursorOnly?: boolean;
-  /** `--ignore-pagination-style`: offset pages whatever `X-Pagination-Style` asks (plain API Platform). */
   ignorePaginationStyle?: boolean;
-  /** `--single-page`: `view` (default) or `no-view` (sandbox/pages.ts `SinglePage`); the word as typed. */
   singlePage?: string;
-  /** `--dates`: `iso` (default) or `naive` (sandbox/records/values.ts `DateStyle`); the word as typed. */
   dates?: string;
-  /** `--batch-payment`: `iri` (default) or `object`; the word as typed. */
   batchPayment?: string;
 }
 
@@ -77,14 +56,14 @@ function checkInteger(name: string, value: number | undefined, min: number, max 
   }
 }
 
-/** Quotes a word for POSIX shells when it holds anything but safe characters (an RFC may hold `&`). */
+/** For POSIX shells: an RFC may hold `&`. */
 function shellWord(word: string): string {
   return /^[A-Za-z0-9._\-/:]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
-/** Why a listen failed, in words, and what to change, by the error's `code` (Node's `net` errors, from `listen(2)` and `getaddrinfo(3)`). */
+/** By Node's `net` error `code`, from `listen(2)` and `getaddrinfo(3)`. */
 const LISTEN_FAILURES: Readonly<Record<string, { reason: string; hint: string }>> = {
   EADDRINUSE: { reason: 'address in use', hint: 'choose another --port (0 = any free port)' },
   EACCES: { reason: 'permission denied (ports below 1024 need privileges)', hint: 'choose another --port (0 = any free port)' },
@@ -95,12 +74,7 @@ const LISTEN_FAILURES: Readonly<Record<string, { reason: string; hint: string }>
   EAFNOSUPPORT: { reason: 'address family not supported', hint: 'check --host (default 127.0.0.1)' },
 };
 
-/**
- * The usage error (exit 2) of a failed listen, one line:
- * `cannot listen on 127.0.0.1:8787: address in use; choose another --port (0 = any free port)`.
- * @param err the error of `server.listen()` (its `code`: EADDRINUSE, EACCES, ENOTFOUND…)
- * @returns a {@link UsageError}, or `err` itself when it has no `code` (a bug, reported as such)
- */
+/** @returns a {@link UsageError} (exit 2), or `err` itself when it has no `code` (a bug, reported as such) */
 export function listenError(err: unknown, host: string, port: number): unknown {
   const code = (err as NodeJS.ErrnoException | null)?.code;
   if (typeof code !== 'string') return err;
@@ -110,10 +84,7 @@ export function listenError(err: unknown, host: string, port: number): unknown {
   return new UsageError(`cannot listen on ${where}: ${reason}`, { hint: known?.hint ?? 'check --host and --port', cause: err });
 }
 
-/**
- * Checks the options' ranges and words.
- * @throws {UsageError} (exit 2) for the first out of range or unknown
- */
+/** @throws {UsageError} (exit 2) for the first out of range or unknown */
 function checkOptions(options: SandboxCommandOptions): void {
   checkInteger('port', options.port, 0, 65_535);
   checkInteger('limit', options.limit, 0);
@@ -156,7 +127,6 @@ function checkWord(name: string, value: string | undefined, words: readonly stri
   if (value !== undefined && !words.includes(value)) throw new UsageError(`--${name} must be ${words.slice(0, -1).join(', ')} or ${words.at(-1)!}`);
 }
 
-/** A sandbox served on loopback (or `--host`), and the settings it was started with. */
 export interface ServedSandbox {
   sandbox: Sandbox;
   server: RunningServer;
@@ -168,9 +138,8 @@ export interface ServedSandbox {
 }
 
 /**
- * Checks the options and serves the sandbox they describe, with the command's defaults (port 8787
- * unless `options.port` says otherwise); `runSandbox` and the library's `startSandbox` share it.
- * @param clock the sandbox's clock (its windows, latency and churn)
+ * Shared by `runSandbox` and the library's `startSandbox`.
+ * @param clock the sandbox's windows, latency and churn
  * @throws {UsageError} (exit 2) for out-of-range options or a bad fault spec (before anything
  *   listens), and when it cannot listen: the port is taken or needs privileges, the host is unknown
  *   or not of this machine ({@link listenError})
@@ -220,7 +189,6 @@ export async function serveSandbox(options: SandboxCommandOptions, clock: Clock)
 }
 
 /**
- * Starts the sandbox server and serves until SIGINT or SIGTERM, then closes it.
  * @returns 0 after a clean stop
  * @throws {UsageError} (exit 2) as {@link serveSandbox}
  */
