@@ -1,8 +1,3 @@
-/**
- * The definition of `collections completion` (commands/command.ts): its shell argument and the check
- * of it; what it does is commands/completion.ts `runCompletion`, loaded lazily, which reads the
- * whole program's commander tree.
- */
 import { Argument, Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { CompletionCommandOptions } from './completion.js';
@@ -17,7 +12,6 @@ Examples:
   $ collections completion fish > ~/.config/fish/completions/collections.fish
 ${exitCodesHelp(COMPLETION_EXIT_CODES)}`;
 
-/** commands/completion.ts `runCompletion`, loaded on first use. */
 const runCompletion: RunCommand<CompletionCommandOptions> = async (ctx, options) => (await import('./completion.js')).runCompletion(ctx, options);
 
 /**

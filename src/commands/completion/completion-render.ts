@@ -1,8 +1,4 @@
-/**
- * The bash, zsh and fish completion scripts of a {@link CompletionSpec} (which commands/completion.ts
- * reads from the commander tree). Words go into the scripts unquoted, so each must be a plain token;
- * descriptions are quoted for each shell.
- */
+/** Words go into the scripts unquoted, so each must be a plain token; descriptions are quoted for each shell. */
 /** One option as completion sees it. */
 export interface CompletionOption {
   /** Long form, e.g. `--out`. */

@@ -1,9 +1,6 @@
 /**
- * `collections completion bash|zsh|fish`: prints a shell completion script GENERATED FROM THE
- * COMMANDER TREE: every command of the program, its options (long and short flags, whether they
- * take a value, commander's `argChoices`, the description) and its arguments, plus the completion
- * hints of commands/commander.ts (file names for `--out`, words commander does not check). A flag
- * added to the program is completed without touching this module, so the two cannot drift apart.
+ * `collections completion`: the script is GENERATED FROM THE COMMANDER TREE plus the completion
+ * hints, so a flag added to the program is completed without touching this module.
  */
 import type { Argument, Command, Option } from 'commander';
 import type { Context } from '../../context.js';
@@ -12,7 +9,6 @@ import { COMPLETION_SHELLS, completionHint } from '../commander.js';
 import { renderBash, renderFish, renderZsh } from './completion-render.js';
 import type { CompletionOption, CompletionPositional, CompletionSpec } from './completion-render.js';
 
-/** An option of the commander tree as completion sees it. */
 function toCompletionOption(option: Option): CompletionOption {
   const hint = completionHint(option);
   const out: CompletionOption = { long: option.long ?? option.short!, description: option.description };
@@ -22,7 +18,6 @@ function toCompletionOption(option: Option): CompletionOption {
   return out;
 }
 
-/** A positional argument of the commander tree as completion sees it. */
 function toPositional(argument: Argument): CompletionPositional {
   const hint = completionHint(argument);
   const out: CompletionPositional = { name: argument.name(), words: argument.argChoices ?? hint.words ?? [] };
@@ -30,14 +25,10 @@ function toPositional(argument: Argument): CompletionPositional {
   return out;
 }
 
-/** Whether an option of the program is its version option (`.version()` names it `version`), offered before a command only. */
+/** `.version()` names it `version`; offered before a command only. */
 const isVersionOption = (option: Option): boolean => option.attributeName() === 'version';
 
-/**
- * What completion covers, read from the commander tree: the program's options (the version option
- * apart), then each command of `program.commands` (commander's implicit `help` command is not one)
- * with its visible options and its arguments.
- */
+/** Commander's implicit `help` command is not one of `program.commands`. */
 export function completionSpec(program: Command): CompletionSpec {
   const visible = (options: readonly Option[]): Option[] => options.filter((o) => !o.hidden);
   const rootOptions = visible(program.options);
@@ -56,18 +47,14 @@ export function completionSpec(program: Command): CompletionSpec {
   };
 }
 
-/** What the `completion` command (commands/completion-command.ts) hands {@link runCompletion}. */
 export interface CompletionCommandOptions {
-  /** The word the user typed: one of {@link COMPLETION_SHELLS}, checked by {@link runCompletion} too. */
+  /** As typed: checked here too. */
   shell: string;
-  /** The program whose commander tree the script completes. */
   program: Command;
 }
 
 /**
- * Prints the completion script of `shell` for the commander tree of `program` on stdout.
- * @returns 0
- * @throws {UsageError} for an unknown shell; {@link Error} when a word of the tree is not a plain
+ * @throws {UsageError} (exit 2) for an unknown shell; {@link Error} when a word of the tree is not a plain
  *   token (it would reach the script unquoted: a bug)
  */
 export function runCompletion(ctx: Context, { shell, program }: CompletionCommandOptions): number {

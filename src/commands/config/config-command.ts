@@ -1,8 +1,4 @@
-/**
- * The definition of `collections config` (commands/command.ts): its action and key arguments and the
- * check of the action word (commander does not check it, so completion can offer the words); what it
- * does is commands/config.ts `runConfig`, loaded lazily.
- */
+/** `collections config`: commander does not check the action word, so completion can offer the words. */
 import { Argument, Command } from 'commander';
 import { CONFIG_KEYS } from '../../config/flags.js';
 import { UsageError } from '../../errors.js';
@@ -37,7 +33,6 @@ Examples:
   $ collections config profiles
 ${exitCodesHelp(CONFIG_EXIT_CODES)}`;
 
-/** commands/config.ts `runConfig`, loaded on first use. */
 const runConfig: RunCommand<ConfigCommandOptions> = async (ctx, options) => (await import('./config.js')).runConfig(ctx, options);
 
 /**

@@ -1,37 +1,33 @@
 /**
- * What a run with many taxpayers tells the user (docs/many-taxpayers.md, "Many taxpayers in one run"): one line per
- * taxpayer as it ends, the table at the end, and the exit code of the whole run; with
- * `--log-format json`, one JSON event per taxpayer end and one for the run instead.
+ * What a run with many taxpayers tells: a line per taxpayer as it ends, the table at the end, the
+ * run's exit code; with `--log-format json`, an event per taxpayer and one for the run instead.
  */
 import { relative } from 'node:path';
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { formatCount } from '../../io/format.js';
 import { inertText } from '../../io/terminal-text.js';
-import { KEY_HINT } from '../hints.js';
+import { KEY_HINT } from '../error-text.js';
 
-/** How one taxpayer's export ended. */
 export type TaxpayerStatus = 'ok' | 'done earlier' | 'failed' | 'interrupted' | 'not started';
 
-/** One taxpayer's row of the summary. */
 export interface TaxpayerOutcome {
   taxpayer: string;
-  /** Its output, absolute. */
+  /** Absolute. */
   target: string;
   status: TaxpayerStatus;
-  /** Its exit code as a run of its own would have had (0 for ok and done earlier; 130/143 interrupted). */
+  /** As a run of its own would have had. */
   code: number;
-  /** Items written: of the whole output (`ok`), or kept in the checkpoint of an unfinished one. */
+  /** Of the whole output (`ok`), or kept in the checkpoint of an unfinished one. */
   items?: number;
-  /** The one-line reason of a failure, key scrubbed. */
+  /** Key scrubbed. */
   reason?: string;
 }
 
 /**
- * The exit codes from most to least severe (docs/many-taxpayers.md, "Many taxpayers in one run"): an interruption
- * first (SIGTERM, then SIGINT: the run did not finish), then what needs a person (1 a bug, 2 usage
- * or a checkpoint left, 3 the key, 7 the disk), then what a `--resume` may cure (6, 5), then a
- * taxpayer the API does not know (4), then success.
+ * Most severe first (docs/many-taxpayers.md): an interruption (the run did not finish), then what
+ * needs a person (a bug, usage or a checkpoint left, the key, the disk), then what a `--resume` may
+ * cure (6, 5), then a taxpayer the API does not know (4).
  */
 const SEVERITY: readonly number[] = [
   ExitCode.Sigterm,
@@ -46,48 +42,41 @@ const SEVERITY: readonly number[] = [
   ExitCode.Ok,
 ];
 
-/** The most severe of exit codes ({@link SEVERITY}); a code not listed ranks with 1; 0 for none. */
+/** A code not listed ranks with 1; 0 for none. */
 export function mostSevere(codes: readonly number[]): number {
   const rank = (code: number): number => (SEVERITY.includes(code) ? SEVERITY.indexOf(code) : SEVERITY.indexOf(ExitCode.Internal));
   return codes.reduce<number>((worst, code) => (rank(code) < rank(worst) ? code : worst), ExitCode.Ok);
 }
 
-/** The most severe of the outcomes' exit codes ({@link mostSevere}). */
 export function mostSevereCode(outcomes: readonly TaxpayerOutcome[]): number {
   return mostSevere(outcomes.map((o) => o.code));
 }
 
-/** A path as shown: relative to the working folder when under it, else absolute. */
+/** Relative to the working folder when under it. */
 function shown(path: string, cwd: string): string {
   const rel = relative(cwd, path);
   return rel === '' || rel.startsWith('..') ? path : rel;
 }
 
-/** The outcome column: `ok`, `done earlier`, `failed (exit 4): reason`, `interrupted`, `not started`. */
 function outcomeText(o: TaxpayerOutcome): string {
   if (o.status === 'failed') return `failed (exit ${o.code}): ${o.reason ?? 'unknown error'}`;
   return o.status;
 }
 
-/** Reports a run with many taxpayers on stderr; see the module comment. */
 export interface BatchReporter {
-  /** One taxpayer ended (the k-th of the run to end). */
   ended(outcome: TaxpayerOutcome): void;
-  /** The run ended: the table (text) or the run's event (json); `resumeCommand` hint when something is unfinished. */
+  /** `resumeCommand` is the hint when something is unfinished. */
   finished(outcomes: readonly TaxpayerOutcome[], code: number, resumeCommand: string): void;
 }
 
-/** Options of {@link createBatchReporter}. */
 export interface BatchReporterOptions {
-  /** Taxpayers in the run. */
   total: number;
-  /** `--quiet`: only failures (as lines), no table. */
+  /** Only failures (as lines), no table. */
   quiet: boolean;
-  /** `--log-format`. */
   json: boolean;
 }
 
-/** A reporter writing to `ctx.io.stderr`: text lines and a table, or JSON events stamped by `ctx.clock`. */
+/** JSON events are stamped by `ctx.clock`. */
 export function createBatchReporter(ctx: Pick<Context, 'io' | 'clock' | 'cwd'>, options: BatchReporterOptions): BatchReporter {
   const { stderr } = ctx.io;
   let ended = 0;
@@ -128,11 +117,7 @@ export function createBatchReporter(ctx: Pick<Context, 'io' | 'clock' | 'cwd'>, 
   };
 }
 
-/**
- * The summary table: taxpayer, items, file, outcome; a title line (`6 taxpayers, 6 complete`, with
- * `, 2 not` only when some are not), a header line and one row per taxpayer. Counts are written as
- * a single export writes them (`5,000`).
- */
+/** Counts are written as a single export writes them (`5,000`). */
 function summaryTable(outcomes: readonly TaxpayerOutcome[], cwd: string): string {
   const rows = outcomes.map((o) => [o.taxpayer, o.items === undefined ? '-' : formatCount(o.items), shown(o.target, cwd), outcomeText(o)]);
   const header = ['TAXPAYER', 'ITEMS', 'FILE', 'OUTCOME'];

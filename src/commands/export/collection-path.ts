@@ -1,12 +1,9 @@
-/**
- * The path of `collections get` (docs/get.md, "`get <path>`"), checked before anything is sent and
- * turned into an endpoint row, so the export machinery treats it as any other endpoint.
- */
+/** `get`'s path (docs/get.md) becomes an endpoint row, so the export machinery treats it as any other. */
 import { buildPath, ENDPOINTS, resolveEndpoint, type Endpoint, type Ids } from '../../endpoints.js';
 import { UsageError } from '../../errors.js';
 import { GET_COMMAND, PATH_FAMILY } from '../../path-family.js';
 
-/** A checked path: as sent (percent-encoded), its query as typed (no `?`), and the row whose template it fits. */
+/** `path` as sent (percent-encoded), `query` as typed (no `?`). */
 export interface CollectionPath {
   readonly path: string;
   readonly query: string;
@@ -74,11 +71,7 @@ export function parseCollectionPath(input: string): CollectionPath {
   return { path, query, known };
 }
 
-/**
- * The endpoint row of a path: keyed by the path (state file, rate-limit cache); cursor support,
- * `--since` field and table columns those of the template it fits, none otherwise.
- * @param sinceField `--since-field`, which names or replaces the `--since` field
- */
+/** Keyed by the path (state file, rate-limit cache); the rest is the fitted template's, none otherwise. */
 export function pathEndpoint(target: CollectionPath, sinceField?: string): Endpoint {
   const { known, path } = target;
   return {
@@ -93,7 +86,6 @@ export function pathEndpoint(target: CollectionPath, sinceField?: string): Endpo
   };
 }
 
-/** What an export reads: its endpoint, a named command's ids, the path (no query) and `get`'s query. */
 export interface ExportSource {
   readonly endpoint: Endpoint;
   readonly ids: Ids;
@@ -104,7 +96,6 @@ export interface ExportSource {
 const SINCE_FIELD = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
 /**
- * The source of an export: `get`'s path, or the endpoint a named command's ids pick.
  * @throws {UsageError} (exit 2) for an invalid path, `--since-field` or id, or ids no endpoint of the command takes
  */
 export function resolveSource(command: string, ids: Ids, path?: string, sinceField?: string): ExportSource {

@@ -1,9 +1,4 @@
-/**
- * The one generic export command, built per export command of the endpoint table (rows sharing a
- * command): its id flags from the id table, every export flag from the flag table, the endpoints in
- * its help. What it does is its run function's (commands/command.ts): by default commands/export.ts
- * `runExportCommand`, loaded lazily (so `--help` loads no HTTP or output code); tests pass their own.
- */
+/** The one generic export command, built per export command of the endpoint table. */
 import { Command } from 'commander';
 import { EXPORT_FLAGS, type ExportFlagSpec } from '../../config/flags.js';
 import type { Endpoint, ExportCommandSpec } from '../../endpoints.js';
@@ -13,13 +8,10 @@ import { bindToContext } from '../commander.js';
 import { exportOption, idOption, taxpayerListOption, type ExportCommandOptions, type ExportFlags } from '../flags.js';
 import { EXPORT_EXIT_CODES, exitCodesHelp, exportExamplesHelp } from '../help-text.js';
 
-/** The run function of the export commands by default: commands/export.ts `runExportCommand`, loaded on first use. */
 const runExportCommand: RunCommand<ExportCommandOptions> = async (ctx, options) => (await import('./export.js')).runExportCommand(ctx, options);
 
-/** Width of the path column of the endpoints list in help. */
 const PATH_COLUMN = 56;
 
-/** The "Endpoints:" text after an export command's help: path, id flags, cursor support. */
 export function endpointsHelp(endpoints: readonly Endpoint[]): string {
   const lines = endpoints.map((e) => {
     const flags = e.ids.map((id) => idSpec(id).flag).join(' ');
@@ -29,16 +21,8 @@ export function endpointsHelp(endpoints: readonly Endpoint[]): string {
 }
 
 /**
- * Builds the commander command of one export command: `spec.name`, its description, one option per
- * id its endpoints take (`--taxpayer <rfc>`, a list, and `--invoice <id>`), then every row of the
- * flag table (those for an id, such as `--parallel`, only where the command takes that id; those
- * of cursor mode hidden from the help of a command without it; none of `get`'s own, such as
- * `--since-field`);
- * its help ends with the endpoints, three examples and the exit codes (commands/help-text.ts), and
- * lists the global flags it accepts (commander's `showGlobalOptions`, set by {@link bindToContext}).
- * Parse errors go to `ctx`'s stderr and are thrown (commander's `exitOverride`), never exit.
- * @param run called with the command name, its parsed flags (global ones included) and the command
- *   line for the resume hint; its exit code goes to `wiring.setCode`
+ * A flag for an id (`--parallel`) only where the command takes that id; those of cursor mode hidden
+ * from the help of a command without it; none of `get`'s own (`--since-field`).
  */
 export function createExportCommand(
   spec: ExportCommandSpec,

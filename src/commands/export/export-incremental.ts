@@ -1,7 +1,4 @@
-/**
- * The incremental side of an export plan (docs/nightly-sync.md, "Nightly sync"): `--since` and `--state` turned
- * into the filter parameter, the state file's key and the paging mode.
- */
+/** `--since` and `--state` (docs/nightly-sync.md) turned into the filter parameter and the state file's key. */
 import { resolve as resolvePath } from 'node:path';
 import { idsFromFlags, type Endpoint, type Ids } from '../../endpoints.js';
 import { resolveSource } from './collection-path.js';
@@ -10,19 +7,16 @@ import { conflictsWithSince, formatFilterTime, parseSince, sinceParameter } from
 import { readState, stateKey, storedWatermark } from '../../export/state/state.js';
 import type { ExportFlags } from '../flags.js';
 
-/** What `--since` / `--state` add to a plan. */
 export interface IncrementalPlan {
-  /** Whether `--since`, `--state` or `--incremental` was given. */
   readonly incremental: boolean;
-  /** The filter to send, e.g. `['updatedAt[after]', '2024-05-01T00:00:00+00:00']`; undefined = a full export. */
+  /** e.g. `['updatedAt[after]', '2024-05-01T00:00:00+00:00']`; undefined = a full export. */
   readonly filter: readonly [string, string] | undefined;
-  /** The state file (absolute) and this export's key in it; undefined without `--state`. */
+  /** The path is absolute. */
   readonly state: { readonly path: string; readonly key: string } | undefined;
 }
 
 /**
- * The watermark stored in `--state` for this command's endpoint and ids, when `--state` is given
- * without `--since` (an explicit `--since` wins and the file is then only written). Reads the file.
+ * An explicit `--since` wins: the file is then only written.
  * @returns epoch ms; undefined without `--state`, with `--since`, or when the file or entry is missing
  * @throws {UsageError} (exit 2) for a corrupt state file or an unknown command / id set
  */
@@ -35,9 +29,8 @@ export function readStoredSince(command: string, flags: ExportFlags, cwd: string
 }
 
 /**
- * Plans the incremental part of an export. Pure apart from path resolution against `cwd`.
- * @param storedSince the state file's watermark (see {@link readStoredSince}), epoch ms
- * @param query the pairs of the query `get` was given with its path
+ * @param storedSince epoch ms
+ * @param query of `get`'s path
  * @throws {UsageError} (exit 2) for `--since`/`--state` on an endpoint without a documented date
  *   filter (line items, payments) or a path of `get` without `--since-field`, an invalid `--since`,
  *   a `--param` or query pair that sets the same filter, and `--since-field` without either

@@ -13,7 +13,7 @@ import { exportServices } from '../../export/run/services.js';
 import { planManifest } from '../../export/manifest/manifest.js';
 import { runDryRun } from './dry-run.js';
 import { prepareOutputs, removeEmptyFolders } from './folders.js';
-import { withNotFoundHint } from '../hints.js';
+import { withNotFoundHint } from '../error-text.js';
 import { expandOut, isOutTemplate, taxpayerList, utcDate, type TemplateValues } from './batch-plan.js';
 import { runBatchExport } from './batch.js';
 import { readStoredSince } from './export-incremental.js';

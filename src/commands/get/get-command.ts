@@ -57,7 +57,6 @@ function getHelp(): string {
   ].join('\n');
 }
 
-/** Makes `get`: its action hands the path, the flags (global ones included) and the resume argv to `run`. */
 export function createGetCommand(wiring: CommandWiring, run: RunCommand<GetCommandOptions> = runGet): Command {
   const cmd = bindToContext(new Command('get'), wiring.ctx)
     .description('Export any collection path of the API (e.g. /entities/{entityId}/invoices), with every export option')

@@ -1,7 +1,4 @@
-/**
- * The definition of `collections ratelimit` (commands/command.ts): the id flags of the id table,
- * `-H, --header` of the flag table, `--json` and `--cached`; what it does is commands/ratelimit.ts `runRatelimit`, loaded lazily.
- */
+/** `collections ratelimit`: the id flags, `-H, --header`, `--json` and `--cached`. */
 import { Command } from 'commander';
 import { ID_SPECS } from '../../endpoints.js';
 import type { RatelimitCommandOptions } from './ratelimit.js';
@@ -25,7 +22,6 @@ Examples:
   $ collections ratelimit --json | jq '.[] | select(.remaining == 0)'
 ${exitCodesHelp(RATELIMIT_EXIT_CODES)}`;
 
-/** commands/ratelimit.ts `runRatelimit`, loaded on first use. */
 const runRatelimit: RunCommand<RatelimitCommandOptions> = async (ctx, options) => (await import('./ratelimit.js')).runRatelimit(ctx, options);
 
 /**

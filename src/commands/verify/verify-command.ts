@@ -1,7 +1,3 @@
-/**
- * The definition of `collections verify` (commands/command.ts): one or more manifest paths; what it
- * does is commands/verify.ts `runVerify`, loaded lazily.
- */
 import { Argument, Command, Option } from 'commander';
 import type { VerifyCommandOptions } from './verify.js';
 import type { CommandWiring, RunCommand } from '../commander.js';
@@ -21,7 +17,6 @@ Examples:
   $ collections verify exports/*.manifest.json && echo "all whole"
 ${exitCodesHelp(VERIFY_EXIT_CODES)}`;
 
-/** commands/verify.ts `runVerify`, loaded on first use. */
 const runVerify: RunCommand<VerifyCommandOptions> = async (ctx, options) => (await import('./verify.js')).runVerify(ctx, options);
 
 /** Makes the `verify` command: its action hands the manifest paths to `run`, and its exit code to `wiring.setCode`. */

@@ -1,10 +1,4 @@
-/**
- * `collections verify <manifest…>` (docs/files.md, "Manifests and `verify`"): re-reads each output a
- * manifest describes (one for a per-output manifest, every output of the run for the manifest of a
- * run with many taxpayers) and checks its size, SHA-256 and item count. Whole outputs get one `ok` line on
- * stdout; each mismatch gets one line on stderr; any mismatch (or an unreadable manifest) ends with
- * exit 8.
- */
+/** `collections verify` (docs/files.md, "Manifests and `verify`"): `ok` lines on stdout, a line per mismatch on stderr. */
 import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve as resolvePath } from 'node:path';
 import type { Context } from '../../context.js';
@@ -14,20 +8,18 @@ import { parseManifest, verifyOutput } from '../../export/manifest/verify-output
 import { databaseAddress, type DatabaseAddress } from '../../export/destinations/address.js';
 import { parseTableName } from '../../export/destinations/table-name.js';
 
-/** The totals of a verify run. */
 interface Tally {
   files: number;
   failedFiles: number;
   mismatches: number;
 }
 
-/** A path as shown: relative to the working folder when under it, else absolute. */
+/** Relative to the working folder when under it. */
 function shown(path: string, cwd: string): string {
   const rel = relative(cwd, path);
   return rel === '' || rel.startsWith('..') ? path : rel;
 }
 
-/** Verifies the outputs of one manifest, printing a line per whole output and per mismatch. */
 async function verifyManifest(manifestPath: string, ctx: Context, tally: Tally): Promise<void> {
   const { stdout, stderr } = ctx.io;
   const fail = (what: string, line: string): void => {
@@ -61,18 +53,13 @@ async function verifyManifest(manifestPath: string, ctx: Context, tally: Tally):
   }
 }
 
-/** What the `verify` command (commands/verify-command.ts) hands {@link runVerify}. */
 export interface VerifyCommandOptions {
-  /** The manifest paths as typed (at least one: commander requires it), or database destinations. */
+  /** As typed, or database destinations; commander requires one. */
   manifests: readonly string[];
-  /** `--table`: with a database, the table to re-count. */
   table?: string;
 }
 
-/**
- * Re-counts the sources of a database destination's tables against the run log: one `ok` line per
- * source on stdout, one line per mismatch on stderr.
- */
+/** Re-counts each source of a database's tables against its run log. */
 async function verifyDatabase(
   address: Exclude<DatabaseAddress, { kind: 'parquet' }>,
   table: string | undefined,
@@ -109,8 +96,6 @@ async function verifyDatabase(
 }
 
 /**
- * Runs `verify`: each manifest (relative to the working folder) in turn, every output of each.
- * @returns 0 when every output matches its manifest
  * @throws {VerifyError} (exit 8, `E_VERIFY_MISMATCH`) after the mismatch lines, counting them
  */
 export async function runVerify(ctx: Context, { manifests, table }: VerifyCommandOptions): Promise<number> {
