@@ -3,7 +3,7 @@
 // `rate` is the rate budget (governors, windows, waits, the stores shared by processes); context.ts carries the budget and names its type only.
 // Inside export/: run → state → manifest → files (each room imports only the rooms after it); run → destinations → files.
 // Arrows point down: a module may import its own floor and the floors below it, never one above.
-// `sandbox` stands beside the stack: only the sandbox command (`commands/sandbox*.ts`) starts it, and it reuses only the ground floor.
+// `sandbox` stands beside the stack: only the sandbox command (`commands/sandbox/`) starts it, and it reuses only the ground floor.
 // The library's door (src/index.ts, the package's exports, and library/ behind it) stands above commands/: it plans and runs
 // with the export command's own functions; nothing in src imports it yet (the CLI going through it is the next step).
 // Type-only imports count too (tsPreCompilationDeps), since a type import ties a module to another floor as surely as a value import.
@@ -248,9 +248,9 @@ module.exports = {
       name: 'sandbox-only-from-its-command',
       severity: 'error',
       comment:
-        'Only the sandbox command starts the sandbox: commands/sandbox.ts runs it and commands/sandbox-options.ts shows its defaults in ' +
-        '`sandbox --help`; the export path never imports it (tests may).',
-      from: { path: '^src/', pathNot: '^src/(sandbox/|commands/sandbox[^/]*\\.ts$)' },
+        'Only the sandbox command (commands/sandbox/) starts the sandbox and shows its defaults in `sandbox --help`; ' +
+        'the export path never imports it (tests may).',
+      from: { path: '^src/', pathNot: '^src/(sandbox|commands/sandbox)/' },
       to: { path: '^src/sandbox/' },
     },
   ],

@@ -1,22 +1,29 @@
-/**
- * Commander glue shared by the command factories and the program: binding a command to a
- * {@link Context}, turning our parsers' errors into commander's, and the completion hints that
- * commander has no field for (a value that names a file, words a positional argument completes to).
- * Shell completion (commands/completion.ts) is generated from the commander tree plus these hints.
- */
+/** Commander glue shared by the commands and the program, and the completion hints commander has no field for. */
 import { Command, CommanderError, Help, InvalidArgumentError, type Argument, type Option } from 'commander';
 import type { Context } from '../context.js';
 import { outputColumns } from '../io/terminal-text.js';
 
 /**
- * Makes `cmd` report to the context's streams and throw instead of exiting (commander's
- * `exitOverride`), with error lines as `collections: <message>` (README, "Exit codes"); its help
- * lists the global flags a subcommand accepts (`showGlobalOptions`: `--api-key`, `--base-url`,
- * `--profile`), and an unknown command or flag is answered with the closest one
- * (`showSuggestionAfterError`: "(Did you mean invoices?)"). Its help, the texts added after it
- * included, is wrapped to {@link helpWidth} ({@link wrapHelp}). The same settings on the program and
- * on each command: `addCommand` does not copy them (`command()` does).
- * @returns `cmd`
+ * What a command does once commander has parsed it, as GitHub CLI's `NewCmdX(f, runF)`: each
+ * `create<Name>Command(wiring, run)` loads its `run<Name>` lazily, so `--help` loads no HTTP,
+ * output or config-store code; tests pass a fake.
+ * @returns the exit code (README, "Exit codes")
+ * @throws {CollectionsError} for failures main() maps to exit codes
+ */
+export type RunCommand<O> = (ctx: Context, options: O) => Promise<number> | number;
+
+/** What a command's definition needs from the program. */
+export interface CommandWiring {
+  /** Its streams take commander's output too. */
+  ctx: Context;
+  setCode: (code: number) => void;
+  /** The command line without the API key and `--resume`, for the "resume with" hint of exports. */
+  resumeArgv: readonly string[];
+}
+
+/**
+ * Throws instead of exiting, writes to the context's streams, wraps help to {@link helpWidth}.
+ * Needed on the program and on each command: `addCommand` does not copy these (`command()` does).
  */
 export function bindToContext(cmd: Command, ctx: Pick<Context, 'io' | 'env'>): Command {
   return cmd
@@ -32,27 +39,23 @@ export function bindToContext(cmd: Command, ctx: Pick<Context, 'io' | 'env'>): C
     });
 }
 
-/** The width help is wrapped to: `COLUMNS`, else the terminal's width, else 80 columns. */
+/** `COLUMNS`, else the terminal's width, else 80. */
 export function helpWidth(ctx: Pick<Context, 'io' | 'env'>): number {
   return outputColumns(ctx.io, ctx.env) ?? 80;
 }
 
-/** Commander's word wrapping and display width, wrapping at any width (its default skips below 40). */
+/** Its default does not wrap below 40 columns. */
 const HELP = Object.assign(new Help(), { minWidthToWrap: 1 });
 
-/** Columns a hanging indent leaves at least; with fewer, the text goes under the line's start instead. */
+/** Fewer columns left by a hanging indent put the text under the line's start instead. */
 const MIN_HANGING_TEXT = 24;
 
-/** Words of a command line, a quoted string being one word (a break inside it would change the command). */
+/** A quoted string is one word: a break inside it would change the command. */
 function commandWords(text: string): string[] {
   return text.match(/(?:'[^']*'|"(?:\\.|[^"\\])*"|[^\s'"])+/g) ?? [];
 }
 
-/**
- * An example command line (`  $ collections …`) cut at spaces into lines ending in ` \`, each
- * continuation indented 4 more, so it still pastes into a shell; a `# comment` that does not fit
- * after it goes on a line of its own above it.
- */
+/** Cut with ` \` continuations so it still pastes into a shell; a `# comment` that does not fit goes above. */
 function wrapCommand(line: string, width: number): string[] {
   const lead = line.indexOf('$');
   const comment = /\s+(#.*)$/.exec(line.slice(lead));
@@ -79,10 +82,6 @@ function wrapCommand(line: string, width: number): string[] {
   return out;
 }
 
-/**
- * An indented line (a list or two columns: `  2        usage or …`) wrapped with a hanging indent
- * under its second column, or under its start when that leaves too little room.
- */
 function wrapIndented(line: string, width: number): string[] {
   const lead = /^\s*/.exec(line)![0].length;
   const gap = /^\s*\S+(?: \S+)*? {2,}(?=\S)/.exec(line);
@@ -101,12 +100,7 @@ function wrapIndented(line: string, width: number): string[] {
     .map((text, k) => ' '.repeat(k === 0 ? first : rest) + text);
 }
 
-/**
- * Help text wrapped to `width` columns: a paragraph (lines starting at column 0, up to a blank
- * line, an indented line or a line ending in `:`) that has a line too wide is reflowed; a wider
- * example command is cut with ` \` continuations; another wider indented line gets a hanging
- * indent. What fits is left as written.
- */
+/** What fits is left as written: a paragraph is reflowed only when one of its lines is too wide. */
 export function wrapHelp(text: string, width: number): string {
   const lines = text.split('\n');
   const out: string[] = [];
@@ -125,10 +119,7 @@ export function wrapHelp(text: string, width: number): string {
   return out.join('\n');
 }
 
-/**
- * Wraps a parser so commander reports its error as an invalid argument (its message after
- * commander's `option '--x <n>' argument 'v' is invalid.`; exit 2).
- */
+/** So commander reports the parser's error as an invalid argument (exit 2). */
 export function commanderParser<T>(parse: (value: string, previous: T | undefined) => T): (value: string, previous: T | undefined) => T {
   return (value, previous) => {
     try {
@@ -139,39 +130,30 @@ export function commanderParser<T>(parse: (value: string, previous: T | undefine
   };
 }
 
-/** What completion offers for an option's value or a positional argument, beyond commander's `argChoices`. */
+/** Beyond commander's `argChoices`. */
 export interface CompletionHint {
-  /** The value is a path: complete file names. */
   files?: boolean;
-  /** Words to offer, not checked by commander (the command checks them, with its own message). */
+  /** Not checked by commander: the command checks them, with its own message. */
   words?: readonly string[];
-  /** For a positional argument: offer {@link words} only after one of these words. */
+  /** A positional argument offers {@link words} only after one of these. */
   after?: readonly string[];
-  /** The option may be given more than once. */
   repeatable?: boolean;
 }
 
 const HINTS = new WeakMap<Option | Argument, CompletionHint>();
 
-/**
- * Attaches a completion hint to an option or argument, leaving its parsing and help untouched.
- * @returns `target`
- */
 export function withCompletion<T extends Option | Argument>(target: T, hint: CompletionHint): T {
   HINTS.set(target, hint);
   return target;
 }
 
-/** The completion hint of an option or argument, `{}` when none was attached. */
 export function completionHint(target: Option | Argument): CompletionHint {
   return HINTS.get(target) ?? {};
 }
 
 /**
- * Commander's "(Did you mean set?)" for `word` among `words`, the answer it gives a mistyped
- * command; its similarity rule is not exported, so a silent program whose commands are `words` is
- * asked. Used for words commander does not check itself (config's actions).
- * @returns e.g. `(Did you mean set?)`; '' when no word is close
+ * Commander's "(Did you mean set?)": its similarity rule is not exported, so a silent program
+ * whose commands are `words` is asked. '' when no word is close.
  */
 export function commanderSuggestion(word: string, words: readonly string[]): string {
   const probe = new Command()
@@ -188,3 +170,7 @@ export function commanderSuggestion(word: string, words: readonly string[]): str
   }
   return '';
 }
+
+export type CompletionShell = 'bash' | 'zsh' | 'fish';
+
+export const COMPLETION_SHELLS: readonly CompletionShell[] = ['bash', 'zsh', 'fish'];

@@ -1,7 +1,4 @@
-/**
- * The flags of the commands as commander hands them over, and the commander options built from the
- * flag table (config/flags.ts) and the id table (endpoints.ts): nothing here repeats a flag by hand.
- */
+/** Commander options built from the flag table and the id table: nothing here repeats a flag by hand. */
 import { Option } from 'commander';
 import { flagHelp, flagParser } from '../config/flags.js';
 import type { ExportFlagSpec, ExportFlagValues } from '../config/flags.js';
@@ -10,30 +7,23 @@ import { idOptionFlags, type IdFlagValues, type IdSpec } from '../endpoints.js';
 import { UsageError } from '../errors.js';
 import { commanderParser, withCompletion } from './commander.js';
 
-/** Global flags of every command (`--api-key <key>`, `--base-url <url>`, `--profile <name>`; README, "Set-up"). */
 export type GlobalFlags = SettingsFlags;
 
-/** Flags of the export commands, as commander hands them over (undefined = not given). */
+/** As commander hands them over (undefined = not given). */
 export interface ExportFlags extends GlobalFlags, IdFlagValues, ExportFlagValues {
-  /** The collection path of `get <path>` (endpoints.ts `parseCollectionPath` checks it); undefined on the named commands. */
+  /** `get <path>`'s; undefined on the named commands. */
   path?: string;
 }
 
-/** What an export command's definition (commands/export-command.ts) hands its run function (commands/export.ts `runExportCommand`). */
 export interface ExportCommandOptions {
-  /** The export command, e.g. `line-items` (its flags pick the endpoint). */
+  /** e.g. `line-items`: its flags pick the endpoint. */
   command: string;
-  /** Its flags with the global ones (commander's `optsWithGlobals`). */
+  /** Global ones included. */
   flags: ExportFlags;
-  /** The command line without the API key and `--resume`, repeated by the "resume with" hint. */
+  /** Without the API key and `--resume`, repeated by the "resume with" hint. */
   argv: readonly string[];
 }
 
-/**
- * The commander option of one row of the flag table: its flags, its help line (with the default),
- * its parser (errors reported as invalid arguments, exit 2) or its choices, and the completion
- * hints (`--out` completes file names, `--param` may be repeated).
- */
 export function exportOption(spec: ExportFlagSpec): Option {
   const option = new Option(spec.flags, flagHelp(spec));
   const value = spec.value;
@@ -48,10 +38,8 @@ export function exportOption(spec: ExportFlagSpec): Option {
 }
 
 /**
- * The commander option of an id, e.g. `--taxpayer <rfc>`. It takes one value: a second one
- * (`--taxpayer A --taxpayer B`) is refused rather than silently replacing the first (commander's
- * default), since a run exports one taxpayer's or one invoice's collection.
- * @param help its help line: the id's own ({@link IdSpec.help}) on export commands, `probeHelp` on `ratelimit`
+ * A second value is refused rather than silently replacing the first (commander's default): a run
+ * exports one taxpayer's or one invoice's collection.
  * @throws {UsageError} (exit 2; when commander parses the flag) for a second value, naming both
  */
 export function idOption(spec: IdSpec, help: string = spec.help): Option {
@@ -64,12 +52,7 @@ export function idOption(spec: IdSpec, help: string = spec.help): Option {
   });
 }
 
-/**
- * The `--taxpayer <rfc>` option of the export commands: a comma-separated list, and the flag may be
- * repeated (`--taxpayer A,B --taxpayer C`); the values are joined with commas, in order, and split by
- * commands/batch-plan.ts `taxpayerList` (ids hold no comma: endpoints.ts `encodeId`). Only the
- * taxpayer flag is a list; other ids stay single ({@link idOption}).
- */
+/** Repeated values are joined with commas, in order, and split by `taxpayerList` (ids hold no comma). */
 export function taxpayerListOption(spec: IdSpec): Option {
   const help = `${spec.help}; a comma-separated list, or repeat the flag, for several taxpayers (then --out is a template)`;
   return new Option(idOptionFlags(spec), help).argParser((value: string, previous: string | undefined) =>

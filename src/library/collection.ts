@@ -5,7 +5,7 @@
  * export's HTTP client, planned by the export command's own planner from the same flags, so the
  * pacing, waits, retries, origin rule, loop guards and exact member texts are the command line's.
  */
-import { planHttp, planPages, planTarget, type ExportTarget } from '../commands/export-plan.js';
+import { planHttp, planPages, planTarget, type ExportTarget } from '../commands/export/export-plan.js';
 import { createClient, type Client, type RateLimitSnapshot } from '../http/client.js';
 import type { PagesPlan } from '../export/run/plan.js';
 import { pageSteps } from '../export/run/page-source.js';

@@ -182,12 +182,12 @@ export async function exportCollection(options: ExportCollectionOptions): Promis
   const ctx = exportContext({ ...options, ...(stream ? { stdout: stream } : {}) }, stopper.signal);
   ctx.secrets.add(settings.apiKey);
   const [{ planExport }, { readStoredSince }, { prepareOutputs }, { runExport }, { exportServices }, database] = await Promise.all([
-    import('../commands/export.js'),
-    import('../commands/export-incremental.js'),
-    import('../commands/folders.js'),
+    import('../commands/export/export.js'),
+    import('../commands/export/export-incremental.js'),
+    import('../commands/export/folders.js'),
     import('../export/run/run.js'),
     import('../export/run/services.js'),
-    import('../commands/export-database.js'),
+    import('../commands/export/export-database.js'),
   ]);
   const command = target.endpoint.command;
   let plan = planExport(command, flags, settings, ctx.cwd, RESUME_COMMAND, readStoredSince(command, flags, ctx.cwd));

@@ -8,7 +8,7 @@ import { exportFlag } from '../config/flags.js';
 import { parseApiKey, parseBaseUrl } from '../config/values.js';
 import type { ExportFlagValues } from '../config/flags.js';
 import type { ExportFlags } from '../commands/flags.js';
-import type { ResolvedExportSettings } from '../commands/export-settings.js';
+import type { ResolvedExportSettings } from '../commands/export/export-plan.js';
 import type { Clock } from '../time/clock.js';
 import type { FetchLike } from '../context.js';
 import { UsageError } from '../errors.js';

@@ -69,7 +69,7 @@ export interface RunningSandbox {
  * @throws {UsageError} (`E_USAGE`) for an option out of range, a bad fault spec, or a port it cannot listen on
  */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
-  const { serveSandbox } = await import('../commands/sandbox.js');
+  const { serveSandbox } = await import('../commands/sandbox/sandbox.js');
   const { sandbox, server } = await serveSandbox({ ...options, port: options.port ?? 0 }, systemClock);
   return {
     baseUrl: server.url,

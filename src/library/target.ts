@@ -5,8 +5,8 @@
  */
 import { ENDPOINTS, type Endpoint, type IdName, type Ids } from '../endpoints.js';
 import { UsageError } from '../errors.js';
-import type { IncrementalPlan } from '../commands/export-incremental.js';
-import type { ExportTarget } from '../commands/export-plan.js';
+import type { IncrementalPlan } from '../commands/export/export-incremental.js';
+import type { ExportTarget } from '../commands/export/export-plan.js';
 import type { ExportFlags } from '../commands/flags.js';
 
 /** A path split into its row of the endpoint table (if any), its ids and its query. */

@@ -12,7 +12,7 @@ import { main } from '../../src/cli/main.js';
 import { readCommandLine } from '../../src/cli/argv.js';
 import { asWriteFailure, failureText, installProcessGuard, wantsStack } from '../../src/cli/guard.js';
 import { formatError } from '../../src/commands/error-text.js';
-import { listenError } from '../../src/commands/sandbox.js';
+import { listenError } from '../../src/commands/sandbox/sandbox.js';
 import type { JsonStore } from '../../src/config/json-store.js';
 import { createRateLimitCache } from '../../src/config/store.js';
 import { OutputError, UsageError } from '../../src/errors.js';

@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { estimateExport, forecastQuota } from '../../src/commands/dry-run-estimate.js';
+import { estimateExport, forecastQuota } from '../../src/commands/export/dry-run.js';
 import { canaryFree, createWorld, removeTempDirs, runInProcess, START, tempDir } from '../helpers/world.js';
 
 afterAll(removeTempDirs);

@@ -6,7 +6,7 @@
  */
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { planExport } from '../../src/commands/export.js';
+import { planExport } from '../../src/commands/export/export.js';
 import type { ExportFlags } from '../../src/commands/flags.js';
 import { createMemoryStore, createRateBudget, type RateBudget } from '../../src/rate/budget.js';
 import { SHARED_QUOTA_FILE, createFileStore } from '../../src/rate/store-file.js';

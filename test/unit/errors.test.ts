@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hintOf } from '../../src/commands/hints.js';
+import { hintOf } from '../../src/commands/error-text.js';
 import {
   AbortError,
   ApiUnavailableError,

@@ -52,7 +52,7 @@ function modulesLoadedBy(args: string[]): string[] {
 const HEAVY = [
   /\/dist\/(http\/(?!redact\.js|request-headers\.js)|output|export|pagination|io\/(?!terminal-text\.js|columns\.js)|sandbox\/(?!defaults))/,
   /\/dist\/config\/(store|settings|folder|rate-limit-cache)\.js$/,
-  /\/dist\/commands\/(export|ratelimit|ratelimit-cached|config|completion|completion-render|sandbox)\.js$/,
+  /\/dist\/commands\/(export\/(?!export-command)|ratelimit\/(?!ratelimit-command)|config\/(?!config-command)|completion\/(?!completion-command)|sandbox\/(?!sandbox-command))/,
   /\/node_modules\/(conf|atomically|ajv|write-file-atomic|undici|csv-stringify|cli-table3|ora)\//,
 ];
 

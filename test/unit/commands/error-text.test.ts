@@ -3,8 +3,7 @@
  * (commands/hints.ts): the ground floor's errors name no flag, yet every line keeps its hint.
  */
 import { describe, expect, it } from 'vitest';
-import { errorText, formatError } from '../../../src/commands/error-text.js';
-import { hintOf } from '../../../src/commands/hints.js';
+import { errorText, formatError, hintOf } from '../../../src/commands/error-text.js';
 import { HttpError, UsageError } from '../../../src/errors.js';
 import { createSecrets } from '../../../src/secrets.js';
 

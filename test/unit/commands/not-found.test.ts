@@ -3,7 +3,7 @@
  * a path both name what may be wrong, and never an id that was not given.
  */
 import { describe, expect, it } from 'vitest';
-import { notFoundHint, withNotFoundHint } from '../../../src/commands/not-found.js';
+import { notFoundHint, withNotFoundHint } from '../../../src/commands/error-text.js';
 import { HttpError } from '../../../src/errors.js';
 
 const BASE = new URL('https://api.example.com/v1');

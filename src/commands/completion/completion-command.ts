@@ -1,0 +1,32 @@
+import { Argument, Command } from 'commander';
+import { UsageError } from '../../errors.js';
+import type { CompletionCommandOptions } from './completion.js';
+import type { CommandWiring, RunCommand } from '../commander.js';
+import { COMPLETION_EXIT_CODES, exitCodesHelp } from '../help-text.js';
+import { bindToContext, COMPLETION_SHELLS, withCompletion } from '../commander.js';
+
+const COMPLETION_HELP = `
+Examples:
+  $ collections completion bash > ~/.local/share/bash-completion/completions/collections
+  $ collections completion zsh > "\${fpath[1]}/_collections"
+  $ collections completion fish > ~/.config/fish/completions/collections.fish
+${exitCodesHelp(COMPLETION_EXIT_CODES)}`;
+
+const runCompletion: RunCommand<CompletionCommandOptions> = async (ctx, options) => (await import('./completion.js')).runCompletion(ctx, options);
+
+/**
+ * Makes the `completion` command: its action checks the shell, then hands it and the program (the
+ * command's parent, whose tree the script completes) to `run`, and its exit code to `wiring.setCode`.
+ * @throws {UsageError} (from the action, exit 2) for an unknown shell
+ */
+export function createCompletionCommand(wiring: CommandWiring, run: RunCommand<CompletionCommandOptions> = runCompletion): Command {
+  return bindToContext(new Command('completion'), wiring.ctx)
+    .description('Print a shell completion script (bash, zsh or fish)')
+    .addArgument(withCompletion(new Argument('<shell>', 'bash, zsh or fish'), { words: COMPLETION_SHELLS }))
+    .addHelpText('after', COMPLETION_HELP)
+    .action(async (shell: string, _opts: unknown, self: Command) => {
+      const known = COMPLETION_SHELLS as readonly string[];
+      if (!known.includes(shell)) throw new UsageError(`unknown shell '${shell}' (use ${known.join(', ')})`);
+      wiring.setCode(await run(wiring.ctx, { shell, program: self.parent ?? self }));
+    });
+}

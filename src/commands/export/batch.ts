@@ -1,0 +1,204 @@
+/**
+ * A run with many taxpayers (docs/many-taxpayers.md): every export is planned before any request,
+ * then up to `--parallel` run at once. A failing taxpayer does not stop the others; a signal stops
+ * the run, and so does a rejected key (the others would be rejected too).
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
+import type { Context } from '../../context.js';
+import { idsFromFlags, resolveEndpoint } from '../../endpoints.js';
+import { ExitCode, InterruptedError, UsageError, toExitCode } from '../../errors.js';
+import type { RateLimitSnapshot } from '../../http/client.js';
+import { runExport } from '../../export/run/run.js';
+import type { ExportHooks, ExportPlan } from '../../export/run/plan.js';
+import { exportServices } from '../../export/run/services.js';
+import { sidecarPaths } from '../../export/files/sidecar.js';
+import type { ManifestOutput } from '../../export/manifest/manifest.js';
+import { earlierOutputs, writeRunManifest } from '../../export/manifest/batch-manifest.js';
+import { checkPlaceholders, expandOut, utcDate } from './batch-plan.js';
+import { runBatchDryRun } from './dry-run.js';
+import { errorText } from '../error-text.js';
+import { prepareOutputs, removeEmptyFolders } from './folders.js';
+import { createBatchReporter, mostSevereCode, type TaxpayerOutcome } from './batch-report.js';
+import type { ExportFlags } from '../flags.js';
+import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSettings, type UnitOfMany } from './export-plan.js';
+import { addDatabaseSecrets, isDatabaseTable } from './export-database.js';
+
+interface Unit {
+  taxpayer: string;
+  plan: ExportPlan;
+  /** Absolute. */
+  target: string;
+  /** `--resume` found its output there without a checkpoint. */
+  doneEarlier: boolean;
+}
+
+export interface BatchRequest {
+  command: string;
+  flags: ExportFlags;
+  /** At least one. */
+  taxpayers: readonly string[];
+  resumeCommand: string;
+  /** `planExport` with the taxpayer's stored watermark. @throws {UsageError} (exit 2) for an invalid combination */
+  planOne: (flags: ExportFlags, settings: ResolvedExportSettings, many: UnitOfMany) => ExportPlan;
+}
+
+interface BatchPlan {
+  units: Unit[];
+  settings: LoadedExportSettings;
+  /** Absolute; undefined for a manifest beside each output. */
+  manifestPath: string | undefined;
+  /** By target. */
+  collected: Map<string, ManifestOutput>;
+  resumeCommand: string;
+}
+
+/**
+ * @throws {UsageError} (exit 2) for stdout, an unknown placeholder, or several taxpayers without `{taxpayer}`
+ */
+function checkBatchFlags(flags: ExportFlags, taxpayers: readonly string[], cwd: string): string {
+  const example = "e.g. --out 'exports/{taxpayer}/invoices-{date}.ndjson'";
+  if (flags.out === undefined || flags.out === '-')
+    throw new UsageError('several taxpayers need --out FILE, a template with {taxpayer} (stdout would mix them)', { hint: example });
+  // Every taxpayer is a source of its own in one table (docs/databases.md).
+  if (isDatabaseTable(flags.out, cwd)) return flags.out;
+  checkPlaceholders(flags.out);
+  if (taxpayers.length > 1 && !flags.out.includes('{taxpayer}'))
+    throw new UsageError(`--out ${flags.out} has no {taxpayer}: every taxpayer would write the same file`, { hint: example });
+  return flags.out;
+}
+
+/**
+ * Reads the state file; sends nothing, writes nothing.
+ * @throws {UsageError} (exit 2) for the first invalid taxpayer or flag
+ */
+function planBatch(request: BatchRequest, ctx: Context): BatchPlan {
+  const { command, flags, taxpayers, resumeCommand } = request;
+  const template = checkBatchFlags(flags, taxpayers, ctx.cwd);
+  const table = isDatabaseTable(template, ctx.cwd);
+  const settings = loadExportSettings(flags, ctx);
+  ctx.secrets.add(settings.resolved.apiKey);
+  const endpoint = resolveEndpoint(command, idsFromFlags({ ...flags, taxpayer: taxpayers[0]! }));
+  const date = utcDate(ctx.clock.now());
+  const manifestPath = flags.manifest === undefined ? undefined : resolvePath(ctx.cwd, flags.manifest);
+  const collected = new Map<string, ManifestOutput>();
+  const units = taxpayers.map((taxpayer): Unit => {
+    const out = expandOut(template, { taxpayer, endpoint: endpoint.key, date });
+    const one: ExportFlags = { ...flags, taxpayer, out };
+    const target = table ? out : resolvePath(ctx.cwd, out);
+    // A database table keeps each taxpayer's unfinished run itself; --resume continues it, or starts afresh.
+    const resume = flags.resume === true && (table || existsSync(sidecarPaths(target).checkpoint));
+    const plan = request.planOne(one, settings.resolved, { resume, collectManifest: manifestPath !== undefined });
+    addDatabaseSecrets(plan, ctx);
+    const doneEarlier = flags.resume === true && !resume && existsSync(target);
+    return { taxpayer, plan, target: plan.output.database?.address.shown ?? target, doneEarlier };
+  });
+  return { units, settings, manifestPath, collected, resumeCommand };
+}
+
+/** Only the count is read: this run wrote the checkpoint, and `--resume` checks it in full before trusting it. */
+async function checkpointItems(path: string | undefined): Promise<number | undefined> {
+  if (path === undefined) return undefined;
+  try {
+    const items = (JSON.parse(await readFile(path, 'utf8')) as { items?: unknown }).items;
+    return typeof items === 'number' && Number.isSafeInteger(items) && items >= 0 ? items : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Never throws. */
+async function runUnit(unit: Unit, batch: BatchPlan, ctx: Context): Promise<TaxpayerOutcome> {
+  const { taxpayer, plan, target } = unit;
+  if (unit.doneEarlier) return { taxpayer, target, status: 'done earlier', code: ExitCode.Ok };
+  let last: RateLimitSnapshot | undefined;
+  const hooks: ExportHooks = {
+    onPageFetched: (page) => {
+      if (page.rateLimit) last = page.rateLimit;
+    },
+    onManifest: (output) => batch.collected.set(target, output),
+  };
+  try {
+    const result = await runExport(plan, ctx, exportServices(plan, ctx), hooks);
+    return { taxpayer, target, status: 'ok', code: ExitCode.Ok, items: result.stats.items };
+  } catch (err) {
+    const status = err instanceof InterruptedError ? 'interrupted' : 'failed';
+    const items = await checkpointItems(plan.output.files?.checkpoint);
+    return {
+      taxpayer,
+      target,
+      status,
+      code: toExitCode(err),
+      reason: errorText(err, ctx.secrets, { hint: false }),
+      ...(items === undefined ? {} : { items }),
+    };
+  } finally {
+    if (last) batch.settings.recordRateLimit(plan.endpoint.key, last);
+  }
+}
+
+/** After a signal or a rejected key no unit starts; the running ones end as they do alone. */
+async function runUnits(batch: BatchPlan, parallel: number, ctx: Context, report: (o: TaxpayerOutcome) => void): Promise<TaxpayerOutcome[]> {
+  const { units } = batch;
+  const outcomes: Array<TaxpayerOutcome | undefined> = units.map(() => undefined);
+  let stopped: number | undefined;
+  const unsubscribe = ctx.onSignal((signal) => {
+    stopped ??= new InterruptedError(signal).exitCode;
+  });
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (stopped === undefined && next < units.length) {
+      const i = next++;
+      const outcome = await runUnit(units[i]!, batch, ctx);
+      outcomes[i] = outcome;
+      report(outcome);
+      if (outcome.code === ExitCode.Auth) stopped ??= ExitCode.Auth;
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(parallel, units.length) }, worker));
+  } finally {
+    unsubscribe();
+  }
+  return outcomes.map((o, i) => {
+    if (o) return o;
+    const { taxpayer, target } = units[i]!;
+    // Not started: after a signal it is unfinished like the interrupted ones; after a rejected key it failed with it.
+    return { taxpayer, target, status: 'not started', code: stopped ?? ExitCode.Ok };
+  });
+}
+
+/** With `--resume`, also those finished earlier that an earlier run manifest listed. */
+async function writeBatchManifest(batch: BatchPlan, startedMs: number, ctx: Context): Promise<void> {
+  if (batch.manifestPath === undefined) return;
+  const earlier = await earlierOutputs(
+    batch.manifestPath,
+    batch.units.filter((u) => u.doneEarlier).map((u) => u.target),
+  );
+  const outputs = batch.units.flatMap((u) => batch.collected.get(u.target) ?? earlier.get(u.target) ?? []);
+  if (outputs.length === 0) return;
+  await writeRunManifest(batch.manifestPath, outputs, { version: ctx.version, startedMs, finishedMs: ctx.clock.now() });
+}
+
+/**
+ * Folders still empty at the end are removed.
+ * @returns the most severe exit code of the taxpayers
+ * @throws {UsageError} (exit 2) before any request for invalid flags or ids, or an output an
+ *   incremental export would narrow; {@link OutputError} (exit 7) before any request when a folder
+ *   cannot be made or written, and when the run manifest cannot be written
+ */
+export async function runBatchExport(request: BatchRequest, ctx: Context): Promise<number> {
+  const { flags } = request;
+  const startedMs = ctx.clock.now();
+  const batch = planBatch(request, ctx);
+  if (flags.dryRun === true) return runBatchDryRun(batch.units, flags.parallel ?? 1, ctx);
+  const made = await prepareOutputs(batch.units.filter((u) => !u.doneEarlier).map((u) => u.plan));
+  const reporter = createBatchReporter(ctx, { total: batch.units.length, quiet: flags.quiet === true, json: flags.logFormat === 'json' });
+  const outcomes = await runUnits(batch, flags.parallel ?? 1, ctx, (o) => reporter.ended(o));
+  await removeEmptyFolders(made);
+  const code = mostSevereCode(outcomes);
+  reporter.finished(outcomes, code, batch.resumeCommand);
+  await writeBatchManifest(batch, startedMs, ctx);
+  return code;
+}

@@ -1,0 +1,314 @@
+/**
+ * `collections ratelimit` (README, "Checking the quota"): one `itemsPerPage=1` request per endpoint
+ * the ids allow, then its `X-RateLimit-*` headers. A 429 is an answer here, never waited on.
+ */
+import type { Context } from '../../context.js';
+import { loadSettings, openConfigStore, requireApiSettings, stderrWarner } from '../../config/settings.js';
+import type { ApiSettings, ResolvedSettings } from '../../config/settings.js';
+import type { ConfigStore, RateLimitCacheEntry } from '../../config/store.js';
+import { buildPath, endpointUrl, ENDPOINTS, ID_SPECS, idsFromFlags } from '../../endpoints.js';
+import type { Endpoint, IdFlagValues, Ids } from '../../endpoints.js';
+import { ExitCode, HttpError } from '../../errors.js';
+import { formatLocalTime, formatTimeLeft } from '../../io/format.js';
+import { inertText, outputColumns } from '../../io/terminal-text.js';
+import { createClient } from '../../http/client.js';
+import { mergeHeaders } from '../../http/request-headers.js';
+import type { Client, ClientOptions, ProbeResult, RateLimitSnapshot } from '../../http/client.js';
+import { drawTable, loadTableSupport } from '../../output/table-draw.js';
+import type { GlobalFlags } from '../flags.js';
+
+export interface RatelimitCommandOptions extends GlobalFlags, IdFlagValues {
+  /** `-H, --header`: sent with each probe after the profile's. */
+  header?: Array<[string, string]>;
+  json: boolean;
+  cached: boolean;
+}
+
+/** @throws as {@link showRatelimit}, and {@link UsageError} (exit 2) for invalid settings */
+export async function runRatelimit(ctx: Context, options: RatelimitCommandOptions): Promise<number> {
+  const { settings, store } = loadSettings(options, ctx);
+  ctx.secrets.add(settings.apiKey);
+  for (const [name, value] of settings.headers) ctx.secrets.addHeader(name, value);
+  const headers = mergeHeaders(settings.headers, options.header ?? []);
+  return showRatelimit({ settings, store, ...idsFromFlags(options), json: options.json, cached: options.cached, headers }, ctx);
+}
+
+export interface RatelimitOptions extends Ids {
+  /** The key and base URL are required unless `cached`. */
+  settings: ResolvedSettings;
+  json: boolean;
+  cached: boolean;
+  /** Tests: instead of opening the one of `ctx.configDir`. */
+  store?: ConfigStore;
+  createClient?: (options: ClientOptions) => Client;
+  /** Probes in flight at once (default 3). */
+  concurrency?: number;
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** One row of `ratelimit --json`. */
+export interface RatelimitRow {
+  endpoint: string;
+  /** Ids percent-encoded. */
+  path: string;
+  status: number;
+  limit: number | null;
+  remaining: number | null;
+  /** `X-RateLimit-Reset` by the server's clock, ISO 8601 UTC. */
+  reset: string | null;
+  /** Rounded up, never negative, corrected for the local clock's offset from the server's `Date`. */
+  resetInSeconds: number | null;
+  requestId?: string;
+  /** The server's message for a non-2xx answer other than 429. */
+  message?: string;
+}
+
+/** Those whose ids are all given (so `entities` and `events` always), in the endpoint table's order. */
+export function selectProbeEndpoints(ids: Ids): Endpoint[] {
+  return ENDPOINTS.filter((e) => e.ids.every((id) => ids[id] !== undefined));
+}
+
+function probeUrl(baseUrl: URL, path: string): URL {
+  const url = endpointUrl(baseUrl, path);
+  url.search = '?itemsPerPage=1';
+  return url;
+}
+
+/** At most `limit` in flight, results in input order; starts none after a failure. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async (): Promise<void> => {
+    while (!failed && next < items.length) {
+      const i = next++;
+      try {
+        results[i] = await fn(items[i]!);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  const workers = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker);
+  const settled = await Promise.allSettled(workers);
+  const rejected = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (rejected) throw rejected.reason;
+  return results;
+}
+
+interface ProbeAnswer {
+  result: ProbeResult;
+  path: string;
+  endpoint: Endpoint;
+}
+
+/** @throws {HttpError} for 401/403 (exit 3); whatever the client throws for network failures */
+async function probeOne(client: Client, settings: ApiSettings, store: ConfigStore, endpoint: Endpoint, path: string): Promise<ProbeAnswer> {
+  const url = probeUrl(settings.baseUrl, path);
+  let result: ProbeResult;
+  try {
+    result = await client.probe(url);
+  } catch (err) {
+    // A client that throws for statuses instead of returning them: a 404 still belongs in its row.
+    if (!(err instanceof HttpError && err.details.status === 404)) throw err;
+    result = { url, status: 404 };
+    if (err.details.requestId !== undefined) result.requestId = err.details.requestId;
+    if (err.details.serverMessage !== undefined) result.serverMessage = err.details.serverMessage;
+  }
+  if (result.status === 401 || result.status === 403) {
+    const details: ConstructorParameters<typeof HttpError>[0] = { method: 'GET', path: `${url.pathname}${url.search}`, status: result.status };
+    if (result.serverMessage !== undefined) details.serverMessage = result.serverMessage;
+    if (result.requestId !== undefined) details.requestId = result.requestId;
+    throw new HttpError(details);
+  }
+  if (result.rateLimit !== undefined) store.recordRateLimit(settings.baseUrl.origin, endpoint.key, result.rateLimit);
+  return { result, path, endpoint };
+}
+
+function probeClient(options: RatelimitOptions, settings: ApiSettings, ctx: Context): Client {
+  const clientOptions: ClientOptions = {
+    baseUrl: settings.baseUrl,
+    apiKey: settings.apiKey,
+    fetch: ctx.fetch,
+    clock: ctx.clock,
+    random: ctx.random,
+    headers: mergeHeaders([['User-Agent', `collections/${ctx.version}`]], Object.entries(options.headers ?? {})),
+    secrets: ctx.secrets,
+  };
+  if (settings.defaults.retries !== undefined) clientOptions.retries = settings.defaults.retries;
+  if (settings.defaults.timeoutMs !== undefined) clientOptions.timeoutMs = settings.defaults.timeoutMs;
+  return (options.createClient ?? createClient)(clientOptions);
+}
+
+function toRow({ result, path, endpoint }: ProbeAnswer, now: number): RatelimitRow {
+  const rl: RateLimitSnapshot | undefined = result.rateLimit;
+  const row: RatelimitRow = {
+    endpoint: endpoint.key,
+    path,
+    status: result.status,
+    limit: rl?.limit ?? null,
+    remaining: rl?.remaining ?? null,
+    reset: rl?.resetAt === undefined ? null : new Date(rl.resetAt).toISOString(),
+    resetInSeconds: resetSeconds(rl?.resetLocalAt ?? rl?.resetAt, now),
+  };
+  if (result.requestId !== undefined) row.requestId = result.requestId;
+  if (result.serverMessage !== undefined && result.status !== 429 && (result.status < 200 || result.status > 299)) {
+    row.message = result.serverMessage;
+  }
+  return row;
+}
+
+/** A status column only when an answer was not 200. */
+function liveTable(answers: readonly ProbeAnswer[], rows: readonly RatelimitRow[], now: number, width: number): string {
+  const showStatus = rows.some((r) => r.status !== 200);
+  const table = newTable(['endpoint', ...(showStatus ? ['status'] : []), 'limit', 'remaining', 'reset', 'time left'], width);
+  for (const [i, row] of rows.entries()) {
+    // The local-clock instant of the reset (corrected by the server's Date) is what a person's watch shows.
+    const rl = answers[i]!.result.rateLimit;
+    const resetAt = rl?.resetLocalAt ?? rl?.resetAt;
+    const status = row.status === 429 ? '429 limited' : row.status === 404 ? '404 not found' : String(row.status);
+    table.push([
+      row.endpoint,
+      ...(showStatus ? [status] : []),
+      cell(row.limit ?? undefined),
+      cell(row.remaining ?? undefined),
+      resetAt === undefined ? '-' : formatLocalTime(resetAt, now),
+      resetAt === undefined ? '-' : formatTimeLeft(resetAt - now),
+    ]);
+  }
+  return table.toString();
+}
+
+/**
+ * A 404 (unknown taxpayer or invoice) or other non-auth status shows in its row and still returns 0.
+ * `cached` sends nothing and needs no key: the cache of the configured origin, else of all origins.
+ * @throws {UsageError} (exit 2) for an empty or invalid id, or a missing key or base URL;
+ *   {@link HttpError} (exit 3) when the key is rejected (401/403); whatever the client throws for
+ *   network failures (exit 6)
+ */
+export async function showRatelimit(options: RatelimitOptions, ctx: Context): Promise<number> {
+  const ids: Ids = {};
+  for (const { name } of ID_SPECS) if (options[name] !== undefined) ids[name] = options[name];
+  const endpoints = selectProbeEndpoints(ids);
+  // Validate every id (README, "Commands": an invalid id is exit 2) before opening or sending anything.
+  const paths = endpoints.map((e) => buildPath(e, ids));
+
+  if (options.cached) {
+    const cachedOptions = { json: options.json, ...(options.settings.baseUrl ? { baseUrl: options.settings.baseUrl } : {}) };
+    return runCachedRatelimit(cachedOptions, ctx, options.store ?? openConfigStore(ctx));
+  }
+
+  const settings = requireApiSettings(options.settings, stderrWarner(ctx.io));
+  const store = options.store ?? openConfigStore(ctx);
+  const client = probeClient(options, settings, ctx);
+  const answers = await mapLimited(
+    endpoints.map((_e, i) => i),
+    Math.max(1, options.concurrency ?? 3),
+    (i) => probeOne(client, settings, store, endpoints[i]!, paths[i]!),
+  );
+
+  const now = ctx.clock.now();
+  const rows = answers.map((answer) => toRow(answer, now));
+  if (options.json) ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+  else {
+    await loadTableSupport();
+    ctx.io.stdout.write(`${liveTable(answers, rows, now, tableWidth(ctx))}\n`);
+  }
+  return ExitCode.Ok;
+}
+
+/** One row of `ratelimit --cached --json`. */
+interface CachedRatelimitRow {
+  origin: string;
+  endpoint: string;
+  /** The endpoint's path template, or the path `get` exported. */
+  path: string;
+  limit: number | null;
+  remaining: number | null;
+  reset: string | null;
+  resetInSeconds: number | null;
+  /** ISO 8601 UTC. */
+  observedAt: string;
+  ageSeconds: number;
+}
+
+interface PlainTable {
+  push(row: readonly string[]): void;
+  /** Without a final newline. */
+  toString(): string;
+}
+
+/**
+ * Needs `loadTableSupport` first. Every cell is made inert: origins come from the config file and
+ * values from response headers.
+ * @param columns terminal columns (Infinity: natural widths)
+ */
+function newTable(head: readonly string[], columns: number): PlainTable {
+  const rows: string[][] = [];
+  return {
+    push: (row) => void rows.push(row.map(inertText)),
+    toString: () => drawTable(head.map(inertText), rows, columns).text,
+  };
+}
+
+const tableWidth = (ctx: Pick<Context, 'io' | 'env'>): number => outputColumns(ctx.io, ctx.env) ?? Number.POSITIVE_INFINITY;
+
+const cell = (v: number | undefined): string => (v === undefined ? '-' : String(v));
+
+/** @param resetAt epoch ms */
+const resetSeconds = (resetAt: number | undefined, now: number): number | null =>
+  resetAt === undefined ? null : Math.max(0, Math.ceil((resetAt - now) / 1000));
+
+/** @param options.baseUrl only its origin's entries when known, else every origin's */
+async function runCachedRatelimit(options: { baseUrl?: URL; json: boolean }, ctx: Context, store: ConfigStore): Promise<number> {
+  const now = ctx.clock.now();
+  const origin = options.baseUrl?.origin;
+  const order = (e: RateLimitCacheEntry): number => {
+    const i = ENDPOINTS.findIndex((row) => row.key === e.endpoint);
+    return i < 0 ? ENDPOINTS.length : i;
+  };
+  const entries = store
+    .rateLimits(origin)
+    .sort((a, b) => a.origin.localeCompare(b.origin) || order(a) - order(b) || a.endpoint.localeCompare(b.endpoint));
+
+  const rows: CachedRatelimitRow[] = entries.map((e) => ({
+    origin: e.origin,
+    endpoint: e.endpoint,
+    // The key of a path exported by `get` is the path itself.
+    path: ENDPOINTS.find((row) => row.key === e.endpoint)?.path ?? (e.endpoint.startsWith('/') ? e.endpoint : ''),
+    limit: e.limit ?? null,
+    remaining: e.remaining ?? null,
+    reset: e.resetAt === undefined ? null : new Date(e.resetAt).toISOString(),
+    resetInSeconds: resetSeconds(e.resetLocalAt ?? e.resetAt, now),
+    observedAt: new Date(e.observedAt).toISOString(),
+    ageSeconds: Math.max(0, Math.floor((now - e.observedAt) / 1000)),
+  }));
+
+  if (options.json) {
+    ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+  } else if (rows.length === 0) {
+    ctx.io.stderr.write(
+      `No rate-limit headers seen yet${origin ? ` for ${inertText(origin)}` : ''}; \`collections ratelimit\` checks them (one request per endpoint).\n`,
+    );
+  } else {
+    await loadTableSupport();
+    const showOrigin = new Set(rows.map((r) => r.origin)).size > 1 || origin === undefined;
+    const table = newTable([...(showOrigin ? ['origin'] : []), 'endpoint', 'limit', 'remaining', 'reset', 'time left', 'seen'], tableWidth(ctx));
+    for (const e of entries) {
+      const resetLocal = e.resetLocalAt ?? e.resetAt;
+      const passed = resetLocal !== undefined && resetLocal <= now;
+      table.push([
+        ...(showOrigin ? [e.origin] : []),
+        e.endpoint,
+        cell(e.limit),
+        cell(e.remaining),
+        resetLocal === undefined ? '-' : formatLocalTime(resetLocal, now),
+        resetLocal === undefined ? '-' : passed ? 'reset since' : formatTimeLeft(resetLocal - now),
+        `${formatTimeLeft(now - e.observedAt)} ago`,
+      ]);
+    }
+    ctx.io.stdout.write(`${table.toString()}\n`);
+  }
+  return ExitCode.Ok;
+}

@@ -1,0 +1,204 @@
+/**
+ * `collections sandbox`: one option per row of {@link SANDBOX_OPTION_HELP} (integers parsed here,
+ * the rest checked by `runSandbox`, loaded lazily so `--help` loads none of the sandbox).
+ */
+import { Command, Option } from 'commander';
+import { parseIntegerOption } from '../../config/flags.js';
+import { DEFAULT_SANDBOX_KEY, DEFAULT_SIZES } from '../../sandbox/defaults.js';
+import { bindToContext, commanderParser, withCompletion, type CommandWiring, type RunCommand } from '../commander.js';
+import { exitCodesHelp, SANDBOX_EXIT_CODES } from '../help-text.js';
+import type { SandboxCommandOptions } from './sandbox.js';
+
+/** One flag of the `sandbox` command. */
+export interface SandboxOptionHelp {
+  /** Commander flags, e.g. `--port <n>`. */
+  flags: string;
+  /** The {@link SandboxCommandOptions} field it fills. */
+  option: keyof SandboxCommandOptions;
+  description: string;
+  /** Kind of value, so the wiring can parse it: integer, number or string; boolean for a switch without a value. */
+  type: 'integer' | 'number' | 'string' | 'boolean';
+  /** Default shown in help (the runner applies it when the option is undefined). */
+  defaultValue?: string;
+  /** Words completion offers for the value (the runner checks them, with its own message). */
+  words?: readonly string[];
+}
+
+/** The flags of `collections sandbox`. */
+const SANDBOX_OPTION_HELP: readonly SandboxOptionHelp[] = [
+  { flags: '--port <n>', option: 'port', type: 'integer', description: 'port to listen on (0 = any free port)', defaultValue: '8787' },
+  { flags: '--host <host>', option: 'host', type: 'string', description: 'interface to listen on', defaultValue: '127.0.0.1' },
+  { flags: '--key <key>', option: 'key', type: 'string', description: 'API key the sandbox accepts', defaultValue: DEFAULT_SANDBOX_KEY },
+  {
+    flags: '--limit <n>',
+    option: 'limit',
+    type: 'integer',
+    description: 'requests per window, per key and endpoint (0 = no limit)',
+    defaultValue: '60',
+  },
+  { flags: '--window <seconds>', option: 'window', type: 'integer', description: 'rate-limit window length', defaultValue: '60' },
+  {
+    flags: '--limit-scope <scope>',
+    option: 'limitScope',
+    type: 'string',
+    description: 'what one window counts: route (all taxpayers share /taxpayers/{id}/invoices) or path (each concrete path)',
+    defaultValue: 'route',
+    words: ['route', 'path'],
+  },
+  { flags: '--latency <ms>', option: 'latency', type: 'integer', description: 'delay added to every response', defaultValue: '0' },
+  {
+    flags: '--churn <n>',
+    option: 'churn',
+    type: 'integer',
+    description: 'items a minute inserted or updated (fresh updatedAt) in invoices, entities and events',
+    defaultValue: '0',
+  },
+  { flags: '--seed <n>', option: 'seed', type: 'integer', description: 'seed of the generated records', defaultValue: '1' },
+  { flags: '--entities <n>', option: 'entities', type: 'integer', description: 'entities', defaultValue: String(DEFAULT_SIZES.entities) },
+  { flags: '--events <n>', option: 'events', type: 'integer', description: 'events', defaultValue: String(DEFAULT_SIZES.events) },
+  { flags: '--taxpayers <n>', option: 'taxpayers', type: 'integer', description: 'taxpayers', defaultValue: String(DEFAULT_SIZES.taxpayers) },
+  {
+    flags: '--invoices <n>',
+    option: 'invoices',
+    type: 'integer',
+    description: 'invoices per taxpayer',
+    defaultValue: String(DEFAULT_SIZES.invoicesPerTaxpayer),
+  },
+  {
+    flags: '--line-items <n>',
+    option: 'lineItems',
+    type: 'integer',
+    description: 'average line items per invoice (max 200)',
+    defaultValue: String(DEFAULT_SIZES.lineItemsPerInvoice),
+  },
+  {
+    flags: '--payments <n>',
+    option: 'payments',
+    type: 'integer',
+    description: 'payments per taxpayer',
+    defaultValue: String(DEFAULT_SIZES.paymentsPerTaxpayer),
+  },
+  {
+    flags: '--faults <spec>',
+    option: 'faults',
+    type: 'string',
+    description: "faults to inject, e.g. 'status status=503 p=0.1; drip pages=3' or JSON",
+  },
+  {
+    flags: '--cursor-previous <name>',
+    option: 'cursorPrevious',
+    type: 'string',
+    description: 'name of the previous cursor link: previous or last',
+    defaultValue: 'previous',
+    words: ['previous', 'last'],
+  },
+  {
+    flags: '--cursor-end <end>',
+    option: 'cursorEnd',
+    type: 'string',
+    description:
+      'how a cursor chain ends: endless (API Platform >= 4.3.5: the last page and every empty page link next), empty-page (an empty page links nothing) or last-page (no next on the last page)',
+    defaultValue: 'endless',
+    words: ['endless', 'empty-page', 'last-page'],
+  },
+  {
+    flags: '--wire <encoding>',
+    option: 'wire',
+    type: 'string',
+    description:
+      "bytes of the bodies: apiplatform (the real service's json_encode escapes, \\/ and \\u0022), compact (JSON.stringify's) or pretty (debug mode)",
+    defaultValue: 'apiplatform',
+    words: ['apiplatform', 'compact', 'pretty'],
+  },
+  {
+    flags: '--errors <style>',
+    option: 'errors',
+    type: 'string',
+    description:
+      'how the 400, 404 and 405 API Platform answers itself are written: message ({"message": …}, as the service documents) or problem (application/problem+json with title, detail, description)',
+    defaultValue: 'message',
+    words: ['message', 'problem'],
+  },
+  {
+    flags: '--cursor-only',
+    option: 'cursorOnly',
+    type: 'boolean',
+    description:
+      'the endpoints that page by cursor page by cursor only, as the real invoice endpoints: a request with page is a 400 "Only cursor pagination is available for this endpoint."',
+  },
+  {
+    flags: '--ignore-pagination-style',
+    option: 'ignorePaginationStyle',
+    type: 'boolean',
+    description: "offset pages whatever X-Pagination-Style asks, as plain API Platform (the header is the deployment's own)",
+  },
+  {
+    flags: '--single-page <shape>',
+    option: 'singlePage',
+    type: 'string',
+    description:
+      'a page that links nowhere (one page holds the collection, or it is empty): view, or no-view (a hydra:search template instead, as the real service)',
+    defaultValue: 'view',
+    words: ['view', 'no-view'],
+  },
+  {
+    flags: '--dates <style>',
+    option: 'dates',
+    type: 'string',
+    description: 'item dates: iso (2024-03-28T16:45:09.000Z) or naive (2024-03-28 16:45:09, UTC, as the real service)',
+    defaultValue: 'iso',
+    words: ['iso', 'naive'],
+  },
+  {
+    flags: '--batch-payment <shape>',
+    option: 'batchPayment',
+    type: 'string',
+    description: "a payment's batchPayment: iri, or object (embedded: payerBank, operationNumber…, as the real service)",
+    defaultValue: 'iri',
+    words: ['iri', 'object'],
+  },
+];
+
+/** Help text of `sandbox` (commander `addHelpText('after', …)`). */
+const SANDBOX_HELP = `
+The sandbox implements the whole contract on loopback: offset and cursor pagination, totals,
+per-key and per-endpoint rate limits (X-RateLimit-* on every response, 429 past the limit),
+itemsPerPage validation, 401 for a missing or wrong key, 404 for unknown ids. Records are
+generated from the seed, so the same flags give the same data.
+
+Fault kinds for --faults: status, refuse, reset-before-headers, reset-mid-body, truncate,
+invalid-json, html, hang, drip, clock-offset, reset-format, retry-after, remaining-zero,
+permanent-429, unprefixed, absolute-links, foreign-next, redirect, loop-next. Scope each with
+p=<0..1>, requests=<n|a-b|a,b>, pages=<n,…>, endpoint=<key>, times=<n>, fromMs/untilMs=<ms>.
+
+Examples:
+  $ collections sandbox
+  $ collections sandbox --port 0 --limit 10 --window 5 --invoices 100000
+  $ collections sandbox --limit 60 --limit-scope path   # each taxpayer's invoices get their own window
+  $ collections sandbox --churn 30     # something for an incremental export (--since, --state) to find
+  $ collections sandbox --wire pretty --cursor-end last-page
+  $ collections sandbox --errors problem   # errors as API Platform writes them (application/problem+json)
+  $ collections sandbox --cursor-only --single-page no-view --dates naive --batch-payment object   # as the real service
+  $ collections sandbox --faults 'status status=503 p=0.2; reset-mid-body requests=5'
+${exitCodesHelp(SANDBOX_EXIT_CODES)}`;
+
+const runSandbox: RunCommand<SandboxCommandOptions> = async (ctx, options) => (await import('./sandbox.js')).runSandbox(ctx, options);
+
+/** Makes the `sandbox` command: its action hands its options to `run`, and its exit code to `wiring.setCode`. */
+export function createSandboxCommand(wiring: CommandWiring, run: RunCommand<SandboxCommandOptions> = runSandbox): Command {
+  const sandbox = bindToContext(new Command('sandbox'), wiring.ctx).description(
+    'Run the bundled Collection API on loopback (prints its base URL and key)',
+  );
+  for (const o of SANDBOX_OPTION_HELP) {
+    const desc = o.defaultValue !== undefined ? `${o.description} (default ${o.defaultValue})` : o.description;
+    const option = new Option(o.flags, desc);
+    if (o.type === 'integer') {
+      const name = o.flags.split(' ')[0]!;
+      option.argParser(commanderParser((v: string) => parseIntegerOption(name, v, 0, Number.MAX_SAFE_INTEGER)));
+    }
+    sandbox.addOption(o.words ? withCompletion(option, { words: o.words }) : option);
+  }
+  return sandbox.addHelpText('after', SANDBOX_HELP).action(async (_opts: unknown, self: Command) => {
+    wiring.setCode(await run(wiring.ctx, self.opts<SandboxCommandOptions>()));
+  });
+}

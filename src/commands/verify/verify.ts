@@ -1,0 +1,116 @@
+/** `collections verify` (docs/files.md, "Manifests and `verify`"): `ok` lines on stdout, a line per mismatch on stderr. */
+import { readFile } from 'node:fs/promises';
+import { dirname, relative, resolve as resolvePath } from 'node:path';
+import type { Context } from '../../context.js';
+import { ExitCode, VerifyError } from '../../errors.js';
+import { inertText } from '../../io/terminal-text.js';
+import { parseManifest, verifyOutput } from '../../export/manifest/verify-output.js';
+import { databaseAddress, type DatabaseAddress } from '../../export/destinations/address.js';
+import { parseTableName } from '../../export/destinations/table-name.js';
+
+interface Tally {
+  files: number;
+  failedFiles: number;
+  mismatches: number;
+}
+
+/** Relative to the working folder when under it. */
+function shown(path: string, cwd: string): string {
+  const rel = relative(cwd, path);
+  return rel === '' || rel.startsWith('..') ? path : rel;
+}
+
+async function verifyManifest(manifestPath: string, ctx: Context, tally: Tally): Promise<void> {
+  const { stdout, stderr } = ctx.io;
+  const fail = (what: string, line: string): void => {
+    stderr.write(`collections: ${inertText(`${what}: ${line}`)}\n`);
+    tally.mismatches++;
+  };
+  let text: string;
+  try {
+    text = await readFile(manifestPath, 'utf8');
+  } catch (error) {
+    tally.files++;
+    tally.failedFiles++;
+    const code = (error as { code?: unknown }).code;
+    fail(shown(manifestPath, ctx.cwd), code === 'ENOENT' ? 'manifest missing' : `manifest cannot be read (${String(code ?? error)})`);
+    return;
+  }
+  const manifest = parseManifest(text);
+  if (typeof manifest === 'string') {
+    tally.files++;
+    tally.failedFiles++;
+    fail(shown(manifestPath, ctx.cwd), `not a collections manifest (${manifest})`);
+    return;
+  }
+  for (const output of manifest.outputs) {
+    tally.files++;
+    const check = await verifyOutput(output, dirname(manifestPath));
+    const name = shown(check.path, ctx.cwd);
+    if (check.mismatches.length > 0) tally.failedFiles++;
+    for (const mismatch of check.mismatches) fail(name, mismatch);
+    if (check.mismatches.length === 0) stdout.write(`ok ${inertText(name)}: ${output.items} items, ${output.bytes} bytes, sha256 ${output.sha256}\n`);
+  }
+}
+
+export interface VerifyCommandOptions {
+  /** As typed, or database destinations; commander requires one. */
+  manifests: readonly string[];
+  table?: string;
+}
+
+/** Re-counts each source of a database's tables against its run log. */
+async function verifyDatabase(
+  address: Exclude<DatabaseAddress, { kind: 'parquet' }>,
+  table: string | undefined,
+  ctx: Context,
+  tally: Tally,
+): Promise<void> {
+  const name = table === undefined ? undefined : parseTableName(table);
+  if (address.kind === 'postgres') {
+    ctx.secrets.add(address.password);
+    ctx.secrets.add(ctx.env.PGPASSWORD);
+  }
+  const { checkTables } = await import('../../export/destinations/verify-table.js');
+  const checks = await checkTables(address, name, ctx.env);
+  if (checks.length === 0) {
+    tally.files++;
+    tally.failedFiles++;
+    tally.mismatches++;
+    ctx.io.stderr.write(`collections: ${inertText(`${address.shown}: no complete run of ${table ?? 'any table'} in its run log`)}\n`);
+    return;
+  }
+  for (const check of checks) {
+    tally.files++;
+    const what = `${check.table} ${check.source}`;
+    if (check.rows === check.expected) {
+      ctx.io.stdout.write(`ok ${inertText(what)}: ${check.rows} rows, as run ${check.runId} left them\n`);
+      continue;
+    }
+    tally.failedFiles++;
+    tally.mismatches++;
+    ctx.io.stderr.write(
+      `collections: ${inertText(`${what}: ${check.rows} rows, but the last complete run left ${check.expected} (run ${check.runId})`)}\n`,
+    );
+  }
+}
+
+/**
+ * @throws {VerifyError} (exit 8, `E_VERIFY_MISMATCH`) after the mismatch lines, counting them
+ */
+export async function runVerify(ctx: Context, { manifests, table }: VerifyCommandOptions): Promise<number> {
+  const tally: Tally = { files: 0, failedFiles: 0, mismatches: 0 };
+  for (const manifest of manifests) {
+    const address = databaseAddress(manifest, ctx.cwd);
+    if (address !== undefined && address.kind !== 'parquet') await verifyDatabase(address, table, ctx, tally);
+    else await verifyManifest(resolvePath(ctx.cwd, manifest), ctx, tally);
+  }
+  if (tally.mismatches > 0) {
+    const mismatches = `${tally.mismatches} ${tally.mismatches === 1 ? 'mismatch' : 'mismatches'}`;
+    const files = `${tally.files} ${tally.files === 1 ? 'file' : 'files'}`;
+    throw new VerifyError(`verification failed: ${mismatches} in ${tally.failedFiles} of ${files}`, {
+      hint: 'run the export again (with --resume if it was interrupted)',
+    });
+  }
+  return ExitCode.Ok;
+}
