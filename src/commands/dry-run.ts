@@ -21,7 +21,7 @@ import { estimateExport, estimateText, quotaText, type DryRunEstimate, type DryR
 import { errorText } from './error-text.js';
 import { planOutputs } from './folders.js';
 import { createClient } from '../http/client.js';
-import { requestHeaders } from '../export/run/export-client.js';
+import { requestHeaders } from '../export/run/services.js';
 import { maskSecret } from '../http/redact.js';
 import { fetchPage } from '../pagination/fetch-page.js';
 

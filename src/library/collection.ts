@@ -8,8 +8,7 @@
 import { planHttp, planPages, planTarget, type ExportTarget } from '../commands/export-plan.js';
 import { createClient, type Client, type RateLimitSnapshot } from '../http/client.js';
 import type { PagesPlan } from '../export/run/plan.js';
-import { pageSteps } from '../export/run/page-source.js';
-import { remaining } from '../export/run/page-loop.js';
+import { pageSteps, remaining } from '../export/run/page-loop.js';
 import type { PageStep } from '../pagination/paginate.js';
 import { textOfBytes, type Members } from '../json/members.js';
 import { systemClock } from '../time/clock.js';

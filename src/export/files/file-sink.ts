@@ -1,25 +1,27 @@
 /**
  * The file {@link Sink} of an export: a sidecar (`F.part`) renamed onto `--out` when complete
- * (docs/files.md, "Files, checkpoints and `--resume`"). Pages are appended through a queue of positional
- * writes; `sync()` flushes them (fdatasync) so the caller may then advance the checkpoint; `commit()`
- * publishes by rename, then fsyncs the folder (as write-file-atomic does). Until `commit()`, the
- * target (yesterday's export) is untouched.
+ * (docs/files.md, "Files, checkpoints and `--resume`"). Until `commit()`, the target (yesterday's
+ * export) is untouched.
  */
 import { createHash, type Hash } from 'node:crypto';
-import type { FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { lstat, type FileHandle } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import type { Sink } from '../../output/stream-sink.js';
-import { OutputError, type CollectionsError } from '../../errors.js';
-import { fileError, nodeFileSystem, openOwnedFile, syncFolder, type FileInfo } from '../../io/files.js';
-import { checkPaths, openResumable, type SinkPaths } from './file-sink-check.js';
+import { OutputError, UsageError, type CollectionsError } from '../../errors.js';
+import {
+  checkFolder,
+  fileError,
+  nodeFileSystem,
+  openOwnedFile,
+  statOrUndefined,
+  syncFolder,
+  type FileInfo,
+  type FileSystem,
+} from '../../io/files.js';
 
-/**
- * Bytes a file sink lets wait in its write queue before `write()` waits for them (backpressure):
- * a few pages of 1000 items.
- */
+/** Bytes a file sink lets wait in its write queue before `write()` waits for them (backpressure): a few pages of 1000 items. */
 export const FILE_SINK_HIGH_WATER_BYTES = 4 * 1024 * 1024;
 
-/** What a file sink wrote, for the manifest (export/manifest/manifest.ts). */
 export interface FileDigest {
   /** Length of the file, bytes (what was kept on resume included). */
   bytes: number;
@@ -27,31 +29,114 @@ export interface FileDigest {
   sha256: string;
 }
 
-/** A {@link Sink} on a file that also hashes what reaches the file. */
 export interface FileSink extends Sink {
-  /**
-   * The length and SHA-256 of every byte written so far, in file order (on resume the kept prefix
-   * is hashed first); call it after `commit()`, once nothing is queued.
-   */
+  /** The length and SHA-256 of every byte written so far, in file order; call it after `commit()`. */
   digest(): FileDigest;
 }
 
-/** Options of {@link createFileSink}. */
-export interface FileSinkOptions extends SinkPaths {
+/** Options of {@link createFileSink}; paths absolute. */
+export interface FileSinkOptions {
+  /** `--out` */
+  target: string;
+  sidecar: string;
+  /** On resume: truncate the existing sidecar to this many bytes and append; otherwise a new sidecar. */
+  resumeAtBytes?: number;
+  /**
+   * On resume: checks, reading the sidecar before it is truncated, that `resumeAtBytes` is a record
+   * boundary (`boundaryCheck`); throws {@link UsageError} (exit 2) when not.
+   */
+  checkBoundary?: (sidecar: FileHandle) => Promise<void>;
+  /** Default the real one; tests inject write errors. */
+  fs?: FileSystem;
   /** Summary name of the destination; default: the target path as given. */
   name?: string;
   /**
-   * Called before each write reaches the file and before the rename; throws when nothing more may
-   * be written (the output lock was lost: export/files/output-lock.ts). That error fails the sink as a
-   * write error would.
+   * Called before each write reaches the file and before the rename; throws when nothing more may be
+   * written (the output lock was lost). That error fails the sink as a write error would.
    */
   guard?: () => void;
 }
 
 /**
- * {@link openResumable}, then truncates the sidecar to `resumeAtBytes` (what the checkpoint counts;
- * anything after it was written but never checkpointed) and hashes what is kept.
- * @throws as {@link openResumable}; {@link OutputError} (exit 7) when it cannot be truncated
+ * Validates the paths before any file is touched, so an unusable `--out` fails (exit 7) before a
+ * request is sent.
+ * @returns what `stat` says about the sidecar, undefined when there is none
+ * @throws {OutputError} (exit 7) naming the path
+ */
+async function checkPaths(target: string, sidecar: string): Promise<FileInfo | undefined> {
+  const folder = dirname(target);
+  await checkFolder(folder, target);
+  const targetInfo = await statOrUndefined(target);
+  if (targetInfo?.isDirectory()) throw new OutputError(`cannot write ${target}: it is a folder`);
+  if (dirname(sidecar) !== folder) await checkFolder(dirname(sidecar), sidecar);
+  const sidecarInfo = await statOrUndefined(sidecar);
+  if (sidecarInfo?.isDirectory()) throw new OutputError(`cannot write ${sidecar}: it is a folder`);
+  return sidecarInfo;
+}
+
+/**
+ * Opens the sidecar of a resumed export (never through a symlink, only a regular file of this
+ * user) and checks `resumeAtBytes` is a record boundary; changes nothing.
+ * @throws {UsageError} (exit 2, `E_CHECKPOINT`) when the length is not a byte count, the sidecar is
+ *   missing or shorter, or the offset is not a record boundary: "checkpoint does not match the partial file"
+ * @throws {OutputError} (exit 7) when it cannot be opened, or is a symlink
+ */
+async function openResumable(sidecar: string, info: FileInfo | undefined, options: FileSinkOptions & { resumeAtBytes: number }): Promise<FileHandle> {
+  const { resumeAtBytes } = options;
+  if (!Number.isSafeInteger(resumeAtBytes) || resumeAtBytes < 0) {
+    throw new UsageError(`checkpoint does not match the partial file ${basename(sidecar)} (bad length ${resumeAtBytes})`, { code: 'E_CHECKPOINT' });
+  }
+  if (info === undefined) {
+    throw new UsageError(`checkpoint does not match the partial file: ${sidecar} is missing`, {
+      code: 'E_CHECKPOINT',
+      hint: 'start over with --restart',
+    });
+  }
+  if (info.size < resumeAtBytes) {
+    throw new UsageError(`checkpoint does not match the partial file: ${sidecar} has ${info.size} bytes, the checkpoint expects ${resumeAtBytes}`, {
+      code: 'E_CHECKPOINT',
+      hint: 'start over with --restart',
+    });
+  }
+  const handle = await openOwnedFile(options.fs ?? nodeFileSystem, sidecar, { create: false });
+  try {
+    if (options.checkBoundary) await options.checkBoundary(handle);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error instanceof UsageError ? error : fileError('read', sidecar, error);
+  }
+  return handle;
+}
+
+/**
+ * The checks {@link createFileSink} makes as it opens, touching no file (the dry run's): the paths,
+ * and the sidecar it would open: one left over must be a regular file of this user (it would be
+ * emptied), a resumed one must match the checkpoint.
+ * @throws {OutputError} (exit 7), {@link UsageError} (exit 2, `E_CHECKPOINT`)
+ */
+export async function checkFileSink(options: FileSinkOptions): Promise<void> {
+  const { target, sidecar, resumeAtBytes } = options;
+  const info = await checkPaths(target, sidecar);
+  // A dangling symlink stats as missing, but `openOwnedFile` would still refuse it.
+  const present =
+    info !== undefined ||
+    (await lstat(sidecar).then(
+      () => true,
+      () => false,
+    ));
+  if (resumeAtBytes === undefined && !present) return;
+  const fs = options.fs ?? nodeFileSystem;
+  const handle =
+    resumeAtBytes === undefined
+      ? await openOwnedFile(fs, sidecar, { create: false })
+      : await openResumable(sidecar, info, { ...options, resumeAtBytes });
+  await handle.close().catch(() => undefined);
+}
+
+/**
+ * {@link openResumable}, then truncates the sidecar to `resumeAtBytes` (anything after it was written
+ * but never checkpointed) and hashes what is kept.
+ * @throws {OutputError} (exit 7) when it cannot be truncated
  */
 async function reopenSidecar(
   sidecar: string,
@@ -80,24 +165,21 @@ async function hashPrefix(handle: FileHandle, length: number, hash: Hash): Promi
   }
 }
 
-/** The positional write queue of a sidecar (see {@link createWriteQueue}). */
 interface WriteQueue {
   /** Queues `buffer` at byte `at`; waits when more than the high-water mark is queued. @throws {OutputError} an earlier write's error */
   push(buffer: Buffer, at: number): Promise<void>;
-  /** Waits for every queued write. @throws {OutputError} the first write error */
+  /** @throws {OutputError} the first write error */
   drain(): Promise<void>;
-  /** Waits for every queued write; never throws. */
+  /** Never throws. */
   settle(): Promise<void>;
-  /** The first write error (or the guard's), once one happened. */
   readonly failure: CollectionsError | undefined;
 }
 
 /**
- * Writes are queued: `push()` hands the bytes to a chain of positional writes and returns while
- * fewer than {@link FILE_SINK_HIGH_WATER_BYTES} wait, so the export formats the next page while this
- * one reaches the file. An append can stall while the file's last page is under writeback for the
- * previous page's fdatasync (stable pages); without the queue that stall is the export's. After the
- * first failure, queued writes are skipped.
+ * Positional writes, queued while fewer than {@link FILE_SINK_HIGH_WATER_BYTES} wait, so the export
+ * formats the next page while this one reaches the file: an append can stall while the file's last
+ * page is under writeback for the previous fdatasync (stable pages). After the first failure,
+ * queued writes are skipped.
  */
 function createWriteQueue(handle: FileHandle, sidecar: string, hash: Hash, guard: () => void): WriteQueue {
   let queue: Promise<void> = Promise.resolve();
@@ -144,23 +226,16 @@ function createWriteQueue(handle: FileHandle, sidecar: string, hash: Hash, guard
 }
 
 /**
- * Opens the sidecar. Validates up front, before any file is touched: the target's folder exists and
- * is writable, the target and the sidecar are not folders, and the sidecar's folder is writable.
- * New export: the sidecar is created, or emptied when it is a regular file of this user with one
- * link (never through a symlink: io/files.ts `openOwnedFile`). Resume: the sidecar must hold at least
- * `resumeAtBytes`; it is truncated to exactly that and written on from there.
- * Writes go through one FileHandle at explicit positions, queued (up to
- * {@link FILE_SINK_HIGH_WATER_BYTES} waiting before `write()` waits too); `bytes` counts what was
- * accepted; `sync()` waits for the queue, then fdatasync, so a checkpoint taken after it never
- * counts a byte that is not on disk; `commit()` is the same, then close, rename onto the target,
- * fsync the folder; `abort()` lets queued writes finish, closes and keeps the sidecar.
- * Every byte is hashed (SHA-256) as it is queued, the kept prefix first on resume (read back from
- * the truncated sidecar), so `digest()` gives the final file's hash without reading it again.
- * @throws {OutputError} (exit 7, message naming the path) when a path is unusable or any write,
- *   sync or rename fails (ENOSPC, EACCES, EISDIR…); a failed queued write is thrown by the next
- *   `write()`, `sync()` or `commit()`.
- * @throws {UsageError} (exit 2) on resume when the sidecar is missing or shorter than
- *   `resumeAtBytes`: "checkpoint does not match the partial file".
+ * Opens the sidecar, validating the paths before any file is touched. New export: the sidecar is
+ * created, or emptied when it is a regular file of this user with one link (never through a
+ * symlink). Resume: truncated to exactly `resumeAtBytes` and written on from there. `sync()` waits
+ * for the queue, then fdatasync, so a checkpoint taken after it never counts a byte that is not on
+ * disk; `commit()` is the same, then close, rename onto the target, fsync the folder (as
+ * write-file-atomic does); `abort()` keeps the sidecar. Every byte is hashed as it is queued, the
+ * kept prefix first on resume, so `digest()` never reads the file again.
+ * @throws {OutputError} (exit 7, naming the path) when a path is unusable or any write, sync or
+ *   rename fails; a failed queued write is thrown by the next `write()`, `sync()` or `commit()`
+ * @throws {UsageError} (exit 2) on resume when the sidecar does not match the checkpoint
  */
 export async function createFileSink(options: FileSinkOptions): Promise<FileSink> {
   const { target, sidecar, resumeAtBytes } = options;

@@ -1,27 +1,22 @@
 /**
- * The output of an export, a service handed to the run beside its plan
- * (export/run/plan.ts `ExportServices.openOutput`): stdout, a device or FIFO (written straight
- * through), the sidecar beside `--out` with its lock and checkpoint (export/files/), compressed
- * as planned, or a database table or Parquet file (export/destinations/, loaded only then). The
- * run writes to the destination it opens and never reads the file plan itself.
+ * The output of an export: stdout, a device or FIFO, the sidecar beside `--out` with its lock and
+ * checkpoint, compressed as planned, or a database table or Parquet file (loaded only then).
  */
 import { dirname } from 'node:path';
 import type { Context } from '../../context.js';
 import { checkFolder, statOrUndefined, type FileSystem } from '../../io/files.js';
 import { openStdout, type Destination } from '../files/destination.js';
 import { checkCheckpoint, lockTarget, openSidecar, type CheckpointFound } from '../files/sidecar.js';
-import { checkFileSink } from '../files/file-sink-check.js';
-import { boundaryCheck } from '../files/checkpoint-check.js';
+import { checkFileSink } from '../files/file-sink.js';
+import { boundaryCheck } from '../files/checkpoint.js';
 import { checkLock, type LockFound, type OutputLock } from '../files/output-lock.js';
 import { openDevice, outputKind, type OutputKind } from '../files/device.js';
 import { withCompression } from '../files/gzip-destination.js';
 import type { DatabaseDestination } from '../destinations/database.js';
 import type { ExportFiles, ExportOutput, ExportPlan, OutputWiring } from './plan.js';
 
-/** What opening the output reads of the plan: where and how it writes, the checkpoint's rules, and the pages a checkpoint must link to. */
 type OutputOfPlan = Pick<ExportPlan, 'output' | 'resume' | 'pages'>;
 
-/** The checkpoint's rules of a plan writing `files`: continue or restart, the options it must match, where its next link must point. */
 function checkpointRules(plan: OutputOfPlan, files: ExportFiles) {
   return {
     target: files.target,
@@ -33,11 +28,7 @@ function checkpointRules(plan: OutputOfPlan, files: ExportFiles) {
   };
 }
 
-/**
- * Opens stdout, a device or FIFO, or the sidecar, before any request: first the output lock (kept
- * in `held`; a lost lock stops the run at once through `wiring.onLost`), then the checkpoint is
- * validated and read.
- */
+/** Before any request: first the output lock (kept in `held`), then the checkpoint is validated and read. */
 async function openDestination(
   plan: OutputOfPlan,
   kind: OutputKind,
@@ -79,10 +70,7 @@ async function openDestination(
   return parquetDestination(await sidecarDestination, files);
 }
 
-/**
- * Opens the outputs of a plan's runs, each with the file system `fs` (default the real one).
- * @returns a function making one run's {@link ExportOutput}; nothing is opened before its `open()`
- */
+/** One run's {@link ExportOutput}; nothing is opened before its `open()`. */
 export function outputOpener(plan: OutputOfPlan, ctx: Context, fs: FileSystem | undefined): (wiring: OutputWiring) => ExportOutput {
   return (wiring) => {
     const held: { lock?: OutputLock; database?: DatabaseDestination } = {};
@@ -105,20 +93,15 @@ export function outputOpener(plan: OutputOfPlan, ctx: Context, fs: FileSystem | 
 
 /** What opening a plan's output would find, from {@link checkOutput}. */
 export interface OutputForecast {
-  /** stdout, a FIFO or device (written straight through), or a file. */
   readonly kind: OutputKind['type'];
-  /** Of a file: its checkpoint (continued, discarded by `--restart`, or none). */
   readonly checkpoint?: CheckpointFound;
-  /** Of a file: its lock (free, or one that would be taken over). */
   readonly lock?: LockFound;
 }
 
 /**
  * The checks `open()` of {@link outputOpener} makes before the first request, in its order and
- * with its errors, writing nothing (the dry run's; docs/progress.md, "Dry run"): what `--out` is,
- * its folder, the lock (none taken), the checkpoint (none removed) and the sidecar (none created
- * or truncated). A folder that does not exist yet holds nothing: the run makes it first
- * (commands/folders.ts).
+ * with its errors, writing nothing (the dry run's). A folder that does not exist yet holds nothing:
+ * the run makes it first.
  * @throws what `open()` throws before it writes: {@link UsageError} (exit 2: a checkpoint left
  *   without `--resume`, one that does not match), exit 7 (a live lock, an unusable path)
  */

@@ -4,7 +4,7 @@
  * (rate/wait-ledger.ts, export/run/export-client.ts). Sandbox world, virtual clock.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { exportClientOpener } from '../../../../src/export/run/export-client.js';
+import { exportClientOpener } from '../../../../src/export/run/services.js';
 import { clientWiring } from '../../../../src/export/run/run.js';
 import { createProgress } from '../../../../src/io/progress.js';
 import { createWaitLedger, type WaitCut } from '../../../../src/rate/wait-ledger.js';
