@@ -1,8 +1,4 @@
-/**
- * The checkpoint of a file export (docs/files.md, "Files, checkpoints and `--resume`"), and what it
- * must satisfy before `--resume` trusts it. It holds no secret: links, counts, byte length, the
- * options that shape the output and the formatter's state.
- */
+/** The checkpoint of a file export (docs/files.md, "Files, checkpoints and `--resume`") and its checks. It holds no secret. */
 import { constants as fsConstants } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import type { FormatterState } from '../../output/formatter.js';
@@ -13,46 +9,36 @@ import { nodeFileSystem, replaceFile, type FileSystem } from '../../io/files.js'
 
 const { O_RDONLY, O_NOFOLLOW } = fsConstants;
 
-/** Version of the checkpoint layout; another version is refused. */
 export const CHECKPOINT_VERSION = 1;
 
 export interface Checkpoint {
   version: typeof CHECKPOINT_VERSION;
   /** The options that shape the output (endpoint, ids, params, format, fields…); must match on resume. */
   fingerprint: Record<string, unknown>;
-  /** Absolute URL of the next page to fetch; null when the last page was already written. */
+  /** Null when the last page was already written. */
   next: string | null;
   pages: number;
   items: number;
-  /** Bytes of the sidecar that hold those pages (truncated to this on resume); of a gzip export, compressed bytes ending a member. */
+  /** Of the sidecar (truncated to this on resume); of a gzip export, compressed bytes ending a member. */
   bytes: number;
   formatter: FormatterState;
-  /** `hydra:totalItems` if the API sent it, for progress. */
   totalItems?: number;
-  /** The mode the API paged in, which `--resume` continues in; absent from checkpoints of versions that always paged in the mode asked for. */
+  /** Absent from checkpoints of versions that always paged in the mode asked for. */
   mode?: 'cursor' | 'offset';
-  /** The watermark `--state` stores when the export completes (ISO 8601); a resume keeps it. */
+  /** What `--state` stores when the export completes (ISO 8601); a resume keeps it. */
   watermark?: string;
-  /** ISO 8601 */
   updatedAt: string;
 }
 
-/**
- * Writes a checkpoint durably: a temp file with a random name in the same folder (created
- * `O_CREAT | O_EXCL | O_NOFOLLOW`, mode 0600), fsync, rename over the old one, so a crash leaves
- * the old or the new checkpoint, never half of one.
- * @throws {OutputError} (exit 7) naming the path and the cause
- */
+/** Atomic (temp file `O_EXCL | O_NOFOLLOW`, mode 0600, fsync, rename). @throws {OutputError} (exit 7) naming the path and the cause */
 export async function saveCheckpoint(path: string, checkpoint: Checkpoint, fs: FileSystem = nodeFileSystem): Promise<void> {
   await replaceFile(fs, path, JSON.stringify(checkpoint), { mode: 0o600, action: 'write the checkpoint' });
 }
 
 /**
- * Reads a checkpoint, never through a symlink (`O_NOFOLLOW`), and checks its schema and that it
- * was written by the same command (`fingerprint`); undefined when there is none.
+ * Reads a checkpoint, never through a symlink, and checks its schema and fingerprint; undefined when there is none.
  * @throws {UsageError} (exit 2, `E_CHECKPOINT`) when it is unreadable, a symlink, corrupt, of
- *   another version or schema (naming the field), or from other options (naming them): resuming it
- *   would mix two exports in one file
+ *   another version, or from other options (naming them): resuming it would mix two exports in one file
  */
 export async function loadCheckpoint(path: string, fingerprint: Record<string, unknown>): Promise<Checkpoint | undefined> {
   const text = await readCheckpointText(path);
@@ -115,7 +101,6 @@ function shownValue(value: unknown): string {
   return Array.isArray(value) ? value.map((v) => shownValue(v)).join(',') : JSON.stringify(value);
 }
 
-/** What differs between two first requests (`path?query`): the path (the ids), then each query parameter by its flag. */
 function requestDifferences(theirs: unknown, ours: unknown): string[] {
   const a = new URL(String(theirs), 'http://checkpoint.invalid');
   const b = new URL(String(ours), 'http://checkpoint.invalid');
@@ -153,12 +138,10 @@ async function readCheckpointText(path: string): Promise<string | undefined> {
   }
 }
 
-/** Whether `x` is a whole number ≥ 0 that a double holds exactly. */
 function isCount(x: unknown): boolean {
   return typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
 }
 
-/** What is wrong with a parsed checkpoint, e.g. `pages is not a non-negative integer`; undefined when it is a {@link Checkpoint}. */
 function checkpointSchemaError(v: unknown): string | undefined {
   if (!isObject(v)) return 'not an object';
   if (v.version !== CHECKPOINT_VERSION) return `version is not ${CHECKPOINT_VERSION}`;
@@ -175,23 +158,19 @@ function checkpointSchemaError(v: unknown): string | undefined {
   return undefined;
 }
 
-/** Removes a checkpoint (a symlink there is removed, never followed); a missing one is fine. */
+/** A symlink there is removed, never followed. */
 export async function removeCheckpoint(path: string): Promise<void> {
   await rm(path, { force: true });
 }
 
-/** What the command expects of a checkpoint's next link. */
 export interface ExpectedLink {
-  /** e.g. `https://api.example.com` */
   origin: string;
-  /** The path of the command's first page, e.g. `/api/taxpayers/X/invoices`. */
   path: string;
 }
 
 /**
- * Checks the next link of a checkpoint: an absolute URL on the configured origin and the command's
- * path (the query may differ: it holds the cursor or page number). A tampered link could otherwise
- * send the key elsewhere or export another collection into this file.
+ * The next link must stay on the configured origin and the command's path (the query holds the
+ * cursor): a tampered link could send the key elsewhere or export another collection into this file.
  * @throws {UsageError} (exit 2, `E_CHECKPOINT`) naming what did not match
  */
 export function checkNextLink(checkpointPath: string, next: string | null, expected: ExpectedLink): void {
@@ -216,9 +195,8 @@ export function checkNextLink(checkpointPath: string, next: string | null, expec
 }
 
 /**
- * Whether `bytes` bytes of the partial file end on a record boundary (`lastByte`: the byte just
- * before the offset): offset 0 always; else the format's `resume.isRecordBoundary`. A format never
- * resumed (`table`), or a name no format has (the fingerprint already refuses it), accepts any offset.
+ * Whether the partial file's first `bytes` end a record (`lastByte`: the byte before). A format never
+ * resumed (`table`), or an unknown name (the fingerprint refuses it), accepts any offset.
  */
 export function isRecordBoundary(format: string, bytes: number, items: number, lastByte: number | undefined): boolean {
   if (bytes === 0) return true;
@@ -233,10 +211,8 @@ async function byteBefore(file: FileHandle, bytes: number): Promise<number | und
 }
 
 /**
- * Decompresses the first `bytes` bytes of a gzip file as a stream and tells how long the text is
- * and its last byte; undefined when they are not whole gzip members (RFC 1952 §2.2: no magic, a
- * member cut short, a CRC-32 or ISIZE mismatch, trailing bytes). zlib is loaded only here.
- * @throws the read error of the file (e.g. EIO) as Node gives it
+ * The decompressed length and last byte of the first `bytes` of a gzip file; undefined when they are
+ * not whole gzip members (RFC 1952 §2.2). zlib is loaded only here.
  */
 async function readGzipEnd(file: FileHandle, bytes: number): Promise<{ length: number; lastByte: number | undefined } | undefined> {
   const end = { length: 0, lastByte: undefined as number | undefined };
@@ -266,10 +242,8 @@ async function readGzipEnd(file: FileHandle, bytes: number): Promise<{ length: n
 }
 
 /**
- * The boundary check the file sink makes on the partial file before truncating it: the byte before
- * the offset ends a record; of a gzip sidecar, the first `bytes` bytes decompress as whole members
- * whose last byte ends a record.
- * @returns a check that throws {@link UsageError} (exit 2, `E_CHECKPOINT`) when not
+ * The check the file sink makes on the partial file before truncating it (of gzip: whole members whose
+ * text ends a record); it throws {@link UsageError} (exit 2, `E_CHECKPOINT`).
  */
 export function boundaryCheck(checkpoint: Checkpoint, sidecar: string): (file: FileHandle) => Promise<void> {
   const format = String(checkpoint.fingerprint.format);

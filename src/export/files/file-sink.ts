@@ -1,8 +1,4 @@
-/**
- * The file {@link Sink} of an export: a sidecar (`F.part`) renamed onto `--out` when complete
- * (docs/files.md, "Files, checkpoints and `--resume`"). Until `commit()`, the target (yesterday's
- * export) is untouched.
- */
+/** The file sink of an export: a sidecar (`F.part`) renamed onto `--out` when complete; until then the target (yesterday's export) is untouched. */
 import { createHash, type Hash } from 'node:crypto';
 import { lstat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
@@ -23,46 +19,32 @@ import {
 export const FILE_SINK_HIGH_WATER_BYTES = 4 * 1024 * 1024;
 
 export interface FileDigest {
-  /** Length of the file, bytes (what was kept on resume included). */
+  /** Including what was kept on resume. */
   bytes: number;
-  /** SHA-256 of those bytes (FIPS 180-4), lowercase hex. */
+  /** Lowercase hex. */
   sha256: string;
 }
 
 export interface FileSink extends Sink {
-  /** The length and SHA-256 of every byte written so far, in file order; call it after `commit()`. */
+  /** Of every byte written so far, in file order; call it after `commit()`. */
   digest(): FileDigest;
 }
 
 /** Options of {@link createFileSink}; paths absolute. */
 export interface FileSinkOptions {
-  /** `--out` */
   target: string;
   sidecar: string;
   /** On resume: truncate the existing sidecar to this many bytes and append; otherwise a new sidecar. */
   resumeAtBytes?: number;
-  /**
-   * On resume: checks, reading the sidecar before it is truncated, that `resumeAtBytes` is a record
-   * boundary (`boundaryCheck`); throws {@link UsageError} (exit 2) when not.
-   */
+  /** On resume: throws {@link UsageError} (exit 2) when `resumeAtBytes` is not a record boundary of the sidecar (`boundaryCheck`). */
   checkBoundary?: (sidecar: FileHandle) => Promise<void>;
-  /** Default the real one; tests inject write errors. */
   fs?: FileSystem;
-  /** Summary name of the destination; default: the target path as given. */
   name?: string;
-  /**
-   * Called before each write reaches the file and before the rename; throws when nothing more may be
-   * written (the output lock was lost). That error fails the sink as a write error would.
-   */
+  /** Throws when nothing more may be written (the output lock was lost); checked before each write and the rename. */
   guard?: () => void;
 }
 
-/**
- * Validates the paths before any file is touched, so an unusable `--out` fails (exit 7) before a
- * request is sent.
- * @returns what `stat` says about the sidecar, undefined when there is none
- * @throws {OutputError} (exit 7) naming the path
- */
+/** So an unusable `--out` fails (exit 7) before a request is sent. @throws {OutputError} (exit 7) naming the path */
 async function checkPaths(target: string, sidecar: string): Promise<FileInfo | undefined> {
   const folder = dirname(target);
   await checkFolder(folder, target);
@@ -75,11 +57,8 @@ async function checkPaths(target: string, sidecar: string): Promise<FileInfo | u
 }
 
 /**
- * Opens the sidecar of a resumed export (never through a symlink, only a regular file of this
- * user) and checks `resumeAtBytes` is a record boundary; changes nothing.
- * @throws {UsageError} (exit 2, `E_CHECKPOINT`) when the length is not a byte count, the sidecar is
- *   missing or shorter, or the offset is not a record boundary: "checkpoint does not match the partial file"
- * @throws {OutputError} (exit 7) when it cannot be opened, or is a symlink
+ * Opens the sidecar of a resumed export (only a regular file of this user) and checks `resumeAtBytes`; changes nothing.
+ * @throws {UsageError} (exit 2, `E_CHECKPOINT`) "checkpoint does not match the partial file"; {@link OutputError} (exit 7)
  */
 async function openResumable(sidecar: string, info: FileInfo | undefined, options: FileSinkOptions & { resumeAtBytes: number }): Promise<FileHandle> {
   const { resumeAtBytes } = options;
@@ -109,9 +88,7 @@ async function openResumable(sidecar: string, info: FileInfo | undefined, option
 }
 
 /**
- * The checks {@link createFileSink} makes as it opens, touching no file (the dry run's): the paths,
- * and the sidecar it would open: one left over must be a regular file of this user (it would be
- * emptied), a resumed one must match the checkpoint.
+ * The checks {@link createFileSink} makes as it opens, touching no file (the dry run's).
  * @throws {OutputError} (exit 7), {@link UsageError} (exit 2, `E_CHECKPOINT`)
  */
 export async function checkFileSink(options: FileSinkOptions): Promise<void> {
@@ -133,11 +110,7 @@ export async function checkFileSink(options: FileSinkOptions): Promise<void> {
   await handle.close().catch(() => undefined);
 }
 
-/**
- * {@link openResumable}, then truncates the sidecar to `resumeAtBytes` (anything after it was written
- * but never checkpointed) and hashes what is kept.
- * @throws {OutputError} (exit 7) when it cannot be truncated
- */
+/** Truncates to `resumeAtBytes` (anything after it was never checkpointed) and hashes what is kept. @throws {OutputError} (exit 7) */
 async function reopenSidecar(
   sidecar: string,
   info: FileInfo | undefined,
@@ -154,7 +127,6 @@ async function reopenSidecar(
   return handle;
 }
 
-/** Feeds the first `length` bytes of the file to `hash`, 1 MiB at a time. */
 async function hashPrefix(handle: FileHandle, length: number, hash: Hash): Promise<void> {
   const chunk = Buffer.alloc(Math.min(length, 1024 * 1024));
   for (let at = 0; at < length;) {
@@ -166,11 +138,10 @@ async function hashPrefix(handle: FileHandle, length: number, hash: Hash): Promi
 }
 
 interface WriteQueue {
-  /** Queues `buffer` at byte `at`; waits when more than the high-water mark is queued. @throws {OutputError} an earlier write's error */
+  /** Waits when more than the high-water mark is queued. @throws {OutputError} an earlier write's error */
   push(buffer: Buffer, at: number): Promise<void>;
   /** @throws {OutputError} the first write error */
   drain(): Promise<void>;
-  /** Never throws. */
   settle(): Promise<void>;
   readonly failure: CollectionsError | undefined;
 }
@@ -226,16 +197,14 @@ function createWriteQueue(handle: FileHandle, sidecar: string, hash: Hash, guard
 }
 
 /**
- * Opens the sidecar, validating the paths before any file is touched. New export: the sidecar is
- * created, or emptied when it is a regular file of this user with one link (never through a
- * symlink). Resume: truncated to exactly `resumeAtBytes` and written on from there. `sync()` waits
- * for the queue, then fdatasync, so a checkpoint taken after it never counts a byte that is not on
- * disk; `commit()` is the same, then close, rename onto the target, fsync the folder (as
- * write-file-atomic does); `abort()` keeps the sidecar. Every byte is hashed as it is queued, the
- * kept prefix first on resume, so `digest()` never reads the file again.
- * @throws {OutputError} (exit 7, naming the path) when a path is unusable or any write, sync or
- *   rename fails; a failed queued write is thrown by the next `write()`, `sync()` or `commit()`
- * @throws {UsageError} (exit 2) on resume when the sidecar does not match the checkpoint
+ * Opens the sidecar: created, or emptied when it is a regular file of this user with one link
+ * (never through a symlink); on resume truncated to `resumeAtBytes`. `sync()` drains the queue, then
+ * fdatasync, so a checkpoint taken after it never counts a byte that is not on disk; `commit()` then
+ * renames onto the target and fsyncs the folder (as write-file-atomic does). Bytes are hashed as
+ * queued, so `digest()` never reads the file again.
+ * @throws {OutputError} (exit 7, naming the path) when a path is unusable or a write, sync or rename
+ *   fails (a queued write's failure is thrown by the next call); {@link UsageError} (exit 2) on resume
+ *   when the sidecar does not match the checkpoint
  */
 export async function createFileSink(options: FileSinkOptions): Promise<FileSink> {
   const { target, sidecar, resumeAtBytes } = options;

@@ -1,8 +1,7 @@
 /**
- * The file side of an export (docs/files.md, "Files, checkpoints and `--resume`"): `F.part` is written
- * first; a group of pages is written, flushed, and only then recorded in `F.checkpoint.json`, so a
- * crash at any moment leaves a state `--resume` completes exactly. The finished sidecar is renamed
- * onto `F` and the checkpoint removed.
+ * The file side of an export (docs/files.md, "Files, checkpoints and `--resume`"): a group of pages
+ * is written to `F.part`, flushed, and only then recorded in `F.checkpoint.json`, so a crash at any
+ * moment leaves a state `--resume` completes exactly.
  */
 import { lstat, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -33,47 +32,34 @@ export function sidecarPaths(target: string): SidecarPaths {
   return { sidecar: `${target}.part`, checkpoint: `${target}.checkpoint.json` };
 }
 
-/** Options of {@link openSidecar}; paths absolute. */
+/** Paths absolute. */
 export interface SidecarOptions extends SidecarPaths {
-  /** `--out` */
   target: string;
   resume: boolean;
   /** Never together with `resume`. */
   restart?: boolean;
   expectedLink: ExpectedLink;
-  /** Default the real one; tests inject errors. */
   fs?: FileSystem;
-  /** Tests give another pid or liveness check. */
   lock?: Partial<Pick<LockOutputOptions, 'pid' | 'isAlive' | 'onLost'>>;
-  /**
-   * The output lock, taken by the caller ({@link lockTarget}) and released by it once everything
-   * beside the output (manifest, state file) is written; without it, the sidecar takes the lock and
-   * releases it in `finish()` / `abort()`.
-   */
+  /** The output lock, taken and released by the caller (after the manifest and state file); without it, `finish()` / `abort()` release the sidecar's own. */
   held?: OutputLock;
   fingerprint: Record<string, unknown>;
-  /** Epoch ms */
   now: () => number;
   note: (line: string) => void;
 }
 
 export interface Durability {
-  /**
-   * Records the checkpoint of the last page of a group just written and starts the chain unless it runs.
-   * @throws {OutputError} (exit 7) a failed flush or checkpoint of an earlier page
-   */
+  /** Records the checkpoint of a group's last page. @throws {OutputError} (exit 7) a failed flush or checkpoint of an earlier page */
   record(snapshot: Checkpoint): Promise<void>;
-  /** @throws {OutputError} (exit 7) the chain's failure, if any */
+  /** @throws {OutputError} (exit 7) */
   settle(): Promise<void>;
-  /** Never throws (a failure surfaces through `record`/`settle`). */
   settleQuietly(): Promise<void>;
 }
 
 /**
- * The durability chain runs beside the fetching: each time it finishes, it flushes the sidecar
- * (`sync`: fdatasync) and then saves the checkpoint of the latest page written, so a checkpoint
- * never counts a byte that is not on disk, while fetching and writing never wait for a disk flush.
- * Several pages may share one flush; only the latest of them is saved.
+ * The durability chain runs beside the fetching: it flushes the sidecar (`sync`: fdatasync), then
+ * saves the latest checkpoint, so a checkpoint never counts a byte that is not on disk while fetching
+ * never waits for a flush. Several pages may share one flush; only the latest is saved.
  */
 export function createDurability(sync: () => Promise<void>, save: (snapshot: Checkpoint) => Promise<void>): Durability {
   let latest: Checkpoint | undefined;
@@ -107,7 +93,6 @@ export function createDurability(sync: () => Promise<void>, save: (snapshot: Che
   };
 }
 
-/** Whether anything (a symlink included) is at `path`. */
 async function exists(path: string): Promise<boolean> {
   return lstat(path).then(
     () => true,
@@ -118,12 +103,9 @@ async function exists(path: string): Promise<boolean> {
 export type CheckpointFound = { kind: 'none' } | { kind: 'resume'; checkpoint: Checkpoint } | { kind: 'discard' };
 
 /**
- * Reads and checks the checkpoint of `--resume` (the byte offset is checked by the file sink);
- * without `--resume`, an existing checkpoint is never silently discarded: it is an error, unless
- * `--restart` asks to remove it. Reads only: the dry run calls it too.
- * @throws {UsageError} (exit 2, `E_CHECKPOINT`) for a checkpoint that cannot be trusted, naming what
- *   did not match; without `--resume` or `--restart` when one exists, with the hint `use --resume
- *   to continue it, or --restart to start over`
+ * Reads and checks the checkpoint of `--resume`; without it, an existing checkpoint is an error,
+ * unless `--restart` asks to remove it. Reads only: the dry run calls it too.
+ * @throws {UsageError} (exit 2, `E_CHECKPOINT`) for a checkpoint that cannot be trusted, or one left without `--resume` / `--restart`
  */
 export async function checkCheckpoint(
   options: Pick<SidecarOptions, 'target' | 'checkpoint' | 'resume' | 'restart' | 'fingerprint' | 'expectedLink'>,
@@ -152,9 +134,8 @@ async function readCheckpoint(options: SidecarOptions): Promise<Checkpoint | und
 }
 
 /**
- * Takes the output lock of `target` once its folder is known to be usable, before anything else
- * looks at the files beside it: a second export or `--resume` while the first runs is told
- * `another export is writing F` whatever sidecars exist.
+ * Takes the output lock before anything else looks at the files beside `target`: a second export or
+ * `--resume` while the first runs is told `another export is writing F` whatever sidecars exist.
  * @throws {OutputError} (exit 7) when the folder is unusable; what `lockOutput` throws
  */
 export async function lockTarget(target: string, options: LockOutputOptions): Promise<OutputLock> {
@@ -162,7 +143,6 @@ export async function lockTarget(target: string, options: LockOutputOptions): Pr
   return lockOutput(target, options);
 }
 
-/** Every write to the sidecar checks first that the lock still holds; a lock taken here is released again on failure. */
 async function lockAndOpen(options: SidecarOptions) {
   const lock = options.held ?? (await lockTarget(options.target, { now: options.now, note: options.note, ...options.lock }));
   try {
@@ -183,16 +163,11 @@ async function lockAndOpen(options: SidecarOptions) {
 }
 
 /**
- * Opens the output of a file export, before any request: the output lock (unless `held`), the
- * checkpoint, then the sidecar. A refused `--resume` leaves the interrupted export's sidecar and
- * checkpoint exactly as they were; only a sidecar this run started afresh is removed again when it
- * fails before its first page (not once the lock was lost: the files may be another export's by
- * then). Once the lock is lost, every write, flush, checkpoint and the final rename throws its
- * {@link OutputLock.lost} error (exit 7) instead.
- * @throws {UsageError} (exit 2, `E_CHECKPOINT`) when the checkpoint cannot be resumed, or exists
- *   without `--resume` / `--restart`
- * @throws {CollectionsError} (exit 7, `E_LOCKED`) when another export holds the lock; nothing is touched
- * @throws {OutputError} (exit 7) when a path is unusable
+ * Opens the output of a file export, before any request. A refused `--resume` leaves the interrupted
+ * export's files as they were; only a sidecar this run started afresh is removed again when it fails
+ * before its first page (not once the lock was lost: the files may be another export's by then).
+ * @throws {UsageError} (exit 2, `E_CHECKPOINT`) when the checkpoint cannot be resumed, or exists without `--resume` / `--restart`
+ * @throws {CollectionsError} (exit 7, `E_LOCKED`) when another export holds the lock; {@link OutputError} (exit 7)
  */
 export async function openSidecar(options: SidecarOptions): Promise<Destination> {
   const { lock, resumed, sink } = await lockAndOpen(options);

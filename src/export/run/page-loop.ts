@@ -1,7 +1,4 @@
-/**
- * The pages of an export: where they come from (`pageSteps`), how they are written (`writePages`),
- * and when their checkpoints are committed (`createCheckpointGroups`).
- */
+/** The pages of an export: where they come from, how they are written, when their checkpoints are committed. */
 import { CollectionsError, HttpError, UsageError } from '../../errors.js';
 import type { Client, RateLimitSnapshot } from '../../http/client.js';
 import { serverModePages, type ModeChange } from '../../pagination/modes.js';
@@ -30,7 +27,6 @@ export function remaining(plan: Pick<PagesPlan, 'maxItems'>, tally: Readonly<Pic
   return plan.maxItems === undefined ? Infinity : plan.maxItems - tally.items;
 }
 
-/** The hint of an export whose `--page` the API cannot honour. */
 const DROP_PAGE = "drop --page: without it the export starts at the API's first page and follows its cursor links, as --cursor does";
 
 function noteOf(change: ModeChange): string {
@@ -63,9 +59,8 @@ function pinnedError(plan: PagesPlan, change: ModeChange, resumed: boolean): Col
 
 /**
  * The pages from `start` in the mode the API pages in (docs/choices.md, "Cursor-only endpoints and
- * honest mode"): a fresh export goes on in the API's mode with one note; one pinned to offset pages
- * (`--page`, or a checkpoint's recorded mode) stops with exit 2. Offset pages are fetched in parallel
- * with `--concurrency`, none past the page that completes `--max-items`.
+ * honest mode"): a fresh export goes on in the API's mode with one note; one pinned (`--page`, a
+ * checkpoint's mode) stops with exit 2. Offset pages go in parallel, none past `--max-items`.
  */
 export function pageSteps(plan: PagesPlan, client: Client, start: URL, hooks: PageSourceHooks): AsyncGenerator<PageStep, void, void> {
   const { resumedMode } = hooks;
@@ -88,16 +83,12 @@ export function pageSteps(plan: PagesPlan, client: Client, start: URL, hooks: Pa
 /** Bytes written (before compression) after which a group is committed: 8 MiB. */
 export const GROUP_BYTES = 8 * 1024 * 1024;
 
-/** Time after the last commit (by the context's monotonic clock) after which a group is committed, ms. */
+/** ms, by the context's monotonic clock. */
 export const GROUP_MS = 1000;
 
 const GROUP_MS_VARIABLE = 'COLLECTIONS_CHECKPOINT_MS';
 
-/**
- * The time of a group from `COLLECTIONS_CHECKPOINT_MS`: whole ms from 0 (a checkpoint after every
- * page) to 3,600,000; unset or empty: {@link GROUP_MS}.
- * @throws {UsageError} (exit 2) for any other value, naming the variable
- */
+/** `COLLECTIONS_CHECKPOINT_MS`: whole ms from 0 (every page) to 3,600,000. @throws {UsageError} (exit 2) for any other value */
 export function parseGroupMs(env: Readonly<Record<string, string | undefined>>): number {
   const text = env[GROUP_MS_VARIABLE];
   if (text === undefined || text === '') return GROUP_MS;
@@ -114,41 +105,26 @@ export interface CheckpointGroupOptions {
   groupMs?: number;
 }
 
-/**
- * The commits of one export's page loop. The loop calls `beginPage()` before it writes a page and
- * `pageWritten()` after; a commit requested in between is deferred to the end of the page, so a
- * commit never falls in the middle of a page's bytes.
- */
+/** The loop calls `beginPage()` and `pageWritten()` around each page: a commit requested in between waits for the page's end. */
 export interface CheckpointGroups {
   /** Waits for a commit started while the loop waited for the page. @throws {OutputError} (exit 7) that commit's failure */
   beginPage(): Promise<void>;
-  /**
-   * Remembers the page's mark (`bytes` before compression) and commits when the group is full, its
-   * time is up, or a commit was requested meanwhile. @throws {OutputError} (exit 7) a failed commit
-   */
+  /** Commits when the group is full (`bytes` before compression), its time is up, or a commit was requested. @throws {OutputError} (exit 7) */
   pageWritten(mark: PageMark, bytes: number): Promise<void>;
   /**
-   * Asks for a commit before a rate-limit wait: at once when between pages, and at the end of the
-   * next page written, so the checkpoint stays current while the client sleeps. Never throws; a
-   * failure surfaces on the next `beginPage()`, `pageWritten()` or `flush()`.
+   * Asks for a commit before a rate-limit wait: now when between pages, else at the page's end, so the
+   * checkpoint stays current while the client sleeps. Never throws; a failure surfaces on the next call.
    */
   request(): void;
-  /**
-   * Commits the last page written, if not yet committed; not while a page is half written (after a
-   * failed write), since what reached the destination then goes beyond that page.
-   * @throws {OutputError} (exit 7) a failed commit
-   */
+  /** Not while a page is half written (after a failed write): what reached the destination goes beyond it. @throws {OutputError} (exit 7) */
   flush(): Promise<void>;
-  /** Commits made so far (tests and the bench). */
   readonly commits: number;
 }
 
 /**
  * Durability in groups (docs/files.md, "Files, checkpoints and `--resume`"): a group ends after
- * {@link GROUP_BYTES} or {@link GROUP_MS}, and always before a rate-limit wait, on a signal, on a
- * failure and at the end. A commit hands the last mark to `out.pageWritten`, which flushes before it
- * saves the checkpoint, so a kill loses at most one group, which `--resume` fetches again. Commits
- * run one at a time, in order.
+ * {@link GROUP_BYTES} or {@link GROUP_MS}, and before a rate-limit wait, on a signal, a failure and at
+ * the end, so a kill loses at most one group, which `--resume` fetches again.
  */
 export function createCheckpointGroups(options: CheckpointGroupOptions): CheckpointGroups {
   const { out, clock } = options;
@@ -210,16 +186,12 @@ export interface Loop {
   groups: CheckpointGroups;
 }
 
-/** A page's output after the formatter's text not written yet. */
 function withPending(pending: string, output: string | Buffer): string | Buffer {
   if (pending === '') return output;
   return typeof output === 'string' ? pending + output : Buffer.concat([Buffer.from(pending, 'utf8'), output]);
 }
 
-/**
- * At the natural end of a cursor export, says when the API had announced more items
- * (`hydra:totalItems`) than came: items deleted while paging. Not an error: the export is what the API served.
- */
+/** Items deleted while paging: the API announced more (`hydra:totalItems`) than came. Not an error. */
 function noteShortfall(plan: PagesPlan, items: number, total: number | undefined, progress: Progress): void {
   if (plan.mode !== 'cursor' || total === undefined || items >= total) return;
   progress.note(`collections: the API announced ${total} items (hydra:totalItems) but the collection ended after ${items}`);
@@ -266,12 +238,9 @@ async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
 }
 
 /**
- * Writes pages until the last one, `--max-items`, or a signal (checked after each write), and
- * commits the last group when the loop ends, also on a signal or an error (then quietly: the error
- * thrown is the loop's).
- * @throws what the pages, the formatter or the destination throw; an abort after a signal as
- *   `InterruptedError` ({@link Interrupt.explain}). The destination's durability chain may still be
- *   running: `Destination.abort` waits for it.
+ * Writes pages until the last one, `--max-items`, or a signal, and commits the last group, also on
+ * an error (then quietly: the error thrown is the loop's).
+ * @throws what the pages, the formatter or the destination throw; an abort after a signal as `InterruptedError`
  */
 export async function writePages(steps: AsyncGenerator<PageStep, void, void>, loop: Loop): Promise<void> {
   try {

@@ -1,8 +1,4 @@
-/**
- * The plan of one export, and what is handed to `runExport` beside it. The plan is data, built once
- * by `planExport` and frozen; services and observers never go into it: they come as
- * {@link ExportServices} and {@link ExportHooks}.
- */
+/** The plan of one export: data, built once by `planExport` and frozen; services and observers come beside it. */
 import type { Endpoint } from '../../endpoints.js';
 import type { Client, ClientEvent, ClientOptions } from '../../http/client.js';
 import type { PageStep, PagingMode } from '../../pagination/paginate.js';
@@ -16,7 +12,6 @@ import type { DatabasePlan } from '../destinations/database.js';
 import type { RunStats } from '../destinations/store.js';
 
 export interface HttpPlan {
-  /** The configured base URL: its origin bounds every request. */
   readonly baseUrl: URL;
   readonly apiKey: string;
   readonly retries: number;
@@ -26,7 +21,6 @@ export interface HttpPlan {
   readonly maxWaitMs: number;
   /** `--max-body-size`, bytes (default the client's, 256 MiB). */
   readonly maxBodyBytes?: number;
-  /** The profile's `header`s, then `--header`s; none: `{}`. */
   readonly headers?: Readonly<Record<string, string>>;
 }
 
@@ -36,9 +30,7 @@ export interface PagesPlan {
   readonly start: URL;
   /** Pagination headers of the mode asked for (`X-Pagination-Style: cursor`, `X-Pagination-Enable-Partial: 0`). */
   readonly headers: Readonly<Record<string, string>>;
-  /** Sent once the API turned out to page by cursor. */
   readonly cursorHeaders: Readonly<Record<string, string>>;
-  /** The mode asked for; the API may page in the other. */
   readonly mode: PagingMode;
   /** `--page`; undefined: the API's first page, no `page` sent. */
   readonly firstPage: number | undefined;
@@ -49,7 +41,6 @@ export interface PagesPlan {
 
 /** Where a file export writes, every path absolute. */
 export interface ExportFiles {
-  /** `--out` */
   readonly target: string;
   readonly sidecar: string;
   readonly checkpoint: string;
@@ -78,19 +69,16 @@ export interface ResumePlan {
   /** `--resume` (with many taxpayers: only those that have a checkpoint). */
   readonly resume: boolean;
   readonly restart: boolean;
-  /** Options that shape the output; stored in and compared with the checkpoint. */
   readonly fingerprint: Readonly<Record<string, unknown>>;
   /** The command line to repeat with `--resume` (no key), for hints. */
   readonly command: string;
 }
 
-/** `--state`: the state file (absolute) and this export's key in it. */
 export interface StatePlan {
   readonly path: string;
   readonly key: string;
 }
 
-/** Everything an export needs, validated and frozen. */
 export interface ExportPlan {
   readonly endpoint: Endpoint;
   readonly http: HttpPlan;
@@ -98,7 +86,6 @@ export interface ExportPlan {
   readonly output: OutputPlan;
   readonly progress: ProgressPlan;
   readonly resume: ResumePlan;
-  /** Undefined for stdout. */
   readonly manifest: ManifestPlan | undefined;
   readonly state: StatePlan | undefined;
 }
@@ -112,12 +99,10 @@ export interface ClientWiring {
 }
 
 export interface OutputWiring {
-  /** Aborts a device's writes in flight (SIGINT / SIGTERM). */
   readonly signal: AbortSignal;
   readonly note: (line: string) => void;
   /** The output lock was lost while the run held it: the run stops at once with `error`. */
   readonly onLost: (error: Error) => void;
-  /** The run's counters so far (a database's run log records them). */
   readonly stats: () => RunStats;
 }
 
@@ -134,7 +119,6 @@ export interface ExportOutput {
 export interface PageSourceHooks {
   /** The items written so far, read as pages arrive (`--max-items`). */
   readonly tally: { readonly items: number };
-  /** The mode the checkpoint of a resumed export recorded; undefined for a fresh start. */
   readonly resumedMode: PagingMode | undefined;
   readonly onMode: (note: ModeNote) => void;
 }
@@ -142,19 +126,15 @@ export interface PageSourceHooks {
 /** Services the run uses beside the plan; `exportServices` makes the real ones, tests may hand in others. */
 export interface ExportServices {
   readonly openClient: (wiring: ClientWiring) => Client;
-  /** The pages from `start` (the plan's first page, or a checkpoint's next link), in the mode the API pages in. */
   readonly openPages: (client: Client, start: URL, source: PageSourceHooks) => AsyncGenerator<PageStep, void, void>;
-  /** The formatter, continuing `resumed` (a checkpoint's formatter state) when given. */
   readonly openFormatter: (resumed: FormatterState | undefined, note: (line: string) => void) => Promise<Formatter>;
   readonly openOutput: (wiring: OutputWiring) => ExportOutput;
-  /** Undefined when the plan has no manifest. */
   readonly openManifest: (onManifest: ExportHooks['onManifest']) => ManifestRecorder | undefined;
 }
 
 /** Observers of a run, all optional; none changes what the run does. */
 export interface ExportHooks {
   readonly onPageFetched?: (page: PageStep) => void;
-  /** Every client event, after progress heard it. */
   readonly onClientEvent?: (event: ClientEvent) => void;
   /** The finished output of a plan whose manifest is collected (a run manifest of many taxpayers). */
   readonly onManifest?: (output: ManifestOutput) => void;
