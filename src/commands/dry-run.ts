@@ -9,7 +9,7 @@ import type { Context } from '../context.js';
 import { CollectionsError, ExitCode, toExitCode } from '../errors.js';
 import type { ExportPlan } from '../export/run/plan.js';
 import { checkExport } from '../export/run/run.js';
-import type { OutputForecast } from '../export/run/output-opener.js';
+import type { OutputForecast } from '../export/run/services.js';
 import type { CheckpointFound } from '../export/files/sidecar.js';
 import type { LockFound } from '../export/files/output-lock.js';
 import { formatCount } from '../io/format.js';

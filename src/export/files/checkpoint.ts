@@ -56,9 +56,7 @@ export async function loadCheckpoint(path: string, fingerprint: Record<string, u
   if (wrong !== undefined) {
     throw new UsageError(
       `the checkpoint ${path} is corrupt or from another version (${wrong}); run with --restart instead of --resume to discard it and the .part file and start afresh`,
-      {
-        code: 'E_CHECKPOINT',
-      },
+      { code: 'E_CHECKPOINT' },
     );
   }
   const checkpoint = value as Checkpoint;
@@ -178,9 +176,7 @@ export function checkNextLink(checkpointPath: string, next: string | null, expec
   const refuse = (what: string): never => {
     throw new UsageError(
       `the checkpoint ${checkpointPath} does not match this export: ${what}; run with --restart instead of --resume to discard it and the .part file and start afresh`,
-      {
-        code: 'E_CHECKPOINT',
-      },
+      { code: 'E_CHECKPOINT' },
     );
   };
   let url: URL;
@@ -250,9 +246,7 @@ export function boundaryCheck(checkpoint: Checkpoint, sidecar: string): (file: F
   const refuse = (what: string): never => {
     throw new UsageError(
       `checkpoint does not match the partial file: byte ${checkpoint.bytes} of ${sidecar} is not ${what}; start over with --restart`,
-      {
-        code: 'E_CHECKPOINT',
-      },
+      { code: 'E_CHECKPOINT' },
     );
   };
   return async (file) => {

@@ -87,6 +87,14 @@ async function openResumable(sidecar: string, info: FileInfo | undefined, option
   return handle;
 }
 
+/** Whether anything, a symlink included, is at `path`. */
+export async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
 /**
  * The checks {@link createFileSink} makes as it opens, touching no file (the dry run's).
  * @throws {OutputError} (exit 7), {@link UsageError} (exit 2, `E_CHECKPOINT`)
@@ -95,13 +103,7 @@ export async function checkFileSink(options: FileSinkOptions): Promise<void> {
   const { target, sidecar, resumeAtBytes } = options;
   const info = await checkPaths(target, sidecar);
   // A dangling symlink stats as missing, but `openOwnedFile` would still refuse it.
-  const present =
-    info !== undefined ||
-    (await lstat(sidecar).then(
-      () => true,
-      () => false,
-    ));
-  if (resumeAtBytes === undefined && !present) return;
+  if (resumeAtBytes === undefined && info === undefined && !(await exists(sidecar))) return;
   const fs = options.fs ?? nodeFileSystem;
   const handle =
     resumeAtBytes === undefined

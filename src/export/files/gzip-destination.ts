@@ -11,9 +11,6 @@ export const COMPRESSIONS = ['gzip'] as const;
 
 export type Compression = (typeof COMPRESSIONS)[number];
 
-/** zlib's `gzip` on its thread pool, default level. */
-type GzipMember = (text: Buffer) => Promise<Buffer>;
-
 /**
  * Wraps `inner` so that it receives gzip members: the text of a group of pages is held until the
  * group is marked written, then compressed into one member, written to `inner`, and only then
@@ -27,11 +24,7 @@ export async function withCompression(inner: Destination, compress: Compression 
   if (compress === undefined) return inner;
   const zlib = await import('node:zlib');
   const { promisify } = await import('node:util');
-  const gzip: GzipMember = promisify(zlib.gzip);
-  return gzipDestination(inner, gzip);
-}
-
-function gzipDestination(inner: Destination, gzip: GzipMember): Destination {
+  const gzip: (text: Buffer) => Promise<Buffer> = promisify(zlib.gzip);
   let pending: Buffer[] = [];
   // Whether the file holds a member: one written by this run, or resumed bytes (whole members).
   let hasMember = (inner.resumed?.bytes ?? 0) > 0;

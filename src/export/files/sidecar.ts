@@ -3,12 +3,12 @@
  * is written to `F.part`, flushed, and only then recorded in `F.checkpoint.json`, so a crash at any
  * moment leaves a state `--resume` completes exactly.
  */
-import { lstat, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { formatCount } from '../../io/format.js';
 import { checkFolder, type FileSystem } from '../../io/files.js';
-import { createFileSink } from './file-sink.js';
+import { createFileSink, exists } from './file-sink.js';
 import {
   boundaryCheck,
   checkNextLink,
@@ -91,13 +91,6 @@ export function createDurability(sync: () => Promise<void>, save: (snapshot: Che
     settle: () => durable,
     settleQuietly: () => durable.catch(() => undefined),
   };
-}
-
-async function exists(path: string): Promise<boolean> {
-  return lstat(path).then(
-    () => true,
-    () => false,
-  );
 }
 
 export type CheckpointFound = { kind: 'none' } | { kind: 'resume'; checkpoint: Checkpoint } | { kind: 'discard' };

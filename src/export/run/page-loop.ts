@@ -51,9 +51,7 @@ function pinnedError(plan: PagesPlan, change: ModeChange, resumed: boolean): Col
   return new CollectionsError(
     `the API answered --page ${plan.firstPage} with cursor pages: it pages this endpoint by cursor only`,
     'E_API_REJECTED',
-    {
-      hint: DROP_PAGE,
-    },
+    { hint: DROP_PAGE },
   );
 }
 

@@ -10,7 +10,7 @@ import { createWatermarkTracker, type WatermarkTracker } from '../state/watermar
 import type { ManifestRecorder } from '../manifest/manifest.js';
 import { createCheckpointGroups, parseGroupMs, remaining, writePages, type Tally } from './page-loop.js';
 import type { ClientWiring, ExportHooks, ExportPlan, ExportServices } from './plan.js';
-import { checkOutput, type OutputForecast } from './output-opener.js';
+import { checkOutput, type OutputForecast } from './services.js';
 
 /** What an export did: what the summary and the rate-limit cache need. */
 export interface ExportResult {
