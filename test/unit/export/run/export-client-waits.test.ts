@@ -1,7 +1,7 @@
 /**
  * Summaries count only the rate-limit waits that were taken (docs/rate-limits.md, "Rate limits, retries and
  * safety"): a wait announced to progress and then cut by an abort is taken out of its counts again
- * (rate/wait-ledger.ts, export/run/export-client.ts). Sandbox world, virtual clock.
+ * (rate/wait-ledger.ts, export/run/services.ts). Sandbox world, virtual clock.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exportClientOpener } from '../../../../src/export/run/services.js';
