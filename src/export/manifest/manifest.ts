@@ -123,7 +123,7 @@ export function planManifest(input: ManifestPlanInput): ManifestPlan | undefined
 }
 
 /** Atomic (`replaceFile`): a crash leaves the old manifest or the new one. @throws {OutputError} (exit 7) naming the path */
-export async function writeManifest(path: string, manifest: Manifest, fs: FileSystem = nodeFileSystem): Promise<void> {
+async function writeManifest(path: string, manifest: Manifest, fs: FileSystem = nodeFileSystem): Promise<void> {
   await replaceFile(fs, path, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o666, action: 'write the manifest', syncFolder: true });
 }
 

@@ -131,7 +131,7 @@ async function openDestination(
 }
 
 /** One run's {@link ExportOutput}; nothing is opened before its `open()`. */
-export function outputOpener(plan: OutputOfPlan, ctx: Context, fs: FileSystem | undefined): (wiring: OutputWiring) => ExportOutput {
+function outputOpener(plan: OutputOfPlan, ctx: Context, fs: FileSystem | undefined): (wiring: OutputWiring) => ExportOutput {
   return (wiring) => {
     const held: { lock?: OutputLock; database?: DatabaseDestination } = {};
     let kind: OutputKind | undefined;
