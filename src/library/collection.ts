@@ -1,6 +1,6 @@
 /**
  * `collection()` and `collectionPages()`: a collection's items, or its pages, to a Node program.
- * No pager of their own: the pages come from the export's page source (export/run/page-source.ts:
+ * No pager of their own: the pages come from the export's page source (`pageSteps` in export/run/page-loop.ts:
  * offset pages in parallel and in order, or cursor pages with the next one fetched ahead) over the
  * export's HTTP client, planned by the export command's own planner from the same flags, so the
  * pacing, waits, retries, origin rule, loop guards and exact member texts are the command line's.
@@ -8,8 +8,7 @@
 import { planHttp, planPages, planTarget, type ExportTarget } from '../commands/export/export-plan.js';
 import { createClient, type Client, type RateLimitSnapshot } from '../http/client.js';
 import type { PagesPlan } from '../export/run/plan.js';
-import { pageSteps } from '../export/run/page-source.js';
-import { remaining } from '../export/run/page-loop.js';
+import { pageSteps, remaining } from '../export/run/page-loop.js';
 import type { PageStep } from '../pagination/paginate.js';
 import { textOfBytes, type Members } from '../json/members.js';
 import { systemClock } from '../time/clock.js';
@@ -107,7 +106,7 @@ interface Walk {
 
 /**
  * Plans a call as the export command plans its pages: a row of the endpoint table by its own
- * rules (commands/export-plan.ts `planTarget`), another path by the same paging rules.
+ * rules (commands/export/export-plan.ts `planTarget`), another path by the same paging rules.
  * @throws {UsageError} for every bad option, before any request
  */
 function openWalk(path: string, options: CollectionOptions): Walk {

@@ -1,7 +1,7 @@
 /**
  * `exportCollection()`: what an export command does, for a Node program. The options become the
  * flags the command would have parsed (library/options.ts), and the same functions run them: the
- * planner (commands/export.ts `planExport`), the services (export/run/services.ts) and the run
+ * planner (commands/export/export.ts `planExport`), the services (export/run/services.ts) and the run
  * loop (export/run/run.ts). So every destination, resume, manifest and state file behaves as on
  * the command line; only the streams, the signal and the printing come from the options.
  */

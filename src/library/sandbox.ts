@@ -1,6 +1,6 @@
 /**
  * `startSandbox()`: the bundled sandbox API for a user's own tests, as stripe-mock is for Stripe's
- * clients. It is the server `collections sandbox` runs (commands/sandbox.ts `serveSandbox`), with
+ * clients. It is the server `collections sandbox` runs (commands/sandbox/sandbox.ts `serveSandbox`), with
  * the command's flags as options, and loaded only when called.
  */
 import { systemClock } from '../time/clock.js';

@@ -67,7 +67,7 @@ const FULL_EXPORT: IncrementalPlan = { incremental: false, filter: undefined, st
 
 /**
  * The export target of a path of no row: its paging mode from the flags, checked as the command
- * line checks a row's (commands/export-plan.ts `planTarget`), and no date filter.
+ * line checks a row's (commands/export/export-plan.ts `planTarget`), and no date filter.
  * @throws {UsageError} for `since` (no documented filter), `total` without `cursor`, `page` with `cursor`
  */
 export function targetOfOtherPath(path: string, flags: ExportFlags): ExportTarget {

@@ -13,8 +13,7 @@ import { runExport } from '../../src/export/run/run.js';
 import type { ExportPlan, ExportServices } from '../../src/export/run/plan.js';
 import { exportServices } from '../../src/export/run/services.js';
 
-import { isRecordBoundary } from '../../src/export/files/checkpoint-check.js';
-import type { Checkpoint } from '../../src/export/files/checkpoint.js';
+import { isRecordBoundary, type Checkpoint } from '../../src/export/files/checkpoint.js';
 import { failingFs, type FailingFsOptions } from '../helpers/failing-fs.js';
 import { BIN, requireBuild, runShell } from '../helpers/cli.js';
 import {

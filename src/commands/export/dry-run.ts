@@ -7,7 +7,7 @@ import type { Context } from '../../context.js';
 import { CollectionsError, ExitCode, toExitCode } from '../../errors.js';
 import type { ExportPlan } from '../../export/run/plan.js';
 import { checkExport } from '../../export/run/run.js';
-import type { OutputForecast } from '../../export/run/output-opener.js';
+import type { OutputForecast } from '../../export/run/services.js';
 import type { CheckpointFound } from '../../export/files/sidecar.js';
 import type { LockFound } from '../../export/files/output-lock.js';
 import { formatCount, formatTimeLeft } from '../../io/format.js';
@@ -18,7 +18,7 @@ import { mostSevere } from './batch-report.js';
 import { errorText } from '../error-text.js';
 import { planOutputs } from './folders.js';
 import { createClient } from '../../http/client.js';
-import { requestHeaders } from '../../export/run/export-client.js';
+import { requestHeaders } from '../../export/run/services.js';
 import { maskSecret } from '../../http/redact.js';
 import { fetchPage } from '../../pagination/fetch-page.js';
 

@@ -4,7 +4,8 @@ import { dirname, relative, resolve as resolvePath } from 'node:path';
 import type { Context } from '../../context.js';
 import { ExitCode, VerifyError } from '../../errors.js';
 import { inertText } from '../../io/terminal-text.js';
-import { parseManifest, verifyOutput } from '../../export/manifest/verify-output.js';
+import { parseManifest } from '../../export/manifest/manifest.js';
+import { verifyOutput } from '../../export/manifest/verify-output.js';
 import { databaseAddress, type DatabaseAddress } from '../../export/destinations/address.js';
 import { parseTableName } from '../../export/destinations/table-name.js';
 

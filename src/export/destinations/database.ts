@@ -1,7 +1,7 @@
 /**
  * A table of PostgreSQL or DuckDB as the destination of an export (docs/databases.md, "Mirror into
  * a database"). The run loop writes NDJSON (one item a line, as received) and marks the end of each
- * group of pages (export/run/checkpoint-group.ts); here each group becomes one transaction that
+ * group of pages (`createCheckpointGroups`); here each group becomes one transaction that
  * upserts its items by key and records the run's checkpoint (next link, counts, request id) in the
  * run log. So the table and the checkpoint never disagree: after a kill at any moment, `--resume`
  * continues from the last committed group and re-fetches at most the one after it, whose upsert

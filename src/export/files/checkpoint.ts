@@ -1,74 +1,44 @@
-/**
- * The checkpoint of a file export: after each group of pages is written and flushed, a small JSON file beside
- * the sidecar records what `--resume` needs (docs/files.md, "Files, checkpoints and `--resume`"). It holds
- * no secret: links, counts, byte length, the options that shape the output and the formatter's state.
- */
+/** The checkpoint of a file export (docs/files.md, "Files, checkpoints and `--resume`") and its checks. It holds no secret. */
 import { constants as fsConstants } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { open, rm, type FileHandle } from 'node:fs/promises';
 import type { FormatterState } from '../../output/formatter.js';
+import { findFormat } from '../../output/writer.js';
 import { UsageError } from '../../errors.js';
 import { isObject } from '../../json/object.js';
 import { nodeFileSystem, replaceFile, type FileSystem } from '../../io/files.js';
 
 const { O_RDONLY, O_NOFOLLOW } = fsConstants;
 
-/** Version of the checkpoint layout; another version is refused. */
 export const CHECKPOINT_VERSION = 1;
 
-/** What a checkpoint records. */
 export interface Checkpoint {
   version: typeof CHECKPOINT_VERSION;
   /** The options that shape the output (endpoint, ids, params, format, fields…); must match on resume. */
   fingerprint: Record<string, unknown>;
-  /** Absolute URL of the next page to fetch; null when the last page was already written. */
+  /** Null when the last page was already written. */
   next: string | null;
-  /** Pages written. */
   pages: number;
-  /** Items written. */
   items: number;
-  /**
-   * Bytes of the sidecar that hold those pages (the sidecar is truncated to this on resume); of a
-   * gzip export, compressed bytes ending a member (export/files/gzip-destination.ts).
-   */
+  /** Of the sidecar (truncated to this on resume); of a gzip export, compressed bytes ending a member. */
   bytes: number;
-  /** The formatter's state after those pages (e.g. the CSV columns). */
   formatter: FormatterState;
-  /** `hydra:totalItems` if the API sent it, for progress. */
   totalItems?: number;
-  /**
-   * The mode the API paged in, which `--resume` continues in (docs/choices.md, "Cursor-only endpoints and
-   * honest mode"); absent from checkpoints of versions that always paged in the mode asked for.
-   */
+  /** Absent from checkpoints of versions that always paged in the mode asked for. */
   mode?: 'cursor' | 'offset';
-  /**
-   * The watermark an incremental export (`--state`) stores when it completes: the server's time of
-   * its first response, less a second (docs/nightly-sync.md, "Nightly sync"); a resume keeps it. ISO 8601.
-   */
+  /** What `--state` stores when the export completes (ISO 8601); a resume keeps it. */
   watermark?: string;
-  /** When it was written, ISO 8601. */
   updatedAt: string;
 }
 
-/**
- * Writes a checkpoint durably: a temp file with a random name in the same folder
- * (`P.<random>.tmp`, created `O_CREAT | O_EXCL | O_NOFOLLOW`, mode 0600, so a symlink or a file
- * planted there is never written through), fsync, rename over the old one (so a crash leaves either
- * the old or the new checkpoint, never half of one). On failure the temp file is removed.
- * @param fs the file system (tests inject failures)
- * @throws {OutputError} (exit 7) naming the path and the cause, e.g. `cannot write the checkpoint
- *   P: no space left on the device (ENOSPC)`
- */
+/** Atomic (temp file `O_EXCL | O_NOFOLLOW`, mode 0600, fsync, rename). @throws {OutputError} (exit 7) naming the path and the cause */
 export async function saveCheckpoint(path: string, checkpoint: Checkpoint, fs: FileSystem = nodeFileSystem): Promise<void> {
   await replaceFile(fs, path, JSON.stringify(checkpoint), { mode: 0o600, action: 'write the checkpoint' });
 }
 
 /**
- * Reads a checkpoint, never through a symlink (`O_NOFOLLOW`), and checks its schema and that it
- * was written by the same command (`fingerprint`); checkpoint-check.ts checks the rest.
- * @returns undefined when there is none
+ * Reads a checkpoint, never through a symlink, and checks its schema and fingerprint; undefined when there is none.
  * @throws {UsageError} (exit 2, `E_CHECKPOINT`) when it is unreadable, a symlink, corrupt, of
- *   another version, of another schema (naming the field), or from other options (naming them):
- *   resuming it would mix two exports in one file
+ *   another version, or from other options (naming them): resuming it would mix two exports in one file
  */
 export async function loadCheckpoint(path: string, fingerprint: Record<string, unknown>): Promise<Checkpoint | undefined> {
   const text = await readCheckpointText(path);
@@ -86,9 +56,7 @@ export async function loadCheckpoint(path: string, fingerprint: Record<string, u
   if (wrong !== undefined) {
     throw new UsageError(
       `the checkpoint ${path} is corrupt or from another version (${wrong}); run with --restart instead of --resume to discard it and the .part file and start afresh`,
-      {
-        code: 'E_CHECKPOINT',
-      },
+      { code: 'E_CHECKPOINT' },
     );
   }
   const checkpoint = value as Checkpoint;
@@ -104,7 +72,7 @@ export async function loadCheckpoint(path: string, fingerprint: Record<string, u
   return checkpoint;
 }
 
-/** The flag behind each field of a fingerprint (commands/export-plan.ts `fingerprintOf`); `request` is read by {@link requestDifferences}. */
+/** The flag behind each field of a fingerprint (`fingerprintOf`); `request` is read by {@link requestDifferences}. */
 const FINGERPRINT_FLAGS: Readonly<Record<string, string>> = {
   origin: '--base-url',
   cursor: '--cursor',
@@ -117,7 +85,6 @@ const FINGERPRINT_FLAGS: Readonly<Record<string, string>> = {
   compress: '--compress',
 };
 
-/** The flag behind a query parameter of the first request: the paging ones, the incremental filter, else `--param`. */
 function queryFlag(key: string): string {
   if (key === 'itemsPerPage') return '--items-per-page';
   if (key === 'page') return '--page';
@@ -125,7 +92,6 @@ function queryFlag(key: string): string {
   return `--param ${key}`;
 }
 
-/** A fingerprint value as a person reads it: a flag given or not, a list, a value. */
 function shownValue(value: unknown): string {
   if (value === undefined || value === null || value === false || value === '') return 'not given';
   if (value === true) return 'given';
@@ -133,7 +99,6 @@ function shownValue(value: unknown): string {
   return Array.isArray(value) ? value.map((v) => shownValue(v)).join(',') : JSON.stringify(value);
 }
 
-/** What differs between two first requests (`path?query`): the path (the ids), then each query parameter by its flag. */
 function requestDifferences(theirs: unknown, ours: unknown): string[] {
   const a = new URL(String(theirs), 'http://checkpoint.invalid');
   const b = new URL(String(ours), 'http://checkpoint.invalid');
@@ -145,10 +110,7 @@ function requestDifferences(theirs: unknown, ours: unknown): string[] {
   return out;
 }
 
-/**
- * The options that differ between a checkpoint's fingerprint and this run's, named by their flags:
- * `--items-per-page 100 ≠ 1000`, the checkpoint's value first.
- */
+/** The options that differ, named by their flags: `--items-per-page 100 ≠ 1000`, the checkpoint's value first. */
 export function fingerprintDifferences(theirs: Record<string, unknown>, ours: Record<string, unknown>): string[] {
   return Object.keys({ ...ours, ...theirs })
     .filter((k) => JSON.stringify(ours[k]) !== JSON.stringify(theirs[k]))
@@ -157,7 +119,7 @@ export function fingerprintDifferences(theirs: Record<string, unknown>, ours: Re
     );
 }
 
-/** The text of a checkpoint, read with `O_NOFOLLOW`; undefined when there is none. @throws {UsageError} (exit 2) */
+/** @throws {UsageError} (exit 2) */
 async function readCheckpointText(path: string): Promise<string | undefined> {
   try {
     const handle = await open(path, O_RDONLY | O_NOFOLLOW);
@@ -174,15 +136,10 @@ async function readCheckpointText(path: string): Promise<string | undefined> {
   }
 }
 
-/** Whether `x` is a whole number ≥ 0 that a double holds exactly. */
 function isCount(x: unknown): boolean {
   return typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
 }
 
-/**
- * Checks the type of every field of a parsed checkpoint.
- * @returns what is wrong, e.g. `pages is not a non-negative integer`; undefined when it is a {@link Checkpoint}
- */
 function checkpointSchemaError(v: unknown): string | undefined {
   if (!isObject(v)) return 'not an object';
   if (v.version !== CHECKPOINT_VERSION) return `version is not ${CHECKPOINT_VERSION}`;
@@ -199,10 +156,107 @@ function checkpointSchemaError(v: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * Removes a checkpoint (a symlink there is removed, never followed); a missing one is fine. The
- * temp files of {@link saveCheckpoint} are removed by it when a save fails.
- */
+/** A symlink there is removed, never followed. */
 export async function removeCheckpoint(path: string): Promise<void> {
   await rm(path, { force: true });
+}
+
+export interface ExpectedLink {
+  origin: string;
+  path: string;
+}
+
+/**
+ * The next link must stay on the configured origin and the command's path (the query holds the
+ * cursor): a tampered link could send the key elsewhere or export another collection into this file.
+ * @throws {UsageError} (exit 2, `E_CHECKPOINT`) naming what did not match
+ */
+export function checkNextLink(checkpointPath: string, next: string | null, expected: ExpectedLink): void {
+  if (next === null) return;
+  const refuse = (what: string): never => {
+    throw new UsageError(
+      `the checkpoint ${checkpointPath} does not match this export: ${what}; run with --restart instead of --resume to discard it and the .part file and start afresh`,
+      { code: 'E_CHECKPOINT' },
+    );
+  };
+  let url: URL;
+  try {
+    url = new URL(next);
+  } catch {
+    return refuse('its next link is not a URL');
+  }
+  if (url.origin !== expected.origin) refuse(`its next link is not on ${expected.origin}`);
+  if (url.pathname !== expected.path) refuse(`its next link is not on the path ${expected.path}`);
+  if (url.username !== '' || url.password !== '' || url.hash !== '') refuse('its next link carries credentials or a fragment');
+}
+
+/**
+ * Whether the partial file's first `bytes` end a record (`lastByte`: the byte before). A format never
+ * resumed (`table`), or an unknown name (the fingerprint refuses it), accepts any offset.
+ */
+export function isRecordBoundary(format: string, bytes: number, items: number, lastByte: number | undefined): boolean {
+  if (bytes === 0) return true;
+  const rule = findFormat(format)?.resume;
+  return rule?.resumable !== true || rule.isRecordBoundary(bytes, items, lastByte);
+}
+
+async function byteBefore(file: FileHandle, bytes: number): Promise<number | undefined> {
+  if (bytes === 0) return undefined;
+  const byte = Buffer.alloc(1);
+  return (await file.read(byte, 0, 1, bytes - 1)).bytesRead === 1 ? byte[0] : undefined;
+}
+
+/**
+ * The decompressed length and last byte of the first `bytes` of a gzip file; undefined when they are
+ * not whole gzip members (RFC 1952 §2.2). zlib is loaded only here.
+ */
+async function readGzipEnd(file: FileHandle, bytes: number): Promise<{ length: number; lastByte: number | undefined } | undefined> {
+  const end = { length: 0, lastByte: undefined as number | undefined };
+  if (bytes === 0) return end;
+  const [{ Writable }, { pipeline }, { createGunzip }] = await Promise.all([
+    import('node:stream'),
+    import('node:stream/promises'),
+    import('node:zlib'),
+  ]);
+  const counter = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      if (chunk.length > 0) {
+        end.length += chunk.length;
+        end.lastByte = chunk[chunk.length - 1];
+      }
+      done();
+    },
+  });
+  try {
+    await pipeline(file.createReadStream({ start: 0, end: bytes - 1, autoClose: false }), createGunzip(), counter);
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' && code.startsWith('Z_')) return undefined;
+    throw error;
+  }
+  return end;
+}
+
+/**
+ * The check the file sink makes on the partial file before truncating it (of gzip: whole members whose
+ * text ends a record); it throws {@link UsageError} (exit 2, `E_CHECKPOINT`).
+ */
+export function boundaryCheck(checkpoint: Checkpoint, sidecar: string): (file: FileHandle) => Promise<void> {
+  const format = String(checkpoint.fingerprint.format);
+  const refuse = (what: string): never => {
+    throw new UsageError(
+      `checkpoint does not match the partial file: byte ${checkpoint.bytes} of ${sidecar} is not ${what}; start over with --restart`,
+      { code: 'E_CHECKPOINT' },
+    );
+  };
+  return async (file) => {
+    if (checkpoint.fingerprint.compress === 'gzip') {
+      const end = await readGzipEnd(file, checkpoint.bytes);
+      if (end === undefined) refuse('the end of a gzip member');
+      else if (!isRecordBoundary(format, end.length, checkpoint.items, end.lastByte)) refuse(`the end of a ${format} record`);
+      return;
+    }
+    if (!isRecordBoundary(format, checkpoint.bytes, checkpoint.items, await byteBefore(file, checkpoint.bytes)))
+      refuse(`the end of a ${format} record`);
+  };
 }

@@ -1,7 +1,7 @@
 /**
- * An `--out` that is not a regular file (a FIFO, a character device such as `/dev/null`, or
- * `/dev/stdout`): written straight through, without sidecar, rename, checkpoint or lock (docs/security.md,
- * "Security and safety"), so a device is never replaced by a regular file.
+ * An `--out` that is not a regular file (a FIFO, `/dev/null`, `/dev/stdout`): written straight
+ * through, without sidecar, rename, checkpoint or lock, so a device is never replaced by a regular
+ * file (docs/security.md).
  */
 import { constants as fsConstants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
@@ -13,20 +13,16 @@ import type { Destination } from './destination.js';
 
 const { O_WRONLY, O_NONBLOCK } = fsConstants;
 
-/** How often the open of a FIFO without a reader is retried, ms. */
+/** ms */
 const FIFO_POLL_MS = 50;
 
-/** Options of {@link openDevice}. */
 export interface DeviceOptions {
-  /** The `--out` path as resolved, absolute. */
   target: string;
   /** What `stat` (following symlinks) says about it: not a regular file, not a folder. */
   info: FileInfo;
-  /** Aborted by the first SIGINT / SIGTERM (export/run/interrupt.ts); stops the wait for a reader. */
+  /** Aborted by the first SIGINT / SIGTERM; stops the wait for a reader. */
   signal: AbortSignal;
-  /** Waits between tries to open a FIFO. */
   clock: Clock;
-  /** The file system (default the real one). */
   fs?: FileSystem;
 }
 
@@ -40,9 +36,8 @@ function aborted(signal: AbortSignal): Promise<never> {
 
 /**
  * Opens a FIFO for writing without ever blocking where a signal cannot reach: `O_NONBLOCK` opens
- * fail with ENXIO while no reader has it open (fifo(7)), so they are retried every
- * {@link FIFO_POLL_MS} until one has; then it is opened again blocking (the reader is there, so
- * that does not wait) for ordinary writes.
+ * fail with ENXIO while no reader has it open (fifo(7)), so they are retried until one has; then it
+ * is opened again blocking (the reader is there, so that does not wait) for ordinary writes.
  * @throws the signal's reason ({@link InterruptedError}) when interrupted; {@link OutputError} (exit 7)
  */
 async function openFifo(options: DeviceOptions, fs: FileSystem): Promise<FileHandle> {
@@ -66,8 +61,7 @@ async function openFifo(options: DeviceOptions, fs: FileSystem): Promise<FileHan
 }
 
 /**
- * The destination of a non-regular `--out`: bytes go to it in order as they come; nothing to make
- * durable or resume. A FIFO whose reader left (EPIPE) ends the export quietly, as stdout does.
+ * A FIFO whose reader left (EPIPE) ends the export quietly, as stdout does.
  * @throws {InterruptedError} when a signal comes while a FIFO waits for its reader
  * @throws {OutputError} (exit 7) when it cannot be opened
  */
@@ -115,11 +109,10 @@ export async function openDevice(options: DeviceOptions): Promise<Destination> {
   };
 }
 
-/** What `--out` is: stdout, a regular file (or none yet), or a FIFO / device with what `stat` said. */
 export type OutputKind = { type: 'stdout' } | { type: 'file' } | { type: 'device'; info: FileInfo };
 
 /**
- * Tells what `--out` is (`stat`, following symlinks such as `/dev/stdout`).
+ * What `--out` is (`stat`, following symlinks such as `/dev/stdout`): a regular file or none yet is `file`.
  * @throws {UsageError} (exit 2) for `--resume` to an `--out` that is not a regular file
  * @throws {OutputError} (exit 7) when it cannot be checked
  */

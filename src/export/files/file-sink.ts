@@ -1,58 +1,118 @@
-/**
- * The file {@link Sink} of an export: a sidecar (`F.part`) renamed onto `--out` when complete
- * (docs/files.md, "Files, checkpoints and `--resume`"). Pages are appended through a queue of positional
- * writes; `sync()` flushes them (fdatasync) so the caller may then advance the checkpoint; `commit()`
- * publishes by rename, then fsyncs the folder (as write-file-atomic does). Until `commit()`, the
- * target (yesterday's export) is untouched.
- */
+/** The file sink of an export: a sidecar (`F.part`) renamed onto `--out` when complete; until then the target (yesterday's export) is untouched. */
 import { createHash, type Hash } from 'node:crypto';
-import type { FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { lstat, type FileHandle } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import type { Sink } from '../../output/stream-sink.js';
-import { OutputError, type CollectionsError } from '../../errors.js';
-import { fileError, nodeFileSystem, openOwnedFile, syncFolder, type FileInfo } from '../../io/files.js';
-import { checkPaths, openResumable, type SinkPaths } from './file-sink-check.js';
+import { OutputError, UsageError, type CollectionsError } from '../../errors.js';
+import {
+  checkFolder,
+  fileError,
+  nodeFileSystem,
+  openOwnedFile,
+  statOrUndefined,
+  syncFolder,
+  type FileInfo,
+  type FileSystem,
+} from '../../io/files.js';
 
-/**
- * Bytes a file sink lets wait in its write queue before `write()` waits for them (backpressure):
- * a few pages of 1000 items.
- */
+/** Bytes a file sink lets wait in its write queue before `write()` waits for them (backpressure): a few pages of 1000 items. */
 export const FILE_SINK_HIGH_WATER_BYTES = 4 * 1024 * 1024;
 
-/** What a file sink wrote, for the manifest (export/manifest/manifest.ts). */
 export interface FileDigest {
-  /** Length of the file, bytes (what was kept on resume included). */
+  /** Including what was kept on resume. */
   bytes: number;
-  /** SHA-256 of those bytes (FIPS 180-4), lowercase hex. */
+  /** Lowercase hex. */
   sha256: string;
 }
 
-/** A {@link Sink} on a file that also hashes what reaches the file. */
 export interface FileSink extends Sink {
-  /**
-   * The length and SHA-256 of every byte written so far, in file order (on resume the kept prefix
-   * is hashed first); call it after `commit()`, once nothing is queued.
-   */
+  /** Of every byte written so far, in file order; call it after `commit()`. */
   digest(): FileDigest;
 }
 
-/** Options of {@link createFileSink}. */
-export interface FileSinkOptions extends SinkPaths {
-  /** Summary name of the destination; default: the target path as given. */
+/** Options of {@link createFileSink}; paths absolute. */
+export interface FileSinkOptions {
+  target: string;
+  sidecar: string;
+  /** On resume: truncate the existing sidecar to this many bytes and append; otherwise a new sidecar. */
+  resumeAtBytes?: number;
+  /** On resume: throws {@link UsageError} (exit 2) when `resumeAtBytes` is not a record boundary of the sidecar (`boundaryCheck`). */
+  checkBoundary?: (sidecar: FileHandle) => Promise<void>;
+  fs?: FileSystem;
   name?: string;
-  /**
-   * Called before each write reaches the file and before the rename; throws when nothing more may
-   * be written (the output lock was lost: export/files/output-lock.ts). That error fails the sink as a
-   * write error would.
-   */
+  /** Throws when nothing more may be written (the output lock was lost); checked before each write and the rename. */
   guard?: () => void;
 }
 
+/** So an unusable `--out` fails (exit 7) before a request is sent. @throws {OutputError} (exit 7) naming the path */
+async function checkPaths(target: string, sidecar: string): Promise<FileInfo | undefined> {
+  const folder = dirname(target);
+  await checkFolder(folder, target);
+  const targetInfo = await statOrUndefined(target);
+  if (targetInfo?.isDirectory()) throw new OutputError(`cannot write ${target}: it is a folder`);
+  if (dirname(sidecar) !== folder) await checkFolder(dirname(sidecar), sidecar);
+  const sidecarInfo = await statOrUndefined(sidecar);
+  if (sidecarInfo?.isDirectory()) throw new OutputError(`cannot write ${sidecar}: it is a folder`);
+  return sidecarInfo;
+}
+
 /**
- * {@link openResumable}, then truncates the sidecar to `resumeAtBytes` (what the checkpoint counts;
- * anything after it was written but never checkpointed) and hashes what is kept.
- * @throws as {@link openResumable}; {@link OutputError} (exit 7) when it cannot be truncated
+ * Opens the sidecar of a resumed export (only a regular file of this user) and checks `resumeAtBytes`; changes nothing.
+ * @throws {UsageError} (exit 2, `E_CHECKPOINT`) "checkpoint does not match the partial file"; {@link OutputError} (exit 7)
  */
+async function openResumable(sidecar: string, info: FileInfo | undefined, options: FileSinkOptions & { resumeAtBytes: number }): Promise<FileHandle> {
+  const { resumeAtBytes } = options;
+  if (!Number.isSafeInteger(resumeAtBytes) || resumeAtBytes < 0) {
+    throw new UsageError(`checkpoint does not match the partial file ${basename(sidecar)} (bad length ${resumeAtBytes})`, { code: 'E_CHECKPOINT' });
+  }
+  if (info === undefined) {
+    throw new UsageError(`checkpoint does not match the partial file: ${sidecar} is missing`, {
+      code: 'E_CHECKPOINT',
+      hint: 'start over with --restart',
+    });
+  }
+  if (info.size < resumeAtBytes) {
+    throw new UsageError(`checkpoint does not match the partial file: ${sidecar} has ${info.size} bytes, the checkpoint expects ${resumeAtBytes}`, {
+      code: 'E_CHECKPOINT',
+      hint: 'start over with --restart',
+    });
+  }
+  const handle = await openOwnedFile(options.fs ?? nodeFileSystem, sidecar, { create: false });
+  try {
+    if (options.checkBoundary) await options.checkBoundary(handle);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error instanceof UsageError ? error : fileError('read', sidecar, error);
+  }
+  return handle;
+}
+
+/** Whether anything, a symlink included, is at `path`. */
+export async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * The checks {@link createFileSink} makes as it opens, touching no file (the dry run's).
+ * @throws {OutputError} (exit 7), {@link UsageError} (exit 2, `E_CHECKPOINT`)
+ */
+export async function checkFileSink(options: FileSinkOptions): Promise<void> {
+  const { target, sidecar, resumeAtBytes } = options;
+  const info = await checkPaths(target, sidecar);
+  // A dangling symlink stats as missing, but `openOwnedFile` would still refuse it.
+  if (resumeAtBytes === undefined && info === undefined && !(await exists(sidecar))) return;
+  const fs = options.fs ?? nodeFileSystem;
+  const handle =
+    resumeAtBytes === undefined
+      ? await openOwnedFile(fs, sidecar, { create: false })
+      : await openResumable(sidecar, info, { ...options, resumeAtBytes });
+  await handle.close().catch(() => undefined);
+}
+
+/** Truncates to `resumeAtBytes` (anything after it was never checkpointed) and hashes what is kept. @throws {OutputError} (exit 7) */
 async function reopenSidecar(
   sidecar: string,
   info: FileInfo | undefined,
@@ -69,7 +129,6 @@ async function reopenSidecar(
   return handle;
 }
 
-/** Feeds the first `length` bytes of the file to `hash`, 1 MiB at a time. */
 async function hashPrefix(handle: FileHandle, length: number, hash: Hash): Promise<void> {
   const chunk = Buffer.alloc(Math.min(length, 1024 * 1024));
   for (let at = 0; at < length;) {
@@ -80,24 +139,20 @@ async function hashPrefix(handle: FileHandle, length: number, hash: Hash): Promi
   }
 }
 
-/** The positional write queue of a sidecar (see {@link createWriteQueue}). */
 interface WriteQueue {
-  /** Queues `buffer` at byte `at`; waits when more than the high-water mark is queued. @throws {OutputError} an earlier write's error */
+  /** Waits when more than the high-water mark is queued. @throws {OutputError} an earlier write's error */
   push(buffer: Buffer, at: number): Promise<void>;
-  /** Waits for every queued write. @throws {OutputError} the first write error */
+  /** @throws {OutputError} the first write error */
   drain(): Promise<void>;
-  /** Waits for every queued write; never throws. */
   settle(): Promise<void>;
-  /** The first write error (or the guard's), once one happened. */
   readonly failure: CollectionsError | undefined;
 }
 
 /**
- * Writes are queued: `push()` hands the bytes to a chain of positional writes and returns while
- * fewer than {@link FILE_SINK_HIGH_WATER_BYTES} wait, so the export formats the next page while this
- * one reaches the file. An append can stall while the file's last page is under writeback for the
- * previous page's fdatasync (stable pages); without the queue that stall is the export's. After the
- * first failure, queued writes are skipped.
+ * Positional writes, queued while fewer than {@link FILE_SINK_HIGH_WATER_BYTES} wait, so the export
+ * formats the next page while this one reaches the file: an append can stall while the file's last
+ * page is under writeback for the previous fdatasync (stable pages). After the first failure,
+ * queued writes are skipped.
  */
 function createWriteQueue(handle: FileHandle, sidecar: string, hash: Hash, guard: () => void): WriteQueue {
   let queue: Promise<void> = Promise.resolve();
@@ -144,23 +199,14 @@ function createWriteQueue(handle: FileHandle, sidecar: string, hash: Hash, guard
 }
 
 /**
- * Opens the sidecar. Validates up front, before any file is touched: the target's folder exists and
- * is writable, the target and the sidecar are not folders, and the sidecar's folder is writable.
- * New export: the sidecar is created, or emptied when it is a regular file of this user with one
- * link (never through a symlink: io/files.ts `openOwnedFile`). Resume: the sidecar must hold at least
- * `resumeAtBytes`; it is truncated to exactly that and written on from there.
- * Writes go through one FileHandle at explicit positions, queued (up to
- * {@link FILE_SINK_HIGH_WATER_BYTES} waiting before `write()` waits too); `bytes` counts what was
- * accepted; `sync()` waits for the queue, then fdatasync, so a checkpoint taken after it never
- * counts a byte that is not on disk; `commit()` is the same, then close, rename onto the target,
- * fsync the folder; `abort()` lets queued writes finish, closes and keeps the sidecar.
- * Every byte is hashed (SHA-256) as it is queued, the kept prefix first on resume (read back from
- * the truncated sidecar), so `digest()` gives the final file's hash without reading it again.
- * @throws {OutputError} (exit 7, message naming the path) when a path is unusable or any write,
- *   sync or rename fails (ENOSPC, EACCES, EISDIR…); a failed queued write is thrown by the next
- *   `write()`, `sync()` or `commit()`.
- * @throws {UsageError} (exit 2) on resume when the sidecar is missing or shorter than
- *   `resumeAtBytes`: "checkpoint does not match the partial file".
+ * Opens the sidecar: created, or emptied when it is a regular file of this user with one link
+ * (never through a symlink); on resume truncated to `resumeAtBytes`. `sync()` drains the queue, then
+ * fdatasync, so a checkpoint taken after it never counts a byte that is not on disk; `commit()` then
+ * renames onto the target and fsyncs the folder (as write-file-atomic does). Bytes are hashed as
+ * queued, so `digest()` never reads the file again.
+ * @throws {OutputError} (exit 7, naming the path) when a path is unusable or a write, sync or rename
+ *   fails (a queued write's failure is thrown by the next call); {@link UsageError} (exit 2) on resume
+ *   when the sidecar does not match the checkpoint
  */
 export async function createFileSink(options: FileSinkOptions): Promise<FileSink> {
   const { target, sidecar, resumeAtBytes } = options;

@@ -1,44 +1,30 @@
 /**
- * Compressed output (docs/files.md, "Compressed output"): a {@link Destination} wrapper that writes gzip
- * (RFC 1952) through `node:zlib`, one gzip member per group of pages (one per checkpoint,
- * export/run/checkpoint-group.ts). A gzip file may hold several members,
- * and decompressing it yields their contents one after the other (RFC 1952, section 2.2), so the
- * file decompresses to exactly the bytes of the plain export, and every checkpoint falls on the end
- * of a member: `--resume` truncates the partial file there and goes on with a new member.
- * `node:zlib` is loaded only when an export is compressed.
+ * Compressed output (docs/files.md, "Compressed output"): one gzip member per group of pages. A
+ * gzip file decompresses to its members' contents one after the other (RFC 1952 §2.2), so every
+ * checkpoint falls on the end of a member: `--resume` truncates the partial file there and goes on
+ * with a new member.
  */
 import type { Destination, PageMark } from './destination.js';
 
 /** The compressions of `--compress` (and of an `--out` ending in `.gz`). */
 export const COMPRESSIONS = ['gzip'] as const;
 
-/** One of {@link COMPRESSIONS}. */
 export type Compression = (typeof COMPRESSIONS)[number];
 
-/** Compresses one member's text: zlib's `gzip` on its thread pool, default level. */
-type GzipMember = (text: Buffer) => Promise<Buffer>;
-
 /**
- * Wraps `inner` so that it receives gzip members: the text of a group of pages (with whatever the
- * formatter wrote before them) is held until the group is marked written, then compressed into one
- * member, written to `inner`, and only then marked on `inner` (so a file's checkpoint counts the
- * compressed bytes up to the end of that member). `finish()` writes the last text as a last member;
- * an export that wrote no member at all (an empty NDJSON or CSV export) still gets one empty member,
- * so the file is valid gzip. `abort()` drops text not yet compressed: no checkpoint counts it.
- * @param compress undefined returns `inner` itself (and loads no zlib)
- * @returns the destination to write plain text to
+ * Wraps `inner` so that it receives gzip members: the text of a group of pages is held until the
+ * group is marked written, then compressed into one member, written to `inner`, and only then
+ * marked on `inner` (so a checkpoint counts the compressed bytes up to the end of that member). An
+ * export that wrote no member (an empty NDJSON or CSV export) still gets one empty member, so the
+ * file is valid gzip. `abort()` drops text not yet compressed: no checkpoint counts it. Without
+ * `compress`, `inner` itself (and no zlib loaded).
  * @throws what `inner` throws (OutputError, exit 7; BrokenPipeError on stdout)
  */
 export async function withCompression(inner: Destination, compress: Compression | undefined): Promise<Destination> {
   if (compress === undefined) return inner;
   const zlib = await import('node:zlib');
   const { promisify } = await import('node:util');
-  const gzip: GzipMember = promisify(zlib.gzip);
-  return gzipDestination(inner, gzip);
-}
-
-/** The wrapper of {@link withCompression}, given the compressor. */
-function gzipDestination(inner: Destination, gzip: GzipMember): Destination {
+  const gzip: (text: Buffer) => Promise<Buffer> = promisify(zlib.gzip);
   let pending: Buffer[] = [];
   // Whether the file holds a member: one written by this run, or resumed bytes (whole members).
   let hasMember = (inner.resumed?.bytes ?? 0) > 0;
@@ -58,8 +44,7 @@ function gzipDestination(inner: Destination, gzip: GzipMember): Destination {
   return {
     name: inner.name,
     resumed: inner.resumed,
-    // The file's digest is of what reached it, the members (export/manifest/manifest.ts: `bytes` and `sha256`
-    // as stored); without it the manifest of a compressed file would never be written.
+    // The digest of the members as stored; without it the manifest of a compressed file would never be written.
     ...(digest ? { digest } : {}),
     write(text) {
       pending.push(typeof text === 'string' ? Buffer.from(text, 'utf8') : text);

@@ -1,9 +1,7 @@
 /**
- * One writer per output (docs/security.md, "Security and safety"): an export to `--out F` holds an exclusive
- * lock for its whole run, the folder `F.lock` made by `proper-lockfile` (mkdir is atomic; the
- * holder refreshes its mtime every 2 s, so a lock whose mtime stops moving is stale). Inside it,
- * `owner.json` names the holder (`{ pid, host, since }`) for the message a second export prints;
- * it is written as part of making the folder, before proper-lockfile records the folder's mtime.
+ * One writer per output (docs/security.md): an export to `--out F` holds the folder `F.lock` made by
+ * `proper-lockfile` for its whole run. Inside it, `owner.json` names the holder for the message a
+ * second export prints.
  */
 import * as nodeFs from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
@@ -16,11 +14,10 @@ import { createExclusive, fileError, nodeFileSystem } from '../../io/files.js';
 
 /** Who holds a lock, as `owner.json` records it. */
 export interface LockOwner {
-  /** Process id of the holder. */
   pid: number;
-  /** `os.hostname()` of the holder's machine. */
+  /** `os.hostname()` */
   host: string;
-  /** When it took the lock, ISO 8601. */
+  /** ISO 8601 */
   since: string;
 }
 
@@ -29,35 +26,32 @@ export interface LockOwner {
  * chances within {@link LOCK_STALE_MS}, so a slow disk or a busy event loop does not lose the lock.
  */
 export const LOCK_UPDATE_MS = 2_000;
-/** How long a lock folder's mtime may stand still before another export takes it over, ms (proper-lockfile's `stale`, its default). */
+/** How long a lock folder's mtime may stand still before another export takes it over, ms (proper-lockfile's default `stale`). */
 export const LOCK_STALE_MS = 10_000;
 
-/** A held output lock. */
 export interface OutputLock {
-  /** The lock folder, `F.lock`. */
+  /** `F.lock` */
   readonly path: string;
-  /** The error of a lock found compromised (its folder removed or changed by another process, or not refreshed in time); undefined while it holds. */
+  /** The error of a lock found compromised (its folder removed or changed by another process, or not refreshed in time). */
   readonly lost: CollectionsError | undefined;
   /** @throws {CollectionsError} (exit 7, `E_LOCKED`) {@link OutputLock.lost}, once the lock was found compromised */
   check(): void;
   /**
-   * Releases the lock (removes `F.lock`); idempotent; never throws. A compromised lock's folder is
-   * removed only while its `owner.json` still names this holder (never another export's lock).
+   * Idempotent; never throws. A compromised lock's folder is removed only while its `owner.json`
+   * still names this holder (never another export's lock).
    */
   release(): Promise<void>;
 }
 
-/** Options of {@link lockOutput}. */
 export interface LockOutputOptions {
-  /** The id recorded as the holder; default this process's (`node:process`, as proper-lockfile's own exit hook is process-wide). */
+  /** Default this process's (proper-lockfile's own exit hook is process-wide). */
   pid?: number;
-  /** Epoch ms now, for `since`. */
+  /** Epoch ms */
   now: () => number;
-  /** Prints a one-line note on stderr (the stale-lock takeover). */
   note: (line: string) => void;
-  /** Whether a process of this host is alive; default `process.kill(pid, 0)` semantics (ESRCH = dead). */
+  /** Default `process.kill(pid, 0)` semantics (ESRCH = dead). */
   isAlive?: (pid: number) => boolean;
-  /** Called once when the held lock is found compromised, with {@link OutputLock.lost} (to stop the export at once). */
+  /** Called once when the held lock is found compromised (to stop the export at once). */
   onLost?: (error: CollectionsError) => void;
 }
 
@@ -71,13 +65,9 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** The callback of proper-lockfile's file-system calls. */
 type Callback = (error: NodeJS.ErrnoException | null) => void;
 
-/**
- * Creates `owner.json` with `text`: a new file, never through a symlink planted in the folder.
- * @throws {OutputError} (exit 7) naming it (EACCES, ENOSPC…)
- */
+/** A new file, never through a symlink planted in the folder. @throws {OutputError} (exit 7) */
 async function writeOwner(path: string, text: string): Promise<void> {
   const handle = await createExclusive(nodeFileSystem, path, 0o644);
   try {
@@ -87,19 +77,16 @@ async function writeOwner(path: string, text: string): Promise<void> {
   }
 }
 
-/** Removes a lock folder with its `owner.json`, ignoring one that is already gone. */
 const removeFolder = (path: string, callback: Callback): void => {
   nodeFs.rm(path, { recursive: true, force: true }, callback);
 };
 
 /**
- * proper-lockfile's file system for one lock. `mkdir` writes `owner.json` into the new folder before
- * it reports success, so the folder mtime proper-lockfile then records (and compares before each
- * refresh) already counts that entry: written after the lock was taken, the entry moved the mtime
- * behind proper-lockfile's back, which then took the lock for compromised at its first refresh and
- * stopped refreshing it, and 10 s later another export took it over as stale. `rmdir` removes the
- * folder with its `owner.json` (proper-lockfile removes empty folders only, and calls rmdir on
- * nothing but its lock folders).
+ * proper-lockfile's file system for one lock. `mkdir` writes `owner.json` before it reports
+ * success, so the folder mtime proper-lockfile then records (and compares before each refresh)
+ * already counts that entry: written later, it would move the mtime behind proper-lockfile's back,
+ * which then takes the lock for compromised and stops refreshing it. `rmdir` removes the folder
+ * with its `owner.json` (proper-lockfile removes empty folders only).
  */
 function lockFileSystem(owner: LockOwner) {
   const text = `${JSON.stringify(owner)}\n`;
@@ -124,7 +111,7 @@ function lockFileSystem(owner: LockOwner) {
   };
 }
 
-/** Reads `owner.json` of a lock; undefined when it is missing or unreadable (a lock being taken). */
+/** Undefined when `owner.json` is missing or unreadable (a lock being taken). */
 async function readOwner(lockPath: string): Promise<LockOwner | undefined> {
   try {
     const value = JSON.parse(
@@ -138,15 +125,10 @@ async function readOwner(lockPath: string): Promise<LockOwner | undefined> {
   return undefined;
 }
 
-/** How often, and how many ms apart, {@link readSettledOwner} looks for the `owner.json` of a lock being taken. */
 const OWNER_TRIES = 10;
 const OWNER_RETRY_MS = 10;
 
-/**
- * Reads `owner.json` of a lock held by another export, giving a lock that is being taken (its folder
- * made, its `owner.json` not yet written) up to about 100 ms to name its holder.
- * @returns undefined when it still names none
- */
+/** Gives a lock that is being taken (its folder made, its `owner.json` not yet written) up to about 100 ms to name its holder. */
 async function readSettledOwner(lockPath: string): Promise<LockOwner | undefined> {
   for (let attempt = 1; ; attempt++) {
     const owner = await readOwner(lockPath);
@@ -155,35 +137,28 @@ async function readSettledOwner(lockPath: string): Promise<LockOwner | undefined
   }
 }
 
-/** The `another export is writing F (pid N, since T)` error (exit 7, `E_LOCKED`). */
 function lockedError(target: string, owner: LockOwner | undefined): CollectionsError {
   const who = owner ? `pid ${owner.pid}${owner.host === hostname() ? '' : ` on ${owner.host}`}, since ${owner.since}` : 'owner unknown';
   return new CollectionsError(`another export is writing ${target} (${who})`, 'E_LOCKED');
 }
 
-/** Whether two owner records name the same holder (pid, host and start time). */
 const sameOwner = (a: LockOwner | undefined, b: LockOwner): boolean => a?.pid === b.pid && a.host === b.host && a.since === b.since;
 
-/** The error of a held lock found compromised (exit 7, `E_LOCKED`). */
 function lostError(target: string, lockPath: string, cause: Error): CollectionsError {
   // proper-lockfile re-codes every cause ECOMPROMISED; a vanished folder keeps its ENOENT message.
   const why = cause.message.includes('ENOENT') ? 'was removed' : 'was changed by another process or not refreshed in time';
   return new CollectionsError(`lost the lock of ${target}: ${lockPath} ${why}; stopped without writing more`, 'E_LOCKED', { cause });
 }
 
-/** An error of making the lock folder or its `owner.json`, as an {@link OutputError} (exit 7) naming the path. */
 const asLockError = (lockPath: string, error: unknown): OutputError =>
   error instanceof OutputError ? error : fileError('create the lock', lockPath, error);
 
-/** Whether the holder of a lock may be taken over: a process of this host that no longer runs. */
+/** A process of this host that no longer runs. */
 function isTakeover(owner: LockOwner | undefined, alive: (pid: number) => boolean): owner is LockOwner {
   return owner !== undefined && owner.host === hostname() && !alive(owner.pid);
 }
 
-/**
- * Takes the lock with `take`, taking over the lock of a dead process of this host.
- * @throws as {@link lockOutput}
- */
+/** Takes the lock with `take`, taking over the lock of a dead process of this host. */
 async function acquire(
   target: string,
   lockPath: string,
@@ -208,15 +183,12 @@ async function acquire(
 }
 
 /**
- * Takes the lock of `target` at once (no waiting) and holds it until `release()`, however long:
- * proper-lockfile refreshes the folder's mtime every {@link LOCK_UPDATE_MS} and checks before each
- * refresh that the mtime is still the one it set; a lock whose folder was removed or changed, or
- * that could not be refreshed within {@link LOCK_STALE_MS}, is compromised: {@link OutputLock.lost}
- * is set and `onLost` called, and the export must stop writing. A lock of a dead process of this
- * host (its `owner.json` names a pid that no longer runs) is taken over with the note
- * `collections: took over the stale lock of F (pid N, since T)`; one whose mtime stood still for
- * {@link LOCK_STALE_MS} is taken over by proper-lockfile itself.
- * @returns the held lock; it is also removed when the process exits (proper-lockfile's exit hook)
+ * Takes the lock of `target` at once (no waiting) and holds it until `release()`: proper-lockfile
+ * refreshes the folder's mtime every {@link LOCK_UPDATE_MS} and checks before each refresh that it
+ * is still the one it set; a lock whose folder was removed or changed, or not refreshed within
+ * {@link LOCK_STALE_MS}, is lost and the export must stop writing. A lock of a dead process of this
+ * host, or whose mtime stood still for {@link LOCK_STALE_MS}, is taken over. proper-lockfile's exit
+ * hook also removes the lock when the process exits.
  * @throws {CollectionsError} (exit 7, `E_LOCKED`) `another export is writing F (pid N, since T)`
  * @throws {OutputError} (exit 7) when the lock folder cannot be made (EACCES, EROFS, ENOSPC…)
  */
@@ -252,13 +224,11 @@ export async function lockOutput(target: string, options: LockOutputOptions): Pr
   };
 }
 
-/** What {@link checkLock} found: no lock, or one {@link lockOutput} would take over (its holder when named). */
+/** No lock, or one {@link lockOutput} would take over (its holder when named). */
 export type LockFound = { kind: 'free' } | { kind: 'stale'; owner?: LockOwner };
 
 /**
- * What {@link lockOutput} would find, taking nothing (the dry run's): a lock held by a live export
- * is the same error; a lock whose mtime stood still for {@link LOCK_STALE_MS}, or that names a dead
- * process of this host, would be taken over.
+ * What {@link lockOutput} would find, taking nothing (the dry run's).
  * @throws {CollectionsError} (exit 7, `E_LOCKED`) `another export is writing F (pid N, since T)`
  * @throws {OutputError} (exit 7) when the lock folder cannot be checked
  */

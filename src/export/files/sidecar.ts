@@ -1,88 +1,65 @@
 /**
- * The file side of an export (docs/files.md, "Files, checkpoints and `--resume`"): `F.part` is written
- * first, page by page; a group of pages is the unit of durability (export/run/checkpoint-group.ts): it
- * is written, flushed, and only then recorded in the checkpoint `F.checkpoint.json`, so a crash at
- * any moment leaves a state `--resume` completes exactly. The finished sidecar is renamed onto `F`
- * and the checkpoint removed. A gzip export reaches it already compressed, a member per group
- * (export/files/gzip-destination.ts).
+ * The file side of an export (docs/files.md, "Files, checkpoints and `--resume`"): a group of pages
+ * is written to `F.part`, flushed, and only then recorded in `F.checkpoint.json`, so a crash at any
+ * moment leaves a state `--resume` completes exactly.
  */
-import { lstat, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { formatCount } from '../../io/format.js';
 import { checkFolder, type FileSystem } from '../../io/files.js';
-import { createFileSink } from './file-sink.js';
-import { CHECKPOINT_VERSION, loadCheckpoint, removeCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.js';
-import { boundaryCheck, checkNextLink, type ExpectedLink } from './checkpoint-check.js';
+import { createFileSink, exists } from './file-sink.js';
+import {
+  boundaryCheck,
+  checkNextLink,
+  CHECKPOINT_VERSION,
+  loadCheckpoint,
+  removeCheckpoint,
+  saveCheckpoint,
+  type Checkpoint,
+  type ExpectedLink,
+} from './checkpoint.js';
 import type { Destination, PageMark } from './destination.js';
 import { lockOutput, type LockOutputOptions, type OutputLock } from './output-lock.js';
 
-/** The paths of a file export. */
 export interface SidecarPaths {
-  /** The sidecar the export writes first, absolute: `F.part`. */
   sidecar: string;
-  /** The checkpoint beside it, absolute: `F.checkpoint.json`. */
   checkpoint: string;
 }
 
-/**
- * The files an export keeps next to `--out` until it completes. They are visible (not dot files) so
- * a user listing the folder sees that an export is unfinished and can `--resume` it.
- * @param target the `--out` path, e.g. `/data/invoices.ndjson`
- * @returns `{ sidecar: '/data/invoices.ndjson.part', checkpoint: '/data/invoices.ndjson.checkpoint.json' }`
- */
+/** `F.part` and `F.checkpoint.json`: visible (not dot files), so a user listing the folder sees an unfinished export. */
 export function sidecarPaths(target: string): SidecarPaths {
   return { sidecar: `${target}.part`, checkpoint: `${target}.checkpoint.json` };
 }
 
-/** Options of {@link openSidecar}. */
+/** Paths absolute. */
 export interface SidecarOptions extends SidecarPaths {
-  /** The final file (`--out`), absolute. */
   target: string;
-  /** `--resume`: continue from the checkpoint, if there is one. */
   resume: boolean;
-  /** `--restart`: discard an existing checkpoint and start afresh (never together with `resume`). */
+  /** Never together with `resume`. */
   restart?: boolean;
-  /** What the checkpoint's next link must be on: the configured origin and the command's path. */
   expectedLink: ExpectedLink;
-  /** The file system of the sidecar and checkpoint (default the real one; tests inject errors). */
   fs?: FileSystem;
-  /** Options of the output lock (tests give another pid or liveness check). */
   lock?: Partial<Pick<LockOutputOptions, 'pid' | 'isAlive' | 'onLost'>>;
-  /**
-   * The output lock, taken by the caller ({@link lockTarget}) and released by it once everything
-   * beside the output (manifest, state file) is written; without it, the sidecar takes the lock and
-   * releases it in `finish()` / `abort()`.
-   */
+  /** The output lock, taken and released by the caller (after the manifest and state file); without it, `finish()` / `abort()` release the sidecar's own. */
   held?: OutputLock;
-  /** The options that shape the output; stored in the checkpoint and compared on resume. */
   fingerprint: Record<string, unknown>;
-  /** Epoch ms now, for the checkpoint's `updatedAt`. */
   now: () => number;
-  /** Prints a one-line note on stderr (the "resuming after" and "starting afresh" notes). */
   note: (line: string) => void;
 }
 
-/** The durability chain of a file export, from {@link createDurability}. */
 export interface Durability {
-  /**
-   * Records the checkpoint of the last page of a group just written and starts the chain unless it runs.
-   * @throws {OutputError} (exit 7) a failed flush or checkpoint of an earlier page
-   */
+  /** Records the checkpoint of a group's last page. @throws {OutputError} (exit 7) a failed flush or checkpoint of an earlier page */
   record(snapshot: Checkpoint): Promise<void>;
-  /** Waits until the chain is idle. @throws {OutputError} (exit 7) its failure, if any */
+  /** @throws {OutputError} (exit 7) */
   settle(): Promise<void>;
-  /** Waits until the chain is idle; never throws (its failure surfaces through `record`/`settle`). */
   settleQuietly(): Promise<void>;
 }
 
 /**
- * The durability chain. It runs beside the fetching: each time it finishes, it flushes the sidecar
- * (`sync`: fdatasync) and then saves the checkpoint of the latest page written, so a checkpoint
- * never counts a byte that is not on disk, while fetching and writing never wait for a disk flush.
- * Under a fast network several pages share one flush, and only the latest of them is saved.
- * @param sync flushes everything written so far (the file sink's `sync()`)
- * @param save writes a checkpoint durably (export/files/checkpoint.ts `saveCheckpoint`)
+ * The durability chain runs beside the fetching: it flushes the sidecar (`sync`: fdatasync), then
+ * saves the latest checkpoint, so a checkpoint never counts a byte that is not on disk while fetching
+ * never waits for a flush. Several pages may share one flush; only the latest is saved.
  */
 export function createDurability(sync: () => Promise<void>, save: (snapshot: Checkpoint) => Promise<void>): Durability {
   let latest: Checkpoint | undefined;
@@ -116,25 +93,12 @@ export function createDurability(sync: () => Promise<void>, save: (snapshot: Che
   };
 }
 
-/** Whether anything (a symlink included) is at `path`. */
-async function exists(path: string): Promise<boolean> {
-  return lstat(path).then(
-    () => true,
-    () => false,
-  );
-}
-
-/** What an export finds of its checkpoint before it opens the sidecar (see {@link checkCheckpoint}). */
 export type CheckpointFound = { kind: 'none' } | { kind: 'resume'; checkpoint: Checkpoint } | { kind: 'discard' };
 
 /**
- * Reads and checks the checkpoint of `--resume` (schema, fingerprint, next link; the byte offset is
- * checked by the file sink); without `--resume`, an existing checkpoint is never silently discarded:
- * it is an error, unless `--restart` asks to remove it. Reads only: the dry run calls it too.
- * @returns the checkpoint to continue, `discard` for one `--restart` removes, or `none`
- * @throws {UsageError} (exit 2, `E_CHECKPOINT`) for a checkpoint that cannot be trusted, naming what
- *   did not match; without `--resume` or `--restart` when one exists, with the hint `use --resume
- *   to continue it, or --restart to start over`
+ * Reads and checks the checkpoint of `--resume`; without it, an existing checkpoint is an error,
+ * unless `--restart` asks to remove it. Reads only: the dry run calls it too.
+ * @throws {UsageError} (exit 2, `E_CHECKPOINT`) for a checkpoint that cannot be trusted, or one left without `--resume` / `--restart`
  */
 export async function checkCheckpoint(
   options: Pick<SidecarOptions, 'target' | 'checkpoint' | 'resume' | 'restart' | 'fingerprint' | 'expectedLink'>,
@@ -155,7 +119,6 @@ export async function checkCheckpoint(
   return { kind: 'discard' };
 }
 
-/** {@link checkCheckpoint}, then what it found done: a checkpoint `--restart` discards is removed. */
 async function readCheckpoint(options: SidecarOptions): Promise<Checkpoint | undefined> {
   const found = await checkCheckpoint(options);
   if (found.kind === 'discard') await removeCheckpoint(options.checkpoint);
@@ -164,9 +127,8 @@ async function readCheckpoint(options: SidecarOptions): Promise<Checkpoint | und
 }
 
 /**
- * Takes the output lock of `target` (export/files/output-lock.ts) once its folder is known to exist and
- * be writable, before anything else looks at the files beside it: a second export or `--resume`
- * while the first runs is told `another export is writing F` whatever sidecars exist.
+ * Takes the output lock before anything else looks at the files beside `target`: a second export or
+ * `--resume` while the first runs is told `another export is writing F` whatever sidecars exist.
  * @throws {OutputError} (exit 7) when the folder is unusable; what `lockOutput` throws
  */
 export async function lockTarget(target: string, options: LockOutputOptions): Promise<OutputLock> {
@@ -174,12 +136,6 @@ export async function lockTarget(target: string, options: LockOutputOptions): Pr
   return lockOutput(target, options);
 }
 
-/**
- * Takes the output lock (unless the caller holds it), then reads the checkpoint and opens the
- * sidecar under it; every write to the sidecar checks first that the lock still holds.
- * @throws what {@link readCheckpoint}, {@link lockOutput} and `createFileSink` throw; a lock taken
- *   here is released again on failure
- */
 async function lockAndOpen(options: SidecarOptions) {
   const lock = options.held ?? (await lockTarget(options.target, { now: options.now, note: options.note, ...options.lock }));
   try {
@@ -200,19 +156,11 @@ async function lockAndOpen(options: SidecarOptions) {
 }
 
 /**
- * Opens the output of a file export, before any request: takes the output lock (export/files/output-lock.ts;
- * held until `finish()` or `abort()`) unless the caller holds it (`held`), reads and checks the checkpoint (`--resume`) or refuses one
- * left over (`--restart` removes it), then validates the paths and opens the sidecar
- * (export/files/file-sink.ts).
- * A refused `--resume` (foreign or corrupt checkpoint, missing or short partial file) leaves the
- * interrupted export's sidecar and checkpoint exactly as they were; only a sidecar this run started
- * afresh is removed again when it fails before its first page (not once the lock was lost: the
- * files may be another export's by then). Once the lock is lost, every write, flush, checkpoint and
- * the final rename throws its {@link OutputLock.lost} error (exit 7) instead.
- * @throws {UsageError} (exit 2, `E_CHECKPOINT`) when the checkpoint cannot be resumed, or exists
- *   without `--resume` / `--restart`
- * @throws {CollectionsError} (exit 7, `E_LOCKED`) when another export holds the lock; nothing is touched
- * @throws {OutputError} (exit 7) when a path is unusable
+ * Opens the output of a file export, before any request. A refused `--resume` leaves the interrupted
+ * export's files as they were; only a sidecar this run started afresh is removed again when it fails
+ * before its first page (not once the lock was lost: the files may be another export's by then).
+ * @throws {UsageError} (exit 2, `E_CHECKPOINT`) when the checkpoint cannot be resumed, or exists without `--resume` / `--restart`
+ * @throws {CollectionsError} (exit 7, `E_LOCKED`) when another export holds the lock; {@link OutputError} (exit 7)
  */
 export async function openSidecar(options: SidecarOptions): Promise<Destination> {
   const { lock, resumed, sink } = await lockAndOpen(options);
@@ -263,8 +211,7 @@ export async function openSidecar(options: SidecarOptions): Promise<Destination>
       await durability.settleQuietly();
       await sink.abort();
       if (resumed === undefined && !wrotePage && lock.lost === undefined) {
-        // Nothing was written: leave no trace (docs/files.md, "Files, checkpoints and `--resume`": a
-        // failure before the first page leaves nothing behind).
+        // A failure before the first page leaves nothing behind (docs/files.md).
         await rm(options.sidecar, { force: true }).catch(() => undefined);
         await removeCheckpoint(options.checkpoint).catch(() => undefined);
       }

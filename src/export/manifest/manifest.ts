@@ -1,159 +1,96 @@
-/**
- * The manifest of a file export (docs/files.md, "Manifests and `verify`"): `F.manifest.json` beside `F`
- * (or `--manifest FILE`), written atomically once `F` is published. It says what was asked (base
- * URL, endpoint, ids, filters, mode, format), when (local and server clocks), what came back
- * (pages, items, `totalItems`, the first and last `X-Request-ID`, rate-limit waits) and what was
- * written (bytes and SHA-256), so `collections verify` can prove the file whole the next morning.
- * It never holds the API key nor the base URL's userinfo.
- */
+/** Manifests (docs/files.md, "Manifests and `verify`"): `F.manifest.json` per output, and the run manifest of many taxpayers. Never the API key nor the base URL's userinfo. */
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, relative, resolve as resolvePath } from 'node:path';
 import type { Clock } from '../../time/clock.js';
 import type { Endpoint, Ids } from '../../endpoints.js';
 import { UsageError } from '../../errors.js';
-import type { OutputFormat } from '../../format-names.js';
+import { OUTPUT_FORMATS, type OutputFormat } from '../../format-names.js';
 import type { ProgressStats } from '../../io/events.js';
 import { nodeFileSystem, replaceFile, type FileSystem } from '../../io/files.js';
 import type { Destination, PageMark } from '../files/destination.js';
-import type { Compression } from '../files/gzip-destination.js';
+import { COMPRESSIONS, type Compression } from '../files/gzip-destination.js';
 import { sidecarPaths } from '../files/sidecar.js';
 
 /** The schema version of {@link Manifest}; `verify` refuses others. */
 export const MANIFEST_VERSION = 1;
 
-/** An instant by two clocks, ISO 8601 UTC. */
 export interface ManifestInstant {
-  /** By this machine's clock. */
   local: string;
   /** By the server's `Date` header (whole seconds); null when no response carried one. */
   server: string | null;
 }
 
-/** One output described by a manifest. */
 export interface ManifestOutput {
-  /** The output file, relative to the manifest's folder (e.g. `invoices.ndjson`). */
+  /** Relative to the manifest's folder (e.g. `invoices.ndjson`). */
   file: string;
   /** Origin and path prefix of the API, e.g. `https://api.example.com/v1`: no userinfo, query or key. */
   baseUrl: string;
-  /** The endpoint: its key, its path template and the path requested (ids percent-encoded). */
   endpoint: { key: string; template: string; path: string };
-  /** The ids of the path, e.g. `{ "taxpayerId": "PEIC211118IS0" }`. */
   ids: Ids;
-  /** The API filters sent: the `--param` pairs in order, and `--since` (null without it). */
   filters: { params: Array<[string, string]>; since: string | null };
-  /**
-   * The incremental watermark (ISO 8601 with its UTC offset): `before` the filter this export sent
-   * (`--since`, or the `--state` entry it started at; null for a full export), `after` the one it
-   * stored in the `--state` file (null without `--state`, or when the state was left as it was:
-   * `--max-items`, no `Date` header).
-   */
+  /** ISO 8601: `before` the filter this export sent, `after` the one it stored in the `--state` file (null when the state was left as it was). */
   watermark: { before: string | null; after: string | null };
-  /** The mode the API paged in (docs/choices.md, "Cursor-only endpoints and honest mode"), which may not be the one asked for. */
   mode: 'cursor' | 'offset';
   format: OutputFormat;
-  /**
-   * `gzip` when the file is compressed (`--compress gzip`, or an `--out` ending in `.gz`): `bytes`
-   * and `sha256` are then of the compressed file as written, and `verify` counts the items on its
-   * decompressed bytes. Null for plain text. Absent from manifests written before it existed.
-   */
+  /** `gzip`: `bytes` and `sha256` are of the compressed file; absent from manifests older than it. */
   compression?: Compression | null;
-  /**
-   * The user's request headers (the profile's `header`s and `--header`s) by name, a credential-like
-   * value masked (`****abcd`); absent when there were none.
-   */
+  /** The user's request headers, a credential-like value masked (`****abcd`); absent when there were none. */
   headers?: Record<string, string>;
-  /** When the run that completed the export started: its start, and the `Date` of its first page. */
+  /** The start of the run that completed the export, and the `Date` of its first page. */
   started: ManifestInstant;
-  /** When it finished: after the rename, and the `Date` of the last page. */
   finished: ManifestInstant;
-  /** Whether that run continued an interrupted export (`--resume`); counts and hash cover the whole file. */
   resumed: boolean;
-  /** Pages written, in total. */
   pages: number;
-  /** Items written, in total. */
   items: number;
-  /** `hydra:totalItems` as the API last reported it; null when unknown. */
   totalItems: number | null;
-  /** Length of the file, bytes. */
   bytes: number;
-  /** SHA-256 of the file's bytes (as stored, e.g. compressed), lowercase hex. */
   sha256: string;
-  /** `X-Request-ID` of the first and last page this run wrote; null when none was sent. */
   requestIds: { first: string | null; last: string | null };
   /** Rate-limit waits of this run (pacing, 429s, `Retry-After`): how many and their total, ms. */
   rateLimitWaits: { count: number; ms: number };
 }
 
-/** A manifest file: the tool and its outputs (one per output file, or every output of a run). */
 export interface Manifest {
   manifestVersion: typeof MANIFEST_VERSION;
   tool: 'collections';
-  /** The tool's version (package.json). */
   toolVersion: string;
-  /**
-   * A run manifest (`--manifest FILE` with several taxpayers; export/manifest/batch-manifest.ts) only: when
-   * the run started and finished, ISO 8601 UTC by the local clock. Absent from per-output manifests.
-   */
+  /** A run manifest only: when the run started and finished, ISO 8601 UTC by the local clock. */
   run?: { started: string; finished: string };
   outputs: ManifestOutput[];
 }
 
-/** What the plan of an export fixes about its manifest (commands/export.ts `planExport`). */
 export interface ManifestPlan {
-  /** Where the manifest goes, absolute. */
   readonly path: string;
-  /** The output it describes, absolute. */
   readonly target: string;
-  /** The fields known before any request (`watermark.after` is set when the export completes). */
   readonly output: Pick<ManifestOutput, 'baseUrl' | 'endpoint' | 'ids' | 'filters' | 'mode' | 'format' | 'compression' | 'watermark' | 'headers'>;
-  /**
-   * The finished output goes to a run manifest (commands/batch.ts, through the recorder's
-   * `onManifest`) instead of a manifest file of its own; `path` is then the run manifest's (so
-   * `file` is relative to its folder).
-   */
+  /** The finished output goes to a run manifest through `onManifest`; `path` is then the run manifest's. */
   readonly collect: boolean;
 }
 
-/** Input of {@link planManifest}. */
 export interface ManifestPlanInput {
   /** `--manifest`, as typed (relative to `cwd`); undefined for `F.manifest.json` beside `F`. */
   flag: string | undefined;
-  /** The absolute `--out`; undefined for stdout. */
   target: string | undefined;
-  /** Where a relative `--manifest` is resolved from. */
   cwd: string;
   baseUrl: URL;
   endpoint: Endpoint;
-  /** The endpoint path with the ids filled in (endpoints.ts `buildPath`), or the path given to `get` (with its query). */
   path: string;
   ids: Ids;
   params: ReadonlyArray<readonly [string, string]>;
-  /** `--cursor` (else offset mode). */
   cursor: boolean;
   format: OutputFormat;
-  /** The output's compression (`--compress`, or `--out F.gz`); undefined for plain text. */
   compress?: Compression | undefined;
-  /** The `--since` / `--state` filter sent (ISO 8601 with its UTC offset); undefined for a full export. */
   since?: string | undefined;
-  /** The output goes to a run manifest of many taxpayers (see {@link ManifestPlan.collect}); default false. */
   collect?: boolean;
-  /** The user's request headers as shown (credential-like values masked); none or empty: not in the manifest. */
   headers?: Readonly<Record<string, string>>;
 }
 
-/**
- * The base URL as a manifest shows it: origin and path prefix, without userinfo (a key could hide
- * there), query or fragment, and without a trailing slash: `https://u:p@h/v1/?x` → `https://h/v1`.
- */
+/** Origin and path prefix, without userinfo (a key could hide there), query, fragment or trailing slash: `https://u:p@h/v1/?x` → `https://h/v1`. */
 export function publicBaseUrl(url: URL): string {
   return url.origin + url.pathname.replace(/\/+$/, '');
 }
 
-/**
- * Plans the manifest of an export: `F.manifest.json` beside `--out F`, or `--manifest FILE`.
- * @returns undefined for stdout (no file to describe)
- * @throws {UsageError} (exit 2) for `--manifest` without `--out FILE`, or naming the output, its
- *   sidecar, its checkpoint or its lock
- */
+/** Undefined for stdout. @throws {UsageError} (exit 2) for `--manifest` without `--out FILE`, or naming a file of the export itself */
 export function planManifest(input: ManifestPlanInput): ManifestPlan | undefined {
   const { target, flag } = input;
   if (target === undefined) {
@@ -185,14 +122,8 @@ export function planManifest(input: ManifestPlanInput): ManifestPlan | undefined
   };
 }
 
-/**
- * Writes a manifest (per output, or a run's) atomically: a temp file with a random name in the same folder, created
- * `O_CREAT | O_EXCL | O_NOFOLLOW` (io/files.ts `replaceFile`: never through a symlink or onto a
- * planted file), written, fsynced, renamed onto `path`, and the folder fsynced, so a crash leaves
- * the old manifest or the new one, never half of one. The temp file is removed on failure.
- * @throws {OutputError} (exit 7) naming the path and the cause
- */
-export async function writeManifest(path: string, manifest: Manifest, fs: FileSystem = nodeFileSystem): Promise<void> {
+/** Atomic (`replaceFile`): a crash leaves the old manifest or the new one. @throws {OutputError} (exit 7) naming the path */
+async function writeManifest(path: string, manifest: Manifest, fs: FileSystem = nodeFileSystem): Promise<void> {
   await replaceFile(fs, path, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o666, action: 'write the manifest', syncFolder: true });
 }
 
@@ -202,41 +133,23 @@ export interface ManifestPage {
   date?: number;
 }
 
-/** Collects what a manifest says while an export runs; see {@link createManifestRecorder}. */
 export interface ManifestRecorder {
-  /** Notes a page written (in order): the first and last request id and `Date`. */
   onPage(page: ManifestPage): void;
-  /**
-   * Sets the watermark before and after the export (ISO 8601), for incremental exports; `after`
-   * is set (export/state/watermark.ts) just before the output is published, when the state file will take it.
-   */
   setWatermark(watermark: Partial<ManifestOutput['watermark']>): void;
-  /**
-   * Wraps a destination: its page marks are counted and, after its `finish()` published the file,
-   * the manifest is written. A destination without `digest` (stdout, a FIFO) is returned as it is.
-   * @param stats the export's live counters (the waits are read from them at the end)
-   */
+  /** After `finish()` published the file, writes the manifest; a destination without `digest` (stdout, a FIFO) is returned as it is. */
   observe(out: Destination, stats: Readonly<ProgressStats>): Destination;
 }
 
-/** Options of {@link createManifestRecorder}. */
 export interface ManifestRecorderOptions {
   clock: Clock;
-  /** The tool's version. */
   version: string;
-  /** The file system of the manifest (default the real one). */
   fs?: FileSystem | undefined;
-  /** Takes the finished output of a plan whose manifest is collected ({@link ManifestPlan.collect}). */
   onManifest?: ((output: ManifestOutput) => void) | undefined;
 }
 
-/** ISO 8601 of a server epoch ms, or null. */
 const serverIso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 
-/**
- * Starts recording a manifest now (the local start time). Nothing is written unless the
- * destination it observes finishes.
- */
+/** Starts recording a manifest now (the local start time); nothing is written unless the destination it observes finishes. */
 export function createManifestRecorder(plan: ManifestPlan, options: ManifestRecorderOptions): ManifestRecorder {
   const { clock } = options;
   const startedLocal = new Date(clock.now()).toISOString();
@@ -276,7 +189,7 @@ export function createManifestRecorder(plan: ManifestPlan, options: ManifestReco
       if (!out.digest) return out;
       let mark: PageMark | undefined;
       // Object.create rather than a spread: `out` may itself be a wrapper whose members live on its
-      // prototype (export/state/watermark.ts), and a spread copies own properties only.
+      // prototype (the watermark's), and a spread copies own properties only.
       const wrapped = Object.create(out) as Destination;
       wrapped.pageWritten = (m) => {
         mark = m;
@@ -291,4 +204,72 @@ export function createManifestRecorder(plan: ManifestPlan, options: ManifestReco
       return wrapped;
     },
   };
+}
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+function outputSchemaError(value: unknown, i: number): string | undefined {
+  const o = value as Partial<Record<keyof ManifestOutput, unknown>> | null;
+  if (typeof o !== 'object' || o === null) return `outputs[${i}] is not an object`;
+  if (typeof o.file !== 'string' || o.file === '') return `outputs[${i}].file`;
+  if (!isCount(o.bytes)) return `outputs[${i}].bytes`;
+  if (!isCount(o.items)) return `outputs[${i}].items`;
+  if (typeof o.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(o.sha256)) return `outputs[${i}].sha256`;
+  if (!(OUTPUT_FORMATS as readonly unknown[]).includes(o.format)) return `outputs[${i}].format`;
+  if (o.compression !== undefined && o.compression !== null && !(COMPRESSIONS as readonly unknown[]).includes(o.compression))
+    return `outputs[${i}].compression`;
+  return undefined;
+}
+
+/** The manifest, or a one-line reason it cannot be used (`not JSON`, the field that is wrong). */
+export function parseManifest(text: string): Manifest | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return 'not JSON';
+  }
+  const m = value as Partial<Record<keyof Manifest, unknown>> | null;
+  if (typeof m !== 'object' || m === null) return 'not an object';
+  if (m.manifestVersion !== MANIFEST_VERSION) return `manifestVersion is not ${MANIFEST_VERSION}`;
+  if (!Array.isArray(m.outputs)) return 'no outputs';
+  const wrong = m.outputs.map(outputSchemaError).find((e) => e !== undefined);
+  return wrong === undefined ? (value as Manifest) : `bad ${wrong}`;
+}
+
+/** Times in local epoch ms. */
+export interface RunManifestInfo {
+  version: string;
+  startedMs: number;
+  finishedMs: number;
+}
+
+/** The entries of an earlier run manifest whose file is one of `targets` (absolute), carried over by a `--resume` that skips the taxpayers finished earlier. */
+export async function earlierOutputs(path: string, targets: readonly string[]): Promise<Map<string, ManifestOutput>> {
+  const found = new Map<string, ManifestOutput>();
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    return found;
+  }
+  const manifest = parseManifest(text);
+  if (typeof manifest === 'string') return found;
+  for (const output of manifest.outputs) {
+    const target = resolvePath(dirname(path), output.file);
+    if (targets.includes(target)) found.set(target, output);
+  }
+  return found;
+}
+
+/** @throws {OutputError} (exit 7) naming the path when it cannot be written */
+export async function writeRunManifest(path: string, outputs: readonly ManifestOutput[], info: RunManifestInfo): Promise<void> {
+  const manifest: Manifest = {
+    manifestVersion: MANIFEST_VERSION,
+    tool: 'collections',
+    toolVersion: info.version,
+    run: { started: new Date(info.startedMs).toISOString(), finished: new Date(info.finishedMs).toISOString() },
+    outputs: [...outputs],
+  };
+  await writeManifest(path, manifest);
 }

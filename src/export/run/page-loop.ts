@@ -1,16 +1,15 @@
-/**
- * The page loop of an export (export/run/run.ts): pages → formatter → destination, with the
- * checkpoints committed per group of pages (export/run/checkpoint-group.ts).
- */
-import type { RateLimitSnapshot } from '../../http/client.js';
+/** The pages of an export: where they come from, how they are written, when their checkpoints are committed. */
+import { CollectionsError, HttpError, UsageError } from '../../errors.js';
+import type { Client, RateLimitSnapshot } from '../../http/client.js';
+import { serverModePages, type ModeChange } from '../../pagination/modes.js';
 import type { PageStep } from '../../pagination/paginate.js';
 import type { Formatter } from '../../output/formatter.js';
 import type { Progress } from '../../io/events.js';
+import type { Clock } from '../../time/clock.js';
 import type { Interrupt } from './interrupt.js';
-import type { Destination } from '../files/destination.js';
+import type { Destination, PageMark } from '../files/destination.js';
 import type { ManifestRecorder } from '../manifest/manifest.js';
-import type { CheckpointGroups } from './checkpoint-group.js';
-import type { PagesPlan } from './plan.js';
+import type { PageSourceHooks, PagesPlan } from './plan.js';
 
 /** The running totals of one export, including what was written before a resume. */
 export interface Tally {
@@ -19,24 +18,8 @@ export interface Tally {
   totalItems: number | undefined;
   /** Formatter text not written yet (`begin()`'s, written with the first page). */
   pending: string;
-  /** Whether this run wrote a page. */
   wrotePage: boolean;
   rateLimit: RateLimitSnapshot | undefined;
-}
-
-/** What the page loop works with. */
-export interface Loop {
-  plan: PagesPlan;
-  /** Observer of every page fetched (export/run/plan.ts `ExportHooks`). */
-  onPageFetched: ((page: PageStep) => void) | undefined;
-  formatter: Formatter;
-  out: Destination;
-  progress: Progress;
-  interrupt: Interrupt;
-  tally: Tally;
-  manifest: ManifestRecorder | undefined;
-  /** The commits of the checkpoints, per group of pages. */
-  groups: CheckpointGroups;
 }
 
 /** Items still to write under `--max-items` (Infinity without it). */
@@ -44,17 +27,169 @@ export function remaining(plan: Pick<PagesPlan, 'maxItems'>, tally: Readonly<Pic
   return plan.maxItems === undefined ? Infinity : plan.maxItems - tally.items;
 }
 
-/** A page's output (text, or the bytes JSON and NDJSON copy the items' texts into) after the formatter's text not written yet. */
+const DROP_PAGE = "drop --page: without it the export starts at the API's first page and follows its cursor links, as --cursor does";
+
+function noteOf(change: ModeChange): string {
+  if (change.refusal) {
+    const said = change.refusal.details.serverMessage;
+    return `the API pages this endpoint by cursor only (HTTP 400${said ? `: ${said}` : ''}); continuing in cursor mode`;
+  }
+  return change.used === 'cursor'
+    ? 'the API answered with cursor pages (links with a cursor, no page numbers); continuing in cursor mode'
+    : 'the API answered --cursor with offset pages (it ignores X-Pagination-Style); continuing in offset mode';
+}
+
+/** The error that stops an export pinned to one mode (by `--page`, or by a checkpoint when `resumed`) before anything is written. */
+function pinnedError(plan: PagesPlan, change: ModeChange, resumed: boolean): CollectionsError {
+  if (resumed) {
+    return new UsageError(`the API now pages this endpoint by ${change.used}, but the checkpoint continues an export paged by ${change.asked}`, {
+      code: 'E_CHECKPOINT',
+      hint: 'run with --restart instead of --resume to start afresh',
+    });
+  }
+  if (change.refusal) return new HttpError(change.refusal.details, { hint: DROP_PAGE, cause: change.refusal });
+  return new CollectionsError(
+    `the API answered --page ${plan.firstPage} with cursor pages: it pages this endpoint by cursor only`,
+    'E_API_REJECTED',
+    { hint: DROP_PAGE },
+  );
+}
+
+/**
+ * The pages from `start` in the mode the API pages in (docs/choices.md, "Cursor-only endpoints and
+ * honest mode"): a fresh export goes on in the API's mode with one note; one pinned (`--page`, a
+ * checkpoint's mode) stops with exit 2. Offset pages go in parallel, none past `--max-items`.
+ */
+export function pageSteps(plan: PagesPlan, client: Client, start: URL, hooks: PageSourceHooks): AsyncGenerator<PageStep, void, void> {
+  const { resumedMode } = hooks;
+  const mode = resumedMode ?? plan.mode;
+  return serverModePages({
+    client,
+    baseUrl: plan.baseUrl,
+    start,
+    mode,
+    headers: { offset: plan.headers, cursor: plan.cursorHeaders },
+    concurrency: mode === 'offset' ? plan.concurrency : 1,
+    wanted: () => remaining(plan, hooks.tally),
+    onChange: (change) => {
+      if (resumedMode !== undefined || plan.firstPage !== undefined) throw pinnedError(plan, change, resumedMode !== undefined);
+      hooks.onMode({ mode: change.used, asked: change.asked, message: noteOf(change) });
+    },
+  });
+}
+
+/** Bytes written (before compression) after which a group is committed: 8 MiB. */
+export const GROUP_BYTES = 8 * 1024 * 1024;
+
+/** ms, by the context's monotonic clock. */
+export const GROUP_MS = 1000;
+
+const GROUP_MS_VARIABLE = 'COLLECTIONS_CHECKPOINT_MS';
+
+/** `COLLECTIONS_CHECKPOINT_MS`: whole ms from 0 (every page) to 3,600,000. @throws {UsageError} (exit 2) for any other value */
+export function parseGroupMs(env: Readonly<Record<string, string | undefined>>): number {
+  const text = env[GROUP_MS_VARIABLE];
+  if (text === undefined || text === '') return GROUP_MS;
+  const ms = /^\d{1,7}$/.test(text) ? Number(text) : NaN;
+  if (!(ms <= 3_600_000)) throw new UsageError(`${GROUP_MS_VARIABLE} must be a whole number of milliseconds from 0 to 3600000`);
+  return ms;
+}
+
+export interface CheckpointGroupOptions {
+  out: Pick<Destination, 'pageWritten'>;
+  clock: Pick<Clock, 'monotonic'>;
+  groupBytes?: number;
+  /** ms */
+  groupMs?: number;
+}
+
+/** The loop calls `beginPage()` and `pageWritten()` around each page: a commit requested in between waits for the page's end. */
+export interface CheckpointGroups {
+  /** Waits for a commit started while the loop waited for the page. @throws {OutputError} (exit 7) that commit's failure */
+  beginPage(): Promise<void>;
+  /** Commits when the group is full (`bytes` before compression), its time is up, or a commit was requested. @throws {OutputError} (exit 7) */
+  pageWritten(mark: PageMark, bytes: number): Promise<void>;
+  /**
+   * Asks for a commit before a rate-limit wait: now when between pages, else at the page's end, so the
+   * checkpoint stays current while the client sleeps. Never throws; a failure surfaces on the next call.
+   */
+  request(): void;
+  /** Not while a page is half written (after a failed write): what reached the destination goes beyond it. @throws {OutputError} (exit 7) */
+  flush(): Promise<void>;
+  readonly commits: number;
+}
+
+/**
+ * Durability in groups (docs/files.md, "Files, checkpoints and `--resume`"): a group ends after
+ * {@link GROUP_BYTES} or {@link GROUP_MS}, and before a rate-limit wait, on a signal, a failure and at
+ * the end, so a kill loses at most one group, which `--resume` fetches again.
+ */
+export function createCheckpointGroups(options: CheckpointGroupOptions): CheckpointGroups {
+  const { out, clock } = options;
+  const groupBytes = options.groupBytes ?? GROUP_BYTES;
+  const groupMs = options.groupMs ?? GROUP_MS;
+  let pending: PageMark | undefined;
+  let bytes = 0;
+  let since = clock.monotonic();
+  let writing = false;
+  let requested = false;
+  let commits = 0;
+  let running: Promise<void> = Promise.resolve();
+  const commit = (): Promise<void> => {
+    const mark = pending;
+    requested = false;
+    if (mark === undefined) return running;
+    pending = undefined;
+    bytes = 0;
+    since = clock.monotonic();
+    commits += 1;
+    running = running.then(() => out.pageWritten(mark));
+    return running;
+  };
+  return {
+    get commits() {
+      return commits;
+    },
+    async beginPage() {
+      writing = true;
+      await running;
+    },
+    async pageWritten(mark, written) {
+      writing = false;
+      pending = mark;
+      bytes += written;
+      if (requested || bytes >= groupBytes || clock.monotonic() - since >= groupMs) await commit();
+    },
+    request() {
+      if (!writing) {
+        // Marked as handled here; the loop awaits `running` again before its next page.
+        commit().catch(() => undefined);
+      }
+      // The page being written (or a prefetched one written during the wait) commits too.
+      requested = true;
+    },
+    flush: () => (writing ? running : commit()),
+  };
+}
+
+export interface Loop {
+  plan: PagesPlan;
+  onPageFetched: ((page: PageStep) => void) | undefined;
+  formatter: Formatter;
+  out: Destination;
+  progress: Progress;
+  interrupt: Interrupt;
+  tally: Tally;
+  manifest: ManifestRecorder | undefined;
+  groups: CheckpointGroups;
+}
+
 function withPending(pending: string, output: string | Buffer): string | Buffer {
   if (pending === '') return output;
   return typeof output === 'string' ? pending + output : Buffer.concat([Buffer.from(pending, 'utf8'), output]);
 }
 
-/**
- * At the natural end of a cursor export, says on stderr when the API had announced more items
- * (`hydra:totalItems`, with `--total`) than came: items deleted while paging, or a collection that
- * ended early. Not an error: the export is what the API served.
- */
+/** Items deleted while paging: the API announced more (`hydra:totalItems`) than came. Not an error. */
 function noteShortfall(plan: PagesPlan, items: number, total: number | undefined, progress: Progress): void {
   if (plan.mode !== 'cursor' || total === undefined || items >= total) return;
   progress.note(`collections: the API announced ${total} items (hydra:totalItems) but the collection ended after ${items}`);
@@ -77,7 +212,6 @@ async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
   if (step.next === undefined && members.length === step.page.members.length)
     noteShortfall(plan, tally.items + members.length, tally.totalItems, progress);
   await groups.beginPage();
-  // The formatter asks the items for what it needs: their texts (JSON, NDJSON) or their values.
   const output = formatter.page(members);
   const text = withPending(tally.pending, output);
   tally.pending = '';
@@ -102,13 +236,9 @@ async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
 }
 
 /**
- * Writes pages until the last one, `--max-items`, or a signal (checked after each write). Each page
- * is formatted, written and counted; its checkpoint is committed with its group
- * (export/run/checkpoint-group.ts), and the last group is committed when the loop ends, also on a
- * signal or an error (then quietly: the error thrown is the loop's).
- * @throws what the pages, the formatter or the destination throw; an abort after a signal as
- *   `InterruptedError` (see {@link Interrupt.explain}). The destination's durability chain may
- *   still be running: `Destination.abort` waits for it.
+ * Writes pages until the last one, `--max-items`, or a signal, and commits the last group, also on
+ * an error (then quietly: the error thrown is the loop's).
+ * @throws what the pages, the formatter or the destination throw; an abort after a signal as `InterruptedError`
  */
 export async function writePages(steps: AsyncGenerator<PageStep, void, void>, loop: Loop): Promise<void> {
   try {

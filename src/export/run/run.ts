@@ -1,10 +1,4 @@
-/**
- * The export engine: pages → formatter → destination (docs/files.md, "Files, checkpoints and `--resume`").
- * This module is the run loop. It reads a frozen plan (export/run/plan.ts) and is handed its
- * services (the client, the page source, the formatter, the output and the manifest: export/run/services.ts
- * makes the real ones) and observers beside it; signals and the resume hint are in interrupt.ts,
- * the writing of each page in page-loop.ts.
- */
+/** The export engine: pages → formatter → destination (docs/files.md, "Files, checkpoints and `--resume`"). */
 import type { Context } from '../../context.js';
 import type { Client, ClientEvent, RateLimitSnapshot } from '../../http/client.js';
 import { BrokenPipeError } from '../../output/stream-sink.js';
@@ -14,31 +8,27 @@ import { addResumeHint, createInterrupt } from './interrupt.js';
 import type { Destination } from '../files/destination.js';
 import { createWatermarkTracker, type WatermarkTracker } from '../state/watermark.js';
 import type { ManifestRecorder } from '../manifest/manifest.js';
-import { remaining, writePages, type Tally } from './page-loop.js';
+import { createCheckpointGroups, parseGroupMs, remaining, writePages, type Tally } from './page-loop.js';
 import type { ClientWiring, ExportHooks, ExportPlan, ExportServices } from './plan.js';
-import { createCheckpointGroups, parseGroupMs } from './checkpoint-group.js';
-import { checkOutput, type OutputForecast } from './output-opener.js';
+import { checkOutput, type OutputForecast } from './services.js';
 
 /** What an export did: what the summary and the rate-limit cache need. */
 export interface ExportResult {
-  /** Items, pages, responses, retries and waits, as counted by the progress reporter. */
   stats: ProgressStats;
   /** True when stopped early because the reader of stdout went away (exit 0). */
   brokenPipe: boolean;
   /** Requests sent: attempts, including retries and those that got no response (`Client.requests`). */
   requests: number;
-  /** The rate-limit headers of the last page that had them; undefined when none did. */
   rateLimit?: RateLimitSnapshot;
 }
 
-/** The progress of an export: spinner and lines, or JSON events (io/progress.ts). */
 function openProgress(plan: ExportPlan, ctx: Context): Promise<Progress> {
   const { io } = ctx;
   const { quiet, spinner, verbose, logFormat } = plan.progress;
   return loadProgress({ stderr: io.stderr, isTTY: io.stderrIsTTY, env: ctx.env, clock: ctx.clock, quiet, spinner, verbose, logFormat });
 }
 
-/** The watermark of the run: the state file's (`--state`), a database's, or none (export/state/watermark.ts). */
+/** The watermark of the run: the state file's (`--state`), a database's, or none. */
 function openWatermark(plan: ExportPlan, ctx: Context, progress: Progress, manifest: ManifestRecorder | undefined): WatermarkTracker {
   const { database } = plan.output;
   return createWatermarkTracker({
@@ -51,11 +41,7 @@ function openWatermark(plan: ExportPlan, ctx: Context, progress: Progress, manif
   });
 }
 
-/**
- * How the run wires its client: progress hears every event first, then each listener in order; a
- * wait its requests did not take in full (they were aborted) is taken out of progress's counts again.
- * @param signal aborts waits and requests in flight (SIGINT / SIGTERM)
- */
+/** Progress hears every client event first, then each listener in order. */
 export function clientWiring(progress: Progress, signal: AbortSignal, ...listeners: Array<((event: ClientEvent) => void) | undefined>): ClientWiring {
   return {
     signal,
@@ -75,11 +61,7 @@ export function clientWiring(progress: Progress, signal: AbortSignal, ...listene
 
 /**
  * Runs an export to completion: opens the output before any request, then writes page after page,
- * made durable and checkpointed per group of pages (export/run/checkpoint-group.ts), and publishes the output at the end.
- * @param services the client, page source, formatter, output and manifest openers (export/run/services.ts `exportServices`)
- * @param hooks observers of pages, client events and a collected manifest; none changes the run
- * @returns the counts, requests and last rate-limit state; `brokenPipe` when the reader of stdout
- *   went away (the export ends quietly, exit 0)
+ * checkpointed per group of pages, and publishes the output at the end.
  * @throws {CollectionsError} subclasses with their exit codes; {@link InterruptedError} on SIGINT /
  *   SIGTERM after the current write (checkpoint kept); errors after the first page keep the sidecar
  *   and checkpoint for `--resume` and carry the "resume with" hint.
@@ -130,8 +112,7 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
     else tally.pending = formatter.begin();
     progress.onPage(tally.items, tally.pages, tally.totalItems);
     const groups = createCheckpointGroups({ out, clock: ctx.clock, groupMs });
-    // Before the client sleeps (a rate-limit wait or a retry's backoff), the pages written so far
-    // are committed, so the checkpoint is current while nothing moves.
+    // Before the client sleeps (a rate-limit wait, a retry's backoff), the checkpoint is brought up to date.
     const commitBeforeWaits = (event: ClientEvent): void => {
       if (event.type === 'wait' || event.type === 'retry') groups.request();
     };
@@ -166,8 +147,7 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
 
 /**
  * What {@link runExport} checks before its first request, in its order, writing nothing (the dry
- * run's; docs/progress.md, "Dry run"): the environment it reads, then what opening the output
- * checks (export/run/output-opener.ts `checkOutput`).
+ * run's; docs/progress.md, "Dry run").
  * @throws what {@link runExport} would throw before its first request, with the same exit code
  */
 export async function checkExport(plan: ExportPlan, ctx: Pick<Context, 'env'>): Promise<OutputForecast> {

@@ -1,25 +1,59 @@
 /**
- * The real services of an export's run (export/run/plan.ts `ExportServices`), made from its plan:
- * the client, the page source, the formatter, the output and the manifest, each opened by the run once it has
- * what they report to (its abort signal, progress's notes). commands/export.ts and
- * commands/batch.ts (one per taxpayer) make them; tests hand in fakes. So the run is the loop
- * "for each page → format → write → checkpoint" and knows pagination/, output/ and the files only
- * through these interfaces.
+ * The real services of an export's run (`ExportServices`), made from its plan; each is opened by
+ * the run once it has what they report to (its abort signal, progress's notes). Tests hand in fakes.
+ * The output is stdout, a device or FIFO, the sidecar beside `--out` with its lock and checkpoint,
+ * compressed as planned, or a database table or Parquet file (loaded only then).
  */
+import { dirname } from 'node:path';
 import type { Context } from '../../context.js';
+import { createClient } from '../../http/client.js';
+import { mergeHeaders } from '../../http/request-headers.js';
 import { createFormatter, prepareFormatter } from '../../output/writer.js';
 import { outputColumns } from '../../io/terminal-text.js';
-import type { FileSystem } from '../../io/files.js';
-import { exportClientOpener } from './export-client.js';
-import { pageSteps } from './page-source.js';
-import { outputOpener } from './output-opener.js';
+import { checkFolder, statOrUndefined, type FileSystem } from '../../io/files.js';
+import { pageSteps } from './page-loop.js';
 import { createManifestRecorder } from '../manifest/manifest.js';
-import type { ExportPlan, ExportServices, OutputPlan } from './plan.js';
+import { openStdout, type Destination } from '../files/destination.js';
+import { checkCheckpoint, lockTarget, openSidecar, type CheckpointFound } from '../files/sidecar.js';
+import { checkFileSink } from '../files/file-sink.js';
+import { boundaryCheck } from '../files/checkpoint.js';
+import { checkLock, type LockFound, type OutputLock } from '../files/output-lock.js';
+import { openDevice, outputKind, type OutputKind } from '../files/device.js';
+import { withCompression } from '../files/gzip-destination.js';
+import type { DatabaseDestination } from '../destinations/database.js';
+import type { ExportFiles, ExportOutput, ExportPlan, ExportServices, HttpPlan, OutputPlan, OutputWiring } from './plan.js';
+
+/** The extra headers of an export's requests: `User-Agent: collections/<version>`, then the user's (which may replace it). */
+export function requestHeaders(http: Pick<HttpPlan, 'headers'>, ctx: Pick<Context, 'version'>): Record<string, string> {
+  return mergeHeaders([['User-Agent', `collections/${ctx.version}`]], Object.entries(http.headers ?? {}));
+}
 
 /**
- * Opens formatters for `output`: CSV keys first seen after the header are named on stderr (once
- * each, also across a resume); the table fits the terminal's width when there is one.
+ * Opens clients with the plan's limits and the context's transport, clock and rate budget. Clients
+ * of one Context with the same origin and key share their rate-limit windows (`ctx.rateBudget`).
  */
+export function exportClientOpener(http: HttpPlan, ctx: Context): ExportServices['openClient'] {
+  return (wiring) =>
+    createClient({
+      baseUrl: http.baseUrl,
+      apiKey: http.apiKey,
+      fetch: ctx.fetch,
+      clock: ctx.clock,
+      random: ctx.random,
+      retries: http.retries,
+      timeoutMs: http.timeoutMs,
+      maxWaitMs: http.maxWaitMs,
+      ...(http.maxBodyBytes === undefined ? {} : { maxBodyBytes: http.maxBodyBytes }),
+      headers: requestHeaders(http, ctx),
+      secrets: ctx.secrets,
+      signal: wiring.signal,
+      ...(ctx.rateBudget === undefined ? {} : { budget: ctx.rateBudget }),
+      onEvent: wiring.onEvent,
+      onWaitCut: wiring.onWaitCut,
+    });
+}
+
+/** CSV keys first seen after the header are named on stderr (once each, also across a resume); the table fits the terminal. */
 function formatterOpener(output: OutputPlan, ctx: Context): ExportServices['openFormatter'] {
   return async (resumed, note) => {
     const { format, formatter } = output;
@@ -29,12 +63,7 @@ function formatterOpener(output: OutputPlan, ctx: Context): ExportServices['open
   };
 }
 
-/**
- * The real services of a plan's run: the client of export/run/export-client.ts, the pagination of
- * export/run/page-source.ts, the formatter of output/, the output of export/run/output-opener.ts
- * and the manifest recorder of export/manifest/manifest.ts.
- * @param options.fs the file system of the sidecar, checkpoint, device and manifest (default the real one); tests inject write errors
- */
+/** @param options.fs the file system of the sidecar, checkpoint, device and manifest (default the real one); tests inject write errors */
 export function exportServices(plan: ExportPlan, ctx: Context, options: { fs?: FileSystem } = {}): ExportServices {
   const { fs } = options;
   return {
@@ -44,4 +73,113 @@ export function exportServices(plan: ExportPlan, ctx: Context, options: { fs?: F
     openOutput: outputOpener(plan, ctx, fs),
     openManifest: (onManifest) => plan.manifest && createManifestRecorder(plan.manifest, { clock: ctx.clock, version: ctx.version, fs, onManifest }),
   };
+}
+
+type OutputOfPlan = Pick<ExportPlan, 'output' | 'resume' | 'pages'>;
+
+function checkpointRules(plan: OutputOfPlan, files: ExportFiles) {
+  return {
+    target: files.target,
+    checkpoint: files.checkpoint,
+    resume: plan.resume.resume,
+    restart: plan.resume.restart,
+    expectedLink: { origin: plan.pages.baseUrl.origin, path: plan.pages.start.pathname },
+    fingerprint: plan.resume.fingerprint,
+  };
+}
+
+/** Before any request: first the output lock (kept in `held`), then the checkpoint is validated and read. */
+async function openDestination(
+  plan: OutputOfPlan,
+  kind: OutputKind,
+  ctx: Context,
+  wiring: OutputWiring,
+  held: { lock?: OutputLock; database?: DatabaseDestination },
+  fs: FileSystem | undefined,
+): Promise<Destination> {
+  const { files, database } = plan.output;
+  if (database) {
+    const [{ openDatabase }, { openStore }] = await Promise.all([import('../destinations/database.js'), import('../destinations/open-store.js')]);
+    held.database = await openDatabase(database, {
+      resume: plan.resume.resume,
+      fingerprint: plan.resume.fingerprint,
+      expectedLink: { origin: plan.pages.baseUrl.origin, path: plan.pages.start.pathname },
+      note: wiring.note,
+      stats: wiring.stats,
+      signal: wiring.signal,
+      now: () => ctx.clock.now(),
+      openStore: (target) => openStore(target, ctx.env),
+    });
+    return held.database;
+  }
+  if (!files || kind.type === 'stdout') return openStdout(ctx.io.stdout);
+  const { target, sidecar } = files;
+  const { signal, note } = wiring;
+  if (kind.type === 'device') return openDevice({ target, info: kind.info, signal, clock: ctx.clock, ...(fs ? { fs } : {}) });
+  held.lock = await lockTarget(target, { now: () => ctx.clock.now(), note, onLost: wiring.onLost });
+  const sidecarDestination = openSidecar({
+    ...checkpointRules(plan, files),
+    held: held.lock,
+    sidecar,
+    now: () => ctx.clock.now(),
+    note,
+    ...(fs ? { fs } : {}),
+  });
+  if (!plan.output.parquet) return sidecarDestination;
+  const { parquetDestination } = await import('../destinations/parquet.js');
+  return parquetDestination(await sidecarDestination, files);
+}
+
+/** One run's {@link ExportOutput}; nothing is opened before its `open()`. */
+function outputOpener(plan: OutputOfPlan, ctx: Context, fs: FileSystem | undefined): (wiring: OutputWiring) => ExportOutput {
+  return (wiring) => {
+    const held: { lock?: OutputLock; database?: DatabaseDestination } = {};
+    let kind: OutputKind | undefined;
+    return {
+      async open() {
+        kind = await outputKind({ files: plan.output.files, resume: plan.resume.resume });
+        return withCompression(await openDestination(plan, kind, ctx, wiring, held, fs), plan.output.compress);
+      },
+      get device() {
+        return kind?.type === 'device';
+      },
+      async release() {
+        await held.database?.close();
+        await held.lock?.release();
+      },
+    };
+  };
+}
+
+/** What opening a plan's output would find, from {@link checkOutput}. */
+export interface OutputForecast {
+  readonly kind: OutputKind['type'];
+  readonly checkpoint?: CheckpointFound;
+  readonly lock?: LockFound;
+}
+
+/**
+ * The checks `open()` of {@link outputOpener} makes before the first request, in its order and
+ * with its errors, writing nothing (the dry run's). A folder that does not exist yet holds nothing:
+ * the run makes it first.
+ * @throws what `open()` throws before it writes: {@link UsageError} (exit 2: a checkpoint left
+ *   without `--resume`, one that does not match), exit 7 (a live lock, an unusable path)
+ */
+export async function checkOutput(plan: OutputOfPlan, fs?: FileSystem): Promise<OutputForecast> {
+  const kind = await outputKind({ files: plan.output.files, resume: plan.resume.resume });
+  const { files } = plan.output;
+  if (!files || kind.type !== 'file') return { kind: kind.type };
+  const { target, sidecar } = files;
+  if ((await statOrUndefined(dirname(target))) === undefined) return { kind: 'file', checkpoint: { kind: 'none' }, lock: { kind: 'free' } };
+  await checkFolder(dirname(target), target);
+  const lock = await checkLock(target);
+  const found = await checkCheckpoint(checkpointRules(plan, files));
+  const resumed = found.kind === 'resume' ? found.checkpoint : undefined;
+  await checkFileSink({
+    target,
+    sidecar,
+    ...(resumed ? { resumeAtBytes: resumed.bytes, checkBoundary: boundaryCheck(resumed, sidecar) } : {}),
+    ...(fs ? { fs } : {}),
+  });
+  return { kind: 'file', checkpoint: found, lock };
 }

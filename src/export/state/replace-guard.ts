@@ -1,22 +1,17 @@
 /**
- * What an incremental export may replace (docs/nightly-sync.md, "Running twice"): an export with
- * `--since` or `--state` asks only for what changed since its start, so replacing a complete output
- * that starts earlier would drop the items in between, for good once a `--state` watermark has
- * passed them. It may replace an output whose manifest shows it starts no earlier than this export
- * does; it refuses one that starts earlier (a full export starts at the beginning) or whose
- * manifest is missing (what it holds is unknown). A full export replaces any output.
+ * What an incremental export may replace (docs/nightly-sync.md, "Running twice"): replacing a
+ * complete output that starts earlier would drop the items in between, for good once a `--state`
+ * watermark has passed them.
  */
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { UsageError } from '../../errors.js';
-import type { ManifestOutput } from '../manifest/manifest.js';
-import { parseManifest } from '../manifest/verify-output.js';
+import { parseManifest, type ManifestOutput } from '../manifest/manifest.js';
 import { formatFilterTime, parseSince } from './since.js';
 
 /** An export about to replace its output (paths absolute). */
 export interface ReplaceCheck {
   target: string;
-  /** The manifest the export writes: `F.manifest.json`, or `--manifest FILE`. */
   manifest: string;
   /** The `--since` / `--state` filter the export sends (ISO 8601); undefined for a full export. */
   since: string | undefined;
@@ -48,9 +43,9 @@ function startOf(entry: ManifestOutput): number | null | undefined {
 }
 
 /**
- * Refuses an incremental export that would replace a complete output holding items it will not
- * fetch (see the module comment), reading the manifests `check.manifest` and `F.manifest.json`;
- * writes nothing. A missing output, a FIFO or device, or a full export passes.
+ * Refuses an incremental export that would replace an output starting earlier than it does, or
+ * whose manifest (`check.manifest`, `F.manifest.json`) is missing; writes nothing. A missing
+ * output, a FIFO or device, or a full export passes.
  * @throws {UsageError} (exit 2) naming the output and both starts, with the way out
  */
 export async function checkReplace(check: ReplaceCheck): Promise<void> {

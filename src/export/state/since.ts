@@ -1,8 +1,6 @@
 /**
- * The time filter of incremental exports (docs/nightly-sync.md, "Nightly sync"): `--since <time>` parsed from
- * ISO 8601, and the filter parameter it becomes on an endpoint (`updatedAt[after]` or
- * `createdAt[after]`, the API documentation, filters), its value written with an explicit UTC
- * offset because the API does not document the time zone it reads.
+ * The time filter of incremental exports (docs/nightly-sync.md, "Nightly sync"), its value written
+ * with an explicit UTC offset because the API does not document the time zone it reads.
  */
 import type { Endpoint } from '../../endpoints.js';
 import { isPathEndpoint } from '../../path-family.js';
@@ -12,11 +10,9 @@ import { UsageError } from '../../errors.js';
 const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 /**
- * Parses a `--since` value (ISO 8601): a date alone is 00:00 UTC that day; a date and time without
- * a zone is read as UTC; with `Z` or an offset (`+02:00`, `-0600`) as given. Fractions of a second
- * are dropped (rounded down, so nothing changed in that second is missed).
- * @param flag how messages name the value, e.g. `--since`
- * @returns epoch milliseconds, a whole number of seconds
+ * Parses a `--since` value (ISO 8601): a date alone is 00:00 UTC that day; without a zone, UTC.
+ * Fractions of a second are dropped (rounded down, so nothing changed in that second is missed).
+ * @returns epoch ms, a whole number of seconds
  * @throws {UsageError} (exit 2) naming the value when it is not such a time or not a real date
  *   (e.g. `2024-02-30`)
  */
@@ -42,7 +38,7 @@ export function parseSince(value: string, flag = '--since'): number {
   return local - zoneOffsetMs(m[8]);
 }
 
-/** The offset of a zone designator from UTC, ms: `Z` or none → 0, `+02:00` → 7 200 000. */
+/** ms: `Z` or none → 0, `+02:00` → 7 200 000. */
 function zoneOffsetMs(zone: string | undefined): number {
   if (zone === undefined || zone.toUpperCase() === 'Z') return 0;
   const digits = zone.slice(1).replace(':', '');
@@ -50,11 +46,7 @@ function zoneOffsetMs(zone: string | undefined): number {
   return (zone.startsWith('-') ? -1 : 1) * minutes * 60_000;
 }
 
-/**
- * A time as the filter value the API is sent: seconds precision with an explicit UTC offset,
- * e.g. `2024-05-01T00:00:00+00:00` (RFC 3339 §5.6).
- * @param ms epoch milliseconds (rounded down to the second)
- */
+/** Epoch ms as the filter value the API is sent, rounded down to the second: `2024-05-01T00:00:00+00:00` (RFC 3339 §5.6). */
 export function formatFilterTime(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
 }
@@ -79,10 +71,7 @@ export function sinceParameter(endpoint: Endpoint, flag = '--since'): string {
   return `${endpoint.watermark}[after]`;
 }
 
-/**
- * Whether a `--param` key sets the same lower bound as `--since` would (`updatedAt[after]` or
- * `updatedAt[strictly_after]` on an `updatedAt` endpoint), so the two cannot both be given.
- */
+/** Whether a `--param` key sets the same lower bound as `--since` would, so the two cannot both be given. */
 export function conflictsWithSince(endpoint: Endpoint, key: string): boolean {
   const field = endpoint.watermark;
   return field !== undefined && (key === `${field}[after]` || key === `${field}[strictly_after]`);

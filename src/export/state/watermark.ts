@@ -1,10 +1,9 @@
 /**
- * The watermark of an incremental export (`--state`; docs/nightly-sync.md, "Nightly sync"): the server's time of
- * the run's first response, less one second because `Date` has a resolution of one second
- * (RFC 9110 §5.6.7), so nothing changed during that second is missed. It is carried in the
- * checkpoint while the export runs (a `--resume` keeps the original) and written to the state file
- * only once the output is complete and in place. A database destination keeps it itself: in each
- * group's checkpoint, and in the run's final transaction (export/destinations/database.ts).
+ * The watermark of an incremental export (docs/nightly-sync.md, "Nightly sync"): the server's time
+ * of the run's first response, less one second because `Date` has a resolution of one second
+ * (RFC 9110 §5.6.7). It is carried in the checkpoint while the export runs (a `--resume` keeps the
+ * original) and written to the state file only once the output is complete and in place; a
+ * database destination keeps it in its own transactions.
  */
 import type { PageStep } from '../../pagination/paginate.js';
 import type { Destination } from '../files/destination.js';
@@ -12,27 +11,22 @@ import { formatFilterTime, parseSince } from './since.js';
 import { saveWatermark } from './state.js';
 import type { ManifestRecorder } from '../manifest/manifest.js';
 
-/** What a watermark tracker needs of the plan. */
 export interface WatermarkOptions {
-  /** The state file (absolute) and this export's key in it; undefined = not incremental (a no-op tracker). */
+  /** Undefined: not incremental (a no-op tracker). */
   state: { path: string; key: string } | undefined;
-  /** `--max-items`: an export it stopped leaves the state as it was. */
+  /** An export `--max-items` stopped leaves the state as it was. */
   maxItems: number | undefined;
-  /** Local epoch ms now, for the entry's `updatedAt`. */
+  /** Local epoch ms */
   now: () => number;
-  /** Prints a one-line note on stderr. */
   note: (line: string) => void;
-  /** The export's manifest, told the watermark it will store (`after`) just before the output is published. */
   manifest?: Pick<ManifestRecorder, 'setWatermark'> | undefined;
   /**
-   * The destination keeps the watermark (a database): its checkpoints carry it and it is told the
-   * one to store before it finishes (`Destination.keepWatermark`); `stores`: whether a complete
-   * run stores one there (then the notes name `where`).
+   * A database keeps the watermark: its checkpoints carry it and it is told the one to store before
+   * it finishes; `stores`: whether a complete run stores one there (then the notes name `where`).
    */
   inDestination?: { readonly stores: boolean; readonly where: string } | undefined;
 }
 
-/** Follows one export's watermark; see the module comment. */
 export interface WatermarkTracker {
   /** The destination, its checkpoints carrying the pending watermark; it continues a resumed one's. */
   wrap(out: Destination): Destination;
@@ -41,23 +35,20 @@ export interface WatermarkTracker {
   /**
    * After the output is in place: stores the watermark in the state file, unless `--max-items`
    * stopped the export or no response carried a `Date` (then a note says the state is unchanged).
-   * @param items items the export wrote in all
    * @throws {OutputError} (exit 7) when the state file cannot be written; {@link UsageError} (exit 2)
    *   when it became corrupt meanwhile
    */
   commit(items: number): Promise<void>;
 }
 
-/** A watermark tracker (a no-op one without `--state`). */
 export function createWatermarkTracker(options: WatermarkOptions): WatermarkTracker {
   const { state, inDestination } = options;
   const active = state !== undefined || inDestination !== undefined;
-  /** The earliest server `Date` seen, epoch ms; undefined before the first. */
+  /** The earliest server `Date` seen, epoch ms. */
   let earliest: number | undefined;
-  /** Whether a resumed checkpoint fixed the watermark (then nothing observed changes it). */
+  /** A resumed checkpoint fixed the watermark: nothing observed changes it. */
   let fixed = false;
   const pending = (): string | undefined => (earliest === undefined ? undefined : formatFilterTime(earliest - 1000));
-  /** Whether `--max-items` stopped an export of `items` (then the state is left as it was). */
   const limited = (items: number): boolean => options.maxItems !== undefined && items >= options.maxItems;
   return {
     wrap(out) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkNextLink, isRecordBoundary } from '../../../../src/export/files/checkpoint-check.js';
+import { checkNextLink, isRecordBoundary } from '../../../../src/export/files/checkpoint.js';
 import { UsageError } from '../../../../src/errors.js';
 
 const NL = 0x0a;

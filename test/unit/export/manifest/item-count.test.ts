@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createItemCounter } from '../../../../src/export/manifest/item-count.js';
+import { createItemCounter } from '../../../../src/export/manifest/verify-output.js';
 import type { OutputFormat } from '../../../../src/format-names.js';
 
 /** Counts `text` fed in every split into two chunks (a chunk may end anywhere, even inside a character). */

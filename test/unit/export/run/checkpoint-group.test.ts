@@ -4,7 +4,7 @@
  * mark other than the last page written, in order.
  */
 import { describe, expect, it } from 'vitest';
-import { createCheckpointGroups, GROUP_BYTES, GROUP_MS, parseGroupMs } from '../../../../src/export/run/checkpoint-group.js';
+import { createCheckpointGroups, GROUP_BYTES, GROUP_MS, parseGroupMs } from '../../../../src/export/run/page-loop.js';
 import type { PageMark } from '../../../../src/export/files/destination.js';
 
 const mark = (pages: number): PageMark => ({
