@@ -181,29 +181,27 @@ export async function exportCollection(options: ExportCollectionOptions): Promis
   const stream = typeof options.out === 'string' ? undefined : options.out;
   const ctx = exportContext({ ...options, ...(stream ? { stdout: stream } : {}) }, stopper.signal);
   ctx.secrets.add(settings.apiKey);
-  const [{ planExport }, { readStoredSince }, { prepareOutputs }, { runExport }, { exportServices }, database] = await Promise.all([
+  const [{ planExport, planLoneExport, runLonePlan }, { readStoredSince }, { addDatabaseSecrets }] = await Promise.all([
     import('../commands/export/export.js'),
     import('../commands/export/export-incremental.js'),
-    import('../commands/export/folders.js'),
-    import('../export/run/run.js'),
-    import('../export/run/services.js'),
     import('../commands/export/export-database.js'),
   ]);
   const command = target.endpoint.command;
-  let plan = planExport(command, flags, settings, ctx.cwd, RESUME_COMMAND, readStoredSince(command, flags, ctx.cwd));
-  database.addDatabaseSecrets(plan, ctx);
-  // Planned once to check every option, then again from the watermark stored with the table (as the command does).
-  const source = plan.output.database?.source;
-  const since = source === undefined ? undefined : (await database.storedDatabaseSince(plan, flags, ctx))?.get(source);
-  if (since !== undefined) plan = planExport(command, flags, settings, ctx.cwd, RESUME_COMMAND, since);
-  if (plan.output.compress && !plan.output.files && ctx.io.stdoutIsTTY) throw new UsageError('gzip output is not written to a terminal');
-  await prepareOutputs([plan]);
+  const plan = await planLoneExport(
+    (since) => {
+      const planned = planExport(command, flags, settings, ctx.cwd, RESUME_COMMAND, since ?? readStoredSince(command, flags, ctx.cwd));
+      addDatabaseSecrets(planned, ctx);
+      return planned;
+    },
+    flags,
+    ctx,
+  );
   try {
     const hooks = {
       onPageFetched: (step: Parameters<typeof pageEvent>[0]) => stopper.emit(pageEvent(step)),
       onClientEvent: (event: CollectionEvent) => stopper.emit(event),
     };
-    return summaryOf(await runExport(plan, ctx, exportServices(plan, ctx), hooks), plan);
+    return summaryOf(await runLonePlan(plan, ctx, hooks), plan);
   } catch (err) {
     throw libraryError(err, stopper, plan.output.files !== undefined);
   }

@@ -114,6 +114,14 @@ describe('exportCollection(): errors', () => {
     expect(dir.has('lib.ndjson.part')).toBe(false);
   });
 
+  it('makes the missing folders of out as the command does, and removes them again when the export fails', async () => {
+    const err: unknown = await exportCollection(options({ out: 'runs/today/lib.ndjson', apiKey: WRONG_KEY })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HttpError);
+    expect(dir.has('runs')).toBe(false);
+    const summary = await exportCollection(options({ out: 'runs/today/lib.ndjson' }));
+    expect(summary.file).toBe(dir.file('runs/today/lib.ndjson'));
+  });
+
   it.each([
     ['itemsPerPage 0', { itemsPerPage: 0 }, 'E_USAGE'],
     ['resume to a stream', { out: new PassThrough(), resume: true }, 'E_USAGE'],

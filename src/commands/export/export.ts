@@ -7,8 +7,8 @@ import { ExitCode, UsageError } from '../../errors.js';
 import { formatDefinition } from '../../output/writer.js';
 import type { OutputFormat } from '../../format-names.js';
 import type { Compression } from '../../export/files/gzip-destination.js';
-import { runExport } from '../../export/run/run.js';
-import { freezePlan, type ExportPlan, type OutputPlan } from '../../export/run/plan.js';
+import { runExport, type ExportResult } from '../../export/run/run.js';
+import { freezePlan, type ExportHooks, type ExportPlan, type OutputPlan } from '../../export/run/plan.js';
 import { exportServices } from '../../export/run/services.js';
 import { planManifest } from '../../export/manifest/manifest.js';
 import { runDryRun } from './dry-run.js';
@@ -206,16 +206,17 @@ export function checkQuietVerbose(flags: ExportFlags): void {
 export async function runLoneExport(command: string, flags: ExportFlags, argv: readonly string[], ctx: Context): Promise<number> {
   const template = isOutTemplate(flags.out);
   if (template) flags = { ...flags, out: expandOut(flags.out!, outValues(command, flags, ctx)) };
-  let { plan, settings } = prepareExport(command, flags, argv, ctx);
-  // Planned once to check every flag, then again from the watermark stored with the table.
-  const stored = flags.dryRun === true ? undefined : await storedDatabaseSince(plan, flags, ctx);
-  const since = plan.output.database && stored?.get(plan.output.database.source);
-  if (since !== undefined) ({ plan, settings } = prepareExport(command, flags, argv, ctx, since));
+  let settings: PreparedExport['settings'] | undefined;
+  const plan = await planLoneExport(
+    (since) => {
+      const prepared = prepareExport(command, flags, argv, ctx, since);
+      settings = prepared.settings;
+      return prepared.plan;
+    },
+    flags,
+    ctx,
+  );
   const ids = idsFromFlags(flags);
-  // As gzip(1) does: compressed bytes are never written to a terminal.
-  if (plan.output.compress && !plan.output.files && ctx.io.stdoutIsTTY) {
-    throw new UsageError('gzip output is not written to a terminal', { hint: 'add --out FILE.gz, or pipe stdout into a file or a program' });
-  }
   if (flags.dryRun === true) {
     try {
       return await runDryRun(plan, ctx);
@@ -223,19 +224,55 @@ export async function runLoneExport(command: string, flags: ExportFlags, argv: r
       throw withNotFoundHint(err, ids, plan.http.baseUrl);
     }
   }
-  const made = await prepareOutputs([plan]);
   // Only the headers: holding the page would keep its items alive.
   let last: RateLimitSnapshot | undefined;
   const onPageFetched = (page: PageStep): void => {
     if (page.rateLimit) last = page.rateLimit;
   };
   try {
-    await runExport(plan, ctx, exportServices(plan, ctx), { onPageFetched });
+    await runLonePlan(plan, ctx, { onPageFetched });
   } catch (err) {
-    await removeEmptyFolders(made);
     throw withNotFoundHint(err, ids, plan.http.baseUrl);
   } finally {
-    if (last) settings.recordRateLimit(plan.endpoint.key, last);
+    if (last) settings!.recordRateLimit(plan.endpoint.key, last);
   }
   return ExitCode.Ok;
+}
+
+/**
+ * The plan of one export, as the command and the library's `exportCollection()` make it: planned
+ * once to check every flag, then, for `--incremental` into a database, again from the watermark
+ * stored with the table (not read by a dry run, which connects to nothing).
+ * @param plan plans the export from a stored watermark (epoch ms), or from the flags alone
+ * @throws {UsageError} (exit 2) from planning; {@link OutputError} (exit 7) when the table cannot be read
+ */
+export async function planLoneExport(plan: (since?: number) => ExportPlan, flags: ExportFlags, ctx: Context): Promise<ExportPlan> {
+  const first = plan();
+  const source = first.output.database?.source;
+  if (source === undefined || flags.dryRun === true) return checkTerminal(first, ctx);
+  const since = (await storedDatabaseSince(first, flags, ctx))?.get(source);
+  return checkTerminal(since === undefined ? first : plan(since), ctx);
+}
+
+/** @throws {UsageError} for gzip to a terminal: as gzip(1), compressed bytes are never written to one */
+function checkTerminal(plan: ExportPlan, ctx: Context): ExportPlan {
+  if (plan.output.compress && !plan.output.files && ctx.io.stdoutIsTTY) {
+    throw new UsageError('gzip output is not written to a terminal', { hint: 'add --out FILE.gz, or pipe stdout into a file or a program' });
+  }
+  return plan;
+}
+
+/**
+ * Runs one planned export, as the command and `exportCollection()` do: the pre-flight before the
+ * first request (`prepareOutputs`), then the run; folders it made and left empty go when it fails.
+ * @throws what `prepareOutputs` and `runExport` throw, with their exit codes
+ */
+export async function runLonePlan(plan: ExportPlan, ctx: Context, hooks: ExportHooks): Promise<ExportResult> {
+  const made = await prepareOutputs([plan]);
+  try {
+    return await runExport(plan, ctx, exportServices(plan, ctx), hooks);
+  } catch (err) {
+    await removeEmptyFolders(made);
+    throw err;
+  }
 }
