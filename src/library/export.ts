@@ -26,8 +26,9 @@ export interface ExportCollectionOptions extends ConnectionOptions, PagingOption
    * A file (written to `F.part` beside it, made durable page by page with a checkpoint, renamed
    * onto `F` when complete, with `F.manifest.json` beside it), or a stream, which is written to and
    * never ended (e.g. `process.stdout`). Relative paths resolve against `cwd`. A `postgres://` URL
-   * or an `F.duckdb` file is a database table, `F.parquet` a Parquet file (README, "Mirror into a
-   * database"): `pg`/`@duckdb/node-api` must be installed, else a `UsageError` names the package.
+   * or an `F.duckdb` file is a database table, `F.parquet` a Parquet file (docs/databases.md,
+   * "Mirror into a database"): `pg`/`@duckdb/node-api` must be installed, else a `UsageError`
+   * names the package.
    */
   out: string | OutputStream;
   /** A database `out`: the table, `name` or `schema.name` (default from the path: `invoices`, `line_items`, …). */
