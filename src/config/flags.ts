@@ -142,7 +142,7 @@ export const EXPORT_FLAGS = [
   {
     flags: '--since-field <field>',
     attribute: 'sinceField',
-    description: 'the date field --since and --state filter on (as <field>[after]), e.g. updatedAt; default: the one of a known path',
+    description: 'the date field --since, --state and --incremental filter on (as <field>[after]), e.g. updatedAt; default: the one of a known path',
     value: { kind: 'text' },
     forCommand: 'get',
   },
