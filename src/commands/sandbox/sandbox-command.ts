@@ -1,5 +1,5 @@
 /**
- * `collections sandbox`: one option per row of {@link SANDBOX_OPTION_HELP} (integers parsed here,
+ * `collections sandbox`: one option per row of {@link SANDBOX_OPTIONS} (integers parsed here,
  * the rest checked by `runSandbox`, loaded lazily so `--help` loads none of the sandbox).
  */
 import { Command, Option } from 'commander';
@@ -7,36 +7,43 @@ import { parseIntegerOption } from '../../config/flags.js';
 import { DEFAULT_SANDBOX_KEY, DEFAULT_SIZES } from '../../sandbox/defaults.js';
 import { bindToContext, commanderParser, withCompletion, type CommandWiring, type RunCommand } from '../commander.js';
 import { exitCodesHelp, SANDBOX_EXIT_CODES } from '../help-text.js';
-import type { SandboxCommandOptions } from './sandbox.js';
 
-/** One flag of the `sandbox` command. */
 export interface SandboxOptionHelp {
   /** Commander flags, e.g. `--port <n>`. */
   flags: string;
-  /** The {@link SandboxCommandOptions} field it fills. */
-  option: keyof SandboxCommandOptions;
+  option: string;
   description: string;
-  /** Kind of value, so the wiring can parse it: integer, number or string; boolean for a switch without a value. */
-  type: 'integer' | 'number' | 'string' | 'boolean';
-  /** Default shown in help (the runner applies it when the option is undefined). */
+  type: 'integer' | 'string' | 'boolean';
+  /** Shown in help; the runner applies it when the option is undefined. */
   defaultValue?: string;
-  /** Words completion offers for the value (the runner checks them, with its own message). */
+  /** The range `runSandbox` and `startSandbox` accept. */
+  min?: number;
+  max?: number;
+  /** The only values accepted; completion offers them. */
   words?: readonly string[];
 }
 
-/** The flags of `collections sandbox`. */
-const SANDBOX_OPTION_HELP: readonly SandboxOptionHelp[] = [
-  { flags: '--port <n>', option: 'port', type: 'integer', description: 'port to listen on (0 = any free port)', defaultValue: '8787' },
+export const SANDBOX_OPTIONS = [
+  {
+    flags: '--port <n>',
+    option: 'port',
+    type: 'integer',
+    min: 0,
+    max: 65_535,
+    description: 'port to listen on (0 = any free port)',
+    defaultValue: '8787',
+  },
   { flags: '--host <host>', option: 'host', type: 'string', description: 'interface to listen on', defaultValue: '127.0.0.1' },
   { flags: '--key <key>', option: 'key', type: 'string', description: 'API key the sandbox accepts', defaultValue: DEFAULT_SANDBOX_KEY },
   {
     flags: '--limit <n>',
     option: 'limit',
     type: 'integer',
+    min: 0,
     description: 'requests per window, per key and endpoint (0 = no limit)',
     defaultValue: '60',
   },
-  { flags: '--window <seconds>', option: 'window', type: 'integer', description: 'rate-limit window length', defaultValue: '60' },
+  { flags: '--window <seconds>', option: 'window', type: 'integer', min: 1, description: 'rate-limit window length', defaultValue: '60' },
   {
     flags: '--limit-scope <scope>',
     option: 'limitScope',
@@ -45,22 +52,34 @@ const SANDBOX_OPTION_HELP: readonly SandboxOptionHelp[] = [
     defaultValue: 'route',
     words: ['route', 'path'],
   },
-  { flags: '--latency <ms>', option: 'latency', type: 'integer', description: 'delay added to every response', defaultValue: '0' },
+  { flags: '--latency <ms>', option: 'latency', type: 'integer', min: 0, description: 'delay added to every response', defaultValue: '0' },
   {
     flags: '--churn <n>',
     option: 'churn',
     type: 'integer',
+    min: 0,
+    max: 1_000_000,
     description: 'items a minute inserted or updated (fresh updatedAt) in invoices, entities and events',
     defaultValue: '0',
   },
-  { flags: '--seed <n>', option: 'seed', type: 'integer', description: 'seed of the generated records', defaultValue: '1' },
-  { flags: '--entities <n>', option: 'entities', type: 'integer', description: 'entities', defaultValue: String(DEFAULT_SIZES.entities) },
-  { flags: '--events <n>', option: 'events', type: 'integer', description: 'events', defaultValue: String(DEFAULT_SIZES.events) },
-  { flags: '--taxpayers <n>', option: 'taxpayers', type: 'integer', description: 'taxpayers', defaultValue: String(DEFAULT_SIZES.taxpayers) },
+  { flags: '--seed <n>', option: 'seed', type: 'integer', min: 0, max: 2 ** 32 - 1, description: 'seed of the generated records', defaultValue: '1' },
+  { flags: '--entities <n>', option: 'entities', type: 'integer', min: 0, description: 'entities', defaultValue: String(DEFAULT_SIZES.entities) },
+  { flags: '--events <n>', option: 'events', type: 'integer', min: 0, description: 'events', defaultValue: String(DEFAULT_SIZES.events) },
+  {
+    flags: '--taxpayers <n>',
+    option: 'taxpayers',
+    type: 'integer',
+    min: 1,
+    max: 10_000,
+    description: 'taxpayers',
+    defaultValue: String(DEFAULT_SIZES.taxpayers),
+  },
   {
     flags: '--invoices <n>',
     option: 'invoices',
     type: 'integer',
+    min: 0,
+    max: 100_000_000,
     description: 'invoices per taxpayer',
     defaultValue: String(DEFAULT_SIZES.invoicesPerTaxpayer),
   },
@@ -68,6 +87,8 @@ const SANDBOX_OPTION_HELP: readonly SandboxOptionHelp[] = [
     flags: '--line-items <n>',
     option: 'lineItems',
     type: 'integer',
+    min: 0,
+    max: 200,
     description: 'average line items per invoice (max 200)',
     defaultValue: String(DEFAULT_SIZES.lineItemsPerInvoice),
   },
@@ -75,6 +96,8 @@ const SANDBOX_OPTION_HELP: readonly SandboxOptionHelp[] = [
     flags: '--payments <n>',
     option: 'payments',
     type: 'integer',
+    min: 0,
+    max: 100_000_000,
     description: 'payments per taxpayer',
     defaultValue: String(DEFAULT_SIZES.paymentsPerTaxpayer),
   },
@@ -157,7 +180,14 @@ const SANDBOX_OPTION_HELP: readonly SandboxOptionHelp[] = [
     defaultValue: 'iri',
     words: ['iri', 'object'],
   },
-];
+] as const satisfies readonly SandboxOptionHelp[];
+
+type SandboxRow = (typeof SANDBOX_OPTIONS)[number];
+
+/** One field per flag; words arrive as typed (commander does not check them), `runSandbox` does. */
+export type SandboxCommandOptions = {
+  [R in SandboxRow as R['option']]?: R['type'] extends 'integer' ? number : R['type'] extends 'boolean' ? boolean : string;
+};
 
 /** Help text of `sandbox` (commander `addHelpText('after', …)`). */
 const SANDBOX_HELP = `
@@ -189,7 +219,7 @@ export function createSandboxCommand(wiring: CommandWiring, run: RunCommand<Sand
   const sandbox = bindToContext(new Command('sandbox'), wiring.ctx).description(
     'Run the bundled Collection API on loopback (prints its base URL and key)',
   );
-  for (const o of SANDBOX_OPTION_HELP) {
+  for (const o of SANDBOX_OPTIONS as readonly SandboxOptionHelp[]) {
     const desc = o.defaultValue !== undefined ? `${o.description} (default ${o.defaultValue})` : o.description;
     const option = new Option(o.flags, desc);
     if (o.type === 'integer') {

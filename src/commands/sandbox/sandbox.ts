@@ -11,50 +11,7 @@ import { parseFaultSpec, type FaultConfig } from '../../sandbox/faults.js';
 import { startSandboxServer, type RunningServer } from '../../sandbox/server.js';
 import type { Clock } from '../../time/clock.js';
 import { parseWireEncoding } from '../../sandbox/wire.js';
-
-/**
- * One flag each, with its default, in `SANDBOX_OPTION_HELP`. Words arrive as typed (commander does
- * not check them), so {@link checkOptions} rejects any other.
- */
-export interface SandboxCommandOptions {
-  port?: number;
-  host?: string;
-  key?: string;
-  /** Requests per window per endpoint; 0 = unlimited. */
-  limit?: number;
-  /** Seconds. */
-  window?: number;
-  limitScope?: string;
-  /** ms added to each response. */
-  latency?: number;
-  /** Items a minute inserted or updated in each dated collection. */
-  churn?: number;
-  seed?: number;
-  entities?: number;
-  events?: number;
-  /** The counts below are per taxpayer; line items per invoice, on average. */
-  taxpayers?: number;
-  invoices?: number;
-  lineItems?: number;
-  payments?: number;
-  faults?: string;
-  cursorPrevious?: string;
-  cursorEnd?: string;
-  wire?: string;
-  errors?: string;
-  cursorOnly?: boolean;
-  ignorePaginationStyle?: boolean;
-  singlePage?: string;
-  dates?: string;
-  batchPayment?: string;
-}
-
-function checkInteger(name: string, value: number | undefined, min: number, max = Number.MAX_SAFE_INTEGER): void {
-  if (value === undefined) return;
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new UsageError(`--${name} must be an integer from ${min}${max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${max}`}`);
-  }
-}
+import { SANDBOX_OPTIONS, type SandboxCommandOptions, type SandboxOptionHelp } from './sandbox-command.js';
 
 /** For POSIX shells: an RFC may hold `&`. */
 function shellWord(word: string): string {
@@ -84,47 +41,28 @@ export function listenError(err: unknown, host: string, port: number): unknown {
   return new UsageError(`cannot listen on ${where}: ${reason}`, { hint: known?.hint ?? 'check --host and --port', cause: err });
 }
 
-/** @throws {UsageError} (exit 2) for the first out of range or unknown */
+const optionRow = (name: keyof SandboxCommandOptions): SandboxOptionHelp => SANDBOX_OPTIONS.find((o) => o.option === name)!;
+
+/** @throws {UsageError} (exit 2) when a given value is out of its row's range or none of its words */
+function checkValue(row: SandboxOptionHelp, value: unknown): void {
+  if (value === undefined) return;
+  const name = row.flags.split(' ')[0]!;
+  const { min, max = Number.MAX_SAFE_INTEGER, words } = row;
+  if (min !== undefined && (!Number.isInteger(value) || (value as number) < min || (value as number) > max)) {
+    throw new UsageError(`${name} must be an integer from ${min}${max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${max}`}`);
+  }
+  if (words && !words.includes(value as string)) throw new UsageError(`${name} must be ${words.slice(0, -1).join(', ')} or ${words.at(-1)!}`);
+}
+
+/** @throws {UsageError} (exit 2) for the first value out of range or unknown */
 function checkOptions(options: SandboxCommandOptions): void {
-  checkInteger('port', options.port, 0, 65_535);
-  checkInteger('limit', options.limit, 0);
-  checkInteger('window', options.window, 1);
-  checkInteger('latency', options.latency, 0);
-  checkInteger('churn', options.churn, 0, 1_000_000);
-  checkInteger('seed', options.seed, 0, 2 ** 32 - 1);
-  checkInteger('entities', options.entities, 0);
-  checkInteger('events', options.events, 0);
-  checkInteger('taxpayers', options.taxpayers, 1, 10_000);
-  checkInteger('invoices', options.invoices, 0, 100_000_000);
-  checkInteger('line-items', options.lineItems, 0, 200);
-  checkInteger('payments', options.payments, 0, 100_000_000);
-  if (options.cursorPrevious !== undefined && options.cursorPrevious !== 'previous' && options.cursorPrevious !== 'last') {
-    throw new UsageError('--cursor-previous must be previous or last');
-  }
-  if (options.cursorEnd !== undefined && parseCursorEnd(options.cursorEnd) === undefined) {
-    throw new UsageError('--cursor-end must be endless, empty-page or last-page');
-  }
-  if (options.wire !== undefined && parseWireEncoding(options.wire) === undefined) {
-    throw new UsageError('--wire must be apiplatform, compact or pretty');
-  }
-  if (options.errors !== undefined && options.errors !== 'message' && options.errors !== 'problem') {
-    throw new UsageError('--errors must be message or problem');
-  }
-  if (options.limitScope !== undefined && options.limitScope !== 'route' && options.limitScope !== 'path') {
-    throw new UsageError('--limit-scope must be route or path');
-  }
+  for (const row of SANDBOX_OPTIONS) if (row.type === 'integer') checkValue(row, options[row.option]);
+  for (const name of ['cursorPrevious', 'cursorEnd', 'wire', 'errors', 'limitScope'] as const) checkValue(optionRow(name), options[name]);
   if (options.key !== undefined && options.key.trim() === '') throw new UsageError('--key must not be empty');
   if (options.cursorOnly && options.ignorePaginationStyle) {
     throw new UsageError('--cursor-only and --ignore-pagination-style exclude each other: one pages by cursor only, the other by offset only');
   }
-  checkWord('single-page', options.singlePage, ['view', 'no-view']);
-  checkWord('dates', options.dates, ['iso', 'naive']);
-  checkWord('batch-payment', options.batchPayment, ['iri', 'object']);
-}
-
-/** @throws {UsageError} (exit 2) when `value` is given and is none of `words` */
-function checkWord(name: string, value: string | undefined, words: readonly string[]): void {
-  if (value !== undefined && !words.includes(value)) throw new UsageError(`--${name} must be ${words.slice(0, -1).join(', ')} or ${words.at(-1)!}`);
+  for (const name of ['singlePage', 'dates', 'batchPayment'] as const) checkValue(optionRow(name), options[name]);
 }
 
 export interface ServedSandbox {
