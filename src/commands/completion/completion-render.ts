@@ -1,31 +1,21 @@
 /** Words go into the scripts unquoted, so each must be a plain token; descriptions are quoted for each shell. */
-/** One option as completion sees it. */
 export interface CompletionOption {
-  /** Long form, e.g. `--out`. */
   long: string;
-  /** Short form, e.g. `-o`. */
   short?: string;
-  /**
-   * The option's value: `file` (complete paths), `text` (nothing to complete), or the list of
-   * allowed words; absent for a switch.
-   */
+  /** `file`: complete paths; `text`: nothing to complete; else the allowed words; absent for a switch. */
   value?: 'file' | 'text' | readonly string[];
-  /** One line for the shell's menu. */
   description: string;
-  /** May be given more than once (`--param`). */
   repeatable?: boolean;
 }
 
 /** Words for one positional argument (empty when there is nothing to offer). */
 export interface CompletionPositional {
-  /** What the argument is called (zsh's menu heading). */
   name: string;
   words: readonly string[];
   /** Complete only when the previous positional is one of these (e.g. config keys after `set`). */
   after?: readonly string[];
 }
 
-/** One command as completion sees it. */
 export interface CompletionCommand {
   name: string;
   description: string;
@@ -34,7 +24,6 @@ export interface CompletionCommand {
   positionals?: readonly CompletionPositional[];
 }
 
-/** What a completion script covers. */
 export interface CompletionSpec {
   /** Options of the program accepted by every command (`--api-key`, `--base-url`, `--profile`). */
   globals: readonly CompletionOption[];
@@ -43,13 +32,9 @@ export interface CompletionSpec {
   commands: readonly CompletionCommand[];
 }
 
-/** Words that go into scripts unquoted must be plain tokens; our own data always is. */
 const TOKEN = /^-{0,2}[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-/**
- * Checks that every word that goes into a script unquoted is a plain token.
- * @throws {Error} naming the first word that is not (a bug in the program's definition)
- */
+/** @throws {Error} naming the first word that is not a plain token (a bug in the program's definition) */
 function checkTokens(spec: CompletionSpec): void {
   const words: string[] = [];
   const addOptions = (options: readonly CompletionOption[]): void => {
@@ -82,7 +67,6 @@ function unionOptions(spec: CompletionSpec): CompletionOption[] {
   return [...seen.values()];
 }
 
-/** The bash script: one function, `complete -F`. */
 export function renderBash(spec: CompletionSpec): string {
   checkTokens(spec);
   const all = unionOptions(spec);
@@ -155,7 +139,6 @@ function zshOption(o: CompletionOption): string[] {
   return flags.map((f) => sq(`${exclusive}${f}[${zshText(o.description)}]${action}`));
 }
 
-/** The zsh script: `#compdef`, `_arguments` per command. */
 export function renderZsh(spec: CompletionSpec): string {
   checkTokens(spec);
   const globals = spec.globals.flatMap(zshOption);
@@ -227,7 +210,6 @@ function fishValue(o: CompletionOption): string {
   return ` -x -a ${sq(o.value.join(' '))}`;
 }
 
-/** The fish script: one `complete` line per command, option and positional. */
 export function renderFish(spec: CompletionSpec): string {
   checkTokens(spec);
   const names = spec.commands.map((c) => c.name).join(' ');

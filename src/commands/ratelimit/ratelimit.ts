@@ -68,12 +68,6 @@ export function selectProbeEndpoints(ids: Ids): Endpoint[] {
   return ENDPOINTS.filter((e) => e.ids.every((id) => ids[id] !== undefined));
 }
 
-function probeUrl(baseUrl: URL, path: string): URL {
-  const url = endpointUrl(baseUrl, path);
-  url.search = '?itemsPerPage=1';
-  return url;
-}
-
 /** At most `limit` in flight, results in input order; starts none after a failure. */
 async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
@@ -105,7 +99,8 @@ interface ProbeAnswer {
 
 /** @throws {HttpError} for 401/403 (exit 3); whatever the client throws for network failures */
 async function probeOne(client: Client, settings: ApiSettings, store: ConfigStore, endpoint: Endpoint, path: string): Promise<ProbeAnswer> {
-  const url = probeUrl(settings.baseUrl, path);
+  const url = endpointUrl(settings.baseUrl, path);
+  url.search = '?itemsPerPage=1';
   let result: ProbeResult;
   try {
     result = await client.probe(url);
@@ -162,22 +157,21 @@ function toRow({ result, path, endpoint }: ProbeAnswer, now: number): RatelimitR
 /** A status column only when an answer was not 200. */
 function liveTable(answers: readonly ProbeAnswer[], rows: readonly RatelimitRow[], now: number, width: number): string {
   const showStatus = rows.some((r) => r.status !== 200);
-  const table = newTable(['endpoint', ...(showStatus ? ['status'] : []), 'limit', 'remaining', 'reset', 'time left'], width);
-  for (const [i, row] of rows.entries()) {
+  const cells = rows.map((row, i) => {
     // The local-clock instant of the reset (corrected by the server's Date) is what a person's watch shows.
     const rl = answers[i]!.result.rateLimit;
     const resetAt = rl?.resetLocalAt ?? rl?.resetAt;
     const status = row.status === 429 ? '429 limited' : row.status === 404 ? '404 not found' : String(row.status);
-    table.push([
+    return [
       row.endpoint,
       ...(showStatus ? [status] : []),
       cell(row.limit ?? undefined),
       cell(row.remaining ?? undefined),
       resetAt === undefined ? '-' : formatLocalTime(resetAt, now),
       resetAt === undefined ? '-' : formatTimeLeft(resetAt - now),
-    ]);
-  }
-  return table.toString();
+    ];
+  });
+  return tableText(['endpoint', ...(showStatus ? ['status'] : []), 'limit', 'remaining', 'reset', 'time left'], cells, width);
 }
 
 /**
@@ -218,38 +212,25 @@ export async function showRatelimit(options: RatelimitOptions, ctx: Context): Pr
   return ExitCode.Ok;
 }
 
-/** One row of `ratelimit --cached --json`. */
-interface CachedRatelimitRow {
+/** One row of `ratelimit --cached --json`; `path` is the endpoint's template, or the path `get` exported. */
+type CachedRatelimitRow = Omit<RatelimitRow, 'status' | 'requestId' | 'message'> & {
   origin: string;
-  endpoint: string;
-  /** The endpoint's path template, or the path `get` exported. */
-  path: string;
-  limit: number | null;
-  remaining: number | null;
-  reset: string | null;
-  resetInSeconds: number | null;
   /** ISO 8601 UTC. */
   observedAt: string;
   ageSeconds: number;
-}
-
-interface PlainTable {
-  push(row: readonly string[]): void;
-  /** Without a final newline. */
-  toString(): string;
-}
+};
 
 /**
- * Needs `loadTableSupport` first. Every cell is made inert: origins come from the config file and
- * values from response headers.
+ * Needs `loadTableSupport` first; without a final newline. Every cell is made inert: origins come
+ * from the config file and values from response headers.
  * @param columns terminal columns (Infinity: natural widths)
  */
-function newTable(head: readonly string[], columns: number): PlainTable {
-  const rows: string[][] = [];
-  return {
-    push: (row) => void rows.push(row.map(inertText)),
-    toString: () => drawTable(head.map(inertText), rows, columns).text,
-  };
+function tableText(head: readonly string[], rows: ReadonlyArray<readonly string[]>, columns: number): string {
+  return drawTable(
+    head.map(inertText),
+    rows.map((row) => row.map(inertText)),
+    columns,
+  ).text;
 }
 
 const tableWidth = (ctx: Pick<Context, 'io' | 'env'>): number => outputColumns(ctx.io, ctx.env) ?? Number.POSITIVE_INFINITY;
@@ -294,11 +275,10 @@ async function runCachedRatelimit(options: { baseUrl?: URL; json: boolean }, ctx
   } else {
     await loadTableSupport();
     const showOrigin = new Set(rows.map((r) => r.origin)).size > 1 || origin === undefined;
-    const table = newTable([...(showOrigin ? ['origin'] : []), 'endpoint', 'limit', 'remaining', 'reset', 'time left', 'seen'], tableWidth(ctx));
-    for (const e of entries) {
+    const cells = entries.map((e) => {
       const resetLocal = e.resetLocalAt ?? e.resetAt;
       const passed = resetLocal !== undefined && resetLocal <= now;
-      table.push([
+      return [
         ...(showOrigin ? [e.origin] : []),
         e.endpoint,
         cell(e.limit),
@@ -306,9 +286,10 @@ async function runCachedRatelimit(options: { baseUrl?: URL; json: boolean }, ctx
         resetLocal === undefined ? '-' : formatLocalTime(resetLocal, now),
         resetLocal === undefined ? '-' : passed ? 'reset since' : formatTimeLeft(resetLocal - now),
         `${formatTimeLeft(now - e.observedAt)} ago`,
-      ]);
-    }
-    ctx.io.stdout.write(`${table.toString()}\n`);
+      ];
+    });
+    const head = [...(showOrigin ? ['origin'] : []), 'endpoint', 'limit', 'remaining', 'reset', 'time left', 'seen'];
+    ctx.io.stdout.write(`${tableText(head, cells, tableWidth(ctx))}\n`);
   }
   return ExitCode.Ok;
 }
