@@ -377,14 +377,15 @@ export function builtInDefault(attribute: keyof ExportFlagValues): number {
 
 /**
  * A whole number in [min, max] written in decimal (`1000`; not `1.5`, `1e3`, `abc`, ``).
+ * @param shown the value as the message quotes it
  * @throws {UsageError} naming the option, the value and the range
  */
-export function parseIntegerOption(name: string, value: string, min: number, max: number): number {
+export function parseIntegerOption(name: string, value: string, min: number, max: number, shown = value): number {
   const trimmed = value.trim();
   const n = /^[+]?\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) {
     const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`;
-    throw new UsageError(`${name} must be a whole number ${range} (got '${value}')`);
+    throw new UsageError(`${name} must be a whole number ${range} (got '${shown}')`);
   }
   return n;
 }

@@ -4,7 +4,7 @@
  */
 import { UsageError } from '../errors.js';
 import { parseHeader } from '../http/request-headers.js';
-import { CONFIG_KEYS, configurableFlag, type ConfigKey, type StoredDefaults } from './flags.js';
+import { CONFIG_KEYS, configurableFlag, parseIntegerOption, type ConfigKey, type StoredDefaults } from './flags.js';
 
 /** The values of one profile as stored; `max-wait` and `timeout` in seconds, as their flags are typed. */
 export interface ProfileValues extends StoredDefaults<'key'> {
@@ -86,15 +86,6 @@ export function parseApiKey(raw: string, source = 'api-key'): string {
   return key;
 }
 
-function parseWhole(key: ConfigKey, raw: string, min: number, max: number): number {
-  const trimmed = raw.trim();
-  const n = /^\+?\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) {
-    throw new UsageError(`${key} must be a whole number from ${min} to ${max} (got '${raw.slice(0, 80)}')`);
-  }
-  return n;
-}
-
 function parseSeconds(key: ConfigKey, raw: string, positive: boolean, max: number): number {
   const trimmed = raw.trim();
   const n = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
@@ -117,7 +108,7 @@ export function parseConfigValue(key: ConfigKey, raw: string): string | number {
   const value = configurableFlag(key)!.value;
   switch (value.kind) {
     case 'integer':
-      return parseWhole(key, raw, value.min, value.max);
+      return parseIntegerOption(key, raw, value.min, value.max, raw.slice(0, 80));
     case 'seconds':
       return parseSeconds(key, raw, value.min > 0, value.max);
     case 'choice': {

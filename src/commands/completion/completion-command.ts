@@ -14,11 +14,7 @@ ${exitCodesHelp(COMPLETION_EXIT_CODES)}`;
 
 const runCompletion: RunCommand<CompletionCommandOptions> = async (ctx, options) => (await import('./completion.js')).runCompletion(ctx, options);
 
-/**
- * Makes the `completion` command: its action checks the shell, then hands it and the program (the
- * command's parent, whose tree the script completes) to `run`, and its exit code to `wiring.setCode`.
- * @throws {UsageError} (from the action, exit 2) for an unknown shell
- */
+/** `run` gets the program, whose tree the script completes. @throws {UsageError} (from the action, exit 2) for an unknown shell */
 export function createCompletionCommand(wiring: CommandWiring, run: RunCommand<CompletionCommandOptions> = runCompletion): Command {
   return bindToContext(new Command('completion'), wiring.ctx)
     .description('Print a shell completion script (bash, zsh or fish)')

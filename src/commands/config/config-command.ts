@@ -35,11 +35,7 @@ ${exitCodesHelp(CONFIG_EXIT_CODES)}`;
 
 const runConfig: RunCommand<ConfigCommandOptions> = async (ctx, options) => (await import('./config.js')).runConfig(ctx, options);
 
-/**
- * Makes the `config` command: its action checks the action word, then hands the global flags, the
- * action and its arguments to `run`, and its exit code to `wiring.setCode`.
- * @throws {UsageError} (from the action, exit 2) for an unknown action, with commander's "did you mean"
- */
+/** @throws {UsageError} (from the action, exit 2) for an unknown action, with commander's "did you mean" */
 export function createConfigCommand(wiring: CommandWiring, run: RunCommand<ConfigCommandOptions> = runConfig): Command {
   const keys = ['api-key', 'base-url', ...CONFIG_KEYS.filter((k) => k !== 'api-key' && k !== 'base-url')];
   return bindToContext(new Command('config'), wiring.ctx)

@@ -1,9 +1,9 @@
 /** The parts of an `ExportPlan`, each from the flags and settings alone; `planExport` puts them together. */
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../../context.js';
-import { loadApiSettings, type SettingsFlags } from '../../config/settings.js';
+import { loadApiSettings, type ApiSettings, type SettingsFlags } from '../../config/settings.js';
 import type { RateLimitSnapshot } from '../../http/client.js';
-import { builtInDefault, exportFlag, type ExportDefaults } from '../../config/flags.js';
+import { builtInDefault, exportFlag } from '../../config/flags.js';
 import { endpointUrl, idsFromFlags, type Endpoint, type Ids } from '../../endpoints.js';
 import { isPathEndpoint } from '../../path-family.js';
 import { resolveSource } from './collection-path.js';
@@ -20,15 +20,7 @@ import { planIncremental, type IncrementalPlan } from './export-incremental.js';
 import { databaseFingerprint } from './export-database.js';
 import type { ExportFlags } from '../flags.js';
 
-/** From flag, environment or profile. */
-export interface ResolvedExportSettings {
-  apiKey: string;
-  baseUrl: URL;
-  /** For export flags not given on the command line. */
-  defaults: ExportDefaults;
-  /** Stored in the profile, in order (`--header` adds to them). */
-  headers?: ReadonlyArray<readonly [string, string]>;
-}
+export type ResolvedExportSettings = Pick<ApiSettings, 'apiKey' | 'baseUrl' | 'defaults'> & Partial<Pick<ApiSettings, 'headers'>>;
 
 export interface LoadedExportSettings {
   resolved: ResolvedExportSettings;

@@ -7,17 +7,11 @@ import { EXPORT_FLAGS, type ExportFlagSpec } from '../../config/flags.js';
 import { GET_COMMAND, PATH_FAMILY } from '../../path-family.js';
 import type { CommandWiring, RunCommand } from '../commander.js';
 import { bindToContext, withCompletion } from '../commander.js';
-import { exportOption, type ExportFlags } from '../flags.js';
+import { exportOption, type ExportCommandOptions, type ExportFlags } from '../flags.js';
 import { EXPORT_EXIT_CODES, exitCodesHelp, SAMPLE_ENTITY_ID } from '../help-text.js';
 
-export interface GetCommandOptions {
-  /** As typed. */
-  path: string;
-  /** Global ones included. */
-  flags: ExportFlags;
-  /** For the resume hint. */
-  argv: readonly string[];
-}
+/** `path` as typed. */
+export type GetCommandOptions = Omit<ExportCommandOptions, 'command'> & { path: string };
 
 /**
  * @throws {UsageError} (exit 2) before any request for an invalid path or flags; {@link CollectionsError} subclasses as any export

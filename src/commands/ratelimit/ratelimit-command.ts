@@ -24,10 +24,6 @@ ${exitCodesHelp(RATELIMIT_EXIT_CODES)}`;
 
 const runRatelimit: RunCommand<RatelimitCommandOptions> = async (ctx, options) => (await import('./ratelimit.js')).runRatelimit(ctx, options);
 
-/**
- * Makes the `ratelimit` command: its action hands the global flags, the ids and `--json`/`--cached`
- * (false when absent) to `run`, and its exit code to `wiring.setCode`.
- */
 export function createRatelimitCommand(wiring: CommandWiring, run: RunCommand<RatelimitCommandOptions> = runRatelimit): Command {
   const cmd = bindToContext(new Command('ratelimit'), wiring.ctx).description(
     "Show the rate-limit quota of each endpoint (spends one request of each endpoint's quota)",

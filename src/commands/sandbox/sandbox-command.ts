@@ -214,7 +214,6 @@ ${exitCodesHelp(SANDBOX_EXIT_CODES)}`;
 
 const runSandbox: RunCommand<SandboxCommandOptions> = async (ctx, options) => (await import('./sandbox.js')).runSandbox(ctx, options);
 
-/** Makes the `sandbox` command: its action hands its options to `run`, and its exit code to `wiring.setCode`. */
 export function createSandboxCommand(wiring: CommandWiring, run: RunCommand<SandboxCommandOptions> = runSandbox): Command {
   const sandbox = bindToContext(new Command('sandbox'), wiring.ctx).description(
     'Run the bundled Collection API on loopback (prints its base URL and key)',
