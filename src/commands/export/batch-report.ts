@@ -53,7 +53,7 @@ export function mostSevereCode(outcomes: readonly TaxpayerOutcome[]): number {
 }
 
 /** Relative to the working folder when under it. */
-function shown(path: string, cwd: string): string {
+export function shownPath(path: string, cwd: string): string {
   const rel = relative(cwd, path);
   return rel === '' || rel.startsWith('..') ? path : rel;
 }
@@ -88,7 +88,7 @@ export function createBatchReporter(ctx: Pick<Context, 'io' | 'clock' | 'cwd'>, 
   return {
     ended(o) {
       ended++;
-      const file = shown(o.target, ctx.cwd);
+      const file = shownPath(o.target, ctx.cwd);
       if (options.json) {
         const { taxpayer, status, code } = o;
         event({ event: 'taxpayer', taxpayer, outcome: status, items: o.items ?? null, file, exitCode: code, message: o.reason ?? null });
@@ -119,7 +119,7 @@ export function createBatchReporter(ctx: Pick<Context, 'io' | 'clock' | 'cwd'>, 
 
 /** Counts are written as a single export writes them (`5,000`). */
 function summaryTable(outcomes: readonly TaxpayerOutcome[], cwd: string): string {
-  const rows = outcomes.map((o) => [o.taxpayer, o.items === undefined ? '-' : formatCount(o.items), shown(o.target, cwd), outcomeText(o)]);
+  const rows = outcomes.map((o) => [o.taxpayer, o.items === undefined ? '-' : formatCount(o.items), shownPath(o.target, cwd), outcomeText(o)]);
   const header = ['TAXPAYER', 'ITEMS', 'FILE', 'OUTCOME'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]): string =>

@@ -19,7 +19,6 @@ ${exitCodesHelp(VERIFY_EXIT_CODES)}`;
 
 const runVerify: RunCommand<VerifyCommandOptions> = async (ctx, options) => (await import('./verify.js')).runVerify(ctx, options);
 
-/** Makes the `verify` command: its action hands the manifest paths to `run`, and its exit code to `wiring.setCode`. */
 export function createVerifyCommand(wiring: CommandWiring, run: RunCommand<VerifyCommandOptions> = runVerify): Command {
   return bindToContext(new Command('verify'), wiring.ctx)
     .description('Check exported files against their manifests (size, SHA-256, item count), or a database table against its run log; sends nothing')

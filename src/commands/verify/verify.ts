@@ -1,6 +1,6 @@
 /** `collections verify` (docs/files.md, "Manifests and `verify`"): `ok` lines on stdout, a line per mismatch on stderr. */
 import { readFile } from 'node:fs/promises';
-import { dirname, relative, resolve as resolvePath } from 'node:path';
+import { dirname, resolve as resolvePath } from 'node:path';
 import type { Context } from '../../context.js';
 import { ExitCode, VerifyError } from '../../errors.js';
 import { inertText } from '../../io/terminal-text.js';
@@ -8,17 +8,12 @@ import { parseManifest } from '../../export/manifest/manifest.js';
 import { verifyOutput } from '../../export/manifest/verify-output.js';
 import { databaseAddress, type DatabaseAddress } from '../../export/destinations/address.js';
 import { parseTableName } from '../../export/destinations/table-name.js';
+import { shownPath } from '../export/batch-report.js';
 
 interface Tally {
   files: number;
   failedFiles: number;
   mismatches: number;
-}
-
-/** Relative to the working folder when under it. */
-function shown(path: string, cwd: string): string {
-  const rel = relative(cwd, path);
-  return rel === '' || rel.startsWith('..') ? path : rel;
 }
 
 async function verifyManifest(manifestPath: string, ctx: Context, tally: Tally): Promise<void> {
@@ -34,20 +29,20 @@ async function verifyManifest(manifestPath: string, ctx: Context, tally: Tally):
     tally.files++;
     tally.failedFiles++;
     const code = (error as { code?: unknown }).code;
-    fail(shown(manifestPath, ctx.cwd), code === 'ENOENT' ? 'manifest missing' : `manifest cannot be read (${String(code ?? error)})`);
+    fail(shownPath(manifestPath, ctx.cwd), code === 'ENOENT' ? 'manifest missing' : `manifest cannot be read (${String(code ?? error)})`);
     return;
   }
   const manifest = parseManifest(text);
   if (typeof manifest === 'string') {
     tally.files++;
     tally.failedFiles++;
-    fail(shown(manifestPath, ctx.cwd), `not a collections manifest (${manifest})`);
+    fail(shownPath(manifestPath, ctx.cwd), `not a collections manifest (${manifest})`);
     return;
   }
   for (const output of manifest.outputs) {
     tally.files++;
     const check = await verifyOutput(output, dirname(manifestPath));
-    const name = shown(check.path, ctx.cwd);
+    const name = shownPath(check.path, ctx.cwd);
     if (check.mismatches.length > 0) tally.failedFiles++;
     for (const mismatch of check.mismatches) fail(name, mismatch);
     if (check.mismatches.length === 0) stdout.write(`ok ${inertText(name)}: ${output.items} items, ${output.bytes} bytes, sha256 ${output.sha256}\n`);
