@@ -1,12 +1,137 @@
-/** `main(argv, ctx) → exit code`; nothing here calls `process.exit()`: bin/ sets `process.exitCode`. */
-import type { Context, FetchLike } from '../context.js';
+/**
+ * `main(argv, ctx) → exit code`; nothing here calls `process.exit()`: bin/ sets `process.exitCode`.
+ * A failure nothing else caught is one line and an exit code (README, "Exit codes"), never a stack unasked.
+ */
+import type { Context, FetchLike, IOStreams } from '../context.js';
 import { createSystemContext, readPackageVersion } from '../context.js';
 import { createRateBudget, loadStoreOnUse } from '../rate/budget.js';
 import { CollectionsError, ExitCode, toExitCode } from '../errors.js';
 import { formatError } from '../commands/error-text.js';
 import { readCommandLine, type CommandLine } from './argv.js';
-import { asWriteFailure, failureText, installProcessGuard, wantsStack, watchOutputs } from './guard.js';
 import { inertText } from '../io/terminal-text.js';
+import type { Secrets } from '../secrets.js';
+
+/** The reader of a stream went away: EPIPE from the OS, or Node's own once it closed the stream. */
+const PIPE_GONE = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ECONNRESET']);
+
+/** A write failed whatever the call. */
+const WRITE_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'EIO', 'EROFS']);
+
+/** A permission error of one of these is a write error too. */
+const WRITING_CALLS = new Set(['open', 'write', 'writev', 'fsync', 'fdatasync', 'rename', 'mkdir', 'ftruncate', 'copyfile', 'chmod', 'unlink']);
+
+function codeOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * A file-system write error that escaped as a plain `Error`, as an `OutputError` (exit 7) naming its
+ * path and cause; any other `err` as it is. `fileError` is imported only then: `--help` loads no file code.
+ */
+export async function asWriteFailure(err: unknown): Promise<unknown> {
+  if (err instanceof CollectionsError || !(err instanceof Error)) return err;
+  const code = codeOf(err);
+  const syscall = (err as NodeJS.ErrnoException).syscall;
+  const writing = WRITE_FAILURES.has(code ?? '') || ((code === 'EACCES' || code === 'EPERM') && WRITING_CALLS.has(syscall ?? ''));
+  if (!writing) return err;
+  const { fileError } = await import('../io/files.js');
+  return fileError('write', (err as NodeJS.ErrnoException).path ?? 'a file', err);
+}
+
+/** `--verbose` is read before commander, which may not have parsed it when the failure happens. */
+export function wantsStack(line: Pick<CommandLine, 'verbose'>, env: Readonly<Record<string, string | undefined>>): boolean {
+  return Boolean(env.COLLECTIONS_DEBUG) || line.verbose;
+}
+
+/** The one line of `formatLine`, then the stack of an unexpected error when `showStack`; secrets scrubbed from both. */
+export function failureText(
+  err: unknown,
+  secrets: Pick<Secrets, 'redact'>,
+  showStack: boolean,
+  formatLine: (err: unknown, secrets: Pick<Secrets, 'redact'>) => string,
+): string {
+  let text = `${formatLine(err, secrets)}\n`;
+  if (showStack && !(err instanceof CollectionsError) && err instanceof Error && err.stack)
+    text += `${secrets.redact(err.stack).split('\n').map(inertText).join('\n')}\n`;
+  return text;
+}
+
+/** Its one line, if any, is already printed. */
+export interface OutputFailure {
+  /** 0 when the reader of stdout left, 7 for another write error of stdout. */
+  code: number;
+}
+
+export interface OutputWatch {
+  /** The first failure of stdout. */
+  readonly failure: OutputFailure | undefined;
+}
+
+const watched = new WeakMap<object, OutputWatch>();
+
+/**
+ * An unhandled `'error'` event would crash the process with a stack. stdout: the reader leaving
+ * (`| head`, EPIPE) → `end(0)` quietly; another error → one line and `end(7)`. stderr errors are
+ * dropped: there is nowhere left to report them. Each stream is watched once.
+ */
+export function watchOutputs(io: Pick<IOStreams, 'stdout' | 'stderr'>, end: (code: number) => void): OutputWatch {
+  const known = watched.get(io.stdout);
+  if (known) return known;
+  let failure: OutputFailure | undefined;
+  const watch: OutputWatch = {
+    get failure() {
+      return failure;
+    },
+  };
+  watched.set(io.stdout, watch);
+  io.stdout.on('error', (err: unknown) => {
+    if (failure) return;
+    if (PIPE_GONE.has(codeOf(err) ?? '')) {
+      failure = { code: ExitCode.Ok };
+    } else {
+      failure = { code: ExitCode.Output };
+      const cause = err instanceof Error ? err.message : String(err);
+      io.stderr.write(`collections: cannot write to stdout: ${cause.replace(/[\r\n]+/g, ' ')}\n`);
+    }
+    end(failure.code);
+  });
+  if (!watched.has(io.stderr)) {
+    watched.set(io.stderr, watch);
+    io.stderr.on('error', () => undefined);
+  }
+  return watch;
+}
+
+/** A `process`, or an EventEmitter in tests. */
+export interface GuardedProcess {
+  on(event: 'uncaughtException', listener: (err: unknown) => void): unknown;
+  on(event: 'unhandledRejection', listener: (reason: unknown) => void): unknown;
+  on(event: 'SIGXFSZ', listener: () => void): unknown;
+}
+
+/**
+ * An uncaught failure ends the run with its exit code (a write error's 7, a bug's 1). A broken pipe
+ * is not quiet here: an EPIPE that reaches the guard came from a socket, not stdout.
+ *
+ * `SIGXFSZ` (a file grew past `ulimit -f`) keeps a listener so the write fails with EFBIG (exit 7):
+ * signal-exit (loaded by write-file-atomic, ora and proper-lockfile) re-raises it when its listener
+ * is the only one, and the process would die of it.
+ * @param report writes the failure's text, key scrubbed
+ */
+export function installProcessGuard(proc: GuardedProcess, report: (err: unknown) => void, end: (code: number) => void): void {
+  const onFatal = (err: unknown): void => {
+    void asWriteFailure(err)
+      .catch(() => err)
+      .then((failure) => {
+        report(failure);
+        end(toExitCode(failure));
+      });
+  };
+  proc.on('uncaughtException', onFatal);
+  proc.on('unhandledRejection', onFatal);
+  proc.on('SIGXFSZ', () => undefined);
+}
 
 /** The `error` event of `--log-format json`. */
 async function reportErrorEvent(ctx: Context, err: unknown): Promise<void> {

@@ -6,8 +6,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
 import { createProgram } from '../../../../src/cli/program.js';
 import { COMPLETION_SHELLS, type CompletionShell } from '../../../../src/commands/commander.js';
-import { completionSpec, runCompletion } from '../../../../src/commands/completion/completion.js';
-import { renderBash, renderFish, renderZsh, type CompletionSpec } from '../../../../src/commands/completion/completion-render.js';
+import {
+  completionSpec,
+  renderBash,
+  renderFish,
+  renderZsh,
+  runCompletion,
+  type CompletionSpec,
+} from '../../../../src/commands/completion/completion.js';
 import { CONFIG_KEYS, EXPORT_FLAGS, longFlag } from '../../../../src/config/flags.js';
 import { exportCommands } from '../../../../src/endpoints.js';
 import { UsageError } from '../../../../src/errors.js';
