@@ -13,7 +13,8 @@ import { createConfigCommand } from '../commands/config/config-command.js';
 import type { ConfigCommandOptions } from '../commands/config/config.js';
 import { createExportCommand } from '../commands/export/export-command.js';
 import { createGetCommand, type GetCommandOptions } from '../commands/get/get-command.js';
-import type { ExportCommandOptions, GlobalFlags } from '../commands/flags.js';
+import type { ExportCommandOptions } from '../commands/flags.js';
+import type { SettingsFlags } from '../config/settings.js';
 import { exitCodesHelp, PROGRAM_EXIT_CODES, SAMPLE_IDS } from '../commands/help-text.js';
 import { createRatelimitCommand } from '../commands/ratelimit/ratelimit-command.js';
 import type { RatelimitCommandOptions } from '../commands/ratelimit/ratelimit.js';
@@ -46,17 +47,15 @@ export interface ProgramRunners {
   sandbox?: RunCommand<SandboxCommandOptions>;
 }
 
-export interface ProgramOptions {
-  /** For the resume hint: the command line without the API key and `--resume`. */
-  resumeArgv?: readonly string[];
-  runners?: ProgramRunners;
-}
-
 /**
  * Before any command runs, its `--api-key` and the values of its credential-like `--header`s join
  * `ctx.secrets`, so every text shown can scrub them.
  */
-export function createProgram(ctx: Context, setCode: (code: number) => void, options: ProgramOptions = {}): Command {
+export function createProgram(
+  ctx: Context,
+  setCode: (code: number) => void,
+  options: { resumeArgv?: readonly string[]; runners?: ProgramRunners } = {},
+): Command {
   const program = bindToContext(new Command('collections'), ctx)
     .description('Export the collections of a rate-limited, paginated JSON-LD/Hydra API to JSON, NDJSON, CSV or a table.')
     .version(ctx.version, '-V, --version', 'print the version')
@@ -65,7 +64,7 @@ export function createProgram(ctx: Context, setCode: (code: number) => void, opt
     .option('--profile <name>', 'stored profile to use (or COLLECTIONS_PROFILE; default "default")')
     .addHelpText('after', EXAMPLES)
     .hook('preAction', (_program, command) => {
-      const flags = command.optsWithGlobals<GlobalFlags & { header?: unknown }>();
+      const flags = command.optsWithGlobals<SettingsFlags & { header?: unknown }>();
       ctx.secrets.add(flags.apiKey);
       if (Array.isArray(flags.header)) for (const [name, value] of flags.header as Array<[string, string]>) ctx.secrets.addHeader(name, value);
     });
@@ -79,7 +78,7 @@ export function createProgram(ctx: Context, setCode: (code: number) => void, opt
     createConfigCommand(wiring, runners.config),
     createCompletionCommand(wiring, runners.completion),
     createVerifyCommand(wiring, runners.verify),
-    createSandboxCommand(wiring, runners.sandbox),
+    createSandboxCommand(wiring, runners.sandbox ?? (async (c, o) => (await import('../commands/sandbox/sandbox.js')).runSandbox(c, o))),
   ];
   for (const command of commands) program.addCommand(command);
   return program;

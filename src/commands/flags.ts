@@ -7,10 +7,8 @@ import { idOptionFlags, type IdFlagValues, type IdSpec } from '../endpoints.js';
 import { UsageError } from '../errors.js';
 import { commanderParser, withCompletion } from './commander.js';
 
-export type GlobalFlags = SettingsFlags;
-
 /** As commander hands them over (undefined = not given). */
-export interface ExportFlags extends GlobalFlags, IdFlagValues, ExportFlagValues {
+export interface ExportFlags extends SettingsFlags, IdFlagValues, ExportFlagValues {
   /** `get <path>`'s; undefined on the named commands. */
   path?: string;
 }

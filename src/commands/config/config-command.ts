@@ -6,7 +6,7 @@ import type { ConfigAction, ConfigCommandOptions } from './config.js';
 import type { CommandWiring, RunCommand } from '../commander.js';
 import { CONFIG_EXIT_CODES, exitCodesHelp } from '../help-text.js';
 import { bindToContext, commanderSuggestion, withCompletion } from '../commander.js';
-import type { GlobalFlags } from '../flags.js';
+import type { SettingsFlags } from '../../config/settings.js';
 
 const CONFIG_ACTIONS: readonly ConfigAction[] = ['set', 'get', 'unset', 'list', 'profiles', 'path'];
 
@@ -49,6 +49,6 @@ export function createConfigCommand(wiring: CommandWiring, run: RunCommand<Confi
         const suggestion = commanderSuggestion(action, known);
         throw new UsageError(`unknown config action '${action}'${suggestion ? ` ${suggestion}` : ''}`, { hint: `use ${known.join(', ')}` });
       }
-      wiring.setCode(await run(wiring.ctx, { ...self.optsWithGlobals<GlobalFlags>(), action: action as ConfigAction | undefined, args }));
+      wiring.setCode(await run(wiring.ctx, { ...self.optsWithGlobals<SettingsFlags>(), action: action as ConfigAction | undefined, args }));
     });
 }

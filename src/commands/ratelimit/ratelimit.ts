@@ -4,7 +4,7 @@
  */
 import type { Context } from '../../context.js';
 import { loadSettings, openConfigStore, requireApiSettings, stderrWarner } from '../../config/settings.js';
-import type { ApiSettings, ResolvedSettings } from '../../config/settings.js';
+import type { ApiSettings, ResolvedSettings, SettingsFlags } from '../../config/settings.js';
 import type { ConfigStore, RateLimitCacheEntry } from '../../config/store.js';
 import { buildPath, endpointUrl, ENDPOINTS, ID_SPECS, idsFromFlags } from '../../endpoints.js';
 import type { Endpoint, IdFlagValues, Ids } from '../../endpoints.js';
@@ -15,9 +15,8 @@ import { createClient } from '../../http/client.js';
 import { mergeHeaders } from '../../http/request-headers.js';
 import type { Client, ClientOptions, ProbeResult, RateLimitSnapshot } from '../../http/client.js';
 import { drawTable, loadTableSupport } from '../../output/table-draw.js';
-import type { GlobalFlags } from '../flags.js';
 
-export interface RatelimitCommandOptions extends GlobalFlags, IdFlagValues {
+export interface RatelimitCommandOptions extends SettingsFlags, IdFlagValues {
   /** `-H, --header`: sent with each probe after the profile's. */
   header?: Array<[string, string]>;
   json: boolean;

@@ -212,9 +212,8 @@ Examples:
   $ collections sandbox --faults 'status status=503 p=0.2; reset-mid-body requests=5'
 ${exitCodesHelp(SANDBOX_EXIT_CODES)}`;
 
-const runSandbox: RunCommand<SandboxCommandOptions> = async (ctx, options) => (await import('./sandbox.js')).runSandbox(ctx, options);
-
-export function createSandboxCommand(wiring: CommandWiring, run: RunCommand<SandboxCommandOptions> = runSandbox): Command {
+/** `run` is given by the program: `runSandbox`'s module reads {@link SANDBOX_OPTIONS}, so this one does not import it. */
+export function createSandboxCommand(wiring: CommandWiring, run: RunCommand<SandboxCommandOptions>): Command {
   const sandbox = bindToContext(new Command('sandbox'), wiring.ctx).description(
     'Run the bundled Collection API on loopback (prints its base URL and key)',
   );

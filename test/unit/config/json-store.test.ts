@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DIR_MODE, FILE_MODE } from '../../../src/config/folder.js';
-import { createConfStore, createJsonStore as createCacheStore, readJsonFile, type JsonStore } from '../../../src/config/json-store.js';
+import { createConfStore, createJsonStore as createCacheStore, readJsonFile, type JsonStore } from '../../../src/config/store.js';
 
 const posix = process.platform !== 'win32';
 const mode = (path: string): number => statSync(path).mode & 0o777;

@@ -32,7 +32,7 @@ describe('file and folder modes', () => {
       expect(mode(dir)).toBe(DIR_MODE);
       expect(mode(store.path)).toBe(FILE_MODE);
       expect(mode(store.rateLimitPath)).toBe(FILE_MODE);
-      // A second write (a temp file renamed into place, config/json-store.ts) keeps the mode.
+      // A second write (a temp file renamed into place, createJsonStore) keeps the mode.
       store.set('default', 'base-url', 'https://api.example.com');
       expect(mode(store.path)).toBe(FILE_MODE);
       expect(warnings).toEqual([]);
