@@ -32,7 +32,6 @@ export interface FlagConfigSpec {
   readonly listOrder: number;
 }
 
-/** One row of {@link EXPORT_FLAGS}. */
 export interface ExportFlagSpec {
   /** Commander's, e.g. `-o, --out <file>`. */
   readonly flags: string;
@@ -300,7 +299,6 @@ type FlagValue<V extends FlagValueSpec> = V extends { kind: 'switch' }
 /** The values of the export flags as commander hands them over (undefined = not given). */
 export type ExportFlagValues = { [F in ExportFlagRow as F['attribute']]?: FlagValue<F['value']> };
 
-/** The export flags a profile can store a default for. */
 type ConfigurableFlag = Extract<ExportFlagRow, { config: FlagConfigSpec }>;
 
 /** A stored default: one of the choices, else a number (seconds as typed in a profile, ms in {@link ExportDefaults}). */

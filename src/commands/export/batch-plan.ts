@@ -27,7 +27,6 @@ export function utcDate(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-/** Known or not. */
 const PLACEHOLDER_PATTERN = /\{([A-Za-z0-9_-]*)\}/g;
 
 /** An unknown `{name}` makes a template too, so {@link expandOut} refuses it instead of writing under the literal name. */
