@@ -12,11 +12,7 @@ export interface RateBudget {
   readonly store?: QuotaStore;
 }
 
-export interface RateBudgetOptions {
-  store?: QuotaStore;
-}
-
-export function createRateBudget(options: RateBudgetOptions = {}): RateBudget {
+export function createRateBudget(options: { store?: QuotaStore } = {}): RateBudget {
   const values = new Map<string, unknown>();
   return {
     share<T>(key: string, create: () => T): T {

@@ -1,7 +1,4 @@
-/**
- * The governor of one endpoint's window: a request goes out only when the window has room for it,
- * counting those in flight, so an honest server never has to answer 429.
- */
+/** One endpoint's window: a request goes out only when the window has room for it, counting those in flight. */
 import { RateLimitError } from '../errors.js';
 import { abortReason, type Clock } from '../time/clock.js';
 import { QuotaWindow, type ResponseObservation } from './quota-window.js';
@@ -78,9 +75,7 @@ function sharedMargin(limit: number): number {
   return Math.max(64, limit / 4);
 }
 
-interface Reservation {
-  ticket?: SharedTicket;
-}
+type Reservation = { ticket?: SharedTicket };
 
 /** `hold`: ms to hold the request to probe the server's clock. */
 interface Grant {
@@ -250,8 +245,8 @@ class Governor implements RateLimitGovernor {
           waited = true;
           continue;
         }
-        if (available === undefined) return { permit: this.grant(waited, reservation), hold: 0 };
-        return { permit: this.grant(waited, reservation), hold: this.window.probeDelay(now, demand, this.acquiring) };
+        const permit = this.grant(waited, reservation);
+        return { permit, hold: available === undefined ? 0 : this.window.probeDelay(now, demand, this.acquiring) };
       }
       if (this.inFlight > 0) {
         // Answers in flight will tell how much room the window has left.
@@ -266,13 +261,8 @@ class Governor implements RateLimitGovernor {
   private async sleepUntil(caller: Caller, now: number, until: number, signal: AbortSignal | undefined): Promise<void> {
     const ms = until - now;
     if (ms > caller.maxWaitMs) {
-      throw new RateLimitError(
-        `the rate limit of ${this.options.name ?? 'this endpoint'} resets in ${describeTooLong(ms, caller.maxWaitMs)}`,
-        until,
-        {
-          hint: 'raise --max-wait, or run again after the reset',
-        },
-      );
+      const message = `the rate limit of ${this.options.name ?? 'this endpoint'} resets in ${describeTooLong(ms, caller.maxWaitMs)}`;
+      throw new RateLimitError(message, until, { hint: 'raise --max-wait, or run again after the reset' });
     }
     const wait: GovernorWait = { reason: 'pacing', ms, until };
     if (this.window.limit !== undefined) wait.limit = this.window.limit;

@@ -1,11 +1,8 @@
 /**
- * Which governor paces a request. The API documentation says limits are per key and endpoint, but
- * not whether two paths of one route are one endpoint. A route of `ENDPOINTS` starts on the safe
- * side, one window for all its paths, and learns per-path counting from the headers: a response on
- * path B, sent after one on path A arrived, with the same reset and a `Remaining` at least A's,
- * cannot come from one shared counter (it would have counted A's request first). A route of
- * `PATH_FAMILY` starts per path until the headers show one shared counter (B's first answer in a
- * window has less room than A had); learnt in this process only.
+ * Which governor paces a request. The API documentation does not say whether two paths of one route
+ * are one endpoint. A route of `ENDPOINTS` starts with one window for all its paths and learns
+ * per-path counting when path B, sent after A's answer, has the same reset and a `Remaining` at least
+ * A's; a route of `PATH_FAMILY` starts per path until B's first answer has less room than A had.
  */
 import { createHash } from 'node:crypto';
 import { ENDPOINTS } from '../endpoints.js';

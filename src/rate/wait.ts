@@ -17,8 +17,7 @@ export function floorWaitMs(attempt: number): number {
 
 /** Clamps a delay to a Node timer's range `[0, 2^31 − 1]` ms; longer timers would fire at once. */
 export function clampTimerMs(ms: number): number {
-  if (!(ms > 0)) return 0;
-  return Math.min(ms, MAX_TIMER_MS);
+  return ms > 0 ? Math.min(ms, MAX_TIMER_MS) : 0;
 }
 
 export interface ReceivedResponse {
@@ -89,11 +88,6 @@ export function planWait(input: WaitInput): WaitPlan {
     floored = true;
   }
   return { ms: clampTimerMs(wait), until: receivedAt + wait, reason, floored };
-}
-
-/** ms to wait after a 429 received at `receivedAt` (local ms); see {@link planWait}. */
-export function waitMs(headers: RateLimitHeaders, receivedAt: number): number {
-  return planWait({ headers, receivedAt, kind: '429', attempt: 1 }).ms;
 }
 
 /** ms from the response's arrival; a date is read like a Reset, but without the rounding margin. */
