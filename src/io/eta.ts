@@ -1,8 +1,8 @@
 /**
- * The ETA (docs/progress.md, "Progress"), the larger of: the items left at this run's recent pace,
- * waits left out (a resume's items are done, not pace); and the requests left under the quota, in
- * windows learnt from successive resets. Until a needed window is learnt, no ETA: a fresh run's
- * first pages come at full speed before the quota runs out. Monotonic ms for rates, local epoch ms for resets.
+ * The ETA, the larger of: the items left at this run's recent pace, waits left out; and the requests
+ * left under the quota, in windows learnt from successive resets. Until a needed window is learnt, no
+ * ETA: a fresh run's first pages come at full speed before the quota runs out. Monotonic ms for
+ * rates, local epoch ms for resets.
  */
 import type { RateLimitSnapshot } from '../rate/index.js';
 
@@ -115,9 +115,7 @@ function createPace(startMono: number): Pace {
   };
 }
 
-function mean(values: readonly number[]): number {
-  return values.reduce((a, b) => a + b, 0) / values.length;
-}
+const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
 
 export function createEtaEstimator(startMono: number): EtaEstimator {
   const pace = createPace(startMono);

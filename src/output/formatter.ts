@@ -1,9 +1,6 @@
-/**
- * The contract of an output format: a {@link Formatter} turns pages into text, a sink puts it
- * somewhere, so the export can checkpoint after each page; a {@link FormatDefinition} says every
- * rule of the format. Types only: the formats and the registry import this, never each other.
- */
+/** The contract of an output format; the formats and the registry import this, never each other. */
 import type { Members } from '../json/members.js';
+import { UsageError } from '../errors.js';
 
 /** JSON-serialisable state a formatter needs to continue after `--resume`. */
 export type FormatterState = Record<string, unknown>;
@@ -36,6 +33,11 @@ export interface Formatter {
   end(): string;
   /** State to checkpoint after a page, handed back to `createFormatter` on resume. */
   state(): FormatterState;
+}
+
+/** A checkpoint's formatter state that is not `format`'s (exit 2, `E_CHECKPOINT`). */
+export function stateMismatch(format: string): UsageError {
+  return new UsageError(`checkpoint does not match the output format (expected ${format} state)`, { code: 'E_CHECKPOINT' });
 }
 
 /** Counts the items of one file, fed its bytes in order (constant memory, for `verify`). */

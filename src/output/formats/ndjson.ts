@@ -1,11 +1,7 @@
-/**
- * NDJSON (https://github.com/ndjson/ndjson-spec): one item a line, `\n` after each.
- * Zero items give empty output. Stateless, so a resumed export continues byte-identically.
- */
-import type { FormatDefinition, Formatter, FormatterOptions, FormatterState, ItemCounter } from '../formatter.js';
+/** NDJSON (https://github.com/ndjson/ndjson-spec); stateless, so a resumed export continues byte-identically. */
+import { stateMismatch, type FormatDefinition, type Formatter, type FormatterOptions, type FormatterState, type ItemCounter } from '../formatter.js';
 import { compileProjection } from '../fields.js';
 import { writeJson } from '../../json/json-value.js';
-import { UsageError } from '../../errors.js';
 
 export interface NdjsonState extends FormatterState {
   format: 'ndjson';
@@ -38,9 +34,7 @@ export function joinBytes(items: readonly string[], prefix: string, sep: string,
 
 /** @throws {UsageError} when `resume` is not an NDJSON state */
 function createNdjsonFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {
-  if (resume !== undefined && resume.format !== 'ndjson') {
-    throw new UsageError('checkpoint does not match the output format (expected an ndjson state)', { code: 'E_CHECKPOINT' });
-  }
+  if (resume !== undefined && resume.format !== 'ndjson') throw stateMismatch('an ndjson');
   const project = options.fields !== undefined && options.fields.length > 0 ? compileProjection(options.fields) : undefined;
   return {
     begin: () => '',
