@@ -5,8 +5,7 @@
  * A's; a route of `PATH_FAMILY` starts per path until B's first answer has less room than A had.
  */
 import { createHash } from 'node:crypto';
-import { ENDPOINTS } from '../endpoints.js';
-import { PATH_FAMILY } from '../path-family.js';
+import { ENDPOINTS, PATH_FAMILY } from '../endpoints.js';
 import type { Clock } from '../time/clock.js';
 import type { RateBudget, SharedQuota } from './budget.js';
 import { createRateLimitGovernor, type RateLimitGovernor } from './governor.js';

@@ -1,8 +1,4 @@
-/**
- * An `--out` that is not a regular file (a FIFO, `/dev/null`, `/dev/stdout`): written straight
- * through, without sidecar, rename, checkpoint or lock, so a device is never replaced by a regular
- * file (docs/security.md).
- */
+/** An `--out` that is a FIFO or device: written straight through, never replaced by a regular file. */
 import { constants as fsConstants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { Clock } from '../../time/clock.js';
@@ -13,7 +9,6 @@ import type { Destination } from './destination.js';
 
 const { O_WRONLY, O_NONBLOCK } = fsConstants;
 
-/** ms */
 const FIFO_POLL_MS = 50;
 
 export interface DeviceOptions {

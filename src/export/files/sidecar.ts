@@ -1,11 +1,9 @@
 /**
- * The file side of an export (docs/files.md, "Files, checkpoints and `--resume`"): a group of pages
- * is written to `F.part`, flushed, and only then recorded in `F.checkpoint.json`, so a crash at any
- * moment leaves a state `--resume` completes exactly.
+ * A group of pages is written to `F.part`, flushed, and only then recorded in `F.checkpoint.json`,
+ * so a crash at any moment leaves a state `--resume` completes exactly.
  */
 import { rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { UsageError } from '../../errors.js';
 import { formatCount } from '../../io/format.js';
 import { checkFolder, type FileSystem } from '../../io/files.js';
 import { createFileSink, exists } from './file-sink.js';
@@ -13,6 +11,7 @@ import {
   boundaryCheck,
   checkNextLink,
   CHECKPOINT_VERSION,
+  checkpointError,
   loadCheckpoint,
   removeCheckpoint,
   saveCheckpoint,
@@ -22,18 +21,13 @@ import {
 import type { Destination, PageMark } from './destination.js';
 import { lockOutput, type LockOutputOptions, type OutputLock } from './output-lock.js';
 
-export interface SidecarPaths {
-  sidecar: string;
-  checkpoint: string;
-}
-
-/** `F.part` and `F.checkpoint.json`: visible (not dot files), so a user listing the folder sees an unfinished export. */
-export function sidecarPaths(target: string): SidecarPaths {
+/** Visible (not dot files), so a user listing the folder sees an unfinished export. */
+export function sidecarPaths(target: string): { sidecar: string; checkpoint: string } {
   return { sidecar: `${target}.part`, checkpoint: `${target}.checkpoint.json` };
 }
 
 /** Paths absolute. */
-export interface SidecarOptions extends SidecarPaths {
+export interface SidecarOptions extends ReturnType<typeof sidecarPaths> {
   target: string;
   resume: boolean;
   /** Never together with `resume`. */
@@ -110,13 +104,9 @@ export async function checkCheckpoint(
     return { kind: 'resume', checkpoint };
   }
   if (!(await exists(options.checkpoint))) return { kind: 'none' };
-  if (!options.restart) {
-    throw new UsageError(`an interrupted export of ${options.target} has a checkpoint (${options.checkpoint})`, {
-      code: 'E_CHECKPOINT',
-      hint: 'use --resume to continue it, or --restart to start over',
-    });
-  }
-  return { kind: 'discard' };
+  if (options.restart) return { kind: 'discard' };
+  const hint = 'use --resume to continue it, or --restart to start over';
+  throw checkpointError(`an interrupted export of ${options.target} has a checkpoint (${options.checkpoint})`, hint);
 }
 
 async function readCheckpoint(options: SidecarOptions): Promise<Checkpoint | undefined> {

@@ -234,18 +234,17 @@ export function parseManifest(text: string): Manifest | string {
   return wrong === undefined ? (value as Manifest) : `bad ${wrong}`;
 }
 
+/** Undefined when it cannot be read or used. */
+export async function readManifest(path: string): Promise<Manifest | undefined> {
+  const text = await readFile(path, 'utf8').catch(() => undefined);
+  const manifest = text === undefined ? 'unreadable' : parseManifest(text);
+  return typeof manifest === 'string' ? undefined : manifest;
+}
+
 /** The entries of an earlier run manifest whose file is one of `targets` (absolute), carried over by a `--resume` that skips the taxpayers finished earlier. */
 export async function earlierOutputs(path: string, targets: readonly string[]): Promise<Map<string, ManifestOutput>> {
   const found = new Map<string, ManifestOutput>();
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch {
-    return found;
-  }
-  const manifest = parseManifest(text);
-  if (typeof manifest === 'string') return found;
-  for (const output of manifest.outputs) {
+  for (const output of (await readManifest(path))?.outputs ?? []) {
     const target = resolvePath(dirname(path), output.file);
     if (targets.includes(target)) found.set(target, output);
   }

@@ -1,14 +1,8 @@
-/**
- * How an export stops short (docs/files.md, "Files, checkpoints and `--resume`"): signals, and the
- * "resume with: …" hint on failures that keep a checkpoint (exit 5, 6, 130 and 143).
- */
+/** How an export stops short: signals, and the "resume with: …" hint on failures that keep a checkpoint. */
 import type { Context, TerminationSignal } from '../../context.js';
 import { CollectionsError, ExitCode, InterruptedError, RateLimitError } from '../../errors.js';
 
-/**
- * How long after the first SIGINT / SIGTERM a repeat of the same signal counts as its echo rather
- * than a second press, ms. A person cannot press Ctrl-C twice this fast on purpose.
- */
+/** ms after the first signal in which a repeat is its echo: a person cannot press Ctrl-C twice this fast. */
 export const SIGNAL_ECHO_MS = 250;
 
 export interface Interrupt {
@@ -17,10 +11,7 @@ export interface Interrupt {
   readonly stopped: TerminationSignal | undefined;
   /** @throws {InterruptedError} (exit 130 / 143) once a signal was received */
   throwIfStopped(): void;
-  /**
-   * Stops the export now for a reason that is not a signal (the output lock was lost), so a request
-   * or a wait in flight ends at once, unless a signal or another failure came first.
-   */
+  /** Stops the export now for a reason that is not a signal (the output lock was lost), unless one came first. */
   fail(reason: Error): void;
   /**
    * What to throw for an error of the page loop: after a signal, an abort of the request in flight
@@ -39,11 +30,9 @@ function isAbort(err: unknown): boolean {
 }
 
 /**
- * Subscribes to SIGINT / SIGTERM for one export: the first signal stops it after the current write,
- * keeping the checkpoint; a second one calls `onSecondSignal` and then `ctx.forceExit` (130 / 143),
- * safe because the checkpoint only ever describes bytes on disk. A repeat of the first signal within
- * {@link SIGNAL_ECHO_MS} is the echo of a library that re-raises the signal it saw
- * (`process.kill(process.pid, signal)`; signal-exit does when it is the sole listener), not a second press.
+ * The first signal stops the export after the current write; a second calls `onSecondSignal` and
+ * `ctx.forceExit` (130 / 143), safe since the checkpoint only describes bytes on disk. A repeat within
+ * {@link SIGNAL_ECHO_MS} is a library re-raising the signal it saw (signal-exit, as sole listener).
  */
 export function createInterrupt(
   ctx: Pick<Context, 'onSignal' | 'clock' | 'forceExit'>,
@@ -94,7 +83,7 @@ export interface ResumeHintOptions {
   device?: boolean;
   /** A checkpoint is kept: a page was written, or the run itself was a resume. */
   resumable: boolean;
-  /** The command line to repeat with `--resume`, without the key. */
+  /** Without the key. */
   resumeCommand: string;
 }
 

@@ -1,7 +1,4 @@
-/**
- * The state file of incremental exports (docs/nightly-sync.md, "Nightly sync"): read before anything
- * is sent, replaced atomically only once an export completed.
- */
+/** The state file of incremental exports: read before anything is sent, replaced only once an export completed. */
 import { constants as fsConstants, closeSync, openSync, readFileSync } from 'node:fs';
 import { ID_SPECS, type Endpoint, type Ids } from '../../endpoints.js';
 import { OutputError, UsageError } from '../../errors.js';
