@@ -1,8 +1,4 @@
-/**
- * The {@link Context}: what everything below `commands/` would otherwise read from `process`, so
- * tests run a whole command in process with a virtual clock. Besides `cli/main.ts` and `bin/`, the
- * only module that touches `process`.
- */
+/** What everything below `commands/` would otherwise read from `process`, so tests run a whole command in process. */
 import type { Clock } from './time/clock.js';
 import { systemClock } from './time/clock.js';
 import type { RateBudget } from './rate/budget.js';

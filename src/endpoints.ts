@@ -217,19 +217,13 @@ export function resolveEndpoint(command: string, ids: Ids): Endpoint {
 }
 
 /**
- * Characters no id holds (RFCs are letters, digits, `&` and `Ñ`; other ids are UUIDs), refused
- * rather than encoded: `/` and `\\` because a server or proxy that decodes `%2F` before routing
- * would read another path, `?` `#` `%` signal a pasted URL, `,` separates a `--taxpayer` list, and
- * white space or control characters are typing accidents.
+ * Refused rather than encoded: `/` and `\\` because a proxy that decodes `%2F` before routing would
+ * read another path, `?` `#` `%` signal a pasted URL, `,` separates a `--taxpayer` list.
  */
 // eslint-disable-next-line no-control-regex -- it rejects control characters in an id on purpose
 const FORBIDDEN_IN_ID = /[/\\?#%,\s\u0000-\u001f\u007f]/u;
 
-/**
- * For a path segment (RFC 3986 §3.3); `.` and `..` are refused: URL parsing would resolve them as
- * dot segments (§5.2.4).
- * @throws {UsageError} naming the flag
- */
+/** `.` and `..` are refused: URL parsing would resolve them as dot segments (RFC 3986 §5.2.4). @throws {UsageError} naming the flag */
 export function encodeId(name: IdName, value: string): string {
   const flag = ID_FLAGS[name];
   if (value.length === 0) throw new UsageError(`${flag} must not be empty`);

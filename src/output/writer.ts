@@ -18,8 +18,7 @@ export function formatDefinition(format: OutputFormat): FormatDefinition {
 }
 
 /**
- * The formatter of `format`; call {@link prepareFormatter} first. With `fields` and `warn`, each
- * field no item of the first page has is named through `warn`.
+ * Call {@link prepareFormatter} first. With `fields` and `warn`, a field no item of the first page has is named.
  * @param resume state from a checkpoint: the formatter continues byte-identically (never `begin()`)
  * @throws {UsageError} (exit 2) when `resume` is the state of another format or is malformed
  */

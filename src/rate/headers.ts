@@ -81,9 +81,8 @@ export function parseCount(value: string | null | undefined): number | undefined
 const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?$/i;
 
 /**
- * `X-RateLimit-Reset`, server ms. The API documentation says epoch seconds; its 429 schema types it
- * as an ISO date-time (offset optional, then UTC), and some servers send epoch ms (13 or more
- * integer digits). An HTTP-date is read too.
+ * `X-RateLimit-Reset`, server ms. The API documentation says epoch seconds, its 429 schema an ISO
+ * date-time (no offset: UTC); some servers send epoch ms (13 or more digits), or an HTTP-date.
  */
 export function parseReset(value: string | null | undefined): number | undefined {
   if (value == null) return undefined;

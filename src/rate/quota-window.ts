@@ -15,10 +15,8 @@ export interface ResponseObservation extends ReceivedResponse {
 }
 
 /**
- * `available` = the smallest `Remaining` seen in the current window minus the requests in flight
- * when it was seen, minus those granted since: counting every request in flight as not yet counted
- * by the server under-estimates, the safe side. A later Reset starts a new window; an earlier one
- * (a late answer from the previous window) changes nothing.
+ * `available` = the smallest `Remaining` seen in the window minus the requests in flight when it was
+ * seen, minus those granted since (the safe side). An earlier Reset (a late answer) changes nothing.
  */
 export class QuotaWindow {
   limit: number | undefined;
@@ -81,12 +79,9 @@ export class QuotaWindow {
 
   /**
    * How long to hold the next request so that it probes the server's clock, ms. `Date` has a
-   * resolution of one second (RFC 9110 §6.6.1), so a response narrows the clock offset only when it
-   * is in flight while the server's clock turns a second; requests sent back to back after each
-   * reset never are. When the window will run out anyway (more callers than room, or `demand`),
-   * holding its last requests until the moments the next tick may happen costs nothing: the
-   * requests after them wait for the reset anyway. Probes are spread evenly over the tick's
-   * uncertainty, dividing it each window, until it is below {@link PROBE_PRECISION_MS}.
+   * resolution of one second (RFC 9110 §6.6.1): a response narrows the offset only when in flight
+   * while the server's second turns. When the window will run out anyway, holding its last requests
+   * costs nothing; probes are spread over the tick's uncertainty until it is below {@link PROBE_PRECISION_MS}.
    * @param acquiring callers waiting for a permit, this one included
    */
   probeDelay(now: number, demand: number, acquiring: number): number {

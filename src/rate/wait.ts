@@ -54,9 +54,8 @@ export interface WaitPlan {
 }
 
 /**
- * A rate-limited response's wait ends at its Reset read on the server's clock, or its
- * `Retry-After` on a 429 if later; a 429's is at least {@link floorWaitMs}(attempt), a pacing
- * wait without a usable future reset {@link RATE_LIMIT_FLOOR_MS}.
+ * Ends at the Reset on the server's clock, or a 429's later `Retry-After`; a 429's is at least
+ * {@link floorWaitMs}(attempt), a pacing wait without a future reset {@link RATE_LIMIT_FLOOR_MS}.
  */
 export function planWait(input: WaitInput): WaitPlan {
   const { headers, receivedAt, kind } = input;

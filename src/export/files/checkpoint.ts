@@ -159,8 +159,7 @@ export interface ExpectedLink {
 }
 
 /**
- * The next link must stay on the configured origin and the command's path (the query holds the
- * cursor): a tampered link could send the key elsewhere or export another collection into this file.
+ * A tampered next link could send the key elsewhere or export another collection into this file.
  * @throws {UsageError} (exit 2, `E_CHECKPOINT`) naming what did not match
  */
 export function checkNextLink(checkpointPath: string, next: string | null, expected: ExpectedLink): void {

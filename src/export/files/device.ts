@@ -30,9 +30,8 @@ function aborted(signal: AbortSignal): Promise<never> {
 }
 
 /**
- * Opens a FIFO for writing without ever blocking where a signal cannot reach: `O_NONBLOCK` opens
- * fail with ENXIO while no reader has it open (fifo(7)), so they are retried until one has; then it
- * is opened again blocking (the reader is there, so that does not wait) for ordinary writes.
+ * Never blocks where a signal cannot reach: `O_NONBLOCK` opens fail with ENXIO while no reader has it
+ * open (fifo(7)), so they are retried; then it is opened again blocking, for ordinary writes.
  * @throws the signal's reason ({@link InterruptedError}) when interrupted; {@link OutputError} (exit 7)
  */
 async function openFifo(options: DeviceOptions, fs: FileSystem): Promise<FileHandle> {

@@ -144,10 +144,8 @@ interface WriteQueue {
 }
 
 /**
- * Positional writes, queued while fewer than {@link FILE_SINK_HIGH_WATER_BYTES} wait, so the export
- * formats the next page while this one reaches the file: an append can stall while the file's last
- * page is under writeback for the previous fdatasync (stable pages). After the first failure,
- * queued writes are skipped.
+ * Queued, so the export formats the next page while this one reaches the file: an append can stall
+ * while the file's last page is under writeback for the previous fdatasync (stable pages).
  */
 function createWriteQueue(handle: FileHandle, sidecar: string, hash: Hash, guard: () => void): WriteQueue {
   let queue: Promise<void> = Promise.resolve();

@@ -60,11 +60,9 @@ export function clientWiring(progress: Progress, signal: AbortSignal, ...listene
 }
 
 /**
- * Runs an export to completion: opens the output before any request, then writes page after page,
- * checkpointed per group of pages, and publishes the output at the end.
- * @throws {CollectionsError} subclasses with their exit codes; {@link InterruptedError} on SIGINT /
- *   SIGTERM after the current write (checkpoint kept); errors after the first page keep the sidecar
- *   and checkpoint for `--resume` and carry the "resume with" hint.
+ * Opens the output before any request, writes page after page, checkpointed per group, and publishes.
+ * @throws {CollectionsError} subclasses; {@link InterruptedError} on SIGINT / SIGTERM after the current
+ *   write; errors after the first page keep the checkpoint and carry the "resume with" hint.
  */
 export async function runExport(plan: ExportPlan, ctx: Context, services: ExportServices, hooks: ExportHooks = {}): Promise<ExportResult> {
   const { stderr } = ctx.io;

@@ -34,9 +34,8 @@ function startOf(entry: ManifestOutput): number | null | undefined {
 }
 
 /**
- * Refuses an incremental export that would replace an output starting earlier than it does, or
- * whose manifest (`check.manifest`, `F.manifest.json`) is missing; writes nothing. A missing
- * output, a FIFO or device, or a full export passes.
+ * Refuses an incremental export over an output that starts earlier, or whose manifest is missing;
+ * a missing output, a FIFO or device, or a full export passes.
  * @throws {UsageError} (exit 2) naming the output and both starts, with the way out
  */
 export async function checkReplace(check: ReplaceCheck): Promise<void> {

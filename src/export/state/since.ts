@@ -42,8 +42,7 @@ export function formatFilterTime(ms: number): string {
 }
 
 /**
- * The query parameter `--since` sets on an endpoint: `updatedAt[after]` or `createdAt[after]`
- * (inclusive, the API documentation, filters).
+ * `updatedAt[after]` or `createdAt[after]` (inclusive, the API documentation, filters).
  * @throws {UsageError} (exit 2) on an endpoint without a documented date filter (line items,
  *   payments), or a path of `get` whose field is unknown (`--since-field` names it)
  */

@@ -116,9 +116,8 @@ async function withStateLock<T>(path: string, update: () => Promise<T>): Promise
 }
 
 /**
- * Sets the watermark of `key` atomically (mode 0600), re-reading the file under its lock so the
- * exports of many taxpayers, or two processes, never lose each other's entries.
- * @param nowMs local epoch ms
+ * Re-reads the file under its lock, so the exports of many taxpayers, or two processes, never lose
+ * each other's entries. @param nowMs local epoch ms
  * @throws {UsageError} (exit 2) when the current file is corrupt; {@link OutputError} (exit 7) naming the path
  */
 export function saveWatermark(path: string, key: string, since: string, nowMs: number, fs: FileSystem = nodeFileSystem): Promise<void> {

@@ -14,11 +14,7 @@ export function joinProjected(values: readonly unknown[], sep: string, project: 
   return texts.join(sep);
 }
 
-/**
- * `prefix`, the byte texts `items` separated by `sep`, and `suffix` in one Buffer, each copied once
- * by a `latin1` write: several times cheaper than joining the texts and encoding the join (the hot
- * path of JSON and NDJSON).
- */
+/** In one Buffer, each text copied once by a `latin1` write: several times cheaper than encoding a join (the hot path). */
 export function joinBytes(items: readonly string[], prefix: string, sep: string, suffix: string): Buffer {
   let size = prefix.length + suffix.length + Math.max(0, items.length - 1) * sep.length;
   for (const item of items) size += item.length;

@@ -1,7 +1,6 @@
 /**
- * `table`, for people: the first page with items fixes the columns and their widths, later rows
- * are cut to them. Columns: `--fields`, else the endpoint's `tableFields`, else the top-level
- * scalar keys of that page. Every cell and heading is made inert: data cannot move the cursor.
+ * The first page with items fixes the columns (`--fields`, else the endpoint's `tableFields`, else
+ * its top-level scalar keys) and widths. Every cell and heading is made inert.
  */
 import { stateMismatch, type FormatDefinition, type Formatter, type FormatterOptions, type FormatterState } from '../formatter.js';
 import { splitPath } from '../fields.js';
