@@ -68,7 +68,6 @@ export type CompressRule = { readonly compressible: true } | { readonly compress
  * one does not compile; a rule that does not apply says so (`null`, or a refusal).
  */
 export interface FormatDefinition<Name extends string = string> {
-  /** The `--format` value. */
   readonly name: Name;
   /** `--out` suffixes, lower case, that imply this format (a trailing `.gz` is dropped first). */
   readonly extensions: readonly string[];

@@ -8,7 +8,6 @@ import { decideWait, describeTooLong } from './wait.js';
 
 export interface GovernorWait {
   reason: 'pacing';
-  /** ms */
   ms: number;
   /** local epoch ms */
   until: number;
@@ -46,7 +45,6 @@ export interface AcquireOptions {
   wait?: boolean;
   /** Requests the caller will still make to this endpoint after this one, when it knows (offset pages). */
   demand?: number;
-  /** ms */
   maxWaitMs?: number;
   onWait?: (wait: GovernorWait) => void;
 }

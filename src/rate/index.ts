@@ -110,7 +110,6 @@ const isWait = (event: { type: string }): event is LedgerWait => event.type === 
 
 /** Part of an announced wait not waited because the requests waiting were aborted. */
 export interface WaitCut {
-  /** ms */
   ms: number;
   /** false: cut before it began, so it was no wait at all. */
   begun: boolean;

@@ -25,7 +25,6 @@ export const LOCK_STALE_MS = 10_000;
 
 export interface OutputLock {
   readonly path: string;
-  /** The error of a lock found compromised. */
   readonly lost: CollectionsError | undefined;
   /** @throws {CollectionsError} (exit 7, `E_LOCKED`) {@link OutputLock.lost}, once the lock was found compromised */
   check(): void;

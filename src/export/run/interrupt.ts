@@ -13,15 +13,9 @@ export interface Interrupt {
   throwIfStopped(): void;
   /** Stops the export now for a reason that is not a signal (the output lock was lost), unless one came first. */
   fail(reason: Error): void;
-  /**
-   * What to throw for an error of the page loop: after a signal, an abort of the request in flight
-   * becomes a fresh {@link InterruptedError}; after {@link Interrupt.fail}, its reason.
-   */
+  /** After a signal, an abort of the request in flight becomes a fresh {@link InterruptedError}; after `fail`, its reason. */
   explain(err: unknown): unknown;
-  /**
-   * Unsubscribes, unless a signal was received: without the listener the echo (or a late second
-   * Ctrl-C) would kill the process by the signal before the message is out.
-   */
+  /** Unsubscribes, unless a signal was received: without the listener its echo would kill the process before the message is out. */
   release(): void;
 }
 
@@ -87,10 +81,7 @@ export interface ResumeHintOptions {
   resumeCommand: string;
 }
 
-/**
- * Adds the "resume with" hint to failures that keep a checkpoint (exit 5, 6, 130, 143) and words an
- * interruption; returns a new error of the same class and code, or `err` itself.
- */
+/** Adds the "resume with" hint to failures that keep a checkpoint (exit 5, 6, 130, 143); a new error of the same class and code. */
 export function addResumeHint(err: unknown, options: ResumeHintOptions): unknown {
   if (!(err instanceof CollectionsError)) return err;
   const { toFile, resumable, resumeCommand } = options;
