@@ -8,8 +8,7 @@ import { createHash } from 'node:crypto';
 import { ENDPOINTS, PATH_FAMILY } from '../endpoints.js';
 import type { Clock } from '../time/clock.js';
 import type { RateBudget, SharedQuota } from './budget.js';
-import { createRateLimitGovernor, type RateLimitGovernor } from './governor.js';
-import type { ResponseObservation } from './quota-window.js';
+import { createRateLimitGovernor, type RateLimitGovernor, type ResponseObservation } from './governor.js';
 import { createServerClock, type ServerClock } from './server-clock.js';
 
 /** The governors and the server's clock the clients of one origin and key share. */
