@@ -175,9 +175,8 @@ export function createEtaEstimator(startMono: number): EtaEstimator {
       const byQuota = quotaEta(left, nowMs);
       // No ETA rather than a wrong one: the pace of the first windows says nothing of the waits to come.
       if (byQuota === 'unknown') return undefined;
-      // One page is no pace yet: the first response of a run is often several times slower than
-      // the next (a cold connection, a cold server). The quota's time decides when there is one;
-      // else that page's response time (the time since the start also holds the start-up).
+      // One page is no pace yet (a cold connection or server makes the first response slow): the
+      // quota's time decides when there is one, else that page's response time.
       if (fetchedPages === 1 && byQuota !== undefined) return byQuota;
       const r = fetchedPages === 1 && durations.length > 0 ? (perPage / mean(durations)) * 1000 : pace.activeRate(monoMs);
       const byRate = r === undefined ? undefined : (left / r) * 1000;

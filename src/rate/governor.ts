@@ -169,8 +169,7 @@ interface Caller {
 
 /**
  * Requests left above which the shared quota is neither read nor written: the server's `Remaining`
- * already counts every process's answered requests, so only a window's start and its last quarter
- * (at least 64 requests) pay for a file lock per request.
+ * already counts every process's answers, so only a window's start and last quarter pay for a lock.
  */
 function sharedMargin(limit: number): number {
   return Math.max(64, limit / 4);

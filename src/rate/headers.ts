@@ -37,10 +37,8 @@ function utc(year: number, month: string, day: number, h: number, m: number, s: 
 }
 
 /**
- * An HTTP-date (RFC 9110 §5.6.7: IMF-fixdate, and the obsolete rfc850 and asctime forms), epoch ms.
- * Not `Date.parse`, which reads asctime as local time.
- * @param referenceMs for rfc850's two-digit year: more than 50 years after this instant's year
- *   means the century before (RFC 9110 §5.6.7); default: 00–69 → 20xx, 70–99 → 19xx
+ * An HTTP-date (RFC 9110 §5.6.7, the obsolete forms too), epoch ms; not `Date.parse`, which reads asctime as local time.
+ * @param referenceMs for rfc850's two-digit year: more than 50 years after it is the century before; default 00–69 → 20xx
  */
 export function parseHttpDate(value: string | null | undefined, referenceMs?: number): number | undefined {
   if (value == null) return undefined;

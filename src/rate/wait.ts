@@ -121,10 +121,7 @@ export interface WaitDecision {
   until: number;
   /** From `now`, ms, ≥ 0 (a retry's clamped to timer range, as its `retry` event reports it). */
   ms: number;
-  /**
-   * The wait compared with `maxWaitMs`, ms: a 429's from the response's arrival, pacing's from
-   * `now`, a retry's `Retry-After` alone (the backoff is ours, capped at 30 s).
-   */
+  /** Compared with `maxWaitMs`, ms: a 429's from its arrival, pacing's from `now`, a retry's `Retry-After` alone (the backoff is ours). */
   neededMs: number;
   /** The caller fails instead of sleeping: RateLimitError (exit 5), or ApiUnavailableError (exit 6) for a 5xx. */
   tooLong: boolean;

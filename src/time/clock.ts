@@ -1,7 +1,7 @@
 /** Everything that waits or measures time takes a {@link Clock}, so tests drive a virtual clock and never sleep for real. */
 import { setTimeout } from 'node:timers/promises';
 
-/** Largest delay a Node timer accepts (2^31 − 1 ms); longer ones fire at once, so we clamp. */
+/** 2^31 − 1 ms: longer Node timers fire at once. */
 export const MAX_TIMER_MS = 2_147_483_647;
 
 export interface Clock {
