@@ -73,7 +73,7 @@ export function missingFieldWarnings(fields: readonly string[], items: readonly 
 }
 
 /** `formatter`, checking the first page that holds items. */
-export function withMissingFieldCheck(formatter: Formatter, fields: readonly string[], warn: (message: string) => void): Formatter {
+function withMissingFieldCheck(formatter: Formatter, fields: readonly string[], warn: (message: string) => void): Formatter {
   let checked = false;
   return {
     ...formatter,
