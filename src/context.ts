@@ -1,8 +1,4 @@
-/**
- * The {@link Context}: what everything below `commands/` would otherwise read from `process`, so
- * tests run a whole command in process with a virtual clock. Besides `cli/main.ts` and `bin/`, the
- * only module that touches `process`.
- */
+/** What everything below `commands/` would otherwise read from `process`, so tests run a whole command in process. */
 import type { Clock } from './time/clock.js';
 import { systemClock } from './time/clock.js';
 import type { RateBudget } from './rate/budget.js';
@@ -62,9 +58,8 @@ const isTerminal = (stream: { readonly isTTY?: unknown }): boolean => stream.isT
 /** @param loadTransport called once, on the first request, so `--help` and `--version` load no HTTP code */
 export function createSystemContext(version: string, loadTransport: () => Promise<FetchLike>): Context {
   const { stdin, stdout, stderr } = process;
-  // SIGXFSZ (a write past `ulimit -f`) stays ignored, as Node sets it at start-up, so the write
-  // fails with EFBIG (exit 7) instead: a listener of its own keeps the exit hooks of libraries
-  // (signal-exit via write-file-atomic, ora and proper-lockfile) from re-raising it to kill the process.
+  // SIGXFSZ (a write past `ulimit -f`) stays ignored so the write fails with EFBIG (exit 7): a listener
+  // keeps libraries' exit hooks (signal-exit via write-file-atomic, ora, proper-lockfile) from re-raising it.
   if (process.listenerCount('SIGXFSZ') === 0) process.on('SIGXFSZ', () => undefined);
   let transport: Promise<FetchLike> | undefined;
   const fetch: FetchLike = async (input, init) => {

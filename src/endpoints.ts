@@ -147,6 +147,35 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
 ];
 
+/** The API's current path family (`ENDPOINTS`' `/taxpayers/…` paths are the older one): `get` exports them, the sandbox serves them. */
+export const GET_COMMAND = 'get';
+
+const columnsOf = (key: string): readonly string[] => ENDPOINTS.find((e) => e.key === key)!.tableFields;
+
+/** `{entityId}` is written in `get`'s path, never a flag, so `ids` is empty. */
+function familyRow(key: string, path: string, watermark: string | undefined, description: string, like: string): Endpoint {
+  return { key, command: GET_COMMAND, path, ids: [], cursor: true, watermark, description, tableFields: columnsOf(like) };
+}
+
+export const PATH_FAMILY: readonly Endpoint[] = [
+  familyRow('entity-invoices', '/entities/{entityId}/invoices', 'updatedAt', "an entity's invoices", 'invoices'),
+  familyRow(
+    'entity-line-items',
+    '/entities/{entityId}/invoices/line-items',
+    undefined,
+    "the line items of an entity's invoices",
+    'taxpayer-line-items',
+  ),
+  familyRow('entity-payments', '/entities/{entityId}/invoices/payments', undefined, "the payments of an entity's invoices", 'payments'),
+  familyRow('entity-events', '/entities/{entityId}/events', 'createdAt', "an entity's events", 'events'),
+  familyRow('organisation-payments', '/invoices/payments', undefined, "the payments of every entity's invoices", 'payments'),
+];
+
+/** Whether an endpoint was built from a path of `get` rather than named by a command. */
+export function isPathEndpoint(endpoint: Endpoint): boolean {
+  return endpoint.command === GET_COMMAND;
+}
+
 export type Ids = Partial<Record<IdName, string>>;
 
 export function exportCommands(): string[] {
@@ -188,19 +217,13 @@ export function resolveEndpoint(command: string, ids: Ids): Endpoint {
 }
 
 /**
- * Characters no id holds (RFCs are letters, digits, `&` and `Ñ`; other ids are UUIDs), refused
- * rather than encoded: `/` and `\\` because a server or proxy that decodes `%2F` before routing
- * would read another path, `?` `#` `%` signal a pasted URL, `,` separates a `--taxpayer` list, and
- * white space or control characters are typing accidents.
+ * Refused rather than encoded: `/` and `\\` because a proxy that decodes `%2F` before routing would
+ * read another path, `?` `#` `%` signal a pasted URL, `,` separates a `--taxpayer` list.
  */
 // eslint-disable-next-line no-control-regex -- it rejects control characters in an id on purpose
 const FORBIDDEN_IN_ID = /[/\\?#%,\s\u0000-\u001f\u007f]/u;
 
-/**
- * For a path segment (RFC 3986 §3.3); `.` and `..` are refused: URL parsing would resolve them as
- * dot segments (§5.2.4).
- * @throws {UsageError} naming the flag
- */
+/** `.` and `..` are refused: URL parsing would resolve them as dot segments (RFC 3986 §5.2.4). @throws {UsageError} naming the flag */
 export function encodeId(name: IdName, value: string): string {
   const flag = ID_FLAGS[name];
   if (value.length === 0) throw new UsageError(`${flag} must not be empty`);

@@ -1,8 +1,8 @@
 /**
- * The ETA (docs/progress.md, "Progress"), the larger of: the items left at this run's recent pace,
- * waits left out (a resume's items are done, not pace); and the requests left under the quota, in
- * windows learnt from successive resets. Until a needed window is learnt, no ETA: a fresh run's
- * first pages come at full speed before the quota runs out. Monotonic ms for rates, local epoch ms for resets.
+ * The ETA, the larger of: the items left at this run's recent pace, waits left out; and the requests
+ * left under the quota, in windows learnt from successive resets. Until a needed window is learnt, no
+ * ETA: a fresh run's first pages come at full speed before the quota runs out. Monotonic ms for
+ * rates, local epoch ms for resets.
  */
 import type { RateLimitSnapshot } from '../rate/index.js';
 
@@ -115,9 +115,7 @@ function createPace(startMono: number): Pace {
   };
 }
 
-function mean(values: readonly number[]): number {
-  return values.reduce((a, b) => a + b, 0) / values.length;
-}
+const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
 
 export function createEtaEstimator(startMono: number): EtaEstimator {
   const pace = createPace(startMono);
@@ -177,9 +175,8 @@ export function createEtaEstimator(startMono: number): EtaEstimator {
       const byQuota = quotaEta(left, nowMs);
       // No ETA rather than a wrong one: the pace of the first windows says nothing of the waits to come.
       if (byQuota === 'unknown') return undefined;
-      // One page is no pace yet: the first response of a run is often several times slower than
-      // the next (a cold connection, a cold server). The quota's time decides when there is one;
-      // else that page's response time (the time since the start also holds the start-up).
+      // One page is no pace yet (a cold connection or server makes the first response slow): the
+      // quota's time decides when there is one, else that page's response time.
       if (fetchedPages === 1 && byQuota !== undefined) return byQuota;
       const r = fetchedPages === 1 && durations.length > 0 ? (perPage / mean(durations)) * 1000 : pace.activeRate(monoMs);
       const byRate = r === undefined ? undefined : (left / r) * 1000;

@@ -1,7 +1,4 @@
-/**
- * What an export reports ({@link Progress}), and its events as JSON lines for `--log-format json`
- * (docs/progress.md, "Events for scripts"), strings made inert since they may quote a server.
- */
+/** What an export reports ({@link Progress}), and its events as JSON lines for `--log-format json`. */
 import type { Clock } from '../time/clock.js';
 import type { OutputStream } from '../context.js';
 import type { ClientEvent } from '../http/client.js';
@@ -26,17 +23,7 @@ export type LogEvent =
   /** A warning, or a note such as a resume. */
   | { event: 'warning'; message: string }
   | { event: 'error'; message: string; code: string; exitCode: number }
-  | {
-      event: 'summary';
-      items: number;
-      pages: number;
-      requests: number;
-      waits: number;
-      waitMs: number;
-      elapsedMs: number;
-      destination: string;
-      mode: 'cursor' | 'offset';
-    };
+  | ({ event: 'summary'; elapsedMs: number; destination: string; mode: 'cursor' | 'offset' } & Omit<ProgressStats, 'retries'>);
 
 export type StartInfo = Omit<Extract<LogEvent, { event: 'start' }>, 'event'>;
 
@@ -53,7 +40,6 @@ export interface ProgressStats {
   waitMs: number;
 }
 
-/** The progress reporter of one export. */
 export interface Progress {
   start(info: StartInfo): void;
   onClientEvent(event: ClientEvent): void;
@@ -78,7 +64,6 @@ export function formatEvent(event: LogEvent, nowMs: number): string {
 
 export type EventWriter = (event: LogEvent) => void;
 
-/** Writes events as JSON lines on `stream`, stamped with `clock.now()`. */
 export function createEventWriter(stream: OutputStream, clock: Pick<Clock, 'now'>): EventWriter {
   return (event) => {
     stream.write(formatEvent(event, clock.now()));

@@ -1,7 +1,4 @@
-/**
- * The export's files: errors that name the path and say why, the folder fsync that makes a rename
- * durable, and opens that never follow a symlink nor truncate a file the tool did not create.
- */
+/** Errors that name the path and say why; opens that never follow a symlink nor truncate a file the tool did not create. */
 import { constants as fsConstants } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { access, open, rename, rm, stat } from 'node:fs/promises';
@@ -16,9 +13,7 @@ export function errorCode(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** Its `code` (`ENOENT`), else its message. */
 export function errorReason(error: unknown): string {
@@ -154,11 +149,10 @@ export async function openOwnedFile(fs: FileSystem, path: string, options: { cre
 }
 
 export interface ReplaceFileOptions {
-  /** e.g. `0o600`. */
   mode: number;
   /** Names the write in errors, e.g. `write the checkpoint`. */
   action: string;
-  /** Fsync the folder after the rename, so the rename itself survives a crash. */
+  /** So the rename itself survives a crash. */
   syncFolder?: boolean;
 }
 

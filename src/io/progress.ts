@@ -1,7 +1,6 @@
 /**
- * Progress on stderr for people: an ora spinner on a terminal, its one line computed afresh at each
- * of ora's frames from the injected Clock; plain lines otherwise. Every line passes through
- * {@link inertText}: paths, request ids and server reasons must not reach the terminal as escapes.
+ * Progress on stderr for people: an ora spinner on a terminal, plain lines otherwise. Every line
+ * passes through {@link inertText}: paths, request ids and server reasons may hold escapes.
  */
 import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import type { Ora, Options as OraOptions } from 'ora';
@@ -15,13 +14,11 @@ import { inertText } from './terminal-text.js';
 
 export interface ProgressOptions {
   stderr: OutputStream;
-  /** Whether stderr is a terminal. */
   isTTY: boolean;
   /** For `CI`, `TERM` and `NO_COLOR`. */
   env: Readonly<Record<string, string | undefined>>;
   clock: Clock;
   quiet: boolean;
-  /** False with `--no-progress`. */
   spinner: boolean;
   verbose: boolean;
   logFormat?: LogFormat | undefined;

@@ -1,7 +1,4 @@
-/**
- * What reaches a terminal: text from outside made inert (docs/security.md, "Security and safety";
- * never data files, which stay byte-exact), and the width tables are fitted to.
- */
+/** What reaches a terminal (never data files, which stay byte-exact): text from outside made inert, and the width tables fit. */
 import type { IOStreams } from '../context.js';
 
 /**

@@ -1,8 +1,4 @@
-/**
- * `--fields a,b.c`: dot paths name a key at each level; a numeric segment also indexes an array
- * (`taxes.0.amount`). Only own properties are read: `constructor` or `a.__proto__.b` never reach a
- * prototype, and `__proto__` is written as an own key like any other.
- */
+/** `--fields a,b.c` (`taxes.0.amount` indexes an array). Only own properties are read: `a.__proto__.b` never reaches a prototype. */
 import { UsageError } from '../errors.js';
 
 export type FieldPath = readonly string[];

@@ -1,9 +1,6 @@
-/**
- * The contract of an output format: a {@link Formatter} turns pages into text, a sink puts it
- * somewhere, so the export can checkpoint after each page; a {@link FormatDefinition} says every
- * rule of the format. Types only: the formats and the registry import this, never each other.
- */
+/** The contract of an output format; the formats and the registry import this, never each other. */
 import type { Members } from '../json/members.js';
+import { UsageError } from '../errors.js';
 
 /** JSON-serialisable state a formatter needs to continue after `--resume`. */
 export type FormatterState = Record<string, unknown>;
@@ -38,6 +35,11 @@ export interface Formatter {
   state(): FormatterState;
 }
 
+/** A checkpoint's formatter state that is not `format`'s (exit 2, `E_CHECKPOINT`). */
+export function stateMismatch(format: string): UsageError {
+  return new UsageError(`checkpoint does not match the output format (expected ${format} state)`, { code: 'E_CHECKPOINT' });
+}
+
 /** Counts the items of one file, fed its bytes in order (constant memory, for `verify`). */
 export interface ItemCounter {
   /** A chunk may end anywhere, even inside a UTF-8 character. */
@@ -66,7 +68,6 @@ export type CompressRule = { readonly compressible: true } | { readonly compress
  * one does not compile; a rule that does not apply says so (`null`, or a refusal).
  */
 export interface FormatDefinition<Name extends string = string> {
-  /** The `--format` value. */
   readonly name: Name;
   /** `--out` suffixes, lower case, that imply this format (a trailing `.gz` is dropped first). */
   readonly extensions: readonly string[];

@@ -39,8 +39,7 @@ function streamError(error: unknown, name: string): Error {
 }
 
 /**
- * A sink on stdout. `commit()` waits until the last chunk was handed to the OS, so nothing is cut
- * off when the process exits; the stream is never ended: stdout belongs to the process.
+ * `commit()` waits until the OS has the last chunk, so nothing is cut off at exit; stdout is never ended.
  * @throws (from write/commit) {@link BrokenPipeError} when the reader left, {@link OutputError} (exit 7)
  */
 export function createStreamSink(stream: OutputStream, name = 'stdout'): Sink {

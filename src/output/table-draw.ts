@@ -10,10 +10,7 @@ export const TABLE_MIN_CELL = 8;
 
 let stringWidth: ((text: string) => number) | undefined;
 
-/**
- * Loads string-width, so other formats do not pay for it at start-up (an `Intl.Segmenter`, about 30
- * ms of CPU); ESM only, it cannot be required synchronously on every Node 20 (`require` of ESM came with 20.19).
- */
+/** string-width costs about 30 ms of CPU at load; ESM only, it cannot be required synchronously before Node 20.19. */
 export async function loadTableSupport(): Promise<void> {
   stringWidth ??= (await import('string-width')).default;
 }
@@ -53,11 +50,9 @@ function waterFill(widths: number[], indices: readonly number[], available: numb
 
 /**
  * Content widths, one per column kept, that fit `total` terminal columns (cli-table3 adds a space
- * each side and a border between and around columns). Numbers are never cut; text columns are
- * capped at the largest common width that fits. Columns are dropped from the right while even
- * {@link TABLE_MIN_CELL} characters a text column do not fit, so a narrow terminal shows fewer
- * readable columns rather than stubs. `keepAll` (the columns of `--fields`) drops none: the table
- * may then be wider than the terminal.
+ * each side and a border between and around columns). Numbers are never cut. Columns are dropped
+ * from the right while even {@link TABLE_MIN_CELL} characters a text column do not fit, unless
+ * `keepAll` (the columns of `--fields`): the table may then be wider than the terminal.
  */
 export function fitWidths(natural: readonly number[], total: number, numeric: readonly boolean[] = [], keepAll = false): number[] {
   const need = (k: number): number =>
@@ -72,14 +67,7 @@ export function fitWidths(natural: readonly number[], total: number, numeric: re
   const textFloor = text.reduce((a, i) => a + Math.min(widths[i]!, TABLE_MIN_CELL), 0);
   if (text.length > 0 && available - fixed >= textFloor) waterFill(widths, text, available - fixed, TABLE_MIN_CELL);
   else if (keepAll && count > 1) for (const i of text) widths[i] = Math.min(widths[i]!, TABLE_MIN_CELL);
-  // A lone column (or numbers alone) wider than the terminal: cut to what there is.
-  else
-    waterFill(
-      widths,
-      widths.map((_w, i) => i),
-      available,
-      1,
-    );
+  else waterFill(widths, [...widths.keys()], available, 1); // a lone column, or numbers alone, wider than the terminal
   return widths;
 }
 
@@ -112,7 +100,6 @@ export function layoutOf(head: readonly string[], rows: readonly (readonly strin
  * not depend on the other rows.
  */
 export function drawLines(layout: TableLayout, head: readonly string[] | undefined, rows: readonly (readonly string[])[]): string[] {
-  // Loaded here, on the calls that draw: other formats never pay for it at start-up.
   const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3;
   const shown = layout.widths.length;
   const draw = (heading: readonly string[] | undefined, chunk: readonly (readonly string[])[]): string[] => {

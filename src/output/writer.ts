@@ -1,7 +1,8 @@
 /** Questions about a format, answered from the registry: nothing else branches on a format's name. */
 import type { FormatDefinition, Formatter, FormatterOptions, FormatterState } from './formatter.js';
 import { FORMATS } from './formats/index.js';
-import { withMissingFieldCheck } from './missing-fields.js';
+import { getPath, splitPath } from './fields.js';
+import { addPaths, createPathTree, treePaths } from './flatten.js';
 import { DEFAULT_FORMAT, type OutputFormat } from '../format-names.js';
 
 /** A checkpoint's or a manifest's `format`, which may be any string; undefined for no format. */
@@ -17,8 +18,7 @@ export function formatDefinition(format: OutputFormat): FormatDefinition {
 }
 
 /**
- * The formatter of `format`; call {@link prepareFormatter} first. With `fields` and `warn`, each
- * field no item of the first page has is named through `warn`.
+ * Call {@link prepareFormatter} first. With `fields` and `warn`, a field no item of the first page has is named.
  * @param resume state from a checkpoint: the formatter continues byte-identically (never `begin()`)
  * @throws {UsageError} (exit 2) when `resume` is the state of another format or is malformed
  */
@@ -45,4 +45,44 @@ export function formatFromPath(path: string | undefined): OutputFormat {
   const lower = path.toLowerCase().replace(/\.gz$/, '');
   const found = FORMATS.find((f) => f.extensions.some((extension) => lower.endsWith(extension)));
   return (found?.name as OutputFormat | undefined) ?? DEFAULT_FORMAT;
+}
+
+/** With the path it differs from only in case, if any. */
+function missingMessage(field: string, present: readonly string[]): string {
+  const lower = field.toLowerCase();
+  const near = present.find((p) => p.toLowerCase() === lower);
+  return near === undefined
+    ? `--fields: no item of the first page has '${field}'; check the name (keys are case-sensitive, nested keys are dot paths such as issuer.rfc)`
+    : `--fields: no item of the first page has '${field}'; did you mean '${near}'?`;
+}
+
+/**
+ * A warning for each name no item has (a value, `null` included, at that path), in the order of
+ * `fields`: a typo such as `Total` would otherwise give an empty column and exit 0.
+ */
+export function missingFieldWarnings(fields: readonly string[], items: readonly unknown[]): string[] {
+  const missing = fields.filter((field) => {
+    const path = splitPath(field);
+    return !items.some((item) => getPath(item, path) !== undefined);
+  });
+  if (missing.length === 0) return [];
+  const tree = createPathTree();
+  for (const item of items) addPaths(tree, item);
+  const present = treePaths(tree).map((path) => path.join('.'));
+  return missing.map((field) => missingMessage(field, present));
+}
+
+/** `formatter`, checking the first page that holds items. */
+function withMissingFieldCheck(formatter: Formatter, fields: readonly string[], warn: (message: string) => void): Formatter {
+  let checked = false;
+  return {
+    ...formatter,
+    page(items) {
+      if (!checked && items.length > 0) {
+        checked = true;
+        for (const message of missingFieldWarnings(fields, items.values())) warn(message);
+      }
+      return formatter.page(items);
+    },
+  };
 }

@@ -1,8 +1,4 @@
-/**
- * The rate budget of one process (`ctx.rateBudget`) and the stores through which processes share
- * their windows. Light on purpose: the CLI makes the budget before it knows whether a request
- * will be sent, so nothing here loads governor code or a store's libraries.
- */
+/** The rate budget of one process and its stores; light on purpose: made before the CLI knows a request will be sent. */
 import { isObject } from '../json/object.js';
 
 /** What the HTTP clients of one process share: a governor pool per API and key, and the store. */
@@ -12,11 +8,7 @@ export interface RateBudget {
   readonly store?: QuotaStore;
 }
 
-export interface RateBudgetOptions {
-  store?: QuotaStore;
-}
-
-export function createRateBudget(options: RateBudgetOptions = {}): RateBudget {
+export function createRateBudget(options: { store?: QuotaStore } = {}): RateBudget {
   const values = new Map<string, unknown>();
   return {
     share<T>(key: string, create: () => T): T {
@@ -67,9 +59,8 @@ export interface SharedSeen {
 export type SharedReservation = { granted: true; ticket?: SharedTicket } | { granted: false; resetAt: number };
 
 /**
- * What the processes sharing one API and key learn together. Synchronous and never throws, since
- * the governors call it on their hot path: a store that cannot be used answers undefined (or
- * false) and the caller works alone. A networked store would answer from what it last synchronised.
+ * What the processes sharing one API and key learn together. Synchronous and never throws (the
+ * governors' hot path): a store that cannot be used answers undefined and the caller works alone.
  */
 export interface SharedQuota {
   /** `scope` is a route template or a path; `granted: false` when the others' reservations fill the window. */
@@ -177,11 +168,7 @@ export function cancelIn(record: ApiRecord, scope: string, ticket: SharedTicket 
   if (w.reserved > counted) w.reserved--;
 }
 
-/**
- * The records of the file store kept in memory, without lock or file: budgets sharing one behave
- * towards each other as processes sharing `rate-budget.json` do (how tests act out several
- * processes). One budget alone needs no store.
- */
+/** The file store's records in memory: budgets sharing one behave as processes sharing `rate-budget.json` (in tests). */
 export function createMemoryStore(): QuotaStore {
   const records = new Map<string, ApiRecord>();
   return {

@@ -37,10 +37,8 @@ function utc(year: number, month: string, day: number, h: number, m: number, s: 
 }
 
 /**
- * An HTTP-date (RFC 9110 §5.6.7: IMF-fixdate, and the obsolete rfc850 and asctime forms), epoch ms.
- * Not `Date.parse`, which reads asctime as local time.
- * @param referenceMs for rfc850's two-digit year: more than 50 years after this instant's year
- *   means the century before (RFC 9110 §5.6.7); default: 00–69 → 20xx, 70–99 → 19xx
+ * An HTTP-date (RFC 9110 §5.6.7, the obsolete forms too), epoch ms; not `Date.parse`, which reads asctime as local time.
+ * @param referenceMs for rfc850's two-digit year: more than 50 years after it is the century before; default 00–69 → 20xx
  */
 export function parseHttpDate(value: string | null | undefined, referenceMs?: number): number | undefined {
   if (value == null) return undefined;
@@ -81,9 +79,8 @@ export function parseCount(value: string | null | undefined): number | undefined
 const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?$/i;
 
 /**
- * `X-RateLimit-Reset`, server ms. The API documentation says epoch seconds; its 429 schema types it
- * as an ISO date-time (offset optional, then UTC), and some servers send epoch ms (13 or more
- * integer digits). An HTTP-date is read too.
+ * `X-RateLimit-Reset`, server ms. The API documentation says epoch seconds, its 429 schema an ISO
+ * date-time (no offset: UTC); some servers send epoch ms (13 or more digits), or an HTTP-date.
  */
 export function parseReset(value: string | null | undefined): number | undefined {
   if (value == null) return undefined;

@@ -1,13 +1,8 @@
 /**
- * The rate budget's door for http/: one client's view of the budget. Per request it reserves a
- * permit in the endpoint's window, records the response's headers on it, and holds the endpoint
- * for a 429 wait the client sleeps itself; the windows are the pool's, the waits the client's.
- *
- * Our own code, not a library's: Bottleneck and p-limit pace on the local clock, not by the
- * server's `Remaining` and `Reset`; Octokit's throttling reads the reset on the local clock
- * (plugin-throttling #599); undici caps `Retry-After` and retries into a certain 429; none shares a
- * window across processes or learns whether the API counts a route per path (its documentation
- * does not say whether `/taxpayers/A/invoices` and `/taxpayers/B/invoices` are one endpoint).
+ * The rate budget's door for http/. Our own code, not a library's: Bottleneck and p-limit pace on
+ * the local clock, not by the server's `Remaining` and `Reset`; Octokit's throttling reads the reset
+ * on the local clock (plugin-throttling #599); undici caps `Retry-After` and retries into a certain
+ * 429; none shares a window across processes or learns whether the API counts a route per path.
  */
 import type { Clock } from '../time/clock.js';
 import type { RateBudget } from './budget.js';
@@ -19,7 +14,6 @@ import type { ServerClock } from './server-clock.js';
 export type { RateBudget } from './budget.js';
 export { parseHttpDate, snapshotOf, type RateLimitHeaders, type RateLimitSnapshot } from './headers.js';
 export type { ServerClock } from './server-clock.js';
-export { createWaitLedger, type WaitCut, type WaitLedger } from './wait-ledger.js';
 export { clampTimerMs, decideWait, describeTooLong, type ReceivedResponse } from './wait.js';
 
 /** What a client brings to the governors it shares: its listener of waits and its `--max-wait`. */
@@ -102,4 +96,57 @@ export interface ClientBudgetOptions extends ClientPacing {
 export function clientBudgetOf(budget: RateBudget | undefined, options: ClientBudgetOptions): ClientBudget {
   const { origin, apiKey, clock, maxWaitMs, onWait } = options;
   return createClientBudget(poolFor(budget, origin, apiKey, clock), { maxWaitMs, onWait });
+}
+
+/** The client's `wait` event; the ledger passes every other event on untouched. */
+export interface LedgerWait {
+  type: 'wait';
+  ms: number;
+  /** local epoch ms */
+  until: number;
+}
+
+const isWait = (event: { type: string }): event is LedgerWait => event.type === 'wait';
+
+/** Part of an announced wait not waited because the requests waiting were aborted. */
+export interface WaitCut {
+  ms: number;
+  /** false: cut before it began, so it was no wait at all. */
+  begun: boolean;
+}
+
+export interface WaitLedger<E extends { type: string }> {
+  emit: (event: E) => void;
+  /** The client's requests were aborted now: each announced wait not over yet is told to `onCut`. */
+  cut(): void;
+}
+
+/**
+ * The waits one client announced, so that its reports add up to the waits taken: a `wait` event goes
+ * out before its sleep, and an abort (a read-ahead cancelled, a signal) cuts the waits not yet over.
+ */
+export function createWaitLedger<E extends { type: string }>(
+  clock: Pick<Clock, 'now'>,
+  sink: (event: E) => void,
+  onCut: (cut: WaitCut) => void,
+): WaitLedger<E> {
+  let open: Array<{ ms: number; until: number }> = [];
+  return {
+    emit(event) {
+      if (isWait(event)) {
+        const now = clock.now();
+        open = open.filter((w) => w.until > now);
+        open.push({ ms: event.ms, until: event.until });
+      }
+      sink(event);
+    },
+    cut() {
+      const now = clock.now();
+      for (const w of open) {
+        const left = Math.min(w.ms, w.until - now);
+        if (left > 0) onCut({ ms: left, begun: left < w.ms });
+      }
+      open = [];
+    },
+  };
 }

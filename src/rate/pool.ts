@@ -1,19 +1,14 @@
 /**
- * Which governor paces a request. The API documentation says limits are per key and endpoint, but
- * not whether two paths of one route are one endpoint. A route of `ENDPOINTS` starts on the safe
- * side, one window for all its paths, and learns per-path counting from the headers: a response on
- * path B, sent after one on path A arrived, with the same reset and a `Remaining` at least A's,
- * cannot come from one shared counter (it would have counted A's request first). A route of
- * `PATH_FAMILY` starts per path until the headers show one shared counter (B's first answer in a
- * window has less room than A had); learnt in this process only.
+ * Which governor paces a request. The API documentation does not say whether two paths of one route
+ * are one endpoint. A route of `ENDPOINTS` starts with one window for all its paths and learns
+ * per-path counting when path B, sent after A's answer, has the same reset and a `Remaining` at least
+ * A's; a route of `PATH_FAMILY` starts per path until B's first answer has less room than A had.
  */
 import { createHash } from 'node:crypto';
-import { ENDPOINTS } from '../endpoints.js';
-import { PATH_FAMILY } from '../path-family.js';
+import { ENDPOINTS, PATH_FAMILY } from '../endpoints.js';
 import type { Clock } from '../time/clock.js';
 import type { RateBudget, SharedQuota } from './budget.js';
-import { createRateLimitGovernor, type RateLimitGovernor } from './governor.js';
-import type { ResponseObservation } from './quota-window.js';
+import { createRateLimitGovernor, type RateLimitGovernor, type ResponseObservation } from './governor.js';
 import { createServerClock, type ServerClock } from './server-clock.js';
 
 /** The governors and the server's clock the clients of one origin and key share. */

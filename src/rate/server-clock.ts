@@ -1,7 +1,6 @@
 /**
- * The server's clock as the client knows it: resets are instants by the server's clock, which may
- * be minutes away from the local one. "Server ms" are epoch ms by the server's clock (`Date`,
- * `Reset`); "local ms" by the injected Clock's `now()`.
+ * "Server ms" are epoch ms by the server's clock (`Date`, `Reset`), which may be minutes away from
+ * the local one; "local ms" by the injected Clock's `now()`.
  */
 
 /**

@@ -1,9 +1,7 @@
 /**
- * The store of the processes of one host: `rate-budget.json` in the cache folder, mode 0600, locked
- * with proper-lockfile for one read and one write (never across a wait) and replaced atomically.
- * Records are keyed `<origin> <SHA-256 of the key>`, never the key. It never breaks an export: a
- * file that cannot be read, parsed, locked or written is skipped (the caller works alone) and
- * `onTrouble` is told why, once; a corrupt file is replaced.
+ * `rate-budget.json`, locked with proper-lockfile for one read and one write (never across a wait)
+ * and replaced atomically. It never breaks an export: a file that cannot be used is skipped (the
+ * caller works alone) and `onTrouble` is told why, once; a corrupt file is replaced.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -21,7 +19,6 @@ const STALE_MS = 2000;
 const LOCK_PAUSES_MS = [1, 2, 4, 8, 16, 32, 37];
 /** Windows whose reset is older than this, ms, are dropped. */
 const KEEP_MS = 3_600_000;
-/** Owner only, as config/ makes its folders and files. */
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
 
@@ -41,7 +38,7 @@ function pause(ms: number): void {
 export interface SharedQuotaFileOptions {
   cacheDir: string;
   origin: string;
-  /** SHA-256 of the API key, hex. */
+  /** SHA-256 of the API key, hex: records never hold the key. */
   keyHash: string;
   /** Must not throw. */
   onTrouble?: (message: string) => void;

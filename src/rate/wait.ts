@@ -17,8 +17,7 @@ export function floorWaitMs(attempt: number): number {
 
 /** Clamps a delay to a Node timer's range `[0, 2^31 − 1]` ms; longer timers would fire at once. */
 export function clampTimerMs(ms: number): number {
-  if (!(ms > 0)) return 0;
-  return Math.min(ms, MAX_TIMER_MS);
+  return ms > 0 ? Math.min(ms, MAX_TIMER_MS) : 0;
 }
 
 export interface ReceivedResponse {
@@ -55,9 +54,8 @@ export interface WaitPlan {
 }
 
 /**
- * A rate-limited response's wait ends at its Reset read on the server's clock, or its
- * `Retry-After` on a 429 if later; a 429's is at least {@link floorWaitMs}(attempt), a pacing
- * wait without a usable future reset {@link RATE_LIMIT_FLOOR_MS}.
+ * Ends at the Reset on the server's clock, or a 429's later `Retry-After`; a 429's is at least
+ * {@link floorWaitMs}(attempt), a pacing wait without a future reset {@link RATE_LIMIT_FLOOR_MS}.
  */
 export function planWait(input: WaitInput): WaitPlan {
   const { headers, receivedAt, kind } = input;
@@ -89,11 +87,6 @@ export function planWait(input: WaitInput): WaitPlan {
     floored = true;
   }
   return { ms: clampTimerMs(wait), until: receivedAt + wait, reason, floored };
-}
-
-/** ms to wait after a 429 received at `receivedAt` (local ms); see {@link planWait}. */
-export function waitMs(headers: RateLimitHeaders, receivedAt: number): number {
-  return planWait({ headers, receivedAt, kind: '429', attempt: 1 }).ms;
 }
 
 /** ms from the response's arrival; a date is read like a Reset, but without the rounding margin. */
@@ -128,10 +121,7 @@ export interface WaitDecision {
   until: number;
   /** From `now`, ms, ≥ 0 (a retry's clamped to timer range, as its `retry` event reports it). */
   ms: number;
-  /**
-   * The wait compared with `maxWaitMs`, ms: a 429's from the response's arrival, pacing's from
-   * `now`, a retry's `Retry-After` alone (the backoff is ours, capped at 30 s).
-   */
+  /** Compared with `maxWaitMs`, ms: a 429's from its arrival, pacing's from `now`, a retry's `Retry-After` alone (the backoff is ours). */
   neededMs: number;
   /** The caller fails instead of sleeping: RateLimitError (exit 5), or ApiUnavailableError (exit 6) for a 5xx. */
   tooLong: boolean;

@@ -3,8 +3,7 @@
  * the older `/taxpayers/…` family and the current path family (`/entities/{entityId}/…`,
  * `/invoices/payments`).
  */
-import { ENDPOINTS, type Endpoint } from '../endpoints.js';
-import { PATH_FAMILY } from '../path-family.js';
+import { ENDPOINTS, PATH_FAMILY, type Endpoint } from '../endpoints.js';
 
 /** An endpoint and the ids its path named (decoded). */
 export interface Route {

@@ -1,7 +1,7 @@
 /** Everything that waits or measures time takes a {@link Clock}, so tests drive a virtual clock and never sleep for real. */
 import { setTimeout } from 'node:timers/promises';
 
-/** Largest delay a Node timer accepts (2^31 − 1 ms); longer ones fire at once, so we clamp. */
+/** 2^31 − 1 ms: longer Node timers fire at once. */
 export const MAX_TIMER_MS = 2_147_483_647;
 
 export interface Clock {
@@ -51,9 +51,8 @@ interface Sleeper {
 }
 
 /**
- * A clock that advances by itself: when the event loop has nothing else to do (checked with
- * `setImmediate`) but sleepers wait, time jumps to the earliest and wakes it, so a 10-minute wait
- * takes no real time. Per-attempt network timeouts stay on real timers: they guard the transport.
+ * When the event loop has nothing else to do but sleepers wait, time jumps to the earliest, so a
+ * 10-minute wait takes no real time. Network timeouts stay on real timers: they guard the transport.
  * @param options.autoAdvance when false, only {@link VirtualClock.advance} moves time
  */
 export function createVirtualClock(startEpochMs = Date.UTC(2024, 3, 16, 18, 0, 0), options: { autoAdvance?: boolean } = {}): VirtualClock {

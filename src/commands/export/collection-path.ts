@@ -1,7 +1,6 @@
 /** `get`'s path (docs/get.md) becomes an endpoint row, so the export machinery treats it as any other. */
-import { buildPath, ENDPOINTS, resolveEndpoint, type Endpoint, type Ids } from '../../endpoints.js';
+import { buildPath, ENDPOINTS, GET_COMMAND, PATH_FAMILY, resolveEndpoint, type Endpoint, type Ids } from '../../endpoints.js';
 import { UsageError } from '../../errors.js';
-import { GET_COMMAND, PATH_FAMILY } from '../../path-family.js';
 
 /** `path` as sent (percent-encoded), `query` as typed (no `?`). */
 export interface CollectionPath {

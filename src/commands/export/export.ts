@@ -1,7 +1,6 @@
 /** An export command: flags validated into an {@link ExportPlan} before any request or file is touched, then run. */
 import type { Context } from '../../context.js';
-import { idsFromFlags } from '../../endpoints.js';
-import { isPathEndpoint } from '../../path-family.js';
+import { idsFromFlags, isPathEndpoint } from '../../endpoints.js';
 import { resolveSource } from './collection-path.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { formatDefinition } from '../../output/writer.js';

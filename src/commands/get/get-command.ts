@@ -4,7 +4,7 @@
  */
 import { Argument, Command } from 'commander';
 import { EXPORT_FLAGS, type ExportFlagSpec } from '../../config/flags.js';
-import { GET_COMMAND, PATH_FAMILY } from '../../path-family.js';
+import { GET_COMMAND, PATH_FAMILY } from '../../endpoints.js';
 import type { CommandWiring, RunCommand } from '../commander.js';
 import { bindToContext, withCompletion } from '../commander.js';
 import { exportOption, type ExportCommandOptions, type ExportFlags } from '../flags.js';

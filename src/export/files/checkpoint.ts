@@ -1,4 +1,4 @@
-/** The checkpoint of a file export (docs/files.md, "Files, checkpoints and `--resume`") and its checks. It holds no secret. */
+/** The checkpoint of a file export and its checks. It holds no secret. */
 import { constants as fsConstants } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import type { FormatterState } from '../../output/formatter.js';
@@ -10,6 +10,10 @@ import { nodeFileSystem, replaceFile, type FileSystem } from '../../io/files.js'
 const { O_RDONLY, O_NOFOLLOW } = fsConstants;
 
 export const CHECKPOINT_VERSION = 1;
+
+const RESTART = 'run with --restart instead of --resume to discard it and the .part file and start afresh';
+export const checkpointError = (message: string, hint?: string): UsageError =>
+  new UsageError(message, hint === undefined ? { code: 'E_CHECKPOINT' } : { code: 'E_CHECKPOINT', hint });
 
 export interface Checkpoint {
   version: typeof CHECKPOINT_VERSION;
@@ -47,27 +51,17 @@ export async function loadCheckpoint(path: string, fingerprint: Record<string, u
   try {
     value = JSON.parse(text);
   } catch {
-    throw new UsageError(
-      `the checkpoint ${path} is corrupt; run with --restart instead of --resume to discard it and the .part file and start afresh`,
-      { code: 'E_CHECKPOINT' },
-    );
+    throw checkpointError(`the checkpoint ${path} is corrupt; ${RESTART}`);
   }
   const wrong = checkpointSchemaError(value);
-  if (wrong !== undefined) {
-    throw new UsageError(
-      `the checkpoint ${path} is corrupt or from another version (${wrong}); run with --restart instead of --resume to discard it and the .part file and start afresh`,
-      { code: 'E_CHECKPOINT' },
-    );
-  }
+  if (wrong !== undefined) throw checkpointError(`the checkpoint ${path} is corrupt or from another version (${wrong}); ${RESTART}`);
   const checkpoint = value as Checkpoint;
-  const theirs = JSON.stringify(checkpoint.fingerprint);
-  const ours = JSON.stringify(fingerprint);
-  if (theirs !== ours) {
+  if (JSON.stringify(checkpoint.fingerprint) !== JSON.stringify(fingerprint)) {
     const diff = fingerprintDifferences(checkpoint.fingerprint, fingerprint).join(', ');
-    throw new UsageError(`--resume with different options than the interrupted export (its ≠ this run's): ${diff}`, {
-      code: 'E_CHECKPOINT',
-      hint: `repeat its options, or run with --restart instead of --resume to discard ${path} and the .part file and start afresh`,
-    });
+    throw checkpointError(
+      `--resume with different options than the interrupted export (its ≠ this run's): ${diff}`,
+      `repeat its options, or run with --restart instead of --resume to discard ${path} and the .part file and start afresh`,
+    );
   }
   return checkpoint;
 }
@@ -131,14 +125,12 @@ async function readCheckpointText(path: string): Promise<string | undefined> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    if (code === 'ELOOP') throw new UsageError(`the checkpoint ${path} is a symbolic link; refusing to read it`, { code: 'E_CHECKPOINT' });
-    throw new UsageError(`cannot read the checkpoint ${path}: ${code ?? String(err)}`, { code: 'E_CHECKPOINT' });
+    if (code === 'ELOOP') throw checkpointError(`the checkpoint ${path} is a symbolic link; refusing to read it`);
+    throw checkpointError(`cannot read the checkpoint ${path}: ${code ?? String(err)}`);
   }
 }
 
-function isCount(x: unknown): boolean {
-  return typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
-}
+export const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 function checkpointSchemaError(v: unknown): string | undefined {
   if (!isObject(v)) return 'not an object';
@@ -167,17 +159,13 @@ export interface ExpectedLink {
 }
 
 /**
- * The next link must stay on the configured origin and the command's path (the query holds the
- * cursor): a tampered link could send the key elsewhere or export another collection into this file.
+ * A tampered next link could send the key elsewhere or export another collection into this file.
  * @throws {UsageError} (exit 2, `E_CHECKPOINT`) naming what did not match
  */
 export function checkNextLink(checkpointPath: string, next: string | null, expected: ExpectedLink): void {
   if (next === null) return;
   const refuse = (what: string): never => {
-    throw new UsageError(
-      `the checkpoint ${checkpointPath} does not match this export: ${what}; run with --restart instead of --resume to discard it and the .part file and start afresh`,
-      { code: 'E_CHECKPOINT' },
-    );
+    throw checkpointError(`the checkpoint ${checkpointPath} does not match this export: ${what}; ${RESTART}`);
   };
   let url: URL;
   try {
@@ -237,16 +225,12 @@ async function readGzipEnd(file: FileHandle, bytes: number): Promise<{ length: n
   return end;
 }
 
-/**
- * The check the file sink makes on the partial file before truncating it (of gzip: whole members whose
- * text ends a record); it throws {@link UsageError} (exit 2, `E_CHECKPOINT`).
- */
+/** The file sink's check of the partial file before truncating it; it throws {@link UsageError} (exit 2, `E_CHECKPOINT`). */
 export function boundaryCheck(checkpoint: Checkpoint, sidecar: string): (file: FileHandle) => Promise<void> {
   const format = String(checkpoint.fingerprint.format);
   const refuse = (what: string): never => {
-    throw new UsageError(
+    throw checkpointError(
       `checkpoint does not match the partial file: byte ${checkpoint.bytes} of ${sidecar} is not ${what}; start over with --restart`,
-      { code: 'E_CHECKPOINT' },
     );
   };
   return async (file) => {

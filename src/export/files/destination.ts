@@ -26,7 +26,6 @@ export interface PageMark {
 export interface Destination {
   /** Summary name: the `--out` path, or `stdout`. */
   readonly name: string;
-  /** The checkpoint this run continues from (`--resume`). */
   readonly resumed: Checkpoint | undefined;
   /** Respects backpressure. @throws {OutputError} (exit 7); `BrokenPipeError` when the reader of stdout left */
   write(text: string | Buffer): Promise<void>;

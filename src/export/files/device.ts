@@ -1,8 +1,4 @@
-/**
- * An `--out` that is not a regular file (a FIFO, `/dev/null`, `/dev/stdout`): written straight
- * through, without sidecar, rename, checkpoint or lock, so a device is never replaced by a regular
- * file (docs/security.md).
- */
+/** An `--out` that is a FIFO or device: written straight through, never replaced by a regular file. */
 import { constants as fsConstants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { Clock } from '../../time/clock.js';
@@ -13,7 +9,6 @@ import type { Destination } from './destination.js';
 
 const { O_WRONLY, O_NONBLOCK } = fsConstants;
 
-/** ms */
 const FIFO_POLL_MS = 50;
 
 export interface DeviceOptions {
@@ -35,9 +30,8 @@ function aborted(signal: AbortSignal): Promise<never> {
 }
 
 /**
- * Opens a FIFO for writing without ever blocking where a signal cannot reach: `O_NONBLOCK` opens
- * fail with ENXIO while no reader has it open (fifo(7)), so they are retried until one has; then it
- * is opened again blocking (the reader is there, so that does not wait) for ordinary writes.
+ * Never blocks where a signal cannot reach: `O_NONBLOCK` opens fail with ENXIO while no reader has it
+ * open (fifo(7)), so they are retried; then it is opened again blocking, for ordinary writes.
  * @throws the signal's reason ({@link InterruptedError}) when interrupted; {@link OutputError} (exit 7)
  */
 async function openFifo(options: DeviceOptions, fs: FileSystem): Promise<FileHandle> {

@@ -1,9 +1,10 @@
-/** The file sink of an export: a sidecar (`F.part`) renamed onto `--out` when complete; until then the target (yesterday's export) is untouched. */
+/** A sidecar (`F.part`) renamed onto `--out` when complete; until then the target (yesterday's export) is untouched. */
 import { createHash, type Hash } from 'node:crypto';
 import { lstat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { Sink } from '../../output/stream-sink.js';
 import { OutputError, UsageError, type CollectionsError } from '../../errors.js';
+import { checkpointError } from './checkpoint.js';
 import {
   checkFolder,
   fileError,
@@ -30,7 +31,7 @@ export interface FileSink extends Sink {
   digest(): FileDigest;
 }
 
-/** Options of {@link createFileSink}; paths absolute. */
+/** Paths absolute. */
 export interface FileSinkOptions {
   target: string;
   sidecar: string;
@@ -62,21 +63,15 @@ async function checkPaths(target: string, sidecar: string): Promise<FileInfo | u
  */
 async function openResumable(sidecar: string, info: FileInfo | undefined, options: FileSinkOptions & { resumeAtBytes: number }): Promise<FileHandle> {
   const { resumeAtBytes } = options;
-  if (!Number.isSafeInteger(resumeAtBytes) || resumeAtBytes < 0) {
-    throw new UsageError(`checkpoint does not match the partial file ${basename(sidecar)} (bad length ${resumeAtBytes})`, { code: 'E_CHECKPOINT' });
-  }
-  if (info === undefined) {
-    throw new UsageError(`checkpoint does not match the partial file: ${sidecar} is missing`, {
-      code: 'E_CHECKPOINT',
-      hint: 'start over with --restart',
-    });
-  }
-  if (info.size < resumeAtBytes) {
-    throw new UsageError(`checkpoint does not match the partial file: ${sidecar} has ${info.size} bytes, the checkpoint expects ${resumeAtBytes}`, {
-      code: 'E_CHECKPOINT',
-      hint: 'start over with --restart',
-    });
-  }
+  if (!Number.isSafeInteger(resumeAtBytes) || resumeAtBytes < 0)
+    throw checkpointError(`checkpoint does not match the partial file ${basename(sidecar)} (bad length ${resumeAtBytes})`);
+  const restart = 'start over with --restart';
+  if (info === undefined) throw checkpointError(`checkpoint does not match the partial file: ${sidecar} is missing`, restart);
+  if (info.size < resumeAtBytes)
+    throw checkpointError(
+      `checkpoint does not match the partial file: ${sidecar} has ${info.size} bytes, the checkpoint expects ${resumeAtBytes}`,
+      restart,
+    );
   const handle = await openOwnedFile(options.fs ?? nodeFileSystem, sidecar, { create: false });
   try {
     if (options.checkBoundary) await options.checkBoundary(handle);
@@ -149,10 +144,8 @@ interface WriteQueue {
 }
 
 /**
- * Positional writes, queued while fewer than {@link FILE_SINK_HIGH_WATER_BYTES} wait, so the export
- * formats the next page while this one reaches the file: an append can stall while the file's last
- * page is under writeback for the previous fdatasync (stable pages). After the first failure,
- * queued writes are skipped.
+ * Queued, so the export formats the next page while this one reaches the file: an append can stall
+ * while the file's last page is under writeback for the previous fdatasync (stable pages).
  */
 function createWriteQueue(handle: FileHandle, sidecar: string, hash: Hash, guard: () => void): WriteQueue {
   let queue: Promise<void> = Promise.resolve();
@@ -199,11 +192,9 @@ function createWriteQueue(handle: FileHandle, sidecar: string, hash: Hash, guard
 }
 
 /**
- * Opens the sidecar: created, or emptied when it is a regular file of this user with one link
- * (never through a symlink); on resume truncated to `resumeAtBytes`. `sync()` drains the queue, then
- * fdatasync, so a checkpoint taken after it never counts a byte that is not on disk; `commit()` then
- * renames onto the target and fsyncs the folder (as write-file-atomic does). Bytes are hashed as
- * queued, so `digest()` never reads the file again.
+ * The sidecar is created, or emptied when it is a regular file of this user with one link (never
+ * through a symlink). `sync()` drains the queue, then fdatasync, so a checkpoint taken after it never
+ * counts a byte not on disk; `commit()` renames onto the target and fsyncs the folder.
  * @throws {OutputError} (exit 7, naming the path) when a path is unusable or a write, sync or rename
  *   fails (a queued write's failure is thrown by the next call); {@link UsageError} (exit 2) on resume
  *   when the sidecar does not match the checkpoint

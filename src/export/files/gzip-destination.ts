@@ -1,8 +1,6 @@
 /**
- * Compressed output (docs/files.md, "Compressed output"): one gzip member per group of pages. A
- * gzip file decompresses to its members' contents one after the other (RFC 1952 §2.2), so every
- * checkpoint falls on the end of a member: `--resume` truncates the partial file there and goes on
- * with a new member.
+ * One gzip member per group of pages: a gzip file decompresses to its members one after the other
+ * (RFC 1952 §2.2), so every checkpoint falls on the end of a member, where `--resume` goes on.
  */
 import type { Destination, PageMark } from './destination.js';
 
@@ -12,12 +10,8 @@ export const COMPRESSIONS = ['gzip'] as const;
 export type Compression = (typeof COMPRESSIONS)[number];
 
 /**
- * Wraps `inner` so that it receives gzip members: the text of a group of pages is held until the
- * group is marked written, then compressed into one member, written to `inner`, and only then
- * marked on `inner` (so a checkpoint counts the compressed bytes up to the end of that member). An
- * export that wrote no member (an empty NDJSON or CSV export) still gets one empty member, so the
- * file is valid gzip. `abort()` drops text not yet compressed: no checkpoint counts it. Without
- * `compress`, `inner` itself (and no zlib loaded).
+ * A group's text is held until the group is marked written, then written to `inner` as one member and
+ * only then marked on it. An export that wrote no member still gets an empty one (valid gzip).
  * @throws what `inner` throws (OutputError, exit 7; BrokenPipeError on stdout)
  */
 export async function withCompression(inner: Destination, compress: Compression | undefined): Promise<Destination> {

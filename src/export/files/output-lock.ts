@@ -1,8 +1,4 @@
-/**
- * One writer per output (docs/security.md): an export to `--out F` holds the folder `F.lock` made by
- * `proper-lockfile` for its whole run. Inside it, `owner.json` names the holder for the message a
- * second export prints.
- */
+/** One writer per output: the folder `F.lock` (proper-lockfile), with `owner.json` naming the holder for a second export's message. */
 import * as nodeFs from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -12,10 +8,8 @@ import { join } from 'node:path';
 import { CollectionsError, OutputError } from '../../errors.js';
 import { createExclusive, fileError, nodeFileSystem } from '../../io/files.js';
 
-/** Who holds a lock, as `owner.json` records it. */
 export interface LockOwner {
   pid: number;
-  /** `os.hostname()` */
   host: string;
   /** ISO 8601 */
   since: string;
@@ -30,9 +24,7 @@ export const LOCK_UPDATE_MS = 2_000;
 export const LOCK_STALE_MS = 10_000;
 
 export interface OutputLock {
-  /** `F.lock` */
   readonly path: string;
-  /** The error of a lock found compromised (its folder removed or changed by another process, or not refreshed in time). */
   readonly lost: CollectionsError | undefined;
   /** @throws {CollectionsError} (exit 7, `E_LOCKED`) {@link OutputLock.lost}, once the lock was found compromised */
   check(): void;
@@ -183,12 +175,9 @@ async function acquire(
 }
 
 /**
- * Takes the lock of `target` at once (no waiting) and holds it until `release()`: proper-lockfile
- * refreshes the folder's mtime every {@link LOCK_UPDATE_MS} and checks before each refresh that it
- * is still the one it set; a lock whose folder was removed or changed, or not refreshed within
- * {@link LOCK_STALE_MS}, is lost and the export must stop writing. A lock of a dead process of this
- * host, or whose mtime stood still for {@link LOCK_STALE_MS}, is taken over. proper-lockfile's exit
- * hook also removes the lock when the process exits.
+ * Takes the lock of `target` at once (no waiting) until `release()`. A lock whose folder was removed
+ * or changed, or not refreshed within {@link LOCK_STALE_MS}, is lost and the export must stop
+ * writing; one of a dead process of this host, or stale, is taken over.
  * @throws {CollectionsError} (exit 7, `E_LOCKED`) `another export is writing F (pid N, since T)`
  * @throws {OutputError} (exit 7) when the lock folder cannot be made (EACCES, EROFS, ENOSPC…)
  */

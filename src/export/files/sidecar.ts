@@ -1,11 +1,9 @@
 /**
- * The file side of an export (docs/files.md, "Files, checkpoints and `--resume`"): a group of pages
- * is written to `F.part`, flushed, and only then recorded in `F.checkpoint.json`, so a crash at any
- * moment leaves a state `--resume` completes exactly.
+ * A group of pages is written to `F.part`, flushed, and only then recorded in `F.checkpoint.json`,
+ * so a crash at any moment leaves a state `--resume` completes exactly.
  */
 import { rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { UsageError } from '../../errors.js';
 import { formatCount } from '../../io/format.js';
 import { checkFolder, type FileSystem } from '../../io/files.js';
 import { createFileSink, exists } from './file-sink.js';
@@ -13,6 +11,7 @@ import {
   boundaryCheck,
   checkNextLink,
   CHECKPOINT_VERSION,
+  checkpointError,
   loadCheckpoint,
   removeCheckpoint,
   saveCheckpoint,
@@ -22,18 +21,13 @@ import {
 import type { Destination, PageMark } from './destination.js';
 import { lockOutput, type LockOutputOptions, type OutputLock } from './output-lock.js';
 
-export interface SidecarPaths {
-  sidecar: string;
-  checkpoint: string;
-}
-
-/** `F.part` and `F.checkpoint.json`: visible (not dot files), so a user listing the folder sees an unfinished export. */
-export function sidecarPaths(target: string): SidecarPaths {
+/** Visible (not dot files), so a user listing the folder sees an unfinished export. */
+export function sidecarPaths(target: string): { sidecar: string; checkpoint: string } {
   return { sidecar: `${target}.part`, checkpoint: `${target}.checkpoint.json` };
 }
 
 /** Paths absolute. */
-export interface SidecarOptions extends SidecarPaths {
+export interface SidecarOptions extends ReturnType<typeof sidecarPaths> {
   target: string;
   resume: boolean;
   /** Never together with `resume`. */
@@ -57,9 +51,8 @@ export interface Durability {
 }
 
 /**
- * The durability chain runs beside the fetching: it flushes the sidecar (`sync`: fdatasync), then
- * saves the latest checkpoint, so a checkpoint never counts a byte that is not on disk while fetching
- * never waits for a flush. Several pages may share one flush; only the latest is saved.
+ * Beside the fetching: flushes the sidecar, then saves the latest checkpoint, so a checkpoint never
+ * counts a byte not on disk while fetching never waits for a flush.
  */
 export function createDurability(sync: () => Promise<void>, save: (snapshot: Checkpoint) => Promise<void>): Durability {
   let latest: Checkpoint | undefined;
@@ -96,8 +89,7 @@ export function createDurability(sync: () => Promise<void>, save: (snapshot: Che
 export type CheckpointFound = { kind: 'none' } | { kind: 'resume'; checkpoint: Checkpoint } | { kind: 'discard' };
 
 /**
- * Reads and checks the checkpoint of `--resume`; without it, an existing checkpoint is an error,
- * unless `--restart` asks to remove it. Reads only: the dry run calls it too.
+ * Without `--resume`, an existing checkpoint is an error unless `--restart`. Reads only (the dry run's too).
  * @throws {UsageError} (exit 2, `E_CHECKPOINT`) for a checkpoint that cannot be trusted, or one left without `--resume` / `--restart`
  */
 export async function checkCheckpoint(
@@ -110,13 +102,9 @@ export async function checkCheckpoint(
     return { kind: 'resume', checkpoint };
   }
   if (!(await exists(options.checkpoint))) return { kind: 'none' };
-  if (!options.restart) {
-    throw new UsageError(`an interrupted export of ${options.target} has a checkpoint (${options.checkpoint})`, {
-      code: 'E_CHECKPOINT',
-      hint: 'use --resume to continue it, or --restart to start over',
-    });
-  }
-  return { kind: 'discard' };
+  if (options.restart) return { kind: 'discard' };
+  const hint = 'use --resume to continue it, or --restart to start over';
+  throw checkpointError(`an interrupted export of ${options.target} has a checkpoint (${options.checkpoint})`, hint);
 }
 
 async function readCheckpoint(options: SidecarOptions): Promise<Checkpoint | undefined> {
@@ -127,8 +115,8 @@ async function readCheckpoint(options: SidecarOptions): Promise<Checkpoint | und
 }
 
 /**
- * Takes the output lock before anything else looks at the files beside `target`: a second export or
- * `--resume` while the first runs is told `another export is writing F` whatever sidecars exist.
+ * Before anything looks at the files beside `target`: a second export is told `another export is
+ * writing F` whatever sidecars exist.
  * @throws {OutputError} (exit 7) when the folder is unusable; what `lockOutput` throws
  */
 export async function lockTarget(target: string, options: LockOutputOptions): Promise<OutputLock> {
@@ -156,9 +144,8 @@ async function lockAndOpen(options: SidecarOptions) {
 }
 
 /**
- * Opens the output of a file export, before any request. A refused `--resume` leaves the interrupted
- * export's files as they were; only a sidecar this run started afresh is removed again when it fails
- * before its first page (not once the lock was lost: the files may be another export's by then).
+ * A refused `--resume` leaves the interrupted export's files as they were; only a sidecar this run
+ * started afresh is removed when it fails before its first page (never once the lock was lost).
  * @throws {UsageError} (exit 2, `E_CHECKPOINT`) when the checkpoint cannot be resumed, or exists without `--resume` / `--restart`
  * @throws {CollectionsError} (exit 7, `E_LOCKED`) when another export holds the lock; {@link OutputError} (exit 7)
  */

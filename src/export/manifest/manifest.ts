@@ -1,4 +1,4 @@
-/** Manifests (docs/files.md, "Manifests and `verify`"): `F.manifest.json` per output, and the run manifest of many taxpayers. Never the API key nor the base URL's userinfo. */
+/** `F.manifest.json` per output, and the run manifest of many taxpayers; never the API key nor the base URL's userinfo. */
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, relative, resolve as resolvePath } from 'node:path';
 import type { Clock } from '../../time/clock.js';
@@ -10,6 +10,7 @@ import { nodeFileSystem, replaceFile, type FileSystem } from '../../io/files.js'
 import type { Destination, PageMark } from '../files/destination.js';
 import { COMPRESSIONS, type Compression } from '../files/gzip-destination.js';
 import { sidecarPaths } from '../files/sidecar.js';
+import { isCount } from '../files/checkpoint.js';
 
 /** The schema version of {@link Manifest}; `verify` refuses others. */
 export const MANIFEST_VERSION = 1;
@@ -101,18 +102,16 @@ export function planManifest(input: ManifestPlanInput): ManifestPlan | undefined
   const { sidecar, checkpoint } = sidecarPaths(target);
   if ([target, sidecar, checkpoint, `${target}.lock`].includes(path))
     throw new UsageError(`--manifest ${flag ?? path} would overwrite a file of the export itself`);
-  const endpoint = { key: input.endpoint.key, template: input.endpoint.path, path: input.path };
   const since = input.since ?? null;
-  const filters = { params: input.params.map(([k, v]): [string, string] => [k, v]), since };
   return {
     path,
     target,
     collect: input.collect === true,
     output: {
       baseUrl: publicBaseUrl(input.baseUrl),
-      endpoint,
+      endpoint: { key: input.endpoint.key, template: input.endpoint.path, path: input.path },
       ids: { ...input.ids },
-      filters,
+      filters: { params: input.params.map(([k, v]): [string, string] => [k, v]), since },
       watermark: { before: since, after: null },
       mode: input.cursor ? 'cursor' : 'offset',
       format: input.format,
@@ -122,7 +121,7 @@ export function planManifest(input: ManifestPlanInput): ManifestPlan | undefined
   };
 }
 
-/** Atomic (`replaceFile`): a crash leaves the old manifest or the new one. @throws {OutputError} (exit 7) naming the path */
+/** A crash leaves the old manifest or the new one. @throws {OutputError} (exit 7) naming the path */
 async function writeManifest(path: string, manifest: Manifest, fs: FileSystem = nodeFileSystem): Promise<void> {
   await replaceFile(fs, path, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o666, action: 'write the manifest', syncFolder: true });
 }
@@ -206,8 +205,6 @@ export function createManifestRecorder(plan: ManifestPlan, options: ManifestReco
   };
 }
 
-const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-
 function outputSchemaError(value: unknown, i: number): string | undefined {
   const o = value as Partial<Record<keyof ManifestOutput, unknown>> | null;
   if (typeof o !== 'object' || o === null) return `outputs[${i}] is not an object`;
@@ -237,25 +234,17 @@ export function parseManifest(text: string): Manifest | string {
   return wrong === undefined ? (value as Manifest) : `bad ${wrong}`;
 }
 
-/** Times in local epoch ms. */
-export interface RunManifestInfo {
-  version: string;
-  startedMs: number;
-  finishedMs: number;
+/** Undefined when it cannot be read or used. */
+export async function readManifest(path: string): Promise<Manifest | undefined> {
+  const text = await readFile(path, 'utf8').catch(() => undefined);
+  const manifest = text === undefined ? 'unreadable' : parseManifest(text);
+  return typeof manifest === 'string' ? undefined : manifest;
 }
 
 /** The entries of an earlier run manifest whose file is one of `targets` (absolute), carried over by a `--resume` that skips the taxpayers finished earlier. */
 export async function earlierOutputs(path: string, targets: readonly string[]): Promise<Map<string, ManifestOutput>> {
   const found = new Map<string, ManifestOutput>();
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch {
-    return found;
-  }
-  const manifest = parseManifest(text);
-  if (typeof manifest === 'string') return found;
-  for (const output of manifest.outputs) {
+  for (const output of (await readManifest(path))?.outputs ?? []) {
     const target = resolvePath(dirname(path), output.file);
     if (targets.includes(target)) found.set(target, output);
   }
@@ -263,7 +252,11 @@ export async function earlierOutputs(path: string, targets: readonly string[]): 
 }
 
 /** @throws {OutputError} (exit 7) naming the path when it cannot be written */
-export async function writeRunManifest(path: string, outputs: readonly ManifestOutput[], info: RunManifestInfo): Promise<void> {
+export async function writeRunManifest(
+  path: string,
+  outputs: readonly ManifestOutput[],
+  info: { version: string; startedMs: number; finishedMs: number },
+): Promise<void> {
   const manifest: Manifest = {
     manifestVersion: MANIFEST_VERSION,
     tool: 'collections',

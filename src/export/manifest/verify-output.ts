@@ -1,8 +1,4 @@
-/**
- * Checking an output against its manifest (docs/files.md, "Manifests and `verify`"): the file is
- * there, its size and SHA-256 are the manifest's, and it holds the manifest's number of items. One
- * mismatch per line, so a cron job's log says what is wrong.
- */
+/** An output against its manifest: one mismatch per line, so a cron job's log says what is wrong. */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -18,15 +14,11 @@ import type { ManifestOutput } from './manifest.js';
 export interface OutputCheck {
   /** Absolute */
   path: string;
-  /** One line per mismatch (`missing`, size, SHA-256, item count); empty when the file is whole. */
+  /** Empty when the file is whole. */
   mismatches: string[];
 }
 
-/**
- * The counter of a format (its definition's `countItems`), chunk by chunk in constant memory: it
- * counts, it does not validate, since the SHA-256 already proves every byte. Undefined for a format
- * whose output cannot be counted (`table`).
- */
+/** Counts, does not validate (the SHA-256 already proves every byte); undefined for `table`. */
 export function createItemCounter(format: OutputFormat): ItemCounter | undefined {
   return formatDefinition(format).countItems?.();
 }
@@ -48,10 +40,7 @@ async function countGzip(path: string, counter: ItemCounter): Promise<void> {
   });
 }
 
-/**
- * Checks one output of a manifest; never throws (an unreadable file is a mismatch).
- * @param folder the manifest's folder: `file` is relative to it
- */
+/** Never throws (an unreadable file is a mismatch). @param folder the manifest's folder: `file` is relative to it */
 export async function verifyOutput(output: ManifestOutput, folder: string): Promise<OutputCheck> {
   const path = resolvePath(folder, output.file);
   const mismatches: string[] = [];

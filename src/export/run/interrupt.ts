@@ -1,14 +1,8 @@
-/**
- * How an export stops short (docs/files.md, "Files, checkpoints and `--resume`"): signals, and the
- * "resume with: …" hint on failures that keep a checkpoint (exit 5, 6, 130 and 143).
- */
+/** How an export stops short: signals, and the "resume with: …" hint on failures that keep a checkpoint. */
 import type { Context, TerminationSignal } from '../../context.js';
 import { CollectionsError, ExitCode, InterruptedError, RateLimitError } from '../../errors.js';
 
-/**
- * How long after the first SIGINT / SIGTERM a repeat of the same signal counts as its echo rather
- * than a second press, ms. A person cannot press Ctrl-C twice this fast on purpose.
- */
+/** ms after the first signal in which a repeat is its echo: a person cannot press Ctrl-C twice this fast. */
 export const SIGNAL_ECHO_MS = 250;
 
 export interface Interrupt {
@@ -17,20 +11,11 @@ export interface Interrupt {
   readonly stopped: TerminationSignal | undefined;
   /** @throws {InterruptedError} (exit 130 / 143) once a signal was received */
   throwIfStopped(): void;
-  /**
-   * Stops the export now for a reason that is not a signal (the output lock was lost), so a request
-   * or a wait in flight ends at once, unless a signal or another failure came first.
-   */
+  /** Stops the export now for a reason that is not a signal (the output lock was lost), unless one came first. */
   fail(reason: Error): void;
-  /**
-   * What to throw for an error of the page loop: after a signal, an abort of the request in flight
-   * becomes a fresh {@link InterruptedError}; after {@link Interrupt.fail}, its reason.
-   */
+  /** After a signal, an abort of the request in flight becomes a fresh {@link InterruptedError}; after `fail`, its reason. */
   explain(err: unknown): unknown;
-  /**
-   * Unsubscribes, unless a signal was received: without the listener the echo (or a late second
-   * Ctrl-C) would kill the process by the signal before the message is out.
-   */
+  /** Unsubscribes, unless a signal was received: without the listener its echo would kill the process before the message is out. */
   release(): void;
 }
 
@@ -39,11 +24,9 @@ function isAbort(err: unknown): boolean {
 }
 
 /**
- * Subscribes to SIGINT / SIGTERM for one export: the first signal stops it after the current write,
- * keeping the checkpoint; a second one calls `onSecondSignal` and then `ctx.forceExit` (130 / 143),
- * safe because the checkpoint only ever describes bytes on disk. A repeat of the first signal within
- * {@link SIGNAL_ECHO_MS} is the echo of a library that re-raises the signal it saw
- * (`process.kill(process.pid, signal)`; signal-exit does when it is the sole listener), not a second press.
+ * The first signal stops the export after the current write; a second calls `onSecondSignal` and
+ * `ctx.forceExit` (130 / 143), safe since the checkpoint only describes bytes on disk. A repeat within
+ * {@link SIGNAL_ECHO_MS} is a library re-raising the signal it saw (signal-exit, as sole listener).
  */
 export function createInterrupt(
   ctx: Pick<Context, 'onSignal' | 'clock' | 'forceExit'>,
@@ -94,14 +77,11 @@ export interface ResumeHintOptions {
   device?: boolean;
   /** A checkpoint is kept: a page was written, or the run itself was a resume. */
   resumable: boolean;
-  /** The command line to repeat with `--resume`, without the key. */
+  /** Without the key. */
   resumeCommand: string;
 }
 
-/**
- * Adds the "resume with" hint to failures that keep a checkpoint (exit 5, 6, 130, 143) and words an
- * interruption; returns a new error of the same class and code, or `err` itself.
- */
+/** Adds the "resume with" hint to failures that keep a checkpoint (exit 5, 6, 130, 143); a new error of the same class and code. */
 export function addResumeHint(err: unknown, options: ResumeHintOptions): unknown {
   if (!(err instanceof CollectionsError)) return err;
   const { toFile, resumable, resumeCommand } = options;

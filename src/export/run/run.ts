@@ -1,4 +1,4 @@
-/** The export engine: pages → formatter → destination (docs/files.md, "Files, checkpoints and `--resume`"). */
+/** The export engine: pages → formatter → destination. */
 import type { Context } from '../../context.js';
 import type { Client, ClientEvent, RateLimitSnapshot } from '../../http/client.js';
 import { BrokenPipeError } from '../../output/stream-sink.js';
@@ -12,7 +12,7 @@ import { createCheckpointGroups, parseGroupMs, remaining, writePages, type Tally
 import type { ClientWiring, ExportHooks, ExportPlan, ExportServices } from './plan.js';
 import { checkOutput, type OutputForecast } from './services.js';
 
-/** What an export did: what the summary and the rate-limit cache need. */
+/** What the summary and the rate-limit cache need. */
 export interface ExportResult {
   stats: ProgressStats;
   /** True when stopped early because the reader of stdout went away (exit 0). */
@@ -60,11 +60,9 @@ export function clientWiring(progress: Progress, signal: AbortSignal, ...listene
 }
 
 /**
- * Runs an export to completion: opens the output before any request, then writes page after page,
- * checkpointed per group of pages, and publishes the output at the end.
- * @throws {CollectionsError} subclasses with their exit codes; {@link InterruptedError} on SIGINT /
- *   SIGTERM after the current write (checkpoint kept); errors after the first page keep the sidecar
- *   and checkpoint for `--resume` and carry the "resume with" hint.
+ * Opens the output before any request, writes page after page, checkpointed per group, and publishes.
+ * @throws {CollectionsError} subclasses; {@link InterruptedError} on SIGINT / SIGTERM after the current
+ *   write; errors after the first page keep the checkpoint and carry the "resume with" hint.
  */
 export async function runExport(plan: ExportPlan, ctx: Context, services: ExportServices, hooks: ExportHooks = {}): Promise<ExportResult> {
   const { stderr } = ctx.io;
@@ -146,8 +144,7 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
 }
 
 /**
- * What {@link runExport} checks before its first request, in its order, writing nothing (the dry
- * run's; docs/progress.md, "Dry run").
+ * What {@link runExport} checks before its first request, in its order, writing nothing (the dry run's).
  * @throws what {@link runExport} would throw before its first request, with the same exit code
  */
 export async function checkExport(plan: ExportPlan, ctx: Pick<Context, 'env'>): Promise<OutputForecast> {

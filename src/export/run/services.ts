@@ -1,9 +1,4 @@
-/**
- * The real services of an export's run (`ExportServices`), made from its plan; each is opened by
- * the run once it has what they report to (its abort signal, progress's notes). Tests hand in fakes.
- * The output is stdout, a device or FIFO, the sidecar beside `--out` with its lock and checkpoint,
- * compressed as planned, or a database table or Parquet file (loaded only then).
- */
+/** The real services of an export's run, made from its plan; each opened by the run once it has what they report to. */
 import { dirname } from 'node:path';
 import type { Context } from '../../context.js';
 import { createClient } from '../../http/client.js';
@@ -28,10 +23,7 @@ export function requestHeaders(http: Pick<HttpPlan, 'headers'>, ctx: Pick<Contex
   return mergeHeaders([['User-Agent', `collections/${ctx.version}`]], Object.entries(http.headers ?? {}));
 }
 
-/**
- * Opens clients with the plan's limits and the context's transport, clock and rate budget. Clients
- * of one Context with the same origin and key share their rate-limit windows (`ctx.rateBudget`).
- */
+/** Clients of one Context with the same origin and key share their rate-limit windows (`ctx.rateBudget`). */
 export function exportClientOpener(http: HttpPlan, ctx: Context): ExportServices['openClient'] {
   return (wiring) =>
     createClient({
@@ -159,9 +151,8 @@ export interface OutputForecast {
 }
 
 /**
- * The checks `open()` of {@link outputOpener} makes before the first request, in its order and
- * with its errors, writing nothing (the dry run's). A folder that does not exist yet holds nothing:
- * the run makes it first.
+ * The checks `open()` makes before the first request, in its order and with its errors, writing
+ * nothing (the dry run's). A folder that does not exist yet holds nothing: the run makes it first.
  * @throws what `open()` throws before it writes: {@link UsageError} (exit 2: a checkpoint left
  *   without `--resume`, one that does not match), exit 7 (a live lock, an unusable path)
  */

@@ -1,12 +1,11 @@
 /**
- * What an incremental export may replace (docs/nightly-sync.md, "Running twice"): replacing a
- * complete output that starts earlier would drop the items in between, for good once a `--state`
- * watermark has passed them.
+ * What an incremental export may replace: replacing a complete output that starts earlier would drop
+ * the items in between, for good once a `--state` watermark has passed them.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { UsageError } from '../../errors.js';
-import { parseManifest, type ManifestOutput } from '../manifest/manifest.js';
+import { readManifest, type ManifestOutput } from '../manifest/manifest.js';
 import { formatFilterTime, parseSince } from './since.js';
 
 /** An export about to replace its output (paths absolute). */
@@ -19,15 +18,7 @@ export interface ReplaceCheck {
 
 /** The entry of a readable manifest at `path` that describes `target` as it is now (`bytes` long). */
 async function entryFor(path: string, target: string, bytes: number): Promise<ManifestOutput | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const manifest = parseManifest(text);
-  if (typeof manifest === 'string') return undefined;
-  return manifest.outputs.find((o) => resolvePath(dirname(path), o.file) === target && o.bytes === bytes);
+  return (await readManifest(path))?.outputs.find((o) => resolvePath(dirname(path), o.file) === target && o.bytes === bytes);
 }
 
 /** Where an output starts by its manifest's `watermark.before`, epoch ms: null for a full export, undefined when unsaid. */
@@ -43,9 +34,8 @@ function startOf(entry: ManifestOutput): number | null | undefined {
 }
 
 /**
- * Refuses an incremental export that would replace an output starting earlier than it does, or
- * whose manifest (`check.manifest`, `F.manifest.json`) is missing; writes nothing. A missing
- * output, a FIFO or device, or a full export passes.
+ * Refuses an incremental export over an output that starts earlier, or whose manifest is missing;
+ * a missing output, a FIFO or device, or a full export passes.
  * @throws {UsageError} (exit 2) naming the output and both starts, with the way out
  */
 export async function checkReplace(check: ReplaceCheck): Promise<void> {

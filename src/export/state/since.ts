@@ -1,9 +1,5 @@
-/**
- * The time filter of incremental exports (docs/nightly-sync.md, "Nightly sync"), its value written
- * with an explicit UTC offset because the API does not document the time zone it reads.
- */
-import type { Endpoint } from '../../endpoints.js';
-import { isPathEndpoint } from '../../path-family.js';
+/** The time filter of incremental exports, written with an explicit UTC offset: the API does not document the zone it reads. */
+import { isPathEndpoint, type Endpoint } from '../../endpoints.js';
 import { UsageError } from '../../errors.js';
 
 /** `YYYY-MM-DD`, optionally `THH:MM`, `:SS`, `.fraction` and a zone (`Z`, `±HH:MM`, `±HHMM`). */
@@ -24,14 +20,8 @@ export function parseSince(value: string, flag = '--since'): number {
     });
   };
   if (!m) return refuse();
-  const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? '0')) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const n = (i: number): number => Number(m[i] ?? '0');
+  const [year, month, day, hour, minute, second] = [n(1), n(2), n(3), n(4), n(5), n(6)];
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return refuse();
   const local = Date.UTC(year, month - 1, day, hour, minute, second);
   if (new Date(local).getUTCDate() !== day) return refuse();
@@ -52,8 +42,7 @@ export function formatFilterTime(ms: number): string {
 }
 
 /**
- * The query parameter `--since` sets on an endpoint: `updatedAt[after]` or `createdAt[after]`
- * (inclusive, the API documentation, filters).
+ * `updatedAt[after]` or `createdAt[after]` (inclusive, the API documentation, filters).
  * @throws {UsageError} (exit 2) on an endpoint without a documented date filter (line items,
  *   payments), or a path of `get` whose field is unknown (`--since-field` names it)
  */

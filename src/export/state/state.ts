@@ -1,7 +1,4 @@
-/**
- * The state file of incremental exports (docs/nightly-sync.md, "Nightly sync"): read before anything
- * is sent, replaced atomically only once an export completed.
- */
+/** The state file of incremental exports: read before anything is sent, replaced only once an export completed. */
 import { constants as fsConstants, closeSync, openSync, readFileSync } from 'node:fs';
 import { ID_SPECS, type Endpoint, type Ids } from '../../endpoints.js';
 import { OutputError, UsageError } from '../../errors.js';
@@ -119,9 +116,8 @@ async function withStateLock<T>(path: string, update: () => Promise<T>): Promise
 }
 
 /**
- * Sets the watermark of `key` atomically (mode 0600), re-reading the file under its lock so the
- * exports of many taxpayers, or two processes, never lose each other's entries.
- * @param nowMs local epoch ms
+ * Re-reads the file under its lock, so the exports of many taxpayers, or two processes, never lose
+ * each other's entries. @param nowMs local epoch ms
  * @throws {UsageError} (exit 2) when the current file is corrupt; {@link OutputError} (exit 7) naming the path
  */
 export function saveWatermark(path: string, key: string, since: string, nowMs: number, fs: FileSystem = nodeFileSystem): Promise<void> {

@@ -1,9 +1,6 @@
 /**
- * The watermark of an incremental export (docs/nightly-sync.md, "Nightly sync"): the server's time
- * of the run's first response, less one second because `Date` has a resolution of one second
- * (RFC 9110 §5.6.7). It is carried in the checkpoint while the export runs (a `--resume` keeps the
- * original) and written to the state file only once the output is complete and in place; a
- * database destination keeps it in its own transactions.
+ * The server's time of the run's first response, less one second (`Date` has a resolution of one
+ * second, RFC 9110 §5.6.7); carried in the checkpoint, stored only once the output is in place.
  */
 import type { PageStep } from '../../pagination/paginate.js';
 import type { Destination } from '../files/destination.js';
@@ -44,7 +41,6 @@ export interface WatermarkTracker {
 export function createWatermarkTracker(options: WatermarkOptions): WatermarkTracker {
   const { state, inDestination } = options;
   const active = state !== undefined || inDestination !== undefined;
-  /** The earliest server `Date` seen, epoch ms. */
   let earliest: number | undefined;
   /** A resumed checkpoint fixed the watermark: nothing observed changes it. */
   let fixed = false;

@@ -1,15 +1,13 @@
 /**
- * CSV (RFC 4180) in csv-stringify's bytes: a header of dot paths, CRLF, a field quoted when it holds
- * a quote, comma, CR or LF (a lone CR or LF too, so parsers that split on either agree). Columns
- * come from `--fields`, else from the first page with items; keys first seen later are named once
- * through `warn`. Zero items: nothing, or the header alone with `--fields`.
+ * CSV (RFC 4180) in csv-stringify's bytes. Columns come from `--fields`, else from the first page
+ * with items; keys first seen later are named once through `warn`. Zero items: nothing, or the header
+ * alone with `--fields`.
  */
 import { createRequire } from 'node:module';
-import type { FormatDefinition, Formatter, FormatterOptions, FormatterState, ItemCounter } from '../formatter.js';
+import { stateMismatch, type FormatDefinition, type Formatter, type FormatterOptions, type FormatterState, type ItemCounter } from '../formatter.js';
 import { splitPath } from '../fields.js';
 import { addPaths, compileAccessor, createPathTree, findNewPaths, toCell, treeColumns, treeFromPaths, warnedPaths } from '../flatten.js';
 import type { PathTree } from '../flatten.js';
-import { UsageError } from '../../errors.js';
 
 /**
  * First characters that make a spreadsheet read a cell as a formula (OWASP "CSV Injection"), plus
@@ -112,9 +110,8 @@ function createCsvFormatter(options: FormatterOptions = {}, resume?: FormatterSt
   let columns: string[][] | null = null;
   let tree: PathTree | null = null;
   if (resume !== undefined) {
-    if (resume.format !== 'csv' || !(resume.columns === null || isPathList(resume.columns)) || !isPathList(resume.warned)) {
-      throw new UsageError('checkpoint does not match the output format (expected a csv state)', { code: 'E_CHECKPOINT' });
-    }
+    if (resume.format !== 'csv' || !(resume.columns === null || isPathList(resume.columns)) || !isPathList(resume.warned))
+      throw stateMismatch('a csv');
     columns = resume.columns;
     if (columns !== null && fixed === null) tree = treeFromPaths(columns, resume.warned);
   }

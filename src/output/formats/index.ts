@@ -1,8 +1,4 @@
-/**
- * The registry of output formats, one line a format; its own module so that a test can register
- * one. The names alone are in format-names.ts, which config/ reads without loading the formatters;
- * the type of {@link FORMATS} keeps the two in step, so a name without a definition does not compile.
- */
+/** The registry, its own module so a test can register a format; its type keeps it in step with `OUTPUT_FORMATS`. */
 import type { FormatDefinition } from '../formatter.js';
 import type { OUTPUT_FORMATS } from '../../format-names.js';
 import { csv } from './csv.js';

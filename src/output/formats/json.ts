@@ -2,10 +2,9 @@
  * JSON: one array, streamed: `[`, each item on its own line after `\n` (the first) or `,\n`, then
  * `\n]\n`; zero items give `[]\n`. Only whether an item was written matters to resume.
  */
-import type { FormatDefinition, Formatter, FormatterOptions, FormatterState, ItemCounter } from '../formatter.js';
+import { stateMismatch, type FormatDefinition, type Formatter, type FormatterOptions, type FormatterState, type ItemCounter } from '../formatter.js';
 import { compileProjection } from '../fields.js';
 import { joinBytes, joinProjected } from './ndjson.js';
-import { UsageError } from '../../errors.js';
 
 export interface JsonState extends FormatterState {
   format: 'json';
@@ -16,9 +15,8 @@ export interface JsonState extends FormatterState {
 function createJsonFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {
   let written = 0;
   if (resume !== undefined) {
-    if (resume.format !== 'json' || typeof resume.items !== 'number' || !Number.isSafeInteger(resume.items) || resume.items < 0) {
-      throw new UsageError('checkpoint does not match the output format (expected a json state)', { code: 'E_CHECKPOINT' });
-    }
+    if (resume.format !== 'json' || typeof resume.items !== 'number' || !Number.isSafeInteger(resume.items) || resume.items < 0)
+      throw stateMismatch('a json');
     written = resume.items;
   }
   const project = options.fields !== undefined && options.fields.length > 0 ? compileProjection(options.fields) : undefined;

@@ -1,11 +1,7 @@
-/**
- * NDJSON (https://github.com/ndjson/ndjson-spec): one item a line, `\n` after each.
- * Zero items give empty output. Stateless, so a resumed export continues byte-identically.
- */
-import type { FormatDefinition, Formatter, FormatterOptions, FormatterState, ItemCounter } from '../formatter.js';
+/** NDJSON (https://github.com/ndjson/ndjson-spec); stateless, so a resumed export continues byte-identically. */
+import { stateMismatch, type FormatDefinition, type Formatter, type FormatterOptions, type FormatterState, type ItemCounter } from '../formatter.js';
 import { compileProjection } from '../fields.js';
 import { writeJson } from '../../json/json-value.js';
-import { UsageError } from '../../errors.js';
 
 export interface NdjsonState extends FormatterState {
   format: 'ndjson';
@@ -18,11 +14,7 @@ export function joinProjected(values: readonly unknown[], sep: string, project: 
   return texts.join(sep);
 }
 
-/**
- * `prefix`, the byte texts `items` separated by `sep`, and `suffix` in one Buffer, each copied once
- * by a `latin1` write: several times cheaper than joining the texts and encoding the join (the hot
- * path of JSON and NDJSON).
- */
+/** In one Buffer, each text copied once by a `latin1` write: several times cheaper than encoding a join (the hot path). */
 export function joinBytes(items: readonly string[], prefix: string, sep: string, suffix: string): Buffer {
   let size = prefix.length + suffix.length + Math.max(0, items.length - 1) * sep.length;
   for (const item of items) size += item.length;
@@ -38,9 +30,7 @@ export function joinBytes(items: readonly string[], prefix: string, sep: string,
 
 /** @throws {UsageError} when `resume` is not an NDJSON state */
 function createNdjsonFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {
-  if (resume !== undefined && resume.format !== 'ndjson') {
-    throw new UsageError('checkpoint does not match the output format (expected an ndjson state)', { code: 'E_CHECKPOINT' });
-  }
+  if (resume !== undefined && resume.format !== 'ndjson') throw stateMismatch('an ndjson');
   const project = options.fields !== undefined && options.fields.length > 0 ? compileProjection(options.fields) : undefined;
   return {
     begin: () => '',

@@ -1,12 +1,10 @@
 /**
- * `table`, for people: the first page with items fixes the columns and their widths, later rows
- * are cut to them. Columns: `--fields`, else the endpoint's `tableFields`, else the top-level
- * scalar keys of that page. Every cell and heading is made inert: data cannot move the cursor.
+ * The first page with items fixes the columns (`--fields`, else the endpoint's `tableFields`, else
+ * its top-level scalar keys) and widths. Every cell and heading is made inert.
  */
-import type { FormatDefinition, Formatter, FormatterOptions, FormatterState } from '../formatter.js';
+import { stateMismatch, type FormatDefinition, type Formatter, type FormatterOptions, type FormatterState } from '../formatter.js';
 import { splitPath } from '../fields.js';
 import { compileAccessor, isPlainObject, toCell } from '../flatten.js';
-import { UsageError } from '../../errors.js';
 import { JsonNumber } from '../../json/json-value.js';
 import { inertText } from '../../io/terminal-text.js';
 import { drawLines, drawTable, layoutOf, loadTableSupport, type TableLayout } from '../table-draw.js';
@@ -15,15 +13,16 @@ const TABLE_MAX_ROWS = 1000;
 /** Terminal width assumed when none is known, in columns. */
 const TABLE_DEFAULT_WIDTH = 120;
 
-export interface TableState extends FormatterState {
-  format: 'table';
+interface TableProgress {
   columns: string[][] | null;
   /** Once the first rows were written. */
-  layout: { widths: number[]; numeric: boolean[] } | null;
+  layout: TableLayout | null;
   rows: number;
   /** Items seen past the row cap. */
   hidden: number;
 }
+
+export type TableState = FormatterState & TableProgress & { format: 'table' };
 
 /** Top-level keys holding a scalar (or null) in some item, first-seen order. */
 function scalarKeys(items: readonly unknown[]): string[][] {
@@ -43,13 +42,6 @@ function scalarKeys(items: readonly unknown[]): string[][] {
   return keys.map((k) => [k]);
 }
 
-interface TableProgress {
-  columns: string[][] | null;
-  layout: TableLayout | null;
-  rows: number;
-  hidden: number;
-}
-
 function isLayout(value: unknown): value is TableLayout {
   const v = value as Partial<TableLayout> | null;
   return (
@@ -67,7 +59,7 @@ function isLayout(value: unknown): value is TableLayout {
 function progressOf(resume: FormatterState, columns: string[][] | null): TableProgress {
   const { rows, hidden, layout } = resume;
   if (resume.format !== 'table' || !Number.isSafeInteger(rows) || !Number.isSafeInteger(hidden) || !(layout === null || isLayout(layout))) {
-    throw new UsageError('checkpoint does not match the output format (expected a table state)', { code: 'E_CHECKPOINT' });
+    throw stateMismatch('a table');
   }
   return { columns: (resume.columns as string[][] | null) ?? columns, layout, rows: rows as number, hidden: hidden as number };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { missingFieldWarnings } from '../../../src/output/missing-fields.js';
+import { missingFieldWarnings } from '../../../src/output/writer.js';
 
 const items = [
   { id: 'a', total: 1, issuer: { rfc: 'X' }, taxes: [{ amount: 2 }], reference: null },

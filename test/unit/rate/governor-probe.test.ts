@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRateLimitGovernor } from '../../../src/rate/governor.js';
-import { PROBE_PRECISION_MS } from '../../../src/rate/quota-window.js';
+import { createRateLimitGovernor, PROBE_PRECISION_MS } from '../../../src/rate/governor.js';
 import { createServerClock } from '../../../src/rate/server-clock.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
 

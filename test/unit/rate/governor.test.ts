@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRateLimitGovernor, type GovernorWait } from '../../../src/rate/governor.js';
-import type { ResponseObservation } from '../../../src/rate/quota-window.js';
+import { createRateLimitGovernor, type GovernorWait, type ResponseObservation } from '../../../src/rate/governor.js';
 import { createServerClock } from '../../../src/rate/server-clock.js';
 import type { RateLimitHeaders } from '../../../src/rate/headers.js';
 import { RateLimitError } from '../../../src/errors.js';

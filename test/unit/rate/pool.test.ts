@@ -6,8 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRateBudget, type SharedQuota } from '../../../src/rate/budget.js';
 import { createClientBudget } from '../../../src/rate/index.js';
-import type { GovernorWait } from '../../../src/rate/governor.js';
-import type { ResponseObservation } from '../../../src/rate/quota-window.js';
+import type { GovernorWait, ResponseObservation } from '../../../src/rate/governor.js';
 import { createGovernorPool, keyHashOf, poolFor, routeOf } from '../../../src/rate/pool.js';
 import { createVirtualClock } from '../../../src/time/clock.js';
 

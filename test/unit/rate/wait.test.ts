@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { RateLimitHeaders } from '../../../src/rate/headers.js';
 import { MAX_TIMER_MS } from '../../../src/time/clock.js';
-import { clampTimerMs, decideWait, describeTooLong, floorWaitMs, planWait, waitMs } from '../../../src/rate/wait.js';
+import { clampTimerMs, decideWait, describeTooLong, floorWaitMs, planWait } from '../../../src/rate/wait.js';
 
 const T = Date.UTC(2024, 3, 16, 18, 0, 0);
 const MIN = 60_000;
@@ -264,8 +264,8 @@ describe('planWait', () => {
     }
   });
 
-  it('waitMs is the simple 429 wait', () => {
-    expect(waitMs({ date: T, resetAt: T + 6 * MIN }, T + 5 * MIN)).toBe(6 * MIN);
-    expect(waitMs({}, T)).toBe(1000);
+  it("a first 429's plain wait", () => {
+    expect(planWait({ headers: { date: T, resetAt: T + 6 * MIN }, receivedAt: T + 5 * MIN, kind: '429', attempt: 1 }).ms).toBe(6 * MIN);
+    expect(planWait({ headers: {}, receivedAt: T, kind: '429', attempt: 1 }).ms).toBe(1000);
   });
 });

@@ -1,13 +1,13 @@
 /**
  * Summaries count only the rate-limit waits that were taken (docs/rate-limits.md, "Rate limits, retries and
  * safety"): a wait announced to progress and then cut by an abort is taken out of its counts again
- * (rate/wait-ledger.ts, export/run/services.ts). Sandbox world, virtual clock.
+ * (createWaitLedger, exportServices). Sandbox world, virtual clock.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exportClientOpener } from '../../../../src/export/run/services.js';
 import { clientWiring } from '../../../../src/export/run/run.js';
 import { createProgress } from '../../../../src/io/progress.js';
-import { createWaitLedger, type WaitCut } from '../../../../src/rate/wait-ledger.js';
+import { createWaitLedger, type WaitCut } from '../../../../src/rate/index.js';
 import type { ClientEvent } from '../../../../src/http/client.js';
 import { createVirtualClock } from '../../../../src/time/clock.js';
 import { BASE, START, createWorld, tempDir, worldContext, type TempDir } from '../../../helpers/world.js';
