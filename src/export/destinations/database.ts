@@ -186,20 +186,23 @@ function createCommitChain(commit: (chunks: Buffer[], mark: GroupMark) => Promis
   };
   // Read through a function: `start()` may have taken the batch already.
   const waitingBytes = (): number => waiting?.bytes ?? 0;
+  const rethrow = (): void => {
+    if (failed) throw failure;
+  };
   const settle = async (): Promise<void> => {
     while (running !== undefined) await running;
-    if (failed) throw failure;
+    rethrow();
   };
   return {
     async add(chunks, mark) {
-      if (failed) throw failure;
+      rethrow();
       const bytes = chunks.reduce((n, c) => n + c.length, 0);
       if (waiting === undefined) waiting = { chunks, bytes, mark };
       else waiting = { chunks: [...waiting.chunks, ...chunks], bytes: waiting.bytes + bytes, mark };
       start();
       // The chain takes the waiting groups as soon as `current` ends (it awaited first).
       while (waitingBytes() >= MAX_WAITING_BYTES && running !== undefined) await current.catch(() => undefined);
-      if (failed) throw failure;
+      rethrow();
     },
     settle,
   };
