@@ -141,7 +141,7 @@ export async function openDatabase(plan: DatabasePlan, options: DatabaseOpenOpti
   }
 }
 
-/** Bytes of groups waiting while one commits, past which the page loop waits for the commit: memory stays bounded. */
+/** Bytes of groups waiting while one commits, past which the page loop waits for that commit to end: memory stays bounded. */
 const MAX_WAITING_BYTES = 16 * 1024 * 1024;
 
 /** The commits of a run, one at a time; see {@link createCommitChain}. */
@@ -156,11 +156,13 @@ interface CommitChain {
  * One commit at a time, beside the fetching; groups that end while one commits wait and are
  * committed together with the latest mark, so a database slower than the API gets fewer, larger
  * transactions (as the file durability chain shares one flush among pages), never a checkpoint
- * ahead of its rows.
+ * ahead of its rows. When too much waits, the fetching pauses only until the commit under way
+ * ends and takes the waiting groups, so the next pages are fetched while those commit.
  */
 function createCommitChain(commit: (chunks: Buffer[], mark: GroupMark) => Promise<void>): CommitChain {
   let waiting: { chunks: Buffer[]; bytes: number; mark: GroupMark } | undefined;
   let running: Promise<void> | undefined;
+  let current: Promise<void> = Promise.resolve();
   let failure: unknown;
   let failed = false;
   const start = (): void => {
@@ -170,7 +172,8 @@ function createCommitChain(commit: (chunks: Buffer[], mark: GroupMark) => Promis
         while (waiting !== undefined) {
           const next = waiting;
           waiting = undefined;
-          await commit(next.chunks, next.mark);
+          current = commit(next.chunks, next.mark);
+          await current;
         }
       } catch (err) {
         failed = true;
@@ -183,18 +186,23 @@ function createCommitChain(commit: (chunks: Buffer[], mark: GroupMark) => Promis
   };
   // Read through a function: `start()` may have taken the batch already.
   const waitingBytes = (): number => waiting?.bytes ?? 0;
+  const rethrow = (): void => {
+    if (failed) throw failure;
+  };
   const settle = async (): Promise<void> => {
     while (running !== undefined) await running;
-    if (failed) throw failure;
+    rethrow();
   };
   return {
     async add(chunks, mark) {
-      if (failed) throw failure;
+      rethrow();
       const bytes = chunks.reduce((n, c) => n + c.length, 0);
       if (waiting === undefined) waiting = { chunks, bytes, mark };
       else waiting = { chunks: [...waiting.chunks, ...chunks], bytes: waiting.bytes + bytes, mark };
       start();
-      if (waitingBytes() >= MAX_WAITING_BYTES) await settle();
+      // The chain takes the waiting groups as soon as `current` ends (it awaited first).
+      while (waitingBytes() >= MAX_WAITING_BYTES && running !== undefined) await current.catch(() => undefined);
+      rethrow();
     },
     settle,
   };
