@@ -18,15 +18,46 @@ export interface SharedInstance {
   chain: Promise<unknown>;
 }
 
+/** The file's catalog in its instance; every connection of {@link connect} uses it. */
+const CATALOG = 'collections_file';
+
 const instances = new Map<string, SharedInstance>();
 
 /**
- * A checkpoint (the write of committed rows and the index from the WAL into the file) once the WAL
- * holds 256 MB rather than DuckDB's 16 MB: an export commits a group a second or so, and a
- * checkpoint per few groups rewrote the whole primary-key index each time (most of the run's time
- * in the bench). Per instance, not stored in the file; a crash replays the WAL.
+ * Memory of an export, bounded whatever the table's size. DuckDB holds committed rows in memory
+ * until a checkpoint writes them into the file, and a checkpoint rewrites the row group it appends
+ * to: with DuckDB's 122,880-row groups, a checkpoint of an invoices table took 230 MiB more and its
+ * cost grew with each one (the bench in docs/databases.md). Row groups of {@link ROW_GROUP_SIZE}
+ * rows keep each checkpoint small, so one can run every 64 MB of WAL; past `memory_limit` DuckDB
+ * evicts written blocks and spills the rest to `<file>.tmp` (DuckDB's own default folder for a
+ * file, which it empties on close). Per instance, not stored in the file; a crash replays the WAL.
  */
-const INSTANCE_OPTIONS: Record<string, string> = { checkpoint_threshold: '256MB' };
+const INSTANCE_OPTIONS: Record<string, string> = { checkpoint_threshold: '64MB', memory_limit: '256MB' };
+const ROW_GROUP_SIZE = 16_384;
+
+/** The instance of `path`: an in-memory one with the file attached as {@link CATALOG} (a row group size is an option of ATTACH). */
+async function create(duckdb: typeof import('@duckdb/node-api'), path: string): Promise<DuckDBInstance> {
+  const instance = await duckdb.DuckDBInstance.create(':memory:', { ...INSTANCE_OPTIONS, temp_directory: `${path}.tmp` });
+  try {
+    const connection = await instance.connect();
+    try {
+      await connection.run(`ATTACH '${path.replace(/'/g, "''")}' AS ${CATALOG} (ROW_GROUP_SIZE ${ROW_GROUP_SIZE})`);
+    } finally {
+      connection.closeSync();
+    }
+    return instance;
+  } catch (err) {
+    instance.closeSync();
+    throw err;
+  }
+}
+
+/** A connection on the shared instance, on the file's catalog. */
+export async function connect(shared: SharedInstance): Promise<DuckDBConnection> {
+  const connection = await (await shared.instance).connect();
+  await connection.run(`USE ${CATALOG}`);
+  return connection;
+}
 
 /** Opens (or joins) the instance of `path`. @throws {CollectionsError} (exit 7, `E_LOCKED`) when another process holds the file */
 export async function instanceOf(path: string, shown: string): Promise<SharedInstance> {
@@ -34,9 +65,7 @@ export async function instanceOf(path: string, shown: string): Promise<SharedIns
   if (shared === undefined) {
     // In the map before the first await: two sessions starting at once must share one instance
     // (two instances of one file in one process corrupt it; DuckDB's file lock is per process).
-    const instance = loadDriver<typeof import('@duckdb/node-api')>('@duckdb/node-api', shown).then((duckdb) =>
-      duckdb.DuckDBInstance.create(path, INSTANCE_OPTIONS),
-    );
+    const instance = loadDriver<typeof import('@duckdb/node-api')>('@duckdb/node-api', shown).then((duckdb) => create(duckdb, path));
     shared = { instance, users: 0, chain: Promise.resolve() };
     instances.set(path, shared);
     instance.catch(() => instances.delete(path));

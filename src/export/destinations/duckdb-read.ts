@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { OutputError } from '../../errors.js';
 import type { DuckDbAddress } from './address.js';
 import { databaseError } from './database.js';
-import { existing, instanceOf, leave, rows } from './duckdb-instance.js';
+import { connect, existing, instanceOf, leave, rows } from './duckdb-instance.js';
 import { RUNS_TABLE, tableNames } from './schema.js';
 import type { StoreTarget, TableReader } from './store.js';
 import { tableText } from './table-name.js';
@@ -22,7 +22,7 @@ export async function readDuckDbWatermarks(target: Pick<StoreTarget, 'address' |
   if (!existsSync(path)) return new Map();
   const shared = await instanceOf(path, shown);
   try {
-    const connection = await (await shared.instance).connect();
+    const connection = await connect(shared);
     try {
       if ((await existing(connection, target.table, RUNS_TABLE)) === undefined) return new Map();
       const found = await rows(
@@ -47,7 +47,7 @@ export async function openDuckDbReader(address: DuckDbAddress): Promise<TableRea
   const { path, shown } = address;
   if (!existsSync(path)) throw new OutputError(`the DuckDB file ${shown} does not exist`);
   const shared = await instanceOf(path, shown);
-  const connection = await (await shared.instance).connect();
+  const connection = await connect(shared);
   return {
     rows: (sql, params = []) => rows(connection, sql, params),
     exists: async (name) => {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CollectionsError } from '../../errors.js';
 import { databaseError } from './database.js';
-import { existing, inTransaction, instanceOf, leave, rows, serial, type SharedInstance } from './duckdb-instance.js';
+import { connect, existing, inTransaction, instanceOf, leave, rows, serial, type SharedInstance } from './duckdb-instance.js';
 import { RUNS_TABLE, SEEN_TABLE, checkShapes, createStatements, tableNames, type TableNames } from './schema.js';
 import {
   parseCheckpoint,
@@ -45,7 +45,7 @@ function pointer(key: readonly string[]): string {
 async function connectTo(path: string, shown: string): Promise<{ shared: SharedInstance; connection: DuckDBConnection }> {
   const shared = await instanceOf(path, shown);
   try {
-    const connection = await serial(shared, async () => (await shared.instance).connect());
+    const connection = await serial(shared, () => connect(shared));
     await serial(shared, () => connection.run("SET TimeZone = 'UTC'"));
     return { shared, connection };
   } catch (err) {
