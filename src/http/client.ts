@@ -68,16 +68,10 @@ export interface ResponseInfo {
   rateLimit?: RateLimitSnapshot;
 }
 
-export interface ResponseHead {
-  url: URL;
-  status: number;
-  headers: Headers;
-  requestId?: string;
-  /** local epoch ms */
-  receivedAt: number;
+export type ResponseHead = Pick<ClientResponse<unknown>, 'url' | 'status' | 'headers' | 'requestId' | 'receivedAt'> & {
   /** The text holds the bytes, one code unit each (asked with {@link GetOptions.bytes}). */
   byteText?: true;
-}
+};
 
 /** Throw {@link UnreadableBodyError} to have the attempt retried; any other error ends the request. */
 export type BodyParser<T> = (text: string, response: ResponseHead) => T;
