@@ -5,6 +5,7 @@
  */
 import type { FetchLike } from '../context.js';
 import { ApiUnavailableError, HttpError, RateLimitError, type HttpErrorDetails } from '../errors.js';
+import { isObject } from '../json/object.js';
 import type { Clock } from '../time/clock.js';
 import { DEFAULT_MAX_BODY_BYTES, readBoundedByteText, readBoundedText } from './body.js';
 import type { ClientEvent, ClientEventSink } from './events.js';
@@ -14,7 +15,6 @@ import { assertSameOrigin, resolveSameOrigin } from './origin.js';
 import { scrubberOf } from './redact.js';
 import { createRequestHeaders } from './request-headers.js';
 import { attemptFailure, DEFAULT_RETRIES, RetryableFailure, waitBeforeRetry, type OriginContact, type RetryPolicy } from './retry.js';
-import { parseServerMessage } from './server-message.js';
 
 export type { ClientEvent } from './events.js';
 export type { RateLimitSnapshot } from '../rate/index.js';
@@ -68,16 +68,10 @@ export interface ResponseInfo {
   rateLimit?: RateLimitSnapshot;
 }
 
-export interface ResponseHead {
-  url: URL;
-  status: number;
-  headers: Headers;
-  requestId?: string;
-  /** local epoch ms */
-  receivedAt: number;
+export type ResponseHead = Pick<ClientResponse<unknown>, 'url' | 'status' | 'headers' | 'requestId' | 'receivedAt'> & {
   /** The text holds the bytes, one code unit each (asked with {@link GetOptions.bytes}). */
   byteText?: true;
-}
+};
 
 /** Throw {@link UnreadableBodyError} to have the attempt retried; any other error ends the request. */
 export type BodyParser<T> = (text: string, response: ResponseHead) => T;
@@ -468,4 +462,64 @@ async function finish(s: Session, h: Hop, send: SendOptions): Promise<HttpExchan
     serverMessage,
     rateLimit: snapshotOf(h.rl, h.receivedAt, s.budget.serverClock),
   };
+}
+
+/** characters: one stderr line, not a page of HTML. */
+const MAX_MESSAGE_CHARS = 300;
+
+function oneLine(text: string): string | undefined {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length === 0) return undefined;
+  return flat.length > MAX_MESSAGE_CHARS ? `${flat.slice(0, MAX_MESSAGE_CHARS - 1)}…` : flat;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim().length > 0 ? value : undefined;
+}
+
+function violationsText(value: unknown): string | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  const parts: string[] = [];
+  for (const v of value) {
+    if (!isObject(v)) continue;
+    const message = str(v.message) ?? str(v.title);
+    if (message === undefined) continue;
+    const path = str(v.propertyPath);
+    parts.push(path !== undefined ? `${path}: ${message}` : message);
+  }
+  return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
+/**
+ * The server's own message in an error body, one line. API Platform answers errors in several
+ * shapes, so several keys are tried: `ConstraintViolation`'s `violations[]` (422), `message`, a
+ * Hydra error's `description`, RFC 9457 problem details' `detail` or `title`; `text/plain` as it
+ * is. HTML and anything unparseable give undefined. Never throws.
+ */
+export function parseServerMessage(contentType: string | null | undefined, bodyText: string): string | undefined {
+  const type = (contentType ?? '').toLowerCase();
+  const trimmed = bodyText.trim();
+  if (trimmed.length === 0) return undefined;
+  if (type.includes('html') || trimmed.startsWith('<')) return undefined;
+  if (type.includes('json') || trimmed.startsWith('{')) {
+    let body: unknown;
+    try {
+      body = JSON.parse(trimmed);
+    } catch {
+      return undefined;
+    }
+    if (!isObject(body)) return typeof body === 'string' ? oneLine(body) : undefined;
+    const found =
+      violationsText(body.violations) ??
+      str(body.message) ??
+      str(body['hydra:description']) ??
+      str(body.description) ??
+      str(body.detail) ??
+      str(body['hydra:title']) ??
+      str(body.title) ??
+      (isObject(body.error) ? str(body.error.message) : str(body.error));
+    return found === undefined ? undefined : oneLine(found);
+  }
+  if (type.startsWith('text/plain') || type === '') return oneLine(trimmed);
+  return undefined;
 }

@@ -14,7 +14,7 @@ import type { ExportPlan } from '../export/run/plan.js';
 import type { ExportResult } from '../export/run/run.js';
 import { exportContext } from './context.js';
 import { createStopper, pageEvent, type CollectionEvent, type Stopper } from './events.js';
-import { flagsOf, paramPairs, settingsOf, type ConnectionOptions, type PagingOptions } from './options.js';
+import { defined, flagsOf, paramPairs, settingsOf, type ConnectionOptions, type PagingOptions } from './options.js';
 import { targetOfPath } from './target.js';
 import { tableText } from '../export/destinations/table-name.js';
 
@@ -119,7 +119,7 @@ function outputFlags(options: ExportCollectionOptions): ExportFlags {
     prune: options.prune,
   };
   if (options.log !== undefined) Object.assign(flags, { quiet: false, verbose: options.verbose === true, logFormat: options.logFormat ?? 'text' });
-  return Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
+  return defined(flags);
 }
 
 /** The summary of a run. */

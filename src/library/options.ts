@@ -145,7 +145,7 @@ function idFlags(ids: Ids): ExportFlags {
 }
 
 /** Copies the options that are set (an `undefined` option is a flag not given). */
-function defined(values: Record<string, unknown>): Record<string, unknown> {
+export function defined(values: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
 }
 
@@ -156,24 +156,17 @@ function defined(values: Record<string, unknown>): Record<string, unknown> {
  * @throws {UsageError} for a number out of its flag's range or bad `params`
  */
 export function flagsOf(options: ConnectionOptions & PagingOptions, ids: Ids, extra: ExportFlags = {}): ExportFlags {
-  for (const name of Object.keys(NUMBER_RULES)) checkNumber(name, (options as unknown as Record<string, unknown>)[name]);
+  const numbers: Record<string, unknown> = {};
+  for (const [name, rule] of Object.entries(NUMBER_RULES)) {
+    const value = (options as unknown as Record<string, unknown>)[name];
+    checkNumber(name, value);
+    numbers[rule.attribute] = value;
+  }
   const since = options.since instanceof Date ? options.since.toISOString() : options.since;
   const param = paramPairs(options.params);
   return {
     ...idFlags(ids),
-    ...defined({
-      cursor: options.cursor,
-      total: options.total,
-      itemsPerPage: options.itemsPerPage,
-      page: options.page,
-      maxItems: options.maxItems,
-      concurrency: options.concurrency,
-      since,
-      retries: options.retries,
-      timeout: options.timeoutMs,
-      maxWait: options.maxWaitMs,
-      maxBodySize: options.maxBodyBytes,
-    }),
+    ...defined({ cursor: options.cursor, total: options.total, since, ...numbers }),
     ...(param.length > 0 ? { param } : {}),
     quiet: true,
     progress: false,

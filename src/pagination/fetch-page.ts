@@ -2,7 +2,7 @@
  * One page fetched and parsed inside the client's retry loop: HTML, invalid JSON or a 200 that is
  * not a collection is retried like a 5xx, so a page is only ever returned whole.
  */
-import type { Client, ResponseHead, ResponseInfo } from '../http/client.js';
+import type { Client, GetOptions, ResponseHead, ResponseInfo } from '../http/client.js';
 import { UnreadableBodyError } from '../http/client.js';
 import { parseHttpDate } from '../rate/index.js';
 import { HostileResponseError } from '../errors.js';
@@ -18,13 +18,7 @@ export interface FetchedPage extends ResponseInfo {
   date?: number;
 }
 
-export interface PageRequestOptions {
-  headers?: Record<string, string>;
-  /** Aborts this request (and its waits) only. */
-  signal?: AbortSignal;
-  /** Requests still to come to this endpoint after this one, when known (offset pages). */
-  demand?: number;
-}
+export type PageRequestOptions = Pick<GetOptions<unknown>, 'headers' | 'signal' | 'demand'>;
 
 /**
  * The client's body parser. A body the scan refuses gets {@link parsePageText}'s verdict (were

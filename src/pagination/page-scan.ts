@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { JsonNumber } from '../json/json-value.js';
 import { byteTextOf, textOfBytes, type Members } from '../json/members.js';
-import { parsePage, type HydraView } from './hydra.js';
+import { parsePage, type HydraPage } from './hydra.js';
 import { COLON, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './json-scan.js';
 import { beginValue, compactText, createScan, FORBIDDEN_CONTROL, scanValue, skipString, skipWhitespace, type Scan } from './json-scan.js';
 
@@ -24,11 +24,7 @@ interface MemberArray {
 const NO_MEMBERS: MemberArray = { start: 0, end: 0, texts: [], bounds: [], oddSpans: [] };
 
 /** One collection page as read: its items and the envelope's Hydra terms (see `HydraPage`). */
-export interface CollectionPage {
-  members: Members;
-  totalItems?: number;
-  view?: HydraView;
-}
+export type CollectionPage = Omit<HydraPage, 'members'> & { members: Members };
 
 /** The member array whose `[` is at `i`; undefined when it is not valid JSON. */
 function scanMembers(s: Scan, i: number): MemberArray | undefined {

@@ -1,10 +1,10 @@
 /**
- * The read-ahead of offset pages (pagination/read-ahead.ts) is bounded by page text as well as by
+ * The read-ahead of offset pages (`ReadAhead`) is bounded by page text as well as by
  * pages: with large pages it keeps fewer requests ahead than `concurrency`, never fewer than one.
  */
 import { describe, expect, it } from 'vitest';
 import type { FetchedPage } from '../../../src/pagination/fetch-page.js';
-import { ReadAhead } from '../../../src/pagination/read-ahead.js';
+import { ReadAhead } from '../../../src/pagination/offset.js';
 
 const MiB = 1024 * 1024;
 
