@@ -9,6 +9,7 @@
 //
 // Results are printed and appended to test/bench/results.md as a dated section.
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { tmpdir, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -82,8 +83,22 @@ const record = (scenario, contender, runs, items, note = '') => {
     console.error(`${scenario} | ${contender}: ${(runs[0].ms / 1000).toFixed(2)} s, ${Math.round(runs[0].rssKiB / 1024)} MiB`);
 };
 
+/**
+ * Before each timed run: PostgreSQL's CHECKPOINT and the kernel's `sync`, so no contender pays for
+ * the writes the one before it left behind (a bulk load leaves hundreds of MB of dirty buffers and
+ * WAL, which the next run otherwise flushes on its time).
+ */
+async function settle() {
+  const c = new pg.Client({ connectionString: pgUrl('postgres') });
+  await c.connect();
+  await c.query('CHECKPOINT');
+  await c.end();
+  execFileSync('sync');
+}
+
 /** One export of `sb`'s invoices by the CLI to `out`. */
 async function exportTo(sb, out, extra = []) {
+  await settle();
   const r = await runProcess(
     process.execPath,
     [BIN, 'invoices', '--taxpayer', sb.rfc, '--base-url', sb.url, '--api-key', KEY, '--out', out, '-q', ...extra],
@@ -93,6 +108,7 @@ async function exportTo(sb, out, extra = []) {
   return r;
 }
 const bulk = async (kind, target, ndjson) => {
+  await settle();
   const r = await runProcess(process.execPath, [join(HERE, 'bulk-load.js'), kind, target, ndjson], { node: true });
   if (r.code !== 0) throw new Error(`bulk load ${kind} failed: ${r.stderr}`);
   return r;
