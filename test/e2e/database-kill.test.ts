@@ -1,12 +1,14 @@
 /**
  * Database destinations as separate processes (the built bin): `kill -9` at a random moment, then
  * `--resume`, leaves the table equal to an uninterrupted run's, with only the uncommitted group
- * fetched again (a property over kill points, seeded: FC_SEED replays another seed); a DuckDB file
+ * fetched again (a property over kill points, seeded: FC_SEED replays another seed); PostgreSQL's
+ * staging tables, killed or failing with groups loaded but not upserted; a DuckDB file
  * held by another process is exit 7; the password file is read as libpq reads it.
  */
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import fc from 'fast-check';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuild, runCli, runCommand } from '../helpers/cli.js';
 import { duckdbDatabase, postgresDatabase, type TestDatabase } from '../helpers/databases.js';
@@ -104,6 +106,98 @@ describe.each(['postgres', 'duckdb'] as const)('kill -9 of an export into %s, th
       { numRuns: RUNS, seed: SEED },
     );
   }, 240_000);
+});
+
+/** The mirror table's columns (export/destinations/schema.ts), for a table a test makes itself. */
+const MIRROR_COLUMNS =
+  'id text PRIMARY KEY, item jsonb NOT NULL, taxpayer text, source text NOT NULL, updated_at timestamptz, synced_at timestamptz NOT NULL';
+
+describe('the staging tables of an export into PostgreSQL', () => {
+  /** The rows in each staging table of database `name`, by table. */
+  const staged = async (name: string): Promise<number[]> => {
+    const tables = await server.query<{ t: string }>(
+      name,
+      "SELECT relname AS t FROM pg_class WHERE relkind = 'r' AND relname ~ '^collections_stage_[0-9a-f]{16}_[01]$' ORDER BY 1",
+    );
+    const counts: number[] = [];
+    for (const { t } of tables) counts.push((await server.query<{ n: number }>(name, `SELECT count(*)::int AS n FROM ${t}`))[0]!.n);
+    return counts;
+  };
+
+  /**
+   * Runs an export into `table` while a session of the test holds a SHARE lock on it, so the
+   * writer's upsert waits while the loader stages the next group; `then` runs once both staging
+   * tables hold a group, the lock still held.
+   */
+  async function withUpsertsHeld(name: string, table: string, then: (kill: () => void) => Promise<void>, extra: string[] = []) {
+    const blocker = new pg.Client({ connectionString: server.url(name) });
+    await blocker.connect();
+    try {
+      await blocker.query(`BEGIN; LOCK TABLE ${table} IN SHARE MODE`);
+      let kill: (() => void) | undefined;
+      const running = runCli([...args(server.url(name), table), ...extra], {
+        cwd: dir.path,
+        env: env(),
+        onSpawn: (child) => (kill = () => child.kill('SIGKILL')),
+      });
+      const until = Date.now() + 60_000;
+      while ((await staged(name)).filter((n) => n > 0).length < 2) {
+        if (Date.now() > until) throw new Error('the two staging tables were never both loaded');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await then(() => kill?.());
+      await blocker.query('ROLLBACK');
+      return await running;
+    } finally {
+      await blocker.end();
+    }
+  }
+
+  it("a kill -9 between a group's COPY into staging and its upsert commits none of it; the next run drops the leftovers", async () => {
+    const db = await postgresDatabase(server);
+    const name = new URL(db.out).pathname.slice(1);
+    const out = db.out;
+    expect((await spawnRun(args(out, 'clean'))).code).toBe(0);
+    await server.query(name, `CREATE TABLE staged (${MIRROR_COLUMNS})`);
+    const killed = await withUpsertsHeld(name, 'staged', (kill) => Promise.resolve(kill()));
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    expect(await server.query(name, 'SELECT count(*)::int AS n FROM staged')).toEqual([{ n: 0 }]);
+    const [log] = await server.query<{ status: string; pages: string }>(
+      name,
+      "SELECT status, pages::text FROM collections_runs WHERE table_name = 'staged'",
+    );
+    expect(log).toEqual({ status: 'running', pages: '0' });
+    expect((await staged(name)).every((n) => n > 0)).toBe(true);
+    const resumed = await spawnRun([...args(out, 'staged'), '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await items(db, 'staged')).toEqual(await items(db, 'clean'));
+    expect(await staged(name)).toEqual([]);
+  }, 120_000);
+
+  it('a group whose upsert fails keeps the group staged after it from committing (exit 7, nothing written)', async () => {
+    const name = await server.createDatabase();
+    const first = await runCli(
+      ['invoices', '--taxpayer', world.taxpayer, '--cursor', '--max-items', '1', '--out', 'first.ndjson', '--base-url', world.base, '-q'],
+      {
+        cwd: dir.path,
+        env: env(),
+      },
+    );
+    expect(first.code, first.stderr).toBe(0);
+    const id = (JSON.parse(readFileSync(`${dir.path}/first.ndjson`, 'utf8')) as { id: string }).id;
+    // Refuses one item of the first page only: the first group fails, the second would not.
+    await server.query(name, `CREATE TABLE refusing (${MIRROR_COLUMNS}, CHECK (id <> '${id.replace(/'/g, "''")}'))`);
+    const r = await withUpsertsHeld(name, 'refusing', () => Promise.resolve());
+    expect(r.code, r.stderr).toBe(7);
+    expect(r.stderr).toMatch(/could not commit a group of pages.*check constraint/);
+    expect(await server.query(name, 'SELECT count(*)::int AS n FROM refusing')).toEqual([{ n: 0 }]);
+    const [log] = await server.query<{ status: string; pages: string }>(
+      name,
+      "SELECT status, pages::text FROM collections_runs WHERE table_name = 'refusing'",
+    );
+    expect(log).toEqual({ status: 'failed', pages: '0' });
+    expect(await staged(name)).toEqual([]);
+  }, 120_000);
 });
 
 describe('locks and passwords of other processes', () => {

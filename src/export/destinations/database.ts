@@ -144,7 +144,7 @@ export async function openDatabase(plan: DatabasePlan, options: DatabaseOpenOpti
 /** Bytes of groups waiting while one commits, past which the page loop waits for that commit to end: memory stays bounded. */
 const MAX_WAITING_BYTES = 16 * 1024 * 1024;
 
-/** The commits of a run, one at a time; see {@link createCommitChain}. */
+/** The commits of a run; see {@link createCommitChain}. */
 interface CommitChain {
   /** Queues a group; waits only when too much is waiting. @throws the failure of an earlier commit */
   add(chunks: Buffer[], mark: GroupMark): Promise<void>;
@@ -153,45 +153,42 @@ interface CommitChain {
 }
 
 /**
- * One commit at a time, beside the fetching; groups that end while one commits wait and are
- * committed together with the latest mark, so a database slower than the API gets fewer, larger
- * transactions (as the file durability chain shares one flush among pages), never a checkpoint
- * ahead of its rows. When too much waits, the fetching pauses only until the commit under way
- * ends and takes the waiting groups, so the next pages are fetched while those commit.
+ * Up to `atOnce` commits under way beside the fetching (the store orders them); groups that end
+ * while none can start wait and are committed together with the latest mark, so a database slower
+ * than the API gets fewer, larger transactions (as the file durability chain shares one flush
+ * among pages), never a checkpoint ahead of its rows. When too much waits, the fetching pauses
+ * only until the oldest commit under way ends and the waiting groups start, so the next pages are
+ * fetched while those commit.
  */
-function createCommitChain(commit: (chunks: Buffer[], mark: GroupMark) => Promise<void>): CommitChain {
+function createCommitChain(commit: (chunks: Buffer[], mark: GroupMark) => Promise<void>, atOnce: number): CommitChain {
   let waiting: { chunks: Buffer[]; bytes: number; mark: GroupMark } | undefined;
-  let running: Promise<void> | undefined;
-  let current: Promise<void> = Promise.resolve();
+  const underWay: Array<Promise<void>> = [];
   let failure: unknown;
   let failed = false;
-  const start = (): void => {
-    if (running !== undefined) return;
-    running = (async () => {
-      try {
-        while (waiting !== undefined) {
-          const next = waiting;
+  const pump = (): void => {
+    while (!failed && waiting !== undefined && underWay.length < atOnce) {
+      const next = waiting;
+      waiting = undefined;
+      const done = commit(next.chunks, next.mark);
+      underWay.push(done);
+      done.then(
+        () => {
+          underWay.splice(underWay.indexOf(done), 1);
+          pump();
+        },
+        (err: unknown) => {
+          underWay.splice(underWay.indexOf(done), 1);
+          if (!failed) failure = err;
+          failed = true;
           waiting = undefined;
-          current = commit(next.chunks, next.mark);
-          await current;
-        }
-      } catch (err) {
-        failed = true;
-        failure = err;
-        waiting = undefined;
-      } finally {
-        running = undefined;
-      }
-    })();
+        },
+      );
+    }
   };
-  // Read through a function: `start()` may have taken the batch already.
+  // Read through a function: `pump()` may have taken the batch already.
   const waitingBytes = (): number => waiting?.bytes ?? 0;
   const rethrow = (): void => {
     if (failed) throw failure;
-  };
-  const settle = async (): Promise<void> => {
-    while (running !== undefined) await running;
-    rethrow();
   };
   return {
     async add(chunks, mark) {
@@ -199,12 +196,15 @@ function createCommitChain(commit: (chunks: Buffer[], mark: GroupMark) => Promis
       const bytes = chunks.reduce((n, c) => n + c.length, 0);
       if (waiting === undefined) waiting = { chunks, bytes, mark };
       else waiting = { chunks: [...waiting.chunks, ...chunks], bytes: waiting.bytes + bytes, mark };
-      start();
-      // The chain takes the waiting groups as soon as `current` ends (it awaited first).
-      while (waitingBytes() >= MAX_WAITING_BYTES && running !== undefined) await current.catch(() => undefined);
+      pump();
+      // The chain takes the waiting groups as soon as the oldest commit ends (its handler runs first).
+      while (waitingBytes() >= MAX_WAITING_BYTES && underWay.length > 0) await underWay[0]!.catch(() => undefined);
       rethrow();
     },
-    settle,
+    async settle() {
+      while (underWay.length > 0) await Promise.allSettled([...underWay]);
+      rethrow();
+    },
   };
 }
 
@@ -223,7 +223,7 @@ function databaseDestination(
     const counts = await store.commitGroup(runId, group, mark, plan.prune);
     rows.inserted += counts.inserted;
     rows.updated += counts.updated;
-  });
+  }, store.commitsAtOnce ?? 1);
   let watermark: string | undefined;
   let finished = false;
   const groupMark = (mark: PageMark): GroupMark => ({

@@ -1,10 +1,12 @@
 /**
  * The PostgreSQL store of a database destination (export/destinations/store.ts), on `pg` and
  * `pg-copy-streams`, both loaded only here and only when asked for. A group's items reach the
- * server by `COPY` into a temporary staging table (the bulk path), and one `INSERT … ON CONFLICT
- * (id) DO UPDATE … WHERE the row differs` upserts them, so an unchanged item leaves its row, its
- * `xmin`, triggers and logical replication alone. The lock of a table and source is a
- * session-level advisory lock: a killed run frees it when its connection drops.
+ * server by `COPY` into a staging table (the bulk path), and one `INSERT … ON CONFLICT (id) DO
+ * UPDATE … WHERE the row differs` upserts them, so an unchanged item leaves its row, its `xmin`,
+ * triggers and logical replication alone. Two sessions share the work (docs/databases.md, "Upserts,
+ * exactly once"): a loader copies the next group into one of two unlogged staging tables while the
+ * writer upserts the group before it from the other. The lock of a table and source is the
+ * writer's session-level advisory lock: a killed run frees it when its connection drops.
  */
 import { createHash } from 'node:crypto';
 import type { Client } from 'pg';
@@ -23,13 +25,10 @@ import {
   type StoredRun,
   type TableStore,
 } from './store.js';
-import { tableText } from './table-name.js';
+import { besideTable, tableText } from './table-name.js';
 
 /** Serialises the DDL of all sessions (`CREATE TABLE IF NOT EXISTS` races otherwise): an arbitrary constant. */
 const DDL_LOCK = '7262372620363226741';
-
-/** The staging table of a session's groups (`ON COMMIT DELETE ROWS`: empty outside a transaction). */
-const STAGE = 'pg_temp.collections_stage';
 
 /**
  * A group's transaction does not wait for its WAL to reach the disk: a server crash can lose the
@@ -60,34 +59,40 @@ function lockKey(oid: string, source: string): bigint {
 export async function openPostgresStore(target: StoreTarget, options: PostgresStoreOptions): Promise<TableStore> {
   if (target.address.kind !== 'postgres') throw new Error('not a PostgreSQL address');
   const client = await connect(target.address, options);
+  const loader = await connect(target.address, options).catch(async (err: unknown) => {
+    await client.end().catch(() => undefined);
+    throw err;
+  });
   const { from: copyFrom } = await loadDriver<typeof import('pg-copy-streams')>('pg-copy-streams', target.address.shown);
   const names = tableNames(target.table);
   const fail = (what: string) => (err: unknown) => {
     throw databaseError(`PostgreSQL ${what} (${tableText(target.table)} in ${target.address.shown})`, err);
   };
-  const inTransaction = async <T>(work: () => Promise<T>, begin = 'BEGIN'): Promise<T> => {
-    await client.query(begin);
-    try {
-      const result = await work();
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    }
-  };
-  const copy = (ndjson: readonly Buffer[]): Promise<void> =>
+  const copy = (stage: string, ndjson: readonly Buffer[]): Promise<void> =>
     new Promise((resolve, reject) => {
       // CSV with delimiter and quote characters that compact JSON never holds (it has no byte below 0x20), so no line needs escaping.
-      const stream = client.query(copyFrom(`COPY ${STAGE} (item) FROM STDIN WITH (FORMAT csv, DELIMITER E'\\x1f', QUOTE E'\\x1e')`));
+      const sql = `COPY ${stage} (item) FROM STDIN WITH (FORMAT csv, DELIMITER E'\\x1f', QUOTE E'\\x1e', FREEZE)`;
+      const stream = loader.query(copyFrom(sql));
       stream.on('error', reject);
       stream.on('finish', resolve);
       for (const chunk of ndjson) stream.write(chunk);
       stream.end();
     });
+  // Set by lock(): the two staging tables of this table and source, used in turn.
+  let stages: readonly [string, string] | undefined;
+  const pipeline = stagePipeline(
+    (stage, ndjson) => inTransaction(loader, () => copy(stage, ndjson), `BEGIN; TRUNCATE ${stage}`),
+    (stage, runId, mark, seen) => inTransaction(client, () => applyGroup(client, target, names, { stage, runId, mark, seen }), BEGIN_GROUP),
+  );
   return {
+    commitsAtOnce: 2,
     prepare: () => prepare(client, target, names).catch(fail('could not prepare the tables')),
-    lock: () => lock(client, target, names).catch(fail('could not take the lock')),
+    lock: async () => {
+      const key = await lock(client, target, names).catch(fail('could not take the lock'));
+      const held = stageNames(target, key);
+      await createStages(client, loader, held).catch(fail('could not create the staging tables'));
+      stages = held;
+    },
     latestRun: () => latestRun(client, target, names).catch(fail('could not read the run log')),
     startRun: (mode, checkpoint, resumed) => {
       const start = resumed
@@ -100,20 +105,8 @@ export async function openPostgresStore(target: StoreTarget, options: PostgresSt
       return start.then((r) => (r.rows[0] as { id: string }).id, fail('could not start the run'));
     },
     commitGroup: (runId, ndjson, mark, seen) =>
-      inTransaction(async () => {
-        await copy(ndjson);
-        const counts = await upsert(client, target, names, mark);
-        if (seen) {
-          const params = target.key === undefined ? [runId] : [runId, target.key];
-          await client.query(
-            `INSERT INTO ${names.seen} (run_id, id) SELECT DISTINCT $1::bigint, ${keySql(target.key, 2)} FROM ${STAGE} ON CONFLICT DO NOTHING`,
-            params,
-          );
-        }
-        await recordGroup(client, names, runId, mark, counts);
-        return counts;
-      }, BEGIN_GROUP).catch(fail('could not commit a group of pages; the last committed checkpoint is kept')),
-    finishRun: (runId, final) => inTransaction(() => finishRun(client, target, names, runId, final)).catch(fail('could not finish the run')),
+      pipeline(stages!, runId, ndjson, mark, seen).catch(fail('could not commit a group of pages; the last committed checkpoint is kept')),
+    finishRun: (runId, final) => inTransaction(client, () => finishRun(client, target, names, runId, final)).catch(fail('could not finish the run')),
     endRun: async (runId, status, stats) => {
       await client
         .query(`UPDATE ${names.runs} SET status = $2, ended_at = now(), ${addStats} WHERE run_id = $1 AND status = 'running'`, [
@@ -123,8 +116,85 @@ export async function openPostgresStore(target: StoreTarget, options: PostgresSt
         ])
         .catch(() => undefined);
     },
-    close: () => client.end().catch(() => undefined),
+    close: async () => {
+      await loader.end().catch(() => undefined);
+      if (stages !== undefined) await client.query(`DROP TABLE IF EXISTS ${stages.join(', ')}`).catch(() => undefined);
+      await client.end().catch(() => undefined);
+    },
   };
+}
+
+/** Runs `work` in a transaction of `client` opened by `begin`; rolls back when it fails. */
+async function inTransaction<T>(client: Client, work: () => Promise<T>, begin = 'BEGIN'): Promise<T> {
+  await client.query(begin);
+  try {
+    const result = await work();
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+/** What the writer's transaction of a group needs. */
+interface GroupWork {
+  readonly stage: string;
+  readonly runId: string;
+  readonly mark: GroupMark;
+  readonly seen: boolean;
+}
+
+/**
+ * Group n's `load` (into staging table n mod 2) runs beside group n-1's `apply`; `apply`s run one
+ * after another, and one whose predecessor failed fails without running, so no checkpoint ever
+ * passes a group whose rows were not committed. A staging table is loaded again only once the
+ * `apply` that read it has ended.
+ */
+function stagePipeline(
+  load: (stage: string, ndjson: readonly Buffer[]) => Promise<void>,
+  apply: (stage: string, runId: string, mark: GroupMark, seen: boolean) => Promise<RowCounts>,
+): (stages: readonly [string, string], runId: string, ndjson: readonly Buffer[], mark: GroupMark, seen: boolean) => Promise<RowCounts> {
+  let turn = 0;
+  let loading: Promise<unknown> = Promise.resolve();
+  let applying: Promise<unknown> = Promise.resolve();
+  const free: Array<Promise<unknown>> = [Promise.resolve(), Promise.resolve()];
+  return (stages, runId, ndjson, mark, seen) => {
+    const i = turn;
+    turn = 1 - turn;
+    const staged = Promise.allSettled([loading, free[i]]).then(() => load(stages[i]!, ndjson));
+    const before = applying;
+    const done = Promise.allSettled([before, staged]).then(([earlier, own]) => {
+      if (earlier.status === 'rejected') throw earlier.reason;
+      if (own.status === 'rejected') throw own.reason;
+      return apply(stages[i]!, runId, mark, seen);
+    });
+    loading = staged;
+    applying = done;
+    free[i] = done.catch(() => undefined);
+    return done;
+  };
+}
+
+/** The two staging tables of a lock holder, beside the table: one per lock key, so no other run uses them. */
+function stageNames(target: StoreTarget, key: bigint): readonly [string, string] {
+  const hex = BigInt.asUintN(64, key).toString(16).padStart(16, '0');
+  return [besideTable(target.table, `collections_stage_${hex}_0`), besideTable(target.table, `collections_stage_${hex}_1`)];
+}
+
+/**
+ * Creates the staging tables afresh, dropping those a killed run left. Unlogged (their rows are
+ * never the truth: only the writer's transaction is), and never vacuumed (autovacuum would hold
+ * the lock each `TRUNCATE` needs). The loader's commits then need not wait for the disk.
+ */
+async function createStages(client: Client, loader: Client, stages: readonly [string, string]): Promise<void> {
+  await client.query(`DROP TABLE IF EXISTS ${stages.join(', ')}`);
+  for (const stage of stages) {
+    await client.query(
+      `CREATE UNLOGGED TABLE ${stage} (n bigserial, item jsonb) WITH (autovacuum_enabled = false, toast.autovacuum_enabled = false)`,
+    );
+  }
+  await loader.query('SET synchronous_commit = off');
 }
 
 /** Checks the tables that exist and creates those missing, in one transaction under the DDL lock: a table of another shape leaves everything as it was. */
@@ -143,15 +213,14 @@ async function prepare(client: Client, target: StoreTarget, names: TableNames): 
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   }
-  await client.query(`CREATE TEMP TABLE IF NOT EXISTS collections_stage (n bigserial, item jsonb) ON COMMIT DELETE ROWS`);
 }
 
-/** Takes the session's advisory lock of the table and source. @throws {CollectionsError} (exit 7, `E_LOCKED`) naming the holder */
-async function lock(client: Client, target: StoreTarget, names: TableNames): Promise<void> {
+/** Takes the session's advisory lock of the table and source; its key. @throws {CollectionsError} (exit 7, `E_LOCKED`) naming the holder */
+async function lock(client: Client, target: StoreTarget, names: TableNames): Promise<bigint> {
   const oid = (await client.query<{ oid: string }>('SELECT to_regclass($1)::oid::text AS oid', [names.mirror])).rows[0]!.oid;
   const key = lockKey(oid, target.source);
   const taken = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [key.toString()]);
-  if (taken.rows[0]!.locked) return;
+  if (taken.rows[0]!.locked) return key;
   const unsigned = BigInt.asUintN(64, key);
   const holder = await client.query<{ pid: number }>(
     "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1::oid AND objid = $2::oid AND objsubid = 1 LIMIT 1",
@@ -184,12 +253,26 @@ async function latestRun(client: Client, target: StoreTarget, names: TableNames)
   };
 }
 
+/** The writer's work of a group, in its transaction: the upsert, the keys seen (`--prune`), the checkpoint. */
+async function applyGroup(client: Client, target: StoreTarget, names: TableNames, work: GroupWork): Promise<RowCounts> {
+  const counts = await upsert(client, target, names, work.stage, work.mark);
+  if (work.seen) {
+    const params = target.key === undefined ? [work.runId] : [work.runId, target.key];
+    await client.query(
+      `INSERT INTO ${names.seen} (run_id, id) SELECT DISTINCT $1::bigint, ${keySql(target.key, 2)} FROM ${work.stage} ON CONFLICT DO NOTHING`,
+      params,
+    );
+  }
+  await recordGroup(client, names, work.runId, work.mark, counts);
+  return counts;
+}
+
 /** Upserts the staged items; counts the rows inserted and changed (an unchanged item is neither). */
-async function upsert(client: Client, target: StoreTarget, names: TableNames, mark: GroupMark): Promise<RowCounts> {
+async function upsert(client: Client, target: StoreTarget, names: TableNames, stage: string, mark: GroupMark): Promise<RowCounts> {
   const params: unknown[] = [target.taxpayer ?? null, target.source, mark.serverTime ?? null];
   if (target.key !== undefined) params.push(target.key);
   const result = await client.query<{ inserted: string; updated: string }>(
-    `WITH src AS (SELECT DISTINCT ON (k) k, item FROM (SELECT ${keySql(target.key, 4)} AS k, item, n FROM ${STAGE}) s ORDER BY k, n DESC), ` +
+    `WITH src AS (SELECT DISTINCT ON (k) k, item FROM (SELECT ${keySql(target.key, 4)} AS k, item, n FROM ${stage}) s ORDER BY k, n DESC), ` +
       `up AS (INSERT INTO ${names.mirror} AS t (id, item, taxpayer, source, updated_at, synced_at) ` +
       `SELECT k, item, $1::text, $2::text, ${UPDATED_AT}, coalesce($3::timestamptz, now()) FROM src ` +
       'ON CONFLICT (id) DO UPDATE SET item = excluded.item, taxpayer = excluded.taxpayer, source = excluded.source, ' +

@@ -81,6 +81,11 @@ export interface FinalRun {
 /** One session on a database for one {@link StoreTarget}. */
 export interface TableStore {
   /**
+   * How many {@link commitGroup} calls may be under way at once (1 when undefined). A store that
+   * takes more commits them in call order, and fails a call without committing once an earlier one failed.
+   */
+  readonly commitsAtOnce?: number;
+  /**
    * Creates the table, the run log and the seen-ids table when missing, and checks the shape of
    * those that exist. @throws {UsageError} (exit 2) for a table of another shape, naming it
    */
