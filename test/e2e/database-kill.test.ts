@@ -159,7 +159,10 @@ describe('the staging tables of an export into PostgreSQL', () => {
     const out = db.out;
     expect((await spawnRun(args(out, 'clean'))).code).toBe(0);
     await server.query(name, `CREATE TABLE staged (${MIRROR_COLUMNS})`);
-    const killed = await withUpsertsHeld(name, 'staged', (kill) => Promise.resolve(kill()));
+    const killed = await withUpsertsHeld(name, 'staged', (kill) => {
+      kill();
+      return Promise.resolve();
+    });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
     expect(await server.query(name, 'SELECT count(*)::int AS n FROM staged')).toEqual([{ n: 0 }]);
     const [log] = await server.query<{ status: string; pages: string }>(

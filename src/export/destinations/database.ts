@@ -171,13 +171,14 @@ function createCommitChain(commit: (chunks: Buffer[], mark: GroupMark) => Promis
       waiting = undefined;
       const done = commit(next.chunks, next.mark);
       underWay.push(done);
+      const ended = (): void => void underWay.splice(underWay.indexOf(done), 1);
       done.then(
         () => {
-          underWay.splice(underWay.indexOf(done), 1);
+          ended();
           pump();
         },
         (err: unknown) => {
-          underWay.splice(underWay.indexOf(done), 1);
+          ended();
           if (!failed) failure = err;
           failed = true;
           waiting = undefined;

@@ -10,10 +10,11 @@ import type { PageMark } from '../../../../src/export/files/destination.js';
 
 const MiB = 1024 * 1024;
 
-/** A store whose commits end when the test says so. */
-function heldStore(): { store: TableStore; commits: Array<{ bytes: number; mark: GroupMark; end: () => void }> } {
+/** A store whose commits end when the test says so; `atOnce`: its {@link TableStore.commitsAtOnce}. */
+function heldStore(atOnce?: number): { store: TableStore; commits: Array<{ bytes: number; mark: GroupMark; end: () => void }> } {
   const commits: Array<{ bytes: number; mark: GroupMark; end: () => void }> = [];
   const store: TableStore = {
+    ...(atOnce === undefined ? {} : { commitsAtOnce: atOnce }),
     prepare: () => Promise.resolve(),
     lock: () => Promise.resolve(),
     latestRun: () => Promise.resolve(undefined),
@@ -50,19 +51,23 @@ const mark = (pages: number): PageMark => ({
 });
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A destination on `store`. */
+const open = (store: TableStore) =>
+  openDatabase(plan, {
+    resume: false,
+    fingerprint: {},
+    expectedLink: { origin: 'http://api', path: '/invoices' },
+    note: () => undefined,
+    stats: () => ({ items: 0, pages: 0, requests: 0, retries: 0, waits: 0, waitMs: 0 }),
+    signal: new AbortController().signal,
+    now: () => 0,
+    openStore: () => Promise.resolve(store),
+  });
+
 describe('the commit chain of a database destination', () => {
   it('lets fetching go on once the commit under way ends, while the waiting groups commit', async () => {
     const { store, commits } = heldStore();
-    const out = await openDatabase(plan, {
-      resume: false,
-      fingerprint: {},
-      expectedLink: { origin: 'http://api', path: '/invoices' },
-      note: () => undefined,
-      stats: () => ({ items: 0, pages: 0, requests: 0, retries: 0, waits: 0, waitMs: 0 }),
-      signal: new AbortController().signal,
-      now: () => 0,
-      openStore: () => Promise.resolve(store),
-    });
+    const out = await open(store);
     // A promise in an object: an async function would wait for the one it returns.
     const group = async (pages: number): Promise<{ written: Promise<void> }> => {
       await out.write(Buffer.alloc(8 * MiB));
@@ -90,5 +95,28 @@ describe('the commit chain of a database destination', () => {
     commits[1]!.end();
     await out.settle();
     await third;
+  });
+
+  it('starts as many commits at once as the store takes, and the groups that end meanwhile wait for the oldest', async () => {
+    const { store, commits } = heldStore(2);
+    const out = await open(store);
+    const group = async (pages: number): Promise<void> => {
+      await out.write(Buffer.alloc(MiB));
+      await out.pageWritten(mark(pages));
+    };
+    await group(1);
+    await group(2);
+    // The second group's commit is under way beside the first's (a PostgreSQL loader and writer).
+    expect(commits.map((c) => c.mark.pages)).toEqual([1, 2]);
+    await group(3);
+    await group(4);
+    expect(commits).toHaveLength(2);
+    commits[1]!.end();
+    await tick();
+    expect(commits).toHaveLength(3);
+    expect([commits[2]!.bytes, commits[2]!.mark.pages]).toEqual([2 * MiB, 4]);
+    commits[0]!.end();
+    commits[2]!.end();
+    await out.settle();
   });
 });
