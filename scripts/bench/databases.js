@@ -29,7 +29,7 @@ const ROUNDS = Number(value('--rounds', 1));
 const OUT = value('--out', join(RESULTS_DIR, 'results.md'));
 /** `--only postgres` or `--only duckdb`: that database's rows (and the NDJSON export) alone. */
 const ONLY = value('--only', undefined);
-const runs = (kind) => ONLY === undefined || ONLY === kind;
+const measures = (kind) => ONLY === undefined || ONLY === kind;
 
 mkdirSync(TMP, { recursive: true });
 mkdirSync(CONFIG_DIR, { recursive: true });
@@ -136,15 +136,16 @@ async function throughput() {
     await exportTo(sb, ndjson); // warms the sandbox's item cache
     for (let round = 0; round < ROUNDS; round++) {
       add('NDJSON export', await exportTo(sb, ndjson));
-      if (runs('postgres')) add('PostgreSQL bulk load of that NDJSON (COPY, upsert)', await bulk('postgres', await freshDatabase(), ndjson));
-      if (runs('duckdb')) add('DuckDB bulk load of that NDJSON (read_ndjson_objects, upsert)', await bulk('duckdb', duckFile('peer.duckdb'), ndjson));
-      if (runs('postgres')) {
+      if (measures('postgres')) add('PostgreSQL bulk load of that NDJSON (COPY, upsert)', await bulk('postgres', await freshDatabase(), ndjson));
+      if (measures('duckdb'))
+        add('DuckDB bulk load of that NDJSON (read_ndjson_objects, upsert)', await bulk('duckdb', duckFile('peer.duckdb'), ndjson));
+      if (measures('postgres')) {
         const url = await freshDatabase();
         add('collections --out postgres://…', await exportTo(sb, url));
         const second = await exportTo(sb, url);
         add('collections --out postgres://…, second unchanged run', second, { rewritten: await rewritten(url) });
       }
-      if (runs('duckdb')) {
+      if (measures('duckdb')) {
         const file = duckFile('direct.duckdb');
         add('collections --out F.duckdb', await exportTo(sb, file));
         const again = await exportTo(sb, file);
@@ -167,8 +168,8 @@ async function memory(n) {
     const ndjson = join(TMP, 'db-memory.ndjson');
     await exportTo(sb, ndjson);
     record(`memory ${n}`, 'NDJSON export', [await exportTo(sb, ndjson)], n);
-    if (runs('postgres')) record(`memory ${n}`, 'collections --out postgres://…', [await exportTo(sb, await freshDatabase())], n);
-    if (runs('duckdb')) record(`memory ${n}`, 'collections --out F.duckdb', [await exportTo(sb, duckFile('memory.duckdb'))], n);
+    if (measures('postgres')) record(`memory ${n}`, 'collections --out postgres://…', [await exportTo(sb, await freshDatabase())], n);
+    if (measures('duckdb')) record(`memory ${n}`, 'collections --out F.duckdb', [await exportTo(sb, duckFile('memory.duckdb'))], n);
     rmSync(ndjson, { force: true });
   } finally {
     await sb.stop();
@@ -221,13 +222,13 @@ const targets = [
     '> 1.00x',
   ],
 ]
-  .filter(([name]) => runs(name.startsWith('PostgreSQL') ? 'postgres' : 'duckdb'))
+  .filter(([name]) => measures(name.startsWith('PostgreSQL') ? 'postgres' : 'duckdb'))
   .map(([name, x, goal]) => `| ${name} | ${x.toFixed(2)}x | ${goal} | ${x >= (goal.startsWith('>=') ? 1.1 : 1.0001) ? 'met' : 'MISSED'} |`);
 if (MEMORY > 0) {
   for (const [label, name] of [
     ['PostgreSQL', 'collections --out postgres://…'],
     ['DuckDB', 'collections --out F.duckdb'],
-  ].filter(([label]) => runs(label === 'PostgreSQL' ? 'postgres' : 'duckdb'))) {
+  ].filter(([label]) => measures(label === 'PostgreSQL' ? 'postgres' : 'duckdb'))) {
     for (const scenario of ['databases', `memory ${MEMORY}`]) {
       const x = rssOf(name, scenario) / rssOf('NDJSON export', scenario);
       targets.push(`| peak RSS, ${label} vs NDJSON export (${scenario}) | ${x.toFixed(2)}x | <= 1.30x | ${x <= 1.3 ? 'met' : 'MISSED'} |`);
