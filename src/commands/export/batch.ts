@@ -21,8 +21,8 @@ import { errorText } from '../error-text.js';
 import { prepareOutputs, removeEmptyFolders } from './folders.js';
 import { createBatchReporter, mostSevereCode, type TaxpayerOutcome } from './batch-report.js';
 import type { ExportFlags } from '../flags.js';
-import { loadExportSettings, type LoadedExportSettings, type ResolvedExportSettings, type UnitOfMany } from './export-plan.js';
-import { addDatabaseSecrets, isDatabaseTable } from './export-database.js';
+import { addDatabaseSecrets, isDatabaseTable, loadExportSettings } from './export-plan.js';
+import type { LoadedExportSettings, ResolvedExportSettings, UnitOfMany } from './export-plan.js';
 
 interface Unit {
   taxpayer: string;

@@ -15,22 +15,9 @@ import { prepareOutputs, removeEmptyFolders } from './folders.js';
 import { withNotFoundHint } from '../error-text.js';
 import { expandOut, isOutTemplate, taxpayerList, utcDate, type TemplateValues } from './batch-plan.js';
 import { runBatchExport } from './batch.js';
-import { readStoredSince } from './export-incremental.js';
-import {
-  fingerprintOf,
-  formatOf,
-  loadExportSettings,
-  outPathOf,
-  planHttp,
-  planOutput,
-  planPages,
-  planProgress,
-  planTarget,
-  type LoadedExportSettings,
-  type ResolvedExportSettings,
-  type UnitOfMany,
-} from './export-plan.js';
-import { addDatabaseSecrets, isDatabaseTable, planDatabase, planDestination, storedDatabaseSince, withoutPassword } from './export-database.js';
+import { fingerprintOf, formatOf, loadExportSettings, outPathOf, planHttp, planOutput, planPages, planProgress } from './export-plan.js';
+import { addDatabaseSecrets, isDatabaseTable, planDatabase, planDestination, planTarget, withoutPassword } from './export-plan.js';
+import { readStoredSince, storedDatabaseSince, type LoadedExportSettings, type ResolvedExportSettings, type UnitOfMany } from './export-plan.js';
 import type { ExportCommandOptions, ExportFlags, GetCommandOptions } from '../flags.js';
 import type { RateLimitSnapshot } from '../../http/client.js';
 import type { PageStep } from '../../pagination/paginate.js';
