@@ -249,7 +249,7 @@ export function readStoredSince(command: string, flags: ExportFlags, cwd: string
  *   filter (line items, payments) or a path of `get` without `--since-field`, an invalid `--since`,
  *   a `--param` or query pair that sets the same filter, and `--since-field` without either
  */
-export function planIncremental(
+function planIncremental(
   endpoint: Endpoint,
   ids: Ids,
   flags: ExportFlags,
@@ -372,7 +372,7 @@ export function planDatabase(
   };
 }
 
-export function databaseFingerprint(database: DatabasePlan | undefined): Record<string, unknown> {
+function databaseFingerprint(database: DatabasePlan | undefined): Record<string, unknown> {
   if (database === undefined) return {};
   return { table: tableText(database.table), key: database.key ?? null, prune: database.prune };
 }
