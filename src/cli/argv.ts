@@ -32,13 +32,8 @@ function resumeWordsOf(words: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
-    if (word === '--api-key') {
-      i++;
-      continue;
-    }
-    if (word.startsWith('--api-key=')) continue;
-    if (word === '--resume') continue;
-    out.push(word);
+    if (word === '--api-key') i++;
+    else if (word !== '--resume' && !word.startsWith('--api-key=')) out.push(word);
   }
   return out;
 }

@@ -57,15 +57,9 @@ export function failureText(
   return text;
 }
 
-/** Its one line, if any, is already printed. */
-export interface OutputFailure {
-  /** 0 when the reader of stdout left, 7 for another write error of stdout. */
-  code: number;
-}
-
 export interface OutputWatch {
-  /** The first failure of stdout. */
-  readonly failure: OutputFailure | undefined;
+  /** The first failure of stdout, its one line (if any) already printed: 0 when its reader left, 7 for another write error. */
+  readonly failure: { code: number } | undefined;
 }
 
 const watched = new WeakMap<object, OutputWatch>();
@@ -78,7 +72,7 @@ const watched = new WeakMap<object, OutputWatch>();
 export function watchOutputs(io: Pick<IOStreams, 'stdout' | 'stderr'>, end: (code: number) => void): OutputWatch {
   const known = watched.get(io.stdout);
   if (known) return known;
-  let failure: OutputFailure | undefined;
+  let failure: { code: number } | undefined;
   const watch: OutputWatch = {
     get failure() {
       return failure;

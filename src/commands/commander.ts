@@ -4,9 +4,9 @@ import type { Context } from '../context.js';
 import { outputColumns } from '../io/terminal-text.js';
 
 /**
- * What a command does once commander has parsed it, as GitHub CLI's `NewCmdX(f, runF)`: each
- * `create<Name>Command(wiring, run)` loads its `run<Name>` lazily, so `--help` loads no HTTP,
- * output or config-store code; tests pass a fake.
+ * What a command does once commander has parsed it, as GitHub CLI's `NewCmdX(f, runF)`: the
+ * program loads each `run<Name>` lazily, so `--help` loads no HTTP, output or config-store code;
+ * tests pass a fake.
  * @returns the exit code (README, "Exit codes")
  * @throws {CollectionsError} for failures main() maps to exit codes
  */

@@ -21,10 +21,8 @@ export function errorText(err: unknown, secrets?: Pick<Secrets, 'redact'>, optio
   if (err instanceof CollectionsError) {
     const hint = options.hint === false ? undefined : hintOf(err);
     text = err.message + (hint ? `; ${hint}` : '');
-  } else if (err instanceof Error) {
-    text = `internal error, please report: ${err.message}`;
   } else {
-    text = `internal error, please report: ${String(err)}`;
+    text = `internal error, please report: ${err instanceof Error ? err.message : String(err)}`;
   }
   return (secrets ? secrets.redact(text) : text).replace(/[\r\n]+/g, ' ');
 }

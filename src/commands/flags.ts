@@ -22,6 +22,9 @@ export interface ExportCommandOptions {
   argv: readonly string[];
 }
 
+/** `path` as typed. */
+export type GetCommandOptions = Omit<ExportCommandOptions, 'command'> & { path: string };
+
 export function exportOption(spec: ExportFlagSpec): Option {
   const option = new Option(spec.flags, flagHelp(spec));
   const value = spec.value;

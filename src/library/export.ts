@@ -184,8 +184,8 @@ export async function exportCollection(options: ExportCollectionOptions): Promis
   ctx.secrets.add(settings.apiKey);
   const [{ planExport, planLoneExport, runLonePlan }, { readStoredSince }, { addDatabaseSecrets }] = await Promise.all([
     import('../commands/export/export.js'),
-    import('../commands/export/export-incremental.js'),
-    import('../commands/export/export-database.js'),
+    import('../commands/export/export-plan.js'),
+    import('../commands/export/export-plan.js'),
   ]);
   const command = target.endpoint.command;
   const plan = await planLoneExport(

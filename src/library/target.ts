@@ -5,7 +5,7 @@
  */
 import { ENDPOINTS, type Endpoint, type IdName, type Ids } from '../endpoints.js';
 import { UsageError } from '../errors.js';
-import type { IncrementalPlan } from '../commands/export/export-incremental.js';
+import type { IncrementalPlan } from '../commands/export/export-plan.js';
 import type { ExportTarget } from '../commands/export/export-plan.js';
 import type { ExportFlags } from '../commands/flags.js';
 

@@ -45,18 +45,14 @@ const TOKEN = /^-{0,2}[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /** @throws {Error} naming the first word that is not a plain token (a bug in the program's definition) */
 function checkTokens(spec: CompletionSpec): void {
-  const words: string[] = [];
-  const addOptions = (options: readonly CompletionOption[]): void => {
-    for (const o of options) {
-      words.push(o.long);
-      if (o.short) words.push(o.short);
-      if (Array.isArray(o.value)) words.push(...(o.value as readonly string[]));
-    }
-  };
-  addOptions([...spec.globals, ...spec.rootOnly]);
+  const optionWords = (o: CompletionOption): string[] => [
+    o.long,
+    ...(o.short ? [o.short] : []),
+    ...(Array.isArray(o.value) ? (o.value as readonly string[]) : []),
+  ];
+  const words = [...spec.globals, ...spec.rootOnly].flatMap(optionWords);
   for (const c of spec.commands) {
-    words.push(c.name);
-    addOptions(c.options);
+    words.push(c.name, ...c.options.flatMap(optionWords));
     for (const p of c.positionals ?? []) words.push(...p.words, ...(p.after ?? []));
   }
   const bad = words.find((w) => !TOKEN.test(w));

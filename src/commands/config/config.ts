@@ -117,6 +117,8 @@ async function valueToSet(key: ConfigKey, raw: string | undefined, io: IOStreams
   return raw;
 }
 
+const textLines = (texts: readonly string[]): string => texts.map((text) => `${text}\n`).join('');
+
 /** In {@link CONFIG_KEYS} order. */
 function settingLines(values: ProfileValues, secrets: Pick<Secrets, 'showHeader'>): string[] {
   return CONFIG_KEYS.filter((k) => values[k] !== undefined).flatMap((k) => display(k, values[k]!, secrets).map((v) => `${k}=${v}\n`));
@@ -164,12 +166,7 @@ async function runConfigAction(action: ConfigAction, args: readonly string[], op
 
     case 'profiles':
       expectArgs(action, args, 0, 0, 'profiles');
-      io.stdout.write(
-        store
-          .profiles()
-          .map((name) => `${parseProfileName(name)}\n`)
-          .join(''),
-      );
+      io.stdout.write(textLines(store.profiles().map(parseProfileName)));
       return ExitCode.Ok;
 
     case 'get': {
@@ -181,11 +178,7 @@ async function runConfigAction(action: ConfigAction, args: readonly string[], op
           hint: `run \`collections config set ${key}${key === 'api-key' ? '' : ' VALUE'}${profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`}\``,
         });
       }
-      io.stdout.write(
-        display(key, value, ctx.secrets)
-          .map((line) => `${line}\n`)
-          .join(''),
-      );
+      io.stdout.write(textLines(display(key, value, ctx.secrets)));
       return ExitCode.Ok;
     }
 

@@ -1,4 +1,7 @@
-/** The parts of an `ExportPlan`, each from the flags and settings alone; `planExport` puts them together. */
+/**
+ * The parts of an `ExportPlan`, each from the flags and settings alone (`--since` and `--state`,
+ * docs/nightly-sync.md; a database, docs/databases.md); `planExport` puts them together.
+ */
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../../context.js';
 import { loadApiSettings, type ApiSettings, type SettingsFlags } from '../../config/settings.js';
@@ -14,9 +17,12 @@ import type { OutputFormat } from '../../format-names.js';
 import { parseFields } from '../../output/fields.js';
 import { sidecarPaths } from '../../export/files/sidecar.js';
 import type { Compression } from '../../export/files/gzip-destination.js';
-import type { HttpPlan, OutputPlan, PagesPlan, ProgressPlan } from '../../export/run/plan.js';
-import { planIncremental, type IncrementalPlan } from './export-incremental.js';
-import { databaseFingerprint } from './export-database.js';
+import type { ExportPlan, HttpPlan, OutputPlan, PagesPlan, ProgressPlan } from '../../export/run/plan.js';
+import { conflictsWithSince, formatFilterTime, parseSince, sinceParameter } from '../../export/state/since.js';
+import { readState, stateKey, storedWatermark } from '../../export/state/state.js';
+import { databaseAddress, isPostgresUrl, type DatabaseAddress } from '../../export/destinations/address.js';
+import type { DatabasePlan } from '../../export/destinations/database.js';
+import { defaultTableName, parseTableName, tableText } from '../../export/destinations/table-name.js';
 import type { ExportFlags } from '../flags.js';
 
 export type ResolvedExportSettings = Pick<ApiSettings, 'apiKey' | 'baseUrl' | 'defaults'> & Partial<Pick<ApiSettings, 'headers'>>;
@@ -213,4 +219,196 @@ export function fingerprintOf(
     ...(output.compress ? { compress: output.compress } : {}),
     ...(shown.length > 0 ? { headers: Object.fromEntries(shown) } : {}),
   };
+}
+
+export interface IncrementalPlan {
+  readonly incremental: boolean;
+  /** e.g. `['updatedAt[after]', '2024-05-01T00:00:00+00:00']`; undefined = a full export. */
+  readonly filter: readonly [string, string] | undefined;
+  /** The path is absolute. */
+  readonly state: { readonly path: string; readonly key: string } | undefined;
+}
+
+/**
+ * An explicit `--since` wins: the file is then only written.
+ * @returns epoch ms; undefined without `--state`, with `--since`, or when the file or entry is missing
+ * @throws {UsageError} (exit 2) for a corrupt state file or an unknown command / id set
+ */
+export function readStoredSince(command: string, flags: ExportFlags, cwd: string): number | undefined {
+  if (flags.state === undefined || flags.since !== undefined) return undefined;
+  const { endpoint, ids } = resolveSource(command, idsFromFlags(flags), flags.path, flags.sinceField);
+  if (endpoint.watermark === undefined) return undefined;
+  const path = resolvePath(cwd, flags.state);
+  return storedWatermark(readState(path), stateKey(endpoint, ids), path);
+}
+
+/**
+ * @param storedSince epoch ms
+ * @param query of `get`'s path
+ * @throws {UsageError} (exit 2) for `--since`/`--state` on an endpoint without a documented date
+ *   filter (line items, payments) or a path of `get` without `--since-field`, an invalid `--since`,
+ *   a `--param` or query pair that sets the same filter, and `--since-field` without either
+ */
+function planIncremental(
+  endpoint: Endpoint,
+  ids: Ids,
+  flags: ExportFlags,
+  cwd: string,
+  storedSince?: number,
+  query: ReadonlyArray<readonly [string, string]> = [],
+): IncrementalPlan {
+  const incremental = flags.since !== undefined || flags.state !== undefined || flags.incremental === true;
+  if (!incremental) {
+    if (flags.sinceField !== undefined)
+      throw new UsageError('--since-field goes with --since, --state or --incremental (it names the field they filter on)');
+    return { incremental, filter: undefined, state: undefined };
+  }
+  const flag = flags.since !== undefined ? '--since' : flags.state !== undefined ? '--state' : '--incremental';
+  const parameter = sinceParameter(endpoint, flag);
+  const clash = (flags.param ?? []).find(([key]) => conflictsWithSince(endpoint, key));
+  if (clash) throw new UsageError(`--param ${clash[0]} and ${flag} set the same filter; give one of them`);
+  const inPath = query.find(([key]) => conflictsWithSince(endpoint, key));
+  if (inPath) throw new UsageError(`the path's ${inPath[0]} and ${flag} set the same filter; give one of them`);
+  const since = flags.since !== undefined ? parseSince(flags.since) : storedSince;
+  return {
+    incremental,
+    filter: since === undefined ? undefined : [parameter, formatFilterTime(since)],
+    state: flags.state === undefined ? undefined : { path: resolvePath(cwd, flags.state), key: stateKey(endpoint, ids) },
+  };
+}
+
+/**
+ * The path and the `--param`s as a query: the lock, the watermark and `--prune` belong to it, so a
+ * filtered export never prunes or advances what an unfiltered one saw.
+ */
+export function sourceOf(path: string, params: ReadonlyArray<readonly [string, string]>): string {
+  return params.length === 0 ? path : `${path}?${new URLSearchParams(params.map(([k, v]): [string, string] => [k, v])).toString()}`;
+}
+
+/** PostgreSQL or DuckDB: every taxpayer of a run is a source of one table. */
+export function isDatabaseTable(out: string, cwd: string): boolean {
+  const address = databaseAddress(out, cwd);
+  return address !== undefined && address.kind !== 'parquet';
+}
+
+function refuse(flag: string, why: string): never {
+  throw new UsageError(`${flag} ${why}`);
+}
+
+/**
+ * @throws {UsageError} (exit 2): `--format`, `--compress`, `--manifest` or `--csv-safe` with a
+ *   database or Parquet `--out`; `--fields`, `--state` with a database; `--table`, `--key`,
+ *   `--incremental`, `--prune` without one; `--prune` with `--incremental`, `--since`,
+ *   `--max-items` or `--page`
+ */
+function checkDestinationFlags(flags: ExportFlags, address: DatabaseAddress | undefined): void {
+  const table = address !== undefined && address.kind !== 'parquet';
+  if (!table) {
+    const needs = address === undefined ? 'needs a database --out (postgres://…, F.duckdb)' : 'is for a database table, not a Parquet file';
+    if (flags.table !== undefined) refuse('--table', needs);
+    if (flags.key !== undefined) refuse('--key', needs);
+    if (flags.incremental === true) refuse('--incremental', `${needs}; incremental file exports use --state FILE`);
+    if (flags.prune === true) refuse('--prune', needs);
+  }
+  if (address === undefined) return;
+  const kind = address.kind === 'parquet' ? 'a Parquet --out' : 'a database --out';
+  if (flags.format !== undefined) refuse('--format', `goes with a file --out; ${kind} has its own format`);
+  if (flags.compress !== undefined) refuse('--compress', `goes with a file --out, not ${kind}`);
+  if (flags.manifest !== undefined) refuse('--manifest', `goes with a file --out, not ${kind}`);
+  if (flags.csvSafe === true) refuse('--csv-safe', `is for CSV read by spreadsheets, not ${kind}`);
+  if (!table) return;
+  if (flags.fields !== undefined) refuse('--fields', 'projects items, and a database stores each item as received; query its item column instead');
+  if (flags.state !== undefined) refuse('--state', 'is the watermark file of file exports; a database keeps its own: use --incremental');
+  if (flags.prune === true) {
+    const partial = flags.incremental
+      ? '--incremental'
+      : flags.since !== undefined
+        ? '--since'
+        : flags.maxItems !== undefined
+          ? '--max-items'
+          : flags.page !== undefined
+            ? '--page'
+            : undefined;
+    if (partial !== undefined)
+      refuse('--prune', `needs a complete, full run: with ${partial} the run does not see every item, so it cannot tell which rows were deleted`);
+  }
+}
+
+/** @throws {UsageError} (exit 2) as {@link checkDestinationFlags} */
+export function planDestination(flags: ExportFlags, cwd: string): DatabaseAddress | undefined {
+  const address = databaseAddress(flags.out, cwd);
+  checkDestinationFlags(flags, address);
+  return address;
+}
+
+/**
+ * A full run without `--since` stores its watermark too (it saw everything, so the next
+ * `--incremental` may start there); never under `--max-items`, nor where the API has no date filter.
+ * @throws {UsageError} (exit 2) for a bad `--table` or `--key`
+ */
+export function planDatabase(
+  address: Exclude<DatabaseAddress, { kind: 'parquet' }>,
+  flags: ExportFlags,
+  target: { readonly endpoint: Endpoint; readonly ids: Ids; readonly path: string },
+): DatabasePlan {
+  // From the path, so `get <path>` and the named commands name their tables alike (`/taxpayers/X/invoices/payments` → payments).
+  const table = parseTableName(flags.table ?? defaultTableName(target.path));
+  let key: string[] | undefined;
+  if (flags.key !== undefined) {
+    key = flags.key.split('.');
+    if (key.some((s) => s === ''))
+      throw new UsageError(`--key '${flags.key.slice(0, 100)}' has an empty path segment`, { hint: 'e.g. --key uuid or --key timbre.uuid' });
+  }
+  const incremental = flags.incremental === true;
+  return {
+    address,
+    table,
+    key,
+    source: sourceOf(target.path, flags.param ?? []),
+    taxpayer: target.ids.taxpayerId,
+    mode: incremental ? 'incremental' : 'full',
+    prune: flags.prune === true,
+    storeWatermark: target.endpoint.watermark !== undefined && flags.maxItems === undefined && (incremental || flags.since === undefined),
+  };
+}
+
+function databaseFingerprint(database: DatabasePlan | undefined): Record<string, unknown> {
+  if (database === undefined) return {};
+  return { table: tableText(database.table), key: database.key ?? null, prune: database.prune };
+}
+
+/**
+ * `--since` wins, as with `--state`; one connection, before any request.
+ * @returns epoch ms by source; undefined when there is nothing to read
+ * @throws {CollectionsError} (exit 7) when the database cannot be reached; {@link UsageError}
+ *   (exit 2) when a stored watermark is not a time
+ */
+export async function storedDatabaseSince(plan: ExportPlan, flags: ExportFlags, ctx: Pick<Context, 'env'>): Promise<Map<string, number> | undefined> {
+  const database = plan.output.database;
+  if (database === undefined || database.mode !== 'incremental' || flags.since !== undefined) return undefined;
+  const { readWatermarks } = await import('../../export/destinations/open-store.js');
+  const stored = await readWatermarks(database, ctx.env);
+  const where = `the watermark stored with ${tableText(database.table)}`;
+  return new Map([...stored].map(([source, since]) => [source, parseSince(since, `${where} for ${source}`)]));
+}
+
+/** From its URL or `PGPASSWORD`: no output shows it. */
+export function addDatabaseSecrets(plan: ExportPlan, ctx: Pick<Context, 'env' | 'secrets'>): void {
+  const address = plan.output.database?.address;
+  if (address?.kind !== 'postgres') return;
+  ctx.secrets.add(address.password);
+  ctx.secrets.add(ctx.env.PGPASSWORD);
+}
+
+/** The "resume with" hint is printed. */
+export function withoutPassword(word: string): string {
+  if (!isPostgresUrl(word)) return word;
+  try {
+    const url = new URL(word);
+    if (url.password === '') return word;
+    url.password = '';
+    return url.href;
+  } catch {
+    return word;
+  }
 }

@@ -1,6 +1,6 @@
 /** An export command: flags validated into an {@link ExportPlan} before any request or file is touched, then run. */
 import type { Context } from '../../context.js';
-import { idsFromFlags, isPathEndpoint } from '../../endpoints.js';
+import { GET_COMMAND, idsFromFlags, isPathEndpoint } from '../../endpoints.js';
 import { resolveSource } from './collection-path.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { formatDefinition } from '../../output/writer.js';
@@ -13,25 +13,11 @@ import { planManifest } from '../../export/manifest/manifest.js';
 import { runDryRun } from './dry-run.js';
 import { prepareOutputs, removeEmptyFolders } from './folders.js';
 import { withNotFoundHint } from '../error-text.js';
-import { expandOut, isOutTemplate, taxpayerList, utcDate, type TemplateValues } from './batch-plan.js';
-import { runBatchExport } from './batch.js';
-import { readStoredSince } from './export-incremental.js';
-import {
-  fingerprintOf,
-  formatOf,
-  loadExportSettings,
-  outPathOf,
-  planHttp,
-  planOutput,
-  planPages,
-  planProgress,
-  planTarget,
-  type LoadedExportSettings,
-  type ResolvedExportSettings,
-  type UnitOfMany,
-} from './export-plan.js';
-import { addDatabaseSecrets, isDatabaseTable, planDatabase, planDestination, storedDatabaseSince, withoutPassword } from './export-database.js';
-import type { ExportCommandOptions, ExportFlags } from '../flags.js';
+import { expandOut, isOutTemplate, runBatchExport, taxpayerList, utcDate, type TemplateValues } from './batch.js';
+import { fingerprintOf, formatOf, loadExportSettings, outPathOf, planHttp, planOutput, planPages, planProgress } from './export-plan.js';
+import { addDatabaseSecrets, isDatabaseTable, planDatabase, planDestination, planTarget, withoutPassword } from './export-plan.js';
+import { readStoredSince, storedDatabaseSince, type LoadedExportSettings, type ResolvedExportSettings, type UnitOfMany } from './export-plan.js';
+import type { ExportCommandOptions, ExportFlags, GetCommandOptions } from '../flags.js';
 import type { RateLimitSnapshot } from '../../http/client.js';
 import type { PageStep } from '../../pagination/paginate.js';
 import { showHeaderValue } from '../../secrets.js';
@@ -196,13 +182,19 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
   return runLoneExport(command, flags, argv, ctx);
 }
 
+/** `get <path>`: a lone export of the endpoint built from the path. @throws as {@link runExportCommand} */
+export function runGetCommand(ctx: Context, { path, flags, argv }: GetCommandOptions): Promise<number> {
+  checkQuietVerbose(flags);
+  return runLoneExport(GET_COMMAND, { ...flags, path }, argv, ctx);
+}
+
 /** @throws {UsageError} (exit 2): "nothing but errors" and "a line per request" have no right order */
-export function checkQuietVerbose(flags: ExportFlags): void {
+function checkQuietVerbose(flags: ExportFlags): void {
   if (flags.quiet === true && flags.verbose === true) throw new UsageError('--quiet and --verbose exclude each other; give one of them');
 }
 
 /** A named command's, or `get`'s with `flags.path`. @throws as {@link runExportCommand} */
-export async function runLoneExport(command: string, flags: ExportFlags, argv: readonly string[], ctx: Context): Promise<number> {
+async function runLoneExport(command: string, flags: ExportFlags, argv: readonly string[], ctx: Context): Promise<number> {
   const template = isOutTemplate(flags.out);
   if (template) flags = { ...flags, out: expandOut(flags.out!, outValues(command, flags, ctx)) };
   let settings: PreparedExport['settings'] | undefined;

@@ -6,7 +6,7 @@ import type { Context } from '../../context.js';
 import { loadSettings, openConfigStore, requireApiSettings, stderrWarner } from '../../config/settings.js';
 import type { ApiSettings, ResolvedSettings, SettingsFlags } from '../../config/settings.js';
 import type { ConfigStore, RateLimitCacheEntry } from '../../config/store.js';
-import { buildPath, endpointUrl, ENDPOINTS, ID_SPECS, idsFromFlags } from '../../endpoints.js';
+import { buildPath, endpointUrl, ENDPOINTS, idsFromFlags } from '../../endpoints.js';
 import type { Endpoint, IdFlagValues, Ids } from '../../endpoints.js';
 import { ExitCode, HttpError } from '../../errors.js';
 import { formatLocalTime, formatTimeLeft } from '../../io/format.js';
@@ -39,9 +39,6 @@ export interface RatelimitOptions extends Ids {
   cached: boolean;
   /** Tests: instead of opening the one of `ctx.configDir`. */
   store?: ConfigStore;
-  createClient?: (options: ClientOptions) => Client;
-  /** Probes in flight at once (default 3). */
-  concurrency?: number;
   headers?: Readonly<Record<string, string>>;
 }
 
@@ -66,6 +63,8 @@ export interface RatelimitRow {
 export function selectProbeEndpoints(ids: Ids): Endpoint[] {
   return ENDPOINTS.filter((e) => e.ids.every((id) => ids[id] !== undefined));
 }
+
+const PROBES_IN_FLIGHT = 3;
 
 /** At most `limit` in flight, results in input order; starts none after a failure. */
 async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -100,16 +99,7 @@ interface ProbeAnswer {
 async function probeOne(client: Client, settings: ApiSettings, store: ConfigStore, endpoint: Endpoint, path: string): Promise<ProbeAnswer> {
   const url = endpointUrl(settings.baseUrl, path);
   url.search = '?itemsPerPage=1';
-  let result: ProbeResult;
-  try {
-    result = await client.probe(url);
-  } catch (err) {
-    // A client that throws for statuses instead of returning them: a 404 still belongs in its row.
-    if (!(err instanceof HttpError && err.details.status === 404)) throw err;
-    result = { url, status: 404 };
-    if (err.details.requestId !== undefined) result.requestId = err.details.requestId;
-    if (err.details.serverMessage !== undefined) result.serverMessage = err.details.serverMessage;
-  }
+  const result = await client.probe(url);
   if (result.status === 401 || result.status === 403) {
     const details: ConstructorParameters<typeof HttpError>[0] = { method: 'GET', path: `${url.pathname}${url.search}`, status: result.status };
     if (result.serverMessage !== undefined) details.serverMessage = result.serverMessage;
@@ -132,7 +122,7 @@ function probeClient(options: RatelimitOptions, settings: ApiSettings, ctx: Cont
   };
   if (settings.defaults.retries !== undefined) clientOptions.retries = settings.defaults.retries;
   if (settings.defaults.timeoutMs !== undefined) clientOptions.timeoutMs = settings.defaults.timeoutMs;
-  return (options.createClient ?? createClient)(clientOptions);
+  return createClient(clientOptions);
 }
 
 function toRow({ result, path, endpoint }: ProbeAnswer, now: number): RatelimitRow {
@@ -181,11 +171,9 @@ function liveTable(answers: readonly ProbeAnswer[], rows: readonly RatelimitRow[
  *   network failures (exit 6)
  */
 export async function showRatelimit(options: RatelimitOptions, ctx: Context): Promise<number> {
-  const ids: Ids = {};
-  for (const { name } of ID_SPECS) if (options[name] !== undefined) ids[name] = options[name];
-  const endpoints = selectProbeEndpoints(ids);
+  const endpoints = selectProbeEndpoints(options);
   // Validate every id (README, "Commands": an invalid id is exit 2) before opening or sending anything.
-  const paths = endpoints.map((e) => buildPath(e, ids));
+  const paths = endpoints.map((e) => buildPath(e, options));
 
   if (options.cached) {
     const cachedOptions = { json: options.json, ...(options.settings.baseUrl ? { baseUrl: options.settings.baseUrl } : {}) };
@@ -197,7 +185,7 @@ export async function showRatelimit(options: RatelimitOptions, ctx: Context): Pr
   const client = probeClient(options, settings, ctx);
   const answers = await mapLimited(
     endpoints.map((_e, i) => i),
-    Math.max(1, options.concurrency ?? 3),
+    PROBES_IN_FLIGHT,
     (i) => probeOne(client, settings, store, endpoints[i]!, paths[i]!),
   );
 

@@ -1,9 +1,9 @@
 /**
- * The pure parts of a run with many taxpayers: the `--out` template (commands/batch-plan.ts) and
+ * The pure parts of a run with many taxpayers: the `--out` template (commands/export/batch.ts) and
  * the most severe exit code of a run (commands/batch-report.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { checkPlaceholders, expandOut, isOutTemplate, utcDate } from '../../../../src/commands/export/batch-plan.js';
+import { checkPlaceholders, expandOut, isOutTemplate, utcDate } from '../../../../src/commands/export/batch.js';
 import { createBatchReporter, mostSevereCode, type TaxpayerOutcome } from '../../../../src/commands/export/batch-report.js';
 import type { Context } from '../../../../src/context.js';
 import { UsageError } from '../../../../src/errors.js';

@@ -12,7 +12,7 @@ import type { RunCommand } from '../../../../src/commands/commander.js';
 import { prepareExport } from '../../../../src/commands/export/export.js';
 import { EXPORT_DEFAULTS } from '../../../../src/commands/export/export-plan.js';
 import type { ExportCommandOptions } from '../../../../src/commands/flags.js';
-import type { GetCommandOptions } from '../../../../src/commands/get/get-command.js';
+import type { GetCommandOptions } from '../../../../src/commands/flags.js';
 import { createConfigStore } from '../../../../src/config/store.js';
 import type { ConfigKey } from '../../../../src/config/flags.js';
 import { ENDPOINTS } from '../../../../src/endpoints.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { databaseAddress } from '../../../../src/export/destinations/address.js';
 import { findPassword } from '../../../../src/export/destinations/pgpass.js';
 import { defaultTableName, parseTableName, quoteTable } from '../../../../src/export/destinations/table-name.js';
-import { sourceOf, withoutPassword } from '../../../../src/commands/export/export-database.js';
+import { sourceOf, withoutPassword } from '../../../../src/commands/export/export-plan.js';
 import { UsageError } from '../../../../src/errors.js';
 
 describe('databaseAddress', () => {
