@@ -38,9 +38,6 @@ export function idSpec(name: IdName): IdSpec {
   return ID_SPECS.find((s) => s.name === name)!;
 }
 
-/** `taxpayerId` → `--taxpayer` */
-export const ID_FLAGS: Readonly<Record<IdName, string>> = Object.fromEntries(ID_SPECS.map((s) => [s.name, s.flag])) as Record<IdName, string>;
-
 export function idOptionFlags(spec: IdSpec): string {
   return `${spec.flag} <${spec.valueName}>`;
 }
@@ -211,8 +208,8 @@ export function resolveEndpoint(command: string, ids: Ids): Endpoint {
   const given = ID_SPECS.filter((s) => ids[s.name] !== undefined).map((s) => s.name);
   const match = candidates.find((e) => e.ids.length === given.length && e.ids.every((id) => given.includes(id)));
   if (match) return match;
-  const accepted = candidates.map((e) => (e.ids.length === 0 ? 'no ids' : e.ids.map((id) => ID_FLAGS[id]).join(' '))).join(', or ');
-  const got = given.length === 0 ? 'none' : given.map((id) => ID_FLAGS[id]).join(' ');
+  const accepted = candidates.map((e) => (e.ids.length === 0 ? 'no ids' : e.ids.map((id) => idSpec(id).flag).join(' '))).join(', or ');
+  const got = given.length === 0 ? 'none' : given.map((id) => idSpec(id).flag).join(' ');
   throw new UsageError(`'${command}' takes ${accepted} (got ${got})`);
 }
 
@@ -225,7 +222,7 @@ const FORBIDDEN_IN_ID = /[/\\?#%,\s\u0000-\u001f\u007f]/u;
 
 /** `.` and `..` are refused: URL parsing would resolve them as dot segments (RFC 3986 §5.2.4). @throws {UsageError} naming the flag */
 export function encodeId(name: IdName, value: string): string {
-  const flag = ID_FLAGS[name];
+  const { flag } = idSpec(name);
   if (value.length === 0) throw new UsageError(`${flag} must not be empty`);
   if (value === '.' || value === '..') throw new UsageError(`${flag} '${value}' is not a valid id`);
   const bad = FORBIDDEN_IN_ID.exec(value);

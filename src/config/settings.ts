@@ -200,16 +200,6 @@ export function requireApiSettings(settings: ResolvedSettings, warn: (message: s
   return settings as ApiSettings;
 }
 
-/**
- * What every command that sends requests calls; the proxy variable of the base URL is checked too.
- * @throws {UsageError} as both do, and when that proxy variable is not a proxy URL
- */
-export function resolveApiSettings(input: ResolveSettingsInput, warn: (message: string) => void): ApiSettings {
-  const settings = requireApiSettings(resolveSettings(input), warn);
-  proxyFor(settings.baseUrl, input.env);
-  return settings;
-}
-
 /** One inert line on stderr: a warning may quote a URL or a path from the config file. */
 export function stderrWarner(io: Pick<IOStreams, 'stderr'>): (message: string) => void {
   return (message) => {
@@ -236,8 +226,13 @@ export function loadSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir
   return { settings: resolveSettings({ flags, env: ctx.env, store }), store };
 }
 
-/** @throws {UsageError} (exit 2) as {@link resolveApiSettings} does */
+/**
+ * What every command that sends requests calls; the proxy variable of the base URL is checked too.
+ * @throws {UsageError} (exit 2) as {@link loadSettings} and {@link requireApiSettings} do, and when that proxy variable is not a proxy URL
+ */
 export function loadApiSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir' | 'env' | 'io'>): LoadedSettings<ApiSettings> {
-  const store = openConfigStore(ctx);
-  return { settings: resolveApiSettings({ flags, env: ctx.env, store }, stderrWarner(ctx.io)), store };
+  const { settings, store } = loadSettings(flags, ctx);
+  const api = requireApiSettings(settings, stderrWarner(ctx.io));
+  proxyFor(api.baseUrl, ctx.env);
+  return { settings: api, store };
 }

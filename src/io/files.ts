@@ -49,6 +49,15 @@ export function errorWords(error: unknown): string {
   return reason === undefined ? errorMessage(error) : `${reason} (${code})`;
 }
 
+/** A file's text as JSON; undefined when it is not JSON. */
+export function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 export type FileInfo = Awaited<ReturnType<typeof stat>>;
 
 /** Undefined for ENOENT. @throws {OutputError} (exit 7) on any other error */

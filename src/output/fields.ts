@@ -81,7 +81,3 @@ export function compileProjection(fields: readonly string[]): (item: unknown) =>
   };
   return (item) => build(root, item);
 }
-
-export function project(item: unknown, fields: readonly string[]): Record<string, unknown> {
-  return compileProjection(fields)(item);
-}

@@ -1,5 +1,5 @@
 /** Nested items as cells for csv and table: nested objects become dot-path columns (`issuer.rfc`). */
-import { ownValue, setOwn, type FieldPath } from './fields.js';
+import { ownValue, type FieldPath } from './fields.js';
 import { JsonNumber, writeJson } from '../json/json-value.js';
 
 /** A JSON object: not null, an array, or a number kept as its literal. */
@@ -156,13 +156,4 @@ export function findNewPaths(tree: PathTree, item: unknown): string[][] {
   };
   if (isPlainObject(item)) walk(tree, item, []);
   return found;
-}
-
-/** One item as `{ 'dot.path': cellText }` in column order, outside the hot path. */
-export function flatten(item: unknown): Record<string, string> {
-  const tree = createPathTree();
-  addPaths(tree, item);
-  const out: Record<string, string> = {};
-  for (const path of treeColumns(tree)) setOwn(out, path.join('.'), toCell(compileAccessor(path)(item)));
-  return out;
 }

@@ -167,28 +167,3 @@ export function cancelIn(record: ApiRecord, scope: string, ticket: SharedTicket 
   const counted = w.limit !== undefined && w.remaining !== undefined ? w.limit - w.remaining : 0;
   if (w.reserved > counted) w.reserved--;
 }
-
-/** The file store's records in memory: budgets sharing one behave as processes sharing `rate-budget.json` (in tests). */
-export function createMemoryStore(): QuotaStore {
-  const records = new Map<string, ApiRecord>();
-  return {
-    open(origin, keyHash): SharedQuota {
-      const api = `${origin} ${keyHash}`;
-      let record = records.get(api);
-      if (record === undefined) {
-        record = recordOf(undefined, api);
-        records.set(api, record);
-      }
-      const r = record;
-      return {
-        reserve: (scope, now) => reserveIn(r, scope, now),
-        observe: (scope, seen, ticket) => observeIn(r, scope, seen, ticket),
-        cancel: (scope, ticket) => cancelIn(r, scope, ticket),
-        learnPathScope(route) {
-          if (!r.pathScope.includes(route)) r.pathScope.push(route);
-        },
-        isPathScope: (route) => r.pathScope.includes(route),
-      };
-    },
-  };
-}

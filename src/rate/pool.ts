@@ -35,7 +35,7 @@ const TEMPLATES: Template[] = [
 ].sort((a, b) => b.segments.length - a.segments.length);
 
 /** The longest template the path's last segments fit (after a base URL's prefix); else the path itself. */
-function matchRoute(pathname: string): { route: string; perPath: boolean } {
+export function matchRoute(pathname: string): { route: string; perPath: boolean } {
   const segments = pathname.split('/').slice(1);
   for (const template of TEMPLATES) {
     const offset = segments.length - template.segments.length;
@@ -47,11 +47,6 @@ function matchRoute(pathname: string): { route: string; perPath: boolean } {
     if (fits) return { route: ['', ...segments.slice(0, offset), ...template.segments].join('/'), perPath: template.perPath };
   }
   return { route: pathname, perPath: false };
-}
-
-/** e.g. `/v1/taxpayers/AAA/invoices` → `/v1/taxpayers/{taxpayerId}/invoices` (see {@link matchRoute}). */
-export function routeOf(pathname: string): string {
-  return matchRoute(pathname).route;
 }
 
 /** The lowest `Remaining` seen in a route's current window, and where. */

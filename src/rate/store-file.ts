@@ -159,13 +159,9 @@ class SharedQuotaFile implements SharedQuota {
   }
 }
 
-/** Touches nothing until used. */
-export function createSharedQuotaFile(options: SharedQuotaFileOptions): SharedQuota {
-  return new SharedQuotaFile(options);
-}
-
 export type FileStoreOptions = Omit<SharedQuotaFileOptions, 'origin' | 'keyHash'>;
 
+/** Its quotas touch nothing until used. */
 export function createFileStore(options: FileStoreOptions): QuotaStore {
-  return { open: (origin, keyHash) => createSharedQuotaFile({ ...options, origin, keyHash }) };
+  return { open: (origin, keyHash) => new SharedQuotaFile({ ...options, origin, keyHash }) };
 }

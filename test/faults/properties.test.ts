@@ -18,7 +18,7 @@ import { paginate, type PageStep } from '../../src/pagination/paginate.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
 import { createSandboxFetch } from '../../src/sandbox/fetch.js';
 import type { FaultRule } from '../../src/sandbox/faults.js';
-import { createVirtualClock } from '../../src/time/clock.js';
+import { createVirtualClock } from '../helpers/virtual-clock.js';
 import { seededRandom } from '../helpers/context.js';
 import { report } from './harness.js';
 import { textOfBytes } from '../../src/json/members.js';

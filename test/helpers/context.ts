@@ -4,7 +4,8 @@
  */
 import { PassThrough, Writable } from 'node:stream';
 import type { Context, FetchLike, TerminationSignal } from '../../src/context.js';
-import { createVirtualClock, type Clock } from '../../src/time/clock.js';
+import { type Clock } from '../../src/time/clock.js';
+import { createVirtualClock } from './virtual-clock.js';
 import { createSecrets } from '../../src/secrets.js';
 
 /** A writable that keeps everything written, as text. */

@@ -6,7 +6,7 @@
  * server time it was handled at and how many were in flight, so tests can check "never before the
  * reset" and the concurrency.
  */
-import type { VirtualClock } from '../../src/time/clock.js';
+import type { VirtualClock } from './virtual-clock.js';
 import { FAKE_API_KEY } from './world.js';
 
 /** Options of {@link createFakeApi}. */

@@ -14,7 +14,8 @@ import { createRateBudget, type RateBudget } from '../../src/rate/budget.js';
 import { createSandbox, type RequestLogEntry, type Sandbox, type SandboxOptions } from '../../src/sandbox/app.js';
 import { createSandboxFetch, type ForeignRequest } from '../../src/sandbox/fetch.js';
 import { startSandboxServer, type RunningServer } from '../../src/sandbox/server.js';
-import { createVirtualClock, systemClock, type VirtualClock } from '../../src/time/clock.js';
+import { systemClock } from '../../src/time/clock.js';
+import { createVirtualClock, type VirtualClock } from './virtual-clock.js';
 import { createTestContext, type TestContext, type TestContextOptions } from './context.js';
 
 /** The canary key of every world: it must appear in no output, file or message, only in `X-Api-Key`. */

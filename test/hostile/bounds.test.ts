@@ -12,7 +12,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { recordHostile } from '../faults/harness.js';
 import { main } from '../../src/cli/main.js';
 import { createTransportFetch } from '../../src/http/transport.js';
-import { createVirtualClock } from '../../src/time/clock.js';
+import { createVirtualClock } from '../helpers/virtual-clock.js';
 import { BIN, requireBuild, runCommand } from '../helpers/cli.js';
 import { createTestContext } from '../helpers/context.js';
 import { CANARY, canaryFree, cliEnv, removeTempDirs, tempDir, type TempDir } from '../helpers/world.js';

@@ -13,7 +13,7 @@ import { readdirSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { createTransportFetch } from '../../src/http/transport.js';
-import { createVirtualClock } from '../../src/time/clock.js';
+import { createVirtualClock } from '../helpers/virtual-clock.js';
 import { requireBuild, runCli } from '../helpers/cli.js';
 import { createTestContext } from '../helpers/context.js';
 import { CANARY, canaryFree, cliEnv, idsOfNdjson, removeTempDirs, serveWorld, tempDir, type ServedWorld } from '../helpers/world.js';

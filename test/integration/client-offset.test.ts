@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createClient, type ClientEvent } from '../../src/http/client.js';
 import { fetchOffsetPages } from '../../src/pagination/offset.js';
 import type { PageStep } from '../../src/pagination/paginate.js';
-import { createVirtualClock } from '../../src/time/clock.js';
+import { createVirtualClock } from '../helpers/virtual-clock.js';
 import { createFakeApi, type FakeApi } from '../helpers/fake-api.js';
 import { ApiUnavailableError } from '../../src/errors.js';
 

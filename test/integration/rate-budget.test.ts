@@ -8,7 +8,17 @@ import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:f
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { planExport } from '../../src/commands/export/export.js';
 import type { ExportFlags } from '../../src/commands/flags.js';
-import { createMemoryStore, createRateBudget, type RateBudget } from '../../src/rate/budget.js';
+import {
+  cancelIn,
+  createRateBudget,
+  observeIn,
+  recordOf,
+  reserveIn,
+  type ApiRecord,
+  type QuotaStore,
+  type RateBudget,
+  type SharedQuota,
+} from '../../src/rate/budget.js';
 import { SHARED_QUOTA_FILE, createFileStore } from '../../src/rate/store-file.js';
 import type { TestContext } from '../helpers/context.js';
 import { runExport } from '../../src/export/run/run.js';
@@ -73,6 +83,31 @@ async function exportAll(w: SandboxWorld, budgetOf: (i: number) => RateBudget | 
 }
 
 const tooMany = (w: SandboxWorld): number => w.sandbox.stats().limitedWindows.reduce((n, lw) => n + lw.count, 0);
+
+/** The file store's records in memory: budgets sharing one behave as processes sharing `rate-budget.json` (in tests). */
+function createMemoryStore(): QuotaStore {
+  const records = new Map<string, ApiRecord>();
+  return {
+    open(origin, keyHash): SharedQuota {
+      const api = `${origin} ${keyHash}`;
+      let record = records.get(api);
+      if (record === undefined) {
+        record = recordOf(undefined, api);
+        records.set(api, record);
+      }
+      const r = record;
+      return {
+        reserve: (scope, now) => reserveIn(r, scope, now),
+        observe: (scope, seen, ticket) => observeIn(r, scope, seen, ticket),
+        cancel: (scope, ticket) => cancelIn(r, scope, ticket),
+        learnPathScope(route) {
+          if (!r.pathScope.includes(route)) r.pathScope.push(route);
+        },
+        isPathScope: (route) => r.pathScope.includes(route),
+      };
+    },
+  };
+}
 
 describe('one process, three taxpayers in parallel', () => {
   it('route scope: at most one 429 in total, the route paced as one window', async () => {

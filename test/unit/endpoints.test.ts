@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   ENDPOINTS,
-  ID_FLAGS,
   ID_SPECS,
   buildPath,
   encodeId,
@@ -79,7 +78,6 @@ describe('id specs', () => {
       ['taxpayerId', '--taxpayer <rfc>', 'taxpayer', 'taxpayer id (RFC)'],
       ['invoiceId', '--invoice <id>', 'invoice', 'invoice id (UUID)'],
     ]);
-    expect(ID_FLAGS).toEqual({ taxpayerId: '--taxpayer', invoiceId: '--invoice' });
   });
 
   it('every placeholder of every path is an id of the table', () => {

@@ -5,7 +5,7 @@ import type { FormatterState } from '../../output/formatter.js';
 import { findFormat } from '../../output/writer.js';
 import { UsageError } from '../../errors.js';
 import { isObject } from '../../json/object.js';
-import { nodeFileSystem, replaceFile, type FileSystem } from '../../io/files.js';
+import { nodeFileSystem, parseJsonText, replaceFile, type FileSystem } from '../../io/files.js';
 
 const { O_RDONLY, O_NOFOLLOW } = fsConstants;
 
@@ -47,12 +47,8 @@ export async function saveCheckpoint(path: string, checkpoint: Checkpoint, fs: F
 export async function loadCheckpoint(path: string, fingerprint: Record<string, unknown>): Promise<Checkpoint | undefined> {
   const text = await readCheckpointText(path);
   if (text === undefined) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw checkpointError(`the checkpoint ${path} is corrupt; ${RESTART}`);
-  }
+  const value = parseJsonText(text);
+  if (value === undefined) throw checkpointError(`the checkpoint ${path} is corrupt; ${RESTART}`);
   const wrong = checkpointSchemaError(value);
   if (wrong !== undefined) throw checkpointError(`the checkpoint ${path} is corrupt or from another version (${wrong}); ${RESTART}`);
   const checkpoint = value as Checkpoint;

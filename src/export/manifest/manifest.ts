@@ -6,7 +6,7 @@ import type { Endpoint, Ids } from '../../endpoints.js';
 import { UsageError } from '../../errors.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../../format-names.js';
 import type { ProgressStats } from '../../io/events.js';
-import { nodeFileSystem, replaceFile, type FileSystem } from '../../io/files.js';
+import { nodeFileSystem, parseJsonText, replaceFile, type FileSystem } from '../../io/files.js';
 import type { Destination, PageMark } from '../files/destination.js';
 import { COMPRESSIONS, type Compression } from '../files/gzip-destination.js';
 import { sidecarPaths } from '../files/sidecar.js';
@@ -220,13 +220,9 @@ function outputSchemaError(value: unknown, i: number): string | undefined {
 
 /** The manifest, or a one-line reason it cannot be used (`not JSON`, the field that is wrong). */
 export function parseManifest(text: string): Manifest | string {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return 'not JSON';
-  }
-  const m = value as Partial<Record<keyof Manifest, unknown>> | null;
+  const value = parseJsonText(text);
+  if (value === undefined) return 'not JSON';
+  const m: Partial<Record<keyof Manifest, unknown>> | null = value;
   if (typeof m !== 'object' || m === null) return 'not an object';
   if (m.manifestVersion !== MANIFEST_VERSION) return `manifestVersion is not ${MANIFEST_VERSION}`;
   if (!Array.isArray(m.outputs)) return 'no outputs';

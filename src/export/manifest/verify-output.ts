@@ -6,7 +6,6 @@ import { resolve as resolvePath } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { errorReason } from '../../io/files.js';
-import type { OutputFormat } from '../../format-names.js';
 import type { ItemCounter } from '../../output/formatter.js';
 import { formatDefinition } from '../../output/writer.js';
 import type { ManifestOutput } from './manifest.js';
@@ -16,11 +15,6 @@ export interface OutputCheck {
   path: string;
   /** Empty when the file is whole. */
   mismatches: string[];
-}
-
-/** Counts, does not validate (the SHA-256 already proves every byte); undefined for `table`. */
-export function createItemCounter(format: OutputFormat): ItemCounter | undefined {
-  return formatDefinition(format).countItems?.();
 }
 
 /** Reads the file once: its SHA-256 (of the bytes as stored), and its items when not compressed. */
@@ -50,7 +44,8 @@ export async function verifyOutput(output: ManifestOutput, folder: string): Prom
     if (info.size !== output.bytes) mismatches.push(`size is ${info.size} bytes, the manifest says ${output.bytes}`);
     // Compressed by its manifest, or by its name (manifests older than `compression`).
     const gzip = output.compression === 'gzip' || path.endsWith('.gz');
-    const counter = createItemCounter(output.format);
+    // Counts, does not validate (the SHA-256 already proves every byte); none for `table`.
+    const counter = formatDefinition(output.format).countItems?.();
     const sha256 = await hashAndCount(path, gzip ? undefined : counter);
     if (sha256 !== output.sha256) mismatches.push(`SHA-256 is ${sha256}, the manifest says ${output.sha256}`);
     if (counter && gzip) await countGzip(path, counter);

@@ -7,6 +7,8 @@ import type { OutputFormat } from '../../format-names.js';
 import type { LogFormat, ModeNote } from '../../io/events.js';
 import type { Compression } from '../files/gzip-destination.js';
 import type { Destination } from '../files/destination.js';
+import type { sidecarPaths } from '../files/sidecar.js';
+import type { WatermarkOptions } from '../state/watermark.js';
 import type { ManifestOutput, ManifestPlan, ManifestRecorder } from '../manifest/manifest.js';
 import type { DatabasePlan } from '../destinations/database.js';
 import type { RunStats } from '../destinations/store.js';
@@ -40,11 +42,7 @@ export interface PagesPlan {
 }
 
 /** Where a file export writes, every path absolute. */
-export interface ExportFiles {
-  readonly target: string;
-  readonly sidecar: string;
-  readonly checkpoint: string;
-}
+export type ExportFiles = Readonly<{ target: string } & ReturnType<typeof sidecarPaths>>;
 
 export interface OutputPlan {
   readonly format: OutputFormat;
@@ -74,11 +72,6 @@ export interface ResumePlan {
   readonly command: string;
 }
 
-export interface StatePlan {
-  readonly path: string;
-  readonly key: string;
-}
-
 export interface ExportPlan {
   readonly endpoint: Endpoint;
   readonly http: HttpPlan;
@@ -87,7 +80,7 @@ export interface ExportPlan {
   readonly progress: ProgressPlan;
   readonly resume: ResumePlan;
   readonly manifest: ManifestPlan | undefined;
-  readonly state: StatePlan | undefined;
+  readonly state: WatermarkOptions['state'];
 }
 
 export interface ClientWiring {

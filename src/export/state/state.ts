@@ -3,7 +3,7 @@ import { constants as fsConstants, closeSync, openSync, readFileSync } from 'nod
 import { ID_SPECS, type Endpoint, type Ids } from '../../endpoints.js';
 import { OutputError, UsageError } from '../../errors.js';
 import { isObject } from '../../json/object.js';
-import { fileError, nodeFileSystem, replaceFile, type FileSystem } from '../../io/files.js';
+import { fileError, nodeFileSystem, parseJsonText, replaceFile, type FileSystem } from '../../io/files.js';
 import { parseSince } from './since.js';
 
 const { O_RDONLY, O_NOFOLLOW } = fsConstants;
@@ -60,12 +60,7 @@ export function readState(path: string): StateFile {
     if (code === 'EISDIR') throw new OutputError(`cannot use the state file ${path}: it is a folder`, { cause: err });
     throw fileError('read the state file', path, err);
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    value = undefined;
-  }
+  const value = parseJsonText(text);
   const wrong = value === undefined ? 'not JSON' : stateSchemaError(value);
   if (wrong !== undefined)
     throw new UsageError(`the state file ${path} is corrupt (${wrong}); fix or delete it (a missing file means a full export)`);

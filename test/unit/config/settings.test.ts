@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isLoopbackHost } from '../../../src/http/proxy.js';
-import { requireApiSettings, resolveApiSettings, resolveSettings, type SettingsFlags } from '../../../src/config/settings.js';
+import { requireApiSettings, resolveSettings, type ResolveSettingsInput, type SettingsFlags } from '../../../src/config/settings.js';
+
+const resolveApiSettings = (input: ResolveSettingsInput, warn: (m: string) => void) => requireApiSettings(resolveSettings(input), warn);
 import { createConfigStore, type ConfigStore } from '../../../src/config/store.js';
 import { UsageError } from '../../../src/errors.js';
 

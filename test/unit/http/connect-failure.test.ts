@@ -3,7 +3,7 @@ import { ProxyFailure } from '../../../src/http/proxy.js';
 import { describeConnectFailure, RetryableFailure, waitBeforeRetry } from '../../../src/http/retry.js';
 import { ApiUnavailableError } from '../../../src/errors.js';
 import { createServerClock } from '../../../src/rate/server-clock.js';
-import { createVirtualClock } from '../../../src/time/clock.js';
+import { createVirtualClock } from '../../helpers/virtual-clock.js';
 
 const url = new URL('https://api.example.test:8443/v1/invoices?itemsPerPage=1000&page=1');
 const fetchFailed = (cause: object): TypeError => new TypeError('fetch failed', { cause });

@@ -9,7 +9,7 @@ import stringWidth from 'string-width';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RateLimitSnapshot } from '../../../src/rate/index.js';
 import { createProgress } from '../../../src/io/progress.js';
-import { createVirtualClock, type VirtualClock } from '../../../src/time/clock.js';
+import { createVirtualClock, type VirtualClock } from '../../helpers/virtual-clock.js';
 import { CaptureStream, FakeTerminal } from '../../helpers/context.js';
 
 // eslint-disable-next-line no-control-regex -- ANSI sequences start with ESC, the character stripped

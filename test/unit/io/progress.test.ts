@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createProgress, spinnerEnabled } from '../../../src/io/progress.js';
 import stringWidth from 'string-width';
 import { formatRequestLine, formatStatus, formatSummary, formatWaitLine, truncate } from '../../../src/io/format.js';
-import { createVirtualClock } from '../../../src/time/clock.js';
+import { createVirtualClock } from '../../helpers/virtual-clock.js';
 import { CaptureStream, FakeTerminal } from '../../helpers/context.js';
 
 describe('spinnerEnabled', () => {

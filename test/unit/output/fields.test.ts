@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compileProjection, getPath, parseFields, project } from '../../../src/output/fields.js';
+import { compileProjection, getPath, parseFields } from '../../../src/output/fields.js';
+
+const project = (item: unknown, fields: readonly string[]): Record<string, unknown> => compileProjection(fields)(item);
 import { UsageError } from '../../../src/errors.js';
 import { invoiceA, invoiceB } from '../../fixtures/invoices.js';
 

@@ -4,12 +4,12 @@ import {
   compileAccessor,
   createPathTree,
   findNewPaths,
-  flatten,
   toCell,
   treeColumns,
   treeFromPaths,
   warnedPaths,
 } from '../../../src/output/flatten.js';
+import { flatten } from '../../helpers/flatten.js';
 import { invoiceA, invoiceB } from '../../fixtures/invoices.js';
 
 describe('toCell', () => {

@@ -3,7 +3,7 @@ import { createRateLimitGovernor, type GovernorWait, type ResponseObservation } 
 import { createServerClock } from '../../../src/rate/server-clock.js';
 import type { RateLimitHeaders } from '../../../src/rate/headers.js';
 import { RateLimitError } from '../../../src/errors.js';
-import { createVirtualClock } from '../../../src/time/clock.js';
+import { createVirtualClock } from '../../helpers/virtual-clock.js';
 
 const T = Date.UTC(2024, 3, 16, 18, 0, 0);
 

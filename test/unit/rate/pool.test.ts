@@ -7,8 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { createRateBudget, type SharedQuota } from '../../../src/rate/budget.js';
 import { createClientBudget } from '../../../src/rate/index.js';
 import type { GovernorWait, ResponseObservation } from '../../../src/rate/governor.js';
-import { createGovernorPool, keyHashOf, poolFor, routeOf } from '../../../src/rate/pool.js';
-import { createVirtualClock } from '../../../src/time/clock.js';
+import { createGovernorPool, keyHashOf, matchRoute, poolFor } from '../../../src/rate/pool.js';
+
+const routeOf = (pathname: string): string => matchRoute(pathname).route;
+import { createVirtualClock } from '../../helpers/virtual-clock.js';
 
 const T = Date.UTC(2024, 3, 16, 18, 0, 0);
 const RESET = T + 60_000;

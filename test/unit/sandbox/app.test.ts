@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSandbox, type WireEncoding } from '../../../src/sandbox/app.js';
-import { createVirtualClock } from '../../../src/time/clock.js';
+import { createVirtualClock } from '../../helpers/virtual-clock.js';
 import { SAMPLE_IDS } from '../../../src/commands/help-text.js';
 import { get, headers, KEY, parsePage } from './helpers.js';
 

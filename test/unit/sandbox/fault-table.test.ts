@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createSandbox, type SandboxReply } from '../../../src/sandbox/app.js';
 import { FAULT_REWRITES, FAULT_STAGES } from '../../../src/sandbox/fault-table.js';
 import { FAULT_KINDS, type FaultRule } from '../../../src/sandbox/faults.js';
-import { createVirtualClock } from '../../../src/time/clock.js';
+import { createVirtualClock } from '../../helpers/virtual-clock.js';
 import { KEY, ORIGIN } from './helpers.js';
 
 const T0 = Date.UTC(2024, 3, 16, 18, 0, 7, 250);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createSandbox, type SandboxOptions } from '../../../src/sandbox/app.js';
 import { createSandboxFetch } from '../../../src/sandbox/fetch.js';
 import { parseFaultSpec, type FaultRule } from '../../../src/sandbox/faults.js';
-import { createVirtualClock } from '../../../src/time/clock.js';
+import { createVirtualClock } from '../../helpers/virtual-clock.js';
 import { headers, KEY, ORIGIN, type HydraBody, type UnprefixedBody } from './helpers.js';
 
 const T0 = Date.UTC(2024, 3, 16, 18, 0, 7, 250);

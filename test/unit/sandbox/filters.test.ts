@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../../../src/sandbox/app.js';
 import { compileFilters, pickFilters } from '../../../src/sandbox/filters.js';
 import type { GeneratedCollection } from '../../../src/sandbox/data.js';
-import { createVirtualClock } from '../../../src/time/clock.js';
+import { createVirtualClock } from '../../helpers/virtual-clock.js';
 import { get, headers, KEY, parsePage } from './helpers.js';
 
 const START = Date.UTC(2024, 3, 16, 18, 0, 0);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../../../src/sandbox/app.js';
 import { createRateLimiter, UNLIMITED } from '../../../src/sandbox/limiter.js';
-import { createVirtualClock } from '../../../src/time/clock.js';
+import { createVirtualClock } from '../../helpers/virtual-clock.js';
 import { get, KEY } from './helpers.js';
 
 const T0 = Date.UTC(2024, 3, 16, 18, 0, 7, 250);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../../../src/sandbox/app.js';
 import { parsePageQuery } from '../../../src/sandbox/pages.js';
-import { createVirtualClock } from '../../../src/time/clock.js';
+import { createVirtualClock } from '../../helpers/virtual-clock.js';
 import { get, headers, KEY, parsePage, walk } from './helpers.js';
 
 const CURSOR = headers({ 'X-Pagination-Style': 'cursor' });

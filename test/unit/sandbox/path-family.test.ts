@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../../../src/sandbox/app.js';
 import { SAMPLE_ENTITY_IDS } from '../../../src/sandbox/records/entities.js';
-import { createVirtualClock } from '../../../src/time/clock.js';
+import { createVirtualClock } from '../../helpers/virtual-clock.js';
 import { get, headers, KEY, parsePage } from './helpers.js';
 
 const [E0, E1] = SAMPLE_ENTITY_IDS;

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSandbox, type CursorEnd, type SandboxOptions, type WireEncoding } from '../../../src/sandbox/app.js';
 import { cursorMinus } from '../../../src/sandbox/cursor.js';
-import { createVirtualClock } from '../../../src/time/clock.js';
+import { createVirtualClock } from '../../helpers/virtual-clock.js';
 import { get, headers, KEY, parsePage } from './helpers.js';
 
 const CURSOR = headers({ 'X-Pagination-Style': 'cursor' });

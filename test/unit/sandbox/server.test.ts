@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, type SandboxOptions } from '../../../src/sandbox/app.js';
 import { startRecorderServer, startSandboxServer, type RunningServer } from '../../../src/sandbox/server.js';
-import { createVirtualClock } from '../../../src/time/clock.js';
+import { createVirtualClock } from '../../helpers/virtual-clock.js';
 import { headers, KEY, type HydraBody } from './helpers.js';
 
 const open: RunningServer[] = [];

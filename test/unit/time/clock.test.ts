@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createVirtualClock, systemClock, MAX_TIMER_MS } from '../../../src/time/clock.js';
+import { systemClock, MAX_TIMER_MS } from '../../../src/time/clock.js';
+import { createVirtualClock } from '../../helpers/virtual-clock.js';
 
 describe('createVirtualClock', () => {
   it('jumps to the earliest sleeper when idle, in order', async () => {

@@ -7,7 +7,7 @@ import { createConfigStore, type ConfigStore } from '../../../../src/config/stor
 import { HttpError, UsageError } from '../../../../src/errors.js';
 import { createSandbox, type Sandbox } from '../../../../src/sandbox/app.js';
 import { createSandboxFetch } from '../../../../src/sandbox/fetch.js';
-import type { VirtualClock } from '../../../../src/time/clock.js';
+import type { VirtualClock } from '../../../helpers/virtual-clock.js';
 import { createTestContext, type TestContext, type TestContextOptions } from '../../../helpers/context.js';
 import { createWorld, tempDir, type TempDir } from '../../../helpers/world.js';
 

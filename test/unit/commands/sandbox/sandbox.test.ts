@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runSandbox } from '../../../../src/commands/sandbox/sandbox.js';
-import { createVirtualClock } from '../../../../src/time/clock.js';
+import { createVirtualClock } from '../../../helpers/virtual-clock.js';
 import { createTestContext } from '../../../helpers/context.js';
 
 describe('runSandbox', () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createItemCounter } from '../../../../src/export/manifest/verify-output.js';
 import type { OutputFormat } from '../../../../src/format-names.js';
+import { formatDefinition } from '../../../../src/output/writer.js';
+
+const createItemCounter = (format: OutputFormat) => formatDefinition(format).countItems?.();
 
 /** Counts `text` fed in every split into two chunks (a chunk may end anywhere, even inside a character). */
 function countsAtEverySplit(format: OutputFormat, text: string): Set<number> {

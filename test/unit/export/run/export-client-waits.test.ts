@@ -9,7 +9,7 @@ import { clientWiring } from '../../../../src/export/run/run.js';
 import { createProgress } from '../../../../src/io/progress.js';
 import { createWaitLedger, type WaitCut } from '../../../../src/rate/index.js';
 import type { ClientEvent } from '../../../../src/http/client.js';
-import { createVirtualClock } from '../../../../src/time/clock.js';
+import { createVirtualClock } from '../../../helpers/virtual-clock.js';
 import { BASE, START, createWorld, tempDir, worldContext, type TempDir } from '../../../helpers/world.js';
 
 let dir: TempDir;

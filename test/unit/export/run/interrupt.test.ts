@@ -3,7 +3,7 @@ import { createInterrupt, SIGNAL_ECHO_MS } from '../../../../src/export/run/inte
 import { CollectionsError, InterruptedError } from '../../../../src/errors.js';
 import type { TerminationSignal } from '../../../../src/context.js';
 import { createTestContext } from '../../../helpers/context.js';
-import { createVirtualClock } from '../../../../src/time/clock.js';
+import { createVirtualClock } from '../../../helpers/virtual-clock.js';
 
 function setUp() {
   const clock = createVirtualClock(0);
