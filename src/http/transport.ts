@@ -118,7 +118,8 @@ export function createTransportFetch(options: TransportOptions = {}): FetchLike 
     if (route === undefined) return direct;
     let agent = proxies.get(route.url.href);
     if (agent === undefined) {
-      const ProxyAgent = require('undici/lib/dispatcher/proxy-agent.js') as typeof Undici.ProxyAgent;
+      // The whole index: it adds the `connect` a tunnel needs to every dispatcher.
+      const { ProxyAgent } = require('undici') as typeof Undici;
       agent = new ProxyAgent({ ...agentOptions, uri: route.url.href });
       proxies.set(route.url.href, agent);
     }
