@@ -1,5 +1,6 @@
 /** The only module that imports undici: the rest of the code depends on `FetchLike` alone. */
 import { createRequire } from 'node:module';
+import type { Duplex } from 'node:stream';
 import type * as Undici from 'undici';
 import type { FetchLike } from '../context.js';
 import { HostileResponseError } from '../errors.js';
@@ -12,7 +13,6 @@ const Agent = require('undici/lib/dispatcher/agent.js') as typeof Undici.Agent;
 const { fetch: undiciFetch } = require('undici/lib/web/fetch/index.js') as Pick<typeof Undici, 'fetch'>;
 const { Response: UndiciResponse } = require('undici/lib/web/fetch/response.js') as Pick<typeof Undici, 'Response'>;
 type Dispatcher = Undici.Dispatcher;
-type Handler = Undici.Dispatcher.DispatchHandler;
 
 export interface TransportOptions {
   /** Sockets per origin (default 16; offset-mode concurrency never needs more). */
@@ -37,49 +37,60 @@ interface WireCount {
   bytes: number;
 }
 
+/** The handler undici's fetch gives `dispatch`: legacy-style (undici's types call these deprecated). */
+interface FetchHandler {
+  onConnect(abort: (err?: Error) => void): void;
+  onResponseStarted(): void;
+  onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText: string): boolean;
+  onData(chunk: Buffer): boolean;
+  onComplete(trailers: string[] | null): void;
+  onError(err: Error): void;
+  onUpgrade(statusCode: number, headers: Buffer[] | string[] | null, socket: Duplex): void;
+}
+
 /**
- * Legacy-style, as fetch's own handler is: a new-style one (or an interceptor in `compose`) makes
- * undici turn every response's raw headers into an object and back.
+ * Legacy-style too: a new-style handler (or an interceptor in `compose`) makes undici turn every
+ * response's raw headers into an object and back.
  */
-class CountingHandler implements Handler {
+class CountingHandler implements FetchHandler {
   constructor(
-    private readonly inner: Handler,
+    private readonly inner: FetchHandler,
     private readonly count: WireCount,
   ) {}
 
   onConnect(abort: (err?: Error) => void): void {
-    this.inner.onConnect?.(abort);
+    this.inner.onConnect(abort);
   }
 
   onResponseStarted(): void {
-    this.inner.onResponseStarted?.();
+    this.inner.onResponseStarted();
   }
 
   onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText: string): boolean {
-    return this.inner.onHeaders?.(statusCode, headers, resume, statusText) ?? true;
+    return this.inner.onHeaders(statusCode, headers, resume, statusText);
   }
 
   onData(chunk: Buffer): boolean {
     this.count.bytes += chunk.byteLength;
-    return this.inner.onData?.(chunk) ?? true;
+    return this.inner.onData(chunk);
   }
 
   onComplete(trailers: string[] | null): void {
-    this.inner.onComplete?.(trailers);
+    this.inner.onComplete(trailers);
   }
 
   onError(err: Error): void {
-    this.inner.onError?.(err);
+    this.inner.onError(err);
   }
 
-  onUpgrade(...args: Parameters<NonNullable<Handler['onUpgrade']>>): void {
-    this.inner.onUpgrade?.(...args);
+  onUpgrade(statusCode: number, headers: Buffer[] | string[] | null, socket: Duplex): void {
+    this.inner.onUpgrade(statusCode, headers, socket);
   }
 }
 
 /** `dispatcher` counting the bytes of one request's response (its `dispatch` alone differs). */
 function countingWireBytes(dispatcher: Dispatcher, count: WireCount): Dispatcher {
-  const dispatch: Dispatcher['dispatch'] = (opts, handler) => dispatcher.dispatch(opts, new CountingHandler(handler, count));
+  const dispatch: Dispatcher['dispatch'] = (opts, handler) => dispatcher.dispatch(opts, new CountingHandler(handler as FetchHandler, count));
   return Object.create(dispatcher, { dispatch: { value: dispatch } }) as Dispatcher;
 }
 
