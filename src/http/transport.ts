@@ -1,6 +1,5 @@
 /** The only module that imports undici: the rest of the code depends on `FetchLike` alone. */
 import { createRequire } from 'node:module';
-import type { Duplex } from 'node:stream';
 import type * as Undici from 'undici';
 import type { FetchLike } from '../context.js';
 import { HostileResponseError } from '../errors.js';
@@ -37,60 +36,20 @@ interface WireCount {
   bytes: number;
 }
 
-/** The handler undici's fetch gives `dispatch`: legacy-style (undici's types call these deprecated). */
-interface FetchHandler {
-  onConnect(abort: (err?: Error) => void): void;
-  onResponseStarted(): void;
-  onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText: string): boolean;
-  onData(chunk: Buffer): boolean;
-  onComplete(trailers: string[] | null): void;
-  onError(err: Error): void;
-  onUpgrade(statusCode: number, headers: Buffer[] | string[] | null, socket: Duplex): void;
-}
-
 /**
- * Legacy-style too: a new-style handler (or an interceptor in `compose`) makes undici turn every
- * response's raw headers into an object and back.
+ * `dispatcher` counting the bytes of one request's response. fetch's handler is legacy-style and
+ * stays so (a new-style handler, or an interceptor in `compose`, makes undici turn every response's
+ * raw headers into an object and back): an object inheriting it overrides `onData` alone.
  */
-class CountingHandler implements FetchHandler {
-  constructor(
-    private readonly inner: FetchHandler,
-    private readonly count: WireCount,
-  ) {}
-
-  onConnect(abort: (err?: Error) => void): void {
-    this.inner.onConnect(abort);
-  }
-
-  onResponseStarted(): void {
-    this.inner.onResponseStarted();
-  }
-
-  onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText: string): boolean {
-    return this.inner.onHeaders(statusCode, headers, resume, statusText);
-  }
-
-  onData(chunk: Buffer): boolean {
-    this.count.bytes += chunk.byteLength;
-    return this.inner.onData(chunk);
-  }
-
-  onComplete(trailers: string[] | null): void {
-    this.inner.onComplete(trailers);
-  }
-
-  onError(err: Error): void {
-    this.inner.onError(err);
-  }
-
-  onUpgrade(statusCode: number, headers: Buffer[] | string[] | null, socket: Duplex): void {
-    this.inner.onUpgrade(statusCode, headers, socket);
-  }
-}
-
-/** `dispatcher` counting the bytes of one request's response (its `dispatch` alone differs). */
 function countingWireBytes(dispatcher: Dispatcher, count: WireCount): Dispatcher {
-  const dispatch: Dispatcher['dispatch'] = (opts, handler) => dispatcher.dispatch(opts, new CountingHandler(handler as FetchHandler, count));
+  const dispatch: Dispatcher['dispatch'] = (opts, handler) => {
+    const { onData } = handler as { onData: (this: unknown, chunk: Buffer) => boolean };
+    const onDataCounted = function (this: unknown, chunk: Buffer): boolean {
+      count.bytes += chunk.byteLength;
+      return onData.call(this, chunk);
+    };
+    return dispatcher.dispatch(opts, Object.create(handler, { onData: { value: onDataCounted } }) as typeof handler);
+  };
   return Object.create(dispatcher, { dispatch: { value: dispatch } }) as Dispatcher;
 }
 
