@@ -55,6 +55,9 @@ const LAZY_RUNNERS: Required<ProgramRunners> = {
   sandbox: async (ctx, o) => (await import('../commands/sandbox/sandbox.js')).runSandbox(ctx, o),
 };
 
+/** Commands that read no settings file. */
+const NO_SETTINGS = new Set(['completion', 'verify', 'sandbox']);
+
 /**
  * Before any command runs, its `--api-key` and the values of its credential-like `--header`s join
  * `ctx.secrets`, so every text shown can scrub them.
@@ -71,10 +74,12 @@ export function createProgram(
     .option('--base-url <url>', 'API base URL (or COLLECTIONS_BASE_URL, or `collections config set base-url`)')
     .option('--profile <name>', 'stored profile to use (or COLLECTIONS_PROFILE; default "default")')
     .addHelpText('after', EXAMPLES)
-    .hook('preAction', (_program, command) => {
+    .hook('preAction', async (_program, command) => {
       const flags = command.optsWithGlobals<SettingsFlags & { header?: unknown }>();
       ctx.secrets.add(flags.apiKey);
       if (Array.isArray(flags.header)) for (const [name, value] of flags.header as Array<[string, string]>) ctx.secrets.addHeader(name, value);
+      if (NO_SETTINGS.has(command.name())) return;
+      await (await import('../config/settings.js')).prepareConfigStore(ctx, command.name() === 'config');
     });
 
   const wiring: CommandWiring = { ctx, setCode, resumeArgv: options.resumeArgv ?? [] };

@@ -12,8 +12,7 @@ import { UsageError } from '../errors.js';
 import { isLoopbackHost, proxyFor } from '../http/proxy.js';
 import { inertText } from '../io/terminal-text.js';
 import { CONFIGURABLE_FLAGS, type ExportDefaults } from './flags.js';
-import { createConfigStore, DEFAULT_PROFILE } from './store.js';
-import type { ConfigStore } from './store.js';
+import { createConfigStore, DEFAULT_PROFILE, loadConfFor, type ConfigStore, type ConfigStoreOptions } from './store.js';
 import { parseApiKey, parseBaseUrl, parseProfileName, storedHeaderName, type ProfileValues } from './values.js';
 
 /** The global flags. */
@@ -207,11 +206,18 @@ export function stderrWarner(io: Pick<IOStreams, 'stderr'>): (message: string) =
   };
 }
 
+function storeOptions(ctx: Pick<Context, 'configDir' | 'env' | 'io'>): ConfigStoreOptions {
+  // An empty COLLECTIONS_CONFIG_DIR means unset, not the working directory.
+  return { configDir: ctx.configDir === '' ? undefined : ctx.configDir, env: ctx.env, warn: stderrWarner(ctx.io) };
+}
+
+/** Before {@link openConfigStore}: loads what reading the settings file needs, if there is one (or `writing`). */
+export const prepareConfigStore = (ctx: Pick<Context, 'configDir' | 'env' | 'io'>, writing: boolean): Promise<void> =>
+  loadConfFor(storeOptions(ctx), writing);
+
 /** @throws {UsageError} as createConfigStore does */
 export function openConfigStore(ctx: Pick<Context, 'configDir' | 'env' | 'io'>): ConfigStore {
-  // An empty COLLECTIONS_CONFIG_DIR means unset, not the working directory.
-  const configDir = ctx.configDir === '' ? undefined : ctx.configDir;
-  return createConfigStore({ configDir, env: ctx.env, warn: stderrWarner(ctx.io) });
+  return createConfigStore(storeOptions(ctx));
 }
 
 /** The store is for recording rate-limit snapshots. */

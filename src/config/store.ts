@@ -8,7 +8,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { platform as osPlatform, homedir as osHomedir } from 'node:os';
-import Conf from 'conf';
+import type Conf from 'conf';
 import writeFileAtomic from 'write-file-atomic';
 import { UsageError } from '../errors.js';
 import { fileError } from '../io/files.js';
@@ -77,13 +77,31 @@ export function createJsonStore(path: string): JsonStore {
 }
 
 /**
+ * conf loads ajv and its formats, a tenth of a second: only for a settings file that exists or is
+ * written, by {@link loadConfFor} ({@link createConfigStore} is synchronous).
+ */
+let ConfClass: typeof Conf | undefined;
+
+function confNotLoaded(): never {
+  throw new Error('conf is not loaded: call loadConfFor() before reading the settings file');
+}
+
+export async function loadConfFor(options: ConfigStoreOptions, writing: boolean): Promise<void> {
+  if (writing || existsSync(join(configDirOf(options), 'config.json'))) ConfClass ??= (await import('conf')).default;
+}
+
+function configDirOf(options: ConfigStoreOptions): string {
+  return options.configDir ?? defaultConfigDir(options.env ?? {}, options.platform ?? osPlatform(), options.homedir ?? osHomedir());
+}
+
+/**
  * conf makes a missing folder with the umask's mode, on a read too: the folder is made 0700 here
  * first, and a read in a missing folder does not reach conf.
  */
 export function createConfStore(path: string): JsonStore {
   let conf: Conf | undefined;
   const open = (): Conf =>
-    (conf ??= new Conf({
+    (conf ??= new (ConfClass ?? confNotLoaded())({
       cwd: dirname(path),
       configName: basename(path, extname(path)),
       fileExtension: extname(path).slice(1),
@@ -98,7 +116,8 @@ export function createConfStore(path: string): JsonStore {
   return {
     path,
     get(key) {
-      if (!existsSync(dirname(path))) return undefined;
+      // conf reads a missing file as empty, and does nothing else.
+      if (!existsSync(path)) return undefined;
       return open().get(key);
     },
     set(key, value) {
@@ -271,7 +290,7 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
   const platform = options.platform ?? osPlatform();
   const home = options.homedir ?? osHomedir();
   const env = options.env ?? {};
-  const dir = options.configDir ?? defaultConfigDir(env, platform, home);
+  const dir = configDirOf(options);
   const path = join(dir, 'config.json');
   const cacheDir = cacheDirOf(env, options.configDir, platform, home);
   const rateLimitPath = join(cacheDir, 'ratelimit.json');

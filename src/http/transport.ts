@@ -1,8 +1,17 @@
 /** The only module that imports undici: the rest of the code depends on `FetchLike` alone. */
-import { Agent, ProxyAgent, fetch as undiciFetch, Response as UndiciResponse, type Dispatcher } from 'undici';
+import { createRequire } from 'node:module';
+import type * as Undici from 'undici';
 import type { FetchLike } from '../context.js';
 import { HostileResponseError } from '../errors.js';
 import { proxyFor, ProxyFailure, type ProxyEnv, type ProxyRoute } from './proxy.js';
+
+// undici's index loads every part (WebSocket, cache, mock: a tenth of a second at start-up); these
+// paths are the same in every undici 7.
+const require = createRequire(import.meta.url);
+const Agent = require('undici/lib/dispatcher/agent.js') as typeof Undici.Agent;
+const { fetch: undiciFetch } = require('undici/lib/web/fetch/index.js') as Pick<typeof Undici, 'fetch'>;
+const { Response: UndiciResponse } = require('undici/lib/web/fetch/response.js') as Pick<typeof Undici, 'Response'>;
+type Dispatcher = Undici.Dispatcher;
 
 export interface TransportOptions {
   /** Sockets per origin (default 16; offset-mode concurrency never needs more). */
@@ -27,41 +36,21 @@ interface WireCount {
   bytes: number;
 }
 
-class CountingHandler implements Dispatcher.DispatchHandler {
-  constructor(
-    private readonly inner: Dispatcher.DispatchHandler,
-    private readonly count: WireCount,
-  ) {}
-
-  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
-    this.inner.onRequestStart?.(controller, context);
-  }
-
-  onRequestUpgrade(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>): void {
-    this.inner.onRequestUpgrade?.(...args);
-  }
-
-  onResponseStart(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>): void {
-    this.inner.onResponseStart?.(...args);
-  }
-
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.count.bytes += chunk.byteLength;
-    this.inner.onResponseData?.(controller, chunk);
-  }
-
-  onResponseEnd(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseEnd']>>): void {
-    this.inner.onResponseEnd?.(...args);
-  }
-
-  onResponseError(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseError']>>): void {
-    this.inner.onResponseError?.(...args);
-  }
-}
-
-/** An interceptor for undici's `Dispatcher.compose`, one per request. */
-function countWireBytes(count: WireCount): Dispatcher.DispatcherComposeInterceptor {
-  return (dispatch) => (opts, handler) => dispatch(opts, new CountingHandler(handler, count));
+/**
+ * `dispatcher` counting the bytes of one request's response. fetch's handler is legacy-style and
+ * stays so (a new-style handler, or an interceptor in `compose`, makes undici turn every response's
+ * raw headers into an object and back): an object inheriting it overrides `onData` alone.
+ */
+function countingWireBytes(dispatcher: Dispatcher, count: WireCount): Dispatcher {
+  const dispatch: Dispatcher['dispatch'] = (opts, handler) => {
+    const { onData } = handler as { onData: (this: unknown, chunk: Buffer) => boolean };
+    const onDataCounted = function (this: unknown, chunk: Buffer): boolean {
+      count.bytes += chunk.byteLength;
+      return onData.call(this, chunk);
+    };
+    return dispatcher.dispatch(opts, Object.create(handler, { onData: { value: onDataCounted } }) as typeof handler);
+  };
+  return Object.create(dispatcher, { dispatch: { value: dispatch } }) as Dispatcher;
 }
 
 /** Errors with a {@link HostileResponseError} (exit 6, not retried), which cancels the body. */
@@ -85,7 +74,7 @@ function guardCompressionRatio(wire: WireCount, what: string): TransformStream<U
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /**
- * undici's fetch over keep-alive dispatchers, direct or a {@link ProxyAgent} per proxy (an https
+ * undici's fetch over keep-alive dispatchers, direct or a `ProxyAgent` per proxy (an https
  * request is tunnelled with `CONNECT`, so the proxy sees only the host). Redirects are left to the
  * caller (`redirect: 'manual'`), so no redirect carries the key to another origin (undici #4917).
  * @throws {UsageError} (exit 2), per request, when the proxy variable of its scheme is not a proxy URL
@@ -94,11 +83,13 @@ export function createTransportFetch(options: TransportOptions = {}): FetchLike 
   const env = options.env ?? {};
   const agentOptions = { connections: options.connections ?? 16, keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000, pipelining: 1 };
   const direct = new Agent(agentOptions);
-  const proxies = new Map<string, ProxyAgent>();
+  const proxies = new Map<string, Dispatcher>();
   const dispatcherOf = (route: ProxyRoute | undefined): Dispatcher => {
     if (route === undefined) return direct;
     let agent = proxies.get(route.url.href);
     if (agent === undefined) {
+      // The whole index: it adds the `connect` a tunnel needs to every dispatcher.
+      const { ProxyAgent } = require('undici') as typeof Undici;
       agent = new ProxyAgent({ ...agentOptions, uri: route.url.href });
       proxies.set(route.url.href, agent);
     }
@@ -112,7 +103,7 @@ export function createTransportFetch(options: TransportOptions = {}): FetchLike 
     const wire: WireCount = { bytes: 0 };
     let res: Awaited<ReturnType<typeof undiciFetch>>;
     try {
-      res = await undiciFetch(url, { ...(init as object), dispatcher: dispatcherOf(route).compose(countWireBytes(wire)) });
+      res = await undiciFetch(url, { ...(init as object), dispatcher: countingWireBytes(dispatcherOf(route), wire) });
     } catch (err) {
       throw route === undefined || init?.signal?.aborted === true ? err : new ProxyFailure(route, err);
     }

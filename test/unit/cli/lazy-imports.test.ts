@@ -6,7 +6,7 @@
  * and http/request-headers.js, the pure syntax of `--header` that the flag table's parser checks).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -66,6 +66,14 @@ describe('lazy imports', () => {
     expect(loaded.some((url) => url.endsWith('/dist/cli/main.js'))).toBe(true);
     const heavy = loaded.filter((url) => HEAVY.some((re) => re.test(url)));
     expect(heavy).toEqual([]);
+  });
+
+  it('a command that reads settings loads conf (and ajv) only when a settings file exists', () => {
+    const conf = (loaded: string[]): string[] => loaded.filter((url) => /\/node_modules\/(conf|ajv)\//.test(url));
+    expect(conf(modulesLoadedBy(['ratelimit', '--cached', '--base-url', 'http://127.0.0.1:9']))).toEqual([]);
+    mkdirSync(join(dir, 'config'), { recursive: true });
+    writeFileSync(join(dir, 'config', 'config.json'), JSON.stringify({ profiles: { default: { 'base-url': 'http://127.0.0.1:9' } } }));
+    expect(conf(modulesLoadedBy(['ratelimit', '--cached']))).not.toEqual([]);
   });
 
   it('the hook does see the heavy modules when a command needs them', () => {

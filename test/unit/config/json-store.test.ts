@@ -1,9 +1,9 @@
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DIR_MODE, FILE_MODE } from '../../../src/config/folder.js';
-import { createConfStore, createJsonStore as createCacheStore, readJsonFile, type JsonStore } from '../../../src/config/store.js';
+import { createConfStore, createJsonStore as createCacheStore, readJsonFile, type JsonStore, loadConfFor } from '../../../src/config/store.js';
 
 const posix = process.platform !== 'win32';
 const mode = (path: string): number => statSync(path).mode & 0o777;
@@ -21,6 +21,9 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 const CONF_WRITTEN = '{\n\t"profiles": {\n\t\t"default": {\n\t\t\t"api-key": "k",\n\t\t\t"timeout": 5000\n\t\t}\n\t}\n}';
 
 // The same promises of the settings file (kept with conf) and of the rate-limit cache.
+// What the CLI does before a command (createProgram's preAction).
+beforeAll(() => loadConfFor({}, true));
+
 describe.each([
   ['createConfStore', createConfStore],
   ['createJsonStore', createCacheStore],

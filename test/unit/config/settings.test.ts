@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isLoopbackHost } from '../../../src/http/proxy.js';
 import { requireApiSettings, resolveSettings, type ResolveSettingsInput, type SettingsFlags } from '../../../src/config/settings.js';
 
 const resolveApiSettings = (input: ResolveSettingsInput, warn: (m: string) => void) => requireApiSettings(resolveSettings(input), warn);
-import { createConfigStore, type ConfigStore } from '../../../src/config/store.js';
+import { createConfigStore, type ConfigStore, loadConfFor } from '../../../src/config/store.js';
 import { UsageError } from '../../../src/errors.js';
 
 const CANARY = 'canary-KEY-0000-do-not-print';
@@ -34,6 +34,9 @@ function caught(fn: () => unknown): UsageError {
   }
   throw new Error('expected a UsageError');
 }
+
+// What the CLI does before a command (createProgram's preAction).
+beforeAll(() => loadConfFor({}, true));
 
 describe('precedence: flag > env > profile', () => {
   it.each<{

@@ -1,9 +1,9 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultConfigDir, DIR_MODE, FILE_MODE } from '../../../src/config/folder.js';
-import { createConfigStore } from '../../../src/config/store.js';
+import { createConfigStore, loadConfFor } from '../../../src/config/store.js';
 import { UsageError } from '../../../src/errors.js';
 
 const CANARY = 'canary-KEY-0000-do-not-print';
@@ -21,6 +21,9 @@ beforeEach(() => {
   warnings = [];
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+// What the CLI does before a command (createProgram's preAction).
+beforeAll(() => loadConfFor({}, true));
 
 describe('file and folder modes', () => {
   it.runIf(posix).each([0o022, 0o000, 0o077])('folder 0700 and files 0600 under umask %o', (mask) => {

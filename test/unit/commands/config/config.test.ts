@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runConfig, runConfigOverview, type ConfigAction } from '../../../../src/commands/config/config.js';
-import { createConfigStore } from '../../../../src/config/store.js';
+import { createConfigStore, loadConfFor } from '../../../../src/config/store.js';
 import { CollectionsError, InterruptedError, UsageError } from '../../../../src/errors.js';
 import { createTestContext, type TestContext, type TestContextOptions } from '../../../helpers/context.js';
 
@@ -62,6 +62,9 @@ function ttyContext(stdin: NodeJS.ReadableStream): TestContext {
   t.ctx.io.stdin = stdin;
   return t;
 }
+
+// What the CLI does before a command (createProgram's preAction).
+beforeAll(() => loadConfFor({}, true));
 
 describe('config set / get / list / unset / path', () => {
   it('stores, prints and removes values per profile', async () => {

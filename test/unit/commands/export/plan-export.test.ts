@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readCommandLine } from '../../../../src/cli/argv.js';
 import { runProgram } from '../../../../src/cli/program.js';
 import type { RunCommand } from '../../../../src/commands/commander.js';
@@ -13,7 +13,7 @@ import { prepareExport } from '../../../../src/commands/export/export.js';
 import { EXPORT_DEFAULTS } from '../../../../src/commands/export/export-plan.js';
 import type { ExportCommandOptions } from '../../../../src/commands/flags.js';
 import type { GetCommandOptions } from '../../../../src/commands/flags.js';
-import { createConfigStore } from '../../../../src/config/store.js';
+import { createConfigStore, loadConfFor } from '../../../../src/config/store.js';
 import type { ConfigKey } from '../../../../src/config/flags.js';
 import { ENDPOINTS } from '../../../../src/endpoints.js';
 import { UsageError } from '../../../../src/errors.js';
@@ -247,6 +247,9 @@ const ROWS: Array<[string, string[], Partial<Record<ConfigKey, string>>, Expecte
     { endpoint: 'entities', start: '/v1/entities?itemsPerPage=1000&page=3', format: 'ndjson', maxItems: 2 },
   ],
 ];
+
+// What the CLI does before a command (createProgram's preAction).
+beforeAll(() => loadConfFor({}, true));
 
 describe('argv → planned export, for every export command and endpoint', () => {
   it.each(ROWS)('%s', async (_name, argv, profile, expected) => {
