@@ -180,7 +180,10 @@ export function collectionPages<T = JsonValue>(path: string, options: Collection
  */
 export function collection<T = JsonValue>(path: string, options: CollectionOptions): AsyncGenerator<T, void, undefined> {
   const walk = openWalk(path, options);
-  return walkItems<T>(walkPages(walk, (_, members) => members), walk.stopper);
+  return walkItems<T>(
+    walkPages(walk, (_, members) => members),
+    walk.stopper,
+  );
 }
 
 async function* walkItems<T>(pages: AsyncGenerator<Members, void, undefined>, stopper: Stopper): AsyncGenerator<T, void, undefined> {
