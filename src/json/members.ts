@@ -10,6 +10,8 @@ export interface Members {
   texts(): readonly string[];
   /** The items as `JSON.parse` gives them, except that a number JavaScript would change is a `JsonNumber`. */
   values(): readonly unknown[];
+  /** Item `index`, read alone and not kept (the same value as in {@link values} once that was called): who takes items one by one holds only those it keeps. */
+  value(index: number): unknown;
   /** The first `n` items (all when there are fewer), for `--max-items`. */
   take(n: number): Members;
 }
@@ -29,6 +31,7 @@ export function valueMembers(values: readonly unknown[]): Members {
     length: values.length,
     texts: () => (texts ??= values.map((v) => byteTextOf(writeJson(v)))),
     values: () => values,
+    value: (index) => values[index],
     take: (n) => (n >= values.length ? valueMembers(values) : valueMembers(values.slice(0, Math.max(0, n)))),
   };
 }

@@ -131,7 +131,7 @@ function openWalk(path: string, options: CollectionOptions): Walk {
   return { pages, client, stopper };
 }
 
-async function* walkPages<T>(walk: Walk): AsyncGenerator<CollectionPage<T>, void, undefined> {
+async function* walkPages<P>(walk: Walk, pageOf: (step: PageStep, members: Members) => P): AsyncGenerator<P, void, undefined> {
   const { pages, client, stopper } = walk;
   const tally = { items: 0 };
   const hooks = { tally, resumedMode: undefined, onMode: (note: Omit<ModeEvent, 'type'>) => stopper.emit({ type: 'mode', ...note }) };
@@ -143,7 +143,7 @@ async function* walkPages<T>(walk: Walk): AsyncGenerator<CollectionPage<T>, void
       tally.items += members.length;
       stopper.emit(pageEvent(step));
       stopper.throwIfStopped();
-      yield pageOf<T>(step, members);
+      yield pageOf(step, members);
       if (step.page.members.length >= left) return;
     }
   } catch (err) {
@@ -160,7 +160,7 @@ async function* walkPages<T>(walk: Walk): AsyncGenerator<CollectionPage<T>, void
  *   {@link collection}
  */
 export function collectionPages<T = JsonValue>(path: string, options: CollectionOptions): AsyncGenerator<CollectionPage<T>, void, undefined> {
-  return walkPages<T>(openWalk(path, options));
+  return walkPages(openWalk(path, options), pageOf<T>);
 }
 
 /**
@@ -180,14 +180,19 @@ export function collectionPages<T = JsonValue>(path: string, options: Collection
  */
 export function collection<T = JsonValue>(path: string, options: CollectionOptions): AsyncGenerator<T, void, undefined> {
   const walk = openWalk(path, options);
-  return walkItems<T>(walkPages<T>(walk), walk.stopper);
+  return walkItems<T>(
+    walkPages(walk, (_, members) => members),
+    walk.stopper,
+  );
 }
 
-async function* walkItems<T>(pages: AsyncGenerator<CollectionPage<T>, void, undefined>, stopper: Stopper): AsyncGenerator<T, void, undefined> {
-  for await (const page of pages) {
-    for (const item of page.items) {
+async function* walkItems<T>(pages: AsyncGenerator<Members, void, undefined>, stopper: Stopper): AsyncGenerator<T, void, undefined> {
+  for await (const members of pages) {
+    for (let index = 0; index < members.length; index++) {
       if (stopper.signal.aborted) stopper.throwIfStopped();
-      yield item;
+      const item = members.value(index);
+      if (typeof item === 'object' && item !== null) sources.set(item, { members, index });
+      yield item as T;
     }
   }
 }

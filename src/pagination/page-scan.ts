@@ -15,7 +15,7 @@ interface MemberArray {
   start: number;
   end: number;
   texts: string[];
-  /** [start, end) of each member. */
+  /** [start, end) of each member, and the index in `oddSpans` of its first odd number. */
   bounds: number[];
   /** [start, end) of each number JavaScript would print otherwise. */
   oddSpans: number[];
@@ -39,9 +39,9 @@ function scanMembers(s: Scan, i: number): MemberArray | undefined {
     beginValue(s);
     const end = scanValue(s, j, 2);
     if (end < 0) return undefined;
+    array.bounds.push(j, end, array.oddSpans.length);
     if (s.odd) for (const at of s.oddSpans) array.oddSpans.push(at);
     array.texts.push(s.gaps.length > 0 ? compactText(text, j, end, s.gaps) : text.slice(j, end));
-    array.bounds.push(j, end);
     j = skipWhitespace(text, end);
     const c = text.charCodeAt(j);
     if (c === RBRACKET) {
@@ -135,85 +135,72 @@ export function scanPageText(text: string, byteText = false): CollectionPage | u
   return page;
 }
 
-// A member's value is read only when a format asks for values, by the native JSON.parse (our own
-// reader cost 3 to 4 times as much): of the array at once, or of each member holding numbers
-// JSON.parse would change, each such literal parsed as a string tagged with a nonce of the page
-// (no string of the server can pass for one) and put back as a JsonNumber.
+// A member's value is read when a format asks for values, or when collection() hands it over (one
+// at a time, so a page's values are not all alive at once), by the native JSON.parse (our own reader
+// cost 3 to 4 times as much) of a copy where each number JSON.parse would change is a string tagged
+// with a nonce of the page (no string of the server can pass for one), put back as a JsonNumber.
 
-/** What the members of one page share: the page text and the array's values, once read. */
+/** What the members of one page share: the page text and the members' values, once read. */
 interface Source {
   text: string;
   byteText: boolean;
   array: MemberArray;
+  tag?: string;
   values?: unknown[];
 }
 
 /** Replaces in place the tagged strings in `container` by their numbers, until `left` were found; how many are left. */
-function untag(container: object, tag: string, literals: readonly string[], left: number): number {
+function untag(container: object, tag: string, literal: (at: number) => string, left: number): number {
   const record = container as Record<string, unknown>;
   for (const key in record) {
     const value = record[key];
     if (typeof value === 'string') {
       if (!value.startsWith(tag)) continue;
-      const number = new JsonNumber(literals[Number(value.slice(tag.length))] as string);
+      const number = new JsonNumber(literal(Number(value.slice(tag.length))));
       // defineProperty: a key `__proto__` (an own property after JSON.parse) must stay a property.
       Object.defineProperty(record, key, { value: number, writable: true, enumerable: true, configurable: true });
       if (--left === 0) return 0;
     } else if (typeof value === 'object' && value !== null) {
-      left = untag(value, tag, literals, left);
+      left = untag(value, tag, literal, left);
       if (left === 0) return 0;
     }
   }
   return left;
 }
 
-/** The value of the member in [start, end), whose odd numbers are the spans from `oddSpans[sp]` inside it. */
-function oddValue(source: Source, start: number, end: number, sp: number, tag: string): unknown {
+/** Where a member's tagged copy is put together, as UTF-8, to be decoded once: no joined string nor Buffer a member. */
+let scratch = Buffer.allocUnsafe(64 * 1024);
+/** bytes: a larger copy is made in a Buffer of its own, not kept */
+const MAX_SCRATCH = 1024 * 1024;
+/** `"\u0001`, 12 base64 characters, `:`, an index, `"` */
+const MAX_TAG_BYTES = 32;
+
+/** The value of member `k`. */
+function valueAt(source: Source, k: number): unknown {
   const { text, byteText, array } = source;
   const spans = array.oddSpans;
-  const parts: string[] = [];
-  const literals: string[] = [];
+  const start = array.bounds[3 * k] as number;
+  const end = array.bounds[3 * k + 1] as number;
+  const first = array.bounds[3 * k + 2] as number;
+  const last = k + 1 < array.texts.length ? (array.bounds[3 * k + 5] as number) : spans.length;
+  const tag = (source.tag ??= `\u0001${randomBytes(9).toString('base64')}:`);
+  const size = (end - start) * (byteText ? 1 : 3) + ((last - first) / 2) * MAX_TAG_BYTES;
+  if (size > scratch.length && size <= MAX_SCRATCH) scratch = Buffer.allocUnsafe(size);
+  const buf = size > scratch.length ? Buffer.allocUnsafe(size) : scratch;
+  const encoding = byteText ? 'latin1' : 'utf8';
+  let n = 0;
   let at = start;
-  for (; sp < spans.length && (spans[sp] as number) < end; sp += 2) {
-    parts.push(text.slice(at, spans[sp]), `"\\u0001${tag.slice(1)}${String(literals.length)}"`);
-    literals.push(text.slice(spans[sp], spans[sp + 1]));
+  for (let sp = first; sp < last; sp += 2) {
+    n += buf.write(text.slice(at, spans[sp]), n, encoding);
+    n += buf.write(`"\\u0001${tag.slice(1)}${String(sp)}"`, n, 'latin1');
     at = spans[sp + 1] as number;
   }
-  parts.push(text.slice(at, end));
-  const joined = parts.join('');
-  const value = JSON.parse(byteText ? textOfBytes(joined) : joined) as unknown;
-  if (typeof value === 'string') return new JsonNumber(literals[0] as string);
-  if (typeof value === 'object' && value !== null) untag(value, tag, literals, literals.length);
+  n += buf.write(text.slice(at, end), n, encoding);
+  let value = JSON.parse(buf.toString('utf8', 0, n)) as unknown;
+  const literal = (sp: number): string => text.slice(spans[sp], spans[sp + 1]);
+  if (typeof value === 'string' && last > first) value = new JsonNumber(literal(first));
+  else if (typeof value === 'object' && value !== null && last > first) untag(value, tag, literal, (last - first) / 2);
   return value;
-}
-
-// Per member when some hold odd numbers: one tagged copy of a 1000-invoice array cost twice its JSON.parse (the join of its slices).
-function valuesOf(source: Source): unknown[] {
-  if (source.values !== undefined) return source.values;
-  const { text, byteText, array } = source;
-  if (array.texts.length === 0) return (source.values = []);
-  const spans = array.oddSpans;
-  if (spans.length === 0) {
-    const slice = text.slice(array.start, array.end);
-    return (source.values = JSON.parse(byteText ? textOfBytes(slice) : slice) as unknown[]);
-  }
-  const tag = `\u0001${randomBytes(9).toString('base64')}:`;
-  const { bounds } = array;
-  const values = new Array<unknown>(array.texts.length);
-  let sp = 0;
-  for (let k = 0; k < values.length; k++) {
-    const start = bounds[2 * k] as number;
-    const end = bounds[2 * k + 1] as number;
-    if (sp < spans.length && (spans[sp] as number) < end) {
-      values[k] = oddValue(source, start, end, sp, tag);
-      while (sp < spans.length && (spans[sp] as number) < end) sp += 2;
-    } else {
-      const slice = text.slice(start, end);
-      values[k] = JSON.parse(byteText ? textOfBytes(slice) : slice) as unknown;
-    }
-  }
-  source.values = values;
-  return values;
 }
 
 function membersOf(source: Source, count: number): Members {
@@ -228,9 +215,13 @@ function membersOf(source: Source, count: number): Members {
       return texts;
     },
     values() {
-      const values = valuesOf(source);
-      return count === values.length ? values : values.slice(0, count);
+      if (source.values === undefined) {
+        source.values = new Array<unknown>(source.array.texts.length);
+        for (let k = 0; k < source.values.length; k++) source.values[k] = valueAt(source, k);
+      }
+      return count === source.values.length ? source.values : source.values.slice(0, count);
     },
+    value: (k) => source.values?.[k] ?? valueAt(source, k),
     take: (n) => (n >= count ? membersOf(source, count) : membersOf(source, Math.max(0, n))),
   };
 }

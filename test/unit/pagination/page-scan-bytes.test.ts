@@ -59,6 +59,20 @@ describe('scanPageText on a byte text', () => {
   });
 });
 
+describe('a member read alone', () => {
+  it("keeps multi-byte characters and literals in a member larger than the reader's reused buffer", () => {
+    for (const length of [30_000, 400_000]) {
+      const big = 'ñ😀€'.repeat(length);
+      const text = `{"member":[{"a":1.0,"s":"${big}","b":9007199254740993},{"c":1.50}]}`;
+      for (const bytes of [true, false]) {
+        const members = scanPageText(bytes ? byteTextOf(text) : text, bytes)!.members;
+        const [first, second] = [members.value(0), members.value(1)] as [Record<string, unknown>, Record<string, unknown>];
+        expect([String(first.a), first.s === big, String(first.b), String(second.c)]).toEqual(['1.0', true, '9007199254740993', '1.50']);
+      }
+    }
+  });
+});
+
 describe('JSON and NDJSON formatters on byte texts', () => {
   it('write the UTF-8 JSON.stringify gives of the parsed items for JSON.stringify pages, page after page', () => {
     fc.assert(

@@ -148,9 +148,11 @@ describe('scanPageText: any valid JSON', () => {
         expect(read!.view).toEqual({ id: '/x?page=1', next: '/x?page=2' });
         expect(read!.totalItems).toBe(members.length);
         expect(read!.members.texts().map(textOfBytes)).toEqual(members.map((m) => write(m, () => '')));
+        members.forEach((m, k) => expectValue(read!.members.value(k), m));
         const values = read!.members.values();
         expect(values).toHaveLength(members.length);
         members.forEach((m, k) => expectValue(values[k], m));
+        members.forEach((_, k) => expect(read!.members.value(k)).toBe(values[k]));
       }),
       { numRuns: 400 },
     );
