@@ -2,6 +2,7 @@
  * `main(argv, ctx) → exit code`; nothing here calls `process.exit()`: bin/ sets `process.exitCode`.
  * A failure nothing else caught is one line and an exit code (README, "Exit codes"), never a stack unasked.
  */
+import { setFlagsFromString } from 'node:v8';
 import type { Context, FetchLike, IOStreams } from '../context.js';
 import { createSystemContext, readPackageVersion } from '../context.js';
 import { createRateBudget, loadStoreOnUse } from '../rate/budget.js';
@@ -170,6 +171,10 @@ async function runCommandLine(line: CommandLine, ctx: Context): Promise<number> 
 
 /** bin/collections.js's: {@link main} in the system context, with the process-wide guard. */
 export async function run(argv: readonly string[]): Promise<number> {
+  // undici parses HTTP with WebAssembly (llhttp). V8 recompiles it with TurboFan on background
+  // threads, and Node waits for those before the process can exit: 250–350 ms after the last page
+  // here. Liftoff's code parses a page's headers and chunk framing as fast (bench: latency, throughput).
+  setFlagsFromString('--liftoff-only');
   // A password in a PostgreSQL URL leaves the process's command line, which `ps` shows to every
   // user (docs/databases.md, "Passwords"): the title overwrites it.
   if (argv.some((word) => /^postgres(ql)?:\/\/[^/@]*:[^/@]*@/i.test(word))) process.title = 'collections';
