@@ -141,7 +141,11 @@ export async function openDatabase(plan: DatabasePlan, options: DatabaseOpenOpti
   }
 }
 
-/** Bytes of groups waiting while one commits, past which the page loop waits for that commit to end: memory stays bounded. */
+/**
+ * Bytes of groups waiting while commits are under way, shared by those commits (each holds a
+ * batch of about this size), past which the page loop waits for the oldest to end: memory stays
+ * bounded whatever `atOnce` is.
+ */
 const MAX_WAITING_BYTES = 16 * 1024 * 1024;
 
 /** The commits of a run; see {@link createCommitChain}. */
@@ -188,6 +192,7 @@ function createCommitChain(commit: (chunks: Buffer[], mark: GroupMark) => Promis
   };
   // Read through a function: `pump()` may have taken the batch already.
   const waitingBytes = (): number => waiting?.bytes ?? 0;
+  const maxWaiting = MAX_WAITING_BYTES / atOnce;
   const rethrow = (): void => {
     if (failed) throw failure;
   };
@@ -199,7 +204,7 @@ function createCommitChain(commit: (chunks: Buffer[], mark: GroupMark) => Promis
       else waiting = { chunks: [...waiting.chunks, ...chunks], bytes: waiting.bytes + bytes, mark };
       pump();
       // The chain takes the waiting groups as soon as the oldest commit ends (its handler runs first).
-      while (waitingBytes() >= MAX_WAITING_BYTES && underWay.length > 0) await underWay[0]!.catch(() => undefined);
+      while (waitingBytes() >= maxWaiting && underWay.length > 0) await underWay[0]!.catch(() => undefined);
       rethrow();
     },
     async settle() {
