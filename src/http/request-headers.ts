@@ -21,7 +21,7 @@ const OWN_HEADERS: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** RFC 9110 §7.6.1, §8.6, §12.5.3: a user's value would break framing or decoding. */
-const TRANSPORT_HEADERS = new Set([
+export const TRANSPORT_HEADERS: ReadonlySet<string> = new Set([
   'host',
   'content-length',
   'transfer-encoding',

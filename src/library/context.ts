@@ -12,6 +12,7 @@ import { createRateBudget, type RateBudget } from '../rate/budget.js';
 import { createSecrets } from '../secrets.js';
 import { systemClock } from '../time/clock.js';
 import { UsageError } from '../errors.js';
+import { TRANSPORT_HEADERS } from '../http/request-headers.js';
 import type { ConnectionOptions } from './options.js';
 
 /** A fetch that loads undici's transport (http/transport.ts) on its first request. */
@@ -71,6 +72,7 @@ export function extraHeaders(headers: Readonly<Record<string, string>> | undefin
     if (!TOKEN.test(name)) throw new UsageError(`headers: '${name.slice(0, 80)}' is not a valid header name`);
     const own = OWN_HEADERS[name.toLowerCase()];
     if (own !== undefined) throw new UsageError(`headers: ${name} is set by ${own}`);
+    if (TRANSPORT_HEADERS.has(name.toLowerCase())) throw new UsageError(`headers: ${name} is set by the HTTP transport`);
     if (typeof value !== 'string' || UNSAFE_VALUE.test(value))
       throw new UsageError(`headers: the value of ${name} must be a string without CR, LF or NUL`);
     out[name] = value;

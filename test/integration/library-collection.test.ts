@@ -147,6 +147,7 @@ describe('collection(): stopping', () => {
     ['concurrency 17', { concurrency: 17 }, 'concurrency must be a whole number from 1 to 16 (got 17)'],
     ['a page parameter', { params: { page: '3' } }, 'params: page is set by the page option'],
     ['the key as a header', { headers: { 'X-Api-Key': 'other' } }, 'headers: X-Api-Key is set by the apiKey option'],
+    ['a transport header', { headers: { 'Content-Length': '5' } }, 'headers: Content-Length is set by the HTTP transport'],
     ['a bad base URL', { baseUrl: 'ftp://x' }, "baseUrl must be an http or https URL (got 'ftp:')"],
     ['since on payments', { since: '2024-01-01' }, undefined],
   ] as const)('refuses %s at the call, before any request', (_name, bad, message) => {
