@@ -206,13 +206,15 @@ describe('the staging tables of an export into PostgreSQL', () => {
 describe('locks and passwords of other processes', () => {
   it('a DuckDB file another process holds is exit 7 naming it, before any request', async () => {
     const db = duckdbDatabase(dir, 'held.duckdb');
+    // The holder keeps the file until it is killed: a fixed hold (it was 8 s) ran out on a loaded CI
+    // machine before the export reached the file, which then exited 0.
     let holding: { kill: (s: NodeJS.Signals) => boolean } | undefined;
     const holder = runCommand(
       process.execPath,
       [
         '--input-type=module',
         '-e',
-        `const {DuckDBInstance}=await import('@duckdb/node-api');await DuckDBInstance.create(${JSON.stringify(db.out)});console.log('held');await new Promise(r=>setTimeout(r,8000));`,
+        `const {DuckDBInstance}=await import('@duckdb/node-api');await DuckDBInstance.create(${JSON.stringify(db.out)});console.log('held');await new Promise(r=>setTimeout(r,120000));`,
       ],
       { cwd: process.cwd(), onStdout: (_c, child) => (holding = child) },
     );
@@ -224,7 +226,7 @@ describe('locks and passwords of other processes', () => {
     expect(r.code, `${r.stderr}\n${held.stderr}`).toBe(7);
     expect(r.stderr).toMatch(/another process \(PID \d+\) holds the DuckDB file .*held\.duckdb/);
     expect(r.requests).toBe(0);
-  });
+  }, 120_000);
 
   it('reads the password from ~/.pgpass (0600) when neither the URL nor PGPASSWORD has one, and ignores a file others can read', async () => {
     const name = await server.createDatabase();
