@@ -1,10 +1,12 @@
 /**
- * The path a library call names, e.g. `/taxpayers/PEIC211118IS0/invoices?status=paid`: which row
- * of the endpoint table it is (so its ids, cursor support and date filter apply as on the command
- * line), or a path of no row, which `collection()` still pages through.
+ * The path a library call names, e.g. `/taxpayers/PEIC211118IS0/invoices?status=paid`, checked as
+ * `get` checks its path (`parseCollectionPath`): which row of the endpoint table it is (so its
+ * ids, cursor support and date filter apply as on the command line), or a path of no row, which
+ * `collection()` still pages through.
  */
-import { ENDPOINTS, type Endpoint, type IdName, type Ids } from '../endpoints.js';
+import { isPathEndpoint, type Endpoint, type IdName, type Ids } from '../endpoints.js';
 import { UsageError } from '../errors.js';
+import { parseCollectionPath } from '../commands/export/collection-path.js';
 import type { IncrementalPlan } from '../commands/export/export-plan.js';
 import type { ExportTarget } from '../commands/export/export-plan.js';
 import type { ExportFlags } from '../commands/flags.js';
@@ -15,37 +17,27 @@ export interface PathTarget {
   endpoint: Endpoint | undefined;
   /** The ids the template's placeholders matched, decoded. */
   ids: Ids;
-  /** The path without its query. */
+  /** The path without its query, percent-encoded as sent. */
   path: string;
   /** The query's pairs, in order. */
   query: Array<[string, string]>;
 }
 
-/** The ids of `segments` when they fill `template`, else undefined. */
-function matchTemplate(template: string, segments: readonly string[]): Ids | undefined {
-  const parts = template.split('/');
-  if (parts.length !== segments.length) return undefined;
+function idsOf(template: string, path: string): Ids {
+  const segments = path.split('/');
   const ids: Ids = {};
-  for (let k = 0; k < parts.length; k++) {
-    const part = parts[k]!;
-    const segment = segments[k]!;
+  template.split('/').forEach((part, k) => {
     const placeholder = /^\{(\w+)\}$/.exec(part);
-    if (placeholder === null) {
-      if (part !== segment) return undefined;
-      continue;
-    }
-    try {
-      ids[placeholder[1] as IdName] = decodeURIComponent(segment);
-    } catch {
-      throw new UsageError(`path: the segment '${segment}' is not valid percent-encoding`);
-    }
-  }
+    if (placeholder !== null) ids[placeholder[1] as IdName] = decodeURIComponent(segments[k]!);
+  });
   return ids;
 }
 
 /**
- * Splits `path` and finds its row of the endpoint table.
- * @throws {UsageError} for a path that does not start with `/` or holds a fragment
+ * Splits `path` and finds its row of the endpoint table (the command line's rows; `get`'s path
+ * family is a path of no row here).
+ * @throws {UsageError} for a path that does not start with `/`, holds a fragment, or a segment
+ *   `get` refuses (empty, as in a final `/`; `.` or `..`; invalid percent-encoding; white space)
  */
 export function targetOfPath(path: string): PathTarget {
   if (typeof path !== 'string' || !path.startsWith('/')) {
@@ -53,14 +45,10 @@ export function targetOfPath(path: string): PathTarget {
   }
   if (path.includes('#')) throw new UsageError('path must not hold a fragment (#)');
   const q = path.indexOf('?');
-  const bare = q === -1 ? path : path.slice(0, q);
+  const parsed = parseCollectionPath(q === -1 ? path : path.slice(0, q));
   const query = q === -1 ? [] : [...new URLSearchParams(path.slice(q + 1))];
-  const segments = bare.split('/');
-  for (const endpoint of ENDPOINTS) {
-    const ids = matchTemplate(endpoint.path, segments);
-    if (ids !== undefined) return { endpoint, ids, path: bare, query };
-  }
-  return { endpoint: undefined, ids: {}, path: bare, query };
+  const endpoint = parsed.known === undefined || isPathEndpoint(parsed.known) ? undefined : parsed.known;
+  return { endpoint, ids: endpoint ? idsOf(endpoint.path, parsed.path) : {}, path: parsed.path, query };
 }
 
 const FULL_EXPORT: IncrementalPlan = { incremental: false, filter: undefined, state: undefined };
