@@ -12,7 +12,7 @@ import type { ResolvedExportSettings } from '../commands/export/export-plan.js';
 import type { Clock } from '../time/clock.js';
 import type { FetchLike } from '../context.js';
 import { UsageError } from '../errors.js';
-import type { Ids } from '../endpoints.js';
+import { ID_SPECS, type Ids } from '../endpoints.js';
 import type { CollectionEvent } from './events.js';
 
 /** Query parameters: an object, or pairs in order (an array of pairs, a `URLSearchParams`). */
@@ -136,14 +136,6 @@ export function paramPairs(params: Params | undefined): Array<[string, string]> 
   return pairs;
 }
 
-/** The ids as the export commands' flags carry them (`taxpayerId` → `taxpayer`). */
-function idFlags(ids: Ids): ExportFlags {
-  return {
-    ...(ids.taxpayerId === undefined ? {} : { taxpayer: ids.taxpayerId }),
-    ...(ids.invoiceId === undefined ? {} : { invoice: ids.invoiceId }),
-  };
-}
-
 /** Copies the options that are set (an `undefined` option is a flag not given). */
 export function defined(values: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
@@ -165,7 +157,7 @@ export function flagsOf(options: ConnectionOptions & PagingOptions, ids: Ids, ex
   const since = options.since instanceof Date ? options.since.toISOString() : options.since;
   const param = paramPairs(options.params);
   return {
-    ...idFlags(ids),
+    ...defined(Object.fromEntries(ID_SPECS.map((spec) => [spec.attribute, ids[spec.name]]))),
     ...defined({ cursor: options.cursor, total: options.total, since, ...numbers }),
     ...(param.length > 0 ? { param } : {}),
     quiet: true,
