@@ -1,7 +1,7 @@
 /** One endpoint's window: a request goes out only when the window has room for it, counting those in flight. */
 import { RateLimitError } from '../errors.js';
 import { abortReason, type Clock } from '../time/clock.js';
-import type { ServerClock } from './server-clock.js';
+import type { ServerClock } from './headers.js';
 import type { SharedQuota, SharedTicket } from './budget.js';
 import { decideWait, describeTooLong, type ReceivedResponse } from './wait.js';
 

@@ -1,7 +1,6 @@
 /** How long to wait, decided in one place for the client and the governor; pure: callers sleep on the answer. */
 import { MAX_TIMER_MS } from '../time/clock.js';
-import type { RateLimitHeaders } from './headers.js';
-import { serverToLocal, type ClockOffset, type ServerClock } from './server-clock.js';
+import { serverToLocal, type ClockOffset, type RateLimitHeaders, type ServerClock } from './headers.js';
 
 /** Zero, past or garbage waits become this, ms. */
 const RATE_LIMIT_FLOOR_MS = 1000;

@@ -116,11 +116,9 @@ async function withStateLock<T>(path: string, update: () => Promise<T>): Promise
  * @throws {UsageError} (exit 2) when the current file is corrupt; {@link OutputError} (exit 7) naming the path
  */
 export function saveWatermark(path: string, key: string, since: string, nowMs: number, fs: FileSystem = nodeFileSystem): Promise<void> {
-  return withStateLock(path, () => replaceState(path, key, since, nowMs, fs));
-}
-
-async function replaceState(path: string, key: string, since: string, nowMs: number, fs: FileSystem): Promise<void> {
-  const state = readState(path);
-  state.watermarks[key] = { since, updatedAt: new Date(nowMs).toISOString() };
-  await replaceFile(fs, path, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, action: 'write the state file', syncFolder: true });
+  return withStateLock(path, async () => {
+    const state = readState(path);
+    state.watermarks[key] = { since, updatedAt: new Date(nowMs).toISOString() };
+    await replaceFile(fs, path, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, action: 'write the state file', syncFolder: true });
+  });
 }

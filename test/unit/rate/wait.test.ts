@@ -1,8 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { RateLimitHeaders } from '../../../src/rate/headers.js';
+import type { ClockOffset, RateLimitHeaders } from '../../../src/rate/headers.js';
 import { MAX_TIMER_MS } from '../../../src/time/clock.js';
 import { clampTimerMs, decideWait, describeTooLong, floorWaitMs } from '../../../src/rate/wait.js';
-import type { ClockOffset } from '../../../src/rate/server-clock.js';
 
 const T = Date.UTC(2024, 3, 16, 18, 0, 0);
 const MIN = 60_000;
