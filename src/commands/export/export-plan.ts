@@ -16,7 +16,7 @@ import { formatFromPath } from '../../output/writer.js';
 import type { OutputFormat } from '../../format-names.js';
 import { parseFields } from '../../output/fields.js';
 import { sidecarPaths } from '../../export/files/sidecar.js';
-import type { Compression } from '../../export/files/gzip-destination.js';
+import type { Compression } from '../../export/files/destination.js';
 import type { ExportPlan, HttpPlan, OutputPlan, PagesPlan, ProgressPlan } from '../../export/run/plan.js';
 import { conflictsWithSince, formatFilterTime, parseSince, sinceParameter } from '../../export/state/since.js';
 import { readState, stateKey, storedWatermark } from '../../export/state/state.js';

@@ -7,8 +7,7 @@ import { UsageError } from '../../errors.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../../format-names.js';
 import type { ProgressStats } from '../../io/events.js';
 import { nodeFileSystem, parseJsonText, replaceFile, type FileSystem } from '../../io/files.js';
-import type { Destination, PageMark } from '../files/destination.js';
-import { COMPRESSIONS, type Compression } from '../files/gzip-destination.js';
+import { COMPRESSIONS, type Compression, type Destination, type PageMark } from '../files/destination.js';
 import { sidecarPaths } from '../files/sidecar.js';
 import { isCount } from '../files/checkpoint.js';
 
