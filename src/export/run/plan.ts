@@ -7,7 +7,7 @@ import type { OutputFormat } from '../../format-names.js';
 import type { LogFormat, ModeNote } from '../../io/events.js';
 import type { Compression, Destination } from '../files/destination.js';
 import type { sidecarPaths } from '../files/sidecar.js';
-import type { WatermarkOptions } from '../state/watermark.js';
+import type { WatermarkOptions } from '../state/state.js';
 import type { ManifestOutput, ManifestPlan, ManifestRecorder } from '../manifest/manifest.js';
 import type { DatabasePlan } from '../destinations/database.js';
 import type { RunStats } from '../destinations/store.js';
