@@ -14,8 +14,7 @@ import type { ExportPlan } from '../export/run/plan.js';
 import type { ExportResult } from '../export/run/run.js';
 import { exportContext } from './context.js';
 import { createStopper, pageEvent, type CollectionEvent, type Stopper } from './events.js';
-import { defined, flagsOf, paramPairs, settingsOf, type ConnectionOptions, type PagingOptions } from './options.js';
-import { targetOfPath } from './target.js';
+import { defined, flagsOf, paramPairs, settingsOf, targetOfPath, type ConnectionOptions, type PagingOptions } from './options.js';
 import { tableText } from '../export/destinations/table-name.js';
 
 /** Options of {@link exportCollection}. */

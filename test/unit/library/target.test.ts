@@ -1,9 +1,9 @@
 /**
- * library/target.ts: which row of the endpoint table a library path is, with its ids decoded and
+ * The library's path (`targetOfPath`): which row of the endpoint table a library path is, with its ids decoded and
  * its query split off; a path of no row stays a path. Its segments are checked as `get`'s.
  */
 import { describe, expect, it } from 'vitest';
-import { targetOfPath } from '../../../src/library/target.js';
+import { targetOfPath } from '../../../src/library/options.js';
 import { UsageError } from '../../../src/errors.js';
 
 describe('targetOfPath', () => {
