@@ -95,7 +95,6 @@ const RESUME_HINT = `resume with: ${RESUME_COMMAND} --resume`;
 /** Options that are export flags of the same name. */
 const OUTPUT_OPTIONS = ['format', 'compress', 'csvSafe', 'manifest', 'resume', 'restart', 'state', 'table', 'key', 'incremental', 'prune'] as const;
 
-/** The output flags of the options, checked. */
 function outputFlags(options: ExportCollectionOptions): ExportFlags {
   const { out } = options;
   if (typeof out === 'string' && (out === '' || out === '-')) {
@@ -111,7 +110,6 @@ function outputFlags(options: ExportCollectionOptions): ExportFlags {
   return defined(flags);
 }
 
-/** The summary of a run. */
 function summaryOf(result: ExportResult, plan: ExportPlan): ExportSummary {
   const { stats } = result;
   const { files, database } = plan.output;

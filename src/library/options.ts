@@ -92,10 +92,7 @@ const NUMBER_RULES: Readonly<Record<string, NumberRule>> = {
   maxWaitMs: { attribute: 'maxWait', ms: true },
 };
 
-/**
- * Checks one number option against its flag's range.
- * @throws {UsageError} naming the option, what it takes and the value given
- */
+/** @throws {UsageError} naming the option, its flag's range and the value given */
 function checkNumber(name: string, value: unknown): void {
   const rule = NUMBER_RULES[name];
   if (value === undefined || rule === undefined) return;
