@@ -15,8 +15,7 @@ import { systemClock } from '../time/clock.js';
 import type { JsonNumber } from '../json/json-value.js';
 import { budgetOf, extraHeaders, transportOf, userAgent } from './context.js';
 import { createStopper, pageEvent, type ModeEvent, type Stopper } from './events.js';
-import { flagsOf, paramPairs, settingsOf, type ConnectionOptions, type PagingOptions } from './options.js';
-import { targetOfOtherPath, targetOfPath } from './target.js';
+import { flagsOf, paramPairs, settingsOf, targetOfOtherPath, targetOfPath, type ConnectionOptions, type PagingOptions } from './options.js';
 
 /**
  * A JSON value as the library hands it over: what `JSON.parse` gives, except that a number

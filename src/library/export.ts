@@ -14,8 +14,7 @@ import type { ExportPlan } from '../export/run/plan.js';
 import type { ExportResult } from '../export/run/run.js';
 import { exportContext } from './context.js';
 import { createStopper, pageEvent, type CollectionEvent, type Stopper } from './events.js';
-import { defined, flagsOf, paramPairs, settingsOf, type ConnectionOptions, type PagingOptions } from './options.js';
-import { targetOfPath } from './target.js';
+import { defined, flagsOf, paramPairs, settingsOf, targetOfPath, type ConnectionOptions, type PagingOptions } from './options.js';
 import { tableText } from '../export/destinations/table-name.js';
 
 /** Options of {@link exportCollection}. */
@@ -93,7 +92,9 @@ export interface ExportSummary {
 const RESUME_COMMAND = 'exportCollection()';
 const RESUME_HINT = `resume with: ${RESUME_COMMAND} --resume`;
 
-/** The output flags of the options, checked. */
+/** Options that are export flags of the same name. */
+const OUTPUT_OPTIONS = ['format', 'compress', 'csvSafe', 'manifest', 'resume', 'restart', 'state', 'table', 'key', 'incremental', 'prune'] as const;
+
 function outputFlags(options: ExportCollectionOptions): ExportFlags {
   const { out } = options;
   if (typeof out === 'string' && (out === '' || out === '-')) {
@@ -102,27 +103,13 @@ function outputFlags(options: ExportCollectionOptions): ExportFlags {
   if (typeof out !== 'string' && typeof (out as Partial<OutputStream> | undefined)?.write !== 'function') {
     throw new UsageError('out is required: a file path or a writable stream');
   }
-  const fields = Array.isArray(options.fields) ? options.fields.join(',') : (options.fields as string | undefined);
-  const flags: Record<string, unknown> = {
-    out: typeof out === 'string' ? out : undefined,
-    format: options.format,
-    compress: options.compress,
-    fields,
-    csvSafe: options.csvSafe,
-    manifest: options.manifest,
-    resume: options.resume,
-    restart: options.restart,
-    state: options.state,
-    table: options.table,
-    key: options.key,
-    incremental: options.incremental,
-    prune: options.prune,
-  };
+  const flags: Record<string, unknown> = { out: typeof out === 'string' ? out : undefined };
+  for (const name of OUTPUT_OPTIONS) flags[name] = options[name];
+  flags.fields = Array.isArray(options.fields) ? options.fields.join(',') : options.fields;
   if (options.log !== undefined) Object.assign(flags, { quiet: false, verbose: options.verbose === true, logFormat: options.logFormat ?? 'text' });
   return defined(flags);
 }
 
-/** The summary of a run. */
 function summaryOf(result: ExportResult, plan: ExportPlan): ExportSummary {
   const { stats } = result;
   const { files, database } = plan.output;
@@ -182,9 +169,8 @@ export async function exportCollection(options: ExportCollectionOptions): Promis
   const stream = typeof options.out === 'string' ? undefined : options.out;
   const ctx = exportContext({ ...options, ...(stream ? { stdout: stream } : {}) }, stopper.signal);
   ctx.secrets.add(settings.apiKey);
-  const [{ planExport, planLoneExport, runLonePlan }, { readStoredSince }, { addDatabaseSecrets }] = await Promise.all([
+  const [{ planExport, planLoneExport, runLonePlan }, { readStoredSince, addDatabaseSecrets }] = await Promise.all([
     import('../commands/export/export.js'),
-    import('../commands/export/export-plan.js'),
     import('../commands/export/export-plan.js'),
   ]);
   const command = target.endpoint.command;

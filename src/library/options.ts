@@ -1,18 +1,19 @@
 /**
- * The options of the library's door (src/index.ts) and their translation into what the export
- * command hands its planner: the same `ExportFlags` (commands/flags.ts) and settings, so the
- * library and the command line plan pages, limits and outputs with one set of functions. Values
+ * The options and the path of the library's door (src/index.ts) and their translation into what
+ * the export command hands its planner: the same `ExportFlags` (commands/flags.ts) and settings, so
+ * the library and the command line plan pages, limits and outputs with one set of functions. Values
  * are checked against the ranges of the one flag table (config/flags.ts) before anything is sent.
  */
 import { exportFlag } from '../config/flags.js';
 import { parseApiKey, parseBaseUrl } from '../config/values.js';
 import type { ExportFlagValues } from '../config/flags.js';
 import type { ExportFlags } from '../commands/flags.js';
-import type { ResolvedExportSettings } from '../commands/export/export-plan.js';
+import type { ExportTarget, IncrementalPlan, ResolvedExportSettings } from '../commands/export/export-plan.js';
+import { parseCollectionPath } from '../commands/export/collection-path.js';
 import type { Clock } from '../time/clock.js';
 import type { FetchLike } from '../context.js';
 import { UsageError } from '../errors.js';
-import type { Ids } from '../endpoints.js';
+import { ID_SPECS, isPathEndpoint, type Endpoint, type IdName, type Ids } from '../endpoints.js';
 import type { CollectionEvent } from './events.js';
 
 /** Query parameters: an object, or pairs in order (an array of pairs, a `URLSearchParams`). */
@@ -91,10 +92,7 @@ const NUMBER_RULES: Readonly<Record<string, NumberRule>> = {
   maxWaitMs: { attribute: 'maxWait', ms: true },
 };
 
-/**
- * Checks one number option against its flag's range.
- * @throws {UsageError} naming the option, what it takes and the value given
- */
+/** @throws {UsageError} naming the option, its flag's range and the value given */
 function checkNumber(name: string, value: unknown): void {
   const rule = NUMBER_RULES[name];
   if (value === undefined || rule === undefined) return;
@@ -136,14 +134,6 @@ export function paramPairs(params: Params | undefined): Array<[string, string]> 
   return pairs;
 }
 
-/** The ids as the export commands' flags carry them (`taxpayerId` → `taxpayer`). */
-function idFlags(ids: Ids): ExportFlags {
-  return {
-    ...(ids.taxpayerId === undefined ? {} : { taxpayer: ids.taxpayerId }),
-    ...(ids.invoiceId === undefined ? {} : { invoice: ids.invoiceId }),
-  };
-}
-
 /** Copies the options that are set (an `undefined` option is a flag not given). */
 export function defined(values: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
@@ -165,7 +155,7 @@ export function flagsOf(options: ConnectionOptions & PagingOptions, ids: Ids, ex
   const since = options.since instanceof Date ? options.since.toISOString() : options.since;
   const param = paramPairs(options.params);
   return {
-    ...idFlags(ids),
+    ...defined(Object.fromEntries(ID_SPECS.map((spec) => [spec.attribute, ids[spec.name]]))),
     ...defined({ cursor: options.cursor, total: options.total, since, ...numbers }),
     ...(param.length > 0 ? { param } : {}),
     quiet: true,
@@ -187,4 +177,62 @@ export function settingsOf(options: Pick<ConnectionOptions, 'baseUrl' | 'apiKey'
   if (typeof key !== 'string') throw new UsageError('apiKey is required', { code: 'E_CONFIG' });
   const baseUrl = parseBaseUrl(raw instanceof URL ? raw.href : raw, 'baseUrl');
   return { apiKey: parseApiKey(key, 'apiKey'), baseUrl, defaults: {} };
+}
+
+/** A path split into its row of the endpoint table (if any), its ids and its query. */
+export interface PathTarget {
+  /** The row whose template the path fills; undefined for a path of no row. */
+  endpoint: Endpoint | undefined;
+  /** The ids the template's placeholders matched, decoded. */
+  ids: Ids;
+  /** The path without its query, percent-encoded as sent. */
+  path: string;
+  /** The query's pairs, in order. */
+  query: Array<[string, string]>;
+}
+
+function idsOf(template: string, path: string): Ids {
+  const segments = path.split('/');
+  const ids: Ids = {};
+  template.split('/').forEach((part, k) => {
+    const placeholder = /^\{(\w+)\}$/.exec(part);
+    if (placeholder !== null) ids[placeholder[1] as IdName] = decodeURIComponent(segments[k]!);
+  });
+  return ids;
+}
+
+/**
+ * The path a call names, e.g. `/taxpayers/PEIC211118IS0/invoices?status=paid`, checked as `get`
+ * checks its path (`parseCollectionPath`), split, and its row of the endpoint table (the command
+ * line's rows, so their ids, cursor support and date filter apply; `get`'s path family and any
+ * other path are a path of no row, which `collection()` still pages through).
+ * @throws {UsageError} for a path that does not start with `/`, holds a fragment, or a segment
+ *   `get` refuses (empty, as in a final `/`; `.` or `..`; invalid percent-encoding; white space)
+ */
+export function targetOfPath(path: string): PathTarget {
+  if (typeof path !== 'string' || !path.startsWith('/')) {
+    throw new UsageError(`path must start with / (got ${JSON.stringify(path)})`, { hint: 'e.g. /taxpayers/PEIC211118IS0/invoices' });
+  }
+  if (path.includes('#')) throw new UsageError('path must not hold a fragment (#)');
+  const q = path.indexOf('?');
+  const parsed = parseCollectionPath(q === -1 ? path : path.slice(0, q));
+  const query = q === -1 ? [] : [...new URLSearchParams(path.slice(q + 1))];
+  const endpoint = parsed.known === undefined || isPathEndpoint(parsed.known) ? undefined : parsed.known;
+  return { endpoint, ids: endpoint ? idsOf(endpoint.path, parsed.path) : {}, path: parsed.path, query };
+}
+
+const FULL_EXPORT: IncrementalPlan = { incremental: false, filter: undefined, state: undefined };
+
+/**
+ * The export target of a path of no row: its paging mode from the flags, checked as the command
+ * line checks a row's (commands/export/export-plan.ts `planTarget`), and no date filter.
+ * @throws {UsageError} for `since` (no documented filter), `total` without `cursor`, `page` with `cursor`
+ */
+export function targetOfOtherPath(path: string, flags: ExportFlags): ExportTarget {
+  if (flags.since !== undefined) throw new UsageError(`since needs a collection with a documented date filter; ${path} is not one`);
+  const cursor = flags.cursor === true;
+  if (flags.total === true && !cursor) throw new UsageError('--total goes with --cursor (offset mode always reports the total)');
+  if (cursor && flags.page !== undefined) throw new UsageError('--page is for offset mode; cursor mode starts at the first page');
+  const endpoint: Endpoint = { key: 'path', command: '', path, ids: [], cursor: true, watermark: undefined, description: path, tableFields: [] };
+  return { endpoint, ids: {}, path, query: '', inc: FULL_EXPORT, cursor };
 }

@@ -1,7 +1,7 @@
 /** One endpoint's window: a request goes out only when the window has room for it, counting those in flight. */
 import { RateLimitError } from '../errors.js';
 import { abortReason, type Clock } from '../time/clock.js';
-import type { ServerClock } from './server-clock.js';
+import type { ServerClock } from './headers.js';
 import type { SharedQuota, SharedTicket } from './budget.js';
 import { decideWait, describeTooLong, type ReceivedResponse } from './wait.js';
 
@@ -154,14 +154,6 @@ export interface AcquireOptions {
 
 export type GovernorState = Pick<QuotaWindow, 'limit' | 'available' | 'resetAt'> & { inFlight: number };
 
-export interface RateLimitGovernor {
-  /** @throws {RateLimitError} when the wait for the reset would exceed `maxWaitMs` */
-  acquire(options?: AcquireOptions): Promise<Permit>;
-  /** A 429 wait the caller reports and sleeps itself: `reportedTo` is not told it again as a pacing wait. */
-  blockUntil(localMs: number, reportedTo?: (wait: GovernorWait) => void): void;
-  state(): GovernorState;
-}
-
 interface Caller {
   onWait: ((wait: GovernorWait) => void) | undefined;
   maxWaitMs: number;
@@ -183,7 +175,9 @@ interface Grant {
   hold: number;
 }
 
-class Governor implements RateLimitGovernor {
+export type RateLimitGovernor = Pick<Governor, 'acquire' | 'blockUntil' | 'state'>;
+
+class Governor {
   private readonly window: QuotaWindow;
   private inFlight = 0;
   private blockedUntil = -Infinity;
@@ -197,6 +191,7 @@ class Governor implements RateLimitGovernor {
     this.window = new QuotaWindow(options.serverClock);
   }
 
+  /** @throws {RateLimitError} when the wait for the reset would exceed `maxWaitMs` */
   async acquire(opts: AcquireOptions = {}): Promise<Permit> {
     const { signal } = opts;
     const waited = opts.afterWait === true;
@@ -224,6 +219,7 @@ class Governor implements RateLimitGovernor {
     return granted.permit;
   }
 
+  /** A 429 wait the caller reports and sleeps itself: `reportedTo` is not told it again as a pacing wait. */
   blockUntil(localMs: number, reportedTo?: (wait: GovernorWait) => void): void {
     if (localMs > this.blockedUntil) this.blockedUntil = localMs;
     const listener = reportedTo ?? this.options.onWait;

@@ -7,13 +7,11 @@
 import type { Clock } from '../time/clock.js';
 import type { RateBudget } from './budget.js';
 import type { AcquireOptions, GovernorWait, Permit } from './governor.js';
-import { parseRateLimitHeaders, type HeaderSource, type RateLimitHeaders } from './headers.js';
+import { parseRateLimitHeaders, type HeaderSource, type RateLimitHeaders, type ServerClock } from './headers.js';
 import { poolFor, type GovernorPool } from './pool.js';
-import type { ServerClock } from './server-clock.js';
 
 export type { RateBudget } from './budget.js';
-export { parseHttpDate, snapshotOf, type RateLimitHeaders, type RateLimitSnapshot } from './headers.js';
-export type { ServerClock } from './server-clock.js';
+export { parseHttpDate, snapshotOf, type RateLimitHeaders, type RateLimitSnapshot, type ServerClock } from './headers.js';
 export { clampTimerMs, decideWait, describeTooLong, type ReceivedResponse } from './wait.js';
 
 /** What a client brings to the governors it shares: its listener of waits and its `--max-wait`. */

@@ -9,7 +9,7 @@ import { ENDPOINTS, PATH_FAMILY } from '../endpoints.js';
 import type { Clock } from '../time/clock.js';
 import type { RateBudget, SharedQuota } from './budget.js';
 import { createRateLimitGovernor, type RateLimitGovernor, type ResponseObservation } from './governor.js';
-import { createServerClock, type ServerClock } from './server-clock.js';
+import { createServerClock, type ServerClock } from './headers.js';
 
 /** The governors and the server's clock the clients of one origin and key share. */
 export interface GovernorPool {

@@ -4,10 +4,9 @@
  * caller works alone) and `onTrouble` is told why, once; a corrupt file is replaced.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type * as Lockfile from 'proper-lockfile';
-import type * as WriteFileAtomic from 'write-file-atomic';
+import { lockSync } from 'proper-lockfile';
+import writeFileAtomic from 'write-file-atomic';
 import { apisOf, cancelIn, observeIn, recordOf, reserveIn, type ApiRecord } from './budget.js';
 import type { QuotaStore, SharedQuota, SharedReservation, SharedSeen, SharedTicket } from './budget.js';
 
@@ -21,14 +20,6 @@ const LOCK_PAUSES_MS = [1, 2, 4, 8, 16, 32, 37];
 const KEEP_MS = 3_600_000;
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
-
-const load = createRequire(import.meta.url);
-let libraries: { lockfile: typeof Lockfile; writeFileAtomic: typeof WriteFileAtomic } | undefined;
-/** Loaded on first use: `--help` needs neither. */
-function libs(): NonNullable<typeof libraries> {
-  libraries ??= { lockfile: load('proper-lockfile') as typeof Lockfile, writeFileAtomic: load('write-file-atomic') as typeof WriteFileAtomic };
-  return libraries;
-}
 
 /** Blocks the thread: the store's calls are synchronous, and a pause is a few ms. */
 function pause(ms: number): void {
@@ -111,10 +102,9 @@ class SharedQuotaFile implements SharedQuota {
 
   /** The release, or undefined when the lock could not be taken. */
   private lock(): (() => void) | undefined {
-    const { lockfile } = libs();
     for (let attempt = 1; ; attempt++) {
       try {
-        return lockfile.lockSync(this.path, { realpath: false, stale: STALE_MS });
+        return lockSync(this.path, { realpath: false, stale: STALE_MS });
       } catch (err) {
         const ms = LOCK_PAUSES_MS[attempt - 1];
         if ((err as NodeJS.ErrnoException).code !== 'ELOCKED' || ms === undefined) {
@@ -144,7 +134,7 @@ class SharedQuotaFile implements SharedQuota {
       record.windows = Object.fromEntries(Object.entries(record.windows).filter(([, w]) => w.resetAt === undefined || w.resetAt >= oldest));
       const apis = apisOf(file);
       apis[this.api] = record;
-      libs().writeFileAtomic.sync(this.path, JSON.stringify({ version: 1, apis }), { mode: FILE_MODE, fsync: false });
+      writeFileAtomic.sync(this.path, JSON.stringify({ version: 1, apis }), { mode: FILE_MODE, fsync: false });
       return answer;
     } catch (err) {
       this.trouble('update', err);

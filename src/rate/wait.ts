@@ -1,7 +1,6 @@
 /** How long to wait, decided in one place for the client and the governor; pure: callers sleep on the answer. */
 import { MAX_TIMER_MS } from '../time/clock.js';
-import type { RateLimitHeaders } from './headers.js';
-import { serverToLocal, type ClockOffset, type ServerClock } from './server-clock.js';
+import { serverToLocal, type ClockOffset, type RateLimitHeaders, type ServerClock } from './headers.js';
 
 /** Zero, past or garbage waits become this, ms. */
 const RATE_LIMIT_FLOOR_MS = 1000;
@@ -32,61 +31,33 @@ function localInstant(serverMs: number, response: ReceivedResponse, offset: Cloc
   return serverToLocal(serverMs, offset);
 }
 
-export interface WaitInput extends ReceivedResponse {
-  /** Including this response. */
-  offset?: ClockOffset;
-  /** Added to waits derived from Reset or a Retry-After date, ms. */
-  marginMs?: number;
-  /** `pacing`: a 2xx with `Remaining: 0` (no Retry-After, a 1 s floor). */
-  kind: '429' | 'pacing';
-  /** 1-based count of consecutive 429s of the same request (ignored for pacing). */
-  attempt?: number;
-}
-
-export interface WaitPlan {
-  /** From `receivedAt`, ms, clamped to timer range. */
-  ms: number;
-  /** local ms, before clamping: compare it with `--max-wait`. */
-  until: number;
-  reason: 'rate-limit' | 'pacing' | 'retry-after';
-  /** The floor replaced a zero, past, missing or garbage wait. */
-  floored: boolean;
-}
-
 /**
  * Ends at the Reset on the server's clock, or a 429's later `Retry-After`; a 429's is at least
  * {@link floorWaitMs}(attempt), a pacing wait without a future reset {@link RATE_LIMIT_FLOOR_MS}.
  */
-export function planWait(input: WaitInput): WaitPlan {
-  const { headers, receivedAt, kind } = input;
-  const margin = input.marginMs ?? 0;
+function waitEnd(request: Extract<WaitRequest, { kind: '429' | 'pacing' }>): { until: number; reason: WaitDecision['reason'] } {
+  const { response, kind } = request;
+  const { headers, receivedAt } = response;
+  const { offset, marginMs } = request.serverClock;
   const resetReason = kind === 'pacing' ? 'pacing' : 'rate-limit';
   let end = -Infinity;
-  let reason: WaitPlan['reason'] = resetReason;
+  let reason: WaitDecision['reason'] = resetReason;
   if (headers.resetAt !== undefined) {
-    const e = localInstant(headers.resetAt, input, input.offset);
-    if (e > receivedAt) end = e + margin;
+    const e = localInstant(headers.resetAt, response, offset);
+    if (e > receivedAt) end = e + marginMs;
   }
   if (kind === '429' && headers.retryAfter !== undefined) {
     const ra = headers.retryAfter;
-    const e = ra.kind === 'delay' ? receivedAt + ra.ms : localInstant(ra.at, input, input.offset) + margin;
+    const e = ra.kind === 'delay' ? receivedAt + ra.ms : localInstant(ra.at, response, offset) + marginMs;
     if (e > receivedAt && e >= end) {
       end = e;
       reason = 'retry-after';
     }
   }
-  let wait = end - receivedAt;
-  let floored = false;
-  const floor = kind === '429' ? floorWaitMs(input.attempt ?? 1) : RATE_LIMIT_FLOOR_MS;
-  if (!(wait > 0)) {
-    wait = floor;
-    floored = true;
-    reason = resetReason;
-  } else if (kind === '429' && wait < floor) {
-    wait = floor;
-    floored = true;
-  }
-  return { ms: clampTimerMs(wait), until: receivedAt + wait, reason, floored };
+  const floor = kind === '429' ? floorWaitMs(request.attempt) : RATE_LIMIT_FLOOR_MS;
+  const wait = end - receivedAt;
+  if (!(wait > 0)) return { until: receivedAt + floor, reason: resetReason };
+  return { until: receivedAt + (kind === '429' ? Math.max(wait, floor) : wait), reason };
 }
 
 /** ms from the response's arrival; a date is read like a Reset, but without the rounding margin. */
@@ -144,13 +115,7 @@ export function decideWait(request: WaitRequest): WaitDecision {
     return { reason, until: now + ms, ms, neededMs: retryAfterMs ?? 0, tooLong: false };
   }
   const { response } = request;
-  const plan = planWait({
-    ...response,
-    offset: serverClock.offset,
-    marginMs: serverClock.marginMs,
-    kind: request.kind,
-    ...(request.kind === '429' ? { attempt: request.attempt } : {}),
-  });
+  const plan = waitEnd(request);
   const ms = Math.max(0, plan.until - now);
   if (request.kind === 'pacing') return { reason: 'pacing', until: plan.until, ms, neededMs: ms, tooLong: ms > 0 && ms > maxWaitMs };
   const neededMs = plan.until - response.receivedAt;

@@ -5,7 +5,7 @@ import { resolveSource } from './collection-path.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { formatDefinition } from '../../output/writer.js';
 import type { OutputFormat } from '../../format-names.js';
-import type { Compression } from '../../export/files/gzip-destination.js';
+import type { Compression } from '../../export/files/destination.js';
 import { runExport, type ExportResult } from '../../export/run/run.js';
 import { freezePlan, type ExportHooks, type ExportPlan, type OutputPlan } from '../../export/run/plan.js';
 import { exportServices } from '../../export/run/services.js';

@@ -8,7 +8,7 @@ import { access, mkdir, open, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { OutputError } from '../../errors.js';
 import type { ExportPlan } from '../../export/run/plan.js';
-import { checkReplace } from '../../export/state/replace-guard.js';
+import { checkReplace } from '../../export/state/state.js';
 import { errorCode, errorWords, fileError } from '../../io/files.js';
 
 /** Tests inject a read-only or forbidden file system. */

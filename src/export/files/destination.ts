@@ -1,6 +1,12 @@
+/** Where an export's text goes: the contract, stdout, a FIFO or device, and gzip over any of them. */
+import { constants as fsConstants } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import type { OutputStream } from '../../context.js';
+import type { Clock } from '../../time/clock.js';
 import type { FormatterState } from '../../output/formatter.js';
-import { createStreamSink } from '../../output/stream-sink.js';
+import { BrokenPipeError, createStreamSink } from '../../output/stream-sink.js';
+import { UsageError } from '../../errors.js';
+import { fileError, nodeFileSystem, statOrUndefined, type FileInfo, type FileSystem } from '../../io/files.js';
 import type { Checkpoint } from './checkpoint.js';
 import type { FileDigest } from './file-sink.js';
 
@@ -67,5 +73,177 @@ export function openStdout(stream: OutputStream): Destination {
       await sink.commit();
     },
     abort: () => sink.abort(),
+  };
+}
+
+const { O_WRONLY, O_NONBLOCK } = fsConstants;
+
+const FIFO_POLL_MS = 50;
+
+export interface DeviceOptions {
+  target: string;
+  /** What `stat` (following symlinks) says about it: not a regular file, not a folder. */
+  info: FileInfo;
+  /** Aborted by the first SIGINT / SIGTERM; stops the wait for a reader. */
+  signal: AbortSignal;
+  clock: Clock;
+  fs?: FileSystem;
+}
+
+/** Rejects with the signal's reason once it is aborted (never resolves). */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason as Error);
+    else signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+  });
+}
+
+/**
+ * Never blocks where a signal cannot reach: `O_NONBLOCK` opens fail with ENXIO while no reader has it
+ * open (fifo(7)), so they are retried; then it is opened again blocking, for ordinary writes.
+ * @throws the signal's reason ({@link InterruptedError}) when interrupted; {@link OutputError} (exit 7)
+ */
+async function openFifo(options: DeviceOptions, fs: FileSystem): Promise<FileHandle> {
+  for (;;) {
+    let probe: FileHandle | undefined;
+    try {
+      probe = await fs.open(options.target, O_WRONLY | O_NONBLOCK);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENXIO') throw fileError('open', options.target, error);
+      await options.clock.sleep(FIFO_POLL_MS, options.signal);
+      continue;
+    }
+    try {
+      return await fs.open(options.target, O_WRONLY);
+    } catch (error) {
+      throw fileError('open', options.target, error);
+    } finally {
+      await probe.close().catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * An `--out` that is a FIFO or device: written straight through, never replaced by a regular file.
+ * A FIFO whose reader left (EPIPE) ends the export quietly, as stdout does.
+ * @throws {InterruptedError} when a signal comes while a FIFO waits for its reader
+ * @throws {OutputError} (exit 7) when it cannot be opened
+ */
+export async function openDevice(options: DeviceOptions): Promise<Destination> {
+  const fs = options.fs ?? nodeFileSystem;
+  const { target, signal } = options;
+  let handle: FileHandle;
+  try {
+    handle = options.info.isFIFO() ? await openFifo(options, fs) : await fs.open(target, O_WRONLY);
+  } catch (error) {
+    if (error === signal.reason) throw error;
+    throw error instanceof Error && error.name === 'OutputError' ? error : fileError('open', target, error);
+  }
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await handle.close().catch(() => undefined);
+  };
+  const write = async (text: string | Buffer): Promise<void> => {
+    const buffer = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+    let offset = 0;
+    try {
+      while (offset < buffer.length) {
+        const { bytesWritten } = await Promise.race([handle.write(buffer, offset, buffer.length - offset, null), aborted(signal)]);
+        offset += bytesWritten;
+      }
+    } catch (error) {
+      if (error === signal.reason) throw error;
+      if ((error as NodeJS.ErrnoException).code === 'EPIPE') throw new BrokenPipeError();
+      throw fileError('write', target, error);
+    }
+  };
+  return {
+    name: target,
+    resumed: undefined,
+    write,
+    pageWritten: () => Promise.resolve(),
+    settle: () => Promise.resolve(),
+    async finish(text) {
+      if (text.length > 0) await write(text);
+      await close();
+    },
+    abort: () => close(),
+  };
+}
+
+export type OutputKind = { type: 'stdout' } | { type: 'file' } | { type: 'device'; info: FileInfo };
+
+/**
+ * What `--out` is (`stat`, following symlinks such as `/dev/stdout`): a regular file or none yet is `file`.
+ * @throws {UsageError} (exit 2) for `--resume` to an `--out` that is not a regular file
+ * @throws {OutputError} (exit 7) when it cannot be checked
+ */
+export async function outputKind(plan: { files?: { target: string } | undefined; resume: boolean }): Promise<OutputKind> {
+  if (!plan.files) return { type: 'stdout' };
+  const info = await statOrUndefined(plan.files.target);
+  if (!info || info.isFile() || info.isDirectory()) return { type: 'file' };
+  if (plan.resume)
+    throw new UsageError(`--resume needs a regular file; ${plan.files.target} is a FIFO or device (written straight through, no checkpoint)`);
+  return { type: 'device', info };
+}
+
+/** The compressions of `--compress` (and of an `--out` ending in `.gz`). */
+export const COMPRESSIONS = ['gzip'] as const;
+
+export type Compression = (typeof COMPRESSIONS)[number];
+
+/**
+ * One gzip member per group of pages: a gzip file decompresses to its members one after the other
+ * (RFC 1952 §2.2), so every checkpoint falls on the end of a member, where `--resume` goes on. A
+ * group's text is held until the group is marked written, then written to `inner` as one member and
+ * only then marked on it. An export that wrote no member still gets an empty one (valid gzip).
+ * @throws what `inner` throws (OutputError, exit 7; BrokenPipeError on stdout)
+ */
+export async function withCompression(inner: Destination, compress: Compression | undefined): Promise<Destination> {
+  if (compress === undefined) return inner;
+  const zlib = await import('node:zlib');
+  const { promisify } = await import('node:util');
+  const gzip: (text: Buffer) => Promise<Buffer> = promisify(zlib.gzip);
+  let pending: Buffer[] = [];
+  // Whether the file holds a member: one written by this run, or resumed bytes (whole members).
+  let hasMember = (inner.resumed?.bytes ?? 0) > 0;
+  const take = (): Buffer => {
+    const text = Buffer.concat(pending);
+    pending = [];
+    return text;
+  };
+  const endMember = async (): Promise<void> => {
+    const text = take();
+    if (text.length === 0) return;
+    const member = await gzip(text);
+    hasMember = true;
+    await inner.write(member);
+  };
+  const digest = inner.digest?.bind(inner);
+  return {
+    name: inner.name,
+    resumed: inner.resumed,
+    // The digest of the members as stored; without it the manifest of a compressed file would never be written.
+    ...(digest ? { digest } : {}),
+    write(text) {
+      pending.push(typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
+      return Promise.resolve();
+    },
+    async pageWritten(mark: PageMark) {
+      await endMember();
+      await inner.pageWritten(mark);
+    },
+    settle: () => inner.settle(),
+    async finish(text) {
+      pending.push(typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
+      const last = take();
+      await inner.finish(last.length > 0 || !hasMember ? await gzip(last) : '');
+    },
+    async abort(wrotePage) {
+      pending = [];
+      await inner.abort(wrotePage);
+    },
   };
 }

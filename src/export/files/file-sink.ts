@@ -3,7 +3,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { lstat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { Sink } from '../../output/stream-sink.js';
-import { OutputError, UsageError, type CollectionsError } from '../../errors.js';
+import { CollectionsError, OutputError, UsageError } from '../../errors.js';
 import { checkpointError } from './checkpoint.js';
 import {
   checkFolder,
@@ -155,18 +155,13 @@ function createWriteQueue(handle: FileHandle, sidecar: string, hash: Hash, guard
     let offset = 0;
     try {
       guard();
-    } catch (error) {
-      failure ??= error as CollectionsError;
-      queuedBytes -= buffer.length;
-      return;
-    }
-    try {
       while (offset < buffer.length) {
         const { bytesWritten } = await handle.write(buffer, offset, buffer.length - offset, at + offset);
         offset += bytesWritten;
       }
     } catch (error) {
-      failure ??= fileError('write', sidecar, error);
+      // The guard's error is the lost lock's own; a write's names the sidecar.
+      failure ??= error instanceof CollectionsError ? error : fileError('write', sidecar, error);
     } finally {
       queuedBytes -= buffer.length;
     }

@@ -6,7 +6,7 @@ import { loadProgress } from '../../io/progress.js';
 import type { ModeNote, Progress, ProgressStats } from '../../io/events.js';
 import { addResumeHint, createInterrupt } from './interrupt.js';
 import type { Destination } from '../files/destination.js';
-import { createWatermarkTracker, type WatermarkTracker } from '../state/watermark.js';
+import { createWatermarkTracker, type WatermarkTracker } from '../state/state.js';
 import type { ManifestRecorder } from '../manifest/manifest.js';
 import { createCheckpointGroups, parseGroupMs, remaining, writePages, type Tally } from './page-loop.js';
 import type { ClientWiring, ExportHooks, ExportPlan, ExportServices } from './plan.js';

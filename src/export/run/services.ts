@@ -8,13 +8,11 @@ import { outputColumns } from '../../io/terminal-text.js';
 import { checkFolder, statOrUndefined, type FileSystem } from '../../io/files.js';
 import { pageSteps } from './page-loop.js';
 import { createManifestRecorder } from '../manifest/manifest.js';
-import { openStdout, type Destination } from '../files/destination.js';
+import { openDevice, openStdout, outputKind, withCompression, type Destination, type OutputKind } from '../files/destination.js';
 import { checkCheckpoint, lockTarget, openSidecar, type CheckpointFound } from '../files/sidecar.js';
 import { checkFileSink } from '../files/file-sink.js';
 import { boundaryCheck } from '../files/checkpoint.js';
 import { checkLock, type LockFound, type OutputLock } from '../files/output-lock.js';
-import { openDevice, outputKind, type OutputKind } from '../files/device.js';
-import { withCompression } from '../files/gzip-destination.js';
 import type { DatabaseDestination } from '../destinations/database.js';
 import type { ExportFiles, ExportOutput, ExportPlan, ExportServices, HttpPlan, OutputPlan, OutputWiring } from './plan.js';
 

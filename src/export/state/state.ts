@@ -1,10 +1,81 @@
-/** The state file of incremental exports: read before anything is sent, replaced only once an export completed. */
+/** Incremental exports: the `--since` filter, the `--state` file, the run's watermark, and what such an export may replace. */
 import { constants as fsConstants, closeSync, openSync, readFileSync } from 'node:fs';
-import { ID_SPECS, type Endpoint, type Ids } from '../../endpoints.js';
+import { stat } from 'node:fs/promises';
+import { dirname, resolve as resolvePath } from 'node:path';
+import { ID_SPECS, isPathEndpoint, type Endpoint, type Ids } from '../../endpoints.js';
 import { OutputError, UsageError } from '../../errors.js';
 import { isObject } from '../../json/object.js';
 import { fileError, nodeFileSystem, parseJsonText, replaceFile, type FileSystem } from '../../io/files.js';
-import { parseSince } from './since.js';
+import type { PageStep } from '../../pagination/paginate.js';
+import type { Destination } from '../files/destination.js';
+import { readManifest, type ManifestOutput, type ManifestRecorder } from '../manifest/manifest.js';
+
+/** `YYYY-MM-DD`, optionally `THH:MM`, `:SS`, `.fraction` and a zone (`Z`, `±HH:MM`, `±HHMM`). */
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * Parses a `--since` value (ISO 8601): a date alone is 00:00 UTC that day; without a zone, UTC.
+ * Fractions of a second are dropped (rounded down, so nothing changed in that second is missed).
+ * @returns epoch ms, a whole number of seconds
+ * @throws {UsageError} (exit 2) naming the value when it is not such a time or not a real date
+ *   (e.g. `2024-02-30`)
+ */
+export function parseSince(value: string, flag = '--since'): number {
+  const m = ISO_TIME.exec(value.trim());
+  const refuse = (): never => {
+    throw new UsageError(`${flag} '${value}' is not an ISO 8601 date or time`, {
+      hint: 'e.g. 2024-05-01 (00:00 UTC) or 2024-05-01T06:30:00+02:00',
+    });
+  };
+  if (!m) return refuse();
+  const n = (i: number): number => Number(m[i] ?? '0');
+  const [year, month, day, hour, minute, second] = [n(1), n(2), n(3), n(4), n(5), n(6)];
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return refuse();
+  const local = Date.UTC(year, month - 1, day, hour, minute, second);
+  if (new Date(local).getUTCDate() !== day) return refuse();
+  return local - zoneOffsetMs(m[8]);
+}
+
+/** ms: `Z` or none → 0, `+02:00` → 7 200 000. */
+function zoneOffsetMs(zone: string | undefined): number {
+  if (zone === undefined || zone.toUpperCase() === 'Z') return 0;
+  const digits = zone.slice(1).replace(':', '');
+  const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2));
+  return (zone.startsWith('-') ? -1 : 1) * minutes * 60_000;
+}
+
+/**
+ * Epoch ms as the filter value the API is sent, rounded down to the second: `2024-05-01T00:00:00+00:00`
+ * (RFC 3339 §5.6), with an explicit UTC offset: the API does not document the zone it reads.
+ */
+export function formatFilterTime(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+}
+
+/**
+ * `updatedAt[after]` or `createdAt[after]` (inclusive, the API documentation, filters).
+ * @throws {UsageError} (exit 2) on an endpoint without a documented date filter (line items,
+ *   payments), or a path of `get` whose field is unknown (`--since-field` names it)
+ */
+export function sinceParameter(endpoint: Endpoint, flag = '--since'): string {
+  if (endpoint.watermark === undefined && isPathEndpoint(endpoint)) {
+    throw new UsageError(`${flag} on ${endpoint.key} needs the date field to filter on`, {
+      hint: 'name it with --since-field (e.g. --since-field updatedAt, sent as updatedAt[after])',
+    });
+  }
+  if (endpoint.watermark === undefined) {
+    throw new UsageError(`${flag} is not supported by ${endpoint.path}: the API documents no date filter for it`, {
+      hint: 'export it in full, or export the invoices incrementally',
+    });
+  }
+  return `${endpoint.watermark}[after]`;
+}
+
+/** Whether a `--param` key sets the same lower bound as `--since` would, so the two cannot both be given. */
+export function conflictsWithSince(endpoint: Endpoint, key: string): boolean {
+  const field = endpoint.watermark;
+  return field !== undefined && (key === `${field}[after]` || key === `${field}[strictly_after]`);
+}
 
 const { O_RDONLY, O_NOFOLLOW } = fsConstants;
 
@@ -116,11 +187,151 @@ async function withStateLock<T>(path: string, update: () => Promise<T>): Promise
  * @throws {UsageError} (exit 2) when the current file is corrupt; {@link OutputError} (exit 7) naming the path
  */
 export function saveWatermark(path: string, key: string, since: string, nowMs: number, fs: FileSystem = nodeFileSystem): Promise<void> {
-  return withStateLock(path, () => replaceState(path, key, since, nowMs, fs));
+  return withStateLock(path, async () => {
+    const state = readState(path);
+    state.watermarks[key] = { since, updatedAt: new Date(nowMs).toISOString() };
+    await replaceFile(fs, path, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, action: 'write the state file', syncFolder: true });
+  });
 }
 
-async function replaceState(path: string, key: string, since: string, nowMs: number, fs: FileSystem): Promise<void> {
-  const state = readState(path);
-  state.watermarks[key] = { since, updatedAt: new Date(nowMs).toISOString() };
-  await replaceFile(fs, path, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, action: 'write the state file', syncFolder: true });
+export interface WatermarkOptions {
+  /** Undefined: not incremental (a no-op tracker). */
+  state: { path: string; key: string } | undefined;
+  /** An export `--max-items` stopped leaves the state as it was. */
+  maxItems: number | undefined;
+  /** Local epoch ms */
+  now: () => number;
+  note: (line: string) => void;
+  manifest?: Pick<ManifestRecorder, 'setWatermark'> | undefined;
+  /**
+   * A database keeps the watermark: its checkpoints carry it and it is told the one to store before
+   * it finishes; `stores`: whether a complete run stores one there (then the notes name `where`).
+   */
+  inDestination?: { readonly stores: boolean; readonly where: string } | undefined;
+}
+
+export interface WatermarkTracker {
+  /** The destination, its checkpoints carrying the pending watermark; it continues a resumed one's. */
+  wrap(out: Destination): Destination;
+  /** The pages, each response's `Date` observed on the way. */
+  observe(steps: AsyncGenerator<PageStep, void, void>): AsyncGenerator<PageStep, void, void>;
+  /**
+   * After the output is in place: stores the watermark in the state file, unless `--max-items`
+   * stopped the export or no response carried a `Date` (then a note says the state is unchanged).
+   * @throws {OutputError} (exit 7) when the state file cannot be written; {@link UsageError} (exit 2)
+   *   when it became corrupt meanwhile
+   */
+  commit(items: number): Promise<void>;
+}
+
+/**
+ * The watermark: the server's time of the run's first response, less one second (`Date` has a
+ * resolution of one second, RFC 9110 §5.6.7); carried in the checkpoint, stored once the output is in place.
+ */
+export function createWatermarkTracker(options: WatermarkOptions): WatermarkTracker {
+  const { state, inDestination } = options;
+  const active = state !== undefined || inDestination !== undefined;
+  let earliest: number | undefined;
+  /** A resumed checkpoint fixed the watermark: nothing observed changes it. */
+  let fixed = false;
+  const pending = (): string | undefined => (earliest === undefined ? undefined : formatFilterTime(earliest - 1000));
+  const limited = (items: number): boolean => options.maxItems !== undefined && items >= options.maxItems;
+  return {
+    wrap(out) {
+      if (!active) return out;
+      if (out.resumed) {
+        fixed = true;
+        const stored = out.resumed.watermark;
+        earliest = stored === undefined ? undefined : parseSince(stored, 'the checkpoint watermark') + 1000;
+      }
+      const wrapped = Object.create(out) as Destination;
+      const watermark = (): { watermark?: string } => {
+        const text = pending();
+        return text === undefined ? {} : { watermark: text };
+      };
+      let items = out.resumed?.items ?? 0;
+      wrapped.pageWritten = (mark) => {
+        items = mark.items;
+        return out.pageWritten({ ...mark, ...watermark() });
+      };
+      wrapped.finish = (text) => {
+        const after = pending();
+        if (after !== undefined && !limited(items)) {
+          options.manifest?.setWatermark({ after });
+          out.keepWatermark?.(after);
+        }
+        return out.finish(text);
+      };
+      return wrapped;
+    },
+    async *observe(steps) {
+      for await (const step of steps) {
+        if (active && !fixed && step.date !== undefined && (earliest === undefined || step.date < earliest)) earliest = step.date;
+        yield step;
+      }
+    },
+    async commit(items) {
+      const where = state ? `the state file ${state.path}` : inDestination?.stores ? inDestination.where : undefined;
+      if (where === undefined) return;
+      const unchanged = `${where} is left as it was`;
+      const since = pending();
+      if (limited(items)) options.note(`collections: --max-items stopped the export; ${unchanged}`);
+      else if (since === undefined) options.note(`collections: the server sent no Date header; ${unchanged}`);
+      else if (state) await saveWatermark(state.path, state.key, since, options.now());
+    },
+  };
+}
+
+/** An export about to replace its output (paths absolute). */
+export interface ReplaceCheck {
+  target: string;
+  manifest: string;
+  /** The `--since` / `--state` filter the export sends (ISO 8601); undefined for a full export. */
+  since: string | undefined;
+}
+
+/** The entry of a readable manifest at `path` that describes `target` as it is now (`bytes` long). */
+async function entryFor(path: string, target: string, bytes: number): Promise<ManifestOutput | undefined> {
+  return (await readManifest(path))?.outputs.find((o) => resolvePath(dirname(path), o.file) === target && o.bytes === bytes);
+}
+
+/** Where an output starts by its manifest's `watermark.before`, epoch ms: null for a full export, undefined when unsaid. */
+function startOf(entry: ManifestOutput): number | null | undefined {
+  const before: unknown = (entry.watermark as Partial<ManifestOutput['watermark']> | undefined)?.before;
+  if (before === null) return null;
+  if (typeof before !== 'string') return undefined;
+  try {
+    return parseSince(before);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Refuses an incremental export over an output that starts earlier (replacing it would drop the
+ * items in between, for good once a `--state` watermark has passed them), or whose manifest is
+ * missing; a missing output, a FIFO or device, or a full export passes.
+ * @throws {UsageError} (exit 2) naming the output and both starts, with the way out
+ */
+export async function checkReplace(check: ReplaceCheck): Promise<void> {
+  const { target, since } = check;
+  if (since === undefined) return;
+  const info = await stat(target).catch(() => undefined);
+  if (info === undefined || !info.isFile()) return;
+  const manifests = [...new Set([check.manifest, `${target}.manifest.json`])];
+  let entry: ManifestOutput | undefined;
+  for (const path of manifests) entry ??= await entryFor(path, target, info.size);
+  const start = entry === undefined ? undefined : startOf(entry);
+  if (start !== undefined && start !== null && parseSince(since) <= start) return;
+  const holds =
+    entry === undefined
+      ? 'has no manifest that describes it, so what it holds is unknown'
+      : start === null
+        ? 'holds a full export (its manifest says so)'
+        : start === undefined
+          ? 'has a manifest that does not say where its items start'
+          : `holds what changed since ${formatFilterTime(start)} (its manifest says so)`;
+  throw new UsageError(`${target} ${holds}; this export asks only for what changed since ${since}, so replacing it would lose the items before`, {
+    hint: 'move it away once it is consumed, or write each run to its own path (e.g. a folder per run)',
+  });
 }

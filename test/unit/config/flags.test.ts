@@ -13,7 +13,7 @@ import {
 import { parseConfigValue } from '../../../src/config/values.js';
 import { UsageError } from '../../../src/errors.js';
 import { OUTPUT_FORMATS } from '../../../src/format-names.js';
-import { COMPRESSIONS } from '../../../src/export/files/gzip-destination.js';
+import { COMPRESSIONS } from '../../../src/export/files/destination.js';
 
 describe('the export flag table', () => {
   it("has one row per flag of the README's export options, and no other", () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ProxyFailure } from '../../../src/http/proxy.js';
 import { describeConnectFailure, RetryableFailure, waitBeforeRetry } from '../../../src/http/retry.js';
 import { ApiUnavailableError } from '../../../src/errors.js';
-import { createServerClock } from '../../../src/rate/server-clock.js';
+import { createServerClock } from '../../../src/rate/headers.js';
 import { createVirtualClock } from '../../helpers/virtual-clock.js';
 
 const url = new URL('https://api.example.test:8443/v1/invoices?itemsPerPage=1000&page=1');

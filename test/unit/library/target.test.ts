@@ -1,9 +1,9 @@
 /**
- * library/target.ts: which row of the endpoint table a library path is, with its ids decoded and
- * its query split off; a path of no row stays a path.
+ * The library's path (`targetOfPath`): which row of the endpoint table a library path is, with its ids decoded and
+ * its query split off; a path of no row stays a path. Its segments are checked as `get`'s.
  */
 import { describe, expect, it } from 'vitest';
-import { targetOfPath } from '../../../src/library/target.js';
+import { targetOfPath } from '../../../src/library/options.js';
 import { UsageError } from '../../../src/errors.js';
 
 describe('targetOfPath', () => {
@@ -24,7 +24,6 @@ describe('targetOfPath', () => {
     ['/taxpayers/A/invoices/payments', 'payments', { taxpayerId: 'A' }, []],
     ['/taxpayers/A/invoices/B/line-items', 'taxpayer-invoice-line-items', { taxpayerId: 'A', invoiceId: 'B' }, []],
     ['/invoices/B/line-items', 'invoice-line-items', { invoiceId: 'B' }, []],
-    ['/entities/', undefined, {}, []],
     ['/reports/2024', undefined, {}, []],
   ])('%s → %s', (path, key, ids, query) => {
     const target = targetOfPath(path);
@@ -34,7 +33,14 @@ describe('targetOfPath', () => {
     expect(target.path).toBe(path.split('?')[0]);
   });
 
-  it.each([['entities'], ['/entities#x'], ['/taxpayers/%E0%A4%A/invoices']])('refuses %s', (path) => {
-    expect(() => targetOfPath(path)).toThrow(UsageError);
+  it('sends the path percent-encoded, as get does', () => {
+    expect(targetOfPath('/reports/Ñ?a=1').path).toBe('/reports/%C3%91');
   });
+
+  it.each([['entities'], ['/entities#x'], ['/taxpayers/%E0%A4%A/invoices'], ['/entities/'], ['/taxpayers//invoices'], ['/a/../entities'], ['/a b']])(
+    'refuses %s, as get refuses it',
+    (path) => {
+      expect(() => targetOfPath(path)).toThrow(UsageError);
+    },
+  );
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRateLimitGovernor, PROBE_PRECISION_MS } from '../../../src/rate/governor.js';
-import { createServerClock } from '../../../src/rate/server-clock.js';
+import { createServerClock } from '../../../src/rate/headers.js';
 import { createVirtualClock } from '../../helpers/virtual-clock.js';
 
 const T = Date.UTC(2024, 3, 16, 18, 0, 0);

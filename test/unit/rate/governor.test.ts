@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRateLimitGovernor, type GovernorWait, type ResponseObservation } from '../../../src/rate/governor.js';
-import { createServerClock } from '../../../src/rate/server-clock.js';
+import { createServerClock } from '../../../src/rate/headers.js';
 import type { RateLimitHeaders } from '../../../src/rate/headers.js';
 import { RateLimitError } from '../../../src/errors.js';
 import { createVirtualClock } from '../../helpers/virtual-clock.js';

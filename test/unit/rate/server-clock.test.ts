@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { serverToLocal, updateClockOffset, type ClockOffset } from '../../../src/rate/server-clock.js';
+import { serverToLocal, updateClockOffset, type ClockOffset } from '../../../src/rate/headers.js';
 
 const T = Date.UTC(2024, 3, 16, 18, 0, 0); // 2024-04-16T18:00:00Z
 const MIN = 60_000;

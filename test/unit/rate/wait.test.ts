@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { RateLimitHeaders } from '../../../src/rate/headers.js';
+import type { ClockOffset, RateLimitHeaders } from '../../../src/rate/headers.js';
 import { MAX_TIMER_MS } from '../../../src/time/clock.js';
-import { clampTimerMs, decideWait, describeTooLong, floorWaitMs, planWait } from '../../../src/rate/wait.js';
+import { clampTimerMs, decideWait, describeTooLong, floorWaitMs } from '../../../src/rate/wait.js';
 
 const T = Date.UTC(2024, 3, 16, 18, 0, 0);
 const MIN = 60_000;
@@ -147,105 +147,118 @@ describe('floorWaitMs and clampTimerMs', () => {
   });
 });
 
-describe('planWait', () => {
+/** A wait decided the moment its response arrived, so `ms` is the whole wait. */
+interface WaitAt {
+  headers: RateLimitHeaders;
+  receivedAt: number;
+  kind: '429' | 'pacing';
+  attempt?: number;
+  offset?: ClockOffset;
+  marginMs?: number;
+}
+
+function decideAt(input: WaitAt) {
+  const { headers, receivedAt, kind } = input;
+  const serverClock = { offset: input.offset, marginMs: input.marginMs ?? 0 };
+  const common = { response: { headers, receivedAt }, now: receivedAt, serverClock, maxWaitMs: Infinity };
+  return kind === '429' ? decideWait({ ...common, kind, attempt: input.attempt ?? 1 }) : decideWait({ ...common, kind });
+}
+
+describe('decideWait: the end of a 429 or pacing wait', () => {
   const h = (o: RateLimitHeaders): RateLimitHeaders => o;
-  type Row = [string, Parameters<typeof planWait>[0], { ms: number; reason: string; floored: boolean }];
+  type Row = [string, WaitAt, { ms: number; reason: string }];
   it.each<Row>([
     [
       'Reset − Date from the response, local clock 5 min fast',
       { headers: h({ date: T, resetAt: T + 6 * MIN }), receivedAt: T + 5 * MIN, kind: '429' },
-      { ms: 6 * MIN, reason: 'rate-limit', floored: false },
+      { ms: 6 * MIN, reason: 'rate-limit' },
     ],
     [
       'Reset − Date from the response, local clock 10 min slow',
       { headers: h({ date: T, resetAt: T + 6 * MIN }), receivedAt: T - 10 * MIN, kind: '429' },
-      { ms: 6 * MIN, reason: 'rate-limit', floored: false },
+      { ms: 6 * MIN, reason: 'rate-limit' },
     ],
     [
       'Reset in ms (13 digits) already parsed; with an estimate, ends at reset − low',
       { headers: h({ date: T, resetAt: T + 30_500 }), receivedAt: T - 2_000, offset: { low: 2_000, high: 2_200, samples: 9 }, kind: 'pacing' },
-      { ms: 30_500, reason: 'pacing', floored: false },
+      { ms: 30_500, reason: 'pacing' },
     ],
     [
       'without Date the local clock is the fallback',
       { headers: h({ resetAt: T + 10_000 }), receivedAt: T, kind: '429' },
-      { ms: 10_000, reason: 'rate-limit', floored: false },
+      { ms: 10_000, reason: 'rate-limit' },
     ],
     [
       'rounding margin adds 1 s',
       { headers: h({ date: T, resetAt: T + 10_000 }), receivedAt: T, marginMs: 1000, kind: 'pacing' },
-      { ms: 11_000, reason: 'pacing', floored: false },
+      { ms: 11_000, reason: 'pacing' },
     ],
     [
       'Reset 0 gets the 1 s floor',
       { headers: h({ date: T, resetAt: 0 }), receivedAt: T, kind: '429', attempt: 1 },
-      { ms: 1000, reason: 'rate-limit', floored: true },
+      { ms: 1000, reason: 'rate-limit' },
     ],
     [
       'Reset in the past, third 429 in a row: floor grows to 4 s',
       { headers: h({ date: T, resetAt: T - 60_000 }), receivedAt: T, kind: '429', attempt: 3 },
-      { ms: 4000, reason: 'rate-limit', floored: true },
+      { ms: 4000, reason: 'rate-limit' },
     ],
-    [
-      'garbage (no Reset at all): floor',
-      { headers: h({}), receivedAt: T, kind: '429', attempt: 2 },
-      { ms: 2000, reason: 'rate-limit', floored: true },
-    ],
+    ['garbage (no Reset at all): floor', { headers: h({}), receivedAt: T, kind: '429', attempt: 2 }, { ms: 2000, reason: 'rate-limit' }],
     [
       'a 429 whose reset is 300 ms away still waits the floor',
       { headers: h({ date: T, resetAt: T + 300 }), receivedAt: T, kind: '429' },
-      { ms: 1000, reason: 'rate-limit', floored: true },
+      { ms: 1000, reason: 'rate-limit' },
     ],
     [
       'a pacing wait 300 ms away is not floored',
       { headers: h({ date: T, resetAt: T + 300 }), receivedAt: T, kind: 'pacing' },
-      { ms: 300, reason: 'pacing', floored: false },
+      { ms: 300, reason: 'pacing' },
     ],
     [
       'pacing with an unusable reset waits 1 s',
       { headers: h({ date: T, resetAt: T }), receivedAt: T, kind: 'pacing' },
-      { ms: 1000, reason: 'pacing', floored: true },
+      { ms: 1000, reason: 'pacing' },
     ],
     [
       'Retry-After seconds, no Reset',
       { headers: h({ date: T, retryAfter: { kind: 'delay', ms: 7000 } }), receivedAt: T + 5 * MIN, kind: '429' },
-      { ms: 7000, reason: 'retry-after', floored: false },
+      { ms: 7000, reason: 'retry-after' },
     ],
     [
       'Retry-After HTTP-date is read by the server clock',
       { headers: h({ date: T, retryAfter: { kind: 'date', at: T + 20_000 } }), receivedAt: T - 10 * MIN, kind: '429' },
-      { ms: 20_000, reason: 'retry-after', floored: false },
+      { ms: 20_000, reason: 'retry-after' },
     ],
     [
       'the later of Retry-After and Reset wins (Retry-After longer)',
       { headers: h({ date: T, resetAt: T + 5_000, retryAfter: { kind: 'delay', ms: 9000 } }), receivedAt: T, kind: '429' },
-      { ms: 9000, reason: 'retry-after', floored: false },
+      { ms: 9000, reason: 'retry-after' },
     ],
     [
       'the later of Retry-After and Reset wins (Reset longer)',
       { headers: h({ date: T, resetAt: T + 50_000, retryAfter: { kind: 'delay', ms: 9000 } }), receivedAt: T, kind: '429' },
-      { ms: 50_000, reason: 'rate-limit', floored: false },
+      { ms: 50_000, reason: 'rate-limit' },
     ],
     [
       'Retry-After is ignored for pacing',
       { headers: h({ date: T, resetAt: T + 5_000, retryAfter: { kind: 'delay', ms: 9000 } }), receivedAt: T, kind: 'pacing' },
-      { ms: 5000, reason: 'pacing', floored: false },
+      { ms: 5000, reason: 'pacing' },
     ],
   ])('%s', (_n, input, expected) => {
-    const plan = planWait(input);
-    expect({ ms: plan.ms, reason: plan.reason, floored: plan.floored }).toEqual(expected);
+    const plan = decideAt(input);
+    expect({ ms: plan.ms, reason: plan.reason }).toEqual(expected);
     expect(plan.until).toBe(input.receivedAt + plan.ms);
   });
 
   it('a reset two hours away is reported in full in `until` (for --max-wait) and clamped nowhere below the timer limit', () => {
-    const plan = planWait({ headers: { date: T, resetAt: T + 2 * 3600_000 }, receivedAt: T, kind: '429' });
+    const plan = decideAt({ headers: { date: T, resetAt: T + 2 * 3600_000 }, receivedAt: T, kind: '429' });
     expect(plan.ms).toBe(2 * 3600_000);
     expect(plan.until - T).toBe(2 * 3600_000);
   });
 
-  it('a reset 30 days away is clamped below 2^31 − 1 ms but `until` keeps the truth', () => {
-    const plan = planWait({ headers: { date: T, resetAt: T + 30 * 86_400_000 }, receivedAt: T, kind: '429' });
-    expect(plan.ms).toBe(MAX_TIMER_MS);
+  it('a reset 30 days away, past the timer limit, is reported in full (the clock clamps its timer)', () => {
+    const plan = decideAt({ headers: { date: T, resetAt: T + 30 * 86_400_000 }, receivedAt: T, kind: '429' });
+    expect(plan.neededMs).toBe(30 * 86_400_000);
     expect(plan.until).toBe(T + 30 * 86_400_000);
   });
 
@@ -256,7 +269,7 @@ describe('planWait', () => {
         const date = Math.floor(serverNow / 1000) * 1000;
         const reset = T + 6 * MIN; // falls on a second
         const receivedAt = serverNow - skew + 15; // 15 ms later by the local clock
-        const plan = planWait({ headers: { date, resetAt: reset }, receivedAt, kind: '429' });
+        const plan = decideAt({ headers: { date, resetAt: reset }, receivedAt, kind: '429' });
         const serverAtWake = plan.until + skew;
         expect(serverAtWake).toBeGreaterThanOrEqual(reset);
         expect(serverAtWake - reset).toBeLessThan(1000 + 15);
@@ -265,7 +278,7 @@ describe('planWait', () => {
   });
 
   it("a first 429's plain wait", () => {
-    expect(planWait({ headers: { date: T, resetAt: T + 6 * MIN }, receivedAt: T + 5 * MIN, kind: '429', attempt: 1 }).ms).toBe(6 * MIN);
-    expect(planWait({ headers: {}, receivedAt: T, kind: '429', attempt: 1 }).ms).toBe(1000);
+    expect(decideAt({ headers: { date: T, resetAt: T + 6 * MIN }, receivedAt: T + 5 * MIN, kind: '429', attempt: 1 }).ms).toBe(6 * MIN);
+    expect(decideAt({ headers: {}, receivedAt: T, kind: '429', attempt: 1 }).ms).toBe(1000);
   });
 });

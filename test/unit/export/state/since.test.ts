@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../../../src/endpoints.js';
 import { UsageError } from '../../../../src/errors.js';
-import { conflictsWithSince, formatFilterTime, parseSince, sinceParameter } from '../../../../src/export/state/since.js';
-import { stateKey } from '../../../../src/export/state/state.js';
+import { conflictsWithSince, formatFilterTime, parseSince, sinceParameter, stateKey } from '../../../../src/export/state/state.js';
 
 const endpoint = (key: string) => ENDPOINTS.find((e) => e.key === key)!;
 
