@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Entry point: run main() and set the exit code. Nothing else lives here (README, "Architecture").
-import { run } from '../dist/cli/main.js';
+// Entry point: run main() and exit with its code. Nothing else lives here (README, "Architecture").
+import { exitWhenFlushed, run } from '../dist/cli/main.js';
 
-process.exitCode = await run(process.argv.slice(2));
+await exitWhenFlushed(await run(process.argv.slice(2)));
