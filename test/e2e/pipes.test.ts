@@ -85,12 +85,22 @@ describe('a second Ctrl-C', () => {
     let firstAt = 0;
     let secondAt = 0;
     let aliveAfterFirst: boolean | undefined;
+    const before = sandbox.requests().length;
     const r = await runCli([...args(), '--base-url', server.url], {
       cwd: dir.path,
       env: cliEnv(dir),
       onSpawn: (child) => {
         child.stdout!.pause(); // nobody reads: the pipe fills and the export waits to write
-        setTimeout(() => {
+        // The first Ctrl-C goes once the export has stopped asking for pages (it waits to write),
+        // not at a fixed time: on a loaded machine the pipe was not yet full at 1.2 s.
+        void (async () => {
+          let [seen, stableSince] = [-1, Date.now()];
+          for (;;) {
+            await new Promise((r) => setTimeout(r, 50));
+            const n = sandbox.requests().length - before;
+            if (n !== seen) [seen, stableSince] = [n, Date.now()];
+            else if (n > 0 && Date.now() - stableSince >= 500) break;
+          }
           firstAt = Date.now();
           child.kill('SIGINT');
           setTimeout(() => {
@@ -98,7 +108,7 @@ describe('a second Ctrl-C', () => {
             secondAt = Date.now();
             child.kill('SIGINT');
           }, 600);
-        }, 1200);
+        })();
       },
     });
     expect(firstAt).toBeGreaterThan(0);
