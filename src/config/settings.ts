@@ -226,17 +226,23 @@ export interface LoadedSettings<S extends ResolvedSettings = ResolvedSettings> {
   store: ConfigStore;
 }
 
-/** @throws {UsageError} as {@link openConfigStore} and {@link resolveSettings} do */
-export function loadSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir' | 'env' | 'io'>): LoadedSettings {
+/**
+ * Adds the key and credential-like stored headers to `ctx.secrets`.
+ * @throws {UsageError} as {@link openConfigStore} and {@link resolveSettings} do
+ */
+export function loadSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir' | 'env' | 'io' | 'secrets'>): LoadedSettings {
   const store = openConfigStore(ctx);
-  return { settings: resolveSettings({ flags, env: ctx.env, store }), store };
+  const settings = resolveSettings({ flags, env: ctx.env, store });
+  ctx.secrets.add(settings.apiKey);
+  for (const [name, value] of settings.headers) ctx.secrets.addHeader(name, value);
+  return { settings, store };
 }
 
 /**
  * What every command that sends requests calls; the proxy variable of the base URL is checked too.
  * @throws {UsageError} (exit 2) as {@link loadSettings} and {@link requireApiSettings} do, and when that proxy variable is not a proxy URL
  */
-export function loadApiSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir' | 'env' | 'io'>): LoadedSettings<ApiSettings> {
+export function loadApiSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir' | 'env' | 'io' | 'secrets'>): LoadedSettings<ApiSettings> {
   const { settings, store } = loadSettings(flags, ctx);
   const api = requireApiSettings(settings, stderrWarner(ctx.io));
   proxyFor(api.baseUrl, ctx.env);

@@ -56,7 +56,7 @@ export interface Progress {
 }
 
 /** @param nowMs the event's time, epoch ms */
-export function formatEvent(event: LogEvent, nowMs: number): string {
+export function formatEvent(event: { event: string } & Record<string, unknown>, nowMs: number): string {
   const { event: kind, ...fields } = event;
   const clean = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, typeof v === 'string' ? inertText(v) : v]));
   return `${JSON.stringify({ event: kind, time: new Date(nowMs).toISOString(), ...clean })}\n`;

@@ -40,8 +40,6 @@ export interface LoadedExportSettings {
  */
 export function loadExportSettings(flags: SettingsFlags, ctx: Context): LoadedExportSettings {
   const { settings, store } = loadApiSettings(flags, ctx);
-  ctx.secrets.add(settings.apiKey);
-  for (const [name, value] of settings.headers) ctx.secrets.addHeader(name, value);
   const origin = settings.baseUrl.origin;
   return {
     resolved: { apiKey: settings.apiKey, baseUrl: settings.baseUrl, defaults: settings.defaults, headers: settings.headers },

@@ -26,8 +26,6 @@ export interface RatelimitCommandOptions extends SettingsFlags, IdFlagValues {
 /** @throws as {@link showRatelimit}, and {@link UsageError} (exit 2) for invalid settings */
 export async function runRatelimit(ctx: Context, options: RatelimitCommandOptions): Promise<number> {
   const { settings, store } = loadSettings(options, ctx);
-  ctx.secrets.add(settings.apiKey);
-  for (const [name, value] of settings.headers) ctx.secrets.addHeader(name, value);
   const headers = mergeHeaders(settings.headers, options.header ?? []);
   return showRatelimit({ settings, store, ...idsFromFlags(options), json: options.json, cached: options.cached, headers }, ctx);
 }
