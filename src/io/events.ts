@@ -5,9 +5,7 @@ import type { ClientEvent } from '../http/client.js';
 import type { RateLimitSnapshot } from '../rate/index.js';
 import { inertText } from './terminal-text.js';
 
-export const LOG_FORMATS = ['text', 'json'] as const;
-
-export type LogFormat = (typeof LOG_FORMATS)[number];
+export type LogFormat = 'text' | 'json';
 
 /** The events of an export, without `time`. */
 export type LogEvent =
