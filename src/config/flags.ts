@@ -1,8 +1,4 @@
-/**
- * The one table of the export flags: commander, the config keys and their checks, completion and
- * the flag values' types all come from it. It sits in `config/` because the store, below the
- * commands, reads it; it is pure data, so `--help` loads it cheaply.
- */
+/** The one table of the export flags (commander, config keys, completion, value types), in config/ for the store; pure data: `--help` loads it cheaply. */
 import { UsageError } from '../errors.js';
 import { DEFAULT_FORMAT, OUTPUT_FORMATS } from '../format-names.js';
 import { parseHeader } from '../http/request-headers.js';
@@ -280,7 +276,6 @@ export type StoredDefaults<By extends 'key' | 'setting'> = { [F in ConfigurableF
 /** Export defaults stored in the profile, seconds in ms; flags override them, they override built-in defaults. */
 export type ExportDefaults = StoredDefaults<'setting'>;
 
-/** `collections config set KEY VALUE`. */
 export type ConfigKey = 'api-key' | 'base-url' | 'header' | ConfigurableFlag['config']['key'];
 
 export const CONFIGURABLE_FLAGS: readonly ConfigurableFlag[] = Object.values(FLAG_TABLE)
