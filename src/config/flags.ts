@@ -1,4 +1,4 @@
-/** The one table of the export flags (commander, config keys, completion, value types), in config/ for the store; pure data: `--help` loads it cheaply. */
+/** The one table of the export flags (commander, config keys, completion, value types); in config/ for the store, pure data for `--help`. */
 import { UsageError } from '../errors.js';
 import { DEFAULT_FORMAT, OUTPUT_FORMATS } from '../format-names.js';
 import { parseHeader } from '../http/request-headers.js';

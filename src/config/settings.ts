@@ -222,7 +222,7 @@ export interface LoadedSettings<S extends ResolvedSettings = ResolvedSettings> {
   store: ConfigStore;
 }
 
-/** Adds the key and credential-like stored headers to `ctx.secrets`. @throws {UsageError} as {@link openConfigStore} and {@link resolveSettings} do */
+/** Adds the key and credential-like stored headers to `ctx.secrets`. @throws {UsageError} as openConfigStore and resolveSettings do */
 export function loadSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir' | 'env' | 'io' | 'secrets'>): LoadedSettings {
   const store = openConfigStore(ctx);
   const settings = resolveSettings({ flags, env: ctx.env, store });
