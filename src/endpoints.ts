@@ -71,9 +71,9 @@ export interface Endpoint {
 const INVOICE_TABLE = ['id', 'type', 'status', 'issuer.rfc', 'receiver.rfc', 'currency', 'total', 'issuedAt'];
 const LINE_ITEM_TABLE = ['id', 'invoice.id', 'description', 'quantity', 'unitAmount', 'totalAmount'];
 
-export const ENDPOINTS: readonly Endpoint[] = [
-  {
-    key: 'entities',
+/** By {@link Endpoint.key}, in the order `ratelimit` and the command list follow. */
+const ENDPOINT_TABLE: Readonly<Record<string, Omit<Endpoint, 'key'>>> = {
+  entities: {
     command: 'entities',
     path: '/entities',
     ids: [],
@@ -82,8 +82,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     description: 'Export entities',
     tableFields: ['id', 'type', 'taxpayer.id', 'taxpayer.name', 'createdAt'],
   },
-  {
-    key: 'events',
+  events: {
     command: 'events',
     path: '/events',
     ids: [],
@@ -92,8 +91,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     description: 'Export events (kept by the API for 7 days)',
     tableFields: ['id', 'type', 'taxpayer.id', 'resource', 'createdAt'],
   },
-  {
-    key: 'invoices',
+  invoices: {
     command: 'invoices',
     path: '/taxpayers/{taxpayerId}/invoices',
     ids: ['taxpayerId'],
@@ -102,8 +100,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     description: "Export a taxpayer's invoices",
     tableFields: INVOICE_TABLE,
   },
-  {
-    key: 'taxpayer-line-items',
+  'taxpayer-line-items': {
     command: 'line-items',
     path: '/taxpayers/{taxpayerId}/invoices/line-items',
     ids: ['taxpayerId'],
@@ -112,8 +109,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     description: "Export line items across a taxpayer's invoices",
     tableFields: LINE_ITEM_TABLE,
   },
-  {
-    key: 'taxpayer-invoice-line-items',
+  'taxpayer-invoice-line-items': {
     command: 'line-items',
     path: '/taxpayers/{taxpayerId}/invoices/{invoiceId}/line-items',
     ids: ['taxpayerId', 'invoiceId'],
@@ -122,8 +118,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     description: "Export the line items of one of a taxpayer's invoices",
     tableFields: LINE_ITEM_TABLE,
   },
-  {
-    key: 'invoice-line-items',
+  'invoice-line-items': {
     command: 'line-items',
     path: '/invoices/{invoiceId}/line-items',
     ids: ['invoiceId'],
@@ -132,8 +127,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     description: 'Export the line items of one invoice',
     tableFields: LINE_ITEM_TABLE,
   },
-  {
-    key: 'payments',
+  payments: {
     command: 'payments',
     path: '/taxpayers/{taxpayerId}/invoices/payments',
     ids: ['taxpayerId'],
@@ -142,12 +136,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
     description: "Export the payments of a taxpayer's invoices",
     tableFields: ['id', 'invoiceUuid', 'installment', 'amount', 'currency', 'outstandingBalance', 'createdAt'],
   },
-];
+};
+
+export const ENDPOINTS: readonly Endpoint[] = Object.entries(ENDPOINT_TABLE).map(([key, row]) => ({ key, ...row }));
 
 /** The API's current path family (`ENDPOINTS`' `/taxpayers/…` paths are the older one): `get` exports them, the sandbox serves them. */
 export const GET_COMMAND = 'get';
 
-const columnsOf = (key: string): readonly string[] => ENDPOINTS.find((e) => e.key === key)!.tableFields;
+const columnsOf = (key: string): readonly string[] => ENDPOINT_TABLE[key]!.tableFields;
 
 /** `{entityId}` is written in `get`'s path, never a flag, so `ids` is empty. */
 function familyRow(key: string, path: string, watermark: string | undefined, description: string, like: string): Endpoint {

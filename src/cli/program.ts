@@ -4,7 +4,7 @@
  */
 import { Argument, Command, CommanderError, Option } from 'commander';
 import type { Context } from '../context.js';
-import { CONFIG_KEYS, EXPORT_FLAGS, exportFlag, type ExportFlagSpec } from '../config/flags.js';
+import { CONFIG_KEYS, EXPORT_FLAGS, exportFlag } from '../config/flags.js';
 import { exportCommands, exportCommandSpecs, ID_SPECS, idSpec, PATH_FAMILY, type Endpoint, type ExportCommandSpec } from '../endpoints.js';
 import { CollectionsError, ExitCode, UsageError } from '../errors.js';
 import { bindToContext, commanderSuggestion, COMPLETION_SHELLS, helpWidth, withCompletion, wrapHelp } from '../commands/commander.js';
@@ -116,7 +116,7 @@ export function createExportCommand(spec: ExportCommandSpec, wiring: CommandWiri
   const cmd = bindToContext(new Command(spec.name), wiring.ctx).description(spec.description);
   for (const id of spec.ids) cmd.addOption(id.name === 'taxpayerId' ? taxpayerListOption(id) : idOption(id));
   const cursor = spec.endpoints.some((e) => e.cursor);
-  for (const flag of EXPORT_FLAGS as readonly ExportFlagSpec[]) {
+  for (const flag of EXPORT_FLAGS) {
     if (flag.forCommand !== undefined) continue;
     if (flag.forId !== undefined && !spec.ids.some((id) => id.name === flag.forId)) continue;
     const option = exportOption(flag);
@@ -163,7 +163,7 @@ function getCommand(wiring: CommandWiring, run: RunCommand<GetCommandOptions>): 
   const cmd = bindToContext(new Command('get'), wiring.ctx)
     .description('Export any collection path of the API (e.g. /entities/{entityId}/invoices), with every export option')
     .addArgument(withCompletion(new Argument('<path>', 'collection path under the base URL, ids written in, a query allowed'), { words: [] }));
-  for (const flag of EXPORT_FLAGS as readonly ExportFlagSpec[]) if (flag.forId === undefined) cmd.addOption(exportOption(flag));
+  for (const flag of EXPORT_FLAGS) if (flag.forId === undefined) cmd.addOption(exportOption(flag));
   cmd.addHelpText('after', getHelp());
   cmd.action(async (path: string, _opts: unknown, self: Command) => {
     wiring.setCode(await run(wiring.ctx, { path, flags: self.optsWithGlobals<ExportFlags>(), argv: wiring.resumeArgv }));

@@ -7,16 +7,12 @@ import { CollectionsError, HttpError, type ErrorCode } from '../errors.js';
 import { inertText } from '../io/terminal-text.js';
 import type { Secrets } from '../secrets.js';
 
-export interface ErrorTextOptions {
-  /** `<message>; <hint>`; default true. */
-  hint?: boolean;
-}
-
 /**
  * One line, not yet made inert: any other error than a {@link CollectionsError} is a bug. The
  * secrets are scrubbed whatever the origin of the text (also their encoded forms).
+ * @param options.hint `<message>; <hint>`; default true
  */
-export function errorText(err: unknown, secrets?: Pick<Secrets, 'redact'>, options: ErrorTextOptions = {}): string {
+export function errorText(err: unknown, secrets?: Pick<Secrets, 'redact'>, options: { hint?: boolean } = {}): string {
   let text: string;
   if (err instanceof CollectionsError) {
     const hint = options.hint === false ? undefined : hintOf(err);

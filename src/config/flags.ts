@@ -1,8 +1,4 @@
-/**
- * The one table of the export flags: commander, the config keys and their checks, completion and
- * the flag values' types all come from it. It sits in `config/` because the store, below the
- * commands, reads it; it is pure data, so `--help` loads it cheaply.
- */
+/** The one table of the export flags (commander, config keys, completion, value types); in config/ for the store, pure data for `--help`. */
 import { UsageError } from '../errors.js';
 import { DEFAULT_FORMAT, OUTPUT_FORMATS } from '../format-names.js';
 import { parseHeader } from '../http/request-headers.js';
@@ -59,18 +55,16 @@ export interface ExportFlagSpec {
  */
 export const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
-/** Every export flag, in the order `--help` lists them (after the id flags). */
-export const EXPORT_FLAGS = [
-  {
+/** Every export flag by its {@link ExportFlagSpec.attribute}, in the order `--help` lists them (after the id flags). */
+const FLAG_TABLE = {
+  out: {
     flags: '-o, --out <file>',
-    attribute: 'out',
     description:
       'write to a file (completed atomically), a postgres:// URL, F.duckdb or F.parquet; omitted or - means stdout; may be a template with {taxpayer}, {endpoint}, {date}',
     value: { kind: 'text', files: true },
   },
-  {
+  format: {
     flags: '-f, --format <format>',
-    attribute: 'format',
     description: 'output format',
     // The names alone: `--help` loads no formatter.
     value: { kind: 'choice', choices: OUTPUT_FORMATS },
@@ -78,214 +72,186 @@ export const EXPORT_FLAGS = [
     defaultHelp: 'default: from the --out extension, else ndjson',
     config: { key: 'format', setting: 'format', listOrder: 2 },
   },
-  {
+  compress: {
     flags: '--compress <type>',
-    attribute: 'compress',
     description: 'compress the output with gzip (implied by an --out ending in .gz); resumable',
     value: { kind: 'choice', choices: ['gzip'] },
   },
-  {
+  cursor: {
     flags: '--cursor',
-    attribute: 'cursor',
     description: 'cursor pagination (X-Pagination-Style: cursor)',
     value: { kind: 'switch' },
     cursorOnly: true,
   },
-  {
+  total: {
     flags: '--total',
-    attribute: 'total',
     description: 'with --cursor, ask for hydra:totalItems so progress shows a percentage (slower)',
     value: { kind: 'switch' },
     cursorOnly: true,
   },
-  {
+  itemsPerPage: {
     flags: '--items-per-page <n>',
-    attribute: 'itemsPerPage',
     description: 'items per request, 1 to 1000',
     value: { kind: 'integer', min: 1, max: 1000 },
     defaultValue: 1000,
     config: { key: 'items-per-page', setting: 'itemsPerPage', listOrder: 1 },
   },
-  {
+  page: {
     flags: '--page <n>',
-    attribute: 'page',
     description: 'first page in offset mode',
     value: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER },
     defaultValue: 1,
   },
-  {
+  maxItems: {
     flags: '--max-items <n>',
-    attribute: 'maxItems',
     description: 'stop after exactly n items, requesting only the pages that hold them',
     value: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER },
   },
-  {
+  param: {
     flags: '--param <key=value>',
-    attribute: 'param',
     description: "extra query parameter for the API's filters (repeatable)",
     value: { kind: 'pairs' },
   },
-  {
+  header: {
     flags: '-H, --header <header>',
-    attribute: 'header',
     description:
       "extra request header 'Name: value' (repeatable; replaces a stored header of that name); not X-Api-Key, Accept or the pagination headers; credential-like values are masked",
     value: { kind: 'headers' },
   },
-  {
+  since: {
     flags: '--since <time>',
-    attribute: 'since',
     description: 'only items created or changed at or after this ISO 8601 time (a date alone is 00:00 UTC); invoices, entities, events',
     value: { kind: 'text' },
   },
-  {
+  sinceField: {
     flags: '--since-field <field>',
-    attribute: 'sinceField',
     description: 'the date field --since, --state and --incremental filter on (as <field>[after]), e.g. updatedAt; default: the one of a known path',
     value: { kind: 'text' },
     forCommand: 'get',
   },
-  {
+  state: {
     flags: '--state <file>',
-    attribute: 'state',
     description: 'incremental export: start at the watermark stored in this JSON file, advance it when the export completes',
     value: { kind: 'text', files: true },
   },
-  {
+  table: {
     flags: '--table <name>',
-    attribute: 'table',
     description: 'table of a database --out, schema.table allowed (default from the command: invoices, line_items, payments, entities, events)',
     value: { kind: 'text' },
   },
-  {
+  key: {
     flags: '--key <field>',
-    attribute: 'key',
     description: "the member field that is a database table's primary key, a dot path (default id, else @id)",
     value: { kind: 'text' },
   },
-  {
+  incremental: {
     flags: '--incremental',
-    attribute: 'incremental',
     description: 'with a database --out: start at the watermark stored with the table for this source; store the new one when complete',
     value: { kind: 'switch' },
   },
-  {
+  prune: {
     flags: '--prune',
-    attribute: 'prune',
     description: "with a database --out, on a complete full run: delete this source's rows that the run did not see",
     value: { kind: 'switch' },
   },
-  {
+  taxpayersFile: {
     flags: '--taxpayers-file <file>',
-    attribute: 'taxpayersFile',
     description: 'export every taxpayer listed in the file (one id a line, # comments; - is stdin); --out must then be a template',
     value: { kind: 'text', files: true },
     forId: 'taxpayerId',
   },
-  {
+  parallel: {
     flags: '--parallel <n>',
-    attribute: 'parallel',
     description: 'taxpayers exported at once when several are given, sharing one rate budget per endpoint; 1 to 32',
     value: { kind: 'integer', min: 1, max: 32 },
     defaultValue: 1,
     forId: 'taxpayerId',
   },
-  {
+  fields: {
     flags: '--fields <a,b.c>',
-    attribute: 'fields',
     description: 'columns for csv and table (dot paths); also projects json and ndjson items',
     value: { kind: 'text' },
   },
-  {
+  csvSafe: {
     flags: '--csv-safe',
-    attribute: 'csvSafe',
     description: 'neutralise spreadsheet formulas in csv string cells (=, +, -, @, tab, CR)',
     value: { kind: 'switch' },
   },
-  {
+  manifest: {
     flags: '--manifest <file>',
-    attribute: 'manifest',
     description: 'write the manifest (size, SHA-256, counts, request ids) there instead of beside --out as F.manifest.json',
     value: { kind: 'text', files: true },
   },
-  {
+  resume: {
     flags: '--resume',
-    attribute: 'resume',
     description: 'continue an interrupted export to the same --out from its checkpoint',
     value: { kind: 'switch' },
   },
-  {
+  restart: {
     flags: '--restart',
-    attribute: 'restart',
     description: "discard an interrupted export's checkpoint and partial file and start over",
     value: { kind: 'switch' },
   },
-  {
+  concurrency: {
     flags: '--concurrency <n>',
-    attribute: 'concurrency',
     description: 'pages in flight in offset mode, 1 to 16',
     value: { kind: 'integer', min: 1, max: 16 },
     defaultValue: 4,
     config: { key: 'concurrency', setting: 'concurrency', listOrder: 3 },
   },
-  {
+  maxWait: {
     flags: '--max-wait <seconds>',
-    attribute: 'maxWait',
     description: 'longest single rate-limit wait to accept; past it exit 5, checkpoint kept',
     value: { kind: 'seconds', min: 0, max: MAX_TIMER_SECONDS },
     defaultValue: Number.POSITIVE_INFINITY,
     defaultHelp: 'default: no limit',
     config: { key: 'max-wait', setting: 'maxWaitMs', listOrder: 4 },
   },
-  {
+  retries: {
     flags: '--retries <n>',
-    attribute: 'retries',
     description: 'retries after network errors, 5xx or unreadable bodies',
     value: { kind: 'integer', min: 0, max: 100 },
     defaultValue: 5,
     config: { key: 'retries', setting: 'retries', listOrder: 5 },
   },
-  {
+  timeout: {
     flags: '--timeout <seconds>',
-    attribute: 'timeout',
     description: 'per request attempt',
     value: { kind: 'seconds', min: 0.001, max: MAX_TIMER_SECONDS },
     defaultValue: 60_000,
     config: { key: 'timeout', setting: 'timeoutMs', listOrder: 6 },
   },
-  {
+  maxBodySize: {
     flags: '--max-body-size <bytes>',
-    attribute: 'maxBodySize',
     description: 'largest response body accepted, after decompression (e.g. 64MiB); past it exit 6',
     value: { kind: 'bytes', min: 1024, max: 512 * 1024 * 1024 },
     defaultValue: 256 * 1024 * 1024,
     defaultHelp: 'default 256MiB',
   },
-  { flags: '-q, --quiet', attribute: 'quiet', description: 'no progress and no summary', value: { kind: 'switch' } },
-  { flags: '--no-progress', attribute: 'progress', description: 'no spinner (the summary stays)', value: { kind: 'switch' } },
-  {
+  quiet: { flags: '-q, --quiet', description: 'no progress and no summary', value: { kind: 'switch' } },
+  progress: { flags: '--no-progress', description: 'no spinner (the summary stays)', value: { kind: 'switch' } },
+  verbose: {
     flags: '-v, --verbose',
-    attribute: 'verbose',
     description: 'one stderr line per request: method, path, status, ms, remaining quota, X-Request-ID',
     value: { kind: 'switch' },
   },
-  {
+  dryRun: {
     flags: '--dry-run',
-    attribute: 'dryRun',
     description:
       "run the export's checks (folders, lock, checkpoint) and print the plan (request, headers with the key masked, files, items, pages, the quota and the windows it needs), writing nothing; exits as the export would; spends one request of the quota (itemsPerPage=1) per taxpayer",
     value: { kind: 'switch' },
   },
-  {
+  logFormat: {
     flags: '--log-format <format>',
-    attribute: 'logFormat',
     description: 'stderr as human lines (text) or one JSON event a line for scripts (json: start, page, wait, retry, warning, error, summary)',
     value: { kind: 'choice', choices: ['text', 'json'] },
     defaultValue: 'text',
   },
-] as const satisfies readonly ExportFlagSpec[];
+} as const satisfies Readonly<Record<string, Omit<ExportFlagSpec, 'attribute'>>>;
 
-type ExportFlagRow = (typeof EXPORT_FLAGS)[number];
+type FlagTable = typeof FLAG_TABLE;
+
+export const EXPORT_FLAGS: readonly ExportFlagSpec[] = Object.entries(FLAG_TABLE).map(([attribute, row]) => ({ attribute, ...row }));
 
 /** What commander hands over for a kind of value (see {@link FlagValueSpec}). */
 type FlagValue<V extends FlagValueSpec> = V extends { kind: 'switch' }
@@ -297,9 +263,9 @@ type FlagValue<V extends FlagValueSpec> = V extends { kind: 'switch' }
       : number;
 
 /** The values of the export flags as commander hands them over (undefined = not given). */
-export type ExportFlagValues = { [F in ExportFlagRow as F['attribute']]?: FlagValue<F['value']> };
+export type ExportFlagValues = { -readonly [A in keyof FlagTable]?: FlagValue<FlagTable[A]['value']> };
 
-type ConfigurableFlag = Extract<ExportFlagRow, { config: FlagConfigSpec }>;
+type ConfigurableFlag = Extract<FlagTable[keyof FlagTable], { config: FlagConfigSpec }>;
 
 /** A stored default: one of the choices, else a number (seconds as typed in a profile, ms in {@link ExportDefaults}). */
 type StoredValue<V extends FlagValueSpec> = V extends { kind: 'choice'; choices: ReadonlyArray<infer C> } ? C : number;
@@ -310,12 +276,11 @@ export type StoredDefaults<By extends 'key' | 'setting'> = { [F in ConfigurableF
 /** Export defaults stored in the profile, seconds in ms; flags override them, they override built-in defaults. */
 export type ExportDefaults = StoredDefaults<'setting'>;
 
-/** `collections config set KEY VALUE`. */
 export type ConfigKey = 'api-key' | 'base-url' | 'header' | ConfigurableFlag['config']['key'];
 
-export const CONFIGURABLE_FLAGS: readonly ConfigurableFlag[] = EXPORT_FLAGS.filter((f): f is ConfigurableFlag => 'config' in f).sort(
-  (a, b) => a.config.listOrder - b.config.listOrder,
-);
+export const CONFIGURABLE_FLAGS: readonly ConfigurableFlag[] = Object.values(FLAG_TABLE)
+  .filter((f): f is ConfigurableFlag => 'config' in f)
+  .sort((a, b) => a.config.listOrder - b.config.listOrder);
 
 /** In the order `config list` prints them. */
 export const CONFIG_KEYS: readonly ConfigKey[] = ['base-url', 'api-key', ...CONFIGURABLE_FLAGS.map((f) => f.config.key), 'header'];

@@ -1,11 +1,7 @@
 /**
- * Where the API key and base URL come from: flag, then environment, then the stored profile
- * (README, "Set-up").
- *
- * Key binding rule: a key from a stored profile is sent only to that profile's own base URL origin,
- * so a production key never reaches a sandbox or a typo'd host; any other origin is refused before
- * anything is sent, with no override switch. A key given by flag or environment goes to whatever
- * base URL is in effect: the user typed both.
+ * The API key and base URL: flag, then environment, then the stored profile (README, "Set-up"). A
+ * stored key goes only to its profile's own origin, so a production key never reaches a sandbox or
+ * a typo'd host; a key given by flag or environment goes to whatever base URL is in effect.
  */
 import type { Context, IOStreams } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -226,17 +222,20 @@ export interface LoadedSettings<S extends ResolvedSettings = ResolvedSettings> {
   store: ConfigStore;
 }
 
-/** @throws {UsageError} as {@link openConfigStore} and {@link resolveSettings} do */
-export function loadSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir' | 'env' | 'io'>): LoadedSettings {
+/** Adds the key and credential-like stored headers to `ctx.secrets`. @throws {UsageError} as openConfigStore and resolveSettings do */
+export function loadSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir' | 'env' | 'io' | 'secrets'>): LoadedSettings {
   const store = openConfigStore(ctx);
-  return { settings: resolveSettings({ flags, env: ctx.env, store }), store };
+  const settings = resolveSettings({ flags, env: ctx.env, store });
+  ctx.secrets.add(settings.apiKey);
+  for (const [name, value] of settings.headers) ctx.secrets.addHeader(name, value);
+  return { settings, store };
 }
 
 /**
  * What every command that sends requests calls; the proxy variable of the base URL is checked too.
  * @throws {UsageError} (exit 2) as {@link loadSettings} and {@link requireApiSettings} do, and when that proxy variable is not a proxy URL
  */
-export function loadApiSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir' | 'env' | 'io'>): LoadedSettings<ApiSettings> {
+export function loadApiSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir' | 'env' | 'io' | 'secrets'>): LoadedSettings<ApiSettings> {
   const { settings, store } = loadSettings(flags, ctx);
   const api = requireApiSettings(settings, stderrWarner(ctx.io));
   proxyFor(api.baseUrl, ctx.env);

@@ -5,9 +5,7 @@ import type { ClientEvent } from '../http/client.js';
 import type { RateLimitSnapshot } from '../rate/index.js';
 import { inertText } from './terminal-text.js';
 
-export const LOG_FORMATS = ['text', 'json'] as const;
-
-export type LogFormat = (typeof LOG_FORMATS)[number];
+export type LogFormat = 'text' | 'json';
 
 /** The events of an export, without `time`. */
 export type LogEvent =
@@ -56,7 +54,7 @@ export interface Progress {
 }
 
 /** @param nowMs the event's time, epoch ms */
-export function formatEvent(event: LogEvent, nowMs: number): string {
+export function formatEvent(event: { event: string } & Record<string, unknown>, nowMs: number): string {
   const { event: kind, ...fields } = event;
   const clean = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, typeof v === 'string' ? inertText(v) : v]));
   return `${JSON.stringify({ event: kind, time: new Date(nowMs).toISOString(), ...clean })}\n`;

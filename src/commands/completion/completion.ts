@@ -8,52 +8,41 @@ import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { COMPLETION_SHELLS, completionHint } from '../commander.js';
 
-interface CompletionOption {
-  long: string;
-  short?: string;
-  /** `file`: complete paths; `text`: nothing to complete; else the allowed words; absent for a switch. */
-  value?: 'file' | 'text' | readonly string[];
-  description: string;
-  repeatable?: boolean;
+/** `file`: complete paths; `text`: nothing to complete; else the allowed words; undefined for a switch. */
+type OptionValue = 'file' | 'text' | readonly string[] | undefined;
+
+function valueOf(option: Option): OptionValue {
+  if (!option.required && !option.optional) return undefined;
+  const hint = completionHint(option);
+  return option.argChoices ?? hint.words ?? (hint.files ? 'file' : 'text');
 }
 
-/** Words for one positional argument (empty when there is nothing to offer). */
-interface CompletionPositional {
-  name: string;
-  words: readonly string[];
-  /** Complete only when the previous positional is one of these (e.g. config keys after `set`). */
-  after?: readonly string[];
-}
+/** Empty when there is nothing to offer. */
+const wordsOf = (argument: Argument): readonly string[] => argument.argChoices ?? completionHint(argument).words ?? [];
 
-interface CompletionCommand {
-  name: string;
-  description: string;
-  /** Options of the command besides the global ones. */
-  options: readonly CompletionOption[];
-  positionals?: readonly CompletionPositional[];
-}
+const visible = (cmd: Command): Option[] => cmd.options.filter((o) => !o.hidden);
 
-export interface CompletionSpec {
-  /** Options of the program accepted by every command (`--api-key`, `--base-url`, `--profile`). */
-  globals: readonly CompletionOption[];
-  /** Options of the program alone, offered before a command (`-V, --version`). */
-  rootOnly: readonly CompletionOption[];
-  commands: readonly CompletionCommand[];
-}
+/** `.version()` names it `version`; offered before a command only. */
+const isVersionOption = (option: Option): boolean => option.attributeName() === 'version';
+
+/** Options of the program accepted by every command (`--api-key`, `--base-url`, `--profile`). */
+const globalsOf = (program: Command): Option[] => visible(program).filter((o) => !isVersionOption(o));
+
+/** Options of the program alone, offered before a command (`-V, --version`). */
+const rootOnlyOf = (program: Command): Option[] => visible(program).filter(isVersionOption);
 
 const TOKEN = /^-{0,2}[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /** @throws {Error} naming the first word that is not a plain token (a bug in the program's definition) */
-function checkTokens(spec: CompletionSpec): void {
-  const optionWords = (o: CompletionOption): string[] => [
-    o.long,
-    ...(o.short ? [o.short] : []),
-    ...(Array.isArray(o.value) ? (o.value as readonly string[]) : []),
-  ];
-  const words = [...spec.globals, ...spec.rootOnly].flatMap(optionWords);
-  for (const c of spec.commands) {
-    words.push(c.name, ...c.options.flatMap(optionWords));
-    for (const p of c.positionals ?? []) words.push(...p.words, ...(p.after ?? []));
+function checkTokens(program: Command): void {
+  const optionWords = (o: Option): string[] => {
+    const value = valueOf(o);
+    return [...flagsOf(o), ...(Array.isArray(value) ? (value as readonly string[]) : [])];
+  };
+  const words = visible(program).flatMap(optionWords);
+  for (const c of program.commands) {
+    words.push(c.name(), ...visible(c).flatMap(optionWords));
+    for (const p of c.registeredArguments) words.push(...wordsOf(p), ...(completionHint(p).after ?? []));
   }
   const bad = words.find((w) => !TOKEN.test(w));
   if (bad !== undefined) throw new Error(`completion word '${bad}' is not a plain token`);
@@ -62,21 +51,23 @@ function checkTokens(spec: CompletionSpec): void {
 /** Single-quotes text for sh/zsh/fish (`'` becomes `'\''`). */
 const sq = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 
+const longOf = (o: Option): string => o.long ?? o.short!;
+
 /** Flags of an option, short first: `-o --out`. */
-const flagsOf = (o: CompletionOption): string[] => (o.short ? [o.short, o.long] : [o.long]);
+const flagsOf = (o: Option): string[] => (o.short && o.long ? [o.short, o.long] : [longOf(o)]);
 
 /** The options of every command and the global ones, the first of each long flag. */
-function unionOptions(spec: CompletionSpec): CompletionOption[] {
-  const seen = new Map<string, CompletionOption>();
-  for (const o of [...spec.globals, ...spec.commands.flatMap((c) => c.options)]) if (!seen.has(o.long)) seen.set(o.long, o);
+function unionOptions(program: Command): Option[] {
+  const seen = new Map<string, Option>();
+  for (const o of [...globalsOf(program), ...program.commands.flatMap(visible)]) if (!seen.has(longOf(o))) seen.set(longOf(o), o);
   return [...seen.values()];
 }
 
-export function renderBash(spec: CompletionSpec): string {
-  checkTokens(spec);
-  const all = unionOptions(spec);
-  const valued = all.filter((o) => o.value !== undefined).flatMap(flagsOf);
-  const globals = spec.globals.flatMap(flagsOf);
+export function renderBash(program: Command): string {
+  checkTokens(program);
+  const all = unionOptions(program);
+  const valued = all.filter((o) => valueOf(o) !== undefined).flatMap(flagsOf);
+  const globals = globalsOf(program).flatMap(flagsOf);
   const lines: string[] = [
     '# bash completion for collections. Generated by `collections completion bash`.',
     '# Install: collections completion bash > ~/.local/share/bash-completion/completions/collections',
@@ -99,28 +90,31 @@ export function renderBash(spec: CompletionSpec): string {
     '  case "$prev" in',
   ];
   for (const o of all) {
-    if (o.value === undefined) continue;
+    const value = valueOf(o);
+    if (value === undefined) continue;
     const pattern = flagsOf(o).join('|');
-    if (o.value === 'file') lines.push(`    ${pattern}) COMPREPLY=( $(compgen -f -- "$cur") ); return 0 ;;`);
-    else if (o.value === 'text') lines.push(`    ${pattern}) return 0 ;;`);
-    else lines.push(`    ${pattern}) COMPREPLY=( $(compgen -W "${o.value.join(' ')}" -- "$cur") ); return 0 ;;`);
+    if (value === 'file') lines.push(`    ${pattern}) COMPREPLY=( $(compgen -f -- "$cur") ); return 0 ;;`);
+    else if (value === 'text') lines.push(`    ${pattern}) return 0 ;;`);
+    else lines.push(`    ${pattern}) COMPREPLY=( $(compgen -W "${value.join(' ')}" -- "$cur") ); return 0 ;;`);
   }
   lines.push('  esac', '  case "$cmd" in');
-  lines.push(`    "") words="${[...spec.commands.map((c) => c.name), ...globals, '--help', ...spec.rootOnly.map((o) => o.long)].join(' ')}" ;;`);
-  for (const c of spec.commands) {
-    const options = [...c.options.flatMap(flagsOf), ...globals, '--help'].join(' ');
-    const positionals = c.positionals ?? [];
+  lines.push(`    "") words="${[...program.commands.map((c) => c.name()), ...globals, '--help', ...rootOnlyOf(program).map(longOf)].join(' ')}" ;;`);
+  for (const c of program.commands) {
+    const options = [...visible(c).flatMap(flagsOf), ...globals, '--help'].join(' ');
+    const positionals = c.registeredArguments;
     if (positionals.length === 0) {
-      lines.push(`    ${c.name}) words="${options}" ;;`);
+      lines.push(`    ${c.name()}) words="${options}" ;;`);
       continue;
     }
-    lines.push(`    ${c.name})`, '      if [[ "$cur" == -* ]]; then', `        words="${options}"`, '      else', '        case ${#pos[@]} in');
+    lines.push(`    ${c.name()})`, '      if [[ "$cur" == -* ]]; then', `        words="${options}"`, '      else', '        case ${#pos[@]} in');
     positionals.forEach((p, index) => {
-      if (p.words.length === 0) return;
-      if (p.after && index > 0) {
-        lines.push(`          ${index}) case "\${pos[${index - 1}]}" in ${p.after.join('|')}) words="${p.words.join(' ')}" ;; esac ;;`);
+      const words = wordsOf(p);
+      const after = completionHint(p).after;
+      if (words.length === 0) return;
+      if (after && index > 0) {
+        lines.push(`          ${index}) case "\${pos[${index - 1}]}" in ${after.join('|')}) words="${words.join(' ')}" ;; esac ;;`);
       } else {
-        lines.push(`          ${index}) words="${p.words.join(' ')}" ;;`);
+        lines.push(`          ${index}) words="${words.join(' ')}" ;;`);
       }
     });
     lines.push('        esac', '      fi', '      ;;');
@@ -137,17 +131,18 @@ const zshText = (text: string): string =>
     .replace(/['"`\\]/g, '');
 
 /** `_arguments` specs of an option. */
-function zshOption(o: CompletionOption): string[] {
+function zshOption(o: Option): string[] {
   const flags = flagsOf(o);
-  const exclusive = o.repeatable ? '*' : flags.length > 1 ? `(${flags.join(' ')})` : '';
-  const action = o.value === undefined ? '' : o.value === 'file' ? ':file:_files' : o.value === 'text' ? ':value: ' : `:value:(${o.value.join(' ')})`;
+  const value = valueOf(o);
+  const exclusive = completionHint(o).repeatable ? '*' : flags.length > 1 ? `(${flags.join(' ')})` : '';
+  const action = value === undefined ? '' : value === 'file' ? ':file:_files' : value === 'text' ? ':value: ' : `:value:(${value.join(' ')})`;
   return flags.map((f) => sq(`${exclusive}${f}[${zshText(o.description)}]${action}`));
 }
 
-export function renderZsh(spec: CompletionSpec): string {
-  checkTokens(spec);
-  const globals = spec.globals.flatMap(zshOption);
-  const rootOnly = spec.rootOnly.map((o) => {
+export function renderZsh(program: Command): string {
+  checkTokens(program);
+  const globals = globalsOf(program).flatMap(zshOption);
+  const rootOnly = rootOnlyOf(program).map((o) => {
     const flags = flagsOf(o);
     return `    '(- *)'${flags.length > 1 ? `{${flags.join(',')}}` : flags[0]}${sq(`[${zshText(o.description)}]`)} \\`;
   });
@@ -159,7 +154,7 @@ export function renderZsh(spec: CompletionSpec): string {
     '_collections_commands() {',
     '  local -a commands',
     '  commands=(',
-    ...spec.commands.map((c) => `    ${sq(`${c.name}:${c.description.replace(/'/g, '')}`)}`),
+    ...program.commands.map((c) => `    ${sq(`${c.name()}:${c.description().replace(/'/g, '')}`)}`),
     '  )',
     "  _describe -t commands 'collections command' commands",
     '}',
@@ -178,10 +173,12 @@ export function renderZsh(spec: CompletionSpec): string {
     '    args)',
     '      case $words[1] in',
   ];
-  for (const c of spec.commands) {
-    const positionals = (c.positionals ?? []).flatMap((p, i) => (p.words.length === 0 ? [] : [sq(`${i + 1}:${p.name}:(${p.words.join(' ')})`)]));
-    const specs = [...c.options.flatMap(zshOption), sq('(- *)--help[show help]'), ...positionals];
-    lines.push(`        ${c.name})`, `          _arguments $global_opts ${specs.join(' ')} && ret=0`, '          ;;');
+  for (const c of program.commands) {
+    const positionals = c.registeredArguments.flatMap((p, i) =>
+      wordsOf(p).length === 0 ? [] : [sq(`${i + 1}:${p.name()}:(${wordsOf(p).join(' ')})`)],
+    );
+    const specs = [...visible(c).flatMap(zshOption), sq('(- *)--help[show help]'), ...positionals];
+    lines.push(`        ${c.name()})`, `          _arguments $global_opts ${specs.join(' ')} && ret=0`, '          ;;');
   }
   lines.push(
     '      esac',
@@ -201,89 +198,53 @@ export function renderZsh(spec: CompletionSpec): string {
 }
 
 /** `complete` arguments of an option's flags: `-s o -l out`. */
-function fishFlags(o: CompletionOption): string {
-  const parts: string[] = [];
-  if (o.short) parts.push(`-s ${o.short.slice(1)}`);
-  parts.push(`-l ${o.long.slice(2)}`);
-  return parts.join(' ');
+function fishFlags(o: Option): string {
+  return flagsOf(o)
+    .map((f) => (f.startsWith('--') ? `-l ${f.slice(2)}` : `-s ${f.slice(1)}`))
+    .join(' ');
 }
 
-function fishValue(o: CompletionOption): string {
-  if (o.value === undefined) return '';
-  if (o.value === 'file') return ' -r -F';
-  if (o.value === 'text') return ' -x';
-  return ` -x -a ${sq(o.value.join(' '))}`;
+function fishValue(o: Option): string {
+  const value = valueOf(o);
+  if (value === undefined) return '';
+  if (value === 'file') return ' -r -F';
+  if (value === 'text') return ' -x';
+  return ` -x -a ${sq(value.join(' '))}`;
 }
 
-export function renderFish(spec: CompletionSpec): string {
-  checkTokens(spec);
-  const names = spec.commands.map((c) => c.name).join(' ');
+export function renderFish(program: Command): string {
+  checkTokens(program);
+  const names = program.commands.map((c) => c.name()).join(' ');
   const beforeCommand = `complete -c collections -n ${sq(`not __fish_seen_subcommand_from ${names}`)}`;
   const lines: string[] = [
     '# fish completion for collections. Generated by `collections completion fish`.',
     '# Install: collections completion fish > ~/.config/fish/completions/collections.fish',
     'complete -c collections -f',
     `${beforeCommand} -s h -l help -d ${sq('show help')}`,
-    ...spec.rootOnly.map((o) => `${beforeCommand} ${fishFlags(o)}${fishValue(o)} -d ${sq(o.description)}`),
+    ...rootOnlyOf(program).map((o) => `${beforeCommand} ${fishFlags(o)}${fishValue(o)} -d ${sq(o.description)}`),
   ];
-  for (const c of spec.commands) {
-    lines.push(`complete -c collections -n __fish_use_subcommand -a ${c.name} -d ${sq(c.description)}`);
+  for (const c of program.commands) {
+    lines.push(`complete -c collections -n __fish_use_subcommand -a ${c.name()} -d ${sq(c.description())}`);
   }
-  for (const o of spec.globals) lines.push(`complete -c collections ${fishFlags(o)}${fishValue(o)} -d ${sq(o.description)}`);
-  for (const c of spec.commands) {
-    const when = `__fish_seen_subcommand_from ${c.name}`;
-    for (const o of c.options) lines.push(`complete -c collections -n ${sq(when)} ${fishFlags(o)}${fishValue(o)} -d ${sq(o.description)}`);
-    const positionals = c.positionals ?? [];
+  for (const o of globalsOf(program)) lines.push(`complete -c collections ${fishFlags(o)}${fishValue(o)} -d ${sq(o.description)}`);
+  for (const c of program.commands) {
+    const when = `__fish_seen_subcommand_from ${c.name()}`;
+    for (const o of visible(c)) lines.push(`complete -c collections -n ${sq(when)} ${fishFlags(o)}${fishValue(o)} -d ${sq(o.description)}`);
+    const positionals = c.registeredArguments;
     positionals.forEach((p, i) => {
-      if (p.words.length === 0) return;
-      const previous = positionals[i - 1];
+      const words = wordsOf(p);
+      if (words.length === 0) return;
       let condition = when;
-      if (i === 0) condition += `; and not __fish_seen_subcommand_from ${p.words.join(' ')}`;
-      else
-        condition += `; and __fish_seen_subcommand_from ${(p.after ?? previous!.words).join(' ')}; and not __fish_seen_subcommand_from ${p.words.join(' ')}`;
-      lines.push(`complete -c collections -n ${sq(condition)} -a ${sq(p.words.join(' '))} -d ${sq(p.name)}`);
+      if (i === 0) condition += `; and not __fish_seen_subcommand_from ${words.join(' ')}`;
+      else {
+        const after = completionHint(p).after ?? wordsOf(positionals[i - 1]!);
+        condition += `; and __fish_seen_subcommand_from ${after.join(' ')}; and not __fish_seen_subcommand_from ${words.join(' ')}`;
+      }
+      lines.push(`complete -c collections -n ${sq(condition)} -a ${sq(words.join(' '))} -d ${sq(p.name())}`);
     });
   }
   lines.push('');
   return lines.join('\n');
-}
-
-function toCompletionOption(option: Option): CompletionOption {
-  const hint = completionHint(option);
-  const out: CompletionOption = { long: option.long ?? option.short!, description: option.description };
-  if (option.short && option.long) out.short = option.short;
-  if (option.required || option.optional) out.value = option.argChoices ?? hint.words ?? (hint.files ? 'file' : 'text');
-  if (hint.repeatable) out.repeatable = true;
-  return out;
-}
-
-function toPositional(argument: Argument): CompletionPositional {
-  const hint = completionHint(argument);
-  const out: CompletionPositional = { name: argument.name(), words: argument.argChoices ?? hint.words ?? [] };
-  if (hint.after) out.after = hint.after;
-  return out;
-}
-
-/** `.version()` names it `version`; offered before a command only. */
-const isVersionOption = (option: Option): boolean => option.attributeName() === 'version';
-
-/** Commander's implicit `help` command is not one of `program.commands`. */
-export function completionSpec(program: Command): CompletionSpec {
-  const visible = (options: readonly Option[]): Option[] => options.filter((o) => !o.hidden);
-  const rootOptions = visible(program.options);
-  return {
-    globals: rootOptions.filter((o) => !isVersionOption(o)).map(toCompletionOption),
-    rootOnly: rootOptions.filter((o) => isVersionOption(o)).map(toCompletionOption),
-    commands: program.commands.map((cmd) => {
-      const positionals = cmd.registeredArguments.map(toPositional);
-      return {
-        name: cmd.name(),
-        description: cmd.description(),
-        options: visible(cmd.options).map(toCompletionOption),
-        ...(positionals.length > 0 ? { positionals } : {}),
-      };
-    }),
-  };
 }
 
 export interface CompletionCommandOptions {
@@ -301,6 +262,6 @@ export function runCompletion(ctx: Context, { shell, program }: CompletionComman
   if (render === undefined) {
     throw new UsageError(`unknown shell '${shell}'`, { hint: `choose one of ${COMPLETION_SHELLS.join(', ')}` });
   }
-  ctx.io.stdout.write(render(completionSpec(program)));
+  ctx.io.stdout.write(render(program));
   return ExitCode.Ok;
 }

@@ -5,6 +5,7 @@
 import { relative } from 'node:path';
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
+import { formatEvent } from '../../io/events.js';
 import { formatCount } from '../../io/format.js';
 import { inertText } from '../../io/terminal-text.js';
 import { KEY_HINT } from '../error-text.js';
@@ -80,10 +81,8 @@ export interface BatchReporterOptions {
 export function createBatchReporter(ctx: Pick<Context, 'io' | 'clock' | 'cwd'>, options: BatchReporterOptions): BatchReporter {
   const { stderr } = ctx.io;
   let ended = 0;
-  const event = (fields: Record<string, unknown>): void => {
-    const clean = Object.entries(fields).map(([k, v]) => [k, typeof v === 'string' ? inertText(v) : v]);
-    const { event: kind, ...rest } = Object.fromEntries(clean) as { event: string };
-    stderr.write(`${JSON.stringify({ event: kind, time: new Date(ctx.clock.now()).toISOString(), ...rest })}\n`);
+  const event = (fields: { event: string } & Record<string, unknown>): void => {
+    stderr.write(formatEvent(fields, ctx.clock.now()));
   };
   return {
     ended(o) {

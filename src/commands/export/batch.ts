@@ -201,7 +201,6 @@ function planBatch(request: BatchRequest, ctx: Context): BatchPlan {
   const template = checkBatchFlags(flags, taxpayers, ctx.cwd);
   const table = isDatabaseTable(template, ctx.cwd);
   const settings = loadExportSettings(flags, ctx);
-  ctx.secrets.add(settings.resolved.apiKey);
   const endpoint = resolveEndpoint(command, idsFromFlags({ ...flags, taxpayer: taxpayers[0]! }));
   const date = utcDate(ctx.clock.now());
   const manifestPath = flags.manifest === undefined ? undefined : resolvePath(ctx.cwd, flags.manifest);

@@ -39,8 +39,6 @@ export interface LoadedExportSettings {
  */
 export function loadExportSettings(flags: SettingsFlags, ctx: Context): LoadedExportSettings {
   const { settings, store } = loadApiSettings(flags, ctx);
-  ctx.secrets.add(settings.apiKey);
-  for (const [name, value] of settings.headers) ctx.secrets.addHeader(name, value);
   const origin = settings.baseUrl.origin;
   return {
     resolved: { apiKey: settings.apiKey, baseUrl: settings.baseUrl, defaults: settings.defaults, headers: settings.headers },
@@ -300,7 +298,8 @@ function refuse(flag: string, why: string): never {
  *   `--incremental`, `--prune` without one; `--prune` with `--incremental`, `--since`,
  *   `--max-items` or `--page`
  */
-function checkDestinationFlags(flags: ExportFlags, address: DatabaseAddress | undefined): void {
+export function planDestination(flags: ExportFlags, cwd: string): DatabaseAddress | undefined {
+  const address = databaseAddress(flags.out, cwd);
   const table = address !== undefined && address.kind !== 'parquet';
   if (!table) {
     const needs = address === undefined ? 'needs a database --out (postgres://…, F.duckdb)' : 'is for a database table, not a Parquet file';
@@ -309,13 +308,13 @@ function checkDestinationFlags(flags: ExportFlags, address: DatabaseAddress | un
     if (flags.incremental === true) refuse('--incremental', `${needs}; incremental file exports use --state FILE`);
     if (flags.prune === true) refuse('--prune', needs);
   }
-  if (address === undefined) return;
+  if (address === undefined) return address;
   const kind = address.kind === 'parquet' ? 'a Parquet --out' : 'a database --out';
   if (flags.format !== undefined) refuse('--format', `goes with a file --out; ${kind} has its own format`);
   if (flags.compress !== undefined) refuse('--compress', `goes with a file --out, not ${kind}`);
   if (flags.manifest !== undefined) refuse('--manifest', `goes with a file --out, not ${kind}`);
   if (flags.csvSafe === true) refuse('--csv-safe', `is for CSV read by spreadsheets, not ${kind}`);
-  if (!table) return;
+  if (!table) return address;
   if (flags.fields !== undefined) refuse('--fields', 'projects items, and a database stores each item as received; query its item column instead');
   if (flags.state !== undefined) refuse('--state', 'is the watermark file of file exports; a database keeps its own: use --incremental');
   if (flags.prune === true) {
@@ -331,12 +330,6 @@ function checkDestinationFlags(flags: ExportFlags, address: DatabaseAddress | un
     if (partial !== undefined)
       refuse('--prune', `needs a complete, full run: with ${partial} the run does not see every item, so it cannot tell which rows were deleted`);
   }
-}
-
-/** @throws {UsageError} (exit 2) as {@link checkDestinationFlags} */
-export function planDestination(flags: ExportFlags, cwd: string): DatabaseAddress | undefined {
-  const address = databaseAddress(flags.out, cwd);
-  checkDestinationFlags(flags, address);
   return address;
 }
 

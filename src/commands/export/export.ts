@@ -207,27 +207,20 @@ async function runLoneExport(command: string, flags: ExportFlags, argv: readonly
     flags,
     ctx,
   );
-  const ids = idsFromFlags(flags);
-  if (flags.dryRun === true) {
-    try {
-      return await runDryRun(plan, ctx);
-    } catch (err) {
-      throw withNotFoundHint(err, ids, plan.http.baseUrl);
-    }
-  }
   // Only the headers: holding the page would keep its items alive.
   let last: RateLimitSnapshot | undefined;
   const onPageFetched = (page: PageStep): void => {
     if (page.rateLimit) last = page.rateLimit;
   };
   try {
+    if (flags.dryRun === true) return await runDryRun(plan, ctx);
     await runLonePlan(plan, ctx, { onPageFetched });
+    return ExitCode.Ok;
   } catch (err) {
-    throw withNotFoundHint(err, ids, plan.http.baseUrl);
+    throw withNotFoundHint(err, idsFromFlags(flags), plan.http.baseUrl);
   } finally {
     if (last) settings!.recordRateLimit(plan.endpoint.key, last);
   }
-  return ExitCode.Ok;
 }
 
 /**

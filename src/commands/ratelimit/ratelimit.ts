@@ -5,7 +5,7 @@
 import type { Context } from '../../context.js';
 import { loadSettings, openConfigStore, requireApiSettings, stderrWarner } from '../../config/settings.js';
 import type { ApiSettings, ResolvedSettings, SettingsFlags } from '../../config/settings.js';
-import type { ConfigStore, RateLimitCacheEntry } from '../../config/store.js';
+import type { ConfigStore, RateLimitCacheEntry, RateLimitObservation } from '../../config/store.js';
 import { buildPath, endpointUrl, ENDPOINTS, idsFromFlags } from '../../endpoints.js';
 import type { Endpoint, IdFlagValues, Ids } from '../../endpoints.js';
 import { ExitCode, HttpError } from '../../errors.js';
@@ -13,7 +13,7 @@ import { formatLocalTime, formatTimeLeft } from '../../io/format.js';
 import { inertText, outputColumns } from '../../io/terminal-text.js';
 import { createClient } from '../../http/client.js';
 import { mergeHeaders } from '../../http/request-headers.js';
-import type { Client, ClientOptions, ProbeResult, RateLimitSnapshot } from '../../http/client.js';
+import type { Client, ClientOptions, ProbeResult } from '../../http/client.js';
 import { drawTable, loadTableSupport } from '../../output/table-draw.js';
 
 export interface RatelimitCommandOptions extends SettingsFlags, IdFlagValues {
@@ -26,8 +26,6 @@ export interface RatelimitCommandOptions extends SettingsFlags, IdFlagValues {
 /** @throws as {@link showRatelimit}, and {@link UsageError} (exit 2) for invalid settings */
 export async function runRatelimit(ctx: Context, options: RatelimitCommandOptions): Promise<number> {
   const { settings, store } = loadSettings(options, ctx);
-  ctx.secrets.add(settings.apiKey);
-  for (const [name, value] of settings.headers) ctx.secrets.addHeader(name, value);
   const headers = mergeHeaders(settings.headers, options.header ?? []);
   return showRatelimit({ settings, store, ...idsFromFlags(options), json: options.json, cached: options.cached, headers }, ctx);
 }
@@ -125,17 +123,19 @@ function probeClient(options: RatelimitOptions, settings: ApiSettings, ctx: Cont
   return createClient(clientOptions);
 }
 
-function toRow({ result, path, endpoint }: ProbeAnswer, now: number): RatelimitRow {
-  const rl: RateLimitSnapshot | undefined = result.rateLimit;
-  const row: RatelimitRow = {
-    endpoint: endpoint.key,
-    path,
-    status: result.status,
+/** The quota fields of a row, from the `X-RateLimit-*` headers of one answer (seen now or cached). */
+function quotaOf(rl: Partial<RateLimitObservation> | undefined, now: number): Pick<RatelimitRow, 'limit' | 'remaining' | 'reset' | 'resetInSeconds'> {
+  const resetAt = rl?.resetLocalAt ?? rl?.resetAt;
+  return {
     limit: rl?.limit ?? null,
     remaining: rl?.remaining ?? null,
     reset: rl?.resetAt === undefined ? null : new Date(rl.resetAt).toISOString(),
-    resetInSeconds: resetSeconds(rl?.resetLocalAt ?? rl?.resetAt, now),
+    resetInSeconds: resetAt === undefined ? null : Math.max(0, Math.ceil((resetAt - now) / 1000)),
   };
+}
+
+function toRow({ result, path, endpoint }: ProbeAnswer, now: number): RatelimitRow {
+  const row: RatelimitRow = { endpoint: endpoint.key, path, status: result.status, ...quotaOf(result.rateLimit, now) };
   if (result.requestId !== undefined) row.requestId = result.requestId;
   if (result.serverMessage !== undefined && result.status !== 429 && (result.status < 200 || result.status > 299)) {
     row.message = result.serverMessage;
@@ -224,10 +224,6 @@ const tableWidth = (ctx: Pick<Context, 'io' | 'env'>): number => outputColumns(c
 
 const cell = (v: number | undefined): string => (v === undefined ? '-' : String(v));
 
-/** @param resetAt epoch ms */
-const resetSeconds = (resetAt: number | undefined, now: number): number | null =>
-  resetAt === undefined ? null : Math.max(0, Math.ceil((resetAt - now) / 1000));
-
 /** @param options.baseUrl only its origin's entries when known, else every origin's */
 async function runCachedRatelimit(options: { baseUrl?: URL; json: boolean }, ctx: Context, store: ConfigStore): Promise<number> {
   const now = ctx.clock.now();
@@ -245,10 +241,7 @@ async function runCachedRatelimit(options: { baseUrl?: URL; json: boolean }, ctx
     endpoint: e.endpoint,
     // The key of a path exported by `get` is the path itself.
     path: ENDPOINTS.find((row) => row.key === e.endpoint)?.path ?? (e.endpoint.startsWith('/') ? e.endpoint : ''),
-    limit: e.limit ?? null,
-    remaining: e.remaining ?? null,
-    reset: e.resetAt === undefined ? null : new Date(e.resetAt).toISOString(),
-    resetInSeconds: resetSeconds(e.resetLocalAt ?? e.resetAt, now),
+    ...quotaOf(e, now),
     observedAt: new Date(e.observedAt).toISOString(),
     ageSeconds: Math.max(0, Math.floor((now - e.observedAt) / 1000)),
   }));

@@ -11,7 +11,6 @@ import { exitCodesHelp, SANDBOX_EXIT_CODES } from '../help-text.js';
 export interface SandboxOptionHelp {
   /** Commander flags, e.g. `--port <n>`. */
   flags: string;
-  option: string;
   description: string;
   type: 'integer' | 'string' | 'boolean';
   /** Shown in help; the runner applies it when the option is undefined. */
@@ -23,173 +22,152 @@ export interface SandboxOptionHelp {
   words?: readonly string[];
 }
 
-export const SANDBOX_OPTIONS = [
-  {
+export const SANDBOX_OPTIONS = {
+  port: {
     flags: '--port <n>',
-    option: 'port',
     type: 'integer',
     min: 0,
     max: 65_535,
     description: 'port to listen on (0 = any free port)',
     defaultValue: '8787',
   },
-  { flags: '--host <host>', option: 'host', type: 'string', description: 'interface to listen on', defaultValue: '127.0.0.1' },
-  { flags: '--key <key>', option: 'key', type: 'string', description: 'API key the sandbox accepts', defaultValue: DEFAULT_SANDBOX_KEY },
-  {
+  host: { flags: '--host <host>', type: 'string', description: 'interface to listen on', defaultValue: '127.0.0.1' },
+  key: { flags: '--key <key>', type: 'string', description: 'API key the sandbox accepts', defaultValue: DEFAULT_SANDBOX_KEY },
+  limit: {
     flags: '--limit <n>',
-    option: 'limit',
     type: 'integer',
     min: 0,
     description: 'requests per window, per key and endpoint (0 = no limit)',
     defaultValue: '60',
   },
-  { flags: '--window <seconds>', option: 'window', type: 'integer', min: 1, description: 'rate-limit window length', defaultValue: '60' },
-  {
+  window: { flags: '--window <seconds>', type: 'integer', min: 1, description: 'rate-limit window length', defaultValue: '60' },
+  limitScope: {
     flags: '--limit-scope <scope>',
-    option: 'limitScope',
     type: 'string',
     description: 'what one window counts: route (all taxpayers share /taxpayers/{id}/invoices) or path (each concrete path)',
     defaultValue: 'route',
     words: ['route', 'path'],
   },
-  { flags: '--latency <ms>', option: 'latency', type: 'integer', min: 0, description: 'delay added to every response', defaultValue: '0' },
-  {
+  latency: { flags: '--latency <ms>', type: 'integer', min: 0, description: 'delay added to every response', defaultValue: '0' },
+  churn: {
     flags: '--churn <n>',
-    option: 'churn',
     type: 'integer',
     min: 0,
     max: 1_000_000,
     description: 'items a minute inserted or updated (fresh updatedAt) in invoices, entities and events',
     defaultValue: '0',
   },
-  { flags: '--seed <n>', option: 'seed', type: 'integer', min: 0, max: 2 ** 32 - 1, description: 'seed of the generated records', defaultValue: '1' },
-  { flags: '--entities <n>', option: 'entities', type: 'integer', min: 0, description: 'entities', defaultValue: String(DEFAULT_SIZES.entities) },
-  { flags: '--events <n>', option: 'events', type: 'integer', min: 0, description: 'events', defaultValue: String(DEFAULT_SIZES.events) },
-  {
+  seed: { flags: '--seed <n>', type: 'integer', min: 0, max: 2 ** 32 - 1, description: 'seed of the generated records', defaultValue: '1' },
+  entities: { flags: '--entities <n>', type: 'integer', min: 0, description: 'entities', defaultValue: String(DEFAULT_SIZES.entities) },
+  events: { flags: '--events <n>', type: 'integer', min: 0, description: 'events', defaultValue: String(DEFAULT_SIZES.events) },
+  taxpayers: {
     flags: '--taxpayers <n>',
-    option: 'taxpayers',
     type: 'integer',
     min: 1,
     max: 10_000,
     description: 'taxpayers',
     defaultValue: String(DEFAULT_SIZES.taxpayers),
   },
-  {
+  invoices: {
     flags: '--invoices <n>',
-    option: 'invoices',
     type: 'integer',
     min: 0,
     max: 100_000_000,
     description: 'invoices per taxpayer',
     defaultValue: String(DEFAULT_SIZES.invoicesPerTaxpayer),
   },
-  {
+  lineItems: {
     flags: '--line-items <n>',
-    option: 'lineItems',
     type: 'integer',
     min: 0,
     max: 200,
     description: 'average line items per invoice (max 200)',
     defaultValue: String(DEFAULT_SIZES.lineItemsPerInvoice),
   },
-  {
+  payments: {
     flags: '--payments <n>',
-    option: 'payments',
     type: 'integer',
     min: 0,
     max: 100_000_000,
     description: 'payments per taxpayer',
     defaultValue: String(DEFAULT_SIZES.paymentsPerTaxpayer),
   },
-  {
+  faults: {
     flags: '--faults <spec>',
-    option: 'faults',
     type: 'string',
     description: "faults to inject, e.g. 'status status=503 p=0.1; drip pages=3' or JSON",
   },
-  {
+  cursorPrevious: {
     flags: '--cursor-previous <name>',
-    option: 'cursorPrevious',
     type: 'string',
     description: 'name of the previous cursor link: previous or last',
     defaultValue: 'previous',
     words: ['previous', 'last'],
   },
-  {
+  cursorEnd: {
     flags: '--cursor-end <end>',
-    option: 'cursorEnd',
     type: 'string',
     description:
       'how a cursor chain ends: endless (API Platform >= 4.3.5: the last page and every empty page link next), empty-page (an empty page links nothing) or last-page (no next on the last page)',
     defaultValue: 'endless',
     words: ['endless', 'empty-page', 'last-page'],
   },
-  {
+  wire: {
     flags: '--wire <encoding>',
-    option: 'wire',
     type: 'string',
     description:
       "bytes of the bodies: apiplatform (the real service's json_encode escapes, \\/ and \\u0022), compact (JSON.stringify's) or pretty (debug mode)",
     defaultValue: 'apiplatform',
     words: ['apiplatform', 'compact', 'pretty'],
   },
-  {
+  errors: {
     flags: '--errors <style>',
-    option: 'errors',
     type: 'string',
     description:
       'how the 400, 404 and 405 API Platform answers itself are written: message ({"message": …}, as the service documents) or problem (application/problem+json with title, detail, description)',
     defaultValue: 'message',
     words: ['message', 'problem'],
   },
-  {
+  cursorOnly: {
     flags: '--cursor-only',
-    option: 'cursorOnly',
     type: 'boolean',
     description:
       'the endpoints that page by cursor page by cursor only, as the real invoice endpoints: a request with page is a 400 "Only cursor pagination is available for this endpoint."',
   },
-  {
+  ignorePaginationStyle: {
     flags: '--ignore-pagination-style',
-    option: 'ignorePaginationStyle',
     type: 'boolean',
     description: "offset pages whatever X-Pagination-Style asks, as plain API Platform (the header is the deployment's own)",
   },
-  {
+  singlePage: {
     flags: '--single-page <shape>',
-    option: 'singlePage',
     type: 'string',
     description:
       'a page that links nowhere (one page holds the collection, or it is empty): view, or no-view (a hydra:search template instead, as the real service)',
     defaultValue: 'view',
     words: ['view', 'no-view'],
   },
-  {
+  dates: {
     flags: '--dates <style>',
-    option: 'dates',
     type: 'string',
     description: 'item dates: iso (2024-03-28T16:45:09.000Z) or naive (2024-03-28 16:45:09, UTC, as the real service)',
     defaultValue: 'iso',
     words: ['iso', 'naive'],
   },
-  {
+  batchPayment: {
     flags: '--batch-payment <shape>',
-    option: 'batchPayment',
     type: 'string',
     description: "a payment's batchPayment: iri, or object (embedded: payerBank, operationNumber…, as the real service)",
     defaultValue: 'iri',
     words: ['iri', 'object'],
   },
-] as const satisfies readonly SandboxOptionHelp[];
+} as const satisfies Readonly<Record<string, SandboxOptionHelp>>;
 
-type SandboxRow = (typeof SANDBOX_OPTIONS)[number];
+type ValueOf<T extends SandboxOptionHelp['type']> = T extends 'integer' ? number : T extends 'boolean' ? boolean : string;
 
-/** One field per flag; words arrive as typed (commander does not check them), `runSandbox` does. */
-export type SandboxCommandOptions = {
-  [R in SandboxRow as R['option']]?: R['type'] extends 'integer' ? number : R['type'] extends 'boolean' ? boolean : string;
-};
+/** One field per flag, by commander's attribute name; words arrive as typed (commander does not check them), `runSandbox` does. */
+export type SandboxCommandOptions = { -readonly [K in keyof typeof SANDBOX_OPTIONS]?: ValueOf<(typeof SANDBOX_OPTIONS)[K]['type']> };
 
-/** Help text of `sandbox` (commander `addHelpText('after', …)`). */
 const SANDBOX_HELP = `
 The sandbox implements the whole contract on loopback: offset and cursor pagination, totals,
 per-key and per-endpoint rate limits (X-RateLimit-* on every response, 429 past the limit),
@@ -217,7 +195,7 @@ export function createSandboxCommand(wiring: CommandWiring, run: RunCommand<Sand
   const sandbox = bindToContext(new Command('sandbox'), wiring.ctx).description(
     'Run the bundled Collection API on loopback (prints its base URL and key)',
   );
-  for (const o of SANDBOX_OPTIONS as readonly SandboxOptionHelp[]) {
+  for (const o of Object.values<SandboxOptionHelp>(SANDBOX_OPTIONS)) {
     const desc = o.defaultValue !== undefined ? `${o.description} (default ${o.defaultValue})` : o.description;
     const option = new Option(o.flags, desc);
     if (o.type === 'integer') {

@@ -41,8 +41,6 @@ export function listenError(err: unknown, host: string, port: number): unknown {
   return new UsageError(`cannot listen on ${where}: ${reason}`, { hint: known?.hint ?? 'check --host and --port', cause: err });
 }
 
-const optionRow = (name: keyof SandboxCommandOptions): SandboxOptionHelp => SANDBOX_OPTIONS.find((o) => o.option === name)!;
-
 /** @throws {UsageError} (exit 2) when a given value is out of its row's range or none of its words */
 function checkValue(row: SandboxOptionHelp, value: unknown): void {
   if (value === undefined) return;
@@ -56,13 +54,15 @@ function checkValue(row: SandboxOptionHelp, value: unknown): void {
 
 /** @throws {UsageError} (exit 2) for the first value out of range or unknown */
 function checkOptions(options: SandboxCommandOptions): void {
-  for (const row of SANDBOX_OPTIONS) if (row.type === 'integer') checkValue(row, options[row.option]);
-  for (const name of ['cursorPrevious', 'cursorEnd', 'wire', 'errors', 'limitScope'] as const) checkValue(optionRow(name), options[name]);
+  for (const [name, row] of Object.entries<SandboxOptionHelp>(SANDBOX_OPTIONS)) {
+    if (row.type === 'integer') checkValue(row, options[name as keyof SandboxCommandOptions]);
+  }
+  for (const name of ['cursorPrevious', 'cursorEnd', 'wire', 'errors', 'limitScope'] as const) checkValue(SANDBOX_OPTIONS[name], options[name]);
   if (options.key !== undefined && options.key.trim() === '') throw new UsageError('--key must not be empty');
   if (options.cursorOnly && options.ignorePaginationStyle) {
     throw new UsageError('--cursor-only and --ignore-pagination-style exclude each other: one pages by cursor only, the other by offset only');
   }
-  for (const name of ['singlePage', 'dates', 'batchPayment'] as const) checkValue(optionRow(name), options[name]);
+  for (const name of ['singlePage', 'dates', 'batchPayment'] as const) checkValue(SANDBOX_OPTIONS[name], options[name]);
 }
 
 export interface ServedSandbox {

@@ -42,37 +42,19 @@ function scalarKeys(items: readonly unknown[]): string[][] {
   return keys.map((k) => [k]);
 }
 
-function isLayout(value: unknown): value is TableLayout {
-  const v = value as Partial<TableLayout> | null;
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    Array.isArray(v.widths) &&
-    v.widths.every((w) => Number.isSafeInteger(w) && w > 0) &&
-    Array.isArray(v.numeric) &&
-    v.numeric.length === v.widths.length &&
-    v.numeric.every((n) => typeof n === 'boolean')
-  );
-}
-
-/** @throws {UsageError} when `resume` is not a table state */
-function progressOf(resume: FormatterState, columns: string[][] | null): TableProgress {
-  const { rows, hidden, layout } = resume;
-  if (resume.format !== 'table' || !Number.isSafeInteger(rows) || !Number.isSafeInteger(hidden) || !(layout === null || isLayout(layout))) {
-    throw stateMismatch('a table');
-  }
-  return { columns: (resume.columns as string[][] | null) ?? columns, layout, rows: rows as number, hidden: hidden as number };
-}
-
-/** `page()` and `end()` need {@link loadTableSupport} to have completed. */
+/**
+ * `page()` and `end()` need {@link loadTableSupport} to have completed.
+ * @throws {UsageError} for any `resume`: a table is never resumed
+ */
 function createTableFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {
+  if (resume !== undefined) throw stateMismatch('a table');
   const maxRows = options.tableMaxRows ?? TABLE_MAX_ROWS;
   const total = options.columns !== undefined && options.columns > 0 ? options.columns : TABLE_DEFAULT_WIDTH;
   // Columns the user named are never left out; the endpoint's default ones may be.
   const named = options.fields !== undefined && options.fields.length > 0;
   const preset = named ? options.fields : options.tableFields?.length ? options.tableFields : undefined;
   const columns = preset === undefined ? null : preset.map(splitPath);
-  const done: TableProgress = resume === undefined ? { columns, layout: null, rows: 0, hidden: 0 } : progressOf(resume, columns);
+  const done: TableProgress = { columns, layout: null, rows: 0, hidden: 0 };
   let accessors = (done.columns ?? []).map(compileAccessor);
   const head = (): string[] => (done.columns ?? []).map((p) => inertText(p.join('.')));
 

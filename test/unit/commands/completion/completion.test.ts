@@ -3,17 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { createProgram } from '../../../../src/cli/program.js';
 import { COMPLETION_SHELLS, type CompletionShell } from '../../../../src/commands/commander.js';
-import {
-  completionSpec,
-  renderBash,
-  renderFish,
-  renderZsh,
-  runCompletion,
-  type CompletionSpec,
-} from '../../../../src/commands/completion/completion.js';
+import { renderBash, renderFish, renderZsh, runCompletion } from '../../../../src/commands/completion/completion.js';
 import { CONFIG_KEYS, EXPORT_FLAGS, longFlag } from '../../../../src/config/flags.js';
 import { exportCommands } from '../../../../src/endpoints.js';
 import { UsageError } from '../../../../src/errors.js';
@@ -40,8 +33,22 @@ function script(shell: CompletionShell): string {
   return t.stdout.text();
 }
 
-/** A spec of the given commands and no global options, for the renderers alone. */
-const specOf = (commands: CompletionSpec['commands']): CompletionSpec => ({ globals: [], rootOnly: [], commands });
+/** A program of the given commands and no global options, for the renderers alone. */
+const programOf = (...commands: Command[]): Command => {
+  const root = new Command('collections');
+  for (const c of commands) root.addCommand(c);
+  return root;
+};
+
+/** The long flags fish completes on lines that match `condition` (a command's, or none for the global ones). */
+function fishLongs(text: string, condition: RegExp): string[] {
+  return text
+    .split('\n')
+    .filter((line) => condition.test(line))
+    .flatMap((line) => /-l ([a-z-]+)/.exec(line)?.slice(1) ?? [])
+    .map((l) => `--${l}`)
+    .sort();
+}
 
 const hasShell = (name: string): boolean => spawnSync(name, ['-c', 'true']).status === 0;
 
@@ -60,7 +67,7 @@ function completeBash(words: string[]): string[] {
 
 describe('completion scripts', () => {
   it("the command list comes from the endpoint table plus the fixed commands, in the program's order", () => {
-    const names = completionSpec(program()).commands.map((c) => c.name);
+    const names = [...script('fish').matchAll(/-n __fish_use_subcommand -a (\S+)/g)].map((m) => m[1]);
     expect(names).toEqual([...exportCommands(), 'get', 'ratelimit', 'config', 'completion', 'verify', 'sandbox']);
     expect([...names].sort()).toEqual([...COMMANDS].sort());
   });
@@ -113,14 +120,14 @@ describe('completion scripts', () => {
   });
 
   it('refuses words that are not plain tokens, so nothing reaches a script unquoted', () => {
-    const spec = specOf([{ name: 'evil$(rm -rf ~)', description: 'x', options: [] }]);
-    for (const render of [renderBash, renderZsh, renderFish]) expect(() => render(spec)).toThrow(/plain token/);
+    const root = programOf(new Command('evil$(rm -rf ~)').description('x'));
+    for (const render of [renderBash, renderZsh, renderFish]) expect(() => render(root)).toThrow(/plain token/);
   });
 
   it('quotes descriptions with apostrophes for zsh and fish', () => {
-    const spec = specOf([{ name: 'invoices', description: "a taxpayer's invoices", options: [{ long: '--x', description: "it's" }] }]);
-    expect(renderFish(spec)).toContain(`'a taxpayer'\\''s invoices'`);
-    expect(renderZsh(spec)).not.toMatch(/[^\\]'s invoices/);
+    const root = programOf(new Command('invoices').description("a taxpayer's invoices").addOption(new Option('--x', "it's")));
+    expect(renderFish(root)).toContain(`'a taxpayer'\\''s invoices'`);
+    expect(renderZsh(root)).not.toMatch(/[^\\]'s invoices/);
   });
 
   it('an unknown shell is a usage error', () => {
@@ -133,22 +140,20 @@ describe('completion scripts', () => {
 describe('completion stays in step with the commander program', () => {
   it('every option of every command of cli/program.ts is completed, and nothing else', () => {
     const root = program();
-    const spec = completionSpec(root);
-    const byName = new Map(spec.commands.map((c) => [c.name, c]));
+    const text = script('fish');
     const longs = (options: readonly { long?: string }[]): string[] =>
       options
         .map((o) => o.long)
         .filter((l): l is string => l !== undefined && l !== '--help' && l !== '--version')
         .sort();
-    expect(longs(root.options)).toEqual(spec.globals.map((o) => o.long).sort());
-    expect(spec.globals.map((o) => o.long).sort()).toEqual([...GLOBAL_LONGS].sort());
-    expect(spec.rootOnly.map((o) => o.long)).toEqual(['--version']);
-    expect(spec.commands.map((c) => c.name)).toEqual(root.commands.map((c) => c.name()));
+    const globals = fishLongs(text, /^complete -c collections (-s \S+ )?-l /);
+    expect(longs(root.options)).toEqual(globals);
+    expect(globals).toEqual([...GLOBAL_LONGS].sort());
+    expect(fishLongs(text, /-n 'not __fish_seen_subcommand_from /).filter((l) => l !== '--help')).toEqual(['--version']);
     for (const cmd of root.commands) {
-      const ours = byName.get(cmd.name());
-      expect(ours, `command ${cmd.name()} is missing from completion`).toBeDefined();
+      const ours = fishLongs(text, new RegExp(`-n '__fish_seen_subcommand_from ${cmd.name()}' (-s \\S+ )?-l `));
       // A hidden option (--cursor where no endpoint pages by cursor) is accepted but not offered.
-      expect(longs(cmd.options.filter((o) => !o.hidden)), `options of ${cmd.name()}`).toEqual(ours!.options.map((o) => o.long).sort());
+      expect(longs(cmd.options.filter((o) => !o.hidden)), `options of ${cmd.name()}`).toEqual(ours);
     }
   });
 
@@ -161,20 +166,18 @@ describe('completion stays in step with the commander program', () => {
   });
 
   it('reads values from the tree: choices, file paths, hinted words, switches and repeatable options', () => {
-    const spec = completionSpec(program());
-    const options = (name: string) => new Map(spec.commands.find((c) => c.name === name)!.options.map((o) => [o.long, o]));
-    const invoices = options('invoices');
-    expect(invoices.get('--format')).toMatchObject({ short: '-f', value: [...OUTPUT_FORMATS] });
-    expect(invoices.get('--out')).toMatchObject({ short: '-o', value: 'file' });
-    expect(invoices.get('--taxpayer')).toMatchObject({ value: 'text' });
-    expect(invoices.get('--param')).toMatchObject({ value: 'text', repeatable: true });
-    expect(invoices.get('--cursor')!.value).toBeUndefined();
-    expect(invoices.get('--no-progress')!.value).toBeUndefined();
-    expect(options('sandbox').get('--cursor-previous')!.value).toEqual(['previous', 'last']);
-    const config = spec.commands.find((c) => c.name === 'config')!;
-    expect(config.positionals).toEqual([
-      { name: 'action', words: ['set', 'get', 'unset', 'list', 'profiles', 'path'] },
-      { name: 'args', words: CONFIG_KEYS, after: ['set', 'get', 'unset'] },
-    ]);
+    const bash = script('bash');
+    expect(bash).toContain(`    -f|--format) COMPREPLY=( $(compgen -W "${OUTPUT_FORMATS.join(' ')}" -- "$cur") ); return 0 ;;`);
+    expect(bash).toContain('    -o|--out) COMPREPLY=( $(compgen -f -- "$cur") ); return 0 ;;');
+    expect(bash).toContain('    --taxpayer) return 0 ;;');
+    expect(bash).toContain('    --param) return 0 ;;');
+    expect(script('zsh')).toContain("'*--param[");
+    const skipped = /^ {6}(\S+)\) skip=1 ;;$/m.exec(bash)![1]!.split('|');
+    expect(skipped).toContain('--taxpayer');
+    expect(skipped).not.toContain('--cursor');
+    expect(skipped).not.toContain('--no-progress');
+    expect(bash).toContain('    --cursor-previous) COMPREPLY=( $(compgen -W "previous last" -- "$cur") ); return 0 ;;');
+    expect(bash).toContain('          0) words="set get unset list profiles path" ;;');
+    expect(bash).toContain(`          1) case "\${pos[0]}" in set|get|unset) words="${CONFIG_KEYS.join(' ')}" ;; esac ;;`);
   });
 });

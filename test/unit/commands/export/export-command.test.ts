@@ -2,7 +2,7 @@ import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { createExportCommand, endpointsHelp } from '../../../../src/cli/program.js';
 import type { ExportFlags } from '../../../../src/commands/flags.js';
-import { EXPORT_FLAGS, longFlag, type ExportFlagSpec } from '../../../../src/config/flags.js';
+import { EXPORT_FLAGS, longFlag } from '../../../../src/config/flags.js';
 import { exportCommandSpecs } from '../../../../src/endpoints.js';
 import { createTestContext, type TestContext } from '../../../helpers/context.js';
 
@@ -16,9 +16,7 @@ describe('createExportCommand', () => {
     const cmd = createExportCommand(s, wiring(), () => 0);
     expect(cmd.name()).toBe(s.name);
     expect(cmd.description()).toBe(s.description);
-    const flags = (EXPORT_FLAGS as readonly ExportFlagSpec[]).filter(
-      (f) => f.forCommand === undefined && (f.forId === undefined || s.ids.some((id) => id.name === f.forId)),
-    );
+    const flags = EXPORT_FLAGS.filter((f) => f.forCommand === undefined && (f.forId === undefined || s.ids.some((id) => id.name === f.forId)));
     expect(cmd.options.map((o) => o.long)).toEqual([...s.ids.map((id) => id.flag), ...flags.map(longFlag)]);
     // `get`'s own flags are not offered by a named command.
     expect(cmd.options.some((o) => o.long === '--since-field')).toBe(false);
