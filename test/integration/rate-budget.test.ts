@@ -4,7 +4,7 @@
  * each path's quota in parallel when it counts per path; two processes with the same key share
  * their reservations through the cache folder's file. Sandbox world, virtual clock.
  */
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { planExport } from '../../src/commands/export/export.js';
 import type { ExportFlags } from '../../src/commands/flags.js';
@@ -234,6 +234,10 @@ describe('a shared file that cannot be used', () => {
     const w = createWorld({ limit: LIMIT, windowSeconds: WINDOW_MS / 1000, sizes: { taxpayers: 1, invoicesPerTaxpayer: 50 } });
     const cache = dir.file('cache');
     mkdirSync(`${cache}/${SHARED_QUOTA_FILE}.lock`, { recursive: true });
+    // A holder that keeps its lock fresh: proper-lockfile takes over a lock whose mtime is older
+    // than its stale bound (2 s), which a loaded machine reached before the export's first update.
+    const fresh = new Date(Date.now() + 3_600_000);
+    utimesSync(`${cache}/${SHARED_QUOTA_FILE}.lock`, fresh, fresh);
     writeFileSync(`${cache}/${SHARED_QUOTA_FILE}`, '{"apis": {"x": ');
     const troubles: string[] = [];
     const args = ['invoices', '--taxpayer', w.taxpayer, '--cursor', '--items-per-page', '10'];
