@@ -1,0 +1,56 @@
+/** The DuckDB store on its own: a group's lines, the last of each key kept, and the row counts. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDuckDbStore } from '../../../../src/export/destinations/duckdb-store.js';
+import { parseTableName } from '../../../../src/export/destinations/table-name.js';
+
+const folders: string[] = [];
+afterEach(() => {
+  for (const f of folders.splice(0)) rmSync(f, { recursive: true, force: true });
+});
+
+const mark = (pages: number) => ({
+  next: null,
+  items: pages,
+  pages,
+  requestId: undefined,
+  serverTime: undefined,
+  checkpoint: { fingerprint: {}, formatter: {} },
+});
+const lines = (...items: string[]) => [Buffer.from(items.map((i) => `${i}\n`).join(''))];
+
+describe('the DuckDB store', () => {
+  it('keeps the last line of a key within a group, counts rows by what changed, and leaves unchanged rows alone', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'duckdb-store-'));
+    folders.push(folder);
+    const path = join(folder, 'm.duckdb');
+    const store = await openDuckDbStore({
+      address: { kind: 'duckdb', path, shown: 'm.duckdb' },
+      table: parseTableName('items'),
+      key: undefined,
+      source: '/items',
+      taxpayer: undefined,
+    });
+    await store.prepare();
+    const runId = await store.startRun('full', { fingerprint: {}, formatter: {} }, undefined);
+    // Three lines across two chunks, one key twice: the later text wins, byte for byte.
+    const first = [Buffer.from('{"id":"a","v":1}\n{"id":"b",'), Buffer.from(' "v":1}\n{"id":"a", "v":2}\n')];
+    expect(await store.commitGroup(runId, first, mark(1), false)).toEqual({ inserted: 2, updated: 0 });
+    expect(await store.commitGroup(runId, lines('{"id":"a", "v":2}', '{"id":"b", "v":1}'), mark(2), false)).toEqual({ inserted: 0, updated: 0 });
+    expect(await store.commitGroup(runId, lines('{"id":"b", "v":3}', '{"@id":"/items/c"}'), mark(3), false)).toEqual({ inserted: 1, updated: 1 });
+    await store.close();
+    const instance = await DuckDBInstance.create(path);
+    const connection = await instance.connect();
+    const rows = (await connection.runAndReadAll('SELECT id, item::VARCHAR FROM items ORDER BY id')).getRows();
+    connection.closeSync();
+    instance.closeSync();
+    expect(rows).toEqual([
+      ['/items/c', '{"@id":"/items/c"}'],
+      ['a', '{"id":"a", "v":2}'],
+      ['b', '{"id":"b", "v":3}'],
+    ]);
+  });
+});
