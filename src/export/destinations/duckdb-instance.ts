@@ -16,6 +16,8 @@ export interface SharedInstance {
   readonly instance: Promise<DuckDBInstance>;
   users: number;
   chain: Promise<unknown>;
+  /** bytes; raised by {@link fitMemoryLimit}, never lowered */
+  memoryLimit: number;
 }
 
 /** The file's catalog in its instance; every connection of {@link connect} uses it. */
@@ -34,6 +36,20 @@ const instances = new Map<string, SharedInstance>();
  */
 const INSTANCE_OPTIONS: Record<string, string> = { checkpoint_threshold: '64MB', memory_limit: '256MB' };
 const ROW_GROUP_SIZE = 16_384;
+const MiB = 1024 * 1024;
+/**
+ * DuckDB's JSON reader and the upsert's hash tables hold a group several times over, in memory
+ * that does not spill: a 64 MiB group failed with "Out of Memory" at 256 MB, 32 MiB passed.
+ */
+const MEMORY_PER_GROUP_BYTE = 8;
+
+/** Raises the instance's `memory_limit` to hold a group of `groupBytes` (a page may be far larger than a usual group). */
+export async function fitMemoryLimit(shared: SharedInstance, connection: DuckDBConnection, groupBytes: number): Promise<void> {
+  const needed = Math.ceil((groupBytes * MEMORY_PER_GROUP_BYTE) / MiB) * MiB;
+  if (needed <= shared.memoryLimit) return;
+  await connection.run(`SET memory_limit = '${needed / MiB}MiB'`);
+  shared.memoryLimit = needed;
+}
 
 /** The instance of `path`: an in-memory one with the file attached as {@link CATALOG} (a row group size is an option of ATTACH). */
 async function create(duckdb: typeof import('@duckdb/node-api'), path: string): Promise<DuckDBInstance> {
@@ -66,7 +82,7 @@ export async function instanceOf(path: string, shown: string): Promise<SharedIns
     // In the map before the first await: two sessions starting at once must share one instance
     // (two instances of one file in one process corrupt it; DuckDB's file lock is per process).
     const instance = loadDriver<typeof import('@duckdb/node-api')>('@duckdb/node-api', shown).then((duckdb) => create(duckdb, path));
-    shared = { instance, users: 0, chain: Promise.resolve() };
+    shared = { instance, users: 0, chain: Promise.resolve(), memoryLimit: 256 * MiB };
     instances.set(path, shared);
     instance.catch(() => instances.delete(path));
   }

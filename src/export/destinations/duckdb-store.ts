@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CollectionsError } from '../../errors.js';
 import { databaseError } from './database.js';
-import { connect, existing, inTransaction, instanceOf, leave, rows, serial, type SharedInstance } from './duckdb-instance.js';
+import { connect, existing, fitMemoryLimit, inTransaction, instanceOf, leave, rows, serial, type SharedInstance } from './duckdb-instance.js';
 import { RUNS_TABLE, SEEN_TABLE, checkShapes, createStatements, tableNames, type TableNames } from './schema.js';
 import {
   parseCheckpoint,
@@ -103,9 +103,14 @@ export async function openDuckDbStore(target: StoreTarget): Promise<TableStore> 
       return start.then((r) => r[0]!.id!, fail('could not start the run'));
     },
     commitGroup: (runId, ndjson, mark, seen) =>
-      transaction(() => commitGroup(connection, q, target, names, runId, { file: groupFile, ndjson }, mark, seen)).catch(
-        fail('could not commit a group of pages; the last committed checkpoint is kept'),
-      ),
+      transaction(async () => {
+        await fitMemoryLimit(
+          shared,
+          connection,
+          ndjson.reduce((n, b) => n + b.length, 0),
+        );
+        return commitGroup(connection, q, target, names, runId, { file: groupFile, ndjson }, mark, seen);
+      }).catch(fail('could not commit a group of pages; the last committed checkpoint is kept')),
     finishRun: (runId, final) => transaction(() => finishRun(q, target, names, runId, final)).catch(fail('could not finish the run')),
     endRun: async (runId, status, stats) => {
       const sql = `UPDATE ${names.runs} SET status = $2, ended_at = now(), ${ADD_STATS} WHERE run_id = $1::BIGINT AND status = 'running'`;

@@ -26,7 +26,7 @@ export interface StoredCheckpoint {
   /** The formatter's state (NDJSON keeps none). */
   readonly formatter: Record<string, unknown>;
   readonly totalItems?: number;
-  /** The pending watermark of the run (export/state/watermark.ts), kept by `--resume`. */
+  /** The pending watermark of the run (see `saveWatermark`), kept by `--resume`. */
   readonly watermark?: string;
 }
 

@@ -53,4 +53,25 @@ describe('the DuckDB store', () => {
       ['b', '{"id":"b", "v":3}'],
     ]);
   });
+
+  it('commits a group far larger than a usual one (a 64 MiB page): the memory limit follows the group', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'duckdb-store-'));
+    folders.push(folder);
+    const path = join(folder, 'big.duckdb');
+    const store = await openDuckDbStore({
+      address: { kind: 'duckdb', path, shown: 'big.duckdb' },
+      table: parseTableName('items'),
+      key: undefined,
+      source: '/items',
+      taxpayer: undefined,
+    });
+    await store.prepare();
+    const runId = await store.startRun('full', { fingerprint: {}, formatter: {} }, undefined);
+    const filler = 'x'.repeat(1000);
+    const count = 64 * 1024;
+    const group = [Buffer.from(Array.from({ length: count }, (_, i) => `{"id":"i${i}","text":"${filler}"}\n`).join(''))];
+    expect(group[0]!.length).toBeGreaterThan(64 * 1024 * 1024);
+    expect(await store.commitGroup(runId, group, mark(1), false)).toEqual({ inserted: count, updated: 0 });
+    await store.close();
+  }, 60_000);
 });
