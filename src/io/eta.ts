@@ -80,10 +80,11 @@ interface Pace {
 
 /** Waits kept apart, so the throughput does not count them twice: the quota estimate knows when the next ones come. */
 function createPace(startMono: number): Pace {
-  const samples: Array<{ mono: number; fetched: number }> = [{ mono: startMono, fetched: 0 }];
+  const start = { mono: startMono, fetched: 0 };
+  const samples: Array<{ mono: number; fetched: number }> = [start];
   // Waits as disjoint intervals in order (overlapping ones, e.g. of concurrent requests, are merged).
   const waits: Array<{ from: number; to: number }> = [];
-  let added = 0;
+  let pages = 0;
   const span = (monoMs: number): { items: number; ms: number; waitedMs: number } => {
     const from = monoMs - RATE_WINDOW_MS;
     while (samples.length > 2 && samples[1]!.mono <= from) samples.shift();
@@ -94,10 +95,12 @@ function createPace(startMono: number): Pace {
   };
   return {
     add(monoMs, fetched) {
+      const before = samples[samples.length - 1]!.fetched;
       samples.push({ mono: monoMs, fetched });
-      // From this run's second page on, the pace counts from its first page: the time to the first
-      // one (start-up, connecting, a cold server) is not the pace of the pages after it.
-      if (++added === 2) samples.splice(0, samples.length - 2);
+      // Once a page after the first brings items, the pace counts from the first page: the time to
+      // it (start-up, connecting, a cold server) is not the pace of the pages after it. An empty
+      // page (the one that ends a cursor chain) is no pace of its own: it showed "0 items/s".
+      if (++pages >= 2 && fetched > before && samples[0] === start) samples.shift();
     },
     waited(fromMono, toMono) {
       const last = waits[waits.length - 1];

@@ -59,6 +59,15 @@ describe('the rate', () => {
     expect(eta.rate(5_500)).toBe(2_000);
   });
 
+  it('keeps the pace since the start when the page after the first is empty (the end of a cursor chain): not 0 items/s', () => {
+    const eta = createEtaEstimator(0);
+    eta.page(0, 0, 0);
+    eta.page(600, 1, 1_000);
+    eta.page(600, 2, 1_200);
+    // 600 items in the 1.2 s since the start.
+    expect(eta.rate(1_200)).toBe(500);
+  });
+
   it('leaves rate-limit waits out of the pace the ETA uses (the quota estimate counts them), not out of the rate shown', () => {
     const eta = createEtaEstimator(0);
     eta.page(0, 0, 0);
