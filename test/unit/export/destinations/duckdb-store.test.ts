@@ -22,20 +22,26 @@ const mark = (pages: number) => ({
 });
 const lines = (...items: string[]) => [Buffer.from(items.map((i) => `${i}\n`).join(''))];
 
+/** A fresh file's store on table `items`, prepared, with a run started. */
+async function openStore(file: string) {
+  const folder = mkdtempSync(join(tmpdir(), 'duckdb-store-'));
+  folders.push(folder);
+  const path = join(folder, file);
+  const store = await openDuckDbStore({
+    address: { kind: 'duckdb', path, shown: file },
+    table: parseTableName('items'),
+    key: undefined,
+    source: '/items',
+    taxpayer: undefined,
+  });
+  await store.prepare();
+  const runId = await store.startRun('full', { fingerprint: {}, formatter: {} }, undefined);
+  return { path, store, runId };
+}
+
 describe('the DuckDB store', () => {
   it('keeps the last line of a key within a group, counts rows by what changed, and leaves unchanged rows alone', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'duckdb-store-'));
-    folders.push(folder);
-    const path = join(folder, 'm.duckdb');
-    const store = await openDuckDbStore({
-      address: { kind: 'duckdb', path, shown: 'm.duckdb' },
-      table: parseTableName('items'),
-      key: undefined,
-      source: '/items',
-      taxpayer: undefined,
-    });
-    await store.prepare();
-    const runId = await store.startRun('full', { fingerprint: {}, formatter: {} }, undefined);
+    const { path, store, runId } = await openStore('m.duckdb');
     // Three lines across two chunks, one key twice: the later text wins, byte for byte.
     const first = [Buffer.from('{"id":"a","v":1}\n{"id":"b",'), Buffer.from(' "v":1}\n{"id":"a", "v":2}\n')];
     expect(await store.commitGroup(runId, first, mark(1), false)).toEqual({ inserted: 2, updated: 0 });
@@ -55,18 +61,7 @@ describe('the DuckDB store', () => {
   });
 
   it('commits a group far larger than a usual one (a 64 MiB page): the memory limit follows the group', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'duckdb-store-'));
-    folders.push(folder);
-    const path = join(folder, 'big.duckdb');
-    const store = await openDuckDbStore({
-      address: { kind: 'duckdb', path, shown: 'big.duckdb' },
-      table: parseTableName('items'),
-      key: undefined,
-      source: '/items',
-      taxpayer: undefined,
-    });
-    await store.prepare();
-    const runId = await store.startRun('full', { fingerprint: {}, formatter: {} }, undefined);
+    const { store, runId } = await openStore('big.duckdb');
     const filler = 'x'.repeat(1000);
     const count = 64 * 1024;
     const group = [Buffer.from(Array.from({ length: count }, (_, i) => `{"id":"i${i}","text":"${filler}"}\n`).join(''))];
