@@ -4,8 +4,8 @@
  * to the caller's `parse` once.
  */
 import type { FetchLike } from '../context.js';
-import { ApiUnavailableError, HttpError, RateLimitError, type HttpErrorDetails } from '../errors.js';
-import { isObject } from '../json/object.js';
+import { ApiUnavailableError, HttpError, RateLimitError } from '../errors.js';
+import { defined, isObject } from '../json/object.js';
 import type { Clock } from '../time/clock.js';
 import { DEFAULT_MAX_BODY_BYTES, readBoundedByteText, readBoundedText } from './body.js';
 import type { ClientEvent, ClientEventSink } from './events.js';
@@ -70,7 +70,7 @@ export interface ResponseInfo {
 
 export type ResponseHead = Pick<ClientResponse<unknown>, 'url' | 'status' | 'headers' | 'requestId' | 'receivedAt'> & {
   /** The text holds the bytes, one code unit each (asked with {@link GetOptions.bytes}). */
-  byteText?: true;
+  byteText?: boolean;
 };
 
 /** Throw {@link UnreadableBodyError} to have the attempt retried; any other error ends the request. */
@@ -217,15 +217,10 @@ async function getWithRetries<T>(s: Session, url: URL, call: GetOptions<T> = {})
 }
 
 function respond<T>(x: HttpExchange, parse: BodyParser<T>): ClientResponse<T> {
+  const { url, status, headers, receivedAt, requestId } = x;
   const text = x.text ?? '';
-  const head: ResponseHead = { url: x.url, status: x.status, headers: x.headers, receivedAt: x.receivedAt };
-  if (x.requestId !== undefined) head.requestId = x.requestId;
-  if (x.byteText) head.byteText = true;
-  const body = parse(text, head);
-  const res: ClientResponse<T> = { url: x.url, status: x.status, headers: x.headers, text, receivedAt: x.receivedAt, body };
-  if (x.requestId !== undefined) res.requestId = x.requestId;
-  if (x.rateLimit !== undefined) res.rateLimit = x.rateLimit;
-  return res;
+  const body = parse(text, { url, status, headers, receivedAt, ...defined({ requestId }), byteText: x.byteText });
+  return { url, status, headers, text, receivedAt, body, ...defined({ requestId, rateLimit: x.rateLimit }) };
 }
 
 /** A status that is neither 2xx nor 429: a 5xx is retried (honouring its `Retry-After`), the rest fail. */
@@ -237,10 +232,7 @@ function failureOf(x: HttpExchange): RetryableFailure | HttpError {
       response: { headers: x.rateLimitHeaders, receivedAt: x.receivedAt },
     });
   }
-  const details: HttpErrorDetails = { method: 'GET', path: pathOf(x.url), status };
-  if (serverMessage !== undefined) details.serverMessage = serverMessage;
-  if (requestId !== undefined) details.requestId = requestId;
-  return new HttpError(details);
+  return new HttpError({ method: 'GET', path: pathOf(x.url), status, ...defined({ serverMessage, requestId }) });
 }
 
 /**
@@ -276,10 +268,7 @@ async function waitOutRateLimit(s: Session, x: HttpExchange, limited: number, si
   }
   s.budget.holdUntil(x.url, decision.until);
   const reason = decision.reason === 'retry-after' ? 'retry-after' : 'rate-limit';
-  const wait: ClientEvent = { type: 'wait', reason, ms: decision.ms, until: decision.until };
-  if (rl.limit !== undefined) wait.limit = rl.limit;
-  wait.remaining = rl.remaining ?? 0;
-  s.waits.emit(wait);
+  s.waits.emit({ type: 'wait', reason, ms: decision.ms, until: decision.until, ...defined({ limit: rl.limit }), remaining: rl.remaining ?? 0 });
   await s.clock.sleep(clampTimerMs(decision.ms), signal);
 }
 
@@ -298,11 +287,8 @@ async function probeOnce(s: Session, url: URL, extra: Record<string, string> | u
     }
     throw err;
   }
-  const result: ProbeResult = { url: x.url, status: x.status };
-  if (x.requestId !== undefined) result.requestId = x.requestId;
-  if (x.rateLimit !== undefined) result.rateLimit = x.rateLimit;
-  if (x.serverMessage !== undefined) result.serverMessage = x.serverMessage;
-  return result;
+  const { requestId, rateLimit, serverMessage } = x;
+  return { url: x.url, status: x.status, ...defined({ requestId, rateLimit, serverMessage }) };
 }
 
 interface SendOptions {
@@ -316,22 +302,14 @@ interface SendOptions {
   body: 'text' | 'bytes' | 'discard';
 }
 
-/** A final (non-redirect) response. */
-interface HttpExchange {
-  url: URL;
-  status: number;
-  headers: Headers;
+/** A final (non-redirect) response; `rateLimit` is read on the server's clock as known once the body was handled. */
+interface HttpExchange extends Omit<ClientResponse<unknown>, 'text' | 'body'> {
   rateLimitHeaders: RateLimitHeaders;
-  requestId: string | undefined;
-  /** local epoch ms */
-  receivedAt: number;
   /** A 2xx's body, when asked to read it. */
   text: string | undefined;
   byteText: boolean;
   /** A non-2xx's, secrets redacted. */
   serverMessage: string | undefined;
-  /** Read on the server's clock as known once the body was handled. */
-  rateLimit: RateLimitSnapshot | undefined;
 }
 
 interface Hop {
@@ -387,18 +365,15 @@ async function send(s: Session, start: URL, headers: Record<string, string>, opt
 }
 
 function emitResponse(s: Session, h: Hop): void {
-  const event: ClientEvent = {
+  const { limit, remaining, resetAt } = h.rl;
+  s.emit({
     type: 'response',
     method: 'GET',
     path: pathOf(h.url),
     status: h.res.status,
     ms: Math.max(0, Math.round(s.clock.monotonic() - h.startedAt)),
-  };
-  if (h.rl.limit !== undefined) event.limit = h.rl.limit;
-  if (h.rl.remaining !== undefined) event.remaining = h.rl.remaining;
-  if (h.rl.resetAt !== undefined) event.resetAt = h.rl.resetAt;
-  if (h.requestId !== undefined) event.requestId = h.requestId;
-  s.emit(event);
+    ...defined({ limit, remaining, resetAt, requestId: h.requestId }),
+  });
 }
 
 function redirectTarget(baseUrl: URL, h: Hop, start: URL, hop: number): URL {
