@@ -7,7 +7,7 @@ import type { FetchLike } from '../context.js';
 import { ApiUnavailableError, HttpError, RateLimitError } from '../errors.js';
 import { defined, isObject } from '../json/object.js';
 import type { Clock } from '../time/clock.js';
-import { DEFAULT_MAX_BODY_BYTES, readBoundedByteText, readBoundedText } from './body.js';
+import { DEFAULT_MAX_BODY_BYTES, readBoundedByteText } from './body.js';
 import type { ClientEvent, ClientEventSink } from './events.js';
 import { clampTimerMs, clientBudgetOf, createWaitLedger, decideWait, describeTooLong, snapshotOf } from '../rate/index.js';
 import type { ClientBudget, RateBudget, RateLimitHeaders, RateLimitSnapshot, WaitCut, WaitLedger } from '../rate/index.js';
@@ -268,7 +268,8 @@ async function waitOutRateLimit(s: Session, x: HttpExchange, limited: number, si
   }
   s.budget.holdUntil(x.url, decision.until);
   const reason = decision.reason === 'retry-after' ? 'retry-after' : 'rate-limit';
-  s.waits.emit({ type: 'wait', reason, ms: decision.ms, until: decision.until, ...defined({ limit: rl.limit }), remaining: rl.remaining ?? 0 });
+  const { limit, remaining = 0 } = rl;
+  s.waits.emit({ type: 'wait', reason, ms: decision.ms, until: decision.until, ...defined({ limit }), remaining });
   await s.clock.sleep(clampTimerMs(decision.ms), signal);
 }
 
@@ -397,7 +398,7 @@ function redirectTarget(baseUrl: URL, h: Hop, start: URL, hop: number): URL {
 /** A failure, an oversized body included, gives undefined: the status says enough. */
 async function readMessage(redact: (text: string) => string, res: Response, what: string): Promise<string | undefined> {
   try {
-    const text = await readBoundedText(res, MAX_MESSAGE_BODY_BYTES, what);
+    const { text } = await readBoundedByteText(res, MAX_MESSAGE_BODY_BYTES, what, false);
     const msg = parseServerMessage(res.headers.get('content-type'), text);
     return msg === undefined ? undefined : redact(msg);
   } catch {

@@ -271,10 +271,7 @@ export async function waitBeforeRetry(err: unknown, attempt: FailedAttempt, poli
   if (decision.tooLong) {
     throw new ApiUnavailableError(
       `the API could not be read (GET ${path}): ${err.reason}; it asks to retry in ${describeTooLong(decision.neededMs, maxWaitMs)}`,
-      {
-        cause: err,
-        hint: 'raise --max-wait, or run again later',
-      },
+      { cause: err, hint: 'raise --max-wait, or run again later' },
     );
   }
   policy.emit({ type: 'retry', attempt: retry + 1, delayMs: decision.ms, reason: err.reason });
