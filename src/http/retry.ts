@@ -15,21 +15,13 @@ export const DEFAULT_RETRIES = 5;
 const BACKOFF_BASE_MS = 1000;
 const BACKOFF_CAP_MS = 30_000;
 
-/** ms */
-export interface BackoffOptions {
-  baseMs?: number;
-  capMs?: number;
-}
-
 /**
  * A uniform delay in `[0, min(cap, base · 2^retry))` ms: full jitter spreads clients that failed
  * together, so they do not come back together.
  * @param retry 0 for the first retry
  */
-export function backoffDelayMs(retry: number, random: () => number, options: BackoffOptions = {}): number {
-  const base = options.baseMs ?? BACKOFF_BASE_MS;
-  const cap = options.capMs ?? BACKOFF_CAP_MS;
-  const ceiling = Math.min(cap, base * 2 ** Math.min(Math.max(0, retry), 30));
+export function backoffDelayMs(retry: number, random: () => number): number {
+  const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.min(Math.max(0, retry), 30));
   const r = random();
   const u = r >= 0 && r < 1 ? r : 0;
   return Math.floor(u * ceiling);

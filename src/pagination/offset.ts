@@ -208,14 +208,8 @@ function lastPageOf(first: FetchedPage, baseUrl: URL, start: URL): number | unde
   return Math.max(1, Math.ceil(total / perPage));
 }
 
-interface OffsetRun {
-  client: Client;
-  baseUrl: URL;
-  headers: Record<string, string> | undefined;
-  maxPages: number;
-  maxItems: number;
-  loop: LoopGuard;
-}
+type OffsetRun = Pick<OffsetPagesOptions, 'client' | 'baseUrl' | 'headers'> &
+  Required<Pick<OffsetPagesOptions, 'maxPages' | 'maxItems'>> & { loop: LoopGuard };
 
 /**
  * Offset pages, built by setting `page` on the first page's URL; `next` one at a time when the
