@@ -8,7 +8,7 @@ import { ApiUnavailableError, HttpError, RateLimitError } from '../errors.js';
 import { defined, isObject } from '../json/object.js';
 import type { Clock } from '../time/clock.js';
 import { DEFAULT_MAX_BODY_BYTES, readBoundedByteText } from './body.js';
-import type { ClientEvent, ClientEventSink } from './events.js';
+import type { ClientEvent } from './events.js';
 import { clampTimerMs, clientBudgetOf, createWaitLedger, decideWait, describeTooLong, snapshotOf } from '../rate/index.js';
 import type { ClientBudget, RateBudget, RateLimitHeaders, RateLimitSnapshot, WaitCut, WaitLedger } from '../rate/index.js';
 import { assertSameOrigin, resolveSameOrigin } from './origin.js';
@@ -138,11 +138,9 @@ interface Session {
   baseUrl: URL;
   fetch: FetchLike;
   clock: Clock;
-  maxWaitMs: number;
   timeoutMs: number;
   maxBodyBytes: number;
   waits: WaitLedger<ClientEvent>;
-  emit: ClientEventSink;
   budget: ClientBudget;
   contact: OriginContact;
   redact: (text: string) => string;
@@ -165,9 +163,7 @@ export function createClient(options: ClientOptions): Client {
     baseUrl,
     fetch,
     clock,
-    maxWaitMs,
     waits,
-    emit,
     budget,
     headersFor,
     signal: options.signal,
@@ -194,12 +190,11 @@ async function getWithRetries<T>(s: Session, url: URL, call: GetOptions<T> = {})
   const headers = s.headersFor(call.headers);
   const signal = combine([s.signal, call.signal].filter((x) => x !== undefined));
   const parse: BodyParser<T> = call.parse ?? ((text) => text as unknown as T);
-  const demand = call.demand !== undefined ? { demand: call.demand } : {};
   let [retry, limited, afterWait] = [0, 0, false];
   for (;;) {
     let x: HttpExchange | undefined;
     try {
-      x = await send(s, url, headers, { signal, pace: true, afterWait, body: call.bytes === true ? 'bytes' : 'text', ...demand });
+      x = await send(s, url, headers, { signal, pace: true, afterWait, body: call.bytes === true ? 'bytes' : 'text', demand: call.demand });
       afterWait = false;
       if (x.status >= 200 && x.status < 300) return respond(x, parse);
       if (x.status !== 429) throw failureOf(x);
@@ -249,7 +244,7 @@ async function waitOutRateLimit(s: Session, x: HttpExchange, limited: number, si
     attempt: limited,
     now: s.clock.now(),
     serverClock: s.budget.serverClock,
-    maxWaitMs: s.maxWaitMs,
+    maxWaitMs: s.policy.maxWaitMs,
   });
   const path = pathOf(x.url);
   if (limited >= MAX_RATE_LIMITED_ATTEMPTS) {
@@ -261,7 +256,7 @@ async function waitOutRateLimit(s: Session, x: HttpExchange, limited: number, si
   }
   if (decision.tooLong) {
     throw new RateLimitError(
-      `rate limited (GET ${path}: HTTP 429); the limit resets in ${describeTooLong(decision.neededMs, s.maxWaitMs)}`,
+      `rate limited (GET ${path}: HTTP 429); the limit resets in ${describeTooLong(decision.neededMs, s.policy.maxWaitMs)}`,
       decision.until,
       { hint: 'raise --max-wait, or run again after the reset' },
     );
@@ -325,8 +320,7 @@ interface Hop {
 }
 
 async function sendOne(s: Session, url: URL, headers: Record<string, string>, send: SendOptions, afterWait: boolean): Promise<Hop> {
-  const demand = send.demand !== undefined ? { demand: send.demand } : {};
-  const permit = await s.budget.reserve(url, { signal: send.signal, afterWait, wait: send.pace, ...demand });
+  const permit = await s.budget.reserve(url, { signal: send.signal, afterWait, wait: send.pace, ...defined({ demand: send.demand }) });
   // Stopped after the permit (a read-ahead cancelled, a signal): nothing is sent, so nothing is spent.
   if (send.signal?.aborted === true) permit.cancel();
   send.signal?.throwIfAborted();
@@ -367,7 +361,7 @@ async function send(s: Session, start: URL, headers: Record<string, string>, opt
 
 function emitResponse(s: Session, h: Hop): void {
   const { limit, remaining, resetAt } = h.rl;
-  s.emit({
+  s.waits.emit({
     type: 'response',
     method: 'GET',
     path: pathOf(h.url),
