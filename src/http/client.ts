@@ -224,7 +224,7 @@ function failureOf(x: HttpExchange): RetryableFailure | HttpError {
   if (status >= 500 && status < 600) {
     return new RetryableFailure(`HTTP ${status}${serverMessage ? `: ${serverMessage}` : ''}`, {
       ...(requestId === undefined ? {} : { requestId }),
-      response: { headers: x.rateLimitHeaders, receivedAt: x.receivedAt },
+      response: { headers: x.rl, receivedAt: x.receivedAt },
     });
   }
   return new HttpError({ method: 'GET', path: pathOf(x.url), status, ...defined({ serverMessage, requestId }) });
@@ -237,7 +237,7 @@ function failureOf(x: HttpExchange): RetryableFailure | HttpError {
  *   the wait exceeds `--max-wait` (without waiting)
  */
 async function waitOutRateLimit(s: Session, x: HttpExchange, limited: number, signal: AbortSignal | undefined): Promise<void> {
-  const rl = x.rateLimitHeaders;
+  const rl = x.rl;
   const decision = decideWait({
     kind: '429',
     response: { headers: rl, receivedAt: x.receivedAt },
@@ -298,16 +298,6 @@ interface SendOptions {
   body: 'text' | 'bytes' | 'discard';
 }
 
-/** A final (non-redirect) response; `rateLimit` is read on the server's clock as known once the body was handled. */
-interface HttpExchange extends Omit<ClientResponse<unknown>, 'text' | 'body'> {
-  rateLimitHeaders: RateLimitHeaders;
-  /** A 2xx's body, when asked to read it. */
-  text: string | undefined;
-  byteText: boolean;
-  /** A non-2xx's, secrets redacted. */
-  serverMessage: string | undefined;
-}
-
 interface Hop {
   res: Response;
   url: URL;
@@ -317,6 +307,19 @@ interface Hop {
   /** Monotonic start of the attempt, ms. */
   startedAt: number;
   timeout: AbortSignal;
+}
+
+/** A final (non-redirect) response. */
+interface HttpExchange extends Hop {
+  status: number;
+  headers: Headers;
+  /** A 2xx's body, when asked to read it. */
+  text: string | undefined;
+  byteText: boolean;
+  /** A non-2xx's, secrets redacted. */
+  serverMessage: string | undefined;
+  /** Read on the server's clock as known once the body was handled. */
+  rateLimit: RateLimitSnapshot | undefined;
 }
 
 async function sendOne(s: Session, url: URL, headers: Record<string, string>, send: SendOptions, afterWait: boolean): Promise<Hop> {
@@ -420,18 +423,8 @@ async function finish(s: Session, h: Hop, send: SendOptions): Promise<HttpExchan
       emitResponse(s, h);
     }
   }
-  return {
-    url: h.url,
-    status: res.status,
-    headers: res.headers,
-    rateLimitHeaders: h.rl,
-    requestId: h.requestId,
-    receivedAt: h.receivedAt,
-    text,
-    byteText,
-    serverMessage,
-    rateLimit: snapshotOf(h.rl, h.receivedAt, s.budget.serverClock),
-  };
+  const rateLimit = snapshotOf(h.rl, h.receivedAt, s.budget.serverClock);
+  return { ...h, status: res.status, headers: res.headers, text, byteText, serverMessage, rateLimit };
 }
 
 /** characters: one stderr line, not a page of HTML. */
