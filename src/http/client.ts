@@ -1,8 +1,5 @@
-/**
- * The HTTP client, HTTP only (nothing of Hydra or pages): a GET's attempts, their rate-limit waits
- * and retries, and what a status means. Hot path: a page (~1 MB) is read as text once and handed
- * to the caller's `parse` once.
- */
+// HTTP only (nothing of Hydra or pages): a GET's attempts, their rate-limit waits and retries, and
+// what a status means. Hot path: a page (~1 MB) is read as text once and handed to `parse` once.
 import type { FetchLike } from '../context.js';
 import { ApiUnavailableError, HttpError, RateLimitError } from '../errors.js';
 import { defined, isObject } from '../json/object.js';
@@ -19,10 +16,7 @@ import { attemptFailure, DEFAULT_RETRIES, RetryableFailure, waitBeforeRetry, typ
 export type { ClientEvent } from './events.js';
 export type { RateLimitSnapshot } from '../rate/index.js';
 
-/**
- * A 2xx body the caller could not use (invalid JSON, HTML, not the expected document), thrown by
- * `parse`: retried like a 5xx, so the caller never sees a half-read page.
- */
+/** A 2xx body `parse` could not use (invalid JSON, HTML, not a collection): retried like a 5xx, so the caller never sees a half-read page. */
 export class UnreadableBodyError extends RetryableFailure {
   /** @param reason short and free of secrets, e.g. `invalid JSON`: the `retry` event's reason */
   constructor(reason: string, options: { cause?: unknown } = {}) {

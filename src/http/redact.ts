@@ -1,7 +1,5 @@
-/**
- * Keeps secrets out of text: the last line of defence, for messages from lower layers (undici, a
- * server echoing a header back) that are not under our control. Pure; imports nothing.
- */
+// The last line of defence for secrets, in messages from lower layers (undici, a server echoing a
+// header back) that are not under our control.
 
 export const REDACTED = '[REDACTED]';
 

@@ -1,9 +1,6 @@
-/**
- * Why an attempt failed, in words, and whether and when it is retried: backoff with full jitter
- * ("Exponential Backoff And Jitter", AWS Architecture Blog, 2015), and the first-contact rule: a
- * failure that says the URL is wrong, before the origin has answered in this run, ends the run at
- * once instead of being retried.
- */
+// Why an attempt failed, and whether and when it is retried: backoff with full jitter ("Exponential
+// Backoff And Jitter", AWS Architecture Blog, 2015), and the first-contact rule: a failure that says
+// the URL is wrong, before the origin has answered in this run, ends the run instead of a retry.
 import { ApiUnavailableError, CollectionsError } from '../errors.js';
 import { abortReason, type Clock } from '../time/clock.js';
 import type { ClientEventSink } from './events.js';
