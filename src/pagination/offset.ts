@@ -175,14 +175,9 @@ export function withPage(url: URL, page: number): URL {
   const out = new URL(url);
   const query = out.search.startsWith('?') ? out.search.slice(1) : out.search;
   const parts = query.length > 0 ? query.split('&') : [];
-  let found = false;
-  const replaced: string[] = [];
-  for (const p of parts) {
-    const isPage = p.split('=', 1)[0] === 'page';
-    if (isPage) found = true;
-    replaced.push(isPage ? `page=${page}` : p);
-  }
-  if (!found) replaced.push(`page=${page}`);
+  const isPage = (p: string): boolean => p.split('=', 1)[0] === 'page';
+  const replaced = parts.map((p) => (isPage(p) ? `page=${page}` : p));
+  if (!parts.some(isPage)) replaced.push(`page=${page}`);
   out.search = `?${replaced.join('&')}`;
   return out;
 }
