@@ -3,7 +3,8 @@
 import { createHash } from 'node:crypto';
 import { HostileResponseError, UnsafeLinkError } from '../errors.js';
 import { normalizeUrl } from '../http/origin.js';
-import type { CollectionPage, FetchedPage } from './page-scan.js';
+import type { FetchedPage } from './fetch-page.js';
+import type { CollectionPage } from './page-scan.js';
 
 const LOOP_HINT = 'the server returned a looping next link; stopping to avoid duplicate items';
 

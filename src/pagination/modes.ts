@@ -5,9 +5,10 @@
  */
 import type { Client } from '../http/client.js';
 import { HttpError } from '../errors.js';
+import { fetchPage, type FetchedPage } from './fetch-page.js';
 import { offsetPagesAfter } from './offset.js';
 import { paginate, prefetch, type PageStep, type PagingMode } from './paginate.js';
-import { fetchPage, type CollectionPage, type FetchedPage } from './page-scan.js';
+import type { CollectionPage } from './page-scan.js';
 
 /** A cursor parameter as API Platform links it (`id[lt]`, `id[gt]`; URLSearchParams decodes `%5B…%5D`). */
 const CURSOR_KEY = /\[(?:lt|gt)\]$/;

@@ -4,7 +4,7 @@
  */
 import type { Client } from '../http/client.js';
 import { assertSameOrigin, isSameOrigin } from '../http/origin.js';
-import { fetchPage, type FetchedPage } from './page-scan.js';
+import { fetchPage, type FetchedPage } from './fetch-page.js';
 import { createEmptyPageGuard, LoopGuard } from './loop-guard.js';
 import { paginate, resolveNext, type PageStep } from './paginate.js';
 

@@ -5,7 +5,7 @@
 import type { Client } from '../http/client.js';
 import { assertSameOrigin, resolveSameOrigin } from '../http/origin.js';
 import { createEmptyPageGuard, LoopGuard } from './loop-guard.js';
-import { fetchPage, type FetchedPage } from './page-scan.js';
+import { fetchPage, type FetchedPage } from './fetch-page.js';
 
 export interface PaginateOptions {
   client: Client;

@@ -5,7 +5,7 @@
 import nock from 'nock';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { createClient, UnreadableBodyError, type ClientEvent, type ClientOptions } from '../../src/http/client.js';
-import { fetchPage } from '../../src/pagination/page-scan.js';
+import { fetchPage } from '../../src/pagination/fetch-page.js';
 import { paginate } from '../../src/pagination/paginate.js';
 import { createVirtualClock, type VirtualClock } from '../helpers/virtual-clock.js';
 import { ApiUnavailableError, HttpError, RateLimitError, UnsafeLinkError } from '../../src/errors.js';

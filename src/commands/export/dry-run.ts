@@ -20,7 +20,7 @@ import { planOutputs } from './folders.js';
 import { createClient } from '../../http/client.js';
 import { requestHeaders } from '../../export/run/services.js';
 import { maskSecret } from '../../http/redact.js';
-import { fetchPage } from '../../pagination/page-scan.js';
+import { fetchPage } from '../../pagination/fetch-page.js';
 
 /**
  * One response never shows the window's length (`X-RateLimit-Reset` is when the current window

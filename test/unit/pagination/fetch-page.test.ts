@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { BodyParser, Client, ClientResponse, GetOptions } from '../../../src/http/client.js';
 import { UnreadableBodyError } from '../../../src/http/client.js';
 import { HostileResponseError } from '../../../src/errors.js';
-import { fetchPage } from '../../../src/pagination/page-scan.js';
+import { fetchPage } from '../../../src/pagination/fetch-page.js';
 
 const URL_1 = new URL('http://127.0.0.1:4010/taxpayers/X/invoices?page=1');
 

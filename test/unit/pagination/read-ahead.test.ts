@@ -3,7 +3,7 @@
  * pages: with large pages it keeps fewer requests ahead than `concurrency`, never fewer than one.
  */
 import { describe, expect, it } from 'vitest';
-import type { FetchedPage } from '../../../src/pagination/page-scan.js';
+import type { FetchedPage } from '../../../src/pagination/fetch-page.js';
 import { ReadAhead } from '../../../src/pagination/offset.js';
 
 const MiB = 1024 * 1024;

@@ -1,0 +1,55 @@
+/**
+ * One page fetched and parsed inside the client's retry loop: HTML, invalid JSON or a 200 that is
+ * not a collection is retried like a 5xx, so a page is only ever returned whole.
+ */
+import type { Client, GetOptions, ResponseHead, ResponseInfo } from '../http/client.js';
+import { UnreadableBodyError } from '../http/client.js';
+import { parseHttpDate } from '../rate/index.js';
+import { HostileResponseError } from '../errors.js';
+import { defined } from '../json/object.js';
+import { valueMembers, textOfBytes } from '../json/members.js';
+import { PageFormatError, parsePageText, refuseHtml } from './hydra.js';
+import { scanPageText, type CollectionPage } from './page-scan.js';
+
+export interface FetchedPage extends ResponseInfo {
+  page: CollectionPage;
+  /** The body `page` was read from, usually a byte text: it measures the page, and the members' texts are slices of it. */
+  text: string;
+  /** The response's `Date`, server epoch ms. */
+  date?: number;
+}
+
+export type PageRequestOptions = Pick<GetOptions<unknown>, 'headers' | 'signal' | 'demand'>;
+
+/**
+ * The client's body parser. A body the scan refuses gets {@link parsePageText}'s verdict (were
+ * `JSON.parse` to accept it, its values are taken rather than failing the page). A
+ * {@link PageFormatError} becomes the retryable {@link UnreadableBodyError} with its message, which
+ * the `retry` event names; JSON nested too deep is not retried, and gets the page's path.
+ */
+function readHydraBody(text: string, response: ResponseHead): CollectionPage {
+  try {
+    const contentType = response.headers.get('content-type');
+    refuseHtml(contentType);
+    const byteText = response.byteText === true;
+    const page = scanPageText(text, byteText);
+    if (page !== undefined) return page;
+    const parsed = parsePageText(byteText ? textOfBytes(text) : text, contentType);
+    return { ...parsed, members: valueMembers(parsed.members) };
+  } catch (err) {
+    if (err instanceof PageFormatError) throw new UnreadableBodyError(err.message, { cause: err });
+    if (err instanceof HostileResponseError) {
+      const path = response.url.pathname + response.url.search;
+      throw new HostileResponseError(`${err.message} (GET ${path})`, { cause: err, ...(err.hint ? { hint: err.hint } : {}) });
+    }
+    throw err;
+  }
+}
+
+/** @throws what {@link Client.get} throws; a body still unreadable after the retries is ApiUnavailableError (exit 6) */
+export async function fetchPage(client: Client, url: URL, options: PageRequestOptions = {}): Promise<FetchedPage> {
+  const res = await client.get(url, { ...options, bytes: true, parse: readHydraBody });
+  const date = parseHttpDate(res.headers.get('date'));
+  const { requestId, rateLimit } = res;
+  return { url: res.url, page: res.body, status: res.status, text: res.text, ...defined({ requestId, rateLimit, date }) };
+}
