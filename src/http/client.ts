@@ -177,12 +177,11 @@ export function createClient(options: ClientOptions): Client {
   };
 }
 
-const combine = (s: AbortSignal[]): AbortSignal | undefined => (s.length <= 1 ? s[0] : AbortSignal.any(s));
-
 async function getWithRetries<T>(s: Session, url: URL, call: GetOptions<T> = {}): Promise<ClientResponse<T>> {
   assertSameOrigin(url, s.baseUrl, 'a request');
   const headers = s.headersFor(call.headers);
-  const signal = combine([s.signal, call.signal].filter((x) => x !== undefined));
+  const signals = [s.signal, call.signal].filter((x) => x !== undefined);
+  const signal = signals.length <= 1 ? signals[0] : AbortSignal.any(signals);
   const parse: BodyParser<T> = call.parse ?? ((text) => text as unknown as T);
   let [retry, limited, afterWait] = [0, 0, false];
   for (;;) {

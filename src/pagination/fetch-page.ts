@@ -1,7 +1,5 @@
-/**
- * One page fetched and parsed inside the client's retry loop: HTML, invalid JSON or a 200 that is
- * not a collection is retried like a 5xx, so a page is only ever returned whole.
- */
+// A page is parsed inside the client's retry loop: HTML, invalid JSON or a 200 that is not a
+// collection is retried like a 5xx, so a page is only ever returned whole.
 import type { Client, GetOptions, ResponseHead, ResponseInfo } from '../http/client.js';
 import { UnreadableBodyError } from '../http/client.js';
 import { parseHttpDate } from '../rate/index.js';

@@ -1,7 +1,4 @@
-/**
- * A JSON-LD/Hydra collection page (Hydra Core Vocabulary), in the prefixed (`hydra:member`) and
- * unprefixed (`member`, API Platform 3+) spellings.
- */
+// A Hydra Core Vocabulary collection page, prefixed (`hydra:member`) or not (API Platform 3+).
 import { HostileResponseError } from '../errors.js';
 import { defined, isObject, type JsonObject } from '../json/object.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-scan.js';

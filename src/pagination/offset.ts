@@ -1,7 +1,5 @@
-/**
- * Offset pages by number, several in flight (`--concurrency`), yielded strictly in order; every
- * request goes through the client's rate-limit governor, so concurrency never outruns the quota.
- */
+// Offset pages by number, several in flight, yielded strictly in order; every request goes through
+// the client's rate-limit governor, so concurrency never outruns the quota.
 import type { Client } from '../http/client.js';
 import { assertSameOrigin, isSameOrigin } from '../http/origin.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
