@@ -17,16 +17,6 @@ function describeBytes(n: number): string {
   return `${n} bytes`;
 }
 
-/**
- * As `Response.text()` decodes: a leading BOM dropped, invalid sequences U+FFFD.
- * @param what names the response in the message, e.g. `GET /entities?page=2`
- * @throws {HostileResponseError} (exit 6) as soon as more than `maxBytes` bytes arrived; the rest is never read
- * @throws what the stream throws (a network error, an abort, the transport's ratio guard)
- */
-export async function readBoundedText(res: Response, maxBytes: number, what: string): Promise<string> {
-  return new TextDecoder('utf-8').decode(await readBoundedBytes(res, maxBytes, what));
-}
-
 export interface ByteText {
   text: string;
   /** `text` holds the bytes: `Buffer.from(text, 'latin1')` gives them back. */
@@ -38,8 +28,12 @@ export interface ByteText {
  * path (every page, ~1 MB) a Latin-1 read is a plain copy, several times cheaper than decoding
  * UTF-8, and its slices need no re-encoding on output. JSON's structural characters are ASCII and
  * every byte of a multi-byte UTF-8 sequence is 0x80 or more, so a JSON scanner reads it as it reads
- * the text (RFC 8259 §8.1, RFC 3629 §3). Any other body is decoded as {@link readBoundedText} does.
+ * the text (RFC 8259 §8.1, RFC 3629 §3). Any other body is decoded as `Response.text()` decodes: a
+ * leading BOM dropped, invalid sequences U+FFFD.
+ * @param what names the response in the message, e.g. `GET /entities?page=2`
  * @param asBytes false: always decode
+ * @throws {HostileResponseError} (exit 6) as soon as more than `maxBytes` bytes arrived; the rest is never read
+ * @throws what the stream throws (a network error, an abort, the transport's ratio guard)
  */
 export async function readBoundedByteText(res: Response, maxBytes: number, what: string, asBytes = true): Promise<ByteText> {
   const bytes = await readBoundedBytes(res, maxBytes, what);

@@ -1,14 +1,11 @@
-/**
- * The HTTP client, HTTP only (nothing of Hydra or pages): a GET's attempts, their rate-limit waits
- * and retries, and what a status means. Hot path: a page (~1 MB) is read as text once and handed
- * to the caller's `parse` once.
- */
+// HTTP only (nothing of Hydra or pages): a GET's attempts, their rate-limit waits and retries, and
+// what a status means. Hot path: a page (~1 MB) is read as text once and handed to `parse` once.
 import type { FetchLike } from '../context.js';
-import { ApiUnavailableError, HttpError, RateLimitError, type HttpErrorDetails } from '../errors.js';
-import { isObject } from '../json/object.js';
+import { ApiUnavailableError, HttpError, RateLimitError } from '../errors.js';
+import { defined, isObject } from '../json/object.js';
 import type { Clock } from '../time/clock.js';
-import { DEFAULT_MAX_BODY_BYTES, readBoundedByteText, readBoundedText } from './body.js';
-import type { ClientEvent, ClientEventSink } from './events.js';
+import { DEFAULT_MAX_BODY_BYTES, readBoundedByteText } from './body.js';
+import type { ClientEvent } from './events.js';
 import { clampTimerMs, clientBudgetOf, createWaitLedger, decideWait, describeTooLong, snapshotOf } from '../rate/index.js';
 import type { ClientBudget, RateBudget, RateLimitHeaders, RateLimitSnapshot, WaitCut, WaitLedger } from '../rate/index.js';
 import { assertSameOrigin, resolveSameOrigin } from './origin.js';
@@ -19,10 +16,7 @@ import { attemptFailure, DEFAULT_RETRIES, RetryableFailure, waitBeforeRetry, typ
 export type { ClientEvent } from './events.js';
 export type { RateLimitSnapshot } from '../rate/index.js';
 
-/**
- * A 2xx body the caller could not use (invalid JSON, HTML, not the expected document), thrown by
- * `parse`: retried like a 5xx, so the caller never sees a half-read page.
- */
+/** A 2xx body `parse` could not use (invalid JSON, HTML, not a collection): retried like a 5xx, so the caller never sees a half-read page. */
 export class UnreadableBodyError extends RetryableFailure {
   /** @param reason short and free of secrets, e.g. `invalid JSON`: the `retry` event's reason */
   constructor(reason: string, options: { cause?: unknown } = {}) {
@@ -70,7 +64,7 @@ export interface ResponseInfo {
 
 export type ResponseHead = Pick<ClientResponse<unknown>, 'url' | 'status' | 'headers' | 'requestId' | 'receivedAt'> & {
   /** The text holds the bytes, one code unit each (asked with {@link GetOptions.bytes}). */
-  byteText?: true;
+  byteText?: boolean;
 };
 
 /** Throw {@link UnreadableBodyError} to have the attempt retried; any other error ends the request. */
@@ -138,11 +132,9 @@ interface Session {
   baseUrl: URL;
   fetch: FetchLike;
   clock: Clock;
-  maxWaitMs: number;
   timeoutMs: number;
   maxBodyBytes: number;
   waits: WaitLedger<ClientEvent>;
-  emit: ClientEventSink;
   budget: ClientBudget;
   contact: OriginContact;
   redact: (text: string) => string;
@@ -165,9 +157,7 @@ export function createClient(options: ClientOptions): Client {
     baseUrl,
     fetch,
     clock,
-    maxWaitMs,
     waits,
-    emit,
     budget,
     headersFor,
     signal: options.signal,
@@ -187,19 +177,17 @@ export function createClient(options: ClientOptions): Client {
   };
 }
 
-const combine = (s: AbortSignal[]): AbortSignal | undefined => (s.length <= 1 ? s[0] : AbortSignal.any(s));
-
 async function getWithRetries<T>(s: Session, url: URL, call: GetOptions<T> = {}): Promise<ClientResponse<T>> {
   assertSameOrigin(url, s.baseUrl, 'a request');
   const headers = s.headersFor(call.headers);
-  const signal = combine([s.signal, call.signal].filter((x) => x !== undefined));
+  const signals = [s.signal, call.signal].filter((x) => x !== undefined);
+  const signal = signals.length <= 1 ? signals[0] : AbortSignal.any(signals);
   const parse: BodyParser<T> = call.parse ?? ((text) => text as unknown as T);
-  const demand = call.demand !== undefined ? { demand: call.demand } : {};
   let [retry, limited, afterWait] = [0, 0, false];
   for (;;) {
     let x: HttpExchange | undefined;
     try {
-      x = await send(s, url, headers, { signal, pace: true, afterWait, body: call.bytes === true ? 'bytes' : 'text', ...demand });
+      x = await send(s, url, headers, { signal, pace: true, afterWait, body: call.bytes === true ? 'bytes' : 'text', demand: call.demand });
       afterWait = false;
       if (x.status >= 200 && x.status < 300) return respond(x, parse);
       if (x.status !== 429) throw failureOf(x);
@@ -217,15 +205,10 @@ async function getWithRetries<T>(s: Session, url: URL, call: GetOptions<T> = {})
 }
 
 function respond<T>(x: HttpExchange, parse: BodyParser<T>): ClientResponse<T> {
+  const { url, status, headers, receivedAt, requestId } = x;
   const text = x.text ?? '';
-  const head: ResponseHead = { url: x.url, status: x.status, headers: x.headers, receivedAt: x.receivedAt };
-  if (x.requestId !== undefined) head.requestId = x.requestId;
-  if (x.byteText) head.byteText = true;
-  const body = parse(text, head);
-  const res: ClientResponse<T> = { url: x.url, status: x.status, headers: x.headers, text, receivedAt: x.receivedAt, body };
-  if (x.requestId !== undefined) res.requestId = x.requestId;
-  if (x.rateLimit !== undefined) res.rateLimit = x.rateLimit;
-  return res;
+  const body = parse(text, { url, status, headers, receivedAt, ...defined({ requestId }), byteText: x.byteText });
+  return { url, status, headers, text, receivedAt, body, ...defined({ requestId, rateLimit: x.rateLimit }) };
 }
 
 /** A status that is neither 2xx nor 429: a 5xx is retried (honouring its `Retry-After`), the rest fail. */
@@ -234,13 +217,10 @@ function failureOf(x: HttpExchange): RetryableFailure | HttpError {
   if (status >= 500 && status < 600) {
     return new RetryableFailure(`HTTP ${status}${serverMessage ? `: ${serverMessage}` : ''}`, {
       ...(requestId === undefined ? {} : { requestId }),
-      response: { headers: x.rateLimitHeaders, receivedAt: x.receivedAt },
+      response: { headers: x.rl, receivedAt: x.receivedAt },
     });
   }
-  const details: HttpErrorDetails = { method: 'GET', path: pathOf(x.url), status };
-  if (serverMessage !== undefined) details.serverMessage = serverMessage;
-  if (requestId !== undefined) details.requestId = requestId;
-  return new HttpError(details);
+  return new HttpError({ method: 'GET', path: pathOf(x.url), status, ...defined({ serverMessage, requestId }) });
 }
 
 /**
@@ -250,14 +230,14 @@ function failureOf(x: HttpExchange): RetryableFailure | HttpError {
  *   the wait exceeds `--max-wait` (without waiting)
  */
 async function waitOutRateLimit(s: Session, x: HttpExchange, limited: number, signal: AbortSignal | undefined): Promise<void> {
-  const rl = x.rateLimitHeaders;
+  const rl = x.rl;
   const decision = decideWait({
     kind: '429',
     response: { headers: rl, receivedAt: x.receivedAt },
     attempt: limited,
     now: s.clock.now(),
     serverClock: s.budget.serverClock,
-    maxWaitMs: s.maxWaitMs,
+    maxWaitMs: s.policy.maxWaitMs,
   });
   const path = pathOf(x.url);
   if (limited >= MAX_RATE_LIMITED_ATTEMPTS) {
@@ -269,17 +249,15 @@ async function waitOutRateLimit(s: Session, x: HttpExchange, limited: number, si
   }
   if (decision.tooLong) {
     throw new RateLimitError(
-      `rate limited (GET ${path}: HTTP 429); the limit resets in ${describeTooLong(decision.neededMs, s.maxWaitMs)}`,
+      `rate limited (GET ${path}: HTTP 429); the limit resets in ${describeTooLong(decision.neededMs, s.policy.maxWaitMs)}`,
       decision.until,
       { hint: 'raise --max-wait, or run again after the reset' },
     );
   }
   s.budget.holdUntil(x.url, decision.until);
   const reason = decision.reason === 'retry-after' ? 'retry-after' : 'rate-limit';
-  const wait: ClientEvent = { type: 'wait', reason, ms: decision.ms, until: decision.until };
-  if (rl.limit !== undefined) wait.limit = rl.limit;
-  wait.remaining = rl.remaining ?? 0;
-  s.waits.emit(wait);
+  const { limit, remaining = 0 } = rl;
+  s.waits.emit({ type: 'wait', reason, ms: decision.ms, until: decision.until, ...defined({ limit }), remaining });
   await s.clock.sleep(clampTimerMs(decision.ms), signal);
 }
 
@@ -298,11 +276,8 @@ async function probeOnce(s: Session, url: URL, extra: Record<string, string> | u
     }
     throw err;
   }
-  const result: ProbeResult = { url: x.url, status: x.status };
-  if (x.requestId !== undefined) result.requestId = x.requestId;
-  if (x.rateLimit !== undefined) result.rateLimit = x.rateLimit;
-  if (x.serverMessage !== undefined) result.serverMessage = x.serverMessage;
-  return result;
+  const { requestId, rateLimit, serverMessage } = x;
+  return { url: x.url, status: x.status, ...defined({ requestId, rateLimit, serverMessage }) };
 }
 
 interface SendOptions {
@@ -316,24 +291,6 @@ interface SendOptions {
   body: 'text' | 'bytes' | 'discard';
 }
 
-/** A final (non-redirect) response. */
-interface HttpExchange {
-  url: URL;
-  status: number;
-  headers: Headers;
-  rateLimitHeaders: RateLimitHeaders;
-  requestId: string | undefined;
-  /** local epoch ms */
-  receivedAt: number;
-  /** A 2xx's body, when asked to read it. */
-  text: string | undefined;
-  byteText: boolean;
-  /** A non-2xx's, secrets redacted. */
-  serverMessage: string | undefined;
-  /** Read on the server's clock as known once the body was handled. */
-  rateLimit: RateLimitSnapshot | undefined;
-}
-
 interface Hop {
   res: Response;
   url: URL;
@@ -345,9 +302,21 @@ interface Hop {
   timeout: AbortSignal;
 }
 
+/** A final (non-redirect) response. */
+interface HttpExchange extends Hop {
+  status: number;
+  headers: Headers;
+  /** A 2xx's body, when asked to read it. */
+  text: string | undefined;
+  byteText: boolean;
+  /** A non-2xx's, secrets redacted. */
+  serverMessage: string | undefined;
+  /** Read on the server's clock as known once the body was handled. */
+  rateLimit: RateLimitSnapshot | undefined;
+}
+
 async function sendOne(s: Session, url: URL, headers: Record<string, string>, send: SendOptions, afterWait: boolean): Promise<Hop> {
-  const demand = send.demand !== undefined ? { demand: send.demand } : {};
-  const permit = await s.budget.reserve(url, { signal: send.signal, afterWait, wait: send.pace, ...demand });
+  const permit = await s.budget.reserve(url, { signal: send.signal, afterWait, wait: send.pace, ...defined({ demand: send.demand }) });
   // Stopped after the permit (a read-ahead cancelled, a signal): nothing is sent, so nothing is spent.
   if (send.signal?.aborted === true) permit.cancel();
   send.signal?.throwIfAborted();
@@ -387,18 +356,15 @@ async function send(s: Session, start: URL, headers: Record<string, string>, opt
 }
 
 function emitResponse(s: Session, h: Hop): void {
-  const event: ClientEvent = {
+  const { limit, remaining, resetAt } = h.rl;
+  s.waits.emit({
     type: 'response',
     method: 'GET',
     path: pathOf(h.url),
     status: h.res.status,
     ms: Math.max(0, Math.round(s.clock.monotonic() - h.startedAt)),
-  };
-  if (h.rl.limit !== undefined) event.limit = h.rl.limit;
-  if (h.rl.remaining !== undefined) event.remaining = h.rl.remaining;
-  if (h.rl.resetAt !== undefined) event.resetAt = h.rl.resetAt;
-  if (h.requestId !== undefined) event.requestId = h.requestId;
-  s.emit(event);
+    ...defined({ limit, remaining, resetAt, requestId: h.requestId }),
+  });
 }
 
 function redirectTarget(baseUrl: URL, h: Hop, start: URL, hop: number): URL {
@@ -422,7 +388,7 @@ function redirectTarget(baseUrl: URL, h: Hop, start: URL, hop: number): URL {
 /** A failure, an oversized body included, gives undefined: the status says enough. */
 async function readMessage(redact: (text: string) => string, res: Response, what: string): Promise<string | undefined> {
   try {
-    const text = await readBoundedText(res, MAX_MESSAGE_BODY_BYTES, what);
+    const { text } = await readBoundedByteText(res, MAX_MESSAGE_BODY_BYTES, what, false);
     const msg = parseServerMessage(res.headers.get('content-type'), text);
     return msg === undefined ? undefined : redact(msg);
   } catch {
@@ -450,18 +416,8 @@ async function finish(s: Session, h: Hop, send: SendOptions): Promise<HttpExchan
       emitResponse(s, h);
     }
   }
-  return {
-    url: h.url,
-    status: res.status,
-    headers: res.headers,
-    rateLimitHeaders: h.rl,
-    requestId: h.requestId,
-    receivedAt: h.receivedAt,
-    text,
-    byteText,
-    serverMessage,
-    rateLimit: snapshotOf(h.rl, h.receivedAt, s.budget.serverClock),
-  };
+  const rateLimit = snapshotOf(h.rl, h.receivedAt, s.budget.serverClock);
+  return { ...h, status: res.status, headers: res.headers, text, byteText, serverMessage, rateLimit };
 }
 
 /** characters: one stderr line, not a page of HTML. */

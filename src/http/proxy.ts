@@ -1,8 +1,5 @@
-/**
- * Which proxy a request goes through: the variable of its scheme (https falls back to
- * `http_proxy`), never for a loopback host (as Go's net/http), nor a host `NO_PROXY` lists
- * (undici's matching: names, domain suffixes, `host:port`, `*`).
- */
+// Which proxy a request goes through: the variable of its scheme (https falls back to `http_proxy`),
+// never for a loopback host (as Go's net/http), nor a host `NO_PROXY` lists (undici's matching).
 import { UsageError } from '../errors.js';
 
 export interface ProxyRoute {

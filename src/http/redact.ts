@@ -1,7 +1,5 @@
-/**
- * Keeps secrets out of text: the last line of defence, for messages from lower layers (undici, a
- * server echoing a header back) that are not under our control. Pure; imports nothing.
- */
+// The last line of defence for secrets, in messages from lower layers (undici, a server echoing a
+// header back) that are not under our control.
 
 export const REDACTED = '[REDACTED]';
 
@@ -48,23 +46,6 @@ export function redact(text: string, secrets: Iterable<string | undefined>): str
     }
   }
   return out;
-}
-
-/** In place: `message` and `stack`, along the `cause` chain (at most 8 levels, so a cyclic chain ends). */
-export function redactError<T>(err: T, secrets: Iterable<string | undefined>): T {
-  const list = [...secrets];
-  let current: unknown = err;
-  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
-    const e: Error = current;
-    const message = redact(e.message, list);
-    if (message !== e.message) e.message = message;
-    if (typeof e.stack === 'string') {
-      const stack = redact(e.stack, list);
-      if (stack !== e.stack) e.stack = stack;
-    }
-    current = e.cause;
-  }
-  return err;
 }
 
 const MASK = '****';

@@ -1,7 +1,5 @@
-/**
- * The request headers: the key and `Accept`, and those a user adds (`-H 'Name: value'` as curl and
- * `gh api` take them, a profile's `header`s), except the tool's own headers and the transport's.
- */
+// The request headers: the key and `Accept`, and those a user adds (`-H 'Name: value'` as curl and
+// `gh api` take them, a profile's `header`s), except the tool's own headers and the transport's.
 import { UsageError } from '../errors.js';
 
 /** RFC 9110 §5.6.2 token. */

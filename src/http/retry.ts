@@ -1,9 +1,6 @@
-/**
- * Why an attempt failed, in words, and whether and when it is retried: backoff with full jitter
- * ("Exponential Backoff And Jitter", AWS Architecture Blog, 2015), and the first-contact rule: a
- * failure that says the URL is wrong, before the origin has answered in this run, ends the run at
- * once instead of being retried.
- */
+// Why an attempt failed, and whether and when it is retried: backoff with full jitter ("Exponential
+// Backoff And Jitter", AWS Architecture Blog, 2015), and the first-contact rule: a failure that says
+// the URL is wrong, before the origin has answered in this run, ends the run instead of a retry.
 import { ApiUnavailableError, CollectionsError } from '../errors.js';
 import { abortReason, type Clock } from '../time/clock.js';
 import type { ClientEventSink } from './events.js';
@@ -15,21 +12,13 @@ export const DEFAULT_RETRIES = 5;
 const BACKOFF_BASE_MS = 1000;
 const BACKOFF_CAP_MS = 30_000;
 
-/** ms */
-export interface BackoffOptions {
-  baseMs?: number;
-  capMs?: number;
-}
-
 /**
  * A uniform delay in `[0, min(cap, base · 2^retry))` ms: full jitter spreads clients that failed
  * together, so they do not come back together.
  * @param retry 0 for the first retry
  */
-export function backoffDelayMs(retry: number, random: () => number, options: BackoffOptions = {}): number {
-  const base = options.baseMs ?? BACKOFF_BASE_MS;
-  const cap = options.capMs ?? BACKOFF_CAP_MS;
-  const ceiling = Math.min(cap, base * 2 ** Math.min(Math.max(0, retry), 30));
+export function backoffDelayMs(retry: number, random: () => number): number {
+  const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.min(Math.max(0, retry), 30));
   const r = random();
   const u = r >= 0 && r < 1 ? r : 0;
   return Math.floor(u * ceiling);
@@ -271,10 +260,7 @@ export async function waitBeforeRetry(err: unknown, attempt: FailedAttempt, poli
   if (decision.tooLong) {
     throw new ApiUnavailableError(
       `the API could not be read (GET ${path}): ${err.reason}; it asks to retry in ${describeTooLong(decision.neededMs, maxWaitMs)}`,
-      {
-        cause: err,
-        hint: 'raise --max-wait, or run again later',
-      },
+      { cause: err, hint: 'raise --max-wait, or run again later' },
     );
   }
   policy.emit({ type: 'retry', attempt: retry + 1, delayMs: decision.ms, reason: err.reason });

@@ -25,12 +25,6 @@ export class JsonNumber {
   }
 }
 
-/** A plain number when `String(n)` gives the literal back, else a {@link JsonNumber}. */
-export function numberOf(literal: string): number | JsonNumber {
-  const n = Number(literal);
-  return String(n) === literal ? n : new JsonNumber(literal);
-}
-
 /** `JSON.stringify` as ECMA-262 defines it: undefined for `undefined`, a function or a symbol, which lib.es5.d.ts hides. */
 const stringifyJson = JSON.stringify as (value: unknown) => string | undefined;
 

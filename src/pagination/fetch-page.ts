@@ -1,11 +1,10 @@
-/**
- * One page fetched and parsed inside the client's retry loop: HTML, invalid JSON or a 200 that is
- * not a collection is retried like a 5xx, so a page is only ever returned whole.
- */
+// A page is parsed inside the client's retry loop: HTML, invalid JSON or a 200 that is not a
+// collection is retried like a 5xx, so a page is only ever returned whole.
 import type { Client, GetOptions, ResponseHead, ResponseInfo } from '../http/client.js';
 import { UnreadableBodyError } from '../http/client.js';
 import { parseHttpDate } from '../rate/index.js';
 import { HostileResponseError } from '../errors.js';
+import { defined } from '../json/object.js';
 import { valueMembers, textOfBytes } from '../json/members.js';
 import { PageFormatError, parsePageText, refuseHtml } from './hydra.js';
 import { scanPageText, type CollectionPage } from './page-scan.js';
@@ -48,10 +47,7 @@ function readHydraBody(text: string, response: ResponseHead): CollectionPage {
 /** @throws what {@link Client.get} throws; a body still unreadable after the retries is ApiUnavailableError (exit 6) */
 export async function fetchPage(client: Client, url: URL, options: PageRequestOptions = {}): Promise<FetchedPage> {
   const res = await client.get(url, { ...options, bytes: true, parse: readHydraBody });
-  const fetched: FetchedPage = { url: res.url, page: res.body, status: res.status, text: res.text };
-  if (res.requestId !== undefined) fetched.requestId = res.requestId;
-  if (res.rateLimit !== undefined) fetched.rateLimit = res.rateLimit;
   const date = parseHttpDate(res.headers.get('date'));
-  if (date !== undefined) fetched.date = date;
-  return fetched;
+  const { requestId, rateLimit } = res;
+  return { url: res.url, page: res.body, status: res.status, text: res.text, ...defined({ requestId, rateLimit, date }) };
 }

@@ -1,9 +1,6 @@
-/**
- * A JSON-LD/Hydra collection page (Hydra Core Vocabulary), in the prefixed (`hydra:member`) and
- * unprefixed (`member`, API Platform 3+) spellings.
- */
+// A Hydra Core Vocabulary collection page, prefixed (`hydra:member`) or not (API Platform 3+).
 import { HostileResponseError } from '../errors.js';
-import { isObject, type JsonObject } from '../json/object.js';
+import { defined, isObject, type JsonObject } from '../json/object.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-scan.js';
 
 /** Links of a page's `hydra:view`, as the body has them (relative or absolute). */
@@ -76,11 +73,8 @@ export function parsePage(body: unknown): HydraPage {
   } else {
     throw new PageFormatError(`not a Hydra collection: member is ${rawMembers === null ? 'null' : typeof rawMembers}, not an array`);
   }
-  const page: HydraPage = { members };
-  if (typeof rawTotal === 'number' && Number.isSafeInteger(rawTotal) && rawTotal >= 0) page.totalItems = rawTotal;
-  const view = parseView(rawView);
-  if (view !== undefined) page.view = view;
-  return page;
+  const totalItems = typeof rawTotal === 'number' && Number.isSafeInteger(rawTotal) && rawTotal >= 0 ? rawTotal : undefined;
+  return { members, ...defined({ totalItems, view: parseView(rawView) }) };
 }
 
 /** @throws {PageFormatError} when the `Content-Type` says HTML (a proxy's or a maintenance page) */

@@ -1,8 +1,5 @@
-/**
- * The paging mode the server really uses, whatever was asked (docs/choices.md, "Cursor-only
- * endpoints and honest mode"): the real service's invoice endpoints page by cursor only (`page` is
- * a 400), and plain API Platform ignores `X-Pagination-Style`, so `--cursor` gets offset pages.
- */
+// The paging mode the server really uses, whatever was asked: the real service's invoice endpoints
+// page by cursor only (`page` is a 400), and plain API Platform ignores `X-Pagination-Style`.
 import type { Client } from '../http/client.js';
 import { HttpError } from '../errors.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';

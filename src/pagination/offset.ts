@@ -1,7 +1,5 @@
-/**
- * Offset pages by number, several in flight (`--concurrency`), yielded strictly in order; every
- * request goes through the client's rate-limit governor, so concurrency never outruns the quota.
- */
+// Offset pages by number, several in flight, yielded strictly in order; every request goes through
+// the client's rate-limit governor, so concurrency never outruns the quota.
 import type { Client } from '../http/client.js';
 import { assertSameOrigin, isSameOrigin } from '../http/origin.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
@@ -175,14 +173,9 @@ export function withPage(url: URL, page: number): URL {
   const out = new URL(url);
   const query = out.search.startsWith('?') ? out.search.slice(1) : out.search;
   const parts = query.length > 0 ? query.split('&') : [];
-  let found = false;
-  const replaced: string[] = [];
-  for (const p of parts) {
-    const isPage = p.split('=', 1)[0] === 'page';
-    if (isPage) found = true;
-    replaced.push(isPage ? `page=${page}` : p);
-  }
-  if (!found) replaced.push(`page=${page}`);
+  const isPage = (p: string): boolean => p.split('=', 1)[0] === 'page';
+  const replaced = parts.map((p) => (isPage(p) ? `page=${page}` : p));
+  if (!parts.some(isPage)) replaced.push(`page=${page}`);
   out.search = `?${replaced.join('&')}`;
   return out;
 }
@@ -208,14 +201,8 @@ function lastPageOf(first: FetchedPage, baseUrl: URL, start: URL): number | unde
   return Math.max(1, Math.ceil(total / perPage));
 }
 
-interface OffsetRun {
-  client: Client;
-  baseUrl: URL;
-  headers: Record<string, string> | undefined;
-  maxPages: number;
-  maxItems: number;
-  loop: LoopGuard;
-}
+type OffsetRun = Pick<OffsetPagesOptions, 'client' | 'baseUrl' | 'headers'> &
+  Required<Pick<OffsetPagesOptions, 'maxPages' | 'maxItems'>> & { loop: LoopGuard };
 
 /**
  * Offset pages, built by setting `page` on the first page's URL; `next` one at a time when the

@@ -129,10 +129,7 @@ export function scanPageText(text: string, byteText = false): CollectionPage | u
   const hydra = parsePage(envelope);
   const array = found.arrays.get(envelope['hydra:member'] !== undefined ? 'hydra:member' : 'member');
   const members = array ?? NO_MEMBERS;
-  const page: CollectionPage = { members: membersOf({ text, byteText, array: members }, members.texts.length) };
-  if (hydra.totalItems !== undefined) page.totalItems = hydra.totalItems;
-  if (hydra.view !== undefined) page.view = hydra.view;
-  return page;
+  return { ...hydra, members: membersOf({ text, byteText, array: members }, members.texts.length) };
 }
 
 // A member's value is read when a format asks for values, or when collection() hands it over (one

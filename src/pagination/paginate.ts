@@ -1,7 +1,5 @@
-/**
- * Follows `hydra:next` from a first URL. Every link is resolved against its page's URL and checked
- * before anything is sent to it: another origin or a loop stops the export (the key stays home).
- */
+// Every `hydra:next` is resolved against its page's URL and checked before anything is sent to it:
+// another origin or a loop stops the export (the key stays home).
 import type { Client } from '../http/client.js';
 import { assertSameOrigin, resolveSameOrigin } from '../http/origin.js';
 import { createEmptyPageGuard, LoopGuard } from './loop-guard.js';
