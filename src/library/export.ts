@@ -14,7 +14,8 @@ import type { ExportPlan } from '../export/run/plan.js';
 import type { ExportResult } from '../export/run/run.js';
 import { exportContext } from './context.js';
 import { createStopper, pageEvent, type CollectionEvent, type Stopper } from './events.js';
-import { defined, flagsOf, paramPairs, settingsOf, targetOfPath, type ConnectionOptions, type PagingOptions } from './options.js';
+import { defined } from '../json/object.js';
+import { flagsOf, paramPairs, settingsOf, targetOfPath, type ConnectionOptions, type PagingOptions } from './options.js';
 import { tableText } from '../export/destinations/table-name.js';
 
 /** Options of {@link exportCollection}. */

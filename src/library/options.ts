@@ -13,6 +13,7 @@ import { parseCollectionPath } from '../commands/export/collection-path.js';
 import type { Clock } from '../time/clock.js';
 import type { FetchLike } from '../context.js';
 import { UsageError } from '../errors.js';
+import { defined } from '../json/object.js';
 import { ID_SPECS, isPathEndpoint, type Endpoint, type IdName, type Ids } from '../endpoints.js';
 import type { CollectionEvent } from './events.js';
 
@@ -132,11 +133,6 @@ export function paramPairs(params: Params | undefined): Array<[string, string]> 
     pairs.push([key, value]);
   }
   return pairs;
-}
-
-/** Copies the options that are set (an `undefined` option is a flag not given). */
-export function defined(values: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
 }
 
 /**

@@ -4,6 +4,7 @@
  * clock (`Date`, `Reset`), which may be minutes away from the local one; "local ms" by the injected
  * Clock's `now()`.
  */
+import { defined } from '../json/object.js';
 
 export type HeaderSource = Pick<Headers, 'get'>;
 
@@ -113,14 +114,13 @@ export function parseRetryAfter(value: string | null | undefined): RetryAfter | 
 
 /** Never throws. */
 export function parseRateLimitHeaders(headers: HeaderSource): RateLimitHeaders {
-  const parsed: RateLimitHeaders = {
+  return defined({
     limit: parseCount(headers.get('x-ratelimit-limit')),
     remaining: parseCount(headers.get('x-ratelimit-remaining')),
     resetAt: parseReset(headers.get('x-ratelimit-reset')),
     retryAfter: parseRetryAfter(headers.get('retry-after')),
     date: parseHttpDate(headers.get('date')),
-  };
-  return Object.fromEntries(Object.entries(parsed).filter(([, value]) => value !== undefined));
+  });
 }
 
 /** The rate-limit headers of a response (`X-RateLimit-Limit`, `-Remaining`, `-Reset`), with their local reading. */
