@@ -1,5 +1,7 @@
 /** The pages of an export: where they come from, how they are written, when their checkpoints are committed. */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { CollectionsError, HttpError, UsageError } from '../../errors.js';
+import { defined } from '../../json/object.js';
 import type { Client, RateLimitSnapshot } from '../../http/client.js';
 import { serverModePages, type ModeChange } from '../../pagination/modes.js';
 import type { PageStep } from '../../pagination/paginate.js';
@@ -200,10 +202,7 @@ async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
   const { plan, formatter, out, progress, tally, groups } = loop;
   loop.onPageFetched?.(step);
   // Only the request id and `Date`: the manifest keeps the first and last page's, never their items.
-  loop.manifest?.onPage({
-    ...(step.requestId !== undefined ? { requestId: step.requestId } : {}),
-    ...(step.date !== undefined ? { date: step.date } : {}),
-  });
+  loop.manifest?.onPage(defined({ requestId: step.requestId, date: step.date }));
   if (step.rateLimit) tally.rateLimit = step.rateLimit;
   const left = remaining(plan, tally);
   const last = step.page.members.length >= left || step.next === undefined;
@@ -221,16 +220,9 @@ async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
   tally.pages += 1;
   progress.onPage(tally.items, tally.pages, tally.totalItems, step.rateLimit);
   const next = last || step.next === undefined ? null : step.next.href;
+  const { pages, items, totalItems } = tally;
   const mode = step.mode ?? plan.mode;
-  const mark = {
-    next,
-    pages: tally.pages,
-    items: tally.items,
-    totalItems: tally.totalItems,
-    mode,
-    ...(step.requestId !== undefined ? { requestId: step.requestId } : {}),
-    formatterState: () => formatter.state(),
-  };
+  const mark = { next, pages, items, totalItems, mode, ...defined({ requestId: step.requestId }), formatterState: () => formatter.state() };
   await groups.pageWritten(mark, text.length);
   return last;
 }
@@ -243,6 +235,8 @@ async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
 export async function writePages(steps: AsyncGenerator<PageStep, void, void>, loop: Loop): Promise<void> {
   try {
     for await (const step of steps) {
+      // One turn first: undici sends on a reused connection a turn after the request is made, so the pages ahead leave before this one is written.
+      await nextTurn();
       if ((await writePage(step, loop)) || loop.interrupt.stopped !== undefined) break;
     }
   } catch (err) {
