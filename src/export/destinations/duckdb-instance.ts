@@ -32,9 +32,11 @@ const instances = new Map<string, SharedInstance>();
  * cost grew with each one (the bench in docs/databases.md). Row groups of {@link ROW_GROUP_SIZE}
  * rows keep each checkpoint small, so one can run every 64 MB of WAL; past `memory_limit` DuckDB
  * evicts written blocks and spills the rest to `<file>.tmp` (DuckDB's own default folder for a
- * file, which it empties on close). Per instance, not stored in the file; a crash replays the WAL.
+ * file, which it empties on close). One thread: the fetching and parsing of the next pages keep the
+ * other core, and a second DuckDB thread cost CPU that shortened no commit. Per instance, not stored
+ * in the file; a crash replays the WAL.
  */
-const INSTANCE_OPTIONS: Record<string, string> = { checkpoint_threshold: '64MB', memory_limit: '256MB' };
+const INSTANCE_OPTIONS: Record<string, string> = { checkpoint_threshold: '64MB', memory_limit: '256MB', threads: '1' };
 const ROW_GROUP_SIZE = 16_384;
 const MiB = 1024 * 1024;
 /**
