@@ -5,6 +5,7 @@
  * export's HTTP client, planned by the export command's own planner from the same flags, so the
  * pacing, waits, retries, origin rule, loop guards and exact member texts are the command line's.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { planHttp, planPages, planTarget, type ExportTarget } from '../commands/export/export-plan.js';
 import { createClient, type Client, type RateLimitSnapshot } from '../http/client.js';
 import type { PagesPlan } from '../export/run/plan.js';
@@ -137,6 +138,8 @@ async function* walkPages<P>(walk: Walk, pageOf: (step: PageStep, members: Membe
   try {
     stopper.throwIfStopped();
     for await (const step of pageSteps(pages, client, pages.start, hooks)) {
+      // A turn first: undici writes a request on a reused connection a turn after it is made (as page-loop's writePages).
+      await nextTurn();
       const left = remaining(pages, tally);
       const members = step.page.members.take(left);
       tally.items += members.length;

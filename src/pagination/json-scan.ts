@@ -83,20 +83,14 @@ export interface Scan {
   nextCr: number;
   /** Whitespace runs outside strings in the value scanned. */
   gaps: number[];
-  /** The value scanned holds a number JavaScript would print otherwise, at `oddSpans`. */
-  odd: boolean;
+  /** Where each number JavaScript would print otherwise is appended. */
   oddSpans: number[];
-}
-
-/** Forgets what the last value noted. */
-export function beginValue(s: Scan): void {
-  s.gaps.length = 0;
-  s.odd = false;
-  s.oddSpans.length = 0;
+  /** Open containers of the value scanned, innermost last: true for an object (kept, so no scan allocates one). */
+  open: boolean[];
 }
 
 export function createScan(text: string): Scan {
-  return { text, nextBackslash: -1, nextTab: -1, nextLf: -1, nextCr: -1, gaps: [], odd: false, oddSpans: [] };
+  return { text, nextBackslash: -1, nextTab: -1, nextLf: -1, nextCr: -1, gaps: [], oddSpans: [], open: [] };
 }
 
 function isDigit(c: number): boolean {
@@ -198,10 +192,7 @@ function skipNumber(s: Scan, i: number): number {
     j = skipDigits(text, j);
     if (j === expStart) return INVALID;
   }
-  if (odd || significant > MAX_EXACT_DIGITS) {
-    s.odd = true;
-    s.oddSpans.push(i, j);
-  }
+  if (odd || significant > MAX_EXACT_DIGITS) s.oddSpans.push(i, j);
   return j;
 }
 
@@ -237,23 +228,22 @@ function skipKey(s: Scan, i: number): number {
 
 /**
  * The index after the valid JSON value at `i`, or INVALID (also past {@link MAX_JSON_DEPTH});
- * notes `gaps` and `odd` (call {@link beginValue} before).
+ * notes `gaps` and `oddSpans` (empty `gaps` before).
  * @param depth nesting of the value's container (the page object is 1)
  */
 export function scanValue(s: Scan, i: number, depth: number): number {
-  const text = s.text;
-  // Open containers, innermost last: true for an object.
-  const open: boolean[] = [];
+  const { text, open } = s;
+  let top = 0;
   for (;;) {
     let c = text.charCodeAt(i);
     if (c === LBRACE || c === LBRACKET) {
-      if (depth + open.length + 1 > MAX_JSON_DEPTH) return INVALID;
+      if (depth + top + 1 > MAX_JSON_DEPTH) return INVALID;
       const isObject = c === LBRACE;
       const inner = space(s, i + 1);
       if (text.charCodeAt(inner) === (isObject ? RBRACE : RBRACKET)) {
         i = inner + 1;
       } else {
-        open.push(isObject);
+        open[top++] = isObject;
         i = isObject ? skipKey(s, inner) : inner;
         if (i < 0) return i;
         continue;
@@ -263,8 +253,8 @@ export function scanValue(s: Scan, i: number, depth: number): number {
       if (i < 0) return i;
     }
     for (;;) {
-      if (open.length === 0) return i;
-      const inObject = open[open.length - 1] as boolean;
+      if (top === 0) return i;
+      const inObject = open[top - 1] as boolean;
       i = space(s, i);
       c = text.charCodeAt(i);
       if (c === COMMA) {
@@ -273,7 +263,7 @@ export function scanValue(s: Scan, i: number, depth: number): number {
         break;
       }
       if (c !== (inObject ? RBRACE : RBRACKET)) return INVALID;
-      open.pop();
+      top--;
       i++;
     }
   }

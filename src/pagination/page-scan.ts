@@ -8,7 +8,7 @@ import { JsonNumber } from '../json/json-value.js';
 import { byteTextOf, textOfBytes, type Members } from '../json/members.js';
 import { parsePage, type HydraPage } from './hydra.js';
 import { COLON, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './json-scan.js';
-import { beginValue, compactText, createScan, FORBIDDEN_CONTROL, scanValue, skipString, skipWhitespace, type Scan } from './json-scan.js';
+import { compactText, createScan, FORBIDDEN_CONTROL, scanValue, skipString, skipWhitespace, type Scan } from './json-scan.js';
 
 /** A member array: [start, end) in the page text, its members' compact texts and where they are. */
 interface MemberArray {
@@ -35,12 +35,13 @@ function scanMembers(s: Scan, i: number): MemberArray | undefined {
     array.end = j + 1;
     return array;
   }
+  s.oddSpans = array.oddSpans;
   for (;;) {
-    beginValue(s);
+    if (s.gaps.length > 0) s.gaps.length = 0;
+    const firstOdd = array.oddSpans.length;
     const end = scanValue(s, j, 2);
     if (end < 0) return undefined;
-    array.bounds.push(j, end, array.oddSpans.length);
-    if (s.odd) for (const at of s.oddSpans) array.oddSpans.push(at);
+    array.bounds.push(j, end, firstOdd);
     array.texts.push(s.gaps.length > 0 ? compactText(text, j, end, s.gaps) : text.slice(j, end));
     j = skipWhitespace(text, end);
     const c = text.charCodeAt(j);
@@ -91,6 +92,7 @@ function findMembers(s: Scan, byteText: boolean): Found | undefined {
         i = array.end;
       } else {
         if (isMember) found.arrays.delete(key); // not an array: parsePage says so
+        s.oddSpans = [];
         i = scanValue(s, i, 1);
         if (i < 0) return undefined;
       }
@@ -152,10 +154,11 @@ function untag(container: object, tag: string, literal: (at: number) => string, 
   for (const key in record) {
     const value = record[key];
     if (typeof value === 'string') {
-      if (!value.startsWith(tag)) continue;
+      if (value.charCodeAt(0) !== 1 || !value.startsWith(tag)) continue;
       const number = new JsonNumber(literal(Number(value.slice(tag.length))));
-      // defineProperty: a key `__proto__` (an own property after JSON.parse) must stay a property.
-      Object.defineProperty(record, key, { value: number, writable: true, enumerable: true, configurable: true });
+      // A key `__proto__` (an own property after JSON.parse) must stay a property: `=` would set the prototype.
+      if (key === '__proto__') Object.defineProperty(record, key, { value: number, writable: true, enumerable: true, configurable: true });
+      else record[key] = number;
       if (--left === 0) return 0;
     } else if (typeof value === 'object' && value !== null) {
       left = untag(value, tag, literal, left);
@@ -185,11 +188,14 @@ function valueAt(source: Source, k: number): unknown {
   if (size > scratch.length && size <= MAX_SCRATCH) scratch = Buffer.allocUnsafe(size);
   const buf = size > scratch.length ? Buffer.allocUnsafe(size) : scratch;
   const encoding = byteText ? 'latin1' : 'utf8';
+  const tagText = last > first ? `"\\u0001${tag.slice(1)}` : '';
   let n = 0;
   let at = start;
   for (let sp = first; sp < last; sp += 2) {
     n += buf.write(text.slice(at, spans[sp]), n, encoding);
-    n += buf.write(`"\\u0001${tag.slice(1)}${String(sp)}"`, n, 'latin1');
+    n += buf.write(tagText, n, 'latin1');
+    n += buf.write(String(sp), n, 'latin1');
+    buf[n++] = QUOTE;
     at = spans[sp + 1] as number;
   }
   n += buf.write(text.slice(at, end), n, encoding);
