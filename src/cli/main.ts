@@ -208,7 +208,8 @@ export async function run(argv: readonly string[]): Promise<number> {
   // undici parses HTTP with WebAssembly (llhttp). V8 recompiles it with TurboFan on background
   // threads, and Node waits for those before the process can exit: 250–350 ms after the last page
   // here. Liftoff's code parses a page's headers and chunk framing as fast (bench: latency, throughput).
-  setFlagsFromString('--liftoff-only');
+  // A young generation kept at its first size scavenges often: dead pages' bytes, off the heap, wait less (docs/architecture.md, "Memory").
+  setFlagsFromString('--liftoff-only --semi-space-growth-factor=1');
   // A password in a PostgreSQL URL leaves the process's command line, which `ps` shows to every
   // user (docs/databases.md, "Passwords"): the title overwrites it.
   if (argv.some((word) => /^postgres(ql)?:\/\/[^/@]*:[^/@]*@/i.test(word))) process.title = 'collections';

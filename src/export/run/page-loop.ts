@@ -211,8 +211,7 @@ async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
   if (step.next === undefined && members.length === step.page.members.length)
     noteShortfall(plan, tally.items + members.length, tally.totalItems, progress);
   await groups.beginPage();
-  const output = formatter.page(members);
-  const text = withPending(tally.pending, output);
+  const text = withPending(tally.pending, formatter.page(members));
   tally.pending = '';
   if (text.length > 0) await out.write(text);
   tally.wrotePage = true;

@@ -1,4 +1,5 @@
 /** The export engine: pages → formatter → destination. */
+import { setFlagsFromString } from 'node:v8';
 import type { Context } from '../../context.js';
 import type { Client, ClientEvent, RateLimitSnapshot } from '../../http/client.js';
 import { BrokenPipeError } from '../../output/stream-sink.js';
@@ -23,9 +24,8 @@ export interface ExportResult {
 }
 
 function openProgress(plan: ExportPlan, ctx: Context): Promise<Progress> {
-  const { io } = ctx;
   const { quiet, spinner, verbose, logFormat } = plan.progress;
-  return loadProgress({ stderr: io.stderr, isTTY: io.stderrIsTTY, env: ctx.env, clock: ctx.clock, quiet, spinner, verbose, logFormat });
+  return loadProgress({ stderr: ctx.io.stderr, isTTY: ctx.io.stderrIsTTY, env: ctx.env, clock: ctx.clock, quiet, spinner, verbose, logFormat });
 }
 
 /** The watermark of the run: the state file's (`--state`), a database's, or none. */
@@ -65,9 +65,10 @@ export function clientWiring(progress: Progress, signal: AbortSignal, ...listene
  *   write; errors after the first page keep the checkpoint and carry the "resume with" hint.
  */
 export async function runExport(plan: ExportPlan, ctx: Context, services: ExportServices, hooks: ExportHooks = {}): Promise<ExportResult> {
-  const { stderr } = ctx.io;
   const { endpoint, pages, resume } = plan;
   const { files, format, database } = plan.output;
+  // CSV, table and `--fields` make many young objects (the values): the young generation may grow again (cli/main.ts `run()`).
+  if ((format !== 'ndjson' && format !== 'json') || plan.output.formatter.fields?.length) setFlagsFromString('--semi-space-growth-factor=2');
   const progress = await openProgress(plan, ctx);
   progress.start({
     command: endpoint.command,
@@ -79,7 +80,7 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
   const interrupt = createInterrupt(ctx, (signal) => {
     progress.stop();
     // The last checkpoint is consistent whatever is in flight (SIGKILL-safe), so it is kept.
-    stderr.write(
+    ctx.io.stderr.write(
       `collections: interrupted again by ${signal}; stopped at once${files || database ? `; checkpoint kept; resume with: ${resume.command} --resume` : ''}\n`,
     );
   });
@@ -132,10 +133,9 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
     progress.stop();
     await out?.abort(tally.wrotePage);
     if (err instanceof BrokenPipeError) return result(true);
-    const resumable = tally.wrotePage || out?.resumed !== undefined;
     const { device } = output;
     const toFile = (files !== undefined || database !== undefined) && !device;
-    throw addResumeHint(err, { toFile, device, resumable, resumeCommand: resume.command });
+    throw addResumeHint(err, { toFile, device, resumable: tally.wrotePage || out?.resumed !== undefined, resumeCommand: resume.command });
   } finally {
     // After the manifest and the state file, so the lock covers every file of the run.
     await output.release();
