@@ -10,7 +10,7 @@ FROM node:20-slim AS pack
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json LICENSE README.md CHANGELOG.md ./
+COPY tsconfig.json rollup.config.mjs LICENSE README.md CHANGELOG.md ./
 COPY bin ./bin
 COPY src ./src
 RUN npm pack --pack-destination /tmp && mv /tmp/hydra-collections-export-*.tgz /tmp/collections.tgz

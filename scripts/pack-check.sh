@@ -23,7 +23,7 @@ node -e '
   // The README links its guides in docs/: each one it links must ship with it.
   const readme = require("node:fs").readFileSync("README.md", "utf8");
   const guides = [...readme.matchAll(/\]\((docs\/[^)#\s]+)/g)].map((m) => m[1]);
-  const required = ["LICENSE", "README.md", "CHANGELOG.md", "package.json", "bin/collections.js", "dist/cli/main.js", "dist/index.js", "dist/index.d.ts", ...new Set(guides)];
+  const required = ["LICENSE", "README.md", "CHANGELOG.md", "package.json", "bin/collections.js", "dist/cli.js", "dist/index.js", "dist/index.d.ts", ...new Set(guides)];
   const missing = required.filter((f) => !files.has(f));
   const stray = [...files].filter((f) => /^(src|test|scripts)\//.test(f));
   if (missing.length > 0 || stray.length > 0) {

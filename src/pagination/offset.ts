@@ -141,8 +141,9 @@ export class ReadAhead {
     return fetched;
   }
 
+  /** Aborts the requests still in flight. Not when none is: each finished request's listener is still on the signal until collected, and an abort walks them all. */
   stop(): void {
-    this.controller.abort();
+    if (this.pending.size > this.settled.size) this.controller.abort();
   }
 }
 

@@ -11,10 +11,10 @@ export const BIN = fileURLToPath(new URL('../../bin/collections.js', import.meta
 
 /**
  * Fails early, with the fix, when the bin has not been built.
- * @throws {Error} when dist/cli/main.js is missing
+ * @throws {Error} when dist/cli.js (the bundle the bin runs) is missing
  */
 export function requireBuild(): void {
-  if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url))) {
+  if (!existsSync(new URL('../../dist/cli.js', import.meta.url))) {
     throw new Error(`${BIN} needs dist/: run \`npm run build\` first (npm test does)`);
   }
 }

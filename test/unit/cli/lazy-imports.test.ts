@@ -30,7 +30,17 @@ export async function resolve(specifier, context, next) {
 const register = join(dir, 'register.mjs');
 writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
 
-/** The modules `collections ...args` loads, as URLs. */
+/** dist/cli-modules.json, written by the build's bundling step: the modules each file of the bin's bundle holds. */
+const bundled = JSON.parse(readFileSync(new URL('../../../dist/cli-modules.json', import.meta.url), 'utf8')) as Record<string, string[]>;
+
+/** `url`, or for a file of the bundle (dist/cli.js, dist/cli-*.js) the URLs its modules had before bundling. */
+function unbundled(url: string): string[] {
+  const file = /\/dist\/(cli(?:-[\w-]+)?\.js)$/.exec(url)?.[1];
+  const held = file === undefined ? undefined : bundled[file];
+  return held === undefined ? [url] : held.map((path) => `${url.slice(0, url.lastIndexOf('/dist/'))}/${path}`);
+}
+
+/** The modules `collections ...args` loads, as URLs (a bundle file stands for the modules it holds). */
 function modulesLoadedBy(args: string[]): string[] {
   const log = join(dir, `${args.join('_').replace(/[^a-z-]/gi, '') || 'none'}.log`);
   const r = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, BIN, ...args], {
@@ -42,6 +52,7 @@ function modulesLoadedBy(args: string[]): string[] {
     ? readFileSync(log, 'utf8')
         .split('\n')
         .filter((l) => l !== '')
+        .flatMap(unbundled)
     : [];
 }
 

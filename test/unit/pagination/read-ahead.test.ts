@@ -106,3 +106,36 @@ describe('ReadAhead items bound (--max-items)', () => {
     expect(launched).toEqual([2]);
   });
 });
+
+describe('ReadAhead stop', () => {
+  /** A fetcher whose pages never come (`hang`) or come at once; keeps the signal each request got. */
+  function signalFetcher(hang: boolean) {
+    const signals: AbortSignal[] = [];
+    const fetchPage = (n: number, signal: AbortSignal): Promise<FetchedPage> => {
+      signals.push(signal);
+      const page = { members: [{ n }], view: undefined, totalItems: undefined } as unknown as FetchedPage['page'];
+      return hang
+        ? new Promise<FetchedPage>(() => undefined)
+        : Promise.resolve({ url: new URL(`https://api.test/x?page=${n}`), status: 200, page, text: 'x' });
+    };
+    return { fetchPage, signals };
+  }
+
+  it('aborts the requests still in flight', () => {
+    const { fetchPage, signals } = signalFetcher(true);
+    const ahead = new ReadAhead(fetchPage, 1, 5, 3);
+    ahead.launch();
+    expect(signals).toHaveLength(3);
+    ahead.stop();
+    expect(signals.every((s) => s.aborted)).toBe(true);
+  });
+
+  it('aborts nothing once every request has answered', async () => {
+    const { fetchPage, signals } = signalFetcher(false);
+    const ahead = new ReadAhead(fetchPage, 1, 3, 2);
+    for (let n = 1; n <= 3; n++) await ahead.take(n);
+    ahead.stop();
+    expect(signals).toHaveLength(3);
+    expect(signals.some((s) => s.aborted)).toBe(false);
+  });
+});
