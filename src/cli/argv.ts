@@ -2,6 +2,7 @@
  * The one reading of the raw command line outside commander: what main() and the process guard must
  * know when a failure comes before commander has parsed the flags, or outside it.
  */
+import { exportCommands, GET_COMMAND } from '../endpoints.js';
 import type { LogFormat } from '../io/events.js';
 
 export interface CommandLine {
@@ -49,4 +50,16 @@ export function readCommandLine(words: readonly string[]): CommandLine {
     verbose: options.some((w) => w === '--verbose' || w === '-v'),
     resumeWords: resumeWordsOf(words),
   };
+}
+
+/**
+ * The export command (one of the endpoint table's, or `get`) that `line` runs: its first word, when
+ * no `--help` (`-h`) comes before a `--`. Undefined for any other line, e.g. one with an option first.
+ */
+export function exportCommandOf(line: CommandLine): string | undefined {
+  const command = line.words[0];
+  if (command === undefined || !(command === GET_COMMAND || exportCommands().includes(command))) return undefined;
+  const end = line.words.indexOf('--');
+  const options = end === -1 ? line.words : line.words.slice(0, end);
+  return options.some((word) => word === '--help' || word === '-h') ? undefined : command;
 }

@@ -5,7 +5,16 @@
 import { Argument, Command, CommanderError, Option } from 'commander';
 import type { Context } from '../context.js';
 import { CONFIG_KEYS, EXPORT_FLAGS, exportFlag } from '../config/flags.js';
-import { exportCommands, exportCommandSpecs, ID_SPECS, idSpec, PATH_FAMILY, type Endpoint, type ExportCommandSpec } from '../endpoints.js';
+import {
+  exportCommands,
+  exportCommandSpecs,
+  GET_COMMAND,
+  ID_SPECS,
+  idSpec,
+  PATH_FAMILY,
+  type Endpoint,
+  type ExportCommandSpec,
+} from '../endpoints.js';
 import { CollectionsError, ExitCode, UsageError } from '../errors.js';
 import { bindToContext, commanderSuggestion, COMPLETION_SHELLS, helpWidth, withCompletion, wrapHelp } from '../commands/commander.js';
 import type { CommandWiring, RunCommand } from '../commands/commander.js';
@@ -19,7 +28,7 @@ import { PROGRAM_EXIT_CODES, RATELIMIT_EXIT_CODES, SAMPLE_ENTITY_ID, SAMPLE_IDS,
 import type { RatelimitCommandOptions } from '../commands/ratelimit/ratelimit.js';
 import { createSandboxCommand, type SandboxCommandOptions } from '../commands/sandbox/sandbox-command.js';
 import type { VerifyCommandOptions } from '../commands/verify/verify.js';
-import type { CommandLine } from './argv.js';
+import { exportCommandOf, type CommandLine } from './argv.js';
 
 const KEY_HELP = 'API key (prefer COLLECTIONS_API_KEY or `collections config set api-key`: flags are visible in shell history and `ps`)';
 
@@ -65,7 +74,7 @@ const NO_SETTINGS = new Set(['completion', 'verify', 'sandbox']);
 export function createProgram(
   ctx: Context,
   setCode: (code: number) => void,
-  options: { resumeArgv?: readonly string[]; runners?: ProgramRunners } = {},
+  options: { resumeArgv?: readonly string[]; runners?: ProgramRunners; only?: string } = {},
 ): Command {
   const program = bindToContext(new Command('collections'), ctx)
     .description('Export the collections of a rate-limited, paginated JSON-LD/Hydra API to JSON, NDJSON, CSV or a table.')
@@ -84,16 +93,16 @@ export function createProgram(
 
   const wiring: CommandWiring = { ctx, setCode, resumeArgv: options.resumeArgv ?? [] };
   const run = { ...LAZY_RUNNERS, ...options.runners };
-  const commands = [
-    ...exportCommandSpecs().map((spec) => createExportCommand(spec, wiring, run.export)),
-    getCommand(wiring, run.get),
-    ratelimitCommand(wiring, run.ratelimit),
-    configCommand(wiring, run.config),
-    completionCommand(wiring, run.completion),
-    verifyCommand(wiring, run.verify),
-    createSandboxCommand(wiring, run.sandbox),
+  const commands: Array<[string, () => Command]> = [
+    ...exportCommandSpecs().map((spec): [string, () => Command] => [spec.name, () => createExportCommand(spec, wiring, run.export)]),
+    [GET_COMMAND, () => getCommand(wiring, run.get)],
+    ['ratelimit', () => ratelimitCommand(wiring, run.ratelimit)],
+    ['config', () => configCommand(wiring, run.config)],
+    ['completion', () => completionCommand(wiring, run.completion)],
+    ['verify', () => verifyCommand(wiring, run.verify)],
+    ['sandbox', () => createSandboxCommand(wiring, run.sandbox)],
   ];
-  for (const command of commands) program.addCommand(command);
+  for (const [name, make] of commands) if (options.only === undefined || name === options.only) program.addCommand(make());
   return program;
 }
 
@@ -160,7 +169,7 @@ function getHelp(): string {
 
 /** `get <path>`: every export flag but those for an id (ids are in the path). */
 function getCommand(wiring: CommandWiring, run: RunCommand<GetCommandOptions>): Command {
-  const cmd = bindToContext(new Command('get'), wiring.ctx)
+  const cmd = bindToContext(new Command(GET_COMMAND), wiring.ctx)
     .description('Export any collection path of the API (e.g. /entities/{entityId}/invoices), with every export option')
     .addArgument(withCompletion(new Argument('<path>', 'collection path under the base URL, ids written in, a query allowed'), { words: [] }));
   for (const flag of EXPORT_FLAGS) if (flag.forId === undefined) cmd.addOption(exportOption(flag));
@@ -324,7 +333,9 @@ function checkProgramWords(argv: readonly string[], program: Command): void {
  */
 export async function runProgram(line: CommandLine, ctx: Context, runners: ProgramRunners = {}): Promise<number> {
   let code: number = ExitCode.Ok;
-  const program = createProgram(ctx, (c) => (code = c), { resumeArgv: line.resumeWords, runners });
+  // An export builds its command alone: the others' options are a third of start-up before commander parses.
+  const only = exportCommandOf(line);
+  const program = createProgram(ctx, (c) => (code = c), { resumeArgv: line.resumeWords, runners, ...(only === undefined ? {} : { only }) });
   const argv = line.words;
   if (argv.length === 0) {
     ctx.io.stdout.write(wrapHelp(overviewText(program, ctx.version), helpWidth(ctx)));

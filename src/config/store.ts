@@ -66,7 +66,9 @@ export function createJsonStore(path: string): JsonStore {
       const text = JSON.stringify({ ...fieldsOf(readJsonFile(path)), [key]: value }, undefined, '\t');
       mkdirSync(dirname(path), { recursive: true, mode: DIR_MODE });
       try {
-        writeFileAtomic.sync(path, text, { mode: FILE_MODE });
+        // A cache: the rename keeps it whole, and one lost in a crash is refilled by the next response
+        // (as the rate budget's file); the fsync would hold the end of every export 1–2 ms for nothing.
+        writeFileAtomic.sync(path, text, { mode: FILE_MODE, fsync: false });
       } catch (err) {
         // Some Windows file systems refuse the rename within one folder (EXDEV): write in place.
         if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;

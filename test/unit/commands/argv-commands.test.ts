@@ -5,7 +5,7 @@
  * `NewCmdX` with a `runF`), and what it refuses before running anything.
  */
 import { describe, expect, it } from 'vitest';
-import { readCommandLine } from '../../../src/cli/argv.js';
+import { exportCommandOf, readCommandLine } from '../../../src/cli/argv.js';
 import { runProgram, type ProgramRunners } from '../../../src/cli/program.js';
 import { REDACTED } from '../../../src/http/redact.js';
 import { createTestContext } from '../../helpers/context.js';
@@ -196,5 +196,30 @@ describe('what a command refuses before running anything', () => {
     expect(r.calls).toEqual([]);
     expect(r.exit).toBe(2);
     expect(r.t.stderr.text()).toMatch(/^collections: /);
+  });
+});
+
+describe('the export command a line runs (exportCommandOf: its modules are imported at once, its command built alone)', () => {
+  it.each([
+    { words: ['invoices', '--taxpayer', 'X'], runs: 'invoices' },
+    { words: ['line-items', '--invoice', 'I'], runs: 'line-items' },
+    { words: ['get', '/entities/E/invoices'], runs: 'get' },
+    { words: ['get', '/entities/E/invoices', '--', '--help'], runs: 'get' },
+    { words: ['invoices', '--taxpayer', 'X', '--help'], runs: undefined },
+    { words: ['invoices', '-h'], runs: undefined },
+    { words: ['--profile', 'p', 'invoices'], runs: undefined },
+    { words: ['config', 'get', 'base-url'], runs: undefined },
+    { words: ['help', 'invoices'], runs: undefined },
+    { words: [], runs: undefined },
+  ])('$words → $runs', ({ words, runs }) => {
+    expect(exportCommandOf(readCommandLine(words))).toBe(runs);
+  });
+
+  it('an export command built alone refuses and suggests as among all commands', async () => {
+    const r = await parse(['invoices', '--taxpayer', 'X', '--concurency', '8']);
+    expect(r.calls).toEqual([]);
+    expect(r.exit).toBe(2);
+    expect(r.t.stderr.text()).toContain("unknown option '--concurency'");
+    expect(r.t.stderr.text()).toContain('--concurrency');
   });
 });
