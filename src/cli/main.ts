@@ -206,8 +206,8 @@ export async function exitWhenFlushed(
 /**
  * An export's modules (the transport too: even `--dry-run` sends a request), all imported at once
  * while commander loads instead of each when first needed: the loader reads, compiles and links
- * them together, and the first request leaves 15–40 ms sooner (farm-bench, 25 pairs; bench:
- * latency). A failed import is left to the `import()` that needs the module, which meets the same
+ * them together, and the first request leaves 8–9 ms sooner (median of 20 pairs; test/bench/results.md,
+ * sixth stop). A failed import is left to the `import()` that needs the module, which meets the same
  * error. Not for `--help`, which loads no export code, nor when the command is not the first word.
  */
 function preloadExport(line: CommandLine, loadTransport: () => Promise<unknown>): void {
@@ -227,8 +227,8 @@ export async function run(argv: readonly string[]): Promise<number> {
   // undici parses HTTP with WebAssembly (llhttp). V8 recompiles it with TurboFan on background
   // threads, and Node waits for those before the process can exit: 250–350 ms after the last page
   // here. Liftoff's code parses a page's headers and chunk framing as fast (bench: latency, throughput).
-  // Compiled whole, not function by function on first call: the transport starts that compile in the
-  // background as it loads (http/transport.ts), so the first answer waits for no compiler.
+  // Compiled whole, not function by function on first call: `createTransportFetch`'s module starts
+  // that compile in the background as it loads, so the first answer waits for no compiler.
   // A young generation kept at its first size scavenges often: dead pages' bytes, off the heap, wait less (docs/architecture.md, "Memory").
   setFlagsFromString('--liftoff-only --no-wasm-lazy-compilation --semi-space-growth-factor=1');
   // A password in a PostgreSQL URL leaves the process's command line, which `ps` shows to every

@@ -67,7 +67,7 @@ async function readBoundedBytes(res: Response, maxBytes: number, what: string): 
     }
   } finally {
     // An ended stream has nothing left to hand over. Node's first `releaseLock()` builds the error for
-    // reads still pending in a new VM context: 4–5 ms on the first page (cpu profile of gap after it).
+    // reads still pending in a new VM context: 4–5 ms after an export's first page (a CPU profile).
     if (!ended) reader.releaseLock();
   }
   return Buffer.concat(chunks, total);

@@ -14,7 +14,7 @@ const { Response: UndiciResponse } = require('undici/lib/web/fetch/response.js')
 
 // undici compiles its HTTP parser (llhttp, WebAssembly) with `new WebAssembly.Module` on its first
 // connection, on the main thread, and V8 compiles each function again on its first call: 5 ms before
-// the first request and 7 ms in its answer (bench: latency). Compiled now on V8's background threads,
+// the first request and 7 ms in its answer (test/bench/results.md, sixth stop). Compiled now on V8's background threads,
 // the same bytes are in V8's module cache by then, and undici's compile takes none of that time.
 // Only undici's first choice (the SIMD build, as undici chooses it); a failure is undici's to meet.
 // (This project's TypeScript libraries declare no `WebAssembly`: its one call is typed here.)
