@@ -206,7 +206,7 @@ export async function exitWhenFlushed(
 /**
  * An export's modules (the transport too: even `--dry-run` sends a request), all imported at once
  * while commander loads instead of each when first needed: the loader reads, compiles and links
- * them together, and the first request leaves 8–9 ms sooner (median of 20 pairs; test/bench/results.md,
+ * them together, and the first request leaves 16–17 ms sooner (median of 25 pairs; test/bench/results.md,
  * sixth stop). A failed import is left to the `import()` that needs the module, which meets the same
  * error. Not for `--help`, which loads no export code, nor when the command is not the first word.
  */
