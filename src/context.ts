@@ -50,6 +50,11 @@ export interface Context {
   /** undefined: each client learns alone. */
   rateBudget?: RateBudget;
   secrets: Secrets;
+  /**
+   * Starts importing what an export needs besides its own modules (the HTTP transport, the rate
+   * budget's file store) while those load; the command line sets it, other contexts leave it out.
+   */
+  preloadExport?: () => void;
 }
 
 /** Node's types declare `isTTY` a boolean, but on a pipe or a file it is undefined. */

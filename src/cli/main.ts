@@ -8,7 +8,7 @@ import { createSystemContext, readPackageVersion } from '../context.js';
 import { createRateBudget, loadStoreOnUse } from '../rate/budget.js';
 import { CollectionsError, ExitCode, toExitCode } from '../errors.js';
 import { formatError } from '../commands/error-text.js';
-import { exportCommandOf, readCommandLine, type CommandLine } from './argv.js';
+import { readCommandLine, type CommandLine } from './argv.js';
 import { inertText } from '../io/terminal-text.js';
 import type { Secrets } from '../secrets.js';
 
@@ -204,21 +204,15 @@ export async function exitWhenFlushed(
 }
 
 /**
- * An export's modules (the transport too: even `--dry-run` sends a request), all imported at once
- * while commander loads instead of each when first needed: the loader reads, compiles and links
- * them together, and the first request leaves 16–17 ms sooner (median of 25 pairs; test/bench/results.md,
- * sixth stop). A failed import is left to the `import()` that needs the module, which meets the same
- * error. Not for `--help`, which loads no export code, nor when the command is not the first word.
+ * What an export needs besides its own modules (the transport too: even `--dry-run` sends a
+ * request), imported while those load instead of each when first needed: the loader reads,
+ * compiles and links them together (median of 25 pairs: the first request 15 ms sooner; test/bench/
+ * results.md, sixth stop). Started by the export command's runner, so a usage error that commander
+ * reports first waits for none of it. A failed import is left to the `import()` that needs the
+ * module, which meets the same error.
  */
-function preloadExport(line: CommandLine, loadTransport: () => Promise<unknown>): void {
-  if (exportCommandOf(line) === undefined) return;
-  const loads = [
-    loadTransport,
-    () => import('../commands/export/export.js'),
-    () => import('../config/settings.js'),
-    () => import('../rate/store-file.js'),
-    () => import('../config/folder.js'),
-  ];
+function preloadExport(loadTransport: () => Promise<unknown>): void {
+  const loads = [loadTransport, () => import('../rate/store-file.js'), () => import('../config/folder.js')];
   for (const load of loads) load().catch(() => undefined);
 }
 
@@ -238,8 +232,8 @@ export async function run(argv: readonly string[]): Promise<number> {
   const loadTransport = (): Promise<FetchLike> =>
     (transport ??= import('../http/transport.js').then((m) => m.createTransportFetch({ env: ctx.env })));
   const ctx = createSystemContext(readPackageVersion(), loadTransport);
+  ctx.preloadExport = () => preloadExport(loadTransport);
   const line = readCommandLine(argv);
-  preloadExport(line, loadTransport);
   const verbose = wantsStack(line, ctx.env);
   const onTrouble = (message: string): void => {
     if (verbose) ctx.io.stderr.write(`collections: ${inertText(message)}\n`);

@@ -55,8 +55,14 @@ export interface ProgramRunners {
 }
 
 const LAZY_RUNNERS: Required<ProgramRunners> = {
-  export: async (ctx, o) => (await import('../commands/export/export.js')).runExportCommand(ctx, o),
-  get: async (ctx, o) => (await import('../commands/export/export.js')).runGetCommand(ctx, o),
+  export: async (ctx, o) => {
+    ctx.preloadExport?.();
+    return (await import('../commands/export/export.js')).runExportCommand(ctx, o);
+  },
+  get: async (ctx, o) => {
+    ctx.preloadExport?.();
+    return (await import('../commands/export/export.js')).runGetCommand(ctx, o);
+  },
   ratelimit: async (ctx, o) => (await import('../commands/ratelimit/ratelimit.js')).runRatelimit(ctx, o),
   config: async (ctx, o) => (await import('../commands/config/config.js')).runConfig(ctx, o),
   completion: async (ctx, o) => (await import('../commands/completion/completion.js')).runCompletion(ctx, o),

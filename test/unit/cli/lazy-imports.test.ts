@@ -41,13 +41,13 @@ function unbundled(url: string): string[] {
 }
 
 /** The modules `collections ...args` loads, as URLs (a bundle file stands for the modules it holds). */
-function modulesLoadedBy(args: string[]): string[] {
+function modulesLoadedBy(args: string[], status = 0): string[] {
   const log = join(dir, `${args.join('_').replace(/[^a-z-]/gi, '') || 'none'}.log`);
   const r = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, BIN, ...args], {
     encoding: 'utf8',
     env: { ...process.env, COLLECTIONS_TEST_MODULE_LOG: log, COLLECTIONS_CONFIG_DIR: join(dir, 'config') },
   });
-  expect(r.status, r.stderr).toBe(0);
+  expect(r.status, r.stderr).toBe(status);
   return existsSync(log)
     ? readFileSync(log, 'utf8')
         .split('\n')
@@ -85,6 +85,12 @@ describe('lazy imports', () => {
     mkdirSync(join(dir, 'config'), { recursive: true });
     writeFileSync(join(dir, 'config', 'config.json'), JSON.stringify({ profiles: { default: { 'base-url': 'http://127.0.0.1:9' } } }));
     expect(conf(modulesLoadedBy(['ratelimit', '--cached']))).not.toEqual([]);
+  });
+
+  it('an export command that commander refuses loads no HTTP transport (its runner starts that load)', () => {
+    const loaded = modulesLoadedBy(['invoices', '--taxpayer', 'X', '--no-such-option'], 2);
+    expect(loaded.some((url) => url.endsWith('/dist/cli/program.js'))).toBe(true);
+    expect(loaded.filter((url) => /\/node_modules\/undici\/|\/dist\/http\/transport\.js$/.test(url))).toEqual([]);
   });
 
   it('the hook does see the heavy modules when a command needs them', () => {
