@@ -5,7 +5,7 @@
 import { setFlagsFromString } from 'node:v8';
 import type { Context, FetchLike, IOStreams } from '../context.js';
 import { createSystemContext, readPackageVersion } from '../context.js';
-import { createRateBudget, loadStoreOnUse } from '../rate/budget.js';
+import { createRateBudget, loadStoreOnUse, type QuotaStore } from '../rate/budget.js';
 import { CollectionsError, ExitCode, toExitCode } from '../errors.js';
 import { formatError } from '../commands/error-text.js';
 import { readCommandLine, type CommandLine } from './argv.js';
@@ -208,11 +208,10 @@ export async function exitWhenFlushed(
  * request), imported while those load instead of each when first needed: the loader reads,
  * compiles and links them together (median of 25 pairs: the first request 15 ms sooner; test/bench/
  * results.md, sixth stop). Started by the export command's runner, so a usage error that commander
- * reports first waits for none of it. A failed import is left to the `import()` that needs the
- * module, which meets the same error.
+ * reports first waits for none of it. Each load is the one its user awaits later (memoized), so a
+ * failure is met there, as without the preload.
  */
-function preloadExport(loadTransport: () => Promise<unknown>): void {
-  const loads = [loadTransport, () => import('../rate/store-file.js'), () => import('../config/folder.js')];
+function preloadExport(...loads: Array<() => Promise<unknown>>): void {
   for (const load of loads) load().catch(() => undefined);
 }
 
@@ -232,18 +231,19 @@ export async function run(argv: readonly string[]): Promise<number> {
   const loadTransport = (): Promise<FetchLike> =>
     (transport ??= import('../http/transport.js').then((m) => m.createTransportFetch({ env: ctx.env })));
   const ctx = createSystemContext(readPackageVersion(), loadTransport);
-  ctx.preloadExport = () => preloadExport(loadTransport);
   const line = readCommandLine(argv);
   const verbose = wantsStack(line, ctx.env);
   const onTrouble = (message: string): void => {
     if (verbose) ctx.io.stderr.write(`collections: ${inertText(message)}\n`);
   };
   // Loaded with the first client (`--help` loads no store or config code); a failed load means working alone.
-  const store = loadStoreOnUse(async () => {
-    const [{ createFileStore }, { cacheDirOf }] = await Promise.all([import('../rate/store-file.js'), import('../config/folder.js')]);
-    return createFileStore({ cacheDir: cacheDirOf(ctx.env, ctx.configDir), onTrouble });
-  });
-  ctx.rateBudget = createRateBudget({ store });
+  let fileStore: Promise<QuotaStore> | undefined;
+  const loadFileStore = (): Promise<QuotaStore> =>
+    (fileStore ??= Promise.all([import('../rate/store-file.js'), import('../config/folder.js')]).then(([{ createFileStore }, { cacheDirOf }]) =>
+      createFileStore({ cacheDir: cacheDirOf(ctx.env, ctx.configDir), onTrouble }),
+    ));
+  ctx.rateBudget = createRateBudget({ store: loadStoreOnUse(loadFileStore) });
+  ctx.preloadExport = () => preloadExport(loadTransport, loadFileStore);
   installProcessGuard(process, (err) => ctx.io.stderr.write(failureText(err, ctx.secrets, verbose, formatError)), ctx.forceExit);
   return runCommandLine(line, ctx);
 }
