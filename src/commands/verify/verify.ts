@@ -96,7 +96,7 @@ async function verifyDatabase(
 export async function runVerify(ctx: Context, { manifests, table }: VerifyCommandOptions): Promise<number> {
   const tally: Tally = { files: 0, failedFiles: 0, mismatches: 0 };
   for (const manifest of manifests) {
-    const address = databaseAddress(manifest, ctx.cwd);
+    const address = databaseAddress(manifest, ctx.cwd, 'verify');
     if (address !== undefined && address.kind !== 'parquet') await verifyDatabase(address, table, ctx, tally);
     else await verifyManifest(resolvePath(ctx.cwd, manifest), ctx, tally);
   }

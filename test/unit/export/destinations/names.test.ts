@@ -4,7 +4,7 @@
  * the "resume with" hint.
  */
 import { describe, expect, it } from 'vitest';
-import { databaseAddress } from '../../../../src/export/destinations/address.js';
+import { databaseAddress, maskUrlPassword } from '../../../../src/export/destinations/address.js';
 import { findPassword } from '../../../../src/export/destinations/pgpass.js';
 import { defaultTableName, parseTableName, quoteTable } from '../../../../src/export/destinations/table-name.js';
 import { sourceOf, withoutPassword } from '../../../../src/commands/export/export-plan.js';
@@ -107,5 +107,19 @@ describe('withoutPassword', () => {
     ['--out', '--out'],
   ])('%s', (word, shown) => {
     expect(withoutPassword(word)).toBe(shown);
+  });
+});
+
+describe('maskUrlPassword', () => {
+  it.each([
+    ['pg://etl:PW@h/db', 'pg://etl:[REDACTED]@h/db'],
+    ['postgres:/etl:PW@h/db', 'postgres:/etl:[REDACTED]@h/db'],
+    ['s3://etl:p/w?x@y@bucket/k', 's3://etl:[REDACTED]@bucket/k'],
+    ['mysql://etl@h/db', 'mysql://etl@h/db'],
+    ['s3://bucket/a@b', 's3://bucket/a@b'],
+    ['pg://:PW@h', 'pg://:[REDACTED]@h'],
+    ['pg://etl:@h', 'pg://etl:@h'],
+  ])('%s → %s', (out, shown) => {
+    expect(maskUrlPassword(out)).toBe(shown);
   });
 });
