@@ -10,6 +10,7 @@ import { OutputError } from '../../errors.js';
 import type { ExportPlan } from '../../export/run/plan.js';
 import { checkReplace } from '../../export/state/state.js';
 import { errorCode, errorWords, fileError } from '../../io/files.js';
+import { isWrittenThrough } from '../../export/files/destination.js';
 
 /** Tests inject a read-only or forbidden file system. */
 export interface FolderFileSystem {
@@ -154,6 +155,22 @@ export function writtenFiles(plan: Pick<ExportPlan, 'output' | 'state' | 'manife
   return files.filter((f): f is string => f !== undefined);
 }
 
+/**
+ * {@link writtenFiles} without an output written straight through (a FIFO, a device, `/dev/stdout`)
+ * nor its manifest, which it never gets: `/dev` is no folder to check (a user other than root
+ * cannot write it).
+ */
+async function filesToWrite(plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'state' | 'manifest'>>, fs: FolderFileSystem): Promise<string[]> {
+  const files: string[] = [];
+  for (const plan of plans) {
+    const target = plan.output.files?.target;
+    const info = target === undefined ? undefined : await statOf(fs, target);
+    const through = target !== undefined && info !== undefined && 'isDirectory' in info && isWrittenThrough(target, info);
+    files.push(...writtenFiles(plan).filter((file) => !(through && (file === target || file === plan.manifest?.path))));
+  }
+  return files;
+}
+
 async function checkReplaces(plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'manifest'>>): Promise<void> {
   for (const { output, manifest } of plans) {
     if (output.files && manifest) {
@@ -166,15 +183,18 @@ async function checkReplaces(plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'm
  * Before the first request: none may replace an output it would narrow, then every folder is made.
  * @throws {UsageError} (exit 2) before anything is written; {@link OutputError} (exit 7) from {@link makeFolders}
  */
-export async function prepareOutputs(plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'state' | 'manifest'>>): Promise<string[]> {
+export async function prepareOutputs(
+  plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'state' | 'manifest'>>,
+  fs: FolderFileSystem = nodeFolders,
+): Promise<string[]> {
   await checkReplaces(plans);
-  return makeFolders(plans.flatMap(writtenFiles));
+  return makeFolders(await filesToWrite(plans, fs), fs);
 }
 
 /** {@link prepareOutputs} writing nothing. @throws as {@link prepareOutputs} */
 export async function planOutputs(plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'state' | 'manifest'>>): Promise<FolderPlan> {
   await checkReplaces(plans);
-  const plan = await planFolders(plans.flatMap(writtenFiles));
+  const plan = await planFolders(await filesToWrite(plans, nodeFolders));
   if (plan.problem) throw folderError(plan.problem);
   return plan;
 }

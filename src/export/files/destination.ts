@@ -76,7 +76,7 @@ export function openStdout(stream: OutputStream): Destination {
   };
 }
 
-const { O_WRONLY, O_NONBLOCK } = fsConstants;
+const { O_APPEND, O_WRONLY, O_NONBLOCK } = fsConstants;
 
 const FIFO_POLL_MS = 50;
 
@@ -134,7 +134,9 @@ export async function openDevice(options: DeviceOptions): Promise<Destination> {
   const { target, signal } = options;
   let handle: FileHandle;
   try {
-    handle = options.info.isFIFO() ? await openFifo(options, fs) : await fs.open(target, O_WRONLY);
+    // A regular file behind `/dev/stdout` is the one a shell's `>` or `>>` opened: appended to, as the shell's own descriptor would be.
+    const flags = options.info.isFile() ? O_WRONLY | O_APPEND : O_WRONLY;
+    handle = options.info.isFIFO() ? await openFifo(options, fs) : await fs.open(target, flags);
   } catch (error) {
     if (error === signal.reason) throw error;
     throw error instanceof Error && error.name === 'OutputError' ? error : fileError('open', target, error);
@@ -175,15 +177,30 @@ export async function openDevice(options: DeviceOptions): Promise<Destination> {
 
 export type OutputKind = { type: 'stdout' } | { type: 'file' } | { type: 'device'; info: FileInfo };
 
+/** The process's own descriptors: what they point to (a pipe, a terminal, the file of a shell's `>`) is not ours to replace. */
+const OWN_DESCRIPTOR = /^\/(?:dev\/(?:stdout|stderr|fd\/\d+)|proc\/self\/fd\/\d+)$/;
+
 /**
- * What `--out` is (`stat`, following symlinks such as `/dev/stdout`): a regular file or none yet is `file`.
+ * Whether an existing `--out` is written straight through (a FIFO, a device, a descriptor of the
+ * process such as `/dev/stdout`) rather than replaced by a finished file: no sidecar, lock,
+ * checkpoint or manifest beside it, so it works as any user (`/dev` is root's).
+ * @param target absolute, as given (not resolved through its symlinks)
+ * @param info `stat` of it, following symlinks
+ */
+export function isWrittenThrough(target: string, info: { isFile(): boolean; isDirectory(): boolean }): boolean {
+  return info.isFile() ? OWN_DESCRIPTOR.test(target) : !info.isDirectory();
+}
+
+/**
+ * What `--out` is (`stat`, following symlinks such as `/dev/stdout`): a regular file (but the
+ * process's own descriptor) or none yet is `file`.
  * @throws {UsageError} (exit 2) for `--resume` to an `--out` that is not a regular file
  * @throws {OutputError} (exit 7) when it cannot be checked
  */
 export async function outputKind(plan: { files?: { target: string } | undefined; resume: boolean }): Promise<OutputKind> {
   if (!plan.files) return { type: 'stdout' };
   const info = await statOrUndefined(plan.files.target);
-  if (!info || info.isFile() || info.isDirectory()) return { type: 'file' };
+  if (!info || !isWrittenThrough(plan.files.target, info)) return { type: 'file' };
   if (plan.resume)
     throw new UsageError(`--resume needs a regular file; ${plan.files.target} is a FIFO or device (written straight through, no checkpoint)`);
   return { type: 'device', info };

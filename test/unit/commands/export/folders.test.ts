@@ -8,7 +8,15 @@
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { folderError, makeFolders, planFolders, writtenFiles, type FolderFileSystem } from '../../../../src/commands/export/folders.js';
+import {
+  folderError,
+  makeFolders,
+  planFolders,
+  prepareOutputs,
+  writtenFiles,
+  type FolderFileSystem,
+} from '../../../../src/commands/export/folders.js';
+import { isWrittenThrough } from '../../../../src/export/files/destination.js';
 import type { ExportPlan } from '../../../../src/export/run/plan.js';
 import { OutputError } from '../../../../src/errors.js';
 import { removeTempDirs, tempDir } from '../../../helpers/world.js';
@@ -157,5 +165,44 @@ describe('the check-only plan and the run agree', () => {
       }) as unknown as Pick<ExportPlan, 'output' | 'state' | 'manifest'>;
     expect(writtenFiles(plan(true))).toEqual(['/d/x.ndjson', '/s/state.json', '/m/run.json']);
     expect(writtenFiles(plan(false))).toEqual(['/s/state.json']);
+  });
+
+  it('prepareOutputs: an output written straight through (a device, /dev/stdout) has no folder or manifest to check, as any user', async () => {
+    const device = { isDirectory: () => false, isFile: () => false };
+    const plan = (target: string) =>
+      ({
+        output: { files: { target } },
+        state: undefined,
+        manifest: { path: `${target}.manifest.json`, output: { watermark: { before: null } } },
+      }) as unknown as Pick<ExportPlan, 'output' | 'state' | 'manifest'>;
+    // /dev is not writable, as for any user but root.
+    const fs = fakeFs({
+      stat: (path) => Promise.resolve(path === '/dev/null' ? device : path === '/dev' || path === '/' ? folder : Promise.reject(coded('ENOENT'))),
+      access: (path) => (path === '/dev' ? Promise.reject(coded('EACCES')) : Promise.resolve()),
+    });
+    await expect(prepareOutputs([plan('/dev/null')], fs)).resolves.toEqual([]);
+    expect(fs.probed).toEqual([]);
+    await expect(prepareOutputs([plan('/dev/missing.ndjson')], fs)).rejects.toThrow('cannot write /dev/missing.ndjson: folder /dev is not writable');
+  });
+});
+
+describe('isWrittenThrough', () => {
+  const regular = { isFile: () => true, isDirectory: () => false };
+  const device = { isFile: () => false, isDirectory: () => false };
+  const dir = { isFile: () => false, isDirectory: () => true };
+  it.each([
+    ['/dev/null', device, true],
+    ['/tmp/pipe', device, true],
+    ['/dev/stdout', device, true],
+    // A shell's `>` made /dev/stdout a regular file: still the process's descriptor, never replaced.
+    ['/dev/stdout', regular, true],
+    ['/dev/stderr', regular, true],
+    ['/dev/fd/3', regular, true],
+    ['/proc/self/fd/1', regular, true],
+    ['/tmp/x.ndjson', regular, false],
+    ['/dev/stdoutx', regular, false],
+    ['/tmp', dir, false],
+  ])('%s (%#) → %s', (path, info, through) => {
+    expect(isWrittenThrough(path, info)).toBe(through);
   });
 });
