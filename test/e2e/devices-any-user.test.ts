@@ -44,8 +44,8 @@ function cli(rest: string): string {
 
 /** `bash -c script` as `user`, in `dir`: its pipes and FIFOs are that user's own, as at a terminal. */
 function shellAs(user: (typeof USERS)[number], script: string, dir: TempDir): Promise<CliResult> {
-  const [command = 'bash', ...rest] = [...user.as, 'bash', '-c', script];
-  return runCommand(command, rest, { cwd: dir.path, env: cliEnv(dir, { HOME: dir.path }) });
+  const argv = [...user.as, 'bash', '-c', script];
+  return runCommand(argv[0]!, argv.slice(1), { cwd: dir.path, env: cliEnv(dir, { HOME: dir.path }) });
 }
 
 function openDir(): TempDir {
