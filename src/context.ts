@@ -57,6 +57,35 @@ export interface Context {
   preloadExport?: () => void;
 }
 
+/**
+ * One SIGINT and one SIGTERM listener on `process` for the whole run, however many exports listen
+ * (`--parallel 32` made 33 of each, and Node's MaxListenersExceededWarning on stderr); each
+ * subscriber is called in order, and the process listeners go when the last unsubscribes, so the
+ * default action (and a library's re-raise) applies again.
+ */
+function processSignals(): SignalSource {
+  const listeners = new Set<(signal: TerminationSignal) => void>();
+  const deliver = (signal: TerminationSignal): void => {
+    for (const listener of [...listeners]) listener(signal);
+  };
+  const onInt = (): void => deliver('SIGINT');
+  const onTerm = (): void => deliver('SIGTERM');
+  return (listener) => {
+    // A function subscribed twice must be called twice, as process.on would: wrap it.
+    const own = (signal: TerminationSignal): void => listener(signal);
+    if (listeners.size === 0) {
+      process.on('SIGINT', onInt);
+      process.on('SIGTERM', onTerm);
+    }
+    listeners.add(own);
+    return () => {
+      if (!listeners.delete(own) || listeners.size > 0) return;
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+    };
+  };
+}
+
 /** Node's types declare `isTTY` a boolean, but on a pipe or a file it is undefined. */
 const isTerminal = (stream: { readonly isTTY?: unknown }): boolean => stream.isTTY === true;
 
@@ -87,16 +116,7 @@ export function createSystemContext(version: string, loadTransport: () => Promis
     random: Math.random,
     cwd: process.cwd(),
     configDir: process.env.COLLECTIONS_CONFIG_DIR,
-    onSignal(listener) {
-      const onInt = (): void => listener('SIGINT');
-      const onTerm = (): void => listener('SIGTERM');
-      process.on('SIGINT', onInt);
-      process.on('SIGTERM', onTerm);
-      return () => {
-        process.off('SIGINT', onInt);
-        process.off('SIGTERM', onTerm);
-      };
-    },
+    onSignal: processSignals(),
     version,
     forceExit: (code) => process.exit(code),
     secrets: createSecrets(),
