@@ -1,5 +1,5 @@
 /** The API key, added as soon as a command knows it, and credential-like header values; every failure line passes through `redact`. */
-import { headerSecretParts, isSecretHeaderName, maskSecret, redact } from './http/redact.js';
+import { headerSecretParts, isSecretHeaderName, maskHeaderValue, redact } from './http/redact.js';
 
 export interface Secrets {
   /** `undefined` and the empty string are ignored. */
@@ -26,7 +26,7 @@ export function createSecrets(): Secrets {
   };
 }
 
-/** Masked like the key (`****abcd`) when its name looks like a credential's. */
+/** Masked like the key (`****abcd`, `Bearer ****abcd`) when its name looks like a credential's. */
 export function showHeaderValue(name: string, value: string): string {
-  return isSecretHeaderName(name) ? maskSecret(value) : value;
+  return isSecretHeaderName(name) ? maskHeaderValue(name, value) : value;
 }

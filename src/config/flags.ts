@@ -325,10 +325,28 @@ export function flagParser(spec: ExportFlagSpec): ((value: string, previous: unk
     case 'pairs':
       return (v, previous) => [...((previous as Array<[string, string]> | undefined) ?? []), parseParam(v)];
     case 'headers':
-      return (v, previous) => [...((previous as Array<[string, string]> | undefined) ?? []), parseHeader(v, name)];
+      return (v, previous) => withHeader((previous as Array<[string, string]> | undefined) ?? [], parseHeader(v, name), name);
     default:
       return undefined;
   }
+}
+
+/**
+ * Refused rather than sent as two field lines (curl's way): fetch joins a repeated name into one
+ * line (`1, 2`), which is a list to some headers and garbage to others (`Authorization`), and
+ * dropping the first without a word hid the mistake (docs/get.md, "Request headers").
+ * @throws {UsageError} (exit 2) naming both spellings, never a value
+ */
+function withHeader(previous: ReadonlyArray<[string, string]>, header: [string, string], flag: string): Array<[string, string]> {
+  const name = header[0];
+  const earlier = previous.find(([n]) => n.toLowerCase() === name.toLowerCase());
+  if (earlier !== undefined) {
+    const spellings = earlier[0] === name ? '' : ` (as ${earlier[0]} and ${name})`;
+    throw new UsageError(`${flag} ${earlier[0]} is given twice${spellings}; each header name is sent once`, {
+      hint: `give it once; a header that takes a list takes its values joined with ', ' (${flag} '${earlier[0]}: a, b')`,
+    });
+  }
+  return [...previous, header];
 }
 
 /** @throws {Error} when the table gives the flag no numeric default (a bug) */

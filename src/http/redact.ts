@@ -51,17 +51,38 @@ export function redact(text: string, secrets: Iterable<string | undefined>): str
 const MASK = '****';
 
 const MIN_LENGTH_TO_SHOW_TAIL = 8;
+const MAX_TAIL = 4;
 
-/** `****abcd`, as GitHub CLI and the AWS CLI show a key; below 8 characters no tail, which would be half the key. */
+/**
+ * `****` and the secret's last characters, as GitHub CLI and the AWS CLI show a key, but never more
+ * than a quarter of it (docs/security.md): none under 8 characters, 2 for 8–11, 3 for 12–15, 4 from 16.
+ */
 export function maskSecret(secret: string): string {
-  if (secret.length < MIN_LENGTH_TO_SHOW_TAIL) return MASK;
-  return `${MASK}${secret.slice(-4)}`;
+  const tail = secret.length < MIN_LENGTH_TO_SHOW_TAIL ? 0 : Math.min(MAX_TAIL, Math.floor(secret.length / 4));
+  return tail === 0 ? MASK : `${MASK}${secret.slice(-tail)}`;
 }
 
 const SECRET_HEADER_NAME = /auth|token|key|secret|cookie|passw|session|credential|signature/i;
 
 export function isSecretHeaderName(name: string): boolean {
   return SECRET_HEADER_NAME.test(name);
+}
+
+/** RFC 9110 §11.1 auth-scheme (a token). */
+const AUTH_SCHEME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * A credential-like header's value as shown, masked by {@link maskSecret} on the length of its
+ * credentials alone (after the first word, which a scheme such as `Bearer` pads), so a short token
+ * shows nothing; the auth scheme of an `Authorization` or `Proxy-Authorization` value is kept
+ * (`Bearer ****`: it is no secret, and it tells what was sent).
+ */
+export function maskHeaderValue(name: string, value: string): string {
+  const space = value.search(/[\t ]/);
+  if (space < 0) return maskSecret(value);
+  const first = value.slice(0, space);
+  const credentials = value.slice(space).trim();
+  return /authorization$/i.test(name) && AUTH_SCHEME.test(first) ? `${first} ${maskSecret(credentials)}` : maskSecret(credentials);
 }
 
 /** The value, and its credentials without the auth scheme (RFC 9110 §11.4), which a server may echo alone. */

@@ -27,7 +27,7 @@ export type JsonValue = null | boolean | number | string | JsonNumber | JsonValu
 
 /** Options of {@link collection} and {@link collectionPages}. */
 export interface CollectionOptions extends ConnectionOptions, PagingOptions {
-  /** Extra request headers (not `X-Api-Key`, `Accept` or the pagination headers, which options set). */
+  /** Extra request headers (not `X-Api-Key`, `Accept` or the pagination headers, which options set), each name once in any case. */
   headers?: Readonly<Record<string, string>>;
 }
 

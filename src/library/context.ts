@@ -63,13 +63,18 @@ const OWN_HEADERS: Readonly<Record<string, string>> = {
 
 /**
  * The caller's extra request headers, checked.
- * @throws {UsageError} for a name that is not a token, a value holding CR, LF or NUL, or a header
- *   the library sets itself (`X-Api-Key`, `Accept`, the pagination headers); the value is never shown
+ * @throws {UsageError} for a name that is not a token or given twice in two cases, a value holding
+ *   CR, LF or NUL, or a header the library sets itself (`X-Api-Key`, `Accept`, the pagination headers); the value is never shown
  */
 export function extraHeaders(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
+  const seen = new Map<string, string>();
   for (const [name, value] of Object.entries(headers ?? {})) {
     if (!TOKEN.test(name)) throw new UsageError(`headers: '${name.slice(0, 80)}' is not a valid header name`);
+    // As -H: a name is sent once (docs/get.md, "Request headers").
+    const twice = seen.get(name.toLowerCase());
+    if (twice !== undefined) throw new UsageError(`headers: ${twice} and ${name} are the same header; give it once`);
+    seen.set(name.toLowerCase(), name);
     const own = OWN_HEADERS[name.toLowerCase()];
     if (own !== undefined) throw new UsageError(`headers: ${name} is set by ${own}`);
     if (TRANSPORT_HEADERS.has(name.toLowerCase())) throw new UsageError(`headers: ${name} is set by the HTTP transport`);

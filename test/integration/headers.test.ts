@@ -177,7 +177,7 @@ describe('a credential-like header value is masked in every output', () => {
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toContain('[REDACTED]');
     const manifest = JSON.parse(dir.read('inv.ndjson.manifest.json').toString()) as { outputs: Array<{ headers: Record<string, string> }> };
-    expect(manifest.outputs[0]!.headers).toEqual({ Authorization: '****rint', 'X-Session-Token': '****rint', 'Accept-Version': '2020-06-28' });
+    expect(manifest.outputs[0]!.headers).toEqual({ Authorization: 'Bearer ****rint', 'X-Session-Token': '****rint', 'Accept-Version': '2020-06-28' });
 
     // An error the server words with the credentials: one line, scrubbed.
     const failed = await run(['get', ENTITY, '--retries', '0', ...SECRET_FLAGS], { wrapFetch: echoing(400, 1) });
@@ -189,13 +189,13 @@ describe('a credential-like header value is masked in every output', () => {
     const dry = await run(['get', ENTITY, '--dry-run', ...SECRET_FLAGS]);
     keep(dry);
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toMatch(/Authorization: \*\*\*\*rint\n.*X-Session-Token: \*\*\*\*rint\n/s);
+    expect(dry.stdout).toMatch(/Authorization: Bearer \*\*\*\*rint\n.*X-Session-Token: \*\*\*\*rint\n/s);
 
     // Stored in a profile: config shows it masked.
     keep(await run(['config', 'set', 'header', `Authorization: Bearer ${TOKEN}`]));
     const listed = await run(['config', 'list']);
     keep(listed);
-    expect(listed.stdout).toContain('header=Authorization: ****rint\n');
+    expect(listed.stdout).toContain('header=Authorization: Bearer ****rint\n');
     keep(await run(['config', 'get', 'header']));
     keep(await run(['get', ENTITY, '-v', '--max-items', '3', '--out', 'stored.ndjson']));
 

@@ -12,7 +12,7 @@ import { exportServices } from '../../export/run/services.js';
 import { planManifest } from '../../export/manifest/manifest.js';
 import { runDryRun } from './dry-run.js';
 import { prepareOutputs, removeEmptyFolders } from './folders.js';
-import { withNotFoundHint } from '../error-text.js';
+import { withRequestHint } from '../error-text.js';
 import { expandOut, isOutTemplate, runBatchExport, taxpayerList, utcDate, type TemplateValues } from './batch.js';
 import { fingerprintOf, formatOf, loadExportSettings, outPathOf, planHttp, planOutput, planPages, planProgress } from './export-plan.js';
 import { addDatabaseSecrets, isDatabaseTable, planDatabase, planDestination, planTarget, withoutPassword } from './export-plan.js';
@@ -217,7 +217,8 @@ async function runLoneExport(command: string, flags: ExportFlags, argv: readonly
     await runLonePlan(plan, ctx, { onPageFetched });
     return ExitCode.Ok;
   } catch (err) {
-    throw withNotFoundHint(err, idsFromFlags(flags), plan.http.baseUrl);
+    const query = flags.path?.includes('?') ? flags.path.slice(flags.path.indexOf('?') + 1) : '';
+    throw withRequestHint(err, { ids: idsFromFlags(flags), baseUrl: plan.http.baseUrl, params: flags.param ?? [], query });
   } finally {
     if (last) settings!.recordRateLimit(plan.endpoint.key, last);
   }

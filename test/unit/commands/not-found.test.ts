@@ -3,7 +3,7 @@
  * a path both name what may be wrong, and never an id that was not given.
  */
 import { describe, expect, it } from 'vitest';
-import { notFoundHint, withNotFoundHint } from '../../../src/commands/error-text.js';
+import { notFoundHint, withRequestHint } from '../../../src/commands/error-text.js';
 import { HttpError } from '../../../src/errors.js';
 
 const BASE = new URL('https://api.example.com/v1');
@@ -32,10 +32,13 @@ describe('notFoundHint', () => {
     expect(notFoundHint(ids, path, BASE)).toBe(hint);
   });
 
-  it('withNotFoundHint reads the path of the 404 without its query; other errors pass as they are', () => {
+  it('withRequestHint reads the path of the 404 without its query; other errors pass as they are', () => {
+    const given = { ids: {}, baseUrl: BASE, params: [], query: '' };
     const err = new HttpError({ method: 'GET', path: '/v1/entities?itemsPerPage=1000&page=1', status: 404 });
-    expect((withNotFoundHint(err, {}, BASE) as HttpError).hint).toMatch(/^check the path \/v1\/entities and /);
+    expect((withRequestHint(err, given) as HttpError).hint).toMatch(/^check the path \/v1\/entities and /);
     const other = new HttpError({ method: 'GET', path: '/v1/entities', status: 400 });
-    expect(withNotFoundHint(other, {}, BASE)).toBe(other);
+    expect(withRequestHint(other, given)).toBe(other);
+    const server = new HttpError({ method: 'GET', path: '/v1/entities', status: 500 });
+    expect(withRequestHint(server, { ...given, params: [['a', 'b']] })).toBe(server);
   });
 });

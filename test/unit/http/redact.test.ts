@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskSecret, redact, redactSecret, REDACTED } from '../../../src/http/redact.js';
+import { maskHeaderValue, maskSecret, redact, redactSecret, REDACTED } from '../../../src/http/redact.js';
 
 const CANARY = 'canary-KEY-0000-do-not-print';
 
@@ -26,14 +26,36 @@ describe('redact', () => {
   });
 });
 
-describe('maskSecret', () => {
+describe('maskSecret: at most a quarter of the secret, at most 4 characters, none under 8', () => {
   it.each([
     [CANARY, '****rint'],
-    ['abcdefgh', '****efgh'],
+    ['abcdefghijklmnop', '****mnop'],
+    ['abcdefghijklmno', '****mno'],
+    ['abcdefghijkl', '****jkl'],
+    ['abcdefghijk', '****jk'],
+    ['abcdefgh', '****gh'],
+    ['abcdefg', '****'],
+    ['abcd', '****'],
     ['short', '****'],
     ['', '****'],
   ])('%j → %j', (key, masked) => {
     expect(maskSecret(key)).toBe(masked);
+  });
+});
+
+describe('maskHeaderValue: the credentials masked on their own length, the auth scheme kept', () => {
+  it.each([
+    ['Authorization', 'Bearer abcd', 'Bearer ****'],
+    ['Authorization', 'Bearer abcdefgh', 'Bearer ****gh'],
+    ['Authorization', 'Bearer abcdefgh12345678', 'Bearer ****5678'],
+    ['proxy-authorization', 'Basic dXNlcjpwYXNzd29yZA==', 'Basic ****ZA=='],
+    ['Authorization', 'tok-123456789', '****789'],
+    // Other credential-like headers show no scheme, and mask on the length after the first word too.
+    ['X-Auth-Token', 'Bearer abcd', '****'],
+    ['X-Auth-Token', 'abcdefgh12345678', '****5678'],
+    ['Cookie', 'session=abcdefgh; theme=dark', '****rk'],
+  ])('%s: %j → %j', (name, value, shown) => {
+    expect(maskHeaderValue(name, value)).toBe(shown);
   });
 });
 

@@ -93,7 +93,9 @@ describe('the secrets service and headers', () => {
     const secrets = createSecrets();
     const value = 'Bearer abcdefgh12345678';
     secrets.addHeader(name, value);
-    expect(secrets.showHeader(name, value)).toBe(masked ? '****5678' : value);
+    // The auth scheme of an Authorization value is shown; any other credential-like value is masked whole.
+    const shown = /authorization$/i.test(name) ? 'Bearer ****5678' : '****5678';
+    expect(secrets.showHeader(name, value)).toBe(masked ? shown : value);
     // Its value (and its credentials without the scheme) are scrubbed from any text once added.
     expect(secrets.redact(`got ${value} / abcdefgh12345678 / ${encodeURIComponent('abcdefgh12345678')}`)).toBe(
       masked ? 'got [REDACTED] / [REDACTED] / [REDACTED]' : `got ${value} / abcdefgh12345678 / abcdefgh12345678`,

@@ -294,16 +294,16 @@ describe('config: stored request headers', () => {
     expect((await run('set', ['header', 'X-Team:data'])).code).toBe(0);
     const secret = await run('set', ['header', `Authorization: Bearer ${CANARY}`]);
     expect(secret.err).toMatch(/warning: a credential given as an argument stays in your shell history/);
-    expect(secret.err).toContain('Saved header Authorization: ****rint in');
+    expect(secret.err).toContain('Saved header Authorization: Bearer ****rint in');
     expect((await run('set', ['header', 'accept-version: 2020-06-28'])).code).toBe(0);
     expect(stored().header).toEqual(['accept-version: 2020-06-28', 'X-Team: data', `Authorization: Bearer ${CANARY}`]);
     const list = await run('list', []);
-    expect(list.out).toBe('header=accept-version: 2020-06-28\nheader=X-Team: data\nheader=Authorization: ****rint\n');
+    expect(list.out).toBe('header=accept-version: 2020-06-28\nheader=X-Team: data\nheader=Authorization: Bearer ****rint\n');
     const get = await run('get', ['header']);
-    expect(get.out).toBe('accept-version: 2020-06-28\nX-Team: data\nAuthorization: ****rint\n');
+    expect(get.out).toBe('accept-version: 2020-06-28\nX-Team: data\nAuthorization: Bearer ****rint\n');
     const t = context();
     runConfigOverview({}, t.ctx);
-    expect(t.stdout.text()).toContain('header=Authorization: ****rint\n');
+    expect(t.stdout.text()).toContain('header=Authorization: Bearer ****rint\n');
     for (const r of [secret, list, get, { out: t.stdout.text(), err: t.stderr.text() }]) expectNoCanary(r);
   });
 

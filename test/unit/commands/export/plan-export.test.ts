@@ -400,7 +400,7 @@ describe('argv → planned export: get and request headers', () => {
     const plan = r.plans[0]!;
     expect(plan.http.headers).toEqual({ 'accept-version': '2020-06-28', Authorization: 'Bearer tok-123456789' });
     expect(plan.resume.fingerprint.headers).toEqual({ 'accept-version': '2020-06-28', Authorization: '(credential)' });
-    expect(plan.manifest?.output.headers).toEqual({ 'accept-version': '2020-06-28', Authorization: '****6789' });
+    expect(plan.manifest?.output.headers).toEqual({ 'accept-version': '2020-06-28', Authorization: 'Bearer ****789' });
     expect(r.secrets.redact('x Bearer tok-123456789 y')).toBe('x [REDACTED] y');
   });
 
