@@ -42,9 +42,14 @@ export async function prepareFormatter(format: OutputFormat): Promise<void> {
  */
 export function formatFromPath(path: string | undefined): OutputFormat {
   if (path === undefined || path === '-') return DEFAULT_FORMAT;
+  return formatNamedBy(path) ?? DEFAULT_FORMAT;
+}
+
+/** The format a file name's suffix names (`.ndjson`, `.csv.gz`…); undefined for another suffix. */
+export function formatNamedBy(path: string): OutputFormat | undefined {
   const lower = path.toLowerCase().replace(/\.gz$/, '');
   const found = FORMATS.find((f) => f.extensions.some((extension) => lower.endsWith(extension)));
-  return (found?.name as OutputFormat | undefined) ?? DEFAULT_FORMAT;
+  return found?.name as OutputFormat | undefined;
 }
 
 /** With the path it differs from only in case, if any. */

@@ -1,9 +1,9 @@
 /** The real services of an export's run, made from its plan; each opened by the run once it has what they report to. */
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import type { Context } from '../../context.js';
 import { createClient } from '../../http/client.js';
 import { mergeHeaders } from '../../http/request-headers.js';
-import { createFormatter, prepareFormatter } from '../../output/writer.js';
+import { createFormatter, formatNamedBy, prepareFormatter } from '../../output/writer.js';
 import { outputColumns } from '../../io/terminal-text.js';
 import { checkFolder, statOrUndefined, type FileSystem } from '../../io/files.js';
 import { pageSteps } from './page-loop.js';
@@ -43,10 +43,19 @@ export function exportClientOpener(http: HttpPlan, ctx: Context): ExportServices
     });
 }
 
-/** CSV keys first seen after the header are named on stderr (once each, also across a resume); the table fits the terminal. */
+/**
+ * CSV keys first seen after the header are named on stderr (once each, also across a resume); the
+ * table fits the terminal. A `--format` other than the one the file's suffix names is said once,
+ * when the file starts: not an error (the user asked), but a `.ndjson` holding a JSON array breaks
+ * the tools that trust the name.
+ */
 function formatterOpener(output: OutputPlan, ctx: Context): ExportServices['openFormatter'] {
   return async (resumed, note) => {
-    const { format, formatter } = output;
+    const { format, formatter, files } = output;
+    const named = files && !output.parquet ? formatNamedBy(files.target) : undefined;
+    if (resumed === undefined && named !== undefined && named !== format) {
+      note(`collections: note: writing ${format} into ${basename(files!.target)}, whose suffix says ${named}`);
+    }
     await prepareFormatter(format);
     const warn = formatter.warn ?? ((m: string) => note(`collections: ${m}`));
     return createFormatter(format, { ...formatter, columns: formatter.columns ?? outputColumns(ctx.io, ctx.env), warn }, resumed);
