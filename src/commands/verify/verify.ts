@@ -1,5 +1,5 @@
 /** `collections verify` (docs/files.md, "Manifests and `verify`"): `ok` lines on stdout, a line per mismatch on stderr. */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
 import type { Context } from '../../context.js';
 import { ExitCode, VerifyError } from '../../errors.js';
@@ -12,7 +12,18 @@ import { shownPath } from '../export/batch-report.js';
 interface Tally {
   files: number;
   failedFiles: number;
+  /** Of databases: the tables checked and those that failed, by name. */
+  tables: Set<string>;
+  failedTables: Set<string>;
   mismatches: number;
+  /** Mismatches that are an output (not its manifest) given to check. */
+  dataFiles: number;
+}
+
+/** `F.manifest.json` beside `F`, when `path` is such an `F`. */
+async function manifestBeside(path: string): Promise<string | undefined> {
+  const beside = `${path}.manifest.json`;
+  return (await stat(beside).catch(() => undefined))?.isFile() ? beside : undefined;
 }
 
 async function verifyManifest(manifestPath: string, ctx: Context, tally: Tally): Promise<void> {
@@ -21,6 +32,15 @@ async function verifyManifest(manifestPath: string, ctx: Context, tally: Tally):
     stderr.write(`collections: ${inertText(`${what}: ${line}`)}\n`);
     tally.mismatches++;
   };
+  // An output given in place of its manifest: named without reading it (it may be gigabytes).
+  const beside = await manifestBeside(manifestPath);
+  if (beside !== undefined) {
+    tally.files++;
+    tally.failedFiles++;
+    tally.dataFiles++;
+    fail(shownPath(manifestPath, ctx.cwd), `an output, not its manifest; give ${shownPath(beside, ctx.cwd)}`);
+    return;
+  }
   let text: string;
   try {
     text = await readFile(manifestPath, 'utf8');
@@ -35,7 +55,11 @@ async function verifyManifest(manifestPath: string, ctx: Context, tally: Tally):
   if (typeof manifest === 'string') {
     tally.files++;
     tally.failedFiles++;
-    fail(shownPath(manifestPath, ctx.cwd), `not a collections manifest (${manifest})`);
+    // Not JSON or not an object: an output (NDJSON, CSV, a JSON array), not a manifest of another version.
+    const data = manifest === 'not JSON' || manifest === 'not an object';
+    if (data) tally.dataFiles++;
+    const instead = data ? '; an export writes its manifest beside its output F as F.manifest.json' : '';
+    fail(shownPath(manifestPath, ctx.cwd), `not a collections manifest (${manifest})${instead}`);
     return;
   }
   for (const output of manifest.outputs) {
@@ -69,20 +93,20 @@ async function verifyDatabase(
   const { checkTables } = await import('../../export/destinations/verify-table.js');
   const checks = await checkTables(address, name, ctx.env);
   if (checks.length === 0) {
-    tally.files++;
-    tally.failedFiles++;
+    tally.tables.add(table ?? 'any table');
+    tally.failedTables.add(table ?? 'any table');
     tally.mismatches++;
     ctx.io.stderr.write(`collections: ${inertText(`${address.shown}: no complete run of ${table ?? 'any table'} in its run log`)}\n`);
     return;
   }
   for (const check of checks) {
-    tally.files++;
+    tally.tables.add(check.table);
     const what = `${check.table} ${check.source}`;
     if (check.rows === check.expected) {
       ctx.io.stdout.write(`ok ${inertText(what)}: ${check.rows} rows, as run ${check.runId} left them\n`);
       continue;
     }
-    tally.failedFiles++;
+    tally.failedTables.add(check.table);
     tally.mismatches++;
     ctx.io.stderr.write(
       `collections: ${inertText(`${what}: ${check.rows} rows, but the last complete run left ${check.expected} (run ${check.runId})`)}\n`,
@@ -93,8 +117,17 @@ async function verifyDatabase(
 /**
  * @throws {VerifyError} (exit 8, `E_VERIFY_MISMATCH`) after the mismatch lines, counting them
  */
+/** `2 files and 1 table`. */
+function checkedText(files: number, tables: number): string {
+  const parts = [
+    files > 0 || tables === 0 ? `${files} ${files === 1 ? 'file' : 'files'}` : '',
+    tables > 0 ? `${tables} ${tables === 1 ? 'table' : 'tables'}` : '',
+  ];
+  return parts.filter((p) => p !== '').join(' and ');
+}
+
 export async function runVerify(ctx: Context, { manifests, table }: VerifyCommandOptions): Promise<number> {
-  const tally: Tally = { files: 0, failedFiles: 0, mismatches: 0 };
+  const tally: Tally = { files: 0, failedFiles: 0, tables: new Set(), failedTables: new Set(), mismatches: 0, dataFiles: 0 };
   for (const manifest of manifests) {
     const address = databaseAddress(manifest, ctx.cwd, 'verify');
     if (address !== undefined && address.kind !== 'parquet') await verifyDatabase(address, table, ctx, tally);
@@ -102,10 +135,12 @@ export async function runVerify(ctx: Context, { manifests, table }: VerifyComman
   }
   if (tally.mismatches > 0) {
     const mismatches = `${tally.mismatches} ${tally.mismatches === 1 ? 'mismatch' : 'mismatches'}`;
-    const files = `${tally.files} ${tally.files === 1 ? 'file' : 'files'}`;
-    throw new VerifyError(`verification failed: ${mismatches} in ${tally.failedFiles} of ${files}`, {
-      hint: 'run the export again (with --resume if it was interrupted)',
-    });
+    const failed = tally.failedFiles + tally.failedTables.size;
+    const hint =
+      tally.dataFiles === tally.mismatches
+        ? 'give the manifests (F.manifest.json) or databases to verify'
+        : 'run the export again (with --resume if it was interrupted)';
+    throw new VerifyError(`verification failed: ${mismatches} in ${failed} of ${checkedText(tally.files, tally.tables.size)}`, { hint });
   }
   return ExitCode.Ok;
 }
