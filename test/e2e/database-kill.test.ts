@@ -240,6 +240,7 @@ describe('locks and passwords of other processes', () => {
     chmodSync(home.file('.pgpass'), 0o644);
     const refused = await runCli(args(out, 'invoices'), { cwd: dir.path, env: { ...env(), HOME: home.path, PGPASSWORD: undefined } });
     expect(refused.code).toBe(7);
+    expect(refused.stderr).toContain(`password file "${home.file('.pgpass')}" has group or world access; permissions should be u=rw (0600) or less`);
     expect(refused.stderr).not.toContain(PG_PASSWORD);
   });
 

@@ -2,7 +2,7 @@
  * What a run with many taxpayers tells: a line per taxpayer as it ends, the table at the end, the
  * run's exit code; with `--log-format json`, an event per taxpayer and one for the run instead.
  */
-import { relative } from 'node:path';
+import { isAbsolute, relative } from 'node:path';
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { formatEvent } from '../../io/events.js';
@@ -14,7 +14,7 @@ export type TaxpayerStatus = 'ok' | 'done earlier' | 'failed' | 'interrupted' | 
 
 export interface TaxpayerOutcome {
   taxpayer: string;
-  /** Absolute. */
+  /** Absolute for a file; for a database its URL without the password, or its file as typed. */
   target: string;
   status: TaxpayerStatus;
   /** As a run of its own would have had. */
@@ -53,8 +53,10 @@ export function mostSevereCode(outcomes: readonly TaxpayerOutcome[]): number {
   return mostSevere(outcomes.map((o) => o.code));
 }
 
-/** Relative to the working folder when under it. */
+/** Relative to the working folder when under it; anything but an absolute path (a database URL, `x.duckdb` as typed) as it is. */
 export function shownPath(path: string, cwd: string): string {
+  // relative() would read `postgres://etl@h/db` as a path and squeeze its `//` into one slash.
+  if (!isAbsolute(path)) return path;
   const rel = relative(cwd, path);
   return rel === '' || rel.startsWith('..') ? path : rel;
 }

@@ -249,7 +249,7 @@ function databaseDestination(
     get name() {
       if (!finished) return shown;
       const deleted = rows.deleted === undefined ? '' : `, ${formatCount(rows.deleted)} deleted`;
-      return `${shown} (${formatCount(rows.inserted)} rows inserted, ${formatCount(rows.updated)} updated${deleted})`;
+      return `${shown} (${formatCount(rows.inserted)} ${rows.inserted === 1 ? 'row' : 'rows'} inserted, ${formatCount(rows.updated)} updated${deleted})`;
     },
     resumed,
     write(text) {

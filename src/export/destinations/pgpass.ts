@@ -44,17 +44,27 @@ export function findPassword(text: string, query: PgpassQuery): string | undefin
   return undefined;
 }
 
+/** What the password file gave: a password, or why a file that is there was not read. */
+export interface PgpassLookup {
+  readonly password?: string;
+  /** libpq's own warning, e.g. `password file "/home/etl/.pgpass" has group or world access; permissions should be u=rw (0600) or less`. */
+  readonly ignored?: string;
+}
+
 /**
- * The password of the password file for `query`; undefined without a file, without a match, or
- * when the file is open to group or others.
+ * The password of the password file for `query`; none without a file or without a match, and none
+ * with the reason when the file is open to group or others (which libpq ignores, with this warning).
  */
-export async function pgpassPassword(query: PgpassQuery, env: Readonly<Record<string, string | undefined>>): Promise<string | undefined> {
+export async function pgpassLookup(query: PgpassQuery, env: Readonly<Record<string, string | undefined>>): Promise<PgpassLookup> {
   const path = env.PGPASSFILE ?? (env.HOME === undefined ? undefined : join(env.HOME, '.pgpass'));
-  if (path === undefined) return undefined;
+  if (path === undefined) return {};
   try {
-    if (process.platform !== 'win32' && ((await stat(path)).mode & 0o077) !== 0) return undefined;
-    return findPassword(await readFile(path, 'utf8'), query);
+    if (process.platform !== 'win32' && ((await stat(path)).mode & 0o077) !== 0) {
+      return { ignored: `password file "${path}" has group or world access; permissions should be u=rw (0600) or less` };
+    }
+    const password = findPassword(await readFile(path, 'utf8'), query);
+    return password === undefined ? {} : { password };
   } catch {
-    return undefined;
+    return {};
   }
 }

@@ -5,9 +5,10 @@
  */
 import type { Client, ClientConfig } from 'pg';
 import type { PostgresAddress } from './address.js';
+import { OutputError } from '../../errors.js';
 import { databaseError } from './database.js';
 import { loadDriver } from './driver.js';
-import { pgpassPassword, type PgpassQuery } from './pgpass.js';
+import { pgpassLookup, type PgpassQuery } from './pgpass.js';
 import type { ExistingTable } from './schema.js';
 
 /** What a PostgreSQL store needs beside its target. */
@@ -49,11 +50,18 @@ export async function connect(address: PostgresAddress, options: PostgresStoreOp
     keepAlive: true,
   };
   const client = new pg.default.Client(config);
+  // Why the password file gave nothing, said with the refusal ("empty password returned by client" alone hides it).
+  let ignored: string | undefined;
   if (address.password === undefined) {
     // Set on the client: `pg` lets the URL's empty password win over a `password` option.
     const fromEnv = options.env.PGPASSWORD;
     (client as unknown as { password: unknown }).password =
-      fromEnv ?? ((params: PgpassQuery) => pgpassPassword(params, options.env).then((found) => found ?? ''));
+      fromEnv ??
+      (async (params: PgpassQuery) => {
+        const found = await pgpassLookup(params, options.env);
+        ignored = found.ignored;
+        return found.password ?? '';
+      });
   }
   // A connection lost between queries is reported on the next one; without a listener it would end the process.
   client.on('error', () => undefined);
@@ -62,7 +70,8 @@ export async function connect(address: PostgresAddress, options: PostgresStoreOp
     await client.query("SET TIME ZONE 'UTC'");
   } catch (err) {
     await client.end().catch(() => undefined);
-    throw databaseError(`cannot connect to PostgreSQL at ${address.shown}`, err);
+    const error = databaseError(`cannot connect to PostgreSQL at ${address.shown}`, err);
+    throw ignored === undefined ? error : new OutputError(`${error.message}; ${ignored}`, { cause: err });
   }
   return client;
 }

@@ -52,7 +52,7 @@ export function defaultTableName(endpointKeyOrPath: string): string {
 
 /**
  * Parses `--table`: `name` or `schema.name`, each part a plain identifier.
- * @throws {UsageError} (exit 2) for anything else, before any request
+ * @throws {UsageError} (exit 2) for anything else, and for a system schema, before any request
  */
 export function parseTableName(text: string): TableName {
   const parts = text.split('.');
@@ -61,8 +61,16 @@ export function parseTableName(text: string): TableName {
       hint: 'use letters, digits and _ (not first), at most 63 of them, optionally schema.table',
     });
   }
+  if (parts.length === 2 && SYSTEM_SCHEMA.test(parts[0]!)) {
+    throw new UsageError(`--table ${text}: ${parts[0]!} is a system schema of the database, not one collections writes into`, {
+      hint: 'give a table of your own schema, e.g. --table public.invoices or --table analytics.invoices',
+    });
+  }
   return parts.length === 2 ? { schema: parts[0], name: parts[1]! } : { schema: undefined, name: parts[0]! };
 }
+
+/** PostgreSQL's own schemas (`pg_catalog`, `pg_toast`, and every `pg_` name, which users cannot create) and the SQL standard's; DuckDB has the two as well. */
+const SYSTEM_SCHEMA = /^(?:pg_\w*|information_schema)$/i;
 
 /** Quotes one identifier part for SQL (PostgreSQL and DuckDB alike). Parts are checked by {@link parseTableName}, so none holds `"`. */
 function quoteIdent(part: string): string {

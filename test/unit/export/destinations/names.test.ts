@@ -3,9 +3,11 @@
  * table names, the source of a table's rows, the password file, and a URL's password kept out of
  * the "resume with" hint.
  */
+import { chmodSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../../../helpers/world.js';
 import { databaseAddress, maskUrlPassword } from '../../../../src/export/destinations/address.js';
-import { findPassword } from '../../../../src/export/destinations/pgpass.js';
+import { findPassword, pgpassLookup } from '../../../../src/export/destinations/pgpass.js';
 import { defaultTableName, parseTableName, quoteTable } from '../../../../src/export/destinations/table-name.js';
 import { sourceOf, withoutPassword } from '../../../../src/commands/export/export-plan.js';
 import { UsageError } from '../../../../src/errors.js';
@@ -65,6 +67,17 @@ describe('table names', () => {
   it.each(['', 'a.b.c', '1abc', 'in voices', 'x"; DROP TABLE y; --', 'a-b', 'a'.repeat(64), 'ñ'])('refuses %j', (text) => {
     expect(() => parseTableName(text)).toThrow(UsageError);
   });
+
+  it.each(['pg_catalog.pg_class', 'PG_CATALOG.invoices', 'pg_toast.t', 'information_schema.tables'])(
+    'refuses %s in a system schema, in words that fit',
+    (text) => {
+      expect(() => parseTableName(text)).toThrow(/is a system schema of the database, not one collections writes into$/);
+    },
+  );
+
+  it.each(['pg_class', 'public.pg_things', 'analytics.invoices'])('takes %s (a pg_ name in a schema of the user)', (text) => {
+    expect(() => parseTableName(text)).not.toThrow();
+  });
 });
 
 describe('sourceOf', () => {
@@ -121,5 +134,22 @@ describe('maskUrlPassword', () => {
     ['pg://etl:@h', 'pg://etl:@h'],
   ])('%s → %s', (out, shown) => {
     expect(maskUrlPassword(out)).toBe(shown);
+  });
+});
+
+describe('pgpassLookup', () => {
+  const query = { host: 'db', port: 5432, database: 'm', user: 'etl' };
+  it.runIf(process.platform !== 'win32')('gives the password of a 0600 file, and says why a file others can read is ignored', async () => {
+    const dir = tempDir();
+    const file = dir.file('pgpass');
+    writeFileSync(file, 'db:5432:m:etl:s3cret\n');
+    chmodSync(file, 0o600);
+    expect(await pgpassLookup(query, { PGPASSFILE: file })).toEqual({ password: 's3cret' });
+    chmodSync(file, 0o644);
+    expect(await pgpassLookup(query, { PGPASSFILE: file })).toEqual({
+      ignored: `password file "${file}" has group or world access; permissions should be u=rw (0600) or less`,
+    });
+    expect(await pgpassLookup(query, { PGPASSFILE: dir.file('none') })).toEqual({});
+    dir.remove();
   });
 });
