@@ -15,7 +15,7 @@ let dir: TempDir;
 let world: SandboxWorld;
 beforeEach(() => {
   dir = tempDir();
-  world = createWorld({ taxpayers: 3 });
+  world = createWorld({ sizes: { taxpayers: 3, invoicesPerTaxpayer: 5 } });
 });
 afterEach(() => dir.remove());
 
