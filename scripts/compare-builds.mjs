@@ -116,6 +116,11 @@ const CASES = [
   { args: ['invoices', '--taxpayer', TP0, '--out', 'no/such/folder/x.ndjson'], code: 0 },
   { args: ['invoices', '--taxpayer', TP0, '--out', '/proc/collections/x.ndjson'], code: 7 },
   { args: ['entities', '--format', 'csv', '--fields', 'ID,type,taxpayer.nope'], code: 0 },
+  // The edges of issue 35: a URL that is no destination, a device, a format the name contradicts.
+  { args: ['entities', '--out', 'postgress://etl:pw-canary@127.0.0.1:55432/mirror'], code: 2 },
+  { args: ['entities', '--max-items', '3', '--out', '/dev/stdout'], code: 0 },
+  { args: ['entities', '--max-items', '3', '--format', 'json', '--out', 'x.ndjson'], code: 0 },
+  { args: ['entities', '-H', 'X-A: 1', '-H', 'x-a: 2'], code: 2 },
   // Any path (`get`), request headers, the real service's paging.
   { args: ['get', `/entities/${ENTITY0}/invoices`, '--cursor', '--items-per-page', '9', '--out', 'g.ndjson'], code: 0 },
   { args: ['get', '/invoices/payments', '--format', 'csv', '--items-per-page', '25'], code: 0 },

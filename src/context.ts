@@ -26,6 +26,12 @@ export interface IOStreams {
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
   columns: number | undefined;
+  /**
+   * `stdout` is the process's file descriptor 1, which `--out /dev/stdout` names: written through
+   * this stream rather than opened again by name, which a socket (systemd, a Node parent) or a pipe
+   * of another user refuses. Unset (a library call, a test) opens the name.
+   */
+  stdoutIsDescriptor1?: boolean;
 }
 
 export type TerminationSignal = 'SIGINT' | 'SIGTERM';
@@ -109,6 +115,7 @@ export function createSystemContext(version: string, loadTransport: () => Promis
       stdoutIsTTY: isTerminal(stdout),
       stderrIsTTY: isTerminal(stderr),
       columns: stdout.isTTY ? stdout.columns : stderr.isTTY ? stderr.columns : undefined,
+      stdoutIsDescriptor1: true,
     },
     env: process.env,
     clock: systemClock,

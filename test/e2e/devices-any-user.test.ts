@@ -65,6 +65,14 @@ describe.skipIf(process.platform === 'win32').each(USERS)('as $name', (user) => 
     expect(readdirSync(dir.path).filter((f) => f !== 'config')).toEqual([]);
   });
 
+  it("--out /dev/stdout when stdout is a socket (a Node parent's stdio, systemd's journal), which cannot be opened by name", async () => {
+    const dir = openDir();
+    const argv = [...user.as, process.execPath, BIN, ...exportArgs(), '--base-url', world.base, '--out', '/dev/stdout'];
+    const r = await runCommand(argv[0]!, argv.slice(1), { cwd: dir.path, env: cliEnv(dir, { HOME: dir.path }) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout === reference).toBe(true);
+  });
+
   it('--out /dev/stdout behind a shell redirection appends to that file; /dev/stdout stays the link it was', async () => {
     const dir = openDir();
     const r = await shellAs(user, `echo 'first line' > got.ndjson; ${cli('--out /dev/stdout')} >> got.ndjson`, dir);

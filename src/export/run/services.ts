@@ -8,7 +8,7 @@ import { outputColumns } from '../../io/terminal-text.js';
 import { checkFolder, statOrUndefined, type FileSystem } from '../../io/files.js';
 import { pageSteps } from './page-loop.js';
 import { createManifestRecorder } from '../manifest/manifest.js';
-import { openDevice, openStdout, outputKind, withCompression, type Destination, type OutputKind } from '../files/destination.js';
+import { namesStdout, openDevice, openStdout, outputKind, withCompression, type Destination, type OutputKind } from '../files/destination.js';
 import { checkCheckpoint, lockTarget, openSidecar, type CheckpointFound } from '../files/sidecar.js';
 import { checkFileSink } from '../files/file-sink.js';
 import { boundaryCheck } from '../files/checkpoint.js';
@@ -114,7 +114,10 @@ async function openDestination(
   if (!files || kind.type === 'stdout') return openStdout(ctx.io.stdout);
   const { target, sidecar } = files;
   const { signal, note } = wiring;
-  if (kind.type === 'device') return openDevice({ target, info: kind.info, signal, clock: ctx.clock, ...(fs ? { fs } : {}) });
+  if (kind.type === 'device') {
+    if (ctx.io.stdoutIsDescriptor1 === true && namesStdout(target)) return { ...openStdout(ctx.io.stdout), name: target };
+    return openDevice({ target, info: kind.info, signal, clock: ctx.clock, ...(fs ? { fs } : {}) });
+  }
   held.lock = await lockTarget(target, { now: () => ctx.clock.now(), note, onLost: wiring.onLost });
   const sidecarDestination = openSidecar({
     ...checkpointRules(plan, files),
