@@ -314,11 +314,11 @@ describe('database destinations: usage errors (exit 2, no request, nothing writt
     expect(r.stderr).not.toContain(':pw@');
   });
 
-  it('--dry-run names the table, its checkpoint and lock, connects to nothing and shows no password', async () => {
+  it('--dry-run connects as the run would (an unreachable server: exit 7, no request) and shows no password', async () => {
     const r = await run(['invoices', '--taxpayer', world.taxpayer, '--out', 'postgres://me:dry-canary-PW@127.0.0.1:9/db', '--dry-run']);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('table invoices in postgres://me@127.0.0.1:9/db, upserted by id (else @id)');
-    expect(r.stdout).toContain(`in collections_runs, for ${invoicesPath()}`);
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/cannot connect to PostgreSQL at postgres:\/\/me@127\.0\.0\.1:9\/db: .*ECONNREFUSED/);
+    expect(r.requests).toHaveLength(0);
     expect(r.stdout + r.stderr).not.toContain('dry-canary-PW');
   });
 

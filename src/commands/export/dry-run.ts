@@ -186,18 +186,31 @@ function lockText(path: string, found: LockFound | undefined): string {
   return inertText(`${shown} (stale${owner}: the run takes it over)`);
 }
 
+/** Rows of a database destination, as the read-only look found it (`forecast.database`). */
+function databaseLines(plan: ExportPlan, folders: Array<[string, string]>, forecast: OutputForecast): Array<[string, string]> {
+  const database = plan.output.database!;
+  const found = forecast.database;
+  const where = inertText(`${tableText(database.table)} in ${database.address.shown}`);
+  const creates = found?.creates === 'file' ? ' (the file and the table would be created)' : found?.creates === 'table' ? ' (would be created)' : '';
+  const resumes = found?.resumes;
+  const continues =
+    resumes !== undefined
+      ? ` (--resume continues after ${formatCount(resumes.items)} items, ${formatCount(resumes.pages)} ${resumes.pages === 1 ? 'page' : 'pages'})`
+      : plan.resume.resume
+        ? ' (nothing to continue: --resume starts afresh)'
+        : '';
+  return [
+    ['output', `table ${where}, upserted by ${database.key?.join('.') ?? 'id (else @id)'}${creates}`],
+    ...folders,
+    ['checkpoint', `in ${inertText(RUNS_TABLE)}, for ${inertText(database.source)}${continues}`],
+    ['lock', `${database.address.kind === 'postgres' ? 'a PostgreSQL advisory lock on the table and source' : "DuckDB's lock on the file"} (free)`],
+  ];
+}
+
 function fileLines(plan: ExportPlan, { create, forecast }: Preflight): Array<[string, string]> {
   const { files, database } = plan.output;
   const folders = create.map((f, i): [string, string] => [i === 0 ? 'folders' : '', `${inertText(f)} (would be created)`]);
-  if (database) {
-    const where = inertText(`${tableText(database.table)} in ${database.address.shown}`);
-    return [
-      ['output', `table ${where}, upserted by ${database.key?.join('.') ?? 'id (else @id)'} (not connected by a dry run)`],
-      ...folders,
-      ['checkpoint', `in ${inertText(RUNS_TABLE)}, for ${inertText(database.source)}`],
-      ['lock', database.address.kind === 'postgres' ? 'a PostgreSQL advisory lock on the table and source' : "DuckDB's lock on the file"],
-    ];
-  }
+  if (database) return databaseLines(plan, folders, forecast);
   if (!files || forecast.kind === 'stdout') return [['output', 'stdout'], ...folders, ['checkpoint', 'none (stdout)'], ['lock', 'none (stdout)']];
   const target = inertText(files.target);
   if (forecast.kind === 'device')
@@ -211,7 +224,7 @@ function fileLines(plan: ExportPlan, { create, forecast }: Preflight): Array<[st
 }
 
 const doneItems = (forecast: OutputForecast | undefined): number =>
-  forecast?.checkpoint?.kind === 'resume' ? forecast.checkpoint.checkpoint.items : 0;
+  forecast?.checkpoint?.kind === 'resume' ? forecast.checkpoint.checkpoint.items : (forecast?.database?.resumes?.items ?? 0);
 
 const unknown = (value: string | undefined): string => value ?? 'unknown';
 

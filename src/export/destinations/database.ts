@@ -14,7 +14,7 @@ import { formatCount } from '../../io/format.js';
 import type { Checkpoint } from '../files/checkpoint.js';
 import type { Destination, PageMark } from '../files/destination.js';
 import { tableText } from './table-name.js';
-import type { FinalRun, GroupMark, RowCounts, RunStats, StoreTarget, StoredCheckpoint, StoredRun, TableStore } from './store.js';
+import type { FinalRun, GroupMark, RowCounts, RunStats, StoreInspection, StoreTarget, StoredCheckpoint, StoredRun, TableStore } from './store.js';
 
 /** The plan of a database destination (commands/ builds it with the rest of the export plan). */
 export interface DatabasePlan extends StoreTarget {
@@ -57,7 +57,11 @@ export interface DatabaseDestination extends Destination {
  * complete, with the same options and a next link on this export's path.
  * @throws {UsageError} (exit 2, `E_CHECKPOINT`) for other options or a foreign link
  */
-function resumable(latest: StoredRun | undefined, plan: DatabasePlan, options: DatabaseOpenOptions): StoredRun | undefined {
+function resumable(
+  latest: StoredRun | undefined,
+  plan: DatabasePlan,
+  options: Pick<DatabaseOpenOptions, 'fingerprint' | 'expectedLink'>,
+): StoredRun | undefined {
   if (latest === undefined || latest.status === 'complete' || latest.checkpoint === undefined) return undefined;
   const where = `the checkpoint of ${tableText(plan.table)} for ${plan.source}`;
   const theirs = latest.checkpoint.fingerprint;
@@ -139,6 +143,34 @@ export async function openDatabase(plan: DatabasePlan, options: DatabaseOpenOpti
     await store.close();
     throw err;
   }
+}
+
+/** What {@link checkDatabase} found: what the run would create, and where `--resume` would continue. */
+export interface DatabaseForecast {
+  /** What the run would create first: the DuckDB file (and its tables), the table, or nothing. */
+  readonly creates: 'file' | 'table' | undefined;
+  /** The stored run `--resume` would continue; undefined: the run starts afresh. */
+  readonly resumes: { readonly items: number; readonly pages: number } | undefined;
+}
+
+/**
+ * The checks {@link openDatabase} makes before the first request, with its errors, on a look at the
+ * database that writes nothing (the dry run's): the login, the tables' shape, the lock, and with
+ * `--resume` the stored checkpoint and its options.
+ * @param inspect a read-only look (export/destinations/open-store.ts `inspectStore`)
+ * @throws what {@link openDatabase} would throw: {@link UsageError} (exit 2) for another shape or a
+ *   checkpoint of other options; {@link CollectionsError} (exit 7) for the login, the file, the lock
+ */
+export async function checkDatabase(
+  plan: DatabasePlan,
+  options: Pick<DatabaseOpenOptions, 'resume' | 'fingerprint' | 'expectedLink'>,
+  inspect: (target: StoreTarget) => Promise<StoreInspection>,
+): Promise<DatabaseForecast> {
+  const found = await inspect(plan);
+  const creates = !found.database ? 'file' : !found.table ? 'table' : undefined;
+  const unfinished = options.resume ? resumable(found.latest, plan, options) : undefined;
+  const run = unfinished !== undefined && unfinished.pages > 0 ? unfinished : undefined;
+  return { creates, resumes: run && { items: run.items, pages: run.pages } };
 }
 
 /**

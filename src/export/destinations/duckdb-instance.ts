@@ -93,16 +93,58 @@ export async function instanceOf(path: string, shown: string): Promise<SharedIns
     await shared.instance;
   } catch (err) {
     shared.users -= 1;
-    const message = (err as Error).message;
-    const pid = /PID (\d+)/.exec(message)?.[1];
-    if (/lock/i.test(message)) {
-      throw new CollectionsError(`another process${pid === undefined ? '' : ` (PID ${pid})`} holds the DuckDB file ${shown}`, 'E_LOCKED', {
-        hint: 'wait for it to end; DuckDB lets one process write a file at a time',
-      });
-    }
-    throw databaseError(`cannot open the DuckDB file ${shown}`, err);
+    throw openError(err, shown);
   }
   return shared;
+}
+
+/** DuckDB's refusal to open a file: exit 7, `E_LOCKED` when another process holds it. */
+function openError(err: unknown, shown: string): CollectionsError {
+  const message = (err as Error).message;
+  const pid = /PID (\d+)/.exec(message)?.[1];
+  if (/lock/i.test(message)) {
+    return new CollectionsError(`another process${pid === undefined ? '' : ` (PID ${pid})`} holds the DuckDB file ${shown}`, 'E_LOCKED', {
+      hint: 'wait for it to end; DuckDB lets one process write a file at a time',
+    });
+  }
+  return databaseError(`cannot open the DuckDB file ${shown}`, err);
+}
+
+/** A connection that only reads, and how to end it. */
+export interface ReadOnlyFile {
+  readonly connection: DuckDBConnection;
+  close(): void;
+}
+
+/**
+ * Opens the existing file `path` read-only, in an instance of its own (never the shared writable
+ * one): nothing is written, not even a checkpoint of its write-ahead log, a file the user may only
+ * read opens, and DuckDB's lock still refuses it while another process writes it. DuckDB refuses
+ * a missing file in this mode rather than create it.
+ * @throws {CollectionsError} (exit 7; `E_LOCKED` when another process holds the file)
+ */
+export async function openReadOnly(path: string, shown: string): Promise<ReadOnlyFile> {
+  const duckdb = await loadDriver<typeof import('@duckdb/node-api')>('@duckdb/node-api', shown);
+  const instance = await duckdb.DuckDBInstance.create(':memory:');
+  let connection: DuckDBConnection | undefined;
+  try {
+    connection = await instance.connect();
+    await connection.run(`ATTACH '${path.replace(/'/g, "''")}' AS ${CATALOG} (READ_ONLY)`);
+    await connection.run(`USE ${CATALOG}`);
+    await connection.run("SET TimeZone = 'UTC'");
+  } catch (err) {
+    connection?.closeSync();
+    instance.closeSync();
+    throw openError(err, shown);
+  }
+  const open = connection;
+  return {
+    connection: open,
+    close: () => {
+      open.closeSync();
+      instance.closeSync();
+    },
+  };
 }
 
 /** Leaves the instance of `path`, closing it with its last session. */
@@ -156,7 +198,8 @@ export async function existing(connection: DuckDBConnection, table: TableName, n
   const schema = table.schema ?? null;
   const columns = await rows(
     connection,
-    'SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = coalesce($1, current_schema()) AND table_name = $2',
+    "SELECT column_name AS name, data_type AS type, (is_nullable = 'NO' AND column_default IS NULL)::VARCHAR AS required " +
+      'FROM information_schema.columns WHERE table_schema = coalesce($1, current_schema()) AND table_name = $2',
     [schema, name],
   );
   if (columns.length === 0) return undefined;
@@ -166,5 +209,9 @@ export async function existing(connection: DuckDBConnection, table: TableName, n
     [schema, name],
   );
   const primaryKey = key[0]?.key;
-  return { columns: new Map(columns.map((c) => [c.name!, c.type!])), primaryKey: primaryKey ? primaryKey.split(',') : [] };
+  return {
+    columns: new Map(columns.map((c) => [c.name!, c.type!])),
+    primaryKey: primaryKey ? primaryKey.split(',') : [],
+    required: columns.filter((c) => c.required === 'true').map((c) => c.name!),
+  };
 }

@@ -1,14 +1,16 @@
 /**
- * Reading a DuckDB destination without writing it: the watermarks an incremental export starts
- * from, and the run log and counts of `verify`.
+ * Reading a DuckDB destination without writing it, through a read-only open of the file
+ * (`openReadOnly`): the watermarks an incremental export starts from, what a dry run checks, and
+ * the run log and counts of `verify`.
  */
 import { existsSync } from 'node:fs';
 import { OutputError } from '../../errors.js';
 import type { DuckDbAddress } from './address.js';
 import { databaseError } from './database.js';
-import { connect, existing, instanceOf, leave, rows } from './duckdb-instance.js';
-import { RUNS_TABLE, tableNames } from './schema.js';
-import type { StoreTarget, TableReader } from './store.js';
+import { existing, openReadOnly, rows } from './duckdb-instance.js';
+import { latestRun } from './duckdb-store.js';
+import { RUNS_TABLE, SEEN_TABLE, checkShapes, tableNames } from './schema.js';
+import type { StoreInspection, StoreTarget, TableReader } from './store.js';
 import { tableText } from './table-name.js';
 
 /**
@@ -20,34 +22,62 @@ export async function readDuckDbWatermarks(target: Pick<StoreTarget, 'address' |
   if (target.address.kind !== 'duckdb') throw new Error('not a DuckDB address');
   const { path, shown } = target.address;
   if (!existsSync(path)) return new Map();
-  const shared = await instanceOf(path, shown);
+  const file = await openReadOnly(path, shown);
   try {
-    const connection = await connect(shared);
-    try {
-      if ((await existing(connection, target.table, RUNS_TABLE)) === undefined) return new Map();
-      const found = await rows(
-        connection,
-        `SELECT source, watermark FROM ${tableNames(target.table).runs} WHERE table_name = $1 AND status = 'complete' AND watermark IS NOT NULL ` +
-          'QUALIFY row_number() OVER (PARTITION BY source ORDER BY run_id DESC) = 1',
-        [tableText(target.table)],
-      );
-      return new Map(found.map((r) => [r.source!, r.watermark!]));
-    } finally {
-      connection.closeSync();
-    }
+    if ((await existing(file.connection, target.table, RUNS_TABLE)) === undefined) return new Map();
+    const found = await rows(
+      file.connection,
+      `SELECT source, watermark FROM ${tableNames(target.table).runs} WHERE table_name = $1 AND status = 'complete' AND watermark IS NOT NULL ` +
+        'QUALIFY row_number() OVER (PARTITION BY source ORDER BY run_id DESC) = 1',
+      [tableText(target.table)],
+    );
+    return new Map(found.map((r) => [r.source!, r.watermark!]));
   } catch (err) {
     throw databaseError(`DuckDB could not read the run log (${tableText(target.table)} in ${shown})`, err);
   } finally {
-    await leave(path, shared);
+    file.close();
   }
 }
 
-/** A read-only session (`verify`): rows of a query, every value as text. */
+/**
+ * What a run would find in the file (`--dry-run`), read-only: a missing file is left missing.
+ * @throws what opening the file for the run throws (exit 7: held by another process, not a DuckDB
+ *   file) and {@link UsageError} (exit 2) for a table of another shape
+ */
+export async function inspectDuckDb(target: StoreTarget): Promise<StoreInspection> {
+  if (target.address.kind !== 'duckdb') throw new Error('not a DuckDB address');
+  const { path, shown } = target.address;
+  if (!existsSync(path)) return { database: false, table: false, latest: undefined };
+  const file = await openReadOnly(path, shown);
+  const fail = (what: string) => (err: unknown) => {
+    throw databaseError(`DuckDB ${what} (${tableText(target.table)} in ${shown})`, err);
+  };
+  try {
+    const { connection } = file;
+    const found = {
+      mirror: await existing(connection, target.table, target.table.name),
+      runs: await existing(connection, target.table, RUNS_TABLE),
+      seen: await existing(connection, target.table, SEEN_TABLE),
+    };
+    checkShapes(target.table, 'duckdb', found);
+    const q = (sql: string, values: Array<string | null> = []) => rows(connection, sql, values);
+    const latest = found.runs === undefined ? undefined : await latestRun(q, target, tableNames(target.table)).catch(fail('could not read the run log'));
+    return { database: true, table: found.mirror !== undefined, latest };
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * A read-only session (`verify`): rows of a query, every value as text. A file the user may only
+ * read verifies.
+ * @throws {OutputError} (exit 7) when the file does not exist (`verify` checks that first)
+ */
 export async function openDuckDbReader(address: DuckDbAddress): Promise<TableReader> {
   const { path, shown } = address;
   if (!existsSync(path)) throw new OutputError(`the DuckDB file ${shown} does not exist`);
-  const shared = await instanceOf(path, shown);
-  const connection = await connect(shared);
+  const file = await openReadOnly(path, shown);
+  const { connection } = file;
   return {
     rows: (sql, params = []) => rows(connection, sql, params),
     exists: async (name) => {
@@ -58,9 +88,9 @@ export async function openDuckDbReader(address: DuckDbAddress): Promise<TableRea
         return false;
       }
     },
-    close: async () => {
-      connection.closeSync();
-      await leave(path, shared);
+    close: () => {
+      file.close();
+      return Promise.resolve();
     },
   };
 }

@@ -140,7 +140,7 @@ export async function openDuckDbStore(target: StoreTarget): Promise<TableStore> 
 }
 
 /** The newest run of the table and source. */
-async function latestRun(q: Query, target: StoreTarget, names: TableNames): Promise<StoredRun | undefined> {
+export async function latestRun(q: Query, target: StoreTarget, names: TableNames): Promise<StoredRun | undefined> {
   const result = await q(
     `SELECT run_id::VARCHAR AS id, status, next, items::VARCHAR AS items, pages::VARCHAR AS pages, checkpoint FROM ${names.runs} ` +
       'WHERE table_name = $1 AND source = $2 ORDER BY run_id DESC LIMIT 1',
@@ -159,7 +159,7 @@ async function latestRun(q: Query, target: StoreTarget, names: TableNames): Prom
 }
 
 /** A query on the session's connection: rows with every value as text. */
-type Query = (sql: string, values?: Array<string | null>) => Promise<Array<Record<string, string | null>>>;
+export type Query = (sql: string, values?: Array<string | null>) => Promise<Array<Record<string, string | null>>>;
 
 /**
  * One group: its items read by DuckDB from the session's group file, the last item of each key kept,

@@ -3,7 +3,7 @@
  * or DuckDB (export/destinations/duckdb-store.ts). Nothing else imports them, so `--help` and file
  * exports load neither.
  */
-import type { StoreTarget, TableStore } from './store.js';
+import type { StoreInspection, StoreTarget, TableStore } from './store.js';
 
 /** The environment a store reads (`PGPASSWORD`). */
 type Env = Readonly<Record<string, string | undefined>>;
@@ -12,6 +12,12 @@ type Env = Readonly<Record<string, string | undefined>>;
 export async function openStore(target: StoreTarget, env: Env): Promise<TableStore> {
   if (target.address.kind === 'postgres') return (await import('./postgres-store.js')).openPostgresStore(target, { env });
   return (await import('./duckdb-store.js')).openDuckDbStore(target);
+}
+
+/** A read-only look at what a run on `target` would find (`--dry-run`); creates nothing. */
+export async function inspectStore(target: StoreTarget, env: Env): Promise<StoreInspection> {
+  if (target.address.kind === 'postgres') return (await import('./postgres-read.js')).inspectPostgres(target, { env });
+  return (await import('./duckdb-read.js')).inspectDuckDb(target);
 }
 
 /**

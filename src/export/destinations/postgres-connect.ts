@@ -22,8 +22,9 @@ const CONNECT_TIMEOUT_MS = 30_000;
 
 /** Reads what the catalog says of `name` (quoted, maybe qualified); undefined when there is no such table. */
 export async function existing(client: Client, name: string): Promise<ExistingTable | undefined> {
-  const columns = await client.query<{ name: string; type: string }>(
-    'SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type FROM pg_attribute a ' +
+  const columns = await client.query<{ name: string; type: string; required: boolean }>(
+    'SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, ' +
+      "(a.attnotnull AND NOT a.atthasdef AND a.attidentity = '' AND a.attgenerated = '') AS required FROM pg_attribute a " +
       'WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped',
     [name],
   );
@@ -33,7 +34,11 @@ export async function existing(client: Client, name: string): Promise<ExistingTa
       'WHERE i.indrelid = to_regclass($1) AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)',
     [name],
   );
-  return { columns: new Map(columns.rows.map((r) => [r.name, r.type])), primaryKey: key.rows.map((r) => r.name) };
+  return {
+    columns: new Map(columns.rows.map((r) => [r.name, r.type])),
+    primaryKey: key.rows.map((r) => r.name),
+    required: columns.rows.filter((r) => r.required).map((r) => r.name),
+  };
 }
 
 /**

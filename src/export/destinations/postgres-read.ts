@@ -1,12 +1,13 @@
 /**
  * Reading a PostgreSQL destination without writing it: the watermarks an incremental export starts
- * from, and the run log and counts of `verify`.
+ * from, what a dry run checks, and the run log and counts of `verify`.
  */
 import type { PostgresAddress } from './address.js';
 import { databaseError } from './database.js';
-import { connect, type PostgresStoreOptions } from './postgres-connect.js';
-import { tableNames } from './schema.js';
-import type { StoreTarget, TableReader } from './store.js';
+import { connect, existing, type PostgresStoreOptions } from './postgres-connect.js';
+import { checkLock, latestRun } from './postgres-store.js';
+import { RUNS_TABLE, checkShapes, tableNames } from './schema.js';
+import type { StoreInspection, StoreTarget, TableReader } from './store.js';
 import { tableText } from './table-name.js';
 
 /**
@@ -32,6 +33,34 @@ export async function readPostgresWatermarks(
   } catch (err) {
     throw databaseError(`PostgreSQL could not read the run log (${tableText(target.table)} in ${target.address.shown})`, err);
   } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * What a run would find (`--dry-run`), in a read-only transaction: the login, the shape of the
+ * tables, the lock of the table and source (looked at, not taken) and the run log.
+ * @throws what the run would throw before its first request: {@link CollectionsError} (exit 7: the
+ *   login refused, the server unreachable, the lock held), {@link UsageError} (exit 2: another shape)
+ */
+export async function inspectPostgres(target: StoreTarget, options: PostgresStoreOptions): Promise<StoreInspection> {
+  if (target.address.kind !== 'postgres') throw new Error('not a PostgreSQL address');
+  const client = await connect(target.address, options);
+  const names = tableNames(target.table);
+  const fail = (what: string) => (err: unknown) => {
+    throw databaseError(`PostgreSQL ${what} (${tableText(target.table)} in ${target.address.shown})`, err);
+  };
+  try {
+    await client.query('BEGIN READ ONLY');
+    const found = await Promise.resolve()
+      .then(async () => ({ mirror: await existing(client, names.mirror), runs: await existing(client, names.runs), seen: await existing(client, names.seen) }))
+      .catch(fail('could not prepare the tables'));
+    checkShapes(target.table, 'postgres', found);
+    await checkLock(client, target, names).catch(fail('could not take the lock'));
+    const latest = found.runs === undefined ? undefined : await latestRun(client, target, names).catch(fail('could not read the run log'));
+    return { database: true, table: found.mirror !== undefined, latest };
+  } finally {
+    await client.query('ROLLBACK').catch(() => undefined);
     await client.end().catch(() => undefined);
   }
 }

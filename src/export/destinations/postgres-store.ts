@@ -221,21 +221,42 @@ async function lock(client: Client, target: StoreTarget, names: TableNames): Pro
   const key = lockKey(oid, target.source);
   const taken = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [key.toString()]);
   if (taken.rows[0]!.locked) return key;
+  throw lockedError(target, await lockHolder(client, key));
+}
+
+/** The backend that holds the advisory lock `key`, if any (`pg_locks` is readable by every role). */
+async function lockHolder(client: Client, key: bigint): Promise<{ pid: number | undefined } | undefined> {
   const unsigned = BigInt.asUintN(64, key);
-  const holder = await client.query<{ pid: number }>(
+  const holder = await client.query<{ pid: number | null }>(
     "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1::oid AND objid = $2::oid AND objsubid = 1 LIMIT 1",
     [(unsigned >> 32n).toString(), (unsigned & 0xffffffffn).toString()],
   );
-  const pid = holder.rows[0]?.pid;
-  throw new CollectionsError(
+  const row = holder.rows[0];
+  return row === undefined ? undefined : { pid: row.pid ?? undefined };
+}
+
+function lockedError(target: StoreTarget, holder: { pid: number | undefined } | undefined): CollectionsError {
+  const pid = holder?.pid;
+  return new CollectionsError(
     `another export is writing ${tableText(target.table)} for ${target.source}${pid === undefined ? '' : ` (PostgreSQL backend ${pid} holds its lock)`}`,
     'E_LOCKED',
     { hint: 'wait for it to end; a killed export frees the lock when its connection drops' },
   );
 }
 
+/**
+ * What {@link lock} would find, taking nothing: free while the table does not exist (a run takes
+ * its lock only once the table is there). @throws {CollectionsError} (exit 7, `E_LOCKED`) as {@link lock}
+ */
+export async function checkLock(client: Client, target: StoreTarget, names: TableNames): Promise<void> {
+  const oid = (await client.query<{ oid: string | null }>('SELECT to_regclass($1)::oid::text AS oid', [names.mirror])).rows[0]!.oid;
+  if (oid === null) return;
+  const holder = await lockHolder(client, lockKey(oid, target.source));
+  if (holder !== undefined) throw lockedError(target, holder);
+}
+
 /** The newest run of the table and source. */
-async function latestRun(client: Client, target: StoreTarget, names: TableNames): Promise<StoredRun | undefined> {
+export async function latestRun(client: Client, target: StoreTarget, names: TableNames): Promise<StoredRun | undefined> {
   const result = await client.query<{ id: string; status: string; next: string | null; items: string; pages: string; checkpoint: string | null }>(
     `SELECT run_id::text AS id, status, next, items::text AS items, pages::text AS pages, checkpoint FROM ${names.runs} ` +
       'WHERE table_name = $1 AND source = $2 ORDER BY run_id DESC LIMIT 1',

@@ -106,11 +106,13 @@ export function createStatements(names: TableNames, dialect: Dialect): string[] 
 export interface ExistingTable {
   readonly columns: ReadonlyMap<string, string>;
   readonly primaryKey: readonly string[];
+  /** Columns that refuse a NULL and have no default (nor identity or generation): every insert must fill them. */
+  readonly required: readonly string[];
 }
 
 /**
  * Checks that an existing table has the columns (with their types) and the primary key a
- * destination writes; more columns are allowed (a user's own, nullable or with a default).
+ * destination writes; more columns are allowed when nullable or with a default (a user's own).
  * @param which `the table`, `the run log`…: how the refusal names it
  * @throws {UsageError} (exit 2) naming the table and the first difference
  */
@@ -126,6 +128,9 @@ function checkShape(existing: ExistingTable, expected: readonly Column[], key: r
     else if (type.toLowerCase() !== column[dialect].toLowerCase()) refuse(`${column.name} is ${type}, not ${column[dialect]}`);
   }
   if (existing.primaryKey.join(',') !== key.join(',')) refuse(`its primary key is not (${key.join(', ')})`);
+  // The export fills only its own columns: an insert would fail at the first commit, after requests were spent.
+  const unfilled = existing.required.find((name) => !expected.some((c) => c.name === name));
+  if (unfilled !== undefined) refuse(`${unfilled} is NOT NULL without a default, and the export does not fill it`);
 }
 
 /** Checks the tables of `table` that exist (undefined: missing, to be created). @throws {UsageError} (exit 2) */

@@ -109,6 +109,16 @@ export interface TableStore {
   close(): Promise<void>;
 }
 
+/** What a run would find before it writes (`--dry-run`), read without creating or locking anything. */
+export interface StoreInspection {
+  /** Whether the database exists (a DuckDB file may not yet: the run creates it). */
+  readonly database: boolean;
+  /** Whether the table exists (else the run creates it). */
+  readonly table: boolean;
+  /** The newest run of the table and source in the run log, if any. */
+  readonly latest: StoredRun | undefined;
+}
+
 /** A read-only session on a database (`verify`). */
 export interface TableReader {
   /** Rows of `sql` (parameters `$1`…), every value as text (cast in the query) or null. */

@@ -11,7 +11,7 @@ import { createWatermarkTracker, type WatermarkTracker } from '../state/state.js
 import type { ManifestRecorder } from '../manifest/manifest.js';
 import { createCheckpointGroups, parseGroupMs, remaining, writePages, type Tally } from './page-loop.js';
 import type { ClientWiring, ExportHooks, ExportPlan, ExportServices } from './plan.js';
-import { checkOutput, type OutputForecast } from './services.js';
+import { checkDatabaseOutput, checkOutput, type OutputForecast } from './services.js';
 
 /** What the summary and the rate-limit cache need. */
 export interface ExportResult {
@@ -149,5 +149,7 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
  */
 export async function checkExport(plan: ExportPlan, ctx: Pick<Context, 'env'>): Promise<OutputForecast> {
   parseGroupMs(ctx.env);
-  return checkOutput(plan);
+  const forecast = await checkOutput(plan);
+  const database = await checkDatabaseOutput(plan, ctx.env);
+  return database === undefined ? forecast : { ...forecast, database };
 }

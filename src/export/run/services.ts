@@ -13,7 +13,7 @@ import { checkCheckpoint, lockTarget, openSidecar, type CheckpointFound } from '
 import { checkFileSink } from '../files/file-sink.js';
 import { boundaryCheck } from '../files/checkpoint.js';
 import { checkLock, type LockFound, type OutputLock } from '../files/output-lock.js';
-import type { DatabaseDestination } from '../destinations/database.js';
+import type { DatabaseDestination, DatabaseForecast } from '../destinations/database.js';
 import type { ExportFiles, ExportOutput, ExportPlan, ExportServices, HttpPlan, OutputPlan, OutputWiring } from './plan.js';
 
 /** The extra headers of an export's requests: `User-Agent: collections/<version>`, then the user's (which may replace it). */
@@ -158,6 +158,29 @@ export interface OutputForecast {
   readonly kind: OutputKind['type'];
   readonly checkpoint?: CheckpointFound;
   readonly lock?: LockFound;
+  /** A database destination's, from {@link checkDatabaseOutput}. */
+  readonly database?: DatabaseForecast;
+}
+
+/**
+ * The checks opening a database destination makes before the first request, on a read-only look
+ * that creates nothing (no file, table, run or lock).
+ * @throws what the run would throw before its first request (exit 2: another shape, a checkpoint
+ *   of other options; exit 7: the login, the file, a lock held)
+ */
+export async function checkDatabaseOutput(plan: OutputOfPlan, env: Context['env']): Promise<DatabaseForecast | undefined> {
+  const { database } = plan.output;
+  if (database === undefined) return undefined;
+  const [{ checkDatabase }, { inspectStore }] = await Promise.all([import('../destinations/database.js'), import('../destinations/open-store.js')]);
+  return checkDatabase(
+    database,
+    {
+      resume: plan.resume.resume,
+      fingerprint: plan.resume.fingerprint,
+      expectedLink: { origin: plan.pages.baseUrl.origin, path: plan.pages.start.pathname },
+    },
+    (target) => inspectStore(target, env),
+  );
 }
 
 /**
