@@ -76,7 +76,9 @@ describe.each(['postgres', 'duckdb'] as const)('--dry-run --out %s', (kind) => {
     const before = await contents(db);
     const dry = await dryRun(exportTo(db.out));
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout).toMatch(kind === 'postgres' ? /upserted by id \(else @id\) \(would be created\)/ : /\(the file and the table would be created\)/);
+    expect(dry.stdout).toMatch(
+      kind === 'postgres' ? /upserted by id \(else @id\) \(would be created\)/ : /\(the file and the table would be created\)/,
+    );
     expect(dry.stdout).toMatch(/lock: +(a PostgreSQL advisory lock on the table and source|DuckDB's lock on the file) \(free\)/);
     expect(dry.requests).toHaveLength(1);
     expect(await contents(db)).toBe(before);
@@ -115,10 +117,17 @@ describe.each(['postgres', 'duckdb'] as const)('--dry-run --out %s', (kind) => {
   });
 
   it.each([
-    ['a column of the user\'s own that is NOT NULL without a default', 'note TEXT NOT NULL', /note is NOT NULL without a default, and the export does not fill it/],
+    [
+      "a column of the user's own that is NOT NULL without a default",
+      'note TEXT NOT NULL',
+      /note is NOT NULL without a default, and the export does not fill it/,
+    ],
     ['another type of a column of ours', 'extra TEXT', null],
   ])('a table with %s: exit 2 before any request, in the dry run and the run (zero requests)', async (_what, column, message) => {
-    const types = kind === 'postgres' ? 'id text PRIMARY KEY, item jsonb NOT NULL, taxpayer text, source text NOT NULL, updated_at timestamptz, synced_at timestamptz NOT NULL' : 'id VARCHAR PRIMARY KEY, item JSON NOT NULL, taxpayer VARCHAR, source VARCHAR NOT NULL, updated_at TIMESTAMPTZ, synced_at TIMESTAMPTZ NOT NULL';
+    const types =
+      kind === 'postgres'
+        ? 'id text PRIMARY KEY, item jsonb NOT NULL, taxpayer text, source text NOT NULL, updated_at timestamptz, synced_at timestamptz NOT NULL'
+        : 'id VARCHAR PRIMARY KEY, item JSON NOT NULL, taxpayer VARCHAR, source VARCHAR NOT NULL, updated_at TIMESTAMPTZ, synced_at TIMESTAMPTZ NOT NULL';
     // The second case: `synced_at` of another type, beside a nullable column of the user's own.
     const shape = message === null ? types.replace(/synced_at timestamptz NOT NULL/i, 'synced_at text') : types;
     await db.run(`CREATE TABLE invoices (${shape}, ${column})`);

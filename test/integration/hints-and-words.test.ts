@@ -96,7 +96,7 @@ describe('verify given an output', () => {
     expect(r.code).toBe(8);
     expect(r.lines).toEqual([
       'collections: inv.ndjson: an output, not its manifest; give inv.ndjson.manifest.json',
-      'collections: verification failed: 1 mismatch in 1 of 1 file; give the manifests (F.manifest.json) or databases to verify',
+      "collections: verification failed: 1 mismatch in 1 of 1 file; give each export's manifest (F.manifest.json beside F), a DuckDB file or a PostgreSQL URL",
     ]);
   });
 });

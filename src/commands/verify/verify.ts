@@ -1,4 +1,5 @@
 /** `collections verify` (docs/files.md, "Manifests and `verify`"): `ok` lines on stdout, a line per mismatch on stderr. */
+import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
 import type { Context } from '../../context.js';
@@ -16,8 +17,17 @@ interface Tally {
   tables: Set<string>;
   failedTables: Set<string>;
   mismatches: number;
-  /** Mismatches that are an output (not its manifest) given to check. */
-  dataFiles: number;
+  /** Of the mismatches, the arguments that are not what `verify` reads (an output, a Parquet file). */
+  misnamed: number;
+}
+
+/** A line for an argument `verify` does not read, naming what to give instead; counted as a mismatch (exit 8). */
+function misnamed(shown: string, line: string, ctx: Context, tally: Tally): void {
+  tally.files++;
+  tally.failedFiles++;
+  tally.mismatches++;
+  tally.misnamed++;
+  ctx.io.stderr.write(`collections: ${inertText(`${shown}: ${line}`)}\n`);
 }
 
 /** `F.manifest.json` beside `F`, when `path` is such an `F`. */
@@ -35,10 +45,7 @@ async function verifyManifest(manifestPath: string, ctx: Context, tally: Tally):
   // An output given in place of its manifest: named without reading it (it may be gigabytes).
   const beside = await manifestBeside(manifestPath);
   if (beside !== undefined) {
-    tally.files++;
-    tally.failedFiles++;
-    tally.dataFiles++;
-    fail(shownPath(manifestPath, ctx.cwd), `an output, not its manifest; give ${shownPath(beside, ctx.cwd)}`);
+    misnamed(shownPath(manifestPath, ctx.cwd), `an output, not its manifest; give ${shownPath(beside, ctx.cwd)}`, ctx, tally);
     return;
   }
   let text: string;
@@ -57,7 +64,7 @@ async function verifyManifest(manifestPath: string, ctx: Context, tally: Tally):
     tally.failedFiles++;
     // Not JSON or not an object: an output (NDJSON, CSV, a JSON array), not a manifest of another version.
     const data = manifest === 'not JSON' || manifest === 'not an object';
-    if (data) tally.dataFiles++;
+    if (data) tally.misnamed++;
     const instead = data ? '; an export writes its manifest beside its output F as F.manifest.json' : '';
     fail(shownPath(manifestPath, ctx.cwd), `not a collections manifest (${manifest})${instead}`);
     return;
@@ -85,6 +92,14 @@ async function verifyDatabase(
   ctx: Context,
   tally: Tally,
 ): Promise<void> {
+  if (address.kind === 'duckdb' && !existsSync(address.path)) {
+    // As a missing output of a manifest: the export did not happen, or the file was moved.
+    tally.tables.add(table ?? 'any table');
+    tally.failedTables.add(table ?? 'any table');
+    tally.mismatches++;
+    ctx.io.stderr.write(`collections: ${inertText(`${address.shown}: missing`)}\n`);
+    return;
+  }
   const name = table === undefined ? undefined : parseTableName(table);
   if (address.kind === 'postgres') {
     ctx.secrets.add(address.password);
@@ -114,9 +129,6 @@ async function verifyDatabase(
   }
 }
 
-/**
- * @throws {VerifyError} (exit 8, `E_VERIFY_MISMATCH`) after the mismatch lines, counting them
- */
 /** `2 files and 1 table`. */
 function checkedText(files: number, tables: number): string {
   const parts = [
@@ -126,19 +138,25 @@ function checkedText(files: number, tables: number): string {
   return parts.filter((p) => p !== '').join(' and ');
 }
 
+/**
+ * @throws {VerifyError} (exit 8, `E_VERIFY_MISMATCH`) after the mismatch lines, counting them
+ */
 export async function runVerify(ctx: Context, { manifests, table }: VerifyCommandOptions): Promise<number> {
-  const tally: Tally = { files: 0, failedFiles: 0, tables: new Set(), failedTables: new Set(), mismatches: 0, dataFiles: 0 };
+  const tally: Tally = { files: 0, failedFiles: 0, tables: new Set(), failedTables: new Set(), mismatches: 0, misnamed: 0 };
   for (const manifest of manifests) {
     const address = databaseAddress(manifest, ctx.cwd, 'verify');
-    if (address !== undefined && address.kind !== 'parquet') await verifyDatabase(address, table, ctx, tally);
+    if (address?.kind === 'parquet') {
+      const line = 'a Parquet file has no manifest: verify checks the manifest of a file export (F.manifest.json) or a database';
+      misnamed(address.shown, line, ctx, tally);
+    } else if (address !== undefined) await verifyDatabase(address, table, ctx, tally);
     else await verifyManifest(resolvePath(ctx.cwd, manifest), ctx, tally);
   }
   if (tally.mismatches > 0) {
     const mismatches = `${tally.mismatches} ${tally.mismatches === 1 ? 'mismatch' : 'mismatches'}`;
     const failed = tally.failedFiles + tally.failedTables.size;
     const hint =
-      tally.dataFiles === tally.mismatches
-        ? 'give the manifests (F.manifest.json) or databases to verify'
+      tally.misnamed === tally.mismatches
+        ? "give each export's manifest (F.manifest.json beside F), a DuckDB file or a PostgreSQL URL"
         : 'run the export again (with --resume if it was interrupted)';
     throw new VerifyError(`verification failed: ${mismatches} in ${failed} of ${checkedText(tally.files, tally.tables.size)}`, { hint });
   }

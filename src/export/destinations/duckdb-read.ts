@@ -61,7 +61,8 @@ export async function inspectDuckDb(target: StoreTarget): Promise<StoreInspectio
     };
     checkShapes(target.table, 'duckdb', found);
     const q = (sql: string, values: Array<string | null> = []) => rows(connection, sql, values);
-    const latest = found.runs === undefined ? undefined : await latestRun(q, target, tableNames(target.table)).catch(fail('could not read the run log'));
+    const latest =
+      found.runs === undefined ? undefined : await latestRun(q, target, tableNames(target.table)).catch(fail('could not read the run log'));
     return { database: true, table: found.mirror !== undefined, latest };
   } finally {
     file.close();
@@ -80,14 +81,15 @@ export async function openDuckDbReader(address: DuckDbAddress): Promise<TableRea
   const { connection } = file;
   return {
     rows: (sql, params = []) => rows(connection, sql, params),
-    exists: async (name) => {
-      try {
-        await connection.run(`SELECT 1 FROM ${name} LIMIT 0`);
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    runLogSchemas: async () =>
+      (
+        await rows(
+          connection,
+          'SELECT schema_name AS s FROM duckdb_tables() WHERE database_name = current_database() AND table_name = $1 ' +
+            'ORDER BY schema_name = current_schema() DESC, schema_name',
+          [RUNS_TABLE],
+        )
+      ).map((r) => r.s!),
     close: () => {
       file.close();
       return Promise.resolve();

@@ -53,7 +53,11 @@ export async function inspectPostgres(target: StoreTarget, options: PostgresStor
   try {
     await client.query('BEGIN READ ONLY');
     const found = await Promise.resolve()
-      .then(async () => ({ mirror: await existing(client, names.mirror), runs: await existing(client, names.runs), seen: await existing(client, names.seen) }))
+      .then(async () => ({
+        mirror: await existing(client, names.mirror),
+        runs: await existing(client, names.runs),
+        seen: await existing(client, names.seen),
+      }))
       .catch(fail('could not prepare the tables'));
     checkShapes(target.table, 'postgres', found);
     await checkLock(client, target, names).catch(fail('could not take the lock'));
@@ -68,9 +72,24 @@ export async function inspectPostgres(target: StoreTarget, options: PostgresStor
 /** A read-only session (`verify`): rows of a query, every value as text. */
 export async function openPostgresReader(address: PostgresAddress, options: PostgresStoreOptions): Promise<TableReader> {
   const client = await connect(address, options);
+  const rows = async (sql: string, params: string[] = []) => (await client.query<Record<string, string | null>>(sql, params)).rows;
+  try {
+    await client.query('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    throw databaseError(`PostgreSQL could not open a read-only session (${address.shown})`, err);
+  }
   return {
-    rows: async (sql, params = []) => (await client.query<Record<string, string | null>>(sql, params)).rows,
-    exists: async (name) => (await client.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [name])).rows[0]!.found,
+    rows,
+    runLogSchemas: async () =>
+      (
+        await rows(
+          'SELECT n.nspname AS s FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace ' +
+            "WHERE c.relname = $1 AND c.relkind IN ('r', 'p') AND has_table_privilege(c.oid, 'SELECT') " +
+            'ORDER BY n.nspname = current_schema() DESC, n.nspname',
+          [RUNS_TABLE],
+        )
+      ).map((r) => r.s!),
     close: () => client.end().catch(() => undefined),
   };
 }

@@ -6,7 +6,7 @@
 import type { DatabaseAddress } from './address.js';
 import { RUNS_TABLE } from './schema.js';
 import type { TableReader } from './store.js';
-import { besideTable, parseTableName, quoteTable, type TableName } from './table-name.js';
+import { besideTable, parseTableName, quoteTable, tableText, type TableName } from './table-name.js';
 
 /** One source of one table, re-counted. */
 export interface TableCheck {
@@ -28,9 +28,53 @@ async function openReader(
   return (await import('./duckdb-read.js')).openDuckDbReader(address);
 }
 
+/** The newest complete run of each table and source of one run log. */
+interface LoggedRun {
+  /** As the run log stores it: `name`, or `schema.name` when `--table` gave one. */
+  readonly stored: string;
+  /** The table it names: a name without a schema is in the run log's (the run log sits beside its table). */
+  readonly table: TableName;
+  readonly source: string;
+  readonly total: string;
+  readonly runId: string;
+}
+
+/** The newest complete runs of the run log in `schema`, ordered by table and source. */
+async function loggedRuns(reader: TableReader, schema: string): Promise<LoggedRun[]> {
+  const runs = besideTable({ schema, name: RUNS_TABLE }, RUNS_TABLE);
+  const last = await reader.rows(
+    `SELECT table_name, source, rows_total::TEXT AS total, run_id::TEXT AS id FROM ${runs} r WHERE status = 'complete' AND rows_total IS NOT NULL ` +
+      `AND run_id = (SELECT max(run_id) FROM ${runs} q WHERE q.table_name = r.table_name AND q.source = r.source AND q.status = 'complete') ` +
+      'ORDER BY table_name, source',
+  );
+  return last.flatMap((row) => {
+    const stored = row.table_name!;
+    let named: TableName;
+    try {
+      named = parseTableName(stored);
+    } catch {
+      return [];
+    }
+    const table = named.schema === undefined ? { schema, name: named.name } : named;
+    return [{ stored, table, source: row.source!, total: row.total!, runId: row.id! }];
+  });
+}
+
+/** A schema name `quoteTable` takes (a plain identifier); others hold no table of ours. */
+function plainSchema(schema: string): boolean {
+  try {
+    parseTableName(`${schema}.${RUNS_TABLE}`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Re-counts the sources of `table` (every table of the run log without it) against their last complete run.
- * @returns one check per source; empty when the run log has no complete run of them
+ * Re-counts the sources of `table` (every table of every run log without it) against their last
+ * complete run. The run log sits in its table's schema, so every schema holding one is read; a
+ * `--table` without a schema is in the current one (as the export's own).
+ * @returns one check per source; empty when no run log has a complete run of them
  * @throws {CollectionsError} (exit 7) when the database cannot be read
  */
 export async function checkTables(
@@ -40,25 +84,24 @@ export async function checkTables(
 ): Promise<TableCheck[]> {
   const reader = await openReader(address, env);
   try {
-    const runs = besideTable(table ?? { schema: undefined, name: RUNS_TABLE }, RUNS_TABLE);
-    if (!(await reader.exists(runs))) return [];
-    const last = await reader.rows(
-      `SELECT table_name, source, rows_total::TEXT AS total, run_id::TEXT AS id FROM ${runs} r WHERE status = 'complete' AND rows_total IS NOT NULL ` +
-        `AND run_id = (SELECT max(run_id) FROM ${runs} q WHERE q.table_name = r.table_name AND q.source = r.source AND q.status = 'complete')` +
-        `${table === undefined ? '' : ' AND table_name = $1'} ORDER BY table_name, source`,
-      table === undefined ? [] : [table.schema === undefined ? table.name : `${table.schema}.${table.name}`],
-    );
+    const current = (await reader.rows('SELECT current_schema() AS s'))[0]?.s ?? undefined;
+    const wanted = table === undefined ? undefined : tableText({ schema: table.schema ?? current, name: table.name });
     const checks: TableCheck[] = [];
     const counted = new Map<string, Map<string, number>>();
-    for (const row of last) {
-      const name = row.table_name!;
-      let counts = counted.get(name);
-      if (counts === undefined) {
-        const rows = await reader.rows(`SELECT source, count(*)::TEXT AS n FROM ${quoteTable(parseTableName(name))} GROUP BY source`);
-        counts = new Map(rows.map((r) => [r.source!, Number(r.n)]));
-        counted.set(name, counts);
+    for (const schema of (await reader.runLogSchemas()).filter(plainSchema)) {
+      for (const run of await loggedRuns(reader, schema)) {
+        const qualified = tableText(run.table);
+        if (wanted !== undefined && qualified !== wanted) continue;
+        let counts = counted.get(qualified);
+        if (counts === undefined) {
+          const rows = await reader.rows(`SELECT source, count(*)::TEXT AS n FROM ${quoteTable(run.table)} GROUP BY source`);
+          counts = new Map(rows.map((r) => [r.source!, Number(r.n)]));
+          counted.set(qualified, counts);
+        }
+        // As stored, unless two schemas' run logs could name it alike.
+        const shown = schema === current ? run.stored : qualified;
+        checks.push({ table: shown, source: run.source, rows: counts.get(run.source) ?? 0, expected: Number(run.total), runId: run.runId });
       }
-      checks.push({ table: name, source: row.source!, rows: counts.get(row.source!) ?? 0, expected: Number(row.total), runId: row.id! });
     }
     return checks;
   } finally {
