@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { fileError, syncFolder } from '../../io/files.js';
 import type { Destination, PageMark } from '../files/destination.js';
 import { databaseError } from './database.js';
@@ -27,9 +28,66 @@ function literal(path: string): string {
   return `'${path.replace(/'/g, "''")}'`;
 }
 
+/** DuckDB's widest exact number: DECIMAL(38, s) holds 38 digits, s of them after the point. */
+const DECIMAL_DIGITS = 38;
+
+/** A number cell as the CSV writes a JSON number (its literal as received), digits of a string too. */
+const NUMBER_CELL = String.raw`-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?`;
+
+/** DuckDB's reader of the finished CSV, types inferred from every row, with more `read_csv` options. */
+const readCsv = (csv: string, options = ''): string => `read_csv(${literal(csv)}, header = true, sample_size = -1${options})`;
+
+/** An identifier of a CSV column for DuckDB's SQL (a header may hold any character). */
+const quoteColumn = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/**
+ * Each column DuckDB's inference made `DOUBLE` gets an exact type instead when every cell is a number
+ * literal: `DECIMAL(38, s)`, `s` the most digits any value needs after the point (`1234.50` → 2, so
+ * the literal reads back as written; `9007199254740993` or a value past 2^63 → 0), or `VARCHAR`, the
+ * literal itself, when a value needs more than 38 digits. A column with other cells keeps DuckDB's
+ * choice. A double would round `9007199254740993` and sum money in binary fractions.
+ * @returns DuckDB `read_csv` `types`: column name → type
+ */
+async function exactNumberTypes(connection: DuckDBConnection, csv: string): Promise<Map<string, string>> {
+  const inferred = await connection.runAndReadAll(`DESCRIBE SELECT * FROM ${readCsv(csv)}`);
+  const doubles = inferred
+    .getRowObjectsJson()
+    .filter((c) => c.column_type === 'DOUBLE' && typeof c.column_name === 'string')
+    .map((c) => c.column_name as string);
+  const types = new Map<string, string>();
+  if (doubles.length === 0) return types;
+  const measures = doubles.map((name, i) => {
+    const v = quoteColumn(name);
+    // Digits after the point less the exponent; digits before it (leading zeros aside) plus the exponent: a bound.
+    const exponent = String.raw`coalesce(TRY_CAST(regexp_extract(${v}, '[eE]([+-]?[0-9]+)$', 1) AS DOUBLE), 0)`;
+    const fraction = String.raw`length(regexp_extract(${v}, '\.([0-9]+)', 1))`;
+    const whole = String.raw`length(ltrim(regexp_extract(${v}, '^-?([0-9]+)', 1), '0'))`;
+    return (
+      `bool_and(${v} IS NULL OR regexp_full_match(${v}, '${NUMBER_CELL}')) AS n${i}, ` +
+      `max(greatest(0, ${fraction} - ${exponent})) AS s${i}, max(greatest(0, ${whole} + ${exponent})) AS d${i}`
+    );
+  });
+  const cells = readCsv(csv, ', all_varchar = true');
+  const [row] = (await connection.runAndReadAll(`SELECT ${measures.join(', ')} FROM ${cells}`)).getRowObjectsJson();
+  doubles.forEach((name, i) => {
+    if (row?.[`n${i}`] !== true) return;
+    const scale = Number(row[`s${i}`] ?? 0);
+    const digits = Number(row[`d${i}`] ?? 0);
+    types.set(name, scale + digits <= DECIMAL_DIGITS ? `DECIMAL(${DECIMAL_DIGITS},${scale})` : 'VARCHAR');
+  });
+  return types;
+}
+
+/** `read_csv`'s `types` argument: a struct literal of column name → type. */
+function typesArgument(types: ReadonlyMap<string, string>): string {
+  if (types.size === 0) return '';
+  return `, types = {${[...types].map(([name, type]) => `${literal(name)}: ${literal(type)}`).join(', ')}}`;
+}
+
 /**
  * Converts the finished CSV `csv` into the Parquet file `parquet` through an in-memory DuckDB:
- * column types inferred from all rows (`sample_size = -1`), empty cells as NULL.
+ * column types inferred from all rows (`sample_size = -1`), numbers exact ({@link exactNumberTypes}),
+ * empty cells as NULL.
  * @throws {CollectionsError} (exit 7) with DuckDB's reason
  */
 async function convert(csv: string, parquet: string, shown: string): Promise<void> {
@@ -39,7 +97,9 @@ async function convert(csv: string, parquet: string, shown: string): Promise<voi
     const connection = await instance.connect();
     const empty = (await stat(csv)).size === 0;
     // Zero items and no --fields: a CSV without even a header; the Parquet file has no rows and one text column `id`.
-    const rows = empty ? 'SELECT NULL::VARCHAR AS id WHERE false' : `SELECT * FROM read_csv(${literal(csv)}, header = true, sample_size = -1)`;
+    const rows = empty
+      ? 'SELECT NULL::VARCHAR AS id WHERE false'
+      : `SELECT * FROM ${readCsv(csv, typesArgument(await exactNumberTypes(connection, csv)))}`;
     await connection.run(`COPY (${rows}) TO ${literal(parquet)} (FORMAT parquet)`);
     connection.closeSync();
   } catch (err) {
