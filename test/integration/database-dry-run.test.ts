@@ -183,6 +183,27 @@ describe('--dry-run --out postgres://', () => {
     expect(await server.query(name, "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public'")).toEqual([{ n: 0 }]);
   });
 
+  it("a role without CREATE in the table's schema: exit 7 with the run's own error line; allowed once granted", async () => {
+    const name = await server.createDatabase();
+    const role = `etl_${name}`;
+    await server.query(name, `CREATE ROLE ${role} LOGIN PASSWORD 'etl-canary-PW'`);
+    await server.query(name, 'REVOKE CREATE ON SCHEMA public FROM PUBLIC');
+    const out = `postgres://${role}:etl-canary-PW@127.0.0.1:${server.port}/${name}`;
+    const dry = await dryRun(exportTo(out));
+    expect(dry.code).toBe(7);
+    expect(dry.stdout).toMatch(STOPS);
+    const line = `collections: PostgreSQL could not prepare the tables (invoices in postgres://${role}@127.0.0.1:${server.port}/${name}): permission denied for schema public (42501)\n`;
+    expect(dry.stderr).toBe(line);
+    expect(dry.requests).toHaveLength(0);
+    const real = await run(exportTo(out));
+    expect(real.code).toBe(7);
+    expect(real.stderr).toBe(line);
+    await server.query(name, `GRANT CREATE ON SCHEMA public TO ${role}`);
+    const allowed = await dryRun(exportTo(out));
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(allowed.stdout + allowed.stderr).not.toContain('etl-canary-PW');
+  });
+
   it('another run holding the table and source: exit 7 naming it, no request; the first run completes', async () => {
     const name = await server.createDatabase();
     const out = server.url(name);

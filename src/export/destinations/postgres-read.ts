@@ -2,13 +2,14 @@
  * Reading a PostgreSQL destination without writing it: the watermarks an incremental export starts
  * from, what a dry run checks, and the run log and counts of `verify`.
  */
+import type { Client } from 'pg';
 import type { PostgresAddress } from './address.js';
 import { databaseError } from './database.js';
 import { connect, existing, type PostgresStoreOptions } from './postgres-connect.js';
 import { checkLock, latestRun } from './postgres-store.js';
 import { RUNS_TABLE, checkShapes, tableNames } from './schema.js';
 import type { StoreInspection, StoreTarget, TableReader } from './store.js';
-import { tableText } from './table-name.js';
+import { tableText, type TableName } from './table-name.js';
 
 /**
  * The watermark of each source of `target`'s table: the newest complete run's that stored one.
@@ -38,8 +39,23 @@ export async function readPostgresWatermarks(
 }
 
 /**
+ * The run creates its tables when missing and its staging tables every time, so it needs `CREATE`
+ * in the table's schema even when the tables exist (PostgreSQL checks it before it looks).
+ * @throws PostgreSQL's own refusal when the schema does not exist; the run's (42501) without the privilege
+ */
+async function checkCreate(client: Client, table: TableName): Promise<void> {
+  const result = await client.query<{ schema: string | null; allowed: boolean | null }>(
+    "SELECT coalesce($1, current_schema()) AS schema, has_schema_privilege(coalesce($1, current_schema()), 'CREATE') AS allowed",
+    [table.schema ?? null],
+  );
+  const { schema, allowed } = result.rows[0]!;
+  if (schema !== null && allowed === false) throw Object.assign(new Error(`permission denied for schema ${schema}`), { code: '42501' });
+}
+
+/**
  * What a run would find (`--dry-run`), in a read-only transaction: the login, the shape of the
- * tables, the lock of the table and source (looked at, not taken) and the run log.
+ * tables, the right to create in their schema, the lock of the table and source (looked at, not
+ * taken) and the run log.
  * @throws what the run would throw before its first request: {@link CollectionsError} (exit 7: the
  *   login refused, the server unreachable, the lock held), {@link UsageError} (exit 2: another shape)
  */
@@ -52,14 +68,14 @@ export async function inspectPostgres(target: StoreTarget, options: PostgresStor
   };
   try {
     await client.query('BEGIN READ ONLY');
-    const found = await Promise.resolve()
-      .then(async () => ({
-        mirror: await existing(client, names.mirror),
-        runs: await existing(client, names.runs),
-        seen: await existing(client, names.seen),
-      }))
-      .catch(fail('could not prepare the tables'));
+    const read = async () => ({
+      mirror: await existing(client, names.mirror),
+      runs: await existing(client, names.runs),
+      seen: await existing(client, names.seen),
+    });
+    const found = await read().catch(fail('could not prepare the tables'));
     checkShapes(target.table, 'postgres', found);
+    await checkCreate(client, target.table).catch(fail('could not prepare the tables'));
     await checkLock(client, target, names).catch(fail('could not take the lock'));
     const latest = found.runs === undefined ? undefined : await latestRun(client, target, names).catch(fail('could not read the run log'));
     return { database: true, table: found.mirror !== undefined, latest };
