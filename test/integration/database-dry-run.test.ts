@@ -271,3 +271,23 @@ function holdDuckDb(path: string): Promise<ChildProcess> {
     child.stdout.once('data', () => resolve(child));
   });
 }
+
+describe('--dry-run with several taxpayers into one table', () => {
+  it('checks each taxpayer against the database: a fresh table, then one of another shape (exit 2 for each, as the run)', async () => {
+    world = createWorld({ sizes: { taxpayers: 2, invoicesPerTaxpayer: 20 } });
+    const db = await postgresDatabase(server);
+    const args = ['invoices', '--taxpayer', world.sandbox.taxpayers().join(','), '--items-per-page', '10', '--out', db.out];
+    const fresh = await dryRun(args);
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(fresh.stdout).toMatch(/total: +40 items, 4 pages/);
+    await db.run('CREATE TABLE invoices (id integer PRIMARY KEY)');
+    const dry = await dryRun(args);
+    expect(dry.code).toBe(2);
+    expect(dry.stdout.match(/would fail, exit 2: the table invoices exists with another shape/g)).toHaveLength(2);
+    expect(dry.requests).toHaveLength(0);
+    expect(dry.stdout + dry.stderr).not.toContain(PG_PASSWORD);
+    const real = await run(args);
+    expect(real.code).toBe(2);
+    expect(real.requests).toHaveLength(0);
+  });
+});
