@@ -144,6 +144,23 @@ describe.each(['postgres', 'duckdb'] as const)('--dry-run --out %s', (kind) => {
     expect(await contents(db)).toBe(before);
   });
 
+  it("--table in a schema that does not exist: exit 7 with the run's own error line, before any request", async () => {
+    const errorLine = (stderr: string) => stderr.split('\n').find((l) => l.startsWith('collections: '));
+    const dry = await dryRun(exportTo(db.out, '--table', 'nosuch.invoices'));
+    expect(dry.code).toBe(7);
+    expect(dry.stdout).toMatch(STOPS);
+    expect(dry.requests).toHaveLength(0);
+    const real = await run(exportTo(db.out, '--table', 'nosuch.invoices'));
+    expect(real.code).toBe(7);
+    expect(errorLine(dry.stderr)).toBe(errorLine(real.stderr));
+    expect(errorLine(dry.stderr)).toMatch(
+      /could not prepare the tables \(nosuch\.invoices in .*(schema "nosuch" does not exist|Schema with name nosuch does not exist)/,
+    );
+    // Now the DuckDB file exists (the run made it before it failed): the same again, from the file.
+    const again = await dryRun(exportTo(db.out, '--table', 'nosuch.invoices'));
+    expect([again.code, errorLine(again.stderr)]).toEqual([7, errorLine(real.stderr)]);
+  });
+
   it("a column of the user's own that is NOT NULL with a default is fine", async () => {
     const types =
       kind === 'postgres'

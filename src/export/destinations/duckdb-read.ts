@@ -47,19 +47,32 @@ export async function readDuckDbWatermarks(target: Pick<StoreTarget, 'address' |
 export async function inspectDuckDb(target: StoreTarget): Promise<StoreInspection> {
   if (target.address.kind !== 'duckdb') throw new Error('not a DuckDB address');
   const { path, shown } = target.address;
-  if (!existsSync(path)) return { database: false, table: false, latest: undefined };
-  const file = await openReadOnly(path, shown);
   const fail = (what: string) => (err: unknown) => {
     throw databaseError(`DuckDB ${what} (${tableText(target.table)} in ${shown})`, err);
   };
+  // The run's first statement in a schema that is not there fails with DuckDB's words (a new file has only `main`).
+  const noSchema = (): never =>
+    fail('could not prepare the tables')(new Error(`Catalog Error: Schema with name ${target.table.schema!} does not exist!`));
+  if (!existsSync(path)) {
+    if (target.table.schema !== undefined && target.table.schema !== 'main') noSchema();
+    return { database: false, table: false, latest: undefined };
+  }
+  const file = await openReadOnly(path, shown);
   try {
     const { connection } = file;
-    const found = {
+    const read = async () => ({
       mirror: await existing(connection, target.table, target.table.name),
       runs: await existing(connection, target.table, RUNS_TABLE),
       seen: await existing(connection, target.table, SEEN_TABLE),
-    };
+    });
+    const found = await read().catch(fail('could not prepare the tables'));
     checkShapes(target.table, 'duckdb', found);
+    const schema = target.table.schema;
+    if (
+      schema !== undefined &&
+      (await rows(connection, 'SELECT 1 FROM duckdb_schemas() WHERE database_name = current_database() AND schema_name = $1', [schema])).length === 0
+    )
+      noSchema();
     const q = (sql: string, values: Array<string | null> = []) => rows(connection, sql, values);
     const latest =
       found.runs === undefined ? undefined : await latestRun(q, target, tableNames(target.table)).catch(fail('could not read the run log'));

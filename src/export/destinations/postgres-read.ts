@@ -5,6 +5,7 @@
 import type { Client } from 'pg';
 import type { PostgresAddress } from './address.js';
 import { databaseError } from './database.js';
+import { loadDriver } from './driver.js';
 import { connect, existing, type PostgresStoreOptions } from './postgres-connect.js';
 import { checkLock, latestRun } from './postgres-store.js';
 import { RUNS_TABLE, checkShapes, tableNames } from './schema.js';
@@ -62,6 +63,11 @@ async function checkCreate(client: Client, table: TableName): Promise<void> {
 export async function inspectPostgres(target: StoreTarget, options: PostgresStoreOptions): Promise<StoreInspection> {
   if (target.address.kind !== 'postgres') throw new Error('not a PostgreSQL address');
   const client = await connect(target.address, options);
+  // The run's writing needs it too: missing, the run is exit 2 after connecting.
+  await loadDriver('pg-copy-streams', target.address.shown).catch(async (err: unknown) => {
+    await client.end().catch(() => undefined);
+    throw err;
+  });
   const names = tableNames(target.table);
   const fail = (what: string) => (err: unknown) => {
     throw databaseError(`PostgreSQL ${what} (${tableText(target.table)} in ${target.address.shown})`, err);
