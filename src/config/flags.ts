@@ -238,7 +238,7 @@ const FLAG_TABLE = {
   dryRun: {
     flags: '--dry-run',
     description:
-      "run the export's checks (folders, lock, checkpoint) and print the plan (request, headers with the key masked, files, items, pages, the quota and the windows it needs), writing nothing; exits as the export would; spends one request of the quota (itemsPerPage=1) per taxpayer",
+      "run the export's checks (folders, lock, checkpoint; a database's over a read-only connection) and print the plan (request, headers with the key masked, files, items, pages, the quota and the windows it needs), writing nothing; exits as the export would; spends one request of the quota (itemsPerPage=1) per taxpayer",
     value: { kind: 'switch' },
   },
   logFormat: {
