@@ -342,7 +342,7 @@ describe('--out F.parquet', () => {
     const types = new Map(described.map((c) => [c.column_name, c.column_type]));
     expect(types.get('issuer.rfc')).toBe('VARCHAR');
     expect(types.get('satFolio')).toBe('BIGINT');
-    expect(types.get('total')).toBe('DECIMAL(38,2)');
+    expect(types.get('total')).toBe('DECIMAL(18,2)');
     expect(types.get('isIssuer')).toBe('BOOLEAN');
     const [count] = await db.rows(`SELECT count(*) AS n, count(DISTINCT id) AS ids FROM read_parquet('${dir.file('invoices.parquet')}')`);
     expect(count).toEqual({ n: '60', ids: '60' });

@@ -1,7 +1,7 @@
 /**
  * `--out F.parquet` keeps numbers exact (docs/databases.md, "Parquet"): integer columns stay
  * integers (BIGINT, or DECIMAL(38,0) once a value leaves 64 bits), decimal columns are DECIMAL with
- * the scale their literals need, a value past 38 digits keeps its column as text. Read back by a real
+ * the scale their literals need (18 digits wide, 38 when a value needs more), a value past 38 digits keeps its column as text. Read back by a real
  * DuckDB and compared with the literals of an NDJSON export of the same pages.
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -17,14 +17,14 @@ beforeEach(() => {
   dir = tempDir();
 });
 
-/** Responses whose first `satFolio` of each page is `first`, and second `second` (as a server holding such values writes them). */
-function folios(first: string, second: string): InProcessOptions {
+/** Responses whose first `key` (a number) of each page is `first`, and second `second` (as a server holding such values writes them). */
+function folios(first: string, second: string, key = 'satFolio'): InProcessOptions {
   return {
     wrapFetch: (inner) => async (input, init) => {
       const response = await inner(input, init);
       let n = 0;
-      const body = (await response.text()).replace(/"satFolio":(\d+)/g, (whole) =>
-        ++n === 1 ? `"satFolio":${first}` : n === 2 ? `"satFolio":${second}` : whole,
+      const body = (await response.text()).replace(new RegExp(`"${key}":(-?[0-9][0-9.eE+-]*)`, 'g'), (whole) =>
+        ++n === 1 ? `"${key}":${first}` : n === 2 ? `"${key}":${second}` : whole,
       );
       return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
     },
@@ -68,15 +68,15 @@ async function parquet(name: string) {
 }
 
 describe('--out F.parquet: numbers exact', () => {
-  it('an integer column with 2^53 + 1 and a value past 2^63 is DECIMAL(38,0), every value read back as written; money is DECIMAL(38,2), summed exactly', async () => {
+  it('an integer column with 2^53 + 1 and a value past 2^63 is DECIMAL(38,0), every value read back as written; money is DECIMAL(18,2), summed exactly', async () => {
     const values = folios('9007199254740993', '18446744073709551616');
     expect((await runInProcess(world, dir, exportTo('inv.parquet'), values)).code).toBe(0);
     expect((await runInProcess(world, dir, exportTo('inv.ndjson'), values)).code).toBe(0);
     const ndjson = dir.read('inv.ndjson').toString();
     const { types, rows } = await parquet('inv.parquet');
     expect(types.get('satFolio')).toBe('DECIMAL(38,0)');
-    expect(types.get('total')).toBe('DECIMAL(38,2)');
-    expect(types.get('exchangeRate')).toMatch(/^DECIMAL\(38,[1-9]\)$/);
+    expect(types.get('total')).toBe('DECIMAL(18,2)');
+    expect(types.get('exchangeRate')).toMatch(/^DECIMAL\(18,[1-9]\)$/);
     expect(types.get('isIssuer')).toBe('BOOLEAN');
     expect(types.get('id')).toBe('VARCHAR');
     const read = await rows('id, "satFolio"::VARCHAR AS folio, total::VARCHAR AS total, "exchangeRate"::VARCHAR AS rate');
@@ -125,5 +125,17 @@ describe('--out F.parquet: numbers exact', () => {
     const texts = (await rows('"satFolio"::VARCHAR AS f')).map((r) => exact(r.f!));
     expect(texts).toContain('10000000000000000000000000');
     expect(texts).toContain('0.025');
+  });
+
+  it('DECIMAL(18, s) while every value fits 18 digits, DECIMAL(38, s) from the first that needs 19', async () => {
+    expect((await runInProcess(world, dir, exportTo('18.parquet'), folios('12345678901234.5', '-0.25', 'exchangeRate'))).code).toBe(0);
+    const narrow = await parquet('18.parquet');
+    // The sandbox's rates have up to 4 decimals: 14 digits before the point and 4 after fill 18.
+    expect(narrow.types.get('exchangeRate')).toBe('DECIMAL(18,4)');
+    expect((await narrow.rows('"exchangeRate"::VARCHAR AS f')).map((r) => r.f)).toEqual(expect.arrayContaining(['12345678901234.5000', '-0.2500']));
+    expect((await runInProcess(world, dir, exportTo('38.parquet'), folios('123456789012345.5', '-0.25', 'exchangeRate'))).code).toBe(0);
+    const wide = await parquet('38.parquet');
+    expect(wide.types.get('exchangeRate')).toBe('DECIMAL(38,4)');
+    expect((await wide.rows('"exchangeRate"::VARCHAR AS f')).map((r) => r.f)).toContain('123456789012345.5000');
   });
 });
