@@ -103,6 +103,22 @@ describe.each(['postgres', 'duckdb'] as const)('--dry-run --out %s', (kind) => {
     expect(real.requests).toHaveLength(6 - pages);
   });
 
+  it('--incremental: the plan starts from the watermark stored with the table, as the run does', async () => {
+    world = createWorld({ churn: 6 });
+    expect((await run(exportTo(db.out, '--incremental'))).code).toBe(0);
+    const [stored] = await db.rows("SELECT watermark FROM collections_runs WHERE status = 'complete'");
+    world.clock.advance(60_000); // churn: six items inserted or updated
+    const before = await contents(db);
+    const dry = await dryRun(exportTo(db.out, '--incremental'));
+    expect(dry.code, dry.stderr).toBe(0);
+    const planned = /request: +GET (\S+)/.exec(dry.stdout)![1]!;
+    expect(decodeURIComponent(planned)).toContain(`updatedAt[after]=${stored!.watermark}`);
+    expect(await contents(db)).toBe(before);
+    const real = await run(exportTo(db.out, '--incremental'));
+    expect(real.code, real.stderr).toBe(0);
+    expect(new URL(planned).pathname + new URL(planned).search).toBe(real.requests[0]!.url);
+  });
+
   it('--resume --prune on an unfinished run without --prune: exit 2 before any request, as the run; nothing written', async () => {
     expect((await run(exportTo(db.out), interruptAt(3))).code).toBe(130);
     const before = await contents(db);

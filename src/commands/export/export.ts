@@ -2,7 +2,7 @@
 import type { Context } from '../../context.js';
 import { GET_COMMAND, idsFromFlags, isPathEndpoint } from '../../endpoints.js';
 import { resolveSource } from './collection-path.js';
-import { ExitCode, UsageError } from '../../errors.js';
+import { ExitCode, UsageError, toExitCode } from '../../errors.js';
 import { formatDefinition } from '../../output/writer.js';
 import type { OutputFormat } from '../../format-names.js';
 import type { Compression } from '../../export/files/destination.js';
@@ -142,15 +142,26 @@ export function prepareExport(command: string, flags: ExportFlags, argv: readonl
   return { plan, settings };
 }
 
-/** Read once before any request, after the first taxpayer's plan checked every flag. */
+/** A database a dry run cannot read (exit 7) leaves the watermarks unread; any other failure is thrown. */
+function unreadInDryRun(err: unknown): undefined {
+  if (toExitCode(err) !== ExitCode.Output) throw err;
+  return undefined;
+}
+
+/**
+ * Read once before any request, after the first taxpayer's plan checked every flag. A dry run that
+ * cannot read them plans without them: its checks then meet the same failure and report it as the
+ * run's.
+ */
 async function batchDatabaseSince(
   command: string,
   first: ExportFlags,
   argv: readonly string[],
   ctx: Context,
 ): Promise<Map<string, number> | undefined> {
-  if (first.incremental !== true || first.dryRun === true || first.out === undefined || !isDatabaseTable(first.out, ctx.cwd)) return undefined;
-  return storedDatabaseSince(prepareExport(command, first, argv, ctx).plan, first, ctx);
+  if (first.incremental !== true || first.out === undefined || !isDatabaseTable(first.out, ctx.cwd)) return undefined;
+  const stored = storedDatabaseSince(prepareExport(command, first, argv, ctx).plan, first, ctx);
+  return first.dryRun === true ? stored.catch(unreadInDryRun) : stored;
 }
 
 /** `get`'s endpoint is the path's segments joined with `-`. */
@@ -227,15 +238,17 @@ async function runLoneExport(command: string, flags: ExportFlags, argv: readonly
 /**
  * The plan of one export, as the command and the library's `exportCollection()` make it: planned
  * once to check every flag, then, for `--incremental` into a database, again from the watermark
- * stored with the table (not read by a dry run, which connects to nothing).
+ * stored with the table (read read-only; a dry run that cannot read it plans without it, and its
+ * checks then meet the same failure and report it as the run's).
  * @param plan plans the export from a stored watermark (epoch ms), or from the flags alone
  * @throws {UsageError} (exit 2) from planning; {@link OutputError} (exit 7) when the table cannot be read
  */
 export async function planLoneExport(plan: (since?: number) => ExportPlan, flags: ExportFlags, ctx: Context): Promise<ExportPlan> {
   const first = plan();
   const source = first.output.database?.source;
-  if (source === undefined || flags.dryRun === true) return checkTerminal(first, ctx);
-  const since = (await storedDatabaseSince(first, flags, ctx))?.get(source);
+  if (source === undefined) return checkTerminal(first, ctx);
+  const stored = storedDatabaseSince(first, flags, ctx);
+  const since = (await (flags.dryRun === true ? stored.catch(unreadInDryRun) : stored))?.get(source);
   return checkTerminal(since === undefined ? first : plan(since), ctx);
 }
 
