@@ -214,7 +214,8 @@ describe('locks and passwords of other processes', () => {
       [
         '--input-type=module',
         '-e',
-        `const {DuckDBInstance}=await import('@duckdb/node-api');await DuckDBInstance.create(${JSON.stringify(db.out)});console.log('held');await new Promise(r=>setTimeout(r,120000));`,
+        // Referenced from globalThis: an instance the garbage collector takes releases its lock.
+        `const {DuckDBInstance}=await import('@duckdb/node-api');globalThis.held=await DuckDBInstance.create(${JSON.stringify(db.out)});console.log('held');await new Promise(r=>setTimeout(r,120000));`,
       ],
       { cwd: process.cwd(), onStdout: (_c, child) => (holding = child) },
     );

@@ -295,7 +295,8 @@ describe('--dry-run --out F.duckdb', () => {
 function holdDuckDb(path: string): Promise<ChildProcess> {
   const script =
     "const { DuckDBInstance } = await import('@duckdb/node-api');" +
-    'const i = await DuckDBInstance.create(process.argv[1]); await i.connect();' +
+    // Referenced from globalThis: an instance the garbage collector takes releases its lock.
+    'globalThis.held = await DuckDBInstance.create(process.argv[1]); await globalThis.held.connect();' +
     "process.stdout.write('held\\n'); setInterval(() => {}, 1000);";
   const child = spawn(process.execPath, ['--input-type=module', '-e', script, path], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
