@@ -112,7 +112,7 @@ describe('verify given something other than a manifest', () => {
     expect((await run(exportTo('inv.ndjson', world.taxpayer))).code).toBe(0);
     const r = await verify('inv.ndjson');
     expect(r.code).toBe(8);
-    expect(r.stderr).toContain('collections: inv.ndjson: a data file, not its manifest; verify inv.ndjson.manifest.json\n');
+    expect(r.stderr).toContain('collections: inv.ndjson: an output, not its manifest; give inv.ndjson.manifest.json\n');
     expect(r.stderr).toMatch(/verification failed: 1 mismatch in 1 of 1 file; give each export's manifest/);
     expect(r.stderr).not.toContain('run the export again');
     const ok = await verify('inv.ndjson.manifest.json');
@@ -128,16 +128,17 @@ describe('verify given something other than a manifest', () => {
     );
   });
 
-  it('a data file without a manifest beside it, and a real mismatch beside a misnamed one, keep the hint to export again', async () => {
+  it('a data file without a manifest beside it asks for manifests; a real mismatch beside a misnamed one keeps the hint to export again', async () => {
     writeFileSync(dir.file('loose.ndjson'), '{"id":1}\n{"id":2}\n');
     const loose = await verify('loose.ndjson');
     expect(loose.code).toBe(8);
-    expect(loose.stderr).toContain('loose.ndjson: not a collections manifest (not JSON)');
-    expect(loose.stderr).toContain('run the export again');
+    expect(loose.stderr).toContain('loose.ndjson: not a collections manifest (not JSON); an export writes its manifest beside its output F');
+    expect(loose.stderr).toContain("give each export's manifest");
     writeFileSync(dir.file('inv.parquet'), 'PAR1');
-    const mixed = await verify('inv.parquet', 'loose.ndjson');
+    const mixed = await verify('inv.parquet', 'gone.manifest.json');
     expect(mixed.code).toBe(8);
     expect(mixed.stderr).toContain('inv.parquet: a Parquet file has no manifest');
+    expect(mixed.stderr).toContain('gone.manifest.json: manifest missing');
     expect(mixed.stderr).toContain('verification failed: 2 mismatches in 2 of 2 files; run the export again');
   });
 });
