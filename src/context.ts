@@ -4,6 +4,7 @@ import { systemClock } from './time/clock.js';
 import type { RateBudget } from './rate/budget.js';
 import { createSecrets, type Secrets } from './secrets.js';
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 
 /**
  * The subset of WHATWG `fetch` the client uses. Production binds undici's fetch to one shared
@@ -138,4 +139,9 @@ export function readPackageVersion(): string {
   } catch {
     return '0.0.0';
   }
+}
+
+/** `host pid`: how a shared rate budget names this process's reservations (never by key). */
+export function processHolder(): string {
+  return `${hostname()} ${process.pid}`;
 }

@@ -4,7 +4,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import type { Context, FetchLike, IOStreams } from '../context.js';
-import { createSystemContext, readPackageVersion } from '../context.js';
+import { createSystemContext, processHolder, readPackageVersion } from '../context.js';
 import { createRateBudget, loadStoreOnUse, type QuotaStore } from '../rate/budget.js';
 import { CollectionsError, ExitCode, toExitCode } from '../errors.js';
 import { formatError } from '../commands/error-text.js';
@@ -215,6 +215,27 @@ function preloadExport(...loads: Array<() => Promise<unknown>>): void {
   for (const load of loads) load().catch(() => undefined);
 }
 
+/**
+ * The `--budget` database's store. Its failure is said once, whatever `--verbose` says (the run
+ * then paces as one host): a warning line, or a `warning` event with `--log-format json`.
+ */
+async function loadBudgetStore(url: string, ctx: Context, line: Pick<CommandLine, 'logFormat'>): Promise<QuotaStore> {
+  const [{ createPostgresStore }, { openBudgetSession }] = await Promise.all([
+    import('../rate/store-postgres.js'),
+    import('../export/destinations/budget-session.js'),
+  ]);
+  const { createEventWriter } = line.logFormat === 'json' ? await import('../io/events.js') : { createEventWriter: undefined };
+  return createPostgresStore({
+    connect: () => openBudgetSession(url, ctx.env),
+    holder: processHolder(),
+    onTrouble: (message) => {
+      const shown = ctx.secrets.redact(message);
+      if (createEventWriter !== undefined) createEventWriter(ctx.io.stderr, ctx.clock)({ event: 'warning', message: shown });
+      else ctx.io.stderr.write(`collections: warning: ${inertText(shown)}\n`);
+    },
+  });
+}
+
 /** bin/collections.js's: {@link main} in the system context, with the process-wide guard. */
 export async function run(argv: readonly string[]): Promise<number> {
   // undici parses HTTP with WebAssembly (llhttp). V8 recompiles it with TurboFan on background
@@ -242,7 +263,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     (fileStore ??= Promise.all([import('../rate/store-file.js'), import('../config/folder.js')]).then(([{ createFileStore }, { cacheDirOf }]) =>
       createFileStore({ cacheDir: cacheDirOf(ctx.env, ctx.configDir), onTrouble }),
     ));
-  ctx.rateBudget = createRateBudget({ store: loadStoreOnUse(loadFileStore) });
+  ctx.rateBudget = createRateBudget({ store: loadStoreOnUse(loadFileStore), remote: (url) => loadStoreOnUse(() => loadBudgetStore(url, ctx, line)) });
   ctx.preloadExport = () => preloadExport(loadTransport, loadFileStore);
   installProcessGuard(process, (err) => ctx.io.stderr.write(failureText(err, ctx.secrets, verbose, formatError)), ctx.forceExit);
   return runCommandLine(line, ctx);

@@ -241,6 +241,19 @@ const FLAG_TABLE = {
       "run the export's checks (folders, lock, checkpoint; a database's over a read-only connection) and print the plan (request, headers with the key masked, files, items, pages, the quota and the windows it needs), writing nothing; exits as the export would; spends one request of the quota (itemsPerPage=1) per taxpayer",
     value: { kind: 'switch' },
   },
+  budget: {
+    flags: '--budget <url>',
+    description:
+      'a postgres:// URL: the rate budget (per key hash and endpoint) shared by every process and host that names it (also COLLECTIONS_BUDGET, config key budget)',
+    value: { kind: 'text' },
+  },
+  shard: {
+    flags: '--shard <i/n>',
+    description:
+      "with several taxpayers: export only this run's stable share, I of N (0 to N-1; auto/N reads JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets it)",
+    value: { kind: 'text' },
+    forId: 'taxpayerId',
+  },
   logFormat: {
     flags: '--log-format <format>',
     description: 'stderr as human lines (text) or one JSON event a line for scripts (json: start, page, wait, retry, warning, error, summary)',
@@ -276,14 +289,14 @@ export type StoredDefaults<By extends 'key' | 'setting'> = { [F in ConfigurableF
 /** Export defaults stored in the profile, seconds in ms; flags override them, they override built-in defaults. */
 export type ExportDefaults = StoredDefaults<'setting'>;
 
-export type ConfigKey = 'api-key' | 'base-url' | 'header' | ConfigurableFlag['config']['key'];
+export type ConfigKey = 'api-key' | 'base-url' | 'header' | 'budget' | ConfigurableFlag['config']['key'];
 
 export const CONFIGURABLE_FLAGS: readonly ConfigurableFlag[] = Object.values(FLAG_TABLE)
   .filter((f): f is ConfigurableFlag => 'config' in f)
   .sort((a, b) => a.config.listOrder - b.config.listOrder);
 
 /** In the order `config list` prints them. */
-export const CONFIG_KEYS: readonly ConfigKey[] = ['base-url', 'api-key', ...CONFIGURABLE_FLAGS.map((f) => f.config.key), 'header'];
+export const CONFIG_KEYS: readonly ConfigKey[] = ['base-url', 'api-key', ...CONFIGURABLE_FLAGS.map((f) => f.config.key), 'header', 'budget'];
 
 export function longFlag(spec: Pick<ExportFlagSpec, 'flags'>): string {
   return /--[a-z][a-z-]*/.exec(spec.flags)![0];
@@ -293,7 +306,7 @@ export function exportFlag(attribute: keyof ExportFlagValues): ExportFlagSpec {
   return EXPORT_FLAGS.find((f) => f.attribute === attribute)!;
 }
 
-/** Undefined for `api-key`, `base-url` and `header`. */
+/** Undefined for `api-key`, `base-url`, `header` and `budget`. */
 export function configurableFlag(key: string): ConfigurableFlag | undefined {
   return CONFIGURABLE_FLAGS.find((f) => f.config.key === key);
 }

@@ -9,13 +9,15 @@ import { isLoopbackHost, proxyFor } from '../http/proxy.js';
 import { inertText } from '../io/terminal-text.js';
 import { CONFIGURABLE_FLAGS, type ExportDefaults } from './flags.js';
 import { createConfigStore, DEFAULT_PROFILE, loadConfFor, type ConfigStore, type ConfigStoreOptions } from './store.js';
-import { parseApiKey, parseBaseUrl, parseProfileName, storedHeaderName, type ProfileValues } from './values.js';
+import { parseApiKey, parseBaseUrl, parseBudgetUrl, parseProfileName, storedHeaderName, type ProfileValues } from './values.js';
 
 /** The global flags. */
 export interface SettingsFlags {
   apiKey?: string;
   baseUrl?: string;
   profile?: string;
+  /** `--budget`, on the commands that take it. */
+  budget?: string;
 }
 
 export type SettingSource = 'flag' | 'env' | 'profile';
@@ -45,6 +47,8 @@ export interface ResolvedSettings {
   headers: ReadonlyArray<readonly [string, string]>;
   /** Plain `http:` to a host that is not loopback. */
   insecureTransport: boolean;
+  /** The `--budget` database URL (flag, `COLLECTIONS_BUDGET`, then the profile's `budget`); its password is a secret. */
+  budget?: string;
 }
 
 export interface ApiSettings extends ResolvedSettings {
@@ -160,8 +164,18 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
     return [name, text.slice(name.length + 1).trim()];
   });
 
+  const budget = firstGiven(
+    [
+      ['flag', '--budget', flags.budget],
+      ['env', 'COLLECTIONS_BUDGET', nonEmpty(env.COLLECTIONS_BUDGET)],
+      ['profile', `budget of profile '${profile}'`, stored.budget],
+    ],
+    parseBudgetUrl,
+  );
+
   const insecureTransport = baseUrl !== undefined && baseUrl.protocol === 'http:' && !isLoopbackHost(baseUrl.hostname);
   const out: ResolvedSettings = { profile, sources, defaults, headers, insecureTransport };
+  if (budget !== undefined) out.budget = budget.value;
   if (apiKey !== undefined) out.apiKey = apiKey;
   if (baseUrl !== undefined) out.baseUrl = baseUrl;
   return out;
@@ -216,6 +230,20 @@ export function openConfigStore(ctx: Pick<Context, 'configDir' | 'env' | 'io'>):
   return createConfigStore(storeOptions(ctx));
 }
 
+/** The password of a `--budget` URL (percent-decoded too) and `PGPASSWORD` join the secrets no output shows. */
+function addBudgetSecret(budget: string | undefined, ctx: Pick<Context, 'env' | 'secrets'>): void {
+  if (budget === undefined) return;
+  ctx.secrets.add(ctx.env.PGPASSWORD);
+  try {
+    const password = new URL(budget).password;
+    if (password === '') return;
+    ctx.secrets.add(password);
+    ctx.secrets.add(decodeURIComponent(password));
+  } catch {
+    // parseBudgetUrl refused it already.
+  }
+}
+
 /** The store is for recording rate-limit snapshots. */
 export interface LoadedSettings<S extends ResolvedSettings = ResolvedSettings> {
   settings: S;
@@ -227,6 +255,7 @@ export function loadSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir
   const store = openConfigStore(ctx);
   const settings = resolveSettings({ flags, env: ctx.env, store });
   ctx.secrets.add(settings.apiKey);
+  addBudgetSecret(settings.budget, ctx);
   for (const [name, value] of settings.headers) ctx.secrets.addHeader(name, value);
   return { settings, store };
 }

@@ -14,6 +14,33 @@ export interface ProfileValues extends StoredDefaults<'key'> {
   'base-url'?: string;
   /** Sent with every request of the profile, as `Name: value` texts. */
   header?: string[];
+  /** The PostgreSQL URL of the rate budget shared by hosts; its password is a secret. */
+  budget?: string;
+}
+
+/** `postgres://user:***@host/db`: a URL's password masked, for messages and `config list`. */
+export function maskedBudget(raw: string): string {
+  return raw.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/:@?#]*):[^/@?#]*@/, '$1:***@').slice(0, 200);
+}
+
+/**
+ * A `--budget` database: a `postgres://` or `postgresql://` URL (libpq's own syntax: the server
+ * answers the rest).
+ * @param source for the message, e.g. `--budget`
+ * @throws {UsageError} (exit 2) never quoting a password
+ */
+export function parseBudgetUrl(raw: string, source = 'budget'): string {
+  const text = raw.trim();
+  if (!/^postgres(ql)?:\/\//i.test(text)) {
+    throw new UsageError(`${source} must be a postgres:// URL (got '${maskedBudget(text)}')`, { hint: 'e.g. postgres://collections@db.internal:5432/budget' });
+  }
+  try {
+    const url = new URL(text);
+    if (url.password !== '') decodeURIComponent(url.password);
+  } catch {
+    throw new UsageError(`${source} is not a valid PostgreSQL URL`, { hint: 'write it as postgres://user@host:5432/database' });
+  }
+  return text;
 }
 
 /** @throws {UsageError} for an unknown key, listing the known ones */
@@ -105,6 +132,7 @@ export function parseConfigValue(key: ConfigKey, raw: string): string | number {
   if (key === 'api-key') return parseApiKey(raw);
   if (key === 'base-url') return parseBaseUrl(raw).href;
   if (key === 'header') return parseHeader(raw, 'header').join(': ');
+  if (key === 'budget') return parseBudgetUrl(raw);
   const value = configurableFlag(key)!.value;
   switch (value.kind) {
     case 'integer':

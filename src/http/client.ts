@@ -52,6 +52,8 @@ export interface ClientOptions {
   signal?: AbortSignal;
   /** Clients with the same origin and key share their windows; none: this client alone. */
   budget?: RateBudget;
+  /** `--budget`: a PostgreSQL URL whose shared rate budget this client's pool uses (with {@link ClientOptions.budget}). */
+  budgetUrl?: string;
 }
 
 export interface ResponseInfo {
@@ -152,7 +154,14 @@ export function createClient(options: ClientOptions): Client {
   const maxWaitMs = options.maxWaitMs ?? Number.POSITIVE_INFINITY;
   const waits = createWaitLedger<ClientEvent>(clock, options.onEvent ?? ((): void => undefined), options.onWaitCut ?? ((): void => undefined));
   const emit = waits.emit;
-  const budget = clientBudgetOf(options.budget, { origin: baseUrl.origin, apiKey, clock, maxWaitMs, onWait: (w) => emit({ type: 'wait', ...w }) });
+  const budget = clientBudgetOf(options.budget, {
+    origin: baseUrl.origin,
+    apiKey,
+    clock,
+    maxWaitMs,
+    onWait: (w) => emit({ type: 'wait', ...w }),
+    ...(options.budgetUrl === undefined ? {} : { budgetUrl: options.budgetUrl }),
+  });
   const s: Session = {
     baseUrl,
     fetch,

@@ -6,16 +6,38 @@ export interface RateBudget {
   share<T>(key: string, create: () => T): T;
   /** undefined: this process alone. */
   readonly store?: QuotaStore;
+  /** The store of a `--budget` database URL (one per URL and process); undefined: this process alone. */
+  readonly remote?: (url: string) => QuotaStore | undefined;
 }
 
-export function createRateBudget(options: { store?: QuotaStore } = {}): RateBudget {
+export interface RateBudgetOptions {
+  store?: QuotaStore;
+  /** Called once per URL: the budget keeps the store it makes. */
+  remote?: (url: string) => QuotaStore;
+}
+
+export function createRateBudget(options: RateBudgetOptions = {}): RateBudget {
   const values = new Map<string, unknown>();
+  const { remote } = options;
+  const remotes = new Map<string, QuotaStore>();
   return {
     share<T>(key: string, create: () => T): T {
       if (!values.has(key)) values.set(key, create());
       return values.get(key) as T;
     },
     ...(options.store === undefined ? {} : { store: options.store }),
+    ...(remote === undefined
+      ? {}
+      : {
+          remote: (url: string): QuotaStore => {
+            let store = remotes.get(url);
+            if (store === undefined) {
+              store = remote(url);
+              remotes.set(url, store);
+            }
+            return store;
+          },
+        }),
   };
 }
 
@@ -59,14 +81,16 @@ export interface SharedSeen {
 export type SharedReservation = { granted: true; ticket?: SharedTicket } | { granted: false; resetAt: number };
 
 /**
- * What the processes sharing one API and key learn together. Synchronous and never throws (the
- * governors' hot path): a store that cannot be used answers undefined and the caller works alone.
+ * What the processes sharing one API and key learn together. Never throws nor rejects: a store that
+ * cannot be used answers undefined and the caller works alone. The file store answers at once (the
+ * governors' hot path); a networked store answers `reserve` and `observe` with a promise, which the
+ * governor awaits one reservation at a time, and queues the rest (`cancel`, `learnPathScope`) itself.
  */
 export interface SharedQuota {
   /** `scope` is a route template or a path; `granted: false` when the others' reservations fill the window. */
-  reserve(scope: string, nowServerMs: number): SharedReservation | undefined;
+  reserve(scope: string, nowServerMs: number): SharedReservation | undefined | Promise<SharedReservation | undefined>;
   /** @returns true when it shows the API counts `scope` per concrete path */
-  observe(scope: string, seen: SharedSeen, ticket?: SharedTicket): boolean;
+  observe(scope: string, seen: SharedSeen, ticket?: SharedTicket): boolean | Promise<boolean>;
   /** Only in the window it was made in, and never below the server's own count (limit − remaining). */
   cancel(scope: string, ticket?: SharedTicket): void;
   learnPathScope(route: string): void;

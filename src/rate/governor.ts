@@ -2,7 +2,7 @@
 import { RateLimitError } from '../errors.js';
 import { abortReason, type Clock } from '../time/clock.js';
 import type { ServerClock } from './headers.js';
-import type { SharedQuota, SharedTicket } from './budget.js';
+import type { SharedQuota, SharedReservation, SharedTicket } from './budget.js';
 import { decideWait, describeTooLong, type ReceivedResponse } from './wait.js';
 
 /** Below this uncertainty of the server clock's offset, ms, the governor stops probing it. */
@@ -169,6 +169,12 @@ function sharedMargin(limit: number): number {
 
 type Reservation = { ticket?: SharedTicket };
 
+/** `until`: local ms to wait for the shared window's reset; `reservation`: go. */
+interface SharedHold {
+  until?: number;
+  reservation?: Reservation;
+}
+
 /** `hold`: ms to hold the request to probe the server's clock. */
 interface Grant {
   permit: Permit;
@@ -186,6 +192,8 @@ class Governor {
   /** Callers waiting inside `acquire`: the demand the window has to serve. */
   private acquiring = 0;
   private waiters: Array<() => void> = [];
+  /** A networked store's reservation under way: the callers who find the window free wait for its answer. */
+  private reserving: Promise<void> | undefined;
 
   constructor(private readonly options: GovernorOptions) {
     this.window = new QuotaWindow(options.serverClock);
@@ -301,31 +309,59 @@ class Governor {
     if (shared === undefined || quota === undefined || remaining === undefined || h.resetAt === undefined) return;
     if (h.limit !== undefined && remaining > sharedMargin(h.limit)) return;
     const seen = { remaining, resetAt: h.resetAt, status: obs.status, ...(h.limit === undefined ? {} : { limit: h.limit }) };
-    if (quota.observe(shared.scope, seen, ticket)) shared.onPerPath?.();
+    const perPath = quota.observe(shared.scope, seen, ticket);
+    if (perPath instanceof Promise) {
+      void perPath.then((yes) => {
+        if (yes) shared.onPerPath?.();
+      });
+    } else if (perPath) shared.onPerPath?.();
   }
 
   /**
    * Reserves the request in the shared quota: `until` (local ms) when the other processes'
-   * reservations fill the window, else the reservation (go).
+   * reservations fill the window, else the reservation (go); a promise of it from a networked store.
    */
-  private sharedHold(now: number): { until?: number; reservation?: Reservation } {
+  private sharedHold(now: number): SharedHold | Promise<SharedHold> {
     const { shared, serverClock } = this.options;
     const quota = shared?.quota();
     if (shared === undefined || quota === undefined) return {};
     const h = this.window.last?.headers;
     if (h?.limit !== undefined && h.remaining !== undefined && h.remaining - this.inFlight > sharedMargin(h.limit)) return {};
+    const toHold = (answer: SharedReservation | undefined): SharedHold => {
+      if (answer === undefined) return {};
+      if (answer.granted) return { reservation: answer.ticket === undefined ? {} : { ticket: answer.ticket } };
+      const until = serverClock.toLocal(answer.resetAt) + serverClock.marginMs;
+      return until > now ? { until } : {};
+    };
     const answer = quota.reserve(shared.scope, now + (serverClock.offset?.low ?? 0));
-    if (answer === undefined) return {};
-    if (answer.granted) return { reservation: answer.ticket === undefined ? {} : { ticket: answer.ticket } };
-    const until = serverClock.toLocal(answer.resetAt) + serverClock.marginMs;
-    return until > now ? { until } : {};
+    return answer instanceof Promise ? answer.then(toHold, () => ({})) : toHold(answer);
+  }
+
+  /**
+   * A networked store's answer, awaited by one caller at a time (the others wait for it, then look
+   * again): the window may have changed meanwhile, so a reservation it no longer has room for is
+   * given back. undefined: look again.
+   */
+  private async sharedHoldAsync(pending: Promise<SharedHold>, signal: AbortSignal | undefined): Promise<SharedHold | undefined> {
+    this.reserving = pending.then(() => undefined);
+    let hold: SharedHold;
+    try {
+      hold = await pending;
+    } finally {
+      this.reserving = undefined;
+    }
+    const available = this.window.available;
+    const free = available === undefined ? this.inFlight === 0 : available > 0;
+    if (free && signal?.aborted !== true && this.blockedUntil <= this.options.clock.now()) return hold;
+    if (hold.reservation !== undefined) this.options.shared?.quota()?.cancel(this.options.shared.scope, hold.reservation.ticket);
+    return undefined;
   }
 
   private async acquireWaiting(caller: Caller, signal: AbortSignal | undefined, afterWait: boolean, demand: number): Promise<Grant> {
     let waited = afterWait;
     for (;;) {
       if (signal?.aborted) throw abortReason(signal);
-      const now = this.options.clock.now();
+      let now = this.options.clock.now();
       if (this.blockedUntil > now) {
         this.report(caller, { reason: 'pacing', ms: this.blockedUntil - now, until: this.blockedUntil });
         await this.sleepReported(caller, this.blockedUntil - now, this.blockedUntil, signal);
@@ -335,14 +371,26 @@ class Governor {
       const available = this.window.available;
       const free = available === undefined ? this.inFlight === 0 : available > 0;
       if (free) {
-        const { until, reservation } = this.sharedHold(now);
+        if (this.reserving !== undefined) {
+          await this.reserving;
+          continue;
+        }
+        let held = this.sharedHold(now);
+        if (held instanceof Promise) {
+          const answer = await this.sharedHoldAsync(held, signal);
+          if (answer === undefined) continue;
+          held = answer;
+          now = this.options.clock.now();
+        }
+        const { until, reservation } = held;
         if (until !== undefined) {
           await this.sleepUntil(caller, now, until, signal);
           waited = true;
           continue;
         }
         const permit = this.grant(waited, reservation);
-        return { permit, hold: available === undefined ? 0 : this.window.probeDelay(now, demand, this.acquiring) };
+        const left = this.window.available;
+        return { permit, hold: left === undefined ? 0 : this.window.probeDelay(now, demand, this.acquiring) };
       }
       if (this.inFlight > 0) {
         // Answers in flight will tell how much room the window has left.

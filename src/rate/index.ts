@@ -8,9 +8,10 @@ import type { Clock } from '../time/clock.js';
 import type { RateBudget } from './budget.js';
 import type { AcquireOptions, GovernorWait, Permit } from './governor.js';
 import { parseRateLimitHeaders, type HeaderSource, type RateLimitHeaders, type ServerClock } from './headers.js';
-import { poolFor, type GovernorPool } from './pool.js';
+import { keyHashOf, poolFor, type GovernorPool } from './pool.js';
 
 export type { RateBudget } from './budget.js';
+export type { BudgetSession, BudgetWindowView } from './store-postgres.js';
 export { parseHttpDate, snapshotOf, type RateLimitHeaders, type RateLimitSnapshot, type ServerClock } from './headers.js';
 export { clampTimerMs, decideWait, describeTooLong, type ReceivedResponse } from './wait.js';
 
@@ -88,12 +89,14 @@ export interface ClientBudgetOptions extends ClientPacing {
   /** Only its SHA-256 names the pool and the store's record. */
   apiKey: string;
   clock: Clock;
+  /** `--budget`: a PostgreSQL URL whose store the pool shares with every host naming it. */
+  budgetUrl?: string;
 }
 
-/** The clients of one budget, origin and key share one pool; without a budget, a pool of this client alone. */
+/** The clients of one budget, origin, key (and `--budget`) share one pool; without a budget, a pool of this client alone. */
 export function clientBudgetOf(budget: RateBudget | undefined, options: ClientBudgetOptions): ClientBudget {
-  const { origin, apiKey, clock, maxWaitMs, onWait } = options;
-  return createClientBudget(poolFor(budget, origin, apiKey, clock), { maxWaitMs, onWait });
+  const { origin, apiKey, clock, maxWaitMs, onWait, budgetUrl } = options;
+  return createClientBudget(poolFor(budget, origin, apiKey, clock, budgetUrl), { maxWaitMs, onWait });
 }
 
 /** The client's `wait` event; the ledger passes every other event on untouched. */
@@ -147,4 +150,15 @@ export function createWaitLedger<E extends { type: string }>(
       open = [];
     },
   };
+}
+
+/** `ratelimit --budget`: the windows a `--budget` database holds for `origin` and `apiKey` (by its SHA-256). */
+export async function readSharedBudget(
+  session: import('./store-postgres.js').BudgetSession,
+  origin: string,
+  apiKey: string,
+  nowServerMs: number,
+): Promise<import('./store-postgres.js').BudgetWindowView[]> {
+  const { readBudget } = await import('./store-postgres.js');
+  return readBudget(session, origin, keyHashOf(apiKey), nowServerMs);
 }

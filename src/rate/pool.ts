@@ -200,11 +200,14 @@ export function keyHashOf(apiKey: string): string {
   return createHash('sha256').update(apiKey, 'utf8').digest('hex');
 }
 
-export function poolFor(budget: RateBudget | undefined, origin: string, apiKey: string, clock: Clock): GovernorPool {
+/** @param budgetUrl a `--budget` database: its store instead of the host's (pools of another URL or none are apart) */
+export function poolFor(budget: RateBudget | undefined, origin: string, apiKey: string, clock: Clock, budgetUrl?: string): GovernorPool {
   if (budget === undefined) return createGovernorPool({ clock });
   const keyHash = keyHashOf(apiKey);
-  return budget.share(`governors ${origin} ${keyHash}`, () => {
-    const quota = budget.store?.open(origin, keyHash);
+  const name = budgetUrl === undefined ? `governors ${origin} ${keyHash}` : `governors ${origin} ${keyHash} ${budgetUrl}`;
+  return budget.share(name, () => {
+    const store = budgetUrl === undefined ? budget.store : budget.remote?.(budgetUrl);
+    const quota = store?.open(origin, keyHash);
     return createGovernorPool({ clock, ...(quota === undefined ? {} : { quota }) });
   });
 }

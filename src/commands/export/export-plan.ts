@@ -24,7 +24,7 @@ import type { DatabasePlan } from '../../export/destinations/database.js';
 import { defaultTableName, parseTableName, tableText } from '../../export/destinations/table-name.js';
 import type { ExportFlags } from '../flags.js';
 
-export type ResolvedExportSettings = Pick<ApiSettings, 'apiKey' | 'baseUrl' | 'defaults'> & Partial<Pick<ApiSettings, 'headers'>>;
+export type ResolvedExportSettings = Pick<ApiSettings, 'apiKey' | 'baseUrl' | 'defaults'> & Partial<Pick<ApiSettings, 'headers' | 'budget'>>;
 
 export interface LoadedExportSettings {
   resolved: ResolvedExportSettings;
@@ -41,7 +41,13 @@ export function loadExportSettings(flags: SettingsFlags, ctx: Context): LoadedEx
   const { settings, store } = loadApiSettings(flags, ctx);
   const origin = settings.baseUrl.origin;
   return {
-    resolved: { apiKey: settings.apiKey, baseUrl: settings.baseUrl, defaults: settings.defaults, headers: settings.headers },
+    resolved: {
+      apiKey: settings.apiKey,
+      baseUrl: settings.baseUrl,
+      defaults: settings.defaults,
+      headers: settings.headers,
+      ...(settings.budget === undefined ? {} : { budget: settings.budget }),
+    },
     recordRateLimit: (endpointKey, snapshot) => {
       store.recordRateLimit(origin, endpointKey, snapshot);
     },
@@ -177,6 +183,7 @@ export function planHttp(flags: ExportFlags, settings: ResolvedExportSettings): 
     maxWaitMs: flags.maxWait ?? settings.defaults.maxWaitMs ?? EXPORT_DEFAULTS.maxWaitMs,
     maxBodyBytes: flags.maxBodySize ?? EXPORT_DEFAULTS.maxBodyBytes,
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    ...(settings.budget === undefined ? {} : { budget: settings.budget }),
   };
 }
 

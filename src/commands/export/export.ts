@@ -14,6 +14,7 @@ import { runDryRun } from './dry-run.js';
 import { prepareOutputs, removeEmptyFolders } from './folders.js';
 import { withRequestHint } from '../error-text.js';
 import { expandOut, isOutTemplate, runBatchExport, taxpayerList, utcDate, type TemplateValues } from './batch.js';
+import { parseShard, takeShard } from './shard.js';
 import { fingerprintOf, formatOf, loadExportSettings, outPathOf, planHttp, planOutput, planPages, planProgress } from './export-plan.js';
 import { addDatabaseSecrets, isDatabaseTable, planDatabase, planDestination, planTarget, withoutPassword } from './export-plan.js';
 import { readStoredSince, storedDatabaseSince, type LoadedExportSettings, type ResolvedExportSettings, type UnitOfMany } from './export-plan.js';
@@ -179,8 +180,15 @@ function outValues(command: string, flags: ExportFlags, ctx: Context): TemplateV
  */
 export async function runExportCommand(ctx: Context, { command, flags, argv }: ExportCommandOptions): Promise<number> {
   checkQuietVerbose(flags);
-  const taxpayers = await taxpayerList(flags, ctx);
-  if (taxpayers.length > 1 || flags.taxpayersFile !== undefined) {
+  const shard = flags.shard === undefined ? undefined : parseShard(flags.shard, ctx.env);
+  const listed = await taxpayerList(flags, ctx);
+  const taxpayers = shard === undefined ? listed : takeShard(listed, shard);
+  if (shard !== undefined && taxpayers.length === 0) {
+    if (listed.length === 0) throw new UsageError('--shard splits the listed taxpayers: give them with --taxpayer a,b or --taxpayers-file');
+    if (flags.quiet !== true) ctx.io.stderr.write(`collections: shard ${shard.index}/${shard.count} holds none of the ${listed.length} taxpayers listed; nothing to do\n`);
+    return ExitCode.Ok;
+  }
+  if (taxpayers.length > 1 || flags.taxpayersFile !== undefined || shard !== undefined) {
     const resumeCommand = resumeCommandOf(argv);
     const stored = await batchDatabaseSince(command, { ...flags, taxpayer: taxpayers[0] }, argv, ctx);
     const planOne = (one: ExportFlags, settings: ResolvedExportSettings, many: UnitOfMany): ExportPlan => {

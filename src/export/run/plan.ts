@@ -23,6 +23,8 @@ export interface HttpPlan {
   /** `--max-body-size`, bytes (default the client's, 256 MiB). */
   readonly maxBodyBytes?: number;
   readonly headers?: Readonly<Record<string, string>>;
+  /** `--budget`: the PostgreSQL URL of the rate budget shared by hosts (a secret when it holds a password). */
+  readonly budget?: string;
 }
 
 export interface PagesPlan {

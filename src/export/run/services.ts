@@ -38,6 +38,7 @@ export function exportClientOpener(http: HttpPlan, ctx: Context): ExportServices
       secrets: ctx.secrets,
       signal: wiring.signal,
       ...(ctx.rateBudget === undefined ? {} : { budget: ctx.rateBudget }),
+      ...(http.budget === undefined ? {} : { budgetUrl: http.budget }),
       onEvent: wiring.onEvent,
       onWaitCut: wiring.onWaitCut,
     });

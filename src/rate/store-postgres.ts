@@ -1,0 +1,296 @@
+/**
+ * The rate budget kept in PostgreSQL (`--budget postgres://…`): one row per API (origin and key,
+ * named by a SHA-256 only), shared by every process on every host that names the database. Each
+ * operation is one transaction on that row (`SELECT … FOR UPDATE`, then the same pure rules as
+ * `rate-budget.json`: `reserveIn`, `observeIn`, `cancelIn`), so two hosts never spend the same
+ * remaining request. A host's requests in flight are kept per holder (host name and pid) with an
+ * expiry, so one that died holding them stalls the others no longer than that.
+ *
+ * It never breaks an export: a database that cannot be reached, at the start or later, is dropped
+ * for the rest of the run (the governors pace by the server's headers alone, as one host) and
+ * `onTrouble` is told once. The driver is not imported here: the caller hands a {@link BudgetSession}.
+ */
+import { createHash } from 'node:crypto';
+import { cancelIn, observeIn, recordOf, reserveIn, type ApiRecord } from './budget.js';
+import type { QuotaStore, SharedQuota, SharedReservation, SharedSeen, SharedTicket } from './budget.js';
+
+/** The one table; its name is fixed so every host finds it. */
+export const BUDGET_TABLE = 'collections_rate_budget';
+
+/** A reservation made before its window's reset is known lives this long at most, server ms. */
+export const RESERVATION_TTL_MS = 30_000;
+/** Longest wait for one operation, ms: past it the database counts as gone (a stuck host holding the row lock is freed by the server's `idle_in_transaction_session_timeout`). */
+const OPERATION_TIMEOUT_MS = 5_000;
+/** Windows whose reset is older than this, ms, are dropped (as in `rate-budget.json`). */
+const KEEP_MS = 3_600_000;
+
+/** What the store needs of a `pg` client. */
+export interface BudgetSession {
+  query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
+  end(): Promise<void>;
+}
+
+/** One holder's requests in flight in a window. */
+export interface HeldRequests {
+  n: number;
+  /** server epoch ms */
+  expiresAt: number;
+}
+
+/** Per scope, per holder (`host pid`). */
+export type Holders = Record<string, Record<string, HeldRequests>>;
+
+export interface PostgresStoreOptions {
+  /** Opens the session; its errors name the database without its password. */
+  connect: () => Promise<BudgetSession>;
+  /** `host pid`: how `ratelimit --budget` names this process's reservations. */
+  holder: string;
+  /** Told once, the first time the database fails; must not throw. */
+  onTrouble: (message: string) => void;
+}
+
+/** How the rows name an API: the SHA-256 of its origin and the key's SHA-256, never the key. */
+export function budgetRowName(origin: string, keyHash: string): string {
+  return createHash('sha256').update(`${origin} ${keyHash}`, 'utf8').digest('hex');
+}
+
+const CREATE_TABLE =
+  `CREATE TABLE IF NOT EXISTS ${BUDGET_TABLE} (` +
+  "api text PRIMARY KEY, record jsonb NOT NULL, holders jsonb NOT NULL DEFAULT '{}'::jsonb, updated_at timestamptz NOT NULL DEFAULT now())";
+
+/** Serialises the CREATE of two hosts starting together (CREATE TABLE IF NOT EXISTS alone can fail with a duplicate type). */
+const CREATE_LOCK = 0x636f6c6c; // "coll"
+
+/** The table exists afterwards, whoever made it. */
+export async function ensureBudgetTable(session: BudgetSession): Promise<void> {
+  await session.query('BEGIN');
+  try {
+    await session.query('SELECT pg_advisory_xact_lock($1)', [CREATE_LOCK]);
+    await session.query(CREATE_TABLE);
+    await session.query('COMMIT');
+  } catch (err) {
+    await session.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+const holdersOf = (v: unknown): Holders => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Holders) : {});
+
+/**
+ * Drops the holders whose reservations expired, giving their requests back to the window (never
+ * below the server's own count), and the scopes whose windows were dropped.
+ */
+export function expireHolders(record: ApiRecord, holders: Holders, now: number): void {
+  for (const [scope, byHolder] of Object.entries(holders)) {
+    const w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
+    for (const [holder, held] of Object.entries(byHolder)) {
+      if (held.expiresAt > now) continue;
+      if (w !== undefined && (w.resetAt === undefined || w.resetAt > now)) {
+        const counted = w.limit !== undefined && w.remaining !== undefined ? w.limit - w.remaining : 0;
+        w.reserved = Math.max(counted, w.reserved - held.n);
+      }
+      delete byHolder[holder];
+    }
+    if (w === undefined || Object.keys(byHolder).length === 0) delete holders[scope];
+  }
+}
+
+class SharedQuotaPostgres implements SharedQuota {
+  /** Every operation goes after the previous one, on the one session. */
+  private queue: Promise<unknown> = Promise.resolve();
+  /** This process's requests in flight per scope, as written to its holder entry. */
+  private readonly mine = new Map<string, number>();
+  private lastNow = 0;
+  private broken = false;
+
+  constructor(
+    private readonly session: BudgetSession,
+    private readonly api: string,
+    private readonly pathScope: Set<string>,
+    private readonly options: PostgresStoreOptions,
+  ) {}
+
+  reserve(scope: string, nowServerMs: number): Promise<SharedReservation | undefined> {
+    this.lastNow = Math.max(this.lastNow, nowServerMs);
+    return this.update((record, holders) => {
+      const answer = reserveIn(record, scope, nowServerMs);
+      if (answer.granted) this.hold(holders, scope, 1, answer.ticket?.resetAt ?? nowServerMs + RESERVATION_TTL_MS);
+      return answer;
+    });
+  }
+
+  observe(scope: string, seen: SharedSeen, ticket?: SharedTicket): Promise<boolean> {
+    return this.update((record, holders) => {
+      this.hold(holders, scope, -1, seen.resetAt);
+      const perPath = observeIn(record, scope, seen, ticket);
+      if (perPath) this.pathScope.add(scope);
+      return perPath;
+    }).then((answer) => answer ?? false);
+  }
+
+  cancel(scope: string, ticket?: SharedTicket): void {
+    void this.update((record, holders) => {
+      this.hold(holders, scope, -1, ticket?.resetAt ?? this.lastNow + RESERVATION_TTL_MS);
+      cancelIn(record, scope, ticket);
+    });
+  }
+
+  learnPathScope(route: string): void {
+    this.pathScope.add(route);
+    void this.update((record) => {
+      if (!record.pathScope.includes(route)) record.pathScope.push(route);
+    });
+  }
+
+  /** From the record read when the store opened, and what this process learnt since. */
+  isPathScope(route: string): boolean {
+    return this.pathScope.has(route);
+  }
+
+  /** This process's holder entry in `scope`, after `delta`; `expiresAt` server ms. */
+  private hold(holders: Holders, scope: string, delta: number, expiresAt: number): void {
+    const n = Math.max(0, (this.mine.get(scope) ?? 0) + delta);
+    this.mine.set(scope, n);
+    const byHolder = (holders[scope] ??= {});
+    if (n === 0) delete byHolder[this.options.holder];
+    else byHolder[this.options.holder] = { n, expiresAt: Math.max(expiresAt, byHolder[this.options.holder]?.expiresAt ?? 0) };
+    if (Object.keys(byHolder).length === 0) delete holders[scope];
+  }
+
+  /** undefined when the database could not be used (then never again in this process). */
+  private update<T>(change: (record: ApiRecord, holders: Holders) => T): Promise<T | undefined> {
+    const run = this.queue.then(async (): Promise<T | undefined> => {
+      if (this.broken) return undefined;
+      try {
+        return await withTimeout(this.transaction(change), OPERATION_TIMEOUT_MS);
+      } catch (err) {
+        this.fail(err);
+        return undefined;
+      }
+    });
+    this.queue = run;
+    return run;
+  }
+
+  private async transaction<T>(change: (record: ApiRecord, holders: Holders) => T): Promise<T> {
+    const { session, api } = this;
+    await session.query('BEGIN');
+    try {
+      const found = await session.query<{ record: unknown; holders: unknown }>(`SELECT record, holders FROM ${BUDGET_TABLE} WHERE api = $1 FOR UPDATE`, [
+        api,
+      ]);
+      const row = found.rows[0];
+      const record = recordOf({ apis: { [api]: row?.record } }, api);
+      const holders = holdersOf(row?.holders);
+      expireHolders(record, holders, this.lastNow);
+      const answer = change(record, holders);
+      const oldest = this.lastNow - KEEP_MS;
+      record.windows = Object.fromEntries(Object.entries(record.windows).filter(([, w]) => w.resetAt === undefined || w.resetAt >= oldest));
+      await session.query(
+        `INSERT INTO ${BUDGET_TABLE} (api, record, holders) VALUES ($1, $2, $3) ` +
+          'ON CONFLICT (api) DO UPDATE SET record = EXCLUDED.record, holders = EXCLUDED.holders, updated_at = now()',
+        [api, JSON.stringify(record), JSON.stringify(holders)],
+      );
+      await session.query('COMMIT');
+      return answer;
+    } catch (err) {
+      await session.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private fail(err: unknown): void {
+    if (this.broken) return;
+    this.broken = true;
+    this.options.onTrouble(`the rate budget database failed (${reasonOf(err)}); pacing by the server's headers alone, as one host`);
+    void this.session.end().catch(() => undefined);
+  }
+}
+
+/** A code or a short reason, never the URL (the caller's connect names it without its password). */
+export function reasonOf(err: unknown): string {
+  const cause = (err as { cause?: unknown } | null)?.cause;
+  const code = (err as { code?: unknown } | null)?.code ?? (cause as { code?: unknown } | null | undefined)?.code;
+  if (typeof code === 'string' && /^[A-Z0-9_]{2,20}$/.test(code) && !code.startsWith('E_')) return code;
+  return err instanceof Error ? err.message.replace(/[\r\n]+/g, ' ').slice(0, 200) : 'error';
+}
+
+/** @throws a timeout error when `promise` takes longer than `ms` */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${ms / 1000} s`), { code: 'ETIMEDOUT' })), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Opens the API's row (made when missing) and reads the routes known to be counted per path. */
+async function openQuota(options: PostgresStoreOptions, origin: string, keyHash: string): Promise<SharedQuota> {
+  const session = await options.connect();
+  try {
+    await ensureBudgetTable(session);
+    const api = budgetRowName(origin, keyHash);
+    await session.query(`INSERT INTO ${BUDGET_TABLE} (api, record) VALUES ($1, $2) ON CONFLICT (api) DO NOTHING`, [
+      api,
+      JSON.stringify({ windows: {}, pathScope: [] }),
+    ]);
+    const found = await session.query<{ record: unknown }>(`SELECT record FROM ${BUDGET_TABLE} WHERE api = $1`, [api]);
+    const known = recordOf({ apis: { [api]: found.rows[0]?.record } }, api).pathScope;
+    return new SharedQuotaPostgres(session, api, new Set(known), options);
+  } catch (err) {
+    await session.end().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Connects when the first client of an API opens it; a database that cannot be used means pacing alone, said once. */
+export function createPostgresStore(options: PostgresStoreOptions): QuotaStore {
+  let told = false;
+  const onTrouble = (message: string): void => {
+    if (told) return;
+    told = true;
+    options.onTrouble(message);
+  };
+  const shared = { ...options, onTrouble };
+  return {
+    open: (origin, keyHash) =>
+      withTimeout(openQuota(shared, origin, keyHash), OPERATION_TIMEOUT_MS).catch((err: unknown) => {
+        onTrouble(`the rate budget database cannot be used (${reasonOf(err)}); pacing by the server's headers alone, as one host`);
+        return undefined;
+      }),
+  };
+}
+
+/** One scope of an API's row, as `ratelimit --budget` shows it. */
+export interface BudgetWindowView {
+  scope: string;
+  limit?: number;
+  remaining?: number;
+  /** server epoch ms */
+  resetAt?: number;
+  reserved: number;
+  /** Requests in flight per holder (`host pid`), expired ones left out. */
+  holders: Record<string, number>;
+}
+
+/** The windows of the API of `origin` and `keyHash`; empty when the table or its row is missing. */
+export async function readBudget(session: BudgetSession, origin: string, keyHash: string, nowServerMs: number): Promise<BudgetWindowView[]> {
+  const exists = await session.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [BUDGET_TABLE]);
+  if (exists.rows[0]?.t == null) return [];
+  const api = budgetRowName(origin, keyHash);
+  const found = await session.query<{ record: unknown; holders: unknown }>(`SELECT record, holders FROM ${BUDGET_TABLE} WHERE api = $1`, [api]);
+  const row = found.rows[0];
+  if (row === undefined) return [];
+  const record = recordOf({ apis: { [api]: row.record } }, api);
+  const holders = holdersOf(row.holders);
+  expireHolders(record, holders, nowServerMs);
+  return Object.entries(record.windows).map(([scope, w]) => ({
+    scope,
+    ...(w.limit === undefined ? {} : { limit: w.limit }),
+    ...(w.remaining === undefined ? {} : { remaining: w.remaining }),
+    ...(w.resetAt === undefined ? {} : { resetAt: w.resetAt }),
+    reserved: w.reserved,
+    holders: Object.fromEntries(Object.entries(holders[scope] ?? {}).map(([h, held]) => [h, held.n])),
+  }));
+}

@@ -1,0 +1,141 @@
+/**
+ * Hosts that share nothing but a `--budget` database (each process its own config and cache
+ * folders), one key, one served sandbox of 10 requests per 2 s window per endpoint, 40 taxpayers'
+ * invoices of 3 pages each split by `--shard I/4`: every item exactly once, at most 2 429s in the
+ * whole run (counted by the sandbox), the key in no table. And the budget database stopped
+ * mid-run: every host completes by the headers alone, nothing lost, said once.
+ */
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireBuild, runCli, type CliResult } from '../helpers/cli.js';
+import { PG_PASSWORD, startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { CANARY, canaryFree, cliEnv, removeTempDirs, serveWorld, tempDir, type ServedWorld, type TempDir } from '../helpers/world.js';
+
+const HOSTS = 4;
+const TAXPAYERS = 40;
+/** Items per page; 3 pages a taxpayer in offset mode (the last page says it is the last). */
+const PAGE = 10;
+
+let pg: TestPostgres | undefined;
+
+beforeAll(async () => {
+  requireBuild();
+  pg = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  await pg?.stop();
+  removeTempDirs();
+});
+
+interface Fleet {
+  world: ServedWorld;
+  dirs: TempDir[];
+}
+
+async function fleet(): Promise<Fleet> {
+  const world = await serveWorld({ limit: 10, windowSeconds: 2, sizes: { taxpayers: TAXPAYERS, invoicesPerTaxpayer: 3 * PAGE } });
+  const list = `${world.sandbox.taxpayers().join('\n')}\n`;
+  const dirs = Array.from({ length: HOSTS }, () => {
+    const dir = tempDir();
+    writeFileSync(dir.file('taxpayers.txt'), list);
+    return dir;
+  });
+  return { world, dirs };
+}
+
+/** One host: its own config and cache folders, its shard of the list. */
+function host(f: Fleet, i: number, budget: string, extra: readonly string[] = []): Promise<CliResult> {
+  const dir = f.dirs[i]!;
+  const env = cliEnv(dir, { COLLECTIONS_CACHE_DIR: dir.file('cache'), COLLECTIONS_BUDGET: budget, XDG_CACHE_HOME: dir.file('xdg') });
+  const args = ['invoices', '--taxpayers-file', 'taxpayers.txt', '--shard', `${i}/${HOSTS}`, '--items-per-page', String(PAGE)];
+  return runCli([...args, '--out', 'out/{taxpayer}.ndjson', '--parallel', '4', '--base-url', f.world.server.url, '--no-progress', ...extra], {
+    cwd: dir.path,
+    env,
+  });
+}
+
+/** Every invoice id written by every host, with repeats. */
+function idsWritten(f: Fleet): string[] {
+  return f.dirs.flatMap((dir) =>
+    readdirSync(dir.file('out'))
+      .filter((name) => name.endsWith('.ndjson'))
+      .flatMap((name) =>
+      readFileSync(dir.file(`out/${name}`), 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => String((JSON.parse(l) as { id: unknown }).id)),
+    ),
+  );
+}
+
+function expectEveryItemOnce(f: Fleet): void {
+  const ids = idsWritten(f);
+  const expected = f.world.sandbox.taxpayers().flatMap((tp) => f.world.sandbox.invoiceIds(tp));
+  expect(ids.length).toBe(expected.length);
+  expect(new Set(ids)).toEqual(new Set(expected));
+}
+
+const tooMany = (f: Fleet): number => f.world.sandbox.stats().limitedWindows.reduce((n, w) => n + w.count, 0);
+
+describe('four hosts, one key, one --budget database', () => {
+  it('export every item once with at most 2 429s, and no table holds the key', async () => {
+    const db = await pg!.createDatabase();
+    const f = await fleet();
+    try {
+      const results = await Promise.all(f.dirs.map((_d, i) => host(f, i, pg!.url(db))));
+      for (const r of results) {
+        console.log(r.code, r.stdout.slice(0, 300), r.stderr.slice(0, 3000), readdirSync(f.dirs[0]!.path), readdirSync(f.dirs[0]!.file("out")));
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stderr).not.toMatch(/pacing by the server's headers alone/);
+        expect(canaryFree(r.stdout, r.stderr)).toBe(true);
+        expect(`${r.stdout}${r.stderr}`).not.toContain(PG_PASSWORD);
+      }
+      expectEveryItemOnce(f);
+      const requests = f.world.sandbox.requests().filter((r) => r.url.includes('/invoices'));
+      expect(requests.length).toBeGreaterThanOrEqual(TAXPAYERS * 3);
+      expect(tooMany(f)).toBeLessThanOrEqual(2);
+      const tables = await pg!.query<{ name: string }>(db, "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'");
+      expect(tables.map((t) => t.name)).toEqual(['collections_rate_budget']);
+      const dump = JSON.stringify(await pg!.query(db, 'SELECT * FROM collections_rate_budget'));
+      expect(dump).toContain('/taxpayers/{taxpayerId}/invoices');
+      expect(dump).not.toContain(CANARY);
+      expect(dump).not.toContain(PG_PASSWORD);
+    } finally {
+      await f.world.close();
+    }
+  }, 60_000);
+
+  it('the budget database stopped mid-run: every host completes by the headers alone, nothing lost, said once', async () => {
+    const doomed = await startPostgres();
+    const f = await fleet();
+    try {
+      let stopping: Promise<void> | undefined;
+      const runs = f.dirs.map((_d, i) =>
+        host(f, i, doomed.url('postgres'), ['--log-format', 'json']).then((r) => {
+          return r;
+        }),
+      );
+      // Stopped once the hosts have spent a few windows through it.
+      const stopWhen = setInterval(() => {
+        if (stopping === undefined && f.world.sandbox.stats().requests >= 40) stopping = doomed.stop();
+      }, 50);
+      const results = await Promise.all(runs);
+      clearInterval(stopWhen);
+      await (stopping ?? doomed.stop());
+      expect(stopping).toBeDefined();
+      for (const r of results) {
+        expect(r.code, r.stderr).toBe(0);
+        const warnings = r.stderr
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as { event: string; message?: string })
+          .filter((e) => e.event === 'warning' && /rate budget database/.test(e.message ?? ''));
+        expect(warnings.length, r.stderr).toBe(1);
+        expect(`${r.stdout}${r.stderr}`).not.toContain(PG_PASSWORD);
+      }
+      expectEveryItemOnce(f);
+    } finally {
+      await f.world.close();
+    }
+  }, 60_000);
+});
