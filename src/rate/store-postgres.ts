@@ -17,8 +17,13 @@ import type { QuotaStore, SharedQuota, SharedReservation, SharedSeen, SharedTick
 /** The one table; its name is fixed so every host finds it. */
 export const BUDGET_TABLE = 'collections_rate_budget';
 
-/** A reservation made before its window's reset is known lives this long at most, server ms. */
-export const RESERVATION_TTL_MS = 30_000;
+/**
+ * A reservation made before its window's reset is known lives this long at most, server ms: the
+ * request that learns a window is answered in far less, and the others wait for it.
+ */
+export const RESERVATION_TTL_MS = 10_000;
+/** While another host's request learns a new window, a reservation is tried again this much later, ms. */
+const PROBE_RETRY_MS = 100;
 /** Longest wait for one operation, ms: past it the database counts as gone (a stuck host holding the row lock is freed by the server's `idle_in_transaction_session_timeout`). */
 const OPERATION_TIMEOUT_MS = 5_000;
 /** Windows whose reset is older than this, ms, are dropped (as in `rate-budget.json`). */
@@ -113,6 +118,11 @@ class SharedQuotaPostgres implements SharedQuota {
   reserve(scope: string, nowServerMs: number): Promise<SharedReservation | undefined> {
     this.lastNow = Math.max(this.lastNow, nowServerMs);
     return this.update((record, holders) => {
+      const w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
+      // A window whose reset no answer has told yet is being learnt by a request of some host: the
+      // others wait for its answer, as one process's requests do (the hosts' requests in flight
+      // could otherwise fill a new window before anyone knows it).
+      if (w !== undefined && w.resetAt === undefined && w.reserved > 0) return { granted: false, resetAt: nowServerMs + PROBE_RETRY_MS } as const;
       const answer = reserveIn(record, scope, nowServerMs);
       if (answer.granted) this.hold(holders, scope, 1, answer.ticket?.resetAt ?? nowServerMs + RESERVATION_TTL_MS);
       return answer;

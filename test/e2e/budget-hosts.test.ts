@@ -32,8 +32,8 @@ interface Fleet {
   dirs: TempDir[];
 }
 
-async function fleet(): Promise<Fleet> {
-  const world = await serveWorld({ limit: 10, windowSeconds: 2, sizes: { taxpayers: TAXPAYERS, invoicesPerTaxpayer: 3 * PAGE } });
+async function fleet(taxpayers = TAXPAYERS): Promise<Fleet> {
+  const world = await serveWorld({ limit: 10, windowSeconds: 2, sizes: { taxpayers, invoicesPerTaxpayer: 3 * PAGE } });
   const list = `${world.sandbox.taxpayers().join('\n')}\n`;
   const dirs = Array.from({ length: HOSTS }, () => {
     const dir = tempDir();
@@ -84,7 +84,6 @@ describe('four hosts, one key, one --budget database', () => {
     try {
       const results = await Promise.all(f.dirs.map((_d, i) => host(f, i, pg!.url(db))));
       for (const r of results) {
-        console.log(r.code, r.stdout.slice(0, 300), r.stderr.slice(0, 3000), readdirSync(f.dirs[0]!.path), readdirSync(f.dirs[0]!.file("out")));
         expect(r.code, r.stderr).toBe(0);
         expect(r.stderr).not.toMatch(/pacing by the server's headers alone/);
         expect(canaryFree(r.stdout, r.stderr)).toBe(true);
@@ -107,17 +106,14 @@ describe('four hosts, one key, one --budget database', () => {
 
   it('the budget database stopped mid-run: every host completes by the headers alone, nothing lost, said once', async () => {
     const doomed = await startPostgres();
-    const f = await fleet();
+    // Half the taxpayers: the hosts pace alone after the stop, and meet 429s the server answers with its reset.
+    const f = await fleet(TAXPAYERS / 2);
     try {
       let stopping: Promise<void> | undefined;
-      const runs = f.dirs.map((_d, i) =>
-        host(f, i, doomed.url('postgres'), ['--log-format', 'json']).then((r) => {
-          return r;
-        }),
-      );
+      const runs = f.dirs.map((_d, i) => host(f, i, doomed.url('postgres'), ['--log-format', 'json']));
       // Stopped once the hosts have spent a few windows through it.
       const stopWhen = setInterval(() => {
-        if (stopping === undefined && f.world.sandbox.stats().requests >= 40) stopping = doomed.stop();
+        if (stopping === undefined && f.world.sandbox.stats().requests >= 20) stopping = doomed.stop();
       }, 50);
       const results = await Promise.all(runs);
       clearInterval(stopWhen);
