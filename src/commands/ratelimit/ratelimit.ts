@@ -26,6 +26,7 @@ export interface RatelimitCommandOptions extends SettingsFlags, IdFlagValues {
 /** @throws as {@link showRatelimit}, and {@link UsageError} (exit 2) for invalid settings */
 export async function runRatelimit(ctx: Context, options: RatelimitCommandOptions): Promise<number> {
   const { settings, store } = loadSettings(options, ctx);
+  if (options.budget !== undefined && !options.cached) return showSharedBudget(settings, options.json, ctx);
   const headers = mergeHeaders(settings.headers, options.header ?? []);
   return showRatelimit({ settings, store, ...idsFromFlags(options), json: options.json, cached: options.cached, headers }, ctx);
 }
@@ -271,5 +272,76 @@ async function runCachedRatelimit(options: { baseUrl?: URL; json: boolean }, ctx
     const head = [...(showOrigin ? ['origin'] : []), 'endpoint', 'limit', 'remaining', 'reset', 'time left', 'seen'];
     ctx.io.stdout.write(`${tableText(head, cells, tableWidth(ctx))}\n`);
   }
+  return ExitCode.Ok;
+}
+
+/** One row of `ratelimit --budget --json`: a window of the shared budget. */
+export interface SharedBudgetRow {
+  /** The route template, or a path once the API was seen to count per path. */
+  endpoint: string;
+  limit: number | null;
+  remaining: number | null;
+  /** By the server's clock, ISO 8601 UTC. */
+  reset: string | null;
+  resetInSeconds: number | null;
+  /** Requests counted in the window by every host, sent or about to be. */
+  reserved: number;
+  /** Requests each host holds in flight (unexpired), by host name and pid; never the key. */
+  holders: Array<{ host: string; pid: number; requests: number }>;
+}
+
+/**
+ * `ratelimit --budget URL`: the windows the database holds for this origin and key; sends nothing to the API.
+ * @throws {UsageError} (exit 2) without a key or base URL; {@link CollectionsError} (exit 7) when
+ *   the database cannot be reached (named without its password)
+ */
+async function showSharedBudget(settings: ResolvedSettings, json: boolean, ctx: Context): Promise<number> {
+  const api = requireApiSettings(settings, stderrWarner(ctx.io));
+  const [{ openBudgetSession }, { readSharedBudget }] = await Promise.all([
+    import('../../export/destinations/budget-session.js'),
+    import('../../rate/index.js'),
+  ]);
+  const session = await openBudgetSession(api.budget!, ctx.env);
+  const now = ctx.clock.now();
+  let windows;
+  try {
+    windows = await readSharedBudget(session, api.baseUrl.origin, api.apiKey, now);
+  } finally {
+    await session.end().catch(() => undefined);
+  }
+  const rows: SharedBudgetRow[] = windows
+    .sort((a, b) => a.scope.localeCompare(b.scope))
+    .map((w) => ({
+      endpoint: w.scope,
+      ...quotaOf(w, now),
+      reserved: w.reserved,
+      holders: Object.entries(w.holders).map(([holder, requests]) => {
+        const cut = holder.lastIndexOf(' ');
+        return { host: holder.slice(0, cut), pid: Number(holder.slice(cut + 1)), requests };
+      }),
+    }));
+  if (json) {
+    ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    return ExitCode.Ok;
+  }
+  if (rows.length === 0) {
+    ctx.io.stderr.write(`No shared rate budget recorded yet for ${inertText(api.baseUrl.origin)} and this key.\n`);
+    return ExitCode.Ok;
+  }
+  await loadTableSupport();
+  const cells = rows.map((row, i) => {
+    const resetAt = windows[i]!.resetAt;
+    return [
+      row.endpoint,
+      cell(row.limit ?? undefined),
+      cell(row.remaining ?? undefined),
+      resetAt === undefined ? '-' : formatLocalTime(resetAt, now),
+      resetAt === undefined ? '-' : resetAt <= now ? 'reset since' : formatTimeLeft(resetAt - now),
+      String(row.reserved),
+      row.holders.length === 0 ? '-' : row.holders.map((h) => `${h.host} (pid ${h.pid}): ${h.requests}`).join(', '),
+    ];
+  });
+  const head = ['endpoint', 'limit', 'remaining', 'reset', 'time left', 'reserved', 'in flight by host'];
+  ctx.io.stdout.write(`${tableText(head, cells, tableWidth(ctx))}\n`);
   return ExitCode.Ok;
 }
