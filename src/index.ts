@@ -9,7 +9,7 @@
 export { collection, collectionPages, sourceText, type CollectionOptions, type CollectionPage, type JsonValue } from './library/collection.js';
 export { exportCollection, type ExportCollectionOptions, type ExportSummary } from './library/export.js';
 export { startSandbox, type RunningSandbox, type StartSandboxOptions } from './library/sandbox.js';
-export type { CollectionEvent, ModeEvent, PageEvent } from './library/events.js';
+export type { BudgetEvent, CollectionEvent, ModeEvent, PageEvent } from './library/events.js';
 export type { ConnectionOptions, PagingOptions, Params } from './library/options.js';
 export { JsonNumber, writeJson } from './json/json-value.js';
 export {

@@ -209,7 +209,10 @@ function ratelimitCommand(wiring: CommandWiring, run: RunCommand<RatelimitComman
   return cmd
     .option('--json', 'print JSON for scripts')
     .option('--cached', 'show the last values any command saw, with their age; sends nothing')
-    .option('--budget <url>', 'show the rate budget shared through this postgres:// database: per endpoint, and the requests each host holds; sends nothing')
+    .option(
+      '--budget <url>',
+      'show the rate budget shared through this postgres:// database: per endpoint, and the requests each host holds; sends nothing',
+    )
     .addHelpText('after', RATELIMIT_HELP)
     .action(async (_opts: unknown, self: Command) => {
       const flags = self.optsWithGlobals<Omit<RatelimitCommandOptions, 'json' | 'cached'> & { json?: boolean; cached?: boolean }>();

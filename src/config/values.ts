@@ -32,7 +32,9 @@ export function maskedBudget(raw: string): string {
 export function parseBudgetUrl(raw: string, source = 'budget'): string {
   const text = raw.trim();
   if (!/^postgres(ql)?:\/\//i.test(text)) {
-    throw new UsageError(`${source} must be a postgres:// URL (got '${maskedBudget(text)}')`, { hint: 'e.g. postgres://collections@db.internal:5432/budget' });
+    throw new UsageError(`${source} must be a postgres:// URL (got '${maskedBudget(text)}')`, {
+      hint: 'e.g. postgres://collections@db.internal:5432/budget',
+    });
   }
   try {
     const url = new URL(text);

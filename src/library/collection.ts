@@ -14,7 +14,7 @@ import type { PageStep } from '../pagination/paginate.js';
 import { textOfBytes, type Members } from '../json/members.js';
 import { systemClock } from '../time/clock.js';
 import type { JsonNumber } from '../json/json-value.js';
-import { budgetOf, extraHeaders, transportOf, userAgent } from './context.js';
+import { budgetOf, extraHeaders, listenToBudget, transportOf, userAgent } from './context.js';
 import { createStopper, pageEvent, type ModeEvent, type Stopper } from './events.js';
 import { flagsOf, paramPairs, settingsOf, targetOfOtherPath, targetOfPath, type ConnectionOptions, type PagingOptions } from './options.js';
 
@@ -102,6 +102,8 @@ interface Walk {
   pages: PagesPlan;
   client: Client;
   stopper: Stopper;
+  /** Stops telling the call of its `budget` database's failure. */
+  unlisten?: () => void;
 }
 
 /**
@@ -126,9 +128,15 @@ function openWalk(path: string, options: CollectionOptions): Walk {
     headers: { 'User-Agent': userAgent(), ...extraHeaders(options.headers) },
     signal: stopper.signal,
     budget: budgetOf(options),
+    ...(http.budget === undefined ? {} : { budgetUrl: http.budget }),
     onEvent: (event) => stopper.emit(event),
   });
-  return { pages, client, stopper };
+  return {
+    pages,
+    client,
+    stopper,
+    ...(http.budget === undefined ? {} : { unlisten: listenToBudget((message) => stopper.emit({ type: 'budget', message })) }),
+  };
 }
 
 async function* walkPages<P>(walk: Walk, pageOf: (step: PageStep, members: Members) => P): AsyncGenerator<P, void, undefined> {
@@ -150,6 +158,8 @@ async function* walkPages<P>(walk: Walk, pageOf: (step: PageStep, members: Membe
     }
   } catch (err) {
     throw stopper.explain(err);
+  } finally {
+    walk.unlisten?.();
   }
 }
 

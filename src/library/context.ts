@@ -7,8 +7,8 @@
  */
 import { resolve } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import { readPackageVersion, type Context, type FetchLike, type OutputStream } from '../context.js';
-import { createRateBudget, type RateBudget } from '../rate/budget.js';
+import { processHolder, readPackageVersion, type Context, type FetchLike, type OutputStream } from '../context.js';
+import { createRateBudget, loadStoreOnUse, type QuotaStore, type RateBudget } from '../rate/budget.js';
 import { createSecrets } from '../secrets.js';
 import { systemClock } from '../time/clock.js';
 import { UsageError } from '../errors.js';
@@ -34,12 +34,43 @@ export function transportOf(options: Pick<ConnectionOptions, 'fetch' | 'env'>): 
   return (sharedTransport ??= lazyTransport({}));
 }
 
+/** The calls with a `budget` under way, told when its database fails. */
+const budgetListeners = new Set<(message: string) => void>();
+
+/**
+ * Until the returned function is called, `listener` is told when a `budget` database fails.
+ * The password never reaches it: the store names the database without it.
+ */
+export function listenToBudget(listener: (message: string) => void): () => void {
+  budgetListeners.add(listener);
+  return () => budgetListeners.delete(listener);
+}
+
+/** The store of a `budget` URL, loaded on the first request; `env` gives `PGPASSWORD` and the password file. */
+function budgetStore(url: string, env: Readonly<Record<string, string | undefined>>): QuotaStore {
+  return loadStoreOnUse(async () => {
+    const [{ createPostgresStore }, { openBudgetSession }] = await Promise.all([
+      import('../rate/store-postgres.js'),
+      import('../export/destinations/budget-session.js'),
+    ]);
+    return createPostgresStore({
+      connect: () => openBudgetSession(url, env),
+      holder: processHolder(),
+      onTrouble: (message) => {
+        for (const listener of budgetListeners) listener(message);
+      },
+    });
+  });
+}
+
 /**
  * The call's rate budget: the process's on the system clock; a budget of its own on an injected
- * clock, whose windows mean nothing to other clocks.
+ * clock, whose windows mean nothing to other clocks. A `budget` URL's store is the process's (made
+ * with the first call's `env`).
  */
-export function budgetOf(options: Pick<ConnectionOptions, 'clock'>): RateBudget {
-  return options.clock === undefined ? (sharedBudget ??= createRateBudget()) : createRateBudget();
+export function budgetOf(options: Pick<ConnectionOptions, 'clock' | 'env'>): RateBudget {
+  const remote = (url: string): QuotaStore => budgetStore(url, options.env ?? {});
+  return options.clock === undefined ? (sharedBudget ??= createRateBudget({ remote })) : createRateBudget({ remote });
 }
 
 let version: string | undefined;

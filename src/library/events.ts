@@ -33,13 +33,21 @@ export interface ModeEvent {
   message: string;
 }
 
+/** The `budget` database could not be used: the call paces by the server's headers alone (told once per process). */
+export interface BudgetEvent {
+  type: 'budget';
+  /** Names the database without its password. */
+  message: string;
+}
+
 /**
  * One event of a call: `page` (a page fetched), `mode` (the API pages in another mode than asked),
+ * `budget` (the shared rate budget's database failed; the call paces alone),
  * and the HTTP client's `response` (every response, redirect hops included), `wait` (a rate-limit
  * wait about to be slept: after a 429, on `Remaining: 0`, or a `Retry-After`) and `retry` (a
  * failed attempt about to be retried).
  */
-export type CollectionEvent = ClientEvent | PageEvent | ModeEvent;
+export type CollectionEvent = ClientEvent | PageEvent | ModeEvent | BudgetEvent;
 
 /** The `page` event of a page step. */
 export function pageEvent(step: PageStep): PageEvent {

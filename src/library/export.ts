@@ -12,7 +12,7 @@ import type { RateLimitSnapshot } from '../http/client.js';
 import type { OutputStream } from '../context.js';
 import type { ExportPlan } from '../export/run/plan.js';
 import type { ExportResult } from '../export/run/run.js';
-import { exportContext } from './context.js';
+import { exportContext, listenToBudget } from './context.js';
 import { createStopper, pageEvent, type CollectionEvent, type Stopper } from './events.js';
 import { defined } from '../json/object.js';
 import { flagsOf, paramPairs, settingsOf, targetOfPath, type ConnectionOptions, type PagingOptions } from './options.js';
@@ -170,6 +170,7 @@ export async function exportCollection(options: ExportCollectionOptions): Promis
   const stream = typeof options.out === 'string' ? undefined : options.out;
   const ctx = exportContext({ ...options, ...(stream ? { stdout: stream } : {}) }, stopper.signal);
   ctx.secrets.add(settings.apiKey);
+  if (settings.budget !== undefined) ctx.secrets.add(new URL(settings.budget).password || undefined);
   const [{ planExport, planLoneExport, runLonePlan }, { readStoredSince, addDatabaseSecrets }] = await Promise.all([
     import('../commands/export/export.js'),
     import('../commands/export/export-plan.js'),
@@ -184,6 +185,14 @@ export async function exportCollection(options: ExportCollectionOptions): Promis
     flags,
     ctx,
   );
+  // A failed `budget` database is told to the call's listener and its log, as the command line says it on stderr.
+  const unlisten =
+    settings.budget === undefined
+      ? undefined
+      : listenToBudget((message) => {
+          ctx.io.stderr.write(`collections: warning: ${message}\n`);
+          stopper.emit({ type: 'budget', message });
+        });
   try {
     const hooks = {
       onPageFetched: (step: Parameters<typeof pageEvent>[0]) => stopper.emit(pageEvent(step)),
@@ -192,5 +201,7 @@ export async function exportCollection(options: ExportCollectionOptions): Promis
     return summaryOf(await runLonePlan(plan, ctx, hooks), plan);
   } catch (err) {
     throw libraryError(err, stopper, plan.output.files !== undefined);
+  } finally {
+    unlisten?.();
   }
 }

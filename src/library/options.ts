@@ -5,7 +5,7 @@
  * are checked against the ranges of the one flag table (config/flags.ts) before anything is sent.
  */
 import { exportFlag } from '../config/flags.js';
-import { parseApiKey, parseBaseUrl } from '../config/values.js';
+import { parseApiKey, parseBaseUrl, parseBudgetUrl } from '../config/values.js';
 import type { ExportFlagValues } from '../config/flags.js';
 import type { ExportFlags } from '../commands/flags.js';
 import type { ExportTarget, IncrementalPlan, ResolvedExportSettings } from '../commands/export/export-plan.js';
@@ -53,6 +53,17 @@ export interface ConnectionOptions {
    * `process.env` to honour them); default none: no proxy. Nothing else is read from it.
    */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * A `postgres://` URL: the rate budget (per API origin, SHA-256 of the key, and endpoint) kept in
+   * that database and shared by every process and host that names it, so pods of one service with
+   * one key spend one quota between them (the command line's `--budget`). The table
+   * `collections_rate_budget` is created when missing; the key is never stored. The password comes
+   * from the URL, else `PGPASSWORD` or the password file of `env`; it appears in no error or event.
+   * A database that cannot be used (at the start or later) leaves the call pacing by the server's
+   * headers alone, told once as a `budget` event. Needs the optional package `pg`. Default none:
+   * the calls of this process share one budget in memory.
+   */
+  budget?: string;
 }
 
 /** Which pages to ask for, as the export commands' flags of the same names. */
@@ -164,15 +175,17 @@ export function flagsOf(options: ConnectionOptions & PagingOptions, ids: Ids, ex
  * The settings of a call: its key and base URL, checked as the command line checks them, and no
  * profile defaults (the library reads no config file).
  * @throws {UsageError} for a base URL that is not absolute http(s), holds a user name, a query or
- *   a fragment, and for an empty key or one with spaces or control characters
+ *   a fragment, for an empty key or one with spaces or control characters, and a `budget` that is no postgres:// URL
  */
-export function settingsOf(options: Pick<ConnectionOptions, 'baseUrl' | 'apiKey'>): ResolvedExportSettings {
+export function settingsOf(options: Pick<ConnectionOptions, 'baseUrl' | 'apiKey' | 'budget'>): ResolvedExportSettings {
   // Checked as unknown: a JavaScript caller may leave either out.
   const [raw, key]: unknown[] = [options.baseUrl, options.apiKey];
   if (typeof raw !== 'string' && !(raw instanceof URL)) throw new UsageError('baseUrl is required', { code: 'E_CONFIG' });
   if (typeof key !== 'string') throw new UsageError('apiKey is required', { code: 'E_CONFIG' });
   const baseUrl = parseBaseUrl(raw instanceof URL ? raw.href : raw, 'baseUrl');
-  return { apiKey: parseApiKey(key, 'apiKey'), baseUrl, defaults: {} };
+  const budget: unknown = options.budget;
+  if (budget !== undefined && typeof budget !== 'string') throw new UsageError('budget must be a postgres:// URL');
+  return { apiKey: parseApiKey(key, 'apiKey'), baseUrl, defaults: {}, ...(budget === undefined ? {} : { budget: parseBudgetUrl(budget, 'budget') }) };
 }
 
 /** A path split into its row of the endpoint table (if any), its ids and its query. */

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { lockSync } from 'proper-lockfile';
 import writeFileAtomic from 'write-file-atomic';
 import { apisOf, cancelIn, observeIn, recordOf, reserveIn, type ApiRecord } from './budget.js';
-import type { QuotaStore, SharedQuota, SharedReservation, SharedSeen, SharedTicket } from './budget.js';
+import type { QuotaStore, SharedQuotaNow, SharedReservation, SharedSeen, SharedTicket } from './budget.js';
 
 export const SHARED_QUOTA_FILE = 'rate-budget.json';
 
@@ -35,7 +35,7 @@ export interface SharedQuotaFileOptions {
   onTrouble?: (message: string) => void;
 }
 
-class SharedQuotaFile implements SharedQuota {
+class SharedQuotaFile implements SharedQuotaNow {
   private readonly path: string;
   private readonly api: string;
   private readonly told = new Set<string>();

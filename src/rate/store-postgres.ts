@@ -15,7 +15,7 @@ import { cancelIn, observeIn, recordOf, reserveIn, type ApiRecord } from './budg
 import type { QuotaStore, SharedQuota, SharedReservation, SharedSeen, SharedTicket } from './budget.js';
 
 /** The one table; its name is fixed so every host finds it. */
-export const BUDGET_TABLE = 'collections_rate_budget';
+const BUDGET_TABLE = 'collections_rate_budget';
 
 /**
  * A reservation made before its window's reset is known lives this long at most, server ms: the
@@ -31,7 +31,7 @@ const KEEP_MS = 3_600_000;
 
 /** What the store needs of a `pg` client. */
 export interface BudgetSession {
-  query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
+  query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
   end(): Promise<void>;
 }
 
@@ -55,7 +55,7 @@ export interface PostgresStoreOptions {
 }
 
 /** How the rows name an API: the SHA-256 of its origin and the key's SHA-256, never the key. */
-export function budgetRowName(origin: string, keyHash: string): string {
+function budgetRowName(origin: string, keyHash: string): string {
   return createHash('sha256').update(`${origin} ${keyHash}`, 'utf8').digest('hex');
 }
 
@@ -67,7 +67,7 @@ const CREATE_TABLE =
 const CREATE_LOCK = 0x636f6c6c; // "coll"
 
 /** The table exists afterwards, whoever made it. */
-export async function ensureBudgetTable(session: BudgetSession): Promise<void> {
+async function ensureBudgetTable(session: BudgetSession): Promise<void> {
   await session.query('BEGIN');
   try {
     await session.query('SELECT pg_advisory_xact_lock($1)', [CREATE_LOCK]);
@@ -82,22 +82,24 @@ export async function ensureBudgetTable(session: BudgetSession): Promise<void> {
 const holdersOf = (v: unknown): Holders => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Holders) : {});
 
 /**
- * Drops the holders whose reservations expired, giving their requests back to the window (never
- * below the server's own count), and the scopes whose windows were dropped.
+ * Without the holders whose reservations expired, giving their requests back to the window (never
+ * below the server's own count), and without the scopes whose windows were dropped.
  */
-export function expireHolders(record: ApiRecord, holders: Holders, now: number): void {
+function expireHolders(record: ApiRecord, holders: Holders, now: number): Holders {
+  const kept: Holders = {};
   for (const [scope, byHolder] of Object.entries(holders)) {
     const w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
-    for (const [holder, held] of Object.entries(byHolder)) {
-      if (held.expiresAt > now) continue;
+    const live = Object.entries(byHolder).filter(([, held]) => {
+      if (held.expiresAt > now) return true;
       if (w !== undefined && (w.resetAt === undefined || w.resetAt > now)) {
         const counted = w.limit !== undefined && w.remaining !== undefined ? w.limit - w.remaining : 0;
         w.reserved = Math.max(counted, w.reserved - held.n);
       }
-      delete byHolder[holder];
-    }
-    if (w === undefined || Object.keys(byHolder).length === 0) delete holders[scope];
+      return false;
+    });
+    if (w !== undefined && live.length > 0) kept[scope] = Object.fromEntries(live);
   }
+  return kept;
 }
 
 class SharedQuotaPostgres implements SharedQuota {
@@ -161,10 +163,10 @@ class SharedQuotaPostgres implements SharedQuota {
   private hold(holders: Holders, scope: string, delta: number, expiresAt: number): void {
     const n = Math.max(0, (this.mine.get(scope) ?? 0) + delta);
     this.mine.set(scope, n);
-    const byHolder = (holders[scope] ??= {});
-    if (n === 0) delete byHolder[this.options.holder];
-    else byHolder[this.options.holder] = { n, expiresAt: Math.max(expiresAt, byHolder[this.options.holder]?.expiresAt ?? 0) };
-    if (Object.keys(byHolder).length === 0) delete holders[scope];
+    const me = this.options.holder;
+    const others = Object.entries(holders[scope] ?? {}).filter(([holder]) => holder !== me);
+    const before = holders[scope]?.[me]?.expiresAt ?? 0;
+    holders[scope] = Object.fromEntries(n === 0 ? others : [...others, [me, { n, expiresAt: Math.max(expiresAt, before) }]]);
   }
 
   /** undefined when the database could not be used (then never again in this process). */
@@ -186,20 +188,18 @@ class SharedQuotaPostgres implements SharedQuota {
     const { session, api } = this;
     await session.query('BEGIN');
     try {
-      const found = await session.query<{ record: unknown; holders: unknown }>(`SELECT record, holders FROM ${BUDGET_TABLE} WHERE api = $1 FOR UPDATE`, [
-        api,
-      ]);
+      const found = await session.query(`SELECT record, holders FROM ${BUDGET_TABLE} WHERE api = $1 FOR UPDATE`, [api]);
       const row = found.rows[0];
       const record = recordOf({ apis: { [api]: row?.record } }, api);
-      const holders = holdersOf(row?.holders);
-      expireHolders(record, holders, this.lastNow);
+      const holders = expireHolders(record, holdersOf(row?.holders), this.lastNow);
       const answer = change(record, holders);
+      const stored = Object.fromEntries(Object.entries(holders).filter(([, byHolder]) => Object.keys(byHolder).length > 0));
       const oldest = this.lastNow - KEEP_MS;
       record.windows = Object.fromEntries(Object.entries(record.windows).filter(([, w]) => w.resetAt === undefined || w.resetAt >= oldest));
       await session.query(
         `INSERT INTO ${BUDGET_TABLE} (api, record, holders) VALUES ($1, $2, $3) ` +
           'ON CONFLICT (api) DO UPDATE SET record = EXCLUDED.record, holders = EXCLUDED.holders, updated_at = now()',
-        [api, JSON.stringify(record), JSON.stringify(holders)],
+        [api, JSON.stringify(record), JSON.stringify(stored)],
       );
       await session.query('COMMIT');
       return answer;
@@ -218,7 +218,7 @@ class SharedQuotaPostgres implements SharedQuota {
 }
 
 /** A code or a short reason, never the URL (the caller's connect names it without its password). */
-export function reasonOf(err: unknown): string {
+function reasonOf(err: unknown): string {
   const cause = (err as { cause?: unknown } | null)?.cause;
   const code = (err as { code?: unknown } | null)?.code ?? (cause as { code?: unknown } | null | undefined)?.code;
   if (typeof code === 'string' && /^[A-Z0-9_]{2,20}$/.test(code) && !code.startsWith('E_')) return code;
@@ -245,7 +245,7 @@ async function openQuota(options: PostgresStoreOptions, origin: string, keyHash:
       api,
       JSON.stringify({ windows: {}, pathScope: [] }),
     ]);
-    const found = await session.query<{ record: unknown }>(`SELECT record FROM ${BUDGET_TABLE} WHERE api = $1`, [api]);
+    const found = await session.query(`SELECT record FROM ${BUDGET_TABLE} WHERE api = $1`, [api]);
     const known = recordOf({ apis: { [api]: found.rows[0]?.record } }, api).pathScope;
     return new SharedQuotaPostgres(session, api, new Set(known), options);
   } catch (err) {
@@ -286,15 +286,14 @@ export interface BudgetWindowView {
 
 /** The windows of the API of `origin` and `keyHash`; empty when the table or its row is missing. */
 export async function readBudget(session: BudgetSession, origin: string, keyHash: string, nowServerMs: number): Promise<BudgetWindowView[]> {
-  const exists = await session.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [BUDGET_TABLE]);
-  if (exists.rows[0]?.t == null) return [];
+  const exists = await session.query('SELECT to_regclass($1)::text AS t', [BUDGET_TABLE]);
+  if (typeof exists.rows[0]?.t !== 'string') return [];
   const api = budgetRowName(origin, keyHash);
-  const found = await session.query<{ record: unknown; holders: unknown }>(`SELECT record, holders FROM ${BUDGET_TABLE} WHERE api = $1`, [api]);
+  const found = await session.query(`SELECT record, holders FROM ${BUDGET_TABLE} WHERE api = $1`, [api]);
   const row = found.rows[0];
   if (row === undefined) return [];
   const record = recordOf({ apis: { [api]: row.record } }, api);
-  const holders = holdersOf(row.holders);
-  expireHolders(record, holders, nowServerMs);
+  const holders = expireHolders(record, holdersOf(row.holders), nowServerMs);
   return Object.entries(record.windows).map(([scope, w]) => ({
     scope,
     ...(w.limit === undefined ? {} : { limit: w.limit }),

@@ -60,11 +60,11 @@ function idsWritten(f: Fleet): string[] {
     readdirSync(dir.file('out'))
       .filter((name) => name.endsWith('.ndjson'))
       .flatMap((name) =>
-      readFileSync(dir.file(`out/${name}`), 'utf8')
-        .split('\n')
-        .filter((l) => l !== '')
-        .map((l) => String((JSON.parse(l) as { id: unknown }).id)),
-    ),
+        readFileSync(dir.file(`out/${name}`), 'utf8')
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => String((JSON.parse(l) as { id: unknown }).id)),
+      ),
   );
 }
 

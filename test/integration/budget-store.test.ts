@@ -9,6 +9,8 @@ import { openBudgetSession } from '../../src/export/destinations/budget-session.
 import { keyHashOf } from '../../src/rate/pool.js';
 import { RESERVATION_TTL_MS, createPostgresStore } from '../../src/rate/store-postgres.js';
 import type { SharedQuota } from '../../src/rate/budget.js';
+import { collection, exportCollection, type CollectionEvent } from '../../src/index.js';
+import { createSandboxFetch } from '../../src/sandbox/fetch.js';
 import { PG_PASSWORD, startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { CANARY, createWorld, removeTempDirs, runInProcess, tempDir } from '../helpers/world.js';
 
@@ -28,7 +30,12 @@ const ORIGIN = 'http://127.0.0.1:9';
 async function hosts(url: string, names: string[], troubles: string[] = []): Promise<SharedQuota[]> {
   const quotas = await Promise.all(
     names.map((holder) =>
-      createPostgresStore({ connect: () => openBudgetSession(url, {}), holder, onTrouble: (m) => troubles.push(m) }).open(ORIGIN, keyHashOf(CANARY)),
+      Promise.resolve(
+        createPostgresStore({ connect: () => openBudgetSession(url, {}), holder, onTrouble: (m) => troubles.push(m) }).open(
+          ORIGIN,
+          keyHashOf(CANARY),
+        ),
+      ),
     ),
   );
   return quotas.map((q) => {
@@ -115,5 +122,47 @@ describe('the PostgreSQL rate budget', () => {
     expect(troubles).toHaveLength(1);
     expect(troubles[0]).toMatch(/rate budget database cannot be used .*ECONNREFUSED.*pacing by the server's headers alone/);
     expect(troubles[0]).not.toContain(PG_PASSWORD);
+  });
+});
+
+describe('the library with a budget', () => {
+  const wired = (world: ReturnType<typeof createWorld>) => ({
+    baseUrl: world.base,
+    apiKey: world.key,
+    fetch: createSandboxFetch(world.sandbox, { origin: world.base }),
+    clock: world.clock,
+  });
+
+  it('collection() and exportCollection() keep their windows in the database, never the key', async () => {
+    const db = await pg!.createDatabase();
+    const world = createWorld({ limit: 4, windowSeconds: 10, sizes: { taxpayers: 1, invoicesPerTaxpayer: 12 } });
+    const path = `/taxpayers/${world.taxpayer}/invoices`;
+    const events: CollectionEvent[] = [];
+    const items: unknown[] = [];
+    for await (const item of collection(path, { ...wired(world), budget: pg!.url(db), itemsPerPage: 3, onEvent: (e) => events.push(e) }))
+      items.push(item);
+    expect(items).toHaveLength(12);
+    expect(events.some((e) => e.type === 'budget')).toBe(false);
+    const dir = tempDir();
+    const summary = await exportCollection({ ...wired(world), budget: pg!.url(db), path, out: dir.file('invoices.ndjson'), itemsPerPage: 6 });
+    expect(summary.items).toBe(12);
+    const rows = await pg!.query<{ record: { windows: Record<string, { limit?: number }> } }>(db, 'SELECT record FROM collections_rate_budget');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.record.windows['/taxpayers/{taxpayerId}/invoices']?.limit).toBe(4);
+    expect(JSON.stringify(rows)).not.toContain(CANARY);
+  });
+
+  it('an unreachable budget database: every item still comes, and the call is told once by a budget event', async () => {
+    const world = createWorld({ limit: 4, windowSeconds: 10, sizes: { taxpayers: 1, invoicesPerTaxpayer: 12 } });
+    const events: CollectionEvent[] = [];
+    const items: unknown[] = [];
+    const budget = `postgres://postgres:${PG_PASSWORD}@127.0.0.1:1/none`;
+    const path = `/taxpayers/${world.taxpayer}/invoices`;
+    for await (const item of collection(path, { ...wired(world), budget, itemsPerPage: 3, onEvent: (e) => events.push(e) })) items.push(item);
+    expect(items).toHaveLength(12);
+    const told = events.filter((e) => e.type === 'budget');
+    expect(told).toHaveLength(1);
+    expect(JSON.stringify(told)).not.toContain(PG_PASSWORD);
+    expect(() => collection(path, { ...wired(world), budget: 'mysql://x@h/db' })).toThrow(/budget must be a postgres:\/\/ URL/);
   });
 });

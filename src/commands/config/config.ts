@@ -10,7 +10,7 @@ import type { SettingsFlags } from '../../config/settings.js';
 import { DEFAULT_PROFILE } from '../../config/store.js';
 import type { ConfigStore } from '../../config/store.js';
 import { CONFIG_KEYS, type ConfigKey } from '../../config/flags.js';
-import { parseConfigKey, parseProfileName, storedHeaderName, type ProfileValues } from '../../config/values.js';
+import { maskedBudget, parseConfigKey, parseProfileName, storedHeaderName, type ProfileValues } from '../../config/values.js';
 import { ExitCode, InterruptedError, UsageError } from '../../errors.js';
 import { isSecretHeaderName, maskSecret } from '../../http/redact.js';
 import { inertText } from '../../io/terminal-text.js';
@@ -41,10 +41,11 @@ function displayHeader(text: string, secrets: Pick<Secrets, 'showHeader'>): stri
   return `${name}: ${secrets.showHeader(name, text.slice(name.length + 1).trim())}`;
 }
 
-/** One text per line; the key and a credential-like header value masked. */
+/** One text per line; the key, a credential-like header value and a budget URL's password masked. */
 function display(key: ConfigKey, value: string | number | string[], secrets: Pick<Secrets, 'showHeader'>): string[] {
   if (Array.isArray(value)) return value.map((h) => displayHeader(h, secrets));
   if (key === 'header') return [displayHeader(String(value), secrets)];
+  if (key === 'budget') return [maskedBudget(String(value))];
   return [key === 'api-key' ? maskSecret(String(value)) : String(value)];
 }
 

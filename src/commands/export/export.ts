@@ -185,7 +185,8 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
   const taxpayers = shard === undefined ? listed : takeShard(listed, shard);
   if (shard !== undefined && taxpayers.length === 0) {
     if (listed.length === 0) throw new UsageError('--shard splits the listed taxpayers: give them with --taxpayer a,b or --taxpayers-file');
-    if (flags.quiet !== true) ctx.io.stderr.write(`collections: shard ${shard.index}/${shard.count} holds none of the ${listed.length} taxpayers listed; nothing to do\n`);
+    if (flags.quiet !== true)
+      ctx.io.stderr.write(`collections: shard ${shard.index}/${shard.count} holds none of the ${listed.length} taxpayers listed; nothing to do\n`);
     return ExitCode.Ok;
   }
   if (taxpayers.length > 1 || flags.taxpayersFile !== undefined || shard !== undefined) {

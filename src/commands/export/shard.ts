@@ -41,7 +41,8 @@ export function parseShard(text: string, env: Readonly<Record<string, string | u
         hint: 'auto reads the completion index a Kubernetes Indexed Job gives each pod; elsewhere give --shard I/N',
       });
     }
-    if (!WHOLE.test(fromEnv.trim())) throw new UsageError(`--shard ${shown}: JOB_COMPLETION_INDEX is not a whole number (got '${inertText(fromEnv.slice(0, 20))}')`);
+    if (!WHOLE.test(fromEnv.trim()))
+      throw new UsageError(`--shard ${shown}: JOB_COMPLETION_INDEX is not a whole number (got '${inertText(fromEnv.slice(0, 20))}')`);
     index = Number(fromEnv.trim());
     if (index >= count) throw new UsageError(`--shard ${shown}: JOB_COMPLETION_INDEX ${index} is not below N (${count})`, hint);
   } else {

@@ -15,16 +15,6 @@ import { UsageError } from '../../errors.js';
 const IDLE_IN_TRANSACTION_MS = 5_000;
 const LOCK_TIMEOUT_MS = 4_000;
 
-/** `budget` without its password, for lines shown; undefined when it is no PostgreSQL URL. */
-export function shownBudget(url: string): string | undefined {
-  try {
-    const address = databaseAddress(url, '.');
-    return address?.kind === 'postgres' ? address.shown : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * @throws {UsageError} (exit 2) when `url` is no PostgreSQL URL; {@link CollectionsError} (exit 7)
  *   when the database cannot be reached, naming it without its password
@@ -46,11 +36,11 @@ export async function openBudgetSession(url: string, env: Readonly<Record<string
   socket?.unref?.();
   let pending = 0;
   return {
-    query: async <R>(text: string, values?: unknown[]) => {
+    query: async (text: string, values?: unknown[]) => {
       if (pending++ === 0) socket?.ref?.();
       try {
-        const result = await client.query(text, values);
-        return { rows: result.rows as R[] };
+        const result = await client.query<Record<string, unknown>>(text, values);
+        return { rows: result.rows };
       } finally {
         if (--pending === 0) socket?.unref?.();
       }

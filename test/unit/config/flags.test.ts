@@ -39,7 +39,18 @@ describe('the export flag table', () => {
   });
 
   it('the config keys derive from it, in the order config list prints them', () => {
-    expect(CONFIG_KEYS).toEqual(['base-url', 'api-key', 'items-per-page', 'format', 'concurrency', 'max-wait', 'retries', 'timeout', 'header']);
+    expect(CONFIG_KEYS).toEqual([
+      'base-url',
+      'api-key',
+      'items-per-page',
+      'format',
+      'concurrency',
+      'max-wait',
+      'retries',
+      'timeout',
+      'header',
+      'budget',
+    ]);
     expect(CONFIGURABLE_FLAGS.map((f) => [f.config.key, longFlag(f), f.config.setting])).toEqual([
       ['items-per-page', '--items-per-page', 'itemsPerPage'],
       ['format', '--format', 'format'],

@@ -5,11 +5,11 @@
  */
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SharedQuota } from '../../../src/rate/budget.js';
+import type { SharedQuotaNow } from '../../../src/rate/budget.js';
 import { SHARED_QUOTA_FILE, createFileStore, type FileStoreOptions } from '../../../src/rate/store-file.js';
 
-const createSharedQuotaFile = ({ origin, keyHash, ...options }: FileStoreOptions & { origin: string; keyHash: string }): SharedQuota =>
-  createFileStore(options).open(origin, keyHash) as SharedQuota;
+const createSharedQuotaFile = ({ origin, keyHash, ...options }: FileStoreOptions & { origin: string; keyHash: string }): SharedQuotaNow =>
+  createFileStore(options).open(origin, keyHash) as SharedQuotaNow;
 import { keyHashOf } from '../../../src/rate/pool.js';
 import { CANARY, tempDir, type TempDir } from '../../helpers/world.js';
 
