@@ -7,7 +7,7 @@
  */
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireBuild, runCli, type CliResult } from '../helpers/cli.js';
+import { requireBuild, runCli, type CliResult, type RunCliOptions } from '../helpers/cli.js';
 import { PG_PASSWORD, startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { CANARY, canaryFree, cliEnv, removeTempDirs, serveWorld, tempDir, type ServedWorld, type TempDir } from '../helpers/world.js';
 
@@ -44,13 +44,14 @@ async function fleet(taxpayers = TAXPAYERS): Promise<Fleet> {
 }
 
 /** One host: its own config and cache folders, its shard of the list. */
-function host(f: Fleet, i: number, budget: string, extra: readonly string[] = []): Promise<CliResult> {
+function host(f: Fleet, i: number, budget: string, extra: readonly string[] = [], options: RunCliOptions = {}): Promise<CliResult> {
   const dir = f.dirs[i]!;
   const env = cliEnv(dir, { COLLECTIONS_CACHE_DIR: dir.file('cache'), COLLECTIONS_BUDGET: budget, XDG_CACHE_HOME: dir.file('xdg') });
   const args = ['invoices', '--taxpayers-file', 'taxpayers.txt', '--shard', `${i}/${HOSTS}`, '--items-per-page', String(PAGE)];
   return runCli([...args, '--out', 'out/{taxpayer}.ndjson', '--parallel', '4', '--base-url', f.world.server.url, '--no-progress', ...extra], {
     cwd: dir.path,
     env,
+    ...options,
   });
 }
 
@@ -130,6 +131,33 @@ describe('four hosts, one key, one --budget database', () => {
         expect(`${r.stdout}${r.stderr}`).not.toContain(PG_PASSWORD);
       }
       expectEveryItemOnce(f);
+    } finally {
+      await f.world.close();
+    }
+  }, 60_000);
+
+  it('one host killed (SIGKILL) mid-run: the others complete, and its shard run again with --resume completes it, nothing doubled', async () => {
+    const db = await pg!.createDatabase();
+    const f = await fleet(TAXPAYERS / 2);
+    try {
+      let killed = false;
+      const victim = host(f, 0, pg!.url(db), [], {
+        onStderr: (chunk, child) => {
+          // After its first taxpayer is done, with others in flight and holding reservations.
+          if (!killed && / ok, /.test(chunk)) {
+            killed = true;
+            child.kill('SIGKILL');
+          }
+        },
+      });
+      const others = f.dirs.slice(1).map((_d, i) => host(f, i + 1, pg!.url(db)));
+      const [dead, ...rest] = await Promise.all([victim, ...others]);
+      expect(dead!.signal).toBe('SIGKILL');
+      for (const r of rest) expect(r.code, r.stderr).toBe(0);
+      const again = await host(f, 0, pg!.url(db), ['--resume']);
+      expect(again.code, again.stderr).toBe(0);
+      expectEveryItemOnce(f);
+      expect(tooMany(f)).toBeLessThanOrEqual(2);
     } finally {
       await f.world.close();
     }
