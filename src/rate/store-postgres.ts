@@ -23,7 +23,7 @@ const BUDGET_TABLE = 'collections_rate_budget';
  */
 export const RESERVATION_TTL_MS = 10_000;
 /** While another host's request learns a new window, a reservation is tried again this much later, ms. */
-const PROBE_RETRY_MS = 100;
+const PROBE_RETRY_MS = 25;
 /** Longest wait for one operation, ms: past it the database counts as gone (a stuck host holding the row lock is freed by the server's `idle_in_transaction_session_timeout`). */
 const OPERATION_TIMEOUT_MS = 5_000;
 /** Windows whose reset is older than this, ms, are dropped (as in `rate-budget.json`). */
