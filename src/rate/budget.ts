@@ -78,7 +78,8 @@ export interface SharedSeen {
   status?: number;
 }
 
-export type SharedReservation = { granted: true; ticket?: SharedTicket } | { granted: false; resetAt: number };
+/** `retryMs`: ask again that much later (local ms) instead of waiting for the reset (another host is learning the window). */
+export type SharedReservation = { granted: true; ticket?: SharedTicket } | { granted: false; resetAt: number; retryMs?: number };
 
 /**
  * What the processes sharing one API and key learn together. Never throws nor rejects: a store that

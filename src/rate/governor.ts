@@ -169,9 +169,13 @@ function sharedMargin(limit: number): number {
 
 type Reservation = { ticket?: SharedTicket };
 
-/** `until`: local ms to wait for the shared window's reset; `reservation`: go. */
+/**
+ * `until`: local ms to wait for the shared window's reset; `retryMs`: ask again that much later, a
+ * pause too short to report as a wait (another host is learning the window); `reservation`: go.
+ */
 interface SharedHold {
   until?: number;
+  retryMs?: number;
   reservation?: Reservation;
 }
 
@@ -330,6 +334,7 @@ class Governor {
     const toHold = (answer: SharedReservation | undefined): SharedHold => {
       if (answer === undefined) return {};
       if (answer.granted) return { reservation: answer.ticket === undefined ? {} : { ticket: answer.ticket } };
+      if (answer.retryMs !== undefined) return { retryMs: answer.retryMs };
       const until = serverClock.toLocal(answer.resetAt) + serverClock.marginMs;
       return until > now ? { until } : {};
     };
@@ -382,7 +387,11 @@ class Governor {
           held = answer;
           now = this.options.clock.now();
         }
-        const { until, reservation } = held;
+        const { until, retryMs, reservation } = held;
+        if (retryMs !== undefined) {
+          await this.options.clock.sleep(retryMs, signal);
+          continue;
+        }
         if (until !== undefined) {
           await this.sleepUntil(caller, now, until, signal);
           waited = true;

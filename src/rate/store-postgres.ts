@@ -121,10 +121,12 @@ class SharedQuotaPostgres implements SharedQuota {
     this.lastNow = Math.max(this.lastNow, nowServerMs);
     return this.update((record, holders) => {
       const w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
-      // A window whose reset no answer has told yet is being learnt by a request of some host: the
-      // others wait for its answer, as one process's requests do (the hosts' requests in flight
-      // could otherwise fill a new window before anyone knows it).
-      if (w !== undefined && w.resetAt === undefined && w.reserved > 0) return { granted: false, resetAt: nowServerMs + PROBE_RETRY_MS } as const;
+      // A window whose reset no answer has told yet is being learnt by another host's request: this
+      // one waits for its answer, as one process's requests do (the hosts' requests in flight could
+      // otherwise fill a new window before anyone knows it). Its own requests go on: an answer
+      // without the headers, or none, must not stall the host that sent it.
+      const learning = Object.entries(holders[scope] ?? {}).some(([holder, held]) => holder !== this.options.holder && held.n > 0);
+      if (w !== undefined && w.resetAt === undefined && w.reserved > 0 && learning) return { granted: false, resetAt: nowServerMs + PROBE_RETRY_MS, retryMs: PROBE_RETRY_MS } as const;
       const answer = reserveIn(record, scope, nowServerMs);
       if (answer.granted) this.hold(holders, scope, 1, answer.ticket?.resetAt ?? nowServerMs + RESERVATION_TTL_MS);
       return answer;
