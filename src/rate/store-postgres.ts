@@ -126,7 +126,8 @@ class SharedQuotaPostgres implements SharedQuota {
       // otherwise fill a new window before anyone knows it). Its own requests go on: an answer
       // without the headers, or none, must not stall the host that sent it.
       const learning = Object.entries(holders[scope] ?? {}).some(([holder, held]) => holder !== this.options.holder && held.n > 0);
-      if (w !== undefined && w.resetAt === undefined && w.reserved > 0 && learning) return { granted: false, resetAt: nowServerMs + PROBE_RETRY_MS, retryMs: PROBE_RETRY_MS } as const;
+      if (w !== undefined && w.resetAt === undefined && w.reserved > 0 && learning)
+        return { granted: false, resetAt: nowServerMs + PROBE_RETRY_MS, retryMs: PROBE_RETRY_MS } as const;
       const answer = reserveIn(record, scope, nowServerMs);
       if (answer.granted) this.hold(holders, scope, 1, answer.ticket?.resetAt ?? nowServerMs + RESERVATION_TTL_MS);
       return answer;

@@ -111,25 +111,38 @@ describe('four hosts, one key, one --budget database', () => {
     const f = await fleet(TAXPAYERS / 2);
     try {
       let stopping: Promise<void> | undefined;
-      const runs = f.dirs.map((_d, i) => host(f, i, doomed.url('postgres'), ['--log-format', 'json']));
+      let stopped = Infinity;
+      const finished: number[] = [];
+      const runs = f.dirs.map((_d, i) =>
+        host(f, i, doomed.url('postgres'), ['--log-format', 'json']).then((r) => {
+          finished[i] = Date.now();
+          return r;
+        }),
+      );
       // Stopped once the hosts have spent a few windows through it.
       const stopWhen = setInterval(() => {
-        if (stopping === undefined && f.world.sandbox.stats().requests >= 20) stopping = doomed.stop();
+        if (stopping === undefined && f.world.sandbox.stats().requests >= 12)
+          stopping = doomed.stop().then(() => {
+            stopped = Date.now();
+          });
       }, 50);
       const results = await Promise.all(runs);
       clearInterval(stopWhen);
       await (stopping ?? doomed.stop());
       expect(stopping).toBeDefined();
-      for (const r of results) {
+      results.forEach((r, i) => {
         expect(r.code, r.stderr).toBe(0);
         const warnings = r.stderr
           .split('\n')
           .filter((l) => l.startsWith('{'))
           .map((l) => JSON.parse(l) as { event: string; message?: string })
           .filter((e) => e.event === 'warning' && /rate budget database/.test(e.message ?? ''));
-        expect(warnings.length, r.stderr).toBe(1);
+        // Said once; by every host still sending after the database was gone (each of its requests is reserved first).
+        expect(warnings.length, r.stderr).toBeLessThanOrEqual(1);
+        if (finished[i]! > stopped) expect(warnings.length, r.stderr).toBe(1);
         expect(`${r.stdout}${r.stderr}`).not.toContain(PG_PASSWORD);
-      }
+      });
+      expect(finished.filter((t) => t > stopped).length).toBeGreaterThan(0);
       expectEveryItemOnce(f);
     } finally {
       await f.world.close();
@@ -152,7 +165,7 @@ describe('four hosts, one key, one --budget database', () => {
       });
       const others = f.dirs.slice(1).map((_d, i) => host(f, i + 1, pg!.url(db)));
       const [dead, ...rest] = await Promise.all([victim, ...others]);
-      expect(dead!.signal).toBe('SIGKILL');
+      expect(dead.signal).toBe('SIGKILL');
       for (const r of rest) expect(r.code, r.stderr).toBe(0);
       const again = await host(f, 0, pg!.url(db), ['--resume']);
       expect(again.code, again.stderr).toBe(0);
