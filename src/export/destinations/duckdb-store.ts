@@ -13,7 +13,19 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { CollectionsError } from '../../errors.js';
 import { databaseError } from './database.js';
 import { connect, existing, fitMemoryLimit, inTransaction, instanceOf, leave, rows, serial, type SharedInstance } from './duckdb-instance.js';
-import { RUNS_TABLE, SEEN_TABLE, checkShapes, createStatements, tableNames, type TableNames } from './schema.js';
+import {
+  MEMBERS_TABLE,
+  RUNS_TABLE,
+  SAME_ITEM,
+  SEEN_TABLE,
+  adoptMembersSql,
+  checkShapes,
+  createStatements,
+  pruneSql,
+  sourceRowsSql,
+  tableNames,
+  type TableNames,
+} from './schema.js';
 import {
   parseCheckpoint,
   type FinalRun,
@@ -60,8 +72,10 @@ async function prepare(connection: DuckDBConnection, target: StoreTarget, names:
     mirror: await existing(connection, target.table, target.table.name),
     runs: await existing(connection, target.table, RUNS_TABLE),
     seen: await existing(connection, target.table, SEEN_TABLE),
+    members: await existing(connection, target.table, MEMBERS_TABLE),
   });
   for (const sql of createStatements(names, 'duckdb')) await connection.run(sql);
+  await connection.run(adoptMembersSql(names), [tableText(target.table)]);
 }
 
 /** Opens a DuckDB session for `target`. @throws {CollectionsError} (exit 7; exit 2 when `@duckdb/node-api` is not installed) */
@@ -189,19 +203,18 @@ async function commitGroup(
   const before = group.upsert ? await count() : 0;
   // The rows inserted or changed come back (one `1` each); the table's growth tells the inserted from them.
   const changed = group.upsert
-    ? (
-        await connection.runAndReadAll(
-          `${insert} ON CONFLICT (id) DO UPDATE SET item = excluded.item, taxpayer = excluded.taxpayer, source = excluded.source, ` +
-            'updated_at = excluded.updated_at, synced_at = excluded.synced_at ' +
-            'WHERE (t.item, t.taxpayer, t.source) IS DISTINCT FROM (excluded.item, excluded.taxpayer, excluded.source) RETURNING 1',
-          params,
-        )
-      ).currentRowCount
+    ? (await connection.runAndReadAll(`${insert} ON CONFLICT (id) DO UPDATE SET ${SAME_ITEM} RETURNING 1`, params)).currentRowCount
     : (await connection.run(insert, params)).rowsChanged;
   const inserted = group.upsert ? (await count()) - before : changed;
   const counts = { inserted, updated: changed - inserted };
+  const last = keyParam.length + 2;
+  await q(`INSERT INTO ${names.members} (tbl, id, source) SELECT DISTINCT $${last}, k, $${last + 1} FROM (${keyed}) ON CONFLICT DO NOTHING`, [
+    group.file,
+    ...keyParam,
+    tableText(target.table),
+    target.source,
+  ]);
   if (seen) {
-    const last = keyParam.length + 2;
     await q(`INSERT INTO ${names.seen} (run_id, id) SELECT DISTINCT $${last}::BIGINT, k FROM (${keyed}) ON CONFLICT DO NOTHING`, [
       group.file,
       ...keyParam,
@@ -241,16 +254,17 @@ async function finishRun(
   final: FinalRun,
 ): Promise<{ deleted: number; rows: number }> {
   let deleted = 0;
+  const tbl = tableText(target.table);
   if (final.prune) {
-    const unseen = `FROM ${names.mirror} t WHERE t.source = $1 AND NOT EXISTS (SELECT 1 FROM ${names.seen} s WHERE s.run_id = $2::BIGINT AND s.id = t.id)`;
-    deleted = Number((await q(`SELECT count(*)::VARCHAR AS n ${unseen}`, [target.source, runId]))[0]!.n);
-    await q(`DELETE ${unseen}`, [target.source, runId]);
+    const [rows, members] = pruneSql(names);
+    deleted = (await q(`${rows} RETURNING 1`, [tbl, target.source, runId])).length;
+    await q(members, [tbl, target.source, runId]);
   }
   await q(`DELETE FROM ${names.seen} WHERE run_id IN (SELECT run_id FROM ${names.runs} WHERE table_name = $1 AND source = $2)`, [
     tableText(target.table),
     target.source,
   ]);
-  const count = await q(`SELECT count(*)::VARCHAR AS n FROM ${names.mirror} WHERE source = $1`, [target.source]);
+  const count = await q(`SELECT count(*)::VARCHAR AS n ${sourceRowsSql(names)}`, [tbl, target.source]);
   const total = Number(count[0]!.n);
   await q(
     `UPDATE ${names.runs} SET status = 'complete', ended_at = now(), next = NULL, items = $7::BIGINT, pages = $8::BIGINT, ${ADD_STATS}, ` +

@@ -14,7 +14,7 @@ import { CollectionsError } from '../../errors.js';
 import { databaseError } from './database.js';
 import { loadDriver } from './driver.js';
 import { connect, existing, type PostgresStoreOptions } from './postgres-connect.js';
-import { checkShapes, createStatements, tableNames, type TableNames } from './schema.js';
+import { adoptMembersSql, checkShapes, createStatements, pruneSql, SAME_ITEM, sourceRowsSql, tableNames, type TableNames } from './schema.js';
 import {
   parseCheckpoint,
   type FinalRun,
@@ -206,8 +206,10 @@ async function prepare(client: Client, target: StoreTarget, names: TableNames): 
       mirror: await existing(client, names.mirror),
       runs: await existing(client, names.runs),
       seen: await existing(client, names.seen),
+      members: await existing(client, names.members),
     });
     for (const sql of createStatements(names, 'postgres')) await client.query(sql);
+    await client.query(adoptMembersSql(names), [tableText(target.table)]);
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -274,9 +276,14 @@ export async function latestRun(client: Client, target: StoreTarget, names: Tabl
   };
 }
 
-/** The writer's work of a group, in its transaction: the upsert, the keys seen (`--prune`), the checkpoint. */
+/** The writer's work of a group, in its transaction: the upsert, the source's memberships, the keys seen (`--prune`), the checkpoint. */
 async function applyGroup(client: Client, target: StoreTarget, names: TableNames, work: GroupWork): Promise<RowCounts> {
   const counts = await upsert(client, target, names, work.stage, work.mark);
+  const memberParams = [tableText(target.table), target.source, ...(target.key === undefined ? [] : [target.key])];
+  await client.query(
+    `INSERT INTO ${names.members} (tbl, id, source) SELECT DISTINCT $1::text, ${keySql(target.key, 3)}, $2::text FROM ${work.stage} ON CONFLICT DO NOTHING`,
+    memberParams,
+  );
   if (work.seen) {
     const params = target.key === undefined ? [work.runId] : [work.runId, target.key];
     await client.query(
@@ -296,9 +303,7 @@ async function upsert(client: Client, target: StoreTarget, names: TableNames, st
     `WITH src AS (SELECT DISTINCT ON (k) k, item FROM (SELECT ${keySql(target.key, 4)} AS k, item, n FROM ${stage}) s ORDER BY k, n DESC), ` +
       `up AS (INSERT INTO ${names.mirror} AS t (id, item, taxpayer, source, updated_at, synced_at) ` +
       `SELECT k, item, $1::text, $2::text, ${UPDATED_AT}, coalesce($3::timestamptz, now()) FROM src ` +
-      'ON CONFLICT (id) DO UPDATE SET item = excluded.item, taxpayer = excluded.taxpayer, source = excluded.source, ' +
-      'updated_at = excluded.updated_at, synced_at = excluded.synced_at ' +
-      'WHERE (t.item, t.taxpayer, t.source) IS DISTINCT FROM (excluded.item, excluded.taxpayer, excluded.source) ' +
+      `ON CONFLICT (id) DO UPDATE SET ${SAME_ITEM} ` +
       'RETURNING (xmax = 0) AS inserted) ' +
       'SELECT count(*) FILTER (WHERE inserted)::text AS inserted, count(*) FILTER (WHERE NOT inserted)::text AS updated FROM up',
     params,
@@ -341,18 +346,17 @@ async function finishRun(
   final: FinalRun,
 ): Promise<{ deleted: number; rows: number }> {
   let deleted = 0;
+  const tbl = tableText(target.table);
   if (final.prune) {
-    const result = await client.query(
-      `DELETE FROM ${names.mirror} t WHERE t.source = $1 AND NOT EXISTS (SELECT 1 FROM ${names.seen} s WHERE s.run_id = $2 AND s.id = t.id)`,
-      [target.source, runId],
-    );
-    deleted = result.rowCount ?? 0;
+    const [rows, members] = pruneSql(names);
+    deleted = (await client.query(rows, [tbl, target.source, runId])).rowCount ?? 0;
+    await client.query(members, [tbl, target.source, runId]);
   }
   await client.query(`DELETE FROM ${names.seen} s USING ${names.runs} r WHERE s.run_id = r.run_id AND r.table_name = $1 AND r.source = $2`, [
     tableText(target.table),
     target.source,
   ]);
-  const count = await client.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${names.mirror} WHERE source = $1`, [target.source]);
+  const count = await client.query<{ n: string }>(`SELECT count(*)::text AS n ${sourceRowsSql(names)}`, [tbl, target.source]);
   const rows = Number(count.rows[0]!.n);
   await client.query(
     `UPDATE ${names.runs} SET status = 'complete', ended_at = now(), next = NULL, items = $7, pages = $8, ${addStats}, ` +

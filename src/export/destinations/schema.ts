@@ -1,8 +1,9 @@
 /**
  * The tables a database destination keeps (docs/databases.md, "The tables"), in both dialects: the
  * mirror table (one row per key), the run log `collections_runs` (each run's counts, outcome,
- * checkpoint and watermark) and `collections_seen` (the keys a `--prune` run saw, until it
- * completes). The run log and the seen table sit in the mirror table's schema.
+ * checkpoint and watermark), `collections_seen` (the keys a `--prune` run saw, until it
+ * completes) and `collections_members` (which sources hold each key of each table: a table is keyed
+ * by the item alone, so several sources share its rows). They sit in the mirror table's schema.
  */
 import { UsageError } from '../../errors.js';
 import { besideTable, quoteTable, tableText, type TableName } from './table-name.js';
@@ -60,17 +61,32 @@ const SEEN: readonly Column[] = [
   { name: 'id', ...TEXT, rest: 'NOT NULL' },
 ];
 
+/**
+ * Which sources hold a key of a table (`tbl` as the run log's `table_name`). The key leads with
+ * `id` so that `--prune` finds a key's other sources by the index; counting a source reads all of
+ * its table's rows anyway.
+ */
+const MEMBERS: readonly Column[] = [
+  { name: 'tbl', ...TEXT, rest: 'NOT NULL' },
+  { name: 'id', ...TEXT, rest: 'NOT NULL' },
+  { name: 'source', ...TEXT, rest: 'NOT NULL' },
+];
+
 /** The name of the run log. */
 export const RUNS_TABLE = 'collections_runs';
 
 /** The name of the table of keys seen by a `--prune` run. */
 export const SEEN_TABLE = 'collections_seen';
 
-/** The quoted names of a destination's three tables. */
+/** The name of the table of which sources hold which keys. */
+export const MEMBERS_TABLE = 'collections_members';
+
+/** The quoted names of a destination's tables. */
 export interface TableNames {
   readonly mirror: string;
   readonly runs: string;
   readonly seen: string;
+  readonly members: string;
   /** DuckDB's sequence of run ids. */
   readonly runSequence: string;
 }
@@ -81,6 +97,7 @@ export function tableNames(table: TableName): TableNames {
     mirror: quoteTable(table),
     runs: besideTable(table, RUNS_TABLE),
     seen: besideTable(table, SEEN_TABLE),
+    members: besideTable(table, MEMBERS_TABLE),
     runSequence: besideTable(table, `${RUNS_TABLE}_seq`),
   };
 }
@@ -88,7 +105,7 @@ export function tableNames(table: TableName): TableNames {
 const columnsSql = (columns: readonly Column[], dialect: Dialect): string[] =>
   columns.map((c) => `${c.name} ${c[dialect]}${c.rest === undefined ? '' : ` ${c.rest}`}`);
 
-/** `CREATE … IF NOT EXISTS` of the three tables (and DuckDB's sequence), in order. */
+/** `CREATE … IF NOT EXISTS` of the tables (and DuckDB's sequence), in order. */
 export function createStatements(names: TableNames, dialect: Dialect): string[] {
   const runId =
     dialect === 'postgres'
@@ -99,7 +116,19 @@ export function createStatements(names: TableNames, dialect: Dialect): string[] 
     `CREATE TABLE IF NOT EXISTS ${names.mirror} (${columnsSql(MIRROR, dialect).join(', ')})`,
     `CREATE TABLE IF NOT EXISTS ${names.runs} (${[runId, ...columnsSql(RUNS, dialect)].join(', ')})`,
     `CREATE TABLE IF NOT EXISTS ${names.seen} (${columnsSql(SEEN, dialect).join(', ')}, PRIMARY KEY (run_id, id))`,
+    `CREATE TABLE IF NOT EXISTS ${names.members} (${columnsSql(MEMBERS, dialect).join(', ')}, PRIMARY KEY (tbl, id, source))`,
   ];
+}
+
+/**
+ * Fills the membership of `$1` (the table's text) from its `source` column when none of its keys
+ * has one: a table written before memberships were kept (once; afterwards a no-op that writes nothing).
+ */
+export function adoptMembersSql(names: TableNames): string {
+  return (
+    `INSERT INTO ${names.members} (tbl, id, source) SELECT $1, id, source FROM ${names.mirror} ` +
+    `WHERE NOT EXISTS (SELECT 1 FROM ${names.members} WHERE tbl = $1) ON CONFLICT DO NOTHING`
+  );
 }
 
 /** What the catalog says of an existing table: its columns by name with their types, and its primary key. */
@@ -137,10 +166,49 @@ function checkShape(existing: ExistingTable, expected: readonly Column[], key: r
 export function checkShapes(
   table: TableName,
   dialect: Dialect,
-  found: { mirror?: ExistingTable | undefined; runs?: ExistingTable | undefined; seen?: ExistingTable | undefined },
+  found: {
+    mirror?: ExistingTable | undefined;
+    runs?: ExistingTable | undefined;
+    seen?: ExistingTable | undefined;
+    members?: ExistingTable | undefined;
+  },
 ): void {
   if (found.mirror) checkShape(found.mirror, MIRROR, ['id'], dialect, `the table ${tableText(table)}`);
   const runs = [{ name: 'run_id', ...COUNT }, ...RUNS];
   if (found.runs) checkShape(found.runs, runs, ['run_id'], dialect, `the run log ${RUNS_TABLE}`);
   if (found.seen) checkShape(found.seen, SEEN, ['run_id', 'id'], dialect, `the table ${SEEN_TABLE}`);
+  if (found.members) checkShape(found.members, MEMBERS, ['tbl', 'id', 'source'], dialect, `the table ${MEMBERS_TABLE}`);
+}
+
+/**
+ * The `SET … WHERE` of both dialects' upsert (`t` the row, `excluded` the item): a row is keyed by
+ * the item alone, so it is rewritten only when the item differs, not when another source or
+ * taxpayer brings the same item (each would rewrite it on every run). `source` becomes the source
+ * that last changed the item; `taxpayer` is never overwritten by NULL (a path without a taxpayer
+ * keeps the one a taxpayer's run set) and a NULL one is filled once.
+ */
+export const SAME_ITEM =
+  'item = excluded.item, taxpayer = coalesce(excluded.taxpayer, t.taxpayer), ' +
+  'source = CASE WHEN t.item IS DISTINCT FROM excluded.item THEN excluded.source ELSE t.source END, ' +
+  'updated_at = excluded.updated_at, synced_at = excluded.synced_at ' +
+  'WHERE t.item IS DISTINCT FROM excluded.item OR (t.taxpayer IS NULL AND excluded.taxpayer IS NOT NULL)';
+
+/** `FROM …` the rows source `$2` holds in table `$1` (its memberships whose row is there). */
+export function sourceRowsSql(names: TableNames): string {
+  return `FROM ${names.members} m JOIN ${names.mirror} t ON t.id = m.id WHERE m.tbl = $1 AND m.source = $2`;
+}
+
+/**
+ * `--prune` of source `$2` of table `$1` after run `$3`, in order: the rows only this source held
+ * and the run did not see, then the source's memberships the run did not see. A row another source
+ * holds stays.
+ */
+export function pruneSql(names: TableNames): [rows: string, members: string] {
+  const unseen = (alias: string): string => `NOT EXISTS (SELECT 1 FROM ${names.seen} s WHERE s.run_id = $3::BIGINT AND s.id = ${alias}.id)`;
+  return [
+    `DELETE FROM ${names.mirror} t WHERE ${unseen('t')} ` +
+      `AND EXISTS (SELECT 1 FROM ${names.members} m WHERE m.tbl = $1 AND m.id = t.id AND m.source = $2) ` +
+      `AND NOT EXISTS (SELECT 1 FROM ${names.members} o WHERE o.tbl = $1 AND o.id = t.id AND o.source <> $2)`,
+    `DELETE FROM ${names.members} m WHERE m.tbl = $1 AND m.source = $2 AND ${unseen('m')}`,
+  ];
 }

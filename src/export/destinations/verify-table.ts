@@ -4,7 +4,7 @@
  * complete run recorded in its final transaction.
  */
 import type { DatabaseAddress } from './address.js';
-import { RUNS_TABLE } from './schema.js';
+import { MEMBERS_TABLE, RUNS_TABLE } from './schema.js';
 import type { TableReader } from './store.js';
 import { besideTable, parseTableName, quoteTable, tableText, type TableName } from './table-name.js';
 
@@ -71,6 +71,21 @@ function plainSchema(schema: string): boolean {
 }
 
 /**
+ * The rows of each source of `table` (`stored`: as the run log spells it): its keys in the
+ * membership table whose row is there (a row held by several sources counts for each), else, for a
+ * table no release with memberships has written yet (none of its keys has one), by its `source` column.
+ */
+async function sourceCounts(reader: TableReader, table: TableName, stored: string): Promise<Array<Record<string, string | null>>> {
+  const members = besideTable(table, MEMBERS_TABLE);
+  const adopted = (await reader.exists(members)) && (await reader.rows(`SELECT 1 AS one FROM ${members} WHERE tbl = $1 LIMIT 1`, [stored])).length > 0;
+  if (!adopted) return reader.rows(`SELECT source, count(*)::TEXT AS n FROM ${quoteTable(table)} GROUP BY source`);
+  return reader.rows(
+    `SELECT m.source, count(*)::TEXT AS n FROM ${members} m JOIN ${quoteTable(table)} t ON t.id = m.id WHERE m.tbl = $1 GROUP BY m.source`,
+    [stored],
+  );
+}
+
+/**
  * Re-counts the sources of `table` (every table of every run log without it) against their last
  * complete run. The run log sits in its table's schema, so every schema holding one is read; a
  * `--table` without a schema is in the current one (as the export's own).
@@ -94,7 +109,7 @@ export async function checkTables(
         if (wanted !== undefined && qualified !== wanted) continue;
         let counts = counted.get(qualified);
         if (counts === undefined) {
-          const rows = await reader.rows(`SELECT source, count(*)::TEXT AS n FROM ${quoteTable(run.table)} GROUP BY source`);
+          const rows = await sourceCounts(reader, run.table, run.stored);
           counts = new Map(rows.map((r) => [r.source!, Number(r.n)]));
           counted.set(qualified, counts);
         }
