@@ -48,6 +48,15 @@ function keySql(key: readonly string[] | undefined, param: number): string {
     : `json_extract_string(item, $${param})`;
 }
 
+/**
+ * The item's `updatedAt` as a time (NULL for an odd value, never an error): with a zone as written;
+ * without one (what the real service writes, `2025-04-29 19:41:06`) as UTC, whatever the session's zone.
+ */
+const UPDATED_AT =
+  "CASE WHEN regexp_matches(json_extract_string(item, '$.updatedAt'), '\\d:\\d\\d(\\.\\d+)?(Z|[+-]\\d\\d(:?\\d\\d)?)$') " +
+  "THEN try_cast(json_extract_string(item, '$.updatedAt') AS TIMESTAMPTZ) " +
+  "ELSE timezone('UTC', try_cast(json_extract_string(item, '$.updatedAt') AS TIMESTAMP)) END";
+
 /** A key path as a JSON pointer (RFC 6901). */
 function pointer(key: readonly string[]): string {
   return key.map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
@@ -197,7 +206,7 @@ async function commitGroup(
   const count = async (): Promise<number> => Number((await q(`SELECT count(*)::VARCHAR AS n FROM ${names.mirror}`))[0]!.n);
   const insert =
     `INSERT INTO ${names.mirror} AS t (id, item, taxpayer, source, updated_at, synced_at) ` +
-    `SELECT k, item, $${keyParam.length + 2}, $${keyParam.length + 3}, try_cast(json_extract_string(item, '$.updatedAt') AS TIMESTAMPTZ), ` +
+    `SELECT k, item, $${keyParam.length + 2}, $${keyParam.length + 3}, ${UPDATED_AT}, ` +
     `coalesce($${keyParam.length + 4}::TIMESTAMPTZ, now()) FROM (${keyed})`;
   const params = [group.file, ...keyParam, target.taxpayer ?? null, target.source, mark.serverTime ?? null];
   const before = group.upsert ? await count() : 0;

@@ -101,6 +101,18 @@ function typesArgument(types: ReadonlyMap<string, string>): string {
 }
 
 /**
+ * `read` with its columns of times without a zone (what the real service writes, `2025-04-29
+ * 19:41:06`, which DuckDB infers as `TIMESTAMP`) read as UTC: `TIMESTAMP WITH TIME ZONE`, as the
+ * database destinations store them, so no reader shifts them by its own zone.
+ */
+async function withUtcTimes(connection: DuckDBConnection, read: string): Promise<string> {
+  const columns = (await connection.runAndReadAll(`DESCRIBE ${read}`)).getRowObjectsJson();
+  const naive = columns.filter((c) => c.column_type === 'TIMESTAMP').map((c) => c.column_name as string);
+  if (naive.length === 0) return read;
+  return `SELECT * REPLACE (${naive.map((n) => `timezone('UTC', ${quoteColumn(n)}) AS ${quoteColumn(n)}`).join(', ')}) FROM (${read})`;
+}
+
+/**
  * Converts the finished CSV `csv` into the Parquet file `parquet` through an in-memory DuckDB:
  * column types inferred from all rows (`sample_size = -1`), numbers exact ({@link exactNumberTypes}),
  * empty cells as NULL.
@@ -112,10 +124,11 @@ async function convert(csv: string, parquet: string, shown: string): Promise<voi
   try {
     const connection = await instance.connect();
     const empty = (await stat(csv)).size === 0;
+    await connection.run("SET TimeZone = 'UTC'");
     // Zero items and no --fields: a CSV without even a header; the Parquet file has no rows and one text column `id`.
     const rows = empty
       ? 'SELECT NULL::VARCHAR AS id WHERE false'
-      : `SELECT * FROM ${readCsv(csv, typesArgument(await exactNumberTypes(connection, csv)))}`;
+      : await withUtcTimes(connection, `SELECT * FROM ${readCsv(csv, typesArgument(await exactNumberTypes(connection, csv)))}`);
     await connection.run(`COPY (${rows}) TO ${literal(parquet)} (FORMAT parquet)`);
     connection.closeSync();
   } catch (err) {

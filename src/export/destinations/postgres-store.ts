@@ -40,10 +40,16 @@ const DDL_LOCK = '7262372620363226741';
  */
 const BEGIN_GROUP = "BEGIN; SET LOCAL synchronous_commit = off; SET LOCAL work_mem = '64MB'";
 
-/** The item's `updatedAt` when it is an ISO 8601 time (else NULL, never an error for an odd value). */
+/**
+ * The item's `updatedAt` when it is an ISO 8601 time, with `T` or a space between date and time
+ * (else NULL, never an error for an odd value). A time without a zone (what the real service
+ * writes, `2025-04-29 19:41:06`) is UTC, whatever the session's time zone: `AT TIME ZONE 'UTC'`.
+ */
 const UPDATED_AT =
-  "CASE WHEN item->>'updatedAt' ~ '^\\d{4}-[01]\\d-[0-3]\\dT[0-2]\\d:[0-5]\\d:[0-6]\\d(\\.\\d{1,9})?(Z|[+-][0-2]\\d(:?[0-5]\\d)?)?$' " +
-  "THEN (item->>'updatedAt')::timestamptz END";
+  "CASE WHEN item->>'updatedAt' ~ '^\\d{4}-[01]\\d-[0-3]\\d[T ][0-2]\\d:[0-5]\\d:[0-6]\\d(\\.\\d{1,9})?(Z|[+-][0-2]\\d(:?[0-5]\\d)?)$' " +
+  "THEN (item->>'updatedAt')::timestamptz " +
+  "WHEN item->>'updatedAt' ~ '^\\d{4}-[01]\\d-[0-3]\\d[T ][0-2]\\d:[0-5]\\d:[0-6]\\d(\\.\\d{1,9})?$' " +
+  "THEN (item->>'updatedAt')::timestamp AT TIME ZONE 'UTC' END";
 
 /** The key of an item in SQL: `--key`'s path as parameter `$n`, else `id`, else `@id`. */
 function keySql(key: readonly string[] | undefined, param: number): string {

@@ -77,7 +77,8 @@ function plainSchema(schema: string): boolean {
  */
 async function sourceCounts(reader: TableReader, table: TableName, stored: string): Promise<Array<Record<string, string | null>>> {
   const members = besideTable(table, MEMBERS_TABLE);
-  const adopted = (await reader.exists(members)) && (await reader.rows(`SELECT 1 AS one FROM ${members} WHERE tbl = $1 LIMIT 1`, [stored])).length > 0;
+  const adopted =
+    (await reader.exists(members)) && (await reader.rows(`SELECT 1 AS one FROM ${members} WHERE tbl = $1 LIMIT 1`, [stored])).length > 0;
   if (!adopted) return reader.rows(`SELECT source, count(*)::TEXT AS n FROM ${quoteTable(table)} GROUP BY source`);
   return reader.rows(
     `SELECT m.source, count(*)::TEXT AS n FROM ${members} m JOIN ${quoteTable(table)} t ON t.id = m.id WHERE m.tbl = $1 GROUP BY m.source`,
