@@ -246,6 +246,45 @@ function createCommitChain(commit: (chunks: Buffer[], mark: GroupMark) => Promis
   };
 }
 
+const NONE: RunStats = { items: 0, pages: 0, requests: 0, retries: 0, waits: 0, waitMs: 0 };
+
+/** `now` less `then` for the counters a session adds to its run's row; items and pages (the run's totals) as `now`. */
+function minus(now: RunStats, then: RunStats): RunStats {
+  return {
+    ...now,
+    requests: now.requests - then.requests,
+    retries: now.retries - then.retries,
+    waits: now.waits - then.waits,
+    waitMs: now.waitMs - then.waitMs,
+  };
+}
+
+/**
+ * What a session's counters have added to its run's row: each group's commit adds what they grew
+ * since the mark sent before it, so a run killed after a commit keeps the requests and waits that
+ * led to it, and a resumed run's row sums every session's (as `items` does). Commits are sent and
+ * end in order; a failed one stops the chain, so the last committed mark is what the row holds.
+ */
+function spentSince(): {
+  send(now: RunStats): { sent: RunStats; delta: RunStats };
+  committed(sent: RunStats): void;
+  unrecorded(now: RunStats): RunStats;
+} {
+  let sent = NONE;
+  let committed = NONE;
+  return {
+    send(now) {
+      const delta = minus(now, sent);
+      sent = now;
+      return { sent: now, delta };
+    },
+    committed(mark) {
+      committed = mark;
+    },
+    unrecorded: (now) => minus(now, committed),
+  };
+}
+
 /** The destination of one run `runId` on an open, locked `store`. */
 function databaseDestination(
   plan: DatabasePlan,
@@ -257,8 +296,11 @@ function databaseDestination(
   const shown = `${tableText(plan.table)} in ${plan.address.shown}`;
   let chunks: Buffer[] = [];
   const rows: RowCounts & { deleted: number | undefined } = { inserted: 0, updated: 0, deleted: undefined };
+  const spent = spentSince();
   const commits = createCommitChain(async (group, mark) => {
-    const counts = await store.commitGroup(runId, group, mark, plan.prune);
+    const { sent, delta } = spent.send(mark.spent);
+    const counts = await store.commitGroup(runId, group, { ...mark, spent: delta }, plan.prune);
+    spent.committed(sent);
     rows.inserted += counts.inserted;
     rows.updated += counts.updated;
   }, store.commitsAtOnce ?? 1);
@@ -276,6 +318,8 @@ function databaseDestination(
       ...(mark.totalItems !== undefined ? { totalItems: mark.totalItems } : {}),
       ...(mark.watermark !== undefined ? { watermark: mark.watermark } : {}),
     },
+    // The session's counters so far; the commit sends what they grew since the mark it sent before.
+    spent: options.stats(),
   });
   return {
     get name() {
@@ -300,14 +344,14 @@ function databaseDestination(
     async finish(text) {
       if (text.length > 0 || chunks.length > 0) throw new Error('a database destination got text after its last group');
       await commits.settle();
-      const final: FinalRun = { stats: options.stats(), prune: plan.prune, watermark };
+      const final: FinalRun = { stats: spent.unrecorded(options.stats()), prune: plan.prune, watermark };
       const done = await store.finishRun(runId, final);
       if (plan.prune) rows.deleted = done.deleted;
       finished = true;
     },
     async abort() {
       await commits.settle().catch(() => undefined);
-      await store.endRun(runId, options.signal.aborted ? 'interrupted' : 'failed', options.stats());
+      await store.endRun(runId, options.signal.aborted ? 'interrupted' : 'failed', spent.unrecorded(options.stats()));
     },
     close: () => store.close(),
   };

@@ -117,7 +117,9 @@ export async function openDuckDbStore(target: StoreTarget): Promise<TableStore> 
       return Promise.resolve();
     },
     latestRun: () => latestRun(once, target, names).catch(fail('could not read the run log')),
-    startRun: (mode, checkpoint, resumed) => {
+    startRun: async (mode, checkpoint, resumed) => {
+      const killed = `UPDATE ${names.runs} SET status = 'killed' WHERE table_name = $1 AND source = $2 AND status = 'running' AND run_id <> $3::BIGINT`;
+      await once(killed, [tableText(target.table), target.source, resumed ?? '0']).catch(fail('could not mark a killed run'));
       const start = resumed
         ? once(`UPDATE ${names.runs} SET status = 'running', ended_at = NULL WHERE run_id = $1::BIGINT RETURNING run_id::VARCHAR AS id`, [resumed])
         : once(
@@ -233,7 +235,8 @@ async function commitGroup(
   await q(
     `UPDATE ${names.runs} SET next = $2, items = $3::BIGINT, pages = $4::BIGINT, last_request_id = coalesce($5, last_request_id), ` +
       'server_time = coalesce(server_time, $6::TIMESTAMPTZ), rows_inserted = rows_inserted + $7::BIGINT, rows_updated = rows_updated + $8::BIGINT, ' +
-      'checkpoint = $9 WHERE run_id = $1::BIGINT',
+      'checkpoint = $9, requests = requests + $10::BIGINT, retries = retries + $11::BIGINT, waits = waits + $12::BIGINT, wait_ms = wait_ms + $13::BIGINT ' +
+      'WHERE run_id = $1::BIGINT',
     [
       runId,
       mark.next,
@@ -244,6 +247,7 @@ async function commitGroup(
       String(counts.inserted),
       String(counts.updated),
       JSON.stringify(mark.checkpoint),
+      ...statParams(mark.spent),
     ],
   );
   return counts;

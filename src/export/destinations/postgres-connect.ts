@@ -17,7 +17,7 @@ export interface PostgresStoreOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
-/** How long a connection attempt may take, ms: an unreachable host fails instead of hanging a nightly job. */
+/** How long a connection attempt may take without `connect_timeout`, ms: an unreachable host fails instead of hanging a nightly job. */
 const CONNECT_TIMEOUT_MS = 30_000;
 
 /** Reads what the catalog says of `name` (quoted, maybe qualified); undefined when there is no such table. */
@@ -42,19 +42,41 @@ export async function existing(client: Client, name: string): Promise<ExistingTa
 }
 
 /**
+ * What `pg` is given for `url`, so that it reads the parameters as libpq does: `sslmode` (else
+ * `PGSSLMODE`) with libpq's meaning (`require` encrypts without checking the certificate, unless
+ * `sslrootcert` names a CA), which `pg` applies only with `uselibpqcompat=true` (otherwise it
+ * verifies as `verify-full` and prints a security warning on stderr); `connect_timeout` in seconds
+ * (0: none; libpq waits at least 2). The rest (`application_name`, `sslrootcert`, `options`…) `pg` reads itself.
+ */
+export function libpqConfig(
+  url: string,
+  env: Readonly<Record<string, string | undefined>>,
+): { connectionString: string; connectionTimeoutMillis: number } {
+  const parsed = new URL(url);
+  const params = parsed.searchParams;
+  const sslmode = params.get('sslmode') ?? env.PGSSLMODE;
+  if (!params.has('sslmode') && sslmode !== undefined && sslmode !== '') params.set('sslmode', sslmode);
+  if (!params.has('uselibpqcompat')) params.set('uselibpqcompat', 'true');
+  const timeout = Number(params.get('connect_timeout') ?? env.PGCONNECT_TIMEOUT ?? Number.NaN);
+  const connectionTimeoutMillis = Number.isInteger(timeout) && timeout >= 0 ? (timeout === 0 ? 0 : Math.max(timeout, 2) * 1000) : CONNECT_TIMEOUT_MS;
+  return { connectionString: parsed.href, connectionTimeoutMillis };
+}
+
+/**
  * Connects to the server of `address`: the password from the URL, else `PGPASSWORD`, else what `pg`
  * finds in `~/.pgpass`; every other parameter as libpq reads it. Times without an offset are UTC.
  * @throws {CollectionsError} (exit 7) with the server's reason: unreachable, login refused, no such database
  */
 export async function connect(address: PostgresAddress, options: PostgresStoreOptions): Promise<Client> {
   const pg = await loadDriver<typeof import('pg')>('pg', address.shown);
-  const config: ClientConfig = {
-    connectionString: address.url,
-    application_name: 'collections',
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    keepAlive: true,
-  };
-  const client = new pg.default.Client(config);
+  let client: Client;
+  try {
+    const config: ClientConfig = { ...libpqConfig(address.url, options.env), application_name: 'collections', keepAlive: true };
+    client = new pg.default.Client(config);
+  } catch (err) {
+    // `pg` refuses some parameters as it reads them (`sslmode=verify-ca` without `sslrootcert`, a `sslrootcert` it cannot read).
+    throw databaseError(`cannot connect to PostgreSQL at ${address.shown}`, err);
+  }
   // Why the password file gave nothing, said with the refusal ("empty password returned by client" alone hides it).
   let ignored: string | undefined;
   if (address.password === undefined) {

@@ -100,7 +100,14 @@ export async function openPostgresStore(target: StoreTarget, options: PostgresSt
       stages = held;
     },
     latestRun: () => latestRun(client, target, names).catch(fail('could not read the run log')),
-    startRun: (mode, checkpoint, resumed) => {
+    startRun: async (mode, checkpoint, resumed) => {
+      await client
+        .query(`UPDATE ${names.runs} SET status = 'killed' WHERE table_name = $1 AND source = $2 AND status = 'running' AND run_id <> $3`, [
+          tableText(target.table),
+          target.source,
+          resumed ?? '0',
+        ])
+        .catch(fail('could not mark a killed run'));
       const start = resumed
         ? client.query(`UPDATE ${names.runs} SET status = 'running', ended_at = NULL WHERE run_id = $1 RETURNING run_id::text AS id`, [resumed])
         : client.query<{ id: string }>(
@@ -323,7 +330,7 @@ async function recordGroup(client: Client, names: TableNames, runId: string, mar
   await client.query(
     `UPDATE ${names.runs} SET next = $2, items = $3, pages = $4, last_request_id = coalesce($5, last_request_id), ` +
       'server_time = coalesce(server_time, $6::timestamptz), rows_inserted = rows_inserted + $7, rows_updated = rows_updated + $8, ' +
-      'checkpoint = $9 WHERE run_id = $1',
+      'checkpoint = $9, requests = requests + $10, retries = retries + $11, waits = waits + $12, wait_ms = wait_ms + $13 WHERE run_id = $1',
     [
       runId,
       mark.next,
@@ -334,6 +341,7 @@ async function recordGroup(client: Client, names: TableNames, runId: string, mar
       counts.inserted,
       counts.updated,
       JSON.stringify(mark.checkpoint),
+      ...statParams(mark.spent),
     ],
   );
 }

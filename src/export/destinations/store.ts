@@ -33,7 +33,7 @@ export interface StoredCheckpoint {
 /** The latest run of a table and source, as the run log holds it. */
 export interface StoredRun {
   readonly runId: string;
-  /** `running` (also a run that was killed), `complete`, `failed` or `interrupted`. */
+  /** `running` (also a run that was killed, until the next run of the table and source), `complete`, `failed`, `interrupted` or `killed`. */
   readonly status: string;
   readonly next: string | null;
   readonly items: number;
@@ -61,6 +61,8 @@ export interface GroupMark {
   /** The server's time of the run's first response (the rows' `synced_at`), ISO 8601. */
   readonly serverTime: string | undefined;
   readonly checkpoint: StoredCheckpoint;
+  /** The counters this session spent since the mark it last sent (requests, retries, waits, wait ms), added to the run's. */
+  readonly spent: RunStats;
 }
 
 /** Rows a transaction inserted or changed (unchanged items rewrite nothing and count in neither). */
@@ -71,6 +73,7 @@ export interface RowCounts {
 
 /** What the final transaction of a complete run records. */
 export interface FinalRun {
+  /** Items and pages of the whole run; requests, retries, waits and wait ms this session spent since its last committed group. */
   readonly stats: RunStats;
   /** `--prune`: delete the source's rows this run did not see. */
   readonly prune: boolean;
@@ -94,7 +97,11 @@ export interface TableStore {
   lock(): Promise<void>;
   /** The newest run of the table and source in the run log, if any. */
   latestRun(): Promise<StoredRun | undefined>;
-  /** Adds a run to the run log (`running`), or marks the resumed one `running` again. @returns its id */
+  /**
+   * Adds a run to the run log (`running`), or marks the resumed one `running` again. Any other run of
+   * the table and source still `running` was killed (its lock is free, and this session holds it
+   * now): it is marked `killed`. @returns its id
+   */
   startRun(mode: string, checkpoint: StoredCheckpoint, resumed: string | undefined): Promise<string>;
   /**
    * Upserts the items of `ndjson` (one JSON text a line) and records `mark` in the run's row, in one transaction.
@@ -103,7 +110,7 @@ export interface TableStore {
   commitGroup(runId: string, ndjson: readonly Buffer[], mark: GroupMark, seen: boolean): Promise<RowCounts>;
   /** The final transaction: prune, count the source's rows, store the watermark, mark the run complete. */
   finishRun(runId: string, final: FinalRun): Promise<{ deleted: number; rows: number }>;
-  /** Marks a run that stopped early (`failed`, `interrupted`); never throws (the database may be gone). */
+  /** Marks a run that stopped early (`failed`, `interrupted`), adding what `stats` spent since the last committed group; never throws (the database may be gone). */
   endRun(runId: string, status: 'failed' | 'interrupted', stats: RunStats): Promise<void>;
   /** Ends the session and so releases the lock; never throws. */
   close(): Promise<void>;

@@ -19,6 +19,7 @@ const mark = (pages: number) => ({
   requestId: undefined,
   serverTime: undefined,
   checkpoint: { fingerprint: {}, formatter: {} },
+  spent: { items: pages, pages, requests: pages, retries: 0, waits: 0, waitMs: 0 },
 });
 const lines = (...items: string[]) => [Buffer.from(items.map((i) => `${i}\n`).join(''))];
 
