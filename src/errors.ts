@@ -46,6 +46,8 @@ export const EXIT_CODE_OF = {
   /** Another export holds the lock of the same `--out`. */
   E_LOCKED: ExitCode.Output,
   E_VERIFY_MISMATCH: ExitCode.Verify,
+  /** A complete database export that kept items apart (`collections_rejects`): the table is not the whole collection, and a rerun would not change it. */
+  E_ITEMS_REJECTED: ExitCode.Verify,
   E_INTERRUPTED_SIGINT: ExitCode.Sigint,
   E_INTERRUPTED_SIGTERM: ExitCode.Sigterm,
   /** The library's `signal` option: an interruption, as SIGINT is. */

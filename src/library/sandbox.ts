@@ -45,6 +45,11 @@ export interface StartSandboxOptions {
   cursorEnd?: 'endless' | 'empty-page' | 'last-page';
   /** Bytes of the bodies: `apiplatform` (default: PHP's escapes), `compact` or `pretty`. */
   wire?: 'apiplatform' | 'compact' | 'pretty';
+  /**
+   * One invoice of each taxpayer (its third) has `reference` `"odd\u0000text\ud800"`: a NUL and a
+   * lone surrogate, valid JSON escapes that PostgreSQL's `jsonb` cannot hold (default false).
+   */
+  oddText?: boolean;
 }
 
 /** A sandbox listening; see {@link startSandbox}. */

@@ -59,7 +59,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const clock: Clock = options.clock ?? systemClock;
   const seed = options.seed ?? 1;
   const sizes: DataSizes = { ...DEFAULT_SIZES, ...stripUndefined(options.sizes ?? {}) };
-  const dataset = createDataset(seed, sizes, { batchPayment: options.batchPayment ?? 'iri' });
+  const dataset = createDataset(seed, sizes, { batchPayment: options.batchPayment ?? 'iri', oddText: options.oddText === true });
   const limiter = createRateLimiter({ limit: options.limit ?? 60, windowSeconds: options.windowSeconds ?? 60 });
   const budget: ByteBudget = { used: 0, limitBytes: options.cacheBytes ?? 2 * 1024 ** 3 };
   const injector = createFaultInjector(seed);

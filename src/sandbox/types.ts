@@ -104,6 +104,8 @@ export interface SandboxOptions {
   dates?: DateStyle;
   /** A payment's `batchPayment`: `iri` (default, as the API documentation) or `object` (embedded, as the real service sends it). */
   batchPayment?: 'iri' | 'object';
+  /** One invoice of each taxpayer (its third) carries a NUL (`\u0000`) and a lone surrogate (`\ud800`) in `reference`: an item a database cannot hold as written. Default false. */
+  oddText?: boolean;
   /**
    * Items a minute of the clock (default 0: none) inserted or updated in each collection with date
    * filters (invoices, entities, events), stamped with a fresh `updatedAt` (inserts also a fresh

@@ -101,7 +101,10 @@ export function createBatchReporter(ctx: Pick<Context, 'io' | 'clock' | 'cwd'>, 
     },
     finished(outcomes, code, resumeCommand) {
       const count = (s: TaxpayerStatus): number => outcomes.filter((o) => o.status === s).length;
-      const unfinished = outcomes.some((o) => o.status !== 'ok' && o.status !== 'done earlier' && o.code !== ExitCode.NotFound);
+      // A complete export that kept items apart (exit 8) has nothing to continue.
+      const unfinished = outcomes.some(
+        (o) => o.status !== 'ok' && o.status !== 'done earlier' && o.code !== ExitCode.NotFound && o.code !== ExitCode.Verify,
+      );
       if (options.json) {
         const [ok, doneEarlier, failed, interrupted, notStarted] = (['ok', 'done earlier', 'failed', 'interrupted', 'not started'] as const).map(
           count,

@@ -161,6 +161,12 @@ export const SANDBOX_OPTIONS = {
     defaultValue: 'iri',
     words: ['iri', 'object'],
   },
+  oddText: {
+    flags: '--odd-text',
+    type: 'boolean',
+    description:
+      "one invoice of each taxpayer (its third) has a NUL (\\u0000) and a lone surrogate (\\ud800) in its reference: an item PostgreSQL's jsonb cannot hold",
+  },
 } as const satisfies Readonly<Record<string, SandboxOptionHelp>>;
 
 type ValueOf<T extends SandboxOptionHelp['type']> = T extends 'integer' ? number : T extends 'boolean' ? boolean : string;

@@ -118,6 +118,7 @@ export async function serveSandbox(options: SandboxCommandOptions, clock: Clock)
     singlePage: options.singlePage === 'no-view' ? 'no-view' : 'view',
     dates: options.dates === 'naive' ? 'naive' : 'iso',
     batchPayment: options.batchPayment === 'object' ? 'object' : 'iri',
+    oddText: options.oddText === true,
   });
   const port = options.port ?? 8787;
   const server = await startSandboxServer(sandbox, { host, port }).catch((err: unknown) => {

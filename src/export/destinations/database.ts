@@ -13,6 +13,7 @@ import { CollectionsError, OutputError, UsageError } from '../../errors.js';
 import { formatCount } from '../../io/format.js';
 import type { Checkpoint } from '../files/checkpoint.js';
 import type { Destination, PageMark } from '../files/destination.js';
+import { REJECTS_TABLE } from './schema.js';
 import { tableText } from './table-name.js';
 import type { FinalRun, GroupMark, RowCounts, RunStats, StoreInspection, StoreTarget, StoredCheckpoint, StoredRun, TableStore } from './store.js';
 
@@ -285,6 +286,16 @@ function spentSince(): {
   };
 }
 
+/** The failure of a complete run that kept `count` items apart (exit 8): nothing to resume, and a rerun rejects them again. */
+function keptApartError(count: number, plan: DatabasePlan): CollectionsError {
+  const [items, them] = count === 1 ? ['1 item', 'it'] : [`${formatCount(count)} items`, 'them'];
+  return new CollectionsError(
+    `${items} could not be stored as written in ${tableText(plan.table)}; kept as received, with the reason, in ${REJECTS_TABLE}`,
+    'E_ITEMS_REJECTED',
+    { hint: `the run is complete otherwise; every run rejects ${them} again while the server sends ${them} so` },
+  );
+}
+
 /** The destination of one run `runId` on an open, locked `store`. */
 function databaseDestination(
   plan: DatabasePlan,
@@ -295,7 +306,7 @@ function databaseDestination(
 ): DatabaseDestination {
   const shown = `${tableText(plan.table)} in ${plan.address.shown}`;
   let chunks: Buffer[] = [];
-  const rows: RowCounts & { deleted: number | undefined } = { inserted: 0, updated: 0, deleted: undefined };
+  const rows: RowCounts & { deleted: number | undefined } = { inserted: 0, updated: 0, rejected: 0, deleted: undefined };
   const spent = spentSince();
   const commits = createCommitChain(async (group, mark) => {
     const { sent, delta } = spent.send(mark.spent);
@@ -303,6 +314,7 @@ function databaseDestination(
     spent.committed(sent);
     rows.inserted += counts.inserted;
     rows.updated += counts.updated;
+    rows.rejected += counts.rejected;
   }, store.commitsAtOnce ?? 1);
   let watermark: string | undefined;
   let finished = false;
@@ -325,7 +337,8 @@ function databaseDestination(
     get name() {
       if (!finished) return shown;
       const deleted = rows.deleted === undefined ? '' : `, ${formatCount(rows.deleted)} deleted`;
-      return `${shown} (${formatCount(rows.inserted)} ${rows.inserted === 1 ? 'row' : 'rows'} inserted, ${formatCount(rows.updated)} updated${deleted})`;
+      const rejected = rows.rejected === 0 ? '' : `, ${formatCount(rows.rejected)} rejected`;
+      return `${shown} (${formatCount(rows.inserted)} ${rows.inserted === 1 ? 'row' : 'rows'} inserted, ${formatCount(rows.updated)} updated${deleted}${rejected})`;
     },
     resumed,
     write(text) {
@@ -353,9 +366,31 @@ function databaseDestination(
       await commits.settle().catch(() => undefined);
       await store.endRun(runId, options.signal.aborted ? 'interrupted' : 'failed', spent.unrecorded(options.stats()));
     },
+    keptApart: () => (rows.rejected === 0 ? undefined : keptApartError(rows.rejected, plan)),
     close: () => store.close(),
   };
 }
+
+/**
+ * Whether a database's refusal comes back on every run until its cause is fixed, so that resuming
+ * cannot help: PostgreSQL's data exceptions (SQLSTATE class 22), integrity constraints (23, a
+ * user's `NOT NULL` or `CHECK` included), missing privileges and other access rules (42); DuckDB's
+ * errors of the same kinds, which it names instead of coding.
+ */
+export function failsAgain(err: unknown): boolean {
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && /^(22|23|42)/.test(code)) return true;
+  return typeof message === 'string' && /^(Constraint|Conversion|Invalid Input|Permission|Binder|Catalog) Error/.test(message);
+}
+
+/** What a failed group's commit says: the checkpoint is kept, unless the failure {@link failsAgain} (then there is nothing to resume into). */
+export function commitFailure(err: unknown): string {
+  return failsAgain(err) ? 'could not commit a group of pages' : 'could not commit a group of pages; the last committed checkpoint is kept';
+}
+
+/** The hint of a group's commit that {@link failsAgain}: it names no `--resume`, which would fail the same way. */
+export const FAILS_AGAIN_HINT =
+  "every run fails the same way until its cause is fixed: the --key, the table's constraints or the database user's privileges";
 
 /**
  * A driver's failure as exit 7, with the database's own reason and code (drivers never put a

@@ -11,10 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CollectionsError } from '../../errors.js';
-import { databaseError } from './database.js';
+import { FAILS_AGAIN_HINT, commitFailure, databaseError, failsAgain } from './database.js';
 import { connect, existing, fitMemoryLimit, inTransaction, instanceOf, leave, rows, serial, type SharedInstance } from './duckdb-instance.js';
 import {
   MEMBERS_TABLE,
+  REJECTS_TABLE,
+  addedColumns,
+  killedRunsSql,
+  rejectSql,
   RUNS_TABLE,
   SAME_ITEM,
   SEEN_TABLE,
@@ -37,6 +41,10 @@ import {
   type TableStore,
 } from './store.js';
 import { tableText } from './table-name.js';
+import { keepingApart, rejectParams, type Rejected } from './unholdable.js';
+
+/** Items kept apart by one statement. */
+const REJECTS_AT_ONCE = 1000;
 
 /** The tables and sources a session of this process is writing, by `path`, table and source. */
 const writing = new Set<string>();
@@ -77,9 +85,11 @@ async function connectTo(path: string, shown: string): Promise<{ shared: SharedI
 
 /** Checks the tables that exist and creates those missing, in one transaction: a table of another shape leaves everything as it was. */
 async function prepare(connection: DuckDBConnection, target: StoreTarget, names: TableNames): Promise<void> {
+  for (const sql of addedColumns(names, await existing(connection, target.table, RUNS_TABLE), 'duckdb')) await connection.run(sql);
   checkShapes(target.table, 'duckdb', {
     mirror: await existing(connection, target.table, target.table.name),
     runs: await existing(connection, target.table, RUNS_TABLE),
+    rejects: await existing(connection, target.table, REJECTS_TABLE),
     seen: await existing(connection, target.table, SEEN_TABLE),
     members: await existing(connection, target.table, MEMBERS_TABLE),
   });
@@ -97,10 +107,12 @@ export async function openDuckDbStore(target: StoreTarget): Promise<TableStore> 
   const scratch = await mkdtemp(join(tmpdir(), 'collections-duckdb-'));
   const groupFile = join(scratch, 'group.ndjson');
   const lockKey = `${path}\n${tableText(target.table)}\n${target.source}`;
+  // DuckDB's JSON reader refuses a lone surrogate (`Invalid Input Error: Malformed JSON`) on every run: such items go apart.
+  const apart = { dialect: 'duckdb' as const, key: target.key, refused: (err: unknown) => /^Invalid Input Error/.test((err as Error).message) };
   let locked = false;
   let fresh = true;
-  const fail = (what: string) => (err: unknown) => {
-    throw databaseError(`DuckDB ${what} (${tableText(target.table)} in ${shown})`, err);
+  const fail = (what: string, hint?: string) => (err: unknown) => {
+    throw databaseError(`DuckDB ${what} (${tableText(target.table)} in ${shown})`, err, hint);
   };
   const transaction = <T>(work: () => Promise<T>): Promise<T> => inTransaction(shared, connection, work);
   const q: Query = (sql, values = []) => rows(connection, sql, values);
@@ -118,8 +130,7 @@ export async function openDuckDbStore(target: StoreTarget): Promise<TableStore> 
     },
     latestRun: () => latestRun(once, target, names).catch(fail('could not read the run log')),
     startRun: async (mode, checkpoint, resumed) => {
-      const killed = `UPDATE ${names.runs} SET status = 'killed' WHERE table_name = $1 AND source = $2 AND status = 'running' AND run_id <> $3::BIGINT`;
-      await once(killed, [tableText(target.table), target.source, resumed ?? '0']).catch(fail('could not mark a killed run'));
+      await once(killedRunsSql(names), [tableText(target.table), target.source, resumed ?? '0']).catch(fail('could not mark a killed run'));
       const start = resumed
         ? once(`UPDATE ${names.runs} SET status = 'running', ended_at = NULL WHERE run_id = $1::BIGINT RETURNING run_id::VARCHAR AS id`, [resumed])
         : once(
@@ -130,19 +141,23 @@ export async function openDuckDbStore(target: StoreTarget): Promise<TableStore> 
     },
     commitGroup: async (runId, ndjson, mark, seen) => {
       const bytes = ndjson.reduce((n, b) => n + b.length, 0);
-      const attempt = (upsert: boolean): Promise<RowCounts> =>
+      const attempt = (upsert: boolean, rejected: readonly Rejected[] = []): Promise<RowCounts> =>
         transaction(async () => {
           await fitMemoryLimit(shared, connection, bytes);
-          return commitGroup(connection, q, target, names, runId, { file: groupFile, upsert }, mark, seen);
+          return commitGroup(connection, q, target, names, runId, { file: groupFile, upsert, rejected }, mark, seen);
         });
       try {
         await writeFile(groupFile, ndjson);
         // A plain INSERT until one fails (a key the table has; rolled back), then upserts.
         const inserted = fresh ? await attempt(false).catch(() => undefined) : undefined;
         fresh = inserted !== undefined;
-        return inserted ?? (await attempt(true));
+        if (inserted !== undefined) return inserted;
+        return await keepingApart(ndjson, apart, async (lines, rejected) => {
+          if (lines !== ndjson) await writeFile(groupFile, lines);
+          return attempt(true, rejected);
+        });
       } catch (err) {
-        return fail('could not commit a group of pages; the last committed checkpoint is kept')(err);
+        return fail(commitFailure(err), failsAgain(err) ? FAILS_AGAIN_HINT : undefined)(err);
       }
     },
     finishRun: (runId, final) => transaction(() => finishRun(q, target, names, runId, final)).catch(fail('could not finish the run')),
@@ -196,7 +211,7 @@ async function commitGroup(
   target: StoreTarget,
   names: TableNames,
   runId: string,
-  group: { file: string; upsert: boolean },
+  group: { file: string; upsert: boolean; rejected: readonly Rejected[] },
   mark: GroupMark,
   seen: boolean,
 ): Promise<RowCounts> {
@@ -217,7 +232,11 @@ async function commitGroup(
     ? (await connection.runAndReadAll(`${insert} ON CONFLICT (id) DO UPDATE SET ${SAME_ITEM} RETURNING 1`, params)).currentRowCount
     : (await connection.run(insert, params)).rowsChanged;
   const inserted = group.upsert ? (await count()) - before : changed;
-  const counts = { inserted, updated: changed - inserted };
+  const counts = { inserted, updated: changed - inserted, rejected: group.rejected.length };
+  for (let at = 0; at < group.rejected.length; at += REJECTS_AT_ONCE) {
+    const some = group.rejected.slice(at, at + REJECTS_AT_ONCE);
+    await q(rejectSql(names, some.length), [tableText(target.table), target.source, runId, ...rejectParams(some)]);
+  }
   const last = keyParam.length + 2;
   await q(`INSERT INTO ${names.members} (tbl, id, source) SELECT DISTINCT $${last}, k, $${last + 1} FROM (${keyed}) ON CONFLICT DO NOTHING`, [
     group.file,
@@ -235,7 +254,8 @@ async function commitGroup(
   await q(
     `UPDATE ${names.runs} SET next = $2, items = $3::BIGINT, pages = $4::BIGINT, last_request_id = coalesce($5, last_request_id), ` +
       'server_time = coalesce(server_time, $6::TIMESTAMPTZ), rows_inserted = rows_inserted + $7::BIGINT, rows_updated = rows_updated + $8::BIGINT, ' +
-      'checkpoint = $9, requests = requests + $10::BIGINT, retries = retries + $11::BIGINT, waits = waits + $12::BIGINT, wait_ms = wait_ms + $13::BIGINT ' +
+      'checkpoint = $9, requests = requests + $10::BIGINT, retries = retries + $11::BIGINT, waits = waits + $12::BIGINT, wait_ms = wait_ms + $13::BIGINT, ' +
+      'rows_rejected = rows_rejected + $14::BIGINT ' +
       'WHERE run_id = $1::BIGINT',
     [
       runId,
@@ -248,6 +268,7 @@ async function commitGroup(
       String(counts.updated),
       JSON.stringify(mark.checkpoint),
       ...statParams(mark.spent),
+      String(counts.rejected),
     ],
   );
   return counts;

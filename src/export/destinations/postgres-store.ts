@@ -11,10 +11,23 @@
 import { createHash } from 'node:crypto';
 import type { Client } from 'pg';
 import { CollectionsError } from '../../errors.js';
-import { databaseError } from './database.js';
+import { FAILS_AGAIN_HINT, commitFailure, databaseError, failsAgain } from './database.js';
 import { loadDriver } from './driver.js';
 import { connect, existing, type PostgresStoreOptions } from './postgres-connect.js';
-import { adoptMembersSql, checkShapes, createStatements, pruneSql, SAME_ITEM, sourceRowsSql, tableNames, type TableNames } from './schema.js';
+import { keepingApart, rejectParams, type Rejected } from './unholdable.js';
+import {
+  addedColumns,
+  rejectSql,
+  adoptMembersSql,
+  checkShapes,
+  createStatements,
+  killedRunsSql,
+  pruneSql,
+  SAME_ITEM,
+  sourceRowsSql,
+  tableNames,
+  type TableNames,
+} from './schema.js';
 import {
   parseCheckpoint,
   type FinalRun,
@@ -26,6 +39,9 @@ import {
   type TableStore,
 } from './store.js';
 import { besideTable, tableText } from './table-name.js';
+
+/** Items kept apart by one statement (three parameters each, far below PostgreSQL's 65,535). */
+const REJECTS_AT_ONCE = 1000;
 
 /** Serialises the DDL of all sessions (`CREATE TABLE IF NOT EXISTS` races otherwise): an arbitrary constant. */
 const DDL_LOCK = '7262372620363226741';
@@ -71,24 +87,28 @@ export async function openPostgresStore(target: StoreTarget, options: PostgresSt
   });
   const { from: copyFrom } = await loadDriver<typeof import('pg-copy-streams')>('pg-copy-streams', target.address.shown);
   const names = tableNames(target.table);
-  const fail = (what: string) => (err: unknown) => {
-    throw databaseError(`PostgreSQL ${what} (${tableText(target.table)} in ${target.address.shown})`, err);
+  const fail = (what: string, hint?: string) => (err: unknown) => {
+    throw databaseError(`PostgreSQL ${what} (${tableText(target.table)} in ${target.address.shown})`, err, hint);
   };
-  const copy = (stage: string, ndjson: readonly Buffer[]): Promise<void> =>
-    new Promise((resolve, reject) => {
-      // CSV with delimiter and quote characters that compact JSON never holds (it has no byte below 0x20), so no line needs escaping.
-      const sql = `COPY ${stage} (item) FROM STDIN WITH (FORMAT csv, DELIMITER E'\\x1f', QUOTE E'\\x1e', FREEZE)`;
-      const stream = loader.query(copyFrom(sql));
-      stream.on('error', reject);
-      stream.on('finish', resolve);
-      for (const chunk of ndjson) stream.write(chunk);
-      stream.end();
-    });
+  const copy = (stage: string, ndjson: readonly Buffer[]): Promise<void> => copyInto(loader, copyFrom, stage, ndjson);
   // Set by lock(): the two staging tables of this table and source, used in turn.
   let stages: readonly [string, string] | undefined;
+  const load = (stage: string, ndjson: readonly Buffer[]): Promise<void> =>
+    inTransaction(loader, () => copy(stage, ndjson), `BEGIN; TRUNCATE ${stage}`);
+  // A data exception (class 22: `\u0000`, a lone surrogate) fails a group's COPY on every run: its items that jsonb cannot hold go apart.
+  const apart = {
+    dialect: 'postgres' as const,
+    key: target.key,
+    refused: (err: unknown) => String((err as { code?: unknown }).code).startsWith('22'),
+  };
   const pipeline = stagePipeline(
-    (stage, ndjson) => inTransaction(loader, () => copy(stage, ndjson), `BEGIN; TRUNCATE ${stage}`),
-    (stage, runId, mark, seen) => inTransaction(client, () => applyGroup(client, target, names, { stage, runId, mark, seen }), BEGIN_GROUP),
+    (stage, ndjson) =>
+      keepingApart(ndjson, apart, async (lines, rejected) => {
+        await load(stage, lines);
+        return rejected;
+      }),
+    (stage, runId, mark, seen, rejected) =>
+      inTransaction(client, () => applyGroup(client, target, names, { stage, runId, mark, seen, rejected }), BEGIN_GROUP),
   );
   return {
     commitsAtOnce: 2,
@@ -101,13 +121,8 @@ export async function openPostgresStore(target: StoreTarget, options: PostgresSt
     },
     latestRun: () => latestRun(client, target, names).catch(fail('could not read the run log')),
     startRun: async (mode, checkpoint, resumed) => {
-      await client
-        .query(`UPDATE ${names.runs} SET status = 'killed' WHERE table_name = $1 AND source = $2 AND status = 'running' AND run_id <> $3`, [
-          tableText(target.table),
-          target.source,
-          resumed ?? '0',
-        ])
-        .catch(fail('could not mark a killed run'));
+      const killed = [tableText(target.table), target.source, resumed ?? '0'];
+      await client.query(killedRunsSql(names), killed).catch(fail('could not mark a killed run'));
       const start = resumed
         ? client.query(`UPDATE ${names.runs} SET status = 'running', ended_at = NULL WHERE run_id = $1 RETURNING run_id::text AS id`, [resumed])
         : client.query<{ id: string }>(
@@ -118,7 +133,9 @@ export async function openPostgresStore(target: StoreTarget, options: PostgresSt
       return start.then((r) => (r.rows[0] as { id: string }).id, fail('could not start the run'));
     },
     commitGroup: (runId, ndjson, mark, seen) =>
-      pipeline(stages!, runId, ndjson, mark, seen).catch(fail('could not commit a group of pages; the last committed checkpoint is kept')),
+      pipeline(stages!, runId, ndjson, mark, seen).catch((err: unknown) =>
+        fail(commitFailure(err), failsAgain(err) ? FAILS_AGAIN_HINT : undefined)(err),
+      ),
     finishRun: (runId, final) => inTransaction(client, () => finishRun(client, target, names, runId, final)).catch(fail('could not finish the run')),
     endRun: async (runId, status, stats) => {
       await client
@@ -135,6 +152,19 @@ export async function openPostgresStore(target: StoreTarget, options: PostgresSt
       await client.end().catch(() => undefined);
     },
   };
+}
+
+/** Sends `ndjson` into the staging table `stage` by `COPY`. */
+function copyInto(loader: Client, copyFrom: typeof import('pg-copy-streams').from, stage: string, ndjson: readonly Buffer[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // CSV with delimiter and quote characters that compact JSON never holds (it has no byte below 0x20), so no line needs escaping.
+    const sql = `COPY ${stage} (item) FROM STDIN WITH (FORMAT csv, DELIMITER E'\\x1f', QUOTE E'\\x1e', FREEZE)`;
+    const stream = loader.query(copyFrom(sql));
+    stream.on('error', reject);
+    stream.on('finish', resolve);
+    for (const chunk of ndjson) stream.write(chunk);
+    stream.end();
+  });
 }
 
 /** Runs `work` in a transaction of `client` opened by `begin`; rolls back when it fails. */
@@ -156,6 +186,8 @@ interface GroupWork {
   readonly runId: string;
   readonly mark: GroupMark;
   readonly seen: boolean;
+  /** The group's items kept apart (the staging table holds the others). */
+  readonly rejected: readonly Rejected[];
 }
 
 /**
@@ -164,9 +196,9 @@ interface GroupWork {
  * passes a group whose rows were not committed. A staging table is loaded again only once the
  * `apply` that read it has ended.
  */
-function stagePipeline(
-  load: (stage: string, ndjson: readonly Buffer[]) => Promise<void>,
-  apply: (stage: string, runId: string, mark: GroupMark, seen: boolean) => Promise<RowCounts>,
+function stagePipeline<Loaded>(
+  load: (stage: string, ndjson: readonly Buffer[]) => Promise<Loaded>,
+  apply: (stage: string, runId: string, mark: GroupMark, seen: boolean, loaded: Loaded) => Promise<RowCounts>,
 ): (stages: readonly [string, string], runId: string, ndjson: readonly Buffer[], mark: GroupMark, seen: boolean) => Promise<RowCounts> {
   let turn = 0;
   let loading: Promise<unknown> = Promise.resolve();
@@ -180,7 +212,7 @@ function stagePipeline(
     const done = Promise.allSettled([before, staged]).then(([earlier, own]) => {
       if (earlier.status === 'rejected') throw earlier.reason;
       if (own.status === 'rejected') throw own.reason;
-      return apply(stages[i]!, runId, mark, seen);
+      return apply(stages[i]!, runId, mark, seen, own.value);
     });
     loading = staged;
     applying = done;
@@ -215,9 +247,11 @@ async function prepare(client: Client, target: StoreTarget, names: TableNames): 
   await client.query('BEGIN');
   try {
     await client.query(`SELECT pg_advisory_xact_lock(${DDL_LOCK})`);
+    for (const sql of addedColumns(names, await existing(client, names.runs), 'postgres')) await client.query(sql);
     checkShapes(target.table, 'postgres', {
       mirror: await existing(client, names.mirror),
       runs: await existing(client, names.runs),
+      rejects: await existing(client, names.rejects),
       seen: await existing(client, names.seen),
       members: await existing(client, names.members),
     });
@@ -304,6 +338,11 @@ async function applyGroup(client: Client, target: StoreTarget, names: TableNames
       params,
     );
   }
+  for (let at = 0; at < work.rejected.length; at += REJECTS_AT_ONCE) {
+    const some = work.rejected.slice(at, at + REJECTS_AT_ONCE);
+    await client.query(rejectSql(names, some.length), [tableText(target.table), target.source, work.runId, ...rejectParams(some)]);
+  }
+  counts.rejected = work.rejected.length;
   await recordGroup(client, names, work.runId, work.mark, counts);
   return counts;
 }
@@ -322,7 +361,7 @@ async function upsert(client: Client, target: StoreTarget, names: TableNames, st
     params,
   );
   const row = result.rows[0]!;
-  return { inserted: Number(row.inserted), updated: Number(row.updated) };
+  return { inserted: Number(row.inserted), updated: Number(row.updated), rejected: 0 };
 }
 
 /** Records a group's checkpoint in the run's row of the run log. */
@@ -330,7 +369,8 @@ async function recordGroup(client: Client, names: TableNames, runId: string, mar
   await client.query(
     `UPDATE ${names.runs} SET next = $2, items = $3, pages = $4, last_request_id = coalesce($5, last_request_id), ` +
       'server_time = coalesce(server_time, $6::timestamptz), rows_inserted = rows_inserted + $7, rows_updated = rows_updated + $8, ' +
-      'checkpoint = $9, requests = requests + $10, retries = retries + $11, waits = waits + $12, wait_ms = wait_ms + $13 WHERE run_id = $1',
+      'checkpoint = $9, requests = requests + $10, retries = retries + $11, waits = waits + $12, wait_ms = wait_ms + $13, ' +
+      'rows_rejected = rows_rejected + $14 WHERE run_id = $1',
     [
       runId,
       mark.next,
@@ -342,6 +382,7 @@ async function recordGroup(client: Client, names: TableNames, runId: string, mar
       counts.updated,
       JSON.stringify(mark.checkpoint),
       ...statParams(mark.spent),
+      counts.rejected,
     ],
   );
 }

@@ -35,6 +35,9 @@ const MIRROR: readonly Column[] = [
   { name: 'synced_at', ...TIME, rest: 'NOT NULL' },
 ];
 
+/** Counters of the run log that a run log of an earlier release lacks: added to it (`NOT NULL DEFAULT 0`) by the next run. */
+const LATER_RUN_COUNTS = ['rows_rejected'];
+
 /** The run log. `run_id` is made by each dialect (an identity column, a sequence). */
 const RUNS: readonly Column[] = [
   { name: 'table_name', ...TEXT, rest: 'NOT NULL' },
@@ -44,11 +47,13 @@ const RUNS: readonly Column[] = [
   { name: 'started_at', ...TIME, rest: 'NOT NULL' },
   { name: 'ended_at', ...TIME },
   { name: 'server_time', ...TIME },
-  ...['items', 'pages', 'requests', 'retries', 'waits', 'wait_ms', 'rows_inserted', 'rows_updated', 'rows_deleted'].map((name) => ({
-    name,
-    ...COUNT,
-    rest: 'NOT NULL DEFAULT 0',
-  })),
+  ...['items', 'pages', 'requests', 'retries', 'waits', 'wait_ms', 'rows_inserted', 'rows_updated', 'rows_deleted', ...LATER_RUN_COUNTS].map(
+    (name) => ({
+      name,
+      ...COUNT,
+      rest: 'NOT NULL DEFAULT 0',
+    }),
+  ),
   { name: 'rows_total', ...COUNT },
   { name: 'last_request_id', ...TEXT },
   { name: 'next', ...TEXT },
@@ -72,6 +77,19 @@ const MEMBERS: readonly Column[] = [
   { name: 'source', ...TEXT, rest: 'NOT NULL' },
 ];
 
+/** Items a table could not hold as written (docs/databases.md), kept as received with the reason, by table, source and key. */
+const REJECTS: readonly Column[] = [
+  { name: 'tbl', ...TEXT, rest: 'NOT NULL' },
+  { name: 'source', ...TEXT, rest: 'NOT NULL' },
+  { name: 'id', ...TEXT, rest: 'NOT NULL' },
+  { name: 'item', ...TEXT, rest: 'NOT NULL' },
+  { name: 'reason', ...TEXT, rest: 'NOT NULL' },
+  { name: 'run_id', ...COUNT, rest: 'NOT NULL' },
+];
+
+/** The name of the table of items kept apart. */
+export const REJECTS_TABLE = 'collections_rejects';
+
 /** The name of the run log. */
 export const RUNS_TABLE = 'collections_runs';
 
@@ -87,6 +105,7 @@ export interface TableNames {
   readonly runs: string;
   readonly seen: string;
   readonly members: string;
+  readonly rejects: string;
   /** DuckDB's sequence of run ids. */
   readonly runSequence: string;
 }
@@ -98,6 +117,7 @@ export function tableNames(table: TableName): TableNames {
     runs: besideTable(table, RUNS_TABLE),
     seen: besideTable(table, SEEN_TABLE),
     members: besideTable(table, MEMBERS_TABLE),
+    rejects: besideTable(table, REJECTS_TABLE),
     runSequence: besideTable(table, `${RUNS_TABLE}_seq`),
   };
 }
@@ -117,7 +137,32 @@ export function createStatements(names: TableNames, dialect: Dialect): string[] 
     `CREATE TABLE IF NOT EXISTS ${names.runs} (${[runId, ...columnsSql(RUNS, dialect)].join(', ')})`,
     `CREATE TABLE IF NOT EXISTS ${names.seen} (${columnsSql(SEEN, dialect).join(', ')}, PRIMARY KEY (run_id, id))`,
     `CREATE TABLE IF NOT EXISTS ${names.members} (${columnsSql(MEMBERS, dialect).join(', ')}, PRIMARY KEY (tbl, id, source))`,
+    `CREATE TABLE IF NOT EXISTS ${names.rejects} (${columnsSql(REJECTS, dialect).join(', ')}, PRIMARY KEY (tbl, source, id))`,
   ];
+}
+
+/** `ALTER TABLE` adding to an existing run log the counters it lacks ({@link LATER_RUN_COUNTS}), before its shape is checked. */
+export function addedColumns(names: TableNames, runs: ExistingTable | undefined, dialect: Dialect): string[] {
+  if (runs === undefined) return [];
+  // DuckDB adds no column with a constraint: there the default fills the rows, and the run log's own writes keep it set.
+  const rest = dialect === 'postgres' ? 'NOT NULL DEFAULT 0' : 'DEFAULT 0';
+  return LATER_RUN_COUNTS.filter((name) => !runs.columns.has(name)).map(
+    (name) => `ALTER TABLE ${names.runs} ADD COLUMN ${name} ${COUNT[dialect]} ${rest}`,
+  );
+}
+
+/**
+ * Keeps items apart (`$1` the table's text, `$2` the source, `$3` the run; then a key, the item's
+ * text and the reason, from the parameters of {@link rejectRows}): a rerun that rejects the same
+ * item again writes nothing.
+ */
+export function rejectSql(names: TableNames, rows: number): string {
+  const values = Array.from({ length: rows }, (_, i) => `($1, $2, $${4 + 3 * i}, $${5 + 3 * i}, $${6 + 3 * i}, $3::BIGINT)`).join(', ');
+  return (
+    `INSERT INTO ${names.rejects} AS r (tbl, source, id, item, reason, run_id) VALUES ${values} ` +
+    'ON CONFLICT (tbl, source, id) DO UPDATE SET item = excluded.item, reason = excluded.reason, run_id = excluded.run_id ' +
+    'WHERE r.item IS DISTINCT FROM excluded.item'
+  );
 }
 
 /**
@@ -171,12 +216,14 @@ export function checkShapes(
     runs?: ExistingTable | undefined;
     seen?: ExistingTable | undefined;
     members?: ExistingTable | undefined;
+    rejects?: ExistingTable | undefined;
   },
 ): void {
   if (found.mirror) checkShape(found.mirror, MIRROR, ['id'], dialect, `the table ${tableText(table)}`);
   const runs = [{ name: 'run_id', ...COUNT }, ...RUNS];
   if (found.runs) checkShape(found.runs, runs, ['run_id'], dialect, `the run log ${RUNS_TABLE}`);
   if (found.seen) checkShape(found.seen, SEEN, ['run_id', 'id'], dialect, `the table ${SEEN_TABLE}`);
+  if (found.rejects) checkShape(found.rejects, REJECTS, ['tbl', 'source', 'id'], dialect, `the table ${REJECTS_TABLE}`);
   if (found.members) checkShape(found.members, MEMBERS, ['tbl', 'id', 'source'], dialect, `the table ${MEMBERS_TABLE}`);
 }
 
@@ -211,4 +258,9 @@ export function pruneSql(names: TableNames): [rows: string, members: string] {
       `AND NOT EXISTS (SELECT 1 FROM ${names.members} o WHERE o.tbl = $1 AND o.id = t.id AND o.source <> $2)`,
     `DELETE FROM ${names.members} m WHERE m.tbl = $1 AND m.source = $2 AND ${unseen('m')}`,
   ];
+}
+
+/** Marks killed the runs of table `$1` and source `$2` left `running`, but run `$3` (one resumed; `0`: none): their lock is free. */
+export function killedRunsSql(names: TableNames): string {
+  return `UPDATE ${names.runs} SET status = 'killed' WHERE table_name = $1 AND source = $2 AND status = 'running' AND run_id <> $3::BIGINT`;
 }

@@ -69,6 +69,8 @@ export interface GroupMark {
 export interface RowCounts {
   inserted: number;
   updated: number;
+  /** Items kept apart in `collections_rejects`: the database cannot hold them as written. */
+  rejected: number;
 }
 
 /** What the final transaction of a complete run records. */

@@ -5,7 +5,7 @@ import type { OutputStream } from '../../context.js';
 import type { Clock } from '../../time/clock.js';
 import type { FormatterState } from '../../output/formatter.js';
 import { BrokenPipeError, createStreamSink } from '../../output/stream-sink.js';
-import { UsageError } from '../../errors.js';
+import { UsageError, type CollectionsError } from '../../errors.js';
 import { fileError, nodeFileSystem, statOrUndefined, type FileInfo, type FileSystem } from '../../io/files.js';
 import type { Checkpoint } from './checkpoint.js';
 import type { FileDigest } from './file-sink.js';
@@ -54,6 +54,11 @@ export interface Destination {
    * closes. Never throws. A fresh file export that wrote no page leaves no trace.
    */
   abort(wrotePage: boolean): Promise<void>;
+  /**
+   * Databases only: after a complete `finish()`, why the output is not the whole collection though
+   * nothing is left to resume (items kept apart, exit 8); undefined when it is.
+   */
+  keptApart?(): CollectionsError | undefined;
   /** Databases only: the watermark a complete run stores in its final transaction, told just before `finish()`. */
   keepWatermark?(since: string): void;
   /** The published file's length and SHA-256, after `finish()`; only on file destinations, which a manifest describes. */

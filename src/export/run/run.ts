@@ -1,6 +1,7 @@
 /** The export engine: pages → formatter → destination. */
 import { setFlagsFromString } from 'node:v8';
 import type { Context } from '../../context.js';
+import type { CollectionsError } from '../../errors.js';
 import type { Client, ClientEvent, RateLimitSnapshot } from '../../http/client.js';
 import { BrokenPipeError } from '../../output/stream-sink.js';
 import { loadProgress } from '../../io/progress.js';
@@ -59,6 +60,12 @@ export function clientWiring(progress: Progress, signal: AbortSignal, ...listene
   };
 }
 
+/** The destination as the progress events name it: the table's database, the file, or stdout. */
+function destinationText(plan: ExportPlan): string {
+  const { files, database } = plan.output;
+  return database ? database.address.shown : (files?.target ?? 'stdout');
+}
+
 /**
  * Opens the output before any request, writes page after page, checkpointed per group, and publishes.
  * @throws {CollectionsError} subclasses; {@link InterruptedError} on SIGINT / SIGTERM after the current
@@ -70,13 +77,7 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
   // CSV, table and `--fields` make many young objects (the values): the young generation may grow again (cli/main.ts `run()`).
   if ((format !== 'ndjson' && format !== 'json') || plan.output.formatter.fields?.length) setFlagsFromString('--semi-space-growth-factor=2');
   const progress = await openProgress(plan, ctx);
-  progress.start({
-    command: endpoint.command,
-    endpoint: endpoint.path,
-    mode: pages.mode,
-    format,
-    destination: database ? database.address.shown : (files?.target ?? 'stdout'),
-  });
+  progress.start({ command: endpoint.command, endpoint: endpoint.path, mode: pages.mode, format, destination: destinationText(plan) });
   const interrupt = createInterrupt(ctx, (signal) => {
     progress.stop();
     // The last checkpoint is consistent whatever is in flight (SIGKILL-safe), so it is kept.
@@ -95,6 +96,8 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
     stats: () => ({ ...progress.stats, requests: client?.requests ?? progress.stats.requests }),
   });
   const watermark = openWatermark(plan, ctx, progress, manifest);
+  // Complete but not whole (a database kept items apart): thrown after the summary, with no resume hint.
+  let apart: CollectionsError | undefined;
   const result = (brokenPipe: boolean): ExportResult => ({
     stats: progress.stats,
     brokenPipe,
@@ -128,7 +131,8 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
     await out.finish(tally.pending + formatter.end());
     await watermark.commit(tally.items);
     progress.done(out.name);
-    return result(false);
+    apart = out.keptApart?.();
+    if (apart === undefined) return result(false);
   } catch (err) {
     progress.stop();
     await out?.abort(tally.wrotePage);
@@ -141,6 +145,7 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
     await output.release();
     interrupt.release();
   }
+  throw apart;
 }
 
 /**

@@ -227,6 +227,15 @@ export function buildInvoice(ctx: RecordContext, t: number, rng: Rng, id: string
 }
 
 /**
+ * The `reference` of the `oddText` invoice: a NUL (`\u0000`, which PostgreSQL's `jsonb` refuses)
+ * and a lone high surrogate (`\ud800`, not text in any Unicode encoding), both valid JSON escapes.
+ */
+export const ODD_TEXT = 'odd\u0000text\ud800';
+
+/** The invoice (by index) that carries {@link ODD_TEXT} with the `oddText` shape. */
+const ODD_INVOICE = 2;
+
+/**
  * The generated invoices of taxpayer `t` (uncached: `ctx.invoices` caches them). The last built
  * invoice is remembered, since its line items and payments ask for it again at once.
  */
@@ -247,7 +256,7 @@ export function createInvoiceCollection(ctx: RecordContext, t: number): InvoiceC
     context: '/contexts/Invoice',
     id,
     timestamp: ts,
-    item: (i) => core(i).obj,
+    item: (i) => (ctx.shapes.oddText === true && i === ODD_INVOICE ? { ...core(i).obj, reference: ODD_TEXT } : core(i).obj),
     core,
     make: (newIdValue, tsMs, serial) =>
       buildInvoice(ctx, t, createRng(hash32(seed, KIND.inserted, t, serial, 2)), newIdValue, tsMs, invoiceCount + serial).obj,

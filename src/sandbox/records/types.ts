@@ -106,6 +106,8 @@ export type Timeline = (kind: number, t: number, i: number) => number;
  */
 export interface RecordShapes {
   readonly batchPayment: 'iri' | 'object';
+  /** One invoice of each taxpayer (its third) has a NUL and a lone surrogate in `reference` (see {@link ODD_TEXT}). */
+  readonly oddText?: boolean;
 }
 
 /**

@@ -22,7 +22,7 @@ function heldStore(atOnce?: number): { store: TableStore; commits: Array<{ bytes
     commitGroup: (_run, ndjson, mark) =>
       new Promise((resolve) => {
         const bytes = ndjson.reduce((n, c) => n + c.length, 0);
-        commits.push({ bytes, mark, end: () => resolve({ inserted: 0, updated: 0 }) });
+        commits.push({ bytes, mark, end: () => resolve({ inserted: 0, updated: 0, rejected: 0 }) });
       }),
     finishRun: () => Promise.resolve({ deleted: 0, rows: 0 }),
     endRun: () => Promise.resolve(),

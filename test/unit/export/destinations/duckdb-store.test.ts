@@ -45,9 +45,17 @@ describe('the DuckDB store', () => {
     const { path, store, runId } = await openStore('m.duckdb');
     // Three lines across two chunks, one key twice: the later text wins, byte for byte.
     const first = [Buffer.from('{"id":"a","v":1}\n{"id":"b",'), Buffer.from(' "v":1}\n{"id":"a", "v":2}\n')];
-    expect(await store.commitGroup(runId, first, mark(1), false)).toEqual({ inserted: 2, updated: 0 });
-    expect(await store.commitGroup(runId, lines('{"id":"a", "v":2}', '{"id":"b", "v":1}'), mark(2), false)).toEqual({ inserted: 0, updated: 0 });
-    expect(await store.commitGroup(runId, lines('{"id":"b", "v":3}', '{"@id":"/items/c"}'), mark(3), false)).toEqual({ inserted: 1, updated: 1 });
+    expect(await store.commitGroup(runId, first, mark(1), false)).toEqual({ inserted: 2, updated: 0, rejected: 0 });
+    expect(await store.commitGroup(runId, lines('{"id":"a", "v":2}', '{"id":"b", "v":1}'), mark(2), false)).toEqual({
+      inserted: 0,
+      updated: 0,
+      rejected: 0,
+    });
+    expect(await store.commitGroup(runId, lines('{"id":"b", "v":3}', '{"@id":"/items/c"}'), mark(3), false)).toEqual({
+      inserted: 1,
+      updated: 1,
+      rejected: 0,
+    });
     await store.close();
     const instance = await DuckDBInstance.create(path);
     const connection = await instance.connect();
@@ -67,7 +75,7 @@ describe('the DuckDB store', () => {
     const count = 64 * 1024;
     const group = [Buffer.from(Array.from({ length: count }, (_, i) => `{"id":"i${i}","text":"${filler}"}\n`).join(''))];
     expect(group[0]!.length).toBeGreaterThan(64 * 1024 * 1024);
-    expect(await store.commitGroup(runId, group, mark(1), false)).toEqual({ inserted: count, updated: 0 });
+    expect(await store.commitGroup(runId, group, mark(1), false)).toEqual({ inserted: count, updated: 0, rejected: 0 });
     await store.close();
   }, 60_000);
 });
