@@ -48,10 +48,7 @@ export async function existing(client: Client, name: string): Promise<ExistingTa
  * verifies as `verify-full` and prints a security warning on stderr); `connect_timeout` in seconds
  * (0: none; libpq waits at least 2). The rest (`application_name`, `sslrootcert`, `options`…) `pg` reads itself.
  */
-export function libpqConfig(
-  url: string,
-  env: Readonly<Record<string, string | undefined>>,
-): { connectionString: string; connectionTimeoutMillis: number } {
+function libpqConfig(url: string, env: Readonly<Record<string, string | undefined>>): { connectionString: string; connectionTimeoutMillis: number } {
   const parsed = new URL(url);
   const params = parsed.searchParams;
   const sslmode = params.get('sslmode') ?? env.PGSSLMODE;

@@ -56,7 +56,7 @@ function keyOf(item: unknown, key: readonly string[] | undefined): string {
  * Splits a failed group (NDJSON, one item a line) into the lines `dialect` can hold and those it
  * cannot. @returns undefined when every line can be held (the failure had another cause)
  */
-export function splitUnholdable(
+function splitUnholdable(
   ndjson: readonly Buffer[],
   dialect: Dialect,
   key: readonly string[] | undefined,

@@ -230,7 +230,7 @@ export function buildInvoice(ctx: RecordContext, t: number, rng: Rng, id: string
  * The `reference` of the `oddText` invoice: a NUL (`\u0000`, which PostgreSQL's `jsonb` refuses)
  * and a lone high surrogate (`\ud800`, not text in any Unicode encoding), both valid JSON escapes.
  */
-export const ODD_TEXT = 'odd\u0000text\ud800';
+const ODD_TEXT = 'odd\u0000text\ud800';
 
 /** The invoice (by index) that carries {@link ODD_TEXT} with the `oddText` shape. */
 const ODD_INVOICE = 2;
