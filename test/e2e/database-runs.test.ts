@@ -2,7 +2,7 @@
  * The run log tells the truth, and URL parameters read as libpq reads them, as separate processes
  * (the built bin): a run killed by `kill -9` is marked `killed` by the next run of the table and
  * source, resumed or not, and a resumed run's requests add up over its processes (docs/databases.md,
- * "The run log and verify"); `?sslmode=disable&application_name=x` names the session, and
+ * "The run log and `verify`"); `?sslmode=disable&application_name=x` names the session, and
  * `?sslmode=require` against a server without SSL is one clean line, exit 7, no warning of `pg`'s.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
