@@ -94,6 +94,14 @@ export async function openDuckDbReader(address: DuckDbAddress): Promise<TableRea
   const { connection } = file;
   return {
     rows: (sql, params = []) => rows(connection, sql, params),
+    exists: async (name) => {
+      try {
+        await connection.run(`SELECT 1 FROM ${name} LIMIT 0`);
+        return true;
+      } catch {
+        return false;
+      }
+    },
     runLogSchemas: async () =>
       (
         await rows(

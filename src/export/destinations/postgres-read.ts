@@ -103,6 +103,7 @@ export async function openPostgresReader(address: PostgresAddress, options: Post
   }
   return {
     rows,
+    exists: async (name) => (await rows('SELECT (to_regclass($1) IS NOT NULL)::text AS found', [name]))[0]?.found === 'true',
     runLogSchemas: async () =>
       (
         await rows(

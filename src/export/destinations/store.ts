@@ -132,6 +132,8 @@ export interface StoreInspection {
 export interface TableReader {
   /** Rows of `sql` (parameters `$1`…), every value as text (cast in the query) or null. */
   rows(sql: string, params?: string[]): Promise<Array<Record<string, string | null>>>;
+  /** Whether the table `name` (quoted, maybe qualified) exists. */
+  exists(name: string): Promise<boolean>;
   /** The schemas that hold a run log (`collections_runs`), the current one first, then by name. */
   runLogSchemas(): Promise<string[]>;
   close(): Promise<void>;
