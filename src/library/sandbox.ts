@@ -23,6 +23,10 @@ export interface StartSandboxOptions {
   latency?: number;
   /** Items a minute inserted or updated in invoices, entities and events (default 0). */
   churn?: number;
+  /** The churn deletes too: one change in three of invoices and entities, each recorded as an `invoice.deleted` or `link.deleted` event (default false). */
+  deletions?: boolean;
+  /** With `deletions`: days an event is kept, on the sandbox's clock (default 7). */
+  eventRetention?: number;
   /** Seed of the generated records (default 1): the same options give the same data. */
   seed?: number;
   /** Entities (default 25). */

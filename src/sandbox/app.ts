@@ -22,6 +22,7 @@ import { createFaultInjector, parseFaultSpec, type FaultConfig, type FaultRule }
 import { createRateLimiter } from './limiter.js';
 import { createAutoMutator, insertItems } from './mutations.js';
 import { createChurner } from './churn.js';
+import { createDeletionRecorder } from './deletions.js';
 import { createCollectionRegistry } from './registry.js';
 import { createReplyHandler } from './reply.js';
 import { createRequestLog } from './request-log.js';
@@ -64,8 +65,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const budget: ByteBudget = { used: 0, limitBytes: options.cacheBytes ?? 2 * 1024 ** 3 };
   const injector = createFaultInjector(seed);
   const log = createRequestLog(options.logLimit ?? 100_000);
-  const churn = createChurner({ perMinute: options.churn ?? 0, clock, seed, startMs: clock.now() });
+  const deletions = options.deletions ? createDeletionRecorder(dataset, clock, seed, options.eventRetentionDays) : undefined;
+  const churn = createChurner({ perMinute: options.churn ?? 0, clock, seed, startMs: clock.now(), ...(deletions ? { deletions } : {}) });
   const registry = createCollectionRegistry(dataset, budget, seed, churn, options.wire ?? 'apiplatform', options.dates ?? 'iso');
+  deletions?.wire(registry);
   const warm = createWarmer(budget);
 
   const setFaults = (faults: FaultConfig | FaultRule[] | string): void => {

@@ -74,6 +74,16 @@ export interface CollectionState {
   touchAt(pos: number, nowMs: number): void;
   /** Removes an item by id; false when there is none. */
   remove(id: string): boolean;
+  /**
+   * Adds an item made elsewhere (a deletion's event), at the place its time `ts` (epoch ms) gives
+   * among the inserted items, which may be older than the newest (unlike {@link insert}).
+   */
+  insertObject(id: string, ts: number, obj: JsonObject): void;
+  /**
+   * Drops every item older than `beforeMs` (epoch ms; generated items by their timestamp, inserted
+   * ones by their time), as a service that keeps its events for a while only.
+   */
+  expire(beforeMs: number): void;
   /** Parsed item at `pos` of a view (for tests and `items()`). */
   parse(view: CollectionView, pos: number): unknown;
 }
@@ -84,8 +94,8 @@ interface Store {
   readonly budget: ByteBudget;
   /** Items inserted at run time, oldest first. */
   readonly inserted: Inserted[];
-  /** Deleted base indexes, sorted descending. */
-  readonly deleted: number[];
+  /** Deleted base indexes at or above {@link floor}, sorted descending. */
+  deleted: number[];
   readonly deletedSet: Set<number>;
   /** Cached JSON of base items by index. */
   readonly cache: Array<Buffer | undefined>;
@@ -98,6 +108,8 @@ interface Store {
   /** An item's bytes in the sandbox's wire encoding, at the depth of a page's members. */
   readonly encode: (obj: JsonObject) => Buffer;
   version: number;
+  /** Base indexes below it are expired (`expire`): base timestamps grow with the index. */
+  floor: number;
 }
 
 /** JSON of base item `i`, cached while the budget allows. */
@@ -149,7 +161,7 @@ function findBase(base: GeneratedCollection, id: string): number {
 /** Base index of a current (not deleted) generated item, or -1. */
 function baseIndexOfCurrent(st: Store, id: string): number {
   const i = findBase(st.base, id);
-  return i >= 0 && !st.deletedSet.has(i) ? i : -1;
+  return i >= st.floor && !st.deletedSet.has(i) ? i : -1;
 }
 
 /** Every current item: inserted ones (newest first), then the generated ones. */
@@ -157,7 +169,7 @@ function fullView(st: Store): CollectionView {
   const { inserted, base } = st;
   const n = inserted.length;
   return {
-    length: n + base.count - st.deleted.length,
+    length: n + base.count - st.floor - st.deleted.length,
     id: (pos) => (pos < n ? inserted[n - 1 - pos]!.id : base.id(baseAt(st, pos - n))),
     bytes: (pos) => (pos < n ? inserted[n - 1 - pos]!.bytes : baseBytes(st, baseAt(st, pos - n))),
   };
@@ -184,7 +196,7 @@ function filteredView(st: Store, filters: ReadonlyMap<string, string>): Collecti
     const { matches, order, exact, inRanges } = compileFilters(filters);
     let refs: number[] = [];
     for (let k = inserted.length - 1; k >= 0; k--) if (matches(inserted[k]!.obj)) refs.push(-(k + 1));
-    for (let i = base.count - 1; i >= 0; i--) {
+    for (let i = base.count - 1; i >= st.floor; i--) {
       if (st.deletedSet.has(i)) continue;
       const updated = st.updated.get(i);
       // A generated item is only built when its dates pass (or no date range is asked).
@@ -226,6 +238,27 @@ function removeItem(st: Store, id: string): boolean {
   return true;
 }
 
+/** Inserts `item` among the inserted items (oldest first) after every one not newer than it. */
+function insertByTime(st: Store, item: Inserted): void {
+  let k = st.inserted.length;
+  while (k > 0 && st.inserted[k - 1]!.ts > item.ts) k--;
+  st.inserted.splice(k, 0, item);
+  st.version++;
+}
+
+/** Drops the items older than `beforeMs` (see {@link CollectionState.expire}). */
+function expireItems(st: Store, beforeMs: number): void {
+  const { base, inserted } = st;
+  let gone = 0;
+  while (gone < inserted.length && inserted[gone]!.ts < beforeMs) gone++;
+  const floor = st.floor;
+  while (st.floor < base.count && base.timestamp(st.floor) < beforeMs) st.floor++;
+  if (gone === 0 && st.floor === floor) return;
+  inserted.splice(0, gone);
+  st.deleted = st.deleted.filter((d) => d >= st.floor);
+  st.version++;
+}
+
 /**
  * Creates the state of a collection.
  * @param key stable name of the collection (seeds inserted ids), e.g. `invoices:DMO140312KT5`
@@ -253,6 +286,7 @@ export function createCollectionState(
     dates: createDateIndex(base),
     encode: (obj) => Buffer.from(encodeJson(dates === 'naive' ? withNaiveDates(obj) : obj, wire, depth)),
     version: 0,
+    floor: 0,
   };
   let serial = 0;
   const keyHash = hashString(key);
@@ -295,6 +329,8 @@ export function createCollectionState(
       st.version++;
     },
     remove: (id) => removeItem(st, id),
+    insertObject: (id, ts, obj) => insertByTime(st, { id, ts, obj, bytes: st.encode(obj) }),
+    expire: (beforeMs) => expireItems(st, beforeMs),
     parse: (view, pos) => JSON.parse(view.bytes(pos).toString('utf8')) as unknown,
   };
 }

@@ -17,6 +17,9 @@ export const NUMERIC_OPERATORS = ['gt', 'gte', 'lt', 'lte', 'between'] as const;
 /** A date range operator. */
 type RangeOperator = (typeof RANGE_OPERATORS)[number];
 
+/** Separates the values of a `name[]` filter in its one entry: no query value holds it. */
+const ANY_SEPARATOR = '\u0000';
+
 const RANGE_KEY = /^(\w+)\[(after|strictly_after|before|strictly_before)\]$/;
 const ORDER_KEY = /^order\[(\w+)\]$/;
 const NUMERIC_KEY = /^(\w+)\[(gt|gte|lt|lte|between)\]$/;
@@ -45,6 +48,9 @@ export function pickFilters(base: GeneratedCollection, params: URLSearchParams, 
   for (const name of base.filters) {
     const value = params.get(name);
     if (value !== null) filters.set(name, value);
+    // `type[]=a&type[]=b`: any of the values (API Platform's SearchFilter), kept as one entry.
+    const any = params.getAll(`${name}[]`);
+    if (any.length > 0) filters.set(`${name}[]`, any.join(ANY_SEPARATOR));
   }
   for (const field of base.dateFilters ?? []) {
     for (const op of RANGE_OPERATORS) {
@@ -118,6 +124,21 @@ export function fieldTime(obj: JsonObject, field: string): number {
   return typeof value === 'string' ? Date.parse(value) : Number.NaN;
 }
 
+/** The value at a dot path (`taxpayer.id`) of an item; undefined when a step is missing. */
+function valueAt(obj: JsonObject, path: string): unknown {
+  let value: unknown = obj;
+  for (const step of path.split('.')) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[step] : undefined;
+  return value;
+}
+
+/** Whether an item passes an exact filter `key` (a dot path, or `name[]` with any of its values). */
+function exactMatch(obj: JsonObject, key: string, value: string): boolean {
+  const any = key.endsWith('[]');
+  // String() of any JSON field, on purpose: a nested object reads `[object Object]`, which no query value is.
+  const text = String(valueAt(obj, any ? key.slice(0, -2) : key));
+  return any ? value.split(ANY_SEPARATOR).includes(text) : text === value;
+}
+
 /** Compiles what {@link pickFilters} picked. */
 export function compileFilters(filters: ReadonlyMap<string, string>): CompiledFilters {
   const exact: Array<[string, string]> = [];
@@ -139,8 +160,7 @@ export function compileFilters(filters: ReadonlyMap<string, string>): CompiledFi
     exact: exact.length > 0 || numeric.length > 0,
     inRanges: (timeOf) => ranges.every((r) => inRange(r.op, timeOf(r.field), r.bound)),
     matches: (obj) => {
-      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- filters compare String() of any JSON field, on purpose: a nested object reads `[object Object]`, which no query value is
-      for (const [k, v] of exact) if (String(obj[k]) !== v) return false;
+      for (const [k, v] of exact) if (!exactMatch(obj, k, v)) return false;
       for (const r of ranges) if (!inRange(r.op, fieldTime(obj, r.field), r.bound)) return false;
       for (const r of numeric) if (!inNumeric(r.op, r.bounds, obj[r.field])) return false;
       return true;

@@ -113,6 +113,15 @@ export interface SandboxOptions {
    * when a collection is read, at the times they fell due (sandbox/churn.ts).
    */
   churn?: number;
+  /**
+   * The churn deletes too (default false): one in three changes of invoices and entities deletes a
+   * seeded random item, and records its `invoice.deleted` or `link.deleted` event (with `resource`
+   * and `data.object`, its last state) in `/events` and the taxpayer's `/entities/{id}/events`;
+   * events older than {@link eventRetentionDays} disappear (sandbox/deletions.ts).
+   */
+  deletions?: boolean;
+  /** With {@link deletions}: days of the clock an event is kept (default 7, the service's guarantee). */
+  eventRetentionDays?: number;
   /** Automatic inserts/deletes while clients page. */
   mutations?: AutoMutation[];
   /** Bytes of item JSON kept in memory (default 2 GiB); past it, items are rebuilt on each read. */

@@ -57,6 +57,20 @@ export const SANDBOX_OPTIONS = {
     description: 'items a minute inserted or updated (fresh updatedAt) in invoices, entities and events',
     defaultValue: '0',
   },
+  deletions: {
+    flags: '--deletions',
+    type: 'boolean',
+    description:
+      'the churn deletes too: one change in three of invoices and entities deletes one, recording its invoice.deleted or link.deleted event; events older than --event-retention disappear',
+  },
+  eventRetention: {
+    flags: '--event-retention <days>',
+    type: 'integer',
+    min: 1,
+    max: 3650,
+    description: 'with --deletions: days of the sandbox clock an event is kept',
+    defaultValue: '7',
+  },
   seed: { flags: '--seed <n>', type: 'integer', min: 0, max: 2 ** 32 - 1, description: 'seed of the generated records', defaultValue: '1' },
   entities: { flags: '--entities <n>', type: 'integer', min: 0, description: 'entities', defaultValue: String(DEFAULT_SIZES.entities) },
   events: { flags: '--events <n>', type: 'integer', min: 0, description: 'events', defaultValue: String(DEFAULT_SIZES.events) },

@@ -97,6 +97,7 @@ export async function serveSandbox(options: SandboxCommandOptions, clock: Clock)
     limitScope,
     latencyMs: options.latency ?? 0,
     churn: options.churn ?? 0,
+    ...(options.deletions === true ? { deletions: true, eventRetentionDays: options.eventRetention ?? 7 } : {}),
     seed: options.seed ?? 1,
     clock,
     warmAhead: true,

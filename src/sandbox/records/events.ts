@@ -81,7 +81,8 @@ export function createEventCollection(ctx: RecordContext): GeneratedCollection {
     item: (i) => buildEvent(ctx, i % taxpayers.length, createRng(hash32(seed, KIND.event, i, 2)), id(i), ts(i)),
     make: (newIdValue, tsMs, serial) =>
       buildEvent(ctx, serial % taxpayers.length, createRng(hash32(seed, KIND.inserted, 0, serial, 7)), newIdValue, tsMs),
-    filters: ['type'],
+    // The service's filters of events: `taxpayer.id` by the nested taxpayer, `resource` by the changed resource's IRI.
+    filters: ['type', 'taxpayer.id', 'source', 'resource'],
     dateFilters: ['createdAt'],
     orderFields: ['createdAt'],
   };
