@@ -154,6 +154,14 @@ const FLAG_TABLE = {
     description: "with a database --out, on a complete full run: delete this source's rows that the run did not see",
     value: { kind: 'switch' },
   },
+  eventsRetention: {
+    flags: '--events-retention <days>',
+    description:
+      'with --incremental (invoices, entities): the days the API keeps its events; a watermark older than that makes the run a full refresh with --prune',
+    value: { kind: 'integer', min: 1, max: 365 },
+    defaultValue: 7,
+    config: { key: 'events-retention', setting: 'eventsRetentionDays', listOrder: 7 },
+  },
   taxpayersFile: {
     flags: '--taxpayers-file <file>',
     description: 'export every taxpayer listed in the file (one id a line, # comments; - is stdin); --out must then be a template',

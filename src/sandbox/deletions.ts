@@ -13,7 +13,7 @@ import { taxpayerRef } from './records/parties.js';
 import { isoDate } from './records/values.js';
 
 /** The retention of events by default, days: the service's guarantee. */
-export const DEFAULT_EVENT_RETENTION_DAYS = 7;
+const DEFAULT_EVENT_RETENTION_DAYS = 7;
 
 const DAY_MS = 86_400_000;
 

@@ -17,7 +17,8 @@ import type { OutputFormat } from '../../format-names.js';
 import { parseFields } from '../../output/fields.js';
 import { sidecarPaths } from '../../export/files/sidecar.js';
 import type { Compression } from '../../export/files/destination.js';
-import type { ExportPlan, HttpPlan, OutputPlan, PagesPlan, ProgressPlan } from '../../export/run/plan.js';
+import type { DeletionsPlan, ExportPlan, HttpPlan, OutputPlan, PagesPlan, ProgressPlan } from '../../export/run/plan.js';
+import { daysMs, deleteEventsOf, deleteEventsUrl } from '../../export/state/deletions.js';
 import { conflictsWithSince, formatFilterTime, parseSince, readState, sinceParameter, stateKey, storedWatermark } from '../../export/state/state.js';
 import { databaseAddress, isPostgresUrl, type DatabaseAddress } from '../../export/destinations/address.js';
 import type { DatabasePlan } from '../../export/destinations/database.js';
@@ -368,6 +369,60 @@ export function planDatabase(
     mode: incremental ? 'incremental' : 'full',
     prune: flags.prune === true,
     storeWatermark: target.endpoint.watermark !== undefined && flags.maxItems === undefined && (incremental || flags.since === undefined),
+  };
+}
+
+/**
+ * An `--incremental` run into a database of a collection with delete events (invoices, entities)
+ * follows the deletions since its watermark; not under `--max-items`.
+ */
+export function planDeletions(
+  target: ExportTarget,
+  flags: ExportFlags,
+  pages: PagesPlan,
+  database: DatabasePlan | undefined,
+): DeletionsPlan | undefined {
+  const since = target.inc.filter?.[1];
+  if (since === undefined || flags.maxItems !== undefined || database?.mode !== 'incremental') return undefined;
+  const events = deleteEventsOf(target.endpoint, target.path, target.ids);
+  if (events === undefined) return undefined;
+  const size = Number(pages.start.searchParams.get('itemsPerPage'));
+  return { start: deleteEventsUrl(pages.baseUrl, events, since, size), type: events.type, key: database.key };
+}
+
+/** A stored watermark older than the events' guarantee: the run does not trust the events since. */
+export interface StaleWatermark {
+  /** The flags of the run instead: a full run with `--prune`. */
+  readonly flags: ExportFlags;
+  /** The note that says so, once. */
+  readonly note: string;
+}
+
+/**
+ * Whether `--incremental` into a database, from the watermark `since` stored with the table, must be
+ * a full refresh with `--prune` instead: the collection's deletions are followed through the
+ * events, which the API keeps for `--events-retention` days (default 7), and the watermark is older.
+ * @param since epoch ms; @param nowMs the local clock's
+ */
+export function staleWatermark(
+  command: string,
+  flags: ExportFlags,
+  settings: ResolvedExportSettings,
+  since: number | undefined,
+  nowMs: number,
+): StaleWatermark | undefined {
+  if (since === undefined || flags.incremental !== true || flags.since !== undefined || flags.maxItems !== undefined) return undefined;
+  const { endpoint, ids, path } = resolveSource(command, idsFromFlags(flags), flags.path, flags.sinceField);
+  if (deleteEventsOf(endpoint, path, ids) === undefined) return undefined;
+  const days = flags.eventsRetention ?? settings.defaults.eventsRetentionDays ?? builtInDefault('eventsRetention');
+  if (nowMs - since <= daysMs(days)) return undefined;
+  const age = Math.floor((nowMs - since) / daysMs(1));
+  return {
+    // Paged as the incremental run would be: by cursor where the endpoint can.
+    flags: { ...flags, incremental: undefined, prune: true, ...(endpoint.cursor && flags.page === undefined ? { cursor: true } : {}) },
+    note:
+      `collections: the watermark of ${sourceOf(path, flags.param ?? [])} is ${age} days old, older than the ${days} days the API keeps its events; ` +
+      'this run is a full refresh with --prune',
   };
 }
 

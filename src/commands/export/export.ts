@@ -16,7 +16,8 @@ import { withRequestHint } from '../error-text.js';
 import { expandOut, isOutTemplate, runBatchExport, taxpayerList, utcDate, type TemplateValues } from './batch.js';
 import { parseShard, takeShard } from './shard.js';
 import { fingerprintOf, formatOf, loadExportSettings, outPathOf, planHttp, planOutput, planPages, planProgress } from './export-plan.js';
-import { addDatabaseSecrets, isDatabaseTable, planDatabase, planDestination, planTarget, withoutPassword } from './export-plan.js';
+import { addDatabaseSecrets, isDatabaseTable, planDatabase, planDeletions, planDestination, planTarget, withoutPassword } from './export-plan.js';
+import { staleWatermark } from './export-plan.js';
 import { readStoredSince, storedDatabaseSince, type LoadedExportSettings, type ResolvedExportSettings, type UnitOfMany } from './export-plan.js';
 import type { ExportCommandOptions, ExportFlags, GetCommandOptions } from '../flags.js';
 import type { RateLimitSnapshot } from '../../http/client.js';
@@ -52,7 +53,9 @@ function checkResumeFlags(flags: ExportFlags, out: string | undefined, format: O
 /**
  * The one place a plan is made, for one export and for each taxpayer of a run with many. Pure apart
  * from path resolution against `cwd`.
- * @param storedSince the watermark of `--state`, epoch ms
+ * @param storedSince the watermark of `--state` or of a database, epoch ms
+ * @param nowMs with a database's watermark: the local clock, to tell a watermark older than the
+ *   events' guarantee (then the run is a full refresh with `--prune`, {@link staleWatermark})
  * @throws {UsageError} (exit 2) for every invalid combination, before anything is sent or written
  */
 export function planExport(
@@ -63,7 +66,10 @@ export function planExport(
   resumeCommand: string,
   storedSince?: number,
   many?: UnitOfMany,
+  nowMs?: number,
 ): ExportPlan {
+  const stale = nowMs === undefined ? undefined : staleWatermark(command, flags, settings, storedSince, nowMs);
+  if (stale) return freezePlan({ ...planExport(command, stale.flags, settings, cwd, resumeCommand, undefined, many), notes: [stale.note] });
   const target = planTarget(command, flags, cwd, storedSince);
   const { endpoint, inc } = target;
   const address = planDestination(flags, cwd);
@@ -108,8 +114,11 @@ export function planExport(
     },
     manifest,
     state: inc.state,
+    ...withDeletions(planDeletions(target, flags, pages, output.database)),
   });
 }
+
+const withDeletions = (deletions: ExportPlan['deletions']): Pick<ExportPlan, 'deletions'> => (deletions === undefined ? {} : { deletions });
 
 function shownHeaders(headers: Readonly<Record<string, string>> = {}): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, showHeaderValue(name, value)]));
@@ -138,7 +147,8 @@ export function prepareExport(command: string, flags: ExportFlags, argv: readonl
   const settings = loadExportSettings(flags, ctx);
   const resumeCommand = resumeCommandOf(argv);
   const storedSince = databaseSince ?? readStoredSince(command, flags, ctx.cwd);
-  const plan = planExport(command, flags, settings.resolved, ctx.cwd, resumeCommand, storedSince);
+  const nowMs = databaseSince === undefined ? undefined : ctx.clock.now();
+  const plan = planExport(command, flags, settings.resolved, ctx.cwd, resumeCommand, storedSince, undefined, nowMs);
   addDatabaseSecrets(plan, ctx);
   return { plan, settings };
 }
@@ -195,7 +205,7 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
     const planOne = (one: ExportFlags, settings: ResolvedExportSettings, many: UnitOfMany): ExportPlan => {
       const plan = planExport(command, one, settings, ctx.cwd, resumeCommand, readStoredSince(command, one, ctx.cwd), many);
       const since = plan.output.database && stored?.get(plan.output.database.source);
-      return since === undefined ? plan : planExport(command, one, settings, ctx.cwd, resumeCommand, since, many);
+      return since === undefined ? plan : planExport(command, one, settings, ctx.cwd, resumeCommand, since, many, ctx.clock.now());
     };
     return runBatchExport({ command, flags, taxpayers, resumeCommand, planOne }, ctx);
   }

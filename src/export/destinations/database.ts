@@ -12,10 +12,21 @@
 import { CollectionsError, OutputError, UsageError } from '../../errors.js';
 import { formatCount } from '../../io/format.js';
 import type { Checkpoint } from '../files/checkpoint.js';
-import type { Destination, PageMark } from '../files/destination.js';
+import type { DeletedRecord, Destination, PageMark } from '../files/destination.js';
 import { REJECTS_TABLE } from './schema.js';
 import { tableText } from './table-name.js';
-import type { FinalRun, GroupMark, RowCounts, RunStats, StoreInspection, StoreTarget, StoredCheckpoint, StoredRun, TableStore } from './store.js';
+import type {
+  FinalRun,
+  GroupMark,
+  RowCounts,
+  RowDeletion,
+  RunStats,
+  StoreInspection,
+  StoreTarget,
+  StoredCheckpoint,
+  StoredRun,
+  TableStore,
+} from './store.js';
 
 /** The plan of a database destination (commands/ builds it with the rest of the export plan). */
 export interface DatabasePlan extends StoreTarget {
@@ -115,6 +126,16 @@ function serverTimeOf(watermark: string | undefined): string | undefined {
   if (watermark === undefined) return undefined;
   const ms = Date.parse(watermark);
   return Number.isNaN(ms) ? undefined : new Date(ms + 1000).toISOString();
+}
+
+/** A zone-less time (`2025-04-29 19:41:06`, as the service writes its dates) is UTC, as its filters read it. */
+const NAIVE_TIME = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+
+/** A deletion as the final transaction applies it: its time as ISO 8601 UTC, null when unreadable (then it is not compared). */
+function rowDeletion(deleted: DeletedRecord): RowDeletion {
+  const text = deleted.deletedAt.trim();
+  const ms = Date.parse(NAIVE_TIME.test(text) ? `${text.replace(' ', 'T')}Z` : text);
+  return { id: deleted.id, at: Number.isNaN(ms) ? null : new Date(ms).toISOString() };
 }
 
 /**
@@ -317,6 +338,9 @@ function databaseDestination(
     rows.rejected += counts.rejected;
   }, store.commitsAtOnce ?? 1);
   let watermark: string | undefined;
+  let deletions: RowDeletion[] | undefined;
+  // A resumed run whose pages were all committed writes no group: its first response's time is the checkpoint's.
+  let serverTime: string | undefined = serverTimeOf(resumed?.watermark);
   let finished = false;
   const groupMark = (mark: PageMark): GroupMark => ({
     next: mark.next,
@@ -348,18 +372,29 @@ function databaseDestination(
     pageWritten(mark) {
       const group = chunks;
       chunks = [];
-      return commits.add(group, groupMark(mark));
+      const marked = groupMark(mark);
+      serverTime ??= marked.serverTime;
+      return commits.add(group, marked);
     },
     settle: () => commits.settle(),
     keepWatermark(since) {
       if (plan.storeWatermark) watermark = since;
     },
+    keepDeletions(deleted) {
+      deletions = deleted.map(rowDeletion);
+    },
     async finish(text) {
       if (text.length > 0 || chunks.length > 0) throw new Error('a database destination got text after its last group');
       await commits.settle();
-      const final: FinalRun = { stats: spent.unrecorded(options.stats()), prune: plan.prune, watermark };
+      const final: FinalRun = {
+        stats: spent.unrecorded(options.stats()),
+        prune: plan.prune,
+        watermark,
+        ...(deletions === undefined ? {} : { deletions }),
+        ...(serverTime === undefined ? {} : { serverTime }),
+      };
       const done = await store.finishRun(runId, final);
-      if (plan.prune) rows.deleted = done.deleted;
+      if (plan.prune || deletions !== undefined) rows.deleted = done.deleted;
       finished = true;
     },
     async abort() {

@@ -279,6 +279,22 @@ const ADD_STATS = 'requests = requests + $3::BIGINT, retries = retries + $4::BIG
 
 const statParams = (stats: RunStats): string[] => [stats.requests, stats.retries, stats.waits, Math.round(stats.waitMs)].map(String);
 
+/**
+ * Deletes the rows of the records the service deleted (see {@link FinalRun.deletions}), whichever
+ * source wrote them; the latest deletion of a key counts. @returns the rows deleted
+ */
+async function deleteRows(q: Query, names: TableNames, final: FinalRun): Promise<number> {
+  const doomed =
+    `FROM ${names.mirror} t WHERE EXISTS (SELECT 1 FROM (SELECT id, max(try_cast("at" AS TIMESTAMPTZ)) AS deleted_at FROM ` +
+    `(SELECT unnest(from_json($1, '[{"id":"VARCHAR","at":"VARCHAR"}]'), recursive := true)) GROUP BY id) d WHERE d.id = t.id ` +
+    'AND NOT (t.updated_at IS NOT NULL AND d.deleted_at IS NOT NULL AND t.updated_at > d.deleted_at)) ' +
+    'AND NOT ($2::TIMESTAMPTZ IS NOT NULL AND t.synced_at >= $2::TIMESTAMPTZ)';
+  const params = [JSON.stringify(final.deletions), final.serverTime ?? null];
+  const count = Number((await q(`SELECT count(*)::VARCHAR AS n ${doomed}`, params))[0]!.n);
+  if (count > 0) await q(`DELETE ${doomed}`, params);
+  return count;
+}
+
 /** The final transaction of a complete run (see {@link TableStore.finishRun}). */
 async function finishRun(
   q: Query,
@@ -294,6 +310,7 @@ async function finishRun(
     deleted = (await q(`${rows} RETURNING 1`, [tbl, target.source, runId])).length;
     await q(members, [tbl, target.source, runId]);
   }
+  if (final.deletions !== undefined && final.deletions.length > 0) deleted += await deleteRows(q, names, final);
   await q(`DELETE FROM ${names.seen} WHERE run_id IN (SELECT run_id FROM ${names.runs} WHERE table_name = $1 AND source = $2)`, [
     tableText(target.table),
     target.source,

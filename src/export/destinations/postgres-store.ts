@@ -392,6 +392,21 @@ const addStats = 'requests = requests + $3, retries = retries + $4, waits = wait
 
 const statParams = (stats: RunStats): number[] => [stats.requests, stats.retries, stats.waits, Math.round(stats.waitMs)];
 
+/**
+ * Deletes the rows of the records the service deleted (see {@link FinalRun.deletions}), whichever
+ * source wrote them; the latest deletion of a key counts. @returns the rows deleted
+ */
+async function deleteRows(client: Client, names: TableNames, final: FinalRun): Promise<number> {
+  const result = await client.query(
+    `WITH d AS (SELECT id, max(at::timestamptz) AS deleted_at FROM jsonb_to_recordset($1::jsonb) AS x(id text, at text) GROUP BY id) ` +
+      `DELETE FROM ${names.mirror} t USING d WHERE t.id = d.id ` +
+      'AND NOT (t.updated_at IS NOT NULL AND d.deleted_at IS NOT NULL AND t.updated_at > d.deleted_at) ' +
+      'AND NOT ($2::timestamptz IS NOT NULL AND t.synced_at >= $2::timestamptz)',
+    [JSON.stringify(final.deletions), final.serverTime ?? null],
+  );
+  return result.rowCount ?? 0;
+}
+
 /** The final transaction of a complete run (see {@link TableStore.finishRun}). */
 async function finishRun(
   client: Client,
@@ -407,6 +422,7 @@ async function finishRun(
     deleted = (await client.query(rows, [tbl, target.source, runId])).rowCount ?? 0;
     await client.query(members, [tbl, target.source, runId]);
   }
+  if (final.deletions !== undefined && final.deletions.length > 0) deleted += await deleteRows(client, names, final);
   await client.query(`DELETE FROM ${names.seen} s USING ${names.runs} r WHERE s.run_id = r.run_id AND r.table_name = $1 AND r.source = $2`, [
     tableText(target.table),
     target.source,

@@ -73,12 +73,28 @@ export interface RowCounts {
   rejected: number;
 }
 
+/** A row to delete because the service deleted its record (docs/databases.md, "Deletions"). */
+export interface RowDeletion {
+  /** The key. */
+  readonly id: string;
+  /** When the service deleted it, ISO 8601 UTC; null when the event's time could not be read. */
+  readonly at: string | null;
+}
+
 /** What the final transaction of a complete run records. */
 export interface FinalRun {
   /** Items and pages of the whole run; requests, retries, waits and wait ms this session spent since its last committed group. */
   readonly stats: RunStats;
   /** `--prune`: delete the source's rows this run did not see. */
   readonly prune: boolean;
+  /**
+   * The deletions followed by an incremental run: each row goes, whichever source wrote it, unless it
+   * is newer than its deletion (its `updated_at` later: the record came back) or this run wrote it
+   * (its `synced_at` is {@link serverTime}: the run read it after it came back).
+   */
+  readonly deletions?: readonly RowDeletion[];
+  /** The server's time of the run's first response (the `synced_at` of the rows it wrote), ISO 8601. */
+  readonly serverTime?: string;
   /** The watermark to store; undefined: none (not incremental, `--max-items`, no `Date`). */
   readonly watermark: string | undefined;
 }

@@ -28,6 +28,16 @@ export interface PageMark {
   formatterState: () => FormatterState;
 }
 
+/** A record the service deleted, as an incremental export follows it (export/state/deletions.ts). */
+export interface DeletedRecord {
+  /** The record's key in the output (its `--key` field, else its `id`). */
+  readonly id: string;
+  /** The delete event's `createdAt`, as the server wrote it. */
+  readonly deletedAt: string;
+  /** The delete event's IRI, e.g. `/events/…`. */
+  readonly event: string;
+}
+
 /** Where an export's text goes, as the run loop sees it. */
 export interface Destination {
   /** Summary name: the `--out` path, or `stdout`. */
@@ -61,6 +71,11 @@ export interface Destination {
   keptApart?(): CollectionsError | undefined;
   /** Databases only: the watermark a complete run stores in its final transaction, told just before `finish()`. */
   keepWatermark?(since: string): void;
+  /**
+   * The records deleted at the service since the watermark, told just before `finish()` (and
+   * before `keepWatermark`): a table deletes their rows in its final transaction.
+   */
+  keepDeletions?(deleted: readonly DeletedRecord[]): void;
   /** The published file's length and SHA-256, after `finish()`; only on file destinations, which a manifest describes. */
   digest?(): FileDigest;
 }

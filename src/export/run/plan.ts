@@ -73,6 +73,16 @@ export interface ResumePlan {
   readonly command: string;
 }
 
+/** The delete events an incremental export follows (export/state/deletions.ts); see docs/databases.md, "Deletions". */
+export interface DeletionsPlan {
+  /** The first request: `/events?type=…&taxpayer.id=…&createdAt[after]=…&order[createdAt]=asc&itemsPerPage=…`. */
+  readonly start: URL;
+  /** The event type, e.g. `invoice.deleted`. */
+  readonly type: string;
+  /** `--key`'s path; undefined: `id`. */
+  readonly key: readonly string[] | undefined;
+}
+
 export interface ExportPlan {
   readonly endpoint: Endpoint;
   readonly http: HttpPlan;
@@ -82,6 +92,10 @@ export interface ExportPlan {
   readonly resume: ResumePlan;
   readonly manifest: ManifestPlan | undefined;
   readonly state: WatermarkOptions['state'];
+  /** Deletions to follow: an incremental export of a collection with delete events. */
+  readonly deletions?: DeletionsPlan;
+  /** Lines the run notes once it starts (why it is not what was asked, e.g. a full refresh). */
+  readonly notes?: readonly string[];
 }
 
 export interface ClientWiring {

@@ -13,6 +13,7 @@ import type { ManifestRecorder } from '../manifest/manifest.js';
 import { createCheckpointGroups, parseGroupMs, remaining, writePages, type Tally } from './page-loop.js';
 import type { ClientWiring, ExportHooks, ExportPlan, ExportServices } from './plan.js';
 import { checkDatabaseOutput, checkOutput, type OutputForecast } from './services.js';
+import { followDeletions } from './deletions.js';
 
 /** What the summary and the rate-limit cache need. */
 export interface ExportResult {
@@ -78,6 +79,7 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
   if ((format !== 'ndjson' && format !== 'json') || plan.output.formatter.fields?.length) setFlagsFromString('--semi-space-growth-factor=2');
   const progress = await openProgress(plan, ctx);
   progress.start({ command: endpoint.command, endpoint: endpoint.path, mode: pages.mode, format, destination: destinationText(plan) });
+  for (const line of plan.notes ?? []) progress.note(line);
   const interrupt = createInterrupt(ctx, (signal) => {
     progress.stop();
     // The last checkpoint is consistent whatever is in flight (SIGKILL-safe), so it is kept.
@@ -128,6 +130,7 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
     }
     await out.settle();
     interrupt.throwIfStopped();
+    if (plan.deletions) await followDeletions(plan.deletions, { pages, client, interrupt, out, note: (line) => progress.note(line) });
     await out.finish(tally.pending + formatter.end());
     await watermark.commit(tally.items);
     progress.done(out.name);

@@ -48,6 +48,7 @@ describe('the export flag table', () => {
       'max-wait',
       'retries',
       'timeout',
+      'events-retention',
       'header',
       'budget',
     ]);
@@ -58,6 +59,7 @@ describe('the export flag table', () => {
       ['max-wait', '--max-wait', 'maxWaitMs'],
       ['retries', '--retries', 'retries'],
       ['timeout', '--timeout', 'timeoutMs'],
+      ['events-retention', '--events-retention', 'eventsRetentionDays'],
     ]);
   });
 
