@@ -46,8 +46,11 @@ export interface Progress {
   /** A one-line note that must not tangle with the spinner. */
   note(line: string): void;
   modeChanged(change: ModeNote): void;
-  /** Stops the spinner and prints the summary (unless quiet). */
-  done(destination: string): void;
+  /**
+   * Stops the spinner and prints the summary (unless quiet).
+   * @param deleted rows a database run deleted (`--prune`, deletions followed); the JSON summary gives it
+   */
+  done(destination: string, deleted?: number): void;
   /** Stops the spinner without a summary (on failure). */
   stop(): void;
   readonly stats: ProgressStats;
@@ -120,9 +123,10 @@ export function createJsonProgress(options: JsonProgressOptions): Progress {
     note(line) {
       emit({ event: 'warning', message: line.startsWith(PREFIX) ? line.slice(PREFIX.length) : line });
     },
-    done(destination) {
+    done(destination, deleted) {
       const { items, pages, requests, waits, waitMs } = stats;
-      emit({ event: 'summary', items, pages, requests, waits, waitMs, elapsedMs: Math.round(clock.monotonic() - started), destination, mode });
+      const elapsedMs = Math.round(clock.monotonic() - started);
+      emit({ event: 'summary', items, pages, requests, waits, waitMs, elapsedMs, destination, mode, ...(deleted === undefined ? {} : { deleted }) });
     },
     stop() {},
   };

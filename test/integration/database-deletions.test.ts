@@ -40,7 +40,7 @@ beforeEach(() => {
 });
 
 const world = (options: { deletions?: boolean; churn?: number } = {}): SandboxWorld =>
-  createWorld({ churn: options.churn ?? 1, deletions: options.deletions ?? true, sizes: { taxpayers: 2, invoicesPerTaxpayer: 120, entities: 12 } });
+  createWorld({ churn: options.churn ?? 1, deletions: options.deletions ?? true, sizes: { taxpayers: 2, invoicesPerTaxpayer: 600, entities: 12 } });
 
 const path = (rfc: string): string => `/taxpayers/${rfc}/invoices`;
 const exportArgs = (w: SandboxWorld, rfc: string, out: string, ...extra: string[]): string[] => [
@@ -48,7 +48,7 @@ const exportArgs = (w: SandboxWorld, rfc: string, out: string, ...extra: string[
   '--taxpayer',
   rfc,
   '--items-per-page',
-  '50',
+  '100',
   '--out',
   out,
   '--no-progress',
@@ -76,13 +76,20 @@ describe.each(['postgres', 'duckdb'] as const)('--out %s', (kind) => {
     db = kind === 'postgres' ? await postgresDatabase(server) : duckdbDatabase(dir);
   });
 
-  it('10 nights of inserts, updates and deletions: after each the table equals the source, for one request of delete events per taxpayer', async () => {
+  it('10 nights of inserts, updates and deletions: after each the table equals the source, for one request of delete events per taxpayer; --prune costs every page', async () => {
     const w = world();
+    // The same sandbox (same seed and churn), mirrored by a nightly full run with --prune instead.
+    const p = world();
     const rfcs = w.sandbox.taxpayers();
-    for (const rfc of rfcs) expect((await run(w, exportArgs(w, rfc, db.out, '--incremental'))).code).toBe(0);
-    let deletedInAll = 0;
+    for (const rfc of rfcs) {
+      expect((await run(w, exportArgs(w, rfc, db.out, '--incremental'))).code).toBe(0);
+      expect((await run(p, exportArgs(p, rfc, db.out, '--table', 'pruned', '--prune'))).code).toBe(0);
+    }
+    const figures: Array<{ night: number; items: number; events: number; deleted: number; prune: number }> = [];
     for (let night = 1; night <= 10; night++) {
       w.clock.advance(NIGHT);
+      p.clock.advance(NIGHT);
+      const tally = { night, items: 0, events: 0, deleted: 0, prune: 0 };
       for (const rfc of rfcs) {
         const before = await rowsOf(db, path(rfc));
         const r = await run(w, exportArgs(w, rfc, db.out, '--incremental'));
@@ -97,14 +104,28 @@ describe.each(['postgres', 'duckdb'] as const)('--out %s', (kind) => {
         expect([...table.keys()].sort()).toEqual([...source.keys()].sort());
         for (const [id, item] of source) expect(table.get(id)).toEqual(item);
         const deleted = [...before.keys()].filter((id) => !source.has(id)).length;
-        deletedInAll += deleted;
         expect(r.stderr).toContain(`, ${deleted} deleted)`);
         const [log] = await db.rows('SELECT rows_deleted FROM collections_runs WHERE source = $1 ORDER BY run_id DESC LIMIT 1', [path(rfc)]);
         expect(log!.rows_deleted).toBe(String(deleted));
+        const pruned = await run(p, exportArgs(p, rfc, db.out, '--table', 'pruned', '--prune'));
+        expect(pruned.code).toBe(0);
+        expect([...(await rowsOf(db, path(rfc), 'pruned')).keys()].sort()).toEqual([...source.keys()].sort());
+        // Every page of the source (offset pages: the total says which is the last).
+        expect(pruned.requests).toHaveLength(Math.ceil(source.size / 100));
+        tally.items += r.requests.length - 1;
+        tally.events += 1;
+        tally.deleted += deleted;
+        tally.prune += pruned.requests.length;
       }
+      figures.push(tally);
     }
-    expect(deletedInAll).toBeGreaterThan(50);
-  }, 120_000);
+    expect(figures.reduce((n, f) => n + f.deleted, 0)).toBeGreaterThan(50);
+    // The figures of test/bench/results.md ("Deletions over 10 nights").
+    if (process.env.COLLECTIONS_FIGURES === '1') {
+      const lines = figures.map((f) => `| ${f.night} | ${f.items} | ${f.items + f.events} | ${f.deleted} | ${f.prune} |`);
+      process.stderr.write(`${kind}\n| night | --incremental, items only | with deletions | rows deleted | nightly --prune |\n${lines.join('\n')}\n`);
+    }
+  }, 300_000);
 
   it('a delete event deletes the row whichever source wrote it, by data.object or resource; a row newer than its deletion (re-created) stays', async () => {
     const w = world({ churn: 0 });
@@ -149,6 +170,14 @@ describe.each(['postgres', 'duckdb'] as const)('--out %s', (kind) => {
     const r = await run(w, exportArgs(w, rfc, db.out, '--incremental'), withEvents as Parameters<typeof runInProcess>[3]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('(0 rows inserted, 0 updated, 3 deleted)');
+    const json = await run(
+      w,
+      [...exportArgs(w, rfc, db.out, '--incremental'), '--log-format', 'json'],
+      withEvents as Parameters<typeof runInProcess>[3],
+    );
+    const summary = json.lines.map((l) => JSON.parse(l) as { event: string; deleted?: number }).find((e) => e.event === 'summary');
+    // The same events again: their rows are gone already.
+    expect(summary?.deleted).toBe(0);
     const left = await db.rows('SELECT id FROM invoices');
     const ids = new Set(left.map((x) => x.id));
     expect([k1, k2, k3, k4].map((k) => ids.has(k))).toEqual([false, true, false, false]);

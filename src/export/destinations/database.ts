@@ -11,22 +11,12 @@
  */
 import { CollectionsError, OutputError, UsageError } from '../../errors.js';
 import { formatCount } from '../../io/format.js';
+import { defined } from '../../json/object.js';
 import type { Checkpoint } from '../files/checkpoint.js';
 import type { DeletedRecord, Destination, PageMark } from '../files/destination.js';
 import { REJECTS_TABLE } from './schema.js';
 import { tableText } from './table-name.js';
-import type {
-  FinalRun,
-  GroupMark,
-  RowCounts,
-  RowDeletion,
-  RunStats,
-  StoreInspection,
-  StoreTarget,
-  StoredCheckpoint,
-  StoredRun,
-  TableStore,
-} from './store.js';
+import type { GroupMark, RowCounts, RowDeletion, RunStats, StoreInspection, StoreTarget, StoredCheckpoint, StoredRun, TableStore } from './store.js';
 
 /** The plan of a database destination (commands/ builds it with the rest of the export plan). */
 export interface DatabasePlan extends StoreTarget {
@@ -365,6 +355,9 @@ function databaseDestination(
       return `${shown} (${formatCount(rows.inserted)} ${rows.inserted === 1 ? 'row' : 'rows'} inserted, ${formatCount(rows.updated)} updated${deleted}${rejected})`;
     },
     resumed,
+    get deleted() {
+      return rows.deleted;
+    },
     write(text) {
       chunks.push(typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
       return Promise.resolve();
@@ -386,14 +379,12 @@ function databaseDestination(
     async finish(text) {
       if (text.length > 0 || chunks.length > 0) throw new Error('a database destination got text after its last group');
       await commits.settle();
-      const final: FinalRun = {
+      const done = await store.finishRun(runId, {
         stats: spent.unrecorded(options.stats()),
         prune: plan.prune,
         watermark,
-        ...(deletions === undefined ? {} : { deletions }),
-        ...(serverTime === undefined ? {} : { serverTime }),
-      };
-      const done = await store.finishRun(runId, final);
+        ...defined({ deletions, serverTime }),
+      });
       if (plan.prune || deletions !== undefined) rows.deleted = done.deleted;
       finished = true;
     },

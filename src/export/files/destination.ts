@@ -76,6 +76,8 @@ export interface Destination {
    * before `keepWatermark`): a table deletes their rows in its final transaction.
    */
   keepDeletions?(deleted: readonly DeletedRecord[]): void;
+  /** Databases only, after `finish()`: the rows deleted (`--prune`, deletions followed); undefined when none were looked for. */
+  readonly deleted?: number | undefined;
   /** The published file's length and SHA-256, after `finish()`; only on file destinations, which a manifest describes. */
   digest?(): FileDigest;
 }

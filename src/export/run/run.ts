@@ -133,7 +133,7 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
     if (plan.deletions) await followDeletions(plan.deletions, { pages, client, interrupt, out, note: (line) => progress.note(line) });
     await out.finish(tally.pending + formatter.end());
     await watermark.commit(tally.items);
-    progress.done(out.name);
+    progress.done(out.name, out.deleted);
     apart = out.keptApart?.();
     if (apart === undefined) return result(false);
   } catch (err) {
