@@ -5,6 +5,7 @@
  * extra request (the delete events) per taxpayer and night; a watermark older than the events'
  * 7 days makes one full refresh with `--prune`; a key without access to the events gets a note.
  */
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { duckdbDatabase, postgresDatabase, type TestDatabase } from '../helpers/databases.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -254,5 +255,55 @@ describe.each(['postgres', 'duckdb'] as const)('--out %s', (kind) => {
     const table = await rowsOf(db, path(rfc));
     const source = sourceOf(w, path(rfc));
     expect([...table.keys()].sort()).toEqual([...source.keys()].sort());
+  });
+});
+
+describe('an incremental file export (--state)', () => {
+  it('writes the ids deleted since the watermark beside the delta (F.deleted.ndjson), listed in the manifest and checked by verify', async () => {
+    const w = world();
+    const rfc = w.sandbox.taxpayers()[0]!;
+    const file = (night: number): string[] => [
+      'invoices',
+      '--taxpayer',
+      rfc,
+      '--state',
+      'state.json',
+      '--out',
+      `night${night}.ndjson`,
+      '--no-progress',
+    ];
+    const first = await run(w, file(0));
+    expect(first.code, first.stderr).toBe(0);
+    // A full export (no watermark yet) follows nothing.
+    expect(dir.has('night0.ndjson.deleted.ndjson')).toBe(false);
+    const before = new Set(sourceOf(w, path(rfc)).keys());
+    w.clock.advance(NIGHT);
+    const second = await run(w, file(1));
+    expect(second.code, second.stderr).toBe(0);
+    expect(eventsRequests(second)).toBe(1);
+    const now = sourceOf(w, path(rfc));
+    const lines = dir.read('night1.ndjson.deleted.ndjson').toString().trim().split('\n');
+    const records = lines.map((l) => JSON.parse(l) as { id: string; deletedAt: string; event: string });
+    const gone = [...before].filter((id) => !now.has(id));
+    expect(gone.length).toBeGreaterThan(0);
+    // Every invoice gone is listed; the others listed were inserted during the night, then deleted.
+    expect(gone.filter((id) => !records.some((r) => r.id === id))).toEqual([]);
+    expect(records.filter((r) => now.has(r.id))).toEqual([]);
+    for (const r of records) {
+      expect(r.event).toMatch(/^\/events\//);
+      expect(Date.parse(r.deletedAt)).toBeGreaterThan(w.clock.now() - NIGHT - MINUTE);
+    }
+    const manifest = JSON.parse(dir.read('night1.ndjson.manifest.json').toString()) as {
+      outputs: Array<{ deleted: { file: string; records: number } }>;
+    };
+    expect(manifest.outputs[0]!.deleted).toMatchObject({ file: 'night1.ndjson.deleted.ndjson', records: records.length });
+    const ok = await runInProcess(w, dir, ['verify', 'night1.ndjson.manifest.json'], { connectVia: 'none' });
+    expect(ok.code, ok.stderr).toBe(0);
+    writeFileSync(dir.file('night1.ndjson.deleted.ndjson'), lines.slice(1).join('\n') + '\n');
+    const bad = await runInProcess(w, dir, ['verify', 'night1.ndjson.manifest.json'], { connectVia: 'none' });
+    expect(bad.code).toBe(8);
+    expect(bad.stdout + bad.stderr).toContain(
+      `night1.ndjson.deleted.ndjson holds ${records.length - 1} records, the manifest says ${records.length}`,
+    );
   });
 });

@@ -373,21 +373,20 @@ export function planDatabase(
 }
 
 /**
- * An `--incremental` run into a database of a collection with delete events (invoices, entities)
- * follows the deletions since its watermark; not under `--max-items`.
+ * An incremental export of a collection with delete events (invoices, entities) follows the
+ * deletions since its watermark, into a database (`--incremental`) or beside a file (`--since`,
+ * `--state`: `F.deleted.ndjson`); not under `--max-items`.
  */
-export function planDeletions(
-  target: ExportTarget,
-  flags: ExportFlags,
-  pages: PagesPlan,
-  database: DatabasePlan | undefined,
-): DeletionsPlan | undefined {
+export function planDeletions(target: ExportTarget, flags: ExportFlags, pages: PagesPlan, output: OutputPlan): DeletionsPlan | undefined {
   const since = target.inc.filter?.[1];
-  if (since === undefined || flags.maxItems !== undefined || database?.mode !== 'incremental') return undefined;
+  const { database } = output;
+  // Into a table with --incremental, or beside a file (`--since`, `--state`): stdout and Parquet have no place for them.
+  const follows = database ? database.mode === 'incremental' : output.files !== undefined && output.parquet !== true;
+  if (since === undefined || flags.maxItems !== undefined || !follows) return undefined;
   const events = deleteEventsOf(target.endpoint, target.path, target.ids);
   if (events === undefined) return undefined;
   const size = Number(pages.start.searchParams.get('itemsPerPage'));
-  return { start: deleteEventsUrl(pages.baseUrl, events, since, size), type: events.type, key: database.key };
+  return { start: deleteEventsUrl(pages.baseUrl, events, since, size), type: events.type, key: database?.key };
 }
 
 /** A stored watermark older than the events' guarantee: the run does not trust the events since. */

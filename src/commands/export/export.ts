@@ -114,7 +114,7 @@ export function planExport(
     },
     manifest,
     state: inc.state,
-    ...withDeletions(planDeletions(target, flags, pages, output.database)),
+    ...withDeletions(planDeletions(target, flags, pages, output)),
   });
 }
 

@@ -54,6 +54,20 @@ export interface ManifestOutput {
   requestIds: { first: string | null; last: string | null };
   /** Rate-limit waits of this run (pacing, 429s, `Retry-After`): how many and their total, ms. */
   rateLimitWaits: { count: number; ms: number };
+  /**
+   * An incremental export of a collection with delete events: the records deleted at the service
+   * since `watermark.before`, one JSON object a line (`id`, `deletedAt`, `event`), in `file`
+   * (relative to the manifest's folder, `F.deleted.ndjson`); absent when deletions were not followed.
+   */
+  deleted?: DeletedFile;
+}
+
+/** The file of deleted records beside an incremental export (see {@link ManifestOutput.deleted}). */
+export interface DeletedFile {
+  file: string;
+  bytes: number;
+  sha256: string;
+  records: number;
 }
 
 export interface Manifest {
@@ -140,6 +154,8 @@ export interface ManifestPage {
 export interface ManifestRecorder {
   onPage(page: ManifestPage): void;
   setWatermark(watermark: Partial<ManifestOutput['watermark']>): void;
+  /** The file of deleted records written beside the output (`file` absolute). */
+  setDeleted(deleted: DeletedFile): void;
   /** After `finish()` published the file, writes the manifest; a destination without `digest` (stdout, a FIFO) is returned as it is. */
   observe(out: Destination, stats: Readonly<ProgressStats>): Destination;
 }
@@ -160,6 +176,7 @@ export function createManifestRecorder(plan: ManifestPlan, options: ManifestReco
   let first: ManifestPage | undefined;
   let last: ManifestPage | undefined;
   const watermark: ManifestOutput['watermark'] = { ...plan.output.watermark };
+  let deleted: DeletedFile | undefined;
   const build = (out: Destination, mark: Omit<PageMark, 'formatterState'> | undefined, stats: Readonly<ProgressStats>): Manifest => {
     const digest = out.digest!();
     const counts = mark ?? out.resumed ?? { pages: 0, items: 0, totalItems: undefined };
@@ -178,6 +195,7 @@ export function createManifestRecorder(plan: ManifestPlan, options: ManifestReco
       sha256: digest.sha256,
       requestIds: { first: first?.requestId ?? null, last: last?.requestId ?? null },
       rateLimitWaits: { count: stats.waits, ms: Math.round(stats.waitMs) },
+      ...(deleted ? { deleted: { ...deleted, file: relative(dirname(plan.path), deleted.file) || basename(deleted.file) } } : {}),
     };
     return { manifestVersion: MANIFEST_VERSION, tool: 'collections', toolVersion: options.version, outputs: [output] };
   };
@@ -188,6 +206,9 @@ export function createManifestRecorder(plan: ManifestPlan, options: ManifestReco
     },
     setWatermark(w) {
       Object.assign(watermark, w);
+    },
+    setDeleted(d) {
+      deleted = d;
     },
     observe(out, stats) {
       if (!out.digest) return out;
@@ -292,6 +313,23 @@ async function countGzip(path: string, counter: ItemCounter): Promise<void> {
   });
 }
 
+/** The file of deleted records against its manifest entry: its size, SHA-256 and lines. */
+async function verifyDeleted(deleted: DeletedFile, folder: string): Promise<string[]> {
+  const path = resolvePath(folder, deleted.file);
+  const text = await readFile(path).catch(() => undefined);
+  if (text === undefined) return [`its deleted records ${deleted.file} are missing`];
+  const mismatches: string[] = [];
+  const sha256 = createHash('sha256').update(text).digest('hex');
+  if (text.length !== deleted.bytes) mismatches.push(`${deleted.file} is ${text.length} bytes, the manifest says ${deleted.bytes}`);
+  if (sha256 !== deleted.sha256) mismatches.push(`${deleted.file} has SHA-256 ${sha256}, the manifest says ${deleted.sha256}`);
+  const records = text
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '').length;
+  if (records !== deleted.records) mismatches.push(`${deleted.file} holds ${records} records, the manifest says ${deleted.records}`);
+  return mismatches;
+}
+
 /**
  * An output against its manifest: one mismatch per line, so a cron job's log says what is wrong.
  * Never throws (an unreadable file is a mismatch). @param folder the manifest's folder: `file` is relative to it
@@ -312,6 +350,7 @@ export async function verifyOutput(output: ManifestOutput, folder: string): Prom
     if (counter && gzip) await countGzip(path, counter);
     const items = counter?.count();
     if (items !== undefined && items !== output.items) mismatches.push(`holds ${items} items, the manifest says ${output.items}`);
+    if (output.deleted) mismatches.push(...(await verifyDeleted(output.deleted, folder)));
   } catch (error) {
     const reason = errorReason(error);
     mismatches.push(reason === 'ENOENT' ? 'missing' : `cannot be read: ${reason}`);

@@ -9,6 +9,7 @@ import type { ModeNote, Progress, ProgressStats } from '../../io/events.js';
 import { addResumeHint, createInterrupt } from './interrupt.js';
 import type { Destination } from '../files/destination.js';
 import { createWatermarkTracker, type WatermarkTracker } from '../state/state.js';
+import { withDeletedFile } from '../state/deletions.js';
 import type { ManifestRecorder } from '../manifest/manifest.js';
 import { createCheckpointGroups, parseGroupMs, remaining, writePages, type Tally } from './page-loop.js';
 import type { ClientWiring, ExportHooks, ExportPlan, ExportServices } from './plan.js';
@@ -41,6 +42,12 @@ function openWatermark(plan: ExportPlan, ctx: Context, progress: Progress, manif
     manifest,
     inDestination: database && { stores: database.storeWatermark, where: `the watermark stored with ${database.table.name}` },
   });
+}
+
+/** An incremental file export that follows deletions writes them beside its output (`F.deleted.ndjson`). */
+function deletedBeside(plan: ExportPlan, out: Destination, manifest: ManifestRecorder | undefined): Destination {
+  const { files, database, parquet } = plan.output;
+  return plan.deletions && files && !database && !parquet ? withDeletedFile(out, files.target, manifest) : out;
 }
 
 /** Progress hears every client event first, then each listener in order. */
@@ -108,7 +115,7 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
   });
   try {
     const groupMs = parseGroupMs(ctx.env);
-    out = watermark.wrap(await output.open());
+    out = deletedBeside(plan, watermark.wrap(await output.open()), manifest);
     if (manifest) out = manifest.observe(out, progress.stats);
     const resumed = out.resumed;
     const formatter = await services.openFormatter(resumed?.formatter, (line) => progress.note(line));

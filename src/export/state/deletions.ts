@@ -6,8 +6,11 @@
  * one filtered request on a quiet night, never the whole events collection.
  */
 import { endpointUrl, type Endpoint, type Ids } from '../../endpoints.js';
+import { createHash } from 'node:crypto';
 import { isObject } from '../../json/object.js';
-import type { DeletedRecord } from '../files/destination.js';
+import { nodeFileSystem, replaceFile, type FileSystem } from '../../io/files.js';
+import type { DeletedRecord, Destination } from '../files/destination.js';
+import type { ManifestRecorder } from '../manifest/manifest.js';
 
 /** One record deleted at the service, as the file beside a delta lists it and a table applies it. */
 export type Deletion = DeletedRecord;
@@ -95,4 +98,39 @@ export function deletionOf(event: unknown, type: string, key: readonly string[] 
 /** Days (whole or not) as ms. */
 export function daysMs(days: number): number {
   return days * 86_400_000;
+}
+
+/** The file of deleted records beside an incremental file export `F`. */
+function deletedPath(target: string): string {
+  return `${target}.deleted.ndjson`;
+}
+
+/**
+ * A file export that follows deletions: the records deleted since the watermark are written beside
+ * the delta, as `F.deleted.ndjson` (one JSON object a line: `id`, `deletedAt`, `event`), replaced
+ * atomically before `F` is published, and listed in the manifest, so a file-based pipeline applies
+ * them with the items. Nothing is written when the deletions were not followed (a 403).
+ */
+export function withDeletedFile(
+  out: Destination,
+  target: string,
+  manifest: Pick<ManifestRecorder, 'setDeleted'> | undefined,
+  fs: FileSystem = nodeFileSystem,
+): Destination {
+  let deleted: readonly DeletedRecord[] | undefined;
+  const wrapped = Object.create(out) as Destination;
+  wrapped.keepDeletions = (records) => {
+    deleted = records;
+  };
+  wrapped.finish = async (text) => {
+    if (deleted !== undefined) {
+      const path = deletedPath(target);
+      const body = deleted.map((d) => `${JSON.stringify({ id: d.id, deletedAt: d.deletedAt, event: d.event })}\n`).join('');
+      await replaceFile(fs, path, body, { mode: 0o644, action: 'write the deleted records', syncFolder: true });
+      const bytes = Buffer.byteLength(body);
+      manifest?.setDeleted({ file: path, bytes, sha256: createHash('sha256').update(body).digest('hex'), records: deleted.length });
+    }
+    return out.finish(text);
+  };
+  return wrapped;
 }
