@@ -132,12 +132,13 @@ describe.each(['postgres', 'duckdb'] as const)('--out %s', (kind) => {
     const w = world({ churn: 0 });
     const rfc = w.sandbox.taxpayers()[0]!;
     expect((await run(w, exportArgs(w, rfc, db.out, '--incremental'))).code).toBe(0);
-    // The same invoices through the taxpayer's entity: every row's source becomes that path.
+    // The same invoices through the taxpayer's entity: a second source of the same rows (collections_members).
     const entity = (w.sandbox.items('/entities') as Array<{ id: string; taxpayer: { id: string } }>).find((e) => e.taxpayer.id === rfc)!;
     const byEntity = await run(w, ['get', `/entities/${entity.id}/invoices`, '--out', db.out, '--table', 'invoices', '--no-progress']);
     expect(byEntity.code, byEntity.stderr).toBe(0);
     const [k1, k2, k3, k4] = [...sourceOf(w, path(rfc)).keys()];
-    const row = (await rowsOf(db, `/entities/${entity.id}/invoices`)).get(k2!) as { updatedAt: string };
+    const [stored] = await db.rows(`SELECT ${db.itemText} AS item FROM invoices WHERE id = $1`, [k2!]);
+    const row = JSON.parse(stored!.item!) as { updatedAt: string };
     w.clock.advance(MINUTE);
     const now = new Date(w.clock.now()).toISOString();
     const events = [
@@ -183,6 +184,9 @@ describe.each(['postgres', 'duckdb'] as const)('--out %s', (kind) => {
     const ids = new Set(left.map((x) => x.id));
     expect([k1, k2, k3, k4].map((k) => ids.has(k))).toEqual([false, true, false, false]);
     expect(ids.size).toBe(sourceOf(w, path(rfc)).size - 3);
+    // Gone for every source that held them, so each source's verify still counts what it holds.
+    const held = await db.rows('SELECT id, source FROM collections_members WHERE id IN ($1, $2, $3, $4) ORDER BY id, source', [k1!, k2!, k3!, k4!]);
+    expect(held.map((m) => [m.id, m.source])).toEqual([path(rfc), `/entities/${entity.id}/invoices`].sort().map((source) => [k2, source]));
   });
 
   it('a watermark 8 days old: one full refresh with --prune, said once, then incremental again', async () => {

@@ -310,7 +310,15 @@ async function finishRun(
     deleted = (await q(`${rows} RETURNING 1`, [tbl, target.source, runId])).length;
     await q(members, [tbl, target.source, runId]);
   }
-  if (final.deletions !== undefined && final.deletions.length > 0) deleted += await deleteRows(q, names, final);
+  if (final.deletions !== undefined && final.deletions.length > 0) {
+    deleted += await deleteRows(q, names, final);
+    // The record is gone at the service: no source holds it any more (a row kept as re-created keeps its own).
+    await q(
+      `DELETE FROM ${names.members} m WHERE m.tbl = $1 AND m.id IN (SELECT unnest(from_json($2, '[{"id":"VARCHAR"}]'), recursive := true)) ` +
+        `AND NOT EXISTS (SELECT 1 FROM ${names.mirror} t WHERE t.id = m.id)`,
+      [tbl, JSON.stringify(final.deletions)],
+    );
+  }
   await q(`DELETE FROM ${names.seen} WHERE run_id IN (SELECT run_id FROM ${names.runs} WHERE table_name = $1 AND source = $2)`, [
     tableText(target.table),
     target.source,

@@ -422,7 +422,15 @@ async function finishRun(
     deleted = (await client.query(rows, [tbl, target.source, runId])).rowCount ?? 0;
     await client.query(members, [tbl, target.source, runId]);
   }
-  if (final.deletions !== undefined && final.deletions.length > 0) deleted += await deleteRows(client, names, final);
+  if (final.deletions !== undefined && final.deletions.length > 0) {
+    deleted += await deleteRows(client, names, final);
+    // The record is gone at the service: no source holds it any more (a row kept as re-created keeps its own).
+    await client.query(
+      `DELETE FROM ${names.members} m WHERE m.tbl = $1 AND m.id IN (SELECT x.id FROM jsonb_to_recordset($2::jsonb) AS x(id text)) ` +
+        `AND NOT EXISTS (SELECT 1 FROM ${names.mirror} t WHERE t.id = m.id)`,
+      [tbl, JSON.stringify(final.deletions)],
+    );
+  }
   await client.query(`DELETE FROM ${names.seen} s USING ${names.runs} r WHERE s.run_id = r.run_id AND r.table_name = $1 AND r.source = $2`, [
     tableText(target.table),
     target.source,
