@@ -307,6 +307,31 @@ function keptApartError(count: number, plan: DatabasePlan): CollectionsError {
   );
 }
 
+/** The group mark of the page `mark` ends: the checkpoint, and the session's counters so far (the commit sends what they grew since the mark it sent before). */
+function groupMarkOf(mark: PageMark, options: DatabaseOpenOptions): GroupMark {
+  return {
+    next: mark.next,
+    items: mark.items,
+    pages: mark.pages,
+    requestId: mark.requestId,
+    serverTime: serverTimeOf(mark.watermark),
+    checkpoint: {
+      fingerprint: options.fingerprint,
+      formatter: mark.formatterState(),
+      ...(mark.totalItems !== undefined ? { totalItems: mark.totalItems } : {}),
+      ...(mark.watermark !== undefined ? { watermark: mark.watermark } : {}),
+    },
+    spent: options.stats(),
+  };
+}
+
+/** `invoices in postgres://… (1 row inserted, 2 updated, 3 deleted)`. */
+function summaryName(shown: string, rows: RowCounts & { deleted: number | undefined }): string {
+  const deleted = rows.deleted === undefined ? '' : `, ${formatCount(rows.deleted)} deleted`;
+  const rejected = rows.rejected === 0 ? '' : `, ${formatCount(rows.rejected)} rejected`;
+  return `${shown} (${formatCount(rows.inserted)} ${rows.inserted === 1 ? 'row' : 'rows'} inserted, ${formatCount(rows.updated)} updated${deleted}${rejected})`;
+}
+
 /** The destination of one run `runId` on an open, locked `store`. */
 function databaseDestination(
   plan: DatabasePlan,
@@ -332,27 +357,9 @@ function databaseDestination(
   // A resumed run whose pages were all committed writes no group: its first response's time is the checkpoint's.
   let serverTime: string | undefined = serverTimeOf(resumed?.watermark);
   let finished = false;
-  const groupMark = (mark: PageMark): GroupMark => ({
-    next: mark.next,
-    items: mark.items,
-    pages: mark.pages,
-    requestId: mark.requestId,
-    serverTime: serverTimeOf(mark.watermark),
-    checkpoint: {
-      fingerprint: options.fingerprint,
-      formatter: mark.formatterState(),
-      ...(mark.totalItems !== undefined ? { totalItems: mark.totalItems } : {}),
-      ...(mark.watermark !== undefined ? { watermark: mark.watermark } : {}),
-    },
-    // The session's counters so far; the commit sends what they grew since the mark it sent before.
-    spent: options.stats(),
-  });
   return {
     get name() {
-      if (!finished) return shown;
-      const deleted = rows.deleted === undefined ? '' : `, ${formatCount(rows.deleted)} deleted`;
-      const rejected = rows.rejected === 0 ? '' : `, ${formatCount(rows.rejected)} rejected`;
-      return `${shown} (${formatCount(rows.inserted)} ${rows.inserted === 1 ? 'row' : 'rows'} inserted, ${formatCount(rows.updated)} updated${deleted}${rejected})`;
+      return finished ? summaryName(shown, rows) : shown;
     },
     resumed,
     get deleted() {
@@ -365,7 +372,7 @@ function databaseDestination(
     pageWritten(mark) {
       const group = chunks;
       chunks = [];
-      const marked = groupMark(mark);
+      const marked = groupMarkOf(mark, options);
       serverTime ??= marked.serverTime;
       return commits.add(group, marked);
     },
