@@ -104,7 +104,7 @@ describe('four hosts, one key, one --budget database', () => {
     } finally {
       await f.world.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it('the budget database stopped mid-run: every host completes by the headers alone, nothing lost, said once', async () => {
     const doomed = await startPostgres();
@@ -148,7 +148,7 @@ describe('four hosts, one key, one --budget database', () => {
     } finally {
       await f.world.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it('one host killed (SIGKILL) mid-run: the others complete, and its shard run again with --resume completes it, nothing doubled', async () => {
     const db = await pg!.createDatabase();
@@ -178,5 +178,5 @@ describe('four hosts, one key, one --budget database', () => {
     } finally {
       await f.world.close();
     }
-  }, 60_000);
+  }, 120_000);
 });
