@@ -176,6 +176,7 @@ function checkpointText(path: string, found: CheckpointFound | undefined): strin
     const { items, pages } = found.checkpoint;
     return `${shown} (--resume continues after ${formatCount(items)} items, ${formatCount(pages)} ${pages === 1 ? 'page' : 'pages'})`;
   }
+  if (found?.kind === 'published') return `${shown} (left after the export was published; --resume exports afresh)`;
   return found?.kind === 'discard' ? `${shown} (--restart discards it)` : shown;
 }
 

@@ -2,7 +2,7 @@
  * A group of pages is written to `F.part`, flushed, and only then recorded in `F.checkpoint.json`,
  * so a crash at any moment leaves a state `--resume` completes exactly.
  */
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { formatCount } from '../../io/format.js';
 import { checkFolder, type FileSystem } from '../../io/files.js';
@@ -86,7 +86,20 @@ export function createDurability(sync: () => Promise<void>, save: (snapshot: Che
   };
 }
 
-export type CheckpointFound = { kind: 'none' } | { kind: 'resume'; checkpoint: Checkpoint } | { kind: 'discard' };
+export type CheckpointFound = { kind: 'none' } | { kind: 'resume'; checkpoint: Checkpoint } | { kind: 'discard' } | { kind: 'published' };
+
+/**
+ * Whether the export was published after its last checkpoint: a finished export renames `F.part`
+ * onto `F`, then removes the checkpoint, and a kill between the two leaves the checkpoint with no
+ * `F.part`. The rename sets `F`'s ctime, later than the checkpoint's last write; yesterday's `F`
+ * beside a lost `F.part` has an older one.
+ */
+async function publishedAfter(checkpoint: string, target: string): Promise<boolean> {
+  const [saved, part, published] = await Promise.all(
+    [checkpoint, sidecarPaths(target).sidecar, target].map((path) => stat(path).catch(() => undefined)),
+  );
+  return saved !== undefined && part === undefined && published?.isFile() === true && published.ctimeMs >= saved.mtimeMs;
+}
 
 /**
  * Without `--resume`, an existing checkpoint is an error unless `--restart`. Reads only (the dry run's too).
@@ -98,6 +111,7 @@ export async function checkCheckpoint(
   if (options.resume) {
     const checkpoint = await loadCheckpoint(options.checkpoint, options.fingerprint);
     if (!checkpoint) return { kind: 'none' };
+    if (await publishedAfter(options.checkpoint, options.target)) return { kind: 'published' };
     checkNextLink(options.checkpoint, checkpoint.next, options.expectedLink);
     return { kind: 'resume', checkpoint };
   }
@@ -109,7 +123,9 @@ export async function checkCheckpoint(
 
 async function readCheckpoint(options: SidecarOptions): Promise<Checkpoint | undefined> {
   const found = await checkCheckpoint(options);
-  if (found.kind === 'discard') await removeCheckpoint(options.checkpoint);
+  if (found.kind === 'discard' || found.kind === 'published') await removeCheckpoint(options.checkpoint);
+  if (found.kind === 'published')
+    options.note(`collections: ${options.target} was published before its checkpoint was removed (a stop at the very end); exporting it afresh`);
   if (found.kind === 'none' && options.resume) options.note(`collections: no checkpoint for ${options.target}; starting afresh`);
   return found.kind === 'resume' ? found.checkpoint : undefined;
 }
