@@ -17,6 +17,7 @@ export const EXPORT_EXIT_CODES: readonly ExitCodeRow[] = [
   [String(ExitCode.RateLimited), 'a rate-limit wait longer than --max-wait; checkpoint kept'],
   [String(ExitCode.Unavailable), 'the API could not be read (network, 5xx after retries, unsafe response)'],
   [String(ExitCode.Output), 'the output could not be written'],
+  [String(ExitCode.Verify), 'a database kept items it cannot hold as written apart, in collections_rejects; complete otherwise'],
   [INTERRUPTED, 'interrupted by SIGINT / SIGTERM; checkpoint kept'],
 ];
 
@@ -25,8 +26,8 @@ const VERIFY_FAILED: ExitCodeRow = [String(ExitCode.Verify), 'verify: an output 
 export const PROGRAM_EXIT_CODES: readonly ExitCodeRow[] = [
   ...EXPORT_EXIT_CODES.slice(0, 1),
   [String(ExitCode.Internal), 'internal error (a bug: please report it)'],
-  ...EXPORT_EXIT_CODES.slice(1, -1),
-  VERIFY_FAILED,
+  ...EXPORT_EXIT_CODES.slice(1, -2),
+  [String(ExitCode.Verify), `${VERIFY_FAILED[1]}; an export into a database kept items apart (collections_rejects)`],
   ...EXPORT_EXIT_CODES.slice(-1),
 ];
 
