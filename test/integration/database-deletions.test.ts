@@ -6,9 +6,9 @@
  * 7 days makes one full refresh with `--prune`; a key without access to the events gets a note.
  */
 import { writeFileSync } from 'node:fs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { duckdbDatabase, postgresDatabase, type TestDatabase } from '../helpers/databases.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { usePostgres } from '../helpers/postgres.js';
 import {
   createWorld,
   interruptAt,
@@ -20,14 +20,8 @@ import {
   type TempDir,
 } from '../helpers/world.js';
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await server.stop();
-  removeTempDirs();
-});
+const server = usePostgres();
+afterAll(removeTempDirs);
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;

@@ -5,20 +5,14 @@
  * changed, `--incremental` twice, `--prune`, a stored checkpoint continued by `--resume`, one writer
  * per table and source, a table of another shape, the run log and `verify`.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { duckdbDatabase, postgresDatabase, type TestDatabase } from '../helpers/databases.js';
-import { PG_PASSWORD, startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { PG_PASSWORD, usePostgres } from '../helpers/postgres.js';
 import { createRateBudget } from '../../src/rate/budget.js';
 import { createWorld, interruptAt, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await server.stop();
-  removeTempDirs();
-});
+const server = usePostgres();
+afterAll(removeTempDirs);
 
 const MINUTE = 60_000;
 /** A group (one transaction) per page, so interruptions fall between small groups. */

@@ -7,20 +7,14 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { duckdbDatabase, postgresDatabase, type TestDatabase } from '../helpers/databases.js';
-import { PG_PASSWORD, startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { PG_PASSWORD, usePostgres } from '../helpers/postgres.js';
 import { createRateBudget } from '../../src/rate/budget.js';
 import { createWorld, interruptAt, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await server.stop();
-  removeTempDirs();
-});
+const server = usePostgres();
+afterAll(removeTempDirs);
 
 /** A group (one transaction) per page, so an interruption leaves a checkpoint a few pages in. */
 const ENV = { COLLECTIONS_CHECKPOINT_MS: '0' };

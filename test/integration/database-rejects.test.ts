@@ -5,19 +5,13 @@
  * apart exactly as received with its reason, counted in the summary, the run log and the exit code
  * (8), never with a hint to resume; a rerun rewrites nothing, and `verify` passes.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { duckdbDatabase, postgresDatabase, type TestDatabase } from '../helpers/databases.js';
-import { PG_PASSWORD, startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { PG_PASSWORD, usePostgres } from '../helpers/postgres.js';
 import { createWorld, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await server.stop();
-  removeTempDirs();
-});
+const server = usePostgres();
+afterAll(removeTempDirs);
 
 let world: SandboxWorld;
 let dir: TempDir;

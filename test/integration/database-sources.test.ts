@@ -7,20 +7,14 @@
  * table written before memberships were kept is adopted once.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { SAMPLE_ENTITY_IDS } from '../../src/sandbox/records/entities.js';
 import { duckdbDatabase, postgresDatabase, type TestDatabase } from '../helpers/databases.js';
-import { PG_PASSWORD, startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { PG_PASSWORD, usePostgres } from '../helpers/postgres.js';
 import { createWorld, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await server.stop();
-  removeTempDirs();
-});
+const server = usePostgres();
+afterAll(removeTempDirs);
 
 const ENTITY = SAMPLE_ENTITY_IDS[0];
 

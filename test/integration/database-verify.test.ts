@@ -5,19 +5,13 @@
  * given in place of a manifest (named what to give instead).
  */
 import { chmodSync, writeFileSync } from 'node:fs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { duckdbDatabase, postgresDatabase, type TestDatabase } from '../helpers/databases.js';
-import { PG_PASSWORD, startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { PG_PASSWORD, usePostgres } from '../helpers/postgres.js';
 import { createWorld, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await server.stop();
-  removeTempDirs();
-});
+const server = usePostgres();
+afterAll(removeTempDirs);
 
 let world: SandboxWorld;
 let dir: TempDir;
