@@ -5,7 +5,7 @@ import type { ProgressStats } from './events.js';
 
 const pad2 = (n: number): string => String(n).padStart(2, '0');
 
-/** `12345` → `12,345`, as `toLocaleString('en-US')`, whose first call loads ICU's number data (25 ms of start-up). */
+/** `12345` → `12,345`, as `toLocaleString('en-US')`, whose first call loads ICU's number data at start-up. */
 export function formatCount(n: number): string {
   if (!Number.isFinite(n)) return Number.isNaN(n) ? 'NaN' : n > 0 ? '∞' : '-∞';
   const digits = String(Math.abs(Math.round(n)));

@@ -10,7 +10,7 @@ export const TABLE_MIN_CELL = 8;
 
 let stringWidth: ((text: string) => number) | undefined;
 
-/** string-width costs about 30 ms of CPU at load; ESM only, it cannot be required synchronously before Node 20.19. */
+/** Loaded for tables only (its cost: test/bench/results.md, «Modules loaded when first needed»); ESM only, it cannot be required synchronously before Node 20.19. */
 export async function loadTableSupport(): Promise<void> {
   stringWidth ??= (await import('string-width')).default;
 }

@@ -17,11 +17,11 @@ const SHRINK_AT_ITEMS = 1000;
 
 /**
  * Page text (UTF-16 code units, about bytes) held in flight and buffered besides the consumer's
- * page: one 1000-invoice sandbox page (1.3 MB of text, about 6 MB parsed) or a dozen 100-item pages.
- * Measured (scripts/bench, 100,000 invoices): 4 MiB peaked at 240–260 MiB RSS, 1.5 MiB at 185–200
- * MiB, at the same wall time; buffered parsed pages reach V8's old generation and stay there as
- * garbage until a full collection. The price: pages over about 1 MiB go one ahead whatever
- * `--concurrency` says, so a slow server's latency is hidden only for smaller pages.
+ * page: one 1000-invoice page or a dozen 100-item pages. Buffered parsed pages reach V8's old
+ * generation and stay there as garbage until a full collection, so a larger bound costs peak memory
+ * and gains no speed (test/bench/results.md, «Read-ahead bound»). The price: pages over half the
+ * bound go one ahead whatever `--concurrency` says, so a slow server's latency is hidden only for
+ * smaller pages.
  */
 const READ_AHEAD_BYTES = 2 * 1024 * 1024;
 
@@ -79,8 +79,7 @@ export class ReadAhead {
 
   /**
    * Pages in flight count at the average size: a fast server makes them buffered pages within
-   * milliseconds. Counting them only while the consumer was seldom kept waiting was tried: on 2 cores
-   * shared with the server the bound then hardly applied, and peak RSS stayed at 230–270 MiB.
+   * milliseconds (counting them less was tried: «Read-ahead bound»).
    */
   private fitsBytes(): boolean {
     if (this.pending.size === 0 || this.seenPages === 0) return true;

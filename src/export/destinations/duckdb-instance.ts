@@ -28,8 +28,8 @@ const instances = new Map<string, SharedInstance>();
 /**
  * Memory of an export, bounded whatever the table's size. DuckDB holds committed rows in memory
  * until a checkpoint writes them into the file, and a checkpoint rewrites the row group it appends
- * to: with DuckDB's 122,880-row groups, a checkpoint of an invoices table took 230 MiB more and its
- * cost grew with each one (the bench in docs/databases.md). Row groups of {@link ROW_GROUP_SIZE}
+ * to, so DuckDB's own 122,880-row groups made each checkpoint cost more than the last
+ * (test/bench/results.md, «DuckDB row groups and memory»). Row groups of {@link ROW_GROUP_SIZE}
  * rows keep each checkpoint small, so one can run every 64 MB of WAL; past `memory_limit` DuckDB
  * evicts written blocks and spills the rest to `<file>.tmp` (DuckDB's own default folder for a
  * file, which it empties on close). One thread: the fetching and parsing of the next pages keep the
@@ -41,7 +41,7 @@ const ROW_GROUP_SIZE = 16_384;
 const MiB = 1024 * 1024;
 /**
  * DuckDB's JSON reader and the upsert's hash tables hold a group several times over, in memory
- * that does not spill: a 64 MiB group failed with "Out of Memory" at 256 MB, 32 MiB passed.
+ * that does not spill (measured: «DuckDB row groups and memory»).
  */
 const MEMORY_PER_GROUP_BYTE = 8;
 

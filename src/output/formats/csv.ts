@@ -73,7 +73,8 @@ function quoteCells(cells: readonly string[]): string[] | undefined {
 
 /**
  * csv-stringify's bytes for the rows, from one call for the cells that need quoting (a call costs
- * ~15 µs, ~25 µs a record: more than the rest of a record's work); those cells are replaced in place.
+ * more than the rest of a record's work: test/bench/results.md, «CSV quoting in one call»); those
+ * cells are replaced in place.
  */
 function encode(rows: string[][]): string {
   const toQuote: string[] = [];
