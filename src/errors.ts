@@ -58,17 +58,103 @@ export const EXIT_CODE_OF = {
 
 export type ErrorCode = keyof typeof EXIT_CODE_OF;
 
+/**
+ * An option by its name in the library (`itemsPerPage`). The command line spells it as its flag
+ * (`--items-per-page 50`), the library as the option (`itemsPerPage: 50`); `true` is a switch.
+ */
+export interface OptionTerm {
+  readonly option: HintOption;
+  readonly value?: string | number | true;
+}
+
+/** The options a hint may name; each door has a word for each. */
+export const HINT_OPTIONS = [
+  'resume',
+  'restart',
+  'cursor',
+  'page',
+  'itemsPerPage',
+  'maxWaitMs',
+  'maxBodyBytes',
+  'sinceField',
+  'table',
+  'key',
+  'fields',
+  'compress',
+  'out',
+  'port',
+  'host',
+] as const;
+
+export type HintOption = (typeof HINT_OPTIONS)[number];
+
+/** A step that is a command on the command line and a call or an option in the library. */
+export type StepTerm =
+  /** Run the same export again, continuing its checkpoint; `command` is the command line to repeat. */
+  | { readonly step: 'resume'; readonly command: string }
+  /** A stream (stdout) export has no checkpoint to continue. */
+  | { readonly step: 'streamOut' }
+  /** Where the base URL comes from. */
+  | { readonly step: 'checkBaseUrl' }
+  | { readonly step: 'useBaseUrl'; readonly url: string }
+  /** A 404 of a path no caller named the ids of. */
+  | { readonly step: 'checkPath'; readonly path: string }
+  | { readonly step: 'startSandbox' }
+  | { readonly step: 'setApiKey' }
+  /** An optional database driver to install. */
+  | { readonly step: 'install'; readonly packageName: string };
+
+/** A hint as data: text and the terms each door words its way ({@link HintWords}). */
+export type Hint = ReadonlyArray<string | OptionTerm | StepTerm>;
+
+/** The words of a door: one for each option and each step, so no door can lack one. */
+export interface HintWords {
+  option(term: OptionTerm): string;
+  step: { readonly [S in StepTerm['step']]: (term: Extract<StepTerm, { step: S }>) => string };
+}
+
+/** `hint\`use ${option('resume', true)} to continue it\``: a {@link Hint} from text and terms. */
+export function hint(text: TemplateStringsArray, ...terms: ReadonlyArray<string | OptionTerm | StepTerm | Hint>): Hint {
+  return text.flatMap((part, k) => [part, ...(k < terms.length ? [terms[k]!].flat() : [])]).filter((part) => part !== '');
+}
+
+export const option = (name: HintOption, value?: OptionTerm['value']): OptionTerm =>
+  value === undefined ? { option: name } : { option: name, value };
+
+export function renderHint(advice: Hint, words: HintWords): string {
+  const say = words.step as Record<string, (term: StepTerm) => string>;
+  return advice.map((part) => (typeof part === 'string' ? part : 'option' in part ? words.option(part) : say[part.step]!(part))).join('');
+}
+
+/** The library's words: the option as a caller writes it, and the call to make. */
+const LIBRARY_WORDS: HintWords = {
+  option: ({ option: name, value }) => (value === undefined ? name : `${name}: ${typeof value === 'string' ? `'${value}'` : String(value)}`),
+  step: {
+    resume: () => 'run it again with resume: true',
+    streamOut: () => 'stream exports cannot resume; give out a file path',
+    checkBaseUrl: () => 'check baseUrl',
+    useBaseUrl: ({ url }) => `use ${url} as baseUrl`,
+    checkPath: ({ path }) => `check the path ${path} (the ids in it, and the path of baseUrl)`,
+    startSandbox: () => 'to try the library locally, call startSandbox() and use the baseUrl it resolves to',
+    setApiKey: () => 'check apiKey',
+    install: ({ packageName }) => `install it beside collections (npm install ${packageName}), or write a file`,
+  },
+};
+
 export interface CollectionsErrorOptions {
   /** Kept for `--verbose` diagnostics. */
   cause?: unknown;
-  /** One line printed after the message. */
-  hint?: string;
+  /** One line printed after the message: text, or a {@link Hint} that each door words its way. */
+  hint?: string | Hint;
 }
 
 /** A failure with a message fit for one stderr line, a stable code and its exit code. */
 export class CollectionsError extends Error {
   readonly code: ErrorCode;
   readonly exitCode: ExitCode;
+  /** The hint as data, for a door with other words: the command line renders it with its flags. */
+  readonly advice: Hint | undefined;
+  /** The hint in the library's words (`resume: true`, `startSandbox()`). */
   readonly hint: string | undefined;
 
   constructor(message: string, code: ErrorCode, options: CollectionsErrorOptions = {}) {
@@ -76,7 +162,8 @@ export class CollectionsError extends Error {
     this.name = new.target.name;
     this.code = code;
     this.exitCode = EXIT_CODE_OF[code];
-    this.hint = options.hint;
+    this.advice = typeof options.hint === 'string' ? [options.hint] : options.hint;
+    this.hint = this.advice && renderHint(this.advice, LIBRARY_WORDS);
   }
 }
 
@@ -114,7 +201,6 @@ function describeHttp(d: HttpErrorDetails, what: string): string {
   return s;
 }
 
-/** The hint that says what to change is the command line's: it names flags. */
 const HTTP_STATUS_MEANING: Readonly<Record<number, { code: ErrorCode; what: string }>> = {
   400: { code: 'E_API_REJECTED', what: 'the API rejected the parameters' },
   // API Platform 4 validates query parameters and answers an invalid one with 422 and a
@@ -125,13 +211,58 @@ const HTTP_STATUS_MEANING: Readonly<Record<number, { code: ErrorCode; what: stri
   404: { code: 'E_NOT_FOUND', what: 'not found' },
 };
 
+/** `itemsPerPage` is API Platform's parameter, and a violation's `propertyPath`. */
+const PAGE_SIZE_REFUSED = /itemsPerPage|items per page|page size/i;
+
+/** Words of a largest value, inclusive (Symfony's LessThanOrEqual and Range, API Platform's own, and plainer ones). */
+const INCLUSIVE_MAXIMUM =
+  /(?:less than or equal to|at most|no more than|not (?:be )?(?:greater|more) than|not exceed|maximum(?: value)?(?: is| of)?|max(?:imum)?:|between \d+ and|<=|≤)\s*(\d+)/i;
+/** Symfony's LessThan: `should be less than 51`. */
+const EXCLUSIVE_MAXIMUM = /less than\s*(\d+)/i;
+
+/** The largest page size a server message allows, when it says; undefined otherwise. */
+export function pageSizeMaximum(message: string): number | undefined {
+  const inclusive = INCLUSIVE_MAXIMUM.exec(message);
+  if (inclusive) return Number(inclusive[1]);
+  const exclusive = EXCLUSIVE_MAXIMUM.exec(message);
+  return exclusive ? Number(exclusive[1]) - 1 : undefined;
+}
+
+/** A suggestion without a maximum, only when it is smaller than what was asked. */
+const SMALLER_PAGE_SIZE = 100;
+
+/** The path alone is absolute: read against a placeholder origin. */
+const requestUrl = (d: HttpErrorDetails): URL => new URL(d.path, 'http://h');
+
+function pageSizeHint(d: HttpErrorDetails): Hint | undefined {
+  const message = d.serverMessage ?? '';
+  if (!PAGE_SIZE_REFUSED.test(message)) return undefined;
+  const asked = requestUrl(d).searchParams.get('itemsPerPage');
+  const refused = `the API refuses this page size${asked === null ? '' : ` (itemsPerPage=${asked})`}`;
+  const maximum = pageSizeMaximum(message);
+  if (maximum !== undefined && maximum >= 1) return hint`${refused}: give ${option('itemsPerPage', maximum)} or less`;
+  const example = asked !== null && Number(asked) > SMALLER_PAGE_SIZE ? `, e.g. ${SMALLER_PAGE_SIZE}` : '';
+  return hint`${refused}: give a smaller ${option('itemsPerPage')}${example}`;
+}
+
+/** The hint of a status when the thrower has none: the key, the path, or a page size the server names. */
+function statusHint(d: HttpErrorDetails, code: ErrorCode | undefined): Hint | undefined {
+  if (code === 'E_AUTH') return [{ step: 'setApiKey' }];
+  if (code === 'E_NOT_FOUND') return [{ step: 'checkPath', path: requestUrl(d).pathname }];
+  return code === 'E_API_REJECTED' ? pageSizeHint(d) : undefined;
+}
+
 /** A status the client does not retry: 400, 422 (exit 2), 401, 403 (exit 3), 404 (exit 4), another 4xx (exit 6). */
 export class HttpError extends CollectionsError {
   readonly details: HttpErrorDetails;
 
   constructor(details: HttpErrorDetails, options: CollectionsErrorOptions = {}) {
     const meaning = HTTP_STATUS_MEANING[details.status];
-    super(describeHttp(details, meaning?.what ?? 'unexpected response'), meaning?.code ?? 'E_HTTP_UNEXPECTED', options);
+    const advice = options.hint ?? statusHint(details, meaning?.code);
+    super(describeHttp(details, meaning?.what ?? 'unexpected response'), meaning?.code ?? 'E_HTTP_UNEXPECTED', {
+      ...options,
+      ...(advice === undefined ? {} : { hint: advice }),
+    });
     this.details = details;
   }
 }

@@ -3,7 +3,7 @@
  * out of the ground floor: errors.ts knows what failed, this floor what the user can type to fix it.
  */
 import { ID_SPECS, type Ids } from '../endpoints.js';
-import { CollectionsError, HttpError, type ErrorCode } from '../errors.js';
+import { CollectionsError, HttpError, renderHint, type HintOption, type HintWords } from '../errors.js';
 import { inertText } from '../io/terminal-text.js';
 import type { Secrets } from '../secrets.js';
 
@@ -30,62 +30,33 @@ export function formatError(err: unknown, secrets?: Pick<Secrets, 'redact'>): st
 
 export const KEY_HINT = 'set a valid key with `collections config set api-key` or COLLECTIONS_API_KEY';
 
-/**
- * Other 4xx have no hint here. A 400/422 (`E_API_REJECTED`, API Platform 4's answer to an invalid
- * query parameter) gets one from {@link withRequestHint}, which knows what the user gave.
- */
-const HTTP_HINTS: Readonly<Partial<Record<ErrorCode, string>>> = {
-  E_AUTH: KEY_HINT,
+const BASE_URL_SOURCES = '`collections config get base-url`, --base-url or COLLECTIONS_BASE_URL';
+
+/** The flags whose name is not the option's in kebab case (the option's unit differs, or it repeats). */
+const FLAG_OF: Readonly<Partial<Record<HintOption, string>>> = { maxWaitMs: 'max-wait', maxBodyBytes: 'max-body-size' };
+
+/** The command line's words for a hint: flags, and the commands to run. */
+export const CLI_WORDS: HintWords = {
+  option: ({ option: name, value }) => {
+    const flag = `--${FLAG_OF[name] ?? name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    return value === undefined || value === true ? flag : `${flag} ${value}`;
+  },
+  step: {
+    resume: ({ command }) => `resume with: ${command} --resume`,
+    streamOut: () => 'stdout exports cannot resume; use --out FILE',
+    checkBaseUrl: () => `check base-url (${BASE_URL_SOURCES})`,
+    useBaseUrl: ({ url }) => `use ${url} as base-url`,
+    checkPath: ({ path }) => `check the path ${path} (the ids in it, and the path of base-url)`,
+    startSandbox: () => 'to try the tool locally, run `collections sandbox` and use the base URL it prints',
+    setApiKey: () => KEY_HINT,
+    install: ({ packageName }) => `install it beside collections (npm install -g ${packageName}), or write a file`,
+  },
 };
 
-/** `itemsPerPage` is API Platform's parameter, and a violation's `propertyPath`. */
-const PAGE_SIZE_REFUSED = /itemsPerPage|items per page|page size/i;
-
-/** The path alone is absolute: read against a placeholder origin. */
-const requestUrl = (err: HttpError): URL => new URL(err.details.path, 'http://h');
-
-/** Words of a largest value, inclusive (Symfony's LessThanOrEqual and Range, API Platform's own, and plainer ones). */
-const INCLUSIVE_MAXIMUM =
-  /(?:less than or equal to|at most|no more than|not (?:be )?(?:greater|more) than|not exceed|maximum(?: value)?(?: is| of)?|max(?:imum)?:|between \d+ and|<=|≤)\s*(\d+)/i;
-/** Symfony's LessThan: `should be less than 51`. */
-const EXCLUSIVE_MAXIMUM = /less than\s*(\d+)/i;
-
-/** The largest page size a server message allows, when it says; undefined otherwise. */
-export function pageSizeMaximum(message: string): number | undefined {
-  const inclusive = INCLUSIVE_MAXIMUM.exec(message);
-  if (inclusive) return Number(inclusive[1]);
-  const exclusive = EXCLUSIVE_MAXIMUM.exec(message);
-  return exclusive ? Number(exclusive[1]) - 1 : undefined;
-}
-
-/** A suggestion without a maximum, only when it is smaller than what was asked. */
-const SMALLER_PAGE_SIZE = 100;
-
-function pageSizeHint(err: HttpError): string | undefined {
-  const message = err.details.serverMessage ?? '';
-  if (err.code !== 'E_API_REJECTED' || !PAGE_SIZE_REFUSED.test(message)) return undefined;
-  const asked = requestUrl(err).searchParams.get('itemsPerPage');
-  const refused = `the API refuses this page size${asked === null ? '' : ` (itemsPerPage=${asked})`}`;
-  const maximum = pageSizeMaximum(message);
-  if (maximum !== undefined && maximum >= 1) return `${refused}: give --items-per-page ${maximum} or less`;
-  const example = asked !== null && Number(asked) > SMALLER_PAGE_SIZE ? `, e.g. ${SMALLER_PAGE_SIZE}` : '';
-  return `${refused}: give a smaller --items-per-page${example}`;
-}
-
-/** Of a 404 no command has named the ids of. */
-function notFoundHintOf(err: HttpError): string {
-  return `check the path ${requestUrl(err).pathname} (the ids in it, and the path of base-url)`;
-}
-
-/** Its own, else for an {@link HttpError} the one of its status. */
+/** The hint in the command line's words. */
 export function hintOf(err: CollectionsError): string | undefined {
-  if (err.hint !== undefined) return err.hint;
-  if (!(err instanceof HttpError)) return undefined;
-  if (err.code === 'E_NOT_FOUND') return notFoundHintOf(err);
-  return pageSizeHint(err) ?? HTTP_HINTS[err.code];
+  return err.advice && renderHint(err.advice, CLI_WORDS);
 }
-
-const BASE_URL_SOURCES = '`collections config get base-url`, --base-url or COLLECTIONS_BASE_URL';
 
 /**
  * A 404 says the ids given may be wrong, or the path itself (a base URL's prefix, a path given to
@@ -128,7 +99,7 @@ export function withRequestHint(err: unknown, given: RequestGiven): unknown {
     const path = new URL(err.details.path, given.baseUrl.origin).pathname;
     return new HttpError(err.details, { hint: notFoundHint(given.ids, path, given.baseUrl), cause: err });
   }
-  if (err.code !== 'E_API_REJECTED' || err.hint !== undefined || pageSizeHint(err) !== undefined) return err;
+  if (err.code !== 'E_API_REJECTED' || err.advice !== undefined) return err;
   const hint = rejectedHint(given);
   return hint === undefined ? err : new HttpError(err.details, { hint, cause: err });
 }

@@ -1,6 +1,6 @@
 /** A body is streamed and its decompressed bytes counted as they arrive, so an endless one stops at the limit. */
 import { isUtf8 } from 'node:buffer';
-import { HostileResponseError } from '../errors.js';
+import { HostileResponseError, hint, option } from '../errors.js';
 
 /** bytes (README, `--max-body-size`) */
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024 * 1024;
@@ -60,7 +60,7 @@ async function readBoundedBytes(res: Response, maxBytes: number, what: string): 
       if (total > maxBytes) {
         await reader.cancel().catch(() => undefined);
         throw new HostileResponseError(`the response to ${what} is larger than ${describeBytes(maxBytes)}`, {
-          hint: 'raise --max-body-size if the API really sends pages that large',
+          hint: hint`raise ${option('maxBodyBytes')} if the API really sends pages that large`,
         });
       }
       chunks.push(value);

@@ -1,7 +1,7 @@
 // HTTP only (nothing of Hydra or pages): a GET's attempts, their rate-limit waits and retries, and
 // what a status means. Hot path: a page (~1 MB) is read as text once and handed to `parse` once.
 import type { FetchLike } from '../context.js';
-import { ApiUnavailableError, HttpError, RateLimitError } from '../errors.js';
+import { ApiUnavailableError, HttpError, RateLimitError, hint, option } from '../errors.js';
 import { defined, isObject } from '../json/object.js';
 import type { Clock } from '../time/clock.js';
 import { DEFAULT_MAX_BODY_BYTES, readBoundedByteText } from './body.js';
@@ -260,7 +260,7 @@ async function waitOutRateLimit(s: Session, x: HttpExchange, limited: number, si
     throw new RateLimitError(
       `rate limited (GET ${path}: HTTP 429); the limit resets in ${describeTooLong(decision.neededMs, s.policy.maxWaitMs)}`,
       decision.until,
-      { hint: 'raise --max-wait, or run again after the reset' },
+      { hint: hint`raise ${option('maxWaitMs')}, or run again after the reset` },
     );
   }
   s.budget.holdUntil(x.url, decision.until);

@@ -1,7 +1,7 @@
 // Why an attempt failed, and whether and when it is retried: backoff with full jitter ("Exponential
 // Backoff And Jitter", AWS Architecture Blog, 2015), and the first-contact rule: a failure that says
 // the URL is wrong, before the origin has answered in this run, ends the run instead of a retry.
-import { ApiUnavailableError, CollectionsError } from '../errors.js';
+import { ApiUnavailableError, CollectionsError, hint, option, type Hint, type StepTerm } from '../errors.js';
 import { abortReason, type Clock } from '../time/clock.js';
 import type { ClientEventSink } from './events.js';
 import { ProxyFailure } from './proxy.js';
@@ -31,9 +31,9 @@ export class RetryableFailure extends Error {
   /** A 5xx whose `Retry-After` (RFC 9110 §10.2.3) sets the least delay before the retry. */
   readonly response: ReceivedResponse | undefined;
   /** What to check when the retries run out (e.g. the base URL after a refused connection). */
-  readonly hint: string | undefined;
+  readonly hint: Hint | undefined;
 
-  constructor(reason: string, options: { cause?: unknown; requestId?: string; response?: ReceivedResponse; hint?: string } = {}) {
+  constructor(reason: string, options: { cause?: unknown; requestId?: string; response?: ReceivedResponse; hint?: Hint } = {}) {
     super(reason, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'RetryableFailure';
     this.reason = reason;
@@ -96,12 +96,12 @@ const PLAIN_TEXT_TLS_CODES = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_P
 
 export interface ConnectFailure {
   reason: string;
-  hint: string;
+  hint: Hint;
   /** Set when the failure says the setting is wrong (refused, unknown host, blocked port, no TLS); undefined when it may pass and is retried. */
   likely: string | undefined;
 }
 
-const BASE_URL_HINT = 'check base-url (`collections config get base-url`, --base-url or COLLECTIONS_BASE_URL)';
+const CHECK_BASE_URL: StepTerm = { step: 'checkBaseUrl' };
 const WRONG_BASE_URL = 'the base URL is most likely wrong';
 const WRONG_PROXY = 'the proxy setting is most likely wrong';
 
@@ -122,24 +122,24 @@ function tunnelStatus(err: unknown): number | undefined {
 
 function describeProxyFailure(p: ProxyFailure, url: URL): ConnectFailure | undefined {
   const proxy = `the proxy ${p.proxy} (${p.variable})`;
-  const hint = `check ${p.variable}, or list ${url.hostname} in NO_PROXY to go direct`;
+  const advice = [`check ${p.variable}, or list ${url.hostname} in NO_PROXY to go direct`];
   const status = tunnelStatus(p);
   if (status === 407) {
     return {
       reason: `${proxy} asks for credentials (HTTP 407)`,
-      hint: `give them in ${p.variable} as http://user:password@host:port`,
+      hint: [`give them in ${p.variable} as http://user:password@host:port`],
       likely: WRONG_PROXY,
     };
   }
-  if (status !== undefined) return { reason: `${proxy} refused the tunnel to ${url.origin} (HTTP ${status})`, hint, likely: undefined };
+  if (status !== undefined) return { reason: `${proxy} refused the tunnel to ${url.origin} (HTTP ${status})`, hint: advice, likely: undefined };
   const found = findCoded(p.cause);
   if (found === undefined) return undefined;
   if (DNS_CODES.has(found.code)) {
-    return { reason: `${found.code}: ${proxy} not found (DNS)`, hint, likely: found.code === 'ENOTFOUND' ? WRONG_PROXY : undefined };
+    return { reason: `${found.code}: ${proxy} not found (DNS)`, hint: advice, likely: found.code === 'ENOTFOUND' ? WRONG_PROXY : undefined };
   }
   const words = connectWords(found.code, found.syscall);
   if (words === undefined) return undefined;
-  return { reason: `${found.code}: ${words} ${proxy}`, hint, likely: found.code === 'ECONNREFUSED' ? WRONG_PROXY : undefined };
+  return { reason: `${found.code}: ${words} ${proxy}`, hint: advice, likely: found.code === 'ECONNREFUSED' ? WRONG_PROXY : undefined };
 }
 
 /**
@@ -155,7 +155,7 @@ export function describeConnectFailure(err: unknown, url: URL): ConnectFailure |
     const port = url.port || (url.protocol === 'https:' ? '443' : '80');
     return {
       reason: `bad port: fetch never connects to port ${port} of ${url.origin} (a port the Fetch standard blocks, like a refused connection)`,
-      hint: `${BASE_URL_HINT}; the API listens on another port`,
+      hint: hint`${CHECK_BASE_URL}; the API listens on another port`,
       likely: WRONG_BASE_URL,
     };
   }
@@ -163,7 +163,7 @@ export function describeConnectFailure(err: unknown, url: URL): ConnectFailure |
   if (found !== undefined && PLAIN_TEXT_TLS_CODES.has(found.code)) {
     return {
       reason: `${url.origin} does not speak TLS (${found.code}: its answer to the handshake was plain text)`,
-      hint: `if it is an http server, use http://${url.host} as base-url; ${BASE_URL_HINT}`,
+      hint: hint`if it is an http server, ${{ step: 'useBaseUrl', url: `http://${url.host}` }}; ${CHECK_BASE_URL}`,
       likely: WRONG_BASE_URL,
     };
   }
@@ -174,7 +174,7 @@ export function describeConnectFailure(err: unknown, url: URL): ConnectFailure |
     const what = code === 'EAI_AGAIN' ? 'could not be resolved (DNS did not answer)' : 'not found (DNS)';
     return {
       reason: `${code}: host ${url.hostname} ${what}`,
-      hint: `${BASE_URL_HINT}; is the host name right?`,
+      hint: hint`${CHECK_BASE_URL}; is the host name right?`,
       likely: code === 'ENOTFOUND' ? WRONG_BASE_URL : undefined,
     };
   }
@@ -182,7 +182,7 @@ export function describeConnectFailure(err: unknown, url: URL): ConnectFailure |
   if (words === undefined) return undefined;
   return {
     reason: `${code}: ${words} ${url.origin}`,
-    hint: `${BASE_URL_HINT}; to try the tool locally, run \`collections sandbox\` and use the base URL it prints`,
+    hint: hint`${CHECK_BASE_URL}; ${{ step: 'startSandbox' }}`,
     likely: code === 'ECONNREFUSED' ? WRONG_BASE_URL : undefined,
   };
 }
@@ -260,7 +260,7 @@ export async function waitBeforeRetry(err: unknown, attempt: FailedAttempt, poli
   if (decision.tooLong) {
     throw new ApiUnavailableError(
       `the API could not be read (GET ${path}): ${err.reason}; it asks to retry in ${describeTooLong(decision.neededMs, maxWaitMs)}`,
-      { cause: err, hint: 'raise --max-wait, or run again later' },
+      { cause: err, hint: hint`raise ${option('maxWaitMs')}, or run again later` },
     );
   }
   policy.emit({ type: 'retry', attempt: retry + 1, delayMs: decision.ms, reason: err.reason });

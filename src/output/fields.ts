@@ -1,5 +1,5 @@
 /** `--fields a,b.c` (`taxes.0.amount` indexes an array). Only own properties are read: `a.__proto__.b` never reaches a prototype. */
-import { UsageError } from '../errors.js';
+import { UsageError, hint, option } from '../errors.js';
 
 export type FieldPath = readonly string[];
 
@@ -9,7 +9,9 @@ export function parseFields(spec: string): string[] {
   const seen = new Set<string>();
   for (const name of names) {
     if (name === '') {
-      throw new UsageError(`--fields: empty field name in '${spec}'`, { hint: 'give comma-separated names, e.g. --fields id,issuer.rfc,total' });
+      throw new UsageError(`--fields: empty field name in '${spec}'`, {
+        hint: hint`give comma-separated names, e.g. ${option('fields', 'id,issuer.rfc,total')}`,
+      });
     }
     if (name.split('.').some((segment) => segment === '')) {
       throw new UsageError(`--fields: '${name}' has an empty path segment`, { hint: 'nested fields are written as dot paths, e.g. issuer.rfc' });

@@ -38,7 +38,7 @@ function readHydraBody(text: string, response: ResponseHead): CollectionPage {
     if (err instanceof PageFormatError) throw new UnreadableBodyError(err.message, { cause: err });
     if (err instanceof HostileResponseError) {
       const path = response.url.pathname + response.url.search;
-      throw new HostileResponseError(`${err.message} (GET ${path})`, { cause: err, ...(err.hint ? { hint: err.hint } : {}) });
+      throw new HostileResponseError(`${err.message} (GET ${path})`, { cause: err, ...(err.advice ? { hint: err.advice } : {}) });
     }
     throw err;
   }

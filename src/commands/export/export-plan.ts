@@ -9,7 +9,7 @@ import type { RateLimitSnapshot } from '../../http/client.js';
 import { builtInDefault, exportFlag } from '../../config/flags.js';
 import { endpointUrl, idsFromFlags, isPathEndpoint, type Endpoint, type Ids } from '../../endpoints.js';
 import { resolveSource } from './collection-path.js';
-import { UsageError } from '../../errors.js';
+import { UsageError, hint, option } from '../../errors.js';
 import { isSecretHeaderName } from '../../http/redact.js';
 import { mergeHeaders } from '../../http/request-headers.js';
 import { formatFromPath } from '../../output/writer.js';
@@ -357,7 +357,9 @@ export function planDatabase(
   if (flags.key !== undefined) {
     key = flags.key.split('.');
     if (key.some((s) => s === ''))
-      throw new UsageError(`--key '${flags.key.slice(0, 100)}' has an empty path segment`, { hint: 'e.g. --key uuid or --key timbre.uuid' });
+      throw new UsageError(`--key '${flags.key.slice(0, 100)}' has an empty path segment`, {
+        hint: hint`e.g. ${option('key', 'uuid')} or ${option('key', 'timbre.uuid')}`,
+      });
   }
   const incremental = flags.incremental === true;
   return {

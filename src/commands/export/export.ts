@@ -2,7 +2,7 @@
 import type { Context } from '../../context.js';
 import { GET_COMMAND, idsFromFlags, isPathEndpoint } from '../../endpoints.js';
 import { resolveSource } from './collection-path.js';
-import { ExitCode, UsageError, toExitCode } from '../../errors.js';
+import { ExitCode, UsageError, hint, option, toExitCode } from '../../errors.js';
 import { formatDefinition } from '../../output/writer.js';
 import type { OutputFormat } from '../../format-names.js';
 import type { Compression } from '../../export/files/destination.js';
@@ -33,7 +33,7 @@ function planCompression(flags: ExportFlags, out: string | undefined, format: Ou
   const suffix = UNSUPPORTED_COMPRESSIONS.find((s) => lower.endsWith(s));
   if (suffix !== undefined) {
     throw new UsageError(`--out ${out}: ${suffix} compression is not supported; the supported one is gzip`, {
-      hint: 'name the file .gz (e.g. invoices.ndjson.gz), or add --compress gzip',
+      hint: hint`name the file .gz (e.g. invoices.ndjson.gz), or add ${option('compress', 'gzip')}`,
     });
   }
   const compress = flags.compress === 'gzip' || lower.endsWith('.gz') ? 'gzip' : undefined;

@@ -3,7 +3,7 @@
  * key printed is the sandbox's own, never a key of the user.
  */
 import type { Context } from '../../context.js';
-import { ExitCode, UsageError } from '../../errors.js';
+import { ExitCode, UsageError, hint, option, type Hint } from '../../errors.js';
 import { createSandbox, DEFAULT_SANDBOX_KEY, DEFAULT_SIZES, type Sandbox } from '../../sandbox/app.js';
 import type { LimitScope } from '../../sandbox/types.js';
 import { parseCursorEnd } from '../../sandbox/cursor.js';
@@ -21,14 +21,17 @@ function shellWord(word: string): string {
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /** By Node's `net` error `code`, from `listen(2)` and `getaddrinfo(3)`. */
-const LISTEN_FAILURES: Readonly<Record<string, { reason: string; hint: string }>> = {
-  EADDRINUSE: { reason: 'address in use', hint: 'choose another --port (0 = any free port)' },
-  EACCES: { reason: 'permission denied (ports below 1024 need privileges)', hint: 'choose another --port (0 = any free port)' },
-  EPERM: { reason: 'operation not permitted', hint: 'choose another --port (0 = any free port)' },
-  EADDRNOTAVAIL: { reason: 'no such address on this machine', hint: 'check --host (default 127.0.0.1)' },
-  ENOTFOUND: { reason: 'unknown host', hint: 'check --host (default 127.0.0.1)' },
-  EAI_AGAIN: { reason: 'the host name could not be resolved', hint: 'check --host (default 127.0.0.1)' },
-  EAFNOSUPPORT: { reason: 'address family not supported', hint: 'check --host (default 127.0.0.1)' },
+const CHOOSE_PORT = hint`choose another ${option('port')} (0 = any free port)`;
+const CHECK_HOST = hint`check ${option('host')} (default 127.0.0.1)`;
+
+const LISTEN_FAILURES: Readonly<Record<string, { reason: string; hint: Hint }>> = {
+  EADDRINUSE: { reason: 'address in use', hint: CHOOSE_PORT },
+  EACCES: { reason: 'permission denied (ports below 1024 need privileges)', hint: CHOOSE_PORT },
+  EPERM: { reason: 'operation not permitted', hint: CHOOSE_PORT },
+  EADDRNOTAVAIL: { reason: 'no such address on this machine', hint: CHECK_HOST },
+  ENOTFOUND: { reason: 'unknown host', hint: CHECK_HOST },
+  EAI_AGAIN: { reason: 'the host name could not be resolved', hint: CHECK_HOST },
+  EAFNOSUPPORT: { reason: 'address family not supported', hint: CHECK_HOST },
 };
 
 /** @returns a {@link UsageError} (exit 2), or `err` itself when it has no `code` (a bug, reported as such) */
@@ -38,7 +41,10 @@ export function listenError(err: unknown, host: string, port: number): unknown {
   const known = LISTEN_FAILURES[code];
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   const reason = known ? known.reason : `${(err as Error).message} (${code})`;
-  return new UsageError(`cannot listen on ${where}: ${reason}`, { hint: known?.hint ?? 'check --host and --port', cause: err });
+  return new UsageError(`cannot listen on ${where}: ${reason}`, {
+    hint: known?.hint ?? hint`check ${option('host')} and ${option('port')}`,
+    cause: err,
+  });
 }
 
 /** @throws {UsageError} (exit 2) when a given value is out of its row's range or none of its words */

@@ -9,7 +9,7 @@
  * this reason). One group is committed while the next is fetched; a complete run ends with one
  * more transaction: `--prune`, the watermark, the row count and the outcome.
  */
-import { CollectionsError, OutputError, UsageError } from '../../errors.js';
+import { CollectionsError, OutputError, UsageError, hint, option } from '../../errors.js';
 import { formatCount } from '../../io/format.js';
 import { defined } from '../../json/object.js';
 import type { Checkpoint } from '../files/checkpoint.js';
@@ -72,7 +72,7 @@ function resumable(
   if (differ.length > 0) {
     throw new UsageError(`--resume with different options than the interrupted export (${differ.join(', ')})`, {
       code: 'E_CHECKPOINT',
-      hint: `repeat the original options, or run without --resume to start ${where} over`,
+      hint: hint`repeat the original options, or run without ${option('resume', true)} to start ${where} over`,
     });
   }
   if (latest.next !== null) {
@@ -87,7 +87,7 @@ function resumable(
         `${where} does not match this export: its next link is not on ${options.expectedLink.origin}${options.expectedLink.path}`,
         {
           code: 'E_CHECKPOINT',
-          hint: 'run without --resume to start over',
+          hint: hint`run without ${option('resume', true)} to start over`,
         },
       );
     }

@@ -25,7 +25,7 @@ export async function loadDriver<T>(name: 'pg' | 'pg-copy-streams' | '@duckdb/no
     if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw err;
     throw new UsageError(`--out ${shown} needs the package ${name}, which is not installed`, {
       code: 'E_CONFIG',
-      hint: `install it beside collections (npm install -g ${PACKAGES[name]}), or write a file`,
+      hint: [{ step: 'install', packageName: PACKAGES[name]! }],
     });
   }
 }

@@ -5,7 +5,7 @@
  * completes) and `collections_members` (which sources hold each key of each table: a table is keyed
  * by the item alone, so several sources share its rows). They sit in the mirror table's schema.
  */
-import { UsageError } from '../../errors.js';
+import { UsageError, hint, option } from '../../errors.js';
 import { besideTable, quoteTable, tableText, type TableName } from './table-name.js';
 
 /** The dialect of a store. */
@@ -193,7 +193,7 @@ export interface ExistingTable {
 function checkShape(existing: ExistingTable, expected: readonly Column[], key: readonly string[], dialect: Dialect, which: string): void {
   const refuse = (what: string): never => {
     throw new UsageError(`${which} exists with another shape (${what}); nothing was written`, {
-      hint: 'choose another table with --table, or drop or rename that one',
+      hint: hint`choose another table with ${option('table')}, or drop or rename that one`,
     });
   };
   for (const column of expected) {

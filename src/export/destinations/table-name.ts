@@ -3,7 +3,7 @@
  * and identifiers quoted. A name is never spliced into SQL unquoted, and only names of this shape
  * are quoted at all, so no text from a flag, the server or an item ever becomes SQL.
  */
-import { UsageError } from '../../errors.js';
+import { UsageError, hint, option } from '../../errors.js';
 
 /** A table, optionally in a schema; both parts as typed (quoted, so case matters). */
 export interface TableName {
@@ -63,7 +63,7 @@ export function parseTableName(text: string): TableName {
   }
   if (parts.length === 2 && SYSTEM_SCHEMA.test(parts[0]!)) {
     throw new UsageError(`--table ${text}: ${parts[0]!} is a system schema of the database, not one collections writes into`, {
-      hint: 'give a table of your own schema, e.g. --table public.invoices or --table analytics.invoices',
+      hint: hint`give a table of your own schema, e.g. ${option('table', 'public.invoices')} or ${option('table', 'analytics.invoices')}`,
     });
   }
   return parts.length === 2 ? { schema: parts[0], name: parts[1]! } : { schema: undefined, name: parts[0]! };

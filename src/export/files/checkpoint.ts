@@ -3,7 +3,7 @@ import { constants as fsConstants } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import type { FormatterState } from '../../output/formatter.js';
 import { findFormat } from '../../output/writer.js';
-import { UsageError } from '../../errors.js';
+import { UsageError, type Hint } from '../../errors.js';
 import { isObject } from '../../json/object.js';
 import { nodeFileSystem, parseJsonText, replaceFile, type FileSystem } from '../../io/files.js';
 
@@ -12,8 +12,8 @@ const { O_RDONLY, O_NOFOLLOW } = fsConstants;
 export const CHECKPOINT_VERSION = 1;
 
 const RESTART = 'run with --restart instead of --resume to discard it and the .part file and start afresh';
-export const checkpointError = (message: string, hint?: string): UsageError =>
-  new UsageError(message, hint === undefined ? { code: 'E_CHECKPOINT' } : { code: 'E_CHECKPOINT', hint });
+export const checkpointError = (message: string, advice?: string | Hint): UsageError =>
+  new UsageError(message, advice === undefined ? { code: 'E_CHECKPOINT' } : { code: 'E_CHECKPOINT', hint: advice });
 
 export interface Checkpoint {
   version: typeof CHECKPOINT_VERSION;

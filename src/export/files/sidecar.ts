@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import { formatCount } from '../../io/format.js';
 import { checkFolder, type FileSystem } from '../../io/files.js';
 import { createFileSink, exists } from './file-sink.js';
+import { hint, option } from '../../errors.js';
 import {
   boundaryCheck,
   checkNextLink,
@@ -117,8 +118,8 @@ export async function checkCheckpoint(
   }
   if (!(await exists(options.checkpoint))) return { kind: 'none' };
   if (options.restart) return { kind: 'discard' };
-  const hint = 'use --resume to continue it, or --restart to start over';
-  throw checkpointError(`an interrupted export of ${options.target} has a checkpoint (${options.checkpoint})`, hint);
+  const advice = hint`use ${option('resume', true)} to continue it, or ${option('restart', true)} to start over`;
+  throw checkpointError(`an interrupted export of ${options.target} has a checkpoint (${options.checkpoint})`, advice);
 }
 
 async function readCheckpoint(options: SidecarOptions): Promise<Checkpoint | undefined> {

@@ -1,6 +1,6 @@
 /** How an export stops short: signals, and the "resume with: …" hint on failures that keep a checkpoint. */
 import type { Context, TerminationSignal } from '../../context.js';
-import { CollectionsError, ExitCode, InterruptedError, RateLimitError } from '../../errors.js';
+import { CollectionsError, ExitCode, InterruptedError, RateLimitError, hint, type Hint } from '../../errors.js';
 
 /** ms after the first signal in which a repeat is its echo: a person cannot press Ctrl-C twice this fast. */
 export const SIGNAL_ECHO_MS = 250;
@@ -85,18 +85,18 @@ export interface ResumeHintOptions {
 export function addResumeHint(err: unknown, options: ResumeHintOptions): unknown {
   if (!(err instanceof CollectionsError)) return err;
   const { toFile, resumable, resumeCommand } = options;
-  const resumeHint = toFile && resumable ? `resume with: ${resumeCommand} --resume` : undefined;
+  const resumeHint: Hint | undefined = toFile && resumable ? [{ step: 'resume', command: resumeCommand }] : undefined;
   if (err instanceof InterruptedError && options.device) return new InterruptedError(err.signal, `interrupted by ${err.signal}`);
   if (err instanceof InterruptedError) {
-    const hint = resumeHint ?? (toFile ? undefined : 'stdout exports cannot resume; use --out FILE');
-    return new InterruptedError(err.signal, `interrupted by ${err.signal}${toFile ? '; checkpoint kept' : ''}`, { hint });
+    const advice = resumeHint ?? (toFile ? undefined : [{ step: 'streamOut' } as const]);
+    return new InterruptedError(err.signal, `interrupted by ${err.signal}${toFile ? '; checkpoint kept' : ''}`, { hint: advice });
   }
   if (err instanceof RateLimitError && resumeHint) {
     const code = err.code === 'E_RATE_LIMIT_REPEATED' ? err.code : 'E_RATE_LIMIT_WAIT';
     return new RateLimitError(err.message, err.resetAt, { code, hint: resumeHint, cause: err });
   }
   if (resumeHint && err.exitCode === ExitCode.Unavailable) {
-    return new CollectionsError(err.message, err.code, { hint: `${err.hint ? `${err.hint}; ` : ''}${resumeHint}`, cause: err });
+    return new CollectionsError(err.message, err.code, { hint: err.advice ? hint`${err.advice}; ${resumeHint}` : resumeHint, cause: err });
   }
   return err;
 }

@@ -1,6 +1,6 @@
 /** The pages of an export: where they come from, how they are written, when their checkpoints are committed. */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { CollectionsError, HttpError, UsageError } from '../../errors.js';
+import { CollectionsError, HttpError, UsageError, hint, option } from '../../errors.js';
 import { defined } from '../../json/object.js';
 import type { Client, RateLimitSnapshot } from '../../http/client.js';
 import { serverModePages, type ModeChange } from '../../pagination/modes.js';
@@ -29,7 +29,7 @@ export function remaining(plan: Pick<PagesPlan, 'maxItems'>, tally: Readonly<Pic
   return plan.maxItems === undefined ? Infinity : plan.maxItems - tally.items;
 }
 
-const DROP_PAGE = "drop --page: without it the export starts at the API's first page and follows its cursor links, as --cursor does";
+const DROP_PAGE = hint`drop ${option('page')}: without it the export starts at the API's first page and follows its cursor links, as ${option('cursor', true)} does`;
 
 function noteOf(change: ModeChange): string {
   if (change.refusal) {
@@ -46,7 +46,7 @@ function pinnedError(plan: PagesPlan, change: ModeChange, resumed: boolean): Col
   if (resumed) {
     return new UsageError(`the API now pages this endpoint by ${change.used}, but the checkpoint continues an export paged by ${change.asked}`, {
       code: 'E_CHECKPOINT',
-      hint: 'run with --restart instead of --resume to start afresh',
+      hint: hint`run with ${option('restart', true)} instead of ${option('resume', true)} to start afresh`,
     });
   }
   if (change.refusal) return new HttpError(change.refusal.details, { hint: DROP_PAGE, cause: change.refusal });

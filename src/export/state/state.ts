@@ -3,7 +3,7 @@ import { constants as fsConstants, closeSync, openSync, readFileSync } from 'nod
 import { stat } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { ID_SPECS, isPathEndpoint, type Endpoint, type Ids } from '../../endpoints.js';
-import { OutputError, UsageError } from '../../errors.js';
+import { OutputError, UsageError, hint, option } from '../../errors.js';
 import { isObject } from '../../json/object.js';
 import { fileError, nodeFileSystem, parseJsonText, replaceFile, type FileSystem } from '../../io/files.js';
 import type { PageStep } from '../../pagination/paginate.js';
@@ -60,7 +60,7 @@ export function formatFilterTime(ms: number): string {
 export function sinceParameter(endpoint: Endpoint, flag = '--since'): string {
   if (endpoint.watermark === undefined && isPathEndpoint(endpoint)) {
     throw new UsageError(`${flag} on ${endpoint.key} needs the date field to filter on`, {
-      hint: 'name it with --since-field (e.g. --since-field updatedAt, sent as updatedAt[after])',
+      hint: hint`name it with ${option('sinceField')} (e.g. ${option('sinceField', 'updatedAt')}, sent as updatedAt[after])`,
     });
   }
   if (endpoint.watermark === undefined) {

@@ -3,8 +3,8 @@
  * (commands/hints.ts): the ground floor's errors name no flag, yet every line keeps its hint.
  */
 import { describe, expect, it } from 'vitest';
-import { errorText, formatError, hintOf, pageSizeMaximum, withRequestHint } from '../../../src/commands/error-text.js';
-import { HttpError, UsageError } from '../../../src/errors.js';
+import { errorText, formatError, hintOf, withRequestHint } from '../../../src/commands/error-text.js';
+import { HttpError, pageSizeMaximum, UsageError } from '../../../src/errors.js';
 import { createSecrets } from '../../../src/secrets.js';
 
 const http = (status: number, hint?: string): HttpError => new HttpError({ method: 'GET', path: '/p', status }, hint === undefined ? {} : { hint });

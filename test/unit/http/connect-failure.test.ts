@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ProxyFailure } from '../../../src/http/proxy.js';
 import { describeConnectFailure, RetryableFailure, waitBeforeRetry } from '../../../src/http/retry.js';
-import { ApiUnavailableError } from '../../../src/errors.js';
+import { ApiUnavailableError, renderHint, type Hint } from '../../../src/errors.js';
+import { CLI_WORDS } from '../../../src/commands/error-text.js';
 import { createServerClock } from '../../../src/rate/headers.js';
 import { createVirtualClock } from '../../helpers/virtual-clock.js';
 
 const url = new URL('https://api.example.test:8443/v1/invoices?itemsPerPage=1000&page=1');
+/** The hint as the command line prints it. */
+const cli = (hint: Hint | undefined): string | undefined => hint && renderHint(hint, CLI_WORDS);
 const fetchFailed = (cause: object): TypeError => new TypeError('fetch failed', { cause });
 
 describe('describeConnectFailure', () => {
@@ -18,8 +21,8 @@ describe('describeConnectFailure', () => {
   ])('%s names the origin and suggests base-url and the sandbox', (_n, cause, reason) => {
     const d = describeConnectFailure(fetchFailed(cause), url);
     expect(d?.reason).toBe(reason);
-    expect(d?.hint).toContain('check base-url');
-    expect(d?.hint).toContain('collections sandbox');
+    expect(cli(d?.hint)).toContain('check base-url');
+    expect(cli(d?.hint)).toContain('collections sandbox');
   });
 
   it("undici's `bad port` (a port the Fetch standard blocks, e.g. 9) names the port and suggests base-url", () => {
@@ -27,7 +30,7 @@ describe('describeConnectFailure', () => {
     expect(d?.reason).toBe(
       'bad port: fetch never connects to port 9 of http://127.0.0.1:9 (a port the Fetch standard blocks, like a refused connection)',
     );
-    expect(d?.hint).toContain('check base-url');
+    expect(cli(d?.hint)).toContain('check base-url');
   });
 
   it('finds the code inside an AggregateError (happy eyeballs)', () => {
@@ -42,7 +45,7 @@ describe('describeConnectFailure', () => {
     const d = describeConnectFailure(fetchFailed({ code, syscall: 'getaddrinfo' }), url);
     expect(d?.reason).toBe(reason);
     expect(d?.reason).not.toContain('/v1');
-    expect(d?.hint).toContain('check base-url');
+    expect(cli(d?.hint)).toContain('check base-url');
   });
 
   it.each([
@@ -73,7 +76,7 @@ describe('describeConnectFailure: what a failure at first contact says is wrong 
     expect(d?.reason).toBe(
       'https://api.example.test:8443 does not speak TLS (ERR_SSL_WRONG_VERSION_NUMBER: its answer to the handshake was plain text)',
     );
-    expect(d?.hint).toMatch(/^if it is an http server, use http:\/\/api\.example\.test:8443 as base-url; check base-url/);
+    expect(cli(d?.hint)).toMatch(/^if it is an http server, use http:\/\/api\.example\.test:8443 as base-url; check base-url/);
   });
 });
 
@@ -116,9 +119,9 @@ describe('describeConnectFailure through a proxy (issue 27)', () => {
     const d = describeConnectFailure(viaProxy(cause), url);
     expect(d?.reason).toBe(reason);
     expect(d?.likely).toBe(wrongSetting ? 'the proxy setting is most likely wrong' : undefined);
-    expect(`${d?.reason} ${d?.hint}`).not.toContain('s3cret');
+    expect(`${d?.reason} ${cli(d?.hint)}`).not.toContain('s3cret');
     expect(d?.reason).not.toContain('user');
-    expect(d?.hint).toContain('HTTPS_PROXY');
+    expect(cli(d?.hint)).toContain('HTTPS_PROXY');
   });
 
   it("a reset through the proxy is left to the short description; a TLS failure is the origin's", () => {
@@ -132,7 +135,7 @@ describe('describeConnectFailure through a proxy (issue 27)', () => {
 describe('waitBeforeRetry with a connect failure', () => {
   it('gives up with exit 6, the reason and the hint once the retries are spent', async () => {
     const clock = createVirtualClock(0);
-    const failure = new RetryableFailure('ECONNREFUSED: connection refused by http://127.0.0.1:9', { hint: 'check base-url' });
+    const failure = new RetryableFailure('ECONNREFUSED: connection refused by http://127.0.0.1:9', { hint: ['check base-url'] });
     const policy = { retries: 0, maxWaitMs: Infinity, random: () => 0, clock, serverClock: createServerClock(), emit: () => undefined };
     const err = await waitBeforeRetry(failure, { retry: 0, path: '/entities' }, policy).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiUnavailableError);

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hintOf } from '../../../../src/commands/error-text.js';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -153,7 +154,8 @@ describe('openSidecar', () => {
     const refused = await openSidecar({ ...options, resume: false }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(UsageError);
     expect((refused as UsageError).code).toBe('E_CHECKPOINT');
-    expect((refused as UsageError).hint).toBe('use --resume to continue it, or --restart to start over');
+    expect(hintOf(refused as UsageError)).toBe('use --resume to continue it, or --restart to start over');
+    expect((refused as UsageError).hint).toBe('use resume: true to continue it, or restart: true to start over');
     expect(await readdir(dir)).toEqual(['x.ndjson.checkpoint.json']);
     const out = await openSidecar({ ...options, resume: false, restart: true });
     expect((await readdir(dir)).sort()).toEqual(['x.ndjson.lock', 'x.ndjson.part']);
