@@ -1,6 +1,7 @@
 /**
- * The one error line (README, "Exit codes") and the hints that name the command line's flags, kept
- * out of the ground floor: errors.ts knows what failed, this floor what the user can type to fix it.
+ * The one error line (README, "Exit codes") and the command line's words for hints: an error's
+ * `advice` names options and steps, worded here as flags and commands; the 404 and 400/422 hints of
+ * what the user typed (ids, `--param`, the path's query).
  */
 import { ID_SPECS, type Ids } from '../endpoints.js';
 import { CollectionsError, HttpError, renderHint, type HintOption, type HintWords } from '../errors.js';
