@@ -1,6 +1,6 @@
 /** `get`'s path (docs/get.md) becomes an endpoint row, so the export machinery treats it as any other. */
 import { buildPath, ENDPOINTS, GET_COMMAND, PATH_FAMILY, resolveEndpoint, type Endpoint, type Ids } from '../../endpoints.js';
-import { UsageError } from '../../errors.js';
+import { UsageError, hint, option } from '../../errors.js';
 
 /** `path` as sent (percent-encoded), `query` as typed (no `?`). */
 export interface CollectionPath {
@@ -103,7 +103,9 @@ export function resolveSource(command: string, ids: Ids, path?: string, sinceFie
     return { endpoint, ids, path: buildPath(endpoint, ids), query: '' };
   }
   if (sinceField !== undefined && !SINCE_FIELD.test(sinceField)) {
-    throw new UsageError(`--since-field ${JSON.stringify(sinceField)} is not a field name`, { hint: 'e.g. --since-field updatedAt' });
+    throw new UsageError(`--since-field ${JSON.stringify(sinceField)} is not a field name`, {
+      hint: hint`e.g. ${option('sinceField', 'updatedAt')}`,
+    });
   }
   const target = parseCollectionPath(path ?? '');
   return { endpoint: pathEndpoint(target, sinceField), ids: {}, path: target.path, query: target.query };
