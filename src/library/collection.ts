@@ -6,7 +6,7 @@
  * pacing, waits, retries, origin rule, loop guards and exact member texts are the command line's.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { planHttp, planPages, planTarget, type ExportTarget } from '../commands/export/export-plan.js';
+import { planHttp, planPages, planTarget, type ExportTarget } from '../export/plan/parts.js';
 import { createClient, type Client, type RateLimitSnapshot } from '../http/client.js';
 import type { PagesPlan } from '../export/run/plan.js';
 import { pageSteps, remaining } from '../export/run/page-loop.js';

@@ -173,7 +173,7 @@ export async function exportCollection(options: ExportCollectionOptions): Promis
   if (settings.budget !== undefined) ctx.secrets.add(new URL(settings.budget).password || undefined);
   const [{ planExport, planLoneExport, runLonePlan }, { readStoredSince, addDatabaseSecrets }] = await Promise.all([
     import('../commands/export/export.js'),
-    import('../commands/export/export-plan.js'),
+    import('../export/plan/parts.js'),
   ]);
   const command = target.endpoint.command;
   const plan = await planLoneExport(

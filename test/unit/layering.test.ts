@@ -82,7 +82,7 @@ describe('layering of cli/, commands/, config/ and endpoints.ts', () => {
 
   it('reads the imports it checks', () => {
     expect(edges.some((e) => e.from === 'cli/program.ts' && e.to === 'commands/export/export.ts')).toBe(true);
-    expect(edges.some((e) => e.from === 'commands/export/export-plan.ts' && e.to === 'config/settings.ts')).toBe(true);
+    expect(edges.some((e) => e.from === 'export/plan/parts.ts' && e.to === 'config/settings.ts')).toBe(true);
   });
 
   it('nothing in commands/ imports cli/', () => {

@@ -18,11 +18,11 @@ import { earlierOutputs, writeRunManifest, type ManifestOutput } from '../../exp
 import { runBatchDryRun } from './dry-run.js';
 import { errorText } from '../error-text.js';
 import { inertText } from '../../io/terminal-text.js';
-import { prepareOutputs, removeEmptyFolders } from './folders.js';
+import { prepareOutputs, removeEmptyFolders } from '../../export/plan/folders.js';
 import { createBatchReporter, mostSevereCode, type TaxpayerOutcome } from './batch-report.js';
 import type { ExportFlags } from '../flags.js';
-import { addDatabaseSecrets, isDatabaseTable, loadExportSettings } from './export-plan.js';
-import type { LoadedExportSettings, ResolvedExportSettings, UnitOfMany } from './export-plan.js';
+import { addDatabaseSecrets, isDatabaseTable, loadExportSettings } from '../../export/plan/parts.js';
+import type { LoadedExportSettings, ResolvedExportSettings, UnitOfMany } from '../../export/plan/parts.js';
 
 /** Bytes: tens of thousands of ids. */
 const MAX_LIST_BYTES = 1024 * 1024;

@@ -16,7 +16,7 @@ import { RUNS_TABLE } from '../../export/destinations/schema.js';
 import { tableText } from '../../export/destinations/table-name.js';
 import { mostSevere } from './batch-report.js';
 import { errorText } from '../error-text.js';
-import { planOutputs } from './folders.js';
+import { planOutputs } from '../../export/plan/folders.js';
 import { createClient } from '../../http/client.js';
 import { requestHeaders } from '../../export/run/services.js';
 import { maskSecret } from '../../http/redact.js';

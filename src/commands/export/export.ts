@@ -1,7 +1,7 @@
 /** An export command: flags validated into an {@link ExportPlan} before any request or file is touched, then run. */
 import type { Context } from '../../context.js';
 import { GET_COMMAND, idsFromFlags, isPathEndpoint } from '../../endpoints.js';
-import { resolveSource } from './collection-path.js';
+import { resolveSource } from '../../export/plan/collection-path.js';
 import { ExitCode, UsageError, hint, option, toExitCode } from '../../errors.js';
 import { formatDefinition } from '../../output/writer.js';
 import type { OutputFormat } from '../../format-names.js';
@@ -11,14 +11,14 @@ import { freezePlan, type ExportHooks, type ExportPlan, type OutputPlan } from '
 import { exportServices } from '../../export/run/services.js';
 import { planManifest } from '../../export/manifest/manifest.js';
 import { runDryRun } from './dry-run.js';
-import { prepareOutputs, removeEmptyFolders } from './folders.js';
+import { prepareOutputs, removeEmptyFolders } from '../../export/plan/folders.js';
 import { withRequestHint } from '../error-text.js';
 import { expandOut, isOutTemplate, runBatchExport, taxpayerList, utcDate, type TemplateValues } from './batch.js';
 import { parseShard, takeShard } from './shard.js';
-import { fingerprintOf, formatOf, loadExportSettings, outPathOf, planHttp, planOutput, planPages, planProgress } from './export-plan.js';
-import { addDatabaseSecrets, isDatabaseTable, planDatabase, planDeletions, planDestination, planTarget, withoutPassword } from './export-plan.js';
-import { staleWatermark } from './export-plan.js';
-import { readStoredSince, storedDatabaseSince, type LoadedExportSettings, type ResolvedExportSettings, type UnitOfMany } from './export-plan.js';
+import { fingerprintOf, formatOf, loadExportSettings, outPathOf, planHttp, planOutput, planPages, planProgress } from '../../export/plan/parts.js';
+import { addDatabaseSecrets, isDatabaseTable, planDatabase, planDeletions, planDestination, planTarget, withoutPassword } from '../../export/plan/parts.js';
+import { staleWatermark } from '../../export/plan/parts.js';
+import { readStoredSince, storedDatabaseSince, type LoadedExportSettings, type ResolvedExportSettings, type UnitOfMany } from '../../export/plan/parts.js';
 import type { ExportCommandOptions, ExportFlags, GetCommandOptions } from '../flags.js';
 import type { RateLimitSnapshot } from '../../http/client.js';
 import type { PageStep } from '../../pagination/paginate.js';

@@ -10,7 +10,7 @@ import { readCommandLine } from '../../../../src/cli/argv.js';
 import { runProgram } from '../../../../src/cli/program.js';
 import type { RunCommand } from '../../../../src/commands/commander.js';
 import { prepareExport } from '../../../../src/commands/export/export.js';
-import { EXPORT_DEFAULTS } from '../../../../src/commands/export/export-plan.js';
+import { EXPORT_DEFAULTS } from '../../../../src/export/plan/parts.js';
 import type { ExportCommandOptions } from '../../../../src/commands/flags.js';
 import type { GetCommandOptions } from '../../../../src/commands/flags.js';
 import { createConfigStore, loadConfFor } from '../../../../src/config/store.js';

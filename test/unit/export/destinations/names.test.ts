@@ -9,7 +9,7 @@ import { tempDir } from '../../../helpers/world.js';
 import { databaseAddress, maskUrlPassword } from '../../../../src/export/destinations/address.js';
 import { findPassword, pgpassLookup } from '../../../../src/export/destinations/pgpass.js';
 import { defaultTableName, parseTableName, quoteTable } from '../../../../src/export/destinations/table-name.js';
-import { sourceOf, withoutPassword } from '../../../../src/commands/export/export-plan.js';
+import { sourceOf, withoutPassword } from '../../../../src/export/plan/parts.js';
 import { UsageError } from '../../../../src/errors.js';
 
 describe('databaseAddress', () => {

@@ -23,7 +23,7 @@ import { conflictsWithSince, formatFilterTime, parseSince, readState, sinceParam
 import { databaseAddress, isPostgresUrl, type DatabaseAddress } from '../../export/destinations/address.js';
 import type { DatabasePlan } from '../../export/destinations/database.js';
 import { defaultTableName, parseTableName, tableText } from '../../export/destinations/table-name.js';
-import type { ExportFlags } from '../flags.js';
+import type { ExportFlags } from '../../commands/flags.js';
 
 export type ResolvedExportSettings = Pick<ApiSettings, 'apiKey' | 'baseUrl' | 'defaults'> & Partial<Pick<ApiSettings, 'headers' | 'budget'>>;
 

@@ -15,7 +15,7 @@ import {
   prepareOutputs,
   writtenFiles,
   type FolderFileSystem,
-} from '../../../../src/commands/export/folders.js';
+} from '../../../../src/export/plan/folders.js';
 import { isWrittenThrough } from '../../../../src/export/files/destination.js';
 import type { ExportPlan } from '../../../../src/export/run/plan.js';
 import { OutputError } from '../../../../src/errors.js';

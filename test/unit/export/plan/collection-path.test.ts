@@ -4,7 +4,7 @@
  * source of an export for `get` and for a named command.
  */
 import { describe, expect, it } from 'vitest';
-import { parseCollectionPath, pathEndpoint, resolveSource } from '../../../../src/commands/export/collection-path.js';
+import { parseCollectionPath, pathEndpoint, resolveSource } from '../../../../src/export/plan/collection-path.js';
 import { UsageError } from '../../../../src/errors.js';
 
 describe('parseCollectionPath', () => {
