@@ -47,6 +47,12 @@ export interface ExportFlagSpec {
   readonly forCommand?: 'get';
   /** Cursor mode only: a command none of whose endpoints pages by cursor accepts it (to refuse it) but leaves it out of its help. */
   readonly cursorOnly?: true;
+  /** Its name in {@link ExportOptions} and the library, when not {@link attribute}. */
+  readonly option?: string;
+  /** The unit of a number in {@link ExportOptions} (`ms` for `seconds`: the parser converts). */
+  readonly unit?: string;
+  /** The command line's only (the terminal, the run of many): the library has no such option. */
+  readonly cliOnly?: true;
 }
 
 /**
@@ -62,6 +68,7 @@ const FLAG_TABLE = {
     description:
       'write to a file (completed atomically), a postgres:// URL, F.duckdb or F.parquet; omitted or - means stdout; may be a template with {taxpayer}, {endpoint}, {date}',
     value: { kind: 'text', files: true },
+    cliOnly: true,
   },
   format: {
     flags: '-f, --format <format>',
@@ -95,28 +102,33 @@ const FLAG_TABLE = {
     value: { kind: 'integer', min: 1, max: 1000 },
     defaultValue: 1000,
     config: { key: 'items-per-page', setting: 'itemsPerPage', listOrder: 1 },
+    unit: 'items',
   },
   page: {
     flags: '--page <n>',
     description: 'first page in offset mode',
     value: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER },
     defaultValue: 1,
+    unit: 'a page number',
   },
   maxItems: {
     flags: '--max-items <n>',
     description: 'stop after exactly n items, requesting only the pages that hold them',
     value: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER },
+    unit: 'items',
   },
   param: {
     flags: '--param <key=value>',
     description: "extra query parameter for the API's filters (repeatable)",
     value: { kind: 'pairs' },
+    option: 'params',
   },
   header: {
     flags: '-H, --header <header>',
     description:
       "extra request header 'Name: value' (repeatable; replaces a stored header of that name); not X-Api-Key, Accept or the pagination headers; credential-like values are masked",
     value: { kind: 'headers' },
+    option: 'headers',
   },
   since: {
     flags: '--since <time>',
@@ -161,12 +173,15 @@ const FLAG_TABLE = {
     value: { kind: 'integer', min: 1, max: 365 },
     defaultValue: 7,
     config: { key: 'events-retention', setting: 'eventsRetentionDays', listOrder: 7 },
+    option: 'eventsRetentionDays',
+    unit: 'days',
   },
   taxpayersFile: {
     flags: '--taxpayers-file <file>',
     description: 'export every taxpayer listed in the file (one id a line, # comments; - is stdin); --out must then be a template',
     value: { kind: 'text', files: true },
     forId: 'taxpayerId',
+    cliOnly: true,
   },
   parallel: {
     flags: '--parallel <n>',
@@ -174,6 +189,8 @@ const FLAG_TABLE = {
     value: { kind: 'integer', min: 1, max: 32 },
     defaultValue: 1,
     forId: 'taxpayerId',
+    unit: 'taxpayers',
+    cliOnly: true,
   },
   fields: {
     flags: '--fields <a,b.c>',
@@ -206,6 +223,7 @@ const FLAG_TABLE = {
     value: { kind: 'integer', min: 1, max: 16 },
     defaultValue: 4,
     config: { key: 'concurrency', setting: 'concurrency', listOrder: 3 },
+    unit: 'pages',
   },
   maxWait: {
     flags: '--max-wait <seconds>',
@@ -214,6 +232,8 @@ const FLAG_TABLE = {
     defaultValue: Number.POSITIVE_INFINITY,
     defaultHelp: 'default: no limit',
     config: { key: 'max-wait', setting: 'maxWaitMs', listOrder: 4 },
+    option: 'maxWaitMs',
+    unit: 'ms',
   },
   retries: {
     flags: '--retries <n>',
@@ -221,6 +241,7 @@ const FLAG_TABLE = {
     value: { kind: 'integer', min: 0, max: 100 },
     defaultValue: 5,
     config: { key: 'retries', setting: 'retries', listOrder: 5 },
+    unit: 'retries',
   },
   timeout: {
     flags: '--timeout <seconds>',
@@ -228,6 +249,8 @@ const FLAG_TABLE = {
     value: { kind: 'seconds', min: 0.001, max: MAX_TIMER_SECONDS },
     defaultValue: 60_000,
     config: { key: 'timeout', setting: 'timeoutMs', listOrder: 6 },
+    option: 'timeoutMs',
+    unit: 'ms',
   },
   maxBodySize: {
     flags: '--max-body-size <bytes>',
@@ -235,9 +258,11 @@ const FLAG_TABLE = {
     value: { kind: 'bytes', min: 1024, max: 512 * 1024 * 1024 },
     defaultValue: 256 * 1024 * 1024,
     defaultHelp: 'default 256MiB',
+    option: 'maxBodyBytes',
+    unit: 'bytes',
   },
-  quiet: { flags: '-q, --quiet', description: 'no progress and no summary', value: { kind: 'switch' } },
-  progress: { flags: '--no-progress', description: 'no spinner (the summary stays)', value: { kind: 'switch' } },
+  quiet: { flags: '-q, --quiet', description: 'no progress and no summary', value: { kind: 'switch' }, cliOnly: true },
+  progress: { flags: '--no-progress', description: 'no spinner (the summary stays)', value: { kind: 'switch' }, cliOnly: true },
   verbose: {
     flags: '-v, --verbose',
     description: 'one stderr line per request: method, path, status, ms, remaining quota, X-Request-ID',
@@ -248,12 +273,14 @@ const FLAG_TABLE = {
     description:
       "run the export's checks (folders, lock, checkpoint; a database's over a read-only connection) and print the plan (request, headers with the key masked, files, items, pages, the quota and the windows it needs), writing nothing; exits as the export would; spends one request of the quota (itemsPerPage=1) per taxpayer",
     value: { kind: 'switch' },
+    cliOnly: true,
   },
   budget: {
     flags: '--budget <url>',
     description:
       'a postgres:// URL: the rate budget (per key hash and endpoint) shared by every process and host that names it (also COLLECTIONS_BUDGET, config key budget)',
     value: { kind: 'text' },
+    cliOnly: true,
   },
   shard: {
     flags: '--shard <i/n>',
@@ -261,6 +288,7 @@ const FLAG_TABLE = {
       "with several taxpayers: export only this run's stable share, I of N (0 to N-1; auto/N reads JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets it)",
     value: { kind: 'text' },
     forId: 'taxpayerId',
+    cliOnly: true,
   },
   logFormat: {
     flags: '--log-format <format>',
@@ -285,6 +313,52 @@ type FlagValue<V extends FlagValueSpec> = V extends { kind: 'switch' }
 
 /** The values of the export flags as commander hands them over (undefined = not given). */
 export type ExportFlagValues = { -readonly [A in keyof FlagTable]?: FlagValue<FlagTable[A]['value']> };
+
+export type FlagAttribute = keyof FlagTable;
+
+type OptionOf<A extends FlagAttribute> = FlagTable[A] extends { option: infer O extends string } ? O : A;
+
+/** The export flags' values under their option names and in their units (ms, bytes, days): the planner's vocabulary. */
+export type ExportOptionValues = { -readonly [A in FlagAttribute as OptionOf<A>]?: FlagValue<FlagTable[A]['value']> };
+
+/**
+ * How a door names an option, or an option given a value, in its messages: `--total`,
+ * `--since-field updatedAt` on the command line; `total`, `sinceField: 'updatedAt'` in the library.
+ */
+export type OptionNamer = (attribute: FlagAttribute, value?: string) => string;
+export const flagNamer: OptionNamer = (attribute, value) => longFlag(exportFlag(attribute)) + (value === undefined ? '' : ` ${value}`);
+export const optionNamer: OptionNamer = (attribute, value) => (exportFlag(attribute).option ?? attribute) + (value === undefined ? '' : `: '${value}'`);
+
+const OPTION_NAMES: ReadonlyMap<string, string> = new Map(EXPORT_FLAGS.map((spec) => [spec.attribute, spec.option ?? spec.attribute]));
+
+/** Flags renamed to their options; other keys (ids, settings, `path`) are kept. */
+export function optionsOfFlags<F extends ExportFlagValues>(flags: F): Omit<F, FlagAttribute> & ExportOptionValues {
+  return Object.fromEntries(Object.entries(flags).map(([key, value]) => [OPTION_NAMES.get(key) ?? key, value])) as Omit<F, FlagAttribute> &
+    ExportOptionValues;
+}
+
+/**
+ * A number given to the library for a numeric row, in the option's unit (ms where the flag takes
+ * seconds; `Infinity` where it is the row's default, i.e. no limit).
+ * @throws {UsageError} naming the option, its range in that unit and the value given
+ */
+export function checkOptionNumber(spec: ExportFlagSpec, value: unknown): void {
+  const kind = spec.value;
+  if (kind.kind !== 'integer' && kind.kind !== 'seconds' && kind.kind !== 'bytes') return;
+  const name = spec.option ?? spec.attribute;
+  const ms = kind.kind === 'seconds';
+  const [min, max] = ms ? [kind.min * 1000, kind.max * 1000] : [kind.min, kind.max];
+  const shown = typeof value === 'number' ? String(value) : JSON.stringify(value);
+  if (ms) {
+    const ok = typeof value === 'number' && ((value >= min && value <= max) || (value === Infinity && spec.defaultValue === Infinity));
+    if (!ok) throw new UsageError(`${name} must be a number of milliseconds from ${min} to ${max} (got ${shown})`);
+    return;
+  }
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`;
+    throw new UsageError(`${name} must be a whole number ${range} (got ${shown})`);
+  }
+}
 
 type ConfigurableFlag = Extract<FlagTable[keyof FlagTable], { config: FlagConfigSpec }>;
 
@@ -432,8 +506,11 @@ export function parseBytesOption(name: string, value: string, min: number, max: 
   return n;
 }
 
-/** Set by the tool itself (the API documentation, pagination). */
-const RESERVED_PARAMS = new Set(['page', 'itemsperpage']);
+/** Query parameters the paging options set themselves (lower case), refused in `--param`, `params` and a path's query. */
+export const PAGING_PARAMS: ReadonlyMap<string, FlagAttribute> = new Map([
+  ['page', 'page'],
+  ['itemsperpage', 'itemsPerPage'],
+]);
 
 /**
  * One `--param key=value`; the value may be empty or hold `=`.
@@ -443,8 +520,7 @@ export function parseParam(value: string): [string, string] {
   const eq = value.indexOf('=');
   if (eq <= 0) throw new UsageError(`--param takes key=value (got '${value}')`);
   const key = value.slice(0, eq);
-  if (RESERVED_PARAMS.has(key.toLowerCase())) {
-    throw new UsageError(`--param ${key} is set by ${key.toLowerCase() === 'page' ? '--page' : '--items-per-page'}`);
-  }
+  const paging = PAGING_PARAMS.get(key.toLowerCase());
+  if (paging !== undefined) throw new UsageError(`--param ${key} is set by ${flagNamer(paging)}`);
   return [key, value.slice(eq + 1)];
 }

@@ -1,12 +1,13 @@
 /**
  * `collection()` and `collectionPages()`: a collection's items, or its pages, to a Node program.
- * No pager of their own: the pages come from the export's page source (`pageSteps` in export/run/page-loop.ts:
- * offset pages in parallel and in order, or cursor pages with the next one fetched ahead) over the
- * export's HTTP client, planned by the export command's own planner from the same flags, so the
- * pacing, waits, retries, origin rule, loop guards and exact member texts are the command line's.
+ * No pager of their own: the pages come from the export's page source (`pageSteps`: offset pages
+ * in parallel and in order, or cursor pages with the next one fetched ahead) over the export's
+ * HTTP client, planned by the export's planner from the same options, so the pacing, waits,
+ * retries, origin rule, loop guards and exact member texts are the command line's.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { planHttp, planPages, planTarget, type ExportTarget } from '../export/plan/parts.js';
+import { planHttp, planPages, planTarget } from '../export/plan/parts.js';
+import { optionNamer } from '../config/flags.js';
 import { createClient, type Client, type RateLimitSnapshot } from '../http/client.js';
 import type { PagesPlan } from '../export/run/plan.js';
 import { pageSteps, remaining } from '../export/run/page-loop.js';
@@ -14,9 +15,9 @@ import type { PageStep } from '../pagination/paginate.js';
 import { textOfBytes, type Members } from '../json/members.js';
 import { systemClock } from '../time/clock.js';
 import type { JsonNumber } from '../json/json-value.js';
-import { budgetOf, extraHeaders, listenToBudget, transportOf, userAgent } from './context.js';
+import { budgetOf, listenToBudget, transportOf, userAgent } from './context.js';
 import { createStopper, pageEvent, type ModeEvent, type Stopper } from './events.js';
-import { flagsOf, paramPairs, settingsOf, targetOfOtherPath, targetOfPath, type ConnectionOptions, type PagingOptions } from './options.js';
+import { exportOptionsOf, requestOf, settingsOf, type ConnectionOptions, type PagingOptions } from './options.js';
 
 /**
  * A JSON value as the library hands it over: what `JSON.parse` gives, except that a number
@@ -107,25 +108,21 @@ interface Walk {
 }
 
 /**
- * Plans a call as the export command plans its pages: a row of the endpoint table by its own
- * rules (commands/export/export-plan.ts `planTarget`), another path by the same paging rules.
+ * Plans a call as an export plans its pages (`planTarget`, `planPages`, `planHttp`).
  * @throws {UsageError} for every bad option, before any request
  */
 function openWalk(path: string, options: CollectionOptions): Walk {
-  const target = targetOfPath(path);
+  const { command, options: planned } = requestOf(path, exportOptionsOf(options));
   const settings = settingsOf(options);
-  const flags = flagsOf(options, target.ids);
-  const param = [...paramPairs(target.query), ...(flags.param ?? [])];
-  if (param.length > 0) flags.param = param;
-  const planned: ExportTarget = target.endpoint ? planTarget(target.endpoint.command, flags, '/', undefined) : targetOfOtherPath(target.path, flags);
-  const pages = planPages(planned, flags, settings);
-  const http = planHttp(flags, settings);
+  const target = planTarget(command, planned, '/', undefined, optionNamer);
+  const pages = planPages(target, planned, settings);
+  const http = planHttp(planned, settings);
   const stopper = createStopper(options);
   const client = createClient({
     ...http,
     fetch: transportOf(options),
     clock: options.clock ?? systemClock,
-    headers: { 'User-Agent': userAgent(), ...extraHeaders(options.headers) },
+    headers: { 'User-Agent': userAgent(), ...http.headers },
     signal: stopper.signal,
     budget: budgetOf(options),
     ...(http.budget === undefined ? {} : { budgetUrl: http.budget }),

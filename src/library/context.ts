@@ -12,7 +12,6 @@ import { createRateBudget, loadStoreOnUse, type QuotaStore, type RateBudget } fr
 import { createSecrets } from '../secrets.js';
 import { systemClock } from '../time/clock.js';
 import { UsageError } from '../errors.js';
-import { TRANSPORT_HEADERS } from '../http/request-headers.js';
 import type { ConnectionOptions } from './options.js';
 
 /** A fetch that loads undici's transport (http/transport.ts) on its first request. */
@@ -78,42 +77,6 @@ let version: string | undefined;
 /** `User-Agent: collections/<version>`, as the command line sends it. */
 export function userAgent(): string {
   return `collections/${(version ??= readPackageVersion())}`;
-}
-
-/** Header names (RFC 9110 §5.6.2 tokens) and values (no CR, LF or NUL). */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const UNSAFE_VALUE = /[\r\n\0]/;
-
-/** Headers the library sets itself, and the option that does. */
-const OWN_HEADERS: Readonly<Record<string, string>> = {
-  'x-api-key': 'the apiKey option',
-  accept: 'the library (application/ld+json)',
-  'x-pagination-style': 'the cursor option',
-  'x-pagination-enable-partial': 'the total option',
-};
-
-/**
- * The caller's extra request headers, checked.
- * @throws {UsageError} for a name that is not a token or given twice in two cases, a value holding
- *   CR, LF or NUL, or a header the library sets itself (`X-Api-Key`, `Accept`, the pagination headers); the value is never shown
- */
-export function extraHeaders(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  const seen = new Map<string, string>();
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    if (!TOKEN.test(name)) throw new UsageError(`headers: '${name.slice(0, 80)}' is not a valid header name`);
-    // As -H: a name is sent once (docs/get.md, "Request headers").
-    const twice = seen.get(name.toLowerCase());
-    if (twice !== undefined) throw new UsageError(`headers: ${twice} and ${name} are the same header; give it once`);
-    seen.set(name.toLowerCase(), name);
-    const own = OWN_HEADERS[name.toLowerCase()];
-    if (own !== undefined) throw new UsageError(`headers: ${name} is set by ${own}`);
-    if (TRANSPORT_HEADERS.has(name.toLowerCase())) throw new UsageError(`headers: ${name} is set by the HTTP transport`);
-    if (typeof value !== 'string' || UNSAFE_VALUE.test(value))
-      throw new UsageError(`headers: the value of ${name} must be a string without CR, LF or NUL`);
-    out[name] = value;
-  }
-  return out;
 }
 
 /** A stream that drops what is written to it (stderr of a call that prints nothing). */

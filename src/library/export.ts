@@ -1,12 +1,12 @@
 /**
- * `exportCollection()`: what an export command does, for a Node program. The options become the
- * flags the command would have parsed (library/options.ts), and the same functions run them: the
- * planner (commands/export/export.ts `planExport`), the services (export/run/services.ts) and the run
- * loop (export/run/run.ts). So every destination, resume, manifest and state file behaves as on
- * the command line; only the streams, the signal and the printing come from the options.
+ * `exportCollection()`: what an export command does, for a Node program. Its options are the
+ * export's own (`exportOptionsOf`), planned, given services and run as the command line's
+ * (`planLoneExport`, `runLonePlan`), so every destination, resume, manifest and state file behaves
+ * as there; only the streams, the signal and the printing come from the options.
  */
 import type { OutputFormat } from '../format-names.js';
-import type { ExportFlags } from '../commands/flags.js';
+import type { ExportOptions } from '../export/plan/options.js';
+import { optionNamer } from '../config/flags.js';
 import { AbortError, CollectionsError, InterruptedError, UsageError } from '../errors.js';
 import type { RateLimitSnapshot } from '../http/client.js';
 import type { OutputStream } from '../context.js';
@@ -14,14 +14,22 @@ import type { ExportPlan } from '../export/run/plan.js';
 import type { ExportResult } from '../export/run/run.js';
 import { exportContext, listenToBudget } from './context.js';
 import { createStopper, pageEvent, type CollectionEvent, type Stopper } from './events.js';
-import { defined } from '../json/object.js';
-import { flagsOf, paramPairs, settingsOf, targetOfPath, type ConnectionOptions, type PagingOptions } from './options.js';
+import { exportOptionsOf, requestOf, settingsOf, type ConnectionOptions, type PagingOptions } from './options.js';
 import { tableText } from '../export/destinations/table-name.js';
 
 /** Options of {@link exportCollection}. */
 export interface ExportCollectionOptions extends ConnectionOptions, PagingOptions {
-  /** The collection's path, a row of the endpoint table with its ids, e.g. `/taxpayers/PEIC211118IS0/invoices`. */
+  /**
+   * The collection's path, with its ids and, optionally, a query: any path `collections get`
+   * takes, e.g. `/taxpayers/PEIC211118IS0/invoices` or `/entities/0190a6e4-…/invoices`.
+   */
   path: string;
+  /**
+   * Extra request headers, e.g. a pinned `{ 'Accept-Version': '2024-01' }`: each name once in any
+   * case; not `X-Api-Key`, `Accept` or the pagination headers. A credential-like value (by its
+   * name: `Authorization`, `*-Token`, …) is masked in the manifest and kept out of the checkpoint.
+   */
+  headers?: Readonly<Record<string, string>>;
   /**
    * A file (written to `F.part` beside it, made durable page by page with a checkpoint, renamed
    * onto `F` when complete, with `F.manifest.json` beside it), or a stream, which is written to and
@@ -39,6 +47,11 @@ export interface ExportCollectionOptions extends ConnectionOptions, PagingOption
   incremental?: boolean;
   /** A database `out`, complete and not incremental: delete the rows of this path that the run did not see. */
   prune?: boolean;
+  /**
+   * With `incremental`, on invoices and entities: the days the API keeps its delete events, 1 to
+   * 365 (default 7); a stored watermark older than that makes the run a full refresh with `prune`.
+   */
+  eventsRetentionDays?: number;
   /** `json`, `ndjson`, `csv` or `table` (default: from the file's suffix, else `ndjson`). */
   format?: OutputFormat;
   /** `gzip` (also implied by an `out` ending in `.gz`). */
@@ -93,10 +106,11 @@ export interface ExportSummary {
 const RESUME_COMMAND = 'exportCollection()';
 const RESUME_HINT = `resume with: ${RESUME_COMMAND} --resume`;
 
-/** Options that are export flags of the same name. */
-const OUTPUT_OPTIONS = ['format', 'compress', 'csvSafe', 'manifest', 'resume', 'restart', 'state', 'table', 'key', 'incremental', 'prune'] as const;
-
-function outputFlags(options: ExportCollectionOptions): ExportFlags {
+/**
+ * Where the export goes and what it prints.
+ * @throws {UsageError} for an `out` that is neither a file path nor a stream
+ */
+function outputOptions(options: ExportCollectionOptions): ExportOptions {
   const { out } = options;
   if (typeof out === 'string' && (out === '' || out === '-')) {
     throw new UsageError(`out must be a file path or a stream (got '${out}')`, { hint: 'for standard output pass out: process.stdout' });
@@ -104,11 +118,8 @@ function outputFlags(options: ExportCollectionOptions): ExportFlags {
   if (typeof out !== 'string' && typeof (out as Partial<OutputStream> | undefined)?.write !== 'function') {
     throw new UsageError('out is required: a file path or a writable stream');
   }
-  const flags: Record<string, unknown> = { out: typeof out === 'string' ? out : undefined };
-  for (const name of OUTPUT_OPTIONS) flags[name] = options[name];
-  flags.fields = Array.isArray(options.fields) ? options.fields.join(',') : options.fields;
-  if (options.log !== undefined) Object.assign(flags, { quiet: false, verbose: options.verbose === true, logFormat: options.logFormat ?? 'text' });
-  return defined(flags);
+  const printed = options.log === undefined ? { quiet: true, verbose: undefined } : { quiet: false, verbose: options.verbose === true };
+  return { ...printed, out: typeof out === 'string' ? out : undefined, progress: false, logFormat: options.logFormat ?? 'text' };
 }
 
 function summaryOf(result: ExportResult, plan: ExportPlan): ExportSummary {
@@ -157,32 +168,29 @@ function libraryError(err: unknown, stopper: Stopper, toFile: boolean): unknown 
 export async function exportCollection(options: ExportCollectionOptions): Promise<ExportSummary> {
   const stopper = createStopper(options);
   stopper.throwIfStopped();
-  const target = targetOfPath(options.path);
-  if (target.endpoint === undefined) {
-    throw new UsageError(`exportCollection exports the collections of the API's endpoints; ${target.path} is not one`, {
-      hint: 'read another path with collection()',
-    });
-  }
-  const flags = flagsOf(options, target.ids, outputFlags(options));
-  const param = [...paramPairs(target.query), ...(flags.param ?? [])];
-  if (param.length > 0) flags.param = param;
+  const output = outputOptions(options);
+  const { command, options: planned } = requestOf(options.path, { ...exportOptionsOf(options), ...output });
   const settings = settingsOf(options);
   const stream = typeof options.out === 'string' ? undefined : options.out;
   const ctx = exportContext({ ...options, ...(stream ? { stdout: stream } : {}) }, stopper.signal);
   ctx.secrets.add(settings.apiKey);
   if (settings.budget !== undefined) ctx.secrets.add(new URL(settings.budget).password || undefined);
+  for (const [name, value] of planned.headers ?? []) ctx.secrets.addHeader(name, value);
   const [{ planExport, planLoneExport, runLonePlan }, { readStoredSince, addDatabaseSecrets }] = await Promise.all([
-    import('../commands/export/export.js'),
+    import('../export/plan/plan.js'),
     import('../export/plan/parts.js'),
   ]);
-  const command = target.endpoint.command;
   const plan = await planLoneExport(
     (since) => {
-      const planned = planExport(command, flags, settings, ctx.cwd, RESUME_COMMAND, since ?? readStoredSince(command, flags, ctx.cwd));
-      addDatabaseSecrets(planned, ctx);
-      return planned;
+      // A database's watermark (`since`) may be too old for its events: the clock tells.
+      const made =
+        since === undefined
+          ? planExport(command, planned, settings, ctx.cwd, RESUME_COMMAND, readStoredSince(command, planned, ctx.cwd), undefined, undefined, optionNamer)
+          : planExport(command, planned, settings, ctx.cwd, RESUME_COMMAND, since, undefined, ctx.clock.now(), optionNamer);
+      addDatabaseSecrets(made, ctx);
+      return made;
     },
-    flags,
+    planned,
     ctx,
   );
   // A failed `budget` database is told to the call's listener and its log, as the command line says it on stderr.

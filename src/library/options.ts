@@ -1,20 +1,18 @@
 /**
- * The options and the path of the library's door (src/index.ts) and their translation into what
- * the export command hands its planner: the same `ExportFlags` (commands/flags.ts) and settings, so
- * the library and the command line plan pages, limits and outputs with one set of functions. Values
- * are checked against the ranges of the one flag table (config/flags.ts) before anything is sent.
+ * The options and the path of the library's door (src/index.ts), turned into the export's own
+ * `ExportOptions`: the names are the same, each value checked by its row of the flag table
+ * (config/flags.ts) before anything is sent.
  */
-import { exportFlag } from '../config/flags.js';
+import { checkOptionNumber, EXPORT_FLAGS, optionNamer, PAGING_PARAMS } from '../config/flags.js';
 import { parseApiKey, parseBaseUrl, parseBudgetUrl } from '../config/values.js';
-import type { ExportFlagValues } from '../config/flags.js';
-import type { ExportFlags } from '../commands/flags.js';
-import type { ExportTarget, IncrementalPlan, ResolvedExportSettings } from '../export/plan/parts.js';
+import type { ResolvedExportSettings } from '../export/plan/parts.js';
+import type { ExportOptions } from '../export/plan/options.js';
 import { parseCollectionPath } from '../export/plan/collection-path.js';
 import type { Clock } from '../time/clock.js';
 import type { FetchLike } from '../context.js';
 import { UsageError } from '../errors.js';
-import { defined } from '../json/object.js';
-import { ID_SPECS, isPathEndpoint, type Endpoint, type IdName, type Ids } from '../endpoints.js';
+import { ENDPOINTS, GET_COMMAND, ID_SPECS, type IdName, type Ids } from '../endpoints.js';
+import { TRANSPORT_HEADERS } from '../http/request-headers.js';
 import type { CollectionEvent } from './events.js';
 
 /** Query parameters: an object, or pairs in order (an array of pairs, a `URLSearchParams`). */
@@ -84,48 +82,12 @@ export interface PagingOptions {
   params?: Params;
   /** Only items changed since this time (the endpoint's documented date filter); an ISO 8601 text or a `Date`. */
   since?: string | Date;
+  /**
+   * The date field `since` filters on, sent as `<field>[after]`, for a path whose field the
+   * library does not know (default: the known field of the path, e.g. `updatedAt`).
+   */
+  sinceField?: string;
 }
-
-/** A number option checked against the range of a flag of the flag table. */
-interface NumberRule {
-  attribute: keyof ExportFlagValues;
-  /** The option holds milliseconds where the flag holds seconds. */
-  ms?: boolean;
-}
-
-const NUMBER_RULES: Readonly<Record<string, NumberRule>> = {
-  itemsPerPage: { attribute: 'itemsPerPage' },
-  page: { attribute: 'page' },
-  maxItems: { attribute: 'maxItems' },
-  concurrency: { attribute: 'concurrency' },
-  retries: { attribute: 'retries' },
-  maxBodyBytes: { attribute: 'maxBodySize' },
-  timeoutMs: { attribute: 'timeout', ms: true },
-  maxWaitMs: { attribute: 'maxWait', ms: true },
-};
-
-/** @throws {UsageError} naming the option, its flag's range and the value given */
-function checkNumber(name: string, value: unknown): void {
-  const rule = NUMBER_RULES[name];
-  if (value === undefined || rule === undefined) return;
-  const spec = exportFlag(rule.attribute).value;
-  if (spec.kind !== 'integer' && spec.kind !== 'seconds' && spec.kind !== 'bytes') return;
-  const [min, max] = rule.ms ? [spec.min * 1000, spec.max * 1000] : [spec.min, spec.max];
-  const shown = typeof value === 'number' ? String(value) : JSON.stringify(value);
-  if (rule.ms) {
-    // `maxWaitMs: Infinity` is the default itself: no limit.
-    const ok = typeof value === 'number' && ((value >= min && value <= max) || (name === 'maxWaitMs' && value === Infinity));
-    if (!ok) throw new UsageError(`${name} must be a number of milliseconds from ${min} to ${max} (got ${shown})`);
-    return;
-  }
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`;
-    throw new UsageError(`${name} must be a whole number ${range} (got ${shown})`);
-  }
-}
-
-/** Query parameters the options set themselves (as `--param` refuses them). */
-const RESERVED_PARAMS: Readonly<Record<string, string>> = { page: 'page', itemsperpage: 'itemsPerPage' };
 
 /**
  * The pairs of `params` in order, checked.
@@ -139,35 +101,41 @@ export function paramPairs(params: Params | undefined): Array<[string, string]> 
     if (typeof key !== 'string' || key === '' || typeof value !== 'string') {
       throw new UsageError(`params must map non-empty names to strings (got ${JSON.stringify(key)})`);
     }
-    const reserved = RESERVED_PARAMS[key.toLowerCase()];
-    if (reserved !== undefined) throw new UsageError(`params: ${key} is set by the ${reserved} option`);
+    const paging = PAGING_PARAMS.get(key.toLowerCase());
+    if (paging !== undefined) throw new UsageError(`params: ${key} is set by the ${optionNamer(paging)} option`);
     pairs.push([key, value]);
   }
   return pairs;
 }
 
+/** What a library call may give beyond {@link ConnectionOptions} and {@link PagingOptions}: the rest of the table's rows, by option name. */
+type LibraryValues = ConnectionOptions & PagingOptions & { readonly headers?: Readonly<Record<string, string>>; readonly fields?: string | readonly string[] };
+
 /**
- * The flags an export command would have been given for these options: the ids, the paging
- * options, the client's limits, and no progress (the library prints nothing of its own).
- * @param extra flags of the caller (exportCollection's output options), already in flag form
- * @throws {UsageError} for a number out of its flag's range or bad `params`
+ * The call's options as the export's, every row of the flag table the library has (not the
+ * command line's own), each value checked by its row: a number against its range in the option's
+ * unit, `params` and `headers` into pairs, `since` into ISO 8601 text, `fields` into one list.
+ * @throws {UsageError} for a number out of its range, bad `params` or `headers`
  */
-export function flagsOf(options: ConnectionOptions & PagingOptions, ids: Ids, extra: ExportFlags = {}): ExportFlags {
-  const numbers: Record<string, unknown> = {};
-  for (const [name, rule] of Object.entries(NUMBER_RULES)) {
-    const value = (options as unknown as Record<string, unknown>)[name];
-    checkNumber(name, value);
-    numbers[rule.attribute] = value;
+export function exportOptionsOf(options: LibraryValues): ExportOptions {
+  const given = options as unknown as Readonly<Record<string, unknown>>;
+  const out: Record<string, unknown> = {};
+  for (const spec of EXPORT_FLAGS) {
+    const name = spec.option ?? spec.attribute;
+    const value = given[name];
+    if (spec.cliOnly === true || value === undefined) continue;
+    checkOptionNumber(spec, value);
+    out[name] = value;
   }
   const since = options.since instanceof Date ? options.since.toISOString() : options.since;
-  const param = paramPairs(options.params);
+  const params = paramPairs(options.params);
+  const headers = Object.entries(extraHeaders(options.headers));
   return {
-    ...defined(Object.fromEntries(ID_SPECS.map((spec) => [spec.attribute, ids[spec.name]]))),
-    ...defined({ cursor: options.cursor, total: options.total, since, ...numbers }),
-    ...(param.length > 0 ? { param } : {}),
-    quiet: true,
-    progress: false,
-    ...extra,
+    ...out,
+    since,
+    params: params.length > 0 ? params : undefined,
+    headers: headers.length > 0 ? headers : undefined,
+    fields: Array.isArray(options.fields) ? options.fields.join(',') : (options.fields as string | undefined),
   };
 }
 
@@ -188,16 +156,10 @@ export function settingsOf(options: Pick<ConnectionOptions, 'baseUrl' | 'apiKey'
   return { apiKey: parseApiKey(key, 'apiKey'), baseUrl, defaults: {}, ...(budget === undefined ? {} : { budget: parseBudgetUrl(budget, 'budget') }) };
 }
 
-/** A path split into its row of the endpoint table (if any), its ids and its query. */
-export interface PathTarget {
-  /** The row whose template the path fills; undefined for a path of no row. */
-  endpoint: Endpoint | undefined;
-  /** The ids the template's placeholders matched, decoded. */
-  ids: Ids;
-  /** The path without its query, percent-encoded as sent. */
-  path: string;
-  /** The query's pairs, in order. */
-  query: Array<[string, string]>;
+/** What a path asks of the export: the command of its row and its ids, else `get` with the path. */
+export interface PathRequest {
+  readonly command: string;
+  readonly options: ExportOptions;
 }
 
 function idsOf(template: string, path: string): Ids {
@@ -211,37 +173,61 @@ function idsOf(template: string, path: string): Ids {
 }
 
 /**
- * The path a call names, e.g. `/taxpayers/PEIC211118IS0/invoices?status=paid`, checked as `get`
- * checks its path (`parseCollectionPath`), split, and its row of the endpoint table (the command
- * line's rows, so their ids, cursor support and date filter apply; `get`'s path family and any
- * other path are a path of no row, which `collection()` still pages through).
+ * The path a call names, e.g. `/taxpayers/PEIC211118IS0/invoices?status=paid`, with the call's
+ * options: a row of the endpoint table is its command's export, with its ids and its query sent
+ * before `params` (as `--param`s); any other path, the current path family included, is `get`'s
+ * (its query sent first, as typed).
  * @throws {UsageError} for a path that does not start with `/`, holds a fragment, or a segment
  *   `get` refuses (empty, as in a final `/`; `.` or `..`; invalid percent-encoding; white space)
  */
-export function targetOfPath(path: string): PathTarget {
+export function requestOf(path: string, options: ExportOptions): PathRequest {
   if (typeof path !== 'string' || !path.startsWith('/')) {
     throw new UsageError(`path must start with / (got ${JSON.stringify(path)})`, { hint: 'e.g. /taxpayers/PEIC211118IS0/invoices' });
   }
   if (path.includes('#')) throw new UsageError('path must not hold a fragment (#)');
   const q = path.indexOf('?');
-  const parsed = parseCollectionPath(q === -1 ? path : path.slice(0, q));
-  const query = q === -1 ? [] : [...new URLSearchParams(path.slice(q + 1))];
-  const endpoint = parsed.known === undefined || isPathEndpoint(parsed.known) ? undefined : parsed.known;
-  return { endpoint, ids: endpoint ? idsOf(endpoint.path, parsed.path) : {}, path: parsed.path, query };
+  const parsed = parseCollectionPath(q === -1 ? path : path.slice(0, q), optionNamer);
+  const query = paramPairs(new URLSearchParams(q === -1 ? '' : path.slice(q + 1)));
+  const endpoint = ENDPOINTS.find((e) => e === parsed.known);
+  if (endpoint === undefined) return { command: GET_COMMAND, options: { ...options, path } };
+  const ids = idsOf(endpoint.path, parsed.path);
+  const params = [...query, ...(options.params ?? [])];
+  const idFlags = Object.fromEntries(ID_SPECS.filter((spec) => ids[spec.name] !== undefined).map((spec) => [spec.attribute, ids[spec.name]]));
+  return { command: endpoint.command, options: { ...options, ...idFlags, params: params.length > 0 ? params : undefined } };
 }
 
-const FULL_EXPORT: IncrementalPlan = { incremental: false, filter: undefined, state: undefined };
+/** Header names (RFC 9110 §5.6.2 tokens) and values (no CR, LF or NUL). */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const UNSAFE_VALUE = /[\r\n\0]/;
+
+/** Headers the library sets itself, and the option that does. */
+const OWN_HEADERS: Readonly<Record<string, string>> = {
+  'x-api-key': 'the apiKey option',
+  accept: 'the library (application/ld+json)',
+  'x-pagination-style': 'the cursor option',
+  'x-pagination-enable-partial': 'the total option',
+};
 
 /**
- * The export target of a path of no row: its paging mode from the flags, checked as the command
- * line checks a row's (commands/export/export-plan.ts `planTarget`), and no date filter.
- * @throws {UsageError} for `since` (no documented filter), `total` without `cursor`, `page` with `cursor`
+ * The caller's extra request headers, checked.
+ * @throws {UsageError} for a name that is not a token or given twice in two cases, a value holding
+ *   CR, LF or NUL, or a header the library sets itself (`X-Api-Key`, `Accept`, the pagination headers); the value is never shown
  */
-export function targetOfOtherPath(path: string, flags: ExportFlags): ExportTarget {
-  if (flags.since !== undefined) throw new UsageError(`since needs a collection with a documented date filter; ${path} is not one`);
-  const cursor = flags.cursor === true;
-  if (flags.total === true && !cursor) throw new UsageError('--total goes with --cursor (offset mode always reports the total)');
-  if (cursor && flags.page !== undefined) throw new UsageError('--page is for offset mode; cursor mode starts at the first page');
-  const endpoint: Endpoint = { key: 'path', command: '', path, ids: [], cursor: true, watermark: undefined, description: path, tableFields: [] };
-  return { endpoint, ids: {}, path, query: '', inc: FULL_EXPORT, cursor };
+export function extraHeaders(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  const seen = new Map<string, string>();
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (!TOKEN.test(name)) throw new UsageError(`headers: '${name.slice(0, 80)}' is not a valid header name`);
+    // As -H: a name is sent once (docs/get.md, "Request headers").
+    const twice = seen.get(name.toLowerCase());
+    if (twice !== undefined) throw new UsageError(`headers: ${twice} and ${name} are the same header; give it once`);
+    seen.set(name.toLowerCase(), name);
+    const own = OWN_HEADERS[name.toLowerCase()];
+    if (own !== undefined) throw new UsageError(`headers: ${name} is set by ${own}`);
+    if (TRANSPORT_HEADERS.has(name.toLowerCase())) throw new UsageError(`headers: ${name} is set by the HTTP transport`);
+    if (typeof value !== 'string' || UNSAFE_VALUE.test(value))
+      throw new UsageError(`headers: the value of ${name} must be a string without CR, LF or NUL`);
+    out[name] = value;
+  }
+  return out;
 }

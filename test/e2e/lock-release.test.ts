@@ -9,7 +9,7 @@
 import { readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planExport } from '../../src/commands/export/export.js';
+import { planExport } from '../../src/export/plan/plan.js';
 import { toExitCode } from '../../src/errors.js';
 import { runExport } from '../../src/export/run/run.js';
 import { exportServices } from '../../src/export/run/services.js';

@@ -7,7 +7,7 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { formatError } from '../../src/commands/error-text.js';
-import { planExport } from '../../src/commands/export/export.js';
+import { planExport } from '../../src/export/plan/plan.js';
 import { toExitCode } from '../../src/errors.js';
 import { runExport } from '../../src/export/run/run.js';
 import type { ExportPlan, ExportServices } from '../../src/export/run/plan.js';

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { planExport } from '../../src/commands/export/export.js';
+import { planExport } from '../../src/export/plan/plan.js';
 import { runExport } from '../../src/export/run/run.js';
 import { exportServices } from '../../src/export/run/services.js';
 

@@ -17,6 +17,7 @@ import {
   type JsonValue,
 } from '../../src/index.js';
 import { createSandboxFetch } from '../../src/sandbox/fetch.js';
+import { SAMPLE_ENTITY_IDS } from '../../src/sandbox/records/entities.js';
 import { CANARY, createWorld, START, type SandboxWorld } from '../helpers/world.js';
 
 /** Options wired to `world`: its base URL and key, its clock, and a fetch that reaches its origin only. */
@@ -92,6 +93,17 @@ describe('collection()', () => {
     await all(collection(`${pathOf(world)}?status=VIGENTE`, { ...options, params: [['type', 'I']], since }));
     const url = decodeURIComponent(world.sandbox.requests()[0]!.url);
     expect(url).toMatch(/\?status=VIGENTE&type=I&updatedAt\[after\]=2024-01-01T00:00:00\+00:00&itemsPerPage=1000$/);
+  });
+
+  it('pages any path get takes, since on its known date field or on sinceField, as get sends it', async () => {
+    const world = createWorld();
+    const { options } = wired(world);
+    const path = `/entities/${SAMPLE_ENTITY_IDS[0]}/invoices`;
+    const items = await all(collection(path, { ...options, since: '2024-01-01' }));
+    expect(items.length).toBeGreaterThan(0);
+    expect(decodeURIComponent(world.sandbox.requests()[0]!.url)).toContain('updatedAt[after]=2024-01-01T00:00:00+00:00');
+    await all(collection('/invoices/payments', { ...options, since: '2024-01-01', sinceField: 'createdAt', maxItems: 1 }));
+    expect(decodeURIComponent(world.sandbox.requests().at(-1)!.url)).toContain('createdAt[after]=2024-01-01T00:00:00+00:00');
   });
 });
 

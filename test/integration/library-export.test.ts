@@ -9,6 +9,7 @@ import { PassThrough } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { AbortError, CollectionsError, exportCollection, HttpError, UsageError, type ExportCollectionOptions } from '../../src/index.js';
 import { createSandboxFetch } from '../../src/sandbox/fetch.js';
+import { SAMPLE_ENTITY_IDS } from '../../src/sandbox/records/entities.js';
 import { duckdbDatabase } from '../helpers/databases.js';
 import { CANARY, createWorld, runInProcess, tempDir, WRONG_KEY, type SandboxWorld, type TempDir } from '../helpers/world.js';
 
@@ -101,6 +102,37 @@ describe('exportCollection()', () => {
   });
 });
 
+describe('exportCollection() on any path get takes', () => {
+  it("writes get's file for a path of the current family, with pinned headers and since on its date field", async () => {
+    const path = `/entities/${SAMPLE_ENTITY_IDS[0]}/invoices`;
+    const since = '2024-03-01T00:00:00+00:00';
+    const headers = ['-H', 'Accept-Version: 2024-01', '-H', `X-Client-Token: ${CANARY}`];
+    const cli = await runInProcess(world, dir, ['get', path, ...headers, '--since', since, '--items-per-page', '7', '--out', 'cli.ndjson', '-q']);
+    expect(cli.code, cli.stderr).toBe(0);
+    const sent: Array<{ url: string; headers: Headers }> = [];
+    const base = options({ path, since, headers: { 'Accept-Version': '2024-01', 'X-Client-Token': CANARY } });
+    const summary = await exportCollection({
+      ...base,
+      fetch: (input, init) => (sent.push({ url: String(input), headers: new Headers(init?.headers) }), base.fetch!(input, init)),
+    });
+    expect(dir.read('lib.ndjson').equals(dir.read('cli.ndjson'))).toBe(true);
+    expect(summary.items).toBeGreaterThan(0);
+    expect(decodeURIComponent(sent[0]!.url)).toContain(`updatedAt[after]=${since}`);
+    expect(sent.every((r) => r.headers.get('accept-version') === '2024-01')).toBe(true);
+    const manifest = dir.read('lib.ndjson.manifest.json').toString();
+    expect(manifest).toContain('Accept-Version');
+    expect(manifest).not.toContain(CANARY);
+  });
+
+  it('names its options, not flags, in what it refuses', async () => {
+    const err: unknown = await exportCollection(options({ total: true })).catch((e: unknown) => e);
+    expect(err).toMatchObject({ message: 'total goes with cursor (offset mode always reports the total)' });
+    const field: unknown = await exportCollection(options({ path: '/reports', since: '2024-01-01' })).catch((e: unknown) => e);
+    expect(field).toMatchObject({ hint: "name it with sinceField (e.g. sinceField: 'updatedAt', sent as updatedAt[after])" });
+    expect(world.sandbox.requests()).toEqual([]);
+  });
+});
+
 describe('exportCollection(): errors', () => {
   it.each([
     ['an unknown taxpayer', { path: '/taxpayers/XAXX010101000/invoices' }, 'E_NOT_FOUND', 4, HttpError],
@@ -127,7 +159,7 @@ describe('exportCollection(): errors', () => {
     ['resume to a stream', { out: new PassThrough(), resume: true }, 'E_USAGE'],
     ['a .zip file', { out: 'x.zip' }, 'E_USAGE'],
     ["'-' for stdout", { out: '-' }, 'E_USAGE'],
-    ['a path of no endpoint', { path: '/reports' }, 'E_USAGE'],
+    ['a page in the path', { path: '/reports?page=2' }, 'E_USAGE'],
     ['no base URL', { baseUrl: undefined as unknown as string }, 'E_CONFIG'],
   ] as const)('refuses %s before any request or file', async (_name, bad, code) => {
     const err: unknown = await exportCollection(options(bad as Partial<ExportCollectionOptions>)).catch((e: unknown) => e);
@@ -165,7 +197,7 @@ describe('exportCollection() into a database', () => {
   it('refuses an option a database cannot take before any request, as the command does', async () => {
     let sent = 0;
     await expect(exportCollection(options({ out: 'lib.duckdb', prune: true, incremental: true }, () => sent++))).rejects.toThrow(
-      /--prune needs a complete, full run/,
+      /^prune needs a complete, full run: with incremental the run/,
     );
     expect(sent).toBe(0);
     expect(dir.has('lib.duckdb')).toBe(false);

@@ -6,7 +6,7 @@
  */
 import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { planExport } from '../../src/commands/export/export.js';
+import { planExport } from '../../src/export/plan/plan.js';
 import type { ExportFlags } from '../../src/commands/flags.js';
 import {
   cancelIn,

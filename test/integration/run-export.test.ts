@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
-import { planExport } from '../../src/commands/export/export.js';
+import { planExport } from '../../src/export/plan/plan.js';
 import type { ExportFlags } from '../../src/commands/flags.js';
 import { runExport } from '../../src/export/run/run.js';
 import { exportServices } from '../../src/export/run/services.js';

@@ -21,8 +21,9 @@ import { inertText } from '../../io/terminal-text.js';
 import { prepareOutputs, removeEmptyFolders } from '../../export/plan/folders.js';
 import { createBatchReporter, mostSevereCode, type TaxpayerOutcome } from './batch-report.js';
 import type { ExportFlags } from '../flags.js';
-import { addDatabaseSecrets, isDatabaseTable, loadExportSettings } from '../../export/plan/parts.js';
-import type { LoadedExportSettings, ResolvedExportSettings, UnitOfMany } from '../../export/plan/parts.js';
+import { addDatabaseSecrets, isDatabaseTable } from '../../export/plan/parts.js';
+import { loadExportSettings, type LoadedExportSettings } from './settings.js';
+import type { ResolvedExportSettings, UnitOfMany } from '../../export/plan/parts.js';
 
 /** Bytes: tens of thousands of ids. */
 const MAX_LIST_BYTES = 1024 * 1024;

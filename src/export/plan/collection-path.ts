@@ -1,6 +1,8 @@
 /** `get`'s path (docs/get.md) becomes an endpoint row, so the export machinery treats it as any other. */
-import { buildPath, ENDPOINTS, GET_COMMAND, PATH_FAMILY, resolveEndpoint, type Endpoint, type Ids } from '../../endpoints.js';
+import { buildPath, ENDPOINTS, GET_COMMAND, idsFromFlags, PATH_FAMILY, resolveEndpoint, type Endpoint, type Ids } from '../../endpoints.js';
 import { UsageError, hint, option } from '../../errors.js';
+import { flagNamer, PAGING_PARAMS, type OptionNamer } from '../../config/flags.js';
+import type { ExportOptions } from './options.js';
 
 /** `path` as sent (percent-encoded), `query` as typed (no `?`). */
 export interface CollectionPath {
@@ -8,11 +10,6 @@ export interface CollectionPath {
   readonly query: string;
   readonly known: Endpoint | undefined;
 }
-
-const PAGING_PARAMS: ReadonlyMap<string, string> = new Map([
-  ['page', '--page'],
-  ['itemsperpage', '--items-per-page'],
-]);
 
 function fitsTemplate(segments: readonly string[], template: string): boolean {
   const pattern = template.split('/').slice(1);
@@ -42,7 +39,7 @@ function checkSegments(input: string, path: string): string[] {
  * space, control characters, a `{…}` left in, and `page` or `itemsPerPage` in the query.
  * @throws {UsageError} (exit 2) naming the path and what is wrong
  */
-export function parseCollectionPath(input: string): CollectionPath {
+export function parseCollectionPath(input: string, name: OptionNamer = flagNamer): CollectionPath {
   const shown = JSON.stringify(input);
   const example = 'write the ids in the path, percent-encoded, e.g. /entities/0190a6e4-…/invoices';
   if (input === '') throw new UsageError('get needs a collection path', { hint: example });
@@ -63,7 +60,8 @@ export function parseCollectionPath(input: string): CollectionPath {
   // As sent (`Ñ` → `%C3%91`): keys and manifests name the path requested.
   const path = new URL(typed, 'http://path.invalid').pathname;
   for (const key of new URLSearchParams(query).keys()) {
-    const flag = PAGING_PARAMS.get(key.toLowerCase());
+    const paging = PAGING_PARAMS.get(key.toLowerCase());
+    const flag = paging === undefined ? undefined : name(paging);
     if (flag !== undefined) throw new UsageError(`path ${shown} sets ${key}, which ${flag} sets`, { hint: `drop it from the path, or use ${flag}` });
   }
   const known = [...PATH_FAMILY, ...ENDPOINTS].find((e) => fitsTemplate(segments, e.path));
@@ -97,16 +95,18 @@ const SINCE_FIELD = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 /**
  * @throws {UsageError} (exit 2) for an invalid path, `--since-field` or id, or ids no endpoint of the command takes
  */
-export function resolveSource(command: string, ids: Ids, path?: string, sinceField?: string): ExportSource {
+export function resolveSource(command: string, options: ExportOptions, name: OptionNamer = flagNamer): ExportSource {
+  const { path, sinceField } = options;
   if (command !== GET_COMMAND) {
+    const ids = idsFromFlags(options);
     const endpoint = resolveEndpoint(command, ids);
     return { endpoint, ids, path: buildPath(endpoint, ids), query: '' };
   }
   if (sinceField !== undefined && !SINCE_FIELD.test(sinceField)) {
-    throw new UsageError(`--since-field ${JSON.stringify(sinceField)} is not a field name`, {
+    throw new UsageError(`${name('sinceField')} ${JSON.stringify(sinceField)} is not a field name`, {
       hint: hint`e.g. ${option('sinceField', 'updatedAt')}`,
     });
   }
-  const target = parseCollectionPath(path ?? '');
+  const target = parseCollectionPath(path ?? '', name);
   return { endpoint: pathEndpoint(target, sinceField), ids: {}, path: target.path, query: target.query };
 }

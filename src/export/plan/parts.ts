@@ -1,12 +1,10 @@
 /**
- * The parts of an `ExportPlan`, each from the flags and settings alone (`--since` and `--state`,
+ * The parts of an `ExportPlan`, each from the options and settings alone (`--since` and `--state`,
  * docs/nightly-sync.md; a database, docs/databases.md); `planExport` puts them together.
  */
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../../context.js';
-import { loadApiSettings, type ApiSettings, type SettingsFlags } from '../../config/settings.js';
-import type { RateLimitSnapshot } from '../../http/client.js';
-import { builtInDefault, exportFlag } from '../../config/flags.js';
+import { builtInDefault, exportFlag, flagNamer, type ExportDefaults, type FlagAttribute, type OptionNamer } from '../../config/flags.js';
 import { endpointUrl, idsFromFlags, isPathEndpoint, type Endpoint, type Ids } from '../../endpoints.js';
 import { resolveSource } from './collection-path.js';
 import { UsageError, hint, option } from '../../errors.js';
@@ -23,36 +21,17 @@ import { conflictsWithSince, formatFilterTime, parseSince, readState, sinceParam
 import { databaseAddress, isPostgresUrl, type DatabaseAddress } from '../../export/destinations/address.js';
 import type { DatabasePlan } from '../../export/destinations/database.js';
 import { defaultTableName, parseTableName, tableText } from '../../export/destinations/table-name.js';
-import type { ExportFlags } from '../../commands/flags.js';
+import type { ExportOptions } from './options.js';
 
-export type ResolvedExportSettings = Pick<ApiSettings, 'apiKey' | 'baseUrl' | 'defaults'> & Partial<Pick<ApiSettings, 'headers' | 'budget'>>;
-
-export interface LoadedExportSettings {
-  resolved: ResolvedExportSettings;
-  /** For `ratelimit --cached`; never throws. */
-  recordRateLimit: (endpointKey: string, snapshot: RateLimitSnapshot) => void;
-}
-
-/**
- * Adds the key and credential-like stored headers to `ctx.secrets`.
- * @throws {UsageError} (exit 2) when the key or base URL is missing or invalid, or a stored key
- *   would be sent to another origin than its profile's
- */
-export function loadExportSettings(flags: SettingsFlags, ctx: Context): LoadedExportSettings {
-  const { settings, store } = loadApiSettings(flags, ctx);
-  const origin = settings.baseUrl.origin;
-  return {
-    resolved: {
-      apiKey: settings.apiKey,
-      baseUrl: settings.baseUrl,
-      defaults: settings.defaults,
-      headers: settings.headers,
-      ...(settings.budget === undefined ? {} : { budget: settings.budget }),
-    },
-    recordRateLimit: (endpointKey, snapshot) => {
-      store.recordRateLimit(origin, endpointKey, snapshot);
-    },
-  };
+/** The connection and the profile's defaults (none in the library): what options do not give. */
+export interface ResolvedExportSettings {
+  readonly apiKey: string;
+  readonly baseUrl: URL;
+  readonly defaults: ExportDefaults;
+  /** Stored headers, overridden by {@link ExportOptions.headers} of the same name. */
+  readonly headers?: ReadonlyArray<readonly [string, string]>;
+  /** The PostgreSQL URL of a shared rate budget. */
+  readonly budget?: string;
 }
 
 /** When neither a flag nor the profile gives one: times in ms, `maxWaitMs` Infinity = no limit. */
@@ -93,54 +72,60 @@ export interface ExportTarget {
  * @throws {UsageError} (exit 2) for unknown ids or an invalid path, an invalid incremental flag,
  *   and `--cursor`, `--total` or `--page` where they do not apply
  */
-export function planTarget(command: string, flags: ExportFlags, cwd: string, storedSince: number | undefined): ExportTarget {
-  const { endpoint, ids, path, query } = resolveSource(command, idsFromFlags(flags), flags.path, flags.sinceField);
+export function planTarget(
+  command: string,
+  options: ExportOptions,
+  cwd: string,
+  storedSince: number | undefined,
+  name: OptionNamer = flagNamer,
+): ExportTarget {
+  const { endpoint, ids, path, query } = resolveSource(command, options, name);
   const queryPairs = [...new URLSearchParams(query)];
-  const inc = planIncremental(endpoint, ids, flags, cwd, storedSince, queryPairs);
-  const cursor = flags.cursor === true || (inc.incremental && endpoint.cursor && flags.page === undefined);
+  const inc = planIncremental({ endpoint, ids, options, cwd, storedSince, query: queryPairs }, name);
+  const cursor = options.cursor === true || (inc.incremental && endpoint.cursor && options.page === undefined);
   if (cursor && !endpoint.cursor && !isPathEndpoint(endpoint))
-    throw new UsageError(`--cursor is not supported by ${endpoint.path}; it pages by number only`);
-  if (flags.total && !cursor) throw new UsageError('--total goes with --cursor (offset mode always reports the total)');
-  if (cursor && flags.page !== undefined) throw new UsageError('--page is for offset mode; cursor mode starts at the first page');
+    throw new UsageError(`${name('cursor')} is not supported by ${endpoint.path}; it pages by number only`);
+  if (options.total && !cursor) throw new UsageError(`${name('total')} goes with ${name('cursor')} (offset mode always reports the total)`);
+  if (cursor && options.page !== undefined) throw new UsageError(`${name('page')} is for offset mode; cursor mode starts at the first page`);
   return { endpoint, ids, path, query, inc, cursor };
 }
 
 /** Undefined for stdout. */
-export function outPathOf(flags: ExportFlags, cwd: string): string | undefined {
-  return flags.out === undefined || flags.out === '-' ? undefined : resolvePath(cwd, flags.out);
+export function outPathOf(options: ExportOptions, cwd: string): string | undefined {
+  return options.out === undefined || options.out === '-' ? undefined : resolvePath(cwd, options.out);
 }
 
 /** `--format`, else the suffix of `--out`, else the profile's, else ndjson. */
-export function formatOf(flags: ExportFlags, out: string | undefined, settings: ResolvedExportSettings): OutputFormat {
-  return (flags.format as OutputFormat | undefined) ?? (out ? formatFromPath(out) : (settings.defaults.format ?? EXPORT_DEFAULTS.format));
+export function formatOf(options: ExportOptions, out: string | undefined, settings: ResolvedExportSettings): OutputFormat {
+  return (options.format as OutputFormat | undefined) ?? (out ? formatFromPath(out) : (settings.defaults.format ?? EXPORT_DEFAULTS.format));
 }
 
 /** @throws {UsageError} (exit 2) for an invalid `--fields` */
 export function planOutput(
-  flags: ExportFlags,
+  options: ExportOptions,
   endpoint: Endpoint,
   format: OutputFormat,
   out: string | undefined,
   compress?: Compression,
 ): OutputPlan {
-  const fields = flags.fields === undefined ? undefined : parseFields(flags.fields);
+  const fields = options.fields === undefined ? undefined : parseFields(options.fields);
   return {
     format,
     ...(compress ? { compress } : {}),
-    formatter: { fields, tableFields: endpoint.tableFields, csvSafe: flags.csvSafe === true },
+    formatter: { fields, tableFields: endpoint.tableFields, csvSafe: options.csvSafe === true },
     files: out ? { target: out, ...sidecarPaths(out) } : undefined,
   };
 }
 
 /**
  * The default lowered to `--max-items` (every item of a page costs the server and the wire), but
- * not with `--page`, whose items depend on the page size. From flags only, so a `--resume` with
- * the same flags asks for the same pages.
+ * not with `--page`, whose items depend on the page size. From options only, so a `--resume` with
+ * the same options asks for the same pages.
  */
-function pageSizeOf(flags: ExportFlags, settings: ResolvedExportSettings): number {
-  if (flags.itemsPerPage !== undefined) return flags.itemsPerPage;
+function pageSizeOf(options: ExportOptions, settings: ResolvedExportSettings): number {
+  if (options.itemsPerPage !== undefined) return options.itemsPerPage;
   const byDefault = settings.defaults.itemsPerPage ?? EXPORT_DEFAULTS.itemsPerPage;
-  return flags.maxItems !== undefined && flags.page === undefined ? Math.min(flags.maxItems, byDefault) : byDefault;
+  return options.maxItems !== undefined && options.page === undefined ? Math.min(options.maxItems, byDefault) : byDefault;
 }
 
 function paginationHeaders(cursor: boolean, total: boolean): Record<string, string> {
@@ -151,58 +136,58 @@ function paginationHeaders(cursor: boolean, total: boolean): Record<string, stri
 }
 
 /** `page` only when `--page` asks: the API's first page is its default, and a cursor-only endpoint refuses any `page`. */
-export function planPages(target: ExportTarget, flags: ExportFlags, settings: ResolvedExportSettings): PagesPlan {
+export function planPages(target: ExportTarget, options: ExportOptions, settings: ResolvedExportSettings): PagesPlan {
   const { cursor, inc } = target;
   const start = endpointUrl(settings.baseUrl, target.path);
   const added = new URLSearchParams();
-  for (const [key, value] of flags.param ?? []) added.append(key, value);
+  for (const [key, value] of options.params ?? []) added.append(key, value);
   if (inc.filter) added.set(inc.filter[0], inc.filter[1]);
-  added.set('itemsPerPage', String(pageSizeOf(flags, settings)));
-  if (flags.page !== undefined) added.set('page', String(flags.page));
+  added.set('itemsPerPage', String(pageSizeOf(options, settings)));
+  if (options.page !== undefined) added.set('page', String(options.page));
   // The query of a `get` path goes first, as typed (URLSearchParams would re-encode it).
   start.search = [target.query, added.toString()].filter((part) => part !== '').join('&');
   return {
     baseUrl: settings.baseUrl,
     start,
-    headers: paginationHeaders(cursor, flags.total === true),
-    cursorHeaders: paginationHeaders(true, flags.total === true),
+    headers: paginationHeaders(cursor, options.total === true),
+    cursorHeaders: paginationHeaders(true, options.total === true),
     mode: cursor ? 'cursor' : 'offset',
-    firstPage: flags.page,
-    concurrency: cursor ? 1 : (flags.concurrency ?? settings.defaults.concurrency ?? EXPORT_DEFAULTS.concurrency),
-    maxItems: flags.maxItems,
+    firstPage: options.page,
+    concurrency: cursor ? 1 : (options.concurrency ?? settings.defaults.concurrency ?? EXPORT_DEFAULTS.concurrency),
+    maxItems: options.maxItems,
   };
 }
 
 /** Each limit: flag, else profile, else the built-in default. */
-export function planHttp(flags: ExportFlags, settings: ResolvedExportSettings): HttpPlan {
-  const headers = mergeHeaders(settings.headers ?? [], flags.header ?? []);
+export function planHttp(options: ExportOptions, settings: ResolvedExportSettings): HttpPlan {
+  const headers = mergeHeaders(settings.headers ?? [], options.headers ?? []);
   return {
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey,
-    retries: flags.retries ?? settings.defaults.retries ?? EXPORT_DEFAULTS.retries,
-    timeoutMs: flags.timeout ?? settings.defaults.timeoutMs ?? EXPORT_DEFAULTS.timeoutMs,
-    maxWaitMs: flags.maxWait ?? settings.defaults.maxWaitMs ?? EXPORT_DEFAULTS.maxWaitMs,
-    maxBodyBytes: flags.maxBodySize ?? EXPORT_DEFAULTS.maxBodyBytes,
+    retries: options.retries ?? settings.defaults.retries ?? EXPORT_DEFAULTS.retries,
+    timeoutMs: options.timeoutMs ?? settings.defaults.timeoutMs ?? EXPORT_DEFAULTS.timeoutMs,
+    maxWaitMs: options.maxWaitMs ?? settings.defaults.maxWaitMs ?? EXPORT_DEFAULTS.maxWaitMs,
+    maxBodyBytes: options.maxBodyBytes ?? EXPORT_DEFAULTS.maxBodyBytes,
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
     ...(settings.budget === undefined ? {} : { budget: settings.budget }),
   };
 }
 
 /** Each export of a run with many is silent: the run reports one line per taxpayer. */
-export function planProgress(flags: ExportFlags, many: UnitOfMany | undefined): ProgressPlan {
-  if (many) return { quiet: true, spinner: false, verbose: flags.verbose === true, logFormat: 'text' };
+export function planProgress(options: ExportOptions, many: UnitOfMany | undefined): ProgressPlan {
+  if (many) return { quiet: true, spinner: false, verbose: options.verbose === true, logFormat: 'text' };
   return {
-    quiet: flags.quiet === true,
-    spinner: flags.progress !== false,
-    verbose: flags.verbose === true,
-    logFormat: flags.logFormat === 'json' ? 'json' : 'text',
+    quiet: options.quiet === true,
+    spinner: options.progress !== false,
+    verbose: options.verbose === true,
+    logFormat: options.logFormat === 'json' ? 'json' : 'text',
   };
 }
 
 /** The options that shape the output: `--resume` refuses a checkpoint of others. */
 export function fingerprintOf(
   target: ExportTarget,
-  flags: ExportFlags,
+  options: ExportOptions,
   pages: PagesPlan,
   output: OutputPlan,
   headers: Readonly<Record<string, string>> = {},
@@ -214,11 +199,11 @@ export function fingerprintOf(
     origin: pages.baseUrl.origin,
     request: pages.start.pathname + pages.start.search,
     cursor: target.cursor,
-    total: flags.total === true,
+    total: options.total === true,
     format: output.format,
     fields: output.formatter.fields ?? null,
     csvSafe: output.formatter.csvSafe === true,
-    maxItems: flags.maxItems ?? null,
+    maxItems: options.maxItems ?? null,
     ...(inc.state ? { state: inc.state.key } : {}),
     ...databaseFingerprint(output.database),
     ...(output.compress ? { compress: output.compress } : {}),
@@ -239,46 +224,50 @@ export interface IncrementalPlan {
  * @returns epoch ms; undefined without `--state`, with `--since`, or when the file or entry is missing
  * @throws {UsageError} (exit 2) for a corrupt state file or an unknown command / id set
  */
-export function readStoredSince(command: string, flags: ExportFlags, cwd: string): number | undefined {
-  if (flags.state === undefined || flags.since !== undefined) return undefined;
-  const { endpoint, ids } = resolveSource(command, idsFromFlags(flags), flags.path, flags.sinceField);
+export function readStoredSince(command: string, options: ExportOptions, cwd: string): number | undefined {
+  if (options.state === undefined || options.since !== undefined) return undefined;
+  const { endpoint, ids } = resolveSource(command, options);
   if (endpoint.watermark === undefined) return undefined;
-  const path = resolvePath(cwd, flags.state);
+  const path = resolvePath(cwd, options.state);
   return storedWatermark(readState(path), stateKey(endpoint, ids), path);
 }
 
+interface IncrementalInput {
+  readonly endpoint: Endpoint;
+  readonly ids: Ids;
+  readonly options: ExportOptions;
+  readonly cwd: string;
+  /** Epoch ms. */
+  readonly storedSince: number | undefined;
+  /** Of `get`'s path. */
+  readonly query: ReadonlyArray<readonly [string, string]>;
+}
+
 /**
- * @param storedSince epoch ms
- * @param query of `get`'s path
  * @throws {UsageError} (exit 2) for `--since`/`--state` on an endpoint without a documented date
  *   filter (line items, payments) or a path of `get` without `--since-field`, an invalid `--since`,
  *   a `--param` or query pair that sets the same filter, and `--since-field` without either
  */
-function planIncremental(
-  endpoint: Endpoint,
-  ids: Ids,
-  flags: ExportFlags,
-  cwd: string,
-  storedSince?: number,
-  query: ReadonlyArray<readonly [string, string]> = [],
-): IncrementalPlan {
-  const incremental = flags.since !== undefined || flags.state !== undefined || flags.incremental === true;
+function planIncremental({ endpoint, ids, options, cwd, storedSince, query }: IncrementalInput, name: OptionNamer): IncrementalPlan {
+  const incremental = options.since !== undefined || options.state !== undefined || options.incremental === true;
   if (!incremental) {
-    if (flags.sinceField !== undefined)
-      throw new UsageError('--since-field goes with --since, --state or --incremental (it names the field they filter on)');
+    if (options.sinceField !== undefined)
+      throw new UsageError(
+        `${name('sinceField')} goes with ${name('since')}, ${name('state')} or ${name('incremental')} (it names the field they filter on)`,
+      );
     return { incremental, filter: undefined, state: undefined };
   }
-  const flag = flags.since !== undefined ? '--since' : flags.state !== undefined ? '--state' : '--incremental';
+  const flag = name(options.since !== undefined ? 'since' : options.state !== undefined ? 'state' : 'incremental');
   const parameter = sinceParameter(endpoint, flag);
-  const clash = (flags.param ?? []).find(([key]) => conflictsWithSince(endpoint, key));
-  if (clash) throw new UsageError(`--param ${clash[0]} and ${flag} set the same filter; give one of them`);
+  const clash = (options.params ?? []).find(([key]) => conflictsWithSince(endpoint, key));
+  if (clash) throw new UsageError(`${name('param')} ${clash[0]} and ${flag} set the same filter; give one of them`);
   const inPath = query.find(([key]) => conflictsWithSince(endpoint, key));
   if (inPath) throw new UsageError(`the path's ${inPath[0]} and ${flag} set the same filter; give one of them`);
-  const since = flags.since !== undefined ? parseSince(flags.since) : storedSince;
+  const since = options.since !== undefined ? parseSince(options.since) : storedSince;
   return {
     incremental,
     filter: since === undefined ? undefined : [parameter, formatFilterTime(since)],
-    state: flags.state === undefined ? undefined : { path: resolvePath(cwd, flags.state), key: stateKey(endpoint, ids) },
+    state: options.state === undefined ? undefined : { path: resolvePath(cwd, options.state), key: stateKey(endpoint, ids) },
   };
 }
 
@@ -296,47 +285,40 @@ export function isDatabaseTable(out: string, cwd: string): boolean {
   return address !== undefined && address.kind !== 'parquet';
 }
 
-function refuse(flag: string, why: string): never {
-  throw new UsageError(`${flag} ${why}`);
-}
-
 /**
  * @throws {UsageError} (exit 2): `--format`, `--compress`, `--manifest` or `--csv-safe` with a
  *   database or Parquet `--out`; `--fields`, `--state` with a database; `--table`, `--key`,
  *   `--incremental`, `--prune` without one; `--prune` with `--incremental`, `--since`,
  *   `--max-items` or `--page`
  */
-export function planDestination(flags: ExportFlags, cwd: string): DatabaseAddress | undefined {
-  const address = databaseAddress(flags.out, cwd);
+export function planDestination(options: ExportOptions, cwd: string, name: OptionNamer = flagNamer): DatabaseAddress | undefined {
+  const address = databaseAddress(options.out, cwd);
   const table = address !== undefined && address.kind !== 'parquet';
+  const refuse = (attribute: FlagAttribute, why: string): never => {
+    throw new UsageError(`${name(attribute)} ${why}`);
+  };
+  const out = name('out');
   if (!table) {
-    const needs = address === undefined ? 'needs a database --out (postgres://…, F.duckdb)' : 'is for a database table, not a Parquet file';
-    if (flags.table !== undefined) refuse('--table', needs);
-    if (flags.key !== undefined) refuse('--key', needs);
-    if (flags.incremental === true) refuse('--incremental', `${needs}; incremental file exports use --state FILE`);
-    if (flags.prune === true) refuse('--prune', needs);
+    const needs = address === undefined ? `needs a database ${out} (postgres://…, F.duckdb)` : 'is for a database table, not a Parquet file';
+    if (options.table !== undefined) refuse('table', needs);
+    if (options.key !== undefined) refuse('key', needs);
+    if (options.incremental === true) refuse('incremental', `${needs}; incremental file exports use ${name('state', 'FILE')}`);
+    if (options.prune === true) refuse('prune', needs);
   }
   if (address === undefined) return address;
-  const kind = address.kind === 'parquet' ? 'a Parquet --out' : 'a database --out';
-  if (flags.format !== undefined) refuse('--format', `goes with a file --out; ${kind} has its own format`);
-  if (flags.compress !== undefined) refuse('--compress', `goes with a file --out, not ${kind}`);
-  if (flags.manifest !== undefined) refuse('--manifest', `goes with a file --out, not ${kind}`);
-  if (flags.csvSafe === true) refuse('--csv-safe', `is for CSV read by spreadsheets, not ${kind}`);
+  const kind = address.kind === 'parquet' ? `a Parquet ${out}` : `a database ${out}`;
+  if (options.format !== undefined) refuse('format', `goes with a file ${out}; ${kind} has its own format`);
+  if (options.compress !== undefined) refuse('compress', `goes with a file ${out}, not ${kind}`);
+  if (options.manifest !== undefined) refuse('manifest', `goes with a file ${out}, not ${kind}`);
+  if (options.csvSafe === true) refuse('csvSafe', `is for CSV read by spreadsheets, not ${kind}`);
   if (!table) return address;
-  if (flags.fields !== undefined) refuse('--fields', 'projects items, and a database stores each item as received; query its item column instead');
-  if (flags.state !== undefined) refuse('--state', 'is the watermark file of file exports; a database keeps its own: use --incremental');
-  if (flags.prune === true) {
-    const partial = flags.incremental
-      ? '--incremental'
-      : flags.since !== undefined
-        ? '--since'
-        : flags.maxItems !== undefined
-          ? '--max-items'
-          : flags.page !== undefined
-            ? '--page'
-            : undefined;
+  if (options.fields !== undefined) refuse('fields', 'projects items, and a database stores each item as received; query its item column instead');
+  if (options.state !== undefined)
+    refuse('state', `is the watermark file of file exports; a database keeps its own: use ${name('incremental')}`);
+  if (options.prune === true) {
+    const partial = (['incremental', 'since', 'maxItems', 'page'] as const).find((attribute) => options[attribute] !== undefined && options[attribute] !== false);
     if (partial !== undefined)
-      refuse('--prune', `needs a complete, full run: with ${partial} the run does not see every item, so it cannot tell which rows were deleted`);
+      refuse('prune', `needs a complete, full run: with ${name(partial)} the run does not see every item, so it cannot tell which rows were deleted`);
   }
   return address;
 }
@@ -348,29 +330,29 @@ export function planDestination(flags: ExportFlags, cwd: string): DatabaseAddres
  */
 export function planDatabase(
   address: Exclude<DatabaseAddress, { kind: 'parquet' }>,
-  flags: ExportFlags,
+  options: ExportOptions,
   target: { readonly endpoint: Endpoint; readonly ids: Ids; readonly path: string },
 ): DatabasePlan {
   // From the path, so `get <path>` and the named commands name their tables alike (`/taxpayers/X/invoices/payments` → payments).
-  const table = parseTableName(flags.table ?? defaultTableName(target.path));
+  const table = parseTableName(options.table ?? defaultTableName(target.path));
   let key: string[] | undefined;
-  if (flags.key !== undefined) {
-    key = flags.key.split('.');
+  if (options.key !== undefined) {
+    key = options.key.split('.');
     if (key.some((s) => s === ''))
-      throw new UsageError(`--key '${flags.key.slice(0, 100)}' has an empty path segment`, {
+      throw new UsageError(`--key '${options.key.slice(0, 100)}' has an empty path segment`, {
         hint: hint`e.g. ${option('key', 'uuid')} or ${option('key', 'timbre.uuid')}`,
       });
   }
-  const incremental = flags.incremental === true;
+  const incremental = options.incremental === true;
   return {
     address,
     table,
     key,
-    source: sourceOf(target.path, flags.param ?? []),
+    source: sourceOf(target.path, options.params ?? []),
     taxpayer: target.ids.taxpayerId,
     mode: incremental ? 'incremental' : 'full',
-    prune: flags.prune === true,
-    storeWatermark: target.endpoint.watermark !== undefined && flags.maxItems === undefined && (incremental || flags.since === undefined),
+    prune: options.prune === true,
+    storeWatermark: target.endpoint.watermark !== undefined && options.maxItems === undefined && (incremental || options.since === undefined),
   };
 }
 
@@ -379,12 +361,12 @@ export function planDatabase(
  * deletions since its watermark, into a database (`--incremental`) or beside a file (`--since`,
  * `--state`: `F.deleted.ndjson`); not under `--max-items`.
  */
-export function planDeletions(target: ExportTarget, flags: ExportFlags, pages: PagesPlan, output: OutputPlan): DeletionsPlan | undefined {
+export function planDeletions(target: ExportTarget, options: ExportOptions, pages: PagesPlan, output: OutputPlan): DeletionsPlan | undefined {
   const since = target.inc.filter?.[1];
   const { database } = output;
   // Into a table with --incremental, or beside a file (`--since`, `--state`): stdout and Parquet have no place for them.
   const follows = database ? database.mode === 'incremental' : output.files !== undefined && output.parquet !== true;
-  if (since === undefined || flags.maxItems !== undefined || !follows) return undefined;
+  if (since === undefined || options.maxItems !== undefined || !follows) return undefined;
   const events = deleteEventsOf(target.endpoint, target.path, target.ids);
   if (events === undefined) return undefined;
   const size = Number(pages.start.searchParams.get('itemsPerPage'));
@@ -393,8 +375,8 @@ export function planDeletions(target: ExportTarget, flags: ExportFlags, pages: P
 
 /** A stored watermark older than the events' guarantee: the run does not trust the events since. */
 export interface StaleWatermark {
-  /** The flags of the run instead: a full run with `--prune`. */
-  readonly flags: ExportFlags;
+  /** The options of the run instead: a full run with `--prune`. */
+  readonly options: ExportOptions;
   /** The note that says so, once. */
   readonly note: string;
 }
@@ -407,22 +389,22 @@ export interface StaleWatermark {
  */
 export function staleWatermark(
   command: string,
-  flags: ExportFlags,
+  options: ExportOptions,
   settings: ResolvedExportSettings,
   since: number | undefined,
   nowMs: number,
 ): StaleWatermark | undefined {
-  if (since === undefined || flags.incremental !== true || flags.since !== undefined || flags.maxItems !== undefined) return undefined;
-  const { endpoint, ids, path } = resolveSource(command, idsFromFlags(flags), flags.path, flags.sinceField);
+  if (since === undefined || options.incremental !== true || options.since !== undefined || options.maxItems !== undefined) return undefined;
+  const { endpoint, ids, path } = resolveSource(command, options);
   if (deleteEventsOf(endpoint, path, ids) === undefined) return undefined;
-  const days = flags.eventsRetention ?? settings.defaults.eventsRetentionDays ?? builtInDefault('eventsRetention');
+  const days = options.eventsRetentionDays ?? settings.defaults.eventsRetentionDays ?? builtInDefault('eventsRetention');
   if (nowMs - since <= daysMs(days)) return undefined;
   const age = Math.floor((nowMs - since) / daysMs(1));
   return {
     // Paged as the incremental run would be: by cursor where the endpoint can.
-    flags: { ...flags, incremental: undefined, prune: true, ...(endpoint.cursor && flags.page === undefined ? { cursor: true } : {}) },
+    options: { ...options, incremental: undefined, prune: true, ...(endpoint.cursor && options.page === undefined ? { cursor: true } : {}) },
     note:
-      `collections: the watermark of ${sourceOf(path, flags.param ?? [])} is ${age} days old, older than the ${days} days the API keeps its events; ` +
+      `collections: the watermark of ${sourceOf(path, options.params ?? [])} is ${age} days old, older than the ${days} days the API keeps its events; ` +
       'this run is a full refresh with --prune',
   };
 }
@@ -438,9 +420,9 @@ function databaseFingerprint(database: DatabasePlan | undefined): Record<string,
  * @throws {CollectionsError} (exit 7) when the database cannot be reached; {@link UsageError}
  *   (exit 2) when a stored watermark is not a time
  */
-export async function storedDatabaseSince(plan: ExportPlan, flags: ExportFlags, ctx: Pick<Context, 'env'>): Promise<Map<string, number> | undefined> {
+export async function storedDatabaseSince(plan: ExportPlan, options: ExportOptions, ctx: Pick<Context, 'env'>): Promise<Map<string, number> | undefined> {
   const database = plan.output.database;
-  if (database === undefined || database.mode !== 'incremental' || flags.since !== undefined) return undefined;
+  if (database === undefined || database.mode !== 'incremental' || options.since !== undefined) return undefined;
   const { readWatermarks } = await import('../../export/destinations/open-store.js');
   const stored = await readWatermarks(database, ctx.env);
   const where = `the watermark stored with ${tableText(database.table)}`;

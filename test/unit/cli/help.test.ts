@@ -8,7 +8,7 @@ import { main } from '../../../src/cli/main.js';
 import stringWidth from 'string-width';
 import { createProgram } from '../../../src/cli/program.js';
 import { wrapHelp } from '../../../src/commands/commander.js';
-import { planExport } from '../../../src/commands/export/export.js';
+import { planExport } from '../../../src/export/plan/plan.js';
 import { exportCommands } from '../../../src/endpoints.js';
 import { createTestContext, type TestContext } from '../../helpers/context.js';
 import { removeTempDirs, tempDir } from '../../helpers/world.js';

@@ -78,16 +78,16 @@ describe('pathEndpoint', () => {
 
 describe('resolveSource', () => {
   it('a named command: its endpoint and the path of its ids', () => {
-    const s = resolveSource('invoices', { taxpayerId: 'A&B' });
+    const s = resolveSource('invoices', { taxpayer: 'A&B' });
     expect([s.endpoint.key, s.path, s.query]).toEqual(['invoices', '/taxpayers/A%26B/invoices', '']);
   });
 
   it('get: the endpoint of its path, with its query', () => {
-    const s = resolveSource('get', {}, 'invoices/payments?type=P');
+    const s = resolveSource('get', { path: 'invoices/payments?type=P' });
     expect([s.endpoint.key, s.path, s.query]).toEqual(['/invoices/payments', '/invoices/payments', 'type=P']);
   });
 
   it.each(['a[b]', '1a', 'a..b', '', 'a b'])('--since-field %j is refused', (field) => {
-    expect(() => resolveSource('get', {}, '/x', field)).toThrow(/is not a field name/);
+    expect(() => resolveSource('get', { path: '/x', sinceField: field })).toThrow(/is not a field name/);
   });
 });

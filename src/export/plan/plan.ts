@@ -1,0 +1,169 @@
+/**
+ * One export, top to bottom: its options become a frozen {@link ExportPlan} (every check before
+ * anything is sent or written), the plan gets its services, and the run loop runs it. The command
+ * line and the library's `exportCollection()` both come through here.
+ */
+import type { Context } from '../../context.js';
+import { ExitCode, UsageError, hint, option, toExitCode } from '../../errors.js';
+import { flagNamer, type OptionNamer } from '../../config/flags.js';
+import { formatDefinition } from '../../output/writer.js';
+import type { OutputFormat } from '../../format-names.js';
+import type { Compression } from '../files/destination.js';
+import { runExport, type ExportResult } from '../run/run.js';
+import { freezePlan, type ExportHooks, type ExportPlan, type OutputPlan } from '../run/plan.js';
+import { exportServices } from '../run/services.js';
+import { planManifest } from '../manifest/manifest.js';
+import { showHeaderValue } from '../../secrets.js';
+import { prepareOutputs, removeEmptyFolders } from './folders.js';
+import { fingerprintOf, formatOf, outPathOf, planDatabase, planDeletions, planDestination, planHttp, planOutput, planPages } from './parts.js';
+import { planProgress, planTarget, staleWatermark, storedDatabaseSince, type ResolvedExportSettings, type UnitOfMany } from './parts.js';
+import type { ExportOptions } from './options.js';
+
+/** Refused rather than written as plain text under a name that promises another format. */
+const UNSUPPORTED_COMPRESSIONS = ['.zst', '.zstd', '.bz2', '.xz', '.lzma', '.lz4', '.lz', '.zip', '.7z', '.br', '.z'];
+
+/** @throws {UsageError} (exit 2) for another compression's suffix, and for gzip with a format that refuses it (`table`) */
+function planCompression(options: ExportOptions, out: string | undefined, format: OutputFormat, name: OptionNamer): Compression | undefined {
+  const lower = out?.toLowerCase() ?? '';
+  const suffix = UNSUPPORTED_COMPRESSIONS.find((s) => lower.endsWith(s));
+  if (suffix !== undefined) {
+    throw new UsageError(`${name('out', out)}: ${suffix} compression is not supported; the supported one is gzip`, {
+      hint: hint`name the file .gz (e.g. invoices.ndjson.gz), or add ${option('compress', 'gzip')}`,
+    });
+  }
+  const compress = options.compress === 'gzip' || lower.endsWith('.gz') ? 'gzip' : undefined;
+  const limit = formatDefinition(format).compress;
+  if (compress && !limit.compressible) throw new UsageError(limit.refusal);
+  return compress;
+}
+
+/** @throws {UsageError} (exit 2) for both together, `--resume` to stdout or with a format that refuses it (`table`) */
+function checkResume(options: ExportOptions, out: string | undefined, format: OutputFormat, name: OptionNamer): void {
+  if (options.resume && options.restart)
+    throw new UsageError(`${name('resume')} and ${name('restart')} exclude each other: continue the checkpoint, or discard it`);
+  if (options.resume && !out) throw new UsageError(`${name('resume')} needs ${name('out', 'FILE')} (stdout exports have no checkpoint)`);
+  const limit = formatDefinition(format).resume;
+  if (options.resume && !limit.resumable) throw new UsageError(limit.refusal);
+}
+
+/**
+ * The one place a plan is made, for one export and for each taxpayer of a run with many. Pure apart
+ * from path resolution against `cwd`.
+ * @param storedSince the watermark of `--state` or of a database, epoch ms
+ * @param nowMs with a database's watermark: the local clock, to tell a watermark older than the
+ *   events' guarantee (then the run is a full refresh with `--prune`, {@link staleWatermark})
+ * @param name how the door names an option in messages (`--total`, or `total` in the library)
+ * @throws {UsageError} (exit 2) for every invalid combination, before anything is sent or written
+ */
+export function planExport(
+  command: string,
+  options: ExportOptions,
+  settings: ResolvedExportSettings,
+  cwd: string,
+  resumeCommand: string,
+  storedSince?: number,
+  many?: UnitOfMany,
+  nowMs?: number,
+  name: OptionNamer = flagNamer,
+): ExportPlan {
+  const stale = nowMs === undefined ? undefined : staleWatermark(command, options, settings, storedSince, nowMs);
+  if (stale) return freezePlan({ ...planExport(command, stale.options, settings, cwd, resumeCommand, undefined, many, undefined, name), notes: [stale.note] });
+  const target = planTarget(command, options, cwd, storedSince, name);
+  const { endpoint, inc } = target;
+  const address = planDestination(options, cwd, name);
+  const table = address?.kind === 'parquet' ? undefined : address;
+  const out = table ? undefined : outPathOf(options, cwd);
+  // A database is written NDJSON (each item as received), a Parquet file CSV first (flattened, like CSV).
+  const format = table ? 'ndjson' : address ? 'csv' : formatOf(options, out, settings);
+  const compress = planCompression(options, out, format, name);
+  checkResume(options, out ?? table?.shown, format, name);
+  const output: OutputPlan = {
+    ...planOutput(options, endpoint, format, out, compress),
+    ...(table ? { database: planDatabase(table, options, target) } : {}),
+    ...(address?.kind === 'parquet' ? { parquet: true } : {}),
+  };
+  const pages = planPages(target, options, settings);
+  const http = planHttp(options, settings);
+  const where = { flag: options.manifest, target: address ? undefined : out, cwd, baseUrl: settings.baseUrl, collect: many?.collectManifest === true };
+  const params = options.params ?? [];
+  const manifest = planManifest({
+    ...where,
+    endpoint,
+    path: target.query === '' ? target.path : `${target.path}?${target.query}`,
+    ids: target.ids,
+    params,
+    headers: shownHeaders(http.headers),
+    format,
+    cursor: target.cursor,
+    compress,
+    since: inc.filter?.[1],
+  });
+  return freezePlan({
+    endpoint,
+    http,
+    pages,
+    output,
+    progress: planProgress(options, many),
+    resume: {
+      resume: many ? many.resume : options.resume === true,
+      restart: options.restart === true,
+      fingerprint: fingerprintOf(target, options, pages, output, http.headers),
+      command: resumeCommand,
+    },
+    manifest,
+    state: inc.state,
+    ...withDeletions(planDeletions(target, options, pages, output)),
+  });
+}
+
+const withDeletions = (deletions: ExportPlan['deletions']): Pick<ExportPlan, 'deletions'> => (deletions === undefined ? {} : { deletions });
+
+function shownHeaders(headers: Readonly<Record<string, string>> = {}): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, showHeaderValue(name, value)]));
+}
+
+/** A database a dry run cannot read (exit 7) leaves the watermarks unread; any other failure is thrown. */
+export function unreadInDryRun(err: unknown): undefined {
+  if (toExitCode(err) !== ExitCode.Output) throw err;
+  return undefined;
+}
+
+/**
+ * The plan of one export, as the command and the library's `exportCollection()` make it: planned
+ * once to check every flag, then, for `--incremental` into a database, again from the watermark
+ * stored with the table (read read-only; a dry run that cannot read it plans without it, and its
+ * checks then meet the same failure and report it as the run's).
+ * @param plan plans the export from a stored watermark (epoch ms), or from the options alone
+ * @throws {UsageError} (exit 2) from planning; {@link OutputError} (exit 7) when the table cannot be read
+ */
+export async function planLoneExport(plan: (since?: number) => ExportPlan, options: ExportOptions, ctx: Context): Promise<ExportPlan> {
+  const first = plan();
+  const source = first.output.database?.source;
+  if (source === undefined) return checkTerminal(first, ctx);
+  const stored = storedDatabaseSince(first, options, ctx);
+  const since = (await (options.dryRun === true ? stored.catch(unreadInDryRun) : stored))?.get(source);
+  return checkTerminal(since === undefined ? first : plan(since), ctx);
+}
+
+/** @throws {UsageError} for gzip to a terminal: as gzip(1), compressed bytes are never written to one */
+function checkTerminal(plan: ExportPlan, ctx: Context): ExportPlan {
+  if (plan.output.compress && !plan.output.files && ctx.io.stdoutIsTTY) {
+    throw new UsageError('gzip output is not written to a terminal', { hint: 'add --out FILE.gz, or pipe stdout into a file or a program' });
+  }
+  return plan;
+}
+
+/**
+ * Runs one planned export, as the command and `exportCollection()` do: the pre-flight before the
+ * first request (`prepareOutputs`), then the run; folders it made and left empty go when it fails.
+ * @throws what `prepareOutputs` and `runExport` throw, with their exit codes
+ */
+export async function runLonePlan(plan: ExportPlan, ctx: Context, hooks: ExportHooks): Promise<ExportResult> {
+  const made = await prepareOutputs([plan]);
+  try {
+    return await runExport(plan, ctx, exportServices(plan, ctx), hooks);
+  } catch (err) {
+    await removeEmptyFolders(made);
+    throw err;
+  }
+}
