@@ -1,11 +1,12 @@
 // dependency-cruiser rules for src (run: `depcruise src --config .dependency-cruiser.cjs`).
 // The stack, top to bottom: cli → commands → export → {pagination, output} → http → rate → {context, errors, time, json}.
 // `rate` is the rate budget (governors, windows, waits, the stores shared by processes); context.ts carries the budget and names its type only.
-// Inside export/: run → state → manifest → files (each room imports only the rooms after it); run → destinations → files.
+// Inside export/: plan → run → state → manifest → files (each room imports only the rooms after it); run → destinations → files.
+// export/plan/ turns one ExportOptions (the flag table's rows under their option names) into a frozen plan and runs it.
 // Arrows point down: a module may import its own floor and the floors below it, never one above.
 // `sandbox` stands beside the stack: only the sandbox command (`commands/sandbox/`) starts it, and it reuses only the ground floor.
-// The library's door (src/index.ts, the package's exports, and library/ behind it) stands above commands/: it plans and runs
-// with the export command's own functions; nothing in src imports it yet (the CLI going through it is the next step).
+// The library's door (src/index.ts, the package's exports, and library/ behind it) stands beside commands/: both doors turn
+// their options into the same ExportOptions and plan and run through export/plan/; neither imports the other.
 // Type-only imports count too (tsPreCompilationDeps), since a type import ties a module to another floor as surely as a value import.
 
 /** The ground floor: shared by every floor, imports nothing above itself. */
@@ -163,9 +164,17 @@ module.exports = {
       name: 'export-below-commands',
       severity: 'error',
       comment:
-        'export/ runs an export from resolved options; commands/ resolves them from config/, so export/ imports no commands, CLI, config or sandbox.',
+        'export/ runs an export from resolved options; commands/ resolves them from config/, so export/ imports no commands, CLI, config or sandbox, ' +
+        'save config/flags.ts, the flag table that names the options and their units (pure data and its checks).',
       from: { path: '^src/export/' },
-      to: { path: '^src/(commands|cli|sandbox|config)/' },
+      to: { path: '^src/(commands|cli|sandbox|config)/', pathNot: '^src/config/flags\\.ts$' },
+    },
+    {
+      name: 'export-plan-on-top',
+      severity: 'error',
+      comment: 'export/plan/ is the top room of export/: it plans from options, then hands the plan to the run; no other room of export/ imports it.',
+      from: { path: '^src/export/(run|state|manifest|files|destinations)/' },
+      to: { path: '^src/export/plan/' },
     },
     {
       name: 'export-files-bottom',
@@ -209,8 +218,10 @@ module.exports = {
     {
       name: 'only-top-imports-top',
       severity: 'error',
-      comment: 'cli/ and commands/ are the top floors: nothing below them imports them (the library door, above commands/, may).',
-      from: { path: '^src/', pathNot: '^src/(cli|commands|library)/' },
+      comment:
+        'cli/ and commands/ are the command line: nothing else imports them, the library door and export/plan/ included ' +
+        '(the library passes its options to export/plan/ as the command line does). library/sandbox.ts still starts the sandbox through its command.',
+      from: { path: '^src/', pathNot: ['^src/(cli|commands)/', '^src/library/sandbox\\.ts$'] },
       to: { path: '^src/(cli|commands)/' },
     },
     {

@@ -327,7 +327,8 @@ export type ExportOptionValues = { -readonly [A in FlagAttribute as OptionOf<A>]
  */
 export type OptionNamer = (attribute: FlagAttribute, value?: string) => string;
 export const flagNamer: OptionNamer = (attribute, value) => longFlag(exportFlag(attribute)) + (value === undefined ? '' : ` ${value}`);
-export const optionNamer: OptionNamer = (attribute, value) => (exportFlag(attribute).option ?? attribute) + (value === undefined ? '' : `: '${value}'`);
+export const optionNamer: OptionNamer = (attribute, value) =>
+  (exportFlag(attribute).option ?? attribute) + (value === undefined ? '' : `: '${value}'`);
 
 const OPTION_NAMES: ReadonlyMap<string, string> = new Map(EXPORT_FLAGS.map((spec) => [spec.attribute, spec.option ?? spec.attribute]));
 

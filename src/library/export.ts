@@ -185,7 +185,17 @@ export async function exportCollection(options: ExportCollectionOptions): Promis
       // A database's watermark (`since`) may be too old for its events: the clock tells.
       const made =
         since === undefined
-          ? planExport(command, planned, settings, ctx.cwd, RESUME_COMMAND, readStoredSince(command, planned, ctx.cwd), undefined, undefined, optionNamer)
+          ? planExport(
+              command,
+              planned,
+              settings,
+              ctx.cwd,
+              RESUME_COMMAND,
+              readStoredSince(command, planned, ctx.cwd),
+              undefined,
+              undefined,
+              optionNamer,
+            )
           : planExport(command, planned, settings, ctx.cwd, RESUME_COMMAND, since, undefined, ctx.clock.now(), optionNamer);
       addDatabaseSecrets(made, ctx);
       return made;

@@ -93,7 +93,7 @@ export interface PagingOptions {
  * The pairs of `params` in order, checked.
  * @throws {UsageError} for an empty key or `page` / `itemsPerPage`
  */
-export function paramPairs(params: Params | undefined): Array<[string, string]> {
+function paramPairs(params: Params | undefined): Array<[string, string]> {
   if (params === undefined) return [];
   const iterable = Symbol.iterator in params ? (params as Iterable<readonly [string, string]>) : Object.entries(params);
   const pairs: Array<[string, string]> = [];
@@ -109,7 +109,8 @@ export function paramPairs(params: Params | undefined): Array<[string, string]> 
 }
 
 /** What a library call may give beyond {@link ConnectionOptions} and {@link PagingOptions}: the rest of the table's rows, by option name. */
-type LibraryValues = ConnectionOptions & PagingOptions & { readonly headers?: Readonly<Record<string, string>>; readonly fields?: string | readonly string[] };
+type LibraryValues = ConnectionOptions &
+  PagingOptions & { readonly headers?: Readonly<Record<string, string>>; readonly fields?: string | readonly string[] };
 
 /**
  * The call's options as the export's, every row of the flag table the library has (not the
@@ -213,7 +214,7 @@ const OWN_HEADERS: Readonly<Record<string, string>> = {
  * @throws {UsageError} for a name that is not a token or given twice in two cases, a value holding
  *   CR, LF or NUL, or a header the library sets itself (`X-Api-Key`, `Accept`, the pagination headers); the value is never shown
  */
-export function extraHeaders(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
+function extraHeaders(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   const seen = new Map<string, string>();
   for (const [name, value] of Object.entries(headers ?? {})) {

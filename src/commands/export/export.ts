@@ -47,7 +47,6 @@ export function prepareExport(command: string, flags: ExportFlags, argv: readonl
   return { plan, settings };
 }
 
-
 /**
  * Read once before any request, after the first taxpayer's plan checked every flag. A dry run that
  * cannot read them plans without them: its checks then meet the same failure and report it as the
@@ -144,6 +143,3 @@ async function runLoneExport(command: string, flags: ExportFlags, argv: readonly
     if (last) settings!.recordRateLimit(plan.endpoint.key, last);
   }
 }
-
-
-

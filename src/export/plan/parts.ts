@@ -5,7 +5,7 @@
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../../context.js';
 import { builtInDefault, exportFlag, flagNamer, type ExportDefaults, type FlagAttribute, type OptionNamer } from '../../config/flags.js';
-import { endpointUrl, idsFromFlags, isPathEndpoint, type Endpoint, type Ids } from '../../endpoints.js';
+import { endpointUrl, isPathEndpoint, type Endpoint, type Ids } from '../../endpoints.js';
 import { resolveSource } from './collection-path.js';
 import { UsageError, hint, option } from '../../errors.js';
 import { isSecretHeaderName } from '../../http/redact.js';
@@ -313,10 +313,11 @@ export function planDestination(options: ExportOptions, cwd: string, name: Optio
   if (options.csvSafe === true) refuse('csvSafe', `is for CSV read by spreadsheets, not ${kind}`);
   if (!table) return address;
   if (options.fields !== undefined) refuse('fields', 'projects items, and a database stores each item as received; query its item column instead');
-  if (options.state !== undefined)
-    refuse('state', `is the watermark file of file exports; a database keeps its own: use ${name('incremental')}`);
+  if (options.state !== undefined) refuse('state', `is the watermark file of file exports; a database keeps its own: use ${name('incremental')}`);
   if (options.prune === true) {
-    const partial = (['incremental', 'since', 'maxItems', 'page'] as const).find((attribute) => options[attribute] !== undefined && options[attribute] !== false);
+    const partial = (['incremental', 'since', 'maxItems', 'page'] as const).find(
+      (attribute) => options[attribute] !== undefined && options[attribute] !== false,
+    );
     if (partial !== undefined)
       refuse('prune', `needs a complete, full run: with ${name(partial)} the run does not see every item, so it cannot tell which rows were deleted`);
   }
@@ -420,7 +421,11 @@ function databaseFingerprint(database: DatabasePlan | undefined): Record<string,
  * @throws {CollectionsError} (exit 7) when the database cannot be reached; {@link UsageError}
  *   (exit 2) when a stored watermark is not a time
  */
-export async function storedDatabaseSince(plan: ExportPlan, options: ExportOptions, ctx: Pick<Context, 'env'>): Promise<Map<string, number> | undefined> {
+export async function storedDatabaseSince(
+  plan: ExportPlan,
+  options: ExportOptions,
+  ctx: Pick<Context, 'env'>,
+): Promise<Map<string, number> | undefined> {
   const database = plan.output.database;
   if (database === undefined || database.mode !== 'incremental' || options.since !== undefined) return undefined;
   const { readWatermarks } = await import('../../export/destinations/open-store.js');

@@ -67,7 +67,8 @@ export function planExport(
   name: OptionNamer = flagNamer,
 ): ExportPlan {
   const stale = nowMs === undefined ? undefined : staleWatermark(command, options, settings, storedSince, nowMs);
-  if (stale) return freezePlan({ ...planExport(command, stale.options, settings, cwd, resumeCommand, undefined, many, undefined, name), notes: [stale.note] });
+  if (stale)
+    return freezePlan({ ...planExport(command, stale.options, settings, cwd, resumeCommand, undefined, many, undefined, name), notes: [stale.note] });
   const target = planTarget(command, options, cwd, storedSince, name);
   const { endpoint, inc } = target;
   const address = planDestination(options, cwd, name);
@@ -84,7 +85,13 @@ export function planExport(
   };
   const pages = planPages(target, options, settings);
   const http = planHttp(options, settings);
-  const where = { flag: options.manifest, target: address ? undefined : out, cwd, baseUrl: settings.baseUrl, collect: many?.collectManifest === true };
+  const where = {
+    flag: options.manifest,
+    target: address ? undefined : out,
+    cwd,
+    baseUrl: settings.baseUrl,
+    collect: many?.collectManifest === true,
+  };
   const params = options.params ?? [];
   const manifest = planManifest({
     ...where,

@@ -37,7 +37,7 @@ describe('requestOf', () => {
     expect(request.options.path).toBeUndefined();
   });
 
-  it.each(['/reports/2024', '/entities/E1/invoices?status=paid', '/invoices/payments'])('%s is get\'s path, its query kept as typed', (path) => {
+  it.each(['/reports/2024', '/entities/E1/invoices?status=paid', '/invoices/payments'])("%s is get's path, its query kept as typed", (path) => {
     const request = requestOf(path, {});
     expect(request).toEqual({ command: 'get', options: { path } });
   });

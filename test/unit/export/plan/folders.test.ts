@@ -8,14 +8,7 @@
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  folderError,
-  makeFolders,
-  planFolders,
-  prepareOutputs,
-  writtenFiles,
-  type FolderFileSystem,
-} from '../../../../src/export/plan/folders.js';
+import { folderError, makeFolders, planFolders, prepareOutputs, writtenFiles, type FolderFileSystem } from '../../../../src/export/plan/folders.js';
 import { isWrittenThrough } from '../../../../src/export/files/destination.js';
 import type { ExportPlan } from '../../../../src/export/run/plan.js';
 import { OutputError } from '../../../../src/errors.js';
