@@ -176,33 +176,8 @@ export async function exportCollection(options: ExportCollectionOptions): Promis
   ctx.secrets.add(settings.apiKey);
   if (settings.budget !== undefined) ctx.secrets.add(new URL(settings.budget).password || undefined);
   for (const [name, value] of planned.headers ?? []) ctx.secrets.addHeader(name, value);
-  const [{ planExport, planLoneExport, runLonePlan }, { readStoredSince, addDatabaseSecrets }] = await Promise.all([
-    import('../export/plan/plan.js'),
-    import('../export/plan/parts.js'),
-  ]);
-  const plan = await planLoneExport(
-    (since) => {
-      // A database's watermark (`since`) may be too old for its events: the clock tells.
-      const made =
-        since === undefined
-          ? planExport(
-              command,
-              planned,
-              settings,
-              ctx.cwd,
-              RESUME_COMMAND,
-              readStoredSince(command, planned, ctx.cwd),
-              undefined,
-              undefined,
-              optionNamer,
-            )
-          : planExport(command, planned, settings, ctx.cwd, RESUME_COMMAND, since, undefined, ctx.clock.now(), optionNamer);
-      addDatabaseSecrets(made, ctx);
-      return made;
-    },
-    planned,
-    ctx,
-  );
+  const { planLoneExport, runLonePlan } = await import('../export/plan/plan.js');
+  const plan = await planLoneExport({ command, options: planned, settings, resumeCommand: RESUME_COMMAND, name: optionNamer }, ctx);
   // A failed `budget` database is told to the call's listener and its log, as the command line says it on stderr.
   const unlisten =
     settings.budget === undefined

@@ -5,12 +5,12 @@ import { optionsOfFlags } from '../../config/flags.js';
 import { resolveSource } from '../../export/plan/collection-path.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import type { ExportPlan } from '../../export/run/plan.js';
-import { planExport, planLoneExport, runLonePlan, unreadInDryRun } from '../../export/plan/plan.js';
+import { planExport, planLoneExport, planRequest, runLonePlan, unreadInDryRun, type ExportRequest } from '../../export/plan/plan.js';
 import { runDryRun } from './dry-run.js';
 import { withRequestHint } from '../error-text.js';
 import { expandOut, isOutTemplate, runBatchExport, taxpayerList, utcDate, type TemplateValues } from './batch.js';
 import { parseShard, takeShard } from './shard.js';
-import { addDatabaseSecrets, isDatabaseTable, readStoredSince, sourceOf, storedDatabaseSince, withoutPassword } from '../../export/plan/parts.js';
+import { isDatabaseTable, readStoredSince, sourceOf, storedDatabaseSince, withoutPassword } from '../../export/plan/parts.js';
 import type { ResolvedExportSettings, UnitOfMany } from '../../export/plan/parts.js';
 import type { ExportCommandOptions, ExportFlags, GetCommandOptions } from '../flags.js';
 import type { RateLimitSnapshot } from '../../http/client.js';
@@ -26,9 +26,9 @@ function resumeCommandOf(argv: readonly string[]): string {
   return ['collections', ...argv.map(withoutPassword)].map(shellQuote).join(' ');
 }
 
-export interface PreparedExport {
-  plan: ExportPlan;
-  settings: LoadedExportSettings;
+/** What planning a command's export needs besides the context. */
+function requestOf(command: string, flags: ExportFlags, argv: readonly string[], settings: LoadedExportSettings): ExportRequest {
+  return { command, options: optionsOfFlags(flags), settings: settings.resolved, resumeCommand: resumeCommandOf(argv) };
 }
 
 /**
@@ -36,15 +36,8 @@ export interface PreparedExport {
  * @param argv without the key and `--resume`, for the resume hint
  * @throws {UsageError} (exit 2) for missing or invalid settings and every invalid flag combination
  */
-export function prepareExport(command: string, flags: ExportFlags, argv: readonly string[], ctx: Context, databaseSince?: number): PreparedExport {
-  const settings = loadExportSettings(flags, ctx);
-  const resumeCommand = resumeCommandOf(argv);
-  const options = optionsOfFlags(flags);
-  const storedSince = databaseSince ?? readStoredSince(command, options, ctx.cwd);
-  const nowMs = databaseSince === undefined ? undefined : ctx.clock.now();
-  const plan = planExport(command, options, settings.resolved, ctx.cwd, resumeCommand, storedSince, undefined, nowMs);
-  addDatabaseSecrets(plan, ctx);
-  return { plan, settings };
+export function prepareExport(command: string, flags: ExportFlags, argv: readonly string[], ctx: Context): ExportPlan {
+  return planRequest(requestOf(command, flags, argv, loadExportSettings(flags, ctx)), ctx);
 }
 
 /**
@@ -59,7 +52,7 @@ async function batchDatabaseSince(
   ctx: Context,
 ): Promise<Map<string, number> | undefined> {
   if (first.incremental !== true || first.out === undefined || !isDatabaseTable(first.out, ctx.cwd)) return undefined;
-  const stored = storedDatabaseSince(prepareExport(command, first, argv, ctx).plan, first, ctx);
+  const stored = storedDatabaseSince(prepareExport(command, first, argv, ctx), first, ctx);
   return first.dryRun === true ? stored.catch(unreadInDryRun) : stored;
 }
 
@@ -117,16 +110,8 @@ function checkQuietVerbose(flags: ExportFlags): void {
 async function runLoneExport(command: string, flags: ExportFlags, argv: readonly string[], ctx: Context): Promise<number> {
   const template = isOutTemplate(flags.out);
   if (template) flags = { ...flags, out: expandOut(flags.out!, outValues(command, flags, ctx)) };
-  let settings: PreparedExport['settings'] | undefined;
-  const plan = await planLoneExport(
-    (since) => {
-      const prepared = prepareExport(command, flags, argv, ctx, since);
-      settings = prepared.settings;
-      return prepared.plan;
-    },
-    optionsOfFlags(flags),
-    ctx,
-  );
+  const settings = loadExportSettings(flags, ctx);
+  const plan = await planLoneExport(requestOf(command, flags, argv, settings), ctx);
   // Only the headers: holding the page would keep its items alive.
   let last: RateLimitSnapshot | undefined;
   const onPageFetched = (page: PageStep): void => {
@@ -140,6 +125,6 @@ async function runLoneExport(command: string, flags: ExportFlags, argv: readonly
     const query = flags.path?.includes('?') ? flags.path.slice(flags.path.indexOf('?') + 1) : '';
     throw withRequestHint(err, { ids: idsFromFlags(flags), baseUrl: plan.http.baseUrl, params: flags.param ?? [], query });
   } finally {
-    if (last) settings!.recordRateLimit(plan.endpoint.key, last);
+    if (last) settings.recordRateLimit(plan.endpoint.key, last);
   }
 }

@@ -16,7 +16,8 @@ import { planManifest } from '../manifest/manifest.js';
 import { showHeaderValue } from '../../secrets.js';
 import { prepareOutputs, removeEmptyFolders } from './folders.js';
 import { fingerprintOf, formatOf, outPathOf, planDatabase, planDeletions, planDestination, planHttp, planOutput, planPages } from './parts.js';
-import { planProgress, planTarget, staleWatermark, storedDatabaseSince, type ResolvedExportSettings, type UnitOfMany } from './parts.js';
+import { addDatabaseSecrets, planProgress, planTarget, readStoredSince, staleWatermark, storedDatabaseSince } from './parts.js';
+import type { ResolvedExportSettings, UnitOfMany } from './parts.js';
 import type { ExportOptions } from './options.js';
 
 /** Refused rather than written as plain text under a name that promises another format. */
@@ -135,21 +136,45 @@ export function unreadInDryRun(err: unknown): undefined {
   return undefined;
 }
 
+/** One export as a door asks for it: the plan's inputs but the stored watermarks, which are read here. */
+export interface ExportRequest {
+  readonly command: string;
+  readonly options: ExportOptions;
+  readonly settings: ResolvedExportSettings;
+  readonly resumeCommand: string;
+  /** How the door names an option in messages (default the command line's flags). */
+  readonly name?: OptionNamer;
+}
+
+/**
+ * {@link planExport} from the watermark of `--state`, or of a database (`since`, epoch ms; then
+ * the clock tells a watermark too old for the events), its database password added to the secrets.
+ * @throws {UsageError} (exit 2) from planning
+ */
+export function planRequest(request: ExportRequest, ctx: Pick<Context, 'cwd' | 'clock' | 'env' | 'secrets'>, since?: number): ExportPlan {
+  const { command, options, settings, resumeCommand, name } = request;
+  const stored = since ?? readStoredSince(command, options, ctx.cwd);
+  const plan = planExport(command, options, settings, ctx.cwd, resumeCommand, stored, undefined, since === undefined ? undefined : ctx.clock.now(), name);
+  addDatabaseSecrets(plan, ctx);
+  return plan;
+}
+
 /**
  * The plan of one export, as the command and the library's `exportCollection()` make it: planned
- * once to check every flag, then, for `--incremental` into a database, again from the watermark
- * stored with the table (read read-only; a dry run that cannot read it plans without it, and its
- * checks then meet the same failure and report it as the run's).
- * @param plan plans the export from a stored watermark (epoch ms), or from the options alone
+ * to check every option, then, for `incremental` into a database, again from the watermark stored
+ * with the table. Twice, because the table is read only once every check has passed, and the
+ * watermark changes the plan (its filter, paging mode, deletions, fingerprint, or a full refresh
+ * with prune). Read read-only; a dry run that cannot read it plans without it, and its checks then
+ * meet the same failure and report it as the run's.
  * @throws {UsageError} (exit 2) from planning; {@link OutputError} (exit 7) when the table cannot be read
  */
-export async function planLoneExport(plan: (since?: number) => ExportPlan, options: ExportOptions, ctx: Context): Promise<ExportPlan> {
-  const first = plan();
+export async function planLoneExport(request: ExportRequest, ctx: Context): Promise<ExportPlan> {
+  const first = planRequest(request, ctx);
   const source = first.output.database?.source;
   if (source === undefined) return checkTerminal(first, ctx);
-  const stored = storedDatabaseSince(first, options, ctx);
-  const since = (await (options.dryRun === true ? stored.catch(unreadInDryRun) : stored))?.get(source);
-  return checkTerminal(since === undefined ? first : plan(since), ctx);
+  const stored = storedDatabaseSince(first, request.options, ctx);
+  const since = (await (request.options.dryRun === true ? stored.catch(unreadInDryRun) : stored))?.get(source);
+  return checkTerminal(since === undefined ? first : planRequest(request, ctx, since), ctx);
 }
 
 /** @throws {UsageError} for gzip to a terminal: as gzip(1), compressed bytes are never written to one */

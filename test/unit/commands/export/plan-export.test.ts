@@ -47,7 +47,7 @@ async function planFrom(argv: string[], profile: Partial<Record<ConfigKey, strin
   const t = createTestContext({ configDir: dir, cwd: CWD, env: { COLLECTIONS_BASE_URL: BASE, COLLECTIONS_API_KEY: KEY } });
   const plans: ExportPlan[] = [];
   const runner: RunCommand<ExportCommandOptions> = (ctx, { command, flags, argv: resumeArgv }) => {
-    plans.push(prepareExport(command, flags, resumeArgv, ctx).plan);
+    plans.push(prepareExport(command, flags, resumeArgv, ctx));
     return 0;
   };
   let code: number;
