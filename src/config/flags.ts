@@ -321,6 +321,11 @@ type OptionOf<A extends FlagAttribute> = FlagTable[A] extends { option: infer O 
 /** The export flags' values under their option names and in their units (ms, bytes, days): the planner's vocabulary. */
 export type ExportOptionValues = { -readonly [A in FlagAttribute as OptionOf<A>]?: FlagValue<FlagTable[A]['value']> };
 
+type LibraryAttribute = { [A in FlagAttribute]: FlagTable[A] extends { cliOnly: true } ? never : A }[FlagAttribute];
+
+/** The rows the library takes (all but the command line's own), under their option names: a new row reaches its types. */
+export type LibraryOptionValues = { -readonly [A in LibraryAttribute as OptionOf<A>]?: FlagValue<FlagTable[A]['value']> };
+
 /**
  * How a door names an option, or an option given a value, in its messages: `--total`,
  * `--since-field updatedAt` on the command line; `total`, `sinceField: 'updatedAt'` in the library.

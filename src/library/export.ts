@@ -6,7 +6,7 @@
  */
 import type { OutputFormat } from '../format-names.js';
 import type { ExportOptions } from '../export/plan/options.js';
-import { optionNamer } from '../config/flags.js';
+import { optionNamer, type LibraryOptionValues } from '../config/flags.js';
 import { AbortError, CollectionsError, InterruptedError, UsageError } from '../errors.js';
 import type { RateLimitSnapshot } from '../http/client.js';
 import type { OutputStream } from '../context.js';
@@ -18,7 +18,8 @@ import { exportOptionsOf, requestOf, settingsOf, type ConnectionOptions, type Pa
 import { tableText } from '../export/destinations/table-name.js';
 
 /** Options of {@link exportCollection}. */
-export interface ExportCollectionOptions extends ConnectionOptions, PagingOptions {
+export interface ExportCollectionOptions
+  extends ConnectionOptions, PagingOptions, Omit<LibraryOptionValues, 'headers' | 'params' | 'fields' | 'since'> {
   /**
    * The collection's path, with its ids and, optionally, a query: any path `collections get`
    * takes, e.g. `/taxpayers/PEIC211118IS0/invoices` or `/entities/0190a6e4-…/invoices`.

@@ -154,7 +154,17 @@ export interface ExportRequest {
 export function planRequest(request: ExportRequest, ctx: Pick<Context, 'cwd' | 'clock' | 'env' | 'secrets'>, since?: number): ExportPlan {
   const { command, options, settings, resumeCommand, name } = request;
   const stored = since ?? readStoredSince(command, options, ctx.cwd);
-  const plan = planExport(command, options, settings, ctx.cwd, resumeCommand, stored, undefined, since === undefined ? undefined : ctx.clock.now(), name);
+  const plan = planExport(
+    command,
+    options,
+    settings,
+    ctx.cwd,
+    resumeCommand,
+    stored,
+    undefined,
+    since === undefined ? undefined : ctx.clock.now(),
+    name,
+  );
   addDatabaseSecrets(plan, ctx);
   return plan;
 }
