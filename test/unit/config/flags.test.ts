@@ -8,6 +8,10 @@ import {
   flagHelp,
   flagParser,
   longFlag,
+  checkOptionNumber,
+  flagNamer,
+  optionNamer,
+  optionsOfFlags,
   type ConfigKey,
 } from '../../../src/config/flags.js';
 import { parseConfigValue } from '../../../src/config/values.js';
@@ -114,5 +118,55 @@ describe('stored values are validated by the ranges of their flags', () => {
   it.each(rows)('$key $raw → ok: $ok', ({ key, raw, ok }) => {
     if (ok) expect(() => parseConfigValue(key, raw)).not.toThrow();
     else expect(() => parseConfigValue(key, raw)).toThrow(UsageError);
+  });
+});
+
+describe('one vocabulary of options', () => {
+  it('renames the flags a row names otherwise, and keeps every other key', () => {
+    const options = optionsOfFlags({
+      timeout: 2500,
+      maxWait: 0,
+      maxBodySize: 1024,
+      header: [['A', 'b']],
+      param: [['k', 'v']],
+      total: true,
+      taxpayer: 'T',
+    });
+    expect(options).toEqual({
+      timeoutMs: 2500,
+      maxWaitMs: 0,
+      maxBodyBytes: 1024,
+      headers: [['A', 'b']],
+      params: [['k', 'v']],
+      total: true,
+      taxpayer: 'T',
+    });
+  });
+
+  it('names an option in each door', () => {
+    expect([flagNamer('sinceField'), flagNamer('sinceField', 'updatedAt'), flagNamer('timeout')]).toEqual([
+      '--since-field',
+      '--since-field updatedAt',
+      '--timeout',
+    ]);
+    expect([optionNamer('sinceField'), optionNamer('sinceField', 'updatedAt'), optionNamer('timeout')]).toEqual([
+      'sinceField',
+      "sinceField: 'updatedAt'",
+      'timeoutMs',
+    ]);
+  });
+
+  it.each([
+    ['timeout', 0.5, 'timeoutMs must be a number of milliseconds from 1 to 2147483000 (got 0.5)'],
+    ['maxWait', -1, 'maxWaitMs must be a number of milliseconds from 0 to 2147483000 (got -1)'],
+    ['itemsPerPage', 1001, 'itemsPerPage must be a whole number from 1 to 1000 (got 1001)'],
+    ['maxItems', '5', 'maxItems must be a whole number at least 1 (got "5")'],
+  ] as const)("checks a library number by its row's range in the option's unit: %s %j", (attribute, value, message) => {
+    expect(() => checkOptionNumber(exportFlag(attribute), value)).toThrow(message);
+  });
+
+  it('takes Infinity only where it is the default (no limit)', () => {
+    expect(() => checkOptionNumber(exportFlag('maxWait'), Infinity)).not.toThrow();
+    expect(() => checkOptionNumber(exportFlag('timeout'), Infinity)).toThrow(/timeoutMs/);
   });
 });
