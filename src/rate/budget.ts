@@ -62,6 +62,8 @@ export interface SharedWindow {
   reserved: number;
   /** 2xx answers recorded by every process: what the server has certainly counted. */
   seen?: number;
+  /** While the window is being learnt: the reset of the one before (server ms); an answer of that window is late news. */
+  passed?: number;
 }
 
 /** What a reservation knew of its window: its reset (server ms) and the 2xx answers recorded before it. */
@@ -120,7 +122,7 @@ const finite = (v: unknown): number | undefined => (typeof v === 'number' && Num
 function windowOf(v: unknown): SharedWindow | undefined {
   if (!isObject(v)) return undefined;
   const w: SharedWindow = { reserved: Math.max(0, finite(v.reserved) ?? 0) };
-  for (const field of ['limit', 'remaining', 'resetAt', 'seen'] as const) {
+  for (const field of ['limit', 'remaining', 'resetAt', 'seen', 'passed'] as const) {
     const n = finite(v[field]);
     if (n !== undefined) w[field] = n;
   }
@@ -153,7 +155,8 @@ export function recordOf(doc: unknown, api: string): ApiRecord {
  */
 export function reserveIn(record: ApiRecord, scope: string, now: number): SharedReservation {
   let w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
-  if (w !== undefined && w.resetAt !== undefined && now >= w.resetAt) w = { reserved: 0, ...(w.limit === undefined ? {} : { limit: w.limit }) };
+  if (w !== undefined && w.resetAt !== undefined && now >= w.resetAt)
+    w = { reserved: 0, passed: w.resetAt, ...(w.limit === undefined ? {} : { limit: w.limit }) };
   w ??= { reserved: 0 };
   record.windows[scope] = w;
   const counted = w.limit !== undefined && w.remaining !== undefined ? w.limit - w.remaining : 0;
@@ -171,6 +174,9 @@ export function observeIn(record: ApiRecord, scope: string, seen: SharedSeen, ti
   const limit = seen.limit ?? w?.limit;
   const counted = limit === undefined ? 0 : Math.max(0, limit - seen.remaining);
   const ok = seen.status === undefined || (seen.status >= 200 && seen.status < 300);
+  // A late answer of the window that just passed would stand as the new window and lose the
+  // reservations already made in it (the next reservation would find its reset past).
+  if (w?.passed !== undefined && w.resetAt === undefined && seen.resetAt <= w.passed) return false;
   if (w === undefined || w.resetAt === undefined || seen.resetAt > w.resetAt) {
     const since = w !== undefined && w.resetAt === undefined ? w.reserved : 0;
     record.windows[scope] = {

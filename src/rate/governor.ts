@@ -298,22 +298,30 @@ class Governor {
         if (obs !== undefined) {
           if (obs.status === 429 && afterWait) this.options.serverClock.noteRoundedDown();
           this.window.observe(obs, this.inFlight);
-          this.share(obs, ticket);
-        }
+          this.share(obs, reservation);
+        } else if (reservation !== undefined) this.options.shared?.quota()?.cancel(this.options.shared.scope, ticket);
         this.notify();
       },
     };
   }
 
-  private share(obs: ResponseObservation, ticket: SharedTicket | undefined): void {
+  /**
+   * A reserved request is always reported, whatever room the window has: its holder entry is
+   * released only so, and while it is held the other hosts wait for it to learn the window.
+   */
+  private share(obs: ResponseObservation, reservation: Reservation | undefined): void {
     const { shared } = this.options;
     const quota = shared?.quota();
+    if (shared === undefined || quota === undefined) return;
     const h = obs.headers;
     const remaining = obs.status === 429 ? 0 : h.remaining;
-    if (shared === undefined || quota === undefined || remaining === undefined || h.resetAt === undefined) return;
-    if (h.limit !== undefined && remaining > sharedMargin(h.limit)) return;
+    if (remaining === undefined || h.resetAt === undefined) {
+      if (reservation !== undefined) quota.cancel(shared.scope, reservation.ticket);
+      return;
+    }
+    if (reservation === undefined && h.limit !== undefined && remaining > sharedMargin(h.limit)) return;
     const seen = { remaining, resetAt: h.resetAt, status: obs.status, ...(h.limit === undefined ? {} : { limit: h.limit }) };
-    const perPath = quota.observe(shared.scope, seen, ticket);
+    const perPath = quota.observe(shared.scope, seen, reservation?.ticket);
     if (perPath instanceof Promise) {
       void perPath.then((yes) => {
         if (yes) shared.onPerPath?.();

@@ -82,8 +82,10 @@ async function ensureBudgetTable(session: BudgetSession): Promise<void> {
 const holdersOf = (v: unknown): Holders => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Holders) : {});
 
 /**
- * Without the holders whose reservations expired, giving their requests back to the window (never
- * below the server's own count), and without the scopes whose windows were dropped.
+ * Without the holders whose reservations expired, and without the scopes whose windows were
+ * dropped. Only a window still being learnt gets their requests back: a known window's
+ * reservations end with it anyway, and an expired entry may hold requests of the window before,
+ * which the current one never counted (giving them back would let the others overspend it).
  */
 function expireHolders(record: ApiRecord, holders: Holders, now: number): Holders {
   const kept: Holders = {};
@@ -91,10 +93,7 @@ function expireHolders(record: ApiRecord, holders: Holders, now: number): Holder
     const w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
     const live = Object.entries(byHolder).filter(([, held]) => {
       if (held.expiresAt > now) return true;
-      if (w !== undefined && (w.resetAt === undefined || w.resetAt > now)) {
-        const counted = w.limit !== undefined && w.remaining !== undefined ? w.limit - w.remaining : 0;
-        w.reserved = Math.max(counted, w.reserved - held.n);
-      }
+      if (w?.resetAt === undefined && w !== undefined) w.reserved = Math.max(0, w.reserved - held.n);
       return false;
     });
     if (w !== undefined && live.length > 0) kept[scope] = Object.fromEntries(live);

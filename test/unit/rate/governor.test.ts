@@ -194,13 +194,14 @@ describe('rate-limit governor sharing with other processes', () => {
 
   it('skips the shared file while the window has plenty of room, and uses it again in its last quarter', async () => {
     // 1,000 a window: requests 1..10 leave 999..990 (roomy: only the first, whose window is unknown,
-    // is reserved, and no answer is recorded). Then a window whose 2nd answer says 248 left: the
-    // 2nd request went out on the 1st answer (roomy), every later one is reserved, and the answers
-    // from the 2nd on are recorded.
+    // is reserved, and only its answer is recorded: it releases the reservation the other hosts
+    // wait on). Then a window whose 2nd answer says 248 left: the 2nd request went out on the 1st
+    // answer (roomy), every later one is reserved, and every answer but the unreserved roomy one's
+    // is recorded.
     const roomy = await callsFor(1000, (n) => 1000 - n, 10);
-    expect(roomy).toEqual({ reserve: 1, observe: 0 });
+    expect(roomy).toEqual({ reserve: 1, observe: 1 });
     const late = await callsFor(1000, (n) => (n === 1 ? 999 : 250 - n), 10);
-    expect(late).toEqual({ reserve: 9, observe: 9 });
+    expect(late).toEqual({ reserve: 9, observe: 10 });
   });
 });
 
@@ -242,6 +243,16 @@ describe('rate-limit governor: a permit never sent is given back', () => {
     sent.release(answer(1));
     sent.cancel();
     expect(cancels).toHaveLength(1);
+  });
+
+  it('a reserved request answered without the quota headers, or not at all, gives its reservation back', async () => {
+    const { gov, cancels } = sharing();
+    (await gov.acquire()).release({ status: 502, headers: {}, receivedAt: T });
+    (await gov.acquire()).release();
+    expect(cancels).toEqual([
+      ['/entities', { resetAt: T + 60_000, seen: 0 }],
+      ['/entities', { resetAt: T + 60_000, seen: 0 }],
+    ]);
   });
 
   it('an abort while a request is held to probe the server clock gives its reservation back', async () => {

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { observeIn, recordOf, reserveIn } from '../../../src/rate/budget.js';
+
+const SCOPE = '/taxpayers/{taxpayerId}/invoices';
+const R1 = 1_000_000;
+const R2 = R1 + 2_000;
+
+describe('shared budget records: a window learnt anew', () => {
+  it('a late answer of the window just passed leaves the reservations of the new one counted', () => {
+    const record = recordOf({}, 'api');
+    // Window 1 learnt, spent.
+    expect(reserveIn(record, SCOPE, R1 - 1_500)).toEqual({ granted: true });
+    observeIn(record, SCOPE, { limit: 10, remaining: 0, resetAt: R1 }, undefined);
+    // Its reset passes: the next reservation learns window 2.
+    expect(reserveIn(record, SCOPE, R1 + 5)).toEqual({ granted: true });
+    // A request of window 1 answered late: it must not stand as the current window.
+    expect(observeIn(record, SCOPE, { limit: 10, remaining: 0, resetAt: R1 }, { resetAt: R1, seen: 9 })).toBe(false);
+    expect(record.windows[SCOPE]).toMatchObject({ reserved: 1 });
+    expect(record.windows[SCOPE]!.resetAt).toBeUndefined();
+    // The learning answer: window 2, with the learning request counted, then 9 more and no 10th.
+    observeIn(record, SCOPE, { limit: 10, remaining: 9, resetAt: R2 }, undefined);
+    const granted = Array.from({ length: 10 }, () => reserveIn(record, SCOPE, R1 + 50).granted);
+    expect(granted.filter(Boolean)).toHaveLength(9);
+  });
+
+  it('an answer of a later window than the one passed is the new window', () => {
+    const record = recordOf({}, 'api');
+    reserveIn(record, SCOPE, R1 - 1_500);
+    observeIn(record, SCOPE, { limit: 10, remaining: 9, resetAt: R1 }, undefined);
+    reserveIn(record, SCOPE, R1 + 5);
+    observeIn(record, SCOPE, { limit: 10, remaining: 9, resetAt: R2 }, undefined);
+    expect(record.windows[SCOPE]).toMatchObject({ resetAt: R2, remaining: 9, reserved: 1 });
+    expect(record.windows[SCOPE]!.passed).toBeUndefined();
+  });
+});
