@@ -1,6 +1,6 @@
 // Settings of `npm run bench` (scripts/bench/run.js): paths, command-line arguments, sizes.
 //
-//   node scripts/bench/run.js [--quick] [--only throughput,csv,memory,ratelimit,latency,startup,table,nightly,library]
+//   node scripts/bench/run.js [--quick] [--only throughput,csv,memory,ratelimit,latency,startup,table,nightly,library,hosts]
 //                             [--rounds N] [--out FILE]
 //
 // --quick (or BENCH_QUICK=1): small collections and one round, a smoke run of the harness for
@@ -44,6 +44,8 @@ export const SIZE = QUICK
   ? { throughput: 20_000, memory: 100_000, rlPages: 30, latencyPages: 30, startupRounds: 5, table: 10_000, nightly: 5_000, nightlyChurn: 600 }
   : { throughput: 200_000, memory: 1_000_000, rlPages: 100, latencyPages: 100, startupRounds: 15, table: 10_000, nightly: 50_000, nightlyChurn: 600 };
 export const RL = { limit: 10, windowSeconds: 2, itemsPerPage: 100 };
+/** The hosts scenario (scenarios-hosts.js): the issue's figures; --quick runs the same sizes, once. */
+export const HOSTS = { counts: [1, 2, 4], taxpayers: 40, pages: 3, itemsPerPage: 10, limit: 10, windowSeconds: 2 };
 export const LATENCY = { ms: 100, itemsPerPage: 100 };
 /** A contender run that takes longer than this is killed and counted as failed. */
 export const RUN_TIMEOUT_MS = 5 * 60_000;

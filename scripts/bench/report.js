@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 import { existsSync } from 'node:fs';
-import { CURSOR, FIRST_REQUEST, LATENCY, MACHINE_LIMIT, ONLY, QUICK, RL, ROUNDS, SIZE } from './config.js';
+import { CURSOR, FIRST_REQUEST, HOSTS, LATENCY, MACHINE_LIMIT, ONLY, QUICK, RL, ROUNDS, SIZE } from './config.js';
 import { results, rows } from './rounds.js';
 import { LIBRARY, LIBRARY_MINIMAL } from './scenarios-library.js';
 import { GNU_TIME } from './tools.js';
@@ -116,6 +116,16 @@ export function targets() {
       full !== undefined && inc !== undefined,
     );
   }
+  for (const n of HOSTS.counts) {
+    const e = get(`hosts/${n} host${n === 1 ? '' : 's'}, one --budget`);
+    add(
+      `${n} host(s), one --budget: quota-bound wall vs minimum, 429s`,
+      e ? `${fmt(e.quotaRatio, 3)}x (${fmt(e.quotaMs / 1000, 2)} s vs ${fmt(e.minimumMs / 1000, 2)} s; whole wall ${fmt(e.ratioToMinimum, 3)}x), ${fmt(e.max429)} x 429 at most` : '',
+      '<= 1.10x, <= 2 x 429',
+      e && e.quotaRatio <= 1.1 && e.max429 <= 2,
+      e !== undefined,
+    );
+  }
   return t;
 }
 
@@ -130,7 +140,12 @@ export function tableRows() {
     const wall = e.scenario === 'startup' ? `${fmt(e.ms, 1)} ms` : `${fmt(e.ms / 1000, 2)} s`;
     const more = [];
     if (e.requests !== undefined && e.status429 === undefined) more.push(`${fmt(e.requests)} requests`);
-    if (e.status429 !== undefined) more.push(`${fmt(e.status429)} x 429, minimum ${fmt(e.minimumMs / 1000, 2)} s (${fmt(e.ratioToMinimum, 3)}x)`);
+    if (e.quotaMs !== undefined)
+      more.push(
+        `${fmt(e.requests)} requests, ${fmt(e.status429)} x 429 (most ${fmt(e.max429)}), minimum ${fmt(e.minimumMs / 1000, 2)} s: ` +
+          `wall ${fmt(e.ratioToMinimum, 3)}x, quota-bound ${fmt(e.quotaMs / 1000, 2)} s (${fmt(e.quotaRatio, 3)}x; rounds ${e.quotaRatios.map((x) => fmt(x, 3)).join(' ')}), load ${e.loads.join(' ')}`,
+      );
+    else if (e.status429 !== undefined) more.push(`${fmt(e.status429)} x 429, minimum ${fmt(e.minimumMs / 1000, 2)} s (${fmt(e.ratioToMinimum, 3)}x)`);
     if (e.failed) more.push(`${e.failed} failed`);
     const samples = e.samples.map((ms) => (e.scenario === 'startup' ? fmt(ms, 0) : fmt(ms / 1000, 2))).join(' ');
     return [
@@ -217,7 +232,10 @@ startup = ${SIZE.startupRounds} rounds (time to first request: from spawning an 
 reaching the sandbox); table = ${fmt(SIZE.table)} invoices, \`--format table\` to a file; nightly = ${fmt(SIZE.nightly)}
 invoices changing ${fmt(SIZE.nightlyChurn)} a minute, a first \`--state\` run then an incremental one;
 library = ${fmt(SIZE.throughput)} invoices handed to a Node program by \`collection()\` (offset with its defaults, and cursor)
-against a minimal async generator (fetch a page, \`JSON.parse\`, yield its members, follow \`next\`), each keeping the ids.
+against a minimal async generator (fetch a page, \`JSON.parse\`, yield its members, follow \`next\`), each keeping the ids;
+hosts = ${HOSTS.counts.join(', ')} processes sharing one \`--budget\` PostgreSQL and nothing else, ${HOSTS.taxpayers} taxpayers' invoices of ${HOSTS.pages} pages
+of ${HOSTS.itemsPerPage} split by \`--shard i/N\`, \`--parallel 4\`, ${HOSTS.limit} requests per ${HOSTS.windowSeconds} s window, started 100 ms into a window
+(minimum = requests ÷ limit × window; quota-bound wall = the sandbox's first arrival to its last answer).
 
 ${markdown(HEAD, body)}
 

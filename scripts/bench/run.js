@@ -4,14 +4,14 @@
 // processes, alternates the contenders within each round (the order rotates from round to round),
 // takes medians, prints one table and appends a dated section to test/bench/results.md.
 //
-//   node scripts/bench/run.js [--quick] [--only throughput,csv,memory,ratelimit,latency,startup,table,nightly,library]
+//   node scripts/bench/run.js [--quick] [--only throughput,csv,memory,ratelimit,latency,startup,table,nightly,library,hosts]
 //                             [--rounds N] [--out FILE]
 //
 // --quick (or BENCH_QUICK=1): small collections and one round, a smoke run of the harness (results
 // go to test/bench/tmp/results-quick.md unless --out says otherwise). The benchmark is not part of `npm test`.
 //
 // Files: config.js (paths, arguments, sizes), tools.js (processes, hashes, the sandbox process),
-// rounds.js (contenders, rotating rounds), scenarios.js, report.js (targets, tables, results.md).
+// rounds.js (contenders, rotating rounds), scenarios.js (scenarios-more.js, scenarios-library.js, scenarios-hosts.js), report.js (targets, tables, results.md).
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONFIG_DIR, ONLY, OUT, ROOT, TMP } from './config.js';

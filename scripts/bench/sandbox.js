@@ -4,7 +4,9 @@
 //
 // Messages in:  { type: 'stats' } → { type: 'stats', stats }; { type: 'first' } → { type: 'first', at }
 //               (epoch ms of the first request since the last such message, then forgotten);
-//               { type: 'stop' } → closes and exits. Options (JSON argument): invoices, limit, window,
+//               { type: 'log' } → { type: 'log', log } (each request since the last such message: `at`
+//               arrival and `done` answer, epoch ms, and `status`, then forgotten);
+//               { type: 'stop' } → closes and exits. Options (JSON argument): taxpayers, invoices, limit, window,
 //               latency, churn (items a minute changed, sandbox/churn.ts), wire (the bytes, sandbox/wire.ts:
 //               default apiplatform, the real service's), cursorEnd (default the sandbox's: endless, see below).
 // Message out once listening: { type: 'ready', url, taxpayers }.
@@ -17,7 +19,7 @@ const sandbox = createSandbox({
   windowSeconds: options.window ?? 60,
   latencyMs: options.latency ?? 0,
   warmAhead: true,
-  sizes: { taxpayers: 1, invoicesPerTaxpayer: options.invoices ?? 1000 },
+  sizes: { taxpayers: options.taxpayers ?? 1, invoicesPerTaxpayer: options.invoices ?? 1000 },
   ...(options.churn ? { churn: options.churn } : {}),
   wire: options.wire ?? 'apiplatform',
   // The sandbox's default unless asked: API Platform ≥ 4.3.5's chain, which never ends by itself
@@ -27,10 +29,15 @@ const sandbox = createSandbox({
 // When the first request since the last `first` message arrived, epoch ms (sub-ms, comparable
 // with the bench's own performance.timeOrigin + performance.now()): the time-to-first-request row.
 let firstAt;
+let log = [];
 const reply = sandbox.reply.bind(sandbox);
-sandbox.reply = (request, signal) => {
-  firstAt ??= performance.timeOrigin + performance.now();
-  return reply(request, signal);
+const epochNow = () => performance.timeOrigin + performance.now();
+sandbox.reply = async (request, signal) => {
+  const at = epochNow();
+  firstAt ??= at;
+  const answer = await reply(request, signal);
+  log.push({ at, done: epochNow(), status: answer.status });
+  return answer;
 };
 const server = await startSandboxServer(sandbox, { host: '127.0.0.1', port: 0 });
 process.on('message', (msg) => {
@@ -38,6 +45,10 @@ process.on('message', (msg) => {
   if (msg.type === 'first') {
     process.send({ type: 'first', at: firstAt ?? null });
     firstAt = undefined;
+  }
+  if (msg.type === 'log') {
+    process.send({ type: 'log', log });
+    log = [];
   }
   if (msg.type === 'stop') void server.close().then(() => process.exit(0));
 });

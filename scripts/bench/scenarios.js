@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BIN, CONFIG_DIR, CURSOR, FIRST_REQUEST, KEY, LATENCY, MACHINE_LIMIT, RL, ROUNDS, SIZE, TMP } from './config.js';
 import { nightly, table } from './scenarios-more.js';
 import { library } from './scenarios-library.js';
+import { hosts } from './scenarios-hosts.js';
 import { collections, curlJq, machineLimit, minimalLoop, notes, record, rotate } from './rounds.js';
 import { CURL, JQ, median, runProcess, startSandbox } from './tools.js';
 
@@ -174,4 +175,4 @@ async function startup() {
 }
 
 /** The scenarios by their `--only` name (`csv` runs within `throughput`). */
-export const SCENARIOS = { throughput, memory, ratelimit: rateLimit, latency, startup, table, nightly, library };
+export const SCENARIOS = { throughput, memory, ratelimit: rateLimit, latency, startup, table, nightly, library, hosts };

@@ -105,7 +105,7 @@ export async function digest(path) {
   return { hash: hash.digest('hex'), lines, bytes: statSync(path).size };
 }
 
-/** Starts a sandbox process; resolves with { url, rfc, stats(), firstRequestAt(), stop() }. */
+/** Starts a sandbox process; resolves with { url, rfc, taxpayers, stats(), firstRequestAt(), requestLog(), stop() }. */
 export async function startSandbox(options) {
   const child = fork(join(HERE, 'sandbox.js'), [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const ready = await new Promise((resolve, reject) => {
@@ -126,9 +126,12 @@ export async function startSandbox(options) {
   return {
     url: ready.url,
     rfc: ready.taxpayers[0],
+    taxpayers: ready.taxpayers,
     stats: async () => (await ask('stats')).stats,
     /** Epoch ms of the first request since the last call (undefined: none), then forgets it. */
     firstRequestAt: async () => (await ask('first')).at ?? undefined,
+    /** The requests answered since the last call ({ at, done, status }, epoch ms), then forgets them. */
+    requestLog: async () => (await ask('log')).log,
     stop: async () => {
       child.send({ type: 'stop' });
       await new Promise((resolve) => child.once('exit', resolve));
