@@ -120,7 +120,9 @@ export function targets() {
     const e = get(`hosts/${n} host${n === 1 ? '' : 's'}, one --budget`);
     add(
       `${n} host(s), one --budget: quota-bound wall vs minimum, 429s`,
-      e ? `${fmt(e.quotaRatio, 3)}x (${fmt(e.quotaMs / 1000, 2)} s vs ${fmt(e.minimumMs / 1000, 2)} s; whole wall ${fmt(e.ratioToMinimum, 3)}x), ${fmt(e.max429)} x 429 at most` : '',
+      e
+        ? `${fmt(e.quotaRatio, 3)}x (${fmt(e.quotaMs / 1000, 2)} s vs ${fmt(e.minimumMs / 1000, 2)} s; whole wall ${fmt(e.ratioToMinimum, 3)}x), ${fmt(e.max429)} x 429 at most`
+        : '',
       '<= 1.10x, <= 2 x 429',
       e && e.quotaRatio <= 1.1 && e.max429 <= 2,
       e !== undefined,
@@ -145,7 +147,8 @@ export function tableRows() {
         `${fmt(e.requests)} requests, ${fmt(e.status429)} x 429 (most ${fmt(e.max429)}), minimum ${fmt(e.minimumMs / 1000, 2)} s: ` +
           `wall ${fmt(e.ratioToMinimum, 3)}x, quota-bound ${fmt(e.quotaMs / 1000, 2)} s (${fmt(e.quotaRatio, 3)}x; rounds ${e.quotaRatios.map((x) => fmt(x, 3)).join(' ')}), load ${e.loads.join(' ')}`,
       );
-    else if (e.status429 !== undefined) more.push(`${fmt(e.status429)} x 429, minimum ${fmt(e.minimumMs / 1000, 2)} s (${fmt(e.ratioToMinimum, 3)}x)`);
+    else if (e.status429 !== undefined)
+      more.push(`${fmt(e.status429)} x 429, minimum ${fmt(e.minimumMs / 1000, 2)} s (${fmt(e.ratioToMinimum, 3)}x)`);
     if (e.failed) more.push(`${e.failed} failed`);
     const samples = e.samples.map((ms) => (e.scenario === 'startup' ? fmt(ms, 0) : fmt(ms / 1000, 2))).join(' ');
     return [

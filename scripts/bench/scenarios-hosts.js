@@ -100,7 +100,9 @@ function linesWritten(runs) {
   let lines = 0;
   for (const { dir } of runs) {
     for (const f of readdirSync(join(dir, 'out')).filter((name) => name.endsWith('.ndjson')))
-      lines += readFileSync(join(dir, 'out', f), 'utf8').split('\n').filter(Boolean).length;
+      lines += readFileSync(join(dir, 'out', f), 'utf8')
+        .split('\n')
+        .filter(Boolean).length;
   }
   return lines;
 }
@@ -139,7 +141,12 @@ async function runHosts(sb, pgServer, n) {
 
 export async function hosts() {
   const pgServer = await startPostgres();
-  const sb = await startSandbox({ taxpayers: HOSTS.taxpayers, invoices: HOSTS.pages * HOSTS.itemsPerPage, limit: HOSTS.limit, window: HOSTS.windowSeconds });
+  const sb = await startSandbox({
+    taxpayers: HOSTS.taxpayers,
+    invoices: HOSTS.pages * HOSTS.itemsPerPage,
+    limit: HOSTS.limit,
+    window: HOSTS.windowSeconds,
+  });
   const byCount = new Map(HOSTS.counts.map((n) => [n, []]));
   try {
     for (let round = 0; round < ROUNDS; round++) {

@@ -158,7 +158,9 @@ async function runCommandLine(line: CommandLine, ctx: Context): Promise<number> 
   try {
     const { runProgram } = await import('./program.js');
     code = await runProgram(line, ctx);
+    await ctx.rateBudget.settle();
   } catch (thrown) {
+    await ctx.rateBudget.settle();
     if (outputs.failure) return outputs.failure.code;
     const err = await asWriteFailure(thrown);
     // `--log-format json`: the failure is the `error` event, not the human line.

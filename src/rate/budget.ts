@@ -8,6 +8,12 @@ export interface RateBudget {
   readonly store?: QuotaStore;
   /** The store of a `--budget` database URL (one per URL and process); undefined: this process alone. */
   readonly remote?: (url: string) => QuotaStore | undefined;
+  /**
+   * Settles once every networked store has written what it was told: a process that exits at once
+   * (the CLI's `process.exit`) would otherwise leave its last reservations held in the others' way.
+   * Never rejects.
+   */
+  settle(): Promise<void>;
 }
 
 export interface RateBudgetOptions {
@@ -24,6 +30,9 @@ export function createRateBudget(options: RateBudgetOptions = {}): RateBudget {
     share<T>(key: string, create: () => T): T {
       if (!values.has(key)) values.set(key, create());
       return values.get(key) as T;
+    },
+    settle: async () => {
+      await Promise.all([...remotes.values()].map((store) => store.settle?.()));
     },
     ...(options.store === undefined ? {} : { store: options.store }),
     ...(remote === undefined
@@ -48,6 +57,9 @@ export function loadStoreOnUse(load: () => Promise<QuotaStore>): QuotaStore {
     open(origin, keyHash): Promise<SharedQuota | undefined> {
       store ??= load().catch(() => undefined);
       return store.then((s) => s?.open(origin, keyHash));
+    },
+    settle: async () => {
+      await (await store)?.settle?.();
     },
   };
 }
@@ -109,6 +121,8 @@ export interface SharedQuotaNow extends SharedQuota {
 export interface QuotaStore {
   /** `keyHash` is the key's SHA-256 hex, never the key; undefined: not shared. Must not throw nor reject. */
   open(origin: string, keyHash: string): SharedQuota | Promise<SharedQuota | undefined> | undefined;
+  /** Settles once the operations asked so far are done (or given up); never rejects. */
+  settle?(): Promise<void>;
 }
 
 /** One API's record in a store; `pathScope`: the routes known to be counted per path. */

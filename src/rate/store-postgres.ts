@@ -19,9 +19,12 @@ const BUDGET_TABLE = 'collections_rate_budget';
 
 /**
  * A reservation made before its window's reset is known lives this long at most, server ms: the
- * request that learns a window is answered in far less, and the others wait for it.
+ * others wait for the request that learns a window, so a host that died sending it holds them no
+ * longer than this (shorter than a window, or they would lose one). A live request slower than
+ * this lets each of the others send one of its own to learn the window: a handful of requests in
+ * a window just begun.
  */
-export const RESERVATION_TTL_MS = 10_000;
+export const RESERVATION_TTL_MS = 1_000;
 /** While another host's request learns a new window, a reservation is tried again this much later, ms. */
 const PROBE_RETRY_MS = 25;
 /** Longest wait for one operation, ms: past it the database counts as gone (a stuck host holding the row lock is freed by the server's `idle_in_transaction_session_timeout`). */
@@ -83,19 +86,15 @@ const holdersOf = (v: unknown): Holders => (v !== null && typeof v === 'object' 
 
 /**
  * Without the holders whose reservations expired, and without the scopes whose windows were
- * dropped. Only a window still being learnt gets their requests back: a known window's
- * reservations end with it anyway, and an expired entry may hold requests of the window before,
- * which the current one never counted (giving them back would let the others overspend it).
+ * dropped. Their requests stay counted: a known window's reservations end with it anyway, an
+ * expired entry may hold requests of the window before (which the current one never counted),
+ * and a request that reached the server counts whether its sender lived or not.
  */
 function expireHolders(record: ApiRecord, holders: Holders, now: number): Holders {
   const kept: Holders = {};
   for (const [scope, byHolder] of Object.entries(holders)) {
     const w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
-    const live = Object.entries(byHolder).filter(([, held]) => {
-      if (held.expiresAt > now) return true;
-      if (w?.resetAt === undefined && w !== undefined) w.reserved = Math.max(0, w.reserved - held.n);
-      return false;
-    });
+    const live = Object.entries(byHolder).filter(([, held]) => held.expiresAt > now);
     if (w !== undefined && live.length > 0) kept[scope] = Object.fromEntries(live);
   }
   return kept;
@@ -135,7 +134,7 @@ class SharedQuotaPostgres implements SharedQuota {
 
   observe(scope: string, seen: SharedSeen, ticket?: SharedTicket): Promise<boolean> {
     return this.update((record, holders) => {
-      this.hold(holders, scope, -1, seen.resetAt);
+      this.hold(holders, scope, -1);
       const perPath = observeIn(record, scope, seen, ticket);
       if (perPath) this.pathScope.add(scope);
       return perPath;
@@ -144,7 +143,7 @@ class SharedQuotaPostgres implements SharedQuota {
 
   cancel(scope: string, ticket?: SharedTicket): void {
     void this.update((record, holders) => {
-      this.hold(holders, scope, -1, ticket?.resetAt ?? this.lastNow + RESERVATION_TTL_MS);
+      this.hold(holders, scope, -1);
       cancelIn(record, scope, ticket);
     });
   }
@@ -161,14 +160,23 @@ class SharedQuotaPostgres implements SharedQuota {
     return this.pathScope.has(route);
   }
 
-  /** This process's holder entry in `scope`, after `delta`; `expiresAt` server ms. */
-  private hold(holders: Holders, scope: string, delta: number, expiresAt: number): void {
+  /** Settles once the operations asked so far are done; never rejects (each is bounded by {@link OPERATION_TIMEOUT_MS}). */
+  settle(): Promise<void> {
+    return this.queue.then(() => undefined);
+  }
+
+  /** This process's holder entry in `scope`, after `delta`; `expiresAt` server ms, of a new reservation only. */
+  private hold(holders: Holders, scope: string, delta: number, expiresAt?: number): void {
     const n = Math.max(0, (this.mine.get(scope) ?? 0) + delta);
     this.mine.set(scope, n);
     const me = this.options.holder;
     const others = Object.entries(holders[scope] ?? {}).filter(([holder]) => holder !== me);
-    const before = holders[scope]?.[me]?.expiresAt ?? 0;
-    holders[scope] = Object.fromEntries(n === 0 ? others : [...others, [me, { n, expiresAt: Math.max(expiresAt, before) }]]);
+    const before = holders[scope]?.[me]?.expiresAt;
+    const until = Math.max(expiresAt ?? -Infinity, before ?? -Infinity);
+    // An answer or a cancel ends one request: the entry left keeps its expiry (or, when it had expired, lives as long as a new reservation).
+    holders[scope] = Object.fromEntries(
+      n === 0 ? others : [...others, [me, { n, expiresAt: Number.isFinite(until) ? until : this.lastNow + RESERVATION_TTL_MS }]],
+    );
   }
 
   /** undefined when the database could not be used (then never again in this process). */
@@ -238,7 +246,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /** Opens the API's row (made when missing) and reads the routes known to be counted per path. */
-async function openQuota(options: PostgresStoreOptions, origin: string, keyHash: string): Promise<SharedQuota> {
+async function openQuota(options: PostgresStoreOptions, origin: string, keyHash: string): Promise<SharedQuotaPostgres> {
   const session = await options.connect();
   try {
     await ensureBudgetTable(session);
@@ -265,12 +273,19 @@ export function createPostgresStore(options: PostgresStoreOptions): QuotaStore {
     options.onTrouble(message);
   };
   const shared = { ...options, onTrouble };
+  const opened: Array<Promise<SharedQuotaPostgres | undefined>> = [];
   return {
-    open: (origin, keyHash) =>
-      withTimeout(openQuota(shared, origin, keyHash), OPERATION_TIMEOUT_MS).catch((err: unknown) => {
+    open: (origin, keyHash) => {
+      const quota = withTimeout(openQuota(shared, origin, keyHash), OPERATION_TIMEOUT_MS).catch((err: unknown) => {
         onTrouble(`the rate budget database cannot be used (${reasonOf(err)}); pacing by the server's headers alone, as one host`);
         return undefined;
-      }),
+      });
+      opened.push(quota);
+      return quota;
+    },
+    settle: async () => {
+      await Promise.all(opened.map(async (quota) => (await quota)?.settle()));
+    },
   };
 }
 

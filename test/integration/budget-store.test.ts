@@ -76,6 +76,22 @@ describe('the PostgreSQL rate budget', () => {
     expect((await b!.reserve(ROUTE, now + RESERVATION_TTL_MS + 1))?.granted).toBe(true);
   });
 
+  it("settle() resolves once a host's operations are written: a process that exits then holds no one", async () => {
+    const db = await pg!.createDatabase();
+    const store = createPostgresStore({ connect: () => openBudgetSession(pg!.url(db), {}), holder: 'host-a 1', onTrouble: () => undefined });
+    const a = await store.open(ORIGIN, keyHashOf(CANARY));
+    // Reserved, then answered: neither awaited, as the governor leaves them.
+    void a!.reserve(ROUTE, Date.now());
+    void a!.observe(ROUTE, { limit: 10, remaining: 9, resetAt: Date.now() + 60_000 });
+    await store.settle?.();
+    const rows = await pg!.query<{ holders: unknown; record: { windows: Record<string, unknown> } }>(
+      db,
+      'SELECT holders, record FROM collections_rate_budget',
+    );
+    expect(rows[0]!.holders).toEqual({});
+    expect(rows[0]!.record.windows[ROUTE]).toMatchObject({ remaining: 9, reserved: 1 });
+  });
+
   it('ratelimit --budget shows each window and the requests each host holds, by host and pid, never the key', async () => {
     const db = await pg!.createDatabase();
     const url = pg!.url(db);
