@@ -2,8 +2,9 @@
  * Hosts that share nothing but a `--budget` database (each process its own config and cache
  * folders), one key, one served sandbox of 10 requests per 2 s window per endpoint, 40 taxpayers'
  * invoices of 3 pages each split by `--shard I/4`: every item exactly once, at most 2 429s in the
- * whole run (counted by the sandbox), the key in no table. And the budget database stopped
- * mid-run: every host completes by the headers alone, nothing lost, said once. Four CLI processes
+ * whole run (counted by the sandbox), the key in no table. The budget database stopped mid-run:
+ * every host completes by the headers alone, nothing lost, said once. One host killed: no window
+ * of the sandbox passes without the others' requests while they have work. Four CLI processes
  * and a PostgreSQL on CI's two cores: a case that fails is run once more (a real fault fails twice).
  */
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,8 @@ const HOSTS = 4;
 const TAXPAYERS = 40;
 /** Items per page; 3 pages a taxpayer in offset mode (the last page says it is the last). */
 const PAGE = 10;
+/** The sandbox's window, ms. */
+const WINDOW_MS = 2_000;
 
 let pg: TestPostgres | undefined;
 
@@ -35,7 +38,7 @@ interface Fleet {
 }
 
 async function fleet(taxpayers = TAXPAYERS): Promise<Fleet> {
-  const world = await serveWorld({ limit: 10, windowSeconds: 2, sizes: { taxpayers, invoicesPerTaxpayer: 3 * PAGE } });
+  const world = await serveWorld({ limit: 10, windowSeconds: WINDOW_MS / 1000, sizes: { taxpayers, invoicesPerTaxpayer: 3 * PAGE } });
   const list = `${world.sandbox.taxpayers().join('\n')}\n`;
   const dirs = Array.from({ length: HOSTS }, () => {
     const dir = tempDir();
@@ -76,6 +79,29 @@ function expectEveryItemOnce(f: Fleet): void {
   const expected = f.world.sandbox.taxpayers().flatMap((tp) => f.world.sandbox.invoiceIds(tp));
   expect(ids.length).toBe(expected.length);
   expect(new Set(ids)).toEqual(new Set(expected));
+}
+
+/**
+ * The sandbox's windows, after the one `killedAt` falls in and up to the other hosts' last request,
+ * in which the other hosts sent nothing (as window start times, server ms). The dead host's
+ * reservations may fill the rest of its window; a host still waiting for them a window later
+ * leaves a whole window empty.
+ */
+function emptyWindowsOfOthers(f: Fleet, victim: number, killedAt: number): number[] {
+  const owner = new Map<string, number>();
+  for (let i = 0; i < HOSTS; i++) for (const tp of takeShard(f.world.sandbox.taxpayers(), { index: i, count: HOSTS })) owner.set(tp, i);
+  const windowOf = (ms: number): number => Math.floor(ms / WINDOW_MS);
+  const sent = new Set<number>();
+  let last = -Infinity;
+  for (const r of f.world.sandbox.requests()) {
+    const tp = /\/taxpayers\/([^/]+)\/invoices/.exec(r.url)?.[1];
+    if (tp === undefined || owner.get(decodeURIComponent(tp)) === victim || r.timeMs <= killedAt) continue;
+    sent.add(windowOf(r.timeMs));
+    last = Math.max(last, windowOf(r.timeMs));
+  }
+  const empty: number[] = [];
+  for (let w = windowOf(killedAt) + 1; w <= last; w++) if (!sent.has(w)) empty.push(w * WINDOW_MS);
+  return empty;
 }
 
 const tooMany = (f: Fleet): number => f.world.sandbox.stats().limitedWindows.reduce((n, w) => n + w.count, 0);
@@ -156,7 +182,7 @@ describe('four hosts, one key, one --budget database', () => {
   );
 
   it(
-    'one host killed (SIGKILL) mid-run: the others complete, and its shard run again with --resume completes it, nothing doubled',
+    'one host killed (SIGKILL) mid-run: the others never wait a window for its reservations, and its shard run again with --resume completes it, nothing doubled',
     { timeout: 120_000, retry: 1 },
     async () => {
       const db = await pg!.createDatabase();
@@ -165,12 +191,12 @@ describe('four hosts, one key, one --budget database', () => {
         // The host with the largest shard: taxpayers still to come when its first one is done.
         const sizes = f.dirs.map((_d, i) => takeShard(f.world.sandbox.taxpayers(), { index: i, count: HOSTS }).length);
         const v = sizes.indexOf(Math.max(...sizes));
-        let killed = false;
+        let killedAt: number | undefined;
         const victim = host(f, v, pg!.url(db), [], {
           onStderr: (chunk, child) => {
             // After its first taxpayer is done, with others in flight and holding reservations.
-            if (!killed && / ok, /.test(chunk)) {
-              killed = true;
+            if (killedAt === undefined && / ok, /.test(chunk)) {
+              killedAt = f.world.sandbox.clock.now();
               child.kill('SIGKILL');
             }
           },
@@ -179,6 +205,7 @@ describe('four hosts, one key, one --budget database', () => {
         const [dead, ...rest] = await Promise.all([victim, ...others]);
         expect(dead.signal).toBe('SIGKILL');
         for (const r of rest) expect(r.code, r.stderr).toBe(0);
+        expect(emptyWindowsOfOthers(f, v, killedAt!)).toEqual([]);
         const again = await host(f, v, pg!.url(db), ['--resume']);
         expect(again.code, again.stderr).toBe(0);
         expectEveryItemOnce(f);
