@@ -102,8 +102,12 @@ export type SharedReservation = { granted: true; ticket?: SharedTicket } | { gra
  * governor awaits one reservation at a time, and queues the rest (`cancel`, `learnPathScope`) itself.
  */
 export interface SharedQuota {
-  /** `scope` is a route template or a path; `granted: false` when the others' reservations fill the window. */
-  reserve(scope: string, nowServerMs: number): SharedReservation | undefined | Promise<SharedReservation | undefined>;
+  /**
+   * `scope` is a route template or a path; `granted: false` when the others' reservations fill the
+   * window. `nowServerMs` is the earliest the server's clock may read, `latestServerMs` the latest
+   * (default the same).
+   */
+  reserve(scope: string, nowServerMs: number, latestServerMs?: number): SharedReservation | undefined | Promise<SharedReservation | undefined>;
   /** @returns true when it shows the API counts `scope` per concrete path */
   observe(scope: string, seen: SharedSeen, ticket?: SharedTicket): boolean | Promise<boolean>;
   /** Only in the window it was made in, and never below the server's own count (limit − remaining). */
@@ -164,10 +168,18 @@ export function recordOf(doc: unknown, api: string): ApiRecord {
 }
 
 /**
- * A window whose reset has passed starts again from zero; one whose count (the larger of the
- * reservations and the server's own count, limit − remaining) has reached the limit is refused.
+ * A request reserved this close to its window's reset, server ms, is refused until the reset: sent
+ * a moment later it could reach the server in the next window, which never reserved it.
  */
-export function reserveIn(record: ApiRecord, scope: string, now: number): SharedReservation {
+export const RESET_GUARD_MS = 100;
+
+/**
+ * A window whose reset has passed starts again from zero; one whose count (the larger of the
+ * reservations and the server's own count, limit − remaining) has reached the limit is refused,
+ * and so is a request that could reach the server after the reset (`latest`: the latest the
+ * server's clock may read now; a store whose hosts' clocks and sends are far apart passes it).
+ */
+export function reserveIn(record: ApiRecord, scope: string, now: number, latest?: number): SharedReservation {
   let w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
   if (w !== undefined && w.resetAt !== undefined && now >= w.resetAt)
     w = { reserved: 0, passed: w.resetAt, ...(w.limit === undefined ? {} : { limit: w.limit }) };
@@ -175,6 +187,7 @@ export function reserveIn(record: ApiRecord, scope: string, now: number): Shared
   record.windows[scope] = w;
   const counted = w.limit !== undefined && w.remaining !== undefined ? w.limit - w.remaining : 0;
   if (w.limit !== undefined && w.resetAt !== undefined && Math.max(w.reserved, counted) >= w.limit) return { granted: false, resetAt: w.resetAt };
+  if (w.resetAt !== undefined && latest !== undefined && latest + RESET_GUARD_MS >= w.resetAt) return { granted: false, resetAt: w.resetAt };
   w.reserved++;
   return w.resetAt === undefined ? { granted: true } : { granted: true, ticket: { resetAt: w.resetAt, seen: w.seen ?? 0 } };
 }
@@ -188,6 +201,8 @@ export function observeIn(record: ApiRecord, scope: string, seen: SharedSeen, ti
   const limit = seen.limit ?? w?.limit;
   const counted = limit === undefined ? 0 : Math.max(0, limit - seen.remaining);
   const ok = seen.status === undefined || (seen.status >= 200 && seen.status < 300);
+  // Reserved in an earlier window, counted by the server in this one, which never reserved it.
+  const stray = ticket !== undefined && seen.resetAt > ticket.resetAt ? 1 : 0;
   // A late answer of the window that just passed would stand as the new window and lose the
   // reservations already made in it (the next reservation would find its reset past).
   if (w?.passed !== undefined && w.resetAt === undefined && seen.resetAt <= w.passed) return false;
@@ -196,13 +211,14 @@ export function observeIn(record: ApiRecord, scope: string, seen: SharedSeen, ti
     record.windows[scope] = {
       remaining: seen.remaining,
       resetAt: seen.resetAt,
-      reserved: Math.max(since, counted),
+      reserved: Math.max(since + stray, counted),
       seen: ok ? 1 : 0,
       ...(limit === undefined ? {} : { limit }),
     };
     return false;
   }
   if (seen.resetAt !== w.resetAt) return false;
+  w.reserved += stray;
   w.remaining = Math.min(w.remaining ?? seen.remaining, seen.remaining);
   if (limit !== undefined) w.limit = limit;
   if (!ok) return false;

@@ -346,7 +346,9 @@ class Governor {
       const until = serverClock.toLocal(answer.resetAt) + serverClock.marginMs;
       return until > now ? { until } : {};
     };
-    const answer = quota.reserve(shared.scope, now + (serverClock.offset?.low ?? 0));
+    const offset = serverClock.offset;
+    const latest = offset !== undefined && Number.isFinite(offset.high) ? now + offset.high : now + (offset?.low ?? 0);
+    const answer = quota.reserve(shared.scope, now + (offset?.low ?? 0), latest);
     return answer instanceof Promise ? answer.then(toHold, () => ({})) : toHold(answer);
   }
 

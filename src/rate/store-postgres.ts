@@ -115,7 +115,7 @@ class SharedQuotaPostgres implements SharedQuota {
     private readonly options: PostgresStoreOptions,
   ) {}
 
-  reserve(scope: string, nowServerMs: number): Promise<SharedReservation | undefined> {
+  reserve(scope: string, nowServerMs: number, latestServerMs = nowServerMs): Promise<SharedReservation | undefined> {
     this.lastNow = Math.max(this.lastNow, nowServerMs);
     return this.update((record, holders) => {
       const w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
@@ -126,7 +126,7 @@ class SharedQuotaPostgres implements SharedQuota {
       const learning = Object.entries(holders[scope] ?? {}).some(([holder, held]) => holder !== this.options.holder && held.n > 0);
       if (w !== undefined && w.resetAt === undefined && w.reserved > 0 && learning)
         return { granted: false, resetAt: nowServerMs + PROBE_RETRY_MS, retryMs: PROBE_RETRY_MS } as const;
-      const answer = reserveIn(record, scope, nowServerMs);
+      const answer = reserveIn(record, scope, nowServerMs, latestServerMs);
       if (answer.granted) this.hold(holders, scope, 1, answer.ticket?.resetAt ?? nowServerMs + RESERVATION_TTL_MS);
       return answer;
     });

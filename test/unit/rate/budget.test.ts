@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { observeIn, recordOf, reserveIn } from '../../../src/rate/budget.js';
+import { RESET_GUARD_MS, observeIn, recordOf, reserveIn } from '../../../src/rate/budget.js';
 
 const SCOPE = '/taxpayers/{taxpayerId}/invoices';
 const R1 = 1_000_000;
@@ -31,5 +31,32 @@ describe('shared budget records: a window learnt anew', () => {
     observeIn(record, SCOPE, { limit: 10, remaining: 9, resetAt: R2 }, undefined);
     expect(record.windows[SCOPE]).toMatchObject({ resetAt: R2, remaining: 9, reserved: 1 });
     expect(record.windows[SCOPE]!.passed).toBeUndefined();
+  });
+});
+
+describe('shared budget records: the end of a window', () => {
+  it('refuses a request that could reach the server after the reset, until the reset', () => {
+    const record = recordOf({}, 'api');
+    reserveIn(record, SCOPE, R1 - 1_900);
+    observeIn(record, SCOPE, { limit: 10, remaining: 9, resetAt: R1 }, undefined);
+    // Room left, but the latest the server's clock may read is within the guard of the reset.
+    expect(reserveIn(record, SCOPE, R1 - 300, R1 - RESET_GUARD_MS + 1)).toEqual({ granted: false, resetAt: R1 });
+    expect(reserveIn(record, SCOPE, R1 - 300, R1 - RESET_GUARD_MS - 1).granted).toBe(true);
+    // Without the latest reading (the file store), as before.
+    expect(reserveIn(record, SCOPE, R1 - 50).granted).toBe(true);
+  });
+
+  it('a request reserved in one window and counted in the next is counted in the next one', () => {
+    const record = recordOf({}, 'api');
+    reserveIn(record, SCOPE, R1 - 1_900);
+    observeIn(record, SCOPE, { limit: 10, remaining: 9, resetAt: R1 }, undefined);
+    const late = reserveIn(record, SCOPE, R1 - 10);
+    expect(late.granted).toBe(true);
+    // The next window learnt by another request (1 counted), then the late one's answer (2 counted).
+    reserveIn(record, SCOPE, R1 + 5);
+    observeIn(record, SCOPE, { limit: 10, remaining: 9, resetAt: R2 }, undefined);
+    observeIn(record, SCOPE, { limit: 10, remaining: 8, resetAt: R2 }, late.granted ? late.ticket : undefined);
+    const granted = Array.from({ length: 10 }, () => reserveIn(record, SCOPE, R1 + 50).granted);
+    expect(granted.filter(Boolean)).toHaveLength(8);
   });
 });
