@@ -107,6 +107,13 @@ function linesWritten(runs) {
   return lines;
 }
 
+/** How many times each value occurs. */
+function countBy(values) {
+  const counts = new Map();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return counts;
+}
+
 /** One run of `n` hosts started together, 100 ms into a fresh window (as the rate-limit scenario). */
 async function runHosts(sb, pgServer, n) {
   const W = HOSTS.windowSeconds * 1000;
@@ -135,6 +142,9 @@ async function runHosts(sb, pgServer, n) {
     minimumMs,
     quotaMs: last - first,
     startMs: first - began,
+    // Where in its window each 429 arrived, ms, and the busiest window's arrivals: the cause of a 429.
+    at429: log.filter((e) => e.status === 429).map((e) => Math.round(e.at % W)),
+    busiest: Math.max(...countBy(log.map((e) => Math.floor(e.at / W))).values()),
     load: readFileSync('/proc/loadavg', 'utf8').split(' ')[0],
   };
 }
@@ -157,7 +167,9 @@ export async function hosts() {
         process.stderr.write(
           `  hosts      ${n} host(s) round ${round + 1}: ${r.requests} requests, ${r.status429} x 429, wall ${(r.ms / 1000).toFixed(2)} s ` +
             `(${(r.ms / r.minimumMs).toFixed(3)}x), quota-bound ${(r.quotaMs / 1000).toFixed(2)} s (${(r.quotaMs / r.minimumMs).toFixed(3)}x), ` +
-            `first request after ${(r.startMs / 1000).toFixed(2)} s, load ${r.load}\n`,
+            `first request after ${(r.startMs / 1000).toFixed(2)} s, load ${r.load}` +
+            (r.status429 > 0 ? `; 429s at ${r.at429.map((ms) => `+${ms}`).join(' ')} ms into their window, busiest window ${r.busiest}` : '') +
+            '\n',
         );
       }
     }
