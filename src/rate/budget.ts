@@ -32,7 +32,7 @@ export function createRateBudget(options: RateBudgetOptions = {}): RateBudget {
       return values.get(key) as T;
     },
     settle: async () => {
-      await Promise.all([...remotes.values()].map((store) => store.settle?.()));
+      await Promise.all([...remotes.values()].map((store) => store.settle?.() ?? Promise.resolve()));
     },
     ...(options.store === undefined ? {} : { store: options.store }),
     ...(remote === undefined
