@@ -114,6 +114,8 @@ export interface SharedQuota {
   cancel(scope: string, ticket?: SharedTicket): void;
   learnPathScope(route: string): void;
   isPathScope(route: string): boolean;
+  /** Every reservation's end must be told (answered or given back): the store holds the others while one is out. */
+  readonly holdsUntilTold?: boolean;
 }
 
 /** A quota that answers at once (the file store): the governors never wait for it. */

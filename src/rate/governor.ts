@@ -299,16 +299,20 @@ class Governor {
           if (obs.status === 429 && afterWait) this.options.serverClock.noteRoundedDown();
           this.window.observe(obs, this.inFlight);
           this.share(obs, reservation);
-        } else if (reservation !== undefined) this.options.shared?.quota()?.cancel(this.options.shared.scope, ticket);
+        } else if (reservation !== undefined) this.tellEnd(ticket);
         this.notify();
       },
     };
   }
 
-  /**
-   * A reserved request is always reported, whatever room the window has: its holder entry is
-   * released only so, and while it is held the other hosts wait for it to learn the window.
-   */
+  /** A reservation ended without an answer to tell, to a store that holds the others while it is out. */
+  private tellEnd(ticket: SharedTicket | undefined): void {
+    const { shared } = this.options;
+    const quota = shared?.quota();
+    if (shared !== undefined && quota?.holdsUntilTold === true) quota.cancel(shared.scope, ticket);
+  }
+
+  /** A store that {@link SharedQuota.holdsUntilTold} hears every reserved request's answer, whatever room the window has. */
   private share(obs: ResponseObservation, reservation: Reservation | undefined): void {
     const { shared } = this.options;
     const quota = shared?.quota();
@@ -316,10 +320,11 @@ class Governor {
     const h = obs.headers;
     const remaining = obs.status === 429 ? 0 : h.remaining;
     if (remaining === undefined || h.resetAt === undefined) {
-      if (reservation !== undefined) quota.cancel(shared.scope, reservation.ticket);
+      if (reservation !== undefined) this.tellEnd(reservation.ticket);
       return;
     }
-    if (reservation === undefined && h.limit !== undefined && remaining > sharedMargin(h.limit)) return;
+    const told = reservation !== undefined && quota.holdsUntilTold === true;
+    if (!told && h.limit !== undefined && remaining > sharedMargin(h.limit)) return;
     const seen = { remaining, resetAt: h.resetAt, status: obs.status, ...(h.limit === undefined ? {} : { limit: h.limit }) };
     const perPath = quota.observe(shared.scope, seen, reservation?.ticket);
     if (perPath instanceof Promise) {

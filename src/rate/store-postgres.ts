@@ -101,6 +101,7 @@ function expireHolders(record: ApiRecord, holders: Holders, now: number): Holder
 }
 
 class SharedQuotaPostgres implements SharedQuota {
+  readonly holdsUntilTold = true;
   /** Every operation goes after the previous one, on the one session. */
   private queue: Promise<unknown> = Promise.resolve();
   /** This process's requests in flight per scope, as written to its holder entry. */

@@ -167,7 +167,7 @@ describe('server clock estimate through the governor', () => {
 
 describe('rate-limit governor sharing with other processes', () => {
   /** A governor whose shared quota counts the calls; each request is answered with `remaining` of `limit`. */
-  async function callsFor(limit: number, remainingAfter: (n: number) => number, requests: number) {
+  async function callsFor(limit: number, remainingAfter: (n: number) => number, requests: number, holdsUntilTold = false) {
     const clock = createVirtualClock(T);
     const serverClock = createServerClock();
     const calls = { reserve: 0, observe: 0 };
@@ -177,6 +177,7 @@ describe('rate-limit governor sharing with other processes', () => {
       cancel: () => undefined,
       learnPathScope: () => undefined,
       isPathScope: () => false,
+      holdsUntilTold,
     };
     const gov = createRateLimitGovernor({ clock, serverClock, shared: { quota: () => quota, scope: '/entities' } });
     for (let n = 1; n <= requests; n++) {
@@ -194,20 +195,24 @@ describe('rate-limit governor sharing with other processes', () => {
 
   it('skips the shared file while the window has plenty of room, and uses it again in its last quarter', async () => {
     // 1,000 a window: requests 1..10 leave 999..990 (roomy: only the first, whose window is unknown,
-    // is reserved, and only its answer is recorded: it releases the reservation the other hosts
-    // wait on). Then a window whose 2nd answer says 248 left: the 2nd request went out on the 1st
-    // answer (roomy), every later one is reserved, and every answer but the unreserved roomy one's
-    // is recorded.
+    // is reserved, and no answer is recorded). Then a window whose 2nd answer says 248 left: the
+    // 2nd request went out on the 1st answer (roomy), every later one is reserved, and the answers
+    // from the 2nd on are recorded.
     const roomy = await callsFor(1000, (n) => 1000 - n, 10);
-    expect(roomy).toEqual({ reserve: 1, observe: 1 });
+    expect(roomy).toEqual({ reserve: 1, observe: 0 });
     const late = await callsFor(1000, (n) => (n === 1 ? 999 : 250 - n), 10);
-    expect(late).toEqual({ reserve: 9, observe: 10 });
+    expect(late).toEqual({ reserve: 9, observe: 9 });
+  });
+
+  it('tells a store that holds the others while a reservation is out (the database) every reserved answer, roomy or not', async () => {
+    expect(await callsFor(1000, (n) => 1000 - n, 10, true)).toEqual({ reserve: 1, observe: 1 });
+    expect(await callsFor(1000, (n) => (n === 1 ? 999 : 250 - n), 10, true)).toEqual({ reserve: 9, observe: 10 });
   });
 });
 
 describe('rate-limit governor: a permit never sent is given back', () => {
   /** A governor sharing with a quota that grants with a ticket and records what is given back. */
-  function sharing(autoAdvance = true) {
+  function sharing(autoAdvance = true, holdsUntilTold = false) {
     const clock = createVirtualClock(T, { autoAdvance });
     const serverClock = createServerClock();
     const cancels: unknown[][] = [];
@@ -217,6 +222,7 @@ describe('rate-limit governor: a permit never sent is given back', () => {
       cancel: (...args: unknown[]) => void cancels.push(args),
       learnPathScope: () => undefined,
       isPathScope: () => false,
+      holdsUntilTold,
     };
     const gov = createRateLimitGovernor({ clock, serverClock, shared: { quota: () => quota, scope: '/entities' } });
     const answer = (remaining: number): ResponseObservation => {
@@ -245,8 +251,12 @@ describe('rate-limit governor: a permit never sent is given back', () => {
     expect(cancels).toHaveLength(1);
   });
 
-  it('a reserved request answered without the quota headers, or not at all, gives its reservation back', async () => {
-    const { gov, cancels } = sharing();
+  it('a reserved request answered without the quota headers, or not at all, gives its reservation back to a store that holds the others', async () => {
+    const alone = sharing();
+    (await alone.gov.acquire()).release({ status: 502, headers: {}, receivedAt: T });
+    (await alone.gov.acquire()).release();
+    expect(alone.cancels).toEqual([]);
+    const { gov, cancels } = sharing(true, true);
     (await gov.acquire()).release({ status: 502, headers: {}, receivedAt: T });
     (await gov.acquire()).release();
     expect(cancels).toEqual([
