@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { parse } from 'csv-parse/sync';
-import { createFormatter } from '../../../src/output/writer.js';
-import type { FormatterOptions } from '../../../src/output/formatter.js';
-import { encodeRecord, neutraliseFormula } from '../../../src/output/formats/csv.js';
-import { invoiceA, invoiceB, manyInvoices, paginate } from '../../fixtures/invoices.js';
-import { valueMembers } from '../../../src/json/members.js';
+import { createFormatter } from '../../../../src/output/writer.js';
+import type { FormatterOptions } from '../../../../src/output/formatter.js';
+import { encodeRecord, neutraliseFormula } from '../../../../src/output/formats/csv.js';
+import { invoiceA, invoiceB, manyInvoices, paginate } from '../../../fixtures/invoices.js';
+import { valueMembers } from '../../../../src/json/members.js';
 
 /** Formats pages with a fresh CSV formatter (begin, pages, end). */
 function csv(pages: readonly (readonly unknown[])[], options: FormatterOptions = {}): string {

@@ -4,14 +4,14 @@
  * unknown commands and flags get the closest one suggested; a repeated id flag is refused.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../../src/cli/main.js';
+import { main } from '../../src/cli/main.js';
 import stringWidth from 'string-width';
-import { createProgram } from '../../../src/cli/program.js';
-import { wrapHelp } from '../../../src/commands/commander.js';
-import { planExport } from '../../../src/export/plan/plan.js';
-import { exportCommands } from '../../../src/endpoints.js';
-import { createTestContext, type TestContext } from '../../helpers/context.js';
-import { removeTempDirs, tempDir } from '../../helpers/world.js';
+import { createProgram } from '../../src/cli/program.js';
+import { wrapHelp } from '../../src/commands/commander.js';
+import { planExport } from '../../src/export/plan/plan.js';
+import { exportCommands } from '../../src/endpoints.js';
+import { createTestContext, type TestContext } from '../helpers/context.js';
+import { removeTempDirs, tempDir } from '../helpers/world.js';
 
 afterAll(removeTempDirs);
 

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createFormatter } from '../../../src/output/writer.js';
-import type { FormatterOptions, FormatterState } from '../../../src/output/formatter.js';
-import { drawTable, fitWidths, loadTableSupport, TABLE_MIN_CELL } from '../../../src/output/table-draw.js';
-import { inertText as plainCell } from '../../../src/io/terminal-text.js';
+import { createFormatter } from '../../../../src/output/writer.js';
+import type { FormatterOptions, FormatterState } from '../../../../src/output/formatter.js';
+import { drawTable, fitWidths, loadTableSupport, TABLE_MIN_CELL } from '../../../../src/output/table-draw.js';
+import { inertText as plainCell } from '../../../../src/io/terminal-text.js';
 import stringWidth from 'string-width';
-import { invoiceA, manyInvoices, paginate } from '../../fixtures/invoices.js';
-import { valueMembers } from '../../../src/json/members.js';
+import { invoiceA, manyInvoices, paginate } from '../../../fixtures/invoices.js';
+import { valueMembers } from '../../../../src/json/members.js';
 
 beforeAll(() => loadTableSupport());
 

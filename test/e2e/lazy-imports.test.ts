@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN } from '../../helpers/cli.js';
+import { BIN } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'collections-lazy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -31,7 +31,7 @@ const register = join(dir, 'register.mjs');
 writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
 
 /** dist/cli-modules.json, written by the build's bundling step: the modules each file of the bin's bundle holds. */
-const bundled = JSON.parse(readFileSync(new URL('../../../dist/cli-modules.json', import.meta.url), 'utf8')) as Record<string, string[]>;
+const bundled = JSON.parse(readFileSync(new URL('../../dist/cli-modules.json', import.meta.url), 'utf8')) as Record<string, string[]>;
 
 /** `url`, or for a file of the bundle (dist/cli.js, dist/cli-*.js) the URLs its modules had before bundling. */
 function unbundled(url: string): string[] {

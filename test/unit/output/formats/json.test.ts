@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createFormatter } from '../../../src/output/writer.js';
-import type { FormatterOptions } from '../../../src/output/formatter.js';
-import type { OutputFormat } from '../../../src/format-names.js';
-import { invoiceA, invoiceB, paginate } from '../../fixtures/invoices.js';
-import { valueMembers } from '../../../src/json/members.js';
+import { createFormatter } from '../../../../src/output/writer.js';
+import type { FormatterOptions } from '../../../../src/output/formatter.js';
+import type { OutputFormat } from '../../../../src/format-names.js';
+import { invoiceA, invoiceB, paginate } from '../../../fixtures/invoices.js';
+import { valueMembers } from '../../../../src/json/members.js';
 
 function run(format: OutputFormat, pages: readonly (readonly unknown[])[], options: FormatterOptions = {}): string {
   const f = createFormatter(format, options);
