@@ -15,6 +15,7 @@ import { createSandbox, type RequestLogEntry, type Sandbox, type SandboxOptions 
 import { createSandboxFetch, type ForeignRequest } from '../../src/sandbox/fetch.js';
 import { startSandboxServer, type RunningServer } from '../../src/sandbox/server.js';
 import { systemClock } from '../../src/time/clock.js';
+import { afterEach, beforeEach } from 'vitest';
 import { createVirtualClock, type VirtualClock } from './virtual-clock.js';
 import { createTestContext, type TestContext, type TestContextOptions } from './context.js';
 
@@ -58,6 +59,44 @@ export function tempDir(prefix = 'collections-test-'): TempDir {
     remove: () => {
       rmSync(path, { recursive: true, force: true });
       live.delete(path);
+    },
+  };
+}
+
+/** A temp folder of {@link useTempDir}: each test's own. */
+export interface TestTempDir extends TempDir {
+  /** Removes this test's folder and makes a fresh one in its place (for a test that starts over). */
+  recreate(): void;
+}
+
+/**
+ * Each test's temp folder: made before it (`beforeEach`), removed after it (`afterEach`), in place
+ * of the same hooks written in every test file; the members read the current test's folder.
+ */
+export function useTempDir(prefix?: string): TestTempDir {
+  let current: TempDir | undefined;
+  beforeEach(() => {
+    current = tempDir(prefix);
+  });
+  afterEach(() => {
+    current?.remove();
+    current = undefined;
+  });
+  const now = (): TempDir => {
+    if (current === undefined) throw new Error('useTempDir: the folder is made in beforeEach');
+    return current;
+  };
+  return {
+    get path() {
+      return now().path;
+    },
+    file: (name) => now().file(name),
+    has: (name) => now().has(name),
+    read: (name) => now().read(name),
+    remove: () => now().remove(),
+    recreate: () => {
+      now().remove();
+      current = tempDir(prefix);
     },
   };
 }
@@ -114,6 +153,55 @@ export function createWorld(options: WorldOptions = {}): SandboxWorld {
   const clock = createVirtualClock(start);
   const sandbox = createWorldSandbox(sandboxOptions, clock);
   return { sandbox, clock, taxpayer: sandbox.taxpayers()[0]!, key: sandbox.apiKey, base, strictOrigin };
+}
+
+/** A world of {@link useWorld}: each test's own. */
+export interface TestWorld extends SandboxWorld {
+  /** Replaces this test's world by one made with `options` (for a test that needs another sandbox). */
+  recreate(options?: WorldOptions): void;
+}
+
+/** The world a {@link useWorld} handle stands for in the test running now. */
+const currentWorlds = new WeakMap<object, () => SandboxWorld>();
+
+/**
+ * Each test's in-process world, made with `options` before it (`beforeEach`) in place of the same
+ * hook written in every test file; the members read the current test's world.
+ */
+export function useWorld(options: WorldOptions = {}): TestWorld {
+  let current: SandboxWorld | undefined;
+  beforeEach(() => {
+    current = createWorld(options);
+  });
+  const now = (): SandboxWorld => {
+    if (current === undefined) throw new Error('useWorld: the world is made in beforeEach');
+    return current;
+  };
+  const handle: TestWorld = {
+    get sandbox() {
+      return now().sandbox;
+    },
+    get clock() {
+      return now().clock;
+    },
+    get taxpayer() {
+      return now().taxpayer;
+    },
+    get key() {
+      return now().key;
+    },
+    get base() {
+      return now().base;
+    },
+    get strictOrigin() {
+      return now().strictOrigin;
+    },
+    recreate: (given) => {
+      current = createWorld(given);
+    },
+  };
+  currentWorlds.set(handle, now);
+  return handle;
 }
 
 /** Options of {@link serveWorld}. */
@@ -191,7 +279,8 @@ export type WorldContextOptions = Pick<InProcessOptions, keyof TestContextOption
 
 const budgets = new WeakMap<object, RateBudget>();
 /** The rate budget of a world (in memory: no file is shared), made on first use. */
-function worldBudget(world: SandboxWorld | ServedWorld): RateBudget {
+function worldBudget(given: SandboxWorld | ServedWorld): RateBudget {
+  const world = currentWorlds.get(given)?.() ?? given;
   let b = budgets.get(world);
   if (b === undefined) {
     b = createRateBudget();

@@ -5,19 +5,15 @@
  * `--resume`, an existing checkpoint is never silently discarded; `--restart` discards it.
  */
 import { writeFileSync } from 'node:fs';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { recordHostile } from '../faults/harness.js';
 import type { Checkpoint } from '../../src/export/files/checkpoint.js';
-import { createWorld, idsOfNdjson, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir, interruptAt } from '../helpers/world.js';
+import { idsOfNdjson, removeTempDirs, runInProcess, interruptAt, useTempDir, useWorld } from '../helpers/world.js';
 import { snapshot } from './snapshot.js';
 
-let world: SandboxWorld;
-let dir: TempDir;
+const world = useWorld({ sizes: { taxpayers: 2, invoicesPerTaxpayer: 60 } });
+const dir = useTempDir('collections-hostile-checkpoint-');
 
-beforeEach(() => {
-  world = createWorld({ sizes: { taxpayers: 2, invoicesPerTaxpayer: 60 } });
-  dir = tempDir('collections-hostile-checkpoint-');
-});
 afterAll(removeTempDirs);
 
 const args = (out = 'out.ndjson') => ['invoices', '--taxpayer', world.taxpayer, '--cursor', '--items-per-page', '10', '--out', out];

@@ -8,18 +8,16 @@ import { hostname } from 'node:os';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { recordHostile } from '../faults/harness.js';
 import { lockOutput } from '../../src/export/files/output-lock.js';
-import { createWorld, idsOfNdjson, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir, interruptAt } from '../helpers/world.js';
+import { idsOfNdjson, removeTempDirs, runInProcess, interruptAt, useTempDir, useWorld } from '../helpers/world.js';
 import { snapshot } from './snapshot.js';
 import { checkpointPages } from '../e2e/spawn.js';
 
-let world: SandboxWorld;
-let dir: TempDir;
+const world = useWorld();
+const dir = useTempDir('collections-hostile-lock-');
 const YESTERDAY = '{"id":"yesterday"}\n';
 const LOCKED = /^collections: another export is writing \S+\/out\.ndjson \(pid \d+, since \d{4}-\d\d-\d\dT[\d:.]+Z\)$/;
 
 beforeEach(() => {
-  world = createWorld();
-  dir = tempDir('collections-hostile-lock-');
   writeFileSync(dir.file('out.ndjson'), YESTERDAY);
 });
 afterAll(removeTempDirs);

@@ -9,16 +9,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { recordHostile } from '../faults/harness.js';
 import {
   cliEnv,
-  createWorld,
   idsOfNdjson,
   removeTempDirs,
   runInProcess,
   serveWorld,
   tempDir,
-  type SandboxWorld,
   type ServedWorld,
   type TempDir,
   interruptAt,
+  useTempDir,
+  useWorld,
 } from '../helpers/world.js';
 import { requireBuild, runCli, runShell, BIN } from '../helpers/cli.js';
 import { snapshot } from './snapshot.js';
@@ -47,15 +47,13 @@ function killWhenIdle(child: ChildProcess, signal: 'SIGTERM' | 'SIGINT'): void {
   setTimeout(poll, 250);
 }
 
-let world: SandboxWorld;
-let dir: TempDir;
+const world = useWorld();
+const dir = useTempDir('collections-hostile-files-');
 let outside: TempDir;
 const YESTERDAY = '{"id":"yesterday"}\n';
 const SECRET = 'precious file the tool did not create\n';
 
 beforeEach(() => {
-  world = createWorld();
-  dir = tempDir('collections-hostile-files-');
   outside = tempDir('collections-hostile-outside-');
   writeFileSync(dir.file('out.ndjson'), YESTERDAY);
   writeFileSync(outside.file('precious'), SECRET);

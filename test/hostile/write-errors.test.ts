@@ -19,21 +19,21 @@ import { BIN, requireBuild, runShell } from '../helpers/cli.js';
 import {
   BASE,
   cliEnv,
-  createWorld,
   idsOfNdjson,
   removeTempDirs,
   runInProcess,
   serveWorld,
   tempDir,
   worldContext,
-  type SandboxWorld,
   type ServedWorld,
   type TempDir,
+  useTempDir,
+  useWorld,
 } from '../helpers/world.js';
 import { snapshot } from './snapshot.js';
 
-let world: SandboxWorld;
-let dir: TempDir;
+const world = useWorld();
+const dir = useTempDir('collections-hostile-write-');
 const YESTERDAY = '{"id":"yesterday"}\n';
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown): void => {
@@ -41,8 +41,6 @@ const onUnhandled = (reason: unknown): void => {
 };
 
 beforeEach(() => {
-  world = createWorld();
-  dir = tempDir('collections-hostile-write-');
   writeFileSync(dir.file('out.ndjson'), YESTERDAY);
   unhandled.length = 0;
   process.on('unhandledRejection', onUnhandled);

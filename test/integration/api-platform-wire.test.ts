@@ -5,10 +5,10 @@
  * 422 for invalid query parameters, and next links padded so that no two URLs are alike.
  */
 import { readdirSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FetchLike } from '../../src/context.js';
 import { constraintViolation422, cursorPage, LD_JSON, partialPage, phpJson, PROBLEM_JSON, type CursorCollection } from '../fixtures/api-platform.js';
-import { canaryFree, createWorld, idsOfNdjson, runInProcess, tempDir, type RunOutcome, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { canaryFree, idsOfNdjson, runInProcess, type RunOutcome, useTempDir, useWorld } from '../helpers/world.js';
 
 const TAXPAYER = 'AAA010101AAA';
 const PATH = `/taxpayers/${TAXPAYER}/invoices`;
@@ -40,13 +40,8 @@ function cursorApi(size: number, announced = size): ReturnType<typeof scripted> 
   return scripted((url, h) => ({ body: cursorPage(c, url, h.get('x-pagination-enable-partial') === '0', announced) }));
 }
 
-let dir: TempDir;
-let world: SandboxWorld;
-beforeEach(() => {
-  dir = tempDir();
-  world = createWorld();
-});
-afterEach(() => dir.remove());
+const dir = useTempDir();
+const world = useWorld();
 
 /** The files of the temp folder, config aside. */
 const files = (): string[] =>

@@ -9,16 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { duckdbDatabase, postgresDatabase, type TestDatabase } from '../helpers/databases.js';
 import { usePostgres } from '../helpers/postgres.js';
-import {
-  createWorld,
-  interruptAt,
-  removeTempDirs,
-  runInProcess,
-  tempDir,
-  type RunOutcome,
-  type SandboxWorld,
-  type TempDir,
-} from '../helpers/world.js';
+import { createWorld, interruptAt, removeTempDirs, runInProcess, type RunOutcome, type SandboxWorld, useTempDir } from '../helpers/world.js';
 
 const server = usePostgres();
 afterAll(removeTempDirs);
@@ -29,10 +20,7 @@ const DAY = 24 * 60 * MINUTE;
 const NIGHT = 40 * MINUTE;
 const ENV = { COLLECTIONS_CHECKPOINT_MS: '0' };
 
-let dir: TempDir;
-beforeEach(() => {
-  dir = tempDir();
-});
+const dir = useTempDir();
 
 const world = (options: { deletions?: boolean; churn?: number } = {}): SandboxWorld =>
   createWorld({ churn: options.churn ?? 1, deletions: options.deletions ?? true, sizes: { taxpayers: 2, invoicesPerTaxpayer: 600, entities: 12 } });

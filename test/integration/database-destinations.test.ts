@@ -9,7 +9,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { duckdbDatabase, postgresDatabase, type TestDatabase } from '../helpers/databases.js';
 import { PG_PASSWORD, usePostgres } from '../helpers/postgres.js';
 import { createRateBudget } from '../../src/rate/budget.js';
-import { createWorld, interruptAt, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { interruptAt, removeTempDirs, runInProcess, useTempDir, useWorld } from '../helpers/world.js';
 
 const server = usePostgres();
 afterAll(removeTempDirs);
@@ -18,12 +18,8 @@ const MINUTE = 60_000;
 /** A group (one transaction) per page, so interruptions fall between small groups. */
 const ENV = { COLLECTIONS_CHECKPOINT_MS: '0' };
 
-let world: SandboxWorld;
-let dir: TempDir;
-beforeEach(() => {
-  world = createWorld({ churn: 6 });
-  dir = tempDir();
-});
+const world = useWorld({ churn: 6 });
+const dir = useTempDir();
 
 const invoicesPath = (): string => `/taxpayers/${world.taxpayer}/invoices`;
 const exportTo = (out: string, ...extra: string[]): string[] => [
@@ -345,7 +341,7 @@ describe('--out F.parquet', () => {
 
 describe('many taxpayers into one table', () => {
   it.each(['postgres', 'duckdb'] as const)('%s: each taxpayer is a source of its own, with its own lock, run and watermark', async (kind) => {
-    world = createWorld({ churn: 6, sizes: { taxpayers: 3, invoicesPerTaxpayer: 20 } });
+    world.recreate({ churn: 6, sizes: { taxpayers: 3, invoicesPerTaxpayer: 20 } });
     const db = kind === 'postgres' ? await postgresDatabase(server) : duckdbDatabase(dir);
     const taxpayers = world.sandbox.taxpayers();
     const args = [

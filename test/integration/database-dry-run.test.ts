@@ -11,7 +11,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { duckdbDatabase, postgresDatabase, type TestDatabase } from '../helpers/databases.js';
 import { PG_PASSWORD, usePostgres } from '../helpers/postgres.js';
 import { createRateBudget } from '../../src/rate/budget.js';
-import { createWorld, interruptAt, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { interruptAt, removeTempDirs, runInProcess, useTempDir, useWorld } from '../helpers/world.js';
 
 const server = usePostgres();
 afterAll(removeTempDirs);
@@ -19,12 +19,8 @@ afterAll(removeTempDirs);
 /** A group (one transaction) per page, so an interruption leaves a checkpoint a few pages in. */
 const ENV = { COLLECTIONS_CHECKPOINT_MS: '0' };
 
-let world: SandboxWorld;
-let dir: TempDir;
-beforeEach(() => {
-  world = createWorld();
-  dir = tempDir();
-});
+const world = useWorld();
+const dir = useTempDir();
 
 const exportTo = (out: string, ...extra: string[]): string[] => [
   'invoices',
@@ -98,7 +94,7 @@ describe.each(['postgres', 'duckdb'] as const)('--dry-run --out %s', (kind) => {
   });
 
   it('--incremental: the plan starts from the watermark stored with the table, as the run does', async () => {
-    world = createWorld({ churn: 6 });
+    world.recreate({ churn: 6 });
     expect((await run(exportTo(db.out, '--incremental'))).code).toBe(0);
     const [stored] = await db.rows("SELECT watermark FROM collections_runs WHERE status = 'complete'");
     world.clock.advance(60_000); // churn: six items inserted or updated
@@ -302,7 +298,7 @@ function holdDuckDb(path: string): Promise<ChildProcess> {
 
 describe('--dry-run with several taxpayers into one table', () => {
   it('checks each taxpayer against the database: a fresh table, then one of another shape (exit 2 for each, as the run)', async () => {
-    world = createWorld({ sizes: { taxpayers: 2, invoicesPerTaxpayer: 20 } });
+    world.recreate({ sizes: { taxpayers: 2, invoicesPerTaxpayer: 20 } });
     const db = await postgresDatabase(server);
     const args = ['invoices', '--taxpayer', world.sandbox.taxpayers().join(','), '--items-per-page', '10', '--out', db.out];
     const fresh = await dryRun(args);

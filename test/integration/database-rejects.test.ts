@@ -8,17 +8,13 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { duckdbDatabase, postgresDatabase, type TestDatabase } from '../helpers/databases.js';
 import { PG_PASSWORD, usePostgres } from '../helpers/postgres.js';
-import { createWorld, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { removeTempDirs, runInProcess, useTempDir, useWorld } from '../helpers/world.js';
 
 const server = usePostgres();
 afterAll(removeTempDirs);
 
-let world: SandboxWorld;
-let dir: TempDir;
-beforeEach(() => {
-  world = createWorld({ oddText: true, sizes: { taxpayers: 1, invoicesPerTaxpayer: 30 } });
-  dir = tempDir();
-});
+const world = useWorld({ oddText: true, sizes: { taxpayers: 1, invoicesPerTaxpayer: 30 } });
+const dir = useTempDir();
 
 const exportTo = (out: string, ...extra: string[]) =>
   runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--items-per-page', '10', '--out', out, '--no-progress', ...extra], {
@@ -80,7 +76,7 @@ describe.each(['postgres', 'duckdb'] as const)('--out %s, an item it cannot hold
   });
 
   it('many taxpayers: each keeps its item apart; exit 8, and no taxpayer is called unfinished', async () => {
-    world = createWorld({ oddText: true, sizes: { taxpayers: 2, invoicesPerTaxpayer: 30 } });
+    world.recreate({ oddText: true, sizes: { taxpayers: 2, invoicesPerTaxpayer: 30 } });
     const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.sandbox.taxpayers().join(','), '--out', db.out, '--no-progress'], {
       env: { COLLECTIONS_CHECKPOINT_MS: '0' },
     });
@@ -93,7 +89,7 @@ describe.each(['postgres', 'duckdb'] as const)('--out %s, an item it cannot hold
 describe.each(['postgres', 'duckdb'] as const)('--out %s, a failure that comes back on every run', (kind) => {
   let db: TestDatabase;
   beforeEach(async () => {
-    world = createWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 30 } });
+    world.recreate({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 30 } });
     db = kind === 'postgres' ? await postgresDatabase(server) : duckdbDatabase(dir);
   });
   const HINT = "every run fails the same way until its cause is fixed: the --key, the table's constraints or the database user's privileges";

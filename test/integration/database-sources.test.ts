@@ -11,19 +11,15 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { SAMPLE_ENTITY_IDS } from '../../src/sandbox/records/entities.js';
 import { duckdbDatabase, postgresDatabase, type TestDatabase } from '../helpers/databases.js';
 import { PG_PASSWORD, usePostgres } from '../helpers/postgres.js';
-import { createWorld, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { removeTempDirs, runInProcess, useTempDir, useWorld } from '../helpers/world.js';
 
 const server = usePostgres();
 afterAll(removeTempDirs);
 
 const ENTITY = SAMPLE_ENTITY_IDS[0];
 
-let world: SandboxWorld;
-let dir: TempDir;
-beforeEach(() => {
-  world = createWorld({ sizes: { taxpayers: 2, invoicesPerTaxpayer: 30 } });
-  dir = tempDir();
-});
+const world = useWorld({ sizes: { taxpayers: 2, invoicesPerTaxpayer: 30 } });
+const dir = useTempDir();
 
 /** The sources of the cases, each a command line without `--out`. */
 const SOURCES = {
@@ -149,8 +145,8 @@ describe('several sources in any order (property)', () => {
     const order = fc.array(fc.constantFrom<SourceName>('taxpayer', 'entity', 'filtered'), { minLength: 2, maxLength: 5 });
     await fc.assert(
       fc.asyncProperty(order, fc.constantFrom('postgres', 'duckdb'), async (sources, kind) => {
-        world = createWorld({ sizes: { taxpayers: 2, invoicesPerTaxpayer: 30 } });
-        dir = tempDir();
+        world.recreate({ sizes: { taxpayers: 2, invoicesPerTaxpayer: 30 } });
+        dir.recreate();
         const db = kind === 'postgres' ? await postgresDatabase(server) : duckdbDatabase(dir);
         for (const source of sources) await exportTo(db, source);
         const checked = await verify(db);

@@ -8,17 +8,13 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { duckdbDatabase, postgresDatabase, type TestDatabase } from '../helpers/databases.js';
 import { PG_PASSWORD, usePostgres } from '../helpers/postgres.js';
-import { createWorld, removeTempDirs, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { removeTempDirs, runInProcess, useTempDir, useWorld } from '../helpers/world.js';
 
 const server = usePostgres();
 afterAll(removeTempDirs);
 
-let world: SandboxWorld;
-let dir: TempDir;
-beforeEach(() => {
-  world = createWorld({ sizes: { taxpayers: 2, invoicesPerTaxpayer: 30 } });
-  dir = tempDir();
-});
+const world = useWorld({ sizes: { taxpayers: 2, invoicesPerTaxpayer: 30 } });
+const dir = useTempDir();
 
 const exportTo = (out: string, taxpayer: string, ...extra: string[]): string[] => [
   'invoices',

@@ -5,27 +5,14 @@
  */
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { lockOutput } from '../../src/export/files/output-lock.js';
-import {
-  createWorld,
-  interruptAt,
-  removeTempDirs,
-  runInProcess,
-  tempDir,
-  type InProcessOptions,
-  type SandboxWorld,
-  type TempDir,
-} from '../helpers/world.js';
+import { interruptAt, removeTempDirs, runInProcess, type InProcessOptions, useTempDir, useWorld } from '../helpers/world.js';
 
 afterAll(removeTempDirs);
 
-let world: SandboxWorld;
-let dir: TempDir;
-beforeEach(() => {
-  world = createWorld({ sizes: { taxpayers: 3, invoicesPerTaxpayer: 30 } });
-  dir = tempDir();
-});
+const world = useWorld({ sizes: { taxpayers: 3, invoicesPerTaxpayer: 30 } });
+const dir = useTempDir();
 
 /** Every path under the temp folder (files and folders, the config folder left out) with its size and mtime. */
 function snapshot(): string[] {

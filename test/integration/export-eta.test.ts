@@ -7,16 +7,11 @@
  * an export at any second). The time left at each repaint is measured from the run itself (its end
  * on the virtual clock), never computed from the estimator's formula.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWorld, interruptAt, runInProcess, START, tempDir, type InProcessOptions, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { describe, expect, it } from 'vitest';
+import { interruptAt, runInProcess, START, tempDir, type InProcessOptions, useTempDir, useWorld } from '../helpers/world.js';
 
-let dir: TempDir;
-let world: SandboxWorld;
-beforeEach(() => {
-  dir = tempDir();
-  world = createWorld({ limit: 10, windowSeconds: 5, latencyMs: 100, sizes: { taxpayers: 1, invoicesPerTaxpayer: 20_000 } });
-});
-afterEach(() => dir.remove());
+const dir = useTempDir();
+const world = useWorld({ limit: 10, windowSeconds: 5, latencyMs: 100, sizes: { taxpayers: 1, invoicesPerTaxpayer: 20_000 } });
 
 /** One repaint of the spinner: when (virtual monotonic ms), the items it shows and its ETA (ms). */
 interface Frame {
@@ -98,7 +93,7 @@ async function freshRun(
 ): Promise<{ frames: Frame[]; start: number; end: number; code: number }> {
   const d = tempDir();
   try {
-    world = createWorld({
+    world.recreate({
       start: START + offsetMs,
       limit: sandbox.limit,
       windowSeconds: 5,

@@ -3,19 +3,14 @@
  * in-process runs of `main()` against the sandbox (signals raised through the test context).
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toExitCode, ExitCode } from '../../src/errors.js';
 import { OutputError } from '../../src/errors.js';
 import { SIGNAL_ECHO_MS } from '../../src/export/run/interrupt.js';
-import { CANARY, canaryFree, createWorld, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { CANARY, canaryFree, runInProcess, type TempDir, useTempDir, useWorld } from '../helpers/world.js';
 
-let dir: TempDir;
-let world: SandboxWorld;
-beforeEach(() => {
-  dir = tempDir();
-  world = createWorld();
-});
-afterEach(() => dir.remove());
+const dir = useTempDir();
+const world = useWorld();
 
 const YESTERDAY = 'yesterday\n';
 
@@ -136,7 +131,7 @@ describe('exit codes', () => {
   });
 
   it('5: a rate-limit wait over --max-wait keeps the checkpoint and says how to resume', async () => {
-    world = createWorld({ limit: 2, windowSeconds: 3600 });
+    world.recreate({ limit: 2, windowSeconds: 3600 });
     writeFileSync(dir.file('x.ndjson'), YESTERDAY);
     const r = await runInProcess(world, dir, [
       'invoices',
@@ -164,7 +159,7 @@ describe('exit codes', () => {
   });
 
   it('6: a page that is always 503: exit 6 after --retries, earlier pages in the checkpoint, yesterday untouched', async () => {
-    world = createWorld({ faults: [{ kind: 'status', status: 503, pages: 3 }] });
+    world.recreate({ faults: [{ kind: 'status', status: 503, pages: 3 }] });
     writeFileSync(dir.file('x.csv'), YESTERDAY);
     const r = await runInProcess(world, dir, [
       'invoices',
@@ -189,7 +184,7 @@ describe('exit codes', () => {
   });
 
   it('6: a hydra:next to another origin: exit 6, the other origin receives nothing', async () => {
-    world = createWorld({ faults: [{ kind: 'foreign-next', url: 'http://evil.example' }] });
+    world.recreate({ faults: [{ kind: 'foreign-next', url: 'http://evil.example' }] });
     const r = await runInProcess(world, dir, ['entities', '--items-per-page', '10', '--out', 'e.ndjson']);
     expect(r.code).toBe(6);
     expectOneErrorLine(r.lines, /evil\.example|origin/);
@@ -269,7 +264,7 @@ describe('exit codes', () => {
   });
 
   it('a second Ctrl-C exits at once (forceExit 130)', async () => {
-    world = createWorld({ latencyMs: 10_000 });
+    world.recreate({ latencyMs: 10_000 });
     let calls = 0;
     const r = await runInProcess(world, dir, ['entities', '--items-per-page', '5', '--concurrency', '1', '--out', 'e.ndjson'], {
       onContext: (t) => {

@@ -5,18 +5,13 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FetchLike } from '../../src/context.js';
 import { literalItems } from '../helpers/literals.js';
-import { createWorld, runInProcess, tempDir, type SandboxWorld, type TempDir, interruptAt } from '../helpers/world.js';
+import { runInProcess, interruptAt, useTempDir, useWorld } from '../helpers/world.js';
 
-let dir: TempDir;
-let world: SandboxWorld;
-beforeEach(() => {
-  dir = tempDir();
-  world = createWorld();
-});
-afterEach(() => dir.remove());
+const dir = useTempDir();
+const world = useWorld();
 
 type Item = Record<string, unknown> & { id: string };
 const invoices = (): Item[] => world.sandbox.items(`/taxpayers/${world.taxpayer}/invoices`) as Item[];
@@ -128,7 +123,7 @@ describe('--fields that no item of the first page has', () => {
     const all = await runInProcess(world, dir, [...args('csv'), '--fields', 'id,issuer.rfc,relations']);
     expect(all.code).toBe(0);
     expect(all.lines.filter((l) => l.includes('--fields'))).toEqual([]);
-    world = createWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 0 } });
+    world.recreate({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 0 } });
     const none = await runInProcess(world, dir, [...args('csv'), ...fields]);
     expect(none.code).toBe(0);
     expect(none.stdout).toBe('ID,total,issuer.nope,issuer.rfc\r\n');
@@ -146,7 +141,7 @@ describe('table', () => {
   });
 
   it('is capped at 1000 rows and says so', async () => {
-    world = createWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 1003 } });
+    world.recreate({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 1003 } });
     const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--format', 'table', '--fields', 'id,total'], {
       columns: 100,
     });
@@ -253,8 +248,7 @@ describe('--resume', () => {
 
   it('with a checkpoint but no partial file: exit 2', async () => {
     expect((await runInProcess(world, dir, args(), interruptAt(3))).code).toBe(130);
-    dir.remove();
-    dir = tempDir();
+    dir.recreate();
     const r0 = await runInProcess(world, dir, args(), interruptAt(3));
     expect(r0.code).toBe(130);
     const { rmSync } = await import('node:fs');

@@ -6,16 +6,11 @@
  */
 import { writeFileSync } from 'node:fs';
 import { gunzipSync, inflateRawSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWorld, runInProcess, tempDir, type SandboxWorld, type TempDir, interruptAt } from '../helpers/world.js';
+import { describe, expect, it } from 'vitest';
+import { runInProcess, interruptAt, useTempDir, useWorld } from '../helpers/world.js';
 
-let dir: TempDir;
-let world: SandboxWorld;
-beforeEach(() => {
-  dir = tempDir();
-  world = createWorld();
-});
-afterEach(() => dir.remove());
+const dir = useTempDir();
+const world = useWorld();
 
 const invoices = (): string[] => ['invoices', '--taxpayer', world.taxpayer, '--cursor', '--items-per-page', '10'];
 

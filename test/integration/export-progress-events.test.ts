@@ -4,14 +4,10 @@
  * page, wait, retry and summary events with their fields; a failing run (404, exit 4) gives one
  * `error` event with its code and exit code, never the key.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CANARY, canaryFree, createWorld, runInProcess, START, tempDir, type TempDir } from '../helpers/world.js';
+import { describe, expect, it } from 'vitest';
+import { CANARY, canaryFree, createWorld, runInProcess, START, useTempDir } from '../helpers/world.js';
 
-let dir: TempDir;
-beforeEach(() => {
-  dir = tempDir();
-});
-afterEach(() => dir.remove());
+const dir = useTempDir();
 
 type Event = Record<string, unknown> & { event: string; time: string };
 

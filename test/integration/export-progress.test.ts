@@ -3,17 +3,12 @@
  * rate-limit wait line (quota state and local resume time), nothing with --quiet, plain lines in
  * CI, NO_COLOR honoured, the summary line, and --verbose request lines.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CANARY, canaryFree, createWorld, runInProcess, START, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { describe, expect, it } from 'vitest';
+import { CANARY, canaryFree, runInProcess, START, useTempDir, useWorld } from '../helpers/world.js';
 
-let dir: TempDir;
-let world: SandboxWorld;
-beforeEach(() => {
-  dir = tempDir();
-  // 3 requests a minute: 7 pages of 9 need two waits, each until the next whole minute.
-  world = createWorld({ limit: 3, windowSeconds: 60 });
-});
-afterEach(() => dir.remove());
+const dir = useTempDir();
+// 3 requests a minute: 7 pages of 9 need two waits, each until the next whole minute.
+const world = useWorld({ limit: 3, windowSeconds: 60 });
 
 // eslint-disable-next-line no-control-regex -- ANSI sequences start with ESC, the character looked for
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/;
@@ -84,14 +79,14 @@ describe('progress', () => {
   });
 
   it('the summary counts retries', async () => {
-    world = createWorld({ faults: [{ kind: 'status', status: 503, pages: 2, times: 2 }] });
+    world.recreate({ faults: [{ kind: 'status', status: 503, pages: 2, times: 2 }] });
     const r = await runInProcess(world, dir, ARGS());
     expect(r.code).toBe(0);
     expect(r.lines.at(-1)).toMatch(/^collections: 60 items to \S+ in \S+ \(10 requests, 2 retries, no rate-limit waits\)$/);
   });
 
   it('--verbose: one line per request (method, path, status, ms, quota, X-Request-ID), never the key', async () => {
-    world = createWorld({ limit: 100 });
+    world.recreate({ limit: 100 });
     const r = await runInProcess(world, dir, [...ARGS(), '--verbose']);
     expect(r.code).toBe(0);
     const requests = r.lines.filter((l) => l.startsWith('GET '));
@@ -107,7 +102,7 @@ describe('progress', () => {
   });
 
   it('--verbose with --quiet contradict each other: a usage error before any request (they were both accepted)', async () => {
-    world = createWorld({ limit: 100 });
+    world.recreate({ limit: 100 });
     const r = await runInProcess(world, dir, [...ARGS(), '--verbose', '--quiet']);
     expect(r.code).toBe(2);
     expect(r.lines).toEqual(['collections: --quiet and --verbose exclude each other; give one of them']);

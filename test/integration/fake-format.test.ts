@@ -9,10 +9,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { FormatDefinition } from '../../src/output/formatter.js';
 import { fake } from '../fixtures/fake-format.js';
-import { createWorld, interruptAt, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { interruptAt, runInProcess, useTempDir, useWorld } from '../helpers/world.js';
 
 vi.mock('../../src/format-names.js', async (importOriginal) => {
   const names = await importOriginal<typeof import('../../src/format-names.js')>();
@@ -23,13 +23,8 @@ vi.mock('../../src/output/formats/index.js', async (importOriginal) => {
   return { FORMATS: [...registry.FORMATS, (await import('../fixtures/fake-format.js')).fake] };
 });
 
-let dir: TempDir;
-let world: SandboxWorld;
-beforeEach(() => {
-  dir = tempDir();
-  world = createWorld();
-});
-afterEach(() => dir.remove());
+const dir = useTempDir();
+const world = useWorld();
 
 const invoices = (...extra: string[]) => ['invoices', '--taxpayer', world.taxpayer, '--cursor', '--items-per-page', '10', '--quiet', ...extra];
 

@@ -4,22 +4,17 @@
  * `resume: true` continues it; failures are the command line's typed errors; nothing is printed
  * unless a log stream is given.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { AbortError, CollectionsError, exportCollection, HttpError, UsageError, type ExportCollectionOptions } from '../../src/index.js';
 import { createSandboxFetch } from '../../src/sandbox/fetch.js';
 import { SAMPLE_ENTITY_IDS } from '../../src/sandbox/records/entities.js';
 import { duckdbDatabase } from '../helpers/databases.js';
-import { CANARY, createWorld, runInProcess, tempDir, WRONG_KEY, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { CANARY, runInProcess, WRONG_KEY, useTempDir, useWorld } from '../helpers/world.js';
 
-let dir: TempDir;
-let world: SandboxWorld;
-beforeEach(() => {
-  dir = tempDir();
-  world = createWorld();
-});
-afterEach(() => dir.remove());
+const dir = useTempDir();
+const world = useWorld();
 
 /** Options wired to the world, in the temp folder; `onRequest` sees each request as it starts. */
 function options(extra: Partial<ExportCollectionOptions>, onRequest?: (n: number) => void): ExportCollectionOptions {
@@ -174,7 +169,7 @@ describe('exportCollection(): errors', () => {
 
 describe('exportCollection() into a database', () => {
   it('DuckDB: a table named by the option, and incremental runs that start from the watermark stored with it', async () => {
-    world = createWorld({ churn: 6 });
+    world.recreate({ churn: 6 });
     const db = duckdbDatabase(dir, 'lib.duckdb');
     const urls: string[] = [];
     const withUrls = (extra: Partial<ExportCollectionOptions>): ExportCollectionOptions => {

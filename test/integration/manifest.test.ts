@@ -7,28 +7,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { publicBaseUrl, type Manifest } from '../../src/export/manifest/manifest.js';
 import type { FetchLike } from '../../src/context.js';
-import {
-  canaryFree,
-  createWorld,
-  interruptAt,
-  runInProcess,
-  START,
-  tempDir,
-  type InProcessOptions,
-  type SandboxWorld,
-  type TempDir,
-} from '../helpers/world.js';
+import { canaryFree, interruptAt, runInProcess, START, type InProcessOptions, useTempDir, useWorld } from '../helpers/world.js';
 
-let dir: TempDir;
-let world: SandboxWorld;
-beforeEach(() => {
-  dir = tempDir();
-  world = createWorld();
-});
-afterEach(() => dir.remove());
+const dir = useTempDir();
+const world = useWorld();
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 const readManifest = (name: string): Manifest => JSON.parse(dir.read(name).toString()) as Manifest;
@@ -95,7 +80,7 @@ describe('the manifest of a file export', () => {
   });
 
   it('counts the rate-limit waits; the base URL keeps its path prefix without the trailing slash', async () => {
-    world = createWorld({ limit: 2, windowSeconds: 60 });
+    world.recreate({ limit: 2, windowSeconds: 60 });
     const args = ['invoices', '--taxpayer', world.taxpayer, '--cursor', '--items-per-page', '20', '--out', 'inv.csv', '--quiet'];
     const r = await runInProcess(world, dir, [...args, '--base-url', `${world.base}/`, '--api-key', world.key], { connectVia: 'none' });
     expect(r.code, r.stderr).toBe(0);
@@ -112,7 +97,7 @@ describe('the manifest of a file export', () => {
   });
 
   it('after an interruption and --resume, the hash covers the whole file and resumed is true', async () => {
-    world = createWorld({ limit: 2, windowSeconds: 3600 });
+    world.recreate({ limit: 2, windowSeconds: 3600 });
     const first = await exportInvoices('inv.json', ['--cursor', '--max-wait', '30']);
     expect(first.code).toBe(5);
     expect(existsSync(dir.file('inv.json.manifest.json'))).toBe(false);

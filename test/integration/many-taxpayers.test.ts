@@ -6,18 +6,7 @@
  */
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  canaryFree,
-  createWorld,
-  idsOfNdjson,
-  interruptAt,
-  removeTempDirs,
-  runInProcess,
-  tempDir,
-  type SandboxWorld,
-  type TempDir,
-  WRONG_KEY,
-} from '../helpers/world.js';
+import { canaryFree, idsOfNdjson, interruptAt, removeTempDirs, runInProcess, tempDir, WRONG_KEY, useTempDir, useWorld } from '../helpers/world.js';
 
 afterAll(removeTempDirs);
 
@@ -25,13 +14,11 @@ const UNKNOWN = 'XAXX010101000';
 const PER_TAXPAYER = 12;
 const DATE = '2024-04-16';
 
-let world: SandboxWorld;
-let dir: TempDir;
+const world = useWorld({ sizes: { taxpayers: 9, invoicesPerTaxpayer: PER_TAXPAYER } });
+const dir = useTempDir();
 let rfcs: string[];
 beforeEach(() => {
-  world = createWorld({ sizes: { taxpayers: 9, invoicesPerTaxpayer: PER_TAXPAYER } });
   rfcs = world.sandbox.taxpayers();
-  dir = tempDir();
 });
 
 /** The invoices command for a template in `out/`, 5 items a page, quiet unless told. */

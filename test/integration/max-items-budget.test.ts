@@ -4,17 +4,13 @@
  * new process sharing the cache folder's `rate-budget.json`, on the sandbox's virtual clock.
  */
 import { readFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRateBudget, type RateBudget } from '../../src/rate/budget.js';
 import { SHARED_QUOTA_FILE, createFileStore } from '../../src/rate/store-file.js';
 import type { SharedWindow } from '../../src/rate/budget.js';
-import { START, createWorld, idsOfNdjson, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { START, createWorld, idsOfNdjson, runInProcess, type SandboxWorld, useTempDir } from '../helpers/world.js';
 
-let dir: TempDir;
-beforeEach(() => {
-  dir = tempDir();
-});
-afterEach(() => dir.remove());
+const dir = useTempDir();
 
 /** A budget as a new process would have: its own memory, the cache folder's file shared. */
 function processBudget(cacheDir: string, troubles: string[]): RateBudget {

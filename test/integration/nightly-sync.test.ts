@@ -5,29 +5,15 @@
  * and a `--resume` that completes it with the original watermark; the usage errors of `--since`.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createWorld,
-  idsOfNdjson,
-  removeTempDirs,
-  runInProcess,
-  START,
-  tempDir,
-  type SandboxWorld,
-  type TempDir,
-  interruptAt,
-} from '../helpers/world.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { idsOfNdjson, removeTempDirs, runInProcess, START, type TempDir, interruptAt, useTempDir, useWorld } from '../helpers/world.js';
 
 afterAll(removeTempDirs);
 
 const MINUTE = 60_000;
 
-let world: SandboxWorld;
-let dir: TempDir;
-beforeEach(() => {
-  world = createWorld({ churn: 3 });
-  dir = tempDir();
-});
+const world = useWorld({ churn: 3 });
+const dir = useTempDir();
 
 interface Item {
   id: string;

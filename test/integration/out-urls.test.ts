@@ -4,20 +4,15 @@
  * show (the error line, a JSON event, a dry run, a many-taxpayer run, the library's error).
  */
 import { readdirSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exportCollection, UsageError } from '../../src/index.js';
 import { createSandboxFetch } from '../../src/sandbox/fetch.js';
-import { createWorld, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { runInProcess, useTempDir, useWorld } from '../helpers/world.js';
 
 const PASSWORD = 'pw-canary-9d41';
 
-let dir: TempDir;
-let world: SandboxWorld;
-beforeEach(() => {
-  dir = tempDir();
-  world = createWorld({ sizes: { taxpayers: 3, invoicesPerTaxpayer: 5 } });
-});
-afterEach(() => dir.remove());
+const dir = useTempDir();
+const world = useWorld({ sizes: { taxpayers: 3, invoicesPerTaxpayer: 5 } });
 
 /** The temp folder's entries but the config folder, which settings may make before any check. */
 const created = (): string[] => readdirSync(dir.path).filter((name) => name !== 'config');

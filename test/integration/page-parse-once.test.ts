@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FetchLike } from '../../src/context.js';
 import { scanPageText } from '../../src/pagination/page-scan.js';
 import { exceedsJsonDepth } from '../../src/pagination/json-scan.js';
-import { createWorld, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { runInProcess, useTempDir, useWorld } from '../helpers/world.js';
 
 vi.mock('../../src/pagination/page-scan.js', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../src/pagination/page-scan.js')>();
@@ -20,22 +20,19 @@ vi.mock('../../src/pagination/json-scan.js', async (importOriginal) => {
   return { ...original, exceedsJsonDepth: vi.fn(original.exceedsJsonDepth) };
 });
 
-let dir: TempDir;
-let world: SandboxWorld;
+const dir = useTempDir();
+// Pinned to JSON.stringify's bytes and to payments (no 64-bit or `1.0` number literals): until the
+// page reader keeps members' source bytes, it re-serialises any member that is not canonical
+// JSON.stringify text, so API Platform's escapes or an invoice's satFolio would be parsed here.
+const world = useWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 5, paymentsPerTaxpayer: 95 }, wire: 'compact' });
 let pages: string[];
 beforeEach(() => {
-  dir = tempDir();
-  // Pinned to JSON.stringify's bytes and to payments (no 64-bit or `1.0` number literals): until the
-  // page reader keeps members' source bytes, it re-serialises any member that is not canonical
-  // JSON.stringify text, so API Platform's escapes or an invoice's satFolio would be parsed here.
-  world = createWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 5, paymentsPerTaxpayer: 95 }, wire: 'compact' });
   pages = [];
   vi.mocked(scanPageText).mockClear();
   vi.mocked(exceedsJsonDepth).mockClear();
 });
 afterEach(() => {
   vi.restoreAllMocks();
-  dir.remove();
 });
 
 /** Records the text of every collection page the sandbox sends. */

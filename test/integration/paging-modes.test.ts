@@ -6,28 +6,17 @@
  * events and the checkpoint record the mode used; pages without `view` are whole collections.
  */
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FetchLike } from '../../src/context.js';
 import { cursorPage, LD_JSON } from '../fixtures/api-platform.js';
-import {
-  createWorld,
-  idsOfNdjson,
-  interruptAt,
-  runInProcess,
-  tempDir,
-  type SandboxWorld,
-  type TempDir,
-  type WorldOptions,
-} from '../helpers/world.js';
+import { createWorld, idsOfNdjson, interruptAt, runInProcess, type SandboxWorld, type WorldOptions, useTempDir } from '../helpers/world.js';
 
 const ONLY_CURSOR = 'Only cursor pagination is available for this endpoint.';
 
-let dir: TempDir;
-afterEach(() => dir.remove());
+const dir = useTempDir();
 
 /** A world of 45 invoices and its invoices' path and ids, newest first. */
 function setUp(options: WorldOptions = {}): { world: SandboxWorld; ids: string[]; args: string[] } {
-  dir = tempDir();
   const world = createWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 45 }, ...options });
   const ids = world.sandbox.invoiceIds(world.taxpayer);
   return { world, ids, args: ['invoices', '--taxpayer', world.taxpayer, '--items-per-page', '10'] };
@@ -117,7 +106,6 @@ describe('cursor-only endpoint (sandbox cursorOnly)', () => {
 
 describe('the cursor-only 400 on a request without page', () => {
   it('goes on in cursor mode from the first page, with the API message in the note', async () => {
-    dir = tempDir();
     const world = createWorld();
     const path = '/taxpayers/AAA010101AAA/invoices';
     const log: string[] = [];

@@ -4,18 +4,14 @@
  * the scale their literals need (18 digits wide, 38 when a value needs more), a value past 38 digits keeps its column as text. Read back by a real
  * DuckDB and compared with the literals of an NDJSON export of the same pages.
  */
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { duckdbDatabase } from '../helpers/databases.js';
-import { createWorld, removeTempDirs, runInProcess, tempDir, type InProcessOptions, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { removeTempDirs, runInProcess, type InProcessOptions, useTempDir, useWorld } from '../helpers/world.js';
 
 afterAll(removeTempDirs);
 
-let world: SandboxWorld;
-let dir: TempDir;
-beforeEach(() => {
-  world = createWorld();
-  dir = tempDir();
-});
+const world = useWorld();
+const dir = useTempDir();
 
 /** Responses whose first `key` (a number) of each page is `first`, and second `second` (as a server holding such values writes them). */
 function folios(first: string, second: string, key = 'satFolio'): InProcessOptions {

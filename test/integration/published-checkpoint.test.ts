@@ -5,15 +5,13 @@
  * `F.part` is still refused.
  */
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createWorld, idsOfNdjson, interruptAt, runInProcess, tempDir, type TempDir } from '../helpers/world.js';
+import { describe, expect, it } from 'vitest';
+import { createWorld, idsOfNdjson, interruptAt, runInProcess, useTempDir } from '../helpers/world.js';
 
-let dir: TempDir;
-afterEach(() => dir.remove());
+const dir = useTempDir();
 
 describe('a checkpoint left after its export was published', () => {
   it('--resume exports it afresh, with a note, and the file equals a clean export', async () => {
-    dir = tempDir();
     const world = createWorld();
     const rfc = world.sandbox.taxpayers()[0]!;
     const args = ['invoices', '--taxpayer', rfc, '--items-per-page', '10', '--concurrency', '1', '--out', 'inv.ndjson'];
@@ -28,7 +26,6 @@ describe('a checkpoint left after its export was published', () => {
   });
 
   it('in a many-taxpayer --resume too', async () => {
-    dir = tempDir();
     const world = createWorld({ sizes: { taxpayers: 2 } });
     const [a, b] = world.sandbox.taxpayers();
     writeFileSync(dir.file('list.txt'), `${a}\n${b}\n`);
@@ -41,7 +38,6 @@ describe('a checkpoint left after its export was published', () => {
   });
 
   it('an older F beside a lost F.part is still refused (exit 2): nothing says that export finished', async () => {
-    dir = tempDir();
     const world = createWorld();
     const rfc = world.sandbox.taxpayers()[0]!;
     const args = ['invoices', '--taxpayer', rfc, '--items-per-page', '10', '--concurrency', '1', '--out', 'inv.ndjson'];

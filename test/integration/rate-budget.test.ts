@@ -5,7 +5,7 @@
  * their reservations through the cache folder's file. Sandbox world, virtual clock.
  */
 import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { planExport } from '../../src/export/plan/plan.js';
 import type { ExportFlags } from '../../src/commands/flags.js';
 import {
@@ -33,10 +33,9 @@ import {
   createWorld,
   idsOfNdjson,
   runInProcess,
-  tempDir,
   worldContext,
   type SandboxWorld,
-  type TempDir,
+  useTempDir,
 } from '../helpers/world.js';
 
 const LIMIT = 60;
@@ -45,11 +44,7 @@ const WINDOW_MS = 60_000;
 const PAGES = 2 * LIMIT - 5;
 const PER_PAGE = 5;
 
-let dir: TempDir;
-beforeEach(() => {
-  dir = tempDir();
-});
-afterEach(() => dir.remove());
+const dir = useTempDir();
 
 function world(limitScope: LimitScope): SandboxWorld {
   return createWorld({ limit: LIMIT, windowSeconds: WINDOW_MS / 1000, limitScope, sizes: { taxpayers: 3, invoicesPerTaxpayer: PAGES * PER_PAGE } });

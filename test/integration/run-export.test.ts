@@ -5,7 +5,7 @@
  * a fake page source, formatter or output replaces the real one, and the run loop does with it
  * what it does with the real ones (pages → formatter → destination → checkpoint).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { planExport } from '../../src/export/plan/plan.js';
 import type { ExportFlags } from '../../src/commands/flags.js';
@@ -16,15 +16,10 @@ import type { Destination, PageMark } from '../../src/export/files/destination.j
 import type { Formatter } from '../../src/output/formatter.js';
 import type { PageStep } from '../../src/pagination/paginate.js';
 import { valueMembers } from '../../src/json/members.js';
-import { BASE, CANARY, createWorld, tempDir, worldContext, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { BASE, CANARY, worldContext, useTempDir, useWorld } from '../helpers/world.js';
 
-let dir: TempDir;
-let world: SandboxWorld;
-beforeEach(() => {
-  dir = tempDir();
-  world = createWorld({ limit: 100, windowSeconds: 60 });
-});
-afterEach(() => dir.remove());
+const dir = useTempDir();
+const world = useWorld({ limit: 100, windowSeconds: 60 });
 
 function plan(flags: Partial<ExportFlags>) {
   const settings = { apiKey: CANARY, baseUrl: new URL(BASE), defaults: {} };

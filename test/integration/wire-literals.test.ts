@@ -5,18 +5,13 @@
  * wrote them (README, "Output"). The sandbox's pages are re-encoded on their way to the client.
  */
 import { parse } from 'csv-parse/sync';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { FetchLike } from '../../src/context.js';
-import { createWorld, runInProcess, tempDir, type SandboxWorld, type TempDir } from '../helpers/world.js';
+import { runInProcess, useTempDir, useWorld } from '../helpers/world.js';
 import { encodeApiPlatform, Num } from '../helpers/api-platform-json.js';
 
-let dir: TempDir;
-let world: SandboxWorld;
-beforeEach(() => {
-  dir = tempDir();
-  world = createWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 5 } });
-});
-afterEach(() => dir.remove());
+const dir = useTempDir();
+const world = useWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 5 } });
 
 /** The fields added to every item: literals JSON.parse would change, and text API Platform escapes. */
 const extra = (): Record<string, unknown> => ({

@@ -4,10 +4,10 @@
  * output is piped.
  */
 import stringWidth from 'string-width';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { drawTable, fitWidths, loadTableSupport } from '../../../src/output/table-draw.js';
 import { outputColumns } from '../../../src/io/terminal-text.js';
-import { createWorld, runInProcess, tempDir, type TempDir } from '../../helpers/world.js';
+import { createWorld, runInProcess, tempDir, useTempDir } from '../../helpers/world.js';
 
 beforeAll(() => loadTableSupport());
 
@@ -119,11 +119,7 @@ describe('outputColumns', () => {
 });
 
 describe('an export to a pipe with COLUMNS', () => {
-  let dir: TempDir;
-  beforeEach(() => {
-    dir = tempDir();
-  });
-  afterEach(() => dir.remove());
+  const dir = useTempDir();
 
   it.each([40, 120])('COLUMNS=%i: the table fits', async (columns) => {
     const world = createWorld({ limit: 100 });

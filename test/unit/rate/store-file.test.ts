@@ -4,24 +4,20 @@
  * file is skipped (the caller works alone) without ever holding the key.
  */
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SharedQuotaNow } from '../../../src/rate/budget.js';
 import { SHARED_QUOTA_FILE, createFileStore, type FileStoreOptions } from '../../../src/rate/store-file.js';
 
 const createSharedQuotaFile = ({ origin, keyHash, ...options }: FileStoreOptions & { origin: string; keyHash: string }): SharedQuotaNow =>
   createFileStore(options).open(origin, keyHash) as SharedQuotaNow;
 import { keyHashOf } from '../../../src/rate/pool.js';
-import { CANARY, tempDir, type TempDir } from '../../helpers/world.js';
+import { CANARY, tempDir, useTempDir } from '../../helpers/world.js';
 
 const T = Date.UTC(2024, 3, 16, 18, 0, 0);
 const RESET = T + 60_000;
 const ROUTE = '/taxpayers/{taxpayerId}/invoices';
 
-let dir: TempDir;
-beforeEach(() => {
-  dir = tempDir();
-});
-afterEach(() => dir.remove());
+const dir = useTempDir();
 
 function open(troubles: string[] = []) {
   return createSharedQuotaFile({ cacheDir: dir.path, origin: 'https://api.test', keyHash: keyHashOf(CANARY), onTrouble: (m) => troubles.push(m) });

@@ -3,20 +3,16 @@
  * safety"): a wait announced to progress and then cut by an abort is taken out of its counts again
  * (createWaitLedger, exportServices). Sandbox world, virtual clock.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exportClientOpener } from '../../../../src/export/run/services.js';
 import { clientWiring } from '../../../../src/export/run/run.js';
 import { createProgress } from '../../../../src/io/progress.js';
 import { createWaitLedger, type WaitCut } from '../../../../src/rate/index.js';
 import type { ClientEvent } from '../../../../src/http/client.js';
 import { createVirtualClock } from '../../../helpers/virtual-clock.js';
-import { BASE, START, createWorld, tempDir, worldContext, type TempDir } from '../../../helpers/world.js';
+import { BASE, START, createWorld, worldContext, useTempDir } from '../../../helpers/world.js';
 
-let dir: TempDir;
-beforeEach(() => {
-  dir = tempDir();
-});
-afterEach(() => dir.remove());
+const dir = useTempDir();
 
 describe('wait ledger', () => {
   it('cuts only the waits not over yet, by the part not waited; one not begun is flagged', () => {
