@@ -10,7 +10,7 @@ import { readCommandLine } from '../../../../src/cli/argv.js';
 import { runProgram } from '../../../../src/cli/program.js';
 import type { RunCommand } from '../../../../src/commands/commander.js';
 import { prepareExport } from '../../../../src/commands/export/export.js';
-import { EXPORT_DEFAULTS } from '../../../../src/export/plan/parts.js';
+import { EXPORT_DEFAULTS, sourceOf, withoutPassword } from '../../../../src/export/plan/parts.js';
 import type { ExportCommandOptions } from '../../../../src/commands/flags.js';
 import type { GetCommandOptions } from '../../../../src/commands/flags.js';
 import { createConfigStore, loadConfFor } from '../../../../src/config/store.js';
@@ -410,5 +410,28 @@ describe('argv → planned export: get and request headers', () => {
     expect(plan.http.headers).toBeUndefined();
     expect('headers' in plan.resume.fingerprint).toBe(false);
     expect(plan.manifest && 'headers' in plan.manifest.output).toBe(false);
+  });
+});
+
+describe('sourceOf', () => {
+  it('is the path, with the --param filters as its query', () => {
+    expect(sourceOf('/taxpayers/X/invoices', [])).toBe('/taxpayers/X/invoices');
+    expect(
+      sourceOf('/taxpayers/X/invoices', [
+        ['status', 'VIGENTE'],
+        ['type', 'I E'],
+      ]),
+    ).toBe('/taxpayers/X/invoices?status=VIGENTE&type=I+E');
+  });
+});
+
+describe('withoutPassword', () => {
+  it.each([
+    ['postgres://me:hunter2@db:5432/x', 'postgres://me@db:5432/x'],
+    ['postgres://me@db/x', 'postgres://me@db/x'],
+    ['invoices.duckdb', 'invoices.duckdb'],
+    ['--out', '--out'],
+  ])('%s', (word, shown) => {
+    expect(withoutPassword(word)).toBe(shown);
   });
 });
