@@ -18,8 +18,7 @@ import type { FaultConfig, FaultRule } from '../../src/sandbox/faults.js';
 import type { Clock } from '../../src/time/clock.js';
 import type { VirtualClock } from '../helpers/virtual-clock.js';
 import { expect } from 'vitest';
-import { seededRandom } from '../helpers/context.js';
-import { CANARY, createWorld, runInProcess, tempDir } from '../helpers/world.js';
+import { seededRandom, CANARY, createWorld, runInProcess, tempDir } from '../helpers/world.js';
 
 /** The in-process sandbox's origin (requests to any other one are recorded, never answered). */
 export const ORIGIN = 'http://127.0.0.1:8080';

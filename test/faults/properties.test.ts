@@ -19,7 +19,7 @@ import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
 import { createSandboxFetch } from '../../src/sandbox/fetch.js';
 import type { FaultRule } from '../../src/sandbox/faults.js';
 import { createVirtualClock } from '../helpers/virtual-clock.js';
-import { seededRandom } from '../helpers/context.js';
+import { seededRandom } from '../helpers/world.js';
 import { report } from './harness.js';
 import { textOfBytes } from '../../src/json/members.js';
 import { writeJson } from '../../src/json/json-value.js';

@@ -2,22 +2,25 @@
  * THE test world of the export suites: a sandbox (answered in process through
  * `createSandboxFetch` on a virtual clock, or served on 127.0.0.1 by `startSandboxServer` on the
  * system clock), a temp folder (cwd and config folder, so no real config is touched), and
- * `main(argv, ctx)` run in it with a captured Context (test/helpers/context.ts). Spawned runs of
- * the built bin use test/helpers/cli.ts with {@link cliEnv}.
+ * `main(argv, ctx)` run in it with a captured Context ({@link createTestContext}: in-memory
+ * stdout/stderr, injected fetch and clock, signals raised by hand). {@link useTempDir} and
+ * {@link useWorld} give each test its own folder and world. Spawned runs of the built bin use
+ * test/helpers/cli.ts with {@link cliEnv}.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
-import type { FetchLike } from '../../src/context.js';
+import type { Context, FetchLike, TerminationSignal } from '../../src/context.js';
 import { createRateBudget, type RateBudget } from '../../src/rate/budget.js';
 import { createSandbox, type RequestLogEntry, type Sandbox, type SandboxOptions } from '../../src/sandbox/app.js';
 import { createSandboxFetch, type ForeignRequest } from '../../src/sandbox/fetch.js';
 import { startSandboxServer, type RunningServer } from '../../src/sandbox/server.js';
-import { systemClock } from '../../src/time/clock.js';
+import { createSecrets } from '../../src/secrets.js';
+import { systemClock, type Clock } from '../../src/time/clock.js';
 import { afterEach, beforeEach } from 'vitest';
 import { createVirtualClock, type VirtualClock } from './virtual-clock.js';
-import { createTestContext, type TestContext, type TestContextOptions } from './context.js';
 
 /** The canary key of every world: it must appear in no output, file or message, only in `X-Api-Key`. */
 export const CANARY = 'canary-KEY-7f3a-do-not-print';
@@ -31,6 +34,139 @@ export const BASE = 'http://127.0.0.1:9';
 export const START = Date.UTC(2024, 3, 16, 18, 0, 0);
 /** Collection sizes of a world unless its options say otherwise. */
 const DEFAULT_SIZES = { taxpayers: 1, invoicesPerTaxpayer: 60 };
+
+/** A writable that keeps everything written, as text. */
+export class CaptureStream extends Writable {
+  chunks: Buffer[] = [];
+  isTTY: boolean;
+  columns: number | undefined;
+
+  constructor(isTTY = false, columns?: number) {
+    super();
+    this.isTTY = isTTY;
+    this.columns = columns;
+  }
+
+  override _write(chunk: Buffer | string, _enc: BufferEncoding, cb: (error?: Error | null) => void): void {
+    this.chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+    cb();
+  }
+
+  /** Everything written so far, as UTF-8 text. */
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+/** A terminal stream with the cursor methods of tty.WriteStream, reporting `columns`. */
+export class FakeTerminal extends CaptureStream {
+  constructor(columns: number) {
+    super(true, columns);
+  }
+  cursorTo(): boolean {
+    return this.write('\x1b[1G');
+  }
+  clearLine(): boolean {
+    return this.write('\x1b[0K');
+  }
+  moveCursor(): boolean {
+    return this.write('\x1b[1A');
+  }
+}
+
+/** Options of {@link createTestContext}. */
+export interface TestContextOptions {
+  fetch?: FetchLike;
+  clock?: Clock;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  configDir?: string;
+  stdinText?: string;
+  stdinIsTTY?: boolean;
+  stderrIsTTY?: boolean;
+  stdoutIsTTY?: boolean;
+  columns?: number;
+  /** Seeded random for jitter (default: a fixed sequence). */
+  random?: () => number;
+}
+
+/** A test context plus handles on its streams and signals. */
+export interface TestContext {
+  ctx: Context;
+  stdout: CaptureStream;
+  stderr: CaptureStream;
+  /** Raises SIGINT / SIGTERM as the OS would. */
+  raise(signal: TerminationSignal): void;
+  /** Codes passed to forceExit. */
+  forcedExits: number[];
+  /** Calls made to fetch (URLs). */
+  fetched: string[];
+}
+
+/** A small seeded PRNG (mulberry32), uniform in [0, 1). */
+export function seededRandom(seed = 42): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Builds a {@link TestContext}. fetch defaults to one that fails the test if called. */
+export function createTestContext(options: TestContextOptions = {}): TestContext {
+  const stdout = new CaptureStream(options.stdoutIsTTY ?? false, options.columns);
+  const stderr = new CaptureStream(options.stderrIsTTY ?? false, options.columns);
+  const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
+  stdin.isTTY = options.stdinIsTTY ?? false;
+  if (options.stdinText !== undefined) stdin.end(options.stdinText);
+  const listeners = new Set<(s: TerminationSignal) => void>();
+  const forcedExits: number[] = [];
+  const fetched: string[] = [];
+  const inner: FetchLike = options.fetch ?? ((input) => Promise.reject(new Error(`unexpected request to ${String(input)}`)));
+  const fetch: FetchLike = (input, init) => {
+    fetched.push(String(input));
+    return inner(input, init);
+  };
+  const ctx: Context = {
+    io: {
+      stdin,
+      stdout,
+      stderr,
+      stdinIsTTY: options.stdinIsTTY ?? false,
+      stdoutIsTTY: options.stdoutIsTTY ?? false,
+      stderrIsTTY: options.stderrIsTTY ?? false,
+      columns: options.columns,
+    },
+    env: options.env ?? {},
+    clock: options.clock ?? createVirtualClock(),
+    fetch,
+    random: options.random ?? seededRandom(),
+    cwd: options.cwd ?? process.cwd(),
+    configDir: options.configDir,
+    onSignal(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    version: '0.0.0-test',
+    forceExit: (code) => {
+      forcedExits.push(code);
+    },
+    secrets: createSecrets(),
+  };
+  return {
+    ctx,
+    stdout,
+    stderr,
+    raise: (signal) => {
+      for (const l of [...listeners]) l(signal);
+    },
+    forcedExits,
+    fetched,
+  };
+}
 
 /** A temp folder, removed by {@link TempDir.remove} or {@link removeTempDirs}. */
 export interface TempDir {

@@ -14,8 +14,7 @@ import { main } from '../../src/cli/main.js';
 import { createTransportFetch } from '../../src/http/transport.js';
 import { createVirtualClock } from '../helpers/virtual-clock.js';
 import { BIN, requireBuild, runCommand } from '../helpers/cli.js';
-import { createTestContext } from '../helpers/context.js';
-import { CANARY, canaryFree, cliEnv, removeTempDirs, tempDir, type TempDir } from '../helpers/world.js';
+import { createTestContext, CANARY, canaryFree, cliEnv, removeTempDirs, tempDir, type TempDir } from '../helpers/world.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, n: number) => void;
 

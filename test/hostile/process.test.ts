@@ -16,8 +16,17 @@ import { createRateLimitCache, type JsonStore } from '../../src/config/store.js'
 import { OutputError, UsageError } from '../../src/errors.js';
 import { createSecrets } from '../../src/secrets.js';
 import { BIN, requireBuild, runCli, runShell, type CliResult } from '../helpers/cli.js';
-import { createTestContext } from '../helpers/context.js';
-import { CANARY, canaryFree, cliEnv, removeTempDirs, serveWorld, tempDir, type ServedWorld, type TempDir } from '../helpers/world.js';
+import {
+  createTestContext,
+  CANARY,
+  canaryFree,
+  cliEnv,
+  removeTempDirs,
+  serveWorld,
+  tempDir,
+  type ServedWorld,
+  type TempDir,
+} from '../helpers/world.js';
 const NODE = process.execPath;
 const STACK_LINE = /^\s+at .+:\d+/m;
 

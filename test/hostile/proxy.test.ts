@@ -15,8 +15,17 @@ import { main } from '../../src/cli/main.js';
 import { createTransportFetch } from '../../src/http/transport.js';
 import { createVirtualClock } from '../helpers/virtual-clock.js';
 import { requireBuild, runCli } from '../helpers/cli.js';
-import { createTestContext } from '../helpers/context.js';
-import { CANARY, canaryFree, cliEnv, idsOfNdjson, removeTempDirs, serveWorld, tempDir, type ServedWorld } from '../helpers/world.js';
+import {
+  createTestContext,
+  CANARY,
+  canaryFree,
+  cliEnv,
+  idsOfNdjson,
+  removeTempDirs,
+  serveWorld,
+  tempDir,
+  type ServedWorld,
+} from '../helpers/world.js';
 
 /** What the proxy was asked: `GET http://host:port/path` (forwarded) or `CONNECT host:port` (tunnelled). */
 interface LoopbackProxy {

@@ -10,8 +10,7 @@ import { createProgram } from '../../src/cli/program.js';
 import { wrapHelp } from '../../src/commands/commander.js';
 import { planExport } from '../../src/export/plan/plan.js';
 import { exportCommands } from '../../src/endpoints.js';
-import { createTestContext, type TestContext } from '../helpers/context.js';
-import { removeTempDirs, tempDir } from '../helpers/world.js';
+import { createTestContext, type TestContext, removeTempDirs, tempDir } from '../helpers/world.js';
 
 afterAll(removeTempDirs);
 

@@ -20,12 +20,8 @@ import {
   type SharedQuota,
 } from '../../src/rate/budget.js';
 import { SHARED_QUOTA_FILE, createFileStore } from '../../src/rate/store-file.js';
-import type { TestContext } from '../helpers/context.js';
-import { runExport } from '../../src/export/run/run.js';
-import { exportServices } from '../../src/export/run/services.js';
-
-import type { LimitScope } from '../../src/sandbox/types.js';
 import {
+  type TestContext,
   BASE,
   CANARY,
   START,
@@ -37,6 +33,10 @@ import {
   type SandboxWorld,
   useTempDir,
 } from '../helpers/world.js';
+import { runExport } from '../../src/export/run/run.js';
+import { exportServices } from '../../src/export/run/services.js';
+
+import type { LimitScope } from '../../src/sandbox/types.js';
 
 const LIMIT = 60;
 const WINDOW_MS = 60_000;

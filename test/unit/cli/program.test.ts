@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { exportCommandOf, readCommandLine } from '../../../src/cli/argv.js';
 import { runProgram, type ProgramRunners } from '../../../src/cli/program.js';
 import { REDACTED } from '../../../src/http/redact.js';
-import { createTestContext } from '../../helpers/context.js';
+import { createTestContext } from '../../helpers/world.js';
 
 /** What one fake run function was handed: the command that ran and its options. */
 interface Call {

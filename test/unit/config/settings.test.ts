@@ -288,7 +288,7 @@ describe('missing and invalid settings', () => {
 describe('loadApiSettings / loadSettings (context wiring)', () => {
   it('reads the store of ctx.configDir, env from ctx.env, and warns on ctx stderr', async () => {
     const { loadApiSettings, loadSettings } = await import('../../../src/config/settings.js');
-    const { createTestContext } = await import('../../helpers/context.js');
+    const { createTestContext } = await import('../../helpers/world.js');
     seed('work', { 'base-url': 'http://api.example.com', 'api-key': CANARY });
     const t = createTestContext({ configDir: root, env: { COLLECTIONS_PROFILE: 'work' } });
     const { settings, store: opened } = loadApiSettings({}, t.ctx);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createJsonProgress, formatEvent } from '../../../src/io/events.js';
 import { readCommandLine } from '../../../src/cli/argv.js';
 import { createVirtualClock } from '../../helpers/virtual-clock.js';
-import { CaptureStream } from '../../helpers/context.js';
+import { CaptureStream } from '../../helpers/world.js';
 
 const parse = (s: CaptureStream): Array<Record<string, unknown>> =>
   s

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RateLimitSnapshot } from '../../../src/rate/index.js';
 import { createProgress } from '../../../src/io/progress.js';
 import { createVirtualClock, type VirtualClock } from '../../helpers/virtual-clock.js';
-import { CaptureStream, FakeTerminal } from '../../helpers/context.js';
+import { CaptureStream, FakeTerminal } from '../../helpers/world.js';
 
 // eslint-disable-next-line no-control-regex -- ANSI sequences start with ESC, the character stripped
 const strip = (s: string): string => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');

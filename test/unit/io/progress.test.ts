@@ -4,7 +4,7 @@ import { createProgress, spinnerEnabled } from '../../../src/io/progress.js';
 import stringWidth from 'string-width';
 import { formatRequestLine, formatStatus, formatSummary, formatWaitLine, truncate } from '../../../src/io/format.js';
 import { createVirtualClock } from '../../helpers/virtual-clock.js';
-import { CaptureStream, FakeTerminal } from '../../helpers/context.js';
+import { CaptureStream, FakeTerminal } from '../../helpers/world.js';
 
 describe('spinnerEnabled', () => {
   it.each([

@@ -11,7 +11,7 @@ import { CONFIG_KEYS, EXPORT_FLAGS, longFlag } from '../../../../src/config/flag
 import { exportCommands } from '../../../../src/endpoints.js';
 import { UsageError } from '../../../../src/errors.js';
 import { OUTPUT_FORMATS } from '../../../../src/format-names.js';
-import { createTestContext } from '../../../helpers/context.js';
+import { createTestContext } from '../../../helpers/world.js';
 
 const COMMANDS = ['entities', 'events', 'invoices', 'line-items', 'payments', 'get', 'ratelimit', 'config', 'sandbox', 'completion', 'verify'];
 const dir = mkdtempSync(join(tmpdir(), 'collections-completion-'));

@@ -6,7 +6,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runConfig, runConfigOverview, type ConfigAction } from '../../../../src/commands/config/config.js';
 import { createConfigStore, loadConfFor } from '../../../../src/config/store.js';
 import { CollectionsError, InterruptedError, UsageError } from '../../../../src/errors.js';
-import { createTestContext, type TestContext, type TestContextOptions } from '../../../helpers/context.js';
+import { createTestContext, type TestContext, type TestContextOptions } from '../../../helpers/world.js';
 
 const CANARY = 'canary-KEY-0000-do-not-print';
 

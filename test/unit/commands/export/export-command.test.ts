@@ -4,7 +4,7 @@ import { createExportCommand, endpointsHelp } from '../../../../src/cli/program.
 import type { ExportFlags } from '../../../../src/commands/flags.js';
 import { EXPORT_FLAGS, longFlag } from '../../../../src/config/flags.js';
 import { exportCommandSpecs } from '../../../../src/endpoints.js';
-import { createTestContext, type TestContext } from '../../../helpers/context.js';
+import { createTestContext, type TestContext } from '../../../helpers/world.js';
 
 const spec = (name: string) => exportCommandSpecs().find((s) => s.name === name)!;
 

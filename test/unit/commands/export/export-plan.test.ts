@@ -19,7 +19,7 @@ import { ENDPOINTS } from '../../../../src/endpoints.js';
 import { UsageError } from '../../../../src/errors.js';
 import type { ExportPlan } from '../../../../src/export/run/plan.js';
 import type { Secrets } from '../../../../src/secrets.js';
-import { createTestContext } from '../../../helpers/context.js';
+import { createTestContext } from '../../../helpers/world.js';
 
 const BASE = 'https://api.example.com/v1';
 const KEY = 'plan-test-key-0000';

@@ -8,8 +8,7 @@ import { HttpError, UsageError } from '../../../../src/errors.js';
 import { createSandbox, type Sandbox } from '../../../../src/sandbox/app.js';
 import { createSandboxFetch } from '../../../../src/sandbox/fetch.js';
 import type { VirtualClock } from '../../../helpers/virtual-clock.js';
-import { createTestContext, type TestContext, type TestContextOptions } from '../../../helpers/context.js';
-import { createWorld, tempDir, type TempDir } from '../../../helpers/world.js';
+import { createTestContext, type TestContext, type TestContextOptions, createWorld, tempDir, type TempDir } from '../../../helpers/world.js';
 
 const CANARY = 'canary-KEY-0000-do-not-print';
 const BASE = 'http://127.0.0.1:8080';

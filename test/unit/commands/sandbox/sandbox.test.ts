@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { runSandbox } from '../../../../src/commands/sandbox/sandbox.js';
 import { createVirtualClock } from '../../../helpers/virtual-clock.js';
-import { createTestContext } from '../../../helpers/context.js';
+import { createTestContext } from '../../../helpers/world.js';
 
 describe('runSandbox', () => {
   it('prints its URL, key, taxpayers and an example, serves, and stops on a signal', async () => {

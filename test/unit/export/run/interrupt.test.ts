@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createInterrupt, SIGNAL_ECHO_MS } from '../../../../src/export/run/interrupt.js';
 import { CollectionsError, InterruptedError } from '../../../../src/errors.js';
 import type { TerminationSignal } from '../../../../src/context.js';
-import { createTestContext } from '../../../helpers/context.js';
+import { createTestContext } from '../../../helpers/world.js';
 import { createVirtualClock } from '../../../helpers/virtual-clock.js';
 
 function setUp() {
