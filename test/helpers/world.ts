@@ -7,9 +7,9 @@
  * {@link useWorld} give each test its own folder and world. Spawned runs of the built bin use
  * test/helpers/cli.ts with {@link cliEnv}.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import type { Context, FetchLike, TerminationSignal } from '../../src/context.js';
@@ -235,6 +235,17 @@ export function useTempDir(prefix?: string): TestTempDir {
       current = tempDir(prefix);
     },
   };
+}
+
+/** Every file below `dir`, relative, sorted; the tool's own config folder aside. */
+export function filesBelow(dir: TempDir): string[] {
+  const walk = (path: string): string[] =>
+    readdirSync(path, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(join(path, e.name)) : [relative(dir.path, join(path, e.name))],
+    );
+  return walk(dir.path)
+    .filter((f) => !f.startsWith('config/'))
+    .sort();
 }
 
 /** Removes every temp folder of this test file not removed yet (for `afterAll`). */

@@ -4,24 +4,12 @@
  * are plain keys (`__proto__` in the data is exported, `constructor` finds nothing), and a base URL
  * with `user:password@` is refused with exit 2 and never echoed in full.
  */
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { FetchLike } from '../../src/context.js';
-import { canaryFree, createWorld, removeTempDirs, runInProcess, tempDir, type TempDir } from '../helpers/world.js';
+import { canaryFree, createWorld, removeTempDirs, runInProcess, tempDir, type TempDir, filesBelow } from '../helpers/world.js';
 
 afterAll(removeTempDirs);
-
-/** Every file below `dir`, relative, sorted; the tool's own config folder aside. */
-function files(dir: TempDir): string[] {
-  const walk = (path: string): string[] =>
-    readdirSync(path, { withFileTypes: true }).flatMap((e) =>
-      e.isDirectory() ? walk(join(path, e.name)) : [relative(dir.path, join(path, e.name))],
-    );
-  return walk(dir.path)
-    .filter((f) => !f.startsWith('config/'))
-    .sort();
-}
 
 /** Wraps the sandbox's fetch so that the members of each page pass through `edit` as text. */
 function editMembersText(edit: (text: string) => string): (inner: FetchLike) => FetchLike {
@@ -55,7 +43,7 @@ describe('numbers are range-checked before anything starts', () => {
     expect(r.lines).toHaveLength(1);
     expect(r.lines[0]).toMatch(message);
     expect(r.requests).toHaveLength(0);
-    expect(files(dir)).toEqual([]);
+    expect(filesBelow(dir)).toEqual([]);
   });
 
   it('the largest timeout a timer holds is accepted and the export completes', async () => {
@@ -74,7 +62,7 @@ describe('numbers are range-checked before anything starts', () => {
     ]);
     expect(r.code).toBe(0);
     expect(dir.read('x.ndjson').toString().trim().split('\n')).toHaveLength(60);
-    expect(files(dir)).toEqual(['x.ndjson', 'x.ndjson.manifest.json']);
+    expect(filesBelow(dir)).toEqual(['x.ndjson', 'x.ndjson.manifest.json']);
   });
 
   it.each([
@@ -91,7 +79,7 @@ describe('numbers are range-checked before anything starts', () => {
       new RegExp(`^collections: invalid '${key}' in profile 'default' of .*config\\.json: ${key} must be at most 2147483 seconds`),
     );
     expect(r.requests).toHaveLength(0);
-    expect(files(dir)).toEqual([]);
+    expect(filesBelow(dir)).toEqual([]);
   });
 });
 
@@ -105,7 +93,7 @@ describe('flags that contradict each other', () => {
       expect(r.code).toBe(2);
       expect(r.lines).toEqual(['collections: --quiet and --verbose exclude each other; give one of them']);
       expect(r.requests).toHaveLength(0);
-      expect(files(dir)).toEqual([]);
+      expect(filesBelow(dir)).toEqual([]);
     },
   );
 });
@@ -132,7 +120,7 @@ describe('field names are plain keys', () => {
     for (const line of lines)
       expect(line).toMatch(/^\{"__proto__":\{"polluted":true\},"id":"[^"]+","constructor":null,"a":\{"__proto__":\{"b":null\}\}\}$/);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(files(dir)).toEqual(['x.ndjson', 'x.ndjson.manifest.json']);
+    expect(filesBelow(dir)).toEqual(['x.ndjson', 'x.ndjson.manifest.json']);
     expect(canaryFree(r.stdout, r.stderr, dir.read('x.ndjson'))).toBe(true);
   });
 
@@ -148,7 +136,7 @@ describe('field names are plain keys', () => {
     );
     expect(r.code).toBe(0);
     expect(dir.read('x.csv').toString()).toBe(`__proto__.polluted,constructor.name,hasOwnProperty.length\r\n${'true,,\r\n'.repeat(5)}`);
-    expect(files(dir)).toEqual(['x.csv', 'x.csv.manifest.json']);
+    expect(filesBelow(dir)).toEqual(['x.csv', 'x.csv.manifest.json']);
   });
 });
 
@@ -167,7 +155,7 @@ describe('field names that exist only on the prototype', () => {
     ]);
     expect(r.code).toBe(0);
     expect(dir.read('x.csv').toString()).toBe(`__proto__,constructor,toString\r\n${',,\r\n'.repeat(3)}`);
-    expect(files(dir)).toEqual(['x.csv', 'x.csv.manifest.json']);
+    expect(filesBelow(dir)).toEqual(['x.csv', 'x.csv.manifest.json']);
   });
 });
 
@@ -194,7 +182,7 @@ describe('a base URL with user:password@', () => {
     expect(r.stdout + r.stderr).not.toContain('alice');
     expect(r.requests).toHaveLength(0);
     expect(r.t.fetched).toHaveLength(0);
-    expect(files(dir)).toEqual([]);
+    expect(filesBelow(dir)).toEqual([]);
   });
 
   it('config set base-url refuses it (exit 2) and stores nothing', async () => {
@@ -206,6 +194,6 @@ describe('a base URL with user:password@', () => {
       "collections: base-url must not contain a user name or password (got 'https://***@api.example.com/'); give the URL without user:password@; the API key goes in COLLECTIONS_API_KEY or `collections config set api-key`",
     ]);
     expect(r.stdout + r.stderr).not.toContain(secret);
-    expect(files(dir)).toEqual([]);
+    expect(filesBelow(dir)).toEqual([]);
   });
 });

@@ -4,11 +4,10 @@
  * terminal without escape sequences, controls or bidi overrides; data files stay byte-exact.
  * Responses are injected in process (a real HTTP server could not even send ESC in a header).
  */
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { FetchLike } from '../../src/context.js';
-import { canaryFree, createWorld, removeTempDirs, runInProcess, tempDir, type TempDir } from '../helpers/world.js';
+import { canaryFree, createWorld, removeTempDirs, runInProcess, tempDir, filesBelow } from '../helpers/world.js';
 
 afterAll(removeTempDirs);
 
@@ -20,17 +19,6 @@ const TERMINAL_ACTIVE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u2
 const UGLY = '\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202e\r';
 /** What a header value can carry of it (a ByteString: no CR, nothing above U+00FF), plus a BEL. */
 const UGLY_HEADER = '\u001b]0;pwned\u0007\u001b[2J\u009b31m\u0007';
-
-/** Every file below `dir`, relative, sorted; the tool's own config folder (its rate-limit cache) aside. */
-function files(dir: TempDir): string[] {
-  const walk = (path: string): string[] =>
-    readdirSync(path, { withFileTypes: true }).flatMap((e) =>
-      e.isDirectory() ? walk(join(path, e.name)) : [relative(dir.path, join(path, e.name))],
-    );
-  return walk(dir.path)
-    .filter((f) => !f.startsWith('config/'))
-    .sort();
-}
 
 /** A JSON response with the given status and headers. */
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -65,7 +53,7 @@ describe('terminal text is inert', () => {
     expect(r.lines).toHaveLength(1);
     expect(r.lines[0]).toMatch(/^collections: not found \(GET \/taxpayers\/[^ ]+: HTTP 404\): no such {2}taxpayer \[X-Request-ID: r1end\]; check/);
     expect(r.stderr).not.toMatch(TERMINAL_ACTIVE);
-    expect(files(dir)).toEqual([]);
+    expect(filesBelow(dir)).toEqual([]);
     expect(canaryFree(r.stdout, r.stderr)).toBe(true);
   });
 
@@ -80,7 +68,7 @@ describe('terminal text is inert', () => {
     expect(requestLines).toHaveLength(3);
     for (const line of requestLines) expect(line).toMatch(/ 200 \d+ms.* X-Request-ID=id$/);
     expect(r.stderr).not.toMatch(TERMINAL_ACTIVE);
-    expect(files(dir)).toEqual(['x.ndjson', 'x.ndjson.manifest.json']);
+    expect(filesBelow(dir)).toEqual(['x.ndjson', 'x.ndjson.manifest.json']);
     expect(dir.read('x.ndjson').toString().trim().split('\n')).toHaveLength(60);
   });
 
@@ -106,7 +94,7 @@ describe('terminal text is inert', () => {
     const warnings = r.lines.filter((l) => l.includes('new field'));
     expect(warnings).toEqual(["collections: csv: new field 'note x' not in the header; use --fields to include it"]);
     expect(r.stderr).not.toMatch(TERMINAL_ACTIVE);
-    expect(files(dir)).toEqual(['x.csv', 'x.csv.manifest.json']);
+    expect(filesBelow(dir)).toEqual(['x.csv', 'x.csv.manifest.json']);
     const csv = dir.read('x.csv').toString();
     expect(csv).toContain(evilValue);
     expect(csv.split('\n').filter((l) => /^\S/.test(l)).length).toBeGreaterThanOrEqual(61);
@@ -126,7 +114,7 @@ describe('terminal text is inert', () => {
     expect(r.stdout).not.toMatch(TERMINAL_ACTIVE);
     expect(r.stderr).not.toMatch(TERMINAL_ACTIVE);
     expect(r.stdout.split('\n').filter((l) => l.includes('cell text'))).toHaveLength(5);
-    expect(files(dir)).toEqual([]);
+    expect(filesBelow(dir)).toEqual([]);
   });
 });
 
@@ -144,6 +132,6 @@ describe('ratelimit tables are inert', () => {
     expect(r.stdout).toMatch(/│ https:\/\/api \.example │ invoices │ +60 │ +7 │/);
     expect(r.stdout).not.toMatch(TERMINAL_ACTIVE);
     expect(r.stderr).toBe('');
-    expect(files(dir)).toEqual([]);
+    expect(filesBelow(dir)).toEqual([]);
   });
 });
