@@ -68,7 +68,7 @@ describe.skipIf(!existsSync(SCRIPT))('under a pseudo-terminal', () => {
     expect(code, screen).toBe(0);
     const text = strip(screen);
     expect(screen).toContain('\x1b[?25l'); // ora hides the cursor: a spinner ran
-    expect(text).toMatch(/rate limit reached \(0\/1 left\), resuming at \d\d:\d\d:\d\d \(in (\d+ms|1\.0s|1s)\)/); // the live countdown (issue 14) shows whole seconds
+    expect(text).toMatch(/rate limit reached \(0\/1 left\), resuming at \d\d:\d\d:\d\d \(in (\d+ms|1\.0s|1s)\)/); // the live countdown shows whole seconds
     expect(text).toMatch(/✔ 20 items to \S*tty\.ndjson in \S+ \(3 requests, 0 retries, 2 rate-limit waits \(\S+\)\)/);
     expect(canaryFree(screen)).toBe(true);
   });

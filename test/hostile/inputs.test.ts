@@ -1,5 +1,5 @@
 /**
- * Hostile inputs, issue 11 item 6: every number is checked against its range before anything is
+ * Hostile inputs: every number is checked against its range before anything is
  * sent or written (flags and the config file alike; timers hold at most 2^31 - 1 ms), field names
  * are plain keys (`__proto__` in the data is exported, `constructor` finds nothing), and a base URL
  * with `user:password@` is refused with exit 2 and never echoed in full.

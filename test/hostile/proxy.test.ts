@@ -1,5 +1,5 @@
 /**
- * Issue 11, item 8 and issue 27: proxies from the environment (http/proxy.ts, http/transport.ts). A
+ * Proxies from the environment (http/proxy.ts, http/transport.ts). A
  * tiny loopback proxy (node:http: absolute-form requests forwarded, CONNECT tunnelled) stands
  * between the tool and a served sandbox, which the tool names `sandbox.test` (only the proxy knows
  * where that is: loopback itself never goes through a proxy); the built bin is spawned with

@@ -1,5 +1,5 @@
 /**
- * Hostile server, issue 11 item 4: text from outside (the server's error message, `X-Request-ID`,
+ * Hostile server: text from outside (the server's error message, `X-Request-ID`,
  * field names first seen on a later page, table cells, a tampered rate-limit cache) reaches the
  * terminal without escape sequences, controls or bidi overrides; data files stay byte-exact.
  * Responses are injected in process (a real HTTP server could not even send ESC in a header).
@@ -128,7 +128,7 @@ describe('ratelimit tables are inert', () => {
     writeFileSync(dir.file('config/ratelimit.json'), JSON.stringify({ entries: { [`${origin} invoices`]: entry } }), { mode: 0o600 });
     const r = await runInProcess(world, dir, ['ratelimit', '--cached'], { connectVia: 'none' });
     expect(r.code).toBe(0);
-    // Numbers are aligned right (issue 14).
+    // Numbers are aligned right.
     expect(r.stdout).toMatch(/│ https:\/\/api \.example │ invoices │ +60 │ +7 │/);
     expect(r.stdout).not.toMatch(TERMINAL_ACTIVE);
     expect(r.stderr).toBe('');

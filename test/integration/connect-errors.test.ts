@@ -1,5 +1,5 @@
 /**
- * A wrong base URL fails at once (issue 27): a connection refused, an unknown host, a blocked port
+ * A wrong base URL fails at once: a connection refused, an unknown host, a blocked port
  * or a server without TLS before the API answered anything in this run ends with exit 6 and one
  * line naming the origin, the likely cause and base-url; after the API has answered, the same
  * failures are retried. The bounds of each attempt are named in words (`1 ms`, not `0.0 s`).

@@ -1,5 +1,5 @@
 /**
- * Error answers as real API Platform writes them (issue 24): the sandbox's `errors: 'problem'`
+ * Error answers as real API Platform writes them: the sandbox's `errors: 'problem'`
  * switch answers its 400, 404 and 405 as `application/problem+json` (an unknown route's 404 with its
  * own body), and the one-line error shows the server's reason, the exit code of the status, and a
  * hint that names what may be wrong: the ids given or the path itself, and `--items-per-page` when

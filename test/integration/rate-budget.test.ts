@@ -1,5 +1,5 @@
 /**
- * One rate budget per endpoint across taxpayers and processes (issue 13, part 4): three taxpayers
+ * One rate budget per endpoint across taxpayers and processes: three taxpayers
  * exported in parallel by one process spend at most one 429 when the API counts per route, and use
  * each path's quota in parallel when it counts per path; two processes with the same key share
  * their reservations through the cache folder's file. Sandbox world, virtual clock.

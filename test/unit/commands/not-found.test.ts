@@ -1,5 +1,5 @@
 /**
- * The 404 hint (issue 24): a function of what was given, so that a command with ids and `get` with
+ * The 404 hint: a function of what was given, so that a command with ids and `get` with
  * a path both name what may be wrong, and never an id that was not given.
  */
 import { describe, expect, it } from 'vitest';

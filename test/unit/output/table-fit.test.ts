@@ -1,5 +1,5 @@
 /**
- * Tables fitted to the width (issue 14): at 40 and 120 columns every line fits, text columns
+ * Tables fitted to the width: at 40 and 120 columns every line fits, text columns
  * shrink before numbers, numbers are aligned right and never cut; `COLUMNS` is honoured when the
  * output is piped.
  */

@@ -93,7 +93,7 @@ describe('table', () => {
     const items = Array.from({ length: 25 }, (_, i) => ({ id: i }));
     const text = table(paginate(items, [10, 10]), { tableMaxRows: 10 });
     expect(text.trimEnd().split('\n').at(-1)).toBe('… 15 more rows not shown; use --format csv');
-    // Numbers are aligned right (issue 14: they were left-aligned).
+    // Numbers are aligned right.
     expect(text).toContain('│  9 │');
     expect(text).not.toContain('│ 10 │');
   });
