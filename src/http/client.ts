@@ -2,7 +2,7 @@
 // what a status means. Hot path: a page (~1 MB) is read as text once and handed to `parse` once.
 import type { FetchLike } from '../context.js';
 import { ApiUnavailableError, HttpError, RateLimitError, hint, option } from '../errors.js';
-import { defined, isObject } from '../json/object.js';
+import { defined } from '../json/object.js';
 import type { Clock } from '../time/clock.js';
 import { DEFAULT_MAX_BODY_BYTES, readBoundedByteText } from './body.js';
 import type { ClientEvent } from './events.js';
@@ -11,6 +11,7 @@ import type { ClientBudget, RateBudget, RateLimitHeaders, RateLimitSnapshot, Wai
 import { assertSameOrigin, resolveSameOrigin } from './origin.js';
 import { scrubberOf } from './redact.js';
 import { createRequestHeaders } from './request-headers.js';
+import { readMessage } from './server-message.js';
 import { attemptFailure, DEFAULT_RETRIES, RetryableFailure, waitBeforeRetry, type OriginContact, type RetryPolicy } from './retry.js';
 
 export type { ClientEvent } from './events.js';
@@ -123,8 +124,6 @@ export const MAX_RATE_LIMITED_ATTEMPTS = 5;
 /** Like fetch's 20, but a collection API needs few. */
 const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-/** bytes: a message is a line, not a page. */
-const MAX_MESSAGE_BODY_BYTES = 1024 * 1024;
 
 function pathOf(url: URL): string {
   return url.pathname + url.search;
@@ -394,17 +393,6 @@ function redirectTarget(baseUrl: URL, h: Hop, start: URL, hop: number): URL {
   return url;
 }
 
-/** A failure, an oversized body included, gives undefined: the status says enough. */
-async function readMessage(redact: (text: string) => string, res: Response, what: string): Promise<string | undefined> {
-  try {
-    const { text } = await readBoundedByteText(res, MAX_MESSAGE_BODY_BYTES, what, false);
-    const msg = parseServerMessage(res.headers.get('content-type'), text);
-    return msg === undefined ? undefined : redact(msg);
-  } catch {
-    return undefined;
-  }
-}
-
 async function finish(s: Session, h: Hop, send: SendOptions): Promise<HttpExchange> {
   const { res } = h;
   let text: string | undefined;
@@ -427,64 +415,4 @@ async function finish(s: Session, h: Hop, send: SendOptions): Promise<HttpExchan
   }
   const rateLimit = snapshotOf(h.rl, h.receivedAt, s.budget.serverClock);
   return { ...h, status: res.status, headers: res.headers, text, byteText, serverMessage, rateLimit };
-}
-
-/** characters: one stderr line, not a page of HTML. */
-const MAX_MESSAGE_CHARS = 300;
-
-function oneLine(text: string): string | undefined {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  if (flat.length === 0) return undefined;
-  return flat.length > MAX_MESSAGE_CHARS ? `${flat.slice(0, MAX_MESSAGE_CHARS - 1)}…` : flat;
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim().length > 0 ? value : undefined;
-}
-
-function violationsText(value: unknown): string | undefined {
-  if (!Array.isArray(value) || value.length === 0) return undefined;
-  const parts: string[] = [];
-  for (const v of value) {
-    if (!isObject(v)) continue;
-    const message = str(v.message) ?? str(v.title);
-    if (message === undefined) continue;
-    const path = str(v.propertyPath);
-    parts.push(path !== undefined ? `${path}: ${message}` : message);
-  }
-  return parts.length > 0 ? parts.join('; ') : undefined;
-}
-
-/**
- * The server's own message in an error body, one line. API Platform answers errors in several
- * shapes, so several keys are tried: `ConstraintViolation`'s `violations[]` (422), `message`, a
- * Hydra error's `description`, RFC 9457 problem details' `detail` or `title`; `text/plain` as it
- * is. HTML and anything unparseable give undefined. Never throws.
- */
-export function parseServerMessage(contentType: string | null | undefined, bodyText: string): string | undefined {
-  const type = (contentType ?? '').toLowerCase();
-  const trimmed = bodyText.trim();
-  if (trimmed.length === 0) return undefined;
-  if (type.includes('html') || trimmed.startsWith('<')) return undefined;
-  if (type.includes('json') || trimmed.startsWith('{')) {
-    let body: unknown;
-    try {
-      body = JSON.parse(trimmed);
-    } catch {
-      return undefined;
-    }
-    if (!isObject(body)) return typeof body === 'string' ? oneLine(body) : undefined;
-    const found =
-      violationsText(body.violations) ??
-      str(body.message) ??
-      str(body['hydra:description']) ??
-      str(body.description) ??
-      str(body.detail) ??
-      str(body['hydra:title']) ??
-      str(body.title) ??
-      (isObject(body.error) ? str(body.error.message) : str(body.error));
-    return found === undefined ? undefined : oneLine(found);
-  }
-  if (type.startsWith('text/plain') || type === '') return oneLine(trimmed);
-  return undefined;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseServerMessage } from '../../../src/http/client.js';
+import { parseServerMessage } from '../../../src/http/server-message.js';
 import { API_ERROR_BODIES } from '../../fixtures/api-errors.js';
 
 describe('parseServerMessage', () => {
