@@ -11,7 +11,7 @@ import type { ClientBudget, RateBudget, RateLimitHeaders, RateLimitSnapshot, Wai
 import { assertSameOrigin, resolveSameOrigin } from './origin.js';
 import { scrubberOf } from './redact.js';
 import { createRequestHeaders } from './request-headers.js';
-import { readMessage } from './server-message.js';
+import { readServerMessage } from './server-message.js';
 import { attemptFailure, DEFAULT_RETRIES, RetryableFailure, waitBeforeRetry, type OriginContact, type RetryPolicy } from './retry.js';
 
 export type { ClientEvent } from './events.js';
@@ -399,7 +399,7 @@ async function finish(s: Session, h: Hop, send: SendOptions): Promise<HttpExchan
   let byteText = false;
   let serverMessage: string | undefined;
   if (res.status < 200 || res.status >= 300) {
-    serverMessage = await readMessage(s.redact, res, `GET ${pathOf(h.url)}`);
+    serverMessage = await readServerMessage(s.redact, res, `GET ${pathOf(h.url)}`);
     emitResponse(s, h);
   } else if (send.body === 'discard') {
     await res.body?.cancel().catch(() => undefined);

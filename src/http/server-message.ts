@@ -1,11 +1,17 @@
+/** The server's own words in an error answer, as one line for the error message. */
 import { isObject } from '../json/object.js';
 import { readBoundedByteText } from './body.js';
 
 /** bytes: a message is a line, not a page. */
 const MAX_MESSAGE_BODY_BYTES = 1024 * 1024;
+/** characters: one stderr line, not a page of HTML. */
+const MAX_MESSAGE_CHARS = 300;
 
-/** A failure, an oversized body included, gives undefined: the status says enough. */
-export async function readMessage(redact: (text: string) => string, res: Response, what: string): Promise<string | undefined> {
+/**
+ * Reads a non-2xx body (decoded as UTF-8, invalid bytes U+FFFD) and parses it with {@link parseServerMessage}.
+ * @returns undefined when the read fails or the body is over 1 MiB: the status says enough
+ */
+export async function readServerMessage(redact: (text: string) => string, res: Response, what: string): Promise<string | undefined> {
   try {
     const { text } = await readBoundedByteText(res, MAX_MESSAGE_BODY_BYTES, what, false);
     const msg = parseServerMessage(res.headers.get('content-type'), text);
@@ -14,9 +20,6 @@ export async function readMessage(redact: (text: string) => string, res: Respons
     return undefined;
   }
 }
-
-/** characters: one stderr line, not a page of HTML. */
-const MAX_MESSAGE_CHARS = 300;
 
 function oneLine(text: string): string | undefined {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -42,10 +45,11 @@ function violationsText(value: unknown): string | undefined {
 }
 
 /**
- * The server's own message in an error body, one line. API Platform answers errors in several
- * shapes, so several keys are tried: `ConstraintViolation`'s `violations[]` (422), `message`, a
- * Hydra error's `description`, RFC 9457 problem details' `detail` or `title`; `text/plain` as it
- * is. HTML and anything unparseable give undefined. Never throws.
+ * The server's own message in an error body, one line of at most 300 characters. API Platform
+ * answers errors in several shapes, so several keys are tried: `ConstraintViolation`'s
+ * `violations[]` (422), `message`, a Hydra error's `description`, RFC 9457 problem details'
+ * `detail` or `title`; `text/plain` as it is. HTML (a proxy's error page) and anything
+ * unparseable give undefined. Never throws.
  */
 export function parseServerMessage(contentType: string | null | undefined, bodyText: string): string | undefined {
   const type = (contentType ?? '').toLowerCase();
