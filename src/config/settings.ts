@@ -6,8 +6,11 @@
 import type { Context, IOStreams } from '../context.js';
 import { UsageError } from '../errors.js';
 import { isLoopbackHost, proxyFor } from '../http/proxy.js';
+import { fileError } from '../io/files.js';
 import { inertText } from '../io/terminal-text.js';
+import type { LastSeenCache } from '../rate/index.js';
 import { CONFIGURABLE_FLAGS, type ExportDefaults } from './flags.js';
+import { cacheDirOf } from './folder.js';
 import { createConfigStore, DEFAULT_PROFILE, loadConfFor, type ConfigStore, type ConfigStoreOptions } from './store.js';
 import { parseApiKey, parseBaseUrl, parseBudgetUrl, parseProfileName, storedHeaderName, type ProfileValues } from './values.js';
 
@@ -230,6 +233,19 @@ export function openConfigStore(ctx: Pick<Context, 'configDir' | 'env' | 'io'>):
   return createConfigStore(storeOptions(ctx));
 }
 
+/**
+ * The rate-limit headers last seen per origin and endpoint, for `ratelimit --cached`: kept in the
+ * rate budget's file of the cache folder; its first failure to write is one warning line.
+ */
+export async function openLastSeenCache(ctx: Pick<Context, 'configDir' | 'env' | 'io'>): Promise<LastSeenCache> {
+  const { configDir, env = {}, warn } = storeOptions(ctx);
+  const { loadLastSeenCache } = await import('../rate/index.js');
+  return loadLastSeenCache({
+    cacheDir: cacheDirOf(env, configDir),
+    onWriteError: (err, path) => warn?.(`${fileError('save the rate-limit cache', path, err).message}; \`ratelimit --cached\` may show older values`),
+  });
+}
+
 /** The password of a `--budget` URL (percent-decoded too) and `PGPASSWORD` join the secrets no output shows. */
 function addBudgetSecret(budget: string | undefined, ctx: Pick<Context, 'env' | 'secrets'>): void {
   if (budget === undefined) return;
@@ -244,10 +260,8 @@ function addBudgetSecret(budget: string | undefined, ctx: Pick<Context, 'env' | 
   }
 }
 
-/** The store is for recording rate-limit snapshots. */
 export interface LoadedSettings<S extends ResolvedSettings = ResolvedSettings> {
   settings: S;
-  store: ConfigStore;
 }
 
 /** Adds the key and credential-like stored headers to `ctx.secrets`. @throws {UsageError} as openConfigStore and resolveSettings do */
@@ -257,7 +271,7 @@ export function loadSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir
   ctx.secrets.add(settings.apiKey);
   addBudgetSecret(settings.budget, ctx);
   for (const [name, value] of settings.headers) ctx.secrets.addHeader(name, value);
-  return { settings, store };
+  return { settings };
 }
 
 /**
@@ -265,8 +279,8 @@ export function loadSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir
  * @throws {UsageError} (exit 2) as {@link loadSettings} and {@link requireApiSettings} do, and when that proxy variable is not a proxy URL
  */
 export function loadApiSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir' | 'env' | 'io' | 'secrets'>): LoadedSettings<ApiSettings> {
-  const { settings, store } = loadSettings(flags, ctx);
+  const { settings } = loadSettings(flags, ctx);
   const api = requireApiSettings(settings, stderrWarner(ctx.io));
   proxyFor(api.baseUrl, ctx.env);
-  return { settings: api, store };
+  return { settings: api };
 }

@@ -14,6 +14,7 @@ export type { RateBudget } from './budget.js';
 export type { BudgetSession, BudgetWindowView } from './store-postgres.js';
 export { parseHttpDate, snapshotOf, type RateLimitHeaders, type RateLimitSnapshot, type ServerClock } from './headers.js';
 export { clampTimerMs, decideWait, describeTooLong, type ReceivedResponse } from './wait.js';
+export type { LastSeen, LastSeenCache, LastSeenCacheOptions } from './store-file.js';
 
 /** What a client brings to the governors it shares: its listener of waits and its `--max-wait`. */
 export interface ClientPacing {
@@ -161,4 +162,10 @@ export async function readSharedBudget(
 ): Promise<import('./store-postgres.js').BudgetWindowView[]> {
   const { readBudget } = await import('./store-postgres.js');
   return readBudget(session, origin, keyHashOf(apiKey), nowServerMs);
+}
+
+/** `ratelimit --cached`'s record, kept in the file store's file (its module is loaded here, on use). */
+export async function loadLastSeenCache(options: import('./store-file.js').LastSeenCacheOptions): Promise<import('./store-file.js').LastSeenCache> {
+  const { createLastSeenCache } = await import('./store-file.js');
+  return createLastSeenCache(options);
 }

@@ -1,14 +1,18 @@
 /**
  * `rate-budget.json`, locked with proper-lockfile for one read and one write (never across a wait)
- * and replaced atomically. It never breaks an export: a file that cannot be used is skipped (the
- * caller works alone) and `onTrouble` is told why, once; a corrupt file is replaced.
+ * and replaced atomically. Its document: `{ "version": 1, "apis": { "<origin> <key hash>":
+ * ApiRecord }, "lastSeen": { "<origin> <endpoint>": LastSeen } }`. It never breaks an export: a
+ * file that cannot be used is skipped (the caller works alone) and told about once; a corrupt file
+ * is replaced.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { lockSync } from 'proper-lockfile';
 import writeFileAtomic from 'write-file-atomic';
+import { isObject } from '../json/object.js';
 import { apisOf, cancelIn, observeIn, recordOf, reserveIn, type ApiRecord } from './budget.js';
 import type { QuotaStore, SharedQuotaNow, SharedReservation, SharedSeen, SharedTicket } from './budget.js';
+import type { RateLimitSnapshot } from './headers.js';
 
 export const SHARED_QUOTA_FILE = 'rate-budget.json';
 
@@ -26,65 +30,23 @@ function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-export interface SharedQuotaFileOptions {
-  cacheDir: string;
-  origin: string;
-  /** SHA-256 of the API key, hex: records never hold the key. */
-  keyHash: string;
-  /** Must not throw. */
-  onTrouble?: (message: string) => void;
+/** What the file keeps; anything else in it is dropped on the next write. */
+interface BudgetDoc {
+  apis: Record<string, unknown>;
+  lastSeen: Record<string, unknown>;
 }
 
-class SharedQuotaFile implements SharedQuotaNow {
-  private readonly path: string;
-  private readonly api: string;
-  private readonly told = new Set<string>();
-  /** The latest server time a reservation gave, ms: prunes old windows. */
-  private lastNow = 0;
+/** Told what failed (`read`, `lock`, `update`, `create the folder of`) and why. */
+type Trouble = (what: string, err: unknown) => void;
 
-  constructor(private readonly options: SharedQuotaFileOptions) {
-    this.path = join(options.cacheDir, SHARED_QUOTA_FILE);
-    this.api = `${options.origin} ${options.keyHash}`;
-  }
-
-  reserve(scope: string, nowServerMs: number): SharedReservation | undefined {
-    this.lastNow = nowServerMs;
-    return this.update((record) => reserveIn(record, scope, nowServerMs));
-  }
-
-  observe(scope: string, seen: SharedSeen, ticket?: SharedTicket): boolean {
-    return this.update((record) => observeIn(record, scope, seen, ticket)) ?? false;
-  }
-
-  cancel(scope: string, ticket?: SharedTicket): void {
-    this.update((record) => cancelIn(record, scope, ticket));
-  }
-
-  learnPathScope(route: string): void {
-    this.update((record) => {
-      if (!record.pathScope.includes(route)) record.pathScope.push(route);
-    });
-  }
-
-  isPathScope(route: string): boolean {
-    try {
-      return recordOf(this.read(), this.api).pathScope.includes(route);
-    } catch (err) {
-      this.trouble('read', err);
-      return false;
-    }
-  }
-
-  private trouble(what: string, err: unknown): void {
-    const code = (err as NodeJS.ErrnoException | null)?.code ?? (err instanceof SyntaxError ? 'not JSON' : 'error');
-    const message = `cannot ${what} ${this.path} (${code}); pacing alone`;
-    if (this.told.has(message)) return;
-    this.told.add(message);
-    this.options.onTrouble?.(message);
-  }
+class BudgetFile {
+  constructor(
+    readonly path: string,
+    private readonly trouble: Trouble,
+  ) {}
 
   /** undefined when the file is missing or not JSON. @throws the file system's error otherwise */
-  private read(): unknown {
+  read(): unknown {
     let text: string;
     try {
       text = readFileSync(this.path, 'utf8');
@@ -117,7 +79,7 @@ class SharedQuotaFile implements SharedQuotaNow {
   }
 
   /** undefined when the file could not be used. */
-  private update<T>(change: (record: ApiRecord) => T): T | undefined {
+  update<T>(change: (doc: BudgetDoc) => T): T | undefined {
     try {
       mkdirSync(dirname(this.path), { recursive: true, mode: DIR_MODE });
     } catch (err) {
@@ -128,13 +90,11 @@ class SharedQuotaFile implements SharedQuotaNow {
     if (release === undefined) return undefined;
     try {
       const file = this.read();
-      const record = recordOf(file, this.api);
-      const answer = change(record);
-      const oldest = this.lastNow - KEEP_MS;
-      record.windows = Object.fromEntries(Object.entries(record.windows).filter(([, w]) => w.resetAt === undefined || w.resetAt >= oldest));
-      const apis = apisOf(file);
-      apis[this.api] = record;
-      writeFileAtomic.sync(this.path, JSON.stringify({ version: 1, apis }), { mode: FILE_MODE, fsync: false });
+      const doc: BudgetDoc = { apis: apisOf(file), lastSeen: isObject(file) && isObject(file.lastSeen) ? { ...file.lastSeen } : {} };
+      const answer = change(doc);
+      const { apis, lastSeen } = doc;
+      const text = JSON.stringify(Object.keys(lastSeen).length === 0 ? { version: 1, apis } : { version: 1, apis, lastSeen });
+      writeFileAtomic.sync(this.path, text, { mode: FILE_MODE, fsync: false });
       return answer;
     } catch (err) {
       this.trouble('update', err);
@@ -149,9 +109,148 @@ class SharedQuotaFile implements SharedQuotaNow {
   }
 }
 
+export interface SharedQuotaFileOptions {
+  cacheDir: string;
+  origin: string;
+  /** SHA-256 of the API key, hex: records never hold the key. */
+  keyHash: string;
+  /** Must not throw. */
+  onTrouble?: (message: string) => void;
+}
+
+class SharedQuotaFile implements SharedQuotaNow {
+  private readonly file: BudgetFile;
+  private readonly api: string;
+  private readonly told = new Set<string>();
+  /** The latest server time a reservation gave, ms: prunes old windows. */
+  private lastNow = 0;
+
+  constructor(private readonly options: SharedQuotaFileOptions) {
+    this.file = new BudgetFile(join(options.cacheDir, SHARED_QUOTA_FILE), (what, err) => this.trouble(what, err));
+    this.api = `${options.origin} ${options.keyHash}`;
+  }
+
+  reserve(scope: string, nowServerMs: number): SharedReservation | undefined {
+    this.lastNow = nowServerMs;
+    return this.update((record) => reserveIn(record, scope, nowServerMs));
+  }
+
+  observe(scope: string, seen: SharedSeen, ticket?: SharedTicket): boolean {
+    return this.update((record) => observeIn(record, scope, seen, ticket)) ?? false;
+  }
+
+  cancel(scope: string, ticket?: SharedTicket): void {
+    this.update((record) => cancelIn(record, scope, ticket));
+  }
+
+  learnPathScope(route: string): void {
+    this.update((record) => {
+      if (!record.pathScope.includes(route)) record.pathScope.push(route);
+    });
+  }
+
+  isPathScope(route: string): boolean {
+    try {
+      return recordOf(this.file.read(), this.api).pathScope.includes(route);
+    } catch (err) {
+      this.trouble('read', err);
+      return false;
+    }
+  }
+
+  private trouble(what: string, err: unknown): void {
+    const code = (err as NodeJS.ErrnoException | null)?.code ?? (err instanceof SyntaxError ? 'not JSON' : 'error');
+    const message = `cannot ${what} ${this.file.path} (${code}); pacing alone`;
+    if (this.told.has(message)) return;
+    this.told.add(message);
+    this.options.onTrouble?.(message);
+  }
+
+  private update<T>(change: (record: ApiRecord) => T): T | undefined {
+    return this.file.update((doc) => {
+      const record = recordOf(doc, this.api);
+      const answer = change(record);
+      const oldest = this.lastNow - KEEP_MS;
+      record.windows = Object.fromEntries(Object.entries(record.windows).filter(([, w]) => w.resetAt === undefined || w.resetAt >= oldest));
+      doc.apis[this.api] = record;
+      return answer;
+    });
+  }
+}
+
 export type FileStoreOptions = Omit<SharedQuotaFileOptions, 'origin' | 'keyHash'>;
 
 /** Its quotas touch nothing until used. */
 export function createFileStore(options: FileStoreOptions): QuotaStore {
   return { open: (origin, keyHash) => new SharedQuotaFile({ ...options, origin, keyHash }) };
+}
+
+/** The rate-limit headers last seen on an endpoint of an origin, for `ratelimit --cached`; never the key. */
+export interface LastSeen extends RateLimitSnapshot {
+  origin: string;
+  /** Of the endpoint table (e.g. `invoices`), or the path `get` exported. */
+  endpoint: string;
+}
+
+export interface LastSeenCache {
+  /**
+   * Unless a newer observation of the same origin and endpoint is stored. Never throws.
+   * @returns false when the file could not be written
+   */
+  record(origin: string, endpoint: string, snapshot: RateLimitSnapshot): boolean;
+  /** In no particular order; a file that cannot be read reads as empty. */
+  list(origin?: string): LastSeen[];
+}
+
+export interface LastSeenCacheOptions {
+  cacheDir: string;
+  /** Told the first failure to write (not a lock held by others too long, nor a corrupt file, which is replaced); must not throw. */
+  onWriteError?: (err: unknown, path: string) => void;
+}
+
+const OPTIONAL_FIELDS = ['limit', 'remaining', 'resetAt', 'resetLocalAt'] as const;
+
+/** Its numbers in a fixed order, finite ones only (the file may have been edited). */
+function lastSeenOf(value: unknown): LastSeen | undefined {
+  if (!isObject(value) || typeof value.origin !== 'string' || typeof value.endpoint !== 'string' || typeof value.observedAt !== 'number')
+    return undefined;
+  const entry: LastSeen = { origin: value.origin, endpoint: value.endpoint, observedAt: value.observedAt };
+  for (const field of OPTIONAL_FIELDS) {
+    const n = value[field];
+    if (typeof n === 'number' && Number.isFinite(n)) entry[field] = n;
+  }
+  return entry;
+}
+
+/** Kept in the budget's file, under `lastSeen`, keyed `<origin> <endpoint>`; touches nothing until used. */
+export function createLastSeenCache(options: LastSeenCacheOptions): LastSeenCache {
+  let failed = false;
+  const file = new BudgetFile(join(options.cacheDir, SHARED_QUOTA_FILE), (what, err) => {
+    if (failed || what === 'read' || (err as NodeJS.ErrnoException | null)?.code === 'ELOCKED') return;
+    failed = true;
+    options.onWriteError?.(err, file.path);
+  });
+  return {
+    record(origin, endpoint, snapshot) {
+      const written = file.update((doc) => {
+        const id = `${origin} ${endpoint}`;
+        const previous = Object.hasOwn(doc.lastSeen, id) ? lastSeenOf(doc.lastSeen[id]) : undefined;
+        if (previous === undefined || previous.observedAt <= snapshot.observedAt) doc.lastSeen[id] = lastSeenOf({ ...snapshot, origin, endpoint });
+        return true;
+      });
+      return written ?? false;
+    },
+    list(origin) {
+      let doc: unknown;
+      try {
+        doc = file.read();
+      } catch {
+        return [];
+      }
+      if (!isObject(doc) || !isObject(doc.lastSeen)) return [];
+      return Object.values(doc.lastSeen)
+        .map(lastSeenOf)
+        .filter((e): e is LastSeen => e !== undefined && (origin === undefined || e.origin === origin));
+    },
+  };
 }

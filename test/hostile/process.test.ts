@@ -12,7 +12,6 @@ import { readCommandLine } from '../../src/cli/argv.js';
 import { asWriteFailure, failureText, installProcessGuard, main, wantsStack } from '../../src/cli/main.js';
 import { formatError } from '../../src/commands/error-text.js';
 import { listenError } from '../../src/commands/sandbox/sandbox.js';
-import { createRateLimitCache, type JsonStore } from '../../src/config/store.js';
 import { OutputError, UsageError } from '../../src/errors.js';
 import { createSecrets } from '../../src/secrets.js';
 import { BIN, requireBuild, runCli, runShell, type CliResult } from '../helpers/cli.js';
@@ -150,7 +149,7 @@ describe('write errors of the config file and the rate-limit cache (ulimit -f 0:
     const args = ['invoices', '--taxpayer', world.taxpayer, '--cursor', '--items-per-page', '25', '--base-url', world.base];
     const reference = await runCli(args, { cwd: dir.path, env: cliEnv(dir) });
     expect(reference.code).toBe(0);
-    const cache = dir.file('config/ratelimit.json');
+    const cache = dir.file('config/rate-budget.json');
     const cacheBefore = readFileSync(cache);
     const r = await runShell(`ulimit -f 0; "${NODE}" "${BIN}" ${quote(args)}`, { cwd: dir.path, env: cliEnv(dir) });
     expect(r.code).toBe(0);
@@ -163,25 +162,8 @@ describe('write errors of the config file and the rate-limit cache (ulimit -f 0:
       `collections: warning: cannot save the rate-limit cache ${cache}: file too large (EFBIG); \`ratelimit --cached\` may show older values`,
     );
     expect(readFileSync(cache)).toEqual(cacheBefore);
-    expect(filesOf(dir.path)).toEqual(['config', 'config/rate-budget.json', 'config/ratelimit.json']);
+    expect(filesOf(dir.path)).toEqual(['config', 'config/rate-budget.json']);
     expect(canaryFree(r.stdout, r.stderr)).toBe(true);
-  });
-
-  it('the cache reports its write error (an injected store that fails with ENOSPC) and never throws', () => {
-    const seen: unknown[] = [];
-    const failing = {
-      get: () => ({}),
-      set: () => {
-        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-      },
-    };
-    const cache = createRateLimitCache(
-      () => failing as unknown as JsonStore,
-      (err) => seen.push(err),
-    );
-    expect(cache.record('https://api.example.com', 'invoices', { observedAt: 1, limit: 5 })).toBe(false);
-    expect(seen).toHaveLength(1);
-    expect((seen[0] as NodeJS.ErrnoException).code).toBe('ENOSPC');
   });
 });
 

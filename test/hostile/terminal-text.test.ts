@@ -125,7 +125,9 @@ describe('ratelimit tables are inert', () => {
     mkdirSync(dir.file('config'), { mode: 0o700 });
     const origin = `https://api${UGLY}.example`;
     const entry = { origin, endpoint: `inv\u001b[2Joices`, limit: 60, remaining: 7, observedAt: world.clock.now() - 5000 };
-    writeFileSync(dir.file('config/ratelimit.json'), JSON.stringify({ entries: { [`${origin} invoices`]: entry } }), { mode: 0o600 });
+    writeFileSync(dir.file('config/rate-budget.json'), JSON.stringify({ version: 1, apis: {}, lastSeen: { [`${origin} invoices`]: entry } }), {
+      mode: 0o600,
+    });
     const r = await runInProcess(world, dir, ['ratelimit', '--cached'], { connectVia: 'none' });
     expect(r.code).toBe(0);
     // Numbers are aligned right.

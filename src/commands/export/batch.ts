@@ -257,7 +257,7 @@ async function runUnit(unit: Unit, batch: BatchPlan, ctx: Context): Promise<Taxp
       ...(items === undefined ? {} : { items }),
     };
   } finally {
-    if (last) batch.settings.recordRateLimit(plan.endpoint.key, last);
+    if (last) await batch.settings.recordRateLimit(plan.endpoint.key, last);
   }
 }
 

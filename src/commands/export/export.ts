@@ -125,6 +125,6 @@ async function runLoneExport(command: string, flags: ExportFlags, argv: readonly
     const query = flags.path?.includes('?') ? flags.path.slice(flags.path.indexOf('?') + 1) : '';
     throw withRequestHint(err, { ids: idsFromFlags(flags), baseUrl: plan.http.baseUrl, params: flags.param ?? [], query });
   } finally {
-    if (last) settings.recordRateLimit(plan.endpoint.key, last);
+    if (last) await settings.recordRateLimit(plan.endpoint.key, last);
   }
 }

@@ -1,13 +1,13 @@
 /** The profile's settings of an export: the key, the base URL, stored defaults and headers. */
 import type { Context } from '../../context.js';
-import { loadApiSettings, type SettingsFlags } from '../../config/settings.js';
+import { loadApiSettings, openLastSeenCache, type SettingsFlags } from '../../config/settings.js';
 import type { RateLimitSnapshot } from '../../http/client.js';
 import type { ResolvedExportSettings } from '../../export/plan/parts.js';
 
 export interface LoadedExportSettings {
   resolved: ResolvedExportSettings;
-  /** For `ratelimit --cached`; never throws. */
-  recordRateLimit: (endpointKey: string, snapshot: RateLimitSnapshot) => void;
+  /** For `ratelimit --cached`; never rejects. */
+  recordRateLimit: (endpointKey: string, snapshot: RateLimitSnapshot) => Promise<void>;
 }
 
 /**
@@ -16,7 +16,7 @@ export interface LoadedExportSettings {
  *   would be sent to another origin than its profile's
  */
 export function loadExportSettings(flags: SettingsFlags, ctx: Context): LoadedExportSettings {
-  const { settings, store } = loadApiSettings(flags, ctx);
+  const { settings } = loadApiSettings(flags, ctx);
   const origin = settings.baseUrl.origin;
   return {
     resolved: {
@@ -26,8 +26,8 @@ export function loadExportSettings(flags: SettingsFlags, ctx: Context): LoadedEx
       headers: settings.headers,
       ...(settings.budget === undefined ? {} : { budget: settings.budget }),
     },
-    recordRateLimit: (endpointKey, snapshot) => {
-      store.recordRateLimit(origin, endpointKey, snapshot);
+    recordRateLimit: async (endpointKey, snapshot) => {
+      (await openLastSeenCache(ctx)).record(origin, endpointKey, snapshot);
     },
   };
 }

@@ -3,9 +3,8 @@
  * the ids allow, then its `X-RateLimit-*` headers. A 429 is an answer here, never waited on.
  */
 import type { Context } from '../../context.js';
-import { loadSettings, openConfigStore, requireApiSettings, stderrWarner } from '../../config/settings.js';
+import { loadSettings, openLastSeenCache, requireApiSettings, stderrWarner } from '../../config/settings.js';
 import type { ApiSettings, ResolvedSettings, SettingsFlags } from '../../config/settings.js';
-import type { ConfigStore, RateLimitCacheEntry, RateLimitObservation } from '../../config/store.js';
 import { buildPath, endpointUrl, ENDPOINTS, idsFromFlags } from '../../endpoints.js';
 import type { Endpoint, IdFlagValues, Ids } from '../../endpoints.js';
 import { ExitCode, HttpError } from '../../errors.js';
@@ -13,7 +12,8 @@ import { formatLocalTime, formatTimeLeft } from '../../io/format.js';
 import { inertText, outputColumns } from '../../io/terminal-text.js';
 import { createClient } from '../../http/client.js';
 import { mergeHeaders } from '../../http/request-headers.js';
-import type { Client, ClientOptions, ProbeResult } from '../../http/client.js';
+import type { Client, ClientOptions, ProbeResult, RateLimitSnapshot } from '../../http/client.js';
+import type { LastSeen, LastSeenCache } from '../../rate/index.js';
 import { drawTable, loadTableSupport } from '../../output/table-draw.js';
 
 export interface RatelimitCommandOptions extends SettingsFlags, IdFlagValues {
@@ -25,10 +25,10 @@ export interface RatelimitCommandOptions extends SettingsFlags, IdFlagValues {
 
 /** @throws as {@link showRatelimit}, and {@link UsageError} (exit 2) for invalid settings */
 export async function runRatelimit(ctx: Context, options: RatelimitCommandOptions): Promise<number> {
-  const { settings, store } = loadSettings(options, ctx);
+  const { settings } = loadSettings(options, ctx);
   if (options.budget !== undefined && !options.cached) return showSharedBudget(settings, options.json, ctx);
   const headers = mergeHeaders(settings.headers, options.header ?? []);
-  return showRatelimit({ settings, store, ...idsFromFlags(options), json: options.json, cached: options.cached, headers }, ctx);
+  return showRatelimit({ settings, ...idsFromFlags(options), json: options.json, cached: options.cached, headers }, ctx);
 }
 
 export interface RatelimitOptions extends Ids {
@@ -36,8 +36,8 @@ export interface RatelimitOptions extends Ids {
   settings: ResolvedSettings;
   json: boolean;
   cached: boolean;
-  /** Tests: instead of opening the one of `ctx.configDir`. */
-  store?: ConfigStore;
+  /** Tests: instead of the one of the cache folder. */
+  cache?: LastSeenCache;
   headers?: Readonly<Record<string, string>>;
 }
 
@@ -95,7 +95,7 @@ interface ProbeAnswer {
 }
 
 /** @throws {HttpError} for 401/403 (exit 3); whatever the client throws for network failures */
-async function probeOne(client: Client, settings: ApiSettings, store: ConfigStore, endpoint: Endpoint, path: string): Promise<ProbeAnswer> {
+async function probeOne(client: Client, settings: ApiSettings, cache: LastSeenCache, endpoint: Endpoint, path: string): Promise<ProbeAnswer> {
   const url = endpointUrl(settings.baseUrl, path);
   url.search = '?itemsPerPage=1';
   const result = await client.probe(url);
@@ -105,7 +105,7 @@ async function probeOne(client: Client, settings: ApiSettings, store: ConfigStor
     if (result.requestId !== undefined) details.requestId = result.requestId;
     throw new HttpError(details);
   }
-  if (result.rateLimit !== undefined) store.recordRateLimit(settings.baseUrl.origin, endpoint.key, result.rateLimit);
+  if (result.rateLimit !== undefined) cache.record(settings.baseUrl.origin, endpoint.key, result.rateLimit);
   return { result, path, endpoint };
 }
 
@@ -125,7 +125,7 @@ function probeClient(options: RatelimitOptions, settings: ApiSettings, ctx: Cont
 }
 
 /** The quota fields of a row, from the `X-RateLimit-*` headers of one answer (seen now or cached). */
-function quotaOf(rl: Partial<RateLimitObservation> | undefined, now: number): Pick<RatelimitRow, 'limit' | 'remaining' | 'reset' | 'resetInSeconds'> {
+function quotaOf(rl: Partial<RateLimitSnapshot> | undefined, now: number): Pick<RatelimitRow, 'limit' | 'remaining' | 'reset' | 'resetInSeconds'> {
   const resetAt = rl?.resetLocalAt ?? rl?.resetAt;
   return {
     limit: rl?.limit ?? null,
@@ -178,16 +178,16 @@ export async function showRatelimit(options: RatelimitOptions, ctx: Context): Pr
 
   if (options.cached) {
     const cachedOptions = { json: options.json, ...(options.settings.baseUrl ? { baseUrl: options.settings.baseUrl } : {}) };
-    return runCachedRatelimit(cachedOptions, ctx, options.store ?? openConfigStore(ctx));
+    return runCachedRatelimit(cachedOptions, ctx, options.cache ?? (await openLastSeenCache(ctx)));
   }
 
   const settings = requireApiSettings(options.settings, stderrWarner(ctx.io));
-  const store = options.store ?? openConfigStore(ctx);
+  const cache = options.cache ?? (await openLastSeenCache(ctx));
   const client = probeClient(options, settings, ctx);
   const answers = await mapLimited(
     endpoints.map((_e, i) => i),
     PROBES_IN_FLIGHT,
-    (i) => probeOne(client, settings, store, endpoints[i]!, paths[i]!),
+    (i) => probeOne(client, settings, cache, endpoints[i]!, paths[i]!),
   );
 
   const now = ctx.clock.now();
@@ -226,16 +226,14 @@ const tableWidth = (ctx: Pick<Context, 'io' | 'env'>): number => outputColumns(c
 const cell = (v: number | undefined): string => (v === undefined ? '-' : String(v));
 
 /** @param options.baseUrl only its origin's entries when known, else every origin's */
-async function runCachedRatelimit(options: { baseUrl?: URL; json: boolean }, ctx: Context, store: ConfigStore): Promise<number> {
+async function runCachedRatelimit(options: { baseUrl?: URL; json: boolean }, ctx: Context, cache: LastSeenCache): Promise<number> {
   const now = ctx.clock.now();
   const origin = options.baseUrl?.origin;
-  const order = (e: RateLimitCacheEntry): number => {
+  const order = (e: LastSeen): number => {
     const i = ENDPOINTS.findIndex((row) => row.key === e.endpoint);
     return i < 0 ? ENDPOINTS.length : i;
   };
-  const entries = store
-    .rateLimits(origin)
-    .sort((a, b) => a.origin.localeCompare(b.origin) || order(a) - order(b) || a.endpoint.localeCompare(b.endpoint));
+  const entries = cache.list(origin).sort((a, b) => a.origin.localeCompare(b.origin) || order(a) - order(b) || a.endpoint.localeCompare(b.endpoint));
 
   const rows: CachedRatelimitRow[] = entries.map((e) => ({
     origin: e.origin,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DIR_MODE, FILE_MODE } from '../../../src/config/folder.js';
-import { createConfStore, createJsonStore as createCacheStore, readJsonFile, type JsonStore, loadConfFor } from '../../../src/config/store.js';
+import { createConfStore, loadConfFor } from '../../../src/config/store.js';
 
 const posix = process.platform !== 'win32';
 const mode = (path: string): number => statSync(path).mode & 0o777;
@@ -20,19 +20,16 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 /** What the `conf` package of older versions wrote: the object with tab indents, no final newline. */
 const CONF_WRITTEN = '{\n\t"profiles": {\n\t\t"default": {\n\t\t\t"api-key": "k",\n\t\t\t"timeout": 5000\n\t\t}\n\t}\n}';
 
-// The same promises of the settings file (kept with conf) and of the rate-limit cache.
 // What the CLI does before a command (createProgram's preAction).
 beforeAll(() => loadConfFor({}, true));
 
-describe.each([
-  ['createConfStore', createConfStore],
-  ['createJsonStore', createCacheStore],
-])('%s', (_name, createJsonStore: (path: string) => JsonStore) => {
+const createJsonStore = createConfStore;
+
+describe('createConfStore', () => {
   it('reads a missing file as empty and creates nothing until a write', () => {
     const store = createJsonStore(path);
     expect(store.path).toBe(path);
     expect(store.get('profiles')).toBeUndefined();
-    expect(readJsonFile(path)).toBeUndefined();
     expect(existsSync(join(root, 'cfg'))).toBe(false);
   });
 

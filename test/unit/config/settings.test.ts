@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -291,13 +291,45 @@ describe('loadApiSettings / loadSettings (context wiring)', () => {
     const { createTestContext } = await import('../../helpers/world.js');
     seed('work', { 'base-url': 'http://api.example.com', 'api-key': CANARY });
     const t = createTestContext({ configDir: root, env: { COLLECTIONS_PROFILE: 'work' } });
-    const { settings, store: opened } = loadApiSettings({}, t.ctx);
+    const { settings } = loadApiSettings({}, t.ctx);
     expect(settings.apiKey).toBe(CANARY);
     expect(settings.profile).toBe('work');
-    expect(opened.path).toBe(join(root, 'config.json'));
     expect(t.stderr.text()).toMatch(/^collections: warning: .*plain http.*\n$/);
     expect(t.stderr.text()).not.toContain(CANARY);
     expect(() => loadSettings({ profile: 'nobody' }, t.ctx)).toThrow("unknown profile 'nobody' (from --profile)");
     expect(() => loadApiSettings({ profile: 'nobody' }, t.ctx)).toThrow(UsageError);
+  });
+});
+
+describe('openLastSeenCache', () => {
+  it.runIf(process.platform === 'linux')(
+    'keeps the headers in the rate budget’s file of the cache folder (XDG_CACHE_HOME by default), 0700/0600',
+    async () => {
+      const { openLastSeenCache } = await import('../../../src/config/settings.js');
+      const { createTestContext } = await import('../../helpers/context.js');
+      const t = createTestContext({ configDir: undefined, env: { XDG_CACHE_HOME: join(root, 'xdg-cache') } });
+      const cache = await openLastSeenCache(t.ctx);
+      expect(cache.record(PROD, 'entities', { limit: 10, remaining: 9, observedAt: 1 })).toBe(true);
+      const folder = join(root, 'xdg-cache', 'collections-nodejs');
+      expect(readdirSync(folder)).toEqual(['rate-budget.json']);
+      if (process.platform !== 'win32') {
+        expect(statSync(folder).mode & 0o777).toBe(0o700);
+        expect(statSync(join(folder, 'rate-budget.json')).mode & 0o777).toBe(0o600);
+      }
+      expect(cache.list(PROD)).toEqual([{ origin: PROD, endpoint: 'entities', limit: 10, remaining: 9, observedAt: 1 }]);
+    },
+  );
+
+  it('warns once, on stderr, when the file cannot be saved', async () => {
+    const { openLastSeenCache } = await import('../../../src/config/settings.js');
+    const { createTestContext } = await import('../../helpers/context.js');
+    writeFileSync(join(root, 'blocker'), 'x');
+    const t = createTestContext({ configDir: root, env: { COLLECTIONS_CACHE_DIR: join(root, 'blocker', 'cache') } });
+    const cache = await openLastSeenCache(t.ctx);
+    expect(cache.record(PROD, 'entities', { observedAt: 1 })).toBe(false);
+    expect(cache.record(PROD, 'events', { observedAt: 1 })).toBe(false);
+    expect(t.stderr.text()).toMatch(
+      /^collections: warning: cannot save the rate-limit cache .*blocker\/cache\/rate-budget\.json: .*; `ratelimit --cached` may show older values\n$/,
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -31,11 +31,9 @@ describe('file and folder modes', () => {
     try {
       const store = open();
       store.set('default', 'api-key', CANARY);
-      store.recordRateLimit('https://api.example.com', 'entities', { limit: 10, remaining: 9, resetAt: 1, observedAt: 1 });
       expect(mode(dir)).toBe(DIR_MODE);
       expect(mode(store.path)).toBe(FILE_MODE);
-      expect(mode(store.rateLimitPath)).toBe(FILE_MODE);
-      // A second write (a temp file renamed into place, createJsonStore) keeps the mode.
+      // A second write (a temp file renamed into place) keeps the mode.
       store.set('default', 'base-url', 'https://api.example.com');
       expect(mode(store.path)).toBe(FILE_MODE);
       expect(warnings).toEqual([]);
@@ -184,34 +182,6 @@ describe('config errors carry the E_CONFIG code (exit 2)', () => {
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: 'x' } }), { mode: 0o600 });
     const e = caught(() => open().getProfile('default'));
     expect([e.code, e.exitCode]).toEqual(['E_CONFIG', 2]);
-  });
-});
-
-describe('rate-limit cache', () => {
-  it('keeps the newest observation per origin and endpoint, and never the key', () => {
-    const store = open();
-    store.set('default', 'api-key', CANARY);
-    const a = 'https://api.example.com';
-    const b = 'http://127.0.0.1:9999';
-    expect(store.recordRateLimit(a, 'entities', { limit: 60, remaining: 10, resetAt: 5_000, observedAt: 2_000 })).toBe(true);
-    store.recordRateLimit(a, 'entities', { limit: 60, remaining: 50, resetAt: 4_000, observedAt: 1_000 });
-    store.recordRateLimit(a, 'events', { limit: 60, observedAt: 3_000 });
-    store.recordRateLimit(b, 'entities', { limit: 5, remaining: 0, resetAt: 9_000, observedAt: 4_000 });
-    const ofA = store.rateLimits(a).sort((x, y) => x.endpoint.localeCompare(y.endpoint));
-    expect(ofA).toEqual([
-      { origin: a, endpoint: 'entities', limit: 60, remaining: 10, resetAt: 5_000, observedAt: 2_000 },
-      { origin: a, endpoint: 'events', limit: 60, observedAt: 3_000 },
-    ]);
-    expect(store.rateLimits()).toHaveLength(3);
-    expect(readFileSync(store.rateLimitPath, 'utf8')).not.toContain(CANARY);
-  });
-
-  it('an unreadable cache reads as empty and recording reports failure instead of throwing', () => {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeFileSync(join(dir, 'ratelimit.json'), 'not json', { mode: 0o600 });
-    const store = open();
-    expect(store.rateLimits()).toEqual([]);
-    expect(store.recordRateLimit('https://x.example', 'entities', { observedAt: 1 })).toBe(false);
   });
 });
 

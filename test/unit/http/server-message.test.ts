@@ -68,7 +68,7 @@ describe('parseServerMessage', () => {
 });
 
 describe('readServerMessage', () => {
-  const read = (body: BodyInit | null, type: string): Promise<string | undefined> =>
+  const read = (body: string | Uint8Array | null, type: string): Promise<string | undefined> =>
     readServerMessage(
       (t) => t.replaceAll('s3cr3t-key', '[REDACTED]'),
       new Response(body, { status: 500, headers: { 'content-type': type } }),

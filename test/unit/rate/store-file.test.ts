@@ -6,7 +6,7 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { SharedQuotaNow } from '../../../src/rate/budget.js';
-import { SHARED_QUOTA_FILE, createFileStore, type FileStoreOptions } from '../../../src/rate/store-file.js';
+import { SHARED_QUOTA_FILE, createFileStore, createLastSeenCache, type FileStoreOptions } from '../../../src/rate/store-file.js';
 
 const createSharedQuotaFile = ({ origin, keyHash, ...options }: FileStoreOptions & { origin: string; keyHash: string }): SharedQuotaNow =>
   createFileStore(options).open(origin, keyHash) as SharedQuotaNow;
@@ -150,5 +150,78 @@ describe('shared quota file', () => {
       chmodSync(ro.path, 0o700);
       ro.remove();
     }
+  });
+});
+
+describe('the rate-limit headers last seen (`ratelimit --cached`), in the same file', () => {
+  const A = 'https://api.example.com';
+  const B = 'http://127.0.0.1:9999';
+
+  it('keeps the newest observation per origin and endpoint, and never the key', () => {
+    const cache = createLastSeenCache({ cacheDir: dir.path });
+    expect(cache.record(A, 'entities', { limit: 60, remaining: 10, resetAt: 5_000, resetLocalAt: 5_100, observedAt: 2_000 })).toBe(true);
+    expect(cache.record(A, 'entities', { limit: 60, remaining: 50, resetAt: 4_000, observedAt: 1_000 })).toBe(true);
+    cache.record(A, 'events', { limit: 60, observedAt: 3_000 });
+    cache.record(B, 'entities', { limit: 5, remaining: 0, resetAt: 9_000, observedAt: 4_000 });
+    const ofA = createLastSeenCache({ cacheDir: dir.path })
+      .list(A)
+      .sort((x, y) => x.endpoint.localeCompare(y.endpoint));
+    expect(ofA).toEqual([
+      { origin: A, endpoint: 'entities', limit: 60, remaining: 10, resetAt: 5_000, resetLocalAt: 5_100, observedAt: 2_000 },
+      { origin: A, endpoint: 'events', limit: 60, observedAt: 3_000 },
+    ]);
+    expect(cache.list()).toHaveLength(3);
+    if (process.platform !== 'win32') expect(statSync(dir.file(SHARED_QUOTA_FILE)).mode & 0o777).toBe(0o600);
+  });
+
+  it('lives beside the budget’s records: each writer keeps the other’s', () => {
+    const q = open();
+    q.reserve(ROUTE, T);
+    const cache = createLastSeenCache({ cacheDir: dir.path });
+    cache.record(A, 'invoices', { limit: 60, remaining: 59, observedAt: T });
+    q.observe(ROUTE, { limit: 60, remaining: 59, resetAt: RESET });
+    const file = JSON.parse(readFileSync(dir.file(SHARED_QUOTA_FILE), 'utf8')) as { version: number; apis: object; lastSeen: object };
+    expect(Object.keys(file).sort()).toEqual(['apis', 'lastSeen', 'version']);
+    expect(file.lastSeen).toEqual({ [`${A} invoices`]: { origin: A, endpoint: 'invoices', limit: 60, remaining: 59, observedAt: T } });
+    expect(open().reserve(ROUTE, T + 1)).toEqual({ granted: true, ticket: { resetAt: RESET, seen: 1 } });
+    expect(readFileSync(dir.file(SHARED_QUOTA_FILE), 'utf8')).not.toContain(CANARY);
+  });
+
+  it('reads what an edited file holds only when it has the shape, and a corrupt file as empty (recording replaces it)', () => {
+    const entry = { origin: A, endpoint: 'invoices', limit: 5, remaining: 'two', resetAt: null, observedAt: 7 };
+    writeFileSync(dir.file(SHARED_QUOTA_FILE), JSON.stringify({ version: 1, apis: {}, lastSeen: { a: entry, b: { origin: A }, c: 3 } }));
+    const errors: unknown[] = [];
+    const cache = createLastSeenCache({ cacheDir: dir.path, onWriteError: (err) => errors.push(err) });
+    expect(cache.list()).toEqual([{ origin: A, endpoint: 'invoices', limit: 5, observedAt: 7 }]);
+    writeFileSync(dir.file(SHARED_QUOTA_FILE), 'not json');
+    expect(cache.list()).toEqual([]);
+    expect(cache.record(A, 'entities', { observedAt: 1 })).toBe(true);
+    expect(cache.list()).toEqual([{ origin: A, endpoint: 'entities', observedAt: 1 }]);
+    expect(errors).toEqual([]);
+  });
+
+  it('ignores an older version’s ratelimit.json beside it', () => {
+    writeFileSync(dir.file('ratelimit.json'), JSON.stringify({ entries: { [`${A} invoices`]: { origin: A, endpoint: 'invoices', observedAt: 7 } } }));
+    expect(createLastSeenCache({ cacheDir: dir.path }).list()).toEqual([]);
+  });
+
+  it('never throws: a folder that cannot be made is told once, recording answers false and listing is empty', () => {
+    writeFileSync(dir.file('blocker'), 'x');
+    const errors: Array<[string | undefined, string]> = [];
+    const cache = createLastSeenCache({
+      cacheDir: dir.file('blocker/cache'),
+      onWriteError: (err, path) => errors.push([(err as NodeJS.ErrnoException).code, path]),
+    });
+    expect(cache.record(A, 'entities', { observedAt: 1 })).toBe(false);
+    expect(cache.record(A, 'entities', { observedAt: 2 })).toBe(false);
+    expect(cache.list()).toEqual([]);
+    expect(errors).toEqual([[expect.stringMatching(/^E/), dir.file(`blocker/cache/${SHARED_QUOTA_FILE}`)]]);
+  });
+
+  it('answers false without a warning while another process holds the lock', () => {
+    mkdirSync(dir.file(`${SHARED_QUOTA_FILE}.lock`));
+    const errors: unknown[] = [];
+    expect(createLastSeenCache({ cacheDir: dir.path, onWriteError: (err) => errors.push(err) }).record(A, 'entities', { observedAt: 1 })).toBe(false);
+    expect(errors).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import { showRatelimit, selectProbeEndpoints, type RatelimitRow } from '../../..
 import { resolveSettings, type SettingsFlags } from '../../../../src/config/settings.js';
 import type { FetchLike } from '../../../../src/context.js';
 import { createConfigStore, type ConfigStore } from '../../../../src/config/store.js';
+import { createLastSeenCache, type LastSeenCache } from '../../../../src/rate/store-file.js';
 import { HttpError, UsageError } from '../../../../src/errors.js';
 import { createSandbox, type Sandbox } from '../../../../src/sandbox/app.js';
 import { createSandboxFetch } from '../../../../src/sandbox/fetch.js';
@@ -16,6 +17,7 @@ const START = Date.UTC(2024, 3, 16, 18, 0, 0);
 
 let dir: TempDir;
 let store: ConfigStore;
+let cache: LastSeenCache;
 let clock: VirtualClock;
 let sandbox: Sandbox;
 let taxpayer: string;
@@ -24,6 +26,7 @@ let invoice: string;
 beforeEach(() => {
   dir = tempDir('collections-ratelimit-');
   store = createConfigStore({ configDir: dir.path });
+  cache = createLastSeenCache({ cacheDir: dir.path });
   ({ clock, sandbox, taxpayer } = createWorld({
     start: START,
     base: BASE,
@@ -61,7 +64,7 @@ interface Outcome {
 
 async function run(options: Partial<Parameters<typeof showRatelimit>[0]>, t: TestContext = context()): Promise<Outcome> {
   try {
-    const code = await showRatelimit({ settings: settings(), json: false, cached: false, store, ...options }, t.ctx);
+    const code = await showRatelimit({ settings: settings(), json: false, cached: false, cache, ...options }, t.ctx);
     return { code, out: t.stdout.text(), err: t.stderr.text(), t };
   } catch (error) {
     return { error, out: t.stdout.text(), err: t.stderr.text(), t };
@@ -111,7 +114,7 @@ describe('ratelimit (live)', () => {
     expect(o.t.fetched).toHaveLength(5);
     for (const u of o.t.fetched) expect(new URL(u).searchParams.get('itemsPerPage')).toBe('1');
 
-    const cached = store.rateLimits(new URL(BASE).origin);
+    const cached = cache.list(new URL(BASE).origin);
     expect(cached).toHaveLength(5);
     expect(cached.find((c) => c.endpoint === 'entities')).toMatchObject({ limit: 3, remaining: 0 });
     expect(cached.find((c) => c.endpoint === 'invoices')).toMatchObject({ limit: 3, remaining: 2 });
@@ -204,7 +207,7 @@ describe('ratelimit (live)', () => {
     const o = await run({}, context({ fetch: bare }));
     expect(o.code).toBe(0);
     expect(o.out.split('\n').find((l) => l.includes('entities'))).toMatch(/entities\s*│\s*-\s*│\s*-/);
-    expect(store.rateLimits()).toEqual([]);
+    expect(cache.list()).toEqual([]);
   });
 
   it('the help says that each check spends one request of the quota', () => {
@@ -234,8 +237,8 @@ describe('ratelimit --cached', () => {
   });
 
   it('needs no key, and only shows the configured origin when one is known', async () => {
-    store.recordRateLimit('https://a.example', 'entities', { limit: 5, remaining: 4, resetAt: START + 10_000, observedAt: START });
-    store.recordRateLimit('https://b.example', 'entities', { limit: 9, remaining: 8, resetAt: START + 10_000, observedAt: START });
+    cache.record('https://a.example', 'entities', { limit: 5, remaining: 4, resetAt: START + 10_000, observedAt: START });
+    cache.record('https://b.example', 'entities', { limit: 9, remaining: 8, resetAt: START + 10_000, observedAt: START });
     const one = await run({ cached: true, json: true, settings: settings({ baseUrl: 'https://b.example' }) });
     expect((JSON.parse(one.out) as Array<{ origin: string }>).map((r) => r.origin)).toEqual(['https://b.example']);
     const all = await run({ cached: true, settings: settings({}) });
