@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProxyFailure } from '../../../src/http/proxy.js';
-import { describeConnectFailure, RetryableFailure, waitBeforeRetry } from '../../../src/http/retry.js';
+import { describeConnectFailure, describeNetworkError } from '../../../src/http/connect-failure.js';
+import { RetryableFailure, waitBeforeRetry } from '../../../src/http/retry.js';
 import { ApiUnavailableError, renderHint, type Hint } from '../../../src/errors.js';
 import { CLI_WORDS } from '../../../src/commands/error-text.js';
 import { createServerClock } from '../../../src/rate/headers.js';
@@ -144,5 +145,21 @@ describe('waitBeforeRetry with a connect failure', () => {
       'the API could not be read (GET /entities): ECONNREFUSED: connection refused by http://127.0.0.1:9',
     );
     expect((err as ApiUnavailableError).hint).toBe('check base-url');
+  });
+});
+
+describe('describeNetworkError', () => {
+  it.each([
+    ['a code on the error', Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), 'ECONNREFUSED'],
+    [
+      'a code on the cause (undici fetch failed)',
+      new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) }),
+      'UND_ERR_SOCKET',
+    ],
+    ['a plain object with a code (nock replyWithError)', { code: 'ECONNRESET' }, 'ECONNRESET'],
+    ['the innermost message', new TypeError('terminated', { cause: new Error('socket hang up') }), 'socket hang up'],
+    ['something else', 42, 'network error'],
+  ])('%s', (_n, err, expected) => {
+    expect(describeNetworkError(err)).toBe(expected);
   });
 });

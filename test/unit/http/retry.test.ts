@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, describeNetworkError } from '../../../src/http/retry.js';
+import { backoffDelayMs } from '../../../src/http/retry.js';
 
 describe('backoffDelayMs (full jitter, base 1 s, cap 30 s)', () => {
   it.each([
@@ -24,21 +24,5 @@ describe('backoffDelayMs (full jitter, base 1 s, cap 30 s)', () => {
         expect(d).toBeLessThan(Math.min(30_000, 1000 * 2 ** n));
       }
     }
-  });
-});
-
-describe('describeNetworkError', () => {
-  it.each([
-    ['a code on the error', Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), 'ECONNREFUSED'],
-    [
-      'a code on the cause (undici fetch failed)',
-      new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) }),
-      'UND_ERR_SOCKET',
-    ],
-    ['a plain object with a code (nock replyWithError)', { code: 'ECONNRESET' }, 'ECONNRESET'],
-    ['the innermost message', new TypeError('terminated', { cause: new Error('socket hang up') }), 'socket hang up'],
-    ['something else', 42, 'network error'],
-  ])('%s', (_n, err, expected) => {
-    expect(describeNetworkError(err)).toBe(expected);
   });
 });
