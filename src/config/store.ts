@@ -30,7 +30,7 @@ export interface JsonStore {
 }
 
 /**
- * conf loads ajv and its formats, a tenth of a second: only for a settings file that exists or is
+ * conf loads ajv and its formats, slow at start-up: only for a settings file that exists or is
  * written, by {@link loadConfFor} ({@link createConfigStore} is synchronous).
  */
 let ConfClass: typeof Conf | undefined;

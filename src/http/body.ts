@@ -25,7 +25,7 @@ export interface ByteText {
 
 /**
  * A body valid as UTF-8 without a BOM is read as a "byte text", one code unit per byte: on the hot
- * path (every page, ~1 MB) a Latin-1 read is a plain copy, several times cheaper than decoding
+ * path (every page, ~1 MB) a Latin-1 read is a plain copy, cheaper than decoding
  * UTF-8, and its slices need no re-encoding on output. JSON's structural characters are ASCII and
  * every byte of a multi-byte UTF-8 sequence is 0x80 or more, so a JSON scanner reads it as it reads
  * the text (RFC 8259 §8.1, RFC 3629 §3). Any other body is decoded as `Response.text()` decodes: a
@@ -67,7 +67,7 @@ async function readBoundedBytes(res: Response, maxBytes: number, what: string): 
     }
   } finally {
     // An ended stream has nothing left to hand over. Node's first `releaseLock()` builds the error for
-    // reads still pending in a new VM context: 4–5 ms after an export's first page (a CPU profile).
+    // reads still pending in a new VM context, a cost seen after an export's first page.
     if (!ended) reader.releaseLock();
   }
   return Buffer.concat(chunks, total);

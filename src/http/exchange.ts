@@ -1,3 +1,5 @@
+// One attempt of a GET: its permit of the rate budget, its timeout, its same-origin redirects (each
+// hop paced, counted and reported) and the read of its final answer.
 import type { FetchLike } from '../context.js';
 import { ApiUnavailableError, HttpError } from '../errors.js';
 import { defined } from '../json/object.js';
@@ -28,6 +30,7 @@ export interface ExchangeSession {
   budget: ClientBudget;
   contact: OriginContact;
   redact: (text: string) => string;
+  /** Every attempt and redirect hop so far. */
   requests: number;
 }
 

@@ -5,17 +5,17 @@ import type { FetchLike } from '../context.js';
 import { HostileResponseError } from '../errors.js';
 import { proxyFor, ProxyFailure, type ProxyEnv, type ProxyRoute } from './proxy.js';
 
-// undici's index loads every part (WebSocket, cache, mock: a tenth of a second at start-up); these
-// paths are the same in every undici 7.
+// undici's index loads every part (WebSocket, cache, mock) at start-up; these paths are the same in
+// every undici 7.
 const require = createRequire(import.meta.url);
 const Agent = require('undici/lib/dispatcher/agent.js') as typeof Undici.Agent;
 const { fetch: undiciFetch } = require('undici/lib/web/fetch/index.js') as Pick<typeof Undici, 'fetch'>;
 const { Response: UndiciResponse } = require('undici/lib/web/fetch/response.js') as Pick<typeof Undici, 'Response'>;
 
 // undici compiles its HTTP parser (llhttp, WebAssembly) with `new WebAssembly.Module` on its first
-// connection, on the main thread, and V8 compiles each function again on its first call: 5 ms before
-// the first request and 7 ms in its answer (test/bench/results.md, sixth stop). Compiled now on V8's background threads,
-// the same bytes are in V8's module cache by then, and undici's compile takes none of that time.
+// connection, on the main thread, and V8 compiles each function again on its first call, before the
+// first request and in its answer (test/bench/results.md, «Rows after the preload»). Compiled now on
+// V8's background threads, the same bytes are in V8's module cache by then.
 // Only undici's first choice (the SIMD build, as undici chooses it); a failure is undici's to meet.
 // (This project's TypeScript libraries declare no `WebAssembly`: its one call is typed here.)
 const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<unknown> } }).WebAssembly;
@@ -34,11 +34,9 @@ export interface TransportOptions {
 }
 
 /**
- * fetch decompresses bodies transparently, so a few kilobytes on the wire can become gigabytes in
- * memory (a "zip bomb"): the bytes received on the socket are counted, and the decompressed stream
- * is stopped once it grows past a ratio of them.
+ * Decompressed bytes per byte received on the socket: fetch decompresses transparently, so a few
+ * kilobytes on the wire can become gigabytes in memory (a "zip bomb").
  */
-/** Decompressed bytes per byte received. */
 const MAX_COMPRESSION_RATIO = 100;
 /** bytes: small pages compress well. */
 const RATIO_FLOOR_BYTES = 1024 * 1024;
