@@ -102,6 +102,29 @@ function checkProfileKnown(profile: string, source: ResolvedSettings['sources'][
 }
 
 /**
+ * A stored key goes only to its profile's own origin.
+ * @throws {UsageError} (`E_CONFIG`) when the base URL from a flag or the environment is another origin
+ */
+function checkKeyOrigin(profile: string, stored: ProfileValues, sources: ResolvedSettings['sources'], baseUrl: URL | undefined): void {
+  if (sources.apiKey !== 'profile' || baseUrl === undefined || sources.baseUrl === 'profile') return;
+  const boundTo = stored['base-url'] === undefined ? undefined : new URL(stored['base-url']).origin;
+  if (boundTo === baseUrl.origin) return;
+  const from = sources.baseUrl === 'flag' ? '--base-url' : 'COLLECTIONS_BASE_URL';
+  throw new UsageError(
+    boundTo === undefined
+      ? `the API key stored in profile '${profile}' has no base URL of its own, so it is not sent to ${baseUrl.origin} (from ${from})`
+      : `the API key stored in profile '${profile}' belongs to ${boundTo}, not ${baseUrl.origin} (from ${from})`,
+    {
+      code: 'E_CONFIG',
+      hint:
+        boundTo === undefined
+          ? `run \`collections config set base-url URL${profileArg(profile)}\`, or give the key for this URL in COLLECTIONS_API_KEY`
+          : 'use a profile stored for that API (--profile NAME), or give its key in COLLECTIONS_API_KEY',
+    },
+  );
+}
+
+/**
  * Flag > env > profile; key and base URL not required (`ratelimit --cached` needs neither).
  * @throws {UsageError} for an invalid or unknown profile name, base URL or key (the message never
  *   holds the key), an invalid stored value, or a stored key paired with another origin
@@ -142,24 +165,7 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
   if (key) sources.apiKey = key.source;
   const apiKey = key?.value;
 
-  if (sources.apiKey === 'profile' && baseUrl !== undefined && sources.baseUrl !== 'profile') {
-    const boundTo = stored['base-url'] === undefined ? undefined : new URL(stored['base-url']).origin;
-    if (boundTo !== baseUrl.origin) {
-      const from = sources.baseUrl === 'flag' ? '--base-url' : 'COLLECTIONS_BASE_URL';
-      throw new UsageError(
-        boundTo === undefined
-          ? `the API key stored in profile '${profile}' has no base URL of its own, so it is not sent to ${baseUrl.origin} (from ${from})`
-          : `the API key stored in profile '${profile}' belongs to ${boundTo}, not ${baseUrl.origin} (from ${from})`,
-        {
-          code: 'E_CONFIG',
-          hint:
-            boundTo === undefined
-              ? `run \`collections config set base-url URL${profileArg(profile)}\`, or give the key for this URL in COLLECTIONS_API_KEY`
-              : 'use a profile stored for that API (--profile NAME), or give its key in COLLECTIONS_API_KEY',
-        },
-      );
-    }
-  }
+  checkKeyOrigin(profile, stored, sources, baseUrl);
 
   const defaults = exportDefaults(stored);
   const headers = (stored.header ?? []).map((text): [string, string] => {
