@@ -239,17 +239,27 @@ export function openConfigStore(ctx: Pick<Context, 'configDir' | 'env' | 'io'>):
   return createConfigStore(storeOptions(ctx));
 }
 
+const lastSeenCaches = new WeakMap<object, Promise<LastSeenCache>>();
+
 /**
  * The rate-limit headers last seen per origin and endpoint, for `ratelimit --cached`: kept in the
- * rate budget's file of the cache folder; its first failure to write is one warning line.
+ * rate budget's file of the cache folder. One per Context, so that its first failure to write is
+ * one warning line however many exports of the run record.
  */
-export async function openLastSeenCache(ctx: Pick<Context, 'configDir' | 'env' | 'io'>): Promise<LastSeenCache> {
-  const { configDir, env = {}, warn } = storeOptions(ctx);
-  const { loadLastSeenCache } = await import('../rate/index.js');
-  return loadLastSeenCache({
-    cacheDir: cacheDirOf(env, configDir),
-    onWriteError: (err, path) => warn?.(`${fileError('save the rate-limit cache', path, err).message}; \`ratelimit --cached\` may show older values`),
-  });
+export function openLastSeenCache(ctx: Pick<Context, 'configDir' | 'env' | 'io'>): Promise<LastSeenCache> {
+  let cache = lastSeenCaches.get(ctx);
+  if (cache === undefined) {
+    const { configDir, env = {}, warn } = storeOptions(ctx);
+    cache = import('../rate/index.js').then(({ loadLastSeenCache }) =>
+      loadLastSeenCache({
+        cacheDir: cacheDirOf(env, configDir),
+        onWriteError: (err, path) =>
+          warn?.(`${fileError('save the rate-limit cache', path, err).message}; \`ratelimit --cached\` may show older values`),
+      }),
+    );
+    lastSeenCaches.set(ctx, cache);
+  }
+  return cache;
 }
 
 /** The password of a `--budget` URL (percent-decoded too) and `PGPASSWORD` join the secrets no output shows. */
