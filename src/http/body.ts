@@ -67,7 +67,8 @@ async function readBoundedBytes(res: Response, maxBytes: number, what: string): 
     }
   } finally {
     // An ended stream has nothing left to hand over. Node's first `releaseLock()` builds the error for
-    // reads still pending in a new VM context, a cost seen after an export's first page.
+    // reads still pending in a new VM context: slow (test/bench/results.md, «Start-up: the HTTP
+    // parser compiled ahead»).
     if (!ended) reader.releaseLock();
   }
   return Buffer.concat(chunks, total);

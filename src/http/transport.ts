@@ -14,8 +14,8 @@ const { Response: UndiciResponse } = require('undici/lib/web/fetch/response.js')
 
 // undici compiles its HTTP parser (llhttp, WebAssembly) with `new WebAssembly.Module` on its first
 // connection, on the main thread, and V8 compiles each function again on its first call, before the
-// first request and in its answer (test/bench/results.md, «Rows after the preload»). Compiled now on
-// V8's background threads, the same bytes are in V8's module cache by then.
+// first request and in its answer (test/bench/results.md, «Start-up: the HTTP parser compiled
+// ahead»). Compiled now on V8's background threads, the same bytes are in V8's module cache by then.
 // Only undici's first choice (the SIMD build, as undici chooses it); a failure is undici's to meet.
 // (This project's TypeScript libraries declare no `WebAssembly`: its one call is typed here.)
 const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<unknown> } }).WebAssembly;
