@@ -113,7 +113,7 @@ export interface ConfigStore {
 export interface ConfigStoreOptions {
   /** Default {@link defaultConfigDir}. */
   configDir?: string;
-  /** For the default folders and `COLLECTIONS_CACHE_DIR`. */
+  /** For the default folder (`XDG_CONFIG_HOME`, `APPDATA`). */
   env?: Readonly<Record<string, string | undefined>>;
   /** One line, without a prefix or newline. */
   warn?: (message: string) => void;
