@@ -5,7 +5,7 @@ import { SANDBOX_OPTIONS } from '../../src/commands/sandbox/sandbox-command.js';
 import { EXPORT_FLAGS, longFlag } from '../../src/config/flags.js';
 import { parseTableName } from '../../src/export/destinations/table-name.js';
 import { addResumeHint } from '../../src/export/run/interrupt.js';
-import { describeConnectFailure } from '../../src/http/retry.js';
+import { describeConnectFailure } from '../../src/http/connect-failure.js';
 import { parseFields } from '../../src/output/fields.js';
 import {
   AbortError,
