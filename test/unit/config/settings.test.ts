@@ -306,7 +306,7 @@ describe('openLastSeenCache', () => {
     'keeps the headers in the rate budget’s file of the cache folder (XDG_CACHE_HOME by default), 0700/0600',
     async () => {
       const { openLastSeenCache } = await import('../../../src/config/settings.js');
-      const { createTestContext } = await import('../../helpers/context.js');
+      const { createTestContext } = await import('../../helpers/world.js');
       const t = createTestContext({ configDir: undefined, env: { XDG_CACHE_HOME: join(root, 'xdg-cache') } });
       const cache = await openLastSeenCache(t.ctx);
       expect(cache.record(PROD, 'entities', { limit: 10, remaining: 9, observedAt: 1 })).toBe(true);
@@ -322,7 +322,7 @@ describe('openLastSeenCache', () => {
 
   it('warns once, on stderr, when the file cannot be saved', async () => {
     const { openLastSeenCache } = await import('../../../src/config/settings.js');
-    const { createTestContext } = await import('../../helpers/context.js');
+    const { createTestContext } = await import('../../helpers/world.js');
     writeFileSync(join(root, 'blocker'), 'x');
     const t = createTestContext({ configDir: root, env: { COLLECTIONS_CACHE_DIR: join(root, 'blocker', 'cache') } });
     expect((await openLastSeenCache(t.ctx)).record(PROD, 'entities', { observedAt: 1 })).toBe(false);
