@@ -4,7 +4,7 @@
 // Inside export/: plan → run → state → manifest → files (each room imports only the rooms after it); run → destinations → files.
 // export/plan/ turns one ExportOptions (the flag table's rows under their option names) into a frozen plan and runs it.
 // Arrows point down: a module may import its own floor and the floors below it, never one above.
-// `sandbox` stands beside the stack: only the sandbox command (`commands/sandbox/`) starts it, and it reuses only the ground floor.
+// `sandbox` stands beside the stack: only the two doors' sandbox starters (`commands/sandbox/`, `library/sandbox.ts`) start it, and it reuses only the ground floor.
 // The library's door (src/index.ts, the package's exports, and library/ behind it) stands beside commands/: both doors turn
 // their options into the same ExportOptions and plan and run through export/plan/; neither imports the other.
 // Type-only imports count too (tsPreCompilationDeps), since a type import ties a module to another floor as surely as a value import.
@@ -259,9 +259,9 @@ module.exports = {
       name: 'sandbox-only-from-its-command',
       severity: 'error',
       comment:
-        'Only the sandbox command (commands/sandbox/) starts the sandbox and shows its defaults in `sandbox --help`; ' +
-        'the export path never imports it (tests may).',
-      from: { path: '^src/', pathNot: '^src/(sandbox|commands/sandbox)/' },
+        "Only the sandbox command (commands/sandbox/, which shows its switches in `sandbox --help`) and the library's startSandbox() " +
+        '(library/sandbox.ts) start the sandbox; the export path never imports it (tests may).',
+      from: { path: '^src/', pathNot: '^src/(sandbox/|commands/sandbox/|library/sandbox\\.ts$)' },
       to: { path: '^src/sandbox/' },
     },
   ],

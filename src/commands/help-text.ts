@@ -1,6 +1,6 @@
-/** The exit codes and examples of `--help`, from the endpoint table; pure text, so `--help` stays cheap. */
-import type { ExportCommandSpec, IdName } from '../endpoints.js';
-import { idSpec } from '../endpoints.js';
+/** The program's help (its examples and exit codes, the overview) and what the commands' helps share; pure text, so `--help` stays cheap. */
+import type { Command } from 'commander';
+import { exportCommands, type IdName } from '../endpoints.js';
 import { ExitCode } from '../errors.js';
 
 /** The code may be several, e.g. `130/143`. */
@@ -21,44 +21,15 @@ export const EXPORT_EXIT_CODES: readonly ExitCodeRow[] = [
   [INTERRUPTED, 'interrupted by SIGINT / SIGTERM; checkpoint kept'],
 ];
 
-const VERIFY_FAILED: ExitCodeRow = [String(ExitCode.Verify), 'verify: an output is missing or its size, SHA-256 or item count differs'];
+/** Shared by `verify --help` and the program's. */
+export const VERIFY_FAILED: ExitCodeRow = [String(ExitCode.Verify), 'verify: an output is missing or its size, SHA-256 or item count differs'];
 
-export const PROGRAM_EXIT_CODES: readonly ExitCodeRow[] = [
+const PROGRAM_EXIT_CODES: readonly ExitCodeRow[] = [
   ...EXPORT_EXIT_CODES.slice(0, 1),
   [String(ExitCode.Internal), 'internal error (a bug: please report it)'],
   ...EXPORT_EXIT_CODES.slice(1, -2),
   [String(ExitCode.Verify), `${VERIFY_FAILED[1]}; an export into a database kept items apart (collections_rejects)`],
   ...EXPORT_EXIT_CODES.slice(-1),
-];
-
-export const VERIFY_EXIT_CODES: readonly ExitCodeRow[] = [
-  [String(ExitCode.Ok), 'every output matches its manifest'],
-  [String(ExitCode.Usage), 'no manifest given'],
-  VERIFY_FAILED,
-];
-
-export const RATELIMIT_EXIT_CODES: readonly ExitCodeRow[] = [
-  [String(ExitCode.Ok), 'the quotas were shown (a 429 or 404 shows in its row)'],
-  [String(ExitCode.Usage), 'usage or configuration error (missing key or base URL, empty id)'],
-  [String(ExitCode.Auth), 'the API key was rejected (401 or 403)'],
-  [String(ExitCode.Unavailable), 'the API could not be read (network, 5xx after retries)'],
-];
-
-export const CONFIG_EXIT_CODES: readonly ExitCodeRow[] = [
-  [String(ExitCode.Ok), 'done'],
-  [String(ExitCode.Usage), 'unknown action or key, invalid value or profile name, unreadable settings file'],
-  [String(ExitCode.Output), 'the settings file could not be written'],
-  [String(ExitCode.Sigint), 'the key prompt was cancelled with Ctrl-C'],
-];
-
-export const COMPLETION_EXIT_CODES: readonly ExitCodeRow[] = [
-  [String(ExitCode.Ok), 'the script was printed'],
-  [String(ExitCode.Usage), 'unknown shell'],
-];
-
-export const SANDBOX_EXIT_CODES: readonly ExitCodeRow[] = [
-  [String(ExitCode.Ok), 'stopped with Ctrl-C or SIGTERM'],
-  [String(ExitCode.Usage), 'invalid option or fault spec, or the port cannot be listened on'],
 ];
 
 export function exitCodesHelp(rows: readonly ExitCodeRow[]): string {
@@ -75,16 +46,53 @@ export const SAMPLE_IDS: Readonly<Record<IdName, string>> = {
 /** The first taxpayer's entity in the sandbox. */
 export const SAMPLE_ENTITY_ID = '01869a77-fc00-7a1e-8c3b-5d6e7f8091a2';
 
-/** Example i uses the ids of endpoint i (modulo their count), so `line-items` shows each set of ids. */
-export function exportExamplesHelp(spec: ExportCommandSpec): string {
-  const endpoint = (i: number) => spec.endpoints[i % spec.endpoints.length]!;
-  const ids = (i: number) =>
-    endpoint(i)
-      .ids.map((id) => ` ${idSpec(id).flag} ${SAMPLE_IDS[id]}`)
-      .join('');
-  const run = (i: number, rest: string) => `  $ collections ${spec.name}${ids(i)} ${rest}`;
-  const second = endpoint(1).cursor
-    ? run(1, `--cursor --out ${spec.name}.ndjson --resume`)
-    : run(1, `--format csv --fields ${endpoint(1).tableFields.slice(0, 3).join(',')} --out ${spec.name}.csv`);
-  return ['', 'Examples:', run(0, `--out ${spec.name}.ndjson`), second, run(2, '--format table --max-items 20')].join('\n');
+export const PROGRAM_EXAMPLES = `
+Examples:
+  $ collections config set base-url https://api.example.com
+  $ collections config set api-key            # prompts; keeps the key out of shell history
+  $ collections invoices --taxpayer PEIC211118IS0 --cursor --out invoices.ndjson
+  $ collections invoices --taxpayer PEIC211118IS0 --cursor --out invoices.ndjson --resume
+  $ collections entities --format csv --fields id,taxpayer.id,taxpayer.name > entities.csv
+  $ collections ratelimit --taxpayer PEIC211118IS0
+  $ collections sandbox                         # a local API to try it all
+${exitCodesHelp(PROGRAM_EXIT_CODES)}`;
+
+/** Of the commands that are not export commands, for the overview. */
+const SUMMARIES: Readonly<Record<string, string>> = {
+  get: 'export any collection path (/entities/<entityId>/invoices, …)',
+  ratelimit: 'show the rate-limit quota of each endpoint',
+  config: 'show or change stored settings (base URL, key, defaults)',
+  completion: 'print a shell completion script (bash, zsh, fish)',
+  verify: 'check exported files against their manifests (size, hash, items)',
+  sandbox: 'run a local copy of the API to try everything on',
+};
+
+const WIDTH = 80;
+const COMMAND_COLUMN = 12;
+
+/** What `collections` alone prints, for someone who has just installed it, instead of commander's full help on stderr. */
+export function overviewText(program: Command, version: string): string {
+  const exports = new Set(exportCommands());
+  const others = program.commands
+    .filter((cmd) => !exports.has(cmd.name()))
+    .map((cmd) => `  ${cmd.name().padEnd(COMMAND_COLUMN)} ${SUMMARIES[cmd.name()] ?? cmd.description()}`);
+  return [
+    program.createHelp().boxWrap(`collections ${version}: ${program.description()}`, WIDTH),
+    '',
+    'Commands:',
+    `  ${[...exports].join(', ')}`,
+    `  ${''.padEnd(COMMAND_COLUMN)} export that collection (to a file, or stdout)`,
+    ...others,
+    '',
+    'Start here:',
+    '  $ collections config set base-url https://api.example.com',
+    '  $ collections config set api-key   # prompts; keeps the key out of history',
+    '  $ collections sandbox              # or first try it all on a local API',
+    '',
+    'Example:',
+    `  $ collections invoices --taxpayer ${SAMPLE_IDS.taxpayerId} --out invoices.ndjson`,
+    '',
+    'More: collections --help, collections <command> --help',
+    '',
+  ].join('\n');
 }

@@ -29,7 +29,6 @@ import { createRequestLog } from './request-log.js';
 import type { Sandbox, SandboxOptions } from './types.js';
 import { createWarmer } from './warm.js';
 
-export { DEFAULT_SANDBOX_KEY, DEFAULT_SIZES };
 export type { CursorEnd } from './cursor.js';
 export type { WireEncoding } from './wire.js';
 export type { ErrorStyle } from './responses.js';

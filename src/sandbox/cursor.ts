@@ -16,9 +16,6 @@ import type { CollectionView } from './collection.js';
  */
 export type CursorEnd = 'endless' | 'empty-page' | 'last-page';
 
-/** The cursor ends, default first. */
-const CURSOR_ENDS: readonly CursorEnd[] = ['endless', 'empty-page', 'last-page'];
-
 /**
  * Smallest position in `[0, view.length]` whose id is below `id` (`strict`) or at most `id`;
  * `view.length` when there is none. Ids descend with position, so this is a binary search.
@@ -52,12 +49,4 @@ export function cursorMinus(cursor: string, itemsPerPage: number): string | unde
   if (!uuid) return String(n);
   const hex = n.toString(16).padStart(32, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-/**
- * Parses a `--cursor-end` word.
- * @returns the cursor end, or undefined for any other word
- */
-export function parseCursorEnd(word: string): CursorEnd | undefined {
-  return (CURSOR_ENDS as readonly string[]).includes(word) ? (word as CursorEnd) : undefined;
 }

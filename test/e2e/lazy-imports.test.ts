@@ -61,7 +61,7 @@ function modulesLoadedBy(args: string[], status = 0): string[] {
  * lines, loaded by cli/main.ts) and io/terminal-text.js (the width help is wrapped to) are allowed.
  */
 const HEAVY = [
-  /\/dist\/(http\/(?!redact\.js|request-headers\.js)|output|export|pagination|io\/(?!terminal-text\.js|columns\.js)|sandbox\/(?!defaults))/,
+  /\/dist\/(http\/(?!redact\.js|request-headers\.js)|output|export|pagination|io\/(?!terminal-text\.js|columns\.js)|sandbox\/(?!defaults|switches))/,
   /\/dist\/config\/(store|settings|folder|rate-limit-cache)\.js$/,
   /\/dist\/commands\/(export\/(?!export-command)|ratelimit\/(?!ratelimit-command)|config\/(?!config-command)|completion\/(?!completion-command)|sandbox\/(?!sandbox-command))/,
   /\/node_modules\/(conf|atomically|ajv|write-file-atomic|undici|csv-stringify|cli-table3|ora)\//,

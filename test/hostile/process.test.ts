@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readCommandLine } from '../../src/cli/argv.js';
 import { asWriteFailure, failureText, installProcessGuard, main, wantsStack } from '../../src/cli/main.js';
 import { formatError } from '../../src/commands/error-text.js';
-import { listenError } from '../../src/commands/sandbox/sandbox.js';
+import { listenError } from '../../src/sandbox/serve.js';
 import { OutputError, UsageError } from '../../src/errors.js';
 import { createSecrets } from '../../src/secrets.js';
 import { BIN, requireBuild, runCli, runShell, type CliResult } from '../helpers/cli.js';

@@ -52,11 +52,33 @@ describe('startSandbox()', () => {
     expect((await fetch(`${sandbox.baseUrl}/entities`, { headers: { 'X-Api-Key': 'my-key' } })).status).toBe(200);
   });
 
-  it('refuses an option out of range, and a port in use, with a usage error', async () => {
-    await expect(startSandbox({ limit: -1 })).rejects.toThrow(new UsageError('--limit must be an integer from 0 up'));
+  it("takes every switch of the command, typed: the real service's cursor-only pages, naive dates and embedded batch payments", async () => {
+    const sandbox = await start({ limit: 0, taxpayers: 1, invoices: 3, payments: 2, cursorOnly: true, dates: 'naive', batchPayment: 'object' });
+    const headers = { 'X-Api-Key': sandbox.apiKey };
+    const invoices = `${sandbox.baseUrl}/taxpayers/${encodeURIComponent(sandbox.taxpayers[0]!)}/invoices`;
+    const paged = await fetch(`${invoices}?page=1`, { headers });
+    expect(paged.status).toBe(400);
+    expect(await paged.json()).toEqual({ message: 'Only cursor pagination is available for this endpoint.' });
+    const page = (await (await fetch(invoices, { headers })).json()) as { 'hydra:member': Array<{ issuedAt: string }> };
+    expect(page['hydra:member']).toHaveLength(3);
+    for (const invoice of page['hydra:member']) expect(invoice.issuedAt).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    const payments = (await (await fetch(`${invoices}/payments`, { headers })).json()) as {
+      'hydra:member': Array<{ batchPayment: unknown }>;
+    };
+    expect(payments['hydra:member'].map((p) => typeof p.batchPayment)).toEqual(['object', 'object']);
+    // @ts-expect-error -- a word of no row: the option's type is the row's words
+    await expect(startSandbox({ dates: 'local' })).rejects.toThrow(new UsageError('dates must be iso or naive'));
+  });
+
+  it('refuses an option out of range, and a port in use, with a usage error naming the option as the library spells it', async () => {
+    await expect(startSandbox({ limit: -1 })).rejects.toThrow(new UsageError('limit must be an integer from 0 up'));
+    await expect(startSandbox({ cursorOnly: true, ignorePaginationStyle: true })).rejects.toThrow(
+      new UsageError('cursorOnly and ignorePaginationStyle exclude each other: one pages by cursor only, the other by offset only'),
+    );
     const first = await start({});
     const err: unknown = await startSandbox({ port: first.port }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
     expect((err as UsageError).message).toBe(`cannot listen on 127.0.0.1:${first.port}: address in use`);
+    expect((err as UsageError).hint).toBe('choose another port (0 = any free port)');
   });
 });

@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { createExportCommand, endpointsHelp } from '../../../../src/cli/program.js';
+import { createExportCommand, endpointsHelp } from '../../../../src/commands/export/export-command.js';
 import type { ExportFlags } from '../../../../src/commands/flags.js';
 import { EXPORT_FLAGS, longFlag } from '../../../../src/config/flags.js';
 import { exportCommandSpecs } from '../../../../src/endpoints.js';

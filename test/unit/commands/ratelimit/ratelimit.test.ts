@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RATELIMIT_HELP } from '../../../../src/cli/program.js';
+import { RATELIMIT_HELP } from '../../../../src/commands/ratelimit/ratelimit-command.js';
 import { showRatelimit, selectProbeEndpoints, type RatelimitRow } from '../../../../src/commands/ratelimit/ratelimit.js';
 import { resolveSettings, type SettingsFlags } from '../../../../src/config/settings.js';
 import type { FetchLike } from '../../../../src/context.js';
