@@ -6,11 +6,11 @@ import { Command, CommanderError } from 'commander';
 import type { Context } from '../context.js';
 import { exportCommandSpecs, GET_COMMAND } from '../endpoints.js';
 import { CollectionsError, ExitCode, UsageError } from '../errors.js';
-import { bindToContext, helpWidth, wrapHelp, type CommandWiring } from '../commands/commander.js';
+import { bindToContext, type CommandWiring } from '../commands/commander.js';
 import { createCompletionCommand } from '../commands/completion/completion-command.js';
 import { createConfigCommand } from '../commands/config/config-command.js';
 import { createExportCommand, createGetCommand } from '../commands/export/export-command.js';
-import { overviewText, PROGRAM_EXAMPLES } from '../commands/help-text.js';
+import { helpWidth, overviewText, PROGRAM_EXAMPLES, wrapHelp } from '../commands/help-text.js';
 import { createRatelimitCommand } from '../commands/ratelimit/ratelimit-command.js';
 import { createSandboxCommand } from '../commands/sandbox/sandbox-command.js';
 import { createVerifyCommand } from '../commands/verify/verify-command.js';
@@ -105,7 +105,7 @@ function checkProgramWords(argv: readonly string[], program: Command): void {
  */
 export async function runProgram(line: CommandLine, ctx: Context, runners: ProgramRunners = {}): Promise<number> {
   let code: number = ExitCode.Ok;
-  // An export builds its command alone: the ten others cost 5–7 ms of its start-up (all 8–10 ms cold, one 3 ms).
+  // An export builds its command alone: building the others would delay its first request (test/bench/results.md, "Rows after the preload").
   const only = exportCommandOf(line);
   const program = createProgram(ctx, (c) => (code = c), { resumeArgv: line.resumeWords, runners, ...(only === undefined ? {} : { only }) });
   const argv = line.words;

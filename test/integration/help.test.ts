@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import stringWidth from 'string-width';
 import { createProgram } from '../../src/cli/program.js';
-import { wrapHelp } from '../../src/commands/commander.js';
+import { wrapHelp } from '../../src/commands/help-text.js';
 import { planExport } from '../../src/export/plan/plan.js';
 import { exportCommands } from '../../src/endpoints.js';
 import { createTestContext, type TestContext, removeTempDirs, tempDir } from '../helpers/world.js';
