@@ -208,10 +208,10 @@ export async function exitWhenFlushed(
 /**
  * What an export needs besides its own modules (the transport too: even `--dry-run` sends a
  * request), imported while those load instead of each when first needed: the loader reads,
- * compiles and links them together (test/bench/results.md, "Rows after the preload"). Started by
- * the export command's runner, so a usage error that commander reports first waits for none of it.
- * Each load is the one its user awaits later (memoized), so a failure is met there, as without the
- * preload.
+ * compiles and links them together (test/bench/results.md, «Start-up: the HTTP parser compiled
+ * ahead, the modules imported together»). Started by the export command's runner, so a usage error
+ * that commander reports first waits for none of it. Each load is the one its user awaits later
+ * (memoized), so a failure is met there, as without the preload.
  */
 function preloadExport(...loads: Array<() => Promise<unknown>>): void {
   for (const load of loads) load().catch(() => undefined);
@@ -241,8 +241,8 @@ async function loadBudgetStore(url: string, ctx: Context, line: Pick<CommandLine
 /** bin/collections.js's: {@link main} in the system context, with the process-wide guard. */
 export async function run(argv: readonly string[]): Promise<number> {
   // undici parses HTTP with WebAssembly (llhttp). V8 recompiles it with TurboFan on background
-  // threads, and Node waits for those before the process can exit (test/bench/results.md, "Rows
-  // after the merges of 2026-11-26, second stop"). Liftoff's code parses a page's headers and chunk
+  // threads, and Node waits for those before the process can exit (test/bench/results.md, «Start-up:
+  // the HTTP parser compiled ahead, the modules imported together»). Liftoff's code parses a page's headers and chunk
   // framing as fast (bench: latency, throughput).
   // Compiled whole, not function by function on first call: `createTransportFetch`'s module starts
   // that compile in the background as it loads, so the first answer waits for no compiler.

@@ -105,7 +105,8 @@ function checkProgramWords(argv: readonly string[], program: Command): void {
  */
 export async function runProgram(line: CommandLine, ctx: Context, runners: ProgramRunners = {}): Promise<number> {
   let code: number = ExitCode.Ok;
-  // An export builds its command alone: building the others would delay its first request (test/bench/results.md, "Rows after the preload").
+  // An export builds its command alone: building the others delays its first request
+  // (test/bench/results.md, «Modules loaded when first needed»).
   const only = exportCommandOf(line);
   const program = createProgram(ctx, (c) => (code = c), { resumeArgv: line.resumeWords, runners, ...(only === undefined ? {} : { only }) });
   const argv = line.words;
