@@ -4,9 +4,9 @@ import type { Context } from '../context.js';
 import { helpWidth, wrapHelp } from './help-text.js';
 
 /**
- * What a command does once commander has parsed it, as GitHub CLI's `NewCmdX(f, runF)`: the
- * program loads each `run<Name>` lazily, so `--help` loads no HTTP, output or config-store code;
- * tests pass a fake.
+ * What a command does once commander has parsed it, as GitHub CLI's `NewCmdX(f, runF)`: each
+ * `createXCommand(wiring, run)` defaults `run` to its `run<Name>`, loaded lazily, so `--help` loads
+ * no HTTP, output or config-store code; tests pass a fake.
  * @returns the exit code (README, "Exit codes")
  * @throws {CollectionsError} for failures main() maps to exit codes
  */

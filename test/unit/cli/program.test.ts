@@ -1,8 +1,8 @@
 /**
- * Every command has one shape (commands/command.ts): its definition parses the command line and
- * hands the options to its run function. Here each run function is a fake that records what it
- * was handed, so a table of command lines states what each command receives (as GitHub CLI tests
- * `NewCmdX` with a `runF`), and what it refuses before running anything.
+ * Every command has one shape (`createXCommand(wiring, run)`): its definition parses the command
+ * line and hands the options to its run function. Here each run function is a fake that records
+ * what it was handed, so a table of command lines states what each command receives (as GitHub CLI
+ * tests `NewCmdX` with a `runF`), and what it refuses before running anything.
  */
 import { describe, expect, it } from 'vitest';
 import { exportCommandOf, readCommandLine } from '../../../src/cli/argv.js';
