@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { CLI_WORDS, hintOf } from '../../src/commands/error-text.js';
-import { listenError } from '../../src/commands/sandbox/sandbox.js';
-import { SANDBOX_OPTIONS } from '../../src/commands/sandbox/sandbox-command.js';
 import { EXPORT_FLAGS, longFlag } from '../../src/config/flags.js';
 import { parseTableName } from '../../src/export/destinations/table-name.js';
 import { addResumeHint } from '../../src/export/run/interrupt.js';
 import { describeConnectFailure } from '../../src/http/connect-failure.js';
 import { parseFields } from '../../src/output/fields.js';
+import { listenError } from '../../src/sandbox/serve.js';
+import { SANDBOX_SWITCHES } from '../../src/sandbox/switches.js';
 import {
   AbortError,
   ApiUnavailableError,
@@ -156,7 +156,7 @@ describe('hints in both doors: the command line names flags and commands, the li
   });
 
   it('every option a hint names is a flag of the command line', () => {
-    const flags = new Set([...EXPORT_FLAGS.map(longFlag), ...Object.values(SANDBOX_OPTIONS).map((o) => o.flags.split(' ')[0])]);
+    const flags = new Set([...EXPORT_FLAGS.map(longFlag), ...Object.values(SANDBOX_SWITCHES).map((o) => o.flag.split(' ')[0])]);
     for (const name of HINT_OPTIONS) expect(flags).toContain(CLI_WORDS.option(option(name)));
   });
 
