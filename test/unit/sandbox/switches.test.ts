@@ -8,7 +8,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { createSandboxCommand } from '../../../src/commands/sandbox/sandbox-command.js';
 import { SANDBOX_SWITCHES, type SandboxSwitch } from '../../../src/sandbox/switches.js';
-import { createTestContext } from '../../helpers/context.js';
+import { createTestContext } from '../../helpers/world.js';
 
 const ROWS = Object.entries<SandboxSwitch>(SANDBOX_SWITCHES);
 
