@@ -96,17 +96,18 @@ function processSignals(): SignalSource {
 /** Node's types declare `isTTY` a boolean, but on a pipe or a file it is undefined. */
 const isTerminal = (stream: { readonly isTTY?: unknown }): boolean => stream.isTTY === true;
 
+/** A fetch that calls `load` once, on its first request, and then what it resolved to. */
+export function lazyFetch(load: () => Promise<FetchLike>): FetchLike {
+  let transport: Promise<FetchLike> | undefined;
+  return async (input, init) => (await (transport ??= load()))(input, init);
+}
+
 /** @param loadTransport called once, on the first request, so `--help` and `--version` load no HTTP code */
 export function createSystemContext(version: string, loadTransport: () => Promise<FetchLike>): Context {
   const { stdin, stdout, stderr } = process;
   // SIGXFSZ (a write past `ulimit -f`) stays ignored so the write fails with EFBIG (exit 7): a listener
   // keeps libraries' exit hooks (signal-exit via write-file-atomic, ora, proper-lockfile) from re-raising it.
   if (process.listenerCount('SIGXFSZ') === 0) process.on('SIGXFSZ', () => undefined);
-  let transport: Promise<FetchLike> | undefined;
-  const fetch: FetchLike = async (input, init) => {
-    transport ??= loadTransport();
-    return (await transport)(input, init);
-  };
   return {
     io: {
       stdin,
@@ -120,7 +121,7 @@ export function createSystemContext(version: string, loadTransport: () => Promis
     },
     env: process.env,
     clock: systemClock,
-    fetch,
+    fetch: lazyFetch(loadTransport),
     random: Math.random,
     cwd: process.cwd(),
     configDir: process.env.COLLECTIONS_CONFIG_DIR,

@@ -7,7 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import { processHolder, readPackageVersion, type Context, type FetchLike, type OutputStream } from '../context.js';
+import { lazyFetch, processHolder, readPackageVersion, type Context, type FetchLike, type OutputStream } from '../context.js';
 import { createRateBudget, loadStoreOnUse, type QuotaStore, type RateBudget } from '../rate/budget.js';
 import { createSecrets } from '../secrets.js';
 import { systemClock } from '../time/clock.js';
@@ -16,11 +16,7 @@ import type { ConnectionOptions } from './options.js';
 
 /** A fetch that loads undici's transport (http/transport.ts) on its first request. */
 function lazyTransport(env: Readonly<Record<string, string | undefined>>): FetchLike {
-  let transport: Promise<FetchLike> | undefined;
-  return async (input, init) => {
-    transport ??= import('../http/transport.js').then((m) => m.createTransportFetch({ env }));
-    return (await transport)(input, init);
-  };
+  return lazyFetch(() => import('../http/transport.js').then((m) => m.createTransportFetch({ env })));
 }
 
 let sharedTransport: FetchLike | undefined;

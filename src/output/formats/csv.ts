@@ -4,10 +4,11 @@
  * alone with `--fields`.
  */
 import { createRequire } from 'node:module';
-import { stateMismatch, type FormatDefinition, type Formatter, type FormatterOptions, type FormatterState, type ItemCounter } from '../formatter.js';
+import { stateMismatch, type FormatDefinition, type Formatter, type FormatterOptions, type FormatterState } from '../formatter.js';
 import { splitPath } from '../fields.js';
 import { addPaths, compileAccessor, createPathTree, findNewPaths, toCell, treeColumns, treeFromPaths, warnedPaths } from '../flatten.js';
 import type { PathTree } from '../flatten.js';
+import { createLineCounter } from './ndjson.js';
 
 /**
  * First characters that make a spreadsheet read a cell as a formula (OWASP "CSV Injection"), plus
@@ -173,28 +174,6 @@ function createCsvFormatter(options: FormatterOptions = {}, resume?: FormatterSt
   };
 }
 
-/**
- * Records less the header: a record ends at an LF outside quotes (`""` toggles twice), a last one
- * without it counts when it holds anything; an empty file has none.
- */
-function createRecordCounter(): ItemCounter {
-  let records = 0;
-  let inQuotes = false;
-  let open = false;
-  return {
-    update(chunk) {
-      for (const byte of chunk) {
-        if (byte === 0x22) inQuotes = !inQuotes;
-        if (byte === 0x0a && !inQuotes) {
-          records++;
-          open = false;
-        } else open = true;
-      }
-    },
-    count: () => Math.max(0, records + (open ? 1 : 0) - 1),
-  };
-}
-
 /** Every record, the header included, ends with CRLF: a boundary is the byte after an LF. */
 export const csv: FormatDefinition<'csv'> = {
   name: 'csv',
@@ -202,6 +181,6 @@ export const csv: FormatDefinition<'csv'> = {
   create: createCsvFormatter,
   prepare: null,
   resume: { resumable: true, isRecordBoundary: (_bytes, _items, lastByte) => lastByte === 0x0a },
-  countItems: createRecordCounter,
+  countItems: () => createLineCounter(true, 1), // records less the header
   compress: { compressible: true },
 };

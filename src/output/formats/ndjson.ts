@@ -45,20 +45,26 @@ function createNdjsonFormatter(options: FormatterOptions = {}, resume?: Formatte
 
 const LF = 0x0a;
 
-/** Lines, and a last one without its LF (a cut file) when it holds anything; UTF-8 never uses an ASCII byte inside a character. */
-function createLineCounter(): ItemCounter {
+/**
+ * Lines, and a last one without its LF (a cut file) when it holds anything; UTF-8 never uses an ASCII
+ * byte inside a character. With `quoted` (CSV), an LF inside quotes is no end (`""` toggles twice).
+ * @param skip lines not counted (a header)
+ */
+export function createLineCounter(quoted = false, skip = 0): ItemCounter {
   let lines = 0;
+  let inQuotes = false;
   let open = false;
   return {
     update(chunk) {
       for (const byte of chunk) {
-        if (byte === LF) {
+        if (quoted && byte === 0x22) inQuotes = !inQuotes;
+        if (byte === LF && !inQuotes) {
           lines++;
           open = false;
         } else open = true;
       }
     },
-    count: () => lines + (open ? 1 : 0),
+    count: () => Math.max(0, lines + (open ? 1 : 0) - skip),
   };
 }
 
@@ -69,6 +75,6 @@ export const ndjson: FormatDefinition<'ndjson'> = {
   create: createNdjsonFormatter,
   prepare: null,
   resume: { resumable: true, isRecordBoundary: (_bytes, _items, lastByte) => lastByte === LF },
-  countItems: createLineCounter,
+  countItems: () => createLineCounter(),
   compress: { compressible: true },
 };
