@@ -13,7 +13,7 @@ export function errorCode(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+export const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** Its `code` (`ENOENT`), else its message. */
 export function errorReason(error: unknown): string {

@@ -9,3 +9,9 @@ export function isObject(value: unknown): value is JsonObject {
 export function defined<T extends object>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }
+
+/** Plain assignment of `__proto__` (an own property after `JSON.parse`) would set the object's prototype. */
+export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
+}

@@ -1,5 +1,6 @@
 /** `--fields a,b.c` (`taxes.0.amount` indexes an array). Only own properties are read: `a.__proto__.b` never reaches a prototype. */
 import { UsageError, hint, option } from '../errors.js';
+import { setOwn } from '../json/object.js';
 
 export type FieldPath = readonly string[];
 
@@ -39,12 +40,6 @@ export function getPath(obj: unknown, path: string | FieldPath): unknown {
     value = ownValue(value, segment);
   }
   return value;
-}
-
-/** Plain assignment of `__proto__` would set the object's prototype. */
-export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  else obj[key] = value;
 }
 
 /** A leaf copies the value, a branch builds a nested object. */

@@ -1,7 +1,7 @@
 /** Where formatted text goes; stdout's sink (a file's belongs to the export). */
 import type { OutputStream } from '../context.js';
 import { OutputError } from '../errors.js';
-import { errorCode } from '../io/files.js';
+import { errorCode, errorMessage } from '../io/files.js';
 
 export interface Sink {
   /**
@@ -34,8 +34,7 @@ const PIPE_GONE = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ECONNRESET']);
 
 function streamError(error: unknown, name: string): Error {
   if (PIPE_GONE.has(errorCode(error) ?? '')) return new BrokenPipeError();
-  const message = error instanceof Error ? error.message : String(error);
-  return new OutputError(`cannot write to ${name}: ${message}`, { cause: error });
+  return new OutputError(`cannot write to ${name}: ${errorMessage(error)}`, { cause: error });
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { JsonNumber } from '../json/json-value.js';
+import { setOwn } from '../json/object.js';
 import { byteTextOf, textOfBytes, type Members } from '../json/members.js';
 import { parsePage, type HydraPage } from './hydra.js';
 import { COLON, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './json-scan.js';
@@ -156,9 +157,7 @@ function untag(container: object, tag: string, literal: (at: number) => string, 
     if (typeof value === 'string') {
       if (value.charCodeAt(0) !== 1 || !value.startsWith(tag)) continue;
       const number = new JsonNumber(literal(Number(value.slice(tag.length))));
-      // A key `__proto__` (an own property after JSON.parse) must stay a property: `=` would set the prototype.
-      if (key === '__proto__') Object.defineProperty(record, key, { value: number, writable: true, enumerable: true, configurable: true });
-      else record[key] = number;
+      setOwn(record, key, number);
       if (--left === 0) return 0;
     } else if (typeof value === 'object' && value !== null) {
       left = untag(value, tag, literal, left);

@@ -1,4 +1,4 @@
-import { setOwn } from '../../src/output/fields.js';
+import { setOwn } from '../../src/json/object.js';
 import { addPaths, compileAccessor, createPathTree, toCell, treeColumns } from '../../src/output/flatten.js';
 
 /** One item as `{ 'dot.path': cellText }` in column order, outside the hot path. */
