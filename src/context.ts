@@ -66,9 +66,9 @@ export interface Context {
 
 /**
  * One SIGINT and one SIGTERM listener on `process` for the whole run, however many exports listen
- * (`--parallel 32` made 33 of each, and Node's MaxListenersExceededWarning on stderr); each
- * subscriber is called in order, and the process listeners go when the last unsubscribes, so the
- * default action (and a library's re-raise) applies again.
+ * (one each would draw Node's MaxListenersExceededWarning under `--parallel`); each subscriber is
+ * called in order, and the process listeners go when the last unsubscribes, so the default action
+ * (and a library's re-raise) applies again.
  */
 function processSignals(): SignalSource {
   const listeners = new Set<(signal: TerminationSignal) => void>();

@@ -2,10 +2,7 @@
 import { createRequire } from 'node:module';
 import type CliTable3 from 'cli-table3';
 
-/**
- * Narrowest a text column is cut to, in characters, before columns are left out: 8 keeps a date's
- * year and month, while 3 (`01…`) told nothing and made a 60-column table of 8 unreadable columns.
- */
+/** Narrowest a text column is cut to, in characters, before columns are left out: 8 keeps a date's year and month. */
 export const TABLE_MIN_CELL = 8;
 
 let stringWidth: ((text: string) => number) | undefined;

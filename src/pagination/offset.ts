@@ -6,8 +6,7 @@ import { fetchPage, type FetchedPage } from './fetch-page.js';
 import { createEmptyPageGuard, LoopGuard } from './loop-guard.js';
 import { paginate, resolveNext, type PageStep } from './paginate.js';
 
-// Offset pages requested ahead and handed over in order. Not `p-limit`: it bounds the tasks
-// running and queues every page up front; this bounds the pages held, in flight or buffered.
+// Not `p-limit`: it bounds the tasks running and queues every page up front; this bounds the pages held, in flight or buffered.
 
 /** Fewest pages requested ahead once the consumer is the bottleneck: the next one, fetched while this one is written. */
 const MIN_WINDOW = 1;

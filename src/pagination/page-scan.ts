@@ -136,9 +136,10 @@ export function scanPageText(text: string, byteText = false): CollectionPage | u
 }
 
 // A member's value is read when a format asks for values, or when collection() hands it over (one
-// at a time, so a page's values are not all alive at once), by the native JSON.parse (our own reader
-// cost 3 to 4 times as much) of a copy where each number JSON.parse would change is a string tagged
-// with a nonce of the page (no string of the server can pass for one), put back as a JsonNumber.
+// at a time, so a page's values are not all alive at once), by the native JSON.parse (faster than a
+// reader of ours: test/bench/results.md, «Member values by JSON.parse») of a copy where each number
+// JSON.parse would change is a string tagged with a nonce of the page (no string of the server can
+// pass for one), put back as a JsonNumber.
 
 /** What the members of one page share: the page text and the members' values, once read. */
 interface Source {
