@@ -49,7 +49,6 @@ export interface BudgetEvent {
  */
 export type CollectionEvent = ClientEvent | PageEvent | ModeEvent | BudgetEvent;
 
-/** The `page` event of a page step. */
 export function pageEvent(step: PageStep): PageEvent {
   const event: PageEvent = { type: 'page', index: step.index, path: step.url.pathname + step.url.search, items: step.page.members.length };
   if (step.page.totalItems !== undefined) event.totalItems = step.page.totalItems;

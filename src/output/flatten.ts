@@ -118,7 +118,6 @@ export function warnedPaths(tree: PathTree): string[][] {
   return treePaths(tree, (node) => node.warned);
 }
 
-/** The tree of a resumed export. */
 export function treeFromPaths(columns: readonly FieldPath[], warned: readonly FieldPath[] = []): PathTree {
   const tree = createPathTree();
   const mark = (path: FieldPath, flag: 'leaf' | 'warned'): void => {

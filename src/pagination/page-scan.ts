@@ -175,7 +175,6 @@ const MAX_SCRATCH = 1024 * 1024;
 /** `"\u0001`, 12 base64 characters, `:`, an index, `"` */
 const MAX_TAG_BYTES = 32;
 
-/** The value of member `k`. */
 function valueAt(source: Source, k: number): unknown {
   const { text, byteText, array } = source;
   const spans = array.oddSpans;

@@ -27,7 +27,6 @@ export interface PaginateOptions {
 /** Offset pages (`page=N`, `totalItems`) or cursor pages (`id[lt]=…` links). */
 export type PagingMode = 'cursor' | 'offset';
 
-/** A fetched page and where to go next. */
 export interface PageStep extends FetchedPage {
   /** 0-based, in this run. */
   index: number;
