@@ -12,43 +12,33 @@ const PROJECT_NAME = 'collections';
 export const DIR_MODE = 0o700;
 export const FILE_MODE = 0o600;
 
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** env-paths' folder (suffix `nodejs`): under `mac` in ~/Library, else in the folder of a variable or its default. */
+function envPathsDir(home: string, platform: NodeJS.Platform, mac: string, [v, dflt, leaf]: [string | undefined, string, string?]): string {
+  const name = `${PROJECT_NAME}-nodejs`;
+  if (platform === 'darwin') return join(home, 'Library', mac, name);
+  return leaf === undefined ? join(v || join(home, dflt), name) : join(v || join(home, 'AppData', dflt), name, leaf);
+}
+
 /**
  * conf's own default (`env-paths`, suffix `nodejs`), computed here: the folder must be made 0700
  * before conf runs, and `env-paths` reads `process.env` when loaded, not the Context's.
  */
-export function defaultConfigDir(
-  env: Readonly<Record<string, string | undefined>>,
-  platform: NodeJS.Platform = osPlatform(),
-  home: string = osHomedir(),
-): string {
-  const name = `${PROJECT_NAME}-nodejs`;
-  if (platform === 'darwin') return join(home, 'Library', 'Preferences', name);
-  if (platform === 'win32') return join(env.APPDATA || join(home, 'AppData', 'Roaming'), name, 'Config');
-  return join(env.XDG_CONFIG_HOME || join(home, '.config'), name);
+export function defaultConfigDir(env: Env, platform: NodeJS.Platform = osPlatform(), home: string = osHomedir()): string {
+  return envPathsDir(home, platform, 'Preferences', platform === 'win32' ? [env.APPDATA, 'Roaming', 'Config'] : [env.XDG_CONFIG_HOME, '.config']);
 }
 
 /** By env-paths' convention, as {@link defaultConfigDir}: data that can be lost belongs there (XDG Base Directory). */
-export function defaultCacheDir(
-  env: Readonly<Record<string, string | undefined>>,
-  platform: NodeJS.Platform = osPlatform(),
-  home: string = osHomedir(),
-): string {
-  const name = `${PROJECT_NAME}-nodejs`;
-  if (platform === 'darwin') return join(home, 'Library', 'Caches', name);
-  if (platform === 'win32') return join(env.LOCALAPPDATA || join(home, 'AppData', 'Local'), name, 'Cache');
-  return join(env.XDG_CACHE_HOME || join(home, '.cache'), name);
+export function defaultCacheDir(env: Env, platform: NodeJS.Platform = osPlatform(), home: string = osHomedir()): string {
+  return envPathsDir(home, platform, 'Caches', platform === 'win32' ? [env.LOCALAPPDATA, 'Local', 'Cache'] : [env.XDG_CACHE_HOME, '.cache']);
 }
 
 /**
  * `COLLECTIONS_CACHE_DIR`, else a config folder chosen explicitly (an isolated set-up keeps
  * everything in one place), else {@link defaultCacheDir}.
  */
-export function cacheDirOf(
-  env: Readonly<Record<string, string | undefined>>,
-  configDir: string | undefined,
-  platform: NodeJS.Platform = osPlatform(),
-  home: string = osHomedir(),
-): string {
+export function cacheDirOf(env: Env, configDir: string | undefined, platform: NodeJS.Platform = osPlatform(), home: string = osHomedir()): string {
   const override = env.COLLECTIONS_CACHE_DIR;
   if (override !== undefined && override !== '') return override;
   return configDir ?? defaultCacheDir(env, platform, home);

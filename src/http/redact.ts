@@ -1,5 +1,6 @@
 // The last line of defence for secrets, in messages from lower layers (undici, a server echoing a
 // header back) that are not under our control.
+import { TOKEN } from './request-headers.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -68,21 +69,18 @@ export function isSecretHeaderName(name: string): boolean {
   return SECRET_HEADER_NAME.test(name);
 }
 
-/** RFC 9110 §11.1 auth-scheme (a token). */
-const AUTH_SCHEME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
 /**
  * A credential-like header's value as shown, masked by {@link maskSecret} on the length of its
  * credentials alone (after the first word, which a scheme such as `Bearer` pads), so a short token
  * shows nothing; the auth scheme of an `Authorization` or `Proxy-Authorization` value is kept
- * (`Bearer ****`: it is no secret, and it tells what was sent).
+ * (`Bearer ****`: it is no secret, and it tells what was sent); an auth scheme is a token (RFC 9110 §11.1).
  */
 export function maskHeaderValue(name: string, value: string): string {
   const space = value.search(/[\t ]/);
   if (space < 0) return maskSecret(value);
   const first = value.slice(0, space);
   const credentials = value.slice(space).trim();
-  return /authorization$/i.test(name) && AUTH_SCHEME.test(first) ? `${first} ${maskSecret(credentials)}` : maskSecret(credentials);
+  return /authorization$/i.test(name) && TOKEN.test(first) ? `${first} ${maskSecret(credentials)}` : maskSecret(credentials);
 }
 
 /** The value, and its credentials without the auth scheme (RFC 9110 §11.4), which a server may echo alone. */

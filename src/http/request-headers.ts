@@ -3,7 +3,7 @@
 import { UsageError } from '../errors.js';
 
 /** RFC 9110 §5.6.2 token. */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+export const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** What fetch accepts: no CR, LF or NUL, nothing past U+00FF (it sends a ByteString). */
 const HEADER_SAFE = /^[\t\x20-\x7e\x80-\xff]*$/;

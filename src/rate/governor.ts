@@ -44,6 +44,11 @@ export class QuotaWindow {
     this.last = undefined;
   }
 
+  /** Room for a request; an unknown window has room for one at a time. */
+  free(inFlight: number): boolean {
+    return this.available === undefined ? inFlight === 0 : this.available > 0;
+  }
+
   take(): void {
     if (this.available !== undefined) this.available--;
   }
@@ -370,9 +375,7 @@ class Governor {
     } finally {
       this.reserving = undefined;
     }
-    const available = this.window.available;
-    const free = available === undefined ? this.inFlight === 0 : available > 0;
-    if (free && signal?.aborted !== true && this.blockedUntil <= this.options.clock.now()) return hold;
+    if (this.window.free(this.inFlight) && signal?.aborted !== true && this.blockedUntil <= this.options.clock.now()) return hold;
     if (hold.reservation !== undefined) this.options.shared?.quota()?.cancel(this.options.shared.scope, hold.reservation.ticket);
     return undefined;
   }
@@ -388,9 +391,7 @@ class Governor {
         waited = true;
         continue;
       }
-      const available = this.window.available;
-      const free = available === undefined ? this.inFlight === 0 : available > 0;
-      if (free) {
+      if (this.window.free(this.inFlight)) {
         if (this.reserving !== undefined) {
           await this.reserving;
           continue;
@@ -413,8 +414,7 @@ class Governor {
           continue;
         }
         const permit = this.grant(waited, reservation);
-        const left = this.window.available;
-        return { permit, hold: left === undefined ? 0 : this.window.probeDelay(now, demand, this.acquiring) };
+        return { permit, hold: this.window.probeDelay(now, demand, this.acquiring) };
       }
       if (this.inFlight > 0) {
         // Answers in flight will tell how much room the window has left.
