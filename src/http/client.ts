@@ -221,10 +221,9 @@ function failureOf(x: HttpExchange): RetryableFailure | HttpError {
  *   the wait exceeds `--max-wait` (without waiting)
  */
 async function waitOutRateLimit(s: Session, x: HttpExchange, limited: number, signal: AbortSignal | undefined): Promise<void> {
-  const rl = x.rl;
   const decision = decideWait({
     kind: '429',
-    response: { headers: rl, receivedAt: x.receivedAt },
+    response: { headers: x.rl, receivedAt: x.receivedAt },
     attempt: limited,
     now: s.clock.now(),
     serverClock: s.budget.serverClock,
@@ -247,7 +246,7 @@ async function waitOutRateLimit(s: Session, x: HttpExchange, limited: number, si
   }
   s.budget.holdUntil(x.url, decision.until);
   const reason = decision.reason === 'retry-after' ? 'retry-after' : 'rate-limit';
-  const { limit, remaining = 0 } = rl;
+  const { limit, remaining = 0 } = x.rl;
   s.waits.emit({ type: 'wait', reason, ms: decision.ms, until: decision.until, ...defined({ limit }), remaining });
   await s.clock.sleep(clampTimerMs(decision.ms), signal);
 }
