@@ -95,8 +95,7 @@ export class QuotaWindow {
   probeDelay(now: number, demand: number, acquiring: number): number {
     const offset = this.serverClock.offset;
     const available = this.available;
-    const windowReset = this.resetAt;
-    if (offset === undefined || available === undefined || available <= 0 || windowReset === undefined) return 0;
+    if (offset === undefined || available === undefined || available <= 0 || this.resetAt === undefined) return 0;
     const width = offset.high - offset.low;
     if (!(width > PROBE_PRECISION_MS) || !Number.isFinite(width)) return 0;
     // Only the window's last requests, and only when more requests than it has room for will follow.
@@ -108,7 +107,7 @@ export class QuotaWindow {
     const spacing = width / (Math.min(available, PROBES_PER_WINDOW) + 1);
     const at = Math.max(now, this.probeNotBefore, earliest + spacing / 2);
     // A probe must still reach the server in this window; past the tick it learns nothing.
-    if (at > latest || at > windowReset - offset.high - PROBE_DEADLINE_MARGIN_MS) return 0;
+    if (at > latest || at > this.resetAt - offset.high - PROBE_DEADLINE_MARGIN_MS) return 0;
     this.probeNotBefore = at + spacing;
     return Math.max(0, Math.ceil(at - now));
   }
