@@ -1,6 +1,5 @@
 // The last line of defence for secrets, in messages from lower layers (undici, a server echoing a
 // header back) that are not under our control.
-import { TOKEN } from './request-headers.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -69,11 +68,14 @@ export function isSecretHeaderName(name: string): boolean {
   return SECRET_HEADER_NAME.test(name);
 }
 
+/** RFC 9110 §5.6.2 token; an auth-scheme (§11.1) is one. */
+export const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 /**
  * A credential-like header's value as shown, masked by {@link maskSecret} on the length of its
  * credentials alone (after the first word, which a scheme such as `Bearer` pads), so a short token
  * shows nothing; the auth scheme of an `Authorization` or `Proxy-Authorization` value is kept
- * (`Bearer ****`: it is no secret, and it tells what was sent); an auth scheme is a token (RFC 9110 §11.1).
+ * (`Bearer ****`: it is no secret, and it tells what was sent).
  */
 export function maskHeaderValue(name: string, value: string): string {
   const space = value.search(/[\t ]/);

@@ -1,9 +1,7 @@
 // The request headers: the key and `Accept`, and those a user adds (`-H 'Name: value'` as curl and
 // `gh api` take them, a profile's `header`s), except the tool's own headers and the transport's.
 import { UsageError } from '../errors.js';
-
-/** RFC 9110 §5.6.2 token. */
-export const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+import { TOKEN } from './redact.js';
 
 /** What fetch accepts: no CR, LF or NUL, nothing past U+00FF (it sends a ByteString). */
 const HEADER_SAFE = /^[\t\x20-\x7e\x80-\xff]*$/;
