@@ -21,12 +21,15 @@ interface Tally {
   misnamed: number;
 }
 
-/** A line for an argument `verify` does not read, naming what to give instead; counted as a mismatch (exit 8). */
-function misnamed(shown: string, line: string, ctx: Context, tally: Tally): void {
+/**
+ * A file that fails as a whole: counted as a failed file and a mismatch (exit 8); `misnamed` for an
+ * argument `verify` does not read, whose line names what to give instead.
+ */
+function failedFile(shown: string, line: string, ctx: Context, tally: Tally, misnamed = false): void {
   tally.files++;
   tally.failedFiles++;
   tally.mismatches++;
-  tally.misnamed++;
+  if (misnamed) tally.misnamed++;
   ctx.io.stderr.write(`collections: ${inertText(`${shown}: ${line}`)}\n`);
 }
 
@@ -45,28 +48,28 @@ async function verifyManifest(manifestPath: string, ctx: Context, tally: Tally):
   // An output given in place of its manifest: named without reading it (it may be gigabytes).
   const beside = await manifestBeside(manifestPath);
   if (beside !== undefined) {
-    misnamed(shownPath(manifestPath, ctx.cwd), `an output, not its manifest; give ${shownPath(beside, ctx.cwd)}`, ctx, tally);
+    failedFile(shownPath(manifestPath, ctx.cwd), `an output, not its manifest; give ${shownPath(beside, ctx.cwd)}`, ctx, tally, true);
     return;
   }
   let text: string;
   try {
     text = await readFile(manifestPath, 'utf8');
   } catch (error) {
-    tally.files++;
-    tally.failedFiles++;
     const code = (error as { code?: unknown }).code;
-    fail(shownPath(manifestPath, ctx.cwd), code === 'ENOENT' ? 'manifest missing' : `manifest cannot be read (${String(code ?? error)})`);
+    failedFile(
+      shownPath(manifestPath, ctx.cwd),
+      code === 'ENOENT' ? 'manifest missing' : `manifest cannot be read (${String(code ?? error)})`,
+      ctx,
+      tally,
+    );
     return;
   }
   const manifest = parseManifest(text);
   if (typeof manifest === 'string') {
-    tally.files++;
-    tally.failedFiles++;
     // Not JSON or not an object: an output (NDJSON, CSV, a JSON array), not a manifest of another version.
     const data = manifest === 'not JSON' || manifest === 'not an object';
-    if (data) tally.misnamed++;
     const instead = data ? '; an export writes its manifest beside its output F as F.manifest.json' : '';
-    fail(shownPath(manifestPath, ctx.cwd), `not a collections manifest (${manifest})${instead}`);
+    failedFile(shownPath(manifestPath, ctx.cwd), `not a collections manifest (${manifest})${instead}`, ctx, tally, data);
     return;
   }
   for (const output of manifest.outputs) {
@@ -92,14 +95,14 @@ async function verifyDatabase(
   ctx: Context,
   tally: Tally,
 ): Promise<void> {
-  if (address.kind === 'duckdb' && !existsSync(address.path)) {
-    // As a missing output of a manifest: the export did not happen, or the file was moved.
+  const noTable = (line: string): void => {
     tally.tables.add(table ?? 'any table');
     tally.failedTables.add(table ?? 'any table');
     tally.mismatches++;
-    ctx.io.stderr.write(`collections: ${inertText(`${address.shown}: missing`)}\n`);
-    return;
-  }
+    ctx.io.stderr.write(`collections: ${inertText(`${address.shown}: ${line}`)}\n`);
+  };
+  // As a missing output of a manifest: the export did not happen, or the file was moved.
+  if (address.kind === 'duckdb' && !existsSync(address.path)) return noTable('missing');
   const name = table === undefined ? undefined : parseTableName(table);
   if (address.kind === 'postgres') {
     ctx.secrets.add(address.password);
@@ -107,13 +110,7 @@ async function verifyDatabase(
   }
   const { checkTables } = await import('../../export/destinations/verify-table.js');
   const checks = await checkTables(address, name, ctx.env);
-  if (checks.length === 0) {
-    tally.tables.add(table ?? 'any table');
-    tally.failedTables.add(table ?? 'any table');
-    tally.mismatches++;
-    ctx.io.stderr.write(`collections: ${inertText(`${address.shown}: no complete run of ${table ?? 'any table'} in its run log`)}\n`);
-    return;
-  }
+  if (checks.length === 0) return noTable(`no complete run of ${table ?? 'any table'} in its run log`);
   for (const check of checks) {
     tally.tables.add(check.table);
     const what = `${check.table} ${check.source}`;
@@ -147,7 +144,7 @@ export async function runVerify(ctx: Context, { manifests, table }: VerifyComman
     const address = databaseAddress(manifest, ctx.cwd, 'verify');
     if (address?.kind === 'parquet') {
       const line = 'a Parquet file has no manifest: verify checks the manifest of a file export (F.manifest.json) or a database';
-      misnamed(address.shown, line, ctx, tally);
+      failedFile(address.shown, line, ctx, tally, true);
     } else if (address !== undefined) await verifyDatabase(address, table, ctx, tally);
     else await verifyManifest(resolvePath(ctx.cwd, manifest), ctx, tally);
   }
