@@ -49,10 +49,6 @@ export function mostSevere(codes: readonly number[]): number {
   return codes.reduce<number>((worst, code) => (rank(code) < rank(worst) ? code : worst), ExitCode.Ok);
 }
 
-export function mostSevereCode(outcomes: readonly TaxpayerOutcome[]): number {
-  return mostSevere(outcomes.map((o) => o.code));
-}
-
 /** Relative to the working folder when under it; anything but an absolute path (a database URL, `x.duckdb` as typed) as it is. */
 export function shownPath(path: string, cwd: string): string {
   // relative() would read `postgres://etl@h/db` as a path and squeeze its `//` into one slash.

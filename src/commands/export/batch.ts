@@ -19,7 +19,7 @@ import { runBatchDryRun } from './dry-run.js';
 import { errorText } from '../error-text.js';
 import { inertText } from '../../io/terminal-text.js';
 import { prepareOutputs, removeEmptyFolders } from '../../export/plan/folders.js';
-import { createBatchReporter, mostSevereCode, type TaxpayerOutcome } from './batch-report.js';
+import { createBatchReporter, mostSevere, type TaxpayerOutcome } from './batch-report.js';
 import type { ExportFlags } from '../flags.js';
 import { addDatabaseSecrets, isDatabaseTable } from '../../export/plan/parts.js';
 import { loadExportSettings, type LoadedExportSettings } from './settings.js';
@@ -320,7 +320,7 @@ export async function runBatchExport(request: BatchRequest, ctx: Context): Promi
   const reporter = createBatchReporter(ctx, { total: batch.units.length, quiet: flags.quiet === true, json: flags.logFormat === 'json' });
   const outcomes = await runUnits(batch, flags.parallel ?? 1, ctx, (o) => reporter.ended(o));
   await removeEmptyFolders(made);
-  const code = mostSevereCode(outcomes);
+  const code = mostSevere(outcomes.map((o) => o.code));
   reporter.finished(outcomes, code, batch.resumeCommand);
   await writeBatchManifest(batch, startedMs, ctx);
   return code;

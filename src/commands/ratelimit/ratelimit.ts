@@ -157,8 +157,7 @@ function liveTable(answers: readonly ProbeAnswer[], rows: readonly RatelimitRow[
       ...(showStatus ? [status] : []),
       cell(row.limit ?? undefined),
       cell(row.remaining ?? undefined),
-      resetAt === undefined ? '-' : formatLocalTime(resetAt, now),
-      resetAt === undefined ? '-' : formatTimeLeft(resetAt - now),
+      ...resetCells(resetAt, now, false),
     ];
   });
   return tableText(['endpoint', ...(showStatus ? ['status'] : []), 'limit', 'remaining', 'reset', 'time left'], cells, width);
@@ -225,6 +224,10 @@ const tableWidth = (ctx: Pick<Context, 'io' | 'env'>): number => outputColumns(c
 
 const cell = (v: number | undefined): string => (v === undefined ? '-' : String(v));
 
+/** The `reset` and `time left` cells; `since`: a reset already passed says so. */
+const resetCells = (resetAt: number | undefined, now: number, since = true): string[] =>
+  resetAt === undefined ? ['-', '-'] : [formatLocalTime(resetAt, now), since && resetAt <= now ? 'reset since' : formatTimeLeft(resetAt - now)];
+
 /** @param options.baseUrl only its origin's entries when known, else every origin's */
 async function runCachedRatelimit(options: { baseUrl?: URL; json: boolean }, ctx: Context, cache: LastSeenCache): Promise<number> {
   const now = ctx.clock.now();
@@ -254,19 +257,14 @@ async function runCachedRatelimit(options: { baseUrl?: URL; json: boolean }, ctx
   } else {
     await loadTableSupport();
     const showOrigin = new Set(rows.map((r) => r.origin)).size > 1 || origin === undefined;
-    const cells = entries.map((e) => {
-      const resetLocal = e.resetLocalAt ?? e.resetAt;
-      const passed = resetLocal !== undefined && resetLocal <= now;
-      return [
-        ...(showOrigin ? [e.origin] : []),
-        e.endpoint,
-        cell(e.limit),
-        cell(e.remaining),
-        resetLocal === undefined ? '-' : formatLocalTime(resetLocal, now),
-        resetLocal === undefined ? '-' : passed ? 'reset since' : formatTimeLeft(resetLocal - now),
-        `${formatTimeLeft(now - e.observedAt)} ago`,
-      ];
-    });
+    const cells = entries.map((e) => [
+      ...(showOrigin ? [e.origin] : []),
+      e.endpoint,
+      cell(e.limit),
+      cell(e.remaining),
+      ...resetCells(e.resetLocalAt ?? e.resetAt, now),
+      `${formatTimeLeft(now - e.observedAt)} ago`,
+    ]);
     const head = [...(showOrigin ? ['origin'] : []), 'endpoint', 'limit', 'remaining', 'reset', 'time left', 'seen'];
     ctx.io.stdout.write(`${tableText(head, cells, tableWidth(ctx))}\n`);
   }
@@ -327,18 +325,14 @@ async function showSharedBudget(settings: ResolvedSettings, json: boolean, ctx: 
     return ExitCode.Ok;
   }
   await loadTableSupport();
-  const cells = rows.map((row, i) => {
-    const resetAt = windows[i]!.resetAt;
-    return [
-      row.endpoint,
-      cell(row.limit ?? undefined),
-      cell(row.remaining ?? undefined),
-      resetAt === undefined ? '-' : formatLocalTime(resetAt, now),
-      resetAt === undefined ? '-' : resetAt <= now ? 'reset since' : formatTimeLeft(resetAt - now),
-      String(row.reserved),
-      row.holders.length === 0 ? '-' : row.holders.map((h) => `${h.host} (pid ${h.pid}): ${h.requests}`).join(', '),
-    ];
-  });
+  const cells = rows.map((row, i) => [
+    row.endpoint,
+    cell(row.limit ?? undefined),
+    cell(row.remaining ?? undefined),
+    ...resetCells(windows[i]!.resetAt, now),
+    String(row.reserved),
+    row.holders.length === 0 ? '-' : row.holders.map((h) => `${h.host} (pid ${h.pid}): ${h.requests}`).join(', '),
+  ]);
   const head = ['endpoint', 'limit', 'remaining', 'reset', 'time left', 'reserved', 'in flight by host'];
   ctx.io.stdout.write(`${tableText(head, cells, tableWidth(ctx))}\n`);
   return ExitCode.Ok;

@@ -1,6 +1,6 @@
 /** The report of a run with many taxpayers: its most severe exit code and its summary line. */
 import { describe, expect, it } from 'vitest';
-import { createBatchReporter, mostSevereCode, type TaxpayerOutcome } from '../../../../src/commands/export/batch-report.js';
+import { createBatchReporter, mostSevere, type TaxpayerOutcome } from '../../../../src/commands/export/batch-report.js';
 import type { Context } from '../../../../src/context.js';
 
 describe('the exit code of a run', () => {
@@ -18,7 +18,7 @@ describe('the exit code of a run', () => {
     [[130, 143, 2], 143],
     [[4, 42], 42],
   ])('%j → %i', (codes, expected) => {
-    expect(mostSevereCode(codes.map(outcome))).toBe(expected);
+    expect(mostSevere(codes.map(outcome).map((o) => o.code))).toBe(expected);
   });
 });
 
@@ -29,7 +29,7 @@ describe('the summary of a run', () => {
     const ctx = { io: { stderr: { write: (t: string) => (text += t) } }, clock: { now: () => 0 }, cwd: '/w' } as unknown as Context;
     const reporter = createBatchReporter(ctx, { total: outcomes.length, quiet: false, json: false });
     for (const o of outcomes) reporter.ended(o);
-    reporter.finished(outcomes, mostSevereCode(outcomes), 'collections invoices');
+    reporter.finished(outcomes, mostSevere(outcomes.map((o) => o.code)), 'collections invoices');
     return text;
   };
   const ok = (taxpayer: string, items: number): TaxpayerOutcome => ({ taxpayer, target: `/w/${taxpayer}.ndjson`, status: 'ok', code: 0, items });
