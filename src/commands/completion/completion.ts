@@ -197,19 +197,12 @@ export function renderZsh(program: Command): string {
   return lines.join('\n');
 }
 
-/** `complete` arguments of an option's flags: `-s o -l out`. */
-function fishFlags(o: Option): string {
-  return flagsOf(o)
-    .map((f) => (f.startsWith('--') ? `-l ${f.slice(2)}` : `-s ${f.slice(1)}`))
-    .join(' ');
-}
-
-function fishValue(o: Option): string {
+/** `complete` arguments of an option: its flags (`-s o -l out`), its value, its description. */
+function fishOption(o: Option): string {
+  const flags = flagsOf(o).map((f) => (f.startsWith('--') ? `-l ${f.slice(2)}` : `-s ${f.slice(1)}`));
   const value = valueOf(o);
-  if (value === undefined) return '';
-  if (value === 'file') return ' -r -F';
-  if (value === 'text') return ' -x';
-  return ` -x -a ${sq(value.join(' '))}`;
+  const takes = value === undefined ? '' : value === 'file' ? ' -r -F' : value === 'text' ? ' -x' : ` -x -a ${sq(value.join(' '))}`;
+  return `${flags.join(' ')}${takes} -d ${sq(o.description)}`;
 }
 
 export function renderFish(program: Command): string {
@@ -221,15 +214,15 @@ export function renderFish(program: Command): string {
     '# Install: collections completion fish > ~/.config/fish/completions/collections.fish',
     'complete -c collections -f',
     `${beforeCommand} -s h -l help -d ${sq('show help')}`,
-    ...rootOnlyOf(program).map((o) => `${beforeCommand} ${fishFlags(o)}${fishValue(o)} -d ${sq(o.description)}`),
+    ...rootOnlyOf(program).map((o) => `${beforeCommand} ${fishOption(o)}`),
   ];
   for (const c of program.commands) {
     lines.push(`complete -c collections -n __fish_use_subcommand -a ${c.name()} -d ${sq(c.description())}`);
   }
-  for (const o of globalsOf(program)) lines.push(`complete -c collections ${fishFlags(o)}${fishValue(o)} -d ${sq(o.description)}`);
+  for (const o of globalsOf(program)) lines.push(`complete -c collections ${fishOption(o)}`);
   for (const c of program.commands) {
     const when = `__fish_seen_subcommand_from ${c.name()}`;
-    for (const o of visible(c)) lines.push(`complete -c collections -n ${sq(when)} ${fishFlags(o)}${fishValue(o)} -d ${sq(o.description)}`);
+    for (const o of visible(c)) lines.push(`complete -c collections -n ${sq(when)} ${fishOption(o)}`);
     const positionals = c.registeredArguments;
     positionals.forEach((p, i) => {
       const words = wordsOf(p);
