@@ -30,7 +30,6 @@ export interface ProgramRunners {
   sandbox?: Parameters<typeof createSandboxCommand>[1];
 }
 
-/** Commands that read no settings file. */
 const NO_SETTINGS = new Set(['completion', 'verify', 'sandbox']);
 
 /**

@@ -170,12 +170,12 @@ async function orStop<T>(check: () => Promise<T>, ctx: Context): Promise<T> {
   }
 }
 
+const continuesText = ({ items, pages }: { items: number; pages: number }): string =>
+  ` (--resume continues after ${formatCount(items)} items, ${plural(pages, 'page', 'pages')})`;
+
 function checkpointText(path: string, found: CheckpointFound | undefined): string {
   const shown = inertText(path);
-  if (found?.kind === 'resume') {
-    const { items, pages } = found.checkpoint;
-    return `${shown} (--resume continues after ${formatCount(items)} items, ${formatCount(pages)} ${pages === 1 ? 'page' : 'pages'})`;
-  }
+  if (found?.kind === 'resume') return `${shown}${continuesText(found.checkpoint)}`;
   if (found?.kind === 'published') return `${shown} (left after the export was published; --resume exports afresh)`;
   return found?.kind === 'discard' ? `${shown} (--restart discards it)` : shown;
 }
@@ -193,13 +193,8 @@ function databaseLines(plan: ExportPlan, folders: Array<[string, string]>, forec
   const found = forecast.database;
   const where = inertText(`${tableText(database.table)} in ${database.address.shown}`);
   const creates = found?.creates === 'file' ? ' (the file and the table would be created)' : found?.creates === 'table' ? ' (would be created)' : '';
-  const resumes = found?.resumes;
   const continues =
-    resumes !== undefined
-      ? ` (--resume continues after ${formatCount(resumes.items)} items, ${formatCount(resumes.pages)} ${resumes.pages === 1 ? 'page' : 'pages'})`
-      : plan.resume.resume
-        ? ' (nothing to continue: --resume starts afresh)'
-        : '';
+    found?.resumes !== undefined ? continuesText(found.resumes) : plan.resume.resume ? ' (nothing to continue: --resume starts afresh)' : '';
   return [
     ['output', `table ${where}, upserted by ${database.key?.join('.') ?? 'id (else @id)'}${creates}`],
     ...folders,
