@@ -73,16 +73,13 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
   const worker = async (): Promise<void> => {
     while (!failed && next < items.length) {
       const i = next++;
-      try {
-        results[i] = await fn(items[i]!);
-      } catch (err) {
+      results[i] = await fn(items[i]!).catch((err: unknown) => {
         failed = true;
         throw err;
-      }
+      });
     }
   };
-  const workers = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker);
-  const settled = await Promise.allSettled(workers);
+  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
   const rejected = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (rejected) throw rejected.reason;
   return results;
