@@ -102,7 +102,10 @@ async function verifyDatabase(
     ctx.io.stderr.write(`collections: ${inertText(`${address.shown}: ${line}`)}\n`);
   };
   // As a missing output of a manifest: the export did not happen, or the file was moved.
-  if (address.kind === 'duckdb' && !existsSync(address.path)) return noTable('missing');
+  if (address.kind === 'duckdb' && !existsSync(address.path)) {
+    noTable('missing');
+    return;
+  }
   const name = table === undefined ? undefined : parseTableName(table);
   if (address.kind === 'postgres') {
     ctx.secrets.add(address.password);
@@ -110,7 +113,10 @@ async function verifyDatabase(
   }
   const { checkTables } = await import('../../export/destinations/verify-table.js');
   const checks = await checkTables(address, name, ctx.env);
-  if (checks.length === 0) return noTable(`no complete run of ${table ?? 'any table'} in its run log`);
+  if (checks.length === 0) {
+    noTable(`no complete run of ${table ?? 'any table'} in its run log`);
+    return;
+  }
   for (const check of checks) {
     tally.tables.add(check.table);
     const what = `${check.table} ${check.source}`;
