@@ -5,8 +5,8 @@
  */
 import { HttpError } from '../../errors.js';
 import type { Client } from '../../http/client.js';
-import type { Destination } from '../files/destination.js';
-import { deletionOf, type Deletion } from '../state/deletions.js';
+import type { DeletedRecord, Destination } from '../files/destination.js';
+import { deletionOf } from '../state/deletions.js';
 import type { Interrupt } from './interrupt.js';
 import { pageSteps } from './page-loop.js';
 import type { DeletionsPlan, PagesPlan } from './plan.js';
@@ -25,7 +25,7 @@ async function readDeletions(
   client: Client,
   interrupt: Interrupt,
   note: (line: string) => void,
-): Promise<Deletion[] | undefined> {
+): Promise<DeletedRecord[] | undefined> {
   const offset: PagesPlan = {
     baseUrl: pages.baseUrl,
     start: plan.start,
@@ -37,7 +37,7 @@ async function readDeletions(
     maxItems: undefined,
   };
   const steps = pageSteps(offset, client, plan.start, { tally: { items: 0 }, resumedMode: undefined, onMode: () => undefined });
-  const byKey = new Map<string, Deletion>();
+  const byKey = new Map<string, DeletedRecord>();
   try {
     for await (const step of steps) {
       const { members } = step.page;

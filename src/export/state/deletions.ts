@@ -12,9 +12,6 @@ import { nodeFileSystem, replaceFile, type FileSystem } from '../../io/files.js'
 import type { DeletedRecord, Destination } from '../files/destination.js';
 import type { ManifestRecorder } from '../manifest/manifest.js';
 
-/** One record deleted at the service, as the file beside a delta lists it and a table applies it. */
-export type Deletion = DeletedRecord;
-
 /** The delete events of a collection: where they are read and which type they have. */
 interface DeleteEvents {
   /** The events path, relative to the base URL. */
@@ -82,7 +79,7 @@ function textAt(value: unknown, path: readonly string[]): string | undefined {
  * `@id`), else, without `--key`, the last segment of `resource`; undefined for another type or an
  * event without a key (nothing can be deleted by it).
  */
-export function deletionOf(event: unknown, type: string, key: readonly string[] | undefined): Deletion | undefined {
+export function deletionOf(event: unknown, type: string, key: readonly string[] | undefined): DeletedRecord | undefined {
   if (!isObject(event) || event.type !== type) return undefined;
   const object = isObject(event.data) ? event.data.object : undefined;
   const resource = typeof event.resource === 'string' ? event.resource : undefined;
@@ -95,14 +92,8 @@ export function deletionOf(event: unknown, type: string, key: readonly string[] 
   return { id, deletedAt, event: iri };
 }
 
-/** Days (whole or not) as ms. */
 export function daysMs(days: number): number {
   return days * 86_400_000;
-}
-
-/** The file of deleted records beside an incremental file export `F`. */
-function deletedPath(target: string): string {
-  return `${target}.deleted.ndjson`;
 }
 
 /**
@@ -124,7 +115,7 @@ export function withDeletedFile(
   };
   wrapped.finish = async (text) => {
     if (deleted !== undefined) {
-      const path = deletedPath(target);
+      const path = `${target}.deleted.ndjson`;
       const body = deleted.map((d) => `${JSON.stringify({ id: d.id, deletedAt: d.deletedAt, event: d.event })}\n`).join('');
       await replaceFile(fs, path, body, { mode: 0o644, action: 'write the deleted records', syncFolder: true });
       const bytes = Buffer.byteLength(body);
