@@ -77,15 +77,14 @@ export function exportServices(plan: ExportPlan, ctx: Context, options: { fs?: F
 
 type OutputOfPlan = Pick<ExportPlan, 'output' | 'resume' | 'pages'>;
 
+/** What a checkpoint, a file's or a database's, must match to be resumed. */
+function resumeRules(plan: OutputOfPlan) {
+  const { resume, fingerprint } = plan.resume;
+  return { resume, fingerprint, expectedLink: { origin: plan.pages.baseUrl.origin, path: plan.pages.start.pathname } };
+}
+
 function checkpointRules(plan: OutputOfPlan, files: ExportFiles) {
-  return {
-    target: files.target,
-    checkpoint: files.checkpoint,
-    resume: plan.resume.resume,
-    restart: plan.resume.restart,
-    expectedLink: { origin: plan.pages.baseUrl.origin, path: plan.pages.start.pathname },
-    fingerprint: plan.resume.fingerprint,
-  };
+  return { ...resumeRules(plan), target: files.target, checkpoint: files.checkpoint, restart: plan.resume.restart };
 }
 
 /** Before any request: first the output lock (kept in `held`), then the checkpoint is validated and read. */
@@ -101,9 +100,7 @@ async function openDestination(
   if (database) {
     const [{ openDatabase }, { openStore }] = await Promise.all([import('../destinations/database.js'), import('../destinations/open-store.js')]);
     held.database = await openDatabase(database, {
-      resume: plan.resume.resume,
-      fingerprint: plan.resume.fingerprint,
-      expectedLink: { origin: plan.pages.baseUrl.origin, path: plan.pages.start.pathname },
+      ...resumeRules(plan),
       note: wiring.note,
       stats: wiring.stats,
       signal: wiring.signal,
@@ -173,15 +170,7 @@ export async function checkDatabaseOutput(plan: OutputOfPlan, env: Context['env'
   const { database } = plan.output;
   if (database === undefined) return undefined;
   const [{ checkDatabase }, { inspectStore }] = await Promise.all([import('../destinations/database.js'), import('../destinations/open-store.js')]);
-  return checkDatabase(
-    database,
-    {
-      resume: plan.resume.resume,
-      fingerprint: plan.resume.fingerprint,
-      expectedLink: { origin: plan.pages.baseUrl.origin, path: plan.pages.start.pathname },
-    },
-    (target) => inspectStore(target, env),
-  );
+  return checkDatabase(database, resumeRules(plan), (target) => inspectStore(target, env));
 }
 
 /**
