@@ -86,20 +86,16 @@ export function planExport(
   };
   const pages = planPages(target, options, settings);
   const http = planHttp(options, settings);
-  const where = {
+  const manifest = planManifest({
     flag: options.manifest,
     target: address ? undefined : out,
     cwd,
     baseUrl: settings.baseUrl,
     collect: many?.collectManifest === true,
-  };
-  const params = options.params ?? [];
-  const manifest = planManifest({
-    ...where,
     endpoint,
     path: target.query === '' ? target.path : `${target.path}?${target.query}`,
     ids: target.ids,
-    params,
+    params: options.params ?? [],
     headers: shownHeaders(http.headers),
     format,
     cursor: target.cursor,
