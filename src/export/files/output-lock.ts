@@ -106,10 +106,9 @@ function lockFileSystem(owner: LockOwner) {
 /** Undefined when `owner.json` is missing or unreadable (a lock being taken). */
 async function readOwner(lockPath: string): Promise<LockOwner | undefined> {
   try {
-    const value = JSON.parse(
+    const o = JSON.parse(
       await readFile(join(lockPath, 'owner.json'), { encoding: 'utf8', flag: nodeFs.constants.O_RDONLY | nodeFs.constants.O_NOFOLLOW }),
-    ) as unknown;
-    const o = value as Partial<LockOwner> | null;
+    ) as Partial<LockOwner> | null;
     if (typeof o?.pid === 'number' && typeof o.host === 'string' && typeof o.since === 'string') return { pid: o.pid, host: o.host, since: o.since };
   } catch {
     // No owner recorded (yet): the lock is named without one.
