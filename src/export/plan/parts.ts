@@ -193,6 +193,7 @@ export function fingerprintOf(
   headers: Readonly<Record<string, string>> = {},
 ): Record<string, unknown> {
   const { inc } = target;
+  const { database } = output;
   // A credential's value is not kept (the checkpoint is no place for it, and a rotated token may resume).
   const shown = Object.entries(headers).map(([name, value]) => [name, isSecretHeaderName(name) ? '(credential)' : value]);
   return {
@@ -205,7 +206,7 @@ export function fingerprintOf(
     csvSafe: output.formatter.csvSafe === true,
     maxItems: options.maxItems ?? null,
     ...(inc.state ? { state: inc.state.key } : {}),
-    ...databaseFingerprint(output.database),
+    ...(database ? { table: tableText(database.table), key: database.key ?? null, prune: database.prune } : {}),
     ...(output.compress ? { compress: output.compress } : {}),
     ...(shown.length > 0 ? { headers: Object.fromEntries(shown) } : {}),
   };
@@ -408,11 +409,6 @@ export function staleWatermark(
       `collections: the watermark of ${sourceOf(path, options.params ?? [])} is ${age} days old, older than the ${days} days the API keeps its events; ` +
       'this run is a full refresh with --prune',
   };
-}
-
-function databaseFingerprint(database: DatabasePlan | undefined): Record<string, unknown> {
-  if (database === undefined) return {};
-  return { table: tableText(database.table), key: database.key ?? null, prune: database.prune };
 }
 
 /**
