@@ -245,14 +245,11 @@ export function createWatermarkTracker(options: WatermarkOptions): WatermarkTrac
         earliest = stored === undefined ? undefined : parseSince(stored, 'the checkpoint watermark') + 1000;
       }
       const wrapped = Object.create(out) as Destination;
-      const watermark = (): { watermark?: string } => {
-        const text = pending();
-        return text === undefined ? {} : { watermark: text };
-      };
       let items = out.resumed?.items ?? 0;
       wrapped.pageWritten = (mark) => {
         items = mark.items;
-        return out.pageWritten({ ...mark, ...watermark() });
+        const watermark = pending();
+        return out.pageWritten({ ...mark, ...(watermark === undefined ? {} : { watermark }) });
       };
       wrapped.finish = (text) => {
         const after = pending();
@@ -318,9 +315,8 @@ export async function checkReplace(check: ReplaceCheck): Promise<void> {
   if (since === undefined) return;
   const info = await stat(target).catch(() => undefined);
   if (info === undefined || !info.isFile()) return;
-  const manifests = [...new Set([check.manifest, `${target}.manifest.json`])];
   let entry: ManifestOutput | undefined;
-  for (const path of manifests) entry ??= await entryFor(path, target, info.size);
+  for (const path of new Set([check.manifest, `${target}.manifest.json`])) entry ??= await entryFor(path, target, info.size);
   const start = entry === undefined ? undefined : startOf(entry);
   if (start !== undefined && start !== null && parseSince(since) <= start) return;
   const holds =
