@@ -147,12 +147,13 @@ export async function removeEmptyFolders(made: readonly string[]): Promise<void>
   for (const folder of [...made].reverse()) await rmdir(folder).catch(() => undefined);
 }
 
+type WritingPlan = Pick<ExportPlan, 'output' | 'state' | 'manifest'>;
+
 /** The output (a DuckDB file too), `--state` file and manifest, absolute. */
-export function writtenFiles(plan: Pick<ExportPlan, 'output' | 'state' | 'manifest'>): string[] {
+export function writtenFiles(plan: WritingPlan): string[] {
   const address = plan.output.database?.address;
   const output = address?.kind === 'duckdb' ? address.path : plan.output.files?.target;
-  const files = [output, plan.state?.path, plan.manifest?.path];
-  return files.filter((f): f is string => f !== undefined);
+  return [output, plan.state?.path, plan.manifest?.path].filter((f): f is string => f !== undefined);
 }
 
 /**
@@ -160,7 +161,7 @@ export function writtenFiles(plan: Pick<ExportPlan, 'output' | 'state' | 'manife
  * nor its manifest, which it never gets: `/dev` is no folder to check (a user other than root
  * cannot write it).
  */
-async function filesToWrite(plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'state' | 'manifest'>>, fs: FolderFileSystem): Promise<string[]> {
+async function filesToWrite(plans: readonly WritingPlan[], fs: FolderFileSystem): Promise<string[]> {
   const files: string[] = [];
   for (const plan of plans) {
     const target = plan.output.files?.target;
@@ -183,16 +184,13 @@ async function checkReplaces(plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'm
  * Before the first request: none may replace an output it would narrow, then every folder is made.
  * @throws {UsageError} (exit 2) before anything is written; {@link OutputError} (exit 7) from {@link makeFolders}
  */
-export async function prepareOutputs(
-  plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'state' | 'manifest'>>,
-  fs: FolderFileSystem = nodeFolders,
-): Promise<string[]> {
+export async function prepareOutputs(plans: readonly WritingPlan[], fs: FolderFileSystem = nodeFolders): Promise<string[]> {
   await checkReplaces(plans);
   return makeFolders(await filesToWrite(plans, fs), fs);
 }
 
 /** {@link prepareOutputs} writing nothing. @throws as {@link prepareOutputs} */
-export async function planOutputs(plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'state' | 'manifest'>>): Promise<FolderPlan> {
+export async function planOutputs(plans: readonly WritingPlan[]): Promise<FolderPlan> {
   await checkReplaces(plans);
   const plan = await planFolders(await filesToWrite(plans, nodeFolders));
   if (plan.problem) throw folderError(plan.problem);
