@@ -1,4 +1,4 @@
-// The hosts scenario of `npm run bench` (docs/rate-limits.md, "Several hosts"): 1, 2 and 4
+// The hosts scenario of `npm run bench` (docs/rate-limits.md, "One budget for several hosts: `--budget`"): 1, 2 and 4
 // processes that share nothing but one `--budget` database (each its own config, home, cache and
 // state folders), one key, 40 taxpayers' invoices of 3 pages each split by `--shard i/N`, against a
 // sandbox of 10 requests per 2 s window. Rows: whole wall (spawn to the last exit) and the
