@@ -176,6 +176,15 @@ const FLAG_TABLE = {
     option: 'eventsRetentionDays',
     unit: 'days',
   },
+  lookback: {
+    flags: '--lookback <seconds>',
+    description:
+      'with --state or --incremental: start that long before the stored watermark, to read again what the API committed late (a database upserts it; a file gets it again)',
+    value: { kind: 'seconds', min: 0, max: 86_400 },
+    defaultValue: 0,
+    option: 'lookbackMs',
+    unit: 'ms',
+  },
   taxpayersFile: {
     flags: '--taxpayers-file <file>',
     description: 'export every taxpayer listed in the file (one id a line, # comments; - is stdin); --out must then be a template',

@@ -53,6 +53,11 @@ export interface ExportCollectionOptions
    * 365 (default 7); a stored watermark older than that makes the run a full refresh with `prune`.
    */
   eventsRetentionDays?: number;
+  /**
+   * With `incremental` or `state`: start this many ms before the stored watermark, 0 to 86 400 000
+   * (default 0), to read again what the API committed late; a database upserts it, a file holds it again.
+   */
+  lookbackMs?: number;
   /** `json`, `ndjson`, `csv` or `table` (default: from the file's suffix, else `ndjson`). */
   format?: OutputFormat;
   /** `gzip` (also implied by an `out` ending in `.gz`). */

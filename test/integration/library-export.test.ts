@@ -156,6 +156,8 @@ describe('exportCollection(): errors', () => {
     ["'-' for stdout", { out: '-' }, 'E_USAGE'],
     ['a page in the path', { path: '/reports?page=2' }, 'E_USAGE'],
     ['no base URL', { baseUrl: undefined as unknown as string }, 'E_CONFIG'],
+    ['lookbackMs without a watermark to move', { lookbackMs: 60_000 }, 'E_USAGE'],
+    ['lookbackMs over a day', { state: 'state.json', lookbackMs: 86_400_001 }, 'E_USAGE'],
   ] as const)('refuses %s before any request or file', async (_name, bad, code) => {
     const err: unknown = await exportCollection(options(bad as Partial<ExportCollectionOptions>)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
@@ -185,6 +187,11 @@ describe('exportCollection() into a database', () => {
     const second = await exportCollection(withUrls({ out: 'lib.duckdb', table: 'mirror_invoices', incremental: true }));
     expect(decodeURIComponent(urls[0]!)).toContain(`updatedAt[after]=${stored!.watermark}`);
     expect(second.items).toBe(6);
+    const [moved] = await db.rows("SELECT watermark FROM collections_runs WHERE status = 'complete' ORDER BY watermark DESC LIMIT 1");
+    urls.length = 0;
+    await exportCollection(withUrls({ out: 'lib.duckdb', table: 'mirror_invoices', incremental: true, lookbackMs: 120_000 }));
+    const back = new Date(Date.parse(String(moved!.watermark)) - 120_000).toISOString().replace('.000Z', '+00:00');
+    expect(decodeURIComponent(urls[0]!)).toContain(`updatedAt[after]=${back}`);
     const [count] = await db.rows('SELECT count(*) AS n FROM mirror_invoices');
     expect(Number(count!.n)).toBe(world.sandbox.items(`/taxpayers/${world.taxpayer}/invoices`).length);
   });

@@ -86,6 +86,35 @@ describe('--state', () => {
     expect(others.length).toBeLessThanOrEqual(1);
   });
 
+  it('--lookback starts that long before the stored watermark and reads again what changed in that margin; it stores the same watermark', async () => {
+    const key = `invoices ${world.taxpayer}`;
+    expect((await runInProcess(world, dir, sync('full.ndjson'))).code).toBe(0);
+    world.clock.advance(10 * MINUTE);
+    const now = world.clock.now();
+    expect((await runInProcess(world, dir, sync('inc.ndjson'))).code).toBe(0);
+    const seen = new Map(invoices().map((i) => [i.id, i.updatedAt]));
+    world.clock.advance(MINUTE);
+    const back = await runInProcess(world, dir, sync('back.ndjson', ['--lookback', '90']));
+    expect(back.code).toBe(0);
+    expect(back.requests[0]!.url).toContain(`updatedAt%5Bafter%5D=${encodeURIComponent(watermarkOf(now - 90_000))}`);
+    // The delete events are read from the same earlier start.
+    expect(back.requests.at(-1)!.url).toContain(encodeURIComponent(watermarkOf(now - 90_000)));
+    const written = new Set(idsOfNdjson(dir.read('back.ndjson').toString()));
+    const margin = invoices().filter((i) => seen.get(i.id) === i.updatedAt && Date.parse(i.updatedAt) >= now - 91_000);
+    expect(margin.length).toBeGreaterThan(0);
+    for (const item of margin) expect(written).toContain(item.id);
+    expect(state().watermarks[key]!.since).toBe(watermarkOf(now + MINUTE));
+  });
+
+  it('refuses --lookback without a stored watermark to move (with --since, or alone) before any request', async () => {
+    for (const extra of [['--since', '2024-04-01'], []]) {
+      const r = await runInProcess(world, dir, ['invoices', '--taxpayer', world.taxpayer, '--lookback', '60', ...extra]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('--lookback goes with --state or --incremental');
+      expect(r.requests).toHaveLength(0);
+    }
+  });
+
   it('leaves the state as it was when interrupted; --resume completes with the original watermark', async () => {
     expect((await runInProcess(world, dir, sync('full.ndjson'))).code).toBe(0);
     world.clock.advance(10 * MINUTE);

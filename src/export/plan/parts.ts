@@ -251,6 +251,8 @@ interface IncrementalInput {
  */
 function planIncremental({ endpoint, ids, options, cwd, storedSince, query }: IncrementalInput, name: OptionNamer): IncrementalPlan {
   const incremental = options.since !== undefined || options.state !== undefined || options.incremental === true;
+  if (options.lookbackMs !== undefined && (!incremental || options.since !== undefined))
+    throw new UsageError(`${name('lookback')} goes with ${name('state')} or ${name('incremental')} (it moves their stored watermark back)`);
   if (!incremental) {
     if (options.sinceField !== undefined)
       throw new UsageError(
@@ -264,7 +266,8 @@ function planIncremental({ endpoint, ids, options, cwd, storedSince, query }: In
   if (clash) throw new UsageError(`${name('param')} ${clash[0]} and ${flag} set the same filter; give one of them`);
   const inPath = query.find(([key]) => conflictsWithSince(endpoint, key));
   if (inPath) throw new UsageError(`the path's ${inPath[0]} and ${flag} set the same filter; give one of them`);
-  const since = options.since !== undefined ? parseSince(options.since) : storedSince;
+  const since =
+    options.since !== undefined ? parseSince(options.since) : storedSince === undefined ? undefined : storedSince - (options.lookbackMs ?? 0);
   return {
     incremental,
     filter: since === undefined ? undefined : [parameter, formatFilterTime(since)],
