@@ -7,7 +7,7 @@
 import type { OutputFormat } from '../format-names.js';
 import type { ExportOptions } from '../export/plan/options.js';
 import { optionNamer, type LibraryOptionValues } from '../config/flags.js';
-import { AbortError, CollectionsError, InterruptedError, UsageError } from '../errors.js';
+import { AbortError, InterruptedError, UsageError } from '../errors.js';
 import type { RateLimitSnapshot } from '../http/client.js';
 import type { OutputStream } from '../context.js';
 import type { ExportPlan } from '../export/run/plan.js';
@@ -108,9 +108,8 @@ export interface ExportSummary {
   rateLimit: RateLimitSnapshot | undefined;
 }
 
-/** Stands for the command line in the plan's resume hint, which the library words as an option. */
+/** Stands for the command line in the "resume with" line a `log` shows. */
 const RESUME_COMMAND = 'exportCollection()';
-const RESUME_HINT = `resume with: ${RESUME_COMMAND} --resume`;
 
 /**
  * Where the export goes and what it prints.
@@ -147,17 +146,12 @@ function summaryOf(result: ExportResult, plan: ExportPlan): ExportSummary {
   };
 }
 
-/**
- * What the library throws for a failure of the run: an interruption by the caller's signal as an
- * `AbortError`, and the command line's "resume with" hint worded as the option.
- */
+/** What the library throws for a failure of the run: an interruption by the caller's signal as an `AbortError`, with its resume hint. */
 function libraryError(err: unknown, stopper: Stopper, toFile: boolean): unknown {
   const explained = stopper.explain(err);
-  const hint = err instanceof CollectionsError ? err.hint?.replace(RESUME_HINT, 'run it again with resume: true') : undefined;
   if (explained instanceof AbortError && err instanceof InterruptedError) {
-    return new AbortError(`aborted${toFile ? '; checkpoint kept' : ''}`, { cause: explained.cause, ...(hint ? { hint } : {}) });
+    return new AbortError(`aborted${toFile ? '; checkpoint kept' : ''}`, { cause: explained.cause, ...(err.hint ? { hint: err.hint } : {}) });
   }
-  if (explained === err && err instanceof CollectionsError && hint !== err.hint) Object.defineProperty(err, 'hint', { value: hint });
   return explained;
 }
 
