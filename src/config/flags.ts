@@ -447,7 +447,7 @@ export function flagParser(spec: ExportFlagSpec): ((value: string, previous: unk
  * dropping the first without a word hid the mistake (docs/get.md, "Request headers").
  * @throws {UsageError} (exit 2) naming both spellings, never a value
  */
-function withHeader(previous: ReadonlyArray<[string, string]>, header: [string, string], flag: string): Array<[string, string]> {
+export function withHeader(previous: ReadonlyArray<[string, string]>, header: [string, string], flag: string): Array<[string, string]> {
   const name = header[0];
   const earlier = previous.find(([n]) => n.toLowerCase() === name.toLowerCase());
   if (earlier !== undefined) {

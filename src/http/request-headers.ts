@@ -9,6 +9,7 @@ const HEADER_SAFE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** RFC 9110 §5.5 field-value, trimmed. */
 const FIELD_VALUE = /^[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?$/;
 
+/** The tool's own headers, and what sets each, in the command line's words. */
 const OWN_HEADERS: ReadonlyMap<string, string> = new Map([
   ['x-api-key', 'the key comes from COLLECTIONS_API_KEY, --api-key or `collections config set api-key`'],
   ['accept', 'the tool reads JSON-LD/Hydra and always sends Accept: application/ld+json; Accept-Version pins the API version'],
@@ -17,7 +18,7 @@ const OWN_HEADERS: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** RFC 9110 §7.6.1, §8.6, §12.5.3: a user's value would break framing or decoding. */
-export const TRANSPORT_HEADERS: ReadonlySet<string> = new Set([
+const TRANSPORT_HEADERS: ReadonlySet<string> = new Set([
   'host',
   'content-length',
   'transfer-encoding',
@@ -50,18 +51,27 @@ export function extraHeaders(headers: Record<string, string>): Record<string, st
   return out;
 }
 
+const shownName = (name: string): string => JSON.stringify(name.length > 60 ? `${name.slice(0, 60)}…` : name);
+
 /**
  * `Accept-Version: 2020-06-28` → `['Accept-Version', '2020-06-28']`.
- * @throws {UsageError} (exit 2) for a bad name or value, or a header the tool or the transport
- *   sets; the message never quotes the value (it may be a credential)
+ * @throws {UsageError} (exit 2) as {@link checkHeader}, and for a text without `:`
  */
 export function parseHeader(text: string, source = '--header'): [string, string] {
   const colon = text.indexOf(':');
-  const name = colon < 0 ? text : text.slice(0, colon);
-  const shownName = JSON.stringify(name.length > 60 ? `${name.slice(0, 60)}…` : name);
-  if (colon < 0) throw new UsageError(`${source} takes 'Name: value' (got no ':' after ${shownName})`);
-  if (!TOKEN.test(name)) throw new UsageError(`${source} ${shownName} is not a valid header name (letters, digits and !#$%&'*+.^_\`|~- only)`);
-  const value = text.slice(colon + 1).replace(/^[\t ]+|[\t ]+$/g, '');
+  if (colon < 0) throw new UsageError(`${source} takes 'Name: value' (got no ':' after ${shownName(text)})`);
+  return checkHeader(text.slice(0, colon), text.slice(colon + 1), source);
+}
+
+/**
+ * A header's name and its value, trimmed; both doors check theirs here.
+ * @param own what sets each of the tool's own headers, in the door's words
+ * @throws {UsageError} (exit 2) for a bad name or value, or a header the tool or the transport
+ *   sets; the message never quotes the value (it may be a credential)
+ */
+export function checkHeader(name: string, raw: string, source: string, own = OWN_HEADERS): [string, string] {
+  if (!TOKEN.test(name)) throw new UsageError(`${source} ${shownName(name)} is not a valid header name (letters, digits and !#$%&'*+.^_\`|~- only)`);
+  const value = raw.replace(/^[\t ]+|[\t ]+$/g, '');
   if (value === '') throw new UsageError(`${source} ${name} has no value`, { hint: `give it as '${name}: value'` });
   if (!FIELD_VALUE.test(value)) {
     throw new UsageError(`${source} ${name} has a value with a line break, control character or character past U+00FF`, {
@@ -69,8 +79,8 @@ export function parseHeader(text: string, source = '--header'): [string, string]
     });
   }
   const lower = name.toLowerCase();
-  const own = OWN_HEADERS.get(lower);
-  if (own !== undefined) throw new UsageError(`${source} ${name} cannot be set this way: ${own}`);
+  const setBy = own.get(lower);
+  if (setBy !== undefined) throw new UsageError(`${source} ${name} cannot be set this way: ${setBy}`);
   if (TRANSPORT_HEADERS.has(lower)) throw new UsageError(`${source} ${name} cannot be set: the HTTP transport sets it`);
   return [name, value];
 }

@@ -3,7 +3,7 @@
  * `ExportOptions`: the names are the same, each value checked by its row of the flag table
  * (config/flags.ts) before anything is sent.
  */
-import { checkOptionNumber, EXPORT_FLAGS, optionNamer, PAGING_PARAMS } from '../config/flags.js';
+import { checkOptionNumber, EXPORT_FLAGS, optionNamer, PAGING_PARAMS, withHeader } from '../config/flags.js';
 import { parseApiKey, parseBaseUrl, parseBudgetUrl } from '../config/values.js';
 import type { ResolvedExportSettings } from '../export/plan/parts.js';
 import type { ExportOptions } from '../export/plan/options.js';
@@ -12,7 +12,7 @@ import type { Clock } from '../time/clock.js';
 import type { FetchLike } from '../context.js';
 import { UsageError } from '../errors.js';
 import { ENDPOINTS, GET_COMMAND, ID_SPECS, type IdName, type Ids } from '../endpoints.js';
-import { TRANSPORT_HEADERS } from '../http/request-headers.js';
+import { checkHeader } from '../http/request-headers.js';
 import type { CollectionEvent } from './events.js';
 
 /** Query parameters: an object, or pairs in order (an array of pairs, a `URLSearchParams`). */
@@ -130,7 +130,7 @@ export function exportOptionsOf(options: LibraryValues): ExportOptions {
   }
   const since = options.since instanceof Date ? options.since.toISOString() : options.since;
   const params = paramPairs(options.params);
-  const headers = Object.entries(extraHeaders(options.headers));
+  const headers = headerPairs(options.headers);
   return {
     ...out,
     since,
@@ -197,38 +197,21 @@ export function requestOf(path: string, options: ExportOptions): PathRequest {
   return { command: endpoint.command, options: { ...options, ...idFlags, params: params.length > 0 ? params : undefined } };
 }
 
-/** Header names (RFC 9110 §5.6.2 tokens) and values (no CR, LF or NUL). */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const UNSAFE_VALUE = /[\r\n\0]/;
-
-/** Headers the library sets itself, and the option that does. */
-const OWN_HEADERS: Readonly<Record<string, string>> = {
-  'x-api-key': 'the apiKey option',
-  accept: 'the library (application/ld+json)',
-  'x-pagination-style': 'the cursor option',
-  'x-pagination-enable-partial': 'the total option',
-};
+/** The headers the library sets itself, and what sets each (the command line words `--header`'s). */
+const OWN_HEADERS: ReadonlyMap<string, string> = new Map([
+  ['x-api-key', 'the apiKey option sets it'],
+  ['accept', 'the library reads JSON-LD/Hydra and always sends Accept: application/ld+json; Accept-Version pins the API version'],
+  ['x-pagination-style', 'the cursor option sets it'],
+  ['x-pagination-enable-partial', 'the total option sets it (with cursor)'],
+]);
 
 /**
- * The caller's extra request headers, checked.
- * @throws {UsageError} for a name that is not a token or given twice in two cases, a value holding
- *   CR, LF or NUL, or a header the library sets itself (`X-Api-Key`, `Accept`, the pagination headers); the value is never shown
+ * The caller's extra request headers, checked as `--header`s are.
+ * @throws {UsageError} as `checkHeader` and for a name given twice in two cases; the value is never shown
  */
-function extraHeaders(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  const seen = new Map<string, string>();
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    if (!TOKEN.test(name)) throw new UsageError(`headers: '${name.slice(0, 80)}' is not a valid header name`);
-    // As -H: a name is sent once (docs/get.md, "Request headers").
-    const twice = seen.get(name.toLowerCase());
-    if (twice !== undefined) throw new UsageError(`headers: ${twice} and ${name} are the same header; give it once`);
-    seen.set(name.toLowerCase(), name);
-    const own = OWN_HEADERS[name.toLowerCase()];
-    if (own !== undefined) throw new UsageError(`headers: ${name} is set by ${own}`);
-    if (TRANSPORT_HEADERS.has(name.toLowerCase())) throw new UsageError(`headers: ${name} is set by the HTTP transport`);
-    if (typeof value !== 'string' || UNSAFE_VALUE.test(value))
-      throw new UsageError(`headers: the value of ${name} must be a string without CR, LF or NUL`);
-    out[name] = value;
-  }
-  return out;
+function headerPairs(headers: Readonly<Record<string, string>> = {}): Array<[string, string]> {
+  return Object.entries(headers).reduce<Array<[string, string]>>((pairs, [name, value]) => {
+    if (typeof value !== 'string') throw new UsageError(`headers: the value of ${name} must be a string without CR, LF or NUL`);
+    return withHeader(pairs, checkHeader(name, value, 'headers:', OWN_HEADERS), 'headers:');
+  }, []);
 }

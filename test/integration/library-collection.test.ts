@@ -158,8 +158,13 @@ describe('collection(): stopping', () => {
     ['itemsPerPage 0', { itemsPerPage: 0 }, 'itemsPerPage must be a whole number from 1 to 1000 (got 0)'],
     ['concurrency 17', { concurrency: 17 }, 'concurrency must be a whole number from 1 to 16 (got 17)'],
     ['a page parameter', { params: { page: '3' } }, 'params: page is set by the page option'],
-    ['the key as a header', { headers: { 'X-Api-Key': 'other' } }, 'headers: X-Api-Key is set by the apiKey option'],
-    ['a transport header', { headers: { 'Content-Length': '5' } }, 'headers: Content-Length is set by the HTTP transport'],
+    ['the key as a header', { headers: { 'X-Api-Key': 'other' } }, 'headers: X-Api-Key cannot be set this way: the apiKey option sets it'],
+    [
+      'a header in two cases',
+      { headers: { 'Accept-Version': '1', 'accept-version': '2' } },
+      'headers: Accept-Version is given twice (as Accept-Version and accept-version); each header name is sent once',
+    ],
+    ['a transport header', { headers: { 'Content-Length': '5' } }, 'headers: Content-Length cannot be set: the HTTP transport sets it'],
     ['a bad base URL', { baseUrl: 'ftp://x' }, "baseUrl must be an http or https URL (got 'ftp:')"],
     ['since on payments', { since: '2024-01-01' }, undefined],
   ] as const)('refuses %s at the call, before any request', (_name, bad, message) => {
