@@ -30,8 +30,6 @@ export interface ResolveSettingsInput {
   /** Empty variables count as unset. */
   env: Readonly<Record<string, string | undefined>>;
   store: ConfigStore;
-  /** Overrides `flags.profile` and `COLLECTIONS_PROFILE`. */
-  profile?: string;
 }
 
 /** Key and base URL may be missing (see {@link requireApiSettings}). */
@@ -134,7 +132,7 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
 
   const named = firstGiven(
     [
-      ['flag', '--profile', input.profile ?? flags.profile],
+      ['flag', '--profile', flags.profile],
       ['env', 'COLLECTIONS_PROFILE', nonEmpty(env.COLLECTIONS_PROFILE)],
     ],
     parseProfileName,
@@ -276,27 +274,22 @@ function addBudgetSecret(budget: string | undefined, ctx: Pick<Context, 'env' | 
   }
 }
 
-export interface LoadedSettings<S extends ResolvedSettings = ResolvedSettings> {
-  settings: S;
-}
-
 /** Adds the key and credential-like stored headers to `ctx.secrets`. @throws {UsageError} as openConfigStore and resolveSettings do */
-export function loadSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir' | 'env' | 'io' | 'secrets'>): LoadedSettings {
+export function loadSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir' | 'env' | 'io' | 'secrets'>): ResolvedSettings {
   const store = openConfigStore(ctx);
   const settings = resolveSettings({ flags, env: ctx.env, store });
   ctx.secrets.add(settings.apiKey);
   addBudgetSecret(settings.budget, ctx);
   for (const [name, value] of settings.headers) ctx.secrets.addHeader(name, value);
-  return { settings };
+  return settings;
 }
 
 /**
  * What every command that sends requests calls; the proxy variable of the base URL is checked too.
  * @throws {UsageError} (exit 2) as {@link loadSettings} and {@link requireApiSettings} do, and when that proxy variable is not a proxy URL
  */
-export function loadApiSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir' | 'env' | 'io' | 'secrets'>): LoadedSettings<ApiSettings> {
-  const { settings } = loadSettings(flags, ctx);
-  const api = requireApiSettings(settings, stderrWarner(ctx.io));
+export function loadApiSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir' | 'env' | 'io' | 'secrets'>): ApiSettings {
+  const api = requireApiSettings(loadSettings(flags, ctx), stderrWarner(ctx.io));
   proxyFor(api.baseUrl, ctx.env);
-  return { settings: api };
+  return api;
 }

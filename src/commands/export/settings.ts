@@ -16,7 +16,7 @@ export interface LoadedExportSettings {
  *   would be sent to another origin than its profile's
  */
 export function loadExportSettings(flags: SettingsFlags, ctx: Context): LoadedExportSettings {
-  const { settings } = loadApiSettings(flags, ctx);
+  const settings = loadApiSettings(flags, ctx);
   const origin = settings.baseUrl.origin;
   return {
     resolved: {

@@ -25,7 +25,7 @@ export interface RatelimitCommandOptions extends SettingsFlags, IdFlagValues {
 
 /** @throws as {@link showRatelimit}, and {@link UsageError} (exit 2) for invalid settings */
 export async function runRatelimit(ctx: Context, options: RatelimitCommandOptions): Promise<number> {
-  const { settings } = loadSettings(options, ctx);
+  const settings = loadSettings(options, ctx);
   if (options.budget !== undefined && !options.cached) return showSharedBudget(settings, options.json, ctx);
   const headers = mergeHeaders(settings.headers, options.header ?? []);
   return showRatelimit({ settings, ...idsFromFlags(options), json: options.json, cached: options.cached, headers }, ctx);

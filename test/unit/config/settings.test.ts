@@ -291,7 +291,7 @@ describe('loadApiSettings / loadSettings (context wiring)', () => {
     const { createTestContext } = await import('../../helpers/world.js');
     seed('work', { 'base-url': 'http://api.example.com', 'api-key': CANARY });
     const t = createTestContext({ configDir: root, env: { COLLECTIONS_PROFILE: 'work' } });
-    const { settings } = loadApiSettings({}, t.ctx);
+    const settings = loadApiSettings({}, t.ctx);
     expect(settings.apiKey).toBe(CANARY);
     expect(settings.profile).toBe('work');
     expect(t.stderr.text()).toMatch(/^collections: warning: .*plain http.*\n$/);
