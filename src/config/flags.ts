@@ -359,20 +359,21 @@ export function optionsOfFlags<F extends ExportFlagValues>(flags: F): Omit<F, Fl
  */
 export function checkOptionNumber(spec: ExportFlagSpec, value: unknown): void {
   const kind = spec.value;
-  if (kind.kind !== 'integer' && kind.kind !== 'seconds' && kind.kind !== 'bytes') return;
   const name = spec.option ?? spec.attribute;
-  const ms = kind.kind === 'seconds';
-  const [min, max] = ms ? [kind.min * 1000, kind.max * 1000] : [kind.min, kind.max];
-  const shown = typeof value === 'number' ? String(value) : JSON.stringify(value);
-  if (ms) {
+  const shown = (): string => (typeof value === 'number' ? String(value) : JSON.stringify(value));
+  if (kind.kind === 'seconds') {
+    const [min, max] = [kind.min * 1000, kind.max * 1000];
     const ok = typeof value === 'number' && ((value >= min && value <= max) || (value === Infinity && spec.defaultValue === Infinity));
-    if (!ok) throw new UsageError(`${name} must be a number of milliseconds from ${min} to ${max} (got ${shown})`);
-    return;
+    if (!ok) throw new UsageError(`${name} must be a number of milliseconds from ${min} to ${max} (got ${shown()})`);
+  } else if (kind.kind === 'integer' || kind.kind === 'bytes') {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < kind.min || value > kind.max)
+      throw wholeNumberError(name, kind, shown());
   }
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`;
-    throw new UsageError(`${name} must be a whole number ${range} (got ${shown})`);
-  }
+}
+
+function wholeNumberError(name: string, { min, max }: { min: number; max: number }, shown: string): UsageError {
+  const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`;
+  return new UsageError(`${name} must be a whole number ${range} (got ${shown})`);
 }
 
 type ConfigurableFlag = Extract<FlagTable[keyof FlagTable], { config: FlagConfigSpec }>;
@@ -474,10 +475,7 @@ export function builtInDefault(attribute: keyof ExportFlagValues): number {
 export function parseIntegerOption(name: string, value: string, min: number, max: number, shown = value): number {
   const trimmed = value.trim();
   const n = /^[+]?\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`;
-    throw new UsageError(`${name} must be a whole number ${range} (got '${shown}')`);
-  }
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw wholeNumberError(name, { min, max }, `'${shown}'`);
   return n;
 }
 
