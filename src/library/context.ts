@@ -80,24 +80,17 @@ function discard(): OutputStream {
   return new Writable({ write: (_chunk, _encoding, done) => done() });
 }
 
-/** What an export call adds to its options to make its Context. */
-export interface ExportContextOptions extends ConnectionOptions {
-  /** Where the data goes when it is not a file. */
-  stdout?: OutputStream;
-  /** Where progress lines, notes and the summary go; default nowhere. */
-  log?: OutputStream;
-  /** Folder relative paths resolve against (default the process's current folder). */
-  cwd?: string;
-}
-
 /**
- * The Context of an export call: its streams (no stdin, no terminal), no environment but `env`,
- * the injected clock and fetch, the caller's `signal` standing for SIGINT, and a `forceExit` that
- * never exits (a library does not end its host's process).
+ * The Context of an export call: its streams (no stdin, no terminal; `stdout` when the data does
+ * not go to a file), no environment but `env`, the injected clock and fetch, the caller's `signal`
+ * standing for SIGINT, and a `forceExit` that never exits (a library does not end its host's process).
  * @param stop aborted by the caller's signal or a failed listener (events.ts `Stopper.signal`)
  */
-export function exportContext(options: ExportContextOptions, stop: AbortSignal): Context {
-  const stdout = options.stdout ?? discard();
+export function exportContext(
+  options: ConnectionOptions & { readonly log?: OutputStream; readonly cwd?: string },
+  stop: AbortSignal,
+  stdout: OutputStream = discard(),
+): Context {
   const stderr = options.log ?? discard();
   if (options.cwd !== undefined && typeof options.cwd !== 'string') throw new UsageError('cwd must be a path');
   return {

@@ -171,8 +171,7 @@ export async function exportCollection(options: ExportCollectionOptions): Promis
   const output = outputOptions(options);
   const { command, options: planned } = requestOf(options.path, { ...exportOptionsOf(options), ...output });
   const settings = settingsOf(options);
-  const stream = typeof options.out === 'string' ? undefined : options.out;
-  const ctx = exportContext({ ...options, ...(stream ? { stdout: stream } : {}) }, stopper.signal);
+  const ctx = exportContext(options, stopper.signal, typeof options.out === 'string' ? undefined : options.out);
   ctx.secrets.add(settings.apiKey);
   if (settings.budget !== undefined) ctx.secrets.add(new URL(settings.budget).password || undefined);
   for (const [name, value] of planned.headers ?? []) ctx.secrets.addHeader(name, value);
