@@ -186,13 +186,11 @@ export function requestOf(path: string, options: ExportOptions): PathRequest {
     throw new UsageError(`path must start with / (got ${JSON.stringify(path)})`, { hint: 'e.g. /taxpayers/PEIC211118IS0/invoices' });
   }
   if (path.includes('#')) throw new UsageError('path must not hold a fragment (#)');
-  const q = path.indexOf('?');
-  const parsed = parseCollectionPath(q === -1 ? path : path.slice(0, q), optionNamer);
-  const query = paramPairs(new URLSearchParams(q === -1 ? '' : path.slice(q + 1)));
+  const parsed = parseCollectionPath(path, optionNamer);
   const endpoint = ENDPOINTS.find((e) => e === parsed.known);
   if (endpoint === undefined) return { command: GET_COMMAND, options: { ...options, path } };
   const ids = idsOf(endpoint.path, parsed.path);
-  const params = [...query, ...(options.params ?? [])];
+  const params = [...paramPairs(new URLSearchParams(parsed.query)), ...(options.params ?? [])];
   const idFlags = Object.fromEntries(ID_SPECS.filter((spec) => ids[spec.name] !== undefined).map((spec) => [spec.attribute, ids[spec.name]]));
   return { command: endpoint.command, options: { ...options, ...idFlags, params: params.length > 0 ? params : undefined } };
 }

@@ -42,6 +42,10 @@ describe('requestOf', () => {
     expect(request).toEqual({ command: 'get', options: { path } });
   });
 
+  it('refuses a paging parameter in the query, as get refuses it', () => {
+    expect(() => requestOf('/taxpayers/A/invoices?itemsPerPage=5', {})).toThrow('sets itemsPerPage, which itemsPerPage sets');
+  });
+
   it.each([['entities'], ['/entities#x'], ['/taxpayers/%E0%A4%A/invoices'], ['/entities/'], ['/taxpayers//invoices'], ['/a/../entities'], ['/a b']])(
     'refuses %s, as get refuses it',
     (path) => {
