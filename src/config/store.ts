@@ -138,11 +138,11 @@ function readProfiles(settings: JsonStore): unknown {
 }
 
 /** @throws {OutputError} (exit 7) for a file-system error (a string `code`); anything else (a bug) as it is */
-function saveProfiles(settings: JsonStore, path: string, profiles: Record<string, ProfileValues>): void {
+function saveProfiles(settings: JsonStore, profiles: Record<string, ProfileValues>): void {
   try {
     settings.set('profiles', profiles);
   } catch (err) {
-    if (typeof (err as NodeJS.ErrnoException).code === 'string') throw fileError('save the config file', path, err);
+    if (typeof (err as NodeJS.ErrnoException).code === 'string') throw fileError('save the config file', settings.path, err);
     throw err;
   }
 }
@@ -161,7 +161,19 @@ function withoutHeader(list: unknown, name: string): string[] | undefined {
   return kept.length === current.length ? undefined : kept;
 }
 
-function profileOperations(settings: JsonStore, path: string): Pick<ConfigStore, 'getProfile' | 'set' | 'unset' | 'profiles'> {
+/**
+ * @throws {UsageError} (`E_CONFIG`) when the folder cannot be created, the settings file is not
+ *   valid JSON, or it is readable by others and cannot be tightened
+ */
+export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore {
+  const dir = configDirOf(options);
+  const path = join(dir, 'config.json');
+  const fixes = secureFiles(dir, [path], (options.platform ?? osPlatform()) === 'win32');
+  if (fixes.length > 0) {
+    options.warn?.(`config permissions were too open; changed ${fixes.join('; ')}`);
+  }
+  const settings = createConfStore(path);
+  readProfiles(settings);
   const allProfiles = (): Record<string, ProfileValues> => {
     const raw = readProfiles(settings);
     if (raw === undefined) return {};
@@ -169,6 +181,8 @@ function profileOperations(settings: JsonStore, path: string): Pick<ConfigStore,
     return raw as Record<string, ProfileValues>;
   };
   return {
+    path,
+    dir,
     getProfile(profile) {
       parseProfileName(profile);
       const all = allProfiles();
@@ -189,7 +203,7 @@ function profileOperations(settings: JsonStore, path: string): Pick<ConfigStore,
       const all = allProfiles();
       const current = Object.hasOwn(all, profile) && isObject(all[profile]) ? all[profile] : {};
       const stored = key === 'header' ? withHeader(current.header, String(value)) : value;
-      saveProfiles(settings, path, { ...all, [profile]: { ...current, [key]: stored } });
+      saveProfiles(settings, { ...all, [profile]: { ...current, [key]: stored } });
       return value;
     },
     unset(profile, key, headerName) {
@@ -202,33 +216,17 @@ function profileOperations(settings: JsonStore, path: string): Pick<ConfigStore,
         const kept = withoutHeader(stored.header, headerName);
         if (kept === undefined) return false;
         if (kept.length > 0) {
-          saveProfiles(settings, path, { ...all, [profile]: { ...stored, header: kept } });
+          saveProfiles(settings, { ...all, [profile]: { ...stored, header: kept } });
           return true;
         }
       }
       const { [key]: _removed, ...current } = stored;
       const { [profile]: _emptied, ...others } = all;
-      saveProfiles(settings, path, Object.keys(current).length === 0 ? others : { ...all, [profile]: current });
+      saveProfiles(settings, Object.keys(current).length === 0 ? others : { ...all, [profile]: current });
       return true;
     },
     profiles() {
       return Object.keys(allProfiles()).sort();
     },
   };
-}
-
-/**
- * @throws {UsageError} (`E_CONFIG`) when the folder cannot be created, the settings file is not
- *   valid JSON, or it is readable by others and cannot be tightened
- */
-export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore {
-  const dir = configDirOf(options);
-  const path = join(dir, 'config.json');
-  const fixes = secureFiles(dir, [path], (options.platform ?? osPlatform()) === 'win32');
-  if (fixes.length > 0) {
-    options.warn?.(`config permissions were too open; changed ${fixes.join('; ')}`);
-  }
-  const settings = createConfStore(path);
-  readProfiles(settings);
-  return { path, dir, ...profileOperations(settings, path) };
 }
