@@ -12,7 +12,7 @@ import type { LastSeenCache } from '../rate/index.js';
 import { CONFIGURABLE_FLAGS, type ExportDefaults } from './flags.js';
 import { cacheDirOf } from './folder.js';
 import { createConfigStore, DEFAULT_PROFILE, loadConfFor, type ConfigStore, type ConfigStoreOptions } from './store.js';
-import { parseApiKey, parseBaseUrl, parseBudgetUrl, parseProfileName, storedHeaderName, type ProfileValues } from './values.js';
+import { addSettingsSecrets, parseApiKey, parseBaseUrl, parseBudgetUrl, parseProfileName, storedHeaderName, type ProfileValues } from './values.js';
 
 /** The global flags. */
 export interface SettingsFlags {
@@ -260,27 +260,11 @@ export function openLastSeenCache(ctx: Pick<Context, 'configDir' | 'env' | 'io'>
   return cache;
 }
 
-/** The password of a `--budget` URL (percent-decoded too) and `PGPASSWORD` join the secrets no output shows. */
-function addBudgetSecret(budget: string | undefined, ctx: Pick<Context, 'env' | 'secrets'>): void {
-  if (budget === undefined) return;
-  ctx.secrets.add(ctx.env.PGPASSWORD);
-  try {
-    const password = new URL(budget).password;
-    if (password === '') return;
-    ctx.secrets.add(password);
-    ctx.secrets.add(decodeURIComponent(password));
-  } catch {
-    // parseBudgetUrl refused it already.
-  }
-}
-
 /** Adds the key and credential-like stored headers to `ctx.secrets`. @throws {UsageError} as openConfigStore and resolveSettings do */
 export function loadSettings(flags: SettingsFlags, ctx: Pick<Context, 'configDir' | 'env' | 'io' | 'secrets'>): ResolvedSettings {
   const store = openConfigStore(ctx);
   const settings = resolveSettings({ flags, env: ctx.env, store });
-  ctx.secrets.add(settings.apiKey);
-  addBudgetSecret(settings.budget, ctx);
-  for (const [name, value] of settings.headers) ctx.secrets.addHeader(name, value);
+  addSettingsSecrets(ctx, settings);
   return settings;
 }
 

@@ -2,6 +2,7 @@
  * The parsers of what a profile stores, for `config set` and for a hand-edited file. The export
  * defaults' ranges and choices are their flags', so a stored default is never one the flag refuses.
  */
+import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { parseHeader } from '../http/request-headers.js';
 import { CONFIG_KEYS, configurableFlag, parseIntegerOption, type ConfigKey, type StoredDefaults } from './flags.js';
@@ -43,6 +44,28 @@ export function parseBudgetUrl(raw: string, source = 'budget'): string {
     throw new UsageError(`${source} is not a valid PostgreSQL URL`, { hint: 'write it as postgres://user@host:5432/database' });
   }
   return text;
+}
+
+/**
+ * The key, credential-like headers, and a budget URL's password (percent-decoded too) with
+ * `PGPASSWORD` join the secrets no output shows.
+ */
+export function addSettingsSecrets(
+  { env, secrets }: Pick<Context, 'env' | 'secrets'>,
+  settings: { readonly apiKey?: string; readonly budget?: string; readonly headers: ReadonlyArray<readonly [string, string]> },
+): void {
+  secrets.add(settings.apiKey);
+  if (settings.budget !== undefined) {
+    secrets.add(env.PGPASSWORD);
+    try {
+      const password = new URL(settings.budget).password;
+      secrets.add(password);
+      secrets.add(decodeURIComponent(password));
+    } catch {
+      // parseBudgetUrl refused it already.
+    }
+  }
+  for (const [name, value] of settings.headers) secrets.addHeader(name, value);
 }
 
 /** @throws {UsageError} for an unknown key, listing the known ones */

@@ -7,6 +7,7 @@
 import type { OutputFormat } from '../format-names.js';
 import type { ExportOptions } from '../export/plan/options.js';
 import { optionNamer, type LibraryOptionValues } from '../config/flags.js';
+import { addSettingsSecrets } from '../config/values.js';
 import { AbortError, InterruptedError, UsageError } from '../errors.js';
 import type { RateLimitSnapshot } from '../http/client.js';
 import type { OutputStream } from '../context.js';
@@ -172,9 +173,7 @@ export async function exportCollection(options: ExportCollectionOptions): Promis
   const { command, options: planned } = requestOf(options.path, { ...exportOptionsOf(options), ...output });
   const settings = settingsOf(options);
   const ctx = exportContext(options, stopper.signal, typeof options.out === 'string' ? undefined : options.out);
-  ctx.secrets.add(settings.apiKey);
-  if (settings.budget !== undefined) ctx.secrets.add(new URL(settings.budget).password || undefined);
-  for (const [name, value] of planned.headers ?? []) ctx.secrets.addHeader(name, value);
+  addSettingsSecrets(ctx, { ...settings, headers: planned.headers ?? [] });
   const { planLoneExport, runLonePlan } = await import('../export/plan/plan.js');
   const plan = await planLoneExport({ command, options: planned, settings, resumeCommand: RESUME_COMMAND, name: optionNamer }, ctx);
   // A failed `budget` database is told to the call's listener and its log, as the command line says it on stderr.
