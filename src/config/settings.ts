@@ -6,13 +6,14 @@
 import type { Context, IOStreams } from '../context.js';
 import { UsageError } from '../errors.js';
 import { isLoopbackHost, proxyFor } from '../http/proxy.js';
+import { parseHeader } from '../http/request-headers.js';
 import { fileError } from '../io/files.js';
 import { inertText } from '../io/terminal-text.js';
 import type { LastSeenCache } from '../rate/index.js';
 import { CONFIGURABLE_FLAGS, type ExportDefaults } from './flags.js';
 import { cacheDirOf } from './folder.js';
 import { createConfigStore, DEFAULT_PROFILE, loadConfFor, type ConfigStore, type ConfigStoreOptions } from './store.js';
-import { addSettingsSecrets, parseApiKey, parseBaseUrl, parseBudgetUrl, parseProfileName, storedHeaderName, type ProfileValues } from './values.js';
+import { addSettingsSecrets, parseApiKey, parseBaseUrl, parseBudgetUrl, parseProfileName, type ProfileValues } from './values.js';
 
 /** The global flags. */
 export interface SettingsFlags {
@@ -166,10 +167,7 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
   checkKeyOrigin(profile, stored, sources, baseUrl);
 
   const defaults = exportDefaults(stored);
-  const headers = (stored.header ?? []).map((text): [string, string] => {
-    const name = storedHeaderName(text);
-    return [name, text.slice(name.length + 1).trim()];
-  });
+  const headers = (stored.header ?? []).map((text) => parseHeader(text, 'header'));
 
   const budget = firstGiven(
     [
