@@ -11,7 +11,7 @@ import { parseCollectionPath } from '../export/plan/collection-path.js';
 import type { Clock } from '../time/clock.js';
 import type { FetchLike } from '../context.js';
 import { UsageError } from '../errors.js';
-import { ENDPOINTS, GET_COMMAND, ID_SPECS, type IdName, type Ids } from '../endpoints.js';
+import { ENDPOINTS, GET_COMMAND, idSpec, type IdFlagValues, type IdName } from '../endpoints.js';
 import { checkHeader } from '../http/request-headers.js';
 import type { CollectionEvent } from './events.js';
 
@@ -163,12 +163,13 @@ export interface PathRequest {
   readonly options: ExportOptions;
 }
 
-function idsOf(template: string, path: string): Ids {
+/** The ids in `path` at the template's placeholders, as the id flags give them (`{ taxpayer: 'ABC' }`). */
+function idFlagsOf(template: string, path: string): IdFlagValues {
   const segments = path.split('/');
-  const ids: Ids = {};
+  const ids: IdFlagValues = {};
   template.split('/').forEach((part, k) => {
     const placeholder = /^\{(\w+)\}$/.exec(part);
-    if (placeholder !== null) ids[placeholder[1] as IdName] = decodeURIComponent(segments[k]!);
+    if (placeholder !== null) ids[idSpec(placeholder[1] as IdName).attribute] = decodeURIComponent(segments[k]!);
   });
   return ids;
 }
@@ -189,10 +190,9 @@ export function requestOf(path: string, options: ExportOptions): PathRequest {
   const parsed = parseCollectionPath(path, optionNamer);
   const endpoint = ENDPOINTS.find((e) => e === parsed.known);
   if (endpoint === undefined) return { command: GET_COMMAND, options: { ...options, path } };
-  const ids = idsOf(endpoint.path, parsed.path);
   const params = [...paramPairs(new URLSearchParams(parsed.query)), ...(options.params ?? [])];
-  const idFlags = Object.fromEntries(ID_SPECS.filter((spec) => ids[spec.name] !== undefined).map((spec) => [spec.attribute, ids[spec.name]]));
-  return { command: endpoint.command, options: { ...options, ...idFlags, params: params.length > 0 ? params : undefined } };
+  const ids = idFlagsOf(endpoint.path, parsed.path);
+  return { command: endpoint.command, options: { ...options, ...ids, params: params.length > 0 ? params : undefined } };
 }
 
 /** The headers the library sets itself, and what sets each (the command line words `--header`'s). */
