@@ -426,20 +426,11 @@ export function flagHelp(spec: ExportFlagSpec): string {
 export function flagParser(spec: ExportFlagSpec): ((value: string, previous: unknown) => unknown) | undefined {
   const name = longFlag(spec);
   const value = spec.value;
-  switch (value.kind) {
-    case 'integer':
-      return (v) => parseIntegerOption(name, v, value.min, value.max);
-    case 'seconds':
-      return (v) => parseSecondsOption(name, v, value.min, value.max);
-    case 'bytes':
-      return (v) => parseBytesOption(name, v, value.min, value.max);
-    case 'pairs':
-      return (v, previous) => [...((previous as Array<[string, string]> | undefined) ?? []), parseParam(v)];
-    case 'headers':
-      return (v, previous) => withHeader((previous as Array<[string, string]> | undefined) ?? [], parseHeader(v, name), name);
-    default:
-      return undefined;
-  }
+  if ('min' in value) return (v) => NUMBER_PARSERS[value.kind](name, v, value.min, value.max);
+  if (value.kind === 'pairs') return (v, previous) => [...((previous as Array<[string, string]> | undefined) ?? []), parseParam(v)];
+  if (value.kind === 'headers')
+    return (v, previous) => withHeader((previous as Array<[string, string]> | undefined) ?? [], parseHeader(v, name), name);
+  return undefined;
 }
 
 /**
@@ -518,6 +509,8 @@ export function parseBytesOption(name: string, value: string, min: number, max: 
   }
   return n;
 }
+
+const NUMBER_PARSERS = { integer: parseIntegerOption, seconds: parseSecondsOption, bytes: parseBytesOption };
 
 /** Query parameters the paging options set themselves (lower case), refused in `--param`, `params` and a path's query. */
 export const PAGING_PARAMS: ReadonlyMap<string, FlagAttribute> = new Map([
