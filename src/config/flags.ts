@@ -480,7 +480,8 @@ export function parseSecondsOption(name: string, value: string, min = 0, max = N
   if (!Number.isFinite(n) || n < min) {
     throw new UsageError(`${name} must be a number of seconds${min > 0 ? ` of at least ${min}` : ''} (got '${value}')`);
   }
-  if (n > max) throw new UsageError(`${name} must be at most ${max} seconds, the longest a timer can hold (got '${value}')`);
+  const why = max === MAX_TIMER_SECONDS ? ', the longest a timer can hold' : '';
+  if (n > max) throw new UsageError(`${name} must be at most ${max} seconds${why} (got '${value}')`);
   return Math.round(n * 1000);
 }
 

@@ -41,9 +41,14 @@ describe('parseSecondsOption', () => {
     expect((MAX_TIMER_SECONDS + 1) * 1000).toBeGreaterThan(2 ** 31 - 1);
     const seconds = EXPORT_FLAGS.filter((f) => f.value.kind === 'seconds').map((f) => [f.attribute, 'max' in f.value ? f.value.max : undefined]);
     expect(seconds).toEqual([
+      ['lookback', 86_400],
       ['maxWait', MAX_TIMER_SECONDS],
       ['timeout', MAX_TIMER_SECONDS],
     ]);
+  });
+
+  it("names the timer only where the ceiling is the timer's", () => {
+    expect(() => parseSecondsOption('--lookback', '86401', 0, 86_400)).toThrow(/^--lookback must be at most 86400 seconds \(got '86401'\)$/);
   });
 
   it('applies a maximum (what a timer holds: 2^31 - 1 ms)', () => {
