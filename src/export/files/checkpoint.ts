@@ -1,6 +1,6 @@
 /** The checkpoint of a file export and its checks. It holds no secret. */
 import { constants as fsConstants } from 'node:fs';
-import { open, rm, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import type { FormatterState } from '../../output/formatter.js';
 import { findFormat } from '../../output/writer.js';
 import { UsageError, type Hint } from '../../errors.js';
@@ -144,11 +144,6 @@ function checkpointSchemaError(v: unknown): string | undefined {
   return undefined;
 }
 
-/** A symlink there is removed, never followed. */
-export async function removeCheckpoint(path: string): Promise<void> {
-  await rm(path, { force: true });
-}
-
 export interface ExpectedLink {
   origin: string;
   path: string;
@@ -230,13 +225,11 @@ export function boundaryCheck(checkpoint: Checkpoint, sidecar: string): (file: F
     );
   };
   return async (file) => {
-    if (checkpoint.fingerprint.compress === 'gzip') {
-      const end = await readGzipEnd(file, checkpoint.bytes);
-      if (end === undefined) refuse('the end of a gzip member');
-      else if (!isRecordBoundary(format, end.length, checkpoint.items, end.lastByte)) refuse(`the end of a ${format} record`);
-      return;
-    }
-    if (!isRecordBoundary(format, checkpoint.bytes, checkpoint.items, await byteBefore(file, checkpoint.bytes)))
-      refuse(`the end of a ${format} record`);
+    const end =
+      checkpoint.fingerprint.compress === 'gzip'
+        ? await readGzipEnd(file, checkpoint.bytes)
+        : { length: checkpoint.bytes, lastByte: await byteBefore(file, checkpoint.bytes) };
+    if (end === undefined) refuse('the end of a gzip member');
+    else if (!isRecordBoundary(format, end.length, checkpoint.items, end.lastByte)) refuse(`the end of a ${format} record`);
   };
 }

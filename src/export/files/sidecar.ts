@@ -14,7 +14,6 @@ import {
   CHECKPOINT_VERSION,
   checkpointError,
   loadCheckpoint,
-  removeCheckpoint,
   saveCheckpoint,
   type Checkpoint,
   type ExpectedLink,
@@ -35,9 +34,8 @@ export interface SidecarOptions extends ReturnType<typeof sidecarPaths> {
   restart?: boolean;
   expectedLink: ExpectedLink;
   fs?: FileSystem;
-  lock?: Partial<Pick<LockOutputOptions, 'pid' | 'isAlive' | 'onLost'>>;
-  /** The output lock, taken and released by the caller (after the manifest and state file); without it, `finish()` / `abort()` release the sidecar's own. */
-  held?: OutputLock;
+  /** The output lock ({@link lockTarget}), taken and released by the caller (after the manifest and state file). */
+  held: OutputLock;
   fingerprint: Record<string, unknown>;
   now: () => number;
   note: (line: string) => void;
@@ -124,7 +122,7 @@ export async function checkCheckpoint(
 
 async function readCheckpoint(options: SidecarOptions): Promise<Checkpoint | undefined> {
   const found = await checkCheckpoint(options);
-  if (found.kind === 'discard' || found.kind === 'published') await removeCheckpoint(options.checkpoint);
+  if (found.kind === 'discard' || found.kind === 'published') await rm(options.checkpoint, { force: true });
   if (found.kind === 'published')
     options.note(`collections: ${options.target} was published before its checkpoint was removed (a stop at the very end); exporting it afresh`);
   if (found.kind === 'none' && options.resume) options.note(`collections: no checkpoint for ${options.target}; starting afresh`);
@@ -141,33 +139,23 @@ export async function lockTarget(target: string, options: LockOutputOptions): Pr
   return lockOutput(target, options);
 }
 
-async function lockAndOpen(options: SidecarOptions) {
-  const lock = options.held ?? (await lockTarget(options.target, { now: options.now, note: options.note, ...options.lock }));
-  try {
-    const resumed = await readCheckpoint(options);
-    const sink = await createFileSink({
-      target: options.target,
-      sidecar: options.sidecar,
-      resumeAtBytes: resumed?.bytes,
-      guard: () => lock.check(),
-      ...(resumed ? { checkBoundary: boundaryCheck(resumed, options.sidecar) } : {}),
-      ...(options.fs ? { fs: options.fs } : {}),
-    });
-    return { lock, resumed, sink };
-  } catch (error) {
-    if (!options.held) await lock.release();
-    throw error;
-  }
-}
-
 /**
  * A refused `--resume` leaves the interrupted export's files as they were; only a sidecar this run
  * started afresh is removed when it fails before its first page (never once the lock was lost).
  * @throws {UsageError} (exit 2, `E_CHECKPOINT`) when the checkpoint cannot be resumed, or exists without `--resume` / `--restart`
- * @throws {CollectionsError} (exit 7, `E_LOCKED`) when another export holds the lock; {@link OutputError} (exit 7)
+ * @throws {OutputError} (exit 7)
  */
 export async function openSidecar(options: SidecarOptions): Promise<Destination> {
-  const { lock, resumed, sink } = await lockAndOpen(options);
+  const lock = options.held;
+  const resumed = await readCheckpoint(options);
+  const sink = await createFileSink({
+    target: options.target,
+    sidecar: options.sidecar,
+    resumeAtBytes: resumed?.bytes,
+    guard: () => lock.check(),
+    ...(resumed ? { checkBoundary: boundaryCheck(resumed, options.sidecar) } : {}),
+    ...(options.fs ? { fs: options.fs } : {}),
+  });
   if (resumed) options.note(`collections: resuming after ${formatCount(resumed.items)} items (${formatCount(resumed.pages)} pages)`);
   // A lost lock (another export may own these files now) stops every write: no checkpoint either.
   const durability = createDurability(
@@ -177,7 +165,6 @@ export async function openSidecar(options: SidecarOptions): Promise<Destination>
       return saveCheckpoint(options.checkpoint, checkpoint, options.fs);
     },
   );
-  const release = () => (options.held ? Promise.resolve() : lock.release());
   const snapshot = (mark: PageMark): Checkpoint => ({
     version: CHECKPOINT_VERSION,
     fingerprint: options.fingerprint,
@@ -204,12 +191,8 @@ export async function openSidecar(options: SidecarOptions): Promise<Destination>
     settle: () => durability.settle(),
     async finish(text) {
       await sink.write(text);
-      try {
-        await sink.commit();
-        await removeCheckpoint(options.checkpoint);
-      } finally {
-        await release();
-      }
+      await sink.commit();
+      await rm(options.checkpoint, { force: true });
     },
     async abort(wrotePage) {
       await durability.settleQuietly();
@@ -217,9 +200,8 @@ export async function openSidecar(options: SidecarOptions): Promise<Destination>
       if (resumed === undefined && !wrotePage && lock.lost === undefined) {
         // A failure before the first page leaves nothing behind (docs/files.md).
         await rm(options.sidecar, { force: true }).catch(() => undefined);
-        await removeCheckpoint(options.checkpoint).catch(() => undefined);
+        await rm(options.checkpoint, { force: true }).catch(() => undefined);
       }
-      await release();
     },
   };
 }

@@ -6,7 +6,6 @@ import {
   CHECKPOINT_VERSION,
   fingerprintDifferences,
   loadCheckpoint,
-  removeCheckpoint,
   saveCheckpoint,
   type Checkpoint,
 } from '../../../../src/export/files/checkpoint.js';
@@ -84,13 +83,5 @@ describe('checkpoints', () => {
     [{ origin: 'https://a.example' }, { origin: 'https://b.example' }, ['--base-url https://a.example ≠ https://b.example']],
   ])('fingerprintDifferences(%j, %j) names the flags: %j', (theirs, ours, expected) => {
     expect(fingerprintDifferences(theirs, ours)).toEqual(expected);
-  });
-
-  it('removeCheckpoint removes it and tolerates absence', async () => {
-    const path = join(dir, 'cp.json');
-    await saveCheckpoint(path, sample());
-    await removeCheckpoint(path);
-    await removeCheckpoint(path);
-    await expect(stat(path)).rejects.toThrow();
   });
 });

@@ -11,7 +11,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CollectionsError } from '../../../../src/errors.js';
 import { LOCK_STALE_MS, LOCK_UPDATE_MS, lockOutput } from '../../../../src/export/files/output-lock.js';
-import { openSidecar, sidecarPaths } from '../../../../src/export/files/sidecar.js';
+import { lockTarget, openSidecar, sidecarPaths } from '../../../../src/export/files/sidecar.js';
 import { tempDir, removeTempDirs, type TempDir } from '../../../helpers/world.js';
 
 const T0 = Date.UTC(2030, 0, 1, 0, 0, 0);
@@ -73,6 +73,7 @@ describe('the heartbeat', () => {
 describe('a compromised lock', () => {
   it('stops every write with exit 7: no more bytes, no checkpoint, no rename; its own folder is removed', async () => {
     const lost: CollectionsError[] = [];
+    const held = await lockTarget(target, { now: () => Date.now(), note: () => undefined, onLost: (e) => lost.push(e) });
     const out = await openSidecar({
       target,
       ...sidecarPaths(target),
@@ -81,7 +82,7 @@ describe('a compromised lock', () => {
       fingerprint: { f: 1 },
       now: () => Date.now(),
       note: () => undefined,
-      lock: { onLost: (e) => lost.push(e) },
+      held,
     });
     await out.write('{"a":1}\n');
     await out.pageWritten({ next: 'https://h/x?page=2', pages: 1, items: 1, totalItems: undefined, formatterState: () => ({ format: 'ndjson' }) });
@@ -105,6 +106,7 @@ describe('a compromised lock', () => {
     expect(await readFile(`${target}.part`, 'utf8')).toBe('{"a":1}\n');
     expect(await readFile(`${target}.checkpoint.json`, 'utf8')).toBe(checkpoint);
     await out.abort(false);
+    await held.release();
     expect((await readdir(dir.path)).sort()).toEqual(['x.ndjson.checkpoint.json', 'x.ndjson.part']);
   });
 

@@ -4,8 +4,8 @@ import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHECKPOINT_VERSION, saveCheckpoint, type Checkpoint } from '../../../../src/export/files/checkpoint.js';
-import { createDurability, openSidecar, sidecarPaths, type SidecarOptions } from '../../../../src/export/files/sidecar.js';
-import type { PageMark } from '../../../../src/export/files/destination.js';
+import { createDurability, lockTarget, openSidecar, sidecarPaths, type SidecarOptions } from '../../../../src/export/files/sidecar.js';
+import type { Destination, PageMark } from '../../../../src/export/files/destination.js';
 import { OutputError, UsageError } from '../../../../src/errors.js';
 
 /** A promise with its resolve and reject in hand. */
@@ -85,7 +85,7 @@ describe('createDurability', () => {
 });
 
 let dir: string;
-let options: SidecarOptions;
+let options: Omit<SidecarOptions, 'held'>;
 const notes: string[] = [];
 const mark = (pages: number, next: string | null): PageMark => ({
   next,
@@ -114,9 +114,19 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** As a run opens it: under the output lock, released after `finish()`, `abort()` or a refusal. */
+async function open(o: Omit<SidecarOptions, 'held'>): Promise<Destination> {
+  const held = await lockTarget(o.target, { now: o.now, note: o.note });
+  const out = await openSidecar({ ...o, held }).catch(async (error: unknown) => {
+    await held.release();
+    throw error;
+  });
+  return { ...out, finish: (text) => out.finish(text).finally(() => held.release()), abort: (w) => out.abort(w).finally(() => held.release()) };
+}
+
 describe('openSidecar', () => {
   it('writes the sidecar, checkpoints each page with the bytes on disk, then renames it onto --out and removes the checkpoint', async () => {
-    const out = await openSidecar(options);
+    const out = await open(options);
     expect(out.resumed).toBeUndefined();
     expect(out.name).toBe(options.target);
     await out.write('{"a":1}\n');
@@ -139,10 +149,10 @@ describe('openSidecar', () => {
   });
 
   it('a fresh export that fails before its first page leaves nothing behind; after a page it keeps both files', async () => {
-    const first = await openSidecar(options);
+    const first = await open(options);
     await first.abort(false);
     expect(await readdir(dir)).toEqual([]);
-    const second = await openSidecar(options);
+    const second = await open(options);
     await second.write('x\n');
     await second.pageWritten(mark(1, 'https://h/x?page=2'));
     await second.abort(true);
@@ -151,16 +161,16 @@ describe('openSidecar', () => {
 
   it('starting afresh refuses a left-over checkpoint (exit 2) and --restart removes it first; --resume without one says so', async () => {
     await saveCheckpoint(options.checkpoint, snapshot(3));
-    const refused = await openSidecar({ ...options, resume: false }).catch((e: unknown) => e);
+    const refused = await open({ ...options, resume: false }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(UsageError);
     expect((refused as UsageError).code).toBe('E_CHECKPOINT');
     expect(hintOf(refused as UsageError)).toBe('use --resume to continue it, or --restart to start over');
     expect((refused as UsageError).hint).toBe('use resume: true to continue it, or restart: true to start over');
     expect(await readdir(dir)).toEqual(['x.ndjson.checkpoint.json']);
-    const out = await openSidecar({ ...options, resume: false, restart: true });
+    const out = await open({ ...options, resume: false, restart: true });
     expect((await readdir(dir)).sort()).toEqual(['x.ndjson.lock', 'x.ndjson.part']);
     await out.abort(false);
-    const resumed = await openSidecar({ ...options, resume: true });
+    const resumed = await open({ ...options, resume: true });
     expect(resumed.resumed).toBeUndefined();
     expect(notes).toEqual([`collections: no checkpoint for ${options.target}; starting afresh`]);
     await resumed.abort(false);
@@ -169,7 +179,7 @@ describe('openSidecar', () => {
   it('--resume continues after the checkpoint (truncating what came after it) and keeps both files on failure', async () => {
     await writeFile(options.sidecar, 'AAAA\nBBBB\njunk');
     await saveCheckpoint(options.checkpoint, { ...snapshot(2), fingerprint: { f: 1 }, items: 1234, bytes: 10 });
-    const out = await openSidecar({ ...options, resume: true });
+    const out = await open({ ...options, resume: true });
     expect(out.resumed?.pages).toBe(2);
     expect(notes).toEqual(['collections: resuming after 1,234 items (2 pages)']);
     expect(await readFile(options.sidecar, 'utf8')).toBe('AAAA\nBBBB\n');
@@ -181,7 +191,7 @@ describe('openSidecar', () => {
     await writeFile(options.sidecar, 'AAAA\n');
     await saveCheckpoint(options.checkpoint, { ...snapshot(1), fingerprint: { f: 2 }, bytes: 5 });
     const before = await readFile(options.checkpoint, 'utf8');
-    await expect(openSidecar({ ...options, resume: true })).rejects.toBeInstanceOf(UsageError);
+    await expect(open({ ...options, resume: true })).rejects.toBeInstanceOf(UsageError);
     expect(await readFile(options.checkpoint, 'utf8')).toBe(before);
     expect(await readFile(options.sidecar, 'utf8')).toBe('AAAA\n');
   });
