@@ -58,11 +58,19 @@ async function checkPaths(target: string, sidecar: string): Promise<FileInfo | u
 }
 
 /**
- * Opens the sidecar of a resumed export (only a regular file of this user) and checks `resumeAtBytes`; changes nothing.
- * @throws {UsageError} (exit 2, `E_CHECKPOINT`) "checkpoint does not match the partial file"; {@link OutputError} (exit 7)
+ * Checks the paths and opens the sidecar: afresh, created or not (`create`); on resume, only a regular
+ * file of this user, whose `resumeAtBytes` is checked. Undefined when `create` is false and nothing is there.
+ * @throws {OutputError} (exit 7); {@link UsageError} (exit 2, `E_CHECKPOINT`) "checkpoint does not match the partial file"
  */
-async function openResumable(sidecar: string, info: FileInfo | undefined, options: FileSinkOptions & { resumeAtBytes: number }): Promise<FileHandle> {
-  const { resumeAtBytes } = options;
+async function openChecked(options: FileSinkOptions, create: boolean): Promise<FileHandle | undefined> {
+  const { target, sidecar, resumeAtBytes } = options;
+  const info = await checkPaths(target, sidecar);
+  const fs = options.fs ?? nodeFileSystem;
+  if (resumeAtBytes === undefined) {
+    // A dangling symlink stats as missing, but `openOwnedFile` would still refuse it.
+    if (!create && info === undefined && !(await exists(sidecar))) return undefined;
+    return openOwnedFile(fs, sidecar, { create });
+  }
   if (!Number.isSafeInteger(resumeAtBytes) || resumeAtBytes < 0)
     throw checkpointError(`checkpoint does not match the partial file ${basename(sidecar)} (bad length ${resumeAtBytes})`);
   const restart = 'start over with --restart';
@@ -72,7 +80,7 @@ async function openResumable(sidecar: string, info: FileInfo | undefined, option
       `checkpoint does not match the partial file: ${sidecar} has ${info.size} bytes, the checkpoint expects ${resumeAtBytes}`,
       restart,
     );
-  const handle = await openOwnedFile(options.fs ?? nodeFileSystem, sidecar, { create: false });
+  const handle = await openOwnedFile(fs, sidecar, { create: false });
   try {
     if (options.checkBoundary) await options.checkBoundary(handle);
   } catch (error) {
@@ -95,33 +103,7 @@ export async function exists(path: string): Promise<boolean> {
  * @throws {OutputError} (exit 7), {@link UsageError} (exit 2, `E_CHECKPOINT`)
  */
 export async function checkFileSink(options: FileSinkOptions): Promise<void> {
-  const { target, sidecar, resumeAtBytes } = options;
-  const info = await checkPaths(target, sidecar);
-  // A dangling symlink stats as missing, but `openOwnedFile` would still refuse it.
-  if (resumeAtBytes === undefined && info === undefined && !(await exists(sidecar))) return;
-  const fs = options.fs ?? nodeFileSystem;
-  const handle =
-    resumeAtBytes === undefined
-      ? await openOwnedFile(fs, sidecar, { create: false })
-      : await openResumable(sidecar, info, { ...options, resumeAtBytes });
-  await handle.close().catch(() => undefined);
-}
-
-/** Truncates to `resumeAtBytes` (anything after it was never checkpointed) and hashes what is kept. @throws {OutputError} (exit 7) */
-async function reopenSidecar(
-  sidecar: string,
-  info: FileInfo | undefined,
-  options: FileSinkOptions & { resumeAtBytes: number; hash: Hash },
-): Promise<FileHandle> {
-  const handle = await openResumable(sidecar, info, options);
-  try {
-    await handle.truncate(options.resumeAtBytes);
-    await hashPrefix(handle, options.resumeAtBytes, options.hash);
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    throw fileError('truncate', sidecar, error);
-  }
-  return handle;
+  await (await openChecked(options, false))?.close().catch(() => undefined);
 }
 
 async function hashPrefix(handle: FileHandle, length: number, hash: Hash): Promise<void> {
@@ -197,12 +179,18 @@ function createWriteQueue(handle: FileHandle, sidecar: string, hash: Hash, guard
 export async function createFileSink(options: FileSinkOptions): Promise<FileSink> {
   const { target, sidecar, resumeAtBytes } = options;
   const fs = options.fs ?? nodeFileSystem;
-  const sidecarInfo = await checkPaths(target, sidecar);
   const hash = createHash('sha256');
-  const handle =
-    resumeAtBytes === undefined
-      ? await openOwnedFile(fs, sidecar, { create: true })
-      : await reopenSidecar(sidecar, sidecarInfo, { ...options, resumeAtBytes, hash });
+  const handle = (await openChecked(options, true))!;
+  // On resume: truncated to `resumeAtBytes` (anything after it was never checkpointed), and what is kept hashed.
+  if (resumeAtBytes !== undefined) {
+    try {
+      await handle.truncate(resumeAtBytes);
+      await hashPrefix(handle, resumeAtBytes, hash);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw fileError('truncate', sidecar, error);
+    }
+  }
   let position = resumeAtBytes ?? 0;
   let closed = false;
   const close = async (): Promise<void> => {
@@ -213,6 +201,14 @@ export async function createFileSink(options: FileSinkOptions): Promise<FileSink
   const guard = options.guard ?? (() => undefined);
   const queue = createWriteQueue(handle, sidecar, hash, guard);
   let sha256: string | undefined;
+  const sync = async (): Promise<void> => {
+    await queue.drain();
+    try {
+      await handle.datasync();
+    } catch (error) {
+      throw fileError('sync', sidecar, error);
+    }
+  };
 
   return {
     get bytes() {
@@ -229,22 +225,12 @@ export async function createFileSink(options: FileSinkOptions): Promise<FileSink
       position += buffer.length;
       await queue.push(buffer, at);
     },
-    async sync() {
-      await queue.drain();
-      try {
-        await handle.datasync();
-      } catch (error) {
-        throw fileError('sync', sidecar, error);
-      }
-    },
+    sync,
     async commit() {
-      await queue.drain();
-      try {
-        await handle.datasync();
-        await close();
-      } catch (error) {
+      await sync();
+      await close().catch((error: unknown) => {
         throw fileError('sync', sidecar, error);
-      }
+      });
       guard();
       try {
         await fs.rename(sidecar, target);
