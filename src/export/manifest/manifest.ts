@@ -141,7 +141,8 @@ export function planManifest(input: ManifestPlanInput): ManifestPlan | undefined
 }
 
 /** A crash leaves the old manifest or the new one. @throws {OutputError} (exit 7) naming the path */
-async function writeManifest(path: string, manifest: Manifest, fs: FileSystem = nodeFileSystem): Promise<void> {
+async function writeManifest(path: string, content: Omit<Manifest, 'manifestVersion' | 'tool'>, fs: FileSystem = nodeFileSystem): Promise<void> {
+  const manifest: Manifest = { manifestVersion: MANIFEST_VERSION, tool: 'collections', ...content };
   await replaceFile(fs, path, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o666, action: 'write the manifest', syncFolder: true });
 }
 
@@ -177,10 +178,10 @@ export function createManifestRecorder(plan: ManifestPlan, options: ManifestReco
   let last: ManifestPage | undefined;
   const watermark: ManifestOutput['watermark'] = { ...plan.output.watermark };
   let deleted: DeletedFile | undefined;
-  const build = (out: Destination, mark: Omit<PageMark, 'formatterState'> | undefined, stats: Readonly<ProgressStats>): Manifest => {
+  const build = (out: Destination, mark: Omit<PageMark, 'formatterState'> | undefined, stats: Readonly<ProgressStats>): ManifestOutput => {
     const digest = out.digest!();
     const counts = mark ?? out.resumed ?? { pages: 0, items: 0, totalItems: undefined };
-    const output: ManifestOutput = {
+    return {
       file: relative(dirname(plan.path), plan.target) || basename(plan.target),
       ...plan.output,
       mode: mark?.mode ?? out.resumed?.mode ?? plan.output.mode,
@@ -197,7 +198,6 @@ export function createManifestRecorder(plan: ManifestPlan, options: ManifestReco
       rateLimitWaits: { count: stats.waits, ms: Math.round(stats.waitMs) },
       ...(deleted ? { deleted: { ...deleted, file: relative(dirname(plan.path), deleted.file) || basename(deleted.file) } } : {}),
     };
-    return { manifestVersion: MANIFEST_VERSION, tool: 'collections', toolVersion: options.version, outputs: [output] };
   };
   return {
     onPage(page) {
@@ -222,9 +222,9 @@ export function createManifestRecorder(plan: ManifestPlan, options: ManifestReco
       };
       wrapped.finish = async (text) => {
         await out.finish(text);
-        const manifest = build(out, mark, stats);
-        if (plan.collect) options.onManifest?.(manifest.outputs[0]!);
-        else await writeManifest(plan.path, manifest, options.fs);
+        const output = build(out, mark, stats);
+        if (plan.collect) options.onManifest?.(output);
+        else await writeManifest(plan.path, { toolVersion: options.version, outputs: [output] }, options.fs);
       };
       return wrapped;
     },
@@ -279,14 +279,8 @@ export async function writeRunManifest(
   outputs: readonly ManifestOutput[],
   info: { version: string; startedMs: number; finishedMs: number },
 ): Promise<void> {
-  const manifest: Manifest = {
-    manifestVersion: MANIFEST_VERSION,
-    tool: 'collections',
-    toolVersion: info.version,
-    run: { started: new Date(info.startedMs).toISOString(), finished: new Date(info.finishedMs).toISOString() },
-    outputs: [...outputs],
-  };
-  await writeManifest(path, manifest);
+  const run = { started: new Date(info.startedMs).toISOString(), finished: new Date(info.finishedMs).toISOString() };
+  await writeManifest(path, { toolVersion: info.version, run, outputs: [...outputs] });
 }
 
 export interface OutputCheck {
