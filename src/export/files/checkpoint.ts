@@ -1,6 +1,6 @@
 /** The checkpoint of a file export and its checks. It holds no secret. */
 import { constants as fsConstants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { readFile, type FileHandle } from 'node:fs/promises';
 import type { FormatterState } from '../../output/formatter.js';
 import { findFormat } from '../../output/writer.js';
 import { UsageError, type Hint } from '../../errors.js';
@@ -112,12 +112,7 @@ export function fingerprintDifferences(theirs: Record<string, unknown>, ours: Re
 /** @throws {UsageError} (exit 2) */
 async function readCheckpointText(path: string): Promise<string | undefined> {
   try {
-    const handle = await open(path, O_RDONLY | O_NOFOLLOW);
-    try {
-      return await handle.readFile('utf8');
-    } finally {
-      await handle.close();
-    }
+    return await readFile(path, { encoding: 'utf8', flag: O_RDONLY | O_NOFOLLOW });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;

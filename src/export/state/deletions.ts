@@ -21,6 +21,12 @@ interface DeleteEvents {
   readonly taxpayer: string | undefined;
 }
 
+const DELETE_EVENTS = new Map<string, (path: string, ids: Ids) => DeleteEvents>([
+  ['invoices', (_path, ids) => ({ path: '/events', type: 'invoice.deleted', taxpayer: ids.taxpayerId })],
+  ['entities', () => ({ path: '/events', type: 'link.deleted', taxpayer: undefined })],
+  ['entity-invoices', (path) => ({ path: path.replace(/\/invoices$/, '/events'), type: 'invoice.deleted', taxpayer: undefined })],
+]);
+
 /**
  * The delete events of a collection whose records have them (invoices: `invoice.deleted`; entities:
  * `link.deleted`; an entity's invoices in that entity's events); undefined for the others (line
@@ -28,16 +34,7 @@ interface DeleteEvents {
  * @param path the export's path, ids filled in
  */
 export function deleteEventsOf(endpoint: Endpoint, path: string, ids: Ids): DeleteEvents | undefined {
-  switch (endpoint.key) {
-    case 'invoices':
-      return { path: '/events', type: 'invoice.deleted', taxpayer: ids.taxpayerId };
-    case 'entities':
-      return { path: '/events', type: 'link.deleted', taxpayer: undefined };
-    case 'entity-invoices':
-      return { path: path.replace(/\/invoices$/, '/events'), type: 'invoice.deleted', taxpayer: undefined };
-    default:
-      return undefined;
-  }
+  return DELETE_EVENTS.get(endpoint.key)?.(path, ids);
 }
 
 /**
