@@ -109,7 +109,6 @@ export function fingerprintDifferences(theirs: Record<string, unknown>, ours: Re
     );
 }
 
-/** @throws {UsageError} (exit 2) */
 async function readCheckpointText(path: string): Promise<string | undefined> {
   try {
     return await readFile(path, { encoding: 'utf8', flag: O_RDONLY | O_NOFOLLOW });

@@ -38,7 +38,6 @@ export interface DeletedRecord {
   readonly event: string;
 }
 
-/** Where an export's text goes, as the run loop sees it. */
 export interface Destination {
   /** Summary name: the `--out` path, or `stdout`. */
   readonly name: string;
@@ -82,14 +81,14 @@ export interface Destination {
   digest?(): FileDigest;
 }
 
+const UNCHECKPOINTED = { resumed: undefined, pageWritten: () => Promise.resolve(), settle: () => Promise.resolve() };
+
 export function openStdout(stream: OutputStream): Destination {
   const sink = createStreamSink(stream);
   return {
     name: 'stdout',
-    resumed: undefined,
+    ...UNCHECKPOINTED,
     write: (text) => sink.write(text),
-    pageWritten: () => Promise.resolve(),
-    settle: () => Promise.resolve(),
     async finish(text) {
       await sink.write(text);
       await sink.commit();
@@ -185,10 +184,8 @@ export async function openDevice(options: DeviceOptions): Promise<Destination> {
   };
   return {
     name: target,
-    resumed: undefined,
+    ...UNCHECKPOINTED,
     write,
-    pageWritten: () => Promise.resolve(),
-    settle: () => Promise.resolve(),
     async finish(text) {
       if (text.length > 0) await write(text);
       await close();

@@ -57,11 +57,7 @@ async function checkPaths(target: string, sidecar: string): Promise<FileInfo | u
   return sidecarInfo;
 }
 
-/**
- * Checks the paths and opens the sidecar: afresh, created or not (`create`); on resume, only a regular
- * file of this user, whose `resumeAtBytes` is checked. Undefined when `create` is false and nothing is there.
- * @throws {OutputError} (exit 7); {@link UsageError} (exit 2, `E_CHECKPOINT`) "checkpoint does not match the partial file"
- */
+/** Undefined when nothing is at `sidecar` to check (not `create`, not resuming). @throws {OutputError} (exit 7); {@link UsageError} (exit 2, `E_CHECKPOINT`) */
 async function openChecked(options: FileSinkOptions, create: boolean): Promise<FileHandle | undefined> {
   const { target, sidecar, resumeAtBytes } = options;
   const info = await checkPaths(target, sidecar);
@@ -169,9 +165,8 @@ function createWriteQueue(handle: FileHandle, sidecar: string, hash: Hash, guard
 }
 
 /**
- * The sidecar is created, or emptied when it is a regular file of this user with one link (never
- * through a symlink). `sync()` drains the queue, then fdatasync, so a checkpoint taken after it never
- * counts a byte not on disk; `commit()` renames onto the target and fsyncs the folder.
+ * `sync()` drains the queue, then fdatasync, so a checkpoint taken after it never counts a byte not
+ * on disk; `commit()` renames onto the target and fsyncs the folder.
  * @throws {OutputError} (exit 7, naming the path) when a path is unusable or a write, sync or rename
  *   fails (a queued write's failure is thrown by the next call); {@link UsageError} (exit 2) on resume
  *   when the sidecar does not match the checkpoint

@@ -144,9 +144,10 @@ function lostError(target: string, lockPath: string, cause: Error): CollectionsE
 const asLockError = (lockPath: string, error: unknown): OutputError =>
   error instanceof OutputError ? error : fileError('create the lock', lockPath, error);
 
-/** A process of this host that no longer runs. */
-function isTakeover(owner: LockOwner | undefined, alive: (pid: number) => boolean): owner is LockOwner {
-  return owner !== undefined && owner.host === hostname() && !alive(owner.pid);
+async function deadOwner(target: string, lockPath: string, alive = processAlive): Promise<LockOwner> {
+  const owner = await readSettledOwner(lockPath);
+  if (owner === undefined || owner.host !== hostname() || alive(owner.pid)) throw lockedError(target, owner);
+  return owner;
 }
 
 /** Takes the lock with `take`, taking over the lock of a dead process of this host. */
@@ -161,8 +162,7 @@ async function acquire(
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw asLockError(lockPath, error);
   }
-  const owner = await readSettledOwner(lockPath);
-  if (!isTakeover(owner, options.isAlive ?? processAlive)) throw lockedError(target, owner);
+  const owner = await deadOwner(target, lockPath, options.isAlive);
   options.note(`collections: took over the stale lock of ${target} (pid ${owner.pid}, since ${owner.since})`);
   await rm(lockPath, { recursive: true, force: true });
   try {
@@ -234,7 +234,5 @@ export async function checkLock(target: string, options: Pick<LockOutputOptions,
     const stale = await readOwner(lockPath);
     return stale === undefined ? { kind: 'stale' } : { kind: 'stale', owner: stale };
   }
-  const owner = await readSettledOwner(lockPath);
-  if (!isTakeover(owner, options.isAlive ?? processAlive)) throw lockedError(target, owner);
-  return { kind: 'stale', owner };
+  return { kind: 'stale', owner: await deadOwner(target, lockPath, options.isAlive) };
 }

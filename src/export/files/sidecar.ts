@@ -1,7 +1,4 @@
-/**
- * A group of pages is written to `F.part`, flushed, and only then recorded in `F.checkpoint.json`,
- * so a crash at any moment leaves a state `--resume` completes exactly.
- */
+/** `F.part` and `F.checkpoint.json`: a crash at any moment leaves a state `--resume` completes exactly. */
 import { rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { formatCount } from '../../io/format.js';
@@ -46,7 +43,6 @@ export interface Durability {
   record(snapshot: Checkpoint): Promise<void>;
   /** @throws {OutputError} (exit 7) */
   settle(): Promise<void>;
-  settleQuietly(): Promise<void>;
 }
 
 /**
@@ -81,7 +77,6 @@ export function createDurability(sync: () => Promise<void>, save: (snapshot: Che
       durable.catch(() => undefined);
     },
     settle: () => durable,
-    settleQuietly: () => durable.catch(() => undefined),
   };
 }
 
@@ -173,9 +168,10 @@ export async function openSidecar(options: SidecarOptions): Promise<Destination>
     items: mark.items,
     bytes: sink.bytes,
     formatter: mark.formatterState(),
-    ...(mark.totalItems !== undefined ? { totalItems: mark.totalItems } : {}),
-    ...(mark.mode !== undefined ? { mode: mark.mode } : {}),
-    ...(mark.watermark !== undefined ? { watermark: mark.watermark } : {}),
+    // Undefined ones are left out of the file by JSON.stringify.
+    totalItems: mark.totalItems,
+    mode: mark.mode,
+    watermark: mark.watermark,
     updatedAt: new Date(options.now()).toISOString(),
   });
 
@@ -195,10 +191,9 @@ export async function openSidecar(options: SidecarOptions): Promise<Destination>
       await rm(options.checkpoint, { force: true });
     },
     async abort(wrotePage) {
-      await durability.settleQuietly();
+      await durability.settle().catch(() => undefined);
       await sink.abort();
       if (resumed === undefined && !wrotePage && lock.lost === undefined) {
-        // A failure before the first page leaves nothing behind (docs/files.md).
         await rm(options.sidecar, { force: true }).catch(() => undefined);
         await rm(options.checkpoint, { force: true }).catch(() => undefined);
       }

@@ -94,10 +94,9 @@ export function daysMs(days: number): number {
 }
 
 /**
- * A file export that follows deletions: the records deleted since the watermark are written beside
- * the delta, as `F.deleted.ndjson` (one JSON object a line: `id`, `deletedAt`, `event`), replaced
- * atomically before `F` is published, and listed in the manifest, so a file-based pipeline applies
- * them with the items. Nothing is written when the deletions were not followed (a 403).
+ * A file export that follows deletions writes the records deleted since the watermark to `F.deleted.ndjson`
+ * (the manifest's `deleted`), replaced atomically before `F` is published, so a file-based pipeline
+ * applies them with the items. Nothing is written when the deletions were not followed (a 403).
  */
 export function withDeletedFile(
   out: Destination,
