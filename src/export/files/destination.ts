@@ -199,7 +199,6 @@ export type OutputKind = { type: 'stdout' } | { type: 'file' } | { type: 'device
 /** The process's own descriptors: what they point to (a pipe, a terminal, the file of a shell's `>`) is not ours to replace. */
 const OWN_DESCRIPTOR = /^\/(?:dev\/(?:stdout|stderr|fd\/\d+)|proc\/self\/fd\/\d+)$/;
 
-/** Whether `target` names the process's standard output (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`). */
 export function namesStdout(target: string): boolean {
   return /^\/(?:dev\/(?:stdout|fd\/1)|proc\/self\/fd\/1)$/.test(target);
 }

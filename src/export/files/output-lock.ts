@@ -231,8 +231,7 @@ export async function checkLock(target: string, options: Pick<LockOutputOptions,
   }
   if (!held) {
     if (!nodeFs.existsSync(lockPath)) return { kind: 'free' };
-    const stale = await readOwner(lockPath);
-    return stale === undefined ? { kind: 'stale' } : { kind: 'stale', owner: stale };
+    return { kind: 'stale', owner: await readOwner(lockPath) };
   }
   return { kind: 'stale', owner: await deadOwner(target, lockPath, options.isAlive) };
 }

@@ -168,7 +168,6 @@ export async function openSidecar(options: SidecarOptions): Promise<Destination>
     items: mark.items,
     bytes: sink.bytes,
     formatter: mark.formatterState(),
-    // Undefined ones are left out of the file by JSON.stringify.
     totalItems: mark.totalItems,
     mode: mark.mode,
     watermark: mark.watermark,
