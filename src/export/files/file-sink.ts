@@ -40,7 +40,6 @@ export interface FileSinkOptions {
   /** On resume: throws {@link UsageError} (exit 2) when `resumeAtBytes` is not a record boundary of the sidecar (`boundaryCheck`). */
   checkBoundary?: (sidecar: FileHandle) => Promise<void>;
   fs?: FileSystem;
-  name?: string;
   /** Throws when nothing more may be written (the output lock was lost); checked before each write and the rename. */
   guard?: () => void;
 }
@@ -209,7 +208,7 @@ export async function createFileSink(options: FileSinkOptions): Promise<FileSink
     get bytes() {
       return position;
     },
-    name: options.name ?? target,
+    name: target,
     async write(text) {
       if (queue.failure) throw queue.failure;
       guard();
