@@ -41,7 +41,6 @@ export interface SidecarOptions extends ReturnType<typeof sidecarPaths> {
 export interface Durability {
   /** Records the checkpoint of a group's last page. @throws {OutputError} (exit 7) a failed flush or checkpoint of an earlier page */
   record(snapshot: Checkpoint): Promise<void>;
-  /** @throws {OutputError} (exit 7) */
   settle(): Promise<void>;
 }
 
