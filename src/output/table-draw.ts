@@ -68,13 +68,6 @@ export function fitWidths(natural: readonly number[], total: number, numeric: re
   return widths;
 }
 
-export interface DrawnTable {
-  /** No final newline. */
-  text: string;
-  /** Columns shown, from the left; the rest did not fit. */
-  shown: number;
-}
-
 /** Content widths and alignment of the columns shown, fixed from the first page's rows. */
 export interface TableLayout {
   widths: number[];
@@ -127,8 +120,7 @@ export function drawLines(layout: TableLayout, head: readonly string[] | undefin
   return lines;
 }
 
-/** A plain table that fits `total` terminal columns; cells and headings must be inert already. */
-export function drawTable(head: readonly string[], rows: readonly (readonly string[])[], total: number, keepAll = false): DrawnTable {
-  const layout = layoutOf(head, rows, total, keepAll);
-  return { text: drawLines(layout, head, rows).join('\n'), shown: layout.widths.length };
+/** A plain table, without a final newline, that fits `total` terminal columns; cells and headings must be inert already. */
+export function drawTable(head: readonly string[], rows: readonly (readonly string[])[], total: number, keepAll = false): string {
+  return drawLines(layoutOf(head, rows, total, keepAll), head, rows).join('\n');
 }

@@ -214,7 +214,7 @@ function tableText(head: readonly string[], rows: ReadonlyArray<readonly string[
     head.map(inertText),
     rows.map((row) => row.map(inertText)),
     columns,
-  ).text;
+  );
 }
 
 const tableWidth = (ctx: Pick<Context, 'io' | 'env'>): number => outputColumns(ctx.io, ctx.env) ?? Number.POSITIVE_INFINITY;

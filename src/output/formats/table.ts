@@ -83,7 +83,7 @@ function createTableFormatter(options: FormatterOptions = {}, resume?: Formatter
       if (done.columns === null || done.columns.length === 0) return '';
       let text: string;
       if (done.layout === null) {
-        text = drawTable(head(), [], total, named).text + '\n';
+        text = drawTable(head(), [], total, named) + '\n';
       } else {
         // The bottom border: the last line of any drawing in this layout.
         text = (drawLines(done.layout, undefined, [done.layout.widths.map(() => '')]).at(-1) as string) + '\n';

@@ -5,7 +5,7 @@
  */
 import stringWidth from 'string-width';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { drawTable, fitWidths, loadTableSupport } from '../../../src/output/table-draw.js';
+import { drawTable, fitWidths, layoutOf, loadTableSupport } from '../../../src/output/table-draw.js';
 import { outputColumns } from '../../../src/io/terminal-text.js';
 import { createWorld, runInProcess, tempDir, useTempDir } from '../../helpers/world.js';
 
@@ -22,8 +22,8 @@ describe('fitWidths and drawTable', () => {
     [50, 4],
     [120, 4],
   ])('at %i columns: every line fits, numbers whole and right-aligned', (columns, shownColumns) => {
-    const { text, shown } = drawTable(head, rows, columns);
-    expect(shown).toBe(shownColumns);
+    const text = drawTable(head, rows, columns);
+    expect(layoutOf(head, rows, columns).widths.length).toBe(shownColumns);
     for (const line of text.split('\n')) expect(stringWidth(line)).toBeLessThanOrEqual(columns);
     expect(text).toContain(' 1234567.89 │');
     expect(text).toContain('│ 1,000,000 │');
@@ -38,7 +38,7 @@ describe('fitWidths and drawTable', () => {
   it('at 40 columns the last column is dropped rather than every text cut to a stub (it was [4, 4, 10, 9])', () => {
     const widths = fitWidths([26, 56, 10, 9], 40, [false, false, true, true]);
     expect(widths).toEqual([10, 10, 10]);
-    expect(drawTable(head, rows, 40).shown).toBe(3);
+    expect(layoutOf(head, rows, 40).widths.length).toBe(3);
   });
 
   it('without numbers: water filling over the text columns that fit at 8 characters or more', () => {
