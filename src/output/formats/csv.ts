@@ -41,10 +41,6 @@ function stringify(...args: Parameters<CsvStringify>): string {
 /** `quote_record_delimiter`: a lone CR or LF is quoted too (csv-stringify turns it off when `record_delimiter` is given). */
 const CSV_OPTIONS = { record_delimiter: 'windows', quote_record_delimiter: true, eof: true } as const;
 
-export function encodeRecord(cells: readonly string[]): string {
-  return stringify([cells], { ...CSV_OPTIONS, eof: false });
-}
-
 /** What makes csv-stringify quote a cell with {@link CSV_OPTIONS}. */
 const NEEDS_QUOTES = /[",\r\n]/;
 
