@@ -71,12 +71,11 @@ export interface Endpoint {
 const INVOICE_TABLE = ['id', 'type', 'status', 'issuer.rfc', 'receiver.rfc', 'currency', 'total', 'issuedAt'];
 const LINE_ITEM_TABLE = ['id', 'invoice.id', 'description', 'quantity', 'unitAmount', 'totalAmount'];
 
-/** By {@link Endpoint.key}, in the order `ratelimit` and the command list follow. */
-const ENDPOINT_TABLE: Readonly<Record<string, Omit<Endpoint, 'key'>>> = {
+/** By {@link Endpoint.key}, in the order `ratelimit` and the command list follow; `ids` are the placeholders of `path`. */
+const ENDPOINT_TABLE: Readonly<Record<string, Omit<Endpoint, 'key' | 'ids'>>> = {
   entities: {
     command: 'entities',
     path: '/entities',
-    ids: [],
     cursor: false,
     watermark: 'updatedAt',
     description: 'Export entities',
@@ -85,7 +84,6 @@ const ENDPOINT_TABLE: Readonly<Record<string, Omit<Endpoint, 'key'>>> = {
   events: {
     command: 'events',
     path: '/events',
-    ids: [],
     cursor: false,
     watermark: 'createdAt',
     description: 'Export events (kept by the API for 7 days)',
@@ -94,7 +92,6 @@ const ENDPOINT_TABLE: Readonly<Record<string, Omit<Endpoint, 'key'>>> = {
   invoices: {
     command: 'invoices',
     path: '/taxpayers/{taxpayerId}/invoices',
-    ids: ['taxpayerId'],
     cursor: true,
     watermark: 'updatedAt',
     description: "Export a taxpayer's invoices",
@@ -103,7 +100,6 @@ const ENDPOINT_TABLE: Readonly<Record<string, Omit<Endpoint, 'key'>>> = {
   'taxpayer-line-items': {
     command: 'line-items',
     path: '/taxpayers/{taxpayerId}/invoices/line-items',
-    ids: ['taxpayerId'],
     cursor: true,
     watermark: undefined,
     description: "Export line items across a taxpayer's invoices",
@@ -112,7 +108,6 @@ const ENDPOINT_TABLE: Readonly<Record<string, Omit<Endpoint, 'key'>>> = {
   'taxpayer-invoice-line-items': {
     command: 'line-items',
     path: '/taxpayers/{taxpayerId}/invoices/{invoiceId}/line-items',
-    ids: ['taxpayerId', 'invoiceId'],
     cursor: true,
     watermark: undefined,
     description: "Export the line items of one of a taxpayer's invoices",
@@ -121,7 +116,6 @@ const ENDPOINT_TABLE: Readonly<Record<string, Omit<Endpoint, 'key'>>> = {
   'invoice-line-items': {
     command: 'line-items',
     path: '/invoices/{invoiceId}/line-items',
-    ids: ['invoiceId'],
     cursor: true,
     watermark: undefined,
     description: 'Export the line items of one invoice',
@@ -130,7 +124,6 @@ const ENDPOINT_TABLE: Readonly<Record<string, Omit<Endpoint, 'key'>>> = {
   payments: {
     command: 'payments',
     path: '/taxpayers/{taxpayerId}/invoices/payments',
-    ids: ['taxpayerId'],
     cursor: true,
     watermark: undefined,
     description: "Export the payments of a taxpayer's invoices",
@@ -138,7 +131,10 @@ const ENDPOINT_TABLE: Readonly<Record<string, Omit<Endpoint, 'key'>>> = {
   },
 };
 
-export const ENDPOINTS: readonly Endpoint[] = Object.entries(ENDPOINT_TABLE).map(([key, row]) => ({ key, ...row }));
+/** In {@link ID_SPECS} order, which is their order in every path. */
+const idsIn = (path: string): IdName[] => ID_SPECS.filter((spec) => path.includes(`{${spec.name}}`)).map((spec) => spec.name);
+
+export const ENDPOINTS: readonly Endpoint[] = Object.entries(ENDPOINT_TABLE).map(([key, row]) => ({ key, ...row, ids: idsIn(row.path) }));
 
 /** The API's current path family (`ENDPOINTS`' `/taxpayers/…` paths are the older one): `get` exports them, the sandbox serves them. */
 export const GET_COMMAND = 'get';
