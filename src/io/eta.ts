@@ -69,17 +69,8 @@ export function quotaEtaMs(requests: number, quota: Quota, windowMs: number | un
   return resetAt - nowMs + (windows - 1) * (windowMs ?? 0) + lastBatch * perRequestMs;
 }
 
-interface Pace {
-  add(monoMs: number, fetched: number): void;
-  waited(fromMono: number, toMono: number): void;
-  /** Waits included (what the line shows). */
-  rate(monoMs: number): number;
-  /** Waits left out; undefined when there is no such time. */
-  activeRate(monoMs: number): number | undefined;
-}
-
 /** Waits kept apart, so the throughput does not count them twice: the quota estimate knows when the next ones come. */
-function createPace(startMono: number): Pace {
+function createPace(startMono: number) {
   const start = { mono: startMono, fetched: 0 };
   const samples: Array<{ mono: number; fetched: number }> = [start];
   // Waits as disjoint intervals in order (overlapping ones, e.g. of concurrent requests, are merged).
@@ -94,7 +85,7 @@ function createPace(startMono: number): Pace {
     return { items: samples[samples.length - 1]!.fetched - first.fetched, ms: monoMs - first.mono, waitedMs };
   };
   return {
-    add(monoMs, fetched) {
+    add(monoMs: number, fetched: number): void {
       const before = samples[samples.length - 1]!.fetched;
       samples.push({ mono: monoMs, fetched });
       // Once a page after the first brings items, the pace counts from the first page: the time to
@@ -102,16 +93,18 @@ function createPace(startMono: number): Pace {
       // page (the one that ends a cursor chain) is no pace of its own: it showed "0 items/s".
       if (++pages >= 2 && fetched > before && samples[0] === start) samples.shift();
     },
-    waited(fromMono, toMono) {
+    waited(fromMono: number, toMono: number): void {
       const last = waits[waits.length - 1];
       if (last !== undefined && fromMono <= last.to) last.to = Math.max(last.to, toMono);
       else waits.push({ from: fromMono, to: toMono });
     },
-    rate(monoMs) {
+    /** Waits included (what the line shows). */
+    rate(monoMs: number): number {
       const { items, ms } = span(monoMs);
       return ms > 0 ? (items / ms) * 1000 : 0;
     },
-    activeRate(monoMs) {
+    /** Waits left out; undefined when there is no such time. */
+    activeRate(monoMs: number): number | undefined {
       const { items, ms, waitedMs } = span(monoMs);
       return ms - waitedMs > 0 && items > 0 ? (items / (ms - waitedMs)) * 1000 : undefined;
     },

@@ -110,10 +110,7 @@ export interface FileSystem {
   rename(from: string, to: string): Promise<void>;
 }
 
-export const nodeFileSystem: FileSystem = {
-  open: (path, flags, mode) => open(path, flags, mode),
-  rename: (from, to) => rename(from, to),
-};
+export const nodeFileSystem: FileSystem = { open, rename };
 
 const { O_RDWR, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fsConstants;
 

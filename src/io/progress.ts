@@ -88,14 +88,8 @@ function startSpinner(options: ProgressOptions, noColor: boolean): Ora | undefin
   return options.createSpinner({ stream, isEnabled: true, discardStdin: false, color: noColor ? false : 'cyan', text: 'starting…' }).start();
 }
 
-interface Countdown {
-  /** Ticks until `endMono` (monotonic ms), stopping a countdown under way. */
-  start(endMono: number): void;
-  stop(): void;
-}
-
 /** `render` every second of `clock` until `endMono`, so a wait's time left is live; a virtual clock drives it in tests. */
-function createCountdown(clock: Clock, render: () => void): Countdown {
+function createCountdown(clock: Clock, render: () => void) {
   let ticker: AbortController | undefined;
   const stop = (): void => {
     ticker?.abort();
@@ -108,7 +102,8 @@ function createCountdown(clock: Clock, render: () => void): Countdown {
     }
   };
   return {
-    start(endMono) {
+    /** Ticks until `endMono` (monotonic ms), stopping a countdown under way. */
+    start(endMono: number): void {
       stop();
       ticker = new AbortController();
       run(endMono, ticker.signal).catch(() => undefined);
