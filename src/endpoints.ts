@@ -139,11 +139,9 @@ export const ENDPOINTS: readonly Endpoint[] = Object.entries(ENDPOINT_TABLE).map
 /** The API's current path family (`ENDPOINTS`' `/taxpayers/…` paths are the older one): `get` exports them, the sandbox serves them. */
 export const GET_COMMAND = 'get';
 
-const columnsOf = (key: string): readonly string[] => ENDPOINT_TABLE[key]!.tableFields;
-
 /** `{entityId}` is written in `get`'s path, never a flag, so `ids` is empty. */
 function familyRow(key: string, path: string, watermark: string | undefined, description: string, like: string): Endpoint {
-  return { key, command: GET_COMMAND, path, ids: [], cursor: true, watermark, description, tableFields: columnsOf(like) };
+  return { key, command: GET_COMMAND, path, ids: [], cursor: true, watermark, description, tableFields: ENDPOINT_TABLE[like]!.tableFields };
 }
 
 export const PATH_FAMILY: readonly Endpoint[] = [

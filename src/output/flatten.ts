@@ -94,28 +94,20 @@ export function addPaths(tree: PathTree, item: unknown): void {
 }
 
 /**
- * The paths of the nodes `keep` picks, depth first: keys in first-seen order, a path before its
- * children, so `issuer.rfc` and `issuer.name` stay together.
+ * The paths of the nodes marked `flag` (all without), depth first: keys in first-seen order, a path
+ * before its children, so `issuer.rfc` and `issuer.name` stay together.
  */
-export function treePaths(tree: PathTree, keep: (node: PathTree) => boolean = () => true): string[][] {
+export function treePaths(tree: PathTree, flag?: 'leaf' | 'warned'): string[][] {
   const out: string[][] = [];
   const walk = (node: PathTree, prefix: string[]): void => {
     for (const [key, next] of node.children) {
       const path = [...prefix, key];
-      if (keep(next)) out.push(path);
+      if (flag === undefined || next[flag]) out.push(path);
       walk(next, path);
     }
   };
   walk(tree, []);
   return out;
-}
-
-export function treeColumns(tree: PathTree): string[][] {
-  return treePaths(tree, (node) => node.leaf);
-}
-
-export function warnedPaths(tree: PathTree): string[][] {
-  return treePaths(tree, (node) => node.warned);
 }
 
 export function treeFromPaths(columns: readonly FieldPath[], warned: readonly FieldPath[] = []): PathTree {

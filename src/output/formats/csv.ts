@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { stateMismatch, type FormatDefinition, type Formatter, type FormatterOptions, type FormatterState } from '../formatter.js';
 import { splitPath } from '../fields.js';
-import { addPaths, compileAccessor, createPathTree, findNewPaths, toCell, treeColumns, treeFromPaths, warnedPaths } from '../flatten.js';
+import { addPaths, compileAccessor, createPathTree, findNewPaths, toCell, treeFromPaths, treePaths } from '../flatten.js';
 import type { PathTree } from '../flatten.js';
 import { createLineCounter } from './ndjson.js';
 
@@ -143,7 +143,7 @@ function createCsvFormatter(options: FormatterOptions = {}, resume?: FormatterSt
         } else {
           tree = createPathTree();
           for (const item of items) addPaths(tree, item);
-          columns = treeColumns(tree);
+          columns = treePaths(tree, 'leaf');
         }
         compile();
         rows.push(header());
@@ -165,7 +165,7 @@ function createCsvFormatter(options: FormatterOptions = {}, resume?: FormatterSt
       return '';
     },
     state(): CsvState {
-      return { format: 'csv', columns, warned: tree === null ? [] : warnedPaths(tree) };
+      return { format: 'csv', columns, warned: tree === null ? [] : treePaths(tree, 'warned') };
     },
   };
 }

@@ -7,7 +7,7 @@ import { splitPath } from '../fields.js';
 import { compileAccessor, isPlainObject, toCell } from '../flatten.js';
 import { JsonNumber } from '../../json/json-value.js';
 import { inertText } from '../../io/terminal-text.js';
-import { drawLines, drawTable, layoutOf, loadTableSupport, type TableLayout } from '../table-draw.js';
+import { drawLines, layoutOf, loadTableSupport, type TableLayout } from '../table-draw.js';
 
 const TABLE_MAX_ROWS = 1000;
 /** Terminal width assumed when none is known, in columns. */
@@ -81,17 +81,13 @@ function createTableFormatter(options: FormatterOptions = {}, resume?: Formatter
     },
     end() {
       if (done.columns === null || done.columns.length === 0) return '';
-      let text: string;
-      if (done.layout === null) {
-        text = drawTable(head(), [], total, named) + '\n';
-      } else {
-        // The bottom border: the last line of any drawing in this layout.
-        text = (drawLines(done.layout, undefined, [done.layout.widths.map(() => '')]).at(-1) as string) + '\n';
-      }
-      const shown = done.layout?.widths.length ?? layoutOf(head(), [], total, named).widths.length;
+      const layout = done.layout ?? layoutOf(head(), [], total, named);
+      // No rows: the heading alone; else the bottom border, the last line of any drawing in this layout.
+      const lines = done.layout === null ? drawLines(layout, head(), []) : drawLines(layout, undefined, [layout.widths.map(() => '')]).slice(-1);
+      let text = lines.join('\n') + '\n';
       // A note as wide as the table at most: narrow terminals drop columns, and the note says so briefly.
       const note = (long: string, short: string): string => `${long.length <= total ? long : short}\n`;
-      const more = done.columns.length - shown;
+      const more = done.columns.length - layout.widths.length;
       if (more > 0) text += note(`… ${more} more columns not shown; use --fields to choose`, `… ${more} more (--fields)`);
       if (done.hidden > 0) text += note(`… ${done.hidden} more rows not shown; use --format csv`, `… ${done.hidden} more rows (--format csv)`);
       return text;

@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  addPaths,
-  compileAccessor,
-  createPathTree,
-  findNewPaths,
-  toCell,
-  treeColumns,
-  treeFromPaths,
-  warnedPaths,
-} from '../../../src/output/flatten.js';
+import { addPaths, compileAccessor, createPathTree, findNewPaths, toCell, treeFromPaths, treePaths } from '../../../src/output/flatten.js';
 import { flatten } from '../../helpers/flatten.js';
 import { invoiceA, invoiceB } from '../../fixtures/invoices.js';
 
@@ -84,14 +75,14 @@ describe('column discovery', () => {
     const tree = createPathTree();
     addPaths(tree, { a: 1, b: { x: 1 } });
     addPaths(tree, { c: 2, b: { y: 2 }, a: 3 });
-    expect(treeColumns(tree).map((p) => p.join('.'))).toEqual(['a', 'b.x', 'b.y', 'c']);
+    expect(treePaths(tree, 'leaf').map((p) => p.join('.'))).toEqual(['a', 'b.x', 'b.y', 'c']);
   });
 
   it('keeps both a scalar column and sub-columns when items disagree (IRI string vs embedded object)', () => {
     const tree = createPathTree();
     addPaths(tree, { invoice: '/invoices/1' });
     addPaths(tree, { invoice: { id: '1', total: 5 } });
-    expect(treeColumns(tree).map((p) => p.join('.'))).toEqual(['invoice', 'invoice.id', 'invoice.total']);
+    expect(treePaths(tree, 'leaf').map((p) => p.join('.'))).toEqual(['invoice', 'invoice.id', 'invoice.total']);
   });
 
   it('reports each later new leaf path once, and not what fits an existing column', () => {
@@ -102,13 +93,13 @@ describe('column discovery', () => {
     expect(findNewPaths(tree, { a: 1, b: { x: 1, y: 2, z: null }, c: [1], d: { e: { f: 'g' } } })).toEqual([['b', 'y'], ['c'], ['d', 'e', 'f']]);
     expect(findNewPaths(tree, { b: { y: 3 }, c: [2], d: { e: { f: 'h' } } })).toEqual([]);
     expect(findNewPaths(tree, { b: 'scalar where only sub-columns exist' })).toEqual([['b']]);
-    expect(warnedPaths(tree).map((p) => p.join('.'))).toEqual(['b', 'b.y', 'c', 'd.e.f']);
-    expect(treeColumns(tree).map((p) => p.join('.'))).toEqual(['a', 'b.x', 'n']);
+    expect(treePaths(tree, 'warned').map((p) => p.join('.'))).toEqual(['b', 'b.y', 'c', 'd.e.f']);
+    expect(treePaths(tree, 'leaf').map((p) => p.join('.'))).toEqual(['a', 'b.x', 'n']);
   });
 
   it('rebuilds the same tree from columns and warned paths (resume)', () => {
     const tree = treeFromPaths([['a'], ['b', 'x']], [['c']]);
-    expect(treeColumns(tree)).toEqual([['a'], ['b', 'x']]);
+    expect(treePaths(tree, 'leaf')).toEqual([['a'], ['b', 'x']]);
     expect(findNewPaths(tree, { c: 1, d: 2 })).toEqual([['d']]);
   });
 });
