@@ -99,7 +99,6 @@ function isPathList(value: unknown): value is string[][] {
   return Array.isArray(value) && value.every((p) => Array.isArray(p) && p.every((s) => typeof s === 'string'));
 }
 
-/** @throws {UsageError} when `resume` is not a {@link CsvState} */
 function createCsvFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {
   const warn = options.warn;
   const csvSafe = options.csvSafe === true;

@@ -11,7 +11,6 @@ export interface JsonState extends FormatterState {
   items: number;
 }
 
-/** @throws {UsageError} when `resume` is not a JSON state */
 function createJsonFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {
   let written = 0;
   if (resume !== undefined) {

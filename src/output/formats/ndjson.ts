@@ -28,7 +28,6 @@ export function joinBytes(items: readonly string[], prefix: string, sep: string,
   return out;
 }
 
-/** @throws {UsageError} when `resume` is not an NDJSON state */
 function createNdjsonFormatter(options: FormatterOptions = {}, resume?: FormatterState): Formatter {
   if (resume !== undefined && resume.format !== 'ndjson') throw stateMismatch('an ndjson');
   const project = options.fields !== undefined && options.fields.length > 0 ? compileProjection(options.fields) : undefined;
