@@ -15,11 +15,6 @@ export function errorCode(error: unknown): string | undefined {
 
 export const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-/** Its `code` (`ENOENT`), else its message. */
-export function errorReason(error: unknown): string {
-  return errorCode(error) ?? errorMessage(error);
-}
-
 const REASONS: Record<string, string> = {
   ENOSPC: 'no space left on the device',
   EDQUOT: 'disk quota exceeded',

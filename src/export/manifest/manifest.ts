@@ -10,7 +10,7 @@ import type { Endpoint, Ids } from '../../endpoints.js';
 import { UsageError } from '../../errors.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../../format-names.js';
 import type { ProgressStats } from '../../io/events.js';
-import { errorReason, nodeFileSystem, parseJsonText, replaceFile, type FileSystem } from '../../io/files.js';
+import { errorCode, errorMessage, nodeFileSystem, parseJsonText, replaceFile, type FileSystem } from '../../io/files.js';
 import type { ItemCounter } from '../../output/formatter.js';
 import { formatDefinition } from '../../output/writer.js';
 import { COMPRESSIONS, type Compression, type Destination, type PageMark } from '../files/destination.js';
@@ -346,7 +346,7 @@ export async function verifyOutput(output: ManifestOutput, folder: string): Prom
     if (items !== undefined && items !== output.items) mismatches.push(`holds ${items} items, the manifest says ${output.items}`);
     if (output.deleted) mismatches.push(...(await verifyDeleted(output.deleted, folder)));
   } catch (error) {
-    const reason = errorReason(error);
+    const reason = errorCode(error) ?? errorMessage(error);
     mismatches.push(reason === 'ENOENT' ? 'missing' : `cannot be read: ${reason}`);
   }
   return { path, mismatches };
