@@ -15,24 +15,12 @@ export interface IdSpec {
   readonly probeHelp: string;
 }
 
-export const ID_SPECS: readonly IdSpec[] = [
-  {
-    name: 'taxpayerId',
-    flag: '--taxpayer',
-    attribute: 'taxpayer',
-    valueName: 'rfc',
-    help: 'taxpayer id (RFC)',
-    probeHelp: 'also check the endpoints of this taxpayer',
-  },
-  {
-    name: 'invoiceId',
-    flag: '--invoice',
-    attribute: 'invoice',
-    valueName: 'id',
-    help: 'invoice id (UUID)',
-    probeHelp: 'also check the endpoints of this invoice',
-  },
-];
+/** The flag, the placeholder and the ratelimit help are named after the attribute. */
+function idRow(attribute: IdSpec['attribute'], valueName: string, help: string): IdSpec {
+  return { name: `${attribute}Id`, flag: `--${attribute}`, attribute, valueName, help, probeHelp: `also check the endpoints of this ${attribute}` };
+}
+
+export const ID_SPECS: readonly IdSpec[] = [idRow('taxpayer', 'rfc', 'taxpayer id (RFC)'), idRow('invoice', 'id', 'invoice id (UUID)')];
 
 export function idSpec(name: IdName): IdSpec {
   return ID_SPECS.find((s) => s.name === name)!;
