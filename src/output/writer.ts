@@ -41,8 +41,7 @@ export async function prepareFormatter(format: OutputFormat): Promise<void> {
  * for stdout) ndjson: `invoices.csv.gz` → csv, `invoices.gz` → ndjson.
  */
 export function formatFromPath(path: string | undefined): OutputFormat {
-  if (path === undefined || path === '-') return DEFAULT_FORMAT;
-  return formatNamedBy(path) ?? DEFAULT_FORMAT;
+  return (path === undefined ? undefined : formatNamedBy(path)) ?? DEFAULT_FORMAT;
 }
 
 /** The format a file name's suffix names (`.ndjson`, `.csv.gz`…); undefined for another suffix. */
