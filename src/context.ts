@@ -14,7 +14,6 @@ export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Res
 
 export type InputStream = NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
 
-/** A writable stream that may be a terminal. */
 export type OutputStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
 /** Standard streams plus what is known about them (GitHub CLI's IOStreams). */

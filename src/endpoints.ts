@@ -15,7 +15,6 @@ export interface IdSpec {
   readonly probeHelp: string;
 }
 
-/** The flag, the placeholder and the ratelimit help are named after the attribute. */
 function idRow(attribute: IdSpec['attribute'], valueName: string, help: string): IdSpec {
   return { name: `${attribute}Id`, flag: `--${attribute}`, attribute, valueName, help, probeHelp: `also check the endpoints of this ${attribute}` };
 }

@@ -36,10 +36,7 @@ export async function prepareFormatter(format: OutputFormat): Promise<void> {
   await formatDefinition(format).prepare?.();
 }
 
-/**
- * The format the first format claiming the extension of `--out` (without `.gz`), otherwise (and
- * for stdout) ndjson: `invoices.csv.gz` → csv, `invoices.gz` → ndjson.
- */
+/** {@link formatNamedBy} the `--out` path, else (and for stdout) ndjson: `invoices.csv.gz` → csv, `invoices.gz` → ndjson. */
 export function formatFromPath(path: string | undefined): OutputFormat {
   return (path === undefined ? undefined : formatNamedBy(path)) ?? DEFAULT_FORMAT;
 }
