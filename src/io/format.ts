@@ -4,6 +4,7 @@ import type { ClientEvent } from '../http/client.js';
 import type { ProgressStats } from './events.js';
 
 const pad2 = (n: number): string => String(n).padStart(2, '0');
+const localDate = (d: Date): string => `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())}`;
 
 /** `12345` → `12,345`, as `toLocaleString('en-US')`, whose first call loads ICU's number data at start-up. */
 export function formatCount(n: number): string {
@@ -25,10 +26,7 @@ export function formatDuration(ms: number): string {
 export function formatLocalTime(epochMs: number, nowMs?: number): string {
   const d = new Date(epochMs);
   const time = `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
-  if (nowMs === undefined) return time;
-  const n = new Date(nowMs);
-  const sameDay = d.getFullYear() === n.getFullYear() && d.getMonth() === n.getMonth() && d.getDate() === n.getDate();
-  return sameDay ? time : `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ${time}`;
+  return nowMs === undefined || localDate(d) === localDate(new Date(nowMs)) ? time : `${localDate(d)} ${time}`;
 }
 
 /** `0s`, `59s`, `4m 5s`, `1d 2h`: whole seconds rounded up, since a quota resets no earlier than shown. */

@@ -113,11 +113,7 @@ function createCsvFormatter(options: FormatterOptions = {}, resume?: FormatterSt
     if (columns !== null && fixed === null) tree = treeFromPaths(columns, resume.warned);
   }
 
-  let accessors: ((item: unknown) => unknown)[] = [];
-  const compile = (): void => {
-    accessors = (columns ?? []).map(compileAccessor);
-  };
-  compile();
+  let accessors = (columns ?? []).map(compileAccessor);
 
   const header = (): string[] => (columns ?? []).map((p) => p.join('.'));
 
@@ -144,7 +140,7 @@ function createCsvFormatter(options: FormatterOptions = {}, resume?: FormatterSt
           for (const item of items) addPaths(tree, item);
           columns = treePaths(tree, 'leaf');
         }
-        compile();
+        accessors = columns.map(compileAccessor);
         rows.push(header());
       } else if (tree !== null) {
         for (const item of items) {
