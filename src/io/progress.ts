@@ -60,13 +60,9 @@ function spinnerStream(stream: OutputStream): NodeJS.WritableStream {
     get columns() {
       return stream.columns !== undefined && stream.columns > 0 ? stream.columns : FALLBACK_COLUMNS;
     },
-    write: ((chunk: string, encoding?: BufferEncoding, callback?: (err?: Error | null) => void) =>
-      stream.write(chunk, encoding as BufferEncoding, callback)) as NodeJS.WritableStream['write'],
-    once: (event: string, listener: (...args: unknown[]) => void) => (stream.once(event, listener), terminal as unknown as NodeJS.WritableStream),
-    removeListener: (event: string, listener: (...args: unknown[]) => void) => (
-      stream.removeListener(event, listener),
-      terminal as unknown as NodeJS.WritableStream
-    ),
+    write: stream.write.bind(stream),
+    once: stream.once.bind(stream),
+    removeListener: stream.removeListener.bind(stream),
     cursorTo: (x, y, callback) => cursorTo(stream, x, y, callback),
     clearLine: (dir, callback) => clearLine(stream, dir, callback),
     moveCursor: (dx, dy, callback) => moveCursor(stream, dx, dy, callback),
