@@ -259,10 +259,7 @@ export class HttpError extends CollectionsError {
   constructor(details: HttpErrorDetails, options: CollectionsErrorOptions = {}) {
     const meaning = HTTP_STATUS_MEANING[details.status];
     const advice = options.hint ?? statusHint(details, meaning?.code);
-    super(describeHttp(details, meaning?.what ?? 'unexpected response'), meaning?.code ?? 'E_HTTP_UNEXPECTED', {
-      ...options,
-      ...(advice === undefined ? {} : { hint: advice }),
-    });
+    super(describeHttp(details, meaning?.what ?? 'unexpected response'), meaning?.code ?? 'E_HTTP_UNEXPECTED', { ...options, hint: advice });
     this.details = details;
   }
 }
