@@ -145,7 +145,6 @@ export const PATH_FAMILY: readonly Endpoint[] = [
   familyRow('organisation-payments', '/invoices/payments', undefined, "the payments of every entity's invoices", 'payments'),
 ];
 
-/** Whether an endpoint was built from a path of `get` rather than named by a command. */
 export function isPathEndpoint(endpoint: Endpoint): boolean {
   return endpoint.command === GET_COMMAND;
 }

@@ -27,7 +27,6 @@ export interface EtaEstimator {
   etaMs(total: number | undefined, monoMs: number, nowMs: number): number | undefined;
 }
 
-/** `resetAt`: epoch ms, local clock. */
 interface Quota {
   limit: number;
   remaining: number;

@@ -44,7 +44,6 @@ export function errorWords(error: unknown): string {
   return reason === undefined ? errorMessage(error) : `${reason} (${code})`;
 }
 
-/** A file's text as JSON; undefined when it is not JSON. */
 export function parseJsonText(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;

@@ -17,7 +17,6 @@ const ESCAPE_SEQUENCE = new RegExp(
   'g',
 );
 
-/** Controls that separate words or lines: each becomes a space. */
 const SPACING = /[\t\n\v\f\r\u0085\u2028\u2029]/g;
 
 /**

@@ -82,7 +82,6 @@ function isBranch(value: unknown): value is Record<string, unknown> {
   return false;
 }
 
-/** Adds the paths of one item (a non-object adds nothing). */
 export function addPaths(tree: PathTree, item: unknown): void {
   if (!isPlainObject(item)) return;
   for (const key of Object.keys(item)) {

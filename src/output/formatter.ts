@@ -20,7 +20,6 @@ export interface FormatterOptions {
   tableMaxRows?: number;
 }
 
-/** Turns pages into UTF-8 text. */
 export interface Formatter {
   /** Not called on resume. */
   begin(): string;
@@ -78,6 +77,5 @@ export interface FormatDefinition<Name extends string = string> {
   readonly resume: ResumeRule;
   /** `verify` and manifests: a counter of a finished file's items; null when it cannot be counted. */
   readonly countItems: (() => ItemCounter) | null;
-  /** `--compress gzip` / `--out F.gz`. */
   readonly compress: CompressRule;
 }

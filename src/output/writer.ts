@@ -31,7 +31,6 @@ export function createFormatter(format: OutputFormat, options: FormatterOptions 
     : formatter;
 }
 
-/** Loads what the formatter of `format` needs before its first page (`table`: string-width). */
 export async function prepareFormatter(format: OutputFormat): Promise<void> {
   await formatDefinition(format).prepare?.();
 }
