@@ -18,9 +18,10 @@ import { mostSevere } from './batch-report.js';
 import { errorText } from '../error-text.js';
 import { planOutputs } from '../../export/plan/folders.js';
 import { createClient } from '../../http/client.js';
-import { requestHeaders } from '../../export/run/services.js';
+import { clientOptionsOf, requestHeaders } from '../../export/run/services.js';
 import { maskSecret } from '../../http/redact.js';
 import { fetchPage } from '../../pagination/fetch-page.js';
+import { defined } from '../../json/object.js';
 
 /**
  * One response never shows the window's length (`X-RateLimit-Reset` is when the current window
@@ -125,28 +126,16 @@ async function probeExport(plan: ExportPlan, ctx: Context): Promise<DryRunProbe>
   const url = new URL(pages.start.href);
   url.searchParams.set('itemsPerPage', '1');
   if (url.searchParams.has('page')) url.searchParams.set('page', '1');
-  const client = createClient({
-    baseUrl: http.baseUrl,
-    apiKey: http.apiKey,
-    fetch: ctx.fetch,
-    clock: ctx.clock,
-    random: ctx.random,
-    retries: 0,
-    timeoutMs: http.timeoutMs,
-    maxBodyBytes: http.maxBodyBytes,
-    maxWaitMs: http.maxWaitMs,
-    headers: requestHeaders(http, ctx),
-    secrets: ctx.secrets,
-  });
+  const client = createClient({ ...clientOptionsOf(http, ctx), retries: 0 });
   const fetched = await fetchPage(client, url, { headers: pages.headers });
-  const probe: DryRunProbe = {};
-  if (fetched.page.totalItems !== undefined) probe.totalItems = fetched.page.totalItems;
   const rl = fetched.rateLimit;
-  if (rl?.limit !== undefined) probe.limit = rl.limit;
-  if (rl?.remaining !== undefined) probe.remaining = rl.remaining;
   const reset = rl?.resetLocalAt ?? rl?.resetAt;
-  if (rl !== undefined && reset !== undefined) probe.resetInMs = Math.max(0, reset - rl.observedAt);
-  return probe;
+  return defined({
+    totalItems: fetched.page.totalItems,
+    limit: rl?.limit,
+    remaining: rl?.remaining,
+    resetInMs: rl === undefined || reset === undefined ? undefined : Math.max(0, reset - rl.observedAt),
+  });
 }
 
 interface Preflight {

@@ -20,8 +20,8 @@ export interface HttpPlan {
   readonly timeoutMs: number;
   /** Longest single rate-limit wait, ms (Infinity = any). */
   readonly maxWaitMs: number;
-  /** `--max-body-size`, bytes (default the client's, 256 MiB). */
-  readonly maxBodyBytes?: number;
+  /** `--max-body-size`, bytes. */
+  readonly maxBodyBytes: number;
   readonly headers?: Readonly<Record<string, string>>;
   /** `--budget`: the PostgreSQL URL of the rate budget shared by hosts (a secret when it holds a password). */
   readonly budget?: string;

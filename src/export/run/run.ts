@@ -13,7 +13,7 @@ import { withDeletedFile } from '../state/deletions.js';
 import type { ManifestRecorder } from '../manifest/manifest.js';
 import { createCheckpointGroups, parseGroupMs, remaining, writePages, type Tally } from './page-loop.js';
 import type { ClientWiring, ExportHooks, ExportPlan, ExportServices } from './plan.js';
-import { checkDatabaseOutput, checkOutput, type OutputForecast } from './services.js';
+import { checkOutput, type OutputForecast } from './services.js';
 import { followDeletions } from './deletions.js';
 
 /** What the summary and the rate-limit cache need. */
@@ -164,7 +164,5 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
  */
 export async function checkExport(plan: ExportPlan, ctx: Pick<Context, 'env'>): Promise<OutputForecast> {
   parseGroupMs(ctx.env);
-  const forecast = await checkOutput(plan);
-  const database = await checkDatabaseOutput(plan, ctx.env);
-  return database === undefined ? forecast : { ...forecast, database };
+  return checkOutput(plan, ctx.env);
 }

@@ -1,7 +1,7 @@
 /** The real services of an export's run, made from its plan; each opened by the run once it has what they report to. */
 import { basename, dirname } from 'node:path';
 import type { Context } from '../../context.js';
-import { createClient } from '../../http/client.js';
+import { createClient, type ClientOptions } from '../../http/client.js';
 import { mergeHeaders } from '../../http/request-headers.js';
 import { createFormatter, formatNamedBy, prepareFormatter } from '../../output/writer.js';
 import { outputColumns } from '../../io/terminal-text.js';
@@ -21,21 +21,28 @@ export function requestHeaders(http: Pick<HttpPlan, 'headers'>, ctx: Pick<Contex
   return mergeHeaders([['User-Agent', `collections/${ctx.version}`]], Object.entries(http.headers ?? {}));
 }
 
+/** The options of an export's client, with no rate budget (the dry run's request has none). */
+export function clientOptionsOf(http: HttpPlan, ctx: Context): ClientOptions {
+  return {
+    baseUrl: http.baseUrl,
+    apiKey: http.apiKey,
+    fetch: ctx.fetch,
+    clock: ctx.clock,
+    random: ctx.random,
+    retries: http.retries,
+    timeoutMs: http.timeoutMs,
+    maxWaitMs: http.maxWaitMs,
+    maxBodyBytes: http.maxBodyBytes,
+    headers: requestHeaders(http, ctx),
+    secrets: ctx.secrets,
+  };
+}
+
 /** Clients of one Context with the same origin and key share their rate-limit windows (`ctx.rateBudget`). */
 export function exportClientOpener(http: HttpPlan, ctx: Context): ExportServices['openClient'] {
   return (wiring) =>
     createClient({
-      baseUrl: http.baseUrl,
-      apiKey: http.apiKey,
-      fetch: ctx.fetch,
-      clock: ctx.clock,
-      random: ctx.random,
-      retries: http.retries,
-      timeoutMs: http.timeoutMs,
-      maxWaitMs: http.maxWaitMs,
-      ...(http.maxBodyBytes === undefined ? {} : { maxBodyBytes: http.maxBodyBytes }),
-      headers: requestHeaders(http, ctx),
-      secrets: ctx.secrets,
+      ...clientOptionsOf(http, ctx),
       signal: wiring.signal,
       ...(ctx.rateBudget === undefined ? {} : { budget: ctx.rateBudget }),
       ...(http.budget === undefined ? {} : { budgetUrl: http.budget }),
@@ -156,32 +163,24 @@ export interface OutputForecast {
   readonly kind: OutputKind['type'];
   readonly checkpoint?: CheckpointFound;
   readonly lock?: LockFound;
-  /** A database destination's, from {@link checkDatabaseOutput}. */
+  /** A database destination's, from a read-only look that creates nothing (no file, table, run or lock). */
   readonly database?: DatabaseForecast;
-}
-
-/**
- * The checks opening a database destination makes before the first request, on a read-only look
- * that creates nothing (no file, table, run or lock).
- * @throws what the run would throw before its first request (exit 2: another shape, a checkpoint
- *   of other options; exit 7: the login, the file, a lock held)
- */
-export async function checkDatabaseOutput(plan: OutputOfPlan, env: Context['env']): Promise<DatabaseForecast | undefined> {
-  const { database } = plan.output;
-  if (database === undefined) return undefined;
-  const [{ checkDatabase }, { inspectStore }] = await Promise.all([import('../destinations/database.js'), import('../destinations/open-store.js')]);
-  return checkDatabase(database, resumeRules(plan), (target) => inspectStore(target, env));
 }
 
 /**
  * The checks `open()` makes before the first request, in its order and with its errors, writing
  * nothing (the dry run's). A folder that does not exist yet holds nothing: the run makes it first.
  * @throws what `open()` throws before it writes: {@link UsageError} (exit 2: a checkpoint left
- *   without `--resume`, one that does not match), exit 7 (a live lock, an unusable path)
+ *   without `--resume`, one that does not match, a database table of another shape), exit 7 (a
+ *   live lock, an unusable path; a database's login, its file, a lock held)
  */
-export async function checkOutput(plan: OutputOfPlan, fs?: FileSystem): Promise<OutputForecast> {
+export async function checkOutput(plan: OutputOfPlan, env: Context['env']): Promise<OutputForecast> {
   const kind = await outputKind({ files: plan.output.files, resume: plan.resume.resume });
-  const { files } = plan.output;
+  const { files, database } = plan.output;
+  if (database) {
+    const [{ checkDatabase }, { inspectStore }] = await Promise.all([import('../destinations/database.js'), import('../destinations/open-store.js')]);
+    return { kind: kind.type, database: await checkDatabase(database, resumeRules(plan), (target) => inspectStore(target, env)) };
+  }
   if (!files || kind.type !== 'file') return { kind: kind.type };
   const { target, sidecar } = files;
   if ((await statOrUndefined(dirname(target))) === undefined) return { kind: 'file', checkpoint: { kind: 'none' }, lock: { kind: 'free' } };
@@ -189,11 +188,6 @@ export async function checkOutput(plan: OutputOfPlan, fs?: FileSystem): Promise<
   const lock = await checkLock(target);
   const found = await checkCheckpoint(checkpointRules(plan, files));
   const resumed = found.kind === 'resume' ? found.checkpoint : undefined;
-  await checkFileSink({
-    target,
-    sidecar,
-    ...(resumed ? { resumeAtBytes: resumed.bytes, checkBoundary: boundaryCheck(resumed, sidecar) } : {}),
-    ...(fs ? { fs } : {}),
-  });
+  await checkFileSink({ target, sidecar, ...(resumed ? { resumeAtBytes: resumed.bytes, checkBoundary: boundaryCheck(resumed, sidecar) } : {}) });
   return { kind: 'file', checkpoint: found, lock };
 }
