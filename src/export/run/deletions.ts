@@ -14,18 +14,22 @@ import type { DeletionsPlan, PagesPlan } from './plan.js';
 /** Statuses of a key without access to the events: the run goes on without following deletions. */
 const NO_ACCESS = [403, 404];
 
+/** What {@link followDeletions} reads with and tells. */
+export interface DeletionsWiring {
+  readonly pages: Pick<PagesPlan, 'baseUrl' | 'cursorHeaders'>;
+  readonly client: Client;
+  readonly interrupt: Interrupt;
+  readonly out: Pick<Destination, 'keepDeletions'>;
+  readonly note: (line: string) => void;
+}
+
 /**
- * The deletions since the watermark, the latest event of each key; undefined when the API refuses
- * the events (403, 404), after a note.
+ * After the changed items (so a record deleted, then re-created and re-extracted, is among them) and
+ * before the output is finished: tells the destination the deletions since the watermark, the
+ * latest event of each key; nothing when the API refuses the events (403, 404), after a note.
  * @throws what the pages throw otherwise (exit 6 after retries, 3, 5…); after a signal an `InterruptedError`
  */
-async function readDeletions(
-  plan: DeletionsPlan,
-  pages: Pick<PagesPlan, 'baseUrl' | 'cursorHeaders'>,
-  client: Client,
-  interrupt: Interrupt,
-  note: (line: string) => void,
-): Promise<DeletedRecord[] | undefined> {
+export async function followDeletions(plan: DeletionsPlan, { pages, client, interrupt, out, note }: DeletionsWiring): Promise<void> {
   const offset: PagesPlan = {
     baseUrl: pages.baseUrl,
     start: plan.start,
@@ -53,28 +57,9 @@ async function readDeletions(
       note(
         `collections: the API refused the events (${plan.start.pathname}: HTTP ${err.details.status}); this run does not follow deletions (a full run with --prune does)`,
       );
-      return undefined;
+      return;
     }
     throw interrupt.explain(err);
   }
-  return [...byKey.values()];
-}
-
-/** What {@link followDeletions} reads with and tells. */
-export interface DeletionsWiring {
-  readonly pages: Pick<PagesPlan, 'baseUrl' | 'cursorHeaders'>;
-  readonly client: Client;
-  readonly interrupt: Interrupt;
-  readonly out: Pick<Destination, 'keepDeletions'>;
-  readonly note: (line: string) => void;
-}
-
-/**
- * After the changed items (so a record deleted, then re-created and re-extracted, is among them) and
- * before the output is finished: reads the deletions and tells the destination.
- * @throws as {@link readDeletions}
- */
-export async function followDeletions(plan: DeletionsPlan, wiring: DeletionsWiring): Promise<void> {
-  const deleted = await readDeletions(plan, wiring.pages, wiring.client, wiring.interrupt, wiring.note);
-  if (deleted !== undefined) wiring.out.keepDeletions?.(deleted);
+  out.keepDeletions?.([...byKey.values()]);
 }
