@@ -287,7 +287,6 @@ describe('argv → planned export, for every export command and endpoint', () =>
   it('the built-in defaults are those of the README', () => {
     expect(EXPORT_DEFAULTS).toEqual({
       itemsPerPage: 1000,
-      firstPage: 1,
       concurrency: 4,
       retries: 5,
       timeoutMs: 60_000,

@@ -21,9 +21,11 @@ import { inertText } from '../../io/terminal-text.js';
 import { prepareOutputs, removeEmptyFolders } from '../../export/plan/folders.js';
 import { createBatchReporter, mostSevere, type TaxpayerOutcome } from './batch-report.js';
 import type { ExportFlags } from '../flags.js';
-import { addDatabaseSecrets, isDatabaseTable } from '../../export/plan/parts.js';
+import { isDatabaseTable, sourceOf } from '../../export/plan/parts.js';
+import { planRequest } from '../../export/plan/plan.js';
+import { resolveSource } from '../../export/plan/collection-path.js';
+import { optionsOfFlags } from '../../config/flags.js';
 import { loadExportSettings, type LoadedExportSettings } from './settings.js';
-import type { ResolvedExportSettings, UnitOfMany } from '../../export/plan/parts.js';
 
 /** Bytes: tens of thousands of ids. */
 const MAX_LIST_BYTES = 1024 * 1024;
@@ -164,8 +166,8 @@ export interface BatchRequest {
   /** At least one. */
   taxpayers: readonly string[];
   resumeCommand: string;
-  /** `planExport` with the taxpayer's stored watermark. @throws {UsageError} (exit 2) for an invalid combination */
-  planOne: (flags: ExportFlags, settings: ResolvedExportSettings, many: UnitOfMany) => ExportPlan;
+  /** The watermarks stored with a database table, epoch ms by source. */
+  stored: Map<string, number> | undefined;
 }
 
 interface BatchPlan {
@@ -212,8 +214,10 @@ function planBatch(request: BatchRequest, ctx: Context): BatchPlan {
     const target = table ? out : resolvePath(ctx.cwd, out);
     // A database table keeps each taxpayer's unfinished run itself; --resume continues it, or starts afresh.
     const resume = flags.resume === true && (table || existsSync(sidecarPaths(target).checkpoint));
-    const plan = request.planOne(one, settings.resolved, { resume, collectManifest: manifestPath !== undefined });
-    addDatabaseSecrets(plan, ctx);
+    const options = optionsOfFlags(one);
+    const since = request.stored?.get(sourceOf(resolveSource(command, options).path, options.params ?? []));
+    const many = { resume, collectManifest: manifestPath !== undefined };
+    const plan = planRequest({ command, options, settings: settings.resolved, resumeCommand }, ctx, since, many);
     const doneEarlier = flags.resume === true && !resume && existsSync(target);
     return { taxpayer, plan, target: plan.output.database?.address.shown ?? target, doneEarlier };
   });

@@ -5,13 +5,12 @@ import { optionsOfFlags } from '../../config/flags.js';
 import { resolveSource } from '../../export/plan/collection-path.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import type { ExportPlan } from '../../export/run/plan.js';
-import { planExport, planLoneExport, planRequest, runLonePlan, unreadInDryRun, type ExportRequest } from '../../export/plan/plan.js';
+import { planLoneExport, planRequest, runLonePlan, type ExportRequest } from '../../export/plan/plan.js';
 import { runDryRun } from './dry-run.js';
 import { withRequestHint } from '../error-text.js';
 import { expandOut, isOutTemplate, runBatchExport, taxpayerList, utcDate, type TemplateValues } from './batch.js';
 import { parseShard, takeShard } from './shard.js';
-import { isDatabaseTable, readStoredSince, sourceOf, storedDatabaseSince, withoutPassword } from '../../export/plan/parts.js';
-import type { ResolvedExportSettings, UnitOfMany } from '../../export/plan/parts.js';
+import { isDatabaseTable, storedDatabaseSince, withoutPassword } from '../../export/plan/parts.js';
 import type { ExportCommandOptions, ExportFlags, GetCommandOptions } from '../flags.js';
 import type { RateLimitSnapshot } from '../../http/client.js';
 import { loadExportSettings, type LoadedExportSettings } from './settings.js';
@@ -40,11 +39,7 @@ export function prepareExport(command: string, flags: ExportFlags, argv: readonl
   return planRequest(requestOf(command, flags, argv, loadExportSettings(flags, ctx)), ctx);
 }
 
-/**
- * Read once before any request, after the first taxpayer's plan checked every flag. A dry run that
- * cannot read them plans without them: its checks then meet the same failure and report it as the
- * run's.
- */
+/** Read once before any request, after the first taxpayer's plan checked every flag. */
 async function batchDatabaseSince(
   command: string,
   first: ExportFlags,
@@ -52,8 +47,7 @@ async function batchDatabaseSince(
   ctx: Context,
 ): Promise<Map<string, number> | undefined> {
   if (first.incremental !== true || first.out === undefined || !isDatabaseTable(first.out, ctx.cwd)) return undefined;
-  const stored = storedDatabaseSince(prepareExport(command, first, argv, ctx), first, ctx);
-  return first.dryRun === true ? stored.catch(unreadInDryRun) : stored;
+  return storedDatabaseSince(prepareExport(command, first, argv, ctx), first, ctx);
 }
 
 /** `get`'s endpoint is the path's segments joined with `-`. */
@@ -83,14 +77,7 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
   if (taxpayers.length > 1 || flags.taxpayersFile !== undefined || shard !== undefined) {
     const resumeCommand = resumeCommandOf(argv);
     const stored = await batchDatabaseSince(command, { ...flags, taxpayer: taxpayers[0] }, argv, ctx);
-    // Each taxpayer's plan is built once: its table's watermark is found by its source, which needs no plan.
-    const planOne = (flagsOfOne: ExportFlags, settings: ResolvedExportSettings, many: UnitOfMany): ExportPlan => {
-      const one = optionsOfFlags(flagsOfOne);
-      const since = stored?.get(sourceOf(resolveSource(command, one).path, one.params ?? []));
-      if (since !== undefined) return planExport(command, one, settings, ctx.cwd, resumeCommand, since, many, ctx.clock.now());
-      return planExport(command, one, settings, ctx.cwd, resumeCommand, readStoredSince(command, one, ctx.cwd), many);
-    };
-    return runBatchExport({ command, flags, taxpayers, resumeCommand, planOne }, ctx);
+    return runBatchExport({ command, flags, taxpayers, resumeCommand, stored }, ctx);
   }
   return runLoneExport(command, flags, argv, ctx);
 }

@@ -7,7 +7,7 @@ import type { Context } from '../../context.js';
 import { builtInDefault, exportFlag, flagNamer, type ExportDefaults, type FlagAttribute, type OptionNamer } from '../../config/flags.js';
 import { endpointUrl, isPathEndpoint, type Endpoint, type Ids } from '../../endpoints.js';
 import { resolveSource } from './collection-path.js';
-import { UsageError, hint, option } from '../../errors.js';
+import { ExitCode, UsageError, hint, option, toExitCode } from '../../errors.js';
 import { isSecretHeaderName } from '../../http/redact.js';
 import { mergeHeaders } from '../../http/request-headers.js';
 import { formatFromPath } from '../../output/writer.js';
@@ -37,7 +37,6 @@ export interface ResolvedExportSettings {
 /** When neither a flag nor the profile gives one: times in ms, `maxWaitMs` Infinity = no limit. */
 export const EXPORT_DEFAULTS = {
   itemsPerPage: builtInDefault('itemsPerPage'),
-  firstPage: builtInDefault('page'),
   concurrency: builtInDefault('concurrency'),
   retries: builtInDefault('retries'),
   timeoutMs: builtInDefault('timeout'),
@@ -415,7 +414,8 @@ export function staleWatermark(
 }
 
 /**
- * `--since` wins, as with `--state`; one connection, before any request.
+ * `--since` wins, as with `--state`; one connection, before any request. A dry run that cannot
+ * read the database plans without them: its checks then meet the same failure and report it as the run's.
  * @returns epoch ms by source; undefined when there is nothing to read
  * @throws {CollectionsError} (exit 7) when the database cannot be reached; {@link UsageError}
  *   (exit 2) when a stored watermark is not a time
@@ -428,7 +428,11 @@ export async function storedDatabaseSince(
   const database = plan.output.database;
   if (database === undefined || database.mode !== 'incremental' || options.since !== undefined) return undefined;
   const { readWatermarks } = await import('../../export/destinations/open-store.js');
-  const stored = await readWatermarks(database, ctx.env);
+  const stored = await readWatermarks(database, ctx.env).catch((err: unknown) => {
+    if (options.dryRun === true && toExitCode(err) === ExitCode.Output) return undefined;
+    throw err;
+  });
+  if (stored === undefined) return undefined;
   const where = `the watermark stored with ${tableText(database.table)}`;
   return new Map([...stored].map(([source, since]) => [source, parseSince(since, `${where} for ${source}`)]));
 }

@@ -4,7 +4,7 @@
  * line and the library's `exportCollection()` both come through here.
  */
 import type { Context } from '../../context.js';
-import { ExitCode, UsageError, hint, option, toExitCode } from '../../errors.js';
+import { UsageError, hint, option } from '../../errors.js';
 import { flagNamer, type OptionNamer } from '../../config/flags.js';
 import { formatDefinition } from '../../output/writer.js';
 import type { OutputFormat } from '../../format-names.js';
@@ -126,12 +126,6 @@ function shownHeaders(headers: Readonly<Record<string, string>> = {}): Record<st
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, showHeaderValue(name, value)]));
 }
 
-/** A database a dry run cannot read (exit 7) leaves the watermarks unread; any other failure is thrown. */
-export function unreadInDryRun(err: unknown): undefined {
-  if (toExitCode(err) !== ExitCode.Output) throw err;
-  return undefined;
-}
-
 /** One export as a door asks for it: the plan's inputs but the stored watermarks, which are read here. */
 export interface ExportRequest {
   readonly command: string;
@@ -147,20 +141,15 @@ export interface ExportRequest {
  * the clock tells a watermark too old for the events), its database password added to the secrets.
  * @throws {UsageError} (exit 2) from planning
  */
-export function planRequest(request: ExportRequest, ctx: Pick<Context, 'cwd' | 'clock' | 'env' | 'secrets'>, since?: number): ExportPlan {
+export function planRequest(
+  request: ExportRequest,
+  ctx: Pick<Context, 'cwd' | 'clock' | 'env' | 'secrets'>,
+  since?: number,
+  many?: UnitOfMany,
+): ExportPlan {
   const { command, options, settings, resumeCommand, name } = request;
   const stored = since ?? readStoredSince(command, options, ctx.cwd);
-  const plan = planExport(
-    command,
-    options,
-    settings,
-    ctx.cwd,
-    resumeCommand,
-    stored,
-    undefined,
-    since === undefined ? undefined : ctx.clock.now(),
-    name,
-  );
+  const plan = planExport(command, options, settings, ctx.cwd, resumeCommand, stored, many, since === undefined ? undefined : ctx.clock.now(), name);
   addDatabaseSecrets(plan, ctx);
   return plan;
 }
@@ -178,8 +167,7 @@ export async function planLoneExport(request: ExportRequest, ctx: Context): Prom
   const first = planRequest(request, ctx);
   const source = first.output.database?.source;
   if (source === undefined) return checkTerminal(first, ctx);
-  const stored = storedDatabaseSince(first, request.options, ctx);
-  const since = (await (request.options.dryRun === true ? stored.catch(unreadInDryRun) : stored))?.get(source);
+  const since = (await storedDatabaseSince(first, request.options, ctx))?.get(source);
   return checkTerminal(since === undefined ? first : planRequest(request, ctx, since), ctx);
 }
 
