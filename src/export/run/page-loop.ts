@@ -100,9 +100,8 @@ export function parseGroupMs(env: Readonly<Record<string, string | undefined>>):
 export interface CheckpointGroupOptions {
   out: Pick<Destination, 'pageWritten'>;
   clock: Pick<Clock, 'monotonic'>;
-  groupBytes?: number;
   /** ms */
-  groupMs?: number;
+  groupMs: number;
 }
 
 /** The loop calls `beginPage()` and `pageWritten()` around each page: a commit requested in between waits for the page's end. */
@@ -127,9 +126,7 @@ export interface CheckpointGroups {
  * the end, so a kill loses at most one group, which `--resume` fetches again.
  */
 export function createCheckpointGroups(options: CheckpointGroupOptions): CheckpointGroups {
-  const { out, clock } = options;
-  const groupBytes = options.groupBytes ?? GROUP_BYTES;
-  const groupMs = options.groupMs ?? GROUP_MS;
+  const { out, clock, groupMs } = options;
   let pending: PageMark | undefined;
   let bytes = 0;
   let since = clock.monotonic();
@@ -160,7 +157,7 @@ export function createCheckpointGroups(options: CheckpointGroupOptions): Checkpo
       writing = false;
       pending = mark;
       bytes += written;
-      if (requested || bytes >= groupBytes || clock.monotonic() - since >= groupMs) await commit();
+      if (requested || bytes >= GROUP_BYTES || clock.monotonic() - since >= groupMs) await commit();
     },
     request() {
       if (!writing) {
