@@ -19,13 +19,7 @@ export function loadExportSettings(flags: SettingsFlags, ctx: Context): LoadedEx
   const settings = loadApiSettings(flags, ctx);
   const origin = settings.baseUrl.origin;
   return {
-    resolved: {
-      apiKey: settings.apiKey,
-      baseUrl: settings.baseUrl,
-      defaults: settings.defaults,
-      headers: settings.headers,
-      ...(settings.budget === undefined ? {} : { budget: settings.budget }),
-    },
+    resolved: settings,
     recordRateLimit: async (endpointKey, snapshot) => {
       (await openLastSeenCache(ctx)).record(origin, endpointKey, snapshot);
     },
