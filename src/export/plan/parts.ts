@@ -6,7 +6,7 @@ import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../../context.js';
 import { builtInDefault, exportFlag, flagNamer, type ExportDefaults, type FlagAttribute, type OptionNamer } from '../../config/flags.js';
 import { endpointUrl, isPathEndpoint, type Endpoint, type Ids } from '../../endpoints.js';
-import { resolveSource } from './collection-path.js';
+import { resolveSource, type ExportSource } from './collection-path.js';
 import { ExitCode, UsageError, hint, option, toExitCode } from '../../errors.js';
 import { isSecretHeaderName } from '../../http/redact.js';
 import { mergeHeaders } from '../../http/request-headers.js';
@@ -78,20 +78,15 @@ export function planTarget(
   storedSince: number | undefined,
   name: OptionNamer = flagNamer,
 ): ExportTarget {
-  const { endpoint, ids, path, query } = resolveSource(command, options, name);
-  const queryPairs = [...new URLSearchParams(query)];
-  const inc = planIncremental({ endpoint, ids, options, cwd, storedSince, query: queryPairs }, name);
+  const source = resolveSource(command, options, name);
+  const { endpoint, ids, path, query } = source;
+  const inc = planIncremental(source, options, cwd, storedSince, name);
   const cursor = options.cursor === true || (inc.incremental && endpoint.cursor && options.page === undefined);
   if (cursor && !endpoint.cursor && !isPathEndpoint(endpoint))
     throw new UsageError(`${name('cursor')} is not supported by ${endpoint.path}; it pages by number only`);
   if (options.total && !cursor) throw new UsageError(`${name('total')} goes with ${name('cursor')} (offset mode always reports the total)`);
   if (cursor && options.page !== undefined) throw new UsageError(`${name('page')} is for offset mode; cursor mode starts at the first page`);
   return { endpoint, ids, path, query, inc, cursor };
-}
-
-/** Undefined for stdout. */
-export function outPathOf(options: ExportOptions, cwd: string): string | undefined {
-  return options.out === undefined || options.out === '-' ? undefined : resolvePath(cwd, options.out);
 }
 
 /** `--format`, else the suffix of `--out`, else the profile's, else ndjson. */
@@ -232,23 +227,18 @@ export function readStoredSince(command: string, options: ExportOptions, cwd: st
   return storedWatermark(readState(path), stateKey(endpoint, ids), path);
 }
 
-interface IncrementalInput {
-  readonly endpoint: Endpoint;
-  readonly ids: Ids;
-  readonly options: ExportOptions;
-  readonly cwd: string;
-  /** Epoch ms. */
-  readonly storedSince: number | undefined;
-  /** Of `get`'s path. */
-  readonly query: ReadonlyArray<readonly [string, string]>;
-}
-
 /**
  * @throws {UsageError} (exit 2) for `--since`/`--state` on an endpoint without a documented date
  *   filter (line items, payments) or a path of `get` without `--since-field`, an invalid `--since`,
  *   a `--param` or query pair that sets the same filter, and `--since-field` without either
  */
-function planIncremental({ endpoint, ids, options, cwd, storedSince, query }: IncrementalInput, name: OptionNamer): IncrementalPlan {
+function planIncremental(
+  { endpoint, ids, query }: ExportSource,
+  options: ExportOptions,
+  cwd: string,
+  storedSince: number | undefined,
+  name: OptionNamer,
+): IncrementalPlan {
   const incremental = options.since !== undefined || options.state !== undefined || options.incremental === true;
   if (options.lookbackMs !== undefined && (!incremental || options.since !== undefined))
     throw new UsageError(`${name('lookback')} goes with ${name('state')} or ${name('incremental')} (it moves their stored watermark back)`);
@@ -263,8 +253,8 @@ function planIncremental({ endpoint, ids, options, cwd, storedSince, query }: In
   const parameter = sinceParameter(endpoint, flag);
   const clash = (options.params ?? []).find(([key]) => conflictsWithSince(endpoint, key));
   if (clash) throw new UsageError(`${name('param')} ${clash[0]} and ${flag} set the same filter; give one of them`);
-  const inPath = query.find(([key]) => conflictsWithSince(endpoint, key));
-  if (inPath) throw new UsageError(`the path's ${inPath[0]} and ${flag} set the same filter; give one of them`);
+  const inPath = [...new URLSearchParams(query).keys()].find((key) => conflictsWithSince(endpoint, key));
+  if (inPath !== undefined) throw new UsageError(`the path's ${inPath} and ${flag} set the same filter; give one of them`);
   const since =
     options.since !== undefined ? parseSince(options.since) : storedSince === undefined ? undefined : storedSince - (options.lookbackMs ?? 0);
   return {

@@ -3,6 +3,7 @@
  * anything is sent or written), the plan gets its services, and the run loop runs it. The command
  * line and the library's `exportCollection()` both come through here.
  */
+import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError, hint, option } from '../../errors.js';
 import { flagNamer, type OptionNamer } from '../../config/flags.js';
@@ -15,7 +16,7 @@ import { exportServices } from '../run/services.js';
 import { planManifest } from '../manifest/manifest.js';
 import { showHeaderValue } from '../../secrets.js';
 import { prepareOutputs, removeEmptyFolders } from './folders.js';
-import { fingerprintOf, formatOf, outPathOf, planDatabase, planDeletions, planDestination, planHttp, planOutput, planPages } from './parts.js';
+import { fingerprintOf, formatOf, planDatabase, planDeletions, planDestination, planHttp, planOutput, planPages } from './parts.js';
 import { addDatabaseSecrets, planProgress, planTarget, readStoredSince, staleWatermark, storedDatabaseSince } from './parts.js';
 import type { ResolvedExportSettings, UnitOfMany } from './parts.js';
 import type { ExportOptions } from './options.js';
@@ -74,7 +75,7 @@ export function planExport(
   const { endpoint, inc } = target;
   const address = planDestination(options, cwd, name);
   const table = address?.kind === 'parquet' ? undefined : address;
-  const out = table ? undefined : outPathOf(options, cwd);
+  const out = table || options.out === undefined || options.out === '-' ? undefined : resolvePath(cwd, options.out);
   // A database is written NDJSON (each item as received), a Parquet file CSV first (flattened, like CSV).
   const format = table ? 'ndjson' : address ? 'csv' : formatOf(options, out, settings);
   const compress = planCompression(options, out, format, name);
