@@ -7,15 +7,15 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../../context.js';
-import { encodeId, idsFromFlags, resolveEndpoint } from '../../endpoints.js';
+import { encodeId, isPathEndpoint } from '../../endpoints.js';
 import { ExitCode, InterruptedError, UsageError, toExitCode } from '../../errors.js';
 import type { RateLimitSnapshot } from '../../http/client.js';
 import { runExport } from '../../export/run/run.js';
-import type { ExportHooks, ExportPlan } from '../../export/run/plan.js';
+import type { ExportHooks } from '../../export/run/plan.js';
 import { exportServices } from '../../export/run/services.js';
 import { sidecarPaths } from '../../export/files/sidecar.js';
 import { earlierOutputs, writeRunManifest, type ManifestOutput } from '../../export/manifest/manifest.js';
-import { runBatchDryRun } from './dry-run.js';
+import { runBatchDryRun, type DryRunUnit } from './dry-run.js';
 import { errorText } from '../error-text.js';
 import { inertText } from '../../io/terminal-text.js';
 import { prepareOutputs, removeEmptyFolders } from '../../export/plan/folders.js';
@@ -48,6 +48,13 @@ export function utcDate(ms: number): string {
 }
 
 const PLACEHOLDER_PATTERN = /\{([A-Za-z0-9_-]*)\}/g;
+
+/** `get`'s endpoint is the path's segments joined with `-`. */
+export function outValues(command: string, flags: ExportFlags, ctx: Context): TemplateValues {
+  const { endpoint, path } = resolveSource(command, flags);
+  const name = isPathEndpoint(endpoint) ? path.slice(1).split('/').join('-') : endpoint.key;
+  return { taxpayer: flags.taxpayer, endpoint: name, date: utcDate(ctx.clock.now()) };
+}
 
 /** An unknown `{name}` makes a template too, so {@link expandOut} refuses it instead of writing under the literal name. */
 export function isOutTemplate(out: string | undefined): boolean {
@@ -151,12 +158,9 @@ export async function taxpayerList(flags: ExportFlags, ctx: Context): Promise<st
   return checkIds(entries);
 }
 
-interface Unit {
-  taxpayer: string;
-  plan: ExportPlan;
+interface Unit extends DryRunUnit {
   /** Absolute. */
   target: string;
-  /** `--resume` found its output there without a checkpoint. */
   doneEarlier: boolean;
 }
 
@@ -204,12 +208,11 @@ function planBatch(request: BatchRequest, ctx: Context): BatchPlan {
   const template = checkBatchFlags(flags, taxpayers, ctx.cwd);
   const table = isDatabaseTable(template, ctx.cwd);
   const settings = loadExportSettings(flags, ctx);
-  const endpoint = resolveEndpoint(command, idsFromFlags({ ...flags, taxpayer: taxpayers[0]! }));
-  const date = utcDate(ctx.clock.now());
+  const values = outValues(command, { ...flags, taxpayer: taxpayers[0] }, ctx);
   const manifestPath = flags.manifest === undefined ? undefined : resolvePath(ctx.cwd, flags.manifest);
   const collected = new Map<string, ManifestOutput>();
   const units = taxpayers.map((taxpayer): Unit => {
-    const out = expandOut(template, { taxpayer, endpoint: endpoint.key, date });
+    const out = expandOut(template, { ...values, taxpayer });
     const one: ExportFlags = { ...flags, taxpayer, out };
     const target = table ? out : resolvePath(ctx.cwd, out);
     // A database table keeps each taxpayer's unfinished run itself; --resume continues it, or starts afresh.

@@ -144,12 +144,6 @@ interface Preflight {
   forecast: OutputForecast;
 }
 
-/** The real run's checks, in its order. @throws what it would stop with before any request (exit 2 or 7) */
-async function preflight(plan: ExportPlan, ctx: Context): Promise<Preflight> {
-  const folders = await planOutputs([plan]);
-  return { create: folders.create, forecast: await checkExport(plan, ctx) };
-}
-
 async function orStop<T>(check: () => Promise<T>, ctx: Context): Promise<T> {
   try {
     return await check();
@@ -211,8 +205,6 @@ function fileLines(plan: ExportPlan, { create, forecast }: Preflight): Array<[st
 const doneItems = (forecast: OutputForecast | undefined): number =>
   forecast?.checkpoint?.kind === 'resume' ? forecast.checkpoint.checkpoint.items : (forecast?.database?.resumes?.items ?? 0);
 
-const unknown = (value: string | undefined): string => value ?? 'unknown';
-
 function estimateOf(plan: ExportPlan, probe: DryRunProbe, done: number): DryRunEstimate & { itemsPerPage: number } {
   const { start, mode, maxItems } = plan.pages;
   const itemsPerPage = Number(start.searchParams.get('itemsPerPage'));
@@ -248,10 +240,7 @@ function planLines(plan: ExportPlan, ctx: Context, checked: Preflight, probe: Dr
     ...commonRows(plan, ctx),
     ...fileLines(plan, checked),
     ['items', itemsText(estimate)],
-    [
-      'pages',
-      unknown(estimate.pages === undefined ? undefined : `${formatCount(estimate.pages)} of ${formatCount(estimate.itemsPerPage)} items${toGo}`),
-    ],
+    ['pages', estimate.pages === undefined ? 'unknown' : `${formatCount(estimate.pages)} of ${formatCount(estimate.itemsPerPage)} items${toGo}`],
     ['quota', quotaText(probe)],
     ['estimate', estimateText(estimate.requests, probe)],
   ]);
@@ -264,7 +253,11 @@ function planLines(plan: ExportPlan, ctx: Context, checked: Preflight, probe: Dr
  *   saying so; what the light request throws (HttpError exit 3/4, ApiUnavailableError exit 6…)
  */
 export async function runDryRun(plan: ExportPlan, ctx: Context): Promise<number> {
-  const checked = await orStop(() => preflight(plan, ctx), ctx);
+  // The real run's checks, in its order.
+  const checked = await orStop(
+    async (): Promise<Preflight> => ({ create: (await planOutputs([plan])).create, forecast: await checkExport(plan, ctx) }),
+    ctx,
+  );
   const probe = await probeExport(plan, ctx);
   const lines = ['dry run: nothing was written; one request (itemsPerPage=1) was sent', ...planLines(plan, ctx, checked, probe)];
   ctx.io.stdout.write(`${lines.join('\n')}\n`);
@@ -274,7 +267,7 @@ export async function runDryRun(plan: ExportPlan, ctx: Context): Promise<number>
 export interface DryRunUnit {
   taxpayer: string;
   plan: ExportPlan;
-  /** `--resume` found it finished earlier. */
+  /** `--resume` found its output there without a checkpoint: finished earlier. */
   doneEarlier?: boolean;
 }
 
@@ -293,7 +286,7 @@ function unitLine(unit: DryRunUnit, what: string): string {
 
 function countsText(estimate: DryRunEstimate): string {
   if (estimate.items === undefined) return 'items unknown';
-  const pages = `${formatCount(estimate.pages ?? 0)} ${estimate.pages === 1 ? 'page' : 'pages'}`;
+  const pages = plural(estimate.pages ?? 0, 'page', 'pages');
   if (estimate.done === undefined) return `${formatCount(estimate.items)} items, ${pages}`;
   return `${formatCount(estimate.items)} items, ${formatCount(estimate.done)} written before: ${pages} to go`;
 }
@@ -339,7 +332,7 @@ export async function runBatchDryRun(units: readonly DryRunUnit[], parallel: num
   const rows = padRows([
     ['taxpayers', `${formatCount(units.length)} (${parallel} at a time)`],
     ...commonRows(units[0]!.plan, ctx),
-    ['total', items === undefined ? 'unknown' : `${formatCount(items)} items, ${formatCount(pages)} ${pages === 1 ? 'page' : 'pages'}`],
+    ['total', items === undefined ? 'unknown' : `${formatCount(items)} items, ${plural(pages, 'page', 'pages')}`],
     ['quota', quotaText(probe)],
     ['estimate', estimateText(items === undefined ? undefined : requests, probe)],
   ]);

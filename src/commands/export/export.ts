@@ -1,14 +1,13 @@
 /** An export command: flags validated into an {@link ExportPlan} before any request or file is touched, then run. */
 import type { Context } from '../../context.js';
-import { GET_COMMAND, idsFromFlags, isPathEndpoint } from '../../endpoints.js';
+import { GET_COMMAND, idsFromFlags } from '../../endpoints.js';
 import { optionsOfFlags } from '../../config/flags.js';
-import { resolveSource } from '../../export/plan/collection-path.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import type { ExportPlan } from '../../export/run/plan.js';
 import { planLoneExport, planRequest, runLonePlan, type ExportRequest } from '../../export/plan/plan.js';
 import { runDryRun } from './dry-run.js';
 import { withRequestHint } from '../error-text.js';
-import { expandOut, isOutTemplate, runBatchExport, taxpayerList, utcDate, type TemplateValues } from './batch.js';
+import { expandOut, isOutTemplate, outValues, runBatchExport, taxpayerList } from './batch.js';
 import { parseShard, takeShard } from './shard.js';
 import { isDatabaseTable, storedDatabaseSince, withoutPassword } from '../../export/plan/parts.js';
 import type { ExportCommandOptions, ExportFlags, GetCommandOptions } from '../flags.js';
@@ -39,24 +38,6 @@ export function prepareExport(command: string, flags: ExportFlags, argv: readonl
   return planRequest(requestOf(command, flags, argv, loadExportSettings(flags, ctx)), ctx);
 }
 
-/** Read once before any request, after the first taxpayer's plan checked every flag. */
-async function batchDatabaseSince(
-  command: string,
-  first: ExportFlags,
-  argv: readonly string[],
-  ctx: Context,
-): Promise<Map<string, number> | undefined> {
-  if (first.incremental !== true || first.out === undefined || !isDatabaseTable(first.out, ctx.cwd)) return undefined;
-  return storedDatabaseSince(prepareExport(command, first, argv, ctx), first, ctx);
-}
-
-/** `get`'s endpoint is the path's segments joined with `-`. */
-function outValues(command: string, flags: ExportFlags, ctx: Context): TemplateValues {
-  const { endpoint, path } = resolveSource(command, flags);
-  const name = isPathEndpoint(endpoint) ? path.slice(1).split('/').join('-') : endpoint.key;
-  return { taxpayer: flags.taxpayer, endpoint: name, date: utcDate(ctx.clock.now()) };
-}
-
 /**
  * Several taxpayers, or `--taxpayers-file`, make a run of many.
  * @returns 0 on success (also when the reader of stdout went away)
@@ -76,7 +57,10 @@ export async function runExportCommand(ctx: Context, { command, flags, argv }: E
   }
   if (taxpayers.length > 1 || flags.taxpayersFile !== undefined || shard !== undefined) {
     const resumeCommand = resumeCommandOf(argv);
-    const stored = await batchDatabaseSince(command, { ...flags, taxpayer: taxpayers[0] }, argv, ctx);
+    const first = { ...flags, taxpayer: taxpayers[0] };
+    // Read once before any request, after the first taxpayer's plan checked every flag.
+    const table = first.incremental === true && first.out !== undefined && isDatabaseTable(first.out, ctx.cwd);
+    const stored = table ? await storedDatabaseSince(prepareExport(command, first, argv, ctx), first, ctx) : undefined;
     return runBatchExport({ command, flags, taxpayers, resumeCommand, stored }, ctx);
   }
   return runLoneExport(command, flags, argv, ctx);
