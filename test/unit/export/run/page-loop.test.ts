@@ -134,7 +134,11 @@ describe('checkpoint groups', () => {
   });
 
   it('a failed commit is thrown by the next page and by flush', async () => {
-    const groups = createCheckpointGroups({ out: { pageWritten: () => Promise.reject(new Error('ENOSPC')) }, clock: { monotonic: () => 0 } });
+    const groups = createCheckpointGroups({
+      out: { pageWritten: () => Promise.reject(new Error('ENOSPC')) },
+      clock: { monotonic: () => 0 },
+      groupMs: GROUP_MS,
+    });
     await groups.beginPage();
     await groups.pageWritten(mark(1), 1);
     groups.request();

@@ -47,7 +47,14 @@ describe('an export client’s waits in the summary counts', () => {
     const w = createWorld({ limit: 2, windowSeconds: 60 });
     const { t } = worldContext(w, dir);
     const progress = createProgress({ stderr: t.ctx.io.stderr, isTTY: false, env: {}, clock: w.clock, quiet: true, spinner: false, verbose: false });
-    const plan = { baseUrl: new URL(BASE), apiKey: w.key, retries: 0, timeoutMs: 60_000, maxWaitMs: Number.POSITIVE_INFINITY };
+    const plan = {
+      baseUrl: new URL(BASE),
+      apiKey: w.key,
+      retries: 0,
+      timeoutMs: 60_000,
+      maxWaitMs: Number.POSITIVE_INFINITY,
+      maxBodyBytes: 256 * 1024 * 1024,
+    };
     const client = exportClientOpener(plan, t.ctx)(clientWiring(progress, new AbortController().signal));
     const url = new URL('/entities?itemsPerPage=1', BASE);
     await client.get(url);
