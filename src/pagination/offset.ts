@@ -1,7 +1,7 @@
 // Offset pages by number, several in flight, yielded strictly in order; every request goes through
 // the client's rate-limit governor, so concurrency never outruns the quota.
 import type { Client } from '../http/client.js';
-import { assertSameOrigin, isSameOrigin } from '../http/origin.js';
+import { isSameOrigin } from '../http/origin.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
 import { createEmptyPageGuard, LoopGuard } from './loop-guard.js';
 import { paginate, resolveNext, type PageStep } from './paginate.js';
@@ -148,15 +148,13 @@ export class ReadAhead {
 export interface OffsetPagesOptions {
   client: Client;
   baseUrl: URL;
+  /** Its `page` query parameter, else 1, numbers the first page. */
   start: URL;
-  /** Page number of `start` (default: its `page` query parameter, else 1). */
-  firstPage?: number;
   /** Pages in flight at once (≥ 1); the governor may allow fewer. */
   concurrency: number;
   headers?: Record<string, string>;
-  maxPages?: number;
-  /** Items wanted from `start` on (default all): no page past the one that may complete them is requested ahead. */
-  maxItems?: number;
+  /** Items wanted from `start` on (Infinity: all): no page past the one that may complete them is requested ahead. */
+  maxItems: number;
 }
 
 /** The `page` query parameter when it is a positive integer. */
@@ -200,29 +198,18 @@ function lastPageOf(first: FetchedPage, baseUrl: URL, start: URL): number | unde
   return Math.max(1, Math.ceil(total / perPage));
 }
 
-type OffsetRun = Pick<OffsetPagesOptions, 'client' | 'baseUrl' | 'headers'> &
-  Required<Pick<OffsetPagesOptions, 'maxPages' | 'maxItems'>> & { loop: LoopGuard };
+type OffsetRun = OffsetPagesOptions & { loop: LoopGuard };
 
 /**
- * Offset pages, built by setting `page` on the first page's URL; `next` one at a time when the
- * first page does not describe the range, and after the last page (the collection grew).
+ * Offset pages once the page of `options.start` was fetched (to learn the server's mode), built by
+ * setting `page` on the first page's URL; `next` one at a time when the first page does not
+ * describe the range, and after the last page (the collection grew).
  * @throws what {@link paginate} and {@link fetchPage} throw; a failed page once every page before it was yielded
  */
-export async function* fetchOffsetPages(options: OffsetPagesOptions): AsyncGenerator<PageStep, void, void> {
-  if (!((options.maxPages ?? Number.POSITIVE_INFINITY) >= 1)) return;
-  assertSameOrigin(options.start, options.baseUrl, 'the first page');
-  yield* offsetPagesAfter(options, await fetchPage(options.client, options.start, { headers: options.headers }));
-}
-
-/** {@link fetchOffsetPages} once the page of `options.start` was fetched (to learn the server's mode). */
 export async function* offsetPagesAfter(options: OffsetPagesOptions, first: FetchedPage): AsyncGenerator<PageStep, void, void> {
-  const { client, baseUrl, start, headers } = options;
-  const concurrency = Math.max(1, Math.floor(options.concurrency));
-  const maxPages = options.maxPages ?? Number.POSITIVE_INFINITY;
-  if (!(maxPages >= 1)) return;
-  const firstNo = options.firstPage ?? pageNumberOf(start) ?? 1;
-  const maxItems = options.maxItems ?? Number.POSITIVE_INFINITY;
-  const run: OffsetRun = { client, baseUrl, headers, maxPages, maxItems, loop: new LoopGuard([start.href, first.url.href]) };
+  const { baseUrl, start } = options;
+  const firstNo = pageNumberOf(start) ?? 1;
+  const run: OffsetRun = { ...options, loop: new LoopGuard([start.href, first.url.href]) };
   run.loop.addPage(first.page, first.url);
   const next = resolveNext(first, baseUrl, run.loop);
   if (next === undefined) {
@@ -230,47 +217,31 @@ export async function* offsetPagesAfter(options: OffsetPagesOptions, first: Fetc
     return;
   }
   const last = lastPageOf(first, baseUrl, start);
-  const agrees = last !== undefined && last > firstNo && next.pathname === first.url.pathname && pageNumberOf(next) === firstNo + 1;
-  if (!agrees || maxPages === 1) {
+  if (last === undefined || last <= firstNo || next.pathname !== first.url.pathname || pageNumberOf(next) !== firstNo + 1) {
     yield { ...first, index: 0, next };
     yield* followNext(run, next, 1);
     return;
   }
   // The first page's own URL (after redirects) carries the filters the server accepted.
   const template = pageNumberOf(first.url) === firstNo ? first.url : start;
-  yield* fetchRange(run, first, { firstNo, last, template, concurrency });
+  yield* fetchRange(run, first, firstNo, last, template);
 }
 
-/** Follows `next` from `start`, numbering pages from `index`, up to `maxPages` in all. */
+/** Follows `next` from `start`, numbering pages from `index`. */
 async function* followNext(run: OffsetRun, start: URL, index: number): AsyncGenerator<PageStep, void, void> {
-  let count = index;
-  if (count >= run.maxPages) return;
   const { client, baseUrl, headers, loop } = run;
-  for await (const step of paginate({ client, baseUrl, start, headers, loop })) {
-    yield { ...step, index: count };
-    if (++count >= run.maxPages) return;
-  }
+  for await (const step of paginate({ client, baseUrl, start, headers, loop })) yield { ...step, index: index++ };
 }
 
-/** The page range a first page announced; other pages are `withPage(template, n)`. */
-interface PageRange {
-  firstNo: number;
-  last: number;
-  template: URL;
-  concurrency: number;
-}
-
-/** The first page, then pages `firstNo + 1…last` fetched ahead (at most `maxPages` in all), then a `next` the last one may have. */
-async function* fetchRange(run: OffsetRun, first: FetchedPage, range: PageRange): AsyncGenerator<PageStep, void, void> {
+/** The first page, then pages `firstNo + 1…last` (each `withPage(template, n)`) fetched ahead, then a `next` the last one may have. */
+async function* fetchRange(run: OffsetRun, first: FetchedPage, firstNo: number, last: number, template: URL): AsyncGenerator<PageStep, void, void> {
   const { client, baseUrl, headers, loop } = run;
-  const { firstNo, last, template } = range;
-  const lastToFetch = Math.min(last, firstNo + run.maxPages - 1);
   // `demand`: the pages needed after this one, so the governor knows when a window cannot serve them all.
   const fetchNo = (n: number, signal: AbortSignal): Promise<FetchedPage> =>
     fetchPage(client, withPage(template, n), { headers, signal, demand: Math.max(0, ahead.lastNeeded - n) });
   // The first page is as long as a page gets (`itemsPerPage`, or the server's own cap of it).
   const items = first.page.members.length;
-  const ahead = new ReadAhead(fetchNo, firstNo + 1, lastToFetch, range.concurrency, {
+  const ahead = new ReadAhead(fetchNo, firstNo + 1, last, Math.max(1, Math.floor(run.concurrency)), {
     pageBytes: first.text.length,
     wantedItems: run.maxItems - items,
     perPage: items,
@@ -280,12 +251,11 @@ async function* fetchRange(run: OffsetRun, first: FetchedPage, range: PageRange)
     ahead.launch();
     checkEmpty(first, withPage(template, firstNo + 1));
     yield { ...first, index: 0, next: withPage(template, firstNo + 1) };
-    for (let n = firstNo + 1; n <= lastToFetch; n++) {
+    for (let n = firstNo + 1; n <= last; n++) {
       const fetched = await ahead.take(n);
       // Pages built from numbers never loop by URL, but a server that ignores `page` repeats one.
       loop.addPage(fetched.page, fetched.url);
       if (n < last) {
-        // Not the last page: with `maxPages`, possibly the last one fetched.
         const next = withPage(template, n + 1);
         checkEmpty(fetched, next);
         yield { ...fetched, index: n - firstNo, next };

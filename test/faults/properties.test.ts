@@ -1,5 +1,5 @@
 /**
- * Property-based tests of the pagination engine (client + paginate / fetchOffsetPages) against the
+ * Property-based tests of the pagination engine (client + paginate / serverModePages) against the
  * in-process sandbox on a virtual clock: random collection sizes, page sizes, rate limits, fault
  * sequences (5xx, resets, refusals, unreadable bodies, 429s) and, in cursor mode, inserts and
  * deletes while paging.
@@ -13,7 +13,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/http/client.js';
-import { fetchOffsetPages } from '../../src/pagination/offset.js';
+import { serverModePages } from '../../src/pagination/modes.js';
 import { paginate, type PageStep } from '../../src/pagination/paginate.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
 import { createSandboxFetch } from '../../src/sandbox/fetch.js';
@@ -177,7 +177,20 @@ describe('pagination engine properties', () => {
           fc.asyncProperty(scenarioArb, fc.integer({ min: 1, max: 4 }), async (s, concurrency) => {
             const { client, baseUrl, start, initial, fetch } = setup(s);
             start.searchParams.set('page', '1');
-            const steps = concurrency === 1 ? paginate({ client, baseUrl, start }) : fetchOffsetPages({ client, baseUrl, start, concurrency });
+            const offset = (): AsyncGenerator<PageStep, void, void> =>
+              serverModePages({
+                client,
+                baseUrl,
+                start,
+                mode: 'offset',
+                headers: { offset: {}, cursor: {} },
+                concurrency,
+                wanted: () => Number.POSITIVE_INFINITY,
+                onChange: (change) => {
+                  throw new Error(`the pages changed mode: ${JSON.stringify(change)}`);
+                },
+              });
+            const steps = concurrency === 1 ? paginate({ client, baseUrl, start }) : offset();
             const ids = await collect(steps);
             expect(ids).toEqual(initial);
             expect(fetch.foreignRequests).toEqual([]);

@@ -3,8 +3,8 @@
  * fetch (answers after a varying number of event-loop turns, so pages complete out of order).
  */
 import { describe, expect, it } from 'vitest';
-import { createClient, type ClientEvent } from '../../src/http/client.js';
-import { fetchOffsetPages } from '../../src/pagination/offset.js';
+import { createClient, type Client, type ClientEvent } from '../../src/http/client.js';
+import { serverModePages } from '../../src/pagination/modes.js';
 import type { PageStep } from '../../src/pagination/paginate.js';
 import { createVirtualClock } from '../helpers/virtual-clock.js';
 import { createFakeApi, type FakeApi } from '../helpers/fake-api.js';
@@ -36,15 +36,29 @@ async function collect(gen: AsyncGenerator<PageStep, void, void>): Promise<PageS
   return out;
 }
 
+/** Offset pages as an export asks for them (`serverModePages`, offset mode, `concurrency` > 1). */
+function offsetPages(client: Client, start: string, concurrency: number): AsyncGenerator<PageStep, void, void> {
+  return serverModePages({
+    client,
+    baseUrl: new URL(BASE),
+    start: new URL(start, BASE),
+    mode: 'offset',
+    headers: { offset: {}, cursor: {} },
+    concurrency,
+    wanted: () => Number.POSITIVE_INFINITY,
+    onChange: (change) => {
+      throw new Error(`the pages changed mode: ${JSON.stringify(change)}`);
+    },
+  });
+}
+
 const ids = (steps: PageStep[]): string[] => steps.flatMap((s) => s.page.members.values().map((m) => (m as { id: string }).id));
 const expectedIds = (n: number): string[] => Array.from({ length: n }, (_, i) => `item-${i}`);
 
-describe('fetchOffsetPages', () => {
+describe('offset pages fetched ahead', () => {
   it('yields every page strictly in order, with at most `concurrency` requests in flight', async () => {
     const { fake, client } = setup((clock) => createFakeApi({ clock, total: 50 }));
-    const steps = await collect(
-      fetchOffsetPages({ client, baseUrl: new URL(BASE), start: new URL('/entities?itemsPerPage=5&page=1', BASE), concurrency: 4 }),
-    );
+    const steps = await collect(offsetPages(client, '/entities?itemsPerPage=5&page=1', 4));
     expect(steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(ids(steps)).toEqual(expectedIds(50));
     expect(steps.map((s) => s.next?.search)).toEqual([...[2, 3, 4, 5, 6, 7, 8, 9, 10].map((p) => `?itemsPerPage=5&page=${p}`), undefined]);
@@ -55,9 +69,7 @@ describe('fetchOffsetPages', () => {
 
   it('never has more requests in flight than Remaining allows: zero 429s across windows', async () => {
     const { fake, client, events } = setup((clock) => createFakeApi({ clock, total: 30, limit: 3, windowMs: MIN }));
-    const steps = await collect(
-      fetchOffsetPages({ client, baseUrl: new URL(BASE), start: new URL('/entities?itemsPerPage=3&page=1', BASE), concurrency: 4 }),
-    );
+    const steps = await collect(offsetPages(client, '/entities?itemsPerPage=3&page=1', 4));
     expect(ids(steps)).toEqual(expectedIds(30));
     expect(fake.log.map((l) => l.status).filter((s) => s !== 200)).toEqual([]);
     expect(fake.maxInFlight).toBeLessThanOrEqual(3);
@@ -70,7 +82,7 @@ describe('fetchOffsetPages', () => {
   it('stops fetching when the consumer breaks', async () => {
     const { fake, client } = setup((clock) => createFakeApi({ clock, total: 100, perPage: 5 }));
     const got: number[] = [];
-    for await (const s of fetchOffsetPages({ client, baseUrl: new URL(BASE), start: new URL('/entities?page=1', BASE), concurrency: 3 })) {
+    for await (const s of offsetPages(client, '/entities?page=1', 3)) {
       got.push(s.index);
       if (s.index === 1) break;
     }
@@ -81,18 +93,17 @@ describe('fetchOffsetPages', () => {
     expect(fake.log.length).toBe(sent);
   });
 
-  it('starts from the `page` of a resumed start URL and honours maxPages', async () => {
+  it('starts from the `page` of a resumed start URL', async () => {
     const { client } = setup((clock) => createFakeApi({ clock, total: 40, perPage: 4 }));
-    const steps = await collect(
-      fetchOffsetPages({ client, baseUrl: new URL(BASE), start: new URL('/entities?page=4', BASE), concurrency: 2, maxPages: 3 }),
-    );
+    const steps: PageStep[] = [];
+    for await (const s of offsetPages(client, '/entities?page=4', 2)) if (steps.push(s) === 3) break;
     expect(ids(steps)).toEqual(expectedIds(40).slice(12, 24));
     expect(steps.map((s) => s.next?.search)).toEqual(['?page=5', '?page=6', '?page=7']);
   });
 
   it('works with unprefixed keys and query-only links', async () => {
     const { client } = setup((clock) => createFakeApi({ clock, total: 10, perPage: 3, unprefixed: true, links: 'query' }));
-    const steps = await collect(fetchOffsetPages({ client, baseUrl: new URL(BASE), start: new URL('/events?page=1', BASE), concurrency: 3 }));
+    const steps = await collect(offsetPages(client, '/events?page=1', 3));
     expect(ids(steps)).toEqual(expectedIds(10));
   });
 
@@ -113,7 +124,7 @@ describe('fetchOffsetPages', () => {
       return new Response(JSON.stringify({ 'hydra:member': [p], 'hydra:view': view }), { status: 200 });
     };
     const client = createClient({ baseUrl: new URL(BASE), apiKey: KEY, fetch, clock });
-    const steps = await collect(fetchOffsetPages({ client, baseUrl: new URL(BASE), start: new URL('/entities?page=1', BASE), concurrency: 4 }));
+    const steps = await collect(offsetPages(client, '/entities?page=1', 4));
     expect(steps.flatMap((s) => s.page.members.values())).toEqual([1, 2, 3, 4]);
     expect(steps.map((s) => s.index)).toEqual([0, 1, 2, 3]);
     expect(seen).toEqual(['?page=1', '?page=2', '?page=3', '?page=4']);
@@ -135,8 +146,7 @@ describe('fetchOffsetPages', () => {
     const client = createClient({ baseUrl: new URL(BASE), apiKey: KEY, fetch, clock, retries: 1, random: () => 0 });
     const got: unknown[] = [];
     const run = async (): Promise<void> => {
-      for await (const s of fetchOffsetPages({ client, baseUrl: new URL(BASE), start: new URL('/e?page=1', BASE), concurrency: 4 }))
-        got.push(...s.page.members.values());
+      for await (const s of offsetPages(client, '/e?page=1', 4)) got.push(...s.page.members.values());
     };
     await expect(run()).rejects.toBeInstanceOf(ApiUnavailableError);
     expect(got).toEqual([1, 2]);
