@@ -12,7 +12,7 @@ import type { RateBudget, RateLimitSnapshot, WaitCut, WaitLedger } from '../rate
 import { assertSameOrigin } from './origin.js';
 import { scrubberOf } from './redact.js';
 import { createRequestHeaders } from './request-headers.js';
-import { DEFAULT_RETRIES, RetryableFailure, waitBeforeRetry, type OriginContact, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRIES, RetryableFailure, unreadable, waitBeforeRetry, type OriginContact, type RetryPolicy } from './retry.js';
 
 export type { ClientEvent } from './events.js';
 export type { RateLimitSnapshot } from '../rate/index.js';
@@ -258,13 +258,7 @@ async function probeOnce(s: Session, url: URL, extra: Record<string, string> | u
   try {
     x = await send(s, url, headers, { signal: s.signal, pace: false, afterWait: false, body: 'discard' });
   } catch (err) {
-    if (err instanceof RetryableFailure) {
-      throw new ApiUnavailableError(`the API could not be read (GET ${pathOf(url)}): ${err.reason}`, {
-        cause: err,
-        ...(err.hint === undefined ? {} : { hint: err.hint }),
-      });
-    }
-    throw err;
+    throw err instanceof RetryableFailure ? unreadable(err, pathOf(url)) : err;
   }
   const { requestId, rateLimit, serverMessage } = x;
   return { url: x.url, status: x.status, ...defined({ requestId, rateLimit, serverMessage }) };

@@ -144,20 +144,15 @@ async function finish(s: ExchangeSession, h: Hop, send: SendOptions): Promise<Ht
   let text: string | undefined;
   let byteText = false;
   let serverMessage: string | undefined;
-  if (res.status < 200 || res.status >= 300) {
-    serverMessage = await readServerMessage(s.redact, res, `GET ${pathOf(h.url)}`);
+  try {
+    if (res.status < 200 || res.status >= 300) serverMessage = await readServerMessage(s.redact, res, `GET ${pathOf(h.url)}`);
+    else if (send.body === 'discard') await res.body?.cancel().catch(() => undefined);
+    else ({ text, byteText } = await readBoundedByteText(res, s.maxBodyBytes, `GET ${pathOf(h.url)}`, send.body === 'bytes'));
+  } catch (err) {
+    // readServerMessage and a cancel never throw: this is the 2xx body read.
+    throw attemptFailure(s, err, send.signal, h.timeout, ' while reading the body');
+  } finally {
     emitResponse(s, h);
-  } else if (send.body === 'discard') {
-    await res.body?.cancel().catch(() => undefined);
-    emitResponse(s, h);
-  } else {
-    try {
-      ({ text, byteText } = await readBoundedByteText(res, s.maxBodyBytes, `GET ${pathOf(h.url)}`, send.body === 'bytes'));
-    } catch (err) {
-      throw attemptFailure(s, err, send.signal, h.timeout, ' while reading the body');
-    } finally {
-      emitResponse(s, h);
-    }
   }
   const rateLimit = snapshotOf(h.rl, h.receivedAt, s.budget.serverClock);
   return { ...h, status: res.status, headers: res.headers, text, byteText, serverMessage, rateLimit };

@@ -86,6 +86,14 @@ export function attemptFailure(
   return new RetryableFailure(options.redact(describeNetworkError(err)) + what + proxy, { cause: err });
 }
 
+/** The end of a GET whose attempt failed with `err`: `tail` follows the reason, `advice` defaults to the failure's hint. */
+export function unreadable(err: RetryableFailure, path: string, tail = '', advice = err.hint): ApiUnavailableError {
+  return new ApiUnavailableError(`the API could not be read (GET ${path}): ${err.reason}${tail}`, {
+    cause: err,
+    ...(advice === undefined ? {} : { hint: advice }),
+  });
+}
+
 export interface RetryPolicy {
   retries: number;
   /** `--max-wait`, ms */
@@ -116,10 +124,7 @@ export async function waitBeforeRetry(err: unknown, attempt: FailedAttempt, poli
   if (retry >= retries) {
     const id = err.requestId ?? attempt.requestId;
     const after = retries > 0 ? ` (after ${retries} ${retries === 1 ? 'retry' : 'retries'})` : '';
-    throw new ApiUnavailableError(`the API could not be read (GET ${path}): ${err.reason}${after}${id ? ` [X-Request-ID: ${id}]` : ''}`, {
-      cause: err,
-      ...(err.hint === undefined ? {} : { hint: err.hint }),
-    });
+    throw unreadable(err, path, `${after}${id ? ` [X-Request-ID: ${id}]` : ''}`);
   }
   // A 5xx's Retry-After is a minimum: retrying sooner only meets the same outage (got and
   // urllib3 honour it on 503 as well).
@@ -132,10 +137,8 @@ export async function waitBeforeRetry(err: unknown, attempt: FailedAttempt, poli
     backoffMs: () => backoffDelayMs(retry, policy.random),
   });
   if (decision.tooLong) {
-    throw new ApiUnavailableError(
-      `the API could not be read (GET ${path}): ${err.reason}; it asks to retry in ${describeTooLong(decision.neededMs, maxWaitMs)}`,
-      { cause: err, hint: hint`raise ${option('maxWaitMs')}, or run again later` },
-    );
+    const wait = describeTooLong(decision.neededMs, maxWaitMs);
+    throw unreadable(err, path, `; it asks to retry in ${wait}`, hint`raise ${option('maxWaitMs')}, or run again later`);
   }
   policy.emit({ type: 'retry', attempt: retry + 1, delayMs: decision.ms, reason: err.reason });
   await policy.clock.sleep(decision.ms, attempt.signal);
