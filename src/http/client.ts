@@ -66,7 +66,7 @@ export interface ResponseInfo {
 }
 
 export type ResponseHead = Pick<ClientResponse<unknown>, 'url' | 'status' | 'headers' | 'requestId' | 'receivedAt'> & {
-  /** The text holds the bytes, one code unit each (asked with {@link GetOptions.bytes}). */
+  /** The text holds the bytes, one code unit each (a body valid as UTF-8 without a BOM). */
   byteText?: boolean;
 };
 
@@ -82,8 +82,6 @@ export interface GetOptions<T> {
   demand?: number;
   /** Default: the body is the text. */
   parse?: BodyParser<T>;
-  /** Read the body as a byte text when it is valid UTF-8 without a BOM. */
-  bytes?: boolean;
 }
 
 export interface ClientResponse<T> extends ResponseInfo {
@@ -112,7 +110,7 @@ export interface Client {
    */
   get<T = string>(url: URL, options?: GetOptions<T>): Promise<ClientResponse<T>>;
   /** One request, no rate-limit wait, no retry on 429; for `ratelimit`. */
-  probe(url: URL, headers?: Record<string, string>): Promise<ProbeResult>;
+  probe(url: URL): Promise<ProbeResult>;
   /** Every attempt and redirect hop so far. */
   readonly requests: number;
 }
@@ -161,7 +159,7 @@ export function createClient(options: ClientOptions): Client {
   };
   return {
     get: (url, call) => getWithRetries(s, url, call),
-    probe: (url, extra) => probeOnce(s, url, extra),
+    probe: (url) => probeOnce(s, url),
     get requests() {
       return s.requests;
     },
@@ -178,7 +176,7 @@ async function getWithRetries<T>(s: Session, url: URL, call: GetOptions<T> = {})
   for (;;) {
     let x: HttpExchange | undefined;
     try {
-      x = await send(s, url, headers, { signal, pace: true, afterWait, body: call.bytes === true ? 'bytes' : 'text', demand: call.demand });
+      x = await send(s, url, headers, { signal, pace: true, afterWait, body: 'bytes', demand: call.demand });
       afterWait = false;
       if (x.status >= 200 && x.status < 300) return respond(x, parse);
       if (x.status !== 429) throw failureOf(x);
@@ -251,12 +249,11 @@ async function waitOutRateLimit(s: Session, x: HttpExchange, limited: number, si
   await s.clock.sleep(clampTimerMs(decision.ms), signal);
 }
 
-async function probeOnce(s: Session, url: URL, extra: Record<string, string> | undefined): Promise<ProbeResult> {
+async function probeOnce(s: Session, url: URL): Promise<ProbeResult> {
   assertSameOrigin(url, s.baseUrl, 'a request');
-  const headers = s.headersFor(extra);
   let x: HttpExchange;
   try {
-    x = await send(s, url, headers, { signal: s.signal, pace: false, afterWait: false, body: 'discard' });
+    x = await send(s, url, s.headersFor(), { signal: s.signal, pace: false, afterWait: false, body: 'discard' });
   } catch (err) {
     throw err instanceof RetryableFailure ? unreadable(err, pathOf(url)) : err;
   }

@@ -41,8 +41,8 @@ export interface SendOptions {
   pace: boolean;
   afterWait: boolean;
   demand?: number;
-  /** A 2xx body: read as text, as a byte text when it can be, or discarded unread. */
-  body: 'text' | 'bytes' | 'discard';
+  /** A 2xx body: read as a byte text when it can be (else decoded), or discarded unread. */
+  body: 'bytes' | 'discard';
 }
 
 interface Hop {
@@ -147,7 +147,7 @@ async function finish(s: ExchangeSession, h: Hop, send: SendOptions): Promise<Ht
   try {
     if (res.status < 200 || res.status >= 300) serverMessage = await readServerMessage(s.redact, res, `GET ${pathOf(h.url)}`);
     else if (send.body === 'discard') await res.body?.cancel().catch(() => undefined);
-    else ({ text, byteText } = await readBoundedByteText(res, s.maxBodyBytes, `GET ${pathOf(h.url)}`, send.body === 'bytes'));
+    else ({ text, byteText } = await readBoundedByteText(res, s.maxBodyBytes, `GET ${pathOf(h.url)}`));
   } catch (err) {
     // readServerMessage and a cancel never throw: this is the 2xx body read.
     throw attemptFailure(s, err, send.signal, h.timeout, ' while reading the body');

@@ -46,7 +46,7 @@ function readHydraBody(text: string, response: ResponseHead): CollectionPage {
 
 /** @throws what {@link Client.get} throws; a body still unreadable after the retries is ApiUnavailableError (exit 6) */
 export async function fetchPage(client: Client, url: URL, options: PageRequestOptions = {}): Promise<FetchedPage> {
-  const res = await client.get(url, { ...options, bytes: true, parse: readHydraBody });
+  const res = await client.get(url, { ...options, parse: readHydraBody });
   const date = parseHttpDate(res.headers.get('date'));
   const { requestId, rateLimit } = res;
   return { url: res.url, page: res.body, status: res.status, text: res.text, ...defined({ requestId, rateLimit, date }) };

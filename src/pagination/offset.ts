@@ -266,9 +266,7 @@ async function* fetchRange(run: OffsetRun, first: FetchedPage, firstNo: number, 
       const more = resolveNext(fetched, baseUrl, loop);
       checkEmpty(fetched, more);
       yield { ...fetched, index: n - firstNo, next: more };
-      if (more === undefined) return;
-      yield* followNext(run, more, n - firstNo + 1);
-      return;
+      if (more !== undefined) yield* followNext(run, more, n - firstNo + 1);
     }
   } finally {
     ahead.stop();
