@@ -27,12 +27,11 @@ export type PageRequestOptions = Pick<GetOptions<unknown>, 'headers' | 'signal' 
  */
 function readHydraBody(text: string, response: ResponseHead): CollectionPage {
   try {
-    const contentType = response.headers.get('content-type');
-    refuseHtml(contentType);
+    refuseHtml(response.headers.get('content-type'));
     const byteText = response.byteText === true;
     const page = scanPageText(text, byteText);
     if (page !== undefined) return page;
-    const parsed = parsePageText(byteText ? textOfBytes(text) : text, contentType);
+    const parsed = parsePageText(byteText ? textOfBytes(text) : text);
     return { ...parsed, members: valueMembers(parsed.members) };
   } catch (err) {
     if (err instanceof PageFormatError) throw new UnreadableBodyError(err.message, { cause: err });

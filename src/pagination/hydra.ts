@@ -83,11 +83,10 @@ export function refuseHtml(contentType: string | null | undefined): void {
 }
 
 /**
- * @throws {PageFormatError} `HTML instead of JSON`, `invalid JSON`, or {@link parsePage}'s
+ * @throws {PageFormatError} `invalid JSON`, or {@link parsePage}'s
  * @throws {HostileResponseError} (exit 6, not retried) for JSON nested deeper than {@link MAX_JSON_DEPTH}
  */
-export function parsePageText(text: string, contentType: string | null | undefined): HydraPage {
-  refuseHtml(contentType);
+export function parsePageText(text: string): HydraPage {
   if (exceedsJsonDepth(text)) {
     throw new HostileResponseError(`the page is JSON nested more than ${MAX_JSON_DEPTH} levels deep`, {
       hint: 'the server sent a page no collection needs; not retried',

@@ -43,7 +43,7 @@ describe('fetchPage: one reader for every format', () => {
   it.each<[string, string, string | undefined, RegExp]>([
     ['invalid JSON', '{"hydra:member":[{"a":1},', undefined, /^invalid JSON$/],
     ['an invalid member', '{"hydra:member":[{"a":01}]}', undefined, /^invalid JSON$/],
-    ['HTML', '{"hydra:member":[]}', 'text/html', /^HTML instead of JSON$/],
+    ['HTML by its Content-Type, even when it would parse', '{"hydra:member":[]}', 'text/html; charset=utf-8', /^HTML instead of JSON$/],
     ['not a collection', '{"a":1}', undefined, /^not a Hydra collection/],
   ])('refuses %s: a retryable UnreadableBodyError', async (_name, text, contentType, message) => {
     const err = await fetchWith(text, contentType).catch((e: unknown) => e);

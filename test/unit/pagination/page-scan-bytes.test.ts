@@ -14,7 +14,7 @@ import { valueMembers } from '../../../src/json/members.js';
 import { manyInvoices } from '../../fixtures/invoices.js';
 
 const byteTextOf = (text: string): string => Buffer.from(text, 'utf8').toString('latin1');
-const valuesOf = (text: string): unknown[] => parsePageText(text, 'application/ld+json').members;
+const valuesOf = (text: string): unknown[] => parsePageText(text).members;
 const read = (bytes: Uint8Array, asBytes?: boolean) => readBoundedByteText(new Response(bytes), 1 << 20, 'GET /x', asBytes);
 
 describe('readBoundedByteText', () => {

@@ -264,7 +264,7 @@ describe('scanPageText: any valid JSON', () => {
         const text = `{"member":[${parts.join('')}]}`;
         let valid = true;
         try {
-          parsePageText(text, null);
+          parsePageText(text);
         } catch {
           valid = false;
         }
