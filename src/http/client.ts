@@ -133,13 +133,12 @@ export function createClient(options: ClientOptions): Client {
   const retries = Math.max(0, Math.floor(options.retries ?? DEFAULT_RETRIES));
   const maxWaitMs = options.maxWaitMs ?? Number.POSITIVE_INFINITY;
   const waits = createWaitLedger<ClientEvent>(clock, options.onEvent ?? ((): void => undefined), options.onWaitCut ?? ((): void => undefined));
-  const emit = waits.emit;
   const budget = clientBudgetOf(options.budget, {
     origin: baseUrl.origin,
     apiKey,
     clock,
     maxWaitMs,
-    onWait: (w) => emit({ type: 'wait', ...w }),
+    onWait: (w) => waits.emit({ type: 'wait', ...w }),
     ...(options.budgetUrl === undefined ? {} : { budgetUrl: options.budgetUrl }),
   });
   const s: Session = {
@@ -155,7 +154,7 @@ export function createClient(options: ClientOptions): Client {
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     contact: options.budget?.share<OriginContact>(`contact ${baseUrl.origin}`, () => ({ answered: false })) ?? { answered: false },
     redact: scrubberOf(apiKey, options.secrets),
-    policy: { retries, maxWaitMs, random: options.random ?? Math.random, clock, serverClock: budget.serverClock, emit },
+    policy: { retries, maxWaitMs, random: options.random ?? Math.random, clock, serverClock: budget.serverClock, emit: waits.emit },
   };
   return {
     get: (url, call) => getWithRetries(s, url, call),

@@ -10,7 +10,7 @@ import { snapshotOf } from '../rate/index.js';
 import type { ClientBudget, RateLimitHeaders, RateLimitSnapshot, WaitLedger } from '../rate/index.js';
 import { resolveSameOrigin } from './origin.js';
 import { readServerMessage } from './server-message.js';
-import { attemptFailure, type OriginContact } from './retry.js';
+import { attemptFailure, type AttemptContext } from './retry.js';
 
 /** Like fetch's 20, but a collection API needs few. */
 const MAX_REDIRECTS = 5;
@@ -20,16 +20,13 @@ export function pathOf(url: URL): string {
   return url.pathname + url.search;
 }
 
-export interface ExchangeSession {
+export interface ExchangeSession extends AttemptContext {
   baseUrl: URL;
   fetch: FetchLike;
   clock: Clock;
-  timeoutMs: number;
   maxBodyBytes: number;
   waits: Pick<WaitLedger<ClientEvent>, 'emit'>;
   budget: ClientBudget;
-  contact: OriginContact;
-  redact: (text: string) => string;
   /** Every attempt and redirect hop so far. */
   requests: number;
 }
