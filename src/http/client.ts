@@ -74,7 +74,6 @@ export type ResponseHead = Pick<ClientResponse<unknown>, 'url' | 'status' | 'hea
 export type BodyParser<T> = (text: string, response: ResponseHead) => T;
 
 export interface GetOptions<T> {
-  /** Cannot replace `X-Api-Key` or `Accept`. */
   headers?: Record<string, string>;
   /** Aborts this request and its waits only, e.g. when a consumer of concurrent pages stops. */
   signal?: AbortSignal;

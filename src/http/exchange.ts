@@ -27,7 +27,6 @@ export interface ExchangeSession extends AttemptContext {
   maxBodyBytes: number;
   waits: Pick<WaitLedger<ClientEvent>, 'emit'>;
   budget: ClientBudget;
-  /** Every attempt and redirect hop so far. */
   requests: number;
 }
 
@@ -89,10 +88,7 @@ async function sendOne(s: ExchangeSession, url: URL, headers: Record<string, str
   return { res, url, rl, requestId: res.headers.get('x-request-id') ?? undefined, receivedAt, startedAt, timeout };
 }
 
-/**
- * One attempt: a GET and its same-origin redirects, each hop paced, counted and reported.
- * @throws {RetryableFailure} for a network error, a timeout or a failed 2xx body read
- */
+/** @throws {RetryableFailure} for a network error, a timeout or a failed 2xx body read */
 export async function send(s: ExchangeSession, start: URL, headers: Record<string, string>, options: SendOptions): Promise<HttpExchange> {
   let url = start;
   let afterWait = options.afterWait;
@@ -146,7 +142,6 @@ async function finish(s: ExchangeSession, h: Hop, send: SendOptions): Promise<Ht
     else if (send.body === 'discard') await res.body?.cancel().catch(() => undefined);
     else ({ text, byteText } = await readBoundedByteText(res, s.maxBodyBytes, `GET ${pathOf(h.url)}`));
   } catch (err) {
-    // readServerMessage and a cancel never throw: this is the 2xx body read.
     throw attemptFailure(s, err, send.signal, h.timeout, ' while reading the body');
   } finally {
     emitResponse(s, h);

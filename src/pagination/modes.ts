@@ -50,7 +50,6 @@ export interface ServerModeOptions {
   client: Client;
   baseUrl: URL;
   start: URL;
-  /** The mode asked for. */
   mode: PagingMode;
   headers: Readonly<Record<PagingMode, Readonly<Record<string, string>>>>;
   concurrency: number;

@@ -115,10 +115,7 @@ export class ReadAhead {
     this.pending.set(n, p);
   }
 
-  /**
-   * Page `n`, the next in order; requested even past {@link ReadAhead.lastNeeded}: the consumer knows best.
-   * @throws what fetching page `n` threw
-   */
+  /** Page `n`, the next in order; requested even past {@link ReadAhead.lastNeeded}: the consumer knows best. */
   async take(n: number): Promise<FetchedPage> {
     this.launch();
     if (!this.pending.has(n) && n === this.nextToLaunch && n <= this.last) this.request(this.nextToLaunch++);
@@ -148,7 +145,6 @@ export class ReadAhead {
 export interface OffsetPagesOptions {
   client: Client;
   baseUrl: URL;
-  /** Its `page` query parameter, else 1, numbers the first page. */
   start: URL;
   /** Pages in flight at once (≥ 1); the governor may allow fewer. */
   concurrency: number;
@@ -227,7 +223,6 @@ export async function* offsetPagesAfter(options: OffsetPagesOptions, first: Fetc
   yield* fetchRange(run, first, firstNo, last, template);
 }
 
-/** Follows `next` from `start`, numbering pages from `index`. */
 async function* followNext(run: OffsetRun, start: URL, index: number): AsyncGenerator<PageStep, void, void> {
   const { client, baseUrl, headers, loop } = run;
   for await (const step of paginate({ client, baseUrl, start, headers, loop })) yield { ...step, index: index++ };
