@@ -1,7 +1,7 @@
 // HTTP only (nothing of Hydra or pages): a GET's attempts, the rate-limit waits and retries between
 // them, and what a status means. Hot path: a page (~1 MB) is read as text once and parsed once.
 import type { FetchLike } from '../context.js';
-import { ApiUnavailableError, HttpError, RateLimitError, hint, option } from '../errors.js';
+import { HttpError, RateLimitError, hint, option } from '../errors.js';
 import { defined } from '../json/object.js';
 import type { Clock } from '../time/clock.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
