@@ -12,7 +12,8 @@ import { formatLocalTime, formatTimeLeft } from '../../io/format.js';
 import { inertText, outputColumns } from '../../io/terminal-text.js';
 import { createClient } from '../../http/client.js';
 import { mergeHeaders } from '../../http/request-headers.js';
-import type { Client, ClientOptions, ProbeResult, RateLimitSnapshot } from '../../http/client.js';
+import type { Client, ProbeResult, RateLimitSnapshot } from '../../http/client.js';
+import { defined } from '../../json/object.js';
 import type { LastSeen, LastSeenCache } from '../../rate/index.js';
 import { drawTable, loadTableSupport } from '../../output/table-draw.js';
 
@@ -97,17 +98,15 @@ async function probeOne(client: Client, settings: ApiSettings, cache: LastSeenCa
   url.search = '?itemsPerPage=1';
   const result = await client.probe(url);
   if (result.status === 401 || result.status === 403) {
-    const details: ConstructorParameters<typeof HttpError>[0] = { method: 'GET', path: `${url.pathname}${url.search}`, status: result.status };
-    if (result.serverMessage !== undefined) details.serverMessage = result.serverMessage;
-    if (result.requestId !== undefined) details.requestId = result.requestId;
-    throw new HttpError(details);
+    const { status, serverMessage, requestId } = result;
+    throw new HttpError({ method: 'GET', path: `${url.pathname}${url.search}`, status, ...defined({ serverMessage, requestId }) });
   }
   if (result.rateLimit !== undefined) cache.record(settings.baseUrl.origin, endpoint.key, result.rateLimit);
   return { result, path, endpoint };
 }
 
 function probeClient(options: RatelimitOptions, settings: ApiSettings, ctx: Context): Client {
-  const clientOptions: ClientOptions = {
+  return createClient({
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey,
     fetch: ctx.fetch,
@@ -115,15 +114,18 @@ function probeClient(options: RatelimitOptions, settings: ApiSettings, ctx: Cont
     random: ctx.random,
     headers: mergeHeaders([['User-Agent', `collections/${ctx.version}`]], Object.entries(options.headers ?? {})),
     secrets: ctx.secrets,
-  };
-  if (settings.defaults.retries !== undefined) clientOptions.retries = settings.defaults.retries;
-  if (settings.defaults.timeoutMs !== undefined) clientOptions.timeoutMs = settings.defaults.timeoutMs;
-  return createClient(clientOptions);
+    ...defined({ retries: settings.defaults.retries, timeoutMs: settings.defaults.timeoutMs }),
+  });
 }
 
+type Quota = Partial<RateLimitSnapshot> | undefined;
+
+/** The local-clock instant of the reset (corrected by the server's `Date`): what a person's watch shows. */
+const resetOf = (rl: Quota): number | undefined => rl?.resetLocalAt ?? rl?.resetAt;
+
 /** The quota fields of a row, from the `X-RateLimit-*` headers of one answer (seen now or cached). */
-function quotaOf(rl: Partial<RateLimitSnapshot> | undefined, now: number): Pick<RatelimitRow, 'limit' | 'remaining' | 'reset' | 'resetInSeconds'> {
-  const resetAt = rl?.resetLocalAt ?? rl?.resetAt;
+function quotaOf(rl: Quota, now: number): Pick<RatelimitRow, 'limit' | 'remaining' | 'reset' | 'resetInSeconds'> {
+  const resetAt = resetOf(rl);
   return {
     limit: rl?.limit ?? null,
     remaining: rl?.remaining ?? null,
@@ -141,23 +143,17 @@ function toRow({ result, path, endpoint }: ProbeAnswer, now: number): RatelimitR
   return row;
 }
 
+const STATUS_TEXT: Readonly<Record<number, string>> = { 429: '429 limited', 404: '404 not found' };
+
 /** A status column only when an answer was not 200. */
-function liveTable(answers: readonly ProbeAnswer[], rows: readonly RatelimitRow[], now: number, width: number): string {
-  const showStatus = rows.some((r) => r.status !== 200);
-  const cells = rows.map((row, i) => {
-    // The local-clock instant of the reset (corrected by the server's Date) is what a person's watch shows.
-    const rl = answers[i]!.result.rateLimit;
-    const resetAt = rl?.resetLocalAt ?? rl?.resetAt;
-    const status = row.status === 429 ? '429 limited' : row.status === 404 ? '404 not found' : String(row.status);
-    return [
-      row.endpoint,
-      ...(showStatus ? [status] : []),
-      cell(row.limit ?? undefined),
-      cell(row.remaining ?? undefined),
-      ...resetCells(resetAt, now, false),
-    ];
-  });
-  return tableText(['endpoint', ...(showStatus ? ['status'] : []), 'limit', 'remaining', 'reset', 'time left'], cells, width);
+function liveTable(answers: readonly ProbeAnswer[], now: number): Table {
+  const showStatus = answers.some((a) => a.result.status !== 200);
+  const cells = answers.map(({ result, endpoint }) => [
+    endpoint.key,
+    ...(showStatus ? [STATUS_TEXT[result.status] ?? String(result.status)] : []),
+    ...quotaCells(result.rateLimit, now, false),
+  ]);
+  return [['endpoint', ...(showStatus ? ['status'] : []), 'limit', 'remaining', 'reset', 'time left'], cells];
 }
 
 /**
@@ -173,8 +169,7 @@ export async function showRatelimit(options: RatelimitOptions, ctx: Context): Pr
   const paths = endpoints.map((e) => buildPath(e, options));
 
   if (options.cached) {
-    const cachedOptions = { json: options.json, ...(options.settings.baseUrl ? { baseUrl: options.settings.baseUrl } : {}) };
-    return runCachedRatelimit(cachedOptions, ctx, options.cache ?? (await openLastSeenCache(ctx)));
+    return runCachedRatelimit(options.settings.baseUrl?.origin, options.json, ctx, options.cache ?? (await openLastSeenCache(ctx)));
   }
 
   const settings = requireApiSettings(options.settings, stderrWarner(ctx.io));
@@ -187,13 +182,12 @@ export async function showRatelimit(options: RatelimitOptions, ctx: Context): Pr
   );
 
   const now = ctx.clock.now();
-  const rows = answers.map((answer) => toRow(answer, now));
-  if (options.json) ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-  else {
-    await loadTableSupport();
-    ctx.io.stdout.write(`${liveTable(answers, rows, now, tableWidth(ctx))}\n`);
-  }
-  return ExitCode.Ok;
+  return printRows(
+    ctx,
+    options.json,
+    answers.map((answer) => toRow(answer, now)),
+    () => liveTable(answers, now),
+  );
 }
 
 /** One row of `ratelimit --cached --json`; `path` is the endpoint's template, or the path `get` exported. */
@@ -204,31 +198,42 @@ type CachedRatelimitRow = Omit<RatelimitRow, 'status' | 'requestId' | 'message'>
   ageSeconds: number;
 };
 
+/** The head and the rows of cells. */
+type Table = [head: string[], cells: string[][]];
+
 /**
- * Needs `loadTableSupport` first; without a final newline. Every cell is made inert: origins come
- * from the config file and values from response headers.
- * @param columns terminal columns (Infinity: natural widths)
+ * `rows` as JSON, else as a table to the terminal's width, else `empty` on stderr when there are no
+ * rows. Every cell is made inert: origins come from the config file and values from response headers.
  */
-function tableText(head: readonly string[], rows: ReadonlyArray<readonly string[]>, columns: number): string {
-  return drawTable(
-    head.map(inertText),
-    rows.map((row) => row.map(inertText)),
-    columns,
-  );
+async function printRows(ctx: Context, json: boolean, rows: readonly object[], table: () => Table, empty?: string): Promise<number> {
+  if (json) ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+  else if (rows.length === 0 && empty !== undefined) ctx.io.stderr.write(empty);
+  else {
+    await loadTableSupport();
+    const [head, cells] = table();
+    const columns = outputColumns(ctx.io, ctx.env) ?? Number.POSITIVE_INFINITY;
+    ctx.io.stdout.write(
+      `${drawTable(
+        head.map(inertText),
+        cells.map((row) => row.map(inertText)),
+        columns,
+      )}\n`,
+    );
+  }
+  return ExitCode.Ok;
 }
 
-const tableWidth = (ctx: Pick<Context, 'io' | 'env'>): number => outputColumns(ctx.io, ctx.env) ?? Number.POSITIVE_INFINITY;
+/** The `limit`, `remaining`, `reset` and `time left` cells; `since`: a reset already passed says so. */
+function quotaCells(rl: Quota, now: number, since = true): string[] {
+  const resetAt = resetOf(rl);
+  const reset =
+    resetAt === undefined ? ['-', '-'] : [formatLocalTime(resetAt, now), since && resetAt <= now ? 'reset since' : formatTimeLeft(resetAt - now)];
+  return [String(rl?.limit ?? '-'), String(rl?.remaining ?? '-'), ...reset];
+}
 
-const cell = (v: number | undefined): string => (v === undefined ? '-' : String(v));
-
-/** The `reset` and `time left` cells; `since`: a reset already passed says so. */
-const resetCells = (resetAt: number | undefined, now: number, since = true): string[] =>
-  resetAt === undefined ? ['-', '-'] : [formatLocalTime(resetAt, now), since && resetAt <= now ? 'reset since' : formatTimeLeft(resetAt - now)];
-
-/** @param options.baseUrl only its origin's entries when known, else every origin's */
-async function runCachedRatelimit(options: { baseUrl?: URL; json: boolean }, ctx: Context, cache: LastSeenCache): Promise<number> {
+/** @param origin only its entries when known, else every origin's */
+async function runCachedRatelimit(origin: string | undefined, json: boolean, ctx: Context, cache: LastSeenCache): Promise<number> {
   const now = ctx.clock.now();
-  const origin = options.baseUrl?.origin;
   const order = (e: LastSeen): number => {
     const i = ENDPOINTS.findIndex((row) => row.key === e.endpoint);
     return i < 0 ? ENDPOINTS.length : i;
@@ -245,27 +250,23 @@ async function runCachedRatelimit(options: { baseUrl?: URL; json: boolean }, ctx
     ageSeconds: Math.max(0, Math.floor((now - e.observedAt) / 1000)),
   }));
 
-  if (options.json) {
-    ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-  } else if (rows.length === 0) {
-    ctx.io.stderr.write(
-      `No rate-limit headers seen yet${origin ? ` for ${inertText(origin)}` : ''}; \`collections ratelimit\` checks them (one request per endpoint).\n`,
-    );
-  } else {
-    await loadTableSupport();
-    const showOrigin = new Set(rows.map((r) => r.origin)).size > 1 || origin === undefined;
-    const cells = entries.map((e) => [
-      ...(showOrigin ? [e.origin] : []),
-      e.endpoint,
-      cell(e.limit),
-      cell(e.remaining),
-      ...resetCells(e.resetLocalAt ?? e.resetAt, now),
-      `${formatTimeLeft(now - e.observedAt)} ago`,
-    ]);
-    const head = [...(showOrigin ? ['origin'] : []), 'endpoint', 'limit', 'remaining', 'reset', 'time left', 'seen'];
-    ctx.io.stdout.write(`${tableText(head, cells, tableWidth(ctx))}\n`);
-  }
-  return ExitCode.Ok;
+  const empty = `No rate-limit headers seen yet${origin ? ` for ${inertText(origin)}` : ''}; \`collections ratelimit\` checks them (one request per endpoint).\n`;
+  return printRows(
+    ctx,
+    json,
+    rows,
+    () => {
+      const showOrigin = new Set(rows.map((r) => r.origin)).size > 1 || origin === undefined;
+      const cells = entries.map((e) => [
+        ...(showOrigin ? [e.origin] : []),
+        e.endpoint,
+        ...quotaCells(e, now),
+        `${formatTimeLeft(now - e.observedAt)} ago`,
+      ]);
+      return [[...(showOrigin ? ['origin'] : []), 'endpoint', 'limit', 'remaining', 'reset', 'time left', 'seen'], cells];
+    },
+    empty,
+  );
 }
 
 /** One row of `ratelimit --budget --json`: a window of the shared budget. */
@@ -313,24 +314,14 @@ async function showSharedBudget(settings: ResolvedSettings, json: boolean, ctx: 
         return { host: holder.slice(0, cut), pid: Number(holder.slice(cut + 1)), requests };
       }),
     }));
-  if (json) {
-    ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-    return ExitCode.Ok;
-  }
-  if (rows.length === 0) {
-    ctx.io.stderr.write(`No shared rate budget recorded yet for ${inertText(api.baseUrl.origin)} and this key.\n`);
-    return ExitCode.Ok;
-  }
-  await loadTableSupport();
-  const cells = rows.map((row, i) => [
-    row.endpoint,
-    cell(row.limit ?? undefined),
-    cell(row.remaining ?? undefined),
-    ...resetCells(windows[i]!.resetAt, now),
-    String(row.reserved),
-    row.holders.length === 0 ? '-' : row.holders.map((h) => `${h.host} (pid ${h.pid}): ${h.requests}`).join(', '),
-  ]);
+  const cells = (): string[][] =>
+    rows.map((row, i) => [
+      row.endpoint,
+      ...quotaCells(windows[i], now),
+      String(row.reserved),
+      row.holders.length === 0 ? '-' : row.holders.map((h) => `${h.host} (pid ${h.pid}): ${h.requests}`).join(', '),
+    ]);
+  const empty = `No shared rate budget recorded yet for ${inertText(api.baseUrl.origin)} and this key.\n`;
   const head = ['endpoint', 'limit', 'remaining', 'reset', 'time left', 'reserved', 'in flight by host'];
-  ctx.io.stdout.write(`${tableText(head, cells, tableWidth(ctx))}\n`);
-  return ExitCode.Ok;
+  return printRows(ctx, json, rows, () => [head, cells()], empty);
 }
