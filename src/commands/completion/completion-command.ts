@@ -1,7 +1,7 @@
 /** The `completion` command's definition and help. */
 import { Argument, Command } from 'commander';
 import { ExitCode, UsageError } from '../../errors.js';
-import { bindToContext, COMPLETION_SHELLS, withCompletion, type CommandWiring, type RunCommand } from '../commander.js';
+import { bindToContext, COMPLETION_SHELLS, withCompletion, type CommandWiring, type CompletionShell, type RunCommand } from '../commander.js';
 import { exitCodesHelp, type ExitCodeRow } from '../help-text.js';
 import type { CompletionCommandOptions } from './completion.js';
 
@@ -29,6 +29,6 @@ export function createCompletionCommand(wiring: CommandWiring, run: RunCommand<C
     .action(async (shell: string, _opts: unknown, self: Command) => {
       const known = COMPLETION_SHELLS as readonly string[];
       if (!known.includes(shell)) throw new UsageError(`unknown shell '${shell}' (use ${known.join(', ')})`);
-      wiring.setCode(await run(wiring.ctx, { shell, program: self.parent ?? self }));
+      wiring.setCode(await run(wiring.ctx, { shell: shell as CompletionShell, program: self.parent ?? self }));
     });
 }

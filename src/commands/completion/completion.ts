@@ -5,8 +5,8 @@
  */
 import type { Argument, Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { ExitCode, UsageError } from '../../errors.js';
-import { COMPLETION_SHELLS, completionHint } from '../commander.js';
+import { ExitCode } from '../../errors.js';
+import { completionHint, type CompletionShell } from '../commander.js';
 
 /** `file`: complete paths; `text`: nothing to complete; else the allowed words; undefined for a switch. */
 type OptionValue = 'file' | 'text' | readonly string[] | undefined;
@@ -63,8 +63,7 @@ function unionOptions(program: Command): Option[] {
   return [...seen.values()];
 }
 
-export function renderBash(program: Command): string {
-  checkTokens(program);
+function renderBash(program: Command): string {
   const all = unionOptions(program);
   const valued = all.filter((o) => valueOf(o) !== undefined).flatMap(flagsOf);
   const globals = globalsOf(program).flatMap(flagsOf);
@@ -139,8 +138,7 @@ function zshOption(o: Option): string[] {
   return flags.map((f) => sq(`${exclusive}${f}[${zshText(o.description)}]${action}`));
 }
 
-export function renderZsh(program: Command): string {
-  checkTokens(program);
+function renderZsh(program: Command): string {
   const globals = globalsOf(program).flatMap(zshOption);
   const rootOnly = rootOnlyOf(program).map((o) => {
     const flags = flagsOf(o);
@@ -205,8 +203,7 @@ function fishOption(o: Option): string {
   return `${flags.join(' ')}${takes} -d ${sq(o.description)}`;
 }
 
-export function renderFish(program: Command): string {
-  checkTokens(program);
+function renderFish(program: Command): string {
   const names = program.commands.map((c) => c.name()).join(' ');
   const beforeCommand = `complete -c collections -n ${sq(`not __fish_seen_subcommand_from ${names}`)}`;
   const lines: string[] = [
@@ -240,21 +237,16 @@ export function renderFish(program: Command): string {
   return lines.join('\n');
 }
 
+const RENDERERS: Readonly<Record<CompletionShell, (program: Command) => string>> = { bash: renderBash, zsh: renderZsh, fish: renderFish };
+
 export interface CompletionCommandOptions {
-  /** As typed: checked here too. */
-  shell: string;
+  shell: CompletionShell;
   program: Command;
 }
 
-/**
- * @throws {UsageError} (exit 2) for an unknown shell; {@link Error} when a word of the tree is not a plain
- *   token (it would reach the script unquoted: a bug)
- */
+/** @throws {Error} when a word of the tree is not a plain token (it would reach the script unquoted: a bug) */
 export function runCompletion(ctx: Context, { shell, program }: CompletionCommandOptions): number {
-  const render = shell === 'bash' ? renderBash : shell === 'zsh' ? renderZsh : shell === 'fish' ? renderFish : undefined;
-  if (render === undefined) {
-    throw new UsageError(`unknown shell '${shell}'`, { hint: `choose one of ${COMPLETION_SHELLS.join(', ')}` });
-  }
-  ctx.io.stdout.write(render(program));
+  checkTokens(program);
+  ctx.io.stdout.write(RENDERERS[shell](program));
   return ExitCode.Ok;
 }
