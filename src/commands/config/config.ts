@@ -19,21 +19,23 @@ import type { Secrets } from '../../secrets.js';
 /** `config` alone (no action) shows every profile. */
 export type ConfigAction = 'set' | 'get' | 'unset' | 'list' | 'profiles' | 'path';
 
-export interface ConfigOptions extends SettingsFlags {
+export interface ConfigCommandOptions extends SettingsFlags {
+  /** Checked by the command. */
+  action: ConfigAction | undefined;
+  args: readonly string[];
   /** Tests: instead of opening the one of `ctx.configDir`. */
   store?: ConfigStore;
 }
 
-export interface ConfigCommandOptions extends ConfigOptions {
-  /** Checked by the command. */
-  action: ConfigAction | undefined;
-  args: readonly string[];
-}
-
-/** @throws as {@link runConfigOverview} and {@link runConfigAction} */
+/**
+ * @throws {UsageError} (exit 2) for an invalid profile name (flag, environment or file); as
+ *   {@link runConfigOverview} and {@link runConfigAction}
+ */
 export function runConfig(ctx: Context, options: ConfigCommandOptions): number | Promise<number> {
-  if (options.action === undefined) return runConfigOverview(options, ctx);
-  return runConfigAction(options.action, options.args, options, ctx);
+  const profile = profileInUse(options, ctx);
+  const store = options.store ?? openConfigStore(ctx);
+  if (options.action === undefined) return runConfigOverview(profile, store, ctx);
+  return runConfigAction(options.action, options.args, profile, store, ctx);
 }
 
 function displayHeader(text: string, secrets: Pick<Secrets, 'showHeader'>): string {
@@ -138,14 +140,12 @@ function expectArgs(action: ConfigAction, args: readonly string[], min: number, 
 
 /**
  * `unset` of a key that was not set is not an error.
- * @throws {UsageError} (exit 2) for unknown keys, invalid values or profile names, wrong arity, a
- *   `get` of a key that is not set, or a missing key on stdin; {@link InterruptedError} (130) when
- *   the prompt is cancelled with Ctrl-C
+ * @throws {UsageError} (exit 2) for unknown keys, invalid values, wrong arity, a `get` of a key that
+ *   is not set, or a missing key on stdin; {@link InterruptedError} (130) when the prompt is
+ *   cancelled with Ctrl-C
  */
-async function runConfigAction(action: ConfigAction, args: readonly string[], options: ConfigOptions, ctx: Context): Promise<number> {
+async function runConfigAction(action: ConfigAction, args: readonly string[], profile: string, store: ConfigStore, ctx: Context): Promise<number> {
   const { io } = ctx;
-  const profile = profileInUse(options, ctx);
-  const store = options.store ?? openConfigStore(ctx);
   const inProfile = `profile '${profile}'`;
 
   switch (action) {
@@ -208,13 +208,10 @@ async function runConfigAction(action: ConfigAction, args: readonly string[], op
 
 /**
  * `config` alone: every profile on stdout; on stderr the profile in use and the file, or how to start.
- * @throws {UsageError} (exit 2) for an invalid profile name (flag, environment or file) or an
- *   invalid stored value
+ * @throws {UsageError} (exit 2) for an invalid profile name in the file or an invalid stored value
  */
-export function runConfigOverview(options: ConfigOptions, ctx: Context): number {
+function runConfigOverview(inUse: string, store: ConfigStore, ctx: Context): number {
   const { io } = ctx;
-  const inUse = profileInUse(options, ctx);
-  const store = options.store ?? openConfigStore(ctx);
   const names = store.profiles().map(parseProfileName);
   const blocks = names.map((name) => `[${name}]\n${settingLines(store.getProfile(name), ctx.secrets).join('')}`);
   io.stdout.write(blocks.join('\n'));

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runConfig, runConfigOverview, type ConfigAction } from '../../../../src/commands/config/config.js';
+import { runConfig, type ConfigAction } from '../../../../src/commands/config/config.js';
 import { createConfigStore, loadConfFor } from '../../../../src/config/store.js';
 import { CollectionsError, InterruptedError, UsageError } from '../../../../src/errors.js';
 import { createTestContext, type TestContext, type TestContextOptions } from '../../../helpers/world.js';
@@ -246,9 +246,9 @@ describe('the API key', () => {
   });
 });
 
-describe('config alone (runConfigOverview)', () => {
-  function overview(options: { profile?: string } = {}, t: TestContext = context()): { code: number; out: string; err: string } {
-    const code = runConfigOverview(options, t.ctx);
+describe('config alone', () => {
+  async function overview(options: { profile?: string } = {}, t: TestContext = context()): Promise<{ code: number; out: string; err: string }> {
+    const code = await runConfig(t.ctx, { ...options, action: undefined, args: [] });
     return { code, out: t.stdout.text(), err: t.stderr.text() };
   }
 
@@ -257,7 +257,7 @@ describe('config alone (runConfigOverview)', () => {
     await run('set', ['api-key', CANARY]);
     await run('set', ['items-per-page', '250'], { profile: 'work' });
     await run('set', ['format', 'csv'], { profile: 'work' });
-    const r = overview();
+    const r = await overview();
     expect(r.code).toBe(0);
     expect(r.out).toBe(
       ['[default]', 'base-url=https://api.example.com/', 'api-key=****rint', '', '[work]', 'items-per-page=250', 'format=csv', ''].join('\n'),
@@ -268,14 +268,14 @@ describe('config alone (runConfigOverview)', () => {
 
   it('names the profile in use from --profile or COLLECTIONS_PROFILE, also when nothing is stored in it', async () => {
     await run('set', ['format', 'csv'], { profile: 'work' });
-    expect(overview({ profile: 'work' }).err).toBe(`In use: profile 'work', from ${join(dir, 'config.json')}.\n`);
-    const fromEnv = overview({}, context({ env: { COLLECTIONS_PROFILE: 'other' } }));
+    expect((await overview({ profile: 'work' })).err).toBe(`In use: profile 'work', from ${join(dir, 'config.json')}.\n`);
+    const fromEnv = await overview({}, context({ env: { COLLECTIONS_PROFILE: 'other' } }));
     expect(fromEnv.out).toBe('[work]\nformat=csv\n');
     expect(fromEnv.err).toBe(`In use: profile 'other' (nothing stored in it), from ${join(dir, 'config.json')}.\n`);
   });
 
-  it('with nothing stored: no data, and how to start on stderr (exit 0)', () => {
-    const r = overview();
+  it('with nothing stored: no data, and how to start on stderr (exit 0)', async () => {
+    const r = await overview();
     expect(r).toEqual({
       code: 0,
       out: '',
@@ -283,8 +283,8 @@ describe('config alone (runConfigOverview)', () => {
     });
   });
 
-  it('an invalid --profile is a usage error', () => {
-    expect(() => overview({ profile: '../x' })).toThrow(UsageError);
+  it('an invalid --profile is a usage error', async () => {
+    await expect(overview({ profile: '../x' })).rejects.toThrow(UsageError);
   });
 });
 
@@ -302,7 +302,7 @@ describe('config: stored request headers', () => {
     const get = await run('get', ['header']);
     expect(get.out).toBe('accept-version: 2020-06-28\nX-Team: data\nAuthorization: Bearer ****rint\n');
     const t = context();
-    runConfigOverview({}, t.ctx);
+    await runConfig(t.ctx, { action: undefined, args: [] });
     expect(t.stdout.text()).toContain('header=Authorization: Bearer ****rint\n');
     for (const r of [secret, list, get, { out: t.stdout.text(), err: t.stderr.text() }]) expectNoCanary(r);
   });
