@@ -45,22 +45,17 @@ export function wantsStack(line: Pick<CommandLine, 'verbose'>, env: Readonly<Rec
   return Boolean(env.COLLECTIONS_DEBUG) || line.verbose;
 }
 
-/** The one line of `formatLine`, then the stack of an unexpected error when `showStack`; secrets scrubbed from both. */
-export function failureText(
-  err: unknown,
-  secrets: Pick<Secrets, 'redact'>,
-  showStack: boolean,
-  formatLine: (err: unknown, secrets: Pick<Secrets, 'redact'>) => string,
-): string {
-  let text = `${formatLine(err, secrets)}\n`;
+/** The one line of {@link formatError}, then the stack of an unexpected error when `showStack`; secrets scrubbed from both. */
+export function failureText(err: unknown, secrets: Pick<Secrets, 'redact'>, showStack: boolean): string {
+  let text = `${formatError(err, secrets)}\n`;
   if (showStack && !(err instanceof CollectionsError) && err instanceof Error && err.stack)
     text += `${secrets.redact(err.stack).split('\n').map(inertText).join('\n')}\n`;
   return text;
 }
 
-export interface OutputWatch {
+interface OutputWatch {
   /** The first failure of stdout, its one line (if any) already printed: 0 when its reader left, 7 for another write error. */
-  readonly failure: { code: number } | undefined;
+  failure?: { code: number };
 }
 
 const watched = new WeakMap<object, OutputWatch>();
@@ -70,26 +65,21 @@ const watched = new WeakMap<object, OutputWatch>();
  * (`| head`, EPIPE) → `end(0)` quietly; another error → one line and `end(7)`. stderr errors are
  * dropped: there is nowhere left to report them. Each stream is watched once.
  */
-export function watchOutputs(io: Pick<IOStreams, 'stdout' | 'stderr'>, end: (code: number) => void): OutputWatch {
+function watchOutputs(io: Pick<IOStreams, 'stdout' | 'stderr'>, end: (code: number) => void): OutputWatch {
   const known = watched.get(io.stdout);
   if (known) return known;
-  let failure: { code: number } | undefined;
-  const watch: OutputWatch = {
-    get failure() {
-      return failure;
-    },
-  };
+  const watch: OutputWatch = {};
   watched.set(io.stdout, watch);
   io.stdout.on('error', (err: unknown) => {
-    if (failure) return;
+    if (watch.failure) return;
     if (PIPE_GONE.has(codeOf(err) ?? '')) {
-      failure = { code: ExitCode.Ok };
+      watch.failure = { code: ExitCode.Ok };
     } else {
-      failure = { code: ExitCode.Output };
+      watch.failure = { code: ExitCode.Output };
       const cause = err instanceof Error ? err.message : String(err);
       io.stderr.write(`collections: cannot write to stdout: ${cause.replace(/[\r\n]+/g, ' ')}\n`);
     }
-    end(failure.code);
+    end(watch.failure.code);
   });
   if (!watched.has(io.stderr)) {
     watched.set(io.stderr, watch);
@@ -165,7 +155,7 @@ async function runCommandLine(line: CommandLine, ctx: Context): Promise<number> 
     const err = await asWriteFailure(thrown);
     // `--log-format json`: the failure is the `error` event, not the human line.
     if (line.logFormat === 'json') await reportErrorEvent(ctx, err);
-    else ctx.io.stderr.write(failureText(err, ctx.secrets, wantsStack(line, ctx.env), formatError));
+    else ctx.io.stderr.write(failureText(err, ctx.secrets, wantsStack(line, ctx.env)));
     return toExitCode(err);
   }
   return outputs.failure?.code ?? code;
@@ -203,18 +193,6 @@ export async function exitWhenFlushed(
   await new Promise((resolve) => setImmediate(resolve));
   await Promise.all([flushed(proc.stdout), flushed(proc.stderr)]);
   proc.exit(code);
-}
-
-/**
- * What an export needs besides its own modules (the transport too: even `--dry-run` sends a
- * request), imported while those load instead of each when first needed: the loader reads,
- * compiles and links them together (test/bench/results.md, «Start-up: the HTTP parser compiled
- * ahead, the modules imported together»). Started by the export command's runner, so a usage error
- * that commander reports first waits for none of it. Each load is the one its user awaits later
- * (memoized), so a failure is met there, as without the preload.
- */
-function preloadExport(...loads: Array<() => Promise<unknown>>): void {
-  for (const load of loads) load().catch(() => undefined);
 }
 
 /**
@@ -267,7 +245,15 @@ export async function run(argv: readonly string[]): Promise<number> {
       createFileStore({ cacheDir: cacheDirOf(ctx.env, ctx.configDir), onTrouble }),
     ));
   ctx.rateBudget = createRateBudget({ store: loadStoreOnUse(loadFileStore), remote: (url) => loadStoreOnUse(() => loadBudgetStore(url, ctx, line)) });
-  ctx.preloadExport = () => preloadExport(loadTransport, loadFileStore);
-  installProcessGuard(process, (err) => ctx.io.stderr.write(failureText(err, ctx.secrets, verbose, formatError)), ctx.forceExit);
+  // What an export needs besides its own modules (the transport too: even `--dry-run` sends a
+  // request), imported while those load instead of each when first needed: the loader reads,
+  // compiles and links them together (test/bench/results.md, «Start-up: the HTTP parser compiled
+  // ahead, the modules imported together»). Started by the export command's runner, so a usage error
+  // that commander reports first waits for none of it. Each load is the one its user awaits later
+  // (memoized), so a failure is met there, as without the preload.
+  ctx.preloadExport = () => {
+    for (const load of [loadTransport, loadFileStore]) load().catch(() => undefined);
+  };
+  installProcessGuard(process, (err) => ctx.io.stderr.write(failureText(err, ctx.secrets, verbose)), ctx.forceExit);
   return runCommandLine(line, ctx);
 }

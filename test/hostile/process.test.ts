@@ -177,7 +177,7 @@ describe('the process-wide guard', () => {
     for (const secret of secrets) known.add(secret);
     installProcessGuard(
       proc,
-      (err) => reported.push(failureText(err, known, wantsStack(readCommandLine(argv), env), formatError)),
+      (err) => reported.push(failureText(err, known, wantsStack(readCommandLine(argv), env))),
       (code) => ended.push(code),
     );
     return { proc, reported, ended };
