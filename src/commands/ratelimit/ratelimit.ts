@@ -42,18 +42,22 @@ export interface RatelimitOptions extends Ids {
   headers?: Readonly<Record<string, string>>;
 }
 
-/** One row of `ratelimit --json`. */
-export interface RatelimitRow {
-  endpoint: string;
-  /** Ids percent-encoded. */
-  path: string;
-  status: number;
+/** The quota of a row of `ratelimit --json`, `--cached --json` and `--budget --json`. */
+interface QuotaFields {
   limit: number | null;
   remaining: number | null;
   /** `X-RateLimit-Reset` by the server's clock, ISO 8601 UTC. */
   reset: string | null;
   /** Rounded up, never negative, corrected for the local clock's offset from the server's `Date`. */
   resetInSeconds: number | null;
+}
+
+/** One row of `ratelimit --json`. */
+export interface RatelimitRow extends QuotaFields {
+  endpoint: string;
+  /** Ids percent-encoded. */
+  path: string;
+  status: number;
   requestId?: string;
   /** The server's message for a non-2xx answer other than 429. */
   message?: string;
@@ -124,7 +128,7 @@ type Quota = Partial<RateLimitSnapshot> | undefined;
 const resetOf = (rl: Quota): number | undefined => rl?.resetLocalAt ?? rl?.resetAt;
 
 /** The quota fields of a row, from the `X-RateLimit-*` headers of one answer (seen now or cached). */
-function quotaOf(rl: Quota, now: number): Pick<RatelimitRow, 'limit' | 'remaining' | 'reset' | 'resetInSeconds'> {
+function quotaOf(rl: Quota, now: number): QuotaFields {
   const resetAt = resetOf(rl);
   return {
     limit: rl?.limit ?? null,
@@ -270,14 +274,9 @@ async function runCachedRatelimit(origin: string | undefined, json: boolean, ctx
 }
 
 /** One row of `ratelimit --budget --json`: a window of the shared budget. */
-export interface SharedBudgetRow {
+export interface SharedBudgetRow extends QuotaFields {
   /** The route template, or a path once the API was seen to count per path. */
   endpoint: string;
-  limit: number | null;
-  remaining: number | null;
-  /** By the server's clock, ISO 8601 UTC. */
-  reset: string | null;
-  resetInSeconds: number | null;
   /** Requests counted in the window by every host, sent or about to be. */
   reserved: number;
   /** Requests each host holds in flight (unexpired), by host name and pid; never the key. */
