@@ -21,16 +21,21 @@ interface Tally {
   misnamed: number;
 }
 
+/** Its line on stderr; counted (exit 8). */
+function mismatch(what: string, line: string, ctx: Context, tally: Tally): void {
+  tally.mismatches++;
+  ctx.io.stderr.write(`collections: ${inertText(`${what}: ${line}`)}\n`);
+}
+
 /**
- * A file that fails as a whole: counted as a failed file and a mismatch (exit 8); `misnamed` for an
+ * A file that fails as a whole: counted as a failed file and a mismatch; `misnamed` for an
  * argument `verify` does not read, whose line names what to give instead.
  */
 function failedFile(shown: string, line: string, ctx: Context, tally: Tally, misnamed = false): void {
   tally.files++;
   tally.failedFiles++;
-  tally.mismatches++;
   if (misnamed) tally.misnamed++;
-  ctx.io.stderr.write(`collections: ${inertText(`${shown}: ${line}`)}\n`);
+  mismatch(shown, line, ctx, tally);
 }
 
 /** `F.manifest.json` beside `F`, when `path` is such an `F`. */
@@ -40,15 +45,11 @@ async function manifestBeside(path: string): Promise<string | undefined> {
 }
 
 async function verifyManifest(manifestPath: string, ctx: Context, tally: Tally): Promise<void> {
-  const { stdout, stderr } = ctx.io;
-  const fail = (what: string, line: string): void => {
-    stderr.write(`collections: ${inertText(`${what}: ${line}`)}\n`);
-    tally.mismatches++;
-  };
+  const shown = shownPath(manifestPath, ctx.cwd);
   // An output given in place of its manifest: named without reading it (it may be gigabytes).
   const beside = await manifestBeside(manifestPath);
   if (beside !== undefined) {
-    failedFile(shownPath(manifestPath, ctx.cwd), `an output, not its manifest; give ${shownPath(beside, ctx.cwd)}`, ctx, tally, true);
+    failedFile(shown, `an output, not its manifest; give ${shownPath(beside, ctx.cwd)}`, ctx, tally, true);
     return;
   }
   let text: string;
@@ -56,12 +57,7 @@ async function verifyManifest(manifestPath: string, ctx: Context, tally: Tally):
     text = await readFile(manifestPath, 'utf8');
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    failedFile(
-      shownPath(manifestPath, ctx.cwd),
-      code === 'ENOENT' ? 'manifest missing' : `manifest cannot be read (${String(code ?? error)})`,
-      ctx,
-      tally,
-    );
+    failedFile(shown, code === 'ENOENT' ? 'manifest missing' : `manifest cannot be read (${String(code ?? error)})`, ctx, tally);
     return;
   }
   const manifest = parseManifest(text);
@@ -69,7 +65,7 @@ async function verifyManifest(manifestPath: string, ctx: Context, tally: Tally):
     // Not JSON or not an object: an output (NDJSON, CSV, a JSON array), not a manifest of another version.
     const data = manifest === 'not JSON' || manifest === 'not an object';
     const instead = data ? '; an export writes its manifest beside its output F as F.manifest.json' : '';
-    failedFile(shownPath(manifestPath, ctx.cwd), `not a collections manifest (${manifest})${instead}`, ctx, tally, data);
+    failedFile(shown, `not a collections manifest (${manifest})${instead}`, ctx, tally, data);
     return;
   }
   for (const output of manifest.outputs) {
@@ -77,8 +73,9 @@ async function verifyManifest(manifestPath: string, ctx: Context, tally: Tally):
     const check = await verifyOutput(output, dirname(manifestPath));
     const name = shownPath(check.path, ctx.cwd);
     if (check.mismatches.length > 0) tally.failedFiles++;
-    for (const mismatch of check.mismatches) fail(name, mismatch);
-    if (check.mismatches.length === 0) stdout.write(`ok ${inertText(name)}: ${output.items} items, ${output.bytes} bytes, sha256 ${output.sha256}\n`);
+    for (const line of check.mismatches) mismatch(name, line, ctx, tally);
+    if (check.mismatches.length === 0)
+      ctx.io.stdout.write(`ok ${inertText(name)}: ${output.items} items, ${output.bytes} bytes, sha256 ${output.sha256}\n`);
   }
 }
 
@@ -98,8 +95,7 @@ async function verifyDatabase(
   const noTable = (line: string): void => {
     tally.tables.add(table ?? 'any table');
     tally.failedTables.add(table ?? 'any table');
-    tally.mismatches++;
-    ctx.io.stderr.write(`collections: ${inertText(`${address.shown}: ${line}`)}\n`);
+    mismatch(address.shown, line, ctx, tally);
   };
   // As a missing output of a manifest: the export did not happen, or the file was moved.
   if (address.kind === 'duckdb' && !existsSync(address.path)) {
@@ -125,10 +121,7 @@ async function verifyDatabase(
       continue;
     }
     tally.failedTables.add(check.table);
-    tally.mismatches++;
-    ctx.io.stderr.write(
-      `collections: ${inertText(`${what}: ${check.rows} rows, but the last complete run left ${check.expected} (run ${check.runId})`)}\n`,
-    );
+    mismatch(what, `${check.rows} rows, but the last complete run left ${check.expected} (run ${check.runId})`, ctx, tally);
   }
 }
 
