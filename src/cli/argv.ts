@@ -16,13 +16,18 @@ export interface CommandLine {
   readonly verbose: boolean;
   /** For the "resume with" hint: without the API key and `--resume`. */
   readonly resumeWords: readonly string[];
+  /**
+   * The export command (one of the endpoint table's, or `get`) the line runs: its first word, when
+   * no `--help` (`-h`) comes before a `--`. Undefined for any other line, e.g. one with an option first.
+   */
+  readonly exportCommand: string | undefined;
 }
 
+/** @param words those before any `--` */
 function logFormatOf(words: readonly string[]): LogFormat {
   let found: string | undefined;
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
-    if (word === '--') break;
     if (word === '--log-format') found = words[++i];
     else if (word.startsWith('--log-format=')) found = word.slice('--log-format='.length);
   }
@@ -43,23 +48,14 @@ function resumeWordsOf(words: readonly string[]): string[] {
 export function readCommandLine(words: readonly string[]): CommandLine {
   const end = words.indexOf('--');
   const options = end === -1 ? words : words.slice(0, end);
+  const [first] = words;
+  const exports = first !== undefined && (first === GET_COMMAND || exportCommands().includes(first));
   return {
     words,
-    versionOnly: words.length === 1 && (words[0] === '--version' || words[0] === '-V'),
-    logFormat: logFormatOf(words),
+    versionOnly: words.length === 1 && (first === '--version' || first === '-V'),
+    logFormat: logFormatOf(options),
     verbose: options.some((w) => w === '--verbose' || w === '-v'),
     resumeWords: resumeWordsOf(words),
+    exportCommand: exports && !options.some((w) => w === '--help' || w === '-h') ? first : undefined,
   };
-}
-
-/**
- * The export command (one of the endpoint table's, or `get`) that `line` runs: its first word, when
- * no `--help` (`-h`) comes before a `--`. Undefined for any other line, e.g. one with an option first.
- */
-export function exportCommandOf(line: CommandLine): string | undefined {
-  const command = line.words[0];
-  if (command === undefined || !(command === GET_COMMAND || exportCommands().includes(command))) return undefined;
-  const end = line.words.indexOf('--');
-  const options = end === -1 ? line.words : line.words.slice(0, end);
-  return options.some((word) => word === '--help' || word === '-h') ? undefined : command;
 }

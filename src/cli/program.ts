@@ -15,7 +15,8 @@ import { createRatelimitCommand } from '../commands/ratelimit/ratelimit-command.
 import { createSandboxCommand } from '../commands/sandbox/sandbox-command.js';
 import { createVerifyCommand } from '../commands/verify/verify-command.js';
 import type { SettingsFlags } from '../config/settings.js';
-import { exportCommandOf, type CommandLine } from './argv.js';
+import { defined } from '../json/object.js';
+import type { CommandLine } from './argv.js';
 
 const KEY_HELP = 'API key (prefer COLLECTIONS_API_KEY or `collections config set api-key`: flags are visible in shell history and `ps`)';
 
@@ -106,8 +107,7 @@ export async function runProgram(line: CommandLine, ctx: Context, runners: Progr
   let code: number = ExitCode.Ok;
   // An export builds its command alone: building the others delays its first request
   // (test/bench/results.md, «Modules loaded when first needed»).
-  const only = exportCommandOf(line);
-  const program = createProgram(ctx, (c) => (code = c), { resumeArgv: line.resumeWords, runners, ...(only === undefined ? {} : { only }) });
+  const program = createProgram(ctx, (c) => (code = c), { resumeArgv: line.resumeWords, runners, ...defined({ only: line.exportCommand }) });
   const argv = line.words;
   if (argv.length === 0) {
     ctx.io.stdout.write(wrapHelp(overviewText(program, ctx.version), helpWidth(ctx)));

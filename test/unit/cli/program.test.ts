@@ -5,7 +5,7 @@
  * tests `NewCmdX` with a `runF`), and what it refuses before running anything.
  */
 import { describe, expect, it } from 'vitest';
-import { exportCommandOf, readCommandLine } from '../../../src/cli/argv.js';
+import { readCommandLine } from '../../../src/cli/argv.js';
 import { runProgram, type ProgramRunners } from '../../../src/cli/program.js';
 import { REDACTED } from '../../../src/http/redact.js';
 import { createTestContext } from '../../helpers/world.js';
@@ -199,7 +199,7 @@ describe('what a command refuses before running anything', () => {
   });
 });
 
-describe('the export command a line runs (exportCommandOf: its modules are imported at once, its command built alone)', () => {
+describe('the export command a line runs (exportCommand: its modules are imported at once, its command built alone)', () => {
   it.each([
     { words: ['invoices', '--taxpayer', 'X'], runs: 'invoices' },
     { words: ['line-items', '--invoice', 'I'], runs: 'line-items' },
@@ -212,7 +212,7 @@ describe('the export command a line runs (exportCommandOf: its modules are impor
     { words: ['help', 'invoices'], runs: undefined },
     { words: [], runs: undefined },
   ])('$words → $runs', ({ words, runs }) => {
-    expect(exportCommandOf(readCommandLine(words))).toBe(runs);
+    expect(readCommandLine(words).exportCommand).toBe(runs);
   });
 
   it('an export command built alone refuses and suggests as among all commands', async () => {
