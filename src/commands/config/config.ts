@@ -45,10 +45,9 @@ function displayHeader(text: string, secrets: Pick<Secrets, 'showHeader'>): stri
 
 /** One text per line; the key, a credential-like header value and a budget URL's password masked. */
 function display(key: ConfigKey, value: string | number | string[], secrets: Pick<Secrets, 'showHeader'>): string[] {
-  if (Array.isArray(value)) return value.map((h) => displayHeader(h, secrets));
-  if (key === 'header') return [displayHeader(String(value), secrets)];
-  if (key === 'budget') return [maskedBudget(String(value))];
-  return [key === 'api-key' ? maskSecret(String(value)) : String(value)];
+  const shown =
+    key === 'header' ? (h: string) => displayHeader(h, secrets) : key === 'budget' ? maskedBudget : key === 'api-key' ? maskSecret : String;
+  return (Array.isArray(value) ? value : [String(value)]).map((text) => shown(text));
 }
 
 /**
