@@ -91,10 +91,8 @@ function renderBash(program: Command): string {
   for (const o of all) {
     const value = valueOf(o);
     if (value === undefined) continue;
-    const pattern = flagsOf(o).join('|');
-    if (value === 'file') lines.push(`    ${pattern}) COMPREPLY=( $(compgen -f -- "$cur") ); return 0 ;;`);
-    else if (value === 'text') lines.push(`    ${pattern}) return 0 ;;`);
-    else lines.push(`    ${pattern}) COMPREPLY=( $(compgen -W "${value.join(' ')}" -- "$cur") ); return 0 ;;`);
+    const compgen = value === 'file' ? '-f' : value === 'text' ? undefined : `-W "${value.join(' ')}"`;
+    lines.push(`    ${flagsOf(o).join('|')}) ${compgen === undefined ? '' : `COMPREPLY=( $(compgen ${compgen} -- "$cur") ); `}return 0 ;;`);
   }
   lines.push('  esac', '  case "$cmd" in');
   lines.push(`    "") words="${[...program.commands.map((c) => c.name()), ...globals, '--help', ...rootOnlyOf(program).map(longOf)].join(' ')}" ;;`);
@@ -110,11 +108,8 @@ function renderBash(program: Command): string {
       const words = wordsOf(p);
       const after = completionHint(p).after;
       if (words.length === 0) return;
-      if (after && index > 0) {
-        lines.push(`          ${index}) case "\${pos[${index - 1}]}" in ${after.join('|')}) words="${words.join(' ')}" ;; esac ;;`);
-      } else {
-        lines.push(`          ${index}) words="${words.join(' ')}" ;;`);
-      }
+      const set = `words="${words.join(' ')}" ;;`;
+      lines.push(`          ${index}) ${after && index > 0 ? `case "\${pos[${index - 1}]}" in ${after.join('|')}) ${set} esac ;;` : set}`);
     });
     lines.push('        esac', '      fi', '      ;;');
   }
@@ -220,17 +215,12 @@ function renderFish(program: Command): string {
   for (const c of program.commands) {
     const when = `__fish_seen_subcommand_from ${c.name()}`;
     for (const o of visible(c)) lines.push(`complete -c collections -n ${sq(when)} ${fishOption(o)}`);
-    const positionals = c.registeredArguments;
-    positionals.forEach((p, i) => {
-      const words = wordsOf(p);
-      if (words.length === 0) return;
-      let condition = when;
-      if (i === 0) condition += `; and not __fish_seen_subcommand_from ${words.join(' ')}`;
-      else {
-        const after = completionHint(p).after ?? wordsOf(positionals[i - 1]!);
-        condition += `; and __fish_seen_subcommand_from ${after.join(' ')}; and not __fish_seen_subcommand_from ${words.join(' ')}`;
-      }
-      lines.push(`complete -c collections -n ${sq(condition)} -a ${sq(words.join(' '))} -d ${sq(p.name())}`);
+    c.registeredArguments.forEach((p, i, positionals) => {
+      const words = wordsOf(p).join(' ');
+      if (words === '') return;
+      const after = i === 0 ? '' : `; and __fish_seen_subcommand_from ${(completionHint(p).after ?? wordsOf(positionals[i - 1]!)).join(' ')}`;
+      const condition = `${when}${after}; and not __fish_seen_subcommand_from ${words}`;
+      lines.push(`complete -c collections -n ${sq(condition)} -a ${sq(words)} -d ${sq(p.name())}`);
     });
   }
   lines.push('');
