@@ -129,13 +129,10 @@ async function reportErrorEvent(ctx: Context, err: unknown): Promise<void> {
 
 /**
  * @param argv without `node` and the script
+ * @param line `argv` read, when {@link run} already has
  * @returns the exit code (README, "Exit codes"); never throws
  */
-export function main(argv: readonly string[], ctx: Context): Promise<number> {
-  return runCommandLine(readCommandLine(argv), ctx);
-}
-
-async function runCommandLine(line: CommandLine, ctx: Context): Promise<number> {
+export async function main(argv: readonly string[], ctx: Context, line: CommandLine = readCommandLine(argv)): Promise<number> {
   const outputs = watchOutputs(ctx.io, ctx.forceExit);
   // `--version` is answered without loading commander or anything else (start-up budget).
   if (line.versionOnly) {
@@ -255,5 +252,5 @@ export async function run(argv: readonly string[]): Promise<number> {
     for (const load of [loadTransport, loadFileStore]) load().catch(() => undefined);
   };
   installProcessGuard(process, (err) => ctx.io.stderr.write(failureText(err, ctx.secrets, verbose)), ctx.forceExit);
-  return runCommandLine(line, ctx);
+  return main(argv, ctx, line);
 }
