@@ -54,7 +54,6 @@ export const CLI_WORDS: HintWords = {
   },
 };
 
-/** The hint in the command line's words. */
 export function hintOf(err: CollectionsError): string | undefined {
   return err.advice && renderHint(err.advice, CLI_WORDS);
 }

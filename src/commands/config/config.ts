@@ -16,7 +16,6 @@ import { isSecretHeaderName, maskSecret } from '../../http/redact.js';
 import { inertText } from '../../io/terminal-text.js';
 import type { Secrets } from '../../secrets.js';
 
-/** `config` alone (no action) shows every profile. */
 export type ConfigAction = 'set' | 'get' | 'unset' | 'list' | 'profiles' | 'path';
 
 export interface ConfigCommandOptions extends SettingsFlags {
@@ -27,10 +26,7 @@ export interface ConfigCommandOptions extends SettingsFlags {
   store?: ConfigStore;
 }
 
-/**
- * @throws {UsageError} (exit 2) for an invalid profile name (flag, environment or file); as
- *   {@link runConfigOverview} and {@link runConfigAction}
- */
+/** @throws as {@link profileInUse}, {@link runConfigOverview} and {@link runConfigAction} */
 export function runConfig(ctx: Context, options: ConfigCommandOptions): number | Promise<number> {
   const profile = profileInUse(options, ctx);
   const store = options.store ?? openConfigStore(ctx);

@@ -127,7 +127,6 @@ type Quota = Partial<RateLimitSnapshot> | undefined;
 /** The local-clock instant of the reset (corrected by the server's `Date`): what a person's watch shows. */
 const resetOf = (rl: Quota): number | undefined => rl?.resetLocalAt ?? rl?.resetAt;
 
-/** The quota fields of a row, from the `X-RateLimit-*` headers of one answer (seen now or cached). */
 function quotaOf(rl: Quota, now: number): QuotaFields {
   const resetAt = resetOf(rl);
   return {
@@ -202,7 +201,6 @@ type CachedRatelimitRow = Omit<RatelimitRow, 'status' | 'requestId' | 'message'>
   ageSeconds: number;
 };
 
-/** The head and the rows of cells. */
 type Table = [head: string[], cells: string[][]];
 
 /**
