@@ -2,6 +2,7 @@
  * `main(argv, ctx) → exit code`, which bin/ ends the process with ({@link exitWhenFlushed}).
  * A failure nothing else caught is one line and an exit code (README, "Exit codes"), never a stack unasked.
  */
+import type { EventEmitter } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import type { Context, FetchLike, IOStreams } from '../context.js';
 import { createSystemContext, processHolder, readPackageVersion } from '../context.js';
@@ -88,13 +89,6 @@ function watchOutputs(io: Pick<IOStreams, 'stdout' | 'stderr'>, end: (code: numb
   return watch;
 }
 
-/** A `process`, or an EventEmitter in tests. */
-export interface GuardedProcess {
-  on(event: 'uncaughtException', listener: (err: unknown) => void): unknown;
-  on(event: 'unhandledRejection', listener: (reason: unknown) => void): unknown;
-  on(event: 'SIGXFSZ', listener: () => void): unknown;
-}
-
 /**
  * An uncaught failure ends the run with its exit code (a write error's 7, a bug's 1). A broken pipe
  * is not quiet here: an EPIPE that reaches the guard came from a socket, not stdout.
@@ -102,9 +96,10 @@ export interface GuardedProcess {
  * `SIGXFSZ` (a file grew past `ulimit -f`) keeps a listener so the write fails with EFBIG (exit 7):
  * signal-exit (loaded by write-file-atomic, ora and proper-lockfile) re-raises it when its listener
  * is the only one, and the process would die of it.
+ * @param proc `process`, or an EventEmitter in tests
  * @param report writes the failure's text, key scrubbed
  */
-export function installProcessGuard(proc: GuardedProcess, report: (err: unknown) => void, end: (code: number) => void): void {
+export function installProcessGuard(proc: Pick<EventEmitter, 'on'>, report: (err: unknown) => void, end: (code: number) => void): void {
   const onFatal = (err: unknown): void => {
     void asWriteFailure(err)
       .catch(() => err)
