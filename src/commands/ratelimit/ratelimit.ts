@@ -138,12 +138,9 @@ function quotaOf(rl: Quota, now: number): QuotaFields {
 }
 
 function toRow({ result, path, endpoint }: ProbeAnswer, now: number): RatelimitRow {
-  const row: RatelimitRow = { endpoint: endpoint.key, path, status: result.status, ...quotaOf(result.rateLimit, now) };
-  if (result.requestId !== undefined) row.requestId = result.requestId;
-  if (result.serverMessage !== undefined && result.status !== 429 && (result.status < 200 || result.status > 299)) {
-    row.message = result.serverMessage;
-  }
-  return row;
+  const { status, requestId } = result;
+  const message = status !== 429 && (status < 200 || status > 299) ? result.serverMessage : undefined;
+  return { endpoint: endpoint.key, path, status, ...quotaOf(result.rateLimit, now), ...defined({ requestId, message }) };
 }
 
 const STATUS_TEXT: Readonly<Record<number, string>> = { 429: '429 limited', 404: '404 not found' };
