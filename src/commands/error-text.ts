@@ -14,13 +14,11 @@ import type { Secrets } from '../secrets.js';
  * @param options.hint `<message>; <hint>`; default true
  */
 export function errorText(err: unknown, secrets?: Pick<Secrets, 'redact'>, options: { hint?: boolean } = {}): string {
-  let text: string;
-  if (err instanceof CollectionsError) {
-    const hint = options.hint === false ? undefined : hintOf(err);
-    text = err.message + (hint ? `; ${hint}` : '');
-  } else {
-    text = `internal error, please report: ${err instanceof Error ? err.message : String(err)}`;
-  }
+  const hint = err instanceof CollectionsError && options.hint !== false ? hintOf(err) : undefined;
+  const text =
+    err instanceof CollectionsError
+      ? err.message + (hint ? `; ${hint}` : '')
+      : `internal error, please report: ${err instanceof Error ? err.message : String(err)}`;
   return (secrets ? secrets.redact(text) : text).replace(/[\r\n]+/g, ' ');
 }
 
