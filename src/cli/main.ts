@@ -96,7 +96,6 @@ function watchOutputs(io: Pick<IOStreams, 'stdout' | 'stderr'>, end: (code: numb
  * `SIGXFSZ` (a file grew past `ulimit -f`) keeps a listener so the write fails with EFBIG (exit 7):
  * signal-exit (loaded by write-file-atomic, ora and proper-lockfile) re-raises it when its listener
  * is the only one, and the process would die of it.
- * @param proc `process`, or an EventEmitter in tests
  * @param report writes the failure's text, key scrubbed
  */
 export function installProcessGuard(proc: Pick<EventEmitter, 'on'>, report: (err: unknown) => void, end: (code: number) => void): void {
@@ -124,7 +123,6 @@ async function reportErrorEvent(ctx: Context, err: unknown): Promise<void> {
 
 /**
  * @param argv without `node` and the script
- * @param line `argv` read, when {@link run} already has
  * @returns the exit code (README, "Exit codes"); never throws
  */
 export async function main(argv: readonly string[], ctx: Context, line: CommandLine = readCommandLine(argv)): Promise<number> {

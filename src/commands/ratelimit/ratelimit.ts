@@ -200,10 +200,7 @@ type CachedRatelimitRow = Omit<RatelimitRow, 'status' | 'requestId' | 'message'>
 
 type Table = [head: string[], cells: string[][]];
 
-/**
- * `rows` as JSON, else as a table to the terminal's width, else `empty` on stderr when there are no
- * rows. Every cell is made inert: origins come from the config file and values from response headers.
- */
+/** Every cell is made inert: origins come from the config file and values from response headers. */
 async function printRows(ctx: Context, json: boolean, rows: readonly object[], table: () => Table, empty?: string): Promise<number> {
   if (json) ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
   else if (rows.length === 0 && empty !== undefined) ctx.io.stderr.write(empty);

@@ -21,7 +21,6 @@ interface Tally {
   misnamed: number;
 }
 
-/** Its line on stderr; counted (exit 8). */
 function mismatch(what: string, line: string, ctx: Context, tally: Tally): void {
   tally.mismatches++;
   ctx.io.stderr.write(`collections: ${inertText(`${what}: ${line}`)}\n`);
