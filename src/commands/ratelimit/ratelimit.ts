@@ -288,12 +288,7 @@ async function showSharedBudget(settings: ResolvedSettings, json: boolean, ctx: 
   ]);
   const session = await openBudgetSession(api.budget!, ctx.env);
   const now = ctx.clock.now();
-  let windows;
-  try {
-    windows = await readSharedBudget(session, api.baseUrl.origin, api.apiKey, now);
-  } finally {
-    await session.end().catch(() => undefined);
-  }
+  const windows = await readSharedBudget(session, api.baseUrl.origin, api.apiKey, now).finally(() => session.end().catch(() => undefined));
   const rows: SharedBudgetRow[] = windows
     .sort((a, b) => a.scope.localeCompare(b.scope))
     .map((w) => ({
