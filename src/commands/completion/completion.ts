@@ -124,7 +124,6 @@ const zshText = (text: string): string =>
     .replace(/:/g, ' -')
     .replace(/['"`\\]/g, '');
 
-/** `_arguments` specs of an option. */
 function zshOption(o: Option): string[] {
   const flags = flagsOf(o);
   const value = valueOf(o);
