@@ -1,5 +1,5 @@
 /** The rate budget of one process and its stores; light on purpose: made before the CLI knows a request will be sent. */
-import { isObject } from '../json/object.js';
+import { isObject, type JsonObject } from '../json/object.js';
 
 /** What the HTTP clients of one process share: a governor pool per API and key, and the store. */
 export interface RateBudget {
@@ -137,16 +137,14 @@ export interface ApiRecord {
   pathScope: string[];
 }
 
-const finite = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-
-function windowOf(v: unknown): SharedWindow | undefined {
-  if (!isObject(v)) return undefined;
-  const w: SharedWindow = { reserved: Math.max(0, finite(v.reserved) ?? 0) };
-  for (const field of ['limit', 'remaining', 'resetAt', 'seen', 'passed'] as const) {
-    const n = finite(v[field]);
-    if (n !== undefined) w[field] = n;
+/** The finite numbers among `fields` of `v`, in their order (a store's file may have been edited). */
+export function finiteFields<K extends string>(v: JsonObject, fields: readonly K[]): { [F in K]?: number } {
+  const out: { [F in K]?: number } = {};
+  for (const field of fields) {
+    const n = v[field];
+    if (typeof n === 'number' && Number.isFinite(n)) out[field] = n;
   }
-  return w;
+  return out;
 }
 
 /** The records of every API in a store document (`{ "version": 1, "apis": { "<api>": ApiRecord } }`), copied. */
@@ -154,19 +152,36 @@ export function apisOf(doc: unknown): Record<string, unknown> {
   return isObject(doc) && isObject(doc.apis) ? { ...doc.apis } : {};
 }
 
-/** The record of `api` in a store document (empty when absent or malformed). */
-export function recordOf(doc: unknown, api: string): ApiRecord {
-  const raw = isObject(doc) && isObject(doc.apis) && Object.hasOwn(doc.apis, api) ? doc.apis[api] : undefined;
+/** An API's record as a store keeps it (empty when absent or malformed). */
+export function recordOf(raw: unknown): ApiRecord {
   const record: ApiRecord = { windows: Object.create(null) as Record<string, SharedWindow>, pathScope: [] };
   if (!isObject(raw)) return record;
   if (isObject(raw.windows)) {
-    for (const [scope, value] of Object.entries(raw.windows)) {
-      const w = windowOf(value);
-      if (w !== undefined) record.windows[scope] = w;
+    for (const [scope, v] of Object.entries(raw.windows)) {
+      if (!isObject(v)) continue;
+      const reserved = typeof v.reserved === 'number' && Number.isFinite(v.reserved) ? Math.max(0, v.reserved) : 0;
+      record.windows[scope] = { reserved, ...finiteFields(v, ['limit', 'remaining', 'resetAt', 'seen', 'passed']) };
     }
   }
   if (Array.isArray(raw.pathScope)) record.pathScope = raw.pathScope.filter((r): r is string => typeof r === 'string');
   return record;
+}
+
+export const windowIn = (record: ApiRecord, scope: string): SharedWindow | undefined =>
+  Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
+
+const countedIn = (w: SharedWindow): number => (w.limit !== undefined && w.remaining !== undefined ? w.limit - w.remaining : 0);
+
+export function addPathScope(record: ApiRecord, route: string): void {
+  if (!record.pathScope.includes(route)) record.pathScope.push(route);
+}
+
+/** Windows whose reset is older than this, ms, are dropped. */
+const KEEP_MS = 3_600_000;
+
+export function pruneWindows(record: ApiRecord, nowServerMs: number): void {
+  const oldest = nowServerMs - KEEP_MS;
+  record.windows = Object.fromEntries(Object.entries(record.windows).filter(([, w]) => w.resetAt === undefined || w.resetAt >= oldest));
 }
 
 /**
@@ -182,13 +197,13 @@ export const RESET_GUARD_MS = 100;
  * server's clock may read now; a store whose hosts' clocks and sends are far apart passes it).
  */
 export function reserveIn(record: ApiRecord, scope: string, now: number, latest?: number): SharedReservation {
-  let w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
+  let w = windowIn(record, scope);
   if (w !== undefined && w.resetAt !== undefined && now >= w.resetAt)
     w = { reserved: 0, passed: w.resetAt, ...(w.limit === undefined ? {} : { limit: w.limit }) };
   w ??= { reserved: 0 };
   record.windows[scope] = w;
-  const counted = w.limit !== undefined && w.remaining !== undefined ? w.limit - w.remaining : 0;
-  if (w.limit !== undefined && w.resetAt !== undefined && Math.max(w.reserved, counted) >= w.limit) return { granted: false, resetAt: w.resetAt };
+  if (w.limit !== undefined && w.resetAt !== undefined && Math.max(w.reserved, countedIn(w)) >= w.limit)
+    return { granted: false, resetAt: w.resetAt };
   if (w.resetAt !== undefined && latest !== undefined && latest + RESET_GUARD_MS >= w.resetAt) return { granted: false, resetAt: w.resetAt };
   w.reserved++;
   return w.resetAt === undefined ? { granted: true } : { granted: true, ticket: { resetAt: w.resetAt, seen: w.seen ?? 0 } };
@@ -199,7 +214,7 @@ export function reserveIn(record: ApiRecord, scope: string, now: number, latest?
  *   recorded before the reservation, and the request itself (`limit − remaining ≥ ticket.seen + 1`)
  */
 export function observeIn(record: ApiRecord, scope: string, seen: SharedSeen, ticket: SharedTicket | undefined): boolean {
-  const w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
+  const w = windowIn(record, scope);
   const limit = seen.limit ?? w?.limit;
   const counted = limit === undefined ? 0 : Math.max(0, limit - seen.remaining);
   const ok = seen.status === undefined || (seen.status >= 200 && seen.status < 300);
@@ -226,13 +241,12 @@ export function observeIn(record: ApiRecord, scope: string, seen: SharedSeen, ti
   if (!ok) return false;
   w.seen = (w.seen ?? 0) + 1;
   const perPath = ticket !== undefined && limit !== undefined && ticket.resetAt === seen.resetAt && counted < ticket.seen + 1;
-  if (perPath && !record.pathScope.includes(scope)) record.pathScope.push(scope);
+  if (perPath) addPathScope(record, scope);
   return perPath;
 }
 
 export function cancelIn(record: ApiRecord, scope: string, ticket: SharedTicket | undefined): void {
-  const w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
+  const w = windowIn(record, scope);
   if (w === undefined || (ticket !== undefined && w.resetAt !== ticket.resetAt)) return;
-  const counted = w.limit !== undefined && w.remaining !== undefined ? w.limit - w.remaining : 0;
-  if (w.reserved > counted) w.reserved--;
+  if (w.reserved > countedIn(w)) w.reserved--;
 }

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { lockSync } from 'proper-lockfile';
 import writeFileAtomic from 'write-file-atomic';
 import { isObject } from '../json/object.js';
-import { apisOf, cancelIn, observeIn, recordOf, reserveIn, type ApiRecord } from './budget.js';
+import { addPathScope, apisOf, cancelIn, finiteFields, observeIn, pruneWindows, recordOf, reserveIn, type ApiRecord } from './budget.js';
 import type { QuotaStore, SharedQuotaNow, SharedReservation, SharedSeen, SharedTicket } from './budget.js';
 import type { RateLimitSnapshot } from './headers.js';
 
@@ -20,8 +20,6 @@ export const SHARED_QUOTA_FILE = 'rate-budget.json';
 const STALE_MS = 2000;
 /** Pauses before each new attempt at a held lock, ms: about 100 ms in all (a holder descheduled on a loaded machine). */
 const LOCK_PAUSES_MS = [1, 2, 4, 8, 16, 32, 37];
-/** Windows whose reset is older than this, ms, are dropped. */
-const KEEP_MS = 3_600_000;
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
 
@@ -144,14 +142,12 @@ class SharedQuotaFile implements SharedQuotaNow {
   }
 
   learnPathScope(route: string): void {
-    this.update((record) => {
-      if (!record.pathScope.includes(route)) record.pathScope.push(route);
-    });
+    this.update((record) => addPathScope(record, route));
   }
 
   isPathScope(route: string): boolean {
     try {
-      return recordOf(this.file.read(), this.api).pathScope.includes(route);
+      return this.recordIn(apisOf(this.file.read())).pathScope.includes(route);
     } catch (err) {
       this.trouble('read', err);
       return false;
@@ -166,12 +162,15 @@ class SharedQuotaFile implements SharedQuotaNow {
     this.options.onTrouble?.(message);
   }
 
+  private recordIn(apis: Record<string, unknown>): ApiRecord {
+    return recordOf(Object.hasOwn(apis, this.api) ? apis[this.api] : undefined);
+  }
+
   private update<T>(change: (record: ApiRecord) => T): T | undefined {
     return this.file.update((doc) => {
-      const record = recordOf(doc, this.api);
+      const record = this.recordIn(doc.apis);
       const answer = change(record);
-      const oldest = this.lastNow - KEEP_MS;
-      record.windows = Object.fromEntries(Object.entries(record.windows).filter(([, w]) => w.resetAt === undefined || w.resetAt >= oldest));
+      pruneWindows(record, this.lastNow);
       doc.apis[this.api] = record;
       return answer;
     });
@@ -208,18 +207,12 @@ export interface LastSeenCacheOptions {
   onWriteError?: (err: unknown, path: string) => void;
 }
 
-const OPTIONAL_FIELDS = ['limit', 'remaining', 'resetAt', 'resetLocalAt'] as const;
-
 /** Its numbers in a fixed order, finite ones only (the file may have been edited). */
 function lastSeenOf(value: unknown): LastSeen | undefined {
   if (!isObject(value) || typeof value.origin !== 'string' || typeof value.endpoint !== 'string' || typeof value.observedAt !== 'number')
     return undefined;
-  const entry: LastSeen = { origin: value.origin, endpoint: value.endpoint, observedAt: value.observedAt };
-  for (const field of OPTIONAL_FIELDS) {
-    const n = value[field];
-    if (typeof n === 'number' && Number.isFinite(n)) entry[field] = n;
-  }
-  return entry;
+  const fields = finiteFields(value, ['limit', 'remaining', 'resetAt', 'resetLocalAt']);
+  return { origin: value.origin, endpoint: value.endpoint, observedAt: value.observedAt, ...fields };
 }
 
 /** Kept in the budget's file, under `lastSeen`, keyed `<origin> <endpoint>`; touches nothing until used. */

@@ -11,7 +11,8 @@
  * `onTrouble` is told once. The driver is not imported here: the caller hands a {@link BudgetSession}.
  */
 import { createHash } from 'node:crypto';
-import { cancelIn, observeIn, recordOf, reserveIn, type ApiRecord } from './budget.js';
+import { defined, isObject } from '../json/object.js';
+import { addPathScope, cancelIn, observeIn, pruneWindows, recordOf, reserveIn, windowIn, type ApiRecord } from './budget.js';
 import type { QuotaStore, SharedQuota, SharedReservation, SharedSeen, SharedTicket } from './budget.js';
 
 /** The one table; its name is fixed so every host finds it. */
@@ -29,8 +30,6 @@ export const RESERVATION_TTL_MS = 1_000;
 const PROBE_RETRY_MS = 25;
 /** Longest wait for one operation, ms: past it the database counts as gone (a stuck host holding the row lock is freed by the server's `idle_in_transaction_session_timeout`). */
 const OPERATION_TIMEOUT_MS = 5_000;
-/** Windows whose reset is older than this, ms, are dropped (as in `rate-budget.json`). */
-const KEEP_MS = 3_600_000;
 
 /** What the store needs of a `pg` client. */
 export interface BudgetSession {
@@ -82,7 +81,7 @@ async function ensureBudgetTable(session: BudgetSession): Promise<void> {
   }
 }
 
-const holdersOf = (v: unknown): Holders => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Holders) : {});
+const holdersOf = (v: unknown): Holders => (isObject(v) ? (v as Holders) : {});
 
 /**
  * Without the holders whose reservations expired, and without the scopes whose windows were
@@ -93,9 +92,8 @@ const holdersOf = (v: unknown): Holders => (v !== null && typeof v === 'object' 
 function expireHolders(record: ApiRecord, holders: Holders, now: number): Holders {
   const kept: Holders = {};
   for (const [scope, byHolder] of Object.entries(holders)) {
-    const w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
     const live = Object.entries(byHolder).filter(([, held]) => held.expiresAt > now);
-    if (w !== undefined && live.length > 0) kept[scope] = Object.fromEntries(live);
+    if (Object.hasOwn(record.windows, scope) && live.length > 0) kept[scope] = Object.fromEntries(live);
   }
   return kept;
 }
@@ -119,7 +117,7 @@ class SharedQuotaPostgres implements SharedQuota {
   reserve(scope: string, nowServerMs: number, latestServerMs = nowServerMs): Promise<SharedReservation | undefined> {
     this.lastNow = Math.max(this.lastNow, nowServerMs);
     return this.update((record, holders) => {
-      const w = Object.hasOwn(record.windows, scope) ? record.windows[scope] : undefined;
+      const w = windowIn(record, scope);
       // A window whose reset no answer has told yet is being learnt by another host's request: this
       // one waits for its answer, as one process's requests do (the hosts' requests in flight could
       // otherwise fill a new window before anyone knows it). Its own requests go on: an answer
@@ -151,9 +149,7 @@ class SharedQuotaPostgres implements SharedQuota {
 
   learnPathScope(route: string): void {
     this.pathScope.add(route);
-    void this.update((record) => {
-      if (!record.pathScope.includes(route)) record.pathScope.push(route);
-    });
+    void this.update((record) => addPathScope(record, route));
   }
 
   /** From the record read when the store opened, and what this process learnt since. */
@@ -201,12 +197,11 @@ class SharedQuotaPostgres implements SharedQuota {
     try {
       const found = await session.query(`SELECT record, holders FROM ${BUDGET_TABLE} WHERE api = $1 FOR UPDATE`, [api]);
       const row = found.rows[0];
-      const record = recordOf({ apis: { [api]: row?.record } }, api);
+      const record = recordOf(row?.record);
       const holders = expireHolders(record, holdersOf(row?.holders), this.lastNow);
       const answer = change(record, holders);
       const stored = Object.fromEntries(Object.entries(holders).filter(([, byHolder]) => Object.keys(byHolder).length > 0));
-      const oldest = this.lastNow - KEEP_MS;
-      record.windows = Object.fromEntries(Object.entries(record.windows).filter(([, w]) => w.resetAt === undefined || w.resetAt >= oldest));
+      pruneWindows(record, this.lastNow);
       await session.query(
         `INSERT INTO ${BUDGET_TABLE} (api, record, holders) VALUES ($1, $2, $3) ` +
           'ON CONFLICT (api) DO UPDATE SET record = EXCLUDED.record, holders = EXCLUDED.holders, updated_at = now()',
@@ -257,7 +252,7 @@ async function openQuota(options: PostgresStoreOptions, origin: string, keyHash:
       JSON.stringify({ windows: {}, pathScope: [] }),
     ]);
     const found = await session.query(`SELECT record FROM ${BUDGET_TABLE} WHERE api = $1`, [api]);
-    const known = recordOf({ apis: { [api]: found.rows[0]?.record } }, api).pathScope;
+    const known = recordOf(found.rows[0]?.record).pathScope;
     return new SharedQuotaPostgres(session, api, new Set(known), options);
   } catch (err) {
     await session.end().catch(() => undefined);
@@ -310,13 +305,11 @@ export async function readBudget(session: BudgetSession, origin: string, keyHash
   const found = await session.query(`SELECT record, holders FROM ${BUDGET_TABLE} WHERE api = $1`, [api]);
   const row = found.rows[0];
   if (row === undefined) return [];
-  const record = recordOf({ apis: { [api]: row.record } }, api);
+  const record = recordOf(row.record);
   const holders = expireHolders(record, holdersOf(row.holders), nowServerMs);
   return Object.entries(record.windows).map(([scope, w]) => ({
     scope,
-    ...(w.limit === undefined ? {} : { limit: w.limit }),
-    ...(w.remaining === undefined ? {} : { remaining: w.remaining }),
-    ...(w.resetAt === undefined ? {} : { resetAt: w.resetAt }),
+    ...defined({ limit: w.limit, remaining: w.remaining, resetAt: w.resetAt }),
     reserved: w.reserved,
     holders: Object.fromEntries(Object.entries(holders[scope] ?? {}).map(([h, held]) => [h, held.n])),
   }));

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { planExport } from '../../src/export/plan/plan.js';
 import type { ExportFlags } from '../../src/commands/flags.js';
 import {
+  addPathScope,
   cancelIn,
   createRateBudget,
   observeIn,
@@ -87,7 +88,7 @@ function createMemoryStore(): QuotaStore {
       const api = `${origin} ${keyHash}`;
       let record = records.get(api);
       if (record === undefined) {
-        record = recordOf(undefined, api);
+        record = recordOf(undefined);
         records.set(api, record);
       }
       const r = record;
@@ -95,9 +96,7 @@ function createMemoryStore(): QuotaStore {
         reserve: (scope, now) => reserveIn(r, scope, now),
         observe: (scope, seen, ticket) => observeIn(r, scope, seen, ticket),
         cancel: (scope, ticket) => cancelIn(r, scope, ticket),
-        learnPathScope(route) {
-          if (!r.pathScope.includes(route)) r.pathScope.push(route);
-        },
+        learnPathScope: (route) => addPathScope(r, route),
         isPathScope: (route) => r.pathScope.includes(route),
       };
     },

@@ -7,7 +7,7 @@ const R2 = R1 + 2_000;
 
 describe('shared budget records: a window learnt anew', () => {
   it('a late answer of the window just passed leaves the reservations of the new one counted', () => {
-    const record = recordOf({}, 'api');
+    const record = recordOf(undefined);
     // Window 1 learnt, spent.
     expect(reserveIn(record, SCOPE, R1 - 1_500)).toEqual({ granted: true });
     observeIn(record, SCOPE, { limit: 10, remaining: 0, resetAt: R1 }, undefined);
@@ -24,7 +24,7 @@ describe('shared budget records: a window learnt anew', () => {
   });
 
   it('an answer of a later window than the one passed is the new window', () => {
-    const record = recordOf({}, 'api');
+    const record = recordOf(undefined);
     reserveIn(record, SCOPE, R1 - 1_500);
     observeIn(record, SCOPE, { limit: 10, remaining: 9, resetAt: R1 }, undefined);
     reserveIn(record, SCOPE, R1 + 5);
@@ -36,7 +36,7 @@ describe('shared budget records: a window learnt anew', () => {
 
 describe('shared budget records: the end of a window', () => {
   it('refuses a request that could reach the server after the reset, until the reset', () => {
-    const record = recordOf({}, 'api');
+    const record = recordOf(undefined);
     reserveIn(record, SCOPE, R1 - 1_900);
     observeIn(record, SCOPE, { limit: 10, remaining: 9, resetAt: R1 }, undefined);
     // Room left, but the latest the server's clock may read is within the guard of the reset.
@@ -47,7 +47,7 @@ describe('shared budget records: the end of a window', () => {
   });
 
   it('a request reserved in one window and counted in the next is counted in the next one', () => {
-    const record = recordOf({}, 'api');
+    const record = recordOf(undefined);
     reserveIn(record, SCOPE, R1 - 1_900);
     observeIn(record, SCOPE, { limit: 10, remaining: 9, resetAt: R1 }, undefined);
     const late = reserveIn(record, SCOPE, R1 - 10);
