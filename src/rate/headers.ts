@@ -26,9 +26,13 @@ const DAYS_SHORT = 'mon|tue|wed|thu|fri|sat|sun';
 const DAYS_LONG = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday';
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const MONTH_RE = MONTHS.join('|');
-const IMF_FIXDATE = new RegExp(`^(?:${DAYS_SHORT}), (\\d{2}) (${MONTH_RE}) (\\d{4}) (\\d{2}):(\\d{2}):(\\d{2}) (?:GMT|UTC)$`, 'i');
-const RFC850_DATE = new RegExp(`^(?:${DAYS_LONG}), (\\d{2})-(${MONTH_RE})-(\\d{2}) (\\d{2}):(\\d{2}):(\\d{2}) GMT$`, 'i');
-const ASCTIME_DATE = new RegExp(`^(?:${DAYS_SHORT}) (${MONTH_RE}) ([ \\d]\\d) (\\d{2}):(\\d{2}):(\\d{2}) (\\d{4})$`, 'i');
+const TIME = '(?<h>\\d{2}):(?<m>\\d{2}):(?<s>\\d{2})';
+/** IMF-fixdate, rfc850-date (two-digit year), asctime-date. */
+const HTTP_DATES = [
+  `^(?:${DAYS_SHORT}), (?<day>\\d{2}) (?<month>${MONTH_RE}) (?<year>\\d{4}) ${TIME} (?:GMT|UTC)$`,
+  `^(?:${DAYS_LONG}), (?<day>\\d{2})-(?<month>${MONTH_RE})-(?<year>\\d{2}) ${TIME} GMT$`,
+  `^(?:${DAYS_SHORT}) (?<month>${MONTH_RE}) (?<day>[ \\d]\\d) ${TIME} (?<year>\\d{4})$`,
+].map((source) => new RegExp(source, 'i'));
 
 function utc(year: number, month: string, day: number, h: number, m: number, s: number): number | undefined {
   const mon = MONTHS.indexOf(month.toLowerCase());
@@ -45,24 +49,16 @@ function utc(year: number, month: string, day: number, h: number, m: number, s: 
 export function parseHttpDate(value: string | null | undefined, referenceMs?: number): number | undefined {
   if (value == null) return undefined;
   const v = value.trim();
-  let m = IMF_FIXDATE.exec(v);
-  if (m) return utc(Number(m[3]), m[2]!, Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6]));
-  m = RFC850_DATE.exec(v);
-  if (m) {
-    const yy = Number(m[3]);
-    let year: number;
-    if (referenceMs === undefined) {
-      year = yy < 70 ? 2000 + yy : 1900 + yy;
-    } else {
-      const ref = new Date(referenceMs).getUTCFullYear();
-      year = Math.floor(ref / 100) * 100 + yy;
-      if (year > ref + 50) year -= 100;
-    }
-    return utc(year, m[2]!, Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6]));
+  const g = HTTP_DATES.map((re) => re.exec(v)?.groups).find((groups) => groups !== undefined);
+  if (g === undefined) return undefined;
+  let year = Number(g.year);
+  if (g.year!.length === 2) {
+    // Read as in 2019, the rule gives the default: 00–69 → 20xx.
+    const ref = referenceMs === undefined ? 2019 : new Date(referenceMs).getUTCFullYear();
+    year += Math.floor(ref / 100) * 100;
+    if (year > ref + 50) year -= 100;
   }
-  m = ASCTIME_DATE.exec(v);
-  if (m) return utc(Number(m[6]), m[1]!, Number(m[2]!.trim()), Number(m[3]), Number(m[4]), Number(m[5]));
-  return undefined;
+  return utc(year, g.month!, Number(g.day!.trim()), Number(g.h), Number(g.m), Number(g.s));
 }
 
 /** A non-negative integer; a list (`5, 4`, a duplicated header) gives its smallest value, the conservative reading. */
@@ -137,15 +133,10 @@ export interface RateLimitSnapshot {
 
 /** undefined when the response had none of the three headers. */
 export function snapshotOf(rl: RateLimitHeaders, receivedAt: number, serverClock: ServerClock): RateLimitSnapshot | undefined {
-  if (rl.limit === undefined && rl.remaining === undefined && rl.resetAt === undefined) return undefined;
-  const s: RateLimitSnapshot = { observedAt: receivedAt };
-  if (rl.limit !== undefined) s.limit = rl.limit;
-  if (rl.remaining !== undefined) s.remaining = rl.remaining;
-  if (rl.resetAt !== undefined) {
-    s.resetAt = rl.resetAt;
-    s.resetLocalAt = serverClock.toLocal(rl.resetAt);
-  }
-  return s;
+  const { limit, remaining, resetAt } = rl;
+  if (limit === undefined && remaining === undefined && resetAt === undefined) return undefined;
+  const resetLocalAt = resetAt === undefined ? undefined : serverClock.toLocal(resetAt);
+  return { observedAt: receivedAt, ...defined({ limit, remaining, resetAt, resetLocalAt }) };
 }
 
 /**
