@@ -49,8 +49,8 @@ export function matchRoute(pathname: string): { route: string; perPath: boolean 
   return { route: pathname, perPath: false };
 }
 
-/** The lowest `Remaining` seen in a route's current window, and where. */
-interface Floor {
+/** A 2xx answer with a `Remaining` and a `Reset`: the lowest of a route's current window, and where. */
+interface Answer {
   path: string;
   remaining: number;
   resetAt: number;
@@ -63,34 +63,28 @@ interface RouteGroup {
   startsPerPath: boolean;
   governor: RateLimitGovernor;
   paths: Map<string, RateLimitGovernor>;
-  floor: Floor | undefined;
-  answers: Map<string, Floor>;
+  floor: Answer | undefined;
+  answers: Map<string, Answer>;
 }
 
 const MAX_ANSWERS = 64;
 
-function learnsShared(g: RouteGroup, path: string, sentAfter: number, receipt: number, obs: ResponseObservation): boolean {
-  const { remaining, resetAt } = obs.headers;
-  if (obs.status < 200 || obs.status >= 300 || remaining === undefined || resetAt === undefined) return false;
-  const first = g.answers.get(path)?.resetAt !== resetAt;
-  let shared = false;
-  if (first) {
-    for (const [other, a] of g.answers) {
-      if (other !== path && a.resetAt === resetAt && a.receipt <= sentAfter && remaining < a.remaining) shared = true;
-    }
-  }
+function learnsShared(g: RouteGroup, answer: Answer, sentAfter: number): boolean {
+  const { path, remaining, resetAt } = answer;
+  const shared =
+    g.answers.get(path)?.resetAt !== resetAt &&
+    [...g.answers.values()].some((a) => a.path !== path && a.resetAt === resetAt && a.receipt <= sentAfter && remaining < a.remaining);
   g.answers.delete(path);
-  g.answers.set(path, { path, remaining, resetAt, receipt });
+  g.answers.set(path, answer);
   if (g.answers.size > MAX_ANSWERS) g.answers.delete(g.answers.keys().next().value!);
   return shared;
 }
 
-function learnsPerPath(g: RouteGroup, path: string, sentAfter: number, receipt: number, obs: ResponseObservation): boolean {
-  const { remaining, resetAt } = obs.headers;
-  if (obs.status < 200 || obs.status >= 300 || remaining === undefined || resetAt === undefined) return false;
+function learnsPerPath(g: RouteGroup, answer: Answer, sentAfter: number): boolean {
+  const { path, remaining, resetAt } = answer;
   const f = g.floor;
   if (f !== undefined && f.resetAt === resetAt && f.path !== path && f.receipt <= sentAfter && remaining >= f.remaining) return true;
-  if (f === undefined || resetAt > f.resetAt || (resetAt === f.resetAt && remaining < f.remaining)) g.floor = { path, remaining, resetAt, receipt };
+  if (f === undefined || resetAt > f.resetAt || (resetAt === f.resetAt && remaining < f.remaining)) g.floor = answer;
   return false;
 }
 
@@ -131,21 +125,12 @@ export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
   const serverClock = createServerClock();
   const groups = new Map<string, RouteGroup>();
   let receipts = 0;
-  let quota: SharedQuota | undefined;
-  let opening: Promise<void> | undefined;
-  if (options.quota instanceof Promise) {
-    opening = options.quota.then(
-      (q) => {
-        quota = q;
-        opening = undefined;
-      },
-      () => {
-        opening = undefined;
-      },
-    );
-  } else {
-    quota = options.quota;
-  }
+  let quota = options.quota instanceof Promise ? undefined : options.quota;
+  const open = async (pending: Promise<SharedQuota | undefined>): Promise<void> => {
+    quota = await pending.catch(() => undefined);
+    opening = undefined;
+  };
+  let opening = options.quota instanceof Promise ? open(options.quota) : undefined;
   const sharing = options.quota !== undefined;
   const make = (scope: string, onPerPath?: () => void): RateLimitGovernor =>
     createRateLimitGovernor({
@@ -185,9 +170,12 @@ export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
     learn(url, sentAfter, obs) {
       const receipt = ++receipts;
       const g = groupOf(url);
+      const { remaining, resetAt } = obs.headers;
+      if (obs.status < 200 || obs.status >= 300 || remaining === undefined || resetAt === undefined) return;
+      const answer = { path: url.pathname, remaining, resetAt, receipt };
       if (g.startsPerPath) {
-        if (g.perPath && learnsShared(g, url.pathname, sentAfter, receipt, obs)) g.perPath = false;
-      } else if (!g.perPath && learnsPerPath(g, url.pathname, sentAfter, receipt, obs)) {
+        if (g.perPath && learnsShared(g, answer, sentAfter)) g.perPath = false;
+      } else if (!g.perPath && learnsPerPath(g, answer, sentAfter)) {
         g.perPath = true;
         quota?.learnPathScope(g.route);
       }
