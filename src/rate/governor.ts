@@ -1,8 +1,9 @@
 /** One endpoint's window: a request goes out only when the window has room for it, counting those in flight. */
 import { RateLimitError } from '../errors.js';
+import { defined } from '../json/object.js';
 import { abortReason, type Clock } from '../time/clock.js';
 import type { ServerClock } from './headers.js';
-import type { SharedQuota, SharedReservation, SharedTicket } from './budget.js';
+import type { SharedQuota, SharedReservation } from './budget.js';
 import { decideWait, describeTooLong, type ReceivedResponse } from './wait.js';
 
 /** Below this uncertainty of the server clock's offset, ms, the governor stops probing it. */
@@ -171,7 +172,7 @@ function sharedMargin(limit: number): number {
   return Math.max(64, limit / 4);
 }
 
-type Reservation = { ticket?: SharedTicket };
+type Reservation = Extract<SharedReservation, { granted: true }>;
 
 /**
  * `until`: local ms to wait for the shared window's reset; `retryMs`: ask again that much later, a
@@ -283,37 +284,30 @@ class Governor {
   private grant(afterWait: boolean, reservation?: Reservation): Permit {
     this.inFlight++;
     this.window.take();
-    const ticket = reservation?.ticket;
     let released = false;
-    return {
-      afterWait,
-      cancel: () => {
-        if (released) return;
-        released = true;
-        this.inFlight--;
+    const end = (sent: boolean, obs?: ResponseObservation): void => {
+      if (released) return;
+      released = true;
+      this.inFlight--;
+      if (!sent) {
         this.window.untake();
-        if (reservation !== undefined) this.options.shared?.quota()?.cancel(this.options.shared.scope, ticket);
-        this.notify();
-      },
-      release: (obs) => {
-        if (released) return;
-        released = true;
-        this.inFlight--;
-        if (obs !== undefined) {
-          if (obs.status === 429 && afterWait) this.options.serverClock.noteRoundedDown();
-          this.window.observe(obs, this.inFlight);
-          this.share(obs, reservation);
-        } else if (reservation !== undefined) this.tellEnd(ticket);
-        this.notify();
-      },
+        this.giveBack(reservation);
+      } else if (obs !== undefined) {
+        if (obs.status === 429 && afterWait) this.options.serverClock.noteRoundedDown();
+        this.window.observe(obs, this.inFlight);
+        this.share(obs, reservation);
+      } else this.giveBack(reservation, true);
+      this.notify();
     };
+    return { afterWait, cancel: () => end(false), release: (obs) => end(true, obs) };
   }
 
-  /** A reservation ended without an answer to tell, to a store that holds the others while it is out. */
-  private tellEnd(ticket: SharedTicket | undefined): void {
+  /** Gives a reservation back to the shared quota; `unanswered` (sent, no answer to tell): only to a store that holds the others while it is out. */
+  private giveBack(reservation: Reservation | undefined, unanswered = false): void {
     const { shared } = this.options;
     const quota = shared?.quota();
-    if (shared !== undefined && quota?.holdsUntilTold === true) quota.cancel(shared.scope, ticket);
+    if (reservation !== undefined && quota !== undefined && (!unanswered || quota.holdsUntilTold === true))
+      quota.cancel(shared!.scope, reservation.ticket);
   }
 
   /** A store that {@link SharedQuota.holdsUntilTold} hears every reserved request's answer, whatever room the window has. */
@@ -324,7 +318,7 @@ class Governor {
     const h = obs.headers;
     const remaining = obs.status === 429 ? 0 : h.remaining;
     if (remaining === undefined || h.resetAt === undefined) {
-      if (reservation !== undefined) this.tellEnd(reservation.ticket);
+      this.giveBack(reservation, true);
       return;
     }
     const told = reservation !== undefined && quota.holdsUntilTold === true;
@@ -350,7 +344,7 @@ class Governor {
     if (h?.limit !== undefined && h.remaining !== undefined && h.remaining - this.inFlight > sharedMargin(h.limit)) return {};
     const toHold = (answer: SharedReservation | undefined): SharedHold => {
       if (answer === undefined) return {};
-      if (answer.granted) return { reservation: answer.ticket === undefined ? {} : { ticket: answer.ticket } };
+      if (answer.granted) return { reservation: answer };
       if (answer.retryMs !== undefined) return { retryMs: answer.retryMs };
       const until = serverClock.toLocal(answer.resetAt) + serverClock.marginMs;
       return until > now ? { until } : {};
@@ -375,7 +369,7 @@ class Governor {
       this.reserving = undefined;
     }
     if (this.window.free(this.inFlight) && signal?.aborted !== true && this.blockedUntil <= this.options.clock.now()) return hold;
-    if (hold.reservation !== undefined) this.options.shared?.quota()?.cancel(this.options.shared.scope, hold.reservation.ticket);
+    this.giveBack(hold.reservation);
     return undefined;
   }
 
@@ -431,11 +425,7 @@ class Governor {
       const message = `the rate limit of ${this.options.name ?? 'this endpoint'} resets in ${describeTooLong(ms, caller.maxWaitMs)}`;
       throw new RateLimitError(message, until, { hint: 'raise --max-wait, or run again after the reset' });
     }
-    const wait: GovernorWait = { reason: 'pacing', ms, until };
-    if (this.window.limit !== undefined) wait.limit = this.window.limit;
-    const remaining = this.window.last?.headers.remaining;
-    if (remaining !== undefined) wait.remaining = remaining;
-    this.report(caller, wait);
+    this.report(caller, { reason: 'pacing', ms, until, ...defined({ limit: this.window.limit, remaining: this.window.last?.headers.remaining }) });
     await this.sleepReported(caller, ms, until, signal);
   }
 
