@@ -39,12 +39,8 @@ export function createRateBudget(options: RateBudgetOptions = {}): RateBudget {
       ? {}
       : {
           remote: (url: string): QuotaStore => {
-            let store = remotes.get(url);
-            if (store === undefined) {
-              store = remote(url);
-              remotes.set(url, store);
-            }
-            return store;
+            if (!remotes.has(url)) remotes.set(url, remote(url));
+            return remotes.get(url)!;
           },
         }),
   };

@@ -114,12 +114,11 @@ export function decideWait(request: WaitRequest): WaitDecision {
     const reason = retryAfterMs !== undefined && retryAfterMs > backoff ? 'retry-after' : 'backoff';
     return { reason, until: now + ms, ms, neededMs: retryAfterMs ?? 0, tooLong: false };
   }
-  const { response } = request;
-  const plan = waitEnd(request);
-  const ms = Math.max(0, plan.until - now);
-  if (request.kind === 'pacing') return { reason: 'pacing', until: plan.until, ms, neededMs: ms, tooLong: ms > 0 && ms > maxWaitMs };
-  const neededMs = plan.until - response.receivedAt;
-  return { reason: plan.reason, until: plan.until, ms, neededMs, tooLong: neededMs > maxWaitMs };
+  const { reason, until } = waitEnd(request);
+  const ms = Math.max(0, until - now);
+  // A 429's wait ends at least its floor after its arrival: never 0.
+  const neededMs = request.kind === 'pacing' ? ms : until - request.response.receivedAt;
+  return { reason, until, ms, neededMs, tooLong: neededMs > 0 && neededMs > maxWaitMs };
 }
 
 /** `<n> s, longer than the longest wait allowed (<m> s)`: the end of a "wait too long" message. */
