@@ -114,12 +114,6 @@ export interface SharedQuota {
   readonly holdsUntilTold?: boolean;
 }
 
-/** A quota that answers at once (the file store): the governors never wait for it. */
-export interface SharedQuotaNow extends SharedQuota {
-  reserve(scope: string, nowServerMs: number): SharedReservation | undefined;
-  observe(scope: string, seen: SharedSeen, ticket?: SharedTicket): boolean;
-}
-
 export interface QuotaStore {
   /** `keyHash` is the key's SHA-256 hex, never the key; undefined: not shared. Must not throw nor reject. */
   open(origin: string, keyHash: string): SharedQuota | Promise<SharedQuota | undefined> | undefined;

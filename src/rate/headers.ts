@@ -27,7 +27,6 @@ const DAYS_LONG = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday';
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const MONTH_RE = MONTHS.join('|');
 const TIME = '(?<h>\\d{2}):(?<m>\\d{2}):(?<s>\\d{2})';
-/** IMF-fixdate, rfc850-date (two-digit year), asctime-date. */
 const HTTP_DATES = [
   `^(?:${DAYS_SHORT}), (?<day>\\d{2}) (?<month>${MONTH_RE}) (?<year>\\d{4}) ${TIME} (?:GMT|UTC)$`,
   `^(?:${DAYS_LONG}), (?<day>\\d{2})-(?<month>${MONTH_RE})-(?<year>\\d{2}) ${TIME} GMT$`,

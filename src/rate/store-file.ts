@@ -11,7 +11,7 @@ import { lockSync } from 'proper-lockfile';
 import writeFileAtomic from 'write-file-atomic';
 import { isObject } from '../json/object.js';
 import { addPathScope, apisOf, cancelIn, finiteFields, observeIn, pruneWindows, recordOf, reserveIn, type ApiRecord } from './budget.js';
-import type { QuotaStore, SharedQuotaNow, SharedReservation, SharedSeen, SharedTicket } from './budget.js';
+import type { QuotaStore, SharedQuota, SharedReservation, SharedSeen, SharedTicket } from './budget.js';
 import type { RateLimitSnapshot } from './headers.js';
 
 export const SHARED_QUOTA_FILE = 'rate-budget.json';
@@ -107,25 +107,24 @@ class BudgetFile {
   }
 }
 
-export interface SharedQuotaFileOptions {
+export interface FileStoreOptions {
   cacheDir: string;
-  origin: string;
-  /** SHA-256 of the API key, hex: records never hold the key. */
-  keyHash: string;
   /** Must not throw. */
   onTrouble?: (message: string) => void;
 }
 
-class SharedQuotaFile implements SharedQuotaNow {
+export class SharedQuotaFile implements SharedQuota {
   private readonly file: BudgetFile;
-  private readonly api: string;
   private readonly told = new Set<string>();
   /** The latest server time a reservation gave, ms: prunes old windows. */
   private lastNow = 0;
 
-  constructor(private readonly options: SharedQuotaFileOptions) {
+  /** `api`: `<origin> <key hash>`, never the key. */
+  constructor(
+    private readonly options: FileStoreOptions,
+    private readonly api: string,
+  ) {
     this.file = new BudgetFile(join(options.cacheDir, SHARED_QUOTA_FILE), (what, err) => this.trouble(what, err));
-    this.api = `${options.origin} ${options.keyHash}`;
   }
 
   reserve(scope: string, nowServerMs: number): SharedReservation | undefined {
@@ -177,11 +176,9 @@ class SharedQuotaFile implements SharedQuotaNow {
   }
 }
 
-export type FileStoreOptions = Omit<SharedQuotaFileOptions, 'origin' | 'keyHash'>;
-
 /** Its quotas touch nothing until used. */
 export function createFileStore(options: FileStoreOptions): QuotaStore {
-  return { open: (origin, keyHash) => new SharedQuotaFile({ ...options, origin, keyHash }) };
+  return { open: (origin, keyHash) => new SharedQuotaFile(options, `${origin} ${keyHash}`) };
 }
 
 /** The rate-limit headers last seen on an endpoint of an origin, for `ratelimit --cached`; never the key. */
@@ -207,7 +204,6 @@ export interface LastSeenCacheOptions {
   onWriteError?: (err: unknown, path: string) => void;
 }
 
-/** Its numbers in a fixed order, finite ones only (the file may have been edited). */
 function lastSeenOf(value: unknown): LastSeen | undefined {
   if (!isObject(value) || typeof value.origin !== 'string' || typeof value.endpoint !== 'string' || typeof value.observedAt !== 'number')
     return undefined;

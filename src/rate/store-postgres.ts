@@ -68,7 +68,6 @@ const CREATE_TABLE =
 /** Serialises the CREATE of two hosts starting together (CREATE TABLE IF NOT EXISTS alone can fail with a duplicate type). */
 const CREATE_LOCK = 0x636f6c6c; // "coll"
 
-/** The table exists afterwards, whoever made it. */
 async function ensureBudgetTable(session: BudgetSession): Promise<void> {
   await session.query('BEGIN');
   try {
@@ -231,7 +230,6 @@ function reasonOf(err: unknown): string {
   return err instanceof Error ? err.message.replace(/[\r\n]+/g, ' ').slice(0, 200) : 'error';
 }
 
-/** @throws a timeout error when `promise` takes longer than `ms` */
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {

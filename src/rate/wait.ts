@@ -116,7 +116,6 @@ export function decideWait(request: WaitRequest): WaitDecision {
   }
   const { reason, until } = waitEnd(request);
   const ms = Math.max(0, until - now);
-  // A 429's wait ends at least its floor after its arrival: never 0.
   const neededMs = request.kind === 'pacing' ? ms : until - request.response.receivedAt;
   return { reason, until, ms, neededMs, tooLong: neededMs > 0 && neededMs > maxWaitMs };
 }

@@ -5,11 +5,16 @@
  */
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { SharedQuotaNow } from '../../../src/rate/budget.js';
-import { SHARED_QUOTA_FILE, createFileStore, createLastSeenCache, type FileStoreOptions } from '../../../src/rate/store-file.js';
+import {
+  SHARED_QUOTA_FILE,
+  createFileStore,
+  createLastSeenCache,
+  type FileStoreOptions,
+  type SharedQuotaFile,
+} from '../../../src/rate/store-file.js';
 
-const createSharedQuotaFile = ({ origin, keyHash, ...options }: FileStoreOptions & { origin: string; keyHash: string }): SharedQuotaNow =>
-  createFileStore(options).open(origin, keyHash) as SharedQuotaNow;
+const createSharedQuotaFile = ({ origin, keyHash, ...options }: FileStoreOptions & { origin: string; keyHash: string }): SharedQuotaFile =>
+  createFileStore(options).open(origin, keyHash) as SharedQuotaFile;
 import { keyHashOf } from '../../../src/rate/pool.js';
 import { CANARY, tempDir, useTempDir } from '../../helpers/world.js';
 
