@@ -18,7 +18,6 @@ export interface RateBudget {
 
 export interface RateBudgetOptions {
   store?: QuotaStore;
-  /** Called once per URL: the budget keeps the store it makes. */
   remote?: (url: string) => QuotaStore;
 }
 

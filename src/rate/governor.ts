@@ -24,7 +24,6 @@ export interface ResponseObservation extends ReceivedResponse {
  */
 export class QuotaWindow {
   limit: number | undefined;
-  /** Net of the requests in flight; undefined: unknown (one at a time). */
   available: number | undefined;
   /** server ms */
   resetAt: number | undefined;
@@ -418,7 +417,6 @@ class Governor {
     }
   }
 
-  /** @throws {RateLimitError} when the wait would exceed the caller's `maxWaitMs` */
   private async sleepUntil(caller: Caller, now: number, until: number, signal: AbortSignal | undefined): Promise<void> {
     const ms = until - now;
     if (ms > caller.maxWaitMs) {

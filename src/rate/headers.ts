@@ -171,7 +171,6 @@ export function serverToLocal(serverMs: number, offset: ClockOffset | undefined)
 /** Added to every wait, ms, once a request sent right after a wait still got a 429: the server rounds its reset down. */
 const ROUNDING_MARGIN_MS = 1000;
 
-/** Shared by all governors of one pool. */
 export interface ServerClock {
   /** undefined before the first `Date` */
   readonly offset: ClockOffset | undefined;

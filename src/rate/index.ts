@@ -8,7 +8,7 @@ import type { Clock } from '../time/clock.js';
 import type { RateBudget } from './budget.js';
 import type { AcquireOptions, GovernorWait, Permit } from './governor.js';
 import { parseRateLimitHeaders, type HeaderSource, type RateLimitHeaders, type ServerClock } from './headers.js';
-import { keyHashOf, poolFor, type GovernorPool } from './pool.js';
+import { createGovernorPool, keyHashOf, type GovernorPool } from './pool.js';
 
 export type { RateBudget } from './budget.js';
 export type { BudgetSession, BudgetWindowView } from './store-postgres.js';
@@ -41,7 +41,6 @@ export interface BudgetPermit extends Permit {
 export type ReserveOptions = Omit<AcquireOptions, 'maxWaitMs' | 'onWait'>;
 
 export interface ClientBudget {
-  /** Shared by the clients of its pool. */
   readonly serverClock: ServerClock;
   /**
    * Waits until a request to `url` may be sent, then reserves it in its endpoint's window.
@@ -49,7 +48,6 @@ export interface ClientBudget {
    * @throws the signal's reason when aborted
    */
   reserve(url: URL, options?: ReserveOptions): Promise<BudgetPermit>;
-  /** Holds every request to the endpoint of `url` until `localMs`. */
   holdUntil(url: URL, localMs: number): void;
 }
 
@@ -94,10 +92,17 @@ export interface ClientBudgetOptions extends ClientPacing {
   budgetUrl?: string;
 }
 
-/** The clients of one budget, origin, key (and `--budget`) share one pool; without a budget, a pool of this client alone. */
+/** The clients of one budget, origin, key and `--budget` (its database's store, not the host's) share one pool; without a budget, each has its own. */
 export function clientBudgetOf(budget: RateBudget | undefined, options: ClientBudgetOptions): ClientBudget {
-  const { origin, apiKey, clock, maxWaitMs, onWait, budgetUrl } = options;
-  return createClientBudget(poolFor(budget, origin, apiKey, clock, budgetUrl), { maxWaitMs, onWait });
+  const { origin, apiKey, clock, budgetUrl } = options;
+  if (budget === undefined) return createClientBudget(createGovernorPool({ clock }), options);
+  const keyHash = keyHashOf(apiKey);
+  const name = budgetUrl === undefined ? `governors ${origin} ${keyHash}` : `governors ${origin} ${keyHash} ${budgetUrl}`;
+  const pool = budget.share(name, () => {
+    const quota = (budgetUrl === undefined ? budget.store : budget.remote?.(budgetUrl))?.open(origin, keyHash);
+    return createGovernorPool({ clock, ...(quota === undefined ? {} : { quota }) });
+  });
+  return createClientBudget(pool, options);
 }
 
 /** The client's `wait` event; the ledger passes every other event on untouched. */

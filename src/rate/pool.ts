@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { ENDPOINTS, PATH_FAMILY } from '../endpoints.js';
 import type { Clock } from '../time/clock.js';
-import type { RateBudget, SharedQuota } from './budget.js';
+import type { SharedQuota } from './budget.js';
 import { createRateLimitGovernor, type RateLimitGovernor, type ResponseObservation } from './governor.js';
 import { createServerClock, type ServerClock } from './headers.js';
 
@@ -186,16 +186,4 @@ export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
 /** How shared state names a key without holding it. */
 export function keyHashOf(apiKey: string): string {
   return createHash('sha256').update(apiKey, 'utf8').digest('hex');
-}
-
-/** @param budgetUrl a `--budget` database: its store instead of the host's (pools of another URL or none are apart) */
-export function poolFor(budget: RateBudget | undefined, origin: string, apiKey: string, clock: Clock, budgetUrl?: string): GovernorPool {
-  if (budget === undefined) return createGovernorPool({ clock });
-  const keyHash = keyHashOf(apiKey);
-  const name = budgetUrl === undefined ? `governors ${origin} ${keyHash}` : `governors ${origin} ${keyHash} ${budgetUrl}`;
-  return budget.share(name, () => {
-    const store = budgetUrl === undefined ? budget.store : budget.remote?.(budgetUrl);
-    const quota = store?.open(origin, keyHash);
-    return createGovernorPool({ clock, ...(quota === undefined ? {} : { quota }) });
-  });
 }

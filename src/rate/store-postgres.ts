@@ -156,7 +156,6 @@ class SharedQuotaPostgres implements SharedQuota {
     return this.pathScope.has(route);
   }
 
-  /** Settles once the operations asked so far are done; never rejects (each is bounded by {@link OPERATION_TIMEOUT_MS}). */
   settle(): Promise<void> {
     return this.queue.then(() => undefined);
   }
@@ -239,7 +238,6 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Opens the API's row (made when missing) and reads the routes known to be counted per path. */
 async function openQuota(options: PostgresStoreOptions, origin: string, keyHash: string): Promise<SharedQuotaPostgres> {
   const session = await options.connect();
   try {

@@ -4,10 +4,10 @@
  * (rate/index.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { createRateBudget, type SharedQuota } from '../../../src/rate/budget.js';
-import { createClientBudget } from '../../../src/rate/index.js';
+import { createRateBudget, type RateBudget, type SharedQuota } from '../../../src/rate/budget.js';
+import { clientBudgetOf, createClientBudget } from '../../../src/rate/index.js';
 import type { GovernorWait, ResponseObservation } from '../../../src/rate/governor.js';
-import { createGovernorPool, keyHashOf, matchRoute, poolFor } from '../../../src/rate/pool.js';
+import { createGovernorPool, keyHashOf, matchRoute } from '../../../src/rate/pool.js';
 
 const routeOf = (pathname: string): string => matchRoute(pathname).route;
 import { createVirtualClock } from '../../helpers/virtual-clock.js';
@@ -173,11 +173,14 @@ describe('governor pool', () => {
   it('is shared by the clients of one budget, origin and key, and by no others', () => {
     const clock = createVirtualClock(T);
     const budget = createRateBudget();
-    const pool = poolFor(budget, 'http://api.test', 'k1', clock);
-    expect(poolFor(budget, 'http://api.test', 'k1', clock)).toBe(pool);
-    expect(poolFor(budget, 'http://api.test', 'k2', clock)).not.toBe(pool);
-    expect(poolFor(budget, 'http://other.test', 'k1', clock)).not.toBe(pool);
-    expect(poolFor(undefined, 'http://api.test', 'k1', clock)).not.toBe(pool);
+    // A pool's server clock is its own.
+    const poolOf = (b: RateBudget | undefined, origin: string, apiKey: string) =>
+      clientBudgetOf(b, { origin, apiKey, clock, maxWaitMs: Infinity, onWait: () => undefined }).serverClock;
+    const pool = poolOf(budget, 'http://api.test', 'k1');
+    expect(poolOf(budget, 'http://api.test', 'k1')).toBe(pool);
+    expect(poolOf(budget, 'http://api.test', 'k2')).not.toBe(pool);
+    expect(poolOf(budget, 'http://other.test', 'k1')).not.toBe(pool);
+    expect(poolOf(undefined, 'http://api.test', 'k1')).not.toBe(pool);
     expect(keyHashOf('k1')).toMatch(/^[0-9a-f]{64}$/);
   });
 });
