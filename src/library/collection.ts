@@ -9,6 +9,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { planHttp, planPages, planTarget } from '../export/plan/parts.js';
 import { optionNamer } from '../config/flags.js';
 import { createClient, type Client, type RateLimitSnapshot } from '../http/client.js';
+import { mergeHeaders } from '../http/request-headers.js';
 import type { PagesPlan } from '../export/run/plan.js';
 import { pageSteps, remaining } from '../export/run/page-loop.js';
 import type { PageStep } from '../pagination/paginate.js';
@@ -122,7 +123,7 @@ function openWalk(path: string, options: CollectionOptions): Walk {
     ...http,
     fetch: transportOf(options),
     clock: options.clock ?? systemClock,
-    headers: { 'User-Agent': userAgent(), ...http.headers },
+    headers: mergeHeaders([['User-Agent', userAgent()]], Object.entries(http.headers ?? {})),
     signal: stopper.signal,
     budget: budgetOf(options),
     ...(http.budget === undefined ? {} : { budgetUrl: http.budget }),

@@ -59,6 +59,18 @@ describe('collection()', () => {
     expect(world.sandbox.requests().map((r) => r.url)[1]).toMatch(/id%5Blt%5D=|id\[lt\]=/);
   });
 
+  it("sends User-Agent: collections/<version>, which a caller's user-agent header replaces in any case, as -H does", async () => {
+    const world = createWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 3 } });
+    const headers: Array<Record<string, string>> = [];
+    const { options } = wired(world, undefined, headers);
+    await all(collection(pathOf(world), options));
+    expect(headers[0]!['User-Agent']).toMatch(/^collections\/\d+\.\d+\.\d+/);
+    headers.length = 0;
+    await all(collection(pathOf(world), { ...options, headers: { 'user-agent': 'my-app/2' } }));
+    const sent = Object.entries(headers[0]!).filter(([name]) => name.toLowerCase() === 'user-agent');
+    expect(sent).toEqual([['user-agent', 'my-app/2']]);
+  });
+
   it('keeps a 64-bit number exactly: a JsonNumber, and the item’s source text as the server wrote it', async () => {
     const world = createWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 3 } });
     const bodies: string[] = [];
