@@ -13,12 +13,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/http/client.js';
-import { serverModePages } from '../../src/pagination/modes.js';
 import { paginate, type PageStep } from '../../src/pagination/paginate.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
 import { createSandboxFetch } from '../../src/sandbox/fetch.js';
 import type { FaultRule } from '../../src/sandbox/faults.js';
 import { createVirtualClock } from '../helpers/virtual-clock.js';
+import { offsetPages } from '../helpers/pages.js';
 import { seededRandom } from '../helpers/world.js';
 import { report } from './harness.js';
 import { textOfBytes } from '../../src/json/members.js';
@@ -177,20 +177,7 @@ describe('pagination engine properties', () => {
           fc.asyncProperty(scenarioArb, fc.integer({ min: 1, max: 4 }), async (s, concurrency) => {
             const { client, baseUrl, start, initial, fetch } = setup(s);
             start.searchParams.set('page', '1');
-            const offset = (): AsyncGenerator<PageStep, void, void> =>
-              serverModePages({
-                client,
-                baseUrl,
-                start,
-                mode: 'offset',
-                headers: { offset: {}, cursor: {} },
-                concurrency,
-                wanted: () => Number.POSITIVE_INFINITY,
-                onChange: (change) => {
-                  throw new Error(`the pages changed mode: ${JSON.stringify(change)}`);
-                },
-              });
-            const steps = concurrency === 1 ? paginate({ client, baseUrl, start }) : offset();
+            const steps = concurrency === 1 ? paginate({ client, baseUrl, start }) : offsetPages(client, baseUrl, start, concurrency);
             const ids = await collect(steps);
             expect(ids).toEqual(initial);
             expect(fetch.foreignRequests).toEqual([]);

@@ -4,10 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createClient, type Client, type ClientEvent } from '../../src/http/client.js';
-import { serverModePages } from '../../src/pagination/modes.js';
 import type { PageStep } from '../../src/pagination/paginate.js';
 import { createVirtualClock } from '../helpers/virtual-clock.js';
 import { createFakeApi, type FakeApi } from '../helpers/fake-api.js';
+import { offsetPages as pagesFrom } from '../helpers/pages.js';
 import { ApiUnavailableError } from '../../src/errors.js';
 
 const BASE = 'http://api.test';
@@ -38,18 +38,7 @@ async function collect(gen: AsyncGenerator<PageStep, void, void>): Promise<PageS
 
 /** Offset pages as an export asks for them (`serverModePages`, offset mode, `concurrency` > 1). */
 function offsetPages(client: Client, start: string, concurrency: number): AsyncGenerator<PageStep, void, void> {
-  return serverModePages({
-    client,
-    baseUrl: new URL(BASE),
-    start: new URL(start, BASE),
-    mode: 'offset',
-    headers: { offset: {}, cursor: {} },
-    concurrency,
-    wanted: () => Number.POSITIVE_INFINITY,
-    onChange: (change) => {
-      throw new Error(`the pages changed mode: ${JSON.stringify(change)}`);
-    },
-  });
+  return pagesFrom(client, new URL(BASE), new URL(start, BASE), concurrency);
 }
 
 const ids = (steps: PageStep[]): string[] => steps.flatMap((s) => s.page.members.values().map((m) => (m as { id: string }).id));
