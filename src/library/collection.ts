@@ -54,13 +54,40 @@ export interface CollectionPage<T = JsonValue> {
   readonly rateLimit: RateLimitSnapshot | undefined;
 }
 
-/** Where an item handed over came from: its page's members and its place there. */
-interface ItemSource {
-  readonly members: Members;
-  readonly index: number;
+/** Returns its argument: a class extending it stamps its private fields on that object (ES2022 class fields, return override). */
+// eslint-disable-next-line @typescript-eslint/no-extraneous-class -- the constructor's return is the point
+class Returns {
+  constructor(item: object) {
+    return item;
+  }
 }
 
-const sources = new WeakMap<object, ItemSource>();
+/**
+ * Where an item handed over came from (its page's members and its place there), stamped on the item
+ * as private fields: invisible to every reader of it (keys, `JSON.stringify`, `structuredClone`,
+ * `util.inspect`), and cheaper than a `WeakMap` entry per item, whose ephemerons the garbage
+ * collector walks (test/bench/results.md, «Item sources stamped, not in a WeakMap»).
+ */
+class ItemSource extends Returns {
+  readonly #members: Members;
+  readonly #index: number;
+
+  private constructor(item: object, members: Members, index: number) {
+    super(item);
+    this.#members = members;
+    this.#index = index;
+  }
+
+  /** An item that is not an object or array has no identity: nothing to stamp. */
+  static stamp(item: unknown, members: Members, index: number): void {
+    if (typeof item === 'object' && item !== null && !(#members in item)) new ItemSource(item, members, index);
+  }
+
+  static textOf(item: unknown): string | undefined {
+    if (typeof item !== 'object' || item === null || !(#members in item)) return undefined;
+    return textOfBytes(item.#members.texts()[item.#index]!);
+  }
+}
 
 /**
  * The exact JSON text of an item that {@link collection} or {@link collectionPages} handed over,
@@ -70,9 +97,9 @@ const sources = new WeakMap<object, ItemSource>();
  *   not an object or array has no identity: read it from {@link CollectionPage.texts})
  */
 export function sourceText(item: unknown): string {
-  const source = typeof item === 'object' && item !== null ? sources.get(item) : undefined;
-  if (source === undefined) throw new TypeError('sourceText() takes an item (an object or array) handed over by collection() or collectionPages()');
-  return textOfBytes(source.members.texts()[source.index]!);
+  const text = ItemSource.textOf(item);
+  if (text === undefined) throw new TypeError('sourceText() takes an item (an object or array) handed over by collection() or collectionPages()');
+  return text;
 }
 
 /** A page step as a {@link CollectionPage}, its items cut to `members`. */
@@ -86,9 +113,7 @@ function pageOf<T>(step: PageStep, members: Members): CollectionPage<T> {
     get items() {
       if (items !== undefined) return items;
       const values = members.values();
-      values.forEach((value, index) => {
-        if (typeof value === 'object' && value !== null) sources.set(value, { members, index });
-      });
+      values.forEach((value, index) => ItemSource.stamp(value, members, index));
       return (items = values as readonly T[]);
     },
     texts: () => (texts ??= members.texts().map(textOfBytes)),
@@ -201,7 +226,7 @@ async function* walkItems<T>(pages: AsyncGenerator<Members, void, undefined>, st
     for (let index = 0; index < members.length; index++) {
       if (stopper.signal.aborted) stopper.throwIfStopped();
       const item = members.value(index);
-      if (typeof item === 'object' && item !== null) sources.set(item, { members, index });
+      ItemSource.stamp(item, members, index);
       yield item as T;
     }
   }

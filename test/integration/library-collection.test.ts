@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 /**
  * The library's `collection()` and `collectionPages()` (src/index.ts) against the in-process
  * sandbox on a virtual clock: offset and cursor mode, exact item texts, abort, events and waits,
@@ -88,6 +89,25 @@ describe('collection()', () => {
     expect(bodies[0]).toContain(text);
     expect(JSON.stringify(item)).toContain(`"satFolio":"${literal}"`);
     expect(() => sourceText({ id: 'x' })).toThrow(TypeError);
+  });
+
+  it('leaves no trace of sourceText() on an item: its keys, clone and inspection are what JSON.parse gives', async () => {
+    const world = createWorld({ sizes: { taxpayers: 1, invoicesPerTaxpayer: 3 } });
+    const { options } = wired(world);
+    const items = await all(collection(pathOf(world), options));
+    const pages = await all(collectionPages(pathOf(world), options));
+    for (const item of [...items, ...pages[0]!.items]) {
+      const plain = JSON.parse(sourceText(item)) as object;
+      expect(Reflect.ownKeys(item as object)).toEqual(Reflect.ownKeys(plain));
+      expect(Object.getOwnPropertySymbols(item)).toEqual([]);
+      expect(Object.isExtensible(item)).toBe(true);
+      expect(Object.getPrototypeOf(item)).toBe(Object.prototype);
+      expect(Reflect.ownKeys(structuredClone(item))).toEqual(Reflect.ownKeys(plain));
+      expect(() => sourceText(structuredClone(item))).toThrow(TypeError);
+      expect(inspect(item, { depth: 0 })).toBe(inspect({ ...(item as object) }, { depth: 0 }));
+    }
+    // Read twice, a page's items are the same objects, and each still tells its own text.
+    expect(pages[0]!.items.map(sourceText)).toEqual(pages[0]!.texts());
   });
 
   it('stops at exactly maxItems, asking for no page past them', async () => {
