@@ -20,10 +20,8 @@ export type FlagValueSpec =
 
 /** A flag that a profile can store a default for. */
 export interface FlagConfigSpec {
-  /** `collections config set KEY VALUE`. */
+  /** `collections config set KEY VALUE`; its field of {@link ExportDefaults} is the row's option name. */
   readonly key: string;
-  /** Its field of {@link ExportDefaults}. */
-  readonly setting: string;
   /** Its place in `config list`, the config help and the "known keys" hint. */
   readonly listOrder: number;
 }
@@ -77,7 +75,7 @@ const FLAG_TABLE = {
     value: { kind: 'choice', choices: OUTPUT_FORMATS },
     defaultValue: DEFAULT_FORMAT,
     defaultHelp: 'default: from the --out extension, else ndjson',
-    config: { key: 'format', setting: 'format', listOrder: 2 },
+    config: { key: 'format', listOrder: 2 },
   },
   compress: {
     flags: '--compress <type>',
@@ -101,7 +99,7 @@ const FLAG_TABLE = {
     description: 'items per request, 1 to 1000',
     value: { kind: 'integer', min: 1, max: 1000 },
     defaultValue: 1000,
-    config: { key: 'items-per-page', setting: 'itemsPerPage', listOrder: 1 },
+    config: { key: 'items-per-page', listOrder: 1 },
     unit: 'items',
   },
   page: {
@@ -172,7 +170,7 @@ const FLAG_TABLE = {
       'with --incremental (invoices, entities): the days the API keeps its events; a watermark older than that makes the run a full refresh with --prune',
     value: { kind: 'integer', min: 1, max: 365 },
     defaultValue: 7,
-    config: { key: 'events-retention', setting: 'eventsRetentionDays', listOrder: 7 },
+    config: { key: 'events-retention', listOrder: 7 },
     option: 'eventsRetentionDays',
     unit: 'days',
   },
@@ -231,7 +229,7 @@ const FLAG_TABLE = {
     description: 'pages in flight in offset mode, 1 to 16',
     value: { kind: 'integer', min: 1, max: 16 },
     defaultValue: 4,
-    config: { key: 'concurrency', setting: 'concurrency', listOrder: 3 },
+    config: { key: 'concurrency', listOrder: 3 },
     unit: 'pages',
   },
   maxWait: {
@@ -240,7 +238,7 @@ const FLAG_TABLE = {
     value: { kind: 'seconds', min: 0, max: MAX_TIMER_SECONDS },
     defaultValue: Number.POSITIVE_INFINITY,
     defaultHelp: 'default: no limit',
-    config: { key: 'max-wait', setting: 'maxWaitMs', listOrder: 4 },
+    config: { key: 'max-wait', listOrder: 4 },
     option: 'maxWaitMs',
     unit: 'ms',
   },
@@ -249,7 +247,7 @@ const FLAG_TABLE = {
     description: 'retries after network errors, 5xx or unreadable bodies',
     value: { kind: 'integer', min: 0, max: 100 },
     defaultValue: 5,
-    config: { key: 'retries', setting: 'retries', listOrder: 5 },
+    config: { key: 'retries', listOrder: 5 },
     unit: 'retries',
   },
   timeout: {
@@ -257,7 +255,7 @@ const FLAG_TABLE = {
     description: 'per request attempt',
     value: { kind: 'seconds', min: 0.001, max: MAX_TIMER_SECONDS },
     defaultValue: 60_000,
-    config: { key: 'timeout', setting: 'timeoutMs', listOrder: 6 },
+    config: { key: 'timeout', listOrder: 6 },
     option: 'timeoutMs',
     unit: 'ms',
   },
@@ -376,22 +374,24 @@ function wholeNumberError(name: string, { min, max }: { min: number; max: number
   return new UsageError(`${name} must be a whole number ${range} (got ${shown})`);
 }
 
-type ConfigurableFlag = Extract<FlagTable[keyof FlagTable], { config: FlagConfigSpec }>;
+type ConfigurableAttribute = { [A in FlagAttribute]: FlagTable[A] extends { config: FlagConfigSpec } ? A : never }[FlagAttribute];
 
-/** A stored default: one of the choices, else a number (seconds as typed in a profile, ms in {@link ExportDefaults}). */
+type ConfigurableFlag = FlagTable[ConfigurableAttribute] & Pick<ExportFlagSpec, 'attribute' | 'option'>;
+
+/** A stored default: one of the choices, else a number (seconds in a profile, ms in {@link ExportDefaults}). */
 type StoredValue<V extends FlagValueSpec> = V extends { kind: 'choice'; choices: ReadonlyArray<infer C> } ? C : number;
 
-/** The stored export defaults, by config key (a profile) or by setting ({@link ExportDefaults}). */
-export type StoredDefaults<By extends 'key' | 'setting'> = { [F in ConfigurableFlag as F['config'][By]]?: StoredValue<F['value']> };
+/** The stored export defaults by config key, as a profile keeps them. */
+export type StoredDefaults = { [A in ConfigurableAttribute as FlagTable[A]['config']['key']]?: StoredValue<FlagTable[A]['value']> };
 
-/** Export defaults stored in the profile, seconds in ms; flags override them, they override built-in defaults. */
-export type ExportDefaults = StoredDefaults<'setting'>;
+/** Export defaults stored in the profile, by option name, seconds in ms; flags override them, they override built-in defaults. */
+export type ExportDefaults = { [A in ConfigurableAttribute as OptionOf<A>]?: StoredValue<FlagTable[A]['value']> };
 
 export type ConfigKey = 'api-key' | 'base-url' | 'header' | 'budget' | ConfigurableFlag['config']['key'];
 
-export const CONFIGURABLE_FLAGS: readonly ConfigurableFlag[] = Object.values(FLAG_TABLE)
-  .filter((f): f is ConfigurableFlag => 'config' in f)
-  .sort((a, b) => a.config.listOrder - b.config.listOrder);
+export const CONFIGURABLE_FLAGS = EXPORT_FLAGS.filter((f) => f.config !== undefined).sort(
+  (a, b) => a.config!.listOrder - b.config!.listOrder,
+) as readonly ConfigurableFlag[];
 
 /** In the order `config list` prints them. */
 export const CONFIG_KEYS: readonly ConfigKey[] = ['base-url', 'api-key', ...CONFIGURABLE_FLAGS.map((f) => f.config.key), 'header', 'budget'];
@@ -472,16 +472,17 @@ export function parseIntegerOption(name: string, value: string, min: number, max
 
 /**
  * Decimal seconds in [min, max] (`--timeout 2.5`), returned in ms.
+ * @param shown the value as the message quotes it
  * @throws {UsageError} for negative, non-numeric or non-finite values, or values outside [min, max]
  */
-export function parseSecondsOption(name: string, value: string, min = 0, max = Number.POSITIVE_INFINITY): number {
+export function parseSecondsOption(name: string, value: string, min = 0, max = Number.POSITIVE_INFINITY, shown = value): number {
   const trimmed = value.trim();
   const n = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
   if (!Number.isFinite(n) || n < min) {
-    throw new UsageError(`${name} must be a number of seconds${min > 0 ? ` of at least ${min}` : ''} (got '${value}')`);
+    throw new UsageError(`${name} must be a number of seconds${min > 0 ? ` of at least ${min}` : ''} (got '${shown}')`);
   }
   const why = max === MAX_TIMER_SECONDS ? ', the longest a timer can hold' : '';
-  if (n > max) throw new UsageError(`${name} must be at most ${max} seconds${why} (got '${value}')`);
+  if (n > max) throw new UsageError(`${name} must be at most ${max} seconds${why} (got '${shown}')`);
   return Math.round(n * 1000);
 }
 

@@ -75,7 +75,7 @@ function exportDefaults(stored: ProfileValues): ExportDefaults {
   for (const flag of CONFIGURABLE_FLAGS) {
     const value = stored[flag.config.key];
     if (value === undefined) continue;
-    defaults[flag.config.setting] = flag.value.kind === 'seconds' ? Math.round(Number(value) * 1000) : value;
+    defaults[flag.option ?? flag.attribute] = flag.value.kind === 'seconds' ? Math.round(Number(value) * 1000) : value;
   }
   return defaults;
 }

@@ -5,10 +5,10 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { parseHeader } from '../http/request-headers.js';
-import { CONFIG_KEYS, configurableFlag, parseIntegerOption, type ConfigKey, type StoredDefaults } from './flags.js';
+import { CONFIG_KEYS, configurableFlag, parseIntegerOption, parseSecondsOption, type ConfigKey, type StoredDefaults } from './flags.js';
 
 /** The values of one profile as stored; `max-wait` and `timeout` in seconds, as their flags are typed. */
-export interface ProfileValues extends StoredDefaults<'key'> {
+export interface ProfileValues extends StoredDefaults {
   /** A secret: never printed unmasked. */
   'api-key'?: string;
   /** Normalised `URL.href`; its origin is where the stored key may be sent. */
@@ -138,19 +138,9 @@ export function parseApiKey(raw: string, source = 'api-key'): string {
   return key;
 }
 
-function parseSeconds(key: ConfigKey, raw: string, positive: boolean, max: number): number {
-  const trimmed = raw.trim();
-  const n = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
-  if (!Number.isFinite(n) || (positive && n <= 0)) {
-    throw new UsageError(`${key} must be a number of seconds${positive ? ' above 0' : ''} (got '${raw.slice(0, 80)}')`);
-  }
-  if (n > max) throw new UsageError(`${key} must be at most ${max} seconds, the longest a timer can hold (got '${raw.slice(0, 80)}')`);
-  return n;
-}
-
 /**
- * An export default takes what its flag takes, seconds kept as typed (a flag minimum above 0 means
- * "above 0" here); `header` is checked as `--header` is.
+ * An export default takes what its flag takes, seconds to the ms the flag keeps; `header` is
+ * checked as `--header` is.
  * @throws {UsageError} quoting the value, except for `api-key`
  */
 export function parseConfigValue(key: ConfigKey, raw: string): string | number {
@@ -163,7 +153,7 @@ export function parseConfigValue(key: ConfigKey, raw: string): string | number {
     case 'integer':
       return parseIntegerOption(key, raw, value.min, value.max, raw.slice(0, 80));
     case 'seconds':
-      return parseSeconds(key, raw, value.min > 0, value.max);
+      return parseSecondsOption(key, raw, value.min, value.max, raw.slice(0, 80)) / 1000;
     case 'choice': {
       const f = raw.trim();
       if ((value.choices as readonly string[]).includes(f)) return f;

@@ -56,7 +56,7 @@ describe('the export flag table', () => {
       'header',
       'budget',
     ]);
-    expect(CONFIGURABLE_FLAGS.map((f) => [f.config.key, longFlag(f), f.config.setting])).toEqual([
+    expect(CONFIGURABLE_FLAGS.map((f) => [f.config.key, longFlag(f), f.option ?? f.attribute])).toEqual([
       ['items-per-page', '--items-per-page', 'itemsPerPage'],
       ['format', '--format', 'format'],
       ['concurrency', '--concurrency', 'concurrency'],

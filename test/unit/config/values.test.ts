@@ -119,6 +119,11 @@ describe('a base URL with a user name or password', () => {
 });
 
 describe('seconds are bounded by what a timer holds', () => {
+  it("are refused below the flag's minimum, not rounded to 0 ms", () => {
+    expect(() => parseConfigValue('timeout', '0.0004')).toThrow("timeout must be a number of seconds of at least 0.001 (got '0.0004')");
+    expect(parseConfigValue('timeout', '0.001')).toBe(0.001);
+    expect(parseConfigValue('max-wait', '0')).toBe(0);
+  });
   it.each([
     ['timeout', '2147483', 2147483],
     ['max-wait', '2147483', 2147483],
