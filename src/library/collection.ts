@@ -8,15 +8,14 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { planHttp, planPages, planTarget } from '../export/plan/parts.js';
 import { optionNamer } from '../config/flags.js';
-import { createClient, type Client, type RateLimitSnapshot } from '../http/client.js';
-import { mergeHeaders } from '../http/request-headers.js';
+import type { Client, RateLimitSnapshot } from '../http/client.js';
+import { exportClientOpener } from '../export/run/services.js';
 import type { PagesPlan } from '../export/run/plan.js';
 import { pageSteps, remaining } from '../export/run/page-loop.js';
 import type { PageStep } from '../pagination/paginate.js';
 import { textOfBytes, type Members } from '../json/members.js';
-import { systemClock } from '../time/clock.js';
 import type { JsonNumber } from '../json/json-value.js';
-import { budgetOf, listenToBudget, transportOf, userAgent } from './context.js';
+import { exportContext, listenToBudget } from './context.js';
 import { createStopper, pageEvent, type ModeEvent, type Stopper } from './events.js';
 import { exportOptionsOf, requestOf, settingsOf, type ConnectionOptions, type PagingOptions } from './options.js';
 
@@ -144,16 +143,8 @@ function openWalk(path: string, options: CollectionOptions): Walk {
   const pages = planPages(target, planned, settings);
   const http = planHttp(planned, settings);
   const stopper = createStopper(options);
-  const client = createClient({
-    ...http,
-    fetch: transportOf(options),
-    clock: options.clock ?? systemClock,
-    headers: mergeHeaders([['User-Agent', userAgent()]], Object.entries(http.headers ?? {})),
-    signal: stopper.signal,
-    budget: budgetOf(options),
-    ...(http.budget === undefined ? {} : { budgetUrl: http.budget }),
-    onEvent: (event) => stopper.emit(event),
-  });
+  const openClient = exportClientOpener(http, exportContext(options, stopper.signal));
+  const client = openClient({ signal: stopper.signal, onEvent: (event) => stopper.emit(event), onWaitCut: () => undefined });
   return {
     pages,
     client,

@@ -23,7 +23,7 @@ let sharedTransport: FetchLike | undefined;
 let sharedBudget: RateBudget | undefined;
 
 /** The call's fetch: the injected one, a transport with the proxies of `env`, or the process's shared one. */
-export function transportOf(options: Pick<ConnectionOptions, 'fetch' | 'env'>): FetchLike {
+function transportOf(options: Pick<ConnectionOptions, 'fetch' | 'env'>): FetchLike {
   if (options.fetch !== undefined) return options.fetch;
   if (options.env !== undefined) return lazyTransport(options.env);
   return (sharedTransport ??= lazyTransport({}));
@@ -63,17 +63,12 @@ function budgetStore(url: string, env: Readonly<Record<string, string | undefine
  * clock, whose windows mean nothing to other clocks. A `budget` URL's store is the process's (made
  * with the first call's `env`).
  */
-export function budgetOf(options: Pick<ConnectionOptions, 'clock' | 'env'>): RateBudget {
+function budgetOf(options: Pick<ConnectionOptions, 'clock' | 'env'>): RateBudget {
   const remote = (url: string): QuotaStore => budgetStore(url, options.env ?? {});
   return options.clock === undefined ? (sharedBudget ??= createRateBudget({ remote })) : createRateBudget({ remote });
 }
 
 let version: string | undefined;
-
-/** `User-Agent: collections/<version>`, as the command line sends it. */
-export function userAgent(): string {
-  return `collections/${(version ??= readPackageVersion())}`;
-}
 
 /** A stream that drops what is written to it (stderr of a call that prints nothing). */
 function discard(): OutputStream {
