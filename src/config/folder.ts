@@ -36,12 +36,11 @@ export function defaultCacheDir(env: Env, platform: NodeJS.Platform = osPlatform
 
 /**
  * `COLLECTIONS_CACHE_DIR`, else a config folder chosen explicitly (an isolated set-up keeps
- * everything in one place), else {@link defaultCacheDir}.
+ * everything in one place), else {@link defaultCacheDir}. Empty variables count as unset, not as
+ * the working directory.
  */
 export function cacheDirOf(env: Env, configDir: string | undefined, platform: NodeJS.Platform = osPlatform(), home: string = osHomedir()): string {
-  const override = env.COLLECTIONS_CACHE_DIR;
-  if (override !== undefined && override !== '') return override;
-  return configDir ?? defaultCacheDir(env, platform, home);
+  return env.COLLECTIONS_CACHE_DIR || configDir || defaultCacheDir(env, platform, home);
 }
 
 const octal = (mode: number): string => `0${(mode & 0o777).toString(8).padStart(3, '0')}`;

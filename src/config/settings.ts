@@ -222,8 +222,7 @@ export function stderrWarner(io: Pick<IOStreams, 'stderr'>): (message: string) =
 }
 
 function storeOptions(ctx: Pick<Context, 'configDir' | 'env' | 'io'>): ConfigStoreOptions {
-  // An empty COLLECTIONS_CONFIG_DIR means unset, not the working directory.
-  return { configDir: ctx.configDir === '' ? undefined : ctx.configDir, env: ctx.env, warn: stderrWarner(ctx.io) };
+  return { configDir: ctx.configDir, env: ctx.env, warn: stderrWarner(ctx.io) };
 }
 
 /** Before {@link openConfigStore}: loads what reading the settings file needs, if there is one (or `writing`). */

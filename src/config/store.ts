@@ -43,8 +43,9 @@ export async function loadConfFor(options: ConfigStoreOptions, writing: boolean)
   if (writing || existsSync(join(configDirOf(options), 'config.json'))) ConfClass ??= (await import('conf')).default;
 }
 
+/** An empty `configDir` (`COLLECTIONS_CONFIG_DIR=`) counts as unset, not as the working directory. */
 function configDirOf(options: ConfigStoreOptions): string {
-  return options.configDir ?? defaultConfigDir(options.env ?? {}, options.platform ?? osPlatform(), options.homedir ?? osHomedir());
+  return options.configDir || defaultConfigDir(options.env ?? {}, options.platform ?? osPlatform(), options.homedir ?? osHomedir());
 }
 
 /**
@@ -111,7 +112,7 @@ export interface ConfigStore {
 }
 
 export interface ConfigStoreOptions {
-  /** Default {@link defaultConfigDir}. */
+  /** Default (or empty) {@link defaultConfigDir}. */
   configDir?: string;
   /** For the default folder (`XDG_CONFIG_HOME`, `APPDATA`). */
   env?: Readonly<Record<string, string | undefined>>;

@@ -24,4 +24,7 @@ describe('cacheDirOf', () => {
   it('an explicit config folder keeps the cache beside it', () => {
     expect(cacheDirOf({}, '/cfg', 'linux', '/home/u')).toBe('/cfg');
   });
+  it('an empty config folder (COLLECTIONS_CONFIG_DIR=) is unset, not the working directory', () => {
+    expect(cacheDirOf({}, '', 'linux', '/home/u')).toBe('/home/u/.cache/collections-nodejs');
+  });
 });
