@@ -22,13 +22,6 @@ function lazyTransport(env: Readonly<Record<string, string | undefined>>): Fetch
 let sharedTransport: FetchLike | undefined;
 let sharedBudget: RateBudget | undefined;
 
-/** The call's fetch: the injected one, a transport with the proxies of `env`, or the process's shared one. */
-function transportOf(options: Pick<ConnectionOptions, 'fetch' | 'env'>): FetchLike {
-  if (options.fetch !== undefined) return options.fetch;
-  if (options.env !== undefined) return lazyTransport(options.env);
-  return (sharedTransport ??= lazyTransport({}));
-}
-
 /** The calls with a `budget` under way, told when its database fails. */
 const budgetListeners = new Set<(message: string) => void>();
 
@@ -58,16 +51,6 @@ function budgetStore(url: string, env: Readonly<Record<string, string | undefine
   });
 }
 
-/**
- * The call's rate budget: the process's on the system clock; a budget of its own on an injected
- * clock, whose windows mean nothing to other clocks. A `budget` URL's store is the process's (made
- * with the first call's `env`).
- */
-function budgetOf(options: Pick<ConnectionOptions, 'clock' | 'env'>): RateBudget {
-  const remote = (url: string): QuotaStore => budgetStore(url, options.env ?? {});
-  return options.clock === undefined ? (sharedBudget ??= createRateBudget({ remote })) : createRateBudget({ remote });
-}
-
 let version: string | undefined;
 
 /** A stream that drops what is written to it (stderr of a call that prints nothing). */
@@ -87,12 +70,14 @@ export function exportContext(
   stdout: OutputStream = discard(),
 ): Context {
   const stderr = options.log ?? discard();
+  const remote = (url: string): QuotaStore => budgetStore(url, options.env ?? {});
   if (options.cwd !== undefined && typeof options.cwd !== 'string') throw new UsageError('cwd must be a path');
   return {
     io: { stdin: new PassThrough(), stdout, stderr, stdinIsTTY: false, stdoutIsTTY: stdout.isTTY === true, stderrIsTTY: false, columns: undefined },
     env: options.env ?? {},
     clock: options.clock ?? systemClock,
-    fetch: transportOf(options),
+    // The injected fetch, a transport with the proxies of `env`, or the process's shared one.
+    fetch: options.fetch ?? (options.env === undefined ? (sharedTransport ??= lazyTransport({})) : lazyTransport(options.env)),
     random: Math.random,
     cwd: resolve(options.cwd ?? '.'),
     configDir: undefined,
@@ -104,7 +89,9 @@ export function exportContext(
     },
     version: (version ??= readPackageVersion()),
     forceExit: () => undefined,
-    rateBudget: budgetOf(options),
+    // The process's on the system clock; one of its own on an injected clock, whose windows mean
+    // nothing to other clocks. A `budget` URL's store is the process's (made with the first call's `env`).
+    rateBudget: options.clock === undefined ? (sharedBudget ??= createRateBudget({ remote })) : createRateBudget({ remote }),
     secrets: createSecrets(),
   };
 }
