@@ -8,6 +8,7 @@ import { UsageError } from '../errors.js';
 import { isLoopbackHost, proxyFor } from '../http/proxy.js';
 import { parseHeader } from '../http/request-headers.js';
 import { fileError } from '../io/files.js';
+import { defined } from '../json/object.js';
 import { inertText } from '../io/terminal-text.js';
 import type { LastSeenCache } from '../rate/index.js';
 import { CONFIGURABLE_FLAGS, type ExportDefaults } from './flags.js';
@@ -141,7 +142,6 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
   const profile = named?.value ?? DEFAULT_PROFILE;
   checkProfileKnown(profile, named?.source ?? 'default', store);
   const stored = store.getProfile(profile);
-  const sources: ResolvedSettings['sources'] = { profile: named?.source ?? 'default' };
 
   const base = firstGiven(
     [
@@ -151,7 +151,6 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
     ],
     parseBaseUrl,
   );
-  if (base) sources.baseUrl = base.source;
   const baseUrl = base?.value;
   const key = firstGiven(
     [
@@ -161,9 +160,9 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
     ],
     parseApiKey,
   );
-  if (key) sources.apiKey = key.source;
   const apiKey = key?.value;
 
+  const sources: ResolvedSettings['sources'] = { profile: named?.source ?? 'default', ...defined({ baseUrl: base?.source, apiKey: key?.source }) };
   checkKeyOrigin(profile, stored, sources, baseUrl);
 
   const defaults = exportDefaults(stored);
@@ -179,11 +178,7 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
   );
 
   const insecureTransport = baseUrl !== undefined && baseUrl.protocol === 'http:' && !isLoopbackHost(baseUrl.hostname);
-  const out: ResolvedSettings = { profile, sources, defaults, headers, insecureTransport };
-  if (budget !== undefined) out.budget = budget.value;
-  if (apiKey !== undefined) out.apiKey = apiKey;
-  if (baseUrl !== undefined) out.baseUrl = baseUrl;
-  return out;
+  return { profile, sources, defaults, headers, insecureTransport, ...defined({ budget: budget?.value, apiKey, baseUrl }) };
 }
 
 /**
