@@ -4,7 +4,7 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import { platform as osPlatform, homedir as osHomedir } from 'node:os';
+import { platform as osPlatform } from 'node:os';
 import type Conf from 'conf';
 import { UsageError } from '../errors.js';
 import { fileError } from '../io/files.js';
@@ -45,7 +45,7 @@ export async function loadConfFor(options: ConfigStoreOptions, writing: boolean)
 
 /** An empty `configDir` (`COLLECTIONS_CONFIG_DIR=`) counts as unset, not as the working directory. */
 function configDirOf(options: ConfigStoreOptions): string {
-  return options.configDir || defaultConfigDir(options.env ?? {}, options.platform ?? osPlatform(), options.homedir ?? osHomedir());
+  return options.configDir || defaultConfigDir(options.env ?? {});
 }
 
 /**
@@ -118,8 +118,6 @@ export interface ConfigStoreOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** One line, without a prefix or newline. */
   warn?: (message: string) => void;
-  platform?: NodeJS.Platform;
-  homedir?: string;
 }
 
 /** @throws {UsageError} (`E_CONFIG`) when the file cannot be read or is not valid JSON */
@@ -169,7 +167,7 @@ function withoutHeader(list: unknown, name: string): string[] | undefined {
 export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore {
   const dir = configDirOf(options);
   const path = join(dir, 'config.json');
-  const fixes = secureFiles(dir, [path], (options.platform ?? osPlatform()) === 'win32');
+  const fixes = secureFiles(dir, [path], osPlatform() === 'win32');
   if (fixes.length > 0) {
     options.warn?.(`config permissions were too open; changed ${fixes.join('; ')}`);
   }
