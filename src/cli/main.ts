@@ -208,12 +208,10 @@ async function loadBudgetStore(url: string, ctx: Context, line: Pick<CommandLine
 
 /** bin/collections.js's: {@link main} in the system context, with the process-wide guard. */
 export async function run(argv: readonly string[]): Promise<number> {
-  // undici parses HTTP with WebAssembly (llhttp). V8 recompiles it with TurboFan on background
-  // threads, and Node waits for those before the process can exit (test/bench/results.md, «Start-up:
-  // the HTTP parser compiled ahead, the modules imported together»). Liftoff's code parses a page's headers and chunk
-  // framing as fast (bench: latency, throughput).
-  // Compiled whole, not function by function on first call: `createTransportFetch`'s module starts
-  // that compile in the background as it loads, so the first answer waits for no compiler.
+  // undici parses HTTP with WebAssembly (llhttp); V8 recompiles it with TurboFan on background threads, which Node
+  // waits for before it can exit. Liftoff's code parses a page's headers and chunk framing as fast (bench: latency,
+  // throughput); compiled whole as `createTransportFetch`'s module loads, not function by function on first call, so
+  // the first answer waits for no compiler (test/bench/results.md, «Start-up: the HTTP parser compiled ahead, the modules imported together»).
   // A young generation kept at its first size scavenges often: dead pages' bytes, off the heap, wait less (docs/architecture.md, "Memory").
   setFlagsFromString('--liftoff-only --no-wasm-lazy-compilation --semi-space-growth-factor=1');
   // A password in a PostgreSQL URL leaves the process's command line, which `ps` shows to every
@@ -235,12 +233,10 @@ export async function run(argv: readonly string[]): Promise<number> {
       createFileStore({ cacheDir: cacheDirOf(ctx.env, ctx.configDir), onTrouble }),
     ));
   ctx.rateBudget = createRateBudget({ store: loadStoreOnUse(loadFileStore), remote: (url) => loadStoreOnUse(() => loadBudgetStore(url, ctx, line)) });
-  // What an export needs besides its own modules (the transport too: even `--dry-run` sends a
-  // request), imported while those load instead of each when first needed: the loader reads,
-  // compiles and links them together (test/bench/results.md, «Start-up: the HTTP parser compiled
-  // ahead, the modules imported together»). Started by the export command's runner, so a usage error
-  // that commander reports first waits for none of it. Each load is the one its user awaits later
-  // (memoized), so a failure is met there, as without the preload.
+  // What an export needs besides its own modules (the transport too: even `--dry-run` sends a request), imported
+  // while those load: the loader reads, compiles and links them together (results.md, the same section). Started by
+  // the export command's runner, so a usage error that commander reports first waits for none of it. Each load is
+  // memoized: its user awaits it later and meets a failure there, as without the preload.
   ctx.preloadExport = () => {
     for (const load of [loadTransport, loadFileStore]) load().catch(() => undefined);
   };
