@@ -1,9 +1,7 @@
 /**
- * What a library call takes from the outside world, from its options instead of `process`: the
- * transport (one keep-alive pool shared by the calls of a process, loaded on the first request),
- * the rate budget (shared by the calls of a process on the system clock, as the clients of one
- * command are), the clock, and the Context an export runs in (no terminal, nothing printed
- * unless a log stream is given, the caller's signal in place of SIGINT).
+ * The Context a library call runs in, from its options instead of `process`: no terminal, nothing printed unless
+ * a log stream is given, the caller's signal in place of SIGINT, and the transport (one keep-alive pool) and the
+ * rate budget shared by the calls of a process, as the clients of one command share theirs.
  */
 import { resolve } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
@@ -59,9 +57,8 @@ function discard(): OutputStream {
 }
 
 /**
- * The Context of an export call: its streams (no stdin, no terminal; `stdout` when the data does
- * not go to a file), no environment but `env`, the injected clock and fetch, the caller's `signal`
- * standing for SIGINT, and a `forceExit` that never exits (a library does not end its host's process).
+ * No stdin, `stdout` when the data does not go to a file, no environment but `env`, the injected clock and fetch,
+ * and a `forceExit` that never exits (a library does not end its host's process).
  * @param stop aborted by the caller's signal or a failed listener (events.ts `Stopper.signal`)
  */
 export function exportContext(
