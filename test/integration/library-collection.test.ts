@@ -102,7 +102,7 @@ describe('collection()', () => {
       expect(Object.getOwnPropertySymbols(item)).toEqual([]);
       expect(Object.isExtensible(item)).toBe(true);
       expect(Object.getPrototypeOf(item)).toBe(Object.prototype);
-      expect(Reflect.ownKeys(structuredClone(item))).toEqual(Reflect.ownKeys(plain));
+      expect(Reflect.ownKeys(structuredClone(item as object))).toEqual(Reflect.ownKeys(plain));
       expect(() => sourceText(structuredClone(item))).toThrow(TypeError);
       expect(inspect(item, { depth: 0 })).toBe(inspect({ ...(item as object) }, { depth: 0 }));
     }
