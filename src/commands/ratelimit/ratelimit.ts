@@ -24,22 +24,27 @@ export interface RatelimitCommandOptions extends SettingsFlags, IdFlagValues {
   cached: boolean;
 }
 
-/** @throws as {@link showRatelimit}, and {@link UsageError} (exit 2) for invalid settings */
+/**
+ * A 404 (unknown taxpayer or invoice) or other non-auth status shows in its row and still returns 0.
+ * `cached` sends nothing and needs no key: the cache of the configured origin, else of all origins.
+ * @throws {UsageError} (exit 2) for invalid settings, an empty or invalid id, or a missing key or base
+ *   URL; {@link HttpError} (exit 3) when the key is rejected (401/403); whatever the client throws for
+ *   network failures (exit 6); as {@link sharedBudget}
+ */
 export async function runRatelimit(ctx: Context, options: RatelimitCommandOptions): Promise<number> {
   const settings = loadSettings(options, ctx);
-  if (options.budget !== undefined && !options.cached) return showSharedBudget(settings, options.json, ctx);
-  const headers = mergeHeaders(settings.headers, options.header ?? []);
-  return showRatelimit({ settings, ...idsFromFlags(options), json: options.json, cached: options.cached, headers }, ctx);
-}
+  if (options.budget !== undefined && !options.cached) return printQuotas(ctx, options.json, await sharedBudget(settings, ctx));
+  const ids = idsFromFlags(options);
+  const endpoints = selectProbeEndpoints(ids);
+  // Validate every id (README, "Commands": an invalid id is exit 2) before opening or sending anything.
+  const paths = endpoints.map((e) => buildPath(e, ids));
+  if (options.cached) return printQuotas(ctx, options.json, cachedQuotas(settings.baseUrl?.origin, ctx, await openLastSeenCache(ctx)));
 
-export interface RatelimitOptions extends Ids {
-  /** The key and base URL are required unless `cached`. */
-  settings: ResolvedSettings;
-  json: boolean;
-  cached: boolean;
-  /** Tests: instead of the one of the cache folder. */
-  cache?: LastSeenCache;
-  headers?: Readonly<Record<string, string>>;
+  const api = requireApiSettings(settings, stderrWarner(ctx.io));
+  const cache = await openLastSeenCache(ctx);
+  const client = probeClient(api, mergeHeaders(settings.headers, options.header ?? []), ctx);
+  const answers = await mapLimited(endpoints, PROBES_IN_FLIGHT, (e, i) => probeOne(client, api, cache, e, paths[i]!));
+  return printQuotas(ctx, options.json, liveQuotas(answers, ctx.clock.now()));
 }
 
 /** The quota of a row of `ratelimit --json`, `--cached --json` and `--budget --json`. */
@@ -71,14 +76,14 @@ export function selectProbeEndpoints(ids: Ids): Endpoint[] {
 const PROBES_IN_FLIGHT = 3;
 
 /** At most `limit` in flight, results in input order; starts none after a failure. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   let failed = false;
   const worker = async (): Promise<void> => {
     while (!failed && next < items.length) {
       const i = next++;
-      results[i] = await fn(items[i]!).catch((err: unknown) => {
+      results[i] = await fn(items[i]!, i).catch((err: unknown) => {
         failed = true;
         throw err;
       });
@@ -109,14 +114,15 @@ async function probeOne(client: Client, settings: ApiSettings, cache: LastSeenCa
   return { result, path, endpoint };
 }
 
-function probeClient(options: RatelimitOptions, settings: ApiSettings, ctx: Context): Client {
+/** @param headers the profile's and `-H`'s, which may replace the `User-Agent` */
+function probeClient(settings: ApiSettings, headers: Record<string, string>, ctx: Context): Client {
   return createClient({
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey,
     fetch: ctx.fetch,
     clock: ctx.clock,
     random: ctx.random,
-    headers: mergeHeaders([['User-Agent', `collections/${ctx.version}`]], Object.entries(options.headers ?? {})),
+    headers: mergeHeaders([['User-Agent', `collections/${ctx.version}`]], Object.entries(headers)),
     secrets: ctx.secrets,
     ...defined({ retries: settings.defaults.retries, timeoutMs: settings.defaults.timeoutMs }),
   });
@@ -137,76 +143,30 @@ function quotaOf(rl: Quota, now: number): QuotaFields {
   };
 }
 
-function toRow({ result, path, endpoint }: ProbeAnswer, now: number): RatelimitRow {
-  const { status, requestId } = result;
-  const message = status !== 429 && (status < 200 || status > 299) ? result.serverMessage : undefined;
-  return { endpoint: endpoint.key, path, status, ...quotaOf(result.rateLimit, now), ...defined({ requestId, message }) };
+const QUOTA_HEAD = ['limit', 'remaining', 'reset', 'time left'];
+
+/** The {@link QUOTA_HEAD} cells; `since`: a reset already passed says so. */
+function quotaCells(rl: Quota, now: number, since = true): string[] {
+  const resetAt = resetOf(rl);
+  const reset =
+    resetAt === undefined ? ['-', '-'] : [formatLocalTime(resetAt, now), since && resetAt <= now ? 'reset since' : formatTimeLeft(resetAt - now)];
+  return [String(rl?.limit ?? '-'), String(rl?.remaining ?? '-'), ...reset];
 }
 
-const STATUS_TEXT: Readonly<Record<number, string>> = { 429: '429 limited', 404: '404 not found' };
-
-/** A status column only when an answer was not 200. */
-function liveTable(answers: readonly ProbeAnswer[], now: number): Table {
-  const showStatus = answers.some((a) => a.result.status !== 200);
-  const cells = answers.map(({ result, endpoint }) => [
-    endpoint.key,
-    ...(showStatus ? [STATUS_TEXT[result.status] ?? String(result.status)] : []),
-    ...quotaCells(result.rateLimit, now, false),
-  ]);
-  return [['endpoint', ...(showStatus ? ['status'] : []), 'limit', 'remaining', 'reset', 'time left'], cells];
+/** What one of the three views prints: `rows` for `--json`, else the table, or `empty` on stderr when there are no rows. */
+interface Quotas {
+  rows: readonly object[];
+  head: string[];
+  cells: string[][];
+  empty?: string;
 }
-
-/**
- * A 404 (unknown taxpayer or invoice) or other non-auth status shows in its row and still returns 0.
- * `cached` sends nothing and needs no key: the cache of the configured origin, else of all origins.
- * @throws {UsageError} (exit 2) for an empty or invalid id, or a missing key or base URL;
- *   {@link HttpError} (exit 3) when the key is rejected (401/403); whatever the client throws for
- *   network failures (exit 6)
- */
-export async function showRatelimit(options: RatelimitOptions, ctx: Context): Promise<number> {
-  const endpoints = selectProbeEndpoints(options);
-  // Validate every id (README, "Commands": an invalid id is exit 2) before opening or sending anything.
-  const paths = endpoints.map((e) => buildPath(e, options));
-
-  if (options.cached) {
-    return runCachedRatelimit(options.settings.baseUrl?.origin, options.json, ctx, options.cache ?? (await openLastSeenCache(ctx)));
-  }
-
-  const settings = requireApiSettings(options.settings, stderrWarner(ctx.io));
-  const cache = options.cache ?? (await openLastSeenCache(ctx));
-  const client = probeClient(options, settings, ctx);
-  const answers = await mapLimited(
-    endpoints.map((_e, i) => i),
-    PROBES_IN_FLIGHT,
-    (i) => probeOne(client, settings, cache, endpoints[i]!, paths[i]!),
-  );
-
-  const now = ctx.clock.now();
-  return printRows(
-    ctx,
-    options.json,
-    answers.map((answer) => toRow(answer, now)),
-    () => liveTable(answers, now),
-  );
-}
-
-/** One row of `ratelimit --cached --json`; `path` is the endpoint's template, or the path `get` exported. */
-type CachedRatelimitRow = Omit<RatelimitRow, 'status' | 'requestId' | 'message'> & {
-  origin: string;
-  /** ISO 8601 UTC. */
-  observedAt: string;
-  ageSeconds: number;
-};
-
-type Table = [head: string[], cells: string[][]];
 
 /** Every cell is made inert: origins come from the config file and values from response headers. */
-async function printRows(ctx: Context, json: boolean, rows: readonly object[], table: () => Table, empty?: string): Promise<number> {
+async function printQuotas(ctx: Context, json: boolean, { rows, head, cells, empty }: Quotas): Promise<number> {
   if (json) ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
   else if (rows.length === 0 && empty !== undefined) ctx.io.stderr.write(empty);
   else {
     await loadTableSupport();
-    const [head, cells] = table();
     const columns = outputColumns(ctx.io, ctx.env) ?? Number.POSITIVE_INFINITY;
     ctx.io.stdout.write(
       `${drawTable(
@@ -219,16 +179,34 @@ async function printRows(ctx: Context, json: boolean, rows: readonly object[], t
   return ExitCode.Ok;
 }
 
-/** The `limit`, `remaining`, `reset` and `time left` cells; `since`: a reset already passed says so. */
-function quotaCells(rl: Quota, now: number, since = true): string[] {
-  const resetAt = resetOf(rl);
-  const reset =
-    resetAt === undefined ? ['-', '-'] : [formatLocalTime(resetAt, now), since && resetAt <= now ? 'reset since' : formatTimeLeft(resetAt - now)];
-  return [String(rl?.limit ?? '-'), String(rl?.remaining ?? '-'), ...reset];
+const STATUS_TEXT: Readonly<Record<number, string>> = { 429: '429 limited', 404: '404 not found' };
+
+/** A status column only when an answer was not 200. */
+function liveQuotas(answers: readonly ProbeAnswer[], now: number): Quotas {
+  const rows: RatelimitRow[] = answers.map(({ result, path, endpoint }) => {
+    const { status, requestId } = result;
+    const message = status !== 429 && (status < 200 || status > 299) ? result.serverMessage : undefined;
+    return { endpoint: endpoint.key, path, status, ...quotaOf(result.rateLimit, now), ...defined({ requestId, message }) };
+  });
+  const showStatus = answers.some((a) => a.result.status !== 200);
+  const cells = answers.map(({ result, endpoint }) => [
+    endpoint.key,
+    ...(showStatus ? [STATUS_TEXT[result.status] ?? String(result.status)] : []),
+    ...quotaCells(result.rateLimit, now, false),
+  ]);
+  return { rows, head: ['endpoint', ...(showStatus ? ['status'] : []), ...QUOTA_HEAD], cells };
 }
 
+/** One row of `ratelimit --cached --json`; `path` is the endpoint's template, or the path `get` exported. */
+type CachedRatelimitRow = Omit<RatelimitRow, 'status' | 'requestId' | 'message'> & {
+  origin: string;
+  /** ISO 8601 UTC. */
+  observedAt: string;
+  ageSeconds: number;
+};
+
 /** @param origin only its entries when known, else every origin's */
-async function runCachedRatelimit(origin: string | undefined, json: boolean, ctx: Context, cache: LastSeenCache): Promise<number> {
+function cachedQuotas(origin: string | undefined, ctx: Context, cache: LastSeenCache): Quotas {
   const now = ctx.clock.now();
   const order = (e: LastSeen): number => {
     const i = ENDPOINTS.findIndex((row) => row.key === e.endpoint);
@@ -245,24 +223,19 @@ async function runCachedRatelimit(origin: string | undefined, json: boolean, ctx
     observedAt: new Date(e.observedAt).toISOString(),
     ageSeconds: Math.max(0, Math.floor((now - e.observedAt) / 1000)),
   }));
-
-  const empty = `No rate-limit headers seen yet${origin ? ` for ${inertText(origin)}` : ''}; \`collections ratelimit\` checks them (one request per endpoint).\n`;
-  return printRows(
-    ctx,
-    json,
+  const showOrigin = new Set(rows.map((r) => r.origin)).size > 1 || origin === undefined;
+  const cells = entries.map((e) => [
+    ...(showOrigin ? [e.origin] : []),
+    e.endpoint,
+    ...quotaCells(e, now),
+    `${formatTimeLeft(now - e.observedAt)} ago`,
+  ]);
+  return {
     rows,
-    () => {
-      const showOrigin = new Set(rows.map((r) => r.origin)).size > 1 || origin === undefined;
-      const cells = entries.map((e) => [
-        ...(showOrigin ? [e.origin] : []),
-        e.endpoint,
-        ...quotaCells(e, now),
-        `${formatTimeLeft(now - e.observedAt)} ago`,
-      ]);
-      return [[...(showOrigin ? ['origin'] : []), 'endpoint', 'limit', 'remaining', 'reset', 'time left', 'seen'], cells];
-    },
-    empty,
-  );
+    head: [...(showOrigin ? ['origin'] : []), 'endpoint', ...QUOTA_HEAD, 'seen'],
+    cells,
+    empty: `No rate-limit headers seen yet${origin ? ` for ${inertText(origin)}` : ''}; \`collections ratelimit\` checks them (one request per endpoint).\n`,
+  };
 }
 
 /** One row of `ratelimit --budget --json`: a window of the shared budget. */
@@ -280,7 +253,7 @@ export interface SharedBudgetRow extends QuotaFields {
  * @throws {UsageError} (exit 2) without a key or base URL; {@link CollectionsError} (exit 7) when
  *   the database cannot be reached (named without its password)
  */
-async function showSharedBudget(settings: ResolvedSettings, json: boolean, ctx: Context): Promise<number> {
+async function sharedBudget(settings: ResolvedSettings, ctx: Context): Promise<Quotas> {
   const api = requireApiSettings(settings, stderrWarner(ctx.io));
   const [{ openBudgetSession }, { readSharedBudget }] = await Promise.all([
     import('../../export/destinations/budget-session.js'),
@@ -300,14 +273,16 @@ async function showSharedBudget(settings: ResolvedSettings, json: boolean, ctx: 
         return { host: holder.slice(0, cut), pid: Number(holder.slice(cut + 1)), requests };
       }),
     }));
-  const cells = (): string[][] =>
-    rows.map((row, i) => [
-      row.endpoint,
-      ...quotaCells(windows[i], now),
-      String(row.reserved),
-      row.holders.length === 0 ? '-' : row.holders.map((h) => `${h.host} (pid ${h.pid}): ${h.requests}`).join(', '),
-    ]);
-  const empty = `No shared rate budget recorded yet for ${inertText(api.baseUrl.origin)} and this key.\n`;
-  const head = ['endpoint', 'limit', 'remaining', 'reset', 'time left', 'reserved', 'in flight by host'];
-  return printRows(ctx, json, rows, () => [head, cells()], empty);
+  const cells = rows.map((row, i) => [
+    row.endpoint,
+    ...quotaCells(windows[i], now),
+    String(row.reserved),
+    row.holders.length === 0 ? '-' : row.holders.map((h) => `${h.host} (pid ${h.pid}): ${h.requests}`).join(', '),
+  ]);
+  return {
+    rows,
+    head: ['endpoint', ...QUOTA_HEAD, 'reserved', 'in flight by host'],
+    cells,
+    empty: `No shared rate budget recorded yet for ${inertText(api.baseUrl.origin)} and this key.\n`,
+  };
 }

@@ -1,9 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RATELIMIT_HELP } from '../../../../src/commands/ratelimit/ratelimit-command.js';
-import { showRatelimit, selectProbeEndpoints, type RatelimitRow } from '../../../../src/commands/ratelimit/ratelimit.js';
-import { resolveSettings, type SettingsFlags } from '../../../../src/config/settings.js';
+import { runRatelimit, selectProbeEndpoints, type RatelimitCommandOptions, type RatelimitRow } from '../../../../src/commands/ratelimit/ratelimit.js';
 import type { FetchLike } from '../../../../src/context.js';
-import { createConfigStore, type ConfigStore } from '../../../../src/config/store.js';
 import { createLastSeenCache, type LastSeenCache } from '../../../../src/rate/store-file.js';
 import { HttpError, UsageError } from '../../../../src/errors.js';
 import { createSandbox, type Sandbox } from '../../../../src/sandbox/app.js';
@@ -16,7 +14,6 @@ const BASE = 'http://127.0.0.1:8080';
 const START = Date.UTC(2024, 3, 16, 18, 0, 0);
 
 let dir: TempDir;
-let store: ConfigStore;
 let cache: LastSeenCache;
 let clock: VirtualClock;
 let sandbox: Sandbox;
@@ -25,7 +22,7 @@ let invoice: string;
 
 beforeEach(() => {
   dir = tempDir('collections-ratelimit-');
-  store = createConfigStore({ configDir: dir.path });
+  // The file the command's own cache reads and writes: the context's config folder is `dir`.
   cache = createLastSeenCache({ cacheDir: dir.path });
   ({ clock, sandbox, taxpayer } = createWorld({
     start: START,
@@ -43,7 +40,7 @@ function context(options: TestContextOptions = {}): TestContext {
   return createTestContext({ configDir: dir.path, clock, fetch: createSandboxFetch(sandbox), ...options });
 }
 
-const settings = (flags: SettingsFlags = { apiKey: CANARY, baseUrl: BASE }) => resolveSettings({ flags, env: {}, store });
+const NO_FLAGS = { apiKey: undefined, baseUrl: undefined };
 
 /** Spends `n` requests of an endpoint's quota directly on the sandbox. */
 async function spend(path: string, n: number): Promise<void> {
@@ -62,9 +59,9 @@ interface Outcome {
   t: TestContext;
 }
 
-async function run(options: Partial<Parameters<typeof showRatelimit>[0]>, t: TestContext = context()): Promise<Outcome> {
+async function run(options: Partial<RatelimitCommandOptions>, t: TestContext = context()): Promise<Outcome> {
   try {
-    const code = await showRatelimit({ settings: settings(), json: false, cached: false, cache, ...options }, t.ctx);
+    const code = await runRatelimit(t.ctx, { apiKey: CANARY, baseUrl: BASE, json: false, cached: false, ...options });
     return { code, out: t.stdout.text(), err: t.stderr.text(), t };
   } catch (error) {
     return { error, out: t.stdout.text(), err: t.stderr.text(), t };
@@ -98,7 +95,7 @@ describe('ratelimit (live)', () => {
   it('--json: one row per endpoint, a 429 row for an exhausted endpoint, each snapshot cached', async () => {
     await spend('/entities', 3);
     await spend('/events', 1);
-    const o = await run({ json: true, taxpayerId: taxpayer });
+    const o = await run({ json: true, taxpayer: taxpayer });
     expect(o.code).toBe(0);
     const rows = JSON.parse(o.out) as RatelimitRow[];
     expect(rows.map((r) => r.endpoint)).toEqual(['entities', 'events', 'invoices', 'taxpayer-line-items', 'payments']);
@@ -123,7 +120,7 @@ describe('ratelimit (live)', () => {
 
   it('table: endpoint, status, limit, remaining, reset and time left, without ANSI codes off a terminal', async () => {
     await spend('/entities', 3);
-    const o = await run({ invoiceId: invoice });
+    const o = await run({ invoice: invoice });
     expect(o.code).toBe(0);
     expect(o.out).not.toContain('\x1b[');
     const lines = o.out.split('\n');
@@ -150,7 +147,7 @@ describe('ratelimit (live)', () => {
   });
 
   it('an unknown invoice shows 404 in its row; the other rows are still there', async () => {
-    const o = await run({ json: true, invoiceId: 'no-such-invoice' });
+    const o = await run({ json: true, invoice: 'no-such-invoice' });
     expect(o.code).toBe(0);
     const rows = JSON.parse(o.out) as RatelimitRow[];
     expect(rows.find((r) => r.endpoint === 'invoice-line-items')?.status).toBe(404);
@@ -159,7 +156,7 @@ describe('ratelimit (live)', () => {
 
   it('a rejected key is an auth failure (exit 3) that never shows the key', async () => {
     const wrong = createSandbox({ apiKey: 'the-right-key', clock });
-    const o = await run({ settings: settings({ apiKey: CANARY, baseUrl: BASE }) }, context({ fetch: createSandboxFetch(wrong) }));
+    const o = await run({}, context({ fetch: createSandboxFetch(wrong) }));
     expect(o.error).toBeInstanceOf(HttpError);
     expect((o.error as HttpError).exitCode).toBe(3);
     expect(o.out).toBe('');
@@ -167,8 +164,8 @@ describe('ratelimit (live)', () => {
   });
 
   it.each([
-    ['an empty --taxpayer', { taxpayerId: '' }],
-    ['a dot-dot --invoice', { invoiceId: '..' }],
+    ['an empty --taxpayer', { taxpayer: '' }],
+    ['a dot-dot --invoice', { invoice: '..' }],
   ])('%s: usage error, zero requests', async (_name, ids) => {
     const o = await run(ids);
     expect(o.error).toBeInstanceOf(UsageError);
@@ -176,10 +173,10 @@ describe('ratelimit (live)', () => {
   });
 
   it('no base URL or no key: usage error, zero requests', async () => {
-    const noBase = await run({ settings: settings({ apiKey: CANARY }) });
+    const noBase = await run({ baseUrl: undefined });
     expect(noBase.error).toBeInstanceOf(UsageError);
     expect((noBase.error as UsageError).hint).toContain('collections config set base-url URL');
-    const noKey = await run({ settings: settings({ baseUrl: BASE }) });
+    const noKey = await run({ apiKey: undefined });
     expect(noKey.error).toBeInstanceOf(UsageError);
     expect(noBase.t.fetched).toEqual([]);
     expect(noKey.t.fetched).toEqual([]);
@@ -195,7 +192,7 @@ describe('ratelimit (live)', () => {
       return inner(input, init);
     };
     t.ctx.fetch = fetch;
-    const o = await run({ settings: settings({ apiKey: CANARY, baseUrl: 'http://api.example.test' }) }, t);
+    const o = await run({ baseUrl: 'http://api.example.test' }, t);
     expect(o.code).toBe(0);
     expect(stderrAtFirstRequest).toMatch(/warning: .*plain http/);
     expectNoCanary(o);
@@ -218,17 +215,17 @@ describe('ratelimit (live)', () => {
 describe('ratelimit --cached', () => {
   it('shows the last values seen with their age and sends nothing', async () => {
     await spend('/entities', 3);
-    await run({ json: true, taxpayerId: taxpayer });
+    await run({ json: true, taxpayer: taxpayer });
     clock.advance(30_000);
     const t = context({ fetch: async () => Promise.reject(new Error('must not fetch')) });
-    const o = await run({ cached: true, json: true, settings: settings({}) }, t);
+    const o = await run({ cached: true, json: true, ...NO_FLAGS }, t);
     expect(o.code).toBe(0);
     expect(t.fetched).toEqual([]);
     const rows = JSON.parse(o.out) as Array<{ endpoint: string; remaining: number; ageSeconds: number; resetInSeconds: number; origin: string }>;
     expect(rows.map((r) => r.endpoint)).toEqual(['entities', 'events', 'invoices', 'taxpayer-line-items', 'payments']);
     expect(rows[0]).toMatchObject({ endpoint: 'entities', remaining: 0, ageSeconds: 30, resetInSeconds: 30, origin: 'http://127.0.0.1:8080' });
 
-    const table = await run({ cached: true, settings: settings({ baseUrl: BASE }) }, context({ fetch: async () => Promise.reject(new Error('no')) }));
+    const table = await run({ cached: true, apiKey: undefined }, context({ fetch: async () => Promise.reject(new Error('no')) }));
     expect(table.t.fetched).toEqual([]);
     const line = table.out.split('\n').find((l) => l.includes('entities'))!;
     expect(line).toContain('30s ago');
@@ -239,9 +236,9 @@ describe('ratelimit --cached', () => {
   it('needs no key, and only shows the configured origin when one is known', async () => {
     cache.record('https://a.example', 'entities', { limit: 5, remaining: 4, resetAt: START + 10_000, observedAt: START });
     cache.record('https://b.example', 'entities', { limit: 9, remaining: 8, resetAt: START + 10_000, observedAt: START });
-    const one = await run({ cached: true, json: true, settings: settings({ baseUrl: 'https://b.example' }) });
+    const one = await run({ cached: true, json: true, ...NO_FLAGS, baseUrl: 'https://b.example' });
     expect((JSON.parse(one.out) as Array<{ origin: string }>).map((r) => r.origin)).toEqual(['https://b.example']);
-    const all = await run({ cached: true, settings: settings({}) });
+    const all = await run({ cached: true, ...NO_FLAGS });
     expect(all.out).toContain('https://a.example');
     expect(all.out).toContain('https://b.example');
     expect(one.t.fetched).toEqual([]);
@@ -249,9 +246,9 @@ describe('ratelimit --cached', () => {
   });
 
   it('with nothing cached: an empty JSON array, or a note on stderr', async () => {
-    const json = await run({ cached: true, json: true, settings: settings({}) });
+    const json = await run({ cached: true, json: true, ...NO_FLAGS });
     expect(JSON.parse(json.out)).toEqual([]);
-    const table = await run({ cached: true, settings: settings({}) });
+    const table = await run({ cached: true, ...NO_FLAGS });
     expect(table.out).toBe('');
     expect(table.err).toMatch(/No rate-limit headers seen yet/);
   });
