@@ -22,14 +22,12 @@ export interface ConfigCommandOptions extends SettingsFlags {
   /** Checked by the command. */
   action: ConfigAction | undefined;
   args: readonly string[];
-  /** Tests: instead of opening the one of `ctx.configDir`. */
-  store?: ConfigStore;
 }
 
 /** @throws as {@link profileInUse}, {@link runConfigOverview} and {@link runConfigAction} */
 export function runConfig(ctx: Context, options: ConfigCommandOptions): number | Promise<number> {
   const profile = profileInUse(options, ctx);
-  const store = options.store ?? openConfigStore(ctx);
+  const store = openConfigStore(ctx);
   if (options.action === undefined) return runConfigOverview(profile, store, ctx);
   return runConfigAction(options.action, options.args, profile, store, ctx);
 }
