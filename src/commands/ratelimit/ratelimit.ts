@@ -75,21 +75,19 @@ export function selectProbeEndpoints(ids: Ids): Endpoint[] {
 
 const PROBES_IN_FLIGHT = 3;
 
-/** At most `limit` in flight, results in input order; starts none after a failure. */
+/** At most `limit` in flight, results in input order; starts none after a failure, and settles the others before throwing it. */
 async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
-  let failed = false;
   const worker = async (): Promise<void> => {
-    while (!failed && next < items.length) {
-      const i = next++;
+    for (let i = next++; i < items.length; i = next++) {
       results[i] = await fn(items[i]!, i).catch((err: unknown) => {
-        failed = true;
+        next = items.length;
         throw err;
       });
     }
   };
-  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  const settled = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, worker));
   const rejected = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (rejected) throw rejected.reason;
   return results;
