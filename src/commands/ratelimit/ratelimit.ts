@@ -166,13 +166,12 @@ async function printQuotas(ctx: Context, json: boolean, { rows, head, cells, emp
   else {
     await loadTableSupport();
     const columns = outputColumns(ctx.io, ctx.env) ?? Number.POSITIVE_INFINITY;
-    ctx.io.stdout.write(
-      `${drawTable(
-        head.map(inertText),
-        cells.map((row) => row.map(inertText)),
-        columns,
-      )}\n`,
+    const table = drawTable(
+      head.map(inertText),
+      cells.map((row) => row.map(inertText)),
+      columns,
     );
+    ctx.io.stdout.write(`${table}\n`);
   }
   return ExitCode.Ok;
 }
