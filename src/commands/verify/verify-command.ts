@@ -33,6 +33,6 @@ export function createVerifyCommand(wiring: CommandWiring, run: RunCommand<Verif
     .addOption(new Option('--table <name>', 'with a database: the table to re-count (default every table of its run log)'))
     .addHelpText('after', VERIFY_HELP)
     .action(async (manifests: string[], options: { table?: string }) => {
-      wiring.setCode(await run(wiring.ctx, { manifests, ...(options.table === undefined ? {} : { table: options.table }) }));
+      wiring.setCode(await run(wiring.ctx, { manifests, ...options }));
     });
 }
