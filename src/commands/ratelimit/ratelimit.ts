@@ -38,10 +38,10 @@ export async function runRatelimit(ctx: Context, options: RatelimitCommandOption
   const endpoints = selectProbeEndpoints(ids);
   // Validate every id (README, "Commands": an invalid id is exit 2) before opening or sending anything.
   const paths = endpoints.map((e) => buildPath(e, ids));
-  if (options.cached) return printQuotas(ctx, options.json, cachedQuotas(settings.baseUrl?.origin, ctx, await openLastSeenCache(ctx)));
+  const cache = await openLastSeenCache(ctx);
+  if (options.cached) return printQuotas(ctx, options.json, cachedQuotas(cache, settings.baseUrl?.origin, ctx.clock.now()));
 
   const api = requireApiSettings(settings, stderrWarner(ctx.io));
-  const cache = await openLastSeenCache(ctx);
   const client = probeClient(api, mergeHeaders(settings.headers, options.header ?? []), ctx);
   const answers = await mapLimited(endpoints, PROBES_IN_FLIGHT, (e, i) => probeOne(client, api, cache, e, paths[i]!));
   return printQuotas(ctx, options.json, liveQuotas(answers, ctx.clock.now()));
@@ -203,8 +203,7 @@ type CachedRatelimitRow = Omit<RatelimitRow, 'status' | 'requestId' | 'message'>
 };
 
 /** @param origin only its entries when known, else every origin's */
-function cachedQuotas(origin: string | undefined, ctx: Context, cache: LastSeenCache): Quotas {
-  const now = ctx.clock.now();
+function cachedQuotas(cache: LastSeenCache, origin: string | undefined, now: number): Quotas {
   const order = (e: LastSeen): number => {
     const i = ENDPOINTS.findIndex((row) => row.key === e.endpoint);
     return i < 0 ? ENDPOINTS.length : i;
