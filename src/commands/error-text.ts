@@ -3,8 +3,9 @@
  * `advice` names options and steps, worded here as flags and commands; the 404 and 400/422 hints of
  * what the user typed (ids, `--param`, the path's query).
  */
+import { EXPORT_FLAGS, longFlag } from '../config/flags.js';
 import { ID_SPECS, type Ids } from '../endpoints.js';
-import { CollectionsError, HttpError, renderHint, type HintOption, type HintWords } from '../errors.js';
+import { CollectionsError, HttpError, renderHint, type HintWords } from '../errors.js';
 import { inertText } from '../io/terminal-text.js';
 import type { Secrets } from '../secrets.js';
 
@@ -31,13 +32,12 @@ export const KEY_HINT = 'set a valid key with `collections config set api-key` o
 
 const BASE_URL_SOURCES = '`collections config get base-url`, --base-url or COLLECTIONS_BASE_URL';
 
-/** The flags whose name is not the option's in kebab case (the option's unit differs, or it repeats). */
-const FLAG_OF: Readonly<Partial<Record<HintOption, string>>> = { maxWaitMs: 'max-wait', maxBodyBytes: 'max-body-size' };
-
 /** The command line's words for a hint: flags, and the commands to run. */
 export const CLI_WORDS: HintWords = {
   option: ({ option: name, value }) => {
-    const flag = `--${FLAG_OF[name] ?? name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    // The flag table's row of the option; the sandbox's options (`port`, `host`) are their flags.
+    const row = EXPORT_FLAGS.find((f) => (f.option ?? f.attribute) === name);
+    const flag = row === undefined ? `--${name}` : longFlag(row);
     return value === undefined || value === true ? flag : `${flag} ${value}`;
   },
   step: {
