@@ -11,9 +11,6 @@ const runConfigLazily: RunCommand<ConfigCommandOptions> = async (ctx, options) =
 
 const CONFIG_ACTIONS: readonly ConfigAction[] = ['set', 'get', 'unset', 'list', 'profiles', 'path'];
 
-/** Completion offers the keys after these. */
-const CONFIG_KEY_ACTIONS: readonly ConfigAction[] = ['set', 'get', 'unset'];
-
 const CONFIG_EXIT_CODES: readonly ExitCodeRow[] = [
   [String(ExitCode.Ok), 'done'],
   [String(ExitCode.Usage), 'unknown action or key, invalid value or profile name, unreadable settings file'],
@@ -50,7 +47,9 @@ export function createConfigCommand(wiring: CommandWiring, run: RunCommand<Confi
   return bindToContext(new Command('config'), wiring.ctx)
     .description('Show or change stored settings: config [set|get|unset|list|profiles|path], per --profile')
     .addArgument(withCompletion(new Argument('[action]', 'set, get, unset, list, profiles or path; none: every profile'), { words: CONFIG_ACTIONS }))
-    .addArgument(withCompletion(new Argument('[args...]', `key and value (${keys.join(', ')})`), { words: CONFIG_KEYS, after: CONFIG_KEY_ACTIONS }))
+    .addArgument(
+      withCompletion(new Argument('[args...]', `key and value (${keys.join(', ')})`), { words: CONFIG_KEYS, after: ['set', 'get', 'unset'] }),
+    )
     .addHelpText('after', CONFIG_HELP)
     .action(async (action: string | undefined, args: string[], _opts: unknown, self: Command) => {
       const known = CONFIG_ACTIONS as readonly string[];
