@@ -167,6 +167,15 @@ export class CollectionsError extends Error {
   }
 }
 
+/** The base of the errors below that differ by their code alone. */
+function ofCode(code: ErrorCode): new (message: string, options?: CollectionsErrorOptions) => CollectionsError {
+  return class extends CollectionsError {
+    constructor(message: string, options: CollectionsErrorOptions = {}) {
+      super(message, code, options);
+    }
+  };
+}
+
 /** A {@link CollectionsError}'s own exit code, else 1 (a bug). */
 export function toExitCode(err: unknown): ExitCode {
   return err instanceof CollectionsError ? err.exitCode : ExitCode.Internal;
@@ -265,28 +274,16 @@ export class HttpError extends CollectionsError {
 }
 
 /** Network errors, 5xx or unreadable bodies after retries (exit 6). */
-export class ApiUnavailableError extends CollectionsError {
-  constructor(message: string, options: CollectionsErrorOptions = {}) {
-    super(message, 'E_API_UNAVAILABLE', options);
-  }
-}
+export class ApiUnavailableError extends ofCode('E_API_UNAVAILABLE') {}
 
 /** A `hydra:next` link or redirect to another origin, or a link already fetched (exit 6). */
-export class UnsafeLinkError extends CollectionsError {
-  constructor(message: string, options: CollectionsErrorOptions = {}) {
-    super(message, 'E_UNSAFE_LINK', options);
-  }
-}
+export class UnsafeLinkError extends ofCode('E_UNSAFE_LINK') {}
 
 /**
  * A response past a safety bound: body size, compression ratio, JSON depth, empty pages (exit 6).
  * Never retried: a server that answers this way once is not having a transient failure.
  */
-export class HostileResponseError extends CollectionsError {
-  constructor(message: string, options: CollectionsErrorOptions = {}) {
-    super(message, 'E_HOSTILE_RESPONSE', options);
-  }
-}
+export class HostileResponseError extends ofCode('E_HOSTILE_RESPONSE') {}
 
 export interface RateLimitErrorOptions extends CollectionsErrorOptions {
   code?: 'E_RATE_LIMIT_WAIT' | 'E_RATE_LIMIT_REPEATED';
@@ -304,11 +301,7 @@ export class RateLimitError extends CollectionsError {
 }
 
 /** Unwritable path, a folder, disk full (exit 7). */
-export class OutputError extends CollectionsError {
-  constructor(message: string, options: CollectionsErrorOptions = {}) {
-    super(message, 'E_OUTPUT_WRITE', options);
-  }
-}
+export class OutputError extends ofCode('E_OUTPUT_WRITE') {}
 
 /** Exit 130 or 143; the checkpoint is kept. */
 export class InterruptedError extends CollectionsError {
@@ -321,11 +314,7 @@ export class InterruptedError extends CollectionsError {
 }
 
 /** An output missing or not what its manifest says (size, SHA-256, item count), or an unreadable manifest (exit 8). */
-export class VerifyError extends CollectionsError {
-  constructor(message: string, options: CollectionsErrorOptions = {}) {
-    super(message, 'E_VERIFY_MISMATCH', options);
-  }
-}
+export class VerifyError extends ofCode('E_VERIFY_MISMATCH') {}
 
 /**
  * The library's `signal` stopped the work. Named like fetch's and Node's timers' errors, so
