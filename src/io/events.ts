@@ -56,6 +56,16 @@ export interface Progress {
   readonly stats: ProgressStats;
 }
 
+/** What both kinds of {@link Progress} count of a client event. */
+export function countEvent(stats: ProgressStats, event: ClientEvent): void {
+  if (event.type === 'response') stats.requests++;
+  else if (event.type === 'retry') stats.retries++;
+  else {
+    stats.waits++;
+    stats.waitMs += event.ms;
+  }
+}
+
 /** @param nowMs the event's time, epoch ms */
 export function formatEvent(event: { event: string } & Record<string, unknown>, nowMs: number): string {
   const { event: kind, ...fields } = event;
@@ -102,15 +112,9 @@ export function createJsonProgress(options: JsonProgressOptions): Progress {
       emit({ event: 'mode', ...change });
     },
     onClientEvent(event) {
-      if (event.type === 'response') stats.requests++;
-      else if (event.type === 'wait') {
-        stats.waits++;
-        stats.waitMs += event.ms;
-        emit({ event: 'wait', reason: event.reason, ms: event.ms, until: new Date(event.until).toISOString() });
-      } else {
-        stats.retries++;
-        emit({ event: 'retry', attempt: event.attempt, delayMs: event.delayMs, reason: event.reason });
-      }
+      countEvent(stats, event);
+      if (event.type === 'wait') emit({ event: 'wait', reason: event.reason, ms: event.ms, until: new Date(event.until).toISOString() });
+      else if (event.type === 'retry') emit({ event: 'retry', attempt: event.attempt, delayMs: event.delayMs, reason: event.reason });
     },
     onPage(items, pages, totalItems) {
       // The first call only sets the counts of a resume (or zero); a page event is a written page.

@@ -9,7 +9,7 @@ import type { ClientEvent } from '../http/client.js';
 import type { OutputStream } from '../context.js';
 import { formatDuration, formatRequestLine, formatStatus, formatSummary, formatWaitLine, type MeasureWidth } from './format.js';
 import { createEtaEstimator, type EtaEstimator } from './eta.js';
-import { createJsonProgress, type LogFormat, type Progress, type ProgressStats } from './events.js';
+import { countEvent, createJsonProgress, type LogFormat, type Progress, type ProgressStats } from './events.js';
 import { inertText } from './terminal-text.js';
 
 export interface ProgressOptions {
@@ -45,6 +45,8 @@ interface CursorMethods {
 /** Width assumed when a terminal reports none (a pseudo-terminal without a size reports 0). */
 const FALLBACK_COLUMNS = 80;
 
+const columnsOf = (stream: OutputStream): number => (stream.columns !== undefined && stream.columns > 0 ? stream.columns : FALLBACK_COLUMNS);
+
 /** A spinner frame (every frame of `dots` and `line` is one column wide) and a space. */
 const SPINNER_FRAME_COLUMNS = 2;
 
@@ -58,7 +60,7 @@ function spinnerStream(stream: OutputStream): NodeJS.WritableStream {
   const terminal: Pick<NodeJS.WritableStream, 'write' | 'once' | 'removeListener'> & CursorMethods & { isTTY: boolean; columns: number } = {
     isTTY: true,
     get columns() {
-      return stream.columns !== undefined && stream.columns > 0 ? stream.columns : FALLBACK_COLUMNS;
+      return columnsOf(stream);
     },
     write: stream.write.bind(stream),
     once: stream.once.bind(stream),
@@ -141,8 +143,7 @@ function statusLine(state: StatusState, eta: EtaEstimator, started: number, opti
   const { wait, total } = state;
   const waiting = wait && wait.endMono > mono ? { event: wait.event, leftMs: wait.endMono - mono } : undefined;
   const info = { ...state.stats, total, rate: eta.rate(mono), elapsedMs: mono - started, etaMs: eta.etaMs(total, mono, now), wait: waiting };
-  const columns = stderr.columns !== undefined && stderr.columns > 0 ? stderr.columns : FALLBACK_COLUMNS;
-  return inertText(formatStatus(info, now, columns - SPINNER_FRAME_COLUMNS, options.measureWidth));
+  return inertText(formatStatus(info, now, columnsOf(stderr) - SPINNER_FRAME_COLUMNS, options.measureWidth));
 }
 
 /** A spinner only with `options.createSpinner`. */
@@ -163,15 +164,13 @@ export function createProgress(options: ProgressOptions): Progress {
   return {
     stats,
     onClientEvent(event) {
+      countEvent(stats, event);
       switch (event.type) {
         case 'response':
-          stats.requests++;
           eta.response(event.ms, event.resetAt);
           if (verbose) line(formatRequestLine(event));
           break;
         case 'wait':
-          stats.waits++;
-          stats.waitMs += event.ms;
           state.wait = { event, endMono: clock.monotonic() + event.ms };
           state.primed = true;
           eta.wait(event, clock.monotonic());
@@ -181,7 +180,6 @@ export function createProgress(options: ProgressOptions): Progress {
           } else if (!quiet) line(`collections: ${inertText(formatWaitLine(event, clock.now()))}`);
           break;
         case 'retry':
-          stats.retries++;
           if ((verbose || !spinner) && !quiet) line(`collections: ${event.reason}; retry ${event.attempt} in ${formatDuration(event.delayMs)}`);
           break;
       }
