@@ -104,9 +104,6 @@ export function lazyFetch(load: () => Promise<FetchLike>): FetchLike {
 /** @param loadTransport called once, on the first request, so `--help` and `--version` load no HTTP code */
 export function createSystemContext(version: string, loadTransport: () => Promise<FetchLike>): Context {
   const { stdin, stdout, stderr } = process;
-  // SIGXFSZ (a write past `ulimit -f`) stays ignored so the write fails with EFBIG (exit 7): a listener
-  // keeps libraries' exit hooks (signal-exit via write-file-atomic, ora, proper-lockfile) from re-raising it.
-  if (process.listenerCount('SIGXFSZ') === 0) process.on('SIGXFSZ', () => undefined);
   return {
     io: {
       stdin,
