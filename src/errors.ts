@@ -210,16 +210,6 @@ function describeHttp(d: HttpErrorDetails, what: string): string {
   return s;
 }
 
-const HTTP_STATUS_MEANING: Readonly<Record<number, { code: ErrorCode; what: string }>> = {
-  400: { code: 'E_API_REJECTED', what: 'the API rejected the parameters' },
-  // API Platform 4 validates query parameters and answers an invalid one with 422 and a
-  // ConstraintViolationList (its features/filter/filter_validation.feature): a usage error, like 400.
-  422: { code: 'E_API_REJECTED', what: 'the API rejected the parameters' },
-  401: { code: 'E_AUTH', what: 'the API key was rejected' },
-  403: { code: 'E_AUTH', what: 'the API key was rejected' },
-  404: { code: 'E_NOT_FOUND', what: 'not found' },
-};
-
 /** `itemsPerPage` is API Platform's parameter, and a violation's `propertyPath`. */
 const PAGE_SIZE_REFUSED = /itemsPerPage|items per page|page size/i;
 
@@ -254,12 +244,16 @@ function pageSizeHint(d: HttpErrorDetails): Hint | undefined {
   return hint`${refused}: give a smaller ${option('itemsPerPage')}${example}`;
 }
 
-/** The hint of a status when the thrower has none: the key, the path, or a page size the server names. */
-function statusHint(d: HttpErrorDetails, code: ErrorCode | undefined): Hint | undefined {
-  if (code === 'E_AUTH') return [{ step: 'setApiKey' }];
-  if (code === 'E_NOT_FOUND') return [{ step: 'checkPath', path: requestUrl(d).pathname }];
-  return code === 'E_API_REJECTED' ? pageSizeHint(d) : undefined;
-}
+/** What a status means, and its hint when the thrower has none: the key, the path, or a page size the server names. */
+const HTTP_STATUS_MEANING: Readonly<Record<number, { code: ErrorCode; what: string; hint: (d: HttpErrorDetails) => Hint | undefined }>> = {
+  400: { code: 'E_API_REJECTED', what: 'the API rejected the parameters', hint: pageSizeHint },
+  // API Platform 4 validates query parameters and answers an invalid one with 422 and a
+  // ConstraintViolationList (its features/filter/filter_validation.feature): a usage error, like 400.
+  422: { code: 'E_API_REJECTED', what: 'the API rejected the parameters', hint: pageSizeHint },
+  401: { code: 'E_AUTH', what: 'the API key was rejected', hint: () => [{ step: 'setApiKey' }] },
+  403: { code: 'E_AUTH', what: 'the API key was rejected', hint: () => [{ step: 'setApiKey' }] },
+  404: { code: 'E_NOT_FOUND', what: 'not found', hint: (d) => [{ step: 'checkPath', path: requestUrl(d).pathname }] },
+};
 
 /** A status the client does not retry: 400, 422 (exit 2), 401, 403 (exit 3), 404 (exit 4), another 4xx (exit 6). */
 export class HttpError extends CollectionsError {
@@ -267,7 +261,7 @@ export class HttpError extends CollectionsError {
 
   constructor(details: HttpErrorDetails, options: CollectionsErrorOptions = {}) {
     const meaning = HTTP_STATUS_MEANING[details.status];
-    const advice = options.hint ?? statusHint(details, meaning?.code);
+    const advice = options.hint ?? meaning?.hint(details);
     super(describeHttp(details, meaning?.what ?? 'unexpected response'), meaning?.code ?? 'E_HTTP_UNEXPECTED', { ...options, hint: advice });
     this.details = details;
   }
