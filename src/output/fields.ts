@@ -32,16 +32,6 @@ export function splitPath(path: string): string[] {
   return path.split('.');
 }
 
-export function getPath(obj: unknown, path: string | FieldPath): unknown {
-  const segments = typeof path === 'string' ? splitPath(path) : path;
-  let value: unknown = obj;
-  for (const segment of segments) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = ownValue(value, segment);
-  }
-  return value;
-}
-
 /** A leaf copies the value, a branch builds a nested object. */
 type ProjectionNode = { key: string; children: ProjectionNode[] | null };
 

@@ -25,10 +25,10 @@ export function toCell(value: unknown): string {
 
 /**
  * A plain property read, unless a prototype of a JSON value has `key` (`constructor`, `length`,
- * `__proto__`): that one goes through {@link ownValue}.
+ * `__proto__`, a kept literal's `toJSON`): that one goes through {@link ownValue}.
  */
 function segmentAccessor(key: string): (value: unknown) => unknown {
-  if (key in Object.prototype || key in Array.prototype) return (value) => ownValue(value, key);
+  if (key in Object.prototype || key in Array.prototype || key in JsonNumber.prototype) return (value) => ownValue(value, key);
   return (value) => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined);
 }
 

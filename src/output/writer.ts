@@ -1,8 +1,8 @@
 /** Questions about a format, answered from the registry: nothing else branches on a format's name. */
 import type { FormatDefinition, Formatter, FormatterOptions, FormatterState } from './formatter.js';
 import { FORMATS } from './formats/index.js';
-import { getPath, splitPath } from './fields.js';
-import { addPaths, createPathTree, treePaths } from './flatten.js';
+import { splitPath } from './fields.js';
+import { addPaths, compileAccessor, createPathTree, treePaths } from './flatten.js';
 import { DEFAULT_FORMAT, type OutputFormat } from '../format-names.js';
 
 /** A checkpoint's or a manifest's `format`, which may be any string; undefined for no format. */
@@ -62,8 +62,8 @@ function missingMessage(field: string, present: readonly string[]): string {
  */
 export function missingFieldWarnings(fields: readonly string[], items: readonly unknown[]): string[] {
   const missing = fields.filter((field) => {
-    const path = splitPath(field);
-    return !items.some((item) => getPath(item, path) !== undefined);
+    const get = compileAccessor(splitPath(field));
+    return !items.some((item) => get(item) !== undefined);
   });
   if (missing.length === 0) return [];
   const tree = createPathTree();

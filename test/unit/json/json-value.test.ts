@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { JsonNumber, writeJson } from '../../../src/json/json-value.js';
-import { isPlainObject, toCell } from '../../../src/output/flatten.js';
-import { compileProjection, getPath } from '../../../src/output/fields.js';
+import { compileAccessor, isPlainObject, toCell } from '../../../src/output/flatten.js';
+import { compileProjection } from '../../../src/output/fields.js';
 import { flatten } from '../../helpers/flatten.js';
 
 describe('a kept literal in the formats', () => {
@@ -15,7 +15,8 @@ describe('a kept literal in the formats', () => {
     expect(toCell(n)).toBe(lit);
     expect(isPlainObject(n)).toBe(false);
     expect(flatten({ n, list: [n], nested: { n } })).toEqual({ n: lit, list: `[${lit}]`, 'nested.n': lit });
-    expect(getPath({ n }, 'n.toString')).toBeUndefined();
+    expect(compileAccessor(['n', 'toString'])({ n })).toBeUndefined();
+    expect(compileAccessor(['n', 'toJSON'])({ n })).toBeUndefined();
     expect(writeJson(compileProjection(['n'])({ n, x: 1 }))).toBe(`{"n":${lit}}`);
   });
 

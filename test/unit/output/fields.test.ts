@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { compileProjection, getPath, parseFields } from '../../../src/output/fields.js';
+import { compileProjection, parseFields, splitPath } from '../../../src/output/fields.js';
+import { compileAccessor } from '../../../src/output/flatten.js';
 
 const project = (item: unknown, fields: readonly string[]): Record<string, unknown> => compileProjection(fields)(item);
 import { UsageError } from '../../../src/errors.js';
 import { invoiceA, invoiceB } from '../../fixtures/invoices.js';
+
+/** A field's value as csv, table and the `--fields` check read it. */
+const getPath = (item: unknown, path: string | readonly string[]): unknown =>
+  compileAccessor(typeof path === 'string' ? splitPath(path) : path)(item);
 
 describe('parseFields', () => {
   it.each([
