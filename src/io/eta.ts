@@ -33,24 +33,6 @@ interface Quota {
   resetAt: number;
 }
 
-/**
- * The smallest gap between successive distinct resets, by the server's clock (a window without
- * responses makes a gap of several); the time to a reset is no measure: a run starts anywhere in a window.
- */
-function createWindowLearner(): { see(resetAt: number): void; windowMs(): number | undefined } {
-  let last: number | undefined;
-  let learnt: number | undefined;
-  return {
-    see(resetAt) {
-      // The same window, or an older one (a response overtaken by one of the next window).
-      if (last !== undefined && resetAt < last + 1000) return;
-      if (last !== undefined) learnt = Math.min(learnt ?? Infinity, resetAt - last);
-      last = resetAt;
-    },
-    windowMs: () => learnt,
-  };
-}
-
 /** Ms the requests left need under the quota; undefined when that depends on a `windowMs` not known. */
 export function quotaEtaMs(requests: number, quota: Quota, windowMs: number | undefined, nowMs: number, perRequestMs: number): number | undefined {
   let { remaining, resetAt } = quota;
@@ -121,14 +103,17 @@ export function createEtaEstimator(startMono: number): EtaEstimator {
   let perPage = 0;
   let quota: Quota | undefined;
   let emptyPage = 0;
-  const windows = createWindowLearner();
+  // The smallest gap between successive distinct resets, by the server's clock (a window without
+  // responses makes a gap of several); the time to a reset is no measure: a run starts anywhere in a window.
+  let lastReset: number | undefined;
+  let windowMs: number | undefined;
   const durations: number[] = [];
 
   // `unknown`: the quota applies but its time needs the window's length, not known yet.
   const quotaEta = (itemsLeft: number, nowMs: number): number | 'unknown' | undefined => {
     if (quota === undefined || perPage === 0 || quota.limit <= 0) return undefined;
     const perRequestMs = durations.length > 0 ? mean(durations) : 0;
-    return quotaEtaMs(Math.ceil(itemsLeft / perPage) + emptyPage, quota, windows.windowMs(), nowMs, perRequestMs) ?? 'unknown';
+    return quotaEtaMs(Math.ceil(itemsLeft / perPage) + emptyPage, quota, windowMs, nowMs, perRequestMs) ?? 'unknown';
   };
 
   return {
@@ -147,7 +132,11 @@ export function createEtaEstimator(startMono: number): EtaEstimator {
       if (quota === undefined || resetLocalAt > quota.resetAt - 1000) quota = { limit, remaining, resetAt: resetLocalAt };
     },
     response(ms, resetAt) {
-      if (resetAt !== undefined) windows.see(resetAt);
+      // Not the same window, nor an older one (a response overtaken by one of the next window).
+      if (resetAt !== undefined && (lastReset === undefined || resetAt >= lastReset + 1000)) {
+        if (lastReset !== undefined) windowMs = Math.min(windowMs ?? Infinity, resetAt - lastReset);
+        lastReset = resetAt;
+      }
       durations.push(ms);
       if (durations.length > DURATION_SAMPLES) durations.shift();
     },
