@@ -3,8 +3,7 @@
  * `\n]\n`; zero items give `[]\n`. Only whether an item was written matters to resume.
  */
 import { stateMismatch, type FormatDefinition, type Formatter, type FormatterOptions, type FormatterState, type ItemCounter } from '../formatter.js';
-import { compileProjection } from '../fields.js';
-import { joinBytes, joinProjected } from './ndjson.js';
+import { itemJoiner } from './ndjson.js';
 
 export interface JsonState extends FormatterState {
   format: 'json';
@@ -18,14 +17,14 @@ function createJsonFormatter(options: FormatterOptions = {}, resume?: FormatterS
       throw stateMismatch('a json');
     written = resume.items;
   }
-  const project = options.fields !== undefined && options.fields.length > 0 ? compileProjection(options.fields) : undefined;
+  const join = itemJoiner(options, ',\n');
   return {
     begin: () => '[',
     page(items) {
       if (items.length === 0) return '';
       const prefix = written === 0 ? '\n' : ',\n';
       written += items.length;
-      return project === undefined ? joinBytes(items.texts(), prefix, ',\n', '') : prefix + joinProjected(items.values(), ',\n', project);
+      return join(items, prefix, '');
     },
     end: () => (written === 0 ? ']\n' : '\n]\n'),
     state: (): JsonState => ({ format: 'json', items: written }),
