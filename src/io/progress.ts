@@ -110,14 +110,6 @@ function createCountdown(clock: Clock, render: () => void) {
   };
 }
 
-function lineWriter(stderr: OutputStream, spinner: Ora | undefined): (raw: string) => void {
-  return (raw) => {
-    spinner?.clear();
-    stderr.write(`${inertText(raw)}\n`);
-    spinner?.render();
-  };
-}
-
 /**
  * ora reads `text` every frame (80 ms): no timer of ours, which on the injected Clock would make a
  * virtual clock race ahead whenever the run waits on real I/O. ora's own writes are ignored.
@@ -158,7 +150,11 @@ export function createProgress(options: ProgressOptions): Progress {
   const noColor = options.env.NO_COLOR !== undefined && options.env.NO_COLOR !== '';
   const spinner = startSpinner(options, noColor);
   if (spinner) liveText(spinner, () => statusLine(state, eta, started, options));
-  const line = lineWriter(stderr, spinner);
+  const line = (raw: string): void => {
+    spinner?.clear();
+    stderr.write(`${inertText(raw)}\n`);
+    spinner?.render();
+  };
   const countdown = createCountdown(clock, () => spinner?.render());
 
   return {
