@@ -71,23 +71,22 @@ export interface Context {
  */
 function processSignals(): SignalSource {
   const listeners = new Set<(signal: TerminationSignal) => void>();
+  // Node calls a signal's listeners with its name.
   const deliver = (signal: TerminationSignal): void => {
     for (const listener of [...listeners]) listener(signal);
   };
-  const onInt = (): void => deliver('SIGINT');
-  const onTerm = (): void => deliver('SIGTERM');
   return (listener) => {
     // A function subscribed twice must be called twice, as process.on would: wrap it.
     const own = (signal: TerminationSignal): void => listener(signal);
     if (listeners.size === 0) {
-      process.on('SIGINT', onInt);
-      process.on('SIGTERM', onTerm);
+      process.on('SIGINT', deliver);
+      process.on('SIGTERM', deliver);
     }
     listeners.add(own);
     return () => {
       if (!listeners.delete(own) || listeners.size > 0) return;
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
+      process.off('SIGINT', deliver);
+      process.off('SIGTERM', deliver);
     };
   };
 }
