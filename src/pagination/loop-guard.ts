@@ -34,11 +34,6 @@ export class LoopGuard {
   readonly #urls = new Set<string>();
   readonly #contents = new Set<string>();
 
-  /** @param urls URLs fetched before (e.g. before a resume) */
-  constructor(urls: Iterable<string> = []) {
-    for (const u of urls) this.#urls.add(normalizeUrl(u));
-  }
-
   addUrl(url: URL | string): void {
     this.#urls.add(normalizeUrl(url));
   }

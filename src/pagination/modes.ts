@@ -2,8 +2,8 @@
 // page by cursor only (`page` is a 400), and plain API Platform ignores `X-Pagination-Style`.
 import type { Client } from '../http/client.js';
 import { HttpError } from '../errors.js';
+import { defined } from '../json/object.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
-import { offsetPagesAfter } from './offset.js';
 import { paginate, prefetch, type PageStep, type PagingMode } from './paginate.js';
 import type { CollectionPage } from './page-scan.js';
 
@@ -64,7 +64,7 @@ export interface ServerModeOptions {
  * read-ahead fires `page=2…` before it showed an offset collection; an offset request refused by
  * {@link isCursorOnlyRefusal}'s 400, or a first page with cursor links, goes on by cursor; a
  * cursor request answered with offset pages follows their `next`.
- * @throws what {@link paginate}, {@link offsetPagesAfter} and `onChange` throw
+ * @throws what {@link paginate} and `onChange` throw
  */
 export async function* serverModePages(options: ServerModeOptions): AsyncGenerator<PageStep, void, void> {
   const { client, start, mode: asked, headers } = options;
@@ -74,26 +74,26 @@ export async function* serverModePages(options: ServerModeOptions): AsyncGenerat
   } catch (err) {
     if (asked === 'cursor' || !isCursorOnlyRefusal(err)) throw err;
     options.onChange({ asked, used: 'cursor', refusal: err });
-    yield* following(options, 'cursor', start);
+    yield* following(options, 'cursor');
     return;
   }
   const used = modeOfPage(first.page, first.url) ?? asked;
   if (used !== asked) options.onChange({ asked, used });
-  if (used === 'offset' && asked === 'offset' && options.concurrency > 1) {
-    const steps = offsetPagesAfter({ ...options, headers: { ...headers.offset }, maxItems: options.wanted() }, first);
-    for await (const step of steps) yield { ...step, mode: used };
-    return;
-  }
-  yield* following(options, used, start, first);
+  yield* following(options, used, first);
 }
 
-/** Follows `next`, fetching the next page while this one is written, except offset pages asked one at a time (`--concurrency 1`). */
-async function* following(options: ServerModeOptions, mode: PagingMode, start: URL, first?: FetchedPage): AsyncGenerator<PageStep, void, void> {
-  const { client, baseUrl } = options;
+/**
+ * Follows `next`, fetching the next page while this one is written, except offset pages asked one
+ * at a time (`--concurrency 1`); offset pages asked with more go by number ({@link offsetRange}).
+ */
+async function* following(options: ServerModeOptions, mode: PagingMode, first?: FetchedPage): AsyncGenerator<PageStep, void, void> {
+  const { client, baseUrl, start, concurrency } = options;
   const headers = { ...options.headers[mode] };
+  const byNumber = mode === 'offset' && options.mode === 'offset' && concurrency > 1;
+  const ahead = byNumber ? { concurrency, maxItems: options.wanted() } : undefined;
   const open = (signal?: AbortSignal): AsyncGenerator<PageStep, void, void> =>
-    paginate({ client, baseUrl, start, headers, emptyPageEnds: mode === 'cursor', ...(signal ? { signal } : {}), ...(first ? { first } : {}) });
-  const ahead = mode === 'cursor' || options.mode === 'cursor';
-  const steps = ahead ? prefetch(open, (step) => step.next !== undefined && options.wanted() > step.page.members.length) : open();
+    paginate({ client, baseUrl, start, headers, emptyPageEnds: mode === 'cursor', ...defined({ signal, first, ahead }) });
+  const prefetched = mode === 'cursor' || options.mode === 'cursor';
+  const steps = prefetched ? prefetch(open, (step) => step.next !== undefined && options.wanted() > step.page.members.length) : open();
   for await (const step of steps) yield { ...step, mode };
 }

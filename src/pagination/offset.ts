@@ -3,8 +3,6 @@
 import type { Client } from '../http/client.js';
 import { isSameOrigin } from '../http/origin.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
-import { createEmptyPageGuard, LoopGuard } from './loop-guard.js';
-import { paginate, resolveNext, type PageStep } from './paginate.js';
 
 // Not `p-limit`: it bounds the tasks running and queues every page up front; this bounds the pages held, in flight or buffered.
 
@@ -25,8 +23,7 @@ const SHRINK_AT_ITEMS = 1000;
 const READ_AHEAD_BYTES = 2 * 1024 * 1024;
 
 export interface ReadAheadBounds {
-  /** Page text in flight or buffered at most (default {@link READ_AHEAD_BYTES}; one page is always allowed). */
-  maxBytes?: number;
+  /** The first page's text length, the average page size until pages arrive. */
   pageBytes?: number;
   /** Items the consumer wants from page `first` on (default all). */
   wantedItems?: number;
@@ -38,7 +35,7 @@ export type PageFetcher = (n: number, signal: AbortSignal) => Promise<FetchedPag
 
 /**
  * Pages `first…last`: at most `concurrency` in flight or buffered (plus the consumer's), within
- * `maxBytes` of text, fewer (down to 1) while parsed items pile up because the consumer is slower.
+ * {@link READ_AHEAD_BYTES} of text (one page is always allowed), fewer (down to 1) while parsed items pile up because the consumer is slower.
  */
 export class ReadAhead {
   private readonly pending = new Map<number, Promise<FetchedPage>>();
@@ -51,7 +48,6 @@ export class ReadAhead {
   private settledBytes = 0;
   private seenBytes = 0;
   private seenPages = 0;
-  private readonly maxBytes: number;
   private readonly wantedItems: number;
   private readonly perPage: number;
   private lastTaken: number;
@@ -66,7 +62,6 @@ export class ReadAhead {
   ) {
     this.nextToLaunch = first;
     this.window = concurrency;
-    this.maxBytes = bounds.maxBytes ?? READ_AHEAD_BYTES;
     this.wantedItems = bounds.wantedItems ?? Number.POSITIVE_INFINITY;
     this.perPage = Math.max(1, bounds.perPage ?? 1);
     this.lastTaken = first - 1;
@@ -84,7 +79,7 @@ export class ReadAhead {
     if (this.pending.size === 0 || this.seenPages === 0) return true;
     const average = this.seenBytes / this.seenPages;
     const inFlight = this.pending.size - this.settled.size;
-    return this.settledBytes + (inFlight + 1) * average <= this.maxBytes;
+    return this.settledBytes + (inFlight + 1) * average <= READ_AHEAD_BYTES;
   }
 
   /** The last page that may hold an item wanted (`--max-items` spends no request it does not need). */
@@ -142,7 +137,7 @@ export class ReadAhead {
   }
 }
 
-export interface OffsetPagesOptions {
+export interface OffsetRangeOptions {
   client: Client;
   baseUrl: URL;
   start: URL;
@@ -194,76 +189,41 @@ function lastPageOf(first: FetchedPage, baseUrl: URL, start: URL): number | unde
   return Math.max(1, Math.ceil(total / perPage));
 }
 
-type OffsetRun = OffsetPagesOptions & { loop: LoopGuard };
+/** Pages after the first, fetched ahead; then the last one's `next` is followed. */
+export interface PageRange {
+  /** The page at `index` (≥ 1), undefined past the range. */
+  take(index: number): Promise<FetchedPage> | undefined;
+  /** The URL after page `index`, undefined from the range's last page on. */
+  next(index: number): URL | undefined;
+  /** Aborts the requests in flight. */
+  stop(): void;
+}
 
 /**
- * Offset pages once the page of `options.start` was fetched (to learn the server's mode), built by
- * setting `page` on the first page's URL; `next` one at a time when the first page does not
- * describe the range, and after the last page (the collection grew).
- * @throws what {@link paginate} and {@link fetchPage} throw; a failed page once every page before it was yielded
+ * Pages `firstNo + 1…last` of the first page's range, each `withPage(template, n)`, fetched ahead;
+ * undefined when the first page does not describe the range (its `next` is then followed).
  */
-export async function* offsetPagesAfter(options: OffsetPagesOptions, first: FetchedPage): AsyncGenerator<PageStep, void, void> {
-  const { baseUrl, start } = options;
+export function offsetRange(options: OffsetRangeOptions, first: FetchedPage, next: URL): PageRange | undefined {
+  const { client, baseUrl, start, headers } = options;
   const firstNo = pageNumberOf(start) ?? 1;
-  const run: OffsetRun = { ...options, loop: new LoopGuard([start.href, first.url.href]) };
-  run.loop.addPage(first.page, first.url);
-  const next = resolveNext(first, baseUrl, run.loop);
-  if (next === undefined) {
-    yield { ...first, index: 0, next: undefined };
-    return;
-  }
   const last = lastPageOf(first, baseUrl, start);
-  if (last === undefined || last <= firstNo || next.pathname !== first.url.pathname || pageNumberOf(next) !== firstNo + 1) {
-    yield { ...first, index: 0, next };
-    yield* followNext(run, next, 1);
-    return;
-  }
+  if (last === undefined || last <= firstNo || next.pathname !== first.url.pathname || pageNumberOf(next) !== firstNo + 1) return undefined;
   // The first page's own URL (after redirects) carries the filters the server accepted.
   const template = pageNumberOf(first.url) === firstNo ? first.url : start;
-  yield* fetchRange(run, first, firstNo, last, template);
-}
-
-async function* followNext(run: OffsetRun, start: URL, index: number): AsyncGenerator<PageStep, void, void> {
-  const { client, baseUrl, headers, loop } = run;
-  for await (const step of paginate({ client, baseUrl, start, headers, loop })) yield { ...step, index: index++ };
-}
-
-/** The first page, then pages `firstNo + 1…last` (each `withPage(template, n)`) fetched ahead, then a `next` the last one may have. */
-async function* fetchRange(run: OffsetRun, first: FetchedPage, firstNo: number, last: number, template: URL): AsyncGenerator<PageStep, void, void> {
-  const { client, baseUrl, headers, loop } = run;
   // `demand`: the pages needed after this one, so the governor knows when a window cannot serve them all.
   const fetchNo = (n: number, signal: AbortSignal): Promise<FetchedPage> =>
     fetchPage(client, withPage(template, n), { headers, signal, demand: Math.max(0, ahead.lastNeeded - n) });
   // The first page is as long as a page gets (`itemsPerPage`, or the server's own cap of it).
   const items = first.page.members.length;
-  const ahead = new ReadAhead(fetchNo, firstNo + 1, last, Math.max(1, Math.floor(run.concurrency)), {
+  const ahead = new ReadAhead(fetchNo, firstNo + 1, last, Math.max(1, Math.floor(options.concurrency)), {
     pageBytes: first.text.length,
-    wantedItems: run.maxItems - items,
+    wantedItems: options.maxItems - items,
     perPage: items,
   });
-  const checkEmpty = createEmptyPageGuard();
-  try {
-    ahead.launch();
-    checkEmpty(first, withPage(template, firstNo + 1));
-    yield { ...first, index: 0, next: withPage(template, firstNo + 1) };
-    for (let n = firstNo + 1; n <= last; n++) {
-      const fetched = await ahead.take(n);
-      // Pages built from numbers never loop by URL, but a server that ignores `page` repeats one.
-      loop.addPage(fetched.page, fetched.url);
-      if (n < last) {
-        const next = withPage(template, n + 1);
-        checkEmpty(fetched, next);
-        yield { ...fetched, index: n - firstNo, next };
-        continue;
-      }
-      for (let k = firstNo; k <= n; k++) loop.addUrl(withPage(template, k));
-      loop.addUrl(fetched.url);
-      const more = resolveNext(fetched, baseUrl, loop);
-      checkEmpty(fetched, more);
-      yield { ...fetched, index: n - firstNo, next: more };
-      if (more !== undefined) yield* followNext(run, more, n - firstNo + 1);
-    }
-  } finally {
-    ahead.stop();
-  }
+  ahead.launch();
+  return {
+    take: (index) => (firstNo + index <= last ? ahead.take(firstNo + index) : undefined),
+    next: (index) => (firstNo + index < last ? withPage(template, firstNo + index + 1) : undefined),
+    stop: () => ahead.stop(),
+  };
 }

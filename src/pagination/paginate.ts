@@ -4,6 +4,8 @@ import type { Client } from '../http/client.js';
 import { assertSameOrigin, resolveSameOrigin } from '../http/origin.js';
 import { createEmptyPageGuard, LoopGuard } from './loop-guard.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
+import { offsetRange, type OffsetRangeOptions, type PageRange } from './offset.js';
+import { defined } from '../json/object.js';
 
 export interface PaginateOptions {
   client: Client;
@@ -12,8 +14,6 @@ export interface PaginateOptions {
   start: URL;
   /** `X-Pagination-Style`, `X-Pagination-Enable-Partial`. */
   headers?: Record<string, string>;
-  /** What was fetched before (the pages of an offset range). */
-  loop?: LoopGuard;
   /**
    * Cursor mode: a page without items ends the collection, whatever it links to. API Platform's
    * `PartialCollectionViewNormalizer` links every cursor page on, since 4.3.5 an empty one too.
@@ -22,6 +22,8 @@ export interface PaginateOptions {
   signal?: AbortSignal;
   /** The page `start` answered, fetched already: yielded without a request. */
   first?: FetchedPage;
+  /** Offset pages fetched ahead by number once the first page shows their range ({@link offsetRange}). */
+  ahead?: Pick<OffsetRangeOptions, 'concurrency' | 'maxItems'>;
 }
 
 /** Offset pages (`page=N`, `totalItems`) or cursor pages (`id[lt]=…` links). */
@@ -40,7 +42,7 @@ export interface PageStep extends FetchedPage {
  * The page's `next` resolved against its own URL (`?page=2`, `/path?page=2` and absolute links).
  * @throws {UnsafeLinkError} for another origin, userinfo, a bad URL, or a loop
  */
-export function resolveNext(fetched: FetchedPage, baseUrl: URL, loop: LoopGuard): URL | undefined {
+function resolveNext(fetched: FetchedPage, baseUrl: URL, loop: LoopGuard): URL | undefined {
   const link = fetched.page.view?.next;
   if (link === undefined) return undefined;
   const next = resolveSameOrigin(link, fetched.url, baseUrl, 'a hydra:next link');
@@ -58,20 +60,31 @@ export function resolveNext(fetched: FetchedPage, baseUrl: URL, loop: LoopGuard)
 export async function* paginate(options: PaginateOptions): AsyncGenerator<PageStep, void, void> {
   const { client, baseUrl, headers, signal } = options;
   assertSameOrigin(options.start, baseUrl, 'the first page');
-  const loop = options.loop ?? new LoopGuard();
+  const loop = new LoopGuard();
   const checkEmpty = createEmptyPageGuard();
+  let range: PageRange | undefined;
   let url: URL | undefined = options.start;
-  for (let index = 0; url !== undefined; index++) {
-    loop.addUrl(url);
-    const fetched: FetchedPage =
-      index === 0 && options.first ? options.first : await fetchPage(client, url, { headers, ...(signal ? { signal } : {}) });
-    loop.addUrl(fetched.url);
-    loop.addPage(fetched.page, fetched.url);
-    const ends = options.emptyPageEnds === true && fetched.page.members.length === 0;
-    const next = ends ? undefined : resolveNext(fetched, baseUrl, loop);
-    checkEmpty(fetched, next);
-    yield { ...fetched, index, next };
-    url = next;
+  try {
+    for (let index = 0; url !== undefined; index++) {
+      loop.addUrl(url);
+      const fetched: FetchedPage =
+        index === 0 && options.first
+          ? options.first
+          : await (range?.take(index) ?? fetchPage(client, url, { headers, ...(signal ? { signal } : {}) }));
+      loop.addUrl(fetched.url);
+      loop.addPage(fetched.page, fetched.url);
+      const ends = options.emptyPageEnds === true && fetched.page.members.length === 0;
+      let next = range?.next(index) ?? (ends ? undefined : resolveNext(fetched, baseUrl, loop));
+      if (index === 0 && next !== undefined && options.ahead) {
+        range = offsetRange({ client, baseUrl, start: options.start, ...options.ahead, ...defined({ headers }) }, fetched, next);
+        next = range?.next(0) ?? next;
+      }
+      checkEmpty(fetched, next);
+      yield { ...fetched, index, next };
+      url = next;
+    }
+  } finally {
+    range?.stop();
   }
 }
 

@@ -117,16 +117,13 @@ describe('cursor mode: the first empty page is the end of the collection (API Pl
 });
 
 describe('offset mode keeps the bound on empty pages that link on', () => {
-  it.each([
-    ['1', 4],
-    ['4', 5],
-  ])('partial pagination, --concurrency %s: exit 6 after 4 empty pages in a row, nothing placed', async (concurrency, requests) => {
+  it.each(['1', '4'])('partial pagination, --concurrency %s: exit 6 after 4 empty pages in a row, nothing placed', async (concurrency) => {
     const api = scripted((url) => ({ body: partialPage(PATH, Number(url.searchParams.get('page') ?? '1'), []) }));
     const r = await run(['--concurrency', concurrency, '--out', 'inv.ndjson'], api);
     expect(r.code).toBe(6);
     expect(r.lines[0]).toMatch(/^collections: the API sent 4 empty pages in a row that each link to a next one/);
-    // With --concurrency 4 the first page is read apart (is it a page range?), then the next links are followed.
-    expect(api.log).toHaveLength(requests);
+    // With --concurrency 4 the first page is read apart (is it a page range?) and counted too.
+    expect(api.log).toHaveLength(4);
     expect(files()).not.toContain('inv.ndjson');
   });
 });

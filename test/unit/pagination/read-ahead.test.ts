@@ -7,6 +7,8 @@ import type { FetchedPage } from '../../../src/pagination/fetch-page.js';
 import { ReadAhead } from '../../../src/pagination/offset.js';
 
 const MiB = 1024 * 1024;
+/** The read-ahead's bound, 2 MiB (`READ_AHEAD_BYTES`). */
+const BOUND = 2 * MiB;
 
 /**
  * A fetcher of pages of `bytes` text each that resolve at once; counts the most pages launched and
@@ -32,9 +34,10 @@ async function drain(ahead: ReadAhead, first: number, last: number, state: { tak
 }
 
 describe('ReadAhead byte bound', () => {
-  it('1 MiB pages under a 3 MiB bound: at most 3 pages ahead (plus the one being taken), though concurrency is 8', async () => {
-    const { fetchPage, state } = fetcher(MiB);
-    const ahead = new ReadAhead(fetchPage, 1, 20, 8, { maxBytes: 3 * MiB, pageBytes: MiB });
+  it('pages of a third of the bound: at most 3 pages ahead (plus the one being taken), though concurrency is 8', async () => {
+    const third = Math.floor(BOUND / 3);
+    const { fetchPage, state } = fetcher(third);
+    const ahead = new ReadAhead(fetchPage, 1, 20, 8, { pageBytes: third });
     await drain(ahead, 1, 20, state);
     expect(state.launched).toBe(20);
     expect(state.most).toBeLessThanOrEqual(4);
@@ -43,14 +46,14 @@ describe('ReadAhead byte bound', () => {
 
   it('small pages: the page count is the bound (concurrency, plus the one being taken)', async () => {
     const { fetchPage, state } = fetcher(1000);
-    const ahead = new ReadAhead(fetchPage, 1, 20, 4, { maxBytes: 3 * MiB, pageBytes: 1000 });
+    const ahead = new ReadAhead(fetchPage, 1, 20, 4, { pageBytes: 1000 });
     await drain(ahead, 1, 20, state);
     expect(state.most).toBe(5);
   });
 
   it('a page larger than the bound still goes, one at a time', async () => {
-    const { fetchPage, state } = fetcher(5 * MiB);
-    const ahead = new ReadAhead(fetchPage, 1, 5, 8, { maxBytes: 3 * MiB, pageBytes: 5 * MiB });
+    const { fetchPage, state } = fetcher(2 * BOUND);
+    const ahead = new ReadAhead(fetchPage, 1, 5, 8, { pageBytes: 2 * BOUND });
     await drain(ahead, 1, 5, state);
     expect(state.launched).toBe(5);
     expect(state.most).toBeLessThanOrEqual(2);
