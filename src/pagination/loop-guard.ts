@@ -25,6 +25,9 @@ function contentKey(page: CollectionPage): string | undefined {
   return `${members.length}:${hash.digest('base64')}`;
 }
 
+/** Empty pages in a row that link on, past which a server pages for ever (in cursor mode an empty page ends the collection). */
+const EMPTY_PAGE_LIMIT = 3;
+
 /**
  * What one export has fetched: URLs normalised (query sorted, repeated pairs folded, so padding
  * such as `&x=1&x=1` does not make a new one) and page contents. One short string per page, never
@@ -33,10 +36,7 @@ function contentKey(page: CollectionPage): string | undefined {
 export class LoopGuard {
   readonly #urls = new Set<string>();
   readonly #contents = new Set<string>();
-
-  addUrl(url: URL | string): void {
-    this.#urls.add(normalizeUrl(url));
-  }
+  #empty = 0;
 
   /** @throws {UnsafeLinkError} (exit 6) when `next` was fetched before */
   checkLink(next: URL): void {
@@ -48,11 +48,13 @@ export class LoopGuard {
   }
 
   /**
-   * Notes a page's content, and its `view`'s `@id` as a URL fetched (`?page=1` for a first page
-   * asked without `page`).
+   * Notes the URL asked, the page's own (after redirects), its `view`'s `@id` (`?page=1` for a
+   * first page asked without `page`) and its content.
    * @throws {UnsafeLinkError} (exit 6) when its items were fetched before under another URL
    */
-  addPage(page: CollectionPage, url: URL): void {
+  addPage(asked: URL, { page, url }: FetchedPage): void {
+    this.#urls.add(normalizeUrl(asked));
+    this.#urls.add(normalizeUrl(url));
     const self = page.view?.id;
     if (self !== undefined) {
       try {
@@ -71,26 +73,22 @@ export class LoopGuard {
     }
     this.#contents.add(key);
   }
-}
 
-/**
- * A check, called with every page before it is yielded, that stops the export at the
- * `limit + 1`-th page in a row without items that links to a next one. Offset mode only: in
- * cursor mode an empty page ends the collection.
- * @throws {HostileResponseError} (exit 6, from the check), before that next link is requested
- */
-export function createEmptyPageGuard(limit = 3): (fetched: FetchedPage, next: URL | undefined) => void {
-  let empty = 0;
-  return (fetched, next) => {
-    if (next === undefined || fetched.page.members.length > 0) {
-      empty = 0;
+  /**
+   * Called with every page before it is yielded.
+   * @throws {HostileResponseError} (exit 6) at the `EMPTY_PAGE_LIMIT + 1`-th page in a row without
+   *   items that links to a next one, before that link is requested
+   */
+  checkEmpty({ page, url }: FetchedPage, next: URL | undefined): void {
+    if (next === undefined || page.members.length > 0) {
+      this.#empty = 0;
       return;
     }
-    if (++empty > limit) {
+    if (++this.#empty > EMPTY_PAGE_LIMIT) {
       throw new HostileResponseError(
-        `the API sent ${empty} empty pages in a row that each link to a next one (last: GET ${fetched.url.pathname}${fetched.url.search})`,
+        `the API sent ${this.#empty} empty pages in a row that each link to a next one (last: GET ${url.pathname}${url.search})`,
         { hint: 'the server keeps paging without items; stopping instead of following it for ever' },
       );
     }
-  };
+  }
 }

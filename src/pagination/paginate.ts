@@ -2,7 +2,7 @@
 // another origin or a loop stops the export (the key stays home).
 import type { Client } from '../http/client.js';
 import { assertSameOrigin, resolveSameOrigin } from '../http/origin.js';
-import { createEmptyPageGuard, LoopGuard } from './loop-guard.js';
+import { LoopGuard } from './loop-guard.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
 import { offsetRange, type OffsetRangeOptions, type PageRange } from './offset.js';
 import { defined } from '../json/object.js';
@@ -61,25 +61,22 @@ export async function* paginate(options: PaginateOptions): AsyncGenerator<PageSt
   const { client, baseUrl, headers, signal } = options;
   assertSameOrigin(options.start, baseUrl, 'the first page');
   const loop = new LoopGuard();
-  const checkEmpty = createEmptyPageGuard();
   let range: PageRange | undefined;
   let url: URL | undefined = options.start;
   try {
     for (let index = 0; url !== undefined; index++) {
-      loop.addUrl(url);
       const fetched: FetchedPage =
         index === 0 && options.first
           ? options.first
           : await (range?.take(index) ?? fetchPage(client, url, { headers, ...(signal ? { signal } : {}) }));
-      loop.addUrl(fetched.url);
-      loop.addPage(fetched.page, fetched.url);
+      loop.addPage(url, fetched);
       const ends = options.emptyPageEnds === true && fetched.page.members.length === 0;
       let next = range?.next(index) ?? (ends ? undefined : resolveNext(fetched, baseUrl, loop));
       if (index === 0 && next !== undefined && options.ahead) {
         range = offsetRange({ client, baseUrl, start: options.start, ...options.ahead, ...defined({ headers }) }, fetched, next);
         next = range?.next(0) ?? next;
       }
-      checkEmpty(fetched, next);
+      loop.checkEmpty(fetched, next);
       yield { ...fetched, index, next };
       url = next;
     }
