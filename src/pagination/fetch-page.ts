@@ -1,12 +1,11 @@
 // A page is parsed inside the client's retry loop: HTML, invalid JSON or a 200 that is not a
 // collection is retried like a 5xx, so a page is only ever returned whole.
 import type { Client, GetOptions, ResponseHead, ResponseInfo } from '../http/client.js';
-import { UnreadableBodyError } from '../http/client.js';
 import { parseHttpDate } from '../rate/index.js';
 import { HostileResponseError } from '../errors.js';
 import { defined } from '../json/object.js';
 import { valueMembers, textOfBytes } from '../json/members.js';
-import { PageFormatError, parsePageText, refuseHtml } from './hydra.js';
+import { parsePageText, refuseHtml } from './hydra.js';
 import { scanPageText, type CollectionPage } from './page-scan.js';
 
 export interface FetchedPage extends ResponseInfo {
@@ -21,9 +20,9 @@ export type PageRequestOptions = Pick<GetOptions<unknown>, 'headers' | 'signal' 
 
 /**
  * The client's body parser. A body the scan refuses gets {@link parsePageText}'s verdict (were
- * `JSON.parse` to accept it, its values are taken rather than failing the page). A
- * {@link PageFormatError} becomes the retryable {@link UnreadableBodyError} with its message, which
- * the `retry` event names; JSON nested too deep is not retried, and gets the page's path.
+ * `JSON.parse` to accept it, its values are taken rather than failing the page): one that is no
+ * collection is the retryable `UnreadableBodyError`, whose message the `retry` event names; JSON
+ * nested too deep is not retried, and gets the page's path.
  */
 function readHydraBody(text: string, response: ResponseHead): CollectionPage {
   try {
@@ -34,12 +33,9 @@ function readHydraBody(text: string, response: ResponseHead): CollectionPage {
     const parsed = parsePageText(byteText ? textOfBytes(text) : text);
     return { ...parsed, members: valueMembers(parsed.members) };
   } catch (err) {
-    if (err instanceof PageFormatError) throw new UnreadableBodyError(err.message, { cause: err });
-    if (err instanceof HostileResponseError) {
-      const path = response.url.pathname + response.url.search;
-      throw new HostileResponseError(`${err.message} (GET ${path})`, { cause: err, ...(err.advice ? { hint: err.advice } : {}) });
-    }
-    throw err;
+    if (!(err instanceof HostileResponseError)) throw err;
+    const path = response.url.pathname + response.url.search;
+    throw new HostileResponseError(`${err.message} (GET ${path})`, { cause: err, ...(err.advice ? { hint: err.advice } : {}) });
   }
 }
 

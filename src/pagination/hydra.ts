@@ -1,5 +1,6 @@
 // A Hydra Core Vocabulary collection page, prefixed (`hydra:member`) or not (API Platform 3+).
 import { HostileResponseError } from '../errors.js';
+import { UnreadableBodyError } from '../http/client.js';
 import { defined, isObject, type JsonObject } from '../json/object.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-scan.js';
 
@@ -20,14 +21,6 @@ export interface HydraPage {
   totalItems?: number;
   /** Undefined on a single-page collection. */
   view?: HydraView;
-}
-
-/** The body is not a Hydra collection: retried, and its short message is the retry's reason. */
-export class PageFormatError extends Error {
-  constructor(message: string, options: { cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'PageFormatError';
-  }
 }
 
 function term(obj: JsonObject, name: string): unknown {
@@ -52,11 +45,11 @@ function parseView(value: unknown): HydraView | undefined {
   return view;
 }
 
-/** @throws {PageFormatError} for a body that is no object, a `member` that is no array, or none of `member`, `totalItems`, `view` */
+/** @throws {UnreadableBodyError} for a body that is no object, a `member` that is no array, or none of `member`, `totalItems`, `view` */
 export function parsePage(body: unknown): HydraPage {
   if (!isObject(body)) {
     const kind = body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body;
-    throw new PageFormatError(`not a Hydra collection: the body is ${kind}, not an object`);
+    throw new UnreadableBodyError(`not a Hydra collection: the body is ${kind}, not an object`);
   }
   const rawMembers = term(body, 'member');
   const rawTotal = term(body, 'totalItems');
@@ -65,25 +58,25 @@ export function parsePage(body: unknown): HydraPage {
   if (rawMembers === undefined) {
     // An empty collection may omit `member`, but then it still says how many items (0) or where it is.
     if (rawTotal === undefined && rawView === undefined) {
-      throw new PageFormatError('not a Hydra collection: no member, totalItems or view');
+      throw new UnreadableBodyError('not a Hydra collection: no member, totalItems or view');
     }
     members = [];
   } else if (Array.isArray(rawMembers)) {
     members = rawMembers;
   } else {
-    throw new PageFormatError(`not a Hydra collection: member is ${rawMembers === null ? 'null' : typeof rawMembers}, not an array`);
+    throw new UnreadableBodyError(`not a Hydra collection: member is ${rawMembers === null ? 'null' : typeof rawMembers}, not an array`);
   }
   const totalItems = typeof rawTotal === 'number' && Number.isSafeInteger(rawTotal) && rawTotal >= 0 ? rawTotal : undefined;
   return { members, ...defined({ totalItems, view: parseView(rawView) }) };
 }
 
-/** @throws {PageFormatError} when the `Content-Type` says HTML (a proxy's or a maintenance page) */
+/** @throws {UnreadableBodyError} when the `Content-Type` says HTML (a proxy's or a maintenance page) */
 export function refuseHtml(contentType: string | null | undefined): void {
-  if ((contentType ?? '').toLowerCase().includes('html')) throw new PageFormatError('HTML instead of JSON');
+  if ((contentType ?? '').toLowerCase().includes('html')) throw new UnreadableBodyError('HTML instead of JSON');
 }
 
 /**
- * @throws {PageFormatError} `invalid JSON`, or {@link parsePage}'s
+ * @throws {UnreadableBodyError} `invalid JSON`, or {@link parsePage}'s
  * @throws {HostileResponseError} (exit 6, not retried) for JSON nested deeper than {@link MAX_JSON_DEPTH}
  */
 export function parsePageText(text: string): HydraPage {
@@ -96,7 +89,7 @@ export function parsePageText(text: string): HydraPage {
   try {
     body = JSON.parse(text);
   } catch (err) {
-    throw new PageFormatError('invalid JSON', { cause: err });
+    throw new UnreadableBodyError('invalid JSON', { cause: err });
   }
   return parsePage(body);
 }

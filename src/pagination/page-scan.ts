@@ -121,7 +121,7 @@ function envelopeText(text: string, spans: readonly MemberArray[]): string {
  * Reads a Hydra page in one scan; undefined when it is not a valid JSON object.
  * @param byteText `text` is the body's bytes, one per code unit: the scan reads it as text, since
  *   JSON's structural characters are ASCII and no byte of a multi-byte UTF-8 sequence is (RFC 3629 §3)
- * @throws {PageFormatError} for an envelope that is not a collection
+ * @throws {UnreadableBodyError} for an envelope that is not a collection
  */
 export function scanPageText(text: string, byteText = false): CollectionPage | undefined {
   if (FORBIDDEN_CONTROL.test(text)) return undefined;

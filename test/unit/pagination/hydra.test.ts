@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PageFormatError, parsePage, parsePageText, type HydraPage } from '../../../src/pagination/hydra.js';
+import { UnreadableBodyError } from '../../../src/http/client.js';
+import { parsePage, parsePageText, type HydraPage } from '../../../src/pagination/hydra.js';
 
 const items = [{ id: 'a' }, { id: 'b' }];
 
@@ -60,8 +61,8 @@ describe('parsePage', () => {
     ['an object without member, totalItems or view', { '@type': 'hydra:Error', 'hydra:description': 'x' }],
     ['member not an array', { 'hydra:member': { a: 1 } }],
     ['member null', { member: null, totalItems: 0 }],
-  ])('rejects %s with PageFormatError', (_name, body) => {
-    expect(() => parsePage(body)).toThrow(PageFormatError);
+  ])('rejects %s with UnreadableBodyError', (_name, body) => {
+    expect(() => parsePage(body)).toThrow(UnreadableBodyError);
   });
 });
 
@@ -76,14 +77,14 @@ describe('parsePageText', () => {
   it.each<[string, string, string]>([
     ['invalid JSON', '{"hydra:member": [1, 2', 'invalid JSON'],
     ['not a collection', '{"hello":"world"}', 'not a Hydra collection: no member, totalItems or view'],
-  ])('refuses %s with a PageFormatError', (_name, text, message) => {
+  ])('refuses %s with a UnreadableBodyError', (_name, text, message) => {
     let err: unknown;
     try {
       parsePageText(text);
     } catch (e) {
       err = e;
     }
-    expect(err).toBeInstanceOf(PageFormatError);
+    expect(err).toBeInstanceOf(UnreadableBodyError);
     expect((err as Error).message).toBe(message);
   });
 

@@ -8,9 +8,10 @@
  * agrees with the source tree (strings decoded, numbers with their literal).
  */
 import { describe, expect, it } from 'vitest';
+import { UnreadableBodyError } from '../../../src/http/client.js';
 import fc from 'fast-check';
 import { scanPageText } from '../../../src/pagination/page-scan.js';
-import { PageFormatError, parsePageText } from '../../../src/pagination/hydra.js';
+import { parsePageText } from '../../../src/pagination/hydra.js';
 import { JsonNumber } from '../../../src/json/json-value.js';
 import { textOfBytes } from '../../../src/json/members.js';
 import { encodeApiPlatform, encodeString, Num } from '../../helpers/api-platform-json.js';
@@ -211,7 +212,7 @@ describe('scanPageText: any valid JSON', () => {
     expect(scanPageText('{"hydra:member":[1],"hydra:member":[4,5]}')!.members.texts()).toEqual(['4', '5']);
     expect(scanPageText('{"hydra:totalItems":0}')!.members).toHaveLength(0);
     expect(scanPageText('{"member":[],"view":{"next":"\\/y"}}')!.view).toEqual({ next: '/y' });
-    expect(() => scanPageText('{"member":{"a":1}}')).toThrow(PageFormatError);
+    expect(() => scanPageText('{"member":{"a":1}}')).toThrow(UnreadableBodyError);
     expect(() => scanPageText('{"member":[1],"member":5}')).toThrow(/member is number, not an array/);
   });
 
