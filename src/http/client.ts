@@ -43,7 +43,7 @@ export interface ClientOptions {
   maxBodyBytes?: number;
   /** Longest single rate-limit wait accepted, ms (default Infinity); longer → RateLimitError. */
   maxWaitMs?: number;
-  /** `X-Api-Key` and `Accept` cannot be replaced. */
+  /** Checked by the doors; `X-Api-Key` and `Accept` cannot be replaced. */
   headers?: Record<string, string>;
   secrets?: { redact(text: string): string };
   onEvent?: (event: ClientEvent) => void;

@@ -33,24 +33,6 @@ const TRANSPORT_HEADERS: ReadonlySet<string> = new Set([
   'accept-encoding',
 ]);
 
-/**
- * Extra headers without `X-Api-Key` and `Accept`, which no extra replaces.
- * @throws {UsageError} (exit 2) for an invalid name or value, never quoting the value (fetch's own error would)
- */
-export function extraHeaders(headers: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (!TOKEN.test(name) || !HEADER_SAFE.test(value)) {
-      throw new UsageError(`the request header ${JSON.stringify(name.slice(0, 60))} has an invalid name or value`, {
-        hint: 'a header is a token name and one line of printable Latin-1 text',
-      });
-    }
-    const lower = name.toLowerCase();
-    if (lower !== 'x-api-key' && lower !== 'accept') out[name] = value;
-  }
-  return out;
-}
-
 const shownName = (name: string): string => JSON.stringify(name.length > 60 ? `${name.slice(0, 60)}…` : name);
 
 /**
@@ -85,10 +67,16 @@ export function checkHeader(name: string, raw: string, source: string, own = OWN
   return [name, value];
 }
 
+/** Without `X-Api-Key` and `Accept`, which no extra replaces. */
+function withoutOwn(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !/^(?:x-api-key|accept)$/i.test(name)));
+}
+
 /**
- * The headers of each request: `extras`, then `Accept: application/ld+json` and `X-Api-Key`.
+ * The headers of each request: `extras` (each door checked them with {@link checkHeader}), then
+ * `Accept: application/ld+json` and `X-Api-Key`.
  * @throws {UsageError} (exit 2) when the key holds characters not allowed in a header (checked
- *   here because fetch's own error would quote the key), or an extra header is invalid
+ *   here because fetch's own error would quote the key)
  */
 export function createRequestHeaders(
   apiKey: string,
@@ -99,8 +87,8 @@ export function createRequestHeaders(
       hint: 'check for a stray newline or quote in the key',
     });
   }
-  const base: Record<string, string> = { ...extraHeaders(extras), Accept: 'application/ld+json', 'X-Api-Key': apiKey };
-  return (extra) => (extra === undefined ? base : { ...base, ...extraHeaders(extra) });
+  const base: Record<string, string> = { ...withoutOwn(extras), Accept: 'application/ld+json', 'X-Api-Key': apiKey };
+  return (extra) => (extra === undefined ? base : { ...base, ...withoutOwn(extra) });
 }
 
 /** A later header replaces an earlier one of the same name in any case, at its place. */
