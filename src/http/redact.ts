@@ -3,25 +3,13 @@
 
 export const REDACTED = '[REDACTED]';
 
-/** Raw and percent-encoded; unlike {@link redact}, a secret shorter than 4 characters is still replaced. */
-export function redactSecret(text: string, secret: string): string {
-  if (secret.length === 0 || text.length === 0) return text;
-  let out = text.split(secret).join(REDACTED);
-  const encoded = encodeURIComponent(secret);
-  if (encoded !== secret) out = out.split(encoded).join(REDACTED);
-  return out;
-}
-
 /** The key whatever its length, then the run's other secrets. */
 export function scrubberOf(apiKey: string, secrets?: { redact(text: string): string }): (text: string) => string {
   return (text) => {
-    const withoutKey = redactSecret(text, apiKey);
+    const withoutKey = redact(text, [apiKey], 1);
     return secrets === undefined ? withoutKey : secrets.redact(withoutKey);
   };
 }
-
-/** Shorter secrets are skipped: replacing e.g. every `a` would mangle all text. */
-const MIN_SECRET_LENGTH = 4;
 
 /** As given, percent- and form-encoded; longest first, so a longer spelling is replaced before a shorter one it contains. */
 function spellings(secret: string): string[] {
@@ -36,11 +24,14 @@ function spellings(secret: string): string[] {
   return [...forms].sort((a, b) => b.length - a.length);
 }
 
-/** Each secret raw, percent- and form-encoded; the same string when there was nothing to remove. */
-export function redact(text: string, secrets: Iterable<string | undefined>): string {
+/**
+ * Each secret raw, percent- and form-encoded; the same string when there was nothing to remove.
+ * @param minLength shorter secrets are skipped (by default 4: replacing e.g. every `a` would mangle all text)
+ */
+export function redact(text: string, secrets: Iterable<string | undefined>, minLength = 4): string {
   let out = text;
   for (const secret of secrets) {
-    if (secret === undefined || secret.length < MIN_SECRET_LENGTH) continue;
+    if (secret === undefined || secret.length < minLength) continue;
     for (const form of spellings(secret)) {
       if (out.includes(form)) out = out.split(form).join(REDACTED);
     }

@@ -5,7 +5,7 @@
  */
 import { resolve as resolvePath } from 'node:path';
 import { UsageError } from '../../errors.js';
-import { redactSecret } from '../../http/redact.js';
+import { redact } from '../../http/redact.js';
 
 /** A PostgreSQL server, as libpq's connection URI names it. */
 export interface PostgresAddress {
@@ -80,7 +80,7 @@ export function maskUrlPassword(out: string): string {
   const colon = out.indexOf(':', start);
   if (at < start || colon < 0 || colon > at) return out;
   const password = out.slice(colon + 1, at);
-  return `${out.slice(0, colon + 1)}${redactSecret(password, password)}${out.slice(at)}`;
+  return `${out.slice(0, colon + 1)}${redact(password, [password], 1)}${out.slice(at)}`;
 }
 
 /** @throws {UsageError} (exit 2) naming the scheme, the URL shown without its password */

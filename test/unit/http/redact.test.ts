@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskHeaderValue, maskSecret, redact, redactSecret, REDACTED } from '../../../src/http/redact.js';
+import { maskHeaderValue, maskSecret, redact, REDACTED } from '../../../src/http/redact.js';
 
 const CANARY = 'canary-KEY-0000-do-not-print';
 
@@ -21,8 +21,8 @@ describe('redact', () => {
     expect(redact('a cat', [undefined, 'a', ''])).toBe('a cat');
   });
 
-  it('redactSecret scrubs raw and percent-encoded forms', () => {
-    expect(redactSecret(`x ${encodeURIComponent('k y')} k y`, 'k y')).toBe(`x ${REDACTED} ${REDACTED}`);
+  it('with a least length of 1 scrubs a short secret, raw and percent-encoded', () => {
+    expect(redact(`x ${encodeURIComponent('k y')} k y`, ['k y'], 1)).toBe(`x ${REDACTED} ${REDACTED}`);
   });
 });
 
@@ -59,7 +59,7 @@ describe('maskHeaderValue: the credentials masked on their own length, the auth 
   });
 });
 
-describe('redactSecret', () => {
+describe('redact, a least length of 1 (the key, a database password)', () => {
   it.each([
     ['raw', 'bad key sk_live_123 given', 'sk_live_123', 'bad key [REDACTED] given'],
     ['percent-encoded', 'url ?k=a%2Fb%3D end', 'a/b=', 'url ?k=[REDACTED] end'],
@@ -67,6 +67,6 @@ describe('redactSecret', () => {
     ['absent', 'nothing here', 'zzz', 'nothing here'],
     ['empty secret', 'text', '', 'text'],
   ])('%s', (_n, text, secret, expected) => {
-    expect(redactSecret(text, secret)).toBe(expected);
+    expect(redact(text, [secret], 1)).toBe(expected);
   });
 });
