@@ -25,13 +25,12 @@ if (process.arch !== 'ppc64' && process.env.UNDICI_NO_WASM_SIMD !== '1') {
 type Dispatcher = Undici.Dispatcher;
 
 export interface TransportOptions {
-  /** Sockets per origin (default 16; offset-mode concurrency never needs more). */
-  connections?: number;
-  /** ms (default 10 000) */
-  keepAliveTimeoutMs?: number;
   /** The Context's, not `process.env`; default none, i.e. no proxy. */
   env?: ProxyEnv;
 }
+
+/** 16 sockets per origin (offset-mode concurrency never needs more), idle ones kept 10 s. */
+const AGENT_OPTIONS = { connections: 16, keepAliveTimeout: 10_000, pipelining: 1 };
 
 /**
  * Decompressed bytes per byte received on the socket: fetch decompresses transparently, so a few
@@ -90,8 +89,7 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
  */
 export function createTransportFetch(options: TransportOptions = {}): FetchLike {
   const env = options.env ?? {};
-  const agentOptions = { connections: options.connections ?? 16, keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000, pipelining: 1 };
-  const direct = new Agent(agentOptions);
+  const direct = new Agent(AGENT_OPTIONS);
   const proxies = new Map<string, Dispatcher>();
   const dispatcherOf = (route: ProxyRoute | undefined): Dispatcher => {
     if (route === undefined) return direct;
@@ -99,7 +97,7 @@ export function createTransportFetch(options: TransportOptions = {}): FetchLike 
     if (agent === undefined) {
       // The whole index: it adds the `connect` a tunnel needs to every dispatcher.
       const { ProxyAgent } = require('undici') as typeof Undici;
-      agent = new ProxyAgent({ ...agentOptions, uri: route.url.href });
+      agent = new ProxyAgent({ ...AGENT_OPTIONS, uri: route.url.href });
       proxies.set(route.url.href, agent);
     }
     return agent;
