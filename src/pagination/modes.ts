@@ -63,37 +63,28 @@ export interface ServerModeOptions {
  * The pages from `start` in the mode the server uses. The first page is fetched alone, so no
  * read-ahead fires `page=2…` before it showed an offset collection; an offset request refused by
  * {@link isCursorOnlyRefusal}'s 400, or a first page with cursor links, goes on by cursor; a
- * cursor request answered with offset pages follows their `next`.
+ * cursor request answered with offset pages follows their `next`. The next page is fetched while
+ * this one is written, except offset pages asked one at a time (`--concurrency 1`); offset pages
+ * asked with more go by number (`offsetRange`).
  * @throws what {@link paginate} and `onChange` throw
  */
 export async function* serverModePages(options: ServerModeOptions): AsyncGenerator<PageStep, void, void> {
-  const { client, start, mode: asked, headers } = options;
-  let first: FetchedPage;
+  const { client, baseUrl, start, mode: asked, concurrency } = options;
+  let first: FetchedPage | undefined;
+  let refusal: HttpError | undefined;
   try {
-    first = await fetchPage(client, start, { headers: { ...headers[asked] } });
+    first = await fetchPage(client, start, { headers: { ...options.headers[asked] } });
   } catch (err) {
     if (asked === 'cursor' || !isCursorOnlyRefusal(err)) throw err;
-    options.onChange({ asked, used: 'cursor', refusal: err });
-    yield* following(options, 'cursor');
-    return;
+    refusal = err;
   }
-  const used = modeOfPage(first.page, first.url) ?? asked;
-  if (used !== asked) options.onChange({ asked, used });
-  yield* following(options, used, first);
-}
-
-/**
- * Follows `next`, fetching the next page while this one is written, except offset pages asked one
- * at a time (`--concurrency 1`); offset pages asked with more go by number ({@link offsetRange}).
- */
-async function* following(options: ServerModeOptions, mode: PagingMode, first?: FetchedPage): AsyncGenerator<PageStep, void, void> {
-  const { client, baseUrl, start, concurrency } = options;
+  const mode: PagingMode = first === undefined ? 'cursor' : (modeOfPage(first.page, first.url) ?? asked);
+  if (mode !== asked) options.onChange({ asked, used: mode, ...defined({ refusal }) });
   const headers = { ...options.headers[mode] };
-  const byNumber = mode === 'offset' && options.mode === 'offset' && concurrency > 1;
-  const ahead = byNumber ? { concurrency, maxItems: options.wanted() } : undefined;
+  const ahead = mode === 'offset' && asked === 'offset' && concurrency > 1 ? { concurrency, maxItems: options.wanted() } : undefined;
   const open = (signal?: AbortSignal): AsyncGenerator<PageStep, void, void> =>
     paginate({ client, baseUrl, start, headers, emptyPageEnds: mode === 'cursor', ...defined({ signal, first, ahead }) });
-  const prefetched = mode === 'cursor' || options.mode === 'cursor';
+  const prefetched = mode === 'cursor' || asked === 'cursor';
   const steps = prefetched ? prefetch(open, (step) => step.next !== undefined && options.wanted() > step.page.members.length) : open();
   for await (const step of steps) yield { ...step, mode };
 }
