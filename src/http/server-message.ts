@@ -31,6 +31,9 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim().length > 0 ? value : undefined;
 }
 
+/** After `violations[]`, in order; then `error` (or its `message`). */
+const MESSAGE_KEYS = ['message', 'hydra:description', 'description', 'detail', 'hydra:title', 'title'];
+
 function violationsText(value: unknown): string | undefined {
   if (!Array.isArray(value) || value.length === 0) return undefined;
   const parts: string[] = [];
@@ -64,15 +67,8 @@ export function parseServerMessage(contentType: string | null | undefined, bodyT
       return undefined;
     }
     if (!isObject(body)) return typeof body === 'string' ? oneLine(body) : undefined;
-    const found =
-      violationsText(body.violations) ??
-      str(body.message) ??
-      str(body['hydra:description']) ??
-      str(body.description) ??
-      str(body.detail) ??
-      str(body['hydra:title']) ??
-      str(body.title) ??
-      (isObject(body.error) ? str(body.error.message) : str(body.error));
+    const error = isObject(body.error) ? body.error.message : body.error;
+    const found = violationsText(body.violations) ?? [...MESSAGE_KEYS.map((key) => body[key]), error].map(str).find((m) => m !== undefined);
     return found === undefined ? undefined : oneLine(found);
   }
   if (type.startsWith('text/plain') || type === '') return oneLine(trimmed);

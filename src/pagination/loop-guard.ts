@@ -56,13 +56,8 @@ export class LoopGuard {
     this.#urls.add(normalizeUrl(asked));
     this.#urls.add(normalizeUrl(url));
     const self = page.view?.id;
-    if (self !== undefined) {
-      try {
-        this.#urls.add(normalizeUrl(new URL(self, url)));
-      } catch {
-        // Not a URL: a link to it is refused when followed.
-      }
-    }
+    // An @id that is no URL is skipped: a link to it is refused when followed.
+    if (self !== undefined && URL.canParse(self, url.href)) this.#urls.add(normalizeUrl(new URL(self, url)));
     const key = contentKey(page);
     if (key === undefined) return;
     if (this.#contents.has(key)) {

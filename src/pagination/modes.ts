@@ -11,12 +11,7 @@ import type { CollectionPage } from './page-scan.js';
 const CURSOR_KEY = /\[(?:lt|gt)\]$/;
 
 function queryOf(link: string | undefined, base: URL): URLSearchParams | undefined {
-  if (link === undefined) return undefined;
-  try {
-    return new URL(link, base).searchParams;
-  } catch {
-    return undefined;
-  }
+  return link !== undefined && URL.canParse(link, base.href) ? new URL(link, base).searchParams : undefined;
 }
 
 /**

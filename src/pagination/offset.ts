@@ -172,12 +172,8 @@ export function withPage(url: URL, page: number): URL {
 function lastPageOf(first: FetchedPage, baseUrl: URL, start: URL): number | undefined {
   const lastLink = first.page.view?.last;
   if (lastLink !== undefined) {
-    let u: URL;
-    try {
-      u = new URL(lastLink, first.url);
-    } catch {
-      return undefined;
-    }
+    if (!URL.canParse(lastLink, first.url.href)) return undefined;
+    const u = new URL(lastLink, first.url);
     if (!isSameOrigin(u, baseUrl) || u.pathname !== first.url.pathname) return undefined;
     return pageNumberOf(u);
   }
