@@ -39,12 +39,8 @@ export function assertSameOrigin(url: URL, base: URL, what: string): void {
 
 /** @throws {UnsafeLinkError} for an unparseable link or one that fails {@link assertSameOrigin} */
 export function resolveSameOrigin(link: string, current: URL, base: URL, what: string): URL {
-  let url: URL;
-  try {
-    url = new URL(link, current);
-  } catch (err) {
-    throw new UnsafeLinkError(`refusing ${what}: not a valid URL`, { cause: err });
-  }
+  if (!URL.canParse(link, current.href)) throw new UnsafeLinkError(`refusing ${what}: not a valid URL`);
+  const url = new URL(link, current);
   assertSameOrigin(url, base, what);
   return url;
 }

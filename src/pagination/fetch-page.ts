@@ -16,8 +16,6 @@ export interface FetchedPage extends ResponseInfo {
   date?: number;
 }
 
-export type PageRequestOptions = Pick<GetOptions<unknown>, 'headers' | 'signal' | 'demand'>;
-
 /**
  * The client's body parser. A body the scan refuses gets {@link parsePageText}'s verdict (were
  * `JSON.parse` to accept it, its values are taken rather than failing the page): one that is no
@@ -40,7 +38,11 @@ function readHydraBody(text: string, response: ResponseHead): CollectionPage {
 }
 
 /** @throws what {@link Client.get} throws; a body still unreadable after the retries is ApiUnavailableError (exit 6) */
-export async function fetchPage(client: Client, url: URL, options: PageRequestOptions = {}): Promise<FetchedPage> {
+export async function fetchPage(
+  client: Client,
+  url: URL,
+  options: Pick<GetOptions<unknown>, 'headers' | 'signal' | 'demand'> = {},
+): Promise<FetchedPage> {
   const res = await client.get(url, { ...options, parse: readHydraBody });
   const date = parseHttpDate(res.headers.get('date'));
   const { requestId, rateLimit } = res;
