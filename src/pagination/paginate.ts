@@ -39,18 +39,6 @@ export interface PageStep extends FetchedPage {
 }
 
 /**
- * The page's `next` resolved against its own URL (`?page=2`, `/path?page=2` and absolute links).
- * @throws {UnsafeLinkError} for another origin, userinfo, a bad URL, or a loop
- */
-function resolveNext(fetched: FetchedPage, baseUrl: URL, loop: LoopGuard): URL | undefined {
-  const link = fetched.page.view?.next;
-  if (link === undefined) return undefined;
-  const next = resolveSameOrigin(link, fetched.url, baseUrl, 'a hydra:next link');
-  loop.checkLink(next);
-  return next;
-}
-
-/**
  * Yields pages in order until one has no `next` (or, with `emptyPageEnds`, no items). A page whose
  * `next` is refused, or that repeats the items of a page fetched before, is not yielded: its error
  * comes instead, before any request to the link.
@@ -71,7 +59,13 @@ export async function* paginate(options: PaginateOptions): AsyncGenerator<PageSt
           : await (range?.take(index) ?? fetchPage(client, url, { headers, ...(signal ? { signal } : {}) }));
       loop.addPage(url, fetched);
       const ends = options.emptyPageEnds === true && fetched.page.members.length === 0;
-      let next = range?.next(index) ?? (ends ? undefined : resolveNext(fetched, baseUrl, loop));
+      let next = range?.next(index);
+      const link = next === undefined && !ends ? fetched.page.view?.next : undefined;
+      if (link !== undefined) {
+        // Against the page's own URL: `?page=2`, `/path?page=2` and absolute links.
+        next = resolveSameOrigin(link, fetched.url, baseUrl, 'a hydra:next link');
+        loop.checkLink(next);
+      }
       if (index === 0 && next !== undefined && options.ahead) {
         range = offsetRange({ client, baseUrl, start: options.start, ...options.ahead, ...defined({ headers }) }, fetched, next);
         next = range?.next(0) ?? next;
