@@ -25,11 +25,10 @@ export interface ByteText {
 
 /**
  * A body valid as UTF-8 without a BOM is read as a "byte text", one code unit per byte: on the hot
- * path (every page, ~1 MB) a Latin-1 read is a plain copy, cheaper than decoding
- * UTF-8, and its slices need no re-encoding on output. JSON's structural characters are ASCII and
- * every byte of a multi-byte UTF-8 sequence is 0x80 or more, so a JSON scanner reads it as it reads
- * the text (RFC 8259 §8.1, RFC 3629 §3). Any other body is decoded as `Response.text()` decodes: a
- * leading BOM dropped, invalid sequences U+FFFD.
+ * path (every page, ~1 MB) a Latin-1 read is a plain copy, cheaper than decoding UTF-8, and its
+ * slices need no re-encoding on output. JSON's structural characters are ASCII and every byte of a
+ * multi-byte UTF-8 sequence is 0x80 or more, so a JSON scanner reads it as it reads the text (RFC
+ * 8259 §8.1, RFC 3629 §3). Other bodies are decoded as `Response.text()` does (BOM dropped, U+FFFD).
  * @param what names the response in the message, e.g. `GET /entities?page=2`
  * @param asBytes false: always decode
  * @throws {HostileResponseError} (exit 6) as soon as more than `maxBytes` bytes arrived; the rest is never read

@@ -19,7 +19,6 @@ export type { RateLimitSnapshot } from '../rate/index.js';
 
 /** A 2xx body `parse` could not use (invalid JSON, HTML, not a collection): retried like a 5xx, so the caller never sees a half-read page. */
 export class UnreadableBodyError extends RetryableFailure {
-  /** @param reason short and free of secrets, e.g. `invalid JSON`: the `retry` event's reason */
   constructor(reason: string, options: { cause?: unknown } = {}) {
     super(reason, options);
     this.name = 'UnreadableBodyError';
@@ -116,7 +115,6 @@ export interface Client {
 
 /** ms (README, `--timeout`) */
 const DEFAULT_TIMEOUT_MS = 60_000;
-/** Consecutive 429s of one request after which the client gives up. */
 export const MAX_RATE_LIMITED_ATTEMPTS = 5;
 interface Session extends ExchangeSession {
   waits: WaitLedger<ClientEvent>;

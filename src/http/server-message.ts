@@ -31,7 +31,6 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim().length > 0 ? value : undefined;
 }
 
-/** After `violations[]`, in order; then `error` (or its `message`). */
 const MESSAGE_KEYS = ['message', 'hydra:description', 'description', 'detail', 'hydra:title', 'title'];
 
 function violationsText(value: unknown): string | undefined {

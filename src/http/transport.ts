@@ -12,12 +12,11 @@ const Agent = require('undici/lib/dispatcher/agent.js') as typeof Undici.Agent;
 const { fetch: undiciFetch } = require('undici/lib/web/fetch/index.js') as Pick<typeof Undici, 'fetch'>;
 const { Response: UndiciResponse } = require('undici/lib/web/fetch/response.js') as Pick<typeof Undici, 'Response'>;
 
-// undici compiles its HTTP parser (llhttp, WebAssembly) with `new WebAssembly.Module` on its first
-// connection, on the main thread, and V8 compiles each function again on its first call, before the
-// first request and in its answer (test/bench/results.md, «Start-up: the HTTP parser compiled
-// ahead»). Compiled now on V8's background threads, the same bytes are in V8's module cache by then.
-// Only undici's first choice (the SIMD build, as undici chooses it); a failure is undici's to meet.
-// (This project's TypeScript libraries declare no `WebAssembly`: its one call is typed here.)
+// undici compiles its HTTP parser (llhttp, WebAssembly) on the main thread at its first connection,
+// and V8 each function again on its first call (test/bench/results.md, «Start-up: the HTTP parser
+// compiled ahead»); compiled now on V8's background threads, the bytes are in V8's module cache by
+// then. Only undici's first choice (its SIMD build); a failure is undici's to meet. (This project's
+// TypeScript libraries declare no `WebAssembly`: its one call is typed here.)
 const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<unknown> } }).WebAssembly;
 if (process.arch !== 'ppc64' && process.env.UNDICI_NO_WASM_SIMD !== '1') {
   wasm.compile(require('undici/lib/llhttp/llhttp_simd-wasm.js') as Buffer).catch(() => undefined);

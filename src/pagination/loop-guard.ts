@@ -70,7 +70,6 @@ export class LoopGuard {
   }
 
   /**
-   * Called with every page before it is yielded.
    * @throws {HostileResponseError} (exit 6) at the `EMPTY_PAGE_LIMIT + 1`-th page in a row without
    *   items that links to a next one, before that link is requested
    */

@@ -57,10 +57,9 @@ export interface ServerModeOptions {
 /**
  * The pages from `start` in the mode the server uses. The first page is fetched alone, so no
  * read-ahead fires `page=2…` before it showed an offset collection; an offset request refused by
- * {@link isCursorOnlyRefusal}'s 400, or a first page with cursor links, goes on by cursor; a
- * cursor request answered with offset pages follows their `next`. The next page is fetched while
- * this one is written, except offset pages asked one at a time (`--concurrency 1`); offset pages
- * asked with more go by number (`offsetRange`).
+ * {@link isCursorOnlyRefusal}'s 400, or a first page with cursor links, goes on by cursor. Offset
+ * pages asked as such go by number with `concurrency` over 1; the rest follow `next`, one page
+ * ahead when cursor pages were asked or answered.
  * @throws what {@link paginate} and `onChange` throw
  */
 export async function* serverModePages(options: ServerModeOptions): AsyncGenerator<PageStep, void, void> {

@@ -35,7 +35,7 @@ export type PageFetcher = (n: number, signal: AbortSignal) => Promise<FetchedPag
 
 /**
  * Pages `first…last`: at most `concurrency` in flight or buffered (plus the consumer's), within
- * {@link READ_AHEAD_BYTES} of text (one page is always allowed), fewer (down to 1) while parsed items pile up because the consumer is slower.
+ * {@link READ_AHEAD_BYTES} of text (one page always goes), fewer while the consumer is slower.
  */
 export class ReadAhead {
   private readonly pending = new Map<number, Promise<FetchedPage>>();
@@ -191,7 +191,6 @@ export interface PageRange {
   take(index: number): Promise<FetchedPage> | undefined;
   /** The URL after page `index`, undefined from the range's last page on. */
   next(index: number): URL | undefined;
-  /** Aborts the requests in flight. */
   stop(): void;
 }
 
