@@ -7,6 +7,7 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { planHttp, planPages, planTarget } from '../export/plan/parts.js';
+import { resolveSource } from '../export/plan/collection-path.js';
 import { optionNamer } from '../config/flags.js';
 import type { Client, RateLimitSnapshot } from '../http/client.js';
 import { exportClientOpener } from '../export/run/services.js';
@@ -139,7 +140,7 @@ interface Walk {
 function openWalk(path: string, options: CollectionOptions): Walk {
   const { command, options: planned } = requestOf(path, exportOptionsOf(options));
   const settings = settingsOf(options);
-  const target = planTarget(command, planned, '/', undefined, optionNamer);
+  const target = planTarget(resolveSource(command, planned, optionNamer), planned, '/', undefined, optionNamer);
   const pages = planPages(target, planned, settings);
   const http = planHttp(planned, settings);
   const stopper = createStopper(options);

@@ -56,7 +56,13 @@ function folder() {
 async function writeError(w: ServedWorld): Promise<{ code: number; files: string[] }> {
   const { dir } = folder();
   const flags = { taxpayer: w.taxpayer, cursor: true, itemsPerPage: 10, out: 'out.ndjson', quiet: true };
-  const plan = planExport('invoices', flags, { apiKey: w.key, baseUrl: new URL(w.base), defaults: {} }, dir.path, 'collections invoices');
+  const plan = planExport({
+    command: 'invoices',
+    options: flags,
+    settings: { apiKey: w.key, baseUrl: new URL(w.base), defaults: {} },
+    cwd: dir.path,
+    resumeCommand: 'collections invoices',
+  });
   const { t } = worldContext(w, dir, { env: { COLLECTIONS_CHECKPOINT_MS: '0' } });
   const fs = failingFs({ code: 'ENOSPC', paths: (p) => p.endsWith('.part'), afterBytes: 40_000 });
   const error = await runExport(plan, t.ctx, exportServices(plan, t.ctx, { fs })).then(

@@ -55,7 +55,13 @@ const ARGS = () => ['invoices', '--taxpayer', world.taxpayer, '--cursor', '--ite
 /** The plan of `ARGS()`. */
 function plan(): ExportPlan {
   const flags = { taxpayer: world.taxpayer, cursor: true, itemsPerPage: 10, out: 'out.ndjson', quiet: true };
-  return planExport('invoices', flags, { apiKey: world.key, baseUrl: new URL(BASE), defaults: {} }, dir.path, 'collections invoices');
+  return planExport({
+    command: 'invoices',
+    options: flags,
+    settings: { apiKey: world.key, baseUrl: new URL(BASE), defaults: {} },
+    cwd: dir.path,
+    resumeCommand: 'collections invoices',
+  });
 }
 
 /**

@@ -32,7 +32,13 @@ function recordingFs(dir: TempDir, saved: Array<{ checkpoint: Checkpoint; sideca
 async function exportWith(world: SandboxWorld, dir: TempDir) {
   const saved: Array<{ checkpoint: Checkpoint; sidecarBytes: number }> = [];
   const flags = { taxpayer: world.taxpayer, cursor: true, itemsPerPage: 10, out: 'out.ndjson', quiet: true };
-  const plan = planExport('invoices', flags, { apiKey: world.key, baseUrl: new URL(BASE), defaults: {} }, dir.path, 'collections invoices');
+  const plan = planExport({
+    command: 'invoices',
+    options: flags,
+    settings: { apiKey: world.key, baseUrl: new URL(BASE), defaults: {} },
+    cwd: dir.path,
+    resumeCommand: 'collections invoices',
+  });
   const waits: number[] = [];
   const { t } = worldContext(world, dir);
   await runExport(plan, t.ctx, exportServices(plan, t.ctx, { fs: recordingFs(dir, saved) }), {
@@ -75,7 +81,13 @@ describe('cursor pages fetched one ahead', () => {
     const before = world.sandbox.requests().length;
     const { t } = worldContext(world, dir);
     const flags = { taxpayer: world.taxpayer, cursor: true, itemsPerPage: 10, maxItems: 20, quiet: true };
-    const plan = planExport('invoices', flags, { apiKey: world.key, baseUrl: new URL(BASE), defaults: {} }, dir.path, 'collections invoices');
+    const plan = planExport({
+      command: 'invoices',
+      options: flags,
+      settings: { apiKey: world.key, baseUrl: new URL(BASE), defaults: {} },
+      cwd: dir.path,
+      resumeCommand: 'collections invoices',
+    });
     const r = await runExport(plan, t.ctx, exportServices(plan, t.ctx));
     expect(r.stats.items).toBe(20);
     expect(world.sandbox.requests().length - before).toBe(2);
@@ -86,7 +98,13 @@ describe('cursor pages fetched one ahead', () => {
     const dir = tempDir();
     const saved: Array<{ checkpoint: Checkpoint; sidecarBytes: number }> = [];
     const flags = { taxpayer: world.taxpayer, cursor: true, itemsPerPage: 10, out: 'out.ndjson', quiet: true, retries: 0 };
-    const plan = planExport('invoices', flags, { apiKey: world.key, baseUrl: new URL(BASE), defaults: {} }, dir.path, 'collections invoices');
+    const plan = planExport({
+      command: 'invoices',
+      options: flags,
+      settings: { apiKey: world.key, baseUrl: new URL(BASE), defaults: {} },
+      cwd: dir.path,
+      resumeCommand: 'collections invoices',
+    });
     let calls = 0;
     const { t } = worldContext(world, dir, {
       wrapFetch: (inner) => (input, init) => (++calls === 3 ? Promise.reject(new TypeError('fetch failed')) : inner(input, init)),

@@ -9,8 +9,8 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readCommandLine } from '../../src/cli/argv.js';
 import { runProgram } from '../../src/cli/program.js';
 import type { RunCommand } from '../../src/commands/commander.js';
-import { prepareExport } from '../../src/commands/export/export.js';
-import { EXPORT_DEFAULTS, sourceOf, withoutPassword } from '../../src/export/plan/parts.js';
+import { planCommand, withoutPassword } from '../../src/commands/export/export.js';
+import { EXPORT_DEFAULTS, sourceOf } from '../../src/export/plan/parts.js';
 import type { ExportCommandOptions } from '../../src/commands/flags.js';
 import type { GetCommandOptions } from '../../src/commands/flags.js';
 import { createConfigStore, loadConfFor } from '../../src/config/store.js';
@@ -46,8 +46,8 @@ async function planFrom(argv: string[], profile: Partial<Record<ConfigKey, strin
   for (const [key, value] of Object.entries(profile)) store.set('default', key as ConfigKey, value);
   const t = createTestContext({ configDir: dir, cwd: CWD, env: { COLLECTIONS_BASE_URL: BASE, COLLECTIONS_API_KEY: KEY } });
   const plans: ExportPlan[] = [];
-  const runner: RunCommand<ExportCommandOptions> = (ctx, { command, flags, argv: resumeArgv }) => {
-    plans.push(prepareExport(command, flags, resumeArgv, ctx));
+  const runner: RunCommand<ExportCommandOptions> = async (ctx, { command, flags, argv: resumeArgv }) => {
+    plans.push(await planCommand(command, flags, resumeArgv, ctx));
     return 0;
   };
   let code: number;

@@ -97,7 +97,7 @@ describe('every subcommand help', () => {
       const program = createProgram(t.ctx, () => undefined, {
         runners: {
           export: (_ctx, { command, flags }) => {
-            planned.push(planExport(command, flags, settings, '/tmp', '').pages.start.pathname);
+            planned.push(planExport({ command, options: flags, settings, cwd: '/tmp', resumeCommand: '' }).pages.start.pathname);
             return 0;
           },
         },

@@ -6,7 +6,18 @@
  */
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { canaryFree, idsOfNdjson, interruptAt, removeTempDirs, runInProcess, tempDir, WRONG_KEY, useTempDir, useWorld } from '../helpers/world.js';
+import {
+  canaryFree,
+  createWorld,
+  idsOfNdjson,
+  interruptAt,
+  removeTempDirs,
+  runInProcess,
+  tempDir,
+  WRONG_KEY,
+  useTempDir,
+  useWorld,
+} from '../helpers/world.js';
 
 afterAll(removeTempDirs);
 
@@ -312,5 +323,22 @@ describe('the manifest of one incremental export', () => {
     expect((await runInProcess(world, dir, one('c.ndjson', ['--max-items', '1', '--since', '2024-01-01']))).code).toBe(0);
     expect(manifest('c.ndjson').watermark).toEqual({ before: '2024-01-01T00:00:00+00:00', after: null });
     expect(since()).toBe(secondMark);
+  });
+});
+
+describe('many taxpayers into one database table', () => {
+  it('--incremental over plain http: the warning is said once, though the table is read before the taxpayers are planned', async () => {
+    const plain = createWorld({ sizes: { taxpayers: 2, invoicesPerTaxpayer: 5 }, base: 'http://api.example.com' });
+    const r = await runInProcess(plain, dir, [
+      'invoices',
+      '--taxpayer',
+      plain.sandbox.taxpayers().join(','),
+      '--out',
+      'x.duckdb',
+      '--incremental',
+      '-q',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.lines).toEqual(['collections: warning: http://api.example.com is plain http: the API key will be sent unencrypted; use https']);
   });
 });

@@ -54,7 +54,7 @@ function world(limitScope: LimitScope): SandboxWorld {
 function plan(w: SandboxWorld, taxpayer: string, flags: Partial<ExportFlags> = {}) {
   const settings = { apiKey: CANARY, baseUrl: new URL(BASE), defaults: {} };
   const full: ExportFlags = { taxpayer, cursor: true, itemsPerPage: PER_PAGE, quiet: true, progress: false, ...flags };
-  return planExport('invoices', full, settings, dir.path, 'collections invoices');
+  return planExport({ command: 'invoices', options: full, settings, cwd: dir.path, resumeCommand: 'collections invoices' });
 }
 
 /**

@@ -24,7 +24,7 @@ const world = useWorld({ limit: 100, windowSeconds: 60 });
 function plan(flags: Partial<ExportFlags>) {
   const settings = { apiKey: CANARY, baseUrl: new URL(BASE), defaults: {} };
   const full: ExportFlags = { taxpayer: world.taxpayer, cursor: true, itemsPerPage: 7, quiet: true, progress: false, ...flags };
-  return planExport('invoices', full, settings, dir.path, 'collections invoices');
+  return planExport({ command: 'invoices', options: full, settings, cwd: dir.path, resumeCommand: 'collections invoices' });
 }
 
 /** A page of `values`, linking on to `next` (a page of the sandbox's origin) unless it is the last. */

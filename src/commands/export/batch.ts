@@ -9,7 +9,6 @@ import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../../context.js';
 import { encodeId, isPathEndpoint } from '../../endpoints.js';
 import { ExitCode, InterruptedError, UsageError, toExitCode } from '../../errors.js';
-import type { RateLimitSnapshot } from '../../http/client.js';
 import { runExport } from '../../export/run/run.js';
 import type { ExportHooks } from '../../export/run/plan.js';
 import { exportServices } from '../../export/run/services.js';
@@ -21,11 +20,12 @@ import { inertText } from '../../io/terminal-text.js';
 import { prepareOutputs, removeEmptyFolders } from '../../export/plan/folders.js';
 import { createBatchReporter, mostSevere, type TaxpayerOutcome } from './batch-report.js';
 import type { ExportFlags } from '../flags.js';
-import { isDatabaseTable, sourceOf } from '../../export/plan/parts.js';
-import { planRequest } from '../../export/plan/plan.js';
+import { isDatabaseTable } from '../../export/plan/parts.js';
+import { planExports } from '../../export/plan/plan.js';
 import { resolveSource } from '../../export/plan/collection-path.js';
 import { optionsOfFlags } from '../../config/flags.js';
-import { loadExportSettings, type LoadedExportSettings } from './settings.js';
+import { loadApiSettings } from '../../config/settings.js';
+import { lastSeenOf } from './last-seen.js';
 
 /** Bytes: tens of thousands of ids. */
 const MAX_LIST_BYTES = 1024 * 1024;
@@ -170,13 +170,10 @@ export interface BatchRequest {
   /** At least one. */
   taxpayers: readonly string[];
   resumeCommand: string;
-  /** The watermarks stored with a database table, epoch ms by source. */
-  stored: Map<string, number> | undefined;
 }
 
 interface BatchPlan {
   units: Unit[];
-  settings: LoadedExportSettings;
   /** Absolute; undefined for a manifest beside each output. */
   manifestPath: string | undefined;
   /** By target. */
@@ -200,31 +197,34 @@ function checkBatchFlags(flags: ExportFlags, taxpayers: readonly string[], cwd: 
 }
 
 /**
- * Reads the state file; sends nothing, writes nothing.
- * @throws {UsageError} (exit 2) for the first invalid taxpayer or flag
+ * Reads the state file and a database table's watermarks; sends nothing, writes nothing.
+ * @throws {UsageError} (exit 2) for the first invalid taxpayer or flag; {@link OutputError} (exit 7) when the table cannot be read
  */
-function planBatch(request: BatchRequest, ctx: Context): BatchPlan {
+async function planBatch(request: BatchRequest, ctx: Context): Promise<BatchPlan> {
   const { command, flags, taxpayers, resumeCommand } = request;
   const template = checkBatchFlags(flags, taxpayers, ctx.cwd);
   const table = isDatabaseTable(template, ctx.cwd);
-  const settings = loadExportSettings(flags, ctx);
+  const settings = loadApiSettings(flags, ctx);
   const values = outValues(command, { ...flags, taxpayer: taxpayers[0] }, ctx);
   const manifestPath = flags.manifest === undefined ? undefined : resolvePath(ctx.cwd, flags.manifest);
-  const collected = new Map<string, ManifestOutput>();
-  const units = taxpayers.map((taxpayer): Unit => {
+  const outs = taxpayers.map((taxpayer) => {
     const out = expandOut(template, { ...values, taxpayer });
-    const one: ExportFlags = { ...flags, taxpayer, out };
     const target = table ? out : resolvePath(ctx.cwd, out);
     // A database table keeps each taxpayer's unfinished run itself; --resume continues it, or starts afresh.
     const resume = flags.resume === true && (table || existsSync(sidecarPaths(target).checkpoint));
-    const options = optionsOfFlags(one);
-    const since = request.stored?.get(sourceOf(resolveSource(command, options).path, options.params ?? []));
+    return { taxpayer, out, target, resume };
+  });
+  const requests = outs.map(({ taxpayer, out, resume }) => {
     const many = { resume, collectManifest: manifestPath !== undefined };
-    const plan = planRequest({ command, options, settings: settings.resolved, resumeCommand }, ctx, since, many);
+    return { command, options: optionsOfFlags({ ...flags, taxpayer, out }), settings, resumeCommand, many };
+  });
+  const plans = await planExports(requests, ctx);
+  const units = outs.map(({ taxpayer, target, resume }, i): Unit => {
+    const plan = plans[i]!;
     const doneEarlier = flags.resume === true && !resume && existsSync(target);
     return { taxpayer, plan, target: plan.output.database?.address.shown ?? target, doneEarlier };
   });
-  return { units, settings, manifestPath, collected, resumeCommand };
+  return { units, manifestPath, collected: new Map(), resumeCommand };
 }
 
 /** Only the count is read: this run wrote the checkpoint, and `--resume` checks it in full before trusting it. */
@@ -242,13 +242,8 @@ async function checkpointItems(path: string | undefined): Promise<number | undef
 async function runUnit(unit: Unit, batch: BatchPlan, ctx: Context): Promise<TaxpayerOutcome> {
   const { taxpayer, plan, target } = unit;
   if (unit.doneEarlier) return { taxpayer, target, status: 'done earlier', code: ExitCode.Ok };
-  let last: RateLimitSnapshot | undefined;
-  const hooks: ExportHooks = {
-    onPageFetched: (page) => {
-      if (page.rateLimit) last = page.rateLimit;
-    },
-    onManifest: (output) => batch.collected.set(target, output),
-  };
+  const lastSeen = lastSeenOf(plan, ctx);
+  const hooks: ExportHooks = { onPageFetched: lastSeen.onPageFetched, onManifest: (output) => batch.collected.set(target, output) };
   try {
     const result = await runExport(plan, ctx, exportServices(plan, ctx), hooks);
     return { taxpayer, target, status: 'ok', code: ExitCode.Ok, items: result.stats.items };
@@ -264,7 +259,7 @@ async function runUnit(unit: Unit, batch: BatchPlan, ctx: Context): Promise<Taxp
       ...(items === undefined ? {} : { items }),
     };
   } finally {
-    if (last) await batch.settings.recordRateLimit(plan.endpoint.key, last);
+    await lastSeen.save();
   }
 }
 
@@ -321,7 +316,7 @@ async function writeBatchManifest(batch: BatchPlan, startedMs: number, ctx: Cont
 export async function runBatchExport(request: BatchRequest, ctx: Context): Promise<number> {
   const { flags } = request;
   const startedMs = ctx.clock.now();
-  const batch = planBatch(request, ctx);
+  const batch = await planBatch(request, ctx);
   if (flags.dryRun === true) return runBatchDryRun(batch.units, flags.parallel ?? 1, ctx);
   const made = await prepareOutputs(batch.units.filter((u) => !u.doneEarlier).map((u) => u.plan));
   const reporter = createBatchReporter(ctx, { total: batch.units.length, quiet: flags.quiet === true, json: flags.logFormat === 'json' });

@@ -16,7 +16,7 @@ import { RUNS_TABLE } from '../../export/destinations/schema.js';
 import { tableText } from '../../export/destinations/table-name.js';
 import { mostSevere } from './batch-report.js';
 import { errorText } from '../error-text.js';
-import { planOutputs } from '../../export/plan/folders.js';
+import { prepareOutputs } from '../../export/plan/folders.js';
 import { createClient } from '../../http/client.js';
 import { clientOptionsOf, requestHeaders } from '../../export/run/services.js';
 import { maskSecret } from '../../http/redact.js';
@@ -255,7 +255,7 @@ function planLines(plan: ExportPlan, ctx: Context, checked: Preflight, probe: Dr
 export async function runDryRun(plan: ExportPlan, ctx: Context): Promise<number> {
   // The real run's checks, in its order.
   const checked = await orStop(
-    async (): Promise<Preflight> => ({ create: (await planOutputs([plan])).create, forecast: await checkExport(plan, ctx) }),
+    async (): Promise<Preflight> => ({ create: await prepareOutputs([plan], { dryRun: true }), forecast: await checkExport(plan, ctx) }),
     ctx,
   );
   const probe = await probeExport(plan, ctx);
@@ -319,7 +319,14 @@ async function dryRunUnit(unit: DryRunUnit, ctx: Context): Promise<UnitForecast>
  *   throws other than a 404 (exit 3 for the key, 6 for the network…)
  */
 export async function runBatchDryRun(units: readonly DryRunUnit[], parallel: number, ctx: Context): Promise<number> {
-  await orStop(() => planOutputs(units.filter((u) => u.doneEarlier !== true).map((u) => u.plan)), ctx);
+  await orStop(
+    () =>
+      prepareOutputs(
+        units.filter((u) => u.doneEarlier !== true).map((u) => u.plan),
+        { dryRun: true },
+      ),
+    ctx,
+  );
   const forecasts: UnitForecast[] = [];
   for (const unit of units) forecasts.push(await dryRunUnit(unit, ctx));
   const probe = forecasts.findLast((f) => f.probe !== undefined)?.probe ?? {};

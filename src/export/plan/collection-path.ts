@@ -86,7 +86,9 @@ export function pathEndpoint(target: CollectionPath, sinceField?: string): Endpo
 export interface ExportSource {
   readonly endpoint: Endpoint;
   readonly ids: Ids;
+  /** Ids filled in, or the path given to `get`. */
   readonly path: string;
+  /** `get`'s query (no `?`), sent first as typed; empty otherwise. */
   readonly query: string;
 }
 

@@ -51,11 +51,6 @@ export interface FolderPlan {
   folders: string[];
 }
 
-/** Exit 7. */
-export function folderError(problem: FolderProblem): OutputError {
-  return new OutputError(`cannot write ${problem.file}: ${problem.cause}`);
-}
-
 type Stat = Awaited<ReturnType<FolderFileSystem['stat']>>;
 
 async function statOf(fs: FolderFileSystem, path: string): Promise<Stat | { code: string; error: unknown }> {
@@ -112,12 +107,14 @@ export async function planFolders(files: readonly string[], fs: FolderFileSystem
 /**
  * One level at a time: Node's recursive mkdir reports a read-only mount as ENOENT. Then a file is
  * created and removed in each folder: `access(2)` says yes to root on a pseudo file system (`/proc`)
- * that takes no file.
+ * that takes no file. A dry run makes none: it finds the same problem, and lists what it would make.
+ * @returns the folders made, each after its parent
  * @throws {OutputError} (exit 7) naming the path and the cause in words
  */
-export async function makeFolders(files: readonly string[], fs: FolderFileSystem = nodeFolders): Promise<string[]> {
+export async function makeFolders(files: readonly string[], fs: FolderFileSystem = nodeFolders, dryRun = false): Promise<string[]> {
   const plan = await planFolders(files, fs);
-  if (plan.problem) throw folderError(plan.problem);
+  if (plan.problem) throw new OutputError(`cannot write ${plan.problem.file}: ${plan.problem.cause}`);
+  if (dryRun) return plan.create;
   const made: string[] = [];
   for (const level of plan.create) {
     try {
@@ -172,27 +169,16 @@ async function filesToWrite(plans: readonly WritingPlan[], fs: FolderFileSystem)
   return files;
 }
 
-async function checkReplaces(plans: ReadonlyArray<Pick<ExportPlan, 'output' | 'manifest'>>): Promise<void> {
+/**
+ * Before the first request: none may replace an output it would narrow, then every folder is made
+ * ({@link makeFolders}, which a dry run asks to make none).
+ * @throws {UsageError} (exit 2) before anything is written; {@link OutputError} (exit 7) from {@link makeFolders}
+ */
+export async function prepareOutputs(plans: readonly WritingPlan[], { dryRun = false, fs = nodeFolders } = {}): Promise<string[]> {
   for (const { output, manifest } of plans) {
     if (output.files && manifest) {
       await checkReplace({ target: output.files.target, manifest: manifest.path, since: manifest.output.watermark.before ?? undefined });
     }
   }
-}
-
-/**
- * Before the first request: none may replace an output it would narrow, then every folder is made.
- * @throws {UsageError} (exit 2) before anything is written; {@link OutputError} (exit 7) from {@link makeFolders}
- */
-export async function prepareOutputs(plans: readonly WritingPlan[], fs: FolderFileSystem = nodeFolders): Promise<string[]> {
-  await checkReplaces(plans);
-  return makeFolders(await filesToWrite(plans, fs), fs);
-}
-
-/** {@link prepareOutputs} writing nothing. @throws as {@link prepareOutputs} */
-export async function planOutputs(plans: readonly WritingPlan[]): Promise<FolderPlan> {
-  await checkReplaces(plans);
-  const plan = await planFolders(await filesToWrite(plans, nodeFolders));
-  if (plan.problem) throw folderError(plan.problem);
-  return plan;
+  return makeFolders(await filesToWrite(plans, fs), fs, dryRun);
 }

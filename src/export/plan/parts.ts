@@ -6,7 +6,7 @@ import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../../context.js';
 import { builtInDefault, exportFlag, flagNamer, type ExportDefaults, type FlagAttribute, type OptionNamer } from '../../config/flags.js';
 import { endpointUrl, isPathEndpoint, type Endpoint, type Ids } from '../../endpoints.js';
-import { resolveSource, type ExportSource } from './collection-path.js';
+import type { ExportSource } from './collection-path.js';
 import { ExitCode, UsageError, hint, option, toExitCode } from '../../errors.js';
 import { isSecretHeaderName } from '../../http/redact.js';
 import { mergeHeaders } from '../../http/request-headers.js';
@@ -18,7 +18,7 @@ import type { Compression } from '../../export/files/destination.js';
 import type { DeletionsPlan, ExportPlan, HttpPlan, OutputPlan, PagesPlan, ProgressPlan } from '../../export/run/plan.js';
 import { daysMs, deleteEventsOf, deleteEventsUrl } from '../../export/state/deletions.js';
 import { conflictsWithSince, formatFilterTime, parseSince, readState, sinceParameter, stateKey, storedWatermark } from '../../export/state/state.js';
-import { databaseAddress, isPostgresUrl, type DatabaseAddress } from '../../export/destinations/address.js';
+import { databaseAddress, type DatabaseAddress } from '../../export/destinations/address.js';
 import type { DatabasePlan } from '../../export/destinations/database.js';
 import { defaultTableName, parseTableName, tableText } from '../../export/destinations/table-name.js';
 import type { ExportOptions } from './options.js';
@@ -53,13 +53,7 @@ export interface UnitOfMany {
   readonly collectManifest: boolean;
 }
 
-export interface ExportTarget {
-  readonly endpoint: Endpoint;
-  readonly ids: Ids;
-  /** Ids filled in, or the path given to `get`. */
-  readonly path: string;
-  /** `get`'s query (no `?`), sent first as typed; empty otherwise. */
-  readonly query: string;
+export interface ExportTarget extends ExportSource {
   readonly inc: IncrementalPlan;
   readonly cursor: boolean;
 }
@@ -68,25 +62,24 @@ export interface ExportTarget {
  * An incremental export pages by cursor where the endpoint can, unless `--page` asks for offset
  * mode (docs/nightly-sync.md); `get` sends `--cursor` on any path.
  * @param storedSince the watermark of `--state`, epoch ms
- * @throws {UsageError} (exit 2) for unknown ids or an invalid path, an invalid incremental flag,
- *   and `--cursor`, `--total` or `--page` where they do not apply
+ * @throws {UsageError} (exit 2) for an invalid incremental flag, and `--cursor`, `--total` or
+ *   `--page` where they do not apply
  */
 export function planTarget(
-  command: string,
+  source: ExportSource,
   options: ExportOptions,
   cwd: string,
   storedSince: number | undefined,
   name: OptionNamer = flagNamer,
 ): ExportTarget {
-  const source = resolveSource(command, options, name);
-  const { endpoint, ids, path, query } = source;
+  const { endpoint } = source;
   const inc = planIncremental(source, options, cwd, storedSince, name);
   const cursor = options.cursor === true || (inc.incremental && endpoint.cursor && options.page === undefined);
   if (cursor && !endpoint.cursor && !isPathEndpoint(endpoint))
     throw new UsageError(`${name('cursor')} is not supported by ${endpoint.path}; it pages by number only`);
   if (options.total && !cursor) throw new UsageError(`${name('total')} goes with ${name('cursor')} (offset mode always reports the total)`);
   if (cursor && options.page !== undefined) throw new UsageError(`${name('page')} is for offset mode; cursor mode starts at the first page`);
-  return { endpoint, ids, path, query, inc, cursor };
+  return { ...source, inc, cursor };
 }
 
 /** `--format`, else the suffix of `--out`, else the profile's, else ndjson. */
@@ -217,11 +210,10 @@ export interface IncrementalPlan {
 /**
  * An explicit `--since` wins: the file is then only written.
  * @returns epoch ms; undefined without `--state`, with `--since`, or when the file or entry is missing
- * @throws {UsageError} (exit 2) for a corrupt state file or an unknown command / id set
+ * @throws {UsageError} (exit 2) for a corrupt state file
  */
-export function readStoredSince(command: string, options: ExportOptions, cwd: string): number | undefined {
+export function readStoredSince({ endpoint, ids }: ExportSource, options: ExportOptions, cwd: string): number | undefined {
   if (options.state === undefined || options.since !== undefined) return undefined;
-  const { endpoint, ids } = resolveSource(command, options);
   if (endpoint.watermark === undefined) return undefined;
   const path = resolvePath(cwd, options.state);
   return storedWatermark(readState(path), stateKey(endpoint, ids), path);
@@ -367,6 +359,12 @@ export function planDeletions(target: ExportTarget, options: ExportOptions, page
   return { start: deleteEventsUrl(pages.baseUrl, events, since, size), type: events.type, key: database?.key };
 }
 
+/** A watermark stored with a database table, and the local clock when the run is planned; epoch ms. */
+export interface StoredSince {
+  readonly since: number;
+  readonly nowMs: number;
+}
+
 /** A stored watermark older than the events' guarantee: the run does not trust the events since. */
 export interface StaleWatermark {
   /** The options of the run instead: a full run with `--prune`. */
@@ -376,20 +374,17 @@ export interface StaleWatermark {
 }
 
 /**
- * Whether `--incremental` into a database, from the watermark `since` stored with the table, must be
- * a full refresh with `--prune` instead: the collection's deletions are followed through the
- * events, which the API keeps for `--events-retention` days (default 7), and the watermark is older.
- * @param since epoch ms; @param nowMs the local clock's
+ * Whether `--incremental` into a database, from the watermark stored with the table, must be a full
+ * refresh with `--prune` instead: the collection's deletions are followed through the events, which
+ * the API keeps for `--events-retention` days (default 7), and the watermark is older.
  */
 export function staleWatermark(
-  command: string,
+  { endpoint, ids, path }: ExportSource,
   options: ExportOptions,
   settings: ResolvedExportSettings,
-  since: number | undefined,
-  nowMs: number,
+  { since, nowMs }: StoredSince,
 ): StaleWatermark | undefined {
-  if (since === undefined || options.incremental !== true || options.since !== undefined || options.maxItems !== undefined) return undefined;
-  const { endpoint, ids, path } = resolveSource(command, options);
+  if (options.incremental !== true || options.since !== undefined || options.maxItems !== undefined) return undefined;
   if (deleteEventsOf(endpoint, path, ids) === undefined) return undefined;
   const days = options.eventsRetentionDays ?? settings.defaults.eventsRetentionDays ?? builtInDefault('eventsRetention');
   if (nowMs - since <= daysMs(days)) return undefined;
@@ -433,17 +428,4 @@ export function addDatabaseSecrets(plan: ExportPlan, ctx: Pick<Context, 'env' | 
   if (address?.kind !== 'postgres') return;
   ctx.secrets.add(address.password);
   ctx.secrets.add(ctx.env.PGPASSWORD);
-}
-
-/** The "resume with" hint is printed. */
-export function withoutPassword(word: string): string {
-  if (!isPostgresUrl(word)) return word;
-  try {
-    const url = new URL(word);
-    if (url.password === '') return word;
-    url.password = '';
-    return url.href;
-  } catch {
-    return word;
-  }
 }

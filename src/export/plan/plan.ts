@@ -18,7 +18,8 @@ import { showHeaderValue } from '../../secrets.js';
 import { prepareOutputs, removeEmptyFolders } from './folders.js';
 import { fingerprintOf, formatOf, planDatabase, planDeletions, planDestination, planHttp, planOutput, planPages } from './parts.js';
 import { addDatabaseSecrets, planProgress, planTarget, readStoredSince, staleWatermark, storedDatabaseSince } from './parts.js';
-import type { ResolvedExportSettings, UnitOfMany } from './parts.js';
+import type { ResolvedExportSettings, StoredSince, UnitOfMany } from './parts.js';
+import { resolveSource } from './collection-path.js';
 import type { ExportOptions } from './options.js';
 
 /** Refused rather than written as plain text under a name that promises another format. */
@@ -48,30 +49,36 @@ function checkResume(options: ExportOptions, out: string | undefined, format: Ou
   if (options.resume && !limit.resumable) throw new UsageError(limit.refusal);
 }
 
+/** One export as a door asks for it. */
+export interface ExportRequest {
+  readonly command: string;
+  readonly options: ExportOptions;
+  readonly settings: ResolvedExportSettings;
+  readonly resumeCommand: string;
+  /** How the door names an option in messages (default the command line's flags: `--total`; `total` in the library). */
+  readonly name?: OptionNamer;
+  /** One taxpayer of a run with many. */
+  readonly many?: UnitOfMany;
+}
+
+/** What {@link planExport} plans from: the request, where its paths resolve, a database table's stored watermark. */
+export interface PlanInput extends ExportRequest {
+  readonly cwd: string;
+  /** With the local clock, to tell a watermark older than the events' guarantee (a full refresh with `--prune` then, {@link staleWatermark}). */
+  readonly stored?: StoredSince;
+}
+
 /**
- * The one place a plan is made, for one export and for each taxpayer of a run with many. Pure apart
- * from path resolution against `cwd`.
- * @param storedSince the watermark of `--state` or of a database, epoch ms
- * @param nowMs with a database's watermark: the local clock, to tell a watermark older than the
- *   events' guarantee (then the run is a full refresh with `--prune`, {@link staleWatermark})
- * @param name how the door names an option in messages (`--total`, or `total` in the library)
+ * The one place a plan is made, for one export and for each taxpayer of a run with many: the source
+ * resolved once, then every part. Reads only the `--state` file.
  * @throws {UsageError} (exit 2) for every invalid combination, before anything is sent or written
  */
-export function planExport(
-  command: string,
-  options: ExportOptions,
-  settings: ResolvedExportSettings,
-  cwd: string,
-  resumeCommand: string,
-  storedSince?: number,
-  many?: UnitOfMany,
-  nowMs?: number,
-  name: OptionNamer = flagNamer,
-): ExportPlan {
-  const stale = nowMs === undefined ? undefined : staleWatermark(command, options, settings, storedSince, nowMs);
-  if (stale)
-    return freezePlan({ ...planExport(command, stale.options, settings, cwd, resumeCommand, undefined, many, undefined, name), notes: [stale.note] });
-  const target = planTarget(command, options, cwd, storedSince, name);
+export function planExport(input: PlanInput): ExportPlan {
+  const { command, settings, cwd, stored, many, name = flagNamer } = input;
+  const source = resolveSource(command, input.options, name);
+  const stale = stored && staleWatermark(source, input.options, settings, stored);
+  const options = stale?.options ?? input.options;
+  const target = planTarget(source, options, cwd, stale ? undefined : (stored?.since ?? readStoredSince(source, options, cwd)), name);
   const { endpoint, inc } = target;
   const address = planDestination(options, cwd, name);
   const table = address?.kind === 'parquet' ? undefined : address;
@@ -113,11 +120,12 @@ export function planExport(
       resume: many ? many.resume : options.resume === true,
       restart: options.restart === true,
       fingerprint: fingerprintOf(target, options, pages, output, http.headers),
-      command: resumeCommand,
+      command: input.resumeCommand,
     },
     manifest,
     state: inc.state,
     ...withDeletions(planDeletions(target, options, pages, output)),
+    ...(stale ? { notes: [stale.note] } : {}),
   });
 }
 
@@ -127,49 +135,34 @@ function shownHeaders(headers: Readonly<Record<string, string>> = {}): Record<st
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, showHeaderValue(name, value)]));
 }
 
-/** One export as a door asks for it: the plan's inputs but the stored watermarks, which are read here. */
-export interface ExportRequest {
-  readonly command: string;
-  readonly options: ExportOptions;
-  readonly settings: ResolvedExportSettings;
-  readonly resumeCommand: string;
-  /** How the door names an option in messages (default the command line's flags). */
-  readonly name?: OptionNamer;
-}
-
-/**
- * {@link planExport} from the watermark of `--state`, or of a database (`since`, epoch ms; then
- * the clock tells a watermark too old for the events), its database password added to the secrets.
- * @throws {UsageError} (exit 2) from planning
- */
-export function planRequest(
-  request: ExportRequest,
-  ctx: Pick<Context, 'cwd' | 'clock' | 'env' | 'secrets'>,
-  since?: number,
-  many?: UnitOfMany,
-): ExportPlan {
-  const { command, options, settings, resumeCommand, name } = request;
-  const stored = since ?? readStoredSince(command, options, ctx.cwd);
-  const plan = planExport(command, options, settings, ctx.cwd, resumeCommand, stored, many, since === undefined ? undefined : ctx.clock.now(), name);
+/** {@link planExport} where the door runs, its database password added to the secrets. */
+function planIn(request: ExportRequest, ctx: Context, since?: number): ExportPlan {
+  const plan = planExport({ ...request, cwd: ctx.cwd, ...(since === undefined ? {} : { stored: { since, nowMs: ctx.clock.now() } }) });
   addDatabaseSecrets(plan, ctx);
   return plan;
 }
 
 /**
- * The plan of one export, as the command and the library's `exportCollection()` make it: planned
- * to check every option, then, for `incremental` into a database, again from the watermark stored
- * with the table. Twice, because the table is read only once every check has passed, and the
- * watermark changes the plan (its filter, paging mode, deletions, fingerprint, or a full refresh
- * with prune). Read read-only; a dry run that cannot read it plans without it, and its checks then
- * meet the same failure and report it as the run's.
+ * The plans of one export or of each taxpayer of a run, as the command line and `exportCollection()`
+ * make them: planned to check every option, then, for `incremental` into a database, again from the
+ * watermark stored with the table for their source. Twice, because the table is read (once, through
+ * the first plan) only once every check has passed, and the watermark changes the plan (its filter,
+ * paging mode, deletions, fingerprint, or a full refresh with prune). Read read-only; a dry run that
+ * cannot read it plans without it, and its checks then meet the same failure and report it as the run's.
  * @throws {UsageError} (exit 2) from planning; {@link OutputError} (exit 7) when the table cannot be read
  */
+export async function planExports(requests: readonly ExportRequest[], ctx: Context): Promise<ExportPlan[]> {
+  const plans = requests.map((request) => planIn(request, ctx));
+  const stored = await storedDatabaseSince(plans[0]!, requests[0]!.options, ctx);
+  return plans.map((plan, i) => {
+    const since = plan.output.database && stored?.get(plan.output.database.source);
+    return since === undefined ? plan : planIn(requests[i]!, ctx, since);
+  });
+}
+
+/** {@link planExports} of one export. @throws as {@link planExports}, and {@link UsageError} for gzip to a terminal */
 export async function planLoneExport(request: ExportRequest, ctx: Context): Promise<ExportPlan> {
-  const first = planRequest(request, ctx);
-  const source = first.output.database?.source;
-  if (source === undefined) return checkTerminal(first, ctx);
-  const since = (await storedDatabaseSince(first, request.options, ctx))?.get(source);
-  return checkTerminal(since === undefined ? first : planRequest(request, ctx, since), ctx);
+  return checkTerminal((await planExports([request], ctx))[0]!, ctx);
 }
 
 /** @throws {UsageError} for gzip to a terminal: as gzip(1), compressed bytes are never written to one */

@@ -1,5 +1,5 @@
 /**
- * The folders an export makes before its first request (commands/folders.ts): `planFolders` says
+ * The folders an export makes before its first request (export/plan/folders.ts): `planFolders` says
  * what would be made, or why a file cannot be written, and creates nothing; `makeFolders` makes each
  * missing level on its own, so a read-only mount or a forbidden folder is reported with its real
  * cause rather than the ENOENT that `mkdir -p` semantics report in Node, then creates a file in
@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { folderError, makeFolders, planFolders, prepareOutputs, writtenFiles, type FolderFileSystem } from '../../../../src/export/plan/folders.js';
+import { makeFolders, planFolders, prepareOutputs, writtenFiles, type FolderFileSystem } from '../../../../src/export/plan/folders.js';
 import { isWrittenThrough } from '../../../../src/export/files/destination.js';
 import type { ExportPlan } from '../../../../src/export/run/plan.js';
 import { OutputError } from '../../../../src/errors.js';
@@ -142,11 +142,12 @@ describe('makeFolders', () => {
 });
 
 describe('the check-only plan and the run agree', () => {
-  it('a problem planFolders finds reads as the error makeFolders throws (what a dry run can say before the run)', async () => {
+  it('a problem the dry run finds reads as the error makeFolders throws, and it makes nothing', async () => {
     const fs = fakeFs({ access: () => Promise.reject(coded('EROFS')) });
-    const { problem } = await planFolders(['/mnt/a/x.ndjson'], fs);
+    const dry = await rejection(makeFolders(['/mnt/a/x.ndjson'], fs, true));
     const thrown = await rejection(makeFolders(['/mnt/a/x.ndjson'], fs));
-    expect(folderError(problem!).message).toBe((thrown as Error).message);
+    expect((dry as Error).message).toBe((thrown as Error).message);
+    await expect(makeFolders(['/mnt/a/b/x.ndjson'], fakeFs(), true)).resolves.toEqual(['/mnt/a', '/mnt/a/b']);
   });
 
   it('writtenFiles: the output, the state file and the manifest of a plan; none for stdout', () => {
@@ -173,9 +174,11 @@ describe('the check-only plan and the run agree', () => {
       stat: (path) => Promise.resolve(path === '/dev/null' ? device : path === '/dev' || path === '/' ? folder : Promise.reject(coded('ENOENT'))),
       access: (path) => (path === '/dev' ? Promise.reject(coded('EACCES')) : Promise.resolve()),
     });
-    await expect(prepareOutputs([plan('/dev/null')], fs)).resolves.toEqual([]);
+    await expect(prepareOutputs([plan('/dev/null')], { fs })).resolves.toEqual([]);
     expect(fs.probed).toEqual([]);
-    await expect(prepareOutputs([plan('/dev/missing.ndjson')], fs)).rejects.toThrow('cannot write /dev/missing.ndjson: folder /dev is not writable');
+    await expect(prepareOutputs([plan('/dev/missing.ndjson')], { fs })).rejects.toThrow(
+      'cannot write /dev/missing.ndjson: folder /dev is not writable',
+    );
   });
 });
 
