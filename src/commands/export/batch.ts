@@ -207,24 +207,24 @@ async function planBatch(request: BatchRequest, ctx: Context): Promise<BatchPlan
   const settings = loadApiSettings(flags, ctx);
   const values = outValues(command, { ...flags, taxpayer: taxpayers[0] }, ctx);
   const manifestPath = flags.manifest === undefined ? undefined : resolvePath(ctx.cwd, flags.manifest);
-  const outs = taxpayers.map((taxpayer) => {
+  const units = taxpayers.map((taxpayer) => {
     const out = expandOut(template, { ...values, taxpayer });
     const target = table ? out : resolvePath(ctx.cwd, out);
     // A database table keeps each taxpayer's unfinished run itself; --resume continues it, or starts afresh.
     const resume = flags.resume === true && (table || existsSync(sidecarPaths(target).checkpoint));
-    return { taxpayer, out, target, resume };
-  });
-  const requests = outs.map(({ taxpayer, out, resume }) => {
     const many = { resume, collectManifest: manifestPath !== undefined };
-    return { command, options: optionsOfFlags({ ...flags, taxpayer, out }), settings, resumeCommand, many };
+    const request = { command, options: optionsOfFlags({ ...flags, taxpayer, out }), settings, resumeCommand, many };
+    return { taxpayer, target, doneEarlier: flags.resume === true && !resume && existsSync(target), request };
   });
-  const plans = await planExports(requests, ctx);
-  const units = outs.map(({ taxpayer, target, resume }, i): Unit => {
+  const plans = await planExports(
+    units.map((u) => u.request),
+    ctx,
+  );
+  const planned = units.map(({ taxpayer, target, doneEarlier }, i): Unit => {
     const plan = plans[i]!;
-    const doneEarlier = flags.resume === true && !resume && existsSync(target);
     return { taxpayer, plan, target: plan.output.database?.address.shown ?? target, doneEarlier };
   });
-  return { units, manifestPath, collected: new Map(), resumeCommand };
+  return { units: planned, manifestPath, collected: new Map(), resumeCommand };
 }
 
 /** Only the count is read: this run wrote the checkpoint, and `--resume` checks it in full before trusting it. */

@@ -3,11 +3,10 @@
  * docs/nightly-sync.md; a database, docs/databases.md); `planExport` puts them together.
  */
 import { resolve as resolvePath } from 'node:path';
-import type { Context } from '../../context.js';
 import { builtInDefault, exportFlag, flagNamer, type ExportDefaults, type FlagAttribute, type OptionNamer } from '../../config/flags.js';
 import { endpointUrl, isPathEndpoint, type Endpoint, type Ids } from '../../endpoints.js';
 import type { ExportSource } from './collection-path.js';
-import { ExitCode, UsageError, hint, option, toExitCode } from '../../errors.js';
+import { UsageError, hint, option } from '../../errors.js';
 import { isSecretHeaderName } from '../../http/redact.js';
 import { mergeHeaders } from '../../http/request-headers.js';
 import { formatFromPath } from '../../output/writer.js';
@@ -15,7 +14,7 @@ import type { OutputFormat } from '../../format-names.js';
 import { parseFields } from '../../output/fields.js';
 import { sidecarPaths } from '../../export/files/sidecar.js';
 import type { Compression } from '../../export/files/destination.js';
-import type { DeletionsPlan, ExportPlan, HttpPlan, OutputPlan, PagesPlan, ProgressPlan } from '../../export/run/plan.js';
+import type { DeletionsPlan, HttpPlan, OutputPlan, PagesPlan, ProgressPlan } from '../../export/run/plan.js';
 import { daysMs, deleteEventsOf, deleteEventsUrl } from '../../export/state/deletions.js';
 import { conflictsWithSince, formatFilterTime, parseSince, readState, sinceParameter, stateKey, storedWatermark } from '../../export/state/state.js';
 import { databaseAddress, type DatabaseAddress } from '../../export/destinations/address.js';
@@ -396,36 +395,4 @@ export function staleWatermark(
       `collections: the watermark of ${sourceOf(path, options.params ?? [])} is ${age} days old, older than the ${days} days the API keeps its events; ` +
       'this run is a full refresh with --prune',
   };
-}
-
-/**
- * `--since` wins, as with `--state`; one connection, before any request. A dry run that cannot
- * read the database plans without them: its checks then meet the same failure and report it as the run's.
- * @returns epoch ms by source; undefined when there is nothing to read
- * @throws {CollectionsError} (exit 7) when the database cannot be reached; {@link UsageError}
- *   (exit 2) when a stored watermark is not a time
- */
-export async function storedDatabaseSince(
-  plan: ExportPlan,
-  options: ExportOptions,
-  ctx: Pick<Context, 'env'>,
-): Promise<Map<string, number> | undefined> {
-  const database = plan.output.database;
-  if (database === undefined || database.mode !== 'incremental' || options.since !== undefined) return undefined;
-  const { readWatermarks } = await import('../../export/destinations/open-store.js');
-  const stored = await readWatermarks(database, ctx.env).catch((err: unknown) => {
-    if (options.dryRun === true && toExitCode(err) === ExitCode.Output) return undefined;
-    throw err;
-  });
-  if (stored === undefined) return undefined;
-  const where = `the watermark stored with ${tableText(database.table)}`;
-  return new Map([...stored].map(([source, since]) => [source, parseSince(since, `${where} for ${source}`)]));
-}
-
-/** From its URL or `PGPASSWORD`: no output shows it. */
-export function addDatabaseSecrets(plan: ExportPlan, ctx: Pick<Context, 'env' | 'secrets'>): void {
-  const address = plan.output.database?.address;
-  if (address?.kind !== 'postgres') return;
-  ctx.secrets.add(address.password);
-  ctx.secrets.add(ctx.env.PGPASSWORD);
 }

@@ -5,7 +5,9 @@
  */
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../../context.js';
-import { UsageError, hint, option } from '../../errors.js';
+import { ExitCode, UsageError, hint, option, toExitCode } from '../../errors.js';
+import { parseSince } from '../state/state.js';
+import { tableText } from '../destinations/table-name.js';
 import { flagNamer, type OptionNamer } from '../../config/flags.js';
 import { formatDefinition } from '../../output/writer.js';
 import type { OutputFormat } from '../../format-names.js';
@@ -15,9 +17,10 @@ import { freezePlan, type ExportHooks, type ExportPlan, type OutputPlan } from '
 import { exportServices } from '../run/services.js';
 import { planManifest } from '../manifest/manifest.js';
 import { showHeaderValue } from '../../secrets.js';
+import { defined } from '../../json/object.js';
 import { prepareOutputs, removeEmptyFolders } from './folders.js';
 import { fingerprintOf, formatOf, planDatabase, planDeletions, planDestination, planHttp, planOutput, planPages } from './parts.js';
-import { addDatabaseSecrets, planProgress, planTarget, readStoredSince, staleWatermark, storedDatabaseSince } from './parts.js';
+import { planProgress, planTarget, readStoredSince, staleWatermark } from './parts.js';
 import type { ResolvedExportSettings, StoredSince, UnitOfMany } from './parts.js';
 import { resolveSource } from './collection-path.js';
 import type { ExportOptions } from './options.js';
@@ -124,53 +127,63 @@ export function planExport(input: PlanInput): ExportPlan {
     },
     manifest,
     state: inc.state,
-    ...withDeletions(planDeletions(target, options, pages, output)),
-    ...(stale ? { notes: [stale.note] } : {}),
+    ...defined({ deletions: planDeletions(target, options, pages, output), notes: stale && [stale.note] }),
   });
 }
-
-const withDeletions = (deletions: ExportPlan['deletions']): Pick<ExportPlan, 'deletions'> => (deletions === undefined ? {} : { deletions });
 
 function shownHeaders(headers: Readonly<Record<string, string>> = {}): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, showHeaderValue(name, value)]));
 }
 
-/** {@link planExport} where the door runs, its database password added to the secrets. */
+/**
+ * {@link planExport} where the door runs, its database password (from its URL or `PGPASSWORD`) added to the secrets.
+ * @throws {UsageError} for gzip to a terminal: as gzip(1), compressed bytes are never written to one
+ */
 function planIn(request: ExportRequest, ctx: Context, since?: number): ExportPlan {
   const plan = planExport({ ...request, cwd: ctx.cwd, ...(since === undefined ? {} : { stored: { since, nowMs: ctx.clock.now() } }) });
-  addDatabaseSecrets(plan, ctx);
+  const address = plan.output.database?.address;
+  if (address?.kind === 'postgres') {
+    ctx.secrets.add(address.password);
+    ctx.secrets.add(ctx.env.PGPASSWORD);
+  }
+  if (plan.output.compress && !plan.output.files && ctx.io.stdoutIsTTY) {
+    throw new UsageError('gzip output is not written to a terminal', { hint: 'add --out FILE.gz, or pipe stdout into a file or a program' });
+  }
   return plan;
 }
 
 /**
  * The plans of one export or of each taxpayer of a run, as the command line and `exportCollection()`
- * make them: planned to check every option, then, for `incremental` into a database, again from the
- * watermark stored with the table for their source. Twice, because the table is read (once, through
- * the first plan) only once every check has passed, and the watermark changes the plan (its filter,
- * paging mode, deletions, fingerprint, or a full refresh with prune). Read read-only; a dry run that
- * cannot read it plans without it, and its checks then meet the same failure and report it as the run's.
- * @throws {UsageError} (exit 2) from planning; {@link OutputError} (exit 7) when the table cannot be read
+ * make them: planned to check every option, then, for `incremental` into a database (`since` wins,
+ * as with `state`), again from the watermark stored with the table for their source. Twice, because
+ * the table is read (one connection, through the first plan) only once every check has passed, and
+ * the watermark changes the plan (its filter, paging mode, deletions, fingerprint, or a full refresh
+ * with prune). Read read-only; a dry run that cannot read it plans without it, and its checks then
+ * meet the same failure and report it as the run's.
+ * @throws {UsageError} (exit 2) from planning, and when a stored watermark is not a time;
+ *   {@link OutputError} (exit 7) when the table cannot be read
  */
 export async function planExports(requests: readonly ExportRequest[], ctx: Context): Promise<ExportPlan[]> {
   const plans = requests.map((request) => planIn(request, ctx));
-  const stored = await storedDatabaseSince(plans[0]!, requests[0]!.options, ctx);
+  const { options } = requests[0]!;
+  const database = plans[0]!.output.database;
+  if (database?.mode !== 'incremental' || options.since !== undefined) return plans;
+  const { readWatermarks } = await import('../destinations/open-store.js');
+  const read = await readWatermarks(database, ctx.env).catch((err: unknown) => {
+    if (options.dryRun === true && toExitCode(err) === ExitCode.Output) return undefined;
+    throw err;
+  });
+  const where = `the watermark stored with ${tableText(database.table)}`;
+  const stored = new Map([...(read ?? [])].map(([source, since]) => [source, parseSince(since, `${where} for ${source}`)]));
   return plans.map((plan, i) => {
-    const since = plan.output.database && stored?.get(plan.output.database.source);
+    const since = plan.output.database && stored.get(plan.output.database.source);
     return since === undefined ? plan : planIn(requests[i]!, ctx, since);
   });
 }
 
-/** {@link planExports} of one export. @throws as {@link planExports}, and {@link UsageError} for gzip to a terminal */
+/** {@link planExports} of one export. @throws as {@link planExports} */
 export async function planLoneExport(request: ExportRequest, ctx: Context): Promise<ExportPlan> {
-  return checkTerminal((await planExports([request], ctx))[0]!, ctx);
-}
-
-/** @throws {UsageError} for gzip to a terminal: as gzip(1), compressed bytes are never written to one */
-function checkTerminal(plan: ExportPlan, ctx: Context): ExportPlan {
-  if (plan.output.compress && !plan.output.files && ctx.io.stdoutIsTTY) {
-    throw new UsageError('gzip output is not written to a terminal', { hint: 'add --out FILE.gz, or pipe stdout into a file or a program' });
-  }
-  return plan;
+  return (await planExports([request], ctx))[0]!;
 }
 
 /**
