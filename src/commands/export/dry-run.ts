@@ -202,13 +202,11 @@ function fileLines(plan: ExportPlan, { create, forecast }: Preflight): Array<[st
   ];
 }
 
-const doneItems = (forecast: OutputForecast | undefined): number =>
-  forecast?.checkpoint?.kind === 'resume' ? forecast.checkpoint.checkpoint.items : (forecast?.database?.resumes?.items ?? 0);
-
-function estimateOf(plan: ExportPlan, probe: DryRunProbe, done: number): DryRunEstimate & { itemsPerPage: number } {
-  const { start, mode, maxItems } = plan.pages;
+/** The items of the checkpoint `--resume` continues (a file's or a table's) are not fetched again. */
+function estimateOf(plan: ExportPlan, probe: DryRunProbe, forecast: OutputForecast): DryRunEstimate & { itemsPerPage: number } {
+  const { start, mode, maxItems, firstPage = 1 } = plan.pages;
   const itemsPerPage = Number(start.searchParams.get('itemsPerPage'));
-  const firstPage = plan.pages.firstPage ?? 1;
+  const done = forecast.checkpoint?.kind === 'resume' ? forecast.checkpoint.checkpoint.items : (forecast.database?.resumes?.items ?? 0);
   return { ...estimateExport(probe, itemsPerPage, firstPage, maxItems, mode === 'cursor', done), itemsPerPage };
 }
 
@@ -233,7 +231,7 @@ function itemsText(estimate: DryRunEstimate): string {
 }
 
 function planLines(plan: ExportPlan, ctx: Context, checked: Preflight, probe: DryRunProbe): string[] {
-  const estimate = estimateOf(plan, probe, doneItems(checked.forecast));
+  const estimate = estimateOf(plan, probe, checked.forecast);
   const toGo = estimate.done === undefined ? '' : ' to go';
   return padRows([
     ['request', `GET ${inertText(plan.pages.start.href)}`],
@@ -303,7 +301,7 @@ async function dryRunUnit(unit: DryRunUnit, ctx: Context): Promise<UnitForecast>
   }
   try {
     const probe = await probeExport(unit.plan, ctx);
-    const estimate = estimateOf(unit.plan, probe, doneItems(forecast));
+    const estimate = estimateOf(unit.plan, probe, forecast);
     return { line: unitLine(unit, countsText(estimate)), code: ExitCode.Ok, probe, estimate };
   } catch (err) {
     if (!(err instanceof CollectionsError) || err.exitCode !== ExitCode.NotFound) throw err;

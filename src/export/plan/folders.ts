@@ -146,27 +146,21 @@ export async function removeEmptyFolders(made: readonly string[]): Promise<void>
 
 type WritingPlan = Pick<ExportPlan, 'output' | 'state' | 'manifest'>;
 
-/** The output (a DuckDB file too), `--state` file and manifest, absolute. */
-export function writtenFiles(plan: WritingPlan): string[] {
-  const address = plan.output.database?.address;
-  const output = address?.kind === 'duckdb' ? address.path : plan.output.files?.target;
-  return [output, plan.state?.path, plan.manifest?.path].filter((f): f is string => f !== undefined);
-}
-
 /**
- * {@link writtenFiles} without an output written straight through (a FIFO, a device, `/dev/stdout`)
- * nor its manifest, which it never gets: `/dev` is no folder to check (a user other than root
- * cannot write it).
+ * The output (a DuckDB file too), `--state` file and manifest, absolute; not an output written straight
+ * through (a FIFO, a device, `/dev/stdout`) nor its manifest, which it never gets: `/dev` is no folder
+ * to check (a user other than root cannot write it).
  */
 async function filesToWrite(plans: readonly WritingPlan[], fs: FolderFileSystem): Promise<string[]> {
-  const files: string[] = [];
-  for (const plan of plans) {
-    const target = plan.output.files?.target;
+  const files: Array<string | undefined> = [];
+  for (const { output, state, manifest } of plans) {
+    const target = output.files?.target;
     const info = target === undefined ? undefined : await statOf(fs, target);
     const through = target !== undefined && info !== undefined && 'isDirectory' in info && isWrittenThrough(target, info);
-    files.push(...writtenFiles(plan).filter((file) => !(through && (file === target || file === plan.manifest?.path))));
+    const address = output.database?.address;
+    files.push(address?.kind === 'duckdb' ? address.path : through ? undefined : target, state?.path, through ? undefined : manifest?.path);
   }
-  return files;
+  return files.filter((f): f is string => f !== undefined);
 }
 
 /**

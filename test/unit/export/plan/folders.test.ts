@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeFolders, planFolders, prepareOutputs, writtenFiles, type FolderFileSystem } from '../../../../src/export/plan/folders.js';
+import { makeFolders, planFolders, prepareOutputs, type FolderFileSystem } from '../../../../src/export/plan/folders.js';
 import { isWrittenThrough } from '../../../../src/export/files/destination.js';
 import type { ExportPlan } from '../../../../src/export/run/plan.js';
 import { OutputError } from '../../../../src/errors.js';
@@ -150,15 +150,15 @@ describe('the check-only plan and the run agree', () => {
     await expect(makeFolders(['/mnt/a/b/x.ndjson'], fakeFs(), true)).resolves.toEqual(['/mnt/a', '/mnt/a/b']);
   });
 
-  it('writtenFiles: the output, the state file and the manifest of a plan; none for stdout', () => {
+  it('prepareOutputs: the folders of the output, the state file and the manifest of a plan; none for stdout', async () => {
     const plan = (files: boolean): Pick<ExportPlan, 'output' | 'state' | 'manifest'> =>
       ({
-        output: { files: files ? { target: '/d/x.ndjson' } : undefined },
-        state: { path: '/s/state.json', key: 'invoices A' },
-        manifest: files ? { path: '/m/run.json' } : undefined,
+        output: { files: files ? { target: '/mnt/d/x.ndjson' } : undefined },
+        state: { path: '/mnt/s/state.json', key: 'invoices A' },
+        manifest: files ? { path: '/mnt/m/run.json', output: { watermark: { before: null } } } : undefined,
       }) as unknown as Pick<ExportPlan, 'output' | 'state' | 'manifest'>;
-    expect(writtenFiles(plan(true))).toEqual(['/d/x.ndjson', '/s/state.json', '/m/run.json']);
-    expect(writtenFiles(plan(false))).toEqual(['/s/state.json']);
+    expect(await prepareOutputs([plan(true)], { dryRun: true, fs: fakeFs() })).toEqual(['/mnt/d', '/mnt/s', '/mnt/m']);
+    expect(await prepareOutputs([plan(false)], { dryRun: true, fs: fakeFs() })).toEqual(['/mnt/s']);
   });
 
   it('prepareOutputs: an output written straight through (a device, /dev/stdout) has no folder or manifest to check, as any user', async () => {
