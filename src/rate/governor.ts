@@ -1,5 +1,5 @@
 /** One endpoint's window: a request goes out only when the window has room for it, counting those in flight. */
-import { RateLimitError } from '../errors.js';
+import { hint, option, RateLimitError } from '../errors.js';
 import { defined } from '../json/object.js';
 import { abortReason, type Clock } from '../time/clock.js';
 import type { ServerClock } from './headers.js';
@@ -122,13 +122,17 @@ export interface GovernorWait {
   remaining?: number;
 }
 
+/** What a client brings to the governors it shares: its listener of waits and its `--max-wait`. */
+export interface ClientPacing {
+  /** Longest pacing wait accepted, ms (Infinity: any); longer → {@link RateLimitError} without waiting. */
+  maxWaitMs: number;
+  /** Called once per distinct pacing wait (concurrent requests waiting for the same reset report it once). */
+  onWait: (wait: GovernorWait) => void;
+}
+
 export interface GovernorOptions {
   clock: Clock;
   serverClock: ServerClock;
-  /** Longest pacing wait accepted, ms (default Infinity); longer → {@link RateLimitError} without waiting. */
-  maxWaitMs?: number;
-  /** Called once per distinct pacing wait (concurrent requests waiting for the same reset report it once). */
-  onWait?: (wait: GovernorWait) => void;
   /** The endpoint's route or path, for errors. */
   name?: string;
   /** `quota()` is undefined until the shared quota is open; `onPerPath`: its records show the API counts `scope` per path. */
@@ -137,8 +141,6 @@ export interface GovernorOptions {
 
 /** Released when the response headers arrive or the attempt failed; idempotent. */
 export interface Permit {
-  /** The first request after a rate-limit wait: a 429 on it means the server rounds its reset down. */
-  readonly afterWait: boolean;
   release(observation?: ResponseObservation): void;
   /** The request was never sent: gives its reservation back, also to the shared quota, so no phantom holds it. */
   cancel(): void;
@@ -146,21 +148,12 @@ export interface Permit {
 
 export interface AcquireOptions {
   signal?: AbortSignal;
-  /** The caller has just slept a 429 wait itself: marks the permit {@link Permit.afterWait}. */
+  /** The caller has just slept a 429 wait itself: a 429 on this request means the server rounds its reset down. */
   afterWait?: boolean;
   /** False: grant at once whatever the window says (`ratelimit` probes); still counted. Default true. */
   wait?: boolean;
   /** Requests the caller will still make to this endpoint after this one, when it knows (offset pages). */
   demand?: number;
-  maxWaitMs?: number;
-  onWait?: (wait: GovernorWait) => void;
-}
-
-export type GovernorState = Pick<QuotaWindow, 'limit' | 'available' | 'resetAt'> & { inFlight: number };
-
-interface Caller {
-  onWait: ((wait: GovernorWait) => void) | undefined;
-  maxWaitMs: number;
 }
 
 /**
@@ -189,14 +182,16 @@ interface Grant {
   hold: number;
 }
 
-export type RateLimitGovernor = Pick<Governor, 'acquire' | 'blockUntil' | 'state'>;
-
-class Governor {
+/**
+ * One endpoint's governor. While the window is unknown (no response yet, or a new window) one
+ * request at a time goes out to learn it, so concurrency cannot produce a burst of 429s.
+ */
+export class RateLimitGovernor {
   private readonly window: QuotaWindow;
   private inFlight = 0;
   private blockedUntil = -Infinity;
   /** The latest wait end (local ms) each listener was told of: a wait is reported once per listener. */
-  private readonly reported = new Map<((wait: GovernorWait) => void) | undefined, number>();
+  private readonly reported = new Map<(wait: GovernorWait) => void, number>();
   /** Callers waiting inside `acquire`: the demand the window has to serve. */
   private acquiring = 0;
   private waiters: Array<() => void> = [];
@@ -208,14 +203,10 @@ class Governor {
   }
 
   /** @throws {RateLimitError} when the wait for the reset would exceed `maxWaitMs` */
-  async acquire(opts: AcquireOptions = {}): Promise<Permit> {
+  async acquire(caller: ClientPacing, opts: AcquireOptions = {}): Promise<Permit> {
     const { signal } = opts;
     const waited = opts.afterWait === true;
     if (opts.wait === false) return this.grant(waited);
-    const caller: Caller = {
-      onWait: opts.onWait ?? this.options.onWait,
-      maxWaitMs: opts.maxWaitMs ?? this.options.maxWaitMs ?? Number.POSITIVE_INFINITY,
-    };
     this.acquiring++;
     let granted: Grant;
     try {
@@ -236,22 +227,16 @@ class Governor {
   }
 
   /** A 429 wait the caller reports and sleeps itself: `reportedTo` is not told it again as a pacing wait. */
-  blockUntil(localMs: number, reportedTo?: (wait: GovernorWait) => void): void {
+  blockUntil(localMs: number, reportedTo: (wait: GovernorWait) => void): void {
     if (localMs > this.blockedUntil) this.blockedUntil = localMs;
-    const listener = reportedTo ?? this.options.onWait;
-    if (localMs > (this.reported.get(listener) ?? -Infinity)) this.reported.set(listener, localMs);
-  }
-
-  state(): GovernorState {
-    const w = this.window;
-    return { limit: w.limit, available: w.available, resetAt: w.resetAt, inFlight: this.inFlight };
+    if (localMs > (this.reported.get(reportedTo) ?? -Infinity)) this.reported.set(reportedTo, localMs);
   }
 
   /** Once per listener and end (±1 ms). */
-  private report(caller: Caller, wait: GovernorWait): void {
+  private report(caller: ClientPacing, wait: GovernorWait): void {
     if (wait.until <= (this.reported.get(caller.onWait) ?? -Infinity) + 1) return;
     this.reported.set(caller.onWait, wait.until);
-    caller.onWait?.(wait);
+    caller.onWait(wait);
   }
 
   private notify(): void {
@@ -298,7 +283,7 @@ class Governor {
       } else this.giveBack(reservation, true);
       this.notify();
     };
-    return { afterWait, cancel: () => end(false), release: (obs) => end(true, obs) };
+    return { cancel: () => end(false), release: (obs) => end(true, obs) };
   }
 
   /** Gives a reservation back to the shared quota; `unanswered` (sent, no answer to tell): only to a store that holds the others while it is out. */
@@ -372,7 +357,7 @@ class Governor {
     return undefined;
   }
 
-  private async acquireWaiting(caller: Caller, signal: AbortSignal | undefined, afterWait: boolean, demand: number): Promise<Grant> {
+  private async acquireWaiting(caller: ClientPacing, signal: AbortSignal | undefined, afterWait: boolean, demand: number): Promise<Grant> {
     let waited = afterWait;
     for (;;) {
       if (signal?.aborted) throw abortReason(signal);
@@ -417,18 +402,18 @@ class Governor {
     }
   }
 
-  private async sleepUntil(caller: Caller, now: number, until: number, signal: AbortSignal | undefined): Promise<void> {
+  private async sleepUntil(caller: ClientPacing, now: number, until: number, signal: AbortSignal | undefined): Promise<void> {
     const ms = until - now;
     if (ms > caller.maxWaitMs) {
       const message = `the rate limit of ${this.options.name ?? 'this endpoint'} resets in ${describeTooLong(ms, caller.maxWaitMs)}`;
-      throw new RateLimitError(message, until, { hint: 'raise --max-wait, or run again after the reset' });
+      throw new RateLimitError(message, until, { hint: hint`raise ${option('maxWaitMs')}, or run again after the reset` });
     }
     this.report(caller, { reason: 'pacing', ms, until, ...defined({ limit: this.window.limit, remaining: this.window.last?.headers.remaining }) });
     await this.sleepReported(caller, ms, until, signal);
   }
 
   /** An aborted wait was not taken, so it may be reported again. */
-  private async sleepReported(caller: Caller, ms: number, until: number, signal: AbortSignal | undefined): Promise<void> {
+  private async sleepReported(caller: ClientPacing, ms: number, until: number, signal: AbortSignal | undefined): Promise<void> {
     try {
       await this.options.clock.sleep(ms, signal);
     } catch (err) {
@@ -438,7 +423,7 @@ class Governor {
   }
 
   /** The window is spent and nothing is in flight: after its reset, one request learns the new one. */
-  private async waitForReset(caller: Caller, now: number, signal: AbortSignal | undefined): Promise<boolean> {
+  private async waitForReset(caller: ClientPacing, now: number, signal: AbortSignal | undefined): Promise<boolean> {
     const { serverClock } = this.options;
     const obs = this.window.last;
     const decision = obs === undefined ? undefined : decideWait({ kind: 'pacing', response: obs, now, serverClock, maxWaitMs: caller.maxWaitMs });
@@ -452,12 +437,4 @@ class Governor {
     if (w.epoch === startEpoch && this.inFlight === 0 && w.available !== undefined && w.available <= 0) w.reset();
     return slept;
   }
-}
-
-/**
- * While the window is unknown (no response yet, or a new window) one request at a time goes out
- * to learn it, so concurrency cannot produce a burst of 429s.
- */
-export function createRateLimitGovernor(options: GovernorOptions): RateLimitGovernor {
-  return new Governor(options);
 }

@@ -6,82 +6,15 @@
  */
 import type { Clock } from '../time/clock.js';
 import type { RateBudget } from './budget.js';
-import type { AcquireOptions, GovernorWait, Permit } from './governor.js';
-import { parseRateLimitHeaders, type HeaderSource, type RateLimitHeaders, type ServerClock } from './headers.js';
-import { createGovernorPool, keyHashOf, type GovernorPool } from './pool.js';
+import type { ClientPacing } from './governor.js';
+import { createGovernorPool, keyHashOf, type ClientBudget } from './pool.js';
 
 export type { RateBudget } from './budget.js';
+export type { ClientBudget } from './pool.js';
 export type { BudgetSession, BudgetWindowView } from './store-postgres.js';
 export { parseHttpDate, snapshotOf, type RateLimitHeaders, type RateLimitSnapshot, type ServerClock } from './headers.js';
 export { clampTimerMs, decideWait, describeTooLong, type ReceivedResponse } from './wait.js';
 export type { LastSeen, LastSeenCache, LastSeenCacheOptions } from './store-file.js';
-
-/** What a client brings to the governors it shares: its listener of waits and its `--max-wait`. */
-export interface ClientPacing {
-  /** ms (Infinity: any) */
-  maxWaitMs: number;
-  onWait: (wait: GovernorWait) => void;
-}
-
-/** A response's head as {@link BudgetPermit.record} reads it. */
-export interface RecordedResponse {
-  status: number;
-  headers: HeaderSource;
-  /** local ms */
-  sentAt: number;
-  /** When the response headers arrived, local ms. */
-  receivedAt: number;
-}
-
-export interface BudgetPermit extends Permit {
-  /** Parses the rate-limit headers, `Retry-After` and `Date`, narrows the server clock's offset, and releases the permit. */
-  record(response: RecordedResponse): RateLimitHeaders;
-}
-
-export type ReserveOptions = Omit<AcquireOptions, 'maxWaitMs' | 'onWait'>;
-
-export interface ClientBudget {
-  readonly serverClock: ServerClock;
-  /**
-   * Waits until a request to `url` may be sent, then reserves it in its endpoint's window.
-   * @throws {RateLimitError} when the wait for the reset would exceed the client's `maxWaitMs`
-   * @throws the signal's reason when aborted
-   */
-  reserve(url: URL, options?: ReserveOptions): Promise<BudgetPermit>;
-  holdUntil(url: URL, localMs: number): void;
-}
-
-export function createClientBudget(pool: GovernorPool, client: ClientPacing): ClientBudget {
-  const { maxWaitMs, onWait } = client;
-  const { serverClock } = pool;
-  return {
-    serverClock,
-    async reserve(url, opts = {}) {
-      if (pool.opening !== undefined && opts.wait !== false) await pool.opening;
-      const permit = await pool.resolve(url).acquire({ ...opts, maxWaitMs, onWait });
-      const sentAfter = pool.receipts;
-      let learnt = false;
-      const release = (obs?: Parameters<Permit['release']>[0]): void => {
-        permit.release(obs);
-        if (obs === undefined || learnt) return;
-        learnt = true;
-        pool.learn(url, sentAfter, obs);
-      };
-      return {
-        afterWait: permit.afterWait,
-        cancel: () => permit.cancel(),
-        release,
-        record({ status, headers, sentAt, receivedAt }) {
-          const rl = parseRateLimitHeaders(headers);
-          serverClock.observe(rl.date, sentAt, receivedAt);
-          release({ status, headers: rl, receivedAt });
-          return rl;
-        },
-      };
-    },
-    holdUntil: (url, localMs) => pool.resolve(url).blockUntil(localMs, onWait),
-  };
-}
 
 export interface ClientBudgetOptions extends ClientPacing {
   origin: string;
@@ -95,14 +28,14 @@ export interface ClientBudgetOptions extends ClientPacing {
 /** The clients of one budget, origin, key and `--budget` (its database's store, not the host's) share one pool; without a budget, each has its own. */
 export function clientBudgetOf(budget: RateBudget | undefined, options: ClientBudgetOptions): ClientBudget {
   const { origin, apiKey, clock, budgetUrl } = options;
-  if (budget === undefined) return createClientBudget(createGovernorPool({ clock }), options);
+  if (budget === undefined) return createGovernorPool({ clock }).client(options);
   const keyHash = keyHashOf(apiKey);
   const name = budgetUrl === undefined ? `governors ${origin} ${keyHash}` : `governors ${origin} ${keyHash} ${budgetUrl}`;
   const pool = budget.share(name, () => {
     const quota = (budgetUrl === undefined ? budget.store : budget.remote?.(budgetUrl))?.open(origin, keyHash);
     return createGovernorPool({ clock, ...(quota === undefined ? {} : { quota }) });
   });
-  return createClientBudget(pool, options);
+  return pool.client(options);
 }
 
 /** The client's `wait` event; the ledger passes every other event on untouched. */

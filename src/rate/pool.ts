@@ -8,20 +8,40 @@ import { createHash } from 'node:crypto';
 import { ENDPOINTS, PATH_FAMILY } from '../endpoints.js';
 import type { Clock } from '../time/clock.js';
 import type { SharedQuota } from './budget.js';
-import { createRateLimitGovernor, type RateLimitGovernor, type ResponseObservation } from './governor.js';
-import { createServerClock, type ServerClock } from './headers.js';
+import { RateLimitGovernor, type AcquireOptions, type ClientPacing, type Permit, type ResponseObservation } from './governor.js';
+import { createServerClock, parseRateLimitHeaders, type HeaderSource, type RateLimitHeaders, type ServerClock } from './headers.js';
+
+/** A response's head as {@link BudgetPermit.record} reads it. */
+export interface RecordedResponse {
+  status: number;
+  headers: HeaderSource;
+  /** local ms */
+  sentAt: number;
+  /** When the response headers arrived, local ms. */
+  receivedAt: number;
+}
+
+export interface BudgetPermit extends Permit {
+  /** Parses the rate-limit headers, `Retry-After` and `Date`, narrows the server clock's offset, and releases the permit. */
+  record(response: RecordedResponse): RateLimitHeaders;
+}
+
+/** One client's view of its pool: its waits told to it and bounded by its `maxWaitMs`. */
+export interface ClientBudget {
+  readonly serverClock: ServerClock;
+  /**
+   * Waits until a request to `url` may be sent, then reserves it in its endpoint's window.
+   * @throws {RateLimitError} when the wait for the reset would exceed the client's `maxWaitMs`
+   * @throws the signal's reason when aborted
+   */
+  reserve(url: URL, options?: AcquireOptions): Promise<BudgetPermit>;
+  holdUntil(url: URL, localMs: number): void;
+}
 
 /** The governors and the server's clock the clients of one origin and key share. */
 export interface GovernorPool {
   readonly serverClock: ServerClock;
-  /** Settles when the shared quota is open (or known to be unavailable); undefined once it is. */
-  readonly opening: Promise<void> | undefined;
-  resolve(url: URL): RateLimitGovernor;
-  /** @param sentAfter {@link GovernorPool.receipts} when its request was granted */
-  learn(url: URL, sentAfter: number, obs: ResponseObservation): void;
-  /** Responses learnt from so far. */
-  readonly receipts: number;
-  scopeOf(url: URL): 'route' | 'path';
+  client(pacing: ClientPacing): ClientBudget;
 }
 
 interface Template {
@@ -133,7 +153,7 @@ export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
   let opening = options.quota instanceof Promise ? open(options.quota) : undefined;
   const sharing = options.quota !== undefined;
   const make = (scope: string, onPerPath?: () => void): RateLimitGovernor =>
-    createRateLimitGovernor({
+    new RateLimitGovernor({
       clock,
       serverClock,
       name: scope,
@@ -148,39 +168,57 @@ export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
     }
     return g;
   };
-  return {
-    serverClock,
-    get opening() {
-      return opening;
-    },
-    get receipts() {
-      return receipts;
-    },
-    scopeOf: (url) => (groupOf(url).perPath ? 'path' : 'route'),
-    resolve(url) {
-      const g = groupOf(url);
-      if (!g.perPath) return g.governor;
-      let p = g.paths.get(url.pathname);
-      if (p === undefined) {
-        p = make(url.pathname);
-        g.paths.set(url.pathname, p);
-      }
-      return p;
-    },
-    learn(url, sentAfter, obs) {
-      const receipt = ++receipts;
-      const g = groupOf(url);
-      const { remaining, resetAt } = obs.headers;
-      if (obs.status < 200 || obs.status >= 300 || remaining === undefined || resetAt === undefined) return;
-      const answer = { path: url.pathname, remaining, resetAt, receipt };
-      if (g.startsPerPath) {
-        if (g.perPath && learnsShared(g, answer, sentAfter)) g.perPath = false;
-      } else if (!g.perPath && learnsPerPath(g, answer, sentAfter)) {
-        g.perPath = true;
-        quota?.learnPathScope(g.route);
-      }
-    },
+  const resolve = (url: URL): RateLimitGovernor => {
+    const g = groupOf(url);
+    if (!g.perPath) return g.governor;
+    let p = g.paths.get(url.pathname);
+    if (p === undefined) {
+      p = make(url.pathname);
+      g.paths.set(url.pathname, p);
+    }
+    return p;
   };
+  /** @param sentAfter `receipts` when its request was granted */
+  const learn = (url: URL, sentAfter: number, obs: ResponseObservation): void => {
+    const receipt = ++receipts;
+    const g = groupOf(url);
+    const { remaining, resetAt } = obs.headers;
+    if (obs.status < 200 || obs.status >= 300 || remaining === undefined || resetAt === undefined) return;
+    const answer = { path: url.pathname, remaining, resetAt, receipt };
+    if (g.startsPerPath) {
+      if (g.perPath && learnsShared(g, answer, sentAfter)) g.perPath = false;
+    } else if (!g.perPath && learnsPerPath(g, answer, sentAfter)) {
+      g.perPath = true;
+      quota?.learnPathScope(g.route);
+    }
+  };
+  const client = (pacing: ClientPacing): ClientBudget => ({
+    serverClock,
+    async reserve(url, opts = {}) {
+      if (opening !== undefined && opts.wait !== false) await opening;
+      const permit = await resolve(url).acquire(pacing, opts);
+      const sentAfter = receipts;
+      let learnt = false;
+      const release = (obs?: ResponseObservation): void => {
+        permit.release(obs);
+        if (obs === undefined || learnt) return;
+        learnt = true;
+        learn(url, sentAfter, obs);
+      };
+      return {
+        cancel: () => permit.cancel(),
+        release,
+        record({ status, headers, sentAt, receivedAt }) {
+          const rl = parseRateLimitHeaders(headers);
+          serverClock.observe(rl.date, sentAt, receivedAt);
+          release({ status, headers: rl, receivedAt });
+          return rl;
+        },
+      };
+    },
+    holdUntil: (url, localMs) => resolve(url).blockUntil(localMs, pacing.onWait),
+  });
+  return { serverClock, client };
 }
 
 /** How shared state names a key without holding it. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRateLimitGovernor, PROBE_PRECISION_MS } from '../../../src/rate/governor.js';
+import { PROBE_PRECISION_MS, RateLimitGovernor } from '../../../src/rate/governor.js';
 import { createServerClock } from '../../../src/rate/headers.js';
 import { createVirtualClock } from '../../helpers/virtual-clock.js';
 
@@ -17,7 +17,8 @@ const RTT_MS = 6;
 async function run(pages: number, skewMs: number, withDemand: boolean, workers = 4) {
   const clock = createVirtualClock(T + 300);
   const serverClock = createServerClock();
-  const gov = createRateLimitGovernor({ clock, serverClock });
+  const gov = new RateLimitGovernor({ clock, serverClock });
+  const pacing = { onWait: () => undefined, maxWaitMs: Infinity };
   const counts = new Map<number, number>();
   const firstInWindow = new Map<number, number>();
   let over = 0;
@@ -25,7 +26,7 @@ async function run(pages: number, skewMs: number, withDemand: boolean, workers =
   const worker = async (): Promise<void> => {
     while (next < pages) {
       const n = next++;
-      const permit = await gov.acquire(withDemand ? { demand: pages - 1 - n } : {});
+      const permit = await gov.acquire(pacing, withDemand ? { demand: pages - 1 - n } : {});
       const sentAt = clock.now();
       await clock.sleep(RTT_MS / 2);
       const serverNow = clock.now() + skewMs;

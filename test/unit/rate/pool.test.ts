@@ -1,13 +1,13 @@
 /**
- * The governor pool (rate/pool.ts): routes by endpoint template, one window per route until
- * per-path counting is seen in the headers, and each client's waits reported to that client
- * (rate/index.ts).
+ * The governor pool (rate/pool.ts), seen through its clients: routes by endpoint template, one
+ * window per route until per-path counting is seen in the headers, and each client's waits
+ * reported to that client.
  */
 import { describe, expect, it } from 'vitest';
 import { createRateBudget, type RateBudget, type SharedQuota } from '../../../src/rate/budget.js';
-import { clientBudgetOf, createClientBudget } from '../../../src/rate/index.js';
+import { clientBudgetOf } from '../../../src/rate/index.js';
 import type { GovernorWait, ResponseObservation } from '../../../src/rate/governor.js';
-import { createGovernorPool, keyHashOf, matchRoute } from '../../../src/rate/pool.js';
+import { createGovernorPool, keyHashOf, matchRoute, type BudgetPermit, type ClientBudget } from '../../../src/rate/pool.js';
 
 const routeOf = (pathname: string): string => matchRoute(pathname).route;
 import { createVirtualClock } from '../../helpers/virtual-clock.js';
@@ -21,6 +21,29 @@ const ok = (remaining: number, resetAt = RESET): ResponseObservation => ({
   headers: { limit: 60, remaining, resetAt, date: T },
   receivedAt: T,
 });
+
+/** A client that accepts no wait over 1 s, of a pool of its own. */
+function clientOf(quota?: SharedQuota): ClientBudget {
+  return createGovernorPool({ clock: createVirtualClock(T), ...(quota === undefined ? {} : { quota }) }).client({
+    maxWaitMs: 1000,
+    onWait: () => undefined,
+  });
+}
+
+/** A request granted at once, whatever its window says: what the pool learns does not depend on it. */
+const send = (client: ClientBudget, url: URL): Promise<BudgetPermit> => client.reserve(url, { wait: false });
+
+let spent = 0;
+
+/** Whether a request to `b` waits for the window a 429 on `a` spent (a 429 teaches the pool nothing): one governor paces both. */
+async function oneWindow(client: ClientBudget, a: URL, b: URL): Promise<boolean> {
+  const headers = { limit: 60, remaining: 0, resetAt: RESET + 3_600_000 * ++spent, date: T };
+  (await send(client, a)).release({ status: 429, headers, receivedAt: T });
+  return client.reserve(b).then(
+    (permit) => (permit.cancel(), false),
+    () => true,
+  );
+}
 
 describe('routeOf', () => {
   it('names the endpoint template a path fits, after any prefix of the base URL', () => {
@@ -46,23 +69,21 @@ describe('governor pool: the current path family (paths of get)', () => {
   const X = new URL('http://api.test/entities/X/invoices');
   const Y = new URL('http://api.test/entities/Y/invoices');
 
-  it('counts each path alone at first', () => {
-    const pool = createGovernorPool({ clock: createVirtualClock(T) });
-    expect(pool.scopeOf(X)).toBe('path');
-    expect(pool.resolve(X)).not.toBe(pool.resolve(Y));
-    expect(pool.resolve(X)).toBe(pool.resolve(new URL('http://api.test/entities/X/invoices?page=2')));
+  it('counts each path alone at first', async () => {
+    const client = clientOf();
+    expect(await oneWindow(client, X, Y)).toBe(false);
+    expect(await oneWindow(client, X, new URL('http://api.test/entities/X/invoices?page=2'))).toBe(true);
   });
 
-  it('learns one shared counter when the first answer on another path, sent after an answer arrived, has less room', () => {
-    const pool = createGovernorPool({ clock: createVirtualClock(T) });
-    pool.learn(X, pool.receipts, ok(57));
-    pool.learn(Y, pool.receipts, ok(56));
-    expect(pool.scopeOf(Y)).toBe('route');
-    expect(pool.resolve(X)).toBe(pool.resolve(Y));
+  it('learns one shared counter when the first answer on another path, sent after an answer arrived, has less room', async () => {
+    const client = clientOf();
+    (await send(client, X)).release(ok(57));
+    (await send(client, Y)).release(ok(56));
+    expect(await oneWindow(client, Y, X)).toBe(true);
     // For good: later answers that look per-path do not split it again.
-    pool.learn(X, pool.receipts, ok(59, RESET + 60_000));
-    pool.learn(Y, pool.receipts, ok(59, RESET + 60_000));
-    expect(pool.scopeOf(X)).toBe('route');
+    (await send(client, X)).release(ok(59, RESET + 60_000));
+    (await send(client, Y)).release(ok(59, RESET + 60_000));
+    expect(await oneWindow(client, X, Y)).toBe(true);
   });
 
   it.each([
@@ -95,62 +116,66 @@ describe('governor pool: the current path family (paths of get)', () => {
         ['Y', 56, 2],
       ],
     ],
-  ] as Array<[string, Array<[string, number, number, number?]>]>)('does not learn it from %s', (_what, answers) => {
-    const pool = createGovernorPool({ clock: createVirtualClock(T) });
-    const sentAt = [0];
-    for (const [path, remaining, after, reset] of answers) {
-      pool.learn(path === 'X' ? X : Y, sentAt[after] ?? pool.receipts, ok(remaining, reset));
-      sentAt.push(pool.receipts);
+  ] as Array<[string, Array<[string, number, number, number?]>]>)('does not learn it from %s', async (_what, answers) => {
+    // Each request is sent once `after` answers have arrived.
+    const client = clientOf();
+    const permits: BudgetPermit[] = [];
+    let answered = 0;
+    const sendDue = async (): Promise<void> => {
+      for (const [j, [path, , after]] of answers.entries()) if (after === answered) permits[j] ??= await send(client, path === 'X' ? X : Y);
+    };
+    await sendDue();
+    for (const [j, [, remaining, , reset]] of answers.entries()) {
+      permits[j]!.release(ok(remaining, reset));
+      answered++;
+      await sendDue();
     }
-    expect(pool.scopeOf(X)).toBe('path');
+    expect(await oneWindow(client, X, Y)).toBe(false);
   });
 });
 
 describe('governor pool', () => {
-  it('starts with one window per route: the paths of a route share one governor', () => {
-    const pool = createGovernorPool({ clock: createVirtualClock(T) });
-    expect(pool.resolve(A)).toBe(pool.resolve(B));
-    expect(pool.scopeOf(A)).toBe('route');
+  it('starts with one window per route: the paths of a route share one governor', async () => {
+    expect(await oneWindow(clientOf(), A, B)).toBe(true);
   });
 
-  it('learns per-path counting when a later request on another path reports as much room as the first', () => {
-    const pool = createGovernorPool({ clock: createVirtualClock(T) });
-    pool.learn(A, pool.receipts, ok(59));
-    const sentAfter = pool.receipts;
-    pool.learn(B, sentAfter, ok(59));
-    expect(pool.scopeOf(B)).toBe('path');
-    expect(pool.resolve(A)).not.toBe(pool.resolve(B));
+  it('learns per-path counting when a later request on another path reports as much room as the first', async () => {
+    const client = clientOf();
+    (await send(client, A)).release(ok(59));
+    (await send(client, B)).release(ok(59));
+    expect(await oneWindow(client, B, A)).toBe(false);
   });
 
-  it('does not learn it from a route-counted window, answers in any order', () => {
-    const pool = createGovernorPool({ clock: createVirtualClock(T) });
-    const sent0 = pool.receipts;
+  it('does not learn it from a route-counted window, answers in any order', async () => {
+    const client = clientOf();
     // Two requests in flight together: B's answer (counted first by the server) arrives second.
-    pool.learn(A, sent0, ok(57));
-    pool.learn(B, sent0, ok(58));
+    const [a, b] = [await send(client, A), await send(client, B)];
+    a.release(ok(57));
+    b.release(ok(58));
     // Sent after both answers: a shared counter is lower than both.
-    const sent2 = pool.receipts;
-    pool.learn(B, sent2, ok(56));
-    pool.learn(A, pool.receipts, ok(55));
+    (await send(client, B)).release(ok(56));
+    (await send(client, A)).release(ok(55));
     // A new window starts the comparison again.
-    pool.learn(B, pool.receipts, ok(59, RESET + 60_000));
-    pool.learn(A, pool.receipts, ok(58, RESET + 60_000));
-    expect(pool.scopeOf(A)).toBe('route');
+    (await send(client, B)).release(ok(59, RESET + 60_000));
+    (await send(client, A)).release(ok(58, RESET + 60_000));
+    expect(await oneWindow(client, A, B)).toBe(true);
   });
 
-  it('takes per-path counting another process learnt, and records what it learns', () => {
+  it('takes per-path counting another process learnt, and records what it learns', async () => {
     const learnt: string[] = [];
+    const scopes: string[] = [];
     const quota: SharedQuota = {
-      reserve: () => ({ granted: true }),
+      reserve: (scope) => (scopes.push(scope), { granted: true }),
       observe: () => false,
       cancel: () => undefined,
       learnPathScope: (route) => learnt.push(route),
-      isPathScope: (route) => route === '/entities',
+      isPathScope: (route) => route === '/invoices/{invoiceId}/line-items',
     };
-    const pool = createGovernorPool({ clock: createVirtualClock(T), quota });
-    expect(pool.scopeOf(new URL('http://api.test/entities'))).toBe('path');
-    pool.learn(A, pool.receipts, ok(59));
-    pool.learn(B, pool.receipts, ok(59));
+    const client = clientOf(quota);
+    (await client.reserve(new URL('http://api.test/invoices/1f0c/line-items'))).cancel();
+    expect(scopes).toEqual(['/invoices/1f0c/line-items']);
+    (await send(client, A)).release(ok(59));
+    (await send(client, B)).release(ok(59));
     expect(learnt).toEqual(['/taxpayers/{taxpayerId}/invoices']);
   });
 
@@ -158,8 +183,8 @@ describe('governor pool', () => {
     const clock = createVirtualClock(T);
     const pool = createGovernorPool({ clock });
     const waits: Record<string, GovernorWait[]> = { one: [], two: [] };
-    const one = createClientBudget(pool, { maxWaitMs: Infinity, onWait: (w) => waits.one!.push(w) });
-    const two = createClientBudget(pool, { maxWaitMs: 1000, onWait: (w) => waits.two!.push(w) });
+    const one = pool.client({ maxWaitMs: Infinity, onWait: (w) => waits.one!.push(w) });
+    const two = pool.client({ maxWaitMs: 1000, onWait: (w) => waits.two!.push(w) });
     const p = await one.reserve(A);
     p.release(ok(0));
     await expect(two.reserve(B)).rejects.toThrow(/resets in 60 s, longer than the longest wait allowed \(1 s\)/);
