@@ -166,16 +166,6 @@ function sharedMargin(limit: number): number {
 
 type Reservation = Extract<SharedReservation, { granted: true }>;
 
-/**
- * `until`: local ms to wait for the shared window's reset; `retryMs`: ask again that much later, a
- * pause too short to report as a wait (another host is learning the window); `reservation`: go.
- */
-interface SharedHold {
-  until?: number;
-  retryMs?: number;
-  reservation?: Reservation;
-}
-
 /** `hold`: ms to hold the request to probe the server's clock. */
 interface Grant {
   permit: Permit;
@@ -316,27 +306,17 @@ export class RateLimitGovernor {
     } else if (perPath) shared.onPerPath?.();
   }
 
-  /**
-   * Reserves the request in the shared quota: `until` (local ms) when the other processes'
-   * reservations fill the window, else the reservation (go); a promise of it from a networked store.
-   */
-  private sharedHold(now: number): SharedHold | Promise<SharedHold> {
+  /** The request's reservation in the shared quota (undefined: go unshared); a promise of it from a networked store. */
+  private reserveShared(now: number): SharedReservation | undefined | Promise<SharedReservation | undefined> {
     const { shared, serverClock } = this.options;
     const quota = shared?.quota();
-    if (shared === undefined || quota === undefined) return {};
+    if (shared === undefined || quota === undefined) return undefined;
     const h = this.window.last?.headers;
-    if (h?.limit !== undefined && h.remaining !== undefined && h.remaining - this.inFlight > sharedMargin(h.limit)) return {};
-    const toHold = (answer: SharedReservation | undefined): SharedHold => {
-      if (answer === undefined) return {};
-      if (answer.granted) return { reservation: answer };
-      if (answer.retryMs !== undefined) return { retryMs: answer.retryMs };
-      const until = serverClock.toLocal(answer.resetAt) + serverClock.marginMs;
-      return until > now ? { until } : {};
-    };
+    if (h?.limit !== undefined && h.remaining !== undefined && h.remaining - this.inFlight > sharedMargin(h.limit)) return undefined;
     const offset = serverClock.offset;
     const latest = offset !== undefined && Number.isFinite(offset.high) ? now + offset.high : now + (offset?.low ?? 0);
     const answer = quota.reserve(shared.scope, now + (offset?.low ?? 0), latest);
-    return answer instanceof Promise ? answer.then(toHold, () => ({})) : toHold(answer);
+    return answer instanceof Promise ? answer.catch(() => undefined) : answer;
   }
 
   /**
@@ -344,16 +324,16 @@ export class RateLimitGovernor {
    * again): the window may have changed meanwhile, so a reservation it no longer has room for is
    * given back. undefined: look again.
    */
-  private async sharedHoldAsync(pending: Promise<SharedHold>, signal: AbortSignal | undefined): Promise<SharedHold | undefined> {
+  private async reserveSharedAsync(pending: Promise<SharedReservation | undefined>, signal: AbortSignal | undefined) {
     this.reserving = pending.then(() => undefined);
-    let hold: SharedHold;
+    let answer: SharedReservation | undefined;
     try {
-      hold = await pending;
+      answer = await pending;
     } finally {
       this.reserving = undefined;
     }
-    if (this.window.free(this.inFlight) && signal?.aborted !== true && this.blockedUntil <= this.options.clock.now()) return hold;
-    this.giveBack(hold.reservation);
+    if (this.window.free(this.inFlight) && signal?.aborted !== true && this.blockedUntil <= this.options.clock.now()) return { answer };
+    if (answer?.granted === true) this.giveBack(answer);
     return undefined;
   }
 
@@ -373,24 +353,28 @@ export class RateLimitGovernor {
           await this.reserving;
           continue;
         }
-        let held = this.sharedHold(now);
-        if (held instanceof Promise) {
-          const answer = await this.sharedHoldAsync(held, signal);
-          if (answer === undefined) continue;
-          held = answer;
+        const asked = now;
+        let answer = this.reserveShared(now);
+        if (answer instanceof Promise) {
+          const settled = await this.reserveSharedAsync(answer, signal);
+          if (settled === undefined) continue;
+          answer = settled.answer;
           now = this.options.clock.now();
         }
-        const { until, retryMs, reservation } = held;
-        if (retryMs !== undefined) {
-          await this.options.clock.sleep(retryMs, signal);
-          continue;
+        // Refused: the other processes' reservations fill the window (wait for its reset), or another host is learning it (ask again soon).
+        if (answer?.granted === false) {
+          if (answer.retryMs !== undefined) {
+            await this.options.clock.sleep(answer.retryMs, signal);
+            continue;
+          }
+          const until = this.options.serverClock.toLocal(answer.resetAt) + this.options.serverClock.marginMs;
+          if (until > asked) {
+            await this.sleepUntil(caller, now, until, signal);
+            waited = true;
+            continue;
+          }
         }
-        if (until !== undefined) {
-          await this.sleepUntil(caller, now, until, signal);
-          waited = true;
-          continue;
-        }
-        const permit = this.grant(waited, reservation);
+        const permit = this.grant(waited, answer?.granted === true ? answer : undefined);
         return { permit, hold: this.window.probeDelay(now, demand, this.acquiring) };
       }
       if (this.inFlight > 0) {
