@@ -108,32 +108,6 @@ function learnsPerPath(g: RouteGroup, answer: Answer, sentAfter: number): boolea
   return false;
 }
 
-/** A shared counter, once learnt of a route that starts per path, stays: no per-path lesson from the store. */
-function newGroup(
-  route: string,
-  startsPerPath: boolean,
-  learntPerPath: boolean,
-  make: (scope: string, onPerPath?: () => void) => RateLimitGovernor,
-): RouteGroup {
-  const group: RouteGroup = {
-    route,
-    perPath: startsPerPath || learntPerPath,
-    startsPerPath,
-    governor: make(
-      route,
-      startsPerPath
-        ? undefined
-        : () => {
-            group.perPath = true;
-          },
-    ),
-    paths: new Map(),
-    floor: undefined,
-    answers: new Map(),
-  };
-  return group;
-}
-
 export interface GovernorPoolOptions {
   clock: Clock;
   /** The shared quota, or its opening; none: this process alone. */
@@ -152,18 +126,32 @@ export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
   };
   let opening = options.quota instanceof Promise ? open(options.quota) : undefined;
   const sharing = options.quota !== undefined;
-  const make = (scope: string, onPerPath?: () => void): RateLimitGovernor =>
+  // The store's records show the API counts `scope` per path. A shared counter, once learnt of a route that starts per path, stays.
+  const onPerPath = (scope: string): void => {
+    const g = groups.get(scope);
+    if (g !== undefined && !g.startsPerPath) g.perPath = true;
+  };
+  const make = (scope: string): RateLimitGovernor =>
     new RateLimitGovernor({
       clock,
       serverClock,
       name: scope,
-      ...(sharing ? { shared: { quota: () => quota, scope, ...(onPerPath === undefined ? {} : { onPerPath }) } } : {}),
+      ...(sharing ? { shared: { quota: () => quota, scope, onPerPath: () => onPerPath(scope) } } : {}),
     });
   const groupOf = (url: URL): RouteGroup => {
     const { route, perPath } = matchRoute(url.pathname);
     let g = groups.get(route);
     if (g === undefined) {
-      g = newGroup(route, perPath, quota?.isPathScope(route) ?? false, make);
+      const learnt = quota?.isPathScope(route) ?? false;
+      g = {
+        route,
+        perPath: perPath || learnt,
+        startsPerPath: perPath,
+        governor: make(route),
+        paths: new Map(),
+        floor: undefined,
+        answers: new Map(),
+      };
       groups.set(route, g);
     }
     return g;
