@@ -171,32 +171,22 @@ export function serverToLocal(serverMs: number, offset: ClockOffset | undefined)
 /** Added to every wait, ms, once a request sent right after a wait still got a 429: the server rounds its reset down. */
 const ROUNDING_MARGIN_MS = 1000;
 
-export interface ServerClock {
+/** The server's clock as this process's responses tell it. */
+export class ServerClock {
   /** undefined before the first `Date` */
-  readonly offset: ClockOffset | undefined;
+  offset: ClockOffset | undefined;
   /** 0, or {@link ROUNDING_MARGIN_MS} */
-  readonly marginMs: number;
-  observe(dateMs: number | undefined, sentAt: number, receivedAt: number): void;
-  noteRoundedDown(): void;
-  toLocal(serverMs: number): number;
-}
+  marginMs = 0;
 
-export function createServerClock(): ServerClock {
-  let offset: ClockOffset | undefined;
-  let marginMs = 0;
-  return {
-    get offset() {
-      return offset;
-    },
-    get marginMs() {
-      return marginMs;
-    },
-    observe(dateMs, sentAt, receivedAt) {
-      if (dateMs !== undefined) offset = updateClockOffset(offset, dateMs, sentAt, receivedAt);
-    },
-    noteRoundedDown() {
-      marginMs = ROUNDING_MARGIN_MS;
-    },
-    toLocal: (serverMs) => serverToLocal(serverMs, offset),
-  };
+  observe(dateMs: number | undefined, sentAt: number, receivedAt: number): void {
+    if (dateMs !== undefined) this.offset = updateClockOffset(this.offset, dateMs, sentAt, receivedAt);
+  }
+
+  noteRoundedDown(): void {
+    this.marginMs = ROUNDING_MARGIN_MS;
+  }
+
+  toLocal(serverMs: number): number {
+    return serverToLocal(serverMs, this.offset);
+  }
 }

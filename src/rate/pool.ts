@@ -9,7 +9,7 @@ import { ENDPOINTS, PATH_FAMILY } from '../endpoints.js';
 import type { Clock } from '../time/clock.js';
 import type { SharedQuota } from './budget.js';
 import { RateLimitGovernor, type AcquireOptions, type ClientPacing, type Permit, type ResponseObservation } from './governor.js';
-import { createServerClock, parseRateLimitHeaders, type HeaderSource, type RateLimitHeaders, type ServerClock } from './headers.js';
+import { parseRateLimitHeaders, ServerClock, type HeaderSource, type RateLimitHeaders } from './headers.js';
 
 /** A response's head as {@link BudgetPermit.record} reads it. */
 export interface RecordedResponse {
@@ -116,7 +116,7 @@ export interface GovernorPoolOptions {
 
 export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
   const { clock } = options;
-  const serverClock = createServerClock();
+  const serverClock = new ServerClock();
   const groups = new Map<string, RouteGroup>();
   let receipts = 0;
   let quota = options.quota instanceof Promise ? undefined : options.quota;

@@ -4,7 +4,7 @@ import { describeConnectFailure, describeNetworkError } from '../../../src/http/
 import { RetryableFailure, waitBeforeRetry } from '../../../src/http/retry.js';
 import { ApiUnavailableError, renderHint, type Hint } from '../../../src/errors.js';
 import { CLI_WORDS } from '../../../src/commands/error-text.js';
-import { createServerClock } from '../../../src/rate/headers.js';
+import { ServerClock } from '../../../src/rate/headers.js';
 import { createVirtualClock } from '../../helpers/virtual-clock.js';
 
 const url = new URL('https://api.example.test:8443/v1/invoices?itemsPerPage=1000&page=1');
@@ -137,7 +137,7 @@ describe('waitBeforeRetry with a connect failure', () => {
   it('gives up with exit 6, the reason and the hint once the retries are spent', async () => {
     const clock = createVirtualClock(0);
     const failure = new RetryableFailure('ECONNREFUSED: connection refused by http://127.0.0.1:9', { hint: ['check base-url'] });
-    const policy = { retries: 0, maxWaitMs: Infinity, random: () => 0, clock, serverClock: createServerClock(), emit: () => undefined };
+    const policy = { retries: 0, maxWaitMs: Infinity, random: () => 0, clock, serverClock: new ServerClock(), emit: () => undefined };
     const err = await waitBeforeRetry(failure, { retry: 0, path: '/entities' }, policy).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiUnavailableError);
     expect((err as ApiUnavailableError).exitCode).toBe(6);

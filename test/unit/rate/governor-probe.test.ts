@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PROBE_PRECISION_MS, RateLimitGovernor } from '../../../src/rate/governor.js';
-import { createServerClock } from '../../../src/rate/headers.js';
+import { ServerClock } from '../../../src/rate/headers.js';
 import { createVirtualClock } from '../../helpers/virtual-clock.js';
 
 const T = Date.UTC(2024, 3, 16, 18, 0, 0);
@@ -16,7 +16,7 @@ const RTT_MS = 6;
  */
 async function run(pages: number, skewMs: number, withDemand: boolean, workers = 4) {
   const clock = createVirtualClock(T + 300);
-  const serverClock = createServerClock();
+  const serverClock = new ServerClock();
   const gov = new RateLimitGovernor({ clock, serverClock });
   const pacing = { onWait: () => undefined, maxWaitMs: Infinity };
   const counts = new Map<number, number>();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RateLimitGovernor, type AcquireOptions, type GovernorWait, type ResponseObservation } from '../../../src/rate/governor.js';
-import { createServerClock } from '../../../src/rate/headers.js';
+import { ServerClock } from '../../../src/rate/headers.js';
 import type { RateLimitHeaders } from '../../../src/rate/headers.js';
 import { RateLimitError } from '../../../src/errors.js';
 import { createVirtualClock } from '../../helpers/virtual-clock.js';
@@ -9,7 +9,7 @@ const T = Date.UTC(2024, 3, 16, 18, 0, 0);
 
 function setup(maxWaitMs?: number) {
   const clock = createVirtualClock(T);
-  const serverClock = createServerClock();
+  const serverClock = new ServerClock();
   const waits: GovernorWait[] = [];
   const gov = new RateLimitGovernor({ clock, serverClock });
   const pacing = { onWait: (w: GovernorWait) => waits.push(w), maxWaitMs: maxWaitMs ?? Infinity };
@@ -186,7 +186,7 @@ describe('rate-limit governor sharing with other processes', () => {
   /** A governor whose shared quota counts the calls; each request is answered with `remaining` of `limit`. */
   async function callsFor(limit: number, remainingAfter: (n: number) => number, requests: number, holdsUntilTold = false) {
     const clock = createVirtualClock(T);
-    const serverClock = createServerClock();
+    const serverClock = new ServerClock();
     const calls = { reserve: 0, observe: 0 };
     const quota = {
       reserve: () => (calls.reserve++, { granted: true as const }),
@@ -231,7 +231,7 @@ describe('rate-limit governor: a permit never sent is given back', () => {
   /** A governor sharing with a quota that grants with a ticket and records what is given back. */
   function sharing(autoAdvance = true, holdsUntilTold = false) {
     const clock = createVirtualClock(T, { autoAdvance });
-    const serverClock = createServerClock();
+    const serverClock = new ServerClock();
     const cancels: unknown[][] = [];
     const quota = {
       reserve: () => ({ granted: true as const, ticket: { resetAt: T + 60_000, seen: 0 } }),
