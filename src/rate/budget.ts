@@ -165,13 +165,8 @@ export function addPathScope(record: ApiRecord, route: string): void {
   if (!record.pathScope.includes(route)) record.pathScope.push(route);
 }
 
-/** Windows whose reset is older than this, ms, are dropped. */
+/** Windows whose reset is older than this, ms, are dropped (at a reservation). */
 const KEEP_MS = 3_600_000;
-
-export function pruneWindows(record: ApiRecord, nowServerMs: number): void {
-  const oldest = nowServerMs - KEEP_MS;
-  record.windows = Object.fromEntries(Object.entries(record.windows).filter(([, w]) => w.resetAt === undefined || w.resetAt >= oldest));
-}
 
 /**
  * A request reserved this close to its window's reset, server ms, is refused until the reset: sent
@@ -191,6 +186,7 @@ export function reserveIn(record: ApiRecord, scope: string, now: number, latest?
     w = { reserved: 0, passed: w.resetAt, ...(w.limit === undefined ? {} : { limit: w.limit }) };
   w ??= { reserved: 0 };
   record.windows[scope] = w;
+  record.windows = Object.fromEntries(Object.entries(record.windows).filter(([, x]) => x.resetAt === undefined || x.resetAt >= now - KEEP_MS));
   if (w.limit !== undefined && w.resetAt !== undefined && Math.max(w.reserved, countedIn(w)) >= w.limit)
     return { granted: false, resetAt: w.resetAt };
   if (w.resetAt !== undefined && latest !== undefined && latest + RESET_GUARD_MS >= w.resetAt) return { granted: false, resetAt: w.resetAt };

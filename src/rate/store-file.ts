@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { lockSync } from 'proper-lockfile';
 import writeFileAtomic from 'write-file-atomic';
 import { isObject } from '../json/object.js';
-import { addPathScope, apisOf, cancelIn, finiteFields, observeIn, pruneWindows, recordOf, reserveIn, type ApiRecord } from './budget.js';
+import { addPathScope, apisOf, cancelIn, finiteFields, observeIn, recordOf, reserveIn, type ApiRecord } from './budget.js';
 import type { QuotaStore, SharedQuota, SharedReservation, SharedSeen, SharedTicket } from './budget.js';
 import type { RateLimitSnapshot } from './headers.js';
 
@@ -116,8 +116,6 @@ export interface FileStoreOptions {
 export class SharedQuotaFile implements SharedQuota {
   private readonly file: BudgetFile;
   private readonly told = new Set<string>();
-  /** The latest server time a reservation gave, ms: prunes old windows. */
-  private lastNow = 0;
 
   /** `api`: `<origin> <key hash>`, never the key. */
   constructor(
@@ -128,7 +126,6 @@ export class SharedQuotaFile implements SharedQuota {
   }
 
   reserve(scope: string, nowServerMs: number): SharedReservation | undefined {
-    this.lastNow = nowServerMs;
     return this.update((record) => reserveIn(record, scope, nowServerMs));
   }
 
@@ -169,7 +166,6 @@ export class SharedQuotaFile implements SharedQuota {
     return this.file.update((doc) => {
       const record = this.recordIn(doc.apis);
       const answer = change(record);
-      pruneWindows(record, this.lastNow);
       doc.apis[this.api] = record;
       return answer;
     });

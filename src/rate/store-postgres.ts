@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { defined, isObject } from '../json/object.js';
-import { addPathScope, cancelIn, observeIn, pruneWindows, recordOf, reserveIn, windowIn, type ApiRecord } from './budget.js';
+import { addPathScope, cancelIn, observeIn, recordOf, reserveIn, windowIn, type ApiRecord } from './budget.js';
 import type { QuotaStore, SharedQuota, SharedReservation, SharedSeen, SharedTicket } from './budget.js';
 
 /** The one table; its name is fixed so every host finds it. */
@@ -199,7 +199,6 @@ class SharedQuotaPostgres implements SharedQuota {
       const holders = expireHolders(record, holdersOf(row?.holders), this.lastNow);
       const answer = change(record, holders);
       const stored = Object.fromEntries(Object.entries(holders).filter(([, byHolder]) => Object.keys(byHolder).length > 0));
-      pruneWindows(record, this.lastNow);
       await session.query(
         `INSERT INTO ${BUDGET_TABLE} (api, record, holders) VALUES ($1, $2, $3) ` +
           'ON CONFLICT (api) DO UPDATE SET record = EXCLUDED.record, holders = EXCLUDED.holders, updated_at = now()',

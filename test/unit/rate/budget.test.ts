@@ -60,3 +60,19 @@ describe('shared budget records: the end of a window', () => {
     expect(granted.filter(Boolean)).toHaveLength(8);
   });
 });
+
+describe('shared budget records: old windows', () => {
+  it('a reservation drops the windows whose reset is an hour old, and keeps its own', () => {
+    const record = recordOf(undefined);
+    reserveIn(record, '/entities', R1 - 1_500);
+    observeIn(record, '/entities', { limit: 10, remaining: 9, resetAt: R1 }, undefined);
+    reserveIn(record, '/events', R1 + 3_600_000);
+    expect(Object.keys(record.windows)).toEqual(['/entities', '/events']);
+    reserveIn(record, SCOPE, R1 + 3_600_001);
+    expect(Object.keys(record.windows)).toEqual(['/events', SCOPE]);
+    // Its own window, an hour past its reset, starts again instead.
+    observeIn(record, SCOPE, { limit: 10, remaining: 9, resetAt: R1 }, undefined);
+    expect(reserveIn(record, SCOPE, R1 + 7_200_000)).toEqual({ granted: true });
+    expect(record.windows[SCOPE]).toMatchObject({ reserved: 1, passed: R1, limit: 10 });
+  });
+});
