@@ -4,10 +4,8 @@ import { isObject, type JsonObject } from '../json/object.js';
 /** What the HTTP clients of one process share: a governor pool per API and key, and the store. */
 export interface RateBudget {
   share<T>(key: string, create: () => T): T;
-  /** undefined: this process alone. */
-  readonly store?: QuotaStore;
-  /** The store of a `--budget` database URL (one per URL and process); undefined: this process alone. */
-  readonly remote?: (url: string) => QuotaStore | undefined;
+  /** The host's store, or a `--budget` database URL's (one per URL and process); undefined: this process alone. */
+  storeOf(budgetUrl: string | undefined): QuotaStore | undefined;
   /**
    * Settles once every networked store has written what it was told: a process that exits at once
    * (the CLI's `process.exit`) would otherwise leave its last reservations held in the others' way.
@@ -23,7 +21,7 @@ export interface RateBudgetOptions {
 
 export function createRateBudget(options: RateBudgetOptions = {}): RateBudget {
   const values = new Map<string, unknown>();
-  const { remote } = options;
+  const { store, remote } = options;
   const remotes = new Map<string, QuotaStore>();
   return {
     share<T>(key: string, create: () => T): T {
@@ -33,15 +31,11 @@ export function createRateBudget(options: RateBudgetOptions = {}): RateBudget {
     settle: async () => {
       await Promise.all([...remotes.values()].map((store) => store.settle?.() ?? Promise.resolve()));
     },
-    ...(options.store === undefined ? {} : { store: options.store }),
-    ...(remote === undefined
-      ? {}
-      : {
-          remote: (url: string): QuotaStore => {
-            if (!remotes.has(url)) remotes.set(url, remote(url));
-            return remotes.get(url)!;
-          },
-        }),
+    storeOf(url) {
+      if (url === undefined) return store;
+      if (remote !== undefined && !remotes.has(url)) remotes.set(url, remote(url));
+      return remotes.get(url);
+    },
   };
 }
 

@@ -32,7 +32,7 @@ export function clientBudgetOf(budget: RateBudget | undefined, options: ClientBu
   const keyHash = keyHashOf(apiKey);
   const name = budgetUrl === undefined ? `governors ${origin} ${keyHash}` : `governors ${origin} ${keyHash} ${budgetUrl}`;
   const pool = budget.share(name, () => {
-    const quota = (budgetUrl === undefined ? budget.store : budget.remote?.(budgetUrl))?.open(origin, keyHash);
+    const quota = budget.storeOf(budgetUrl)?.open(origin, keyHash);
     return createGovernorPool({ clock, ...(quota === undefined ? {} : { quota }) });
   });
   return pool.client(options);
