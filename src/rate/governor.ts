@@ -222,13 +222,6 @@ export class RateLimitGovernor {
     if (localMs > (this.reported.get(reportedTo) ?? -Infinity)) this.reported.set(reportedTo, localMs);
   }
 
-  /** Once per listener and end (±1 ms). */
-  private report(caller: ClientPacing, wait: GovernorWait): void {
-    if (wait.until <= (this.reported.get(caller.onWait) ?? -Infinity) + 1) return;
-    this.reported.set(caller.onWait, wait.until);
-    caller.onWait(wait);
-  }
-
   private notify(): void {
     if (this.waiters.length === 0) return;
     const ws = this.waiters;
@@ -343,8 +336,7 @@ export class RateLimitGovernor {
       if (signal?.aborted) throw abortReason(signal);
       let now = this.options.clock.now();
       if (this.blockedUntil > now) {
-        this.report(caller, { reason: 'pacing', ms: this.blockedUntil - now, until: this.blockedUntil });
-        await this.sleepReported(caller, this.blockedUntil - now, this.blockedUntil, signal);
+        await this.sleepReported(caller, { reason: 'pacing', ms: this.blockedUntil - now, until: this.blockedUntil }, signal);
         waited = true;
         continue;
       }
@@ -392,16 +384,20 @@ export class RateLimitGovernor {
       const message = `the rate limit of ${this.options.name ?? 'this endpoint'} resets in ${describeTooLong(ms, caller.maxWaitMs)}`;
       throw new RateLimitError(message, until, { hint: hint`raise ${option('maxWaitMs')}, or run again after the reset` });
     }
-    this.report(caller, { reason: 'pacing', ms, until, ...defined({ limit: this.window.limit, remaining: this.window.last?.headers.remaining }) });
-    await this.sleepReported(caller, ms, until, signal);
+    const { limit } = this.window;
+    await this.sleepReported(caller, { reason: 'pacing', ms, until, ...defined({ limit, remaining: this.window.last?.headers.remaining }) }, signal);
   }
 
-  /** An aborted wait was not taken, so it may be reported again. */
-  private async sleepReported(caller: ClientPacing, ms: number, until: number, signal: AbortSignal | undefined): Promise<void> {
+  /** Reported once per listener and end (±1 ms); an aborted wait was not taken, so it may be reported again. */
+  private async sleepReported(caller: ClientPacing, wait: GovernorWait, signal: AbortSignal | undefined): Promise<void> {
+    if (wait.until > (this.reported.get(caller.onWait) ?? -Infinity) + 1) {
+      this.reported.set(caller.onWait, wait.until);
+      caller.onWait(wait);
+    }
     try {
-      await this.options.clock.sleep(ms, signal);
+      await this.options.clock.sleep(wait.ms, signal);
     } catch (err) {
-      if (this.reported.get(caller.onWait) === until) this.reported.delete(caller.onWait);
+      if (this.reported.get(caller.onWait) === wait.until) this.reported.delete(caller.onWait);
       throw err;
     }
   }
