@@ -8,6 +8,8 @@ import type { Clock } from '../time/clock.js';
 import type { RateBudget } from './budget.js';
 import type { ClientPacing } from './governor.js';
 import { createGovernorPool, keyHashOf, type ClientBudget } from './pool.js';
+import type { LastSeenCache, LastSeenCacheOptions } from './store-file.js';
+import type { BudgetSession, BudgetWindowView } from './store-postgres.js';
 
 export type { RateBudget } from './budget.js';
 export type { ClientBudget } from './pool.js';
@@ -92,18 +94,13 @@ export function createWaitLedger<E extends { type: string }>(
 }
 
 /** `ratelimit --budget`: the windows a `--budget` database holds for `origin` and `apiKey` (by its SHA-256). */
-export async function readSharedBudget(
-  session: import('./store-postgres.js').BudgetSession,
-  origin: string,
-  apiKey: string,
-  nowServerMs: number,
-): Promise<import('./store-postgres.js').BudgetWindowView[]> {
+export async function readSharedBudget(session: BudgetSession, origin: string, apiKey: string, nowServerMs: number): Promise<BudgetWindowView[]> {
   const { readBudget } = await import('./store-postgres.js');
   return readBudget(session, origin, keyHashOf(apiKey), nowServerMs);
 }
 
 /** `ratelimit --cached`'s record, kept in the file store's file (its module is loaded here, on use). */
-export async function loadLastSeenCache(options: import('./store-file.js').LastSeenCacheOptions): Promise<import('./store-file.js').LastSeenCache> {
+export async function loadLastSeenCache(options: LastSeenCacheOptions): Promise<LastSeenCache> {
   const { createLastSeenCache } = await import('./store-file.js');
   return createLastSeenCache(options);
 }
