@@ -40,7 +40,6 @@ export interface ClientBudget {
 
 /** The governors and the server's clock the clients of one origin and key share. */
 export interface GovernorPool {
-  readonly serverClock: ServerClock;
   client(pacing: ClientPacing): ClientBudget;
 }
 
@@ -159,12 +158,8 @@ export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
   const resolve = (url: URL): RateLimitGovernor => {
     const g = groupOf(url);
     if (!g.perPath) return g.governor;
-    let p = g.paths.get(url.pathname);
-    if (p === undefined) {
-      p = make(url.pathname);
-      g.paths.set(url.pathname, p);
-    }
-    return p;
+    if (!g.paths.has(url.pathname)) g.paths.set(url.pathname, make(url.pathname));
+    return g.paths.get(url.pathname)!;
   };
   /** @param sentAfter `receipts` when its request was granted */
   const learn = (url: URL, sentAfter: number, obs: ResponseObservation): void => {
@@ -206,7 +201,7 @@ export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
     },
     holdUntil: (url, localMs) => resolve(url).blockUntil(localMs, pacing.onWait),
   });
-  return { serverClock, client };
+  return { client };
 }
 
 /** How shared state names a key without holding it. */
