@@ -107,6 +107,27 @@ function learnsPerPath(g: RouteGroup, answer: Answer, sentAfter: number): boolea
   return false;
 }
 
+/** A governor's permit that reads the response's headers, and teaches the pool with its answer (`learn`, once). */
+function budgetPermit(permit: Permit, serverClock: ServerClock, learn: (obs: ResponseObservation) => void): BudgetPermit {
+  let learnt = false;
+  const release = (obs?: ResponseObservation): void => {
+    permit.release(obs);
+    if (obs === undefined || learnt) return;
+    learnt = true;
+    learn(obs);
+  };
+  return {
+    cancel: () => permit.cancel(),
+    release,
+    record({ status, headers, sentAt, receivedAt }) {
+      const rl = parseRateLimitHeaders(headers);
+      serverClock.observe(rl.date, sentAt, receivedAt);
+      release({ status, headers: rl, receivedAt });
+      return rl;
+    },
+  };
+}
+
 export interface GovernorPoolOptions {
   clock: Clock;
   /** The shared quota, or its opening; none: this process alone. */
@@ -181,23 +202,7 @@ export function createGovernorPool(options: GovernorPoolOptions): GovernorPool {
       if (opening !== undefined && opts.wait !== false) await opening;
       const permit = await resolve(url).acquire(pacing, opts);
       const sentAfter = receipts;
-      let learnt = false;
-      const release = (obs?: ResponseObservation): void => {
-        permit.release(obs);
-        if (obs === undefined || learnt) return;
-        learnt = true;
-        learn(url, sentAfter, obs);
-      };
-      return {
-        cancel: () => permit.cancel(),
-        release,
-        record({ status, headers, sentAt, receivedAt }) {
-          const rl = parseRateLimitHeaders(headers);
-          serverClock.observe(rl.date, sentAt, receivedAt);
-          release({ status, headers: rl, receivedAt });
-          return rl;
-        },
-      };
+      return budgetPermit(permit, serverClock, (obs) => learn(url, sentAfter, obs));
     },
     holdUntil: (url, localMs) => resolve(url).blockUntil(localMs, pacing.onWait),
   });
