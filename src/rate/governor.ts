@@ -22,7 +22,7 @@ export interface ResponseObservation extends ReceivedResponse {
  * `available` = the smallest `Remaining` seen in the window minus the requests in flight when it was
  * seen, minus those granted since (the safe side). An earlier Reset (a late answer) changes nothing.
  */
-export class QuotaWindow {
+class QuotaWindow {
   limit: number | undefined;
   available: number | undefined;
   /** server ms */
