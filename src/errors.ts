@@ -20,6 +20,17 @@ export const ExitCode = {
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
+/** `'ENOSPC'`, `'EPIPE'`…; undefined when `error` carries no string `code`. */
+export function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** The reader of a stream went away: EPIPE from the OS, or Node's own once it closed the stream. */
+export function isPipeGone(error: unknown): boolean {
+  return ['EPIPE', 'ERR_STREAM_DESTROYED', 'ECONNRESET'].includes(errorCode(error) ?? '');
+}
+
 /** The one table from a failure's stable code (scripts and tests match it, not the message) to its exit code. */
 export const EXIT_CODE_OF = {
   E_USAGE: ExitCode.Usage,

@@ -7,14 +7,11 @@ import { setFlagsFromString } from 'node:v8';
 import type { Context, FetchLike, IOStreams } from '../context.js';
 import { createSystemContext, processHolder, readPackageVersion } from '../context.js';
 import { createRateBudget, loadStoreOnUse, type QuotaStore } from '../rate/budget.js';
-import { CollectionsError, ExitCode, toExitCode } from '../errors.js';
+import { CollectionsError, errorCode, ExitCode, isPipeGone, toExitCode } from '../errors.js';
 import { formatError } from '../commands/error-text.js';
 import { readCommandLine, type CommandLine } from './argv.js';
 import { inertText } from '../io/terminal-text.js';
 import type { Secrets } from '../secrets.js';
-
-/** The reader of a stream went away: EPIPE from the OS, or Node's own once it closed the stream. */
-const PIPE_GONE = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ECONNRESET']);
 
 /** A write failed whatever the call. */
 const WRITE_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'EIO', 'EROFS']);
@@ -22,18 +19,13 @@ const WRITE_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'EIO', 'EROFS']);
 /** A permission error of one of these is a write error too. */
 const WRITING_CALLS = new Set(['open', 'write', 'writev', 'fsync', 'fdatasync', 'rename', 'mkdir', 'ftruncate', 'copyfile', 'chmod', 'unlink']);
 
-function codeOf(err: unknown): string | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
 /**
  * A file-system write error that escaped as a plain `Error`, as an `OutputError` (exit 7) naming its
  * path and cause; any other `err` as it is. `fileError` is imported only then: `--help` loads no file code.
  */
 export async function asWriteFailure(err: unknown): Promise<unknown> {
   if (err instanceof CollectionsError || !(err instanceof Error)) return err;
-  const code = codeOf(err);
+  const code = errorCode(err);
   const syscall = (err as NodeJS.ErrnoException).syscall;
   const writing = WRITE_FAILURES.has(code ?? '') || ((code === 'EACCES' || code === 'EPERM') && WRITING_CALLS.has(syscall ?? ''));
   if (!writing) return err;
@@ -73,7 +65,7 @@ function watchOutputs(io: Pick<IOStreams, 'stdout' | 'stderr'>, end: (code: numb
   watched.set(io.stdout, watch);
   io.stdout.on('error', (err: unknown) => {
     if (watch.failure) return;
-    if (PIPE_GONE.has(codeOf(err) ?? '')) {
+    if (isPipeGone(err)) {
       watch.failure = { code: ExitCode.Ok };
     } else {
       watch.failure = { code: ExitCode.Output };

@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { homedir as osHomedir, platform as osPlatform } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
-import { errorCode } from '../io/files.js';
+import { errorCode } from '../errors.js';
 
 const PROJECT_NAME = 'collections';
 export const DIR_MODE = 0o700;

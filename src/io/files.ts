@@ -5,13 +5,7 @@ import { access, open, rename, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { dirname } from 'node:path';
-import { OutputError } from '../errors.js';
-
-/** `'ENOSPC'`, `'EPIPE'`…; undefined when `error` carries no string `code`. */
-export function errorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
+import { errorCode, OutputError } from '../errors.js';
 
 export const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 

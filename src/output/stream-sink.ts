@@ -1,7 +1,7 @@
 /** Where formatted text goes; stdout's sink (a file's belongs to the export). */
 import type { OutputStream } from '../context.js';
-import { OutputError } from '../errors.js';
-import { errorCode, errorMessage } from '../io/files.js';
+import { isPipeGone, OutputError } from '../errors.js';
+import { errorMessage } from '../io/files.js';
 
 export interface Sink {
   /**
@@ -29,11 +29,8 @@ export class BrokenPipeError extends Error {
   }
 }
 
-/** The reader left: EPIPE from the OS, ERR_STREAM_DESTROYED once Node closed the stream. */
-const PIPE_GONE = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ECONNRESET']);
-
 function streamError(error: unknown, name: string): Error {
-  if (PIPE_GONE.has(errorCode(error) ?? '')) return new BrokenPipeError();
+  if (isPipeGone(error)) return new BrokenPipeError();
   return new OutputError(`cannot write to ${name}: ${errorMessage(error)}`, { cause: error });
 }
 

@@ -6,10 +6,10 @@ import { constants as fsConstants } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { access, mkdir, open, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { OutputError } from '../../errors.js';
+import { errorCode, OutputError } from '../../errors.js';
 import type { ExportPlan } from '../../export/run/plan.js';
 import { checkReplace } from '../../export/state/state.js';
-import { errorCode, errorWords, fileError } from '../../io/files.js';
+import { errorWords, fileError } from '../../io/files.js';
 import { isWrittenThrough } from '../../export/files/destination.js';
 
 /** Tests inject a read-only or forbidden file system. */
