@@ -17,8 +17,7 @@ import { tableText } from '../../export/destinations/table-name.js';
 import { mostSevere } from './batch-report.js';
 import { errorText } from '../error-text.js';
 import { prepareOutputs } from '../../export/plan/folders.js';
-import { createClient } from '../../http/client.js';
-import { clientOptionsOf, requestHeaders } from '../../export/run/services.js';
+import { exportClient, requestHeaders } from '../../export/run/services.js';
 import { maskSecret } from '../../http/redact.js';
 import { fetchPage } from '../../pagination/fetch-page.js';
 import { defined } from '../../json/object.js';
@@ -126,7 +125,7 @@ async function probeExport(plan: ExportPlan, ctx: Context): Promise<DryRunProbe>
   const url = new URL(pages.start.href);
   url.searchParams.set('itemsPerPage', '1');
   if (url.searchParams.has('page')) url.searchParams.set('page', '1');
-  const client = createClient({ ...clientOptionsOf(http, ctx), retries: 0 });
+  const client = exportClient({ ...http, retries: 0 }, ctx);
   const fetched = await fetchPage(client, url, { headers: pages.headers });
   const rl = fetched.rateLimit;
   const reset = rl?.resetLocalAt ?? rl?.resetAt;

@@ -1,7 +1,7 @@
 /** The real services of an export's run, made from its plan; each opened by the run once it has what they report to. */
 import { basename, dirname } from 'node:path';
 import type { Context } from '../../context.js';
-import { createClient, type ClientOptions } from '../../http/client.js';
+import { createClient, type Client } from '../../http/client.js';
 import { mergeHeaders } from '../../http/request-headers.js';
 import { createFormatter, formatNamedBy, prepareFormatter } from '../../output/writer.js';
 import { outputColumns } from '../../io/terminal-text.js';
@@ -14,16 +14,19 @@ import { checkFileSink } from '../files/file-sink.js';
 import { boundaryCheck } from '../files/checkpoint.js';
 import { checkLock, type LockFound, type OutputLock } from '../files/output-lock.js';
 import type { DatabaseDestination, DatabaseForecast } from '../destinations/database.js';
-import type { ExportFiles, ExportOutput, ExportPlan, ExportServices, HttpPlan, OutputPlan, OutputWiring } from './plan.js';
+import type { ClientWiring, ExportFiles, ExportOutput, ExportPlan, ExportServices, HttpPlan, OutputPlan, OutputWiring } from './plan.js';
 
 /** The extra headers of an export's requests: `User-Agent: collections/<version>`, then the user's (which may replace it). */
 export function requestHeaders(http: Pick<HttpPlan, 'headers'>, ctx: Pick<Context, 'version'>): Record<string, string> {
   return mergeHeaders([['User-Agent', `collections/${ctx.version}`]], Object.entries(http.headers ?? {}));
 }
 
-/** The options of an export's client, with no rate budget (the dry run's request has none). */
-export function clientOptionsOf(http: HttpPlan, ctx: Context): ClientOptions {
-  return {
+/**
+ * Clients of one Context with the same origin and key share their rate-limit windows (`ctx.rateBudget`);
+ * one made without `wiring` has no rate budget (the dry run's request has none).
+ */
+export function exportClient(http: HttpPlan, ctx: Context, wiring?: ClientWiring): Client {
+  return createClient({
     baseUrl: http.baseUrl,
     apiKey: http.apiKey,
     fetch: ctx.fetch,
@@ -35,20 +38,12 @@ export function clientOptionsOf(http: HttpPlan, ctx: Context): ClientOptions {
     maxBodyBytes: http.maxBodyBytes,
     headers: requestHeaders(http, ctx),
     secrets: ctx.secrets,
-  };
-}
-
-/** Clients of one Context with the same origin and key share their rate-limit windows (`ctx.rateBudget`). */
-export function exportClientOpener(http: HttpPlan, ctx: Context): ExportServices['openClient'] {
-  return (wiring) =>
-    createClient({
-      ...clientOptionsOf(http, ctx),
-      signal: wiring.signal,
+    ...(wiring && {
+      ...wiring,
       ...(ctx.rateBudget === undefined ? {} : { budget: ctx.rateBudget }),
       ...(http.budget === undefined ? {} : { budgetUrl: http.budget }),
-      onEvent: wiring.onEvent,
-      onWaitCut: wiring.onWaitCut,
-    });
+    }),
+  });
 }
 
 /**
@@ -74,7 +69,7 @@ function formatterOpener(output: OutputPlan, ctx: Context): ExportServices['open
 export function exportServices(plan: ExportPlan, ctx: Context, options: { fs?: FileSystem } = {}): ExportServices {
   const { fs } = options;
   return {
-    openClient: exportClientOpener(plan.http, ctx),
+    openClient: (wiring) => exportClient(plan.http, ctx, wiring),
     openPages: (client, start, source) => pageSteps(plan.pages, client, start, source),
     openFormatter: formatterOpener(plan.output, ctx),
     openOutput: outputOpener(plan, ctx, fs),
@@ -91,68 +86,55 @@ function resumeRules(plan: OutputOfPlan) {
 }
 
 function checkpointRules(plan: OutputOfPlan, files: ExportFiles) {
-  return { ...resumeRules(plan), target: files.target, checkpoint: files.checkpoint, restart: plan.resume.restart };
+  return { ...resumeRules(plan), ...files, restart: plan.resume.restart };
 }
 
-/** Before any request: first the output lock (kept in `held`), then the checkpoint is validated and read. */
-async function openDestination(
-  plan: OutputOfPlan,
-  kind: OutputKind,
-  ctx: Context,
-  wiring: OutputWiring,
-  held: { lock?: OutputLock; database?: DatabaseDestination },
-  fs: FileSystem | undefined,
-): Promise<Destination> {
-  const { files, database } = plan.output;
-  if (database) {
-    const [{ openDatabase }, { openStore }] = await Promise.all([import('../destinations/database.js'), import('../destinations/open-store.js')]);
-    held.database = await openDatabase(database, {
-      ...resumeRules(plan),
-      note: wiring.note,
-      stats: wiring.stats,
-      signal: wiring.signal,
-      now: () => ctx.clock.now(),
-      openStore: (target) => openStore(target, ctx.env),
-    });
-    return held.database;
-  }
-  if (!files || kind.type === 'stdout') return openStdout(ctx.io.stdout);
-  const { target, sidecar } = files;
-  const { signal, note } = wiring;
-  if (kind.type === 'device') {
-    if (ctx.io.stdoutIsDescriptor1 === true && namesStdout(target)) return { ...openStdout(ctx.io.stdout), name: target };
-    return openDevice({ target, info: kind.info, signal, clock: ctx.clock, ...(fs ? { fs } : {}) });
-  }
-  held.lock = await lockTarget(target, { now: () => ctx.clock.now(), note, onLost: wiring.onLost });
-  const sidecarDestination = openSidecar({
-    ...checkpointRules(plan, files),
-    held: held.lock,
-    sidecar,
-    now: () => ctx.clock.now(),
-    note,
-    ...(fs ? { fs } : {}),
-  });
-  if (!plan.output.parquet) return sidecarDestination;
-  const { parquetDestination } = await import('../destinations/parquet.js');
-  return parquetDestination(await sidecarDestination, files);
-}
-
-/** One run's {@link ExportOutput}; nothing is opened before its `open()`. */
+/**
+ * One run's {@link ExportOutput}; nothing is opened before its `open()`, which takes the output lock
+ * (released last) before the checkpoint is validated and read, and before any request.
+ */
 function outputOpener(plan: OutputOfPlan, ctx: Context, fs: FileSystem | undefined): (wiring: OutputWiring) => ExportOutput {
+  const { files, database, parquet, compress } = plan.output;
+  const now = () => ctx.clock.now();
   return (wiring) => {
-    const held: { lock?: OutputLock; database?: DatabaseDestination } = {};
+    const { signal, note } = wiring;
+    let lock: OutputLock | undefined;
+    let store: DatabaseDestination | undefined;
     let kind: OutputKind | undefined;
+    const open = async (): Promise<Destination> => {
+      kind = await outputKind({ files, resume: plan.resume.resume });
+      if (database) {
+        const [{ openDatabase }, { openStore }] = await Promise.all([import('../destinations/database.js'), import('../destinations/open-store.js')]);
+        store = await openDatabase(database, {
+          ...resumeRules(plan),
+          note,
+          stats: wiring.stats,
+          signal,
+          now,
+          openStore: (target) => openStore(target, ctx.env),
+        });
+        return store;
+      }
+      if (!files || kind.type === 'stdout') return openStdout(ctx.io.stdout);
+      const { target } = files;
+      if (kind.type === 'device') {
+        if (ctx.io.stdoutIsDescriptor1 === true && namesStdout(target)) return { ...openStdout(ctx.io.stdout), name: target };
+        return openDevice({ target, info: kind.info, signal, clock: ctx.clock, ...(fs ? { fs } : {}) });
+      }
+      lock = await lockTarget(target, { now, note, onLost: wiring.onLost });
+      const sidecar = openSidecar({ ...checkpointRules(plan, files), held: lock, now, note, ...(fs ? { fs } : {}) });
+      if (!parquet) return sidecar;
+      const { parquetDestination } = await import('../destinations/parquet.js');
+      return parquetDestination(await sidecar, files);
+    };
     return {
-      async open() {
-        kind = await outputKind({ files: plan.output.files, resume: plan.resume.resume });
-        return withCompression(await openDestination(plan, kind, ctx, wiring, held, fs), plan.output.compress);
-      },
+      open: async () => withCompression(await open(), compress),
       get device() {
         return kind?.type === 'device';
       },
       async release() {
-        await held.database?.close();
-        await held.lock?.release();
+        await store?.close();
+        await lock?.release();
       },
     };
   };

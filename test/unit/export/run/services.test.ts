@@ -4,7 +4,7 @@
  * (createWaitLedger, exportServices). Sandbox world, virtual clock.
  */
 import { describe, expect, it } from 'vitest';
-import { exportClientOpener } from '../../../../src/export/run/services.js';
+import { exportClient } from '../../../../src/export/run/services.js';
 import { clientWiring } from '../../../../src/export/run/run.js';
 import { createProgress } from '../../../../src/io/progress.js';
 import { createWaitLedger, type WaitCut } from '../../../../src/rate/index.js';
@@ -55,7 +55,7 @@ describe('an export client’s waits in the summary counts', () => {
       maxWaitMs: Number.POSITIVE_INFINITY,
       maxBodyBytes: 256 * 1024 * 1024,
     };
-    const client = exportClientOpener(plan, t.ctx)(clientWiring(progress, new AbortController().signal));
+    const client = exportClient(plan, t.ctx, clientWiring(progress, new AbortController().signal));
     const url = new URL('/entities?itemsPerPage=1', BASE);
     await client.get(url);
     await client.get(url);
