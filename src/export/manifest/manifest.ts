@@ -146,19 +146,20 @@ async function writeManifest(path: string, content: Omit<Manifest, 'manifestVers
   await replaceFile(fs, path, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o666, action: 'write the manifest', syncFolder: true });
 }
 
-/** A page as the manifest sees it: its response's `X-Request-ID` and `Date` (server epoch ms). */
-export interface ManifestPage {
-  requestId?: string;
-  date?: number;
-}
+/** A page written, as the manifest sees it: where the export stands after it, and its response's `Date` (server epoch ms). */
+export type ManifestPage = Omit<PageMark, 'formatterState'> & { date?: number | undefined };
 
 export interface ManifestRecorder {
+  /** Keeps the first and last page's request id and `Date`, and the last one's counts: never their items. */
   onPage(page: ManifestPage): void;
   setWatermark(watermark: Partial<ManifestOutput['watermark']>): void;
   /** The file of deleted records written beside the output (`file` absolute). */
   setDeleted(deleted: DeletedFile): void;
-  /** After `finish()` published the file, writes the manifest; a destination without `digest` (stdout, a FIFO) is returned as it is. */
-  observe(out: Destination, stats: Readonly<ProgressStats>): Destination;
+  /**
+   * After `finish()` published the file: writes the manifest, or hands it to `onManifest`; nothing for
+   * a destination without `digest` (stdout, a FIFO). @throws {OutputError} (exit 7) naming the path
+   */
+  write(out: Destination, stats: Readonly<ProgressStats>): Promise<void>;
 }
 
 export interface ManifestRecorderOptions {
@@ -170,7 +171,7 @@ export interface ManifestRecorderOptions {
 
 const serverIso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 
-/** Starts recording a manifest now (the local start time); nothing is written unless the destination it observes finishes. */
+/** Starts recording a manifest now (the local start time); nothing is written before `write()`. */
 export function createManifestRecorder(plan: ManifestPlan, options: ManifestRecorderOptions): ManifestRecorder {
   const { clock } = options;
   const startedLocal = new Date(clock.now()).toISOString();
@@ -178,13 +179,13 @@ export function createManifestRecorder(plan: ManifestPlan, options: ManifestReco
   let last: ManifestPage | undefined;
   const watermark: ManifestOutput['watermark'] = { ...plan.output.watermark };
   let deleted: DeletedFile | undefined;
-  const build = (out: Destination, mark: Omit<PageMark, 'formatterState'> | undefined, stats: Readonly<ProgressStats>): ManifestOutput => {
+  const build = (out: Destination, stats: Readonly<ProgressStats>): ManifestOutput => {
     const digest = out.digest!();
-    const counts = mark ?? out.resumed ?? { pages: 0, items: 0, totalItems: undefined };
+    const counts = last ?? out.resumed ?? { pages: 0, items: 0, totalItems: undefined };
     return {
       file: relative(dirname(plan.path), plan.target) || basename(plan.target),
       ...plan.output,
-      mode: mark?.mode ?? out.resumed?.mode ?? plan.output.mode,
+      mode: last?.mode ?? out.resumed?.mode ?? plan.output.mode,
       watermark: { ...watermark },
       started: { local: startedLocal, server: serverIso(first?.date) },
       finished: { local: new Date(clock.now()).toISOString(), server: serverIso(last?.date) },
@@ -210,23 +211,11 @@ export function createManifestRecorder(plan: ManifestPlan, options: ManifestReco
     setDeleted(d) {
       deleted = d;
     },
-    observe(out, stats) {
-      if (!out.digest) return out;
-      let mark: PageMark | undefined;
-      // Object.create rather than a spread: `out` may itself be a wrapper whose members live on its
-      // prototype (the watermark's), and a spread copies own properties only.
-      const wrapped = Object.create(out) as Destination;
-      wrapped.pageWritten = (m) => {
-        mark = m;
-        return out.pageWritten(m);
-      };
-      wrapped.finish = async (text) => {
-        await out.finish(text);
-        const output = build(out, mark, stats);
-        if (plan.collect) options.onManifest?.(output);
-        else await writeManifest(plan.path, { toolVersion: options.version, outputs: [output] }, options.fs);
-      };
-      return wrapped;
+    async write(out, stats) {
+      if (!out.digest) return;
+      const output = build(out, stats);
+      if (plan.collect) options.onManifest?.(output);
+      else await writeManifest(plan.path, { toolVersion: options.version, outputs: [output] }, options.fs);
     },
   };
 }

@@ -198,8 +198,6 @@ function noteShortfall(plan: PagesPlan, items: number, total: number | undefined
 async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
   const { plan, formatter, out, progress, tally, groups } = loop;
   loop.onPageFetched?.(step);
-  // Only the request id and `Date`: the manifest keeps the first and last page's, never their items.
-  loop.manifest?.onPage(defined({ requestId: step.requestId, date: step.date }));
   if (step.rateLimit) tally.rateLimit = step.rateLimit;
   const left = remaining(plan, tally);
   const last = step.page.members.length >= left || step.next === undefined;
@@ -219,6 +217,7 @@ async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
   const { pages, items, totalItems } = tally;
   const mode = step.mode ?? plan.mode;
   const mark = { next, pages, items, totalItems, mode, ...defined({ requestId: step.requestId }), formatterState: () => formatter.state() };
+  loop.manifest?.onPage({ ...mark, date: step.date });
   await groups.pageWritten(mark, text.length);
   return last;
 }

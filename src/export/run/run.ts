@@ -116,7 +116,6 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
   try {
     const groupMs = parseGroupMs(ctx.env);
     out = deletedBeside(plan, watermark.wrap(await output.open()), manifest);
-    if (manifest) out = manifest.observe(out, progress.stats);
     const resumed = out.resumed;
     const formatter = await services.openFormatter(resumed?.formatter, (line) => progress.note(line));
     if (resumed) Object.assign(tally, { items: resumed.items, pages: resumed.pages, totalItems: resumed.totalItems });
@@ -139,6 +138,7 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
     interrupt.throwIfStopped();
     if (plan.deletions) await followDeletions(plan.deletions, { pages, client, interrupt, out, note: (line) => progress.note(line) });
     await out.finish(tally.pending + formatter.end());
+    await manifest?.write(out, progress.stats);
     await watermark.commit(tally.items);
     progress.done(out.name, out.deleted);
     apart = out.keptApart?.();
