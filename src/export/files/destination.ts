@@ -28,7 +28,7 @@ export interface PageMark {
   formatterState: () => FormatterState;
 }
 
-/** A record the service deleted, as an incremental export follows it (export/state/deletions.ts). */
+/** A record the service deleted, as an incremental export follows it (`followDeletions`). */
 export interface DeletedRecord {
   /** The record's key in the output (its `--key` field, else its `id`). */
   readonly id: string;

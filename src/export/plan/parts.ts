@@ -15,7 +15,7 @@ import { parseFields } from '../../output/fields.js';
 import { sidecarPaths } from '../../export/files/sidecar.js';
 import type { Compression } from '../../export/files/destination.js';
 import type { DeletionsPlan, HttpPlan, OutputPlan, PagesPlan, ProgressPlan } from '../../export/run/plan.js';
-import { daysMs, deleteEventsOf, deleteEventsUrl } from '../../export/state/deletions.js';
+import { daysMs, deleteEventsOf, deleteEventsUrl } from '../../export/run/deletions.js';
 import { conflictsWithSince, formatFilterTime, parseSince, readState, sinceParameter, stateKey, storedWatermark } from '../../export/state/state.js';
 import { databaseAddress, type DatabaseAddress } from '../../export/destinations/address.js';
 import type { DatabasePlan } from '../../export/destinations/database.js';

@@ -73,7 +73,7 @@ export interface ResumePlan {
   readonly command: string;
 }
 
-/** The delete events an incremental export follows (export/state/deletions.ts); see docs/databases.md, "Deletions". */
+/** The delete events an incremental export follows (`followDeletions`); see docs/databases.md, "Deletions". */
 export interface DeletionsPlan {
   /** The first request: `/events?type=…&taxpayer.id=…&createdAt[after]=…&order[createdAt]=asc&itemsPerPage=…`. */
   readonly start: URL;

@@ -9,12 +9,11 @@ import type { ModeNote, Progress, ProgressStats } from '../../io/events.js';
 import { addResumeHint, createInterrupt } from './interrupt.js';
 import type { Destination } from '../files/destination.js';
 import { createWatermarkTracker, type WatermarkTracker } from '../state/state.js';
-import { withDeletedFile } from '../state/deletions.js';
 import type { ManifestRecorder } from '../manifest/manifest.js';
 import { createCheckpointGroups, parseGroupMs, remaining, writePages, type Tally } from './page-loop.js';
 import type { ClientWiring, ExportHooks, ExportPlan, ExportServices } from './plan.js';
 import { checkOutput, type OutputForecast } from './services.js';
-import { followDeletions } from './deletions.js';
+import { followDeletions, withDeletedFile } from './deletions.js';
 
 /** What the summary and the rate-limit cache need. */
 export interface ExportResult {
