@@ -102,25 +102,18 @@ export function daysMs(days: number): number {
 /**
  * A file export that follows deletions writes the records deleted since the watermark to `F.deleted.ndjson`
  * (the manifest's `deleted`), replaced atomically before `F` is published, so a file-based pipeline
- * applies them with the items. Nothing is written when the deletions were not followed (a 403).
+ * applies them with the items.
  */
-export function withDeletedFile(out: Destination, target: string, manifest: Pick<ManifestRecorder, 'setDeleted'> | undefined): Destination {
-  let deleted: readonly DeletedRecord[] | undefined;
-  const wrapped = Object.create(out) as Destination;
-  wrapped.keepDeletions = (records) => {
-    deleted = records;
-  };
-  wrapped.finish = async (text) => {
-    if (deleted !== undefined) {
-      const path = `${target}.deleted.ndjson`;
-      const body = deleted.map((d) => `${JSON.stringify({ id: d.id, deletedAt: d.deletedAt, event: d.event })}\n`).join('');
-      await replaceFile(nodeFileSystem, path, body, { mode: 0o644, action: 'write the deleted records', syncFolder: true });
-      const bytes = Buffer.byteLength(body);
-      manifest?.setDeleted({ file: path, bytes, sha256: createHash('sha256').update(body).digest('hex'), records: deleted.length });
-    }
-    return out.finish(text);
-  };
-  return wrapped;
+async function writeDeletedFile(
+  target: string,
+  deleted: readonly DeletedRecord[],
+  manifest: Pick<ManifestRecorder, 'setDeleted'> | undefined,
+): Promise<void> {
+  const path = `${target}.deleted.ndjson`;
+  const body = deleted.map((d) => `${JSON.stringify({ id: d.id, deletedAt: d.deletedAt, event: d.event })}\n`).join('');
+  await replaceFile(nodeFileSystem, path, body, { mode: 0o644, action: 'write the deleted records', syncFolder: true });
+  const bytes = Buffer.byteLength(body);
+  manifest?.setDeleted({ file: path, bytes, sha256: createHash('sha256').update(body).digest('hex'), records: deleted.length });
 }
 
 /** Statuses of a key without access to the events: the run goes on without following deletions. */
@@ -132,16 +125,21 @@ export interface DeletionsWiring {
   readonly client: Client;
   readonly interrupt: Interrupt;
   readonly out: Pick<Destination, 'keepDeletions'>;
+  /** The file export whose deletions are written beside it (`F`); undefined: they are told to `out`. */
+  readonly beside: string | undefined;
+  readonly manifest: Pick<ManifestRecorder, 'setDeleted'> | undefined;
   readonly note: (line: string) => void;
 }
 
 /**
  * After the changed items (so a record deleted, then re-created and re-extracted, is among them) and
- * before the output is finished: tells the destination the deletions since the watermark, the
- * latest event of each key; nothing when the API refuses the events (403, 404), after a note.
- * @throws what the pages throw otherwise (exit 6 after retries, 3, 5…); after a signal an `InterruptedError`
+ * before the output is finished: tells the destination (or the file beside it) the deletions since
+ * the watermark, the latest event of each key; nothing when the API refuses the events (403, 404), after a note.
+ * @throws what the pages throw otherwise (exit 6 after retries, 3, 5…); after a signal an `InterruptedError`;
+ *   `OutputError` (exit 7) when the file of deleted records cannot be written
  */
-export async function followDeletions(plan: DeletionsPlan, { pages, client, interrupt, out, note }: DeletionsWiring): Promise<void> {
+export async function followDeletions(plan: DeletionsPlan, wiring: DeletionsWiring): Promise<void> {
+  const { pages, client, interrupt, note } = wiring;
   const offset: PagesPlan = {
     baseUrl: pages.baseUrl,
     start: plan.start,
@@ -173,5 +171,7 @@ export async function followDeletions(plan: DeletionsPlan, { pages, client, inte
     }
     throw interrupt.explain(err);
   }
-  out.keepDeletions?.([...byKey.values()]);
+  const deleted = [...byKey.values()];
+  if (wiring.beside === undefined) wiring.out.keepDeletions?.(deleted);
+  else await writeDeletedFile(wiring.beside, deleted, wiring.manifest);
 }

@@ -13,7 +13,7 @@ import type { ManifestRecorder } from '../manifest/manifest.js';
 import { createCheckpointGroups, parseGroupMs, remaining, writePages, type Tally } from './page-loop.js';
 import type { ClientWiring, ExportHooks, ExportPlan, ExportServices } from './plan.js';
 import { checkOutput, type OutputForecast } from './services.js';
-import { followDeletions, withDeletedFile } from './deletions.js';
+import { followDeletions } from './deletions.js';
 
 /** What the summary and the rate-limit cache need. */
 export interface ExportResult {
@@ -41,12 +41,6 @@ function openWatermark(plan: ExportPlan, ctx: Context, progress: Progress, manif
     manifest,
     inDestination: database && { stores: database.storeWatermark, where: `the watermark stored with ${database.table.name}` },
   });
-}
-
-/** An incremental file export that follows deletions writes them beside its output (`F.deleted.ndjson`). */
-function deletedBeside(plan: ExportPlan, out: Destination, manifest: ManifestRecorder | undefined): Destination {
-  const { files, database, parquet } = plan.output;
-  return plan.deletions && files && !database && !parquet ? withDeletedFile(out, files.target, manifest) : out;
 }
 
 /** Progress hears every client event first, then each listener in order. */
@@ -114,7 +108,7 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
   });
   try {
     const groupMs = parseGroupMs(ctx.env);
-    out = deletedBeside(plan, watermark.wrap(await output.open()), manifest);
+    out = watermark.wrap(await output.open());
     const resumed = out.resumed;
     const formatter = await services.openFormatter(resumed?.formatter, (line) => progress.note(line));
     if (resumed) Object.assign(tally, { items: resumed.items, pages: resumed.pages, totalItems: resumed.totalItems });
@@ -135,7 +129,10 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
     }
     await out.settle();
     interrupt.throwIfStopped();
-    if (plan.deletions) await followDeletions(plan.deletions, { pages, client, interrupt, out, note: (line) => progress.note(line) });
+    if (plan.deletions) {
+      const beside = plan.output.parquet ? undefined : files?.target;
+      await followDeletions(plan.deletions, { pages, client, interrupt, out, beside, manifest, note: (line) => progress.note(line) });
+    }
     await out.finish(tally.pending + formatter.end());
     await manifest?.write(out, progress.stats);
     await watermark.commit(tally.items);
