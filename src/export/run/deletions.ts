@@ -16,7 +16,7 @@ import type { DeletedRecord, Destination } from '../files/destination.js';
 import type { ManifestRecorder } from '../manifest/manifest.js';
 import type { Interrupt } from './interrupt.js';
 import { pageSteps } from './page-loop.js';
-import type { DeletionsPlan, PagesPlan } from './plan.js';
+import type { ExportPlan, PagesPlan } from './plan.js';
 
 /** The delete events of a collection: where they are read and which type they have. */
 interface DeleteEvents {
@@ -121,25 +121,25 @@ const NO_ACCESS = [403, 404];
 
 /** What {@link followDeletions} reads with and tells. */
 export interface DeletionsWiring {
-  readonly pages: Pick<PagesPlan, 'baseUrl' | 'cursorHeaders'>;
   readonly client: Client;
   readonly interrupt: Interrupt;
   readonly out: Pick<Destination, 'keepDeletions'>;
-  /** The file export whose deletions are written beside it (`F`); undefined: they are told to `out`. */
-  readonly beside: string | undefined;
   readonly manifest: Pick<ManifestRecorder, 'setDeleted'> | undefined;
   readonly note: (line: string) => void;
 }
 
 /**
  * After the changed items (so a record deleted, then re-created and re-extracted, is among them) and
- * before the output is finished: tells the destination (or the file beside it) the deletions since
- * the watermark, the latest event of each key; nothing when the API refuses the events (403, 404), after a note.
+ * before the output is finished: tells the destination the deletions since the watermark (a file
+ * export writes them beside it), the latest event of each key; nothing when the plan follows none,
+ * or when the API refuses the events (403, 404), after a note.
  * @throws what the pages throw otherwise (exit 6 after retries, 3, 5…); after a signal an `InterruptedError`;
  *   `OutputError` (exit 7) when the file of deleted records cannot be written
  */
-export async function followDeletions(plan: DeletionsPlan, wiring: DeletionsWiring): Promise<void> {
-  const { pages, client, interrupt, note } = wiring;
+export async function followDeletions(exportPlan: Pick<ExportPlan, 'deletions' | 'pages' | 'output'>, wiring: DeletionsWiring): Promise<void> {
+  const { deletions: plan, pages, output } = exportPlan;
+  if (plan === undefined) return;
+  const { client, interrupt, note } = wiring;
   const offset: PagesPlan = {
     baseUrl: pages.baseUrl,
     start: plan.start,
@@ -172,6 +172,6 @@ export async function followDeletions(plan: DeletionsPlan, wiring: DeletionsWiri
     throw interrupt.explain(err);
   }
   const deleted = [...byKey.values()];
-  if (wiring.beside === undefined) wiring.out.keepDeletions?.(deleted);
-  else await writeDeletedFile(wiring.beside, deleted, wiring.manifest);
+  if (output.files === undefined || output.parquet) wiring.out.keepDeletions?.(deleted);
+  else await writeDeletedFile(output.files.target, deleted, wiring.manifest);
 }

@@ -129,10 +129,7 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
     }
     await out.settle();
     interrupt.throwIfStopped();
-    if (plan.deletions) {
-      const beside = plan.output.parquet ? undefined : files?.target;
-      await followDeletions(plan.deletions, { pages, client, interrupt, out, beside, manifest, note: (line) => progress.note(line) });
-    }
+    await followDeletions(plan, { client, interrupt, out, manifest, note: (line) => progress.note(line) });
     await out.finish(tally.pending + formatter.end());
     await manifest?.write(out, progress.stats);
     await watermark.commit(tally.items);
