@@ -130,6 +130,7 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
     await out.settle();
     interrupt.throwIfStopped();
     await followDeletions(plan, { client, interrupt, out, manifest, note: (line) => progress.note(line) });
+    watermark.finishing(out, tally.items);
     await out.finish(tally.pending + formatter.end());
     await manifest?.write(out, progress.stats);
     await watermark.commit(tally.items);

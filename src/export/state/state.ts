@@ -4,7 +4,7 @@ import { stat } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { ID_SPECS, isPathEndpoint, type Endpoint, type Ids } from '../../endpoints.js';
 import { OutputError, UsageError, hint, option } from '../../errors.js';
-import { isObject } from '../../json/object.js';
+import { defined, isObject } from '../../json/object.js';
 import { fileError, nodeFileSystem, parseJsonText, replaceFile, type FileSystem } from '../../io/files.js';
 import type { PageStep } from '../../pagination/paginate.js';
 import type { Destination } from '../files/destination.js';
@@ -215,6 +215,8 @@ export interface WatermarkTracker {
   wrap(out: Destination): Destination;
   /** The pages, each response's `Date` observed on the way. */
   observe(steps: AsyncGenerator<PageStep, void, void>): AsyncGenerator<PageStep, void, void>;
+  /** Just before `out.finish()`: tells the manifest and the destination the watermark a complete run stores. */
+  finishing(out: Destination, items: number): void;
   /**
    * After the output is in place: stores the watermark in the state file, unless `--max-items`
    * stopped the export or no response carried a `Date` (then a note says the state is unchanged).
@@ -245,20 +247,7 @@ export function createWatermarkTracker(options: WatermarkOptions): WatermarkTrac
         earliest = stored === undefined ? undefined : parseSince(stored, 'the checkpoint watermark') + 1000;
       }
       const wrapped = Object.create(out) as Destination;
-      let items = out.resumed?.items ?? 0;
-      wrapped.pageWritten = (mark) => {
-        items = mark.items;
-        const watermark = pending();
-        return out.pageWritten({ ...mark, ...(watermark === undefined ? {} : { watermark }) });
-      };
-      wrapped.finish = (text) => {
-        const after = pending();
-        if (after !== undefined && !limited(items)) {
-          options.manifest?.setWatermark({ after });
-          out.keepWatermark?.(after);
-        }
-        return out.finish(text);
-      };
+      wrapped.pageWritten = (mark) => out.pageWritten({ ...mark, ...defined({ watermark: pending() }) });
       return wrapped;
     },
     async *observe(steps) {
@@ -266,6 +255,12 @@ export function createWatermarkTracker(options: WatermarkOptions): WatermarkTrac
         if (active && !fixed && step.date !== undefined && (earliest === undefined || step.date < earliest)) earliest = step.date;
         yield step;
       }
+    },
+    finishing(out, items) {
+      const after = pending();
+      if (!active || after === undefined || limited(items)) return;
+      options.manifest?.setWatermark({ after });
+      out.keepWatermark?.(after);
     },
     async commit(items) {
       const where = state ? `the state file ${state.path}` : inDestination?.stores ? inDestination.where : undefined;
