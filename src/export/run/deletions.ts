@@ -82,7 +82,7 @@ function textAt(value: unknown, path: readonly string[]): string | undefined {
  * `@id`), else, without `--key`, the last segment of `resource`; undefined for another type or an
  * event without a key (nothing can be deleted by it).
  */
-export function deletionOf(event: unknown, type: string, key: readonly string[] | undefined): DeletedRecord | undefined {
+function deletionOf(event: unknown, type: string, key: readonly string[] | undefined): DeletedRecord | undefined {
   if (!isObject(event) || event.type !== type) return undefined;
   const object = isObject(event.data) ? event.data.object : undefined;
   const resource = typeof event.resource === 'string' ? event.resource : undefined;
