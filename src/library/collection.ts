@@ -9,8 +9,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { planHttp, planPages, planTarget } from '../export/plan/parts.js';
 import { resolveSource } from '../export/plan/collection-path.js';
 import { optionNamer } from '../config/flags.js';
-import type { Client, RateLimitSnapshot } from '../http/client.js';
-import { exportClientOpener } from '../export/run/services.js';
+import type { Client, ClientEvent, RateLimitSnapshot } from '../http/client.js';
+import { exportClient } from '../export/run/services.js';
 import type { PagesPlan } from '../export/run/plan.js';
 import { pageSteps, remaining } from '../export/run/page-loop.js';
 import type { PageStep } from '../pagination/paginate.js';
@@ -144,8 +144,8 @@ function openWalk(path: string, options: CollectionOptions): Walk {
   const pages = planPages(target, planned, settings);
   const http = planHttp(planned, settings);
   const stopper = createStopper(options);
-  const openClient = exportClientOpener(http, exportContext(options, stopper.signal));
-  const client = openClient({ signal: stopper.signal, onEvent: (event) => stopper.emit(event), onWaitCut: () => undefined });
+  const wiring = { signal: stopper.signal, onEvent: (event: ClientEvent) => stopper.emit(event), onWaitCut: () => undefined };
+  const client = exportClient(http, exportContext(options, stopper.signal), wiring);
   return {
     pages,
     client,
