@@ -54,9 +54,8 @@ interface OutputWatch {
 const watched = new WeakMap<object, OutputWatch>();
 
 /**
- * An unhandled `'error'` event would crash the process with a stack. stdout: the reader leaving
- * (`| head`, EPIPE) → `end(0)` quietly; another error → one line and `end(7)`. stderr errors are
- * dropped: there is nowhere left to report them. Each stream is watched once.
+ * An unhandled `'error'` event would crash with a stack. stdout: reader gone (`| head`, EPIPE) → `end(0)`, else one line, `end(7)`.
+ * stderr errors are dropped: nowhere to report them.
  */
 function watchOutputs(io: Pick<IOStreams, 'stdout' | 'stderr'>, end: (code: number) => void): OutputWatch {
   const known = watched.get(io.stdout);
@@ -104,7 +103,6 @@ export function installProcessGuard(proc: Pick<EventEmitter, 'on'>, report: (err
   proc.on('SIGXFSZ', () => undefined);
 }
 
-/** The `error` event of `--log-format json`. */
 async function reportErrorEvent(ctx: Context, err: unknown): Promise<void> {
   // Loaded here: `--help` and `--version` load as little as they can.
   const { createEventWriter } = await import('../io/events.js');
@@ -143,7 +141,6 @@ export async function main(argv: readonly string[], ctx: Context, line: CommandL
   return outputs.failure?.code ?? code;
 }
 
-/** A stream that may still hold data for its file descriptor. */
 export interface FlushableStream {
   readonly writableLength: number;
   readonly destroyed: boolean;
@@ -163,9 +160,8 @@ function flushed(stream: FlushableStream): Promise<void> {
 }
 
 /**
- * bin/collections.js's end: exits with `code` once stdout and stderr are flushed (a pipe to a slow
- * reader buffers). Not the natural exit, after which Node frees V8's heap page by page, a wait
- * that grows with the export, every file and lock of the run already closed.
+ * bin/collections.js's end: exits with `code` once both streams are flushed (slow readers' pipes buffer),
+ * not naturally: Node then frees V8's heap page by page (slow for big exports).
  */
 export async function exitWhenFlushed(
   code: number,
@@ -225,10 +221,8 @@ export async function run(argv: readonly string[]): Promise<number> {
       createFileStore({ cacheDir: cacheDirOf(ctx.env, ctx.configDir), onTrouble }),
     ));
   ctx.rateBudget = createRateBudget({ store: loadStoreOnUse(loadFileStore), remote: (url) => loadStoreOnUse(() => loadBudgetStore(url, ctx, line)) });
-  // What an export needs besides its own modules (the transport too: even `--dry-run` sends a request), imported
-  // while those load: the loader reads, compiles and links them together (results.md, the same section). Started by
-  // the export command's runner, so a usage error that commander reports first waits for none of it. Each load is
-  // memoized: its user awaits it later and meets a failure there, as without the preload.
+  // An export's other imports (the transport too: `--dry-run` sends a request), loaded with its modules so the loader links
+  // them together (results.md, same section). Started by the export runner: a usage error waits for none. Memoized: failures meet their user.
   ctx.preloadExport = () => {
     for (const load of [loadTransport, loadFileStore]) load().catch(() => undefined);
   };

@@ -69,9 +69,8 @@ function createPace(startMono: number) {
     add(monoMs: number, fetched: number): void {
       const before = samples[samples.length - 1]!.fetched;
       samples.push({ mono: monoMs, fetched });
-      // Once a page after the first brings items, the pace counts from the first page: the time to
-      // it (start-up, connecting, a cold server) is not the pace of the pages after it. An empty
-      // page (the one that ends a cursor chain) is no pace of its own: it showed "0 items/s".
+      // The pace counts from the first page once a later one brings items: start-up, connecting, a cold server are no pace.
+      // An empty page (a cursor chain's end) is no pace of its own.
       if (++pages >= 2 && fetched > before && samples[0] === start) samples.shift();
     },
     waited(fromMono: number, toMono: number): void {
@@ -103,8 +102,7 @@ export function createEtaEstimator(startMono: number): EtaEstimator {
   let perPage = 0;
   let quota: Quota | undefined;
   let emptyPage = 0;
-  // The smallest gap between successive distinct resets, by the server's clock (a window without
-  // responses makes a gap of several); the time to a reset is no measure: a run starts anywhere in a window.
+  // Smallest gap between distinct resets, server clock (windows without responses make wider gaps); not the time to a reset: runs start mid-window.
   let lastReset: number | undefined;
   let windowMs: number | undefined;
   const durations: number[] = [];
@@ -159,8 +157,7 @@ export function createEtaEstimator(startMono: number): EtaEstimator {
       const byQuota = quotaEta(left, nowMs);
       // No ETA rather than a wrong one: the pace of the first windows says nothing of the waits to come.
       if (byQuota === 'unknown') return undefined;
-      // One page is no pace yet (a cold connection or server makes the first response slow): the
-      // quota's time decides when there is one, else that page's response time.
+      // One page is no pace (cold connections or servers slow it): the quota's time, else its response time, decides.
       if (fetchedPages === 1 && byQuota !== undefined) return byQuota;
       const r = fetchedPages === 1 && durations.length > 0 ? (perPage / mean(durations)) * 1000 : pace.activeRate(monoMs);
       const byRate = r === undefined ? undefined : (left / r) * 1000;

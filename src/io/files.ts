@@ -76,10 +76,7 @@ export async function checkFolder(folder: string, forPath: string): Promise<void
 /** "This platform or file system does not fsync folders" (Windows: EISDIR, EPERM; some file systems: EINVAL, ENOTSUP). */
 const FOLDER_SYNC_UNSUPPORTED = new Set(['EINVAL', 'EISDIR', 'EPERM', 'ENOTSUP', 'EBADF', 'EACCES']);
 
-/**
- * So a rename in `folder` survives a crash: POSIX leaves a directory entry's durability to an fsync
- * of the directory. @throws {OutputError} (exit 7) on any error but those
- */
+/** Fsynced so a rename in `folder` survives a crash (POSIX). @throws {OutputError} (exit 7) on any error but those */
 export async function syncFolder(folder: string): Promise<void> {
   let handle: FileHandle | undefined;
   try {
@@ -150,10 +147,7 @@ export interface ReplaceFileOptions {
   syncFolder?: boolean;
 }
 
-/**
- * Atomically and durably, by an exclusive temp file beside `path`: ours, not write-file-atomic's,
- * since it must refuse symlinks and take the injected {@link FileSystem}. @throws {OutputError} (exit 7)
- */
+/** Atomic, durable: exclusive temp beside `path` (not write-file-atomic: no symlinks, takes {@link FileSystem}). @throws {OutputError} (exit 7) */
 export async function replaceFile(fs: FileSystem, path: string, text: string, options: ReplaceFileOptions): Promise<void> {
   const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   let created = false;

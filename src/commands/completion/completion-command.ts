@@ -1,4 +1,3 @@
-/** The `completion` command's definition and help. */
 import { Argument, Command } from 'commander';
 import { ExitCode, UsageError } from '../../errors.js';
 import { bindToContext, COMPLETION_SHELLS, withCompletion, type CommandWiring, type CompletionShell, type RunCommand } from '../commander.js';

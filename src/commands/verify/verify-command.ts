@@ -1,4 +1,3 @@
-/** The `verify` command's definition and help. */
 import { Argument, Command, Option } from 'commander';
 import { ExitCode } from '../../errors.js';
 import { bindToContext, type CommandWiring, type RunCommand } from '../commander.js';

@@ -143,10 +143,7 @@ export interface ExpectedLink {
   path: string;
 }
 
-/**
- * A tampered next link could send the key elsewhere or export another collection into this file.
- * @throws {UsageError} (exit 2, `E_CHECKPOINT`) naming what did not match
- */
+/** A tampered link could leak the key or mix collections. @throws {UsageError} (exit 2, `E_CHECKPOINT`) naming mismatches */
 export function checkNextLink(checkpointPath: string, next: string | null, expected: ExpectedLink): void {
   if (next === null) return;
   const refuse = (what: string): never => {
@@ -163,10 +160,7 @@ export function checkNextLink(checkpointPath: string, next: string | null, expec
   if (url.username !== '' || url.password !== '' || url.hash !== '') refuse('its next link carries credentials or a fragment');
 }
 
-/**
- * Whether the partial file's first `bytes` end a record (`lastByte`: the byte before). A format never
- * resumed (`table`), or an unknown name (the fingerprint refuses it), accepts any offset.
- */
+/** Whether the first `bytes` end a record (`lastByte`: the one before); `table` or an unknown format (fingerprint-refused) takes any. */
 export function isRecordBoundary(format: string, bytes: number, items: number, lastByte: number | undefined): boolean {
   if (bytes === 0) return true;
   const rule = findFormat(format)?.resume;
@@ -179,10 +173,7 @@ async function byteBefore(file: FileHandle, bytes: number): Promise<number | und
   return (await file.read(byte, 0, 1, bytes - 1)).bytesRead === 1 ? byte[0] : undefined;
 }
 
-/**
- * The decompressed length and last byte of the first `bytes` of a gzip file; undefined when they are
- * not whole gzip members (RFC 1952 §2.2). zlib is loaded only here.
- */
+/** Decompressed length, last byte of a gzip file's first `bytes`; undefined unless whole members (RFC 1952 §2.2). zlib loaded lazily. */
 async function readGzipEnd(file: FileHandle, bytes: number): Promise<{ length: number; lastByte: number | undefined } | undefined> {
   const end = { length: 0, lastByte: undefined as number | undefined };
   if (bytes === 0) return end;

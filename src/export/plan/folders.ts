@@ -1,7 +1,4 @@
-/**
- * The folders of every file an export writes, made (as `gh` and `rclone` do) and checked before its
- * first request, so a run never downloads a whole export only to fail when it stores the result.
- */
+/** Output folders, made (as `gh` and `rclone` do) and checked before the first request: no run fails after downloading a whole export. */
 import { constants as fsConstants } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { access, mkdir, open, rm, rmdir, stat } from 'node:fs/promises';
@@ -147,9 +144,8 @@ export async function removeEmptyFolders(made: readonly string[]): Promise<void>
 type WritingPlan = Pick<ExportPlan, 'output' | 'state' | 'manifest'>;
 
 /**
- * The output (a DuckDB file too), `--state` file and manifest, absolute; not an output written straight
- * through (a FIFO, a device, `/dev/stdout`) nor its manifest, which it never gets: `/dev` is no folder
- * to check (a user other than root cannot write it).
+ * Output (a DuckDB file too), `--state` file and manifest, absolute; none for a FIFO or device (`/dev/stdout`):
+ * `/dev` is no folder to check (only root can write it).
  */
 async function filesToWrite(plans: readonly WritingPlan[], fs: FolderFileSystem): Promise<string[]> {
   const files: Array<string | undefined> = [];

@@ -58,9 +58,8 @@ function pinnedError(plan: PagesPlan, change: ModeChange, resumed: boolean): Col
 }
 
 /**
- * The pages from `start` in the mode the API pages in (docs/choices.md, "Cursor-only endpoints and
- * honest mode"): a fresh export goes on in the API's mode with one note; one pinned (`--page`, a
- * checkpoint's mode) stops with exit 2. Offset pages go in parallel, none past `--max-items`.
+ * Pages from `start` in the API's mode (docs/choices.md, "Cursor-only endpoints and honest mode"), noted once;
+ * pinned ones (`--page`, a checkpoint's) stop: exit 2. Offset pages go in parallel, none past `--max-items`.
  */
 export function pageSteps(plan: PagesPlan, client: Client, start: URL, hooks: PageSourceHooks): AsyncGenerator<PageStep, void, void> {
   const { resumedMode } = hooks;
@@ -110,10 +109,7 @@ export interface CheckpointGroups {
   beginPage(): Promise<void>;
   /** Commits when the group is full (`bytes` before compression), its time is up, or a commit was requested. @throws {OutputError} (exit 7) */
   pageWritten(mark: PageMark, bytes: number): Promise<void>;
-  /**
-   * Asks for a commit before a rate-limit wait: now when between pages, else at the page's end, so the
-   * checkpoint stays current while the client sleeps. Never throws; a failure surfaces on the next call.
-   */
+  /** Before a rate-limit wait: a commit now, or at the page's end. Never throws; a failure surfaces on the next call. */
   request(): void;
   /** Not while a page is half written (after a failed write): what reached the destination goes beyond it. @throws {OutputError} (exit 7) */
   flush(): Promise<void>;
@@ -121,9 +117,8 @@ export interface CheckpointGroups {
 }
 
 /**
- * Durability in groups (docs/files.md, "Files, checkpoints and `--resume`"): a group ends after
- * {@link GROUP_BYTES} or {@link GROUP_MS}, and before a rate-limit wait, on a signal, a failure and at
- * the end, so a kill loses at most one group, which `--resume` fetches again.
+ * Checkpoint groups (docs/files.md, "Files, checkpoints and `--resume`") end at {@link GROUP_BYTES}, {@link GROUP_MS},
+ * a rate-limit wait, signal, failure or the end; a kill loses one at most.
  */
 export function createCheckpointGroups(options: CheckpointGroupOptions): CheckpointGroups {
   const { out, clock, groupMs } = options;
@@ -223,9 +218,8 @@ async function writePage(step: PageStep, loop: Loop): Promise<boolean> {
 }
 
 /**
- * Writes pages until the last one, `--max-items`, or a signal, and commits the last group, also on
- * an error (then quietly: the error thrown is the loop's).
- * @throws what the pages, the formatter or the destination throw; an abort after a signal as `InterruptedError`
+ * Writes pages until the last, `--max-items` or a signal; commits the last group, quietly on an error.
+ * @throws what pages, formatter or destination throw; a signal's abort as `InterruptedError`
  */
 export async function writePages(steps: AsyncGenerator<PageStep, void, void>, loop: Loop): Promise<void> {
   try {

@@ -51,8 +51,7 @@ export function clientWiring(progress: Progress, signal: AbortSignal, ...listene
       progress.onClientEvent(event);
       for (const listener of listeners) listener?.(event);
     },
-    // The summary, `--log-format json`'s summary and the manifest count only waits taken: a wait
-    // its aborted requests never began is none, one cut midway counts the time really waited.
+    // Only waits taken count (summaries, manifest): one aborted before it began is none; one cut counts the time waited.
     onWaitCut: (cut) => {
       const { stats } = progress;
       stats.waitMs = Math.max(0, stats.waitMs - cut.ms);
@@ -152,10 +151,7 @@ export async function runExport(plan: ExportPlan, ctx: Context, services: Export
   throw apart;
 }
 
-/**
- * What {@link runExport} checks before its first request, in its order, writing nothing (the dry run's).
- * @throws what {@link runExport} would throw before its first request, with the same exit code
- */
+/** {@link runExport}'s checks before a request, in order, writing nothing (the dry run's). @throws as it would, same exit code */
 export async function checkExport(plan: ExportPlan, ctx: Pick<Context, 'env'>): Promise<OutputForecast> {
   parseGroupMs(ctx.env);
   return checkOutput(plan, ctx.env);

@@ -47,10 +47,8 @@ export function exportClient(http: HttpPlan, ctx: Context, wiring?: ClientWiring
 }
 
 /**
- * CSV keys first seen after the header are named on stderr (once each, also across a resume); the
- * table fits the terminal. A `--format` other than the one the file's suffix names is said once,
- * when the file starts: not an error (the user asked), but a `.ndjson` holding a JSON array breaks
- * the tools that trust the name.
+ * CSV keys new after the header are named on stderr (once, across resumes); the table fits the terminal.
+ * A `--format` unlike the file's suffix is noted once: asked for, but a `.ndjson` holding an array breaks tools trusting names.
  */
 function formatterOpener(output: OutputPlan, ctx: Context): ExportServices['openFormatter'] {
   return async (resumed, note) => {
