@@ -10,8 +10,7 @@ import { inertText } from '../io/terminal-text.js';
 import type { Secrets } from '../secrets.js';
 
 /**
- * One line, not yet made inert: any other error than a {@link CollectionsError} is a bug. The
- * secrets are scrubbed whatever the origin of the text (also their encoded forms).
+ * One line, not yet inert (others than {@link CollectionsError} are bugs); secrets scrubbed from all text, encoded too.
  * @param options.hint `<message>; <hint>`; default true
  */
 export function errorText(err: unknown, secrets?: Pick<Secrets, 'redact'>, options: { hint?: boolean } = {}): string {

@@ -1,7 +1,6 @@
 /**
- * JSON text (RFC 8259) read without `JSON.parse`: a validating scan for the page reader, strings
- * skipped by `indexOf` from quote to quote, and a depth guard for any text. Ours because it is the
- * hot path: every page of every export is read by it once.
+ * JSON (RFC 8259) without `JSON.parse`: the page reader's validating scan (strings skipped by `indexOf`) and a depth guard.
+ * Ours: the hot path, reading every page once.
  */
 
 export const QUOTE = 0x22;

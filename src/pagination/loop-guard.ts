@@ -28,11 +28,7 @@ function contentKey(page: CollectionPage): string | undefined {
 /** Empty pages in a row that link on, past which a server pages for ever (in cursor mode an empty page ends the collection). */
 const EMPTY_PAGE_LIMIT = 3;
 
-/**
- * What one export has fetched: URLs normalised (query sorted, repeated pairs folded, so padding
- * such as `&x=1&x=1` does not make a new one) and page contents. One short string per page, never
- * per item.
- */
+/** One export's fetched URLs, normalised (query sorted, repeats folded: `&x=1&x=1` is no new URL), and page contents: a short string a page. */
 export class LoopGuard {
   readonly #urls = new Set<string>();
   readonly #contents = new Set<string>();

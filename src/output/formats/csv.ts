@@ -1,7 +1,6 @@
 /**
- * CSV (RFC 4180) in csv-stringify's bytes. Columns come from `--fields`, else from the first page
- * with items; keys first seen later are named once through `warn`. Zero items: nothing, or the header
- * alone with `--fields`.
+ * CSV (RFC 4180), csv-stringify's bytes. Columns: `--fields`, else the first page with items; later keys `warn`ed once.
+ * No items: nothing, or `--fields`' header.
  */
 import { createRequire } from 'node:module';
 import { stateMismatch, type FormatDefinition, type Formatter, type FormatterOptions, type FormatterState } from '../formatter.js';
