@@ -6,11 +6,7 @@ export interface RateBudget {
   share<T>(key: string, create: () => T): T;
   /** The host's store, or a `--budget` database URL's (one per URL and process); undefined: this process alone. */
   storeOf(budgetUrl: string | undefined): QuotaStore | undefined;
-  /**
-   * Settles once every networked store has written what it was told: a process that exits at once
-   * (the CLI's `process.exit`) would otherwise leave its last reservations held in the others' way.
-   * Never rejects.
-   */
+  /** Never rejects; settles when each networked store wrote what it was told (a CLI `process.exit` would leave its reservations in others' way). */
   settle(): Promise<void>;
 }
 

@@ -156,10 +156,7 @@ export interface AcquireOptions {
   demand?: number;
 }
 
-/**
- * Requests left above which the shared quota is neither read nor written: the server's `Remaining`
- * already counts every process's answers, so only a window's start and last quarter pay for a lock.
- */
+/** Above this many requests left, the shared quota is untouched (`Remaining` counts all processes): only a window's start and last quarter lock. */
 function sharedMargin(limit: number): number {
   return Math.max(64, limit / 4);
 }

@@ -63,10 +63,7 @@ export interface WaitLedger<E extends { type: string }> {
   cut(): void;
 }
 
-/**
- * The waits one client announced, so that its reports add up to the waits taken: a `wait` event goes
- * out before its sleep, and an abort (a read-ahead cancelled, a signal) cuts the waits not yet over.
- */
+/** A client's announced waits, so its reports sum to those taken: a `wait` precedes its sleep, an abort (read-ahead, signal) cuts those not over. */
 export function createWaitLedger<E extends { type: string }>(
   clock: Pick<Clock, 'now'>,
   sink: (event: E) => void,
