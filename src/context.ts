@@ -94,13 +94,10 @@ function processSignals(): SignalSource {
 /** Node's types declare `isTTY` a boolean, but on a pipe or a file it is undefined. */
 const isTerminal = (stream: { readonly isTTY?: unknown }): boolean => stream.isTTY === true;
 
-/** A fetch that calls `load` once, on its first request, and then what it resolved to. */
-export function lazyFetch(load: () => Promise<FetchLike>): FetchLike {
-  let transport: Promise<FetchLike> | undefined;
-  return async (input, init) => (await (transport ??= load()))(input, init);
-}
-
-/** @param loadTransport called once, on the first request, so `--help` and `--version` load no HTTP code */
+/**
+ * @param loadTransport called on each request and memoized by the caller (which also preloads it), so `--help`
+ * and `--version` load no HTTP code
+ */
 export function createSystemContext(version: string, loadTransport: () => Promise<FetchLike>): Context {
   const { stdin, stdout, stderr } = process;
   return {
@@ -116,7 +113,7 @@ export function createSystemContext(version: string, loadTransport: () => Promis
     },
     env: process.env,
     clock: systemClock,
-    fetch: lazyFetch(loadTransport),
+    fetch: async (input, init) => (await loadTransport())(input, init),
     random: Math.random,
     cwd: process.cwd(),
     configDir: process.env.COLLECTIONS_CONFIG_DIR,

@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import { lazyFetch, processHolder, readPackageVersion, type Context, type FetchLike, type OutputStream } from '../context.js';
+import { processHolder, readPackageVersion, type Context, type FetchLike, type OutputStream } from '../context.js';
 import { createRateBudget, loadStoreOnUse, type QuotaStore, type RateBudget } from '../rate/budget.js';
 import { createSecrets } from '../secrets.js';
 import { systemClock } from '../time/clock.js';
@@ -14,7 +14,8 @@ import type { ConnectionOptions } from './options.js';
 
 /** A fetch that loads undici's transport (http/transport.ts) on its first request. */
 function lazyTransport(env: Readonly<Record<string, string | undefined>>): FetchLike {
-  return lazyFetch(() => import('../http/transport.js').then((m) => m.createTransportFetch({ env })));
+  let transport: Promise<FetchLike> | undefined;
+  return async (input, init) => (await (transport ??= import('../http/transport.js').then((m) => m.createTransportFetch({ env }))))(input, init);
 }
 
 let sharedTransport: FetchLike | undefined;
