@@ -86,30 +86,6 @@ function startSpinner(options: ProgressOptions, noColor: boolean): Ora | undefin
   return options.createSpinner({ stream, isEnabled: true, discardStdin: false, color: noColor ? false : 'cyan', text: 'starting…' }).start();
 }
 
-/** `render` every second of `clock` until `endMono`, so a wait's time left is live; a virtual clock drives it in tests. */
-function createCountdown(clock: Clock, render: () => void) {
-  let ticker: AbortController | undefined;
-  const stop = (): void => {
-    ticker?.abort();
-    ticker = undefined;
-  };
-  const run = async (endMono: number, signal: AbortSignal): Promise<void> => {
-    while (clock.monotonic() < endMono) {
-      await clock.sleep(Math.min(1000, endMono - clock.monotonic()), signal);
-      render();
-    }
-  };
-  return {
-    /** Ticks until `endMono` (monotonic ms), stopping a countdown under way. */
-    start(endMono: number): void {
-      stop();
-      ticker = new AbortController();
-      run(endMono, ticker.signal).catch(() => undefined);
-    },
-    stop,
-  };
-}
-
 /**
  * ora reads `text` every frame (80 ms): no timer of ours, which on the injected Clock would make a
  * virtual clock race ahead whenever the run waits on real I/O. ora's own writes are ignored.
@@ -155,7 +131,6 @@ export function createProgress(options: ProgressOptions): Progress {
     stderr.write(`${inertText(raw)}\n`);
     spinner?.render();
   };
-  const countdown = createCountdown(clock, () => spinner?.render());
 
   return {
     stats,
@@ -170,10 +145,9 @@ export function createProgress(options: ProgressOptions): Progress {
           state.wait = { event, endMono: clock.monotonic() + event.ms };
           state.primed = true;
           eta.wait(event, clock.monotonic());
-          if (spinner) {
-            spinner.render(); // at once: ora's own tick is 80 ms
-            countdown.start(state.wait.endMono);
-          } else if (!quiet) line(`collections: ${inertText(formatWaitLine(event, clock.now()))}`);
+          // At once: ora's own tick (80 ms) counts the wait down.
+          if (spinner) spinner.render();
+          else if (!quiet) line(`collections: ${inertText(formatWaitLine(event, clock.now()))}`);
           break;
         case 'retry':
           if ((verbose || !spinner) && !quiet) line(`collections: ${event.reason}; retry ${event.attempt} in ${formatDuration(event.delayMs)}`);
@@ -205,7 +179,6 @@ export function createProgress(options: ProgressOptions): Progress {
       if (info.mode === 'cursor') eta.endsOnEmptyPage();
     },
     done(destination) {
-      countdown.stop();
       const summary = inertText(formatSummary(stats, destination, clock.monotonic() - started, changedMode));
       // ora's success symbol is coloured from process-wide state; NO_COLOR in our env wins.
       if (spinner && noColor) spinner.stopAndPersist({ symbol: '✔', text: summary });
@@ -213,7 +186,6 @@ export function createProgress(options: ProgressOptions): Progress {
       else if (!quiet) stderr.write(`collections: ${summary}\n`);
     },
     stop() {
-      countdown.stop();
       spinner?.stop();
     },
   };
