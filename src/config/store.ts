@@ -3,7 +3,7 @@
  * replaced atomically (0600 whatever the umask).
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { basename, dirname, extname, join } from 'node:path';
+import { join } from 'node:path';
 import { platform as osPlatform } from 'node:os';
 import type Conf from 'conf';
 import { UsageError } from '../errors.js';
@@ -12,22 +12,6 @@ import { isObject } from '../json/object.js';
 import { defaultConfigDir, DIR_MODE, FILE_MODE, secureFiles } from './folder.js';
 import { CONFIG_KEYS, type ConfigKey } from './flags.js';
 import { checkStoredValue, parseConfigValue, parseProfileName, storedHeaderName, type ProfileValues } from './values.js';
-
-/** Its top-level fields are read and written one at a time. */
-export interface JsonStore {
-  readonly path: string;
-  /**
-   * Undefined when the file is missing or has no such field.
-   * @throws the file system's error; a `SyntaxError` whose message may quote the file, so callers must not show it
-   */
-  get(key: string): unknown;
-  /**
-   * Keeps the other fields; recreates a missing folder.
-   * @throws as `get`; the file system's error (a string `code`) when the file cannot be saved, which
-   *   is then left as it was
-   */
-  set(key: string, value: unknown): void;
-}
 
 /**
  * conf loads ajv and its formats, slow at start-up: only for a settings file that exists or is
@@ -46,39 +30,6 @@ export async function loadConfFor(options: ConfigStoreOptions, writing: boolean)
 /** An empty `configDir` (`COLLECTIONS_CONFIG_DIR=`) counts as unset, not as the working directory. */
 function configDirOf(options: ConfigStoreOptions): string {
   return options.configDir || defaultConfigDir(options.env ?? {});
-}
-
-/**
- * conf makes a missing folder with the umask's mode, on a read too: the folder is made 0700 here
- * first, and a read in a missing folder does not reach conf.
- */
-export function createConfStore(path: string): JsonStore {
-  let conf: Conf | undefined;
-  const open = (): Conf =>
-    (conf ??= new (ConfClass ?? confNotLoaded())({
-      cwd: dirname(path),
-      configName: basename(path, extname(path)),
-      fileExtension: extname(path).slice(1),
-      configFileMode: FILE_MODE,
-      // Keys taken literally (dot-prop would read `a.b` as a path and hide a `__proto__` field).
-      accessPropertiesByDotNotation: false,
-      // Never empty a file the user can still fix: a damaged one is an error (E_CONFIG).
-      clearInvalidConfig: false,
-      // The layout of the files already written, byte for byte (conf's default today, pinned).
-      serialize: (value) => JSON.stringify(value, undefined, '\t'),
-    }));
-  return {
-    path,
-    get(key) {
-      // conf reads a missing file as empty, and does nothing else.
-      if (!existsSync(path)) return undefined;
-      return open().get(key);
-    },
-    set(key, value) {
-      mkdirSync(dirname(path), { recursive: true, mode: DIR_MODE });
-      open().set(key, value);
-    },
-  };
 }
 
 export const DEFAULT_PROFILE = 'default';
@@ -120,43 +71,19 @@ export interface ConfigStoreOptions {
   warn?: (message: string) => void;
 }
 
-/** @throws {UsageError} (`E_CONFIG`) when the file cannot be read or is not valid JSON */
-function readProfiles(settings: JsonStore): unknown {
-  try {
-    return settings.get('profiles');
-  } catch (err) {
-    // Neither the parser's message nor the error as cause: V8's JSON errors quote the file's
-    // text, which may contain the key.
-    const code = (err as NodeJS.ErrnoException).code;
-    const { path } = settings;
-    throw new UsageError(`cannot read the config file ${path}${code ? ` (${code})` : ': it is not valid JSON'}`, {
-      code: 'E_CONFIG',
-      hint: `fix or delete ${path}`,
-    });
-  }
-}
-
-/** @throws {OutputError} (exit 7) for a file-system error (a string `code`); anything else (a bug) as it is */
-function saveProfiles(settings: JsonStore, profiles: Record<string, ProfileValues>): void {
-  try {
-    settings.set('profiles', profiles);
-  } catch (err) {
-    if (typeof (err as NodeJS.ErrnoException).code === 'string') throw fileError('save the config file', settings.path, err);
-    throw err;
-  }
-}
+const headerList = (list: unknown): string[] => (Array.isArray(list) ? list.filter((h): h is string => typeof h === 'string') : []);
+const named = (name: string) => (h: string) => storedHeaderName(h).toLowerCase() === name.toLowerCase();
 
 function withHeader(list: unknown, header: string): string[] {
-  const name = storedHeaderName(header).toLowerCase();
-  const current = Array.isArray(list) ? list.filter((h): h is string => typeof h === 'string') : [];
-  const at = current.findIndex((h) => storedHeaderName(h).toLowerCase() === name);
+  const current = headerList(list);
+  const at = current.findIndex(named(storedHeaderName(header)));
   return at < 0 ? [...current, header] : current.map((h, i) => (i === at ? header : h));
 }
 
 /** undefined when the list has no header named `name`. */
 function withoutHeader(list: unknown, name: string): string[] | undefined {
-  const current = Array.isArray(list) ? list.filter((h): h is string => typeof h === 'string') : [];
-  const kept = current.filter((h) => storedHeaderName(h).toLowerCase() !== name.toLowerCase());
+  const current = headerList(list);
+  const kept = current.filter((h) => !named(name)(h));
   return kept.length === current.length ? undefined : kept;
 }
 
@@ -171,12 +98,51 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
   if (fixes.length > 0) {
     options.warn?.(`config permissions were too open; changed ${fixes.join('; ')}`);
   }
-  const settings = createConfStore(path);
-  readProfiles(settings);
+  const fixIt = { code: 'E_CONFIG', hint: `fix or delete ${path}` } as const;
+  // conf makes a missing folder with the umask's mode, on a read too: the folder is made 0700 here
+  // first, and a read in a missing folder does not reach conf.
+  let conf: Conf | undefined;
+  const open = (): Conf =>
+    (conf ??= new (ConfClass ?? confNotLoaded())({
+      cwd: dir, // conf's file there is `config.json`
+      configFileMode: FILE_MODE,
+      // Keys taken literally (dot-prop would read `a.b` as a path and hide a `__proto__` field).
+      accessPropertiesByDotNotation: false,
+      // Never empty a file the user can still fix: a damaged one is an error (E_CONFIG).
+      clearInvalidConfig: false,
+      // The layout of the files already written, byte for byte (conf's default today, pinned).
+      serialize: (value) => JSON.stringify(value, undefined, '\t'),
+    }));
+  /** Undefined when the file is missing. @throws {UsageError} (`E_CONFIG`) when it cannot be read or is not valid JSON */
+  const readProfiles = (): unknown => {
+    try {
+      // conf reads a missing file as empty, and does nothing else.
+      return existsSync(path) ? open().get('profiles') : undefined;
+    } catch (err) {
+      // Neither the parser's message nor the error as cause: V8's JSON errors quote the file's
+      // text, which may contain the key.
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new UsageError(`cannot read the config file ${path}${code ? ` (${code})` : ': it is not valid JSON'}`, fixIt);
+    }
+  };
+  /**
+   * Keeps the file's other fields; recreates a missing folder.
+   * @throws {OutputError} (exit 7) for a file-system error (a string `code`), the file then left as it was; anything else (a bug) as it is
+   */
+  const saveProfiles = (profiles: Record<string, ProfileValues>): void => {
+    try {
+      mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+      open().set('profiles', profiles);
+    } catch (err) {
+      if (typeof (err as NodeJS.ErrnoException).code === 'string') throw fileError('save the config file', path, err);
+      throw err;
+    }
+  };
+  readProfiles();
   const allProfiles = (): Record<string, ProfileValues> => {
-    const raw = readProfiles(settings);
+    const raw = readProfiles();
     if (raw === undefined) return {};
-    if (!isObject(raw)) throw new UsageError(`invalid 'profiles' in ${path}`, { code: 'E_CONFIG', hint: `fix or delete ${path}` });
+    if (!isObject(raw)) throw new UsageError(`invalid 'profiles' in ${path}`, fixIt);
     return raw as Record<string, ProfileValues>;
   };
   return {
@@ -187,7 +153,7 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
       const all = allProfiles();
       if (!Object.hasOwn(all, profile)) return {};
       const stored: unknown = all[profile];
-      if (!isObject(stored)) throw new UsageError(`invalid profile '${profile}' in ${path}`, { code: 'E_CONFIG', hint: `fix or delete ${path}` });
+      if (!isObject(stored)) throw new UsageError(`invalid profile '${profile}' in ${path}`, fixIt);
       const out: Record<string, string | number | string[]> = {};
       for (const key of CONFIG_KEYS) {
         if (Object.hasOwn(stored, key) && stored[key] !== undefined) {
@@ -202,7 +168,7 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
       const all = allProfiles();
       const current = Object.hasOwn(all, profile) && isObject(all[profile]) ? all[profile] : {};
       const stored = key === 'header' ? withHeader(current.header, String(value)) : value;
-      saveProfiles(settings, { ...all, [profile]: { ...current, [key]: stored } });
+      saveProfiles({ ...all, [profile]: { ...current, [key]: stored } });
       return value;
     },
     unset(profile, key, headerName) {
@@ -215,13 +181,13 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
         const kept = withoutHeader(stored.header, headerName);
         if (kept === undefined) return false;
         if (kept.length > 0) {
-          saveProfiles(settings, { ...all, [profile]: { ...stored, header: kept } });
+          saveProfiles({ ...all, [profile]: { ...stored, header: kept } });
           return true;
         }
       }
       const { [key]: _removed, ...current } = stored;
       const { [profile]: _emptied, ...others } = all;
-      saveProfiles(settings, Object.keys(current).length === 0 ? others : { ...all, [profile]: current });
+      saveProfiles(Object.keys(current).length === 0 ? others : { ...all, [profile]: current });
       return true;
     },
     profiles() {

@@ -1,10 +1,22 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultConfigDir, DIR_MODE, FILE_MODE } from '../../../src/config/folder.js';
 import { createConfigStore, loadConfFor } from '../../../src/config/store.js';
-import { UsageError } from '../../../src/errors.js';
+import { OutputError, UsageError } from '../../../src/errors.js';
 
 const CANARY = 'canary-KEY-0000-do-not-print';
 const posix = process.platform !== 'win32';
@@ -104,6 +116,94 @@ describe('profiles', () => {
     expect(store.getProfile('constructor')).toEqual({});
     store.set('constructor', 'format', 'csv');
     expect(store.getProfile('constructor')).toEqual({ format: 'csv' });
+  });
+});
+
+/** What the `conf` package of older versions wrote: the object with tab indents, no final newline. */
+const CONF_WRITTEN = '{\n\t"profiles": {\n\t\t"default": {\n\t\t\t"api-key": "k",\n\t\t\t"timeout": 5000\n\t\t}\n\t}\n}';
+
+describe('the file as conf keeps it', () => {
+  const write = (text: string): string => {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, 'config.json'), text, { mode: 0o600 });
+    return join(dir, 'config.json');
+  };
+
+  it('reads a missing file as empty and creates no file until a write', () => {
+    const store = open();
+    expect(store.path).toBe(join(dir, 'config.json'));
+    expect(store.profiles()).toEqual([]);
+    expect(existsSync(store.path)).toBe(false);
+  });
+
+  it('writes the layout conf wrote, byte for byte, so older files need no migration', () => {
+    const store = open();
+    store.set('default', 'api-key', 'k');
+    store.set('default', 'timeout', '5000');
+    expect(readFileSync(store.path, 'utf8')).toBe(CONF_WRITTEN);
+  });
+
+  it('reads a file conf wrote, and rewrites it unchanged when a value is set to what it holds', () => {
+    const path = write(CONF_WRITTEN);
+    const store = open();
+    expect(store.getProfile('default')).toEqual({ 'api-key': 'k', timeout: 5000 });
+    store.set('default', 'timeout', '5000');
+    expect(readFileSync(path, 'utf8')).toBe(CONF_WRITTEN);
+  });
+
+  it('keeps the other top-level fields and their order; a __proto__ field stays a field', () => {
+    const path = write('{"a":1,"profiles":{},"__proto__":{"x":1},"z":[2]}');
+    open().set('p', 'retries', '2');
+    expect(Object.keys(JSON.parse(readFileSync(path, 'utf8')) as object)).toEqual(['a', 'profiles', '__proto__', 'z']);
+    expect(readFileSync(path, 'utf8')).toContain('"__proto__": {\n\t\t"x": 1\n\t}');
+  });
+
+  it('reads no profiles from JSON that is not an object', () => {
+    for (const text of ['null', '3', '"profiles"', '[1]']) {
+      write(text);
+      expect(open().profiles()).toEqual([]);
+    }
+  });
+
+  it.runIf(posix).each([0o022, 0o000, 0o077])('file 0600 in a re-created 0700 folder under umask %o', (mask) => {
+    const previous = process.umask(mask);
+    try {
+      const store = open();
+      store.set('default', 'format', 'csv');
+      rmSync(dir, { recursive: true });
+      store.set('default', 'format', 'csv');
+      expect(mode(dir)).toBe(DIR_MODE);
+      expect(mode(store.path)).toBe(FILE_MODE);
+      expect(readdirSync(dir)).toEqual(['config.json']);
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it('leaves a file that is not JSON as it was', () => {
+    const path = write('{"profiles": ,,,');
+    expect(open).toThrow(UsageError);
+    expect(readFileSync(path, 'utf8')).toBe('{"profiles": ,,,');
+  });
+
+  it('names the file system error when the file cannot be read or saved', () => {
+    mkdirSync(join(dir, 'config.json'), { recursive: true });
+    expect(open).toThrow(/cannot read the config file .*config\.json \(EISDIR\)/);
+    rmSync(join(dir, 'config.json'), { recursive: true });
+    const store = open();
+    rmSync(dir, { recursive: true });
+    writeFileSync(dir, '');
+    expect(() => store.set('default', 'format', 'csv')).toThrow(OutputError);
+    expect(() => store.set('default', 'format', 'csv')).toThrow(/cannot save the config file .*(ENOTDIR|EEXIST)/);
+  });
+
+  it.runIf(posix)('replaces the target of a symlinked file and keeps the link, as conf did', () => {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(root, 'real.json'), '{}', { mode: 0o600 });
+    symlinkSync(join(root, 'real.json'), join(dir, 'config.json'));
+    open().set('default', 'format', 'csv');
+    expect(lstatSync(join(dir, 'config.json')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(root, 'real.json'), 'utf8')).toBe('{\n\t"profiles": {\n\t\t"default": {\n\t\t\t"format": "csv"\n\t\t}\n\t}\n}');
   });
 });
 
