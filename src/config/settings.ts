@@ -143,23 +143,21 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
   checkProfileKnown(profile, named?.source ?? 'default', store);
   const stored = store.getProfile(profile);
 
-  const base = firstGiven(
-    [
-      ['flag', '--base-url', flags.baseUrl],
-      ['env', 'COLLECTIONS_BASE_URL', nonEmpty(env.COLLECTIONS_BASE_URL)],
-      ['profile', `base-url of profile '${profile}'`, stored['base-url']],
-    ],
-    parseBaseUrl,
-  );
+  /** `--base-url`, `COLLECTIONS_BASE_URL`, then the profile's `base-url`: the names are the config key's. */
+  const given = <T>(key: 'base-url' | 'api-key' | 'budget', flag: string | undefined, storedAs: string, parse: (raw: string, from: string) => T) => {
+    const variable = `COLLECTIONS_${key.replace('-', '_').toUpperCase()}`;
+    return firstGiven(
+      [
+        ['flag', `--${key}`, flag],
+        ['env', variable, nonEmpty(env[variable])],
+        ['profile', storedAs, stored[key]],
+      ] as const,
+      parse,
+    );
+  };
+  const base = given('base-url', flags.baseUrl, `base-url of profile '${profile}'`, parseBaseUrl);
   const baseUrl = base?.value;
-  const key = firstGiven(
-    [
-      ['flag', '--api-key', flags.apiKey],
-      ['env', 'COLLECTIONS_API_KEY', nonEmpty(env.COLLECTIONS_API_KEY)],
-      ['profile', 'api-key', stored['api-key']],
-    ],
-    parseApiKey,
-  );
+  const key = given('api-key', flags.apiKey, 'api-key', parseApiKey);
   const apiKey = key?.value;
 
   const sources: ResolvedSettings['sources'] = { profile: named?.source ?? 'default', ...defined({ baseUrl: base?.source, apiKey: key?.source }) };
@@ -168,14 +166,7 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
   const defaults = exportDefaults(stored);
   const headers = (stored.header ?? []).map((text) => parseHeader(text, 'header'));
 
-  const budget = firstGiven(
-    [
-      ['flag', '--budget', flags.budget],
-      ['env', 'COLLECTIONS_BUDGET', nonEmpty(env.COLLECTIONS_BUDGET)],
-      ['profile', `budget of profile '${profile}'`, stored.budget],
-    ],
-    parseBudgetUrl,
-  );
+  const budget = given('budget', flags.budget, `budget of profile '${profile}'`, parseBudgetUrl);
 
   const insecureTransport = baseUrl !== undefined && baseUrl.protocol === 'http:' && !isLoopbackHost(baseUrl.hostname);
   return { profile, sources, defaults, headers, insecureTransport, ...defined({ budget: budget?.value, apiKey, baseUrl }) };
