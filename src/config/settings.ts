@@ -230,12 +230,12 @@ const lastSeenCaches = new WeakMap<object, Promise<LastSeenCache>>();
 export function openLastSeenCache(ctx: Pick<Context, 'configDir' | 'env' | 'io'>): Promise<LastSeenCache> {
   let cache = lastSeenCaches.get(ctx);
   if (cache === undefined) {
-    const { configDir, env = {}, warn } = storeOptions(ctx);
+    const warn = stderrWarner(ctx.io);
     cache = import('../rate/index.js').then(({ loadLastSeenCache }) =>
       loadLastSeenCache({
-        cacheDir: cacheDirOf(env, configDir),
+        cacheDir: cacheDirOf(ctx.env, ctx.configDir),
         onWriteError: (err, path) =>
-          warn?.(`${fileError('save the rate-limit cache', path, err).message}; \`ratelimit --cached\` may show older values`),
+          warn(`${fileError('save the rate-limit cache', path, err).message}; \`ratelimit --cached\` may show older values`),
       }),
     );
     lastSeenCaches.set(ctx, cache);

@@ -169,14 +169,13 @@ export function parseConfigValue(key: ConfigKey, raw: string): string | number {
 export function checkStoredValue(key: ConfigKey, value: unknown, profile: string, file: string): string | number | string[] {
   const where = `'${key}' in profile '${profile}' of ${file}`;
   if (key === 'header') return checkStoredHeaders(value, where);
-  if (typeof value !== 'string' && typeof value !== 'number') {
-    throw new UsageError(`invalid ${where}`, { code: 'E_CONFIG', hint: `run \`collections config set ${key}\` again` });
-  }
+  const again = { code: 'E_CONFIG', hint: `run \`collections config set ${key}\` again` } as const;
+  if (typeof value !== 'string' && typeof value !== 'number') throw new UsageError(`invalid ${where}`, again);
   try {
     return parseConfigValue(key, String(value));
   } catch (err) {
     const detail = key === 'api-key' || !(err instanceof Error) ? '' : `: ${err.message}`;
-    throw new UsageError(`invalid ${where}${detail}`, { code: 'E_CONFIG', hint: `run \`collections config set ${key}\` again` });
+    throw new UsageError(`invalid ${where}${detail}`, again);
   }
 }
 
