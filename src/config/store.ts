@@ -87,18 +87,8 @@ function withoutHeader(list: unknown, name: string): string[] | undefined {
   return kept.length === current.length ? undefined : kept;
 }
 
-/**
- * @throws {UsageError} (`E_CONFIG`) when the folder cannot be created, the settings file is not
- *   valid JSON, or it is readable by others and cannot be tightened
- */
-export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore {
-  const dir = configDirOf(options);
-  const path = join(dir, 'config.json');
-  const fixes = secureFiles(dir, [path], osPlatform() === 'win32');
-  if (fixes.length > 0) {
-    options.warn?.(`config permissions were too open; changed ${fixes.join('; ')}`);
-  }
-  const fixIt = { code: 'E_CONFIG', hint: `fix or delete ${path}` } as const;
+/** The profiles in the settings file, through conf. */
+function profilesFile(dir: string, path: string, fixIt: { code: 'E_CONFIG'; hint: string }) {
   // conf makes a missing folder with the umask's mode, on a read too: the folder is made 0700 here
   // first, and a read in a missing folder does not reach conf.
   let conf: Conf | undefined;
@@ -138,6 +128,22 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
       throw err;
     }
   };
+  return { readProfiles, saveProfiles };
+}
+
+/**
+ * @throws {UsageError} (`E_CONFIG`) when the folder cannot be created, the settings file is not
+ *   valid JSON, or it is readable by others and cannot be tightened
+ */
+export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore {
+  const dir = configDirOf(options);
+  const path = join(dir, 'config.json');
+  const fixes = secureFiles(dir, [path], osPlatform() === 'win32');
+  if (fixes.length > 0) {
+    options.warn?.(`config permissions were too open; changed ${fixes.join('; ')}`);
+  }
+  const fixIt = { code: 'E_CONFIG', hint: `fix or delete ${path}` } as const;
+  const { readProfiles, saveProfiles } = profilesFile(dir, path, fixIt);
   readProfiles();
   const allProfiles = (): Record<string, ProfileValues> => {
     const raw = readProfiles();
