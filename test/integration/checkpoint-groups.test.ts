@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { planExport } from '../../src/export/plan/plan.js';
+import type { ExportOptions } from '../../src/export/plan/options.js';
 import { runExport } from '../../src/export/run/run.js';
 import { exportServices } from '../../src/export/run/services.js';
 
@@ -29,16 +30,21 @@ function recordingFs(dir: TempDir, saved: Array<{ checkpoint: Checkpoint; sideca
   };
 }
 
-async function exportWith(world: SandboxWorld, dir: TempDir) {
-  const saved: Array<{ checkpoint: Checkpoint; sidecarBytes: number }> = [];
-  const flags = { taxpayer: world.taxpayer, cursor: true, itemsPerPage: 10, out: 'out.ndjson', quiet: true };
-  const plan = planExport({
+/** The `invoices` export of `flags`, planned as the command plans it against the world's sandbox. */
+function invoicesPlan(world: SandboxWorld, dir: TempDir, flags: ExportOptions) {
+  return planExport({
     command: 'invoices',
     options: flags,
     settings: { apiKey: world.key, baseUrl: new URL(BASE), defaults: {} },
     cwd: dir.path,
     resumeCommand: 'collections invoices',
   });
+}
+
+async function exportWith(world: SandboxWorld, dir: TempDir) {
+  const saved: Array<{ checkpoint: Checkpoint; sidecarBytes: number }> = [];
+  const flags = { taxpayer: world.taxpayer, cursor: true, itemsPerPage: 10, out: 'out.ndjson', quiet: true };
+  const plan = invoicesPlan(world, dir, flags);
   const waits: number[] = [];
   const { t } = worldContext(world, dir);
   await runExport(plan, t.ctx, exportServices(plan, t.ctx, { fs: recordingFs(dir, saved) }), {
@@ -81,13 +87,7 @@ describe('cursor pages fetched one ahead', () => {
     const before = world.sandbox.requests().length;
     const { t } = worldContext(world, dir);
     const flags = { taxpayer: world.taxpayer, cursor: true, itemsPerPage: 10, maxItems: 20, quiet: true };
-    const plan = planExport({
-      command: 'invoices',
-      options: flags,
-      settings: { apiKey: world.key, baseUrl: new URL(BASE), defaults: {} },
-      cwd: dir.path,
-      resumeCommand: 'collections invoices',
-    });
+    const plan = invoicesPlan(world, dir, flags);
     const r = await runExport(plan, t.ctx, exportServices(plan, t.ctx));
     expect(r.stats.items).toBe(20);
     expect(world.sandbox.requests().length - before).toBe(2);
@@ -98,13 +98,7 @@ describe('cursor pages fetched one ahead', () => {
     const dir = tempDir();
     const saved: Array<{ checkpoint: Checkpoint; sidecarBytes: number }> = [];
     const flags = { taxpayer: world.taxpayer, cursor: true, itemsPerPage: 10, out: 'out.ndjson', quiet: true, retries: 0 };
-    const plan = planExport({
-      command: 'invoices',
-      options: flags,
-      settings: { apiKey: world.key, baseUrl: new URL(BASE), defaults: {} },
-      cwd: dir.path,
-      resumeCommand: 'collections invoices',
-    });
+    const plan = invoicesPlan(world, dir, flags);
     let calls = 0;
     const { t } = worldContext(world, dir, {
       wrapFetch: (inner) => (input, init) => (++calls === 3 ? Promise.reject(new TypeError('fetch failed')) : inner(input, init)),

@@ -6,6 +6,11 @@ import { formatRequestLine, formatStatus, formatSummary, formatWaitLine, truncat
 import { createVirtualClock } from '../../helpers/virtual-clock.js';
 import { CaptureStream, FakeTerminal } from '../../helpers/world.js';
 
+/** A human progress with ora's spinner on a terminal `stderr`, without colours. */
+function spinnerProgress(stderr: CaptureStream, clock: ReturnType<typeof createVirtualClock>) {
+  return createProgress({ stderr, isTTY: true, env: { NO_COLOR: '1' }, clock, quiet: false, spinner: true, verbose: false, createSpinner: ora });
+}
+
 describe('spinnerEnabled', () => {
   it.each([
     [{ isTTY: true, quiet: false, spinner: true, env: { TERM: 'dumb' } }, false],
@@ -42,16 +47,7 @@ describe('createProgress on a terminal', () => {
   it('a stream without cursor methods (a capture marked as a terminal) works', () => {
     const stderr = new CaptureStream(true, 80);
     const clock = createVirtualClock();
-    const progress = createProgress({
-      stderr,
-      isTTY: true,
-      env: { NO_COLOR: '1' },
-      clock,
-      quiet: false,
-      spinner: true,
-      verbose: false,
-      createSpinner: ora,
-    });
+    const progress = spinnerProgress(stderr, clock);
     progress.onClientEvent({ type: 'wait', reason: 'pacing', ms: 30_000, until: clock.now() + 30_000, limit: 60, remaining: 0 });
     progress.note('collections: a note');
     progress.done('stdout');
@@ -167,16 +163,7 @@ describe('the countdown of a rate-limit wait', () => {
     try {
       const stderr = new FakeTerminal(120);
       const clock = createVirtualClock(new Date(2024, 3, 16, 18, 0, 0).getTime(), { autoAdvance: false });
-      const progress = createProgress({
-        stderr,
-        isTTY: true,
-        env: { NO_COLOR: '1' },
-        clock,
-        quiet: false,
-        spinner: true,
-        verbose: false,
-        createSpinner: ora,
-      });
+      const progress = spinnerProgress(stderr, clock);
       progress.onClientEvent({ type: 'wait', reason: 'pacing', ms: 3_000, until: clock.now() + 3_000, limit: 3, remaining: 0 });
       const frame = (): void => void vi.advanceTimersByTime(80);
       expect(stderr.text()).toContain('resuming at 18:00:03 (in 3s)');
